@@ -1,0 +1,13 @@
+//! The vocabulary of jury (DESIGN §1): plain data, no I/O.
+
+mod item;
+mod mode;
+mod persona;
+mod scale;
+mod verdict;
+
+pub use item::{Classification, Item, Source};
+pub use mode::{Mode, Protocol};
+pub use persona::{Persona, Perspective};
+pub use scale::{Agreement, Degree, Scale, Value, ValueError};
+pub use verdict::{ComboKey, Failure, FailureKind, Label, Usage, Verdict};

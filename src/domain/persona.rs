@@ -1,0 +1,30 @@
+use serde::{Deserialize, Serialize};
+
+/// Who the judge role-plays (S8.1.1). The definition is kept as the JSON object
+/// it was imported as, so fields we do not know about survive a round trip and
+/// reach the judge unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Persona {
+    pub id: String,
+    pub name: String,
+    pub definition: serde_json::Value,
+}
+
+impl Persona {
+    /// One definition field as text (e.g. `does`), empty when absent.
+    pub fn field(&self, key: &str) -> String {
+        match self.definition.get(key) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(serde_json::Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        }
+    }
+}
+
+/// The angle of evaluation (S8.1.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Perspective {
+    pub id: String,
+    pub name: String,
+    pub text: String,
+}

@@ -1,0 +1,118 @@
+use super::{Mode, Protocol, Value};
+use serde::{Deserialize, Serialize};
+
+/// One (item, classification, perspective) combination: what a verdict answers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ComboKey {
+    pub item_id: String,
+    pub classification_id: String,
+    pub perspective_id: String,
+}
+
+impl ComboKey {
+    pub fn new(item: &str, classification: &str, perspective: &str) -> Self {
+        ComboKey {
+            item_id: item.to_string(),
+            classification_id: classification.to_string(),
+            perspective_id: perspective.to_string(),
+        }
+    }
+}
+
+/// Token usage of one request. `None` fields mean "unknown" (the usage chunk
+/// never arrived), which is not the same as zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// The judge's answer for one combination in one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub run_id: i64,
+    pub key: ComboKey,
+    pub persona_id: String,
+    pub protocol: Protocol,
+    pub mode: Option<Mode>,
+    pub model: String,
+    pub value: Value,
+    pub text: String,
+    /// The selection the judge says it evaluated.
+    pub evaluated_selection: Option<String>,
+    /// True when `evaluated_selection` differs from what was asked about.
+    pub selection_mismatch: bool,
+    pub latency_ms: u64,
+    /// This verdict's share of the request's tokens (request tokens / entries).
+    pub tokens: u64,
+    /// The JSON the judge returned for this entry.
+    pub raw: String,
+    pub created_at: String,
+}
+
+/// Why a request did not yield (all) its verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The answer parsed but some entries were invalid or missing.
+    Invalid,
+    /// The tool arguments were not JSON at all.
+    Malformed,
+    /// The stream ended before the answer was complete.
+    Truncated,
+    /// finish_reason `length`.
+    Length,
+    /// finish_reason `content_filter`.
+    ContentFilter,
+    /// The model refused.
+    Refusal,
+    /// The server answered with an HTTP or stream error.
+    Provider,
+    /// The run was cancelled while this request was in flight.
+    Cancelled,
+}
+
+impl FailureKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Invalid => "invalid",
+            FailureKind::Malformed => "malformed",
+            FailureKind::Truncated => "truncated",
+            FailureKind::Length => "length",
+            FailureKind::ContentFilter => "content_filter",
+            FailureKind::Refusal => "refusal",
+            FailureKind::Provider => "provider",
+            FailureKind::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A request (or part of one) that did not yield valid verdicts (S8.9).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub run_id: i64,
+    pub kind: FailureKind,
+    /// The combinations this failure is about.
+    pub keys: Vec<ComboKey>,
+    pub reason: String,
+    pub raw_response: String,
+    pub http_status: Option<u16>,
+    pub finish_reason: Option<String>,
+    /// The request body as sent (never holds the key: that lives in a header).
+    pub request: String,
+    pub attempt: u32,
+    pub created_at: String,
+}
+
+/// A person's answer for one combination and persona.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Label {
+    pub key: ComboKey,
+    pub persona_id: String,
+    pub value: Value,
+    pub note: String,
+    pub who: String,
+    pub created_at: String,
+    /// The judge value shown beside it when the label was set, if any.
+    pub replaced_judge_value: Option<Value>,
+}

@@ -1,0 +1,9 @@
+//! jury: calibrate LLM judges against people.
+//!
+//! Data flows one way: files → [`store`] → [`engine`] (requests built by a
+//! [`protocol`]) → [`provider`] (HTTP stream) → parser → [`store`] →
+//! analytics and the TUI. Everything here compiles and tests without a terminal
+//! except the `tui` module.
+
+pub mod domain;
+pub mod provider;

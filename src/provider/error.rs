@@ -1,0 +1,57 @@
+use std::time::Duration;
+
+/// Everything that can go wrong talking to a chat-completions endpoint.
+/// Messages are meant for a person: what happened and what to do. No variant
+/// ever holds the API key (error bodies are redacted before they get here).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProviderError {
+    /// 400/401/403/404/422 and other statuses that waiting will not fix.
+    #[error("the server refused the request (HTTP {status}): {message}")]
+    Rejected { status: u16, message: String },
+    /// 429 with code `insufficient_quota`: stop the run, it can be resumed later.
+    #[error("the account has no quota left (HTTP 429 insufficient_quota): {message}; add credit, then resume the run")]
+    InsufficientQuota { message: String },
+    /// Retryable faults that were still failing after the last retry.
+    #[error("gave up after {attempts} attempts: {last}")]
+    RetriesExhausted { attempts: u32, last: String },
+    /// The server asked us to wait longer than we are willing to.
+    #[error("the server asked to retry after {wait:?}, longer than the {cap:?} limit")]
+    RetryAfterTooLong { wait: Duration, cap: Duration },
+    /// The stream closed before `[DONE]` or a finish reason. `partial` is what arrived.
+    #[error("the answer was cut off before it finished")]
+    Truncated { partial: String, http_status: u16 },
+    /// The server cannot do tool calls, JSON schema or JSON content.
+    #[error("the server cannot return structured answers: {0}")]
+    Capability(String),
+    /// The base URL is unusable.
+    #[error("bad endpoint configuration: {0}")]
+    Config(String),
+    /// The request was cancelled by the user.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl ProviderError {
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            ProviderError::Rejected { status, .. } => Some(*status),
+            ProviderError::InsufficientQuota { .. } => Some(429),
+            ProviderError::Truncated { http_status, .. } => Some(*http_status),
+            _ => None,
+        }
+    }
+
+    /// True when the whole run should stop (no point sending more requests).
+    pub fn is_fatal_for_run(&self) -> bool {
+        matches!(
+            self,
+            ProviderError::InsufficientQuota { .. }
+                | ProviderError::Config(_)
+                | ProviderError::Capability(_)
+                | ProviderError::Rejected {
+                    status: 401 | 403 | 404,
+                    ..
+                }
+        )
+    }
+}

@@ -1,0 +1,8 @@
+//! The OpenAI-compatible chat-completions client: request bodies, SSE streaming,
+//! incremental tool-call assembly, retries and capability fallback.
+
+mod error;
+mod types;
+
+pub use error::ProviderError;
+pub use types::*;
