@@ -5,5 +5,8 @@
 //! analytics and the TUI. Everything here compiles and tests without a terminal
 //! except the `tui` module.
 
+pub mod config;
 pub mod domain;
+pub mod engine;
 pub mod provider;
+pub mod store;

@@ -3,11 +3,13 @@
 mod item;
 mod mode;
 mod persona;
+mod run;
 mod scale;
 mod verdict;
 
 pub use item::{Classification, Item, Source};
 pub use mode::{Mode, Protocol};
 pub use persona::{Persona, Perspective};
+pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use verdict::{ComboKey, Failure, FailureKind, Label, Usage, Verdict};

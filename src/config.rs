@@ -1,0 +1,158 @@
+//! Settings: flags override environment, which overrides `config.toml` in the
+//! platform config directory, which overrides defaults.
+
+use crate::provider::{ProviderConfig, Secret};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The model used when nothing else names one.
+pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
+
+/// `config.toml` as written by a person; every field optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub base_url: Option<String>,
+    /// Accepted, but the file must then be private (0600): checked on load.
+    pub api_key: Option<String>,
+    pub model: Option<String>,
+    pub db: Option<PathBuf>,
+    pub prompts: Option<PathBuf>,
+    pub theme: Option<String>,
+    pub who: Option<String>,
+    pub temperature: Option<f64>,
+}
+
+/// What the command line said (None = not given).
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    pub db: Option<PathBuf>,
+    pub model: Option<String>,
+    pub prompts: Option<PathBuf>,
+    pub theme: Option<String>,
+    pub who: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub db_path: PathBuf,
+    pub base_url: Option<String>,
+    pub api_key: Option<Secret>,
+    pub model: String,
+    pub prompts_dir: Option<PathBuf>,
+    pub theme: String,
+    /// Who labels (`--who`, `JURY_USER`, config, else the login name).
+    pub who: String,
+    pub temperature: Option<f64>,
+    pub config_path: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: {message}")]
+    File { path: PathBuf, message: String },
+    #[error("no database location: set --db or JURY_DB (the platform data directory is unknown)")]
+    NoDataDir,
+}
+
+pub fn config_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "jury").map(|d| d.config_dir().to_path_buf())
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl Settings {
+    pub fn resolve(o: &Overrides) -> Result<Settings, ConfigError> {
+        let config_path = env("JURY_CONFIG")
+            .map(PathBuf::from)
+            .or_else(|| config_dir().map(|d| d.join("config.toml")));
+        let file = match &config_path {
+            Some(p) if p.exists() => load_file(p)?,
+            _ => ConfigFile::default(),
+        };
+        let db_path =
+            o.db.clone()
+                .or_else(|| env("JURY_DB").map(PathBuf::from))
+                .or(file.db.clone())
+                .or_else(crate::store::default_path)
+                .ok_or(ConfigError::NoDataDir)?;
+        let who = o
+            .who
+            .clone()
+            .or_else(|| env("JURY_USER"))
+            .or(file.who.clone())
+            .or_else(|| env("USER"))
+            .or_else(|| env("USERNAME"))
+            .unwrap_or_else(|| "me".into());
+        Ok(Settings {
+            db_path,
+            base_url: env("OPENAI_BASE_URL").or(file.base_url.clone()),
+            api_key: env("OPENAI_API_KEY")
+                .or(file.api_key.clone())
+                .map(Secret::new),
+            model: o
+                .model
+                .clone()
+                .or_else(|| env("JURY_MODEL"))
+                .or(file.model.clone())
+                .unwrap_or_else(|| DEFAULT_MODEL.into()),
+            prompts_dir: o.prompts.clone().or(file.prompts.clone()),
+            theme: o
+                .theme
+                .clone()
+                .or_else(|| env("JURY_THEME"))
+                .or(file.theme.clone())
+                .unwrap_or_else(|| "dark".into()),
+            who,
+            temperature: file.temperature,
+            config_path,
+        })
+    }
+
+    /// The endpoint to judge with, or a message saying how to configure one.
+    pub fn provider(&self) -> Result<ProviderConfig, String> {
+        let base = self.base_url.clone().or_else(|| {
+            // A key alone means the official endpoint.
+            self.api_key
+                .as_ref()
+                .map(|_| "https://api.openai.com/v1".to_string())
+        });
+        let Some(base) = base else {
+            return Err(NO_ENDPOINT.to_string());
+        };
+        let mut cfg = ProviderConfig::new(base, self.model.clone());
+        cfg.api_key = self.api_key.clone();
+        cfg.temperature = self.temperature;
+        Ok(cfg)
+    }
+}
+
+/// Shown wherever a judge is needed and none is configured.
+pub const NO_ENDPOINT: &str = "no judge endpoint configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) and, for hosted APIs, OPENAI_API_KEY; pick the model with --model or JURY_MODEL";
+
+fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
+    let err = |message: String| ConfigError::File {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let file: ConfigFile = toml::from_str(&text).map_err(|e| err(e.to_string()))?;
+    #[cfg(unix)]
+    if file.api_key.is_some() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map_err(|e| err(e.to_string()))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            return Err(err(format!(
+                "holds api_key but is readable by others (mode {:o}); run: chmod 600 {}",
+                mode & 0o777,
+                path.display()
+            )));
+        }
+    }
+    Ok(file)
+}

@@ -1,0 +1,74 @@
+use super::{Mode, Protocol};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What a run asks: protocol and mode, persona, perspectives, model and prompt set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+    pub protocol: Protocol,
+    pub mode: Option<Mode>,
+    pub persona_id: String,
+    pub perspective_ids: Vec<String>,
+    pub model: String,
+    /// Hash of the prompt set and schemas used (prompt versions, DESIGN §7).
+    pub prompt_hash: String,
+    /// Free-form settings (batch size, concurrency, temperature...) kept for the record.
+    pub params: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Queued => "queued",
+            RunStatus::Running => "running",
+            RunStatus::Done => "done",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+        }
+    }
+    pub fn parse(s: &str) -> RunStatus {
+        match s {
+            "queued" => RunStatus::Queued,
+            "running" => RunStatus::Running,
+            "done" => RunStatus::Done,
+            "cancelled" => RunStatus::Cancelled,
+            _ => RunStatus::Failed,
+        }
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A run as stored, with its counters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub id: i64,
+    pub spec: RunSpec,
+    pub status: RunStatus,
+    pub created_at: String,
+    pub finished_at: Option<String>,
+    /// Combinations planned.
+    pub total: u64,
+    pub verdicts: u64,
+    pub failures: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Estimated cost in US dollars, when a price is known for the model.
+    pub cost_usd: Option<f64>,
+    /// Why the run stopped early, if it did.
+    pub note: Option<String>,
+}

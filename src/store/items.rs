@@ -1,0 +1,245 @@
+//! Items, classifications, personas and perspectives.
+
+use super::{Result, Store, StoreError};
+use crate::domain::{Classification, Item, Persona, Perspective, Source};
+use rusqlite::{OptionalExtension, params};
+use std::collections::HashMap;
+
+/// What an import wrote.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct UpsertCounts {
+    pub items: usize,
+    pub personas: usize,
+    pub perspectives: usize,
+    pub labels: usize,
+}
+
+impl Store {
+    /// Writes everything in one transaction: all of it lands or none of it does.
+    /// Existing ids are updated in place (their classifications replaced), never duplicated.
+    pub fn upsert_all(
+        &mut self,
+        items: &[Item],
+        personas: &[Persona],
+        perspectives: &[Perspective],
+        labels: &[crate::domain::Label],
+    ) -> Result<UpsertCounts> {
+        let tx = self.immediate()?;
+        {
+            let next_pos: i64 = tx.query_row(
+                "SELECT coalesce(max(position), -1) + 1 FROM items",
+                [],
+                |r| r.get(0),
+            )?;
+            let mut ins_item = tx.prepare(
+                "INSERT INTO items (id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, position)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                 ON CONFLICT(id) DO UPDATE SET sent_text=excluded.sent_text, sent_ms=excluded.sent_ms,
+                   title=excluded.title, text=excluded.text, source_type=excluded.source_type,
+                   source_originator=excluded.source_originator, source_channel=excluded.source_channel,
+                   tags=excluded.tags",
+            )?;
+            let mut del_cls = tx.prepare("DELETE FROM classifications WHERE item_id = ?1")?;
+            let mut ins_cls = tx.prepare(
+                "INSERT INTO classifications (item_id, id, description, available, selected, position)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for (i, item) in items.iter().enumerate() {
+                let tags = serde_json::to_string(&item.tags).unwrap_or_else(|_| "[]".into());
+                ins_item.execute(params![
+                    item.id,
+                    item.sent_text,
+                    item.sent_ms,
+                    item.title,
+                    item.text,
+                    item.source.kind,
+                    item.source.originator,
+                    item.source.channel,
+                    tags,
+                    next_pos + i as i64
+                ])?;
+                del_cls.execute([&item.id])?;
+                for (pos, c) in item.classifications.iter().enumerate() {
+                    let available =
+                        serde_json::to_string(&c.available).unwrap_or_else(|_| "[]".into());
+                    ins_cls.execute(params![
+                        item.id,
+                        c.id,
+                        c.description,
+                        available,
+                        c.selected,
+                        pos as i64
+                    ])?;
+                }
+            }
+            let mut ins_persona = tx.prepare(
+                "INSERT INTO personas (id, name, definition) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(id) DO UPDATE SET name=excluded.name, definition=excluded.definition",
+            )?;
+            for p in personas {
+                ins_persona.execute(params![p.id, p.name, p.definition.to_string()])?;
+            }
+            let mut ins_persp = tx.prepare(
+                "INSERT INTO perspectives (id, name, text) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(id) DO UPDATE SET name=excluded.name, text=excluded.text",
+            )?;
+            for p in perspectives {
+                ins_persp.execute(params![p.id, p.name, p.text])?;
+            }
+            for l in labels {
+                super::labels::upsert_label_tx(&tx, l)?;
+            }
+        }
+        tx.commit()?;
+        Ok(UpsertCounts {
+            items: items.len(),
+            personas: personas.len(),
+            perspectives: perspectives.len(),
+            labels: labels.len(),
+        })
+    }
+
+    /// Saves one persona (the personas view edits them).
+    pub fn upsert_persona(&mut self, p: &Persona) -> Result<()> {
+        self.upsert_all(&[], std::slice::from_ref(p), &[], &[])
+            .map(|_| ())
+    }
+
+    /// Every item in import order, with its classifications.
+    pub fn items(&self) -> Result<Vec<Item>> {
+        let mut cls: HashMap<String, Vec<Classification>> = HashMap::new();
+        let mut stmt = self.conn.prepare(
+            "SELECT item_id, id, description, available, selected FROM classifications ORDER BY item_id, position",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, Option<String>>(4)?,
+            ))
+        })?;
+        for row in rows {
+            let (item_id, id, description, available, selected) = row?;
+            let available: Vec<String> = serde_json::from_str(&available)
+                .map_err(|e| StoreError::Data(format!("classification {item_id}/{id}: {e}")))?;
+            cls.entry(item_id).or_default().push(Classification {
+                id,
+                description,
+                available,
+                selected,
+            });
+        }
+        let mut stmt = self.conn.prepare(
+            "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags
+             FROM items ORDER BY position",
+        )?;
+        let rows = stmt.query_map([], item_from_row)?;
+        let mut items = Vec::new();
+        for row in rows {
+            let mut item = row?;
+            item.classifications = cls.remove(&item.id).unwrap_or_default();
+            items.push(item);
+        }
+        Ok(items)
+    }
+
+    /// One item with its classifications.
+    pub fn item(&self, id: &str) -> Result<Option<Item>> {
+        let item = self
+            .conn
+            .query_row(
+                "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags
+                 FROM items WHERE id = ?1",
+                [id],
+                item_from_row,
+            )
+            .optional()?;
+        let Some(mut item) = item else {
+            return Ok(None);
+        };
+        let mut stmt = self.conn.prepare(
+            "SELECT id, description, available, selected FROM classifications WHERE item_id = ?1 ORDER BY position",
+        )?;
+        let rows = stmt.query_map([id], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<String>>(3)?,
+            ))
+        })?;
+        for row in rows {
+            let (cid, description, available, selected) = row?;
+            item.classifications.push(Classification {
+                available: serde_json::from_str(&available)
+                    .map_err(|e| StoreError::Data(format!("classification {id}/{cid}: {e}")))?,
+                id: cid,
+                description,
+                selected,
+            });
+        }
+        Ok(Some(item))
+    }
+
+    pub fn personas(&self) -> Result<Vec<Persona>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, name, definition FROM personas ORDER BY id")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        rows.map(|row| {
+            let (id, name, definition) = row?;
+            let definition = serde_json::from_str(&definition)
+                .map_err(|e| StoreError::Data(format!("persona {id}: {e}")))?;
+            Ok(Persona {
+                id,
+                name,
+                definition,
+            })
+        })
+        .collect()
+    }
+
+    pub fn persona(&self, id: &str) -> Result<Option<Persona>> {
+        Ok(self.personas()?.into_iter().find(|p| p.id == id))
+    }
+
+    pub fn perspectives(&self) -> Result<Vec<Perspective>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, name, text FROM perspectives ORDER BY id")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(Perspective {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                text: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}
+
+fn item_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
+    let tags: String = r.get(8)?;
+    Ok(Item {
+        id: r.get(0)?,
+        sent_text: r.get(1)?,
+        sent_ms: r.get(2)?,
+        title: r.get(3)?,
+        text: r.get(4)?,
+        source: Source {
+            kind: r.get(5)?,
+            originator: r.get(6)?,
+            channel: r.get(7)?,
+        },
+        tags: serde_json::from_str(&tags).unwrap_or_default(),
+        classifications: Vec::new(),
+    })
+}

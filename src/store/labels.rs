@@ -1,0 +1,123 @@
+//! Human labels: written with `synchronous=FULL`, because a person's judgement
+//! is the one thing we cannot recompute.
+
+use super::{Result, Store, StoreError};
+use crate::domain::{ComboKey, Label, Scale};
+use rusqlite::params;
+use std::collections::HashSet;
+
+/// A stored label with its row id.
+pub type LabelRow = Label;
+
+pub(super) fn upsert_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Result<()> {
+    tx.execute(
+        "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+         ON CONFLICT(item_id, classification_id, perspective_id, persona_id, who, scale)
+         DO UPDATE SET value=excluded.value, note=excluded.note,
+           replaced_judge_value=coalesce(excluded.replaced_judge_value, replaced_judge_value),
+           created_at=excluded.created_at",
+        params![
+            l.key.item_id,
+            l.key.classification_id,
+            l.key.perspective_id,
+            l.persona_id,
+            l.who,
+            l.value.scale().as_str(),
+            l.value.as_text(),
+            l.note,
+            l.replaced_judge_value.map(|v| v.as_text()),
+            l.created_at
+        ],
+    )?;
+    Ok(())
+}
+
+impl Store {
+    /// Saves a label durably; when this returns Ok the label survives a crash
+    /// or power loss. The same person labelling the same combination on the
+    /// same scale again replaces their earlier answer.
+    pub fn upsert_label(&mut self, l: &Label) -> Result<()> {
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
+        let result = (|| {
+            let tx = self.immediate()?;
+            upsert_label_tx(&tx, l)?;
+            tx.commit()?;
+            Ok(())
+        })();
+        // Back to NORMAL for verdict traffic whatever happened above.
+        let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
+        result
+    }
+
+    /// Updates only the note of an existing label.
+    pub fn set_label_note(
+        &mut self,
+        key: &ComboKey,
+        persona: &str,
+        who: &str,
+        scale: Scale,
+        note: &str,
+    ) -> Result<bool> {
+        let n = self.conn.execute(
+            "UPDATE labels SET note = ?1 WHERE item_id=?2 AND classification_id=?3 AND perspective_id=?4 AND persona_id=?5 AND who=?6 AND scale=?7",
+            params![note, key.item_id, key.classification_id, key.perspective_id, persona, who, scale.as_str()],
+        )?;
+        Ok(n > 0)
+    }
+
+    pub fn labels_for_item(&self, item_id: &str) -> Result<Vec<Label>> {
+        let mut out = Vec::new();
+        self.query_labels("WHERE item_id = ?1 ORDER BY id", params![item_id], |l| {
+            out.push(l)
+        })?;
+        Ok(out)
+    }
+
+    /// Streams every label to `f`.
+    pub fn for_each_label(&self, f: impl FnMut(Label)) -> Result<()> {
+        self.query_labels("ORDER BY id", [], f)
+    }
+
+    pub fn labelled_item_ids(&self) -> Result<HashSet<String>> {
+        let mut stmt = self.conn.prepare("SELECT DISTINCT item_id FROM labels")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+    }
+
+    fn query_labels(
+        &self,
+        tail: &str,
+        p: impl rusqlite::Params,
+        mut f: impl FnMut(Label),
+    ) -> Result<()> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at
+             FROM labels {tail}"
+        ))?;
+        let mut rows = stmt.query(p)?;
+        while let Some(r) = rows.next()? {
+            let scale: String = r.get(5)?;
+            let scale = Scale::parse_name(&scale)
+                .ok_or_else(|| StoreError::Data(format!("unknown scale '{scale}' in a label")))?;
+            let value: String = r.get(6)?;
+            let replaced: Option<String> = r.get(8)?;
+            f(Label {
+                key: ComboKey::new(
+                    &r.get::<_, String>(0)?,
+                    &r.get::<_, String>(1)?,
+                    &r.get::<_, String>(2)?,
+                ),
+                persona_id: r.get(3)?,
+                who: r.get(4)?,
+                value: scale
+                    .parse(&value)
+                    .map_err(|e| StoreError::Data(format!("label value: {e}")))?,
+                note: r.get(7)?,
+                replaced_judge_value: replaced.and_then(|t| scale.parse(&t).ok()),
+                created_at: r.get(9)?,
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,113 @@
+//! Versioned migrations. Each entry moves the schema one version forward; the
+//! version lives in SQLite's `user_version`, so a store opened by an older jury
+//! is refused rather than misread.
+
+pub const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    r#"
+    CREATE TABLE items (
+        id TEXT PRIMARY KEY,
+        sent_text TEXT,
+        sent_ms INTEGER,
+        title TEXT NOT NULL,
+        text TEXT NOT NULL,
+        source_type TEXT NOT NULL,
+        source_originator TEXT NOT NULL,
+        source_channel TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        position INTEGER NOT NULL
+    );
+    CREATE TABLE classifications (
+        item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        description TEXT NOT NULL,
+        available TEXT NOT NULL,
+        selected TEXT,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (item_id, id)
+    ) WITHOUT ROWID;
+    CREATE TABLE personas (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        definition TEXT NOT NULL
+    );
+    CREATE TABLE perspectives (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        text TEXT NOT NULL
+    );
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        protocol TEXT NOT NULL,
+        mode INTEGER,
+        persona_id TEXT NOT NULL,
+        perspective_ids TEXT NOT NULL,
+        model TEXT NOT NULL,
+        prompt_hash TEXT NOT NULL,
+        params TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        total INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL,
+        note TEXT
+    );
+    CREATE TABLE verdicts (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        perspective_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        protocol TEXT NOT NULL,
+        mode INTEGER,
+        model TEXT NOT NULL,
+        prompt_hash TEXT NOT NULL,
+        scale TEXT NOT NULL,
+        value TEXT NOT NULL,
+        text TEXT NOT NULL,
+        evaluated_selection TEXT,
+        selection_mismatch INTEGER NOT NULL DEFAULT 0,
+        latency_ms INTEGER NOT NULL DEFAULT 0,
+        tokens INTEGER NOT NULL DEFAULT 0,
+        raw TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (run_id, item_id, classification_id, perspective_id)
+    );
+    CREATE INDEX verdicts_by_item ON verdicts(item_id);
+    CREATE INDEX verdicts_by_config ON verdicts(persona_id, mode, model, prompt_hash, perspective_id);
+    CREATE TABLE failures (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        kind TEXT NOT NULL,
+        keys TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        raw_response TEXT NOT NULL,
+        http_status INTEGER,
+        finish_reason TEXT,
+        request TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX failures_by_run ON failures(run_id);
+    CREATE TABLE labels (
+        id INTEGER PRIMARY KEY,
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        perspective_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        who TEXT NOT NULL,
+        scale TEXT NOT NULL,
+        value TEXT NOT NULL,
+        note TEXT NOT NULL DEFAULT '',
+        replaced_judge_value TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (item_id, classification_id, perspective_id, persona_id, who, scale)
+    );
+    CREATE INDEX labels_by_item ON labels(item_id);
+    "#,
+];
+
+pub const VERSION: i64 = MIGRATIONS.len() as i64;

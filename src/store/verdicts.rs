@@ -1,0 +1,217 @@
+//! Verdicts and failures: written one by one as they arrive.
+
+use super::{Result, Store, StoreError};
+use crate::domain::{ComboKey, Failure, FailureKind, Mode, Protocol, Scale, Verdict};
+use rusqlite::params;
+use std::collections::HashSet;
+
+/// Selects the verdicts a `--resume` must not repeat.
+#[derive(Debug, Clone)]
+pub struct VerdictFilter<'a> {
+    pub persona_id: &'a str,
+    pub protocol: Protocol,
+    pub mode: Option<Mode>,
+    pub model: &'a str,
+    pub prompt_hash: &'a str,
+}
+
+impl Store {
+    /// Commits one verdict. A verdict already stored for the same run and
+    /// combination is left as it is (a retried request cannot duplicate it).
+    pub fn insert_verdict(&mut self, v: &Verdict) -> Result<bool> {
+        let prompt_hash: String = self
+            .conn
+            .query_row(
+                "SELECT prompt_hash FROM runs WHERE id = ?1",
+                [v.run_id],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::from)?;
+        let n = self.conn.execute(
+            "INSERT OR IGNORE INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
+               model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+            params![
+                v.run_id,
+                v.key.item_id,
+                v.key.classification_id,
+                v.key.perspective_id,
+                v.persona_id,
+                v.protocol.as_str(),
+                v.mode.map(|m| m.number()),
+                v.model,
+                prompt_hash,
+                v.value.scale().as_str(),
+                v.value.as_text(),
+                v.text,
+                v.evaluated_selection,
+                v.selection_mismatch,
+                v.latency_ms as i64,
+                v.tokens as i64,
+                v.raw,
+                v.created_at
+            ],
+        )?;
+        Ok(n == 1)
+    }
+
+    pub fn insert_failure(&mut self, f: &Failure) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO failures (run_id, kind, keys, reason, raw_response, http_status, finish_reason, request, attempt, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                f.run_id,
+                f.kind.as_str(),
+                serde_json::to_string(&f.keys).unwrap_or_else(|_| "[]".into()),
+                f.reason,
+                f.raw_response,
+                f.http_status,
+                f.finish_reason,
+                f.request,
+                f.attempt,
+                f.created_at
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Combinations that already have a verdict with this persona, protocol,
+    /// mode, model and prompt set (what `--resume` skips).
+    pub fn judged_keys(&self, f: &VerdictFilter<'_>) -> Result<HashSet<ComboKey>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT item_id, classification_id, perspective_id FROM verdicts
+             WHERE persona_id = ?1 AND protocol = ?2 AND mode IS ?3 AND model = ?4 AND prompt_hash = ?5",
+        )?;
+        let rows = stmt.query_map(
+            params![
+                f.persona_id,
+                f.protocol.as_str(),
+                f.mode.map(|m| m.number()),
+                f.model,
+                f.prompt_hash
+            ],
+            |r| {
+                Ok(ComboKey::new(
+                    &r.get::<_, String>(0)?,
+                    &r.get::<_, String>(1)?,
+                    &r.get::<_, String>(2)?,
+                ))
+            },
+        )?;
+        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+    }
+
+    /// Every verdict for one item, oldest first.
+    pub fn verdicts_for_item(&self, item_id: &str) -> Result<Vec<Verdict>> {
+        self.query_verdicts("WHERE item_id = ?1 ORDER BY id", params![item_id])
+    }
+
+    /// Every verdict of one run, oldest first.
+    pub fn verdicts_for_run(&self, run_id: i64) -> Result<Vec<Verdict>> {
+        self.query_verdicts("WHERE run_id = ?1 ORDER BY id", params![run_id])
+    }
+
+    /// Streams every verdict to `f` (exports and reports over millions of rows).
+    pub fn for_each_verdict(&self, mut f: impl FnMut(Verdict)) -> Result<()> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {VERDICT_COLUMNS} FROM verdicts ORDER BY id"
+        ))?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            f(verdict_from_row(row)?);
+        }
+        Ok(())
+    }
+
+    fn query_verdicts(&self, tail: &str, p: impl rusqlite::Params) -> Result<Vec<Verdict>> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT {VERDICT_COLUMNS} FROM verdicts {tail}"))?;
+        let mut rows = stmt.query(p)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            out.push(verdict_from_row(row)?);
+        }
+        Ok(out)
+    }
+
+    /// Item ids with at least one verdict (list marks).
+    pub fn judged_item_ids(&self) -> Result<HashSet<String>> {
+        let mut stmt = self.conn.prepare("SELECT DISTINCT item_id FROM verdicts")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+    }
+
+    /// Failures of one run, or of all runs.
+    pub fn failures(&self, run_id: Option<i64>) -> Result<Vec<Failure>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT run_id, kind, keys, reason, raw_response, http_status, finish_reason, request, attempt, created_at
+             FROM failures WHERE ?1 IS NULL OR run_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            let kind: String = r.get(1)?;
+            let keys: String = r.get(2)?;
+            Ok(Failure {
+                run_id: r.get(0)?,
+                kind: parse_failure_kind(&kind),
+                keys: serde_json::from_str(&keys).unwrap_or_default(),
+                reason: r.get(3)?,
+                raw_response: r.get(4)?,
+                http_status: r.get(5)?,
+                finish_reason: r.get(6)?,
+                request: r.get(7)?,
+                attempt: r.get(8)?,
+                created_at: r.get(9)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}
+
+const VERDICT_COLUMNS: &str = "run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model,
+    scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at";
+
+fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
+    let protocol: String = r.get(5)?;
+    let mode: Option<u8> = r.get(6)?;
+    let scale: String = r.get(8)?;
+    let value: String = r.get(9)?;
+    let scale = Scale::parse_name(&scale)
+        .ok_or_else(|| StoreError::Data(format!("unknown scale '{scale}' in a verdict")))?;
+    let value = scale
+        .parse(&value)
+        .map_err(|e| StoreError::Data(format!("verdict value: {e}")))?;
+    Ok(Verdict {
+        run_id: r.get(0)?,
+        key: ComboKey::new(
+            &r.get::<_, String>(1)?,
+            &r.get::<_, String>(2)?,
+            &r.get::<_, String>(3)?,
+        ),
+        persona_id: r.get(4)?,
+        protocol: protocol.parse().map_err(|e: String| StoreError::Data(e))?,
+        mode: mode.and_then(Mode::from_number),
+        model: r.get(7)?,
+        value,
+        text: r.get(10)?,
+        evaluated_selection: r.get(11)?,
+        selection_mismatch: r.get(12)?,
+        latency_ms: r.get::<_, i64>(13)? as u64,
+        tokens: r.get::<_, i64>(14)? as u64,
+        raw: r.get(15)?,
+        created_at: r.get(16)?,
+    })
+}
+
+fn parse_failure_kind(s: &str) -> FailureKind {
+    match s {
+        "invalid" => FailureKind::Invalid,
+        "malformed" => FailureKind::Malformed,
+        "truncated" => FailureKind::Truncated,
+        "length" => FailureKind::Length,
+        "content_filter" => FailureKind::ContentFilter,
+        "refusal" => FailureKind::Refusal,
+        "cancelled" => FailureKind::Cancelled,
+        _ => FailureKind::Provider,
+    }
+}
