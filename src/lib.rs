@@ -8,5 +8,7 @@
 pub mod config;
 pub mod domain;
 pub mod engine;
+pub mod import;
 pub mod provider;
+pub mod sanitize;
 pub mod store;

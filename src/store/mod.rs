@@ -9,6 +9,7 @@ mod schema;
 mod verdicts;
 
 pub use error::{Result, StoreError};
+pub use items::UpsertCounts;
 pub use labels::LabelRow;
 pub use verdicts::VerdictFilter;
 

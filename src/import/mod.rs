@@ -1,0 +1,297 @@
+//! `jury import`: items (JSONL or a JSON array), personas, perspectives, human
+//! labels and whole Mode 1 request files. All-or-nothing unless asked to skip
+//! invalid records; errors name the file, the line (or JSON path) and the field.
+
+mod fields;
+mod records;
+
+pub use fields::FieldError;
+pub use records::{Record, is_not_relevant, record};
+
+use crate::domain::{Item, Label, Persona, Perspective};
+use crate::store::{Store, StoreError};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Where in a file a record sits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    Line(usize),
+    Path(String),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Line(n) => write!(f, "line {n}"),
+            Location::Path(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+/// One record that could not be imported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordError {
+    pub file: PathBuf,
+    pub at: Location,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file.display(), self.at)?;
+        if !self.field.is_empty() {
+            write!(f, ": field '{}'", self.field)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{}: {message}", path.display())]
+    Read { path: PathBuf, message: String },
+    #[error("{0}\nnothing was imported (use --skip-invalid to import the valid records)")]
+    Invalid(RecordError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What an import did.
+#[derive(Debug, Default)]
+pub struct ImportReport {
+    pub items: usize,
+    pub personas: usize,
+    pub perspectives: usize,
+    pub labels: usize,
+    /// Records left out under `--skip-invalid`, each with why.
+    pub skipped: Vec<RecordError>,
+}
+
+/// Everything parsed from the files, before it is written.
+#[derive(Debug, Default)]
+struct Batch {
+    items: Vec<Item>,
+    personas: Vec<Persona>,
+    perspectives: Vec<Perspective>,
+    labels: Vec<Label>,
+    /// Where each label came from, for errors found after parsing.
+    label_origins: Vec<(PathBuf, Location)>,
+    skipped: Vec<RecordError>,
+}
+
+/// Reads every path (a directory means every .json/.jsonl file in it, sorted),
+/// validates, then writes all in one transaction.
+pub fn import_paths(store: &mut Store, paths: &[PathBuf], skip_invalid: bool, who: &str) -> Result<ImportReport, ImportError> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut inner: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| ImportError::Read { path: p.clone(), message: e.to_string() })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| matches!(f.extension().and_then(|x| x.to_str()), Some("json" | "jsonl" | "ndjson")))
+                .collect();
+            inner.sort_by_key(|f| import_order(f));
+            files.extend(inner);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let mut batch = Batch::default();
+    for f in &files {
+        read_file(f, skip_invalid, who, &mut batch)?;
+    }
+    check_labels(store, &mut batch, skip_invalid)?;
+    let counts = store.upsert_all(&batch.items, &batch.personas, &batch.perspectives, &batch.labels)?;
+    Ok(ImportReport {
+        items: counts.items,
+        personas: counts.personas,
+        perspectives: counts.perspectives,
+        labels: counts.labels,
+        skipped: batch.skipped,
+    })
+}
+
+/// Personas and perspectives before items before labels, so a directory import
+/// can check references in one pass.
+fn import_order(f: &Path) -> (u8, PathBuf) {
+    let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let rank = if name.contains("label") { 2 } else if name.contains("item") { 1 } else { 0 };
+    (rank, f.to_path_buf())
+}
+
+fn read_file(path: &Path, skip_invalid: bool, who: &str, batch: &mut Batch) -> Result<(), ImportError> {
+    let bytes = std::fs::read(path).map_err(|e| ImportError::Read {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let mut seen: HashSet<(u8, String)> = HashSet::new();
+    let mut accept = |at: Location, v: Result<Value, RecordError>, batch: &mut Batch| -> Result<(), ImportError> {
+        let rec = v.and_then(|v| {
+            record(&v, who).map_err(|e| RecordError {
+                file: path.to_path_buf(),
+                at: at.clone(),
+                field: e.field,
+                message: e.message,
+            })
+        });
+        let rec = rec.and_then(|r| {
+            let tag = match &r {
+                Record::Item(_) => 0,
+                Record::Persona(_) => 1,
+                Record::Perspective(_) => 2,
+                Record::Label(_) => 3,
+            };
+            if seen.insert((tag, r.id())) {
+                Ok(r)
+            } else {
+                Err(RecordError {
+                    file: path.to_path_buf(),
+                    at: at.clone(),
+                    field: "id".into(),
+                    message: format!("duplicate id '{}' in this file", crate::sanitize::one_line(&r.id(), 80)),
+                })
+            }
+        });
+        match rec {
+            Ok(Record::Item(i)) => batch.items.push(i),
+            Ok(Record::Persona(p)) => batch.personas.push(p),
+            Ok(Record::Perspective(p)) => batch.perspectives.push(p),
+            Ok(Record::Label(l)) => {
+                batch.labels.push(l);
+                batch.label_origins.push((path.to_path_buf(), at));
+            }
+            Err(e) if skip_invalid => batch.skipped.push(e),
+            Err(e) => return Err(ImportError::Invalid(e)),
+        }
+        Ok(())
+    };
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let is_jsonl = path.extension().and_then(|x| x.to_str()).is_some_and(|x| x == "jsonl" || x == "ndjson")
+        || (first == Some(b'{') && looks_like_jsonl(&bytes));
+    if is_jsonl {
+        for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+            let at = Location::Line(i + 1);
+            let parsed = match std::str::from_utf8(line) {
+                Err(e) => Err(format!("invalid UTF-8 at byte {}", e.valid_up_to())),
+                Ok(s) if s.trim().is_empty() => continue,
+                Ok(s) => serde_json::from_str::<Value>(s).map_err(|e| format!("invalid JSON: {e}")),
+            };
+            let parsed = parsed.map_err(|message| RecordError {
+                file: path.to_path_buf(),
+                at: at.clone(),
+                field: String::new(),
+                message,
+            });
+            accept(at, parsed, batch)?;
+        }
+        return Ok(());
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
+        ImportError::Invalid(RecordError {
+            file: path.to_path_buf(),
+            at: Location::Line(line),
+            field: String::new(),
+            message: "invalid UTF-8".into(),
+        })
+    })?;
+    let doc: Value = serde_json::from_str(text).map_err(|e| {
+        ImportError::Invalid(RecordError {
+            file: path.to_path_buf(),
+            at: Location::Line(e.line()),
+            field: String::new(),
+            message: format!("invalid JSON: {e}"),
+        })
+    })?;
+    match doc {
+        Value::Array(records) => {
+            for (i, v) in records.into_iter().enumerate() {
+                accept(Location::Path(format!("$[{i}]")), Ok(v), batch)?;
+            }
+        }
+        Value::Object(obj) if obj.contains_key("items") && !obj.contains_key("classifications") => {
+            // A whole Mode 1 request (S8.1.3): persona, perspectives, items.
+            if let Some(p) = obj.get("persona") {
+                accept(Location::Path("$.persona".into()), Ok(p.clone()), batch)?;
+            }
+            if let Some(ps) = obj.get("perspectives").and_then(Value::as_array) {
+                for (i, p) in ps.iter().enumerate() {
+                    accept(Location::Path(format!("$.perspectives[{i}]")), Ok(p.clone()), batch)?;
+                }
+            }
+            match obj.get("items") {
+                Some(Value::Array(items)) => {
+                    for (i, v) in items.iter().enumerate() {
+                        accept(Location::Path(format!("$.items[{i}]")), Ok(v.clone()), batch)?;
+                    }
+                }
+                _ => {
+                    return Err(ImportError::Invalid(RecordError {
+                        file: path.to_path_buf(),
+                        at: Location::Path("$".into()),
+                        field: "items".into(),
+                        message: "must be an array".into(),
+                    }));
+                }
+            }
+        }
+        single => accept(Location::Path("$".into()), Ok(single), batch)?,
+    }
+    Ok(())
+}
+
+/// A file starting with `{` whose first line is a complete JSON value is JSONL.
+fn looks_like_jsonl(bytes: &[u8]) -> bool {
+    let first_line = bytes.split(|b| *b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace));
+    first_line.is_some_and(|l| serde_json::from_slice::<Value>(l).is_ok())
+        && bytes.iter().filter(|b| **b == b'\n').count() > 0
+}
+
+/// A label must point at an item and classification that exist (in this import
+/// or already in the store).
+fn check_labels(store: &Store, batch: &mut Batch, skip_invalid: bool) -> Result<(), ImportError> {
+    if batch.labels.is_empty() {
+        return Ok(());
+    }
+    let mut known: HashMap<String, HashSet<String>> = HashMap::new();
+    for item in store.items()?.iter().chain(batch.items.iter()) {
+        known
+            .entry(item.id.clone())
+            .or_default()
+            .extend(item.classifications.iter().map(|c| c.id.clone()));
+    }
+    let mut kept = Vec::with_capacity(batch.labels.len());
+    let origins = std::mem::take(&mut batch.label_origins);
+    for (l, (file, at)) in std::mem::take(&mut batch.labels).into_iter().zip(origins) {
+        let problem = match known.get(&l.key.item_id) {
+            None => Some(("itemId", format!("no item '{}'", l.key.item_id))),
+            Some(c) if !c.contains(&l.key.classification_id) => Some((
+                "classificationId",
+                format!("item '{}' has no classification '{}'", l.key.item_id, l.key.classification_id),
+            )),
+            _ => None,
+        };
+        match problem {
+            None => kept.push(l),
+            Some((field, message)) => {
+                let e = RecordError {
+                    file,
+                    at,
+                    field: field.into(),
+                    message,
+                };
+                if skip_invalid {
+                    batch.skipped.push(e);
+                } else {
+                    return Err(ImportError::Invalid(e));
+                }
+            }
+        }
+    }
+    batch.labels = kept;
+    Ok(())
+}

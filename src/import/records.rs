@@ -1,0 +1,234 @@
+//! One JSON record → one domain value, or a [`FieldError`] naming the field.
+
+use super::fields::{self, FieldError, id, kind, pick, strings, text};
+use crate::domain::{Classification, ComboKey, Item, Label, Persona, Perspective, Scale, Source};
+use serde_json::{Map, Value};
+
+/// What a record turned out to be.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    Item(Item),
+    Persona(Persona),
+    Perspective(Perspective),
+    Label(Label),
+}
+
+impl Record {
+    pub fn id(&self) -> String {
+        match self {
+            Record::Item(i) => i.id.clone(),
+            Record::Persona(p) => p.id.clone(),
+            Record::Perspective(p) => p.id.clone(),
+            Record::Label(l) => format!(
+                "{}/{}/{}/{}",
+                l.key.item_id, l.key.classification_id, l.key.perspective_id, l.who
+            ),
+        }
+    }
+}
+
+/// Selections that mean "not relevant" and need not be among the available values.
+pub fn is_not_relevant(s: &str) -> bool {
+    matches!(s.to_ascii_lowercase().as_str(), "none" | "not" | "null")
+}
+
+/// Guesses what a record is from its fields and converts it.
+pub fn record(v: &Value, default_who: &str) -> Result<Record, FieldError> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| FieldError::new("", format!("expected a JSON object, found {}", kind(v))))?;
+    let has = |names: &[&str]| pick(obj, names).is_some();
+    if has(&["classifications"]) {
+        return item(obj).map(Record::Item);
+    }
+    if has(&["definition"]) {
+        return persona(obj).map(Record::Persona);
+    }
+    if has(&["value"]) && has(&["classificationId", "classification_id", "classification"]) {
+        return label(obj, default_who).map(Record::Label);
+    }
+    if has(&["perspectiveId", "perspective_id", "perspectiveText", "perspective_text", "text"]) {
+        return perspective(obj).map(Record::Perspective);
+    }
+    Err(FieldError::new(
+        "",
+        "cannot tell what this record is: an item needs 'classifications', a persona 'definition', \
+         a perspective 'text', a label 'value' and 'classificationId'",
+    ))
+}
+
+pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
+    let id = id(obj, &["itemId", "item_id", "id"])?;
+    let (sent_text, sent_ms) = fields::sent(obj)?;
+    let title = text(obj, &["title"])?;
+    let body = text(obj, &["summary", "text", "content", "body"])?;
+    if title.is_empty() && body.is_empty() {
+        return Err(FieldError::new("summary", "is missing (an item needs a title or a text)"));
+    }
+    let source = match pick(obj, &["source"]) {
+        None => Source::default(),
+        Some((_, Value::Object(s))) => Source {
+            kind: text(s, &["type", "kind"]).map_err(|e| e.within("source"))?,
+            originator: text(s, &["originator", "from"]).map_err(|e| e.within("source"))?,
+            channel: text(s, &["channel"]).map_err(|e| e.within("source"))?,
+        },
+        Some((k, other)) => {
+            return Err(FieldError::new(k, format!("must be an object, found {}", kind(other))));
+        }
+    };
+    let tags = strings(obj, &["tags"])?;
+    let list = match pick(obj, &["classifications"]) {
+        Some((_, Value::Array(a))) if !a.is_empty() => a,
+        Some((_, Value::Array(_))) => return Err(FieldError::new("classifications", "is empty")),
+        Some((k, other)) => {
+            return Err(FieldError::new(k, format!("must be an array, found {}", kind(other))));
+        }
+        None => return Err(FieldError::new("classifications", "is missing")),
+    };
+    let mut classifications: Vec<Classification> = Vec::with_capacity(list.len());
+    for (i, c) in list.iter().enumerate() {
+        let at = format!("classifications[{i}]");
+        let c = classification(c).map_err(|e| e.within(&at))?;
+        if classifications.iter().any(|prev| prev.id == c.id) {
+            return Err(FieldError::new(format!("{at}.name"), format!("duplicate classification '{}'", c.id)));
+        }
+        classifications.push(c);
+    }
+    Ok(Item {
+        id,
+        sent_text,
+        sent_ms,
+        title,
+        text: body,
+        source,
+        tags,
+        classifications,
+    })
+}
+
+fn classification(v: &Value) -> Result<Classification, FieldError> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| FieldError::new("", format!("expected an object, found {}", kind(v))))?;
+    let id = id(obj, &["name", "id", "classificationId", "classification_id"])?;
+    let description = text(obj, &["desc", "description"])?;
+    let available = strings(
+        obj,
+        &[
+            "available",
+            "fromAvailableClassifications",
+            "from_available_classifications",
+            "options",
+        ],
+    )?;
+    if available.is_empty() {
+        return Err(FieldError::new("available", "is missing or empty"));
+    }
+    let selected = match pick(obj, &["selected", "classifiedAs", "classified_as"]) {
+        None => None,
+        Some((_, Value::String(s))) => Some(s.clone()),
+        Some((k, other)) => {
+            return Err(FieldError::new(k, format!("must be a string or null, found {}", kind(other))));
+        }
+    };
+    if let Some(s) = &selected
+        && !available.contains(s)
+        && !is_not_relevant(s)
+    {
+        return Err(FieldError::new(
+            "selected",
+            format!(
+                "'{}' is not one of the available values [{}]",
+                crate::sanitize::one_line(s, 60),
+                available.join(", ")
+            ),
+        ));
+    }
+    Ok(Classification {
+        id,
+        description,
+        available,
+        selected,
+    })
+}
+
+pub fn persona(obj: &Map<String, Value>) -> Result<Persona, FieldError> {
+    let id = id(obj, &["id", "personaId", "persona_id"])?;
+    let name = text(obj, &["name"])?;
+    let definition = match pick(obj, &["definition"]) {
+        Some((_, d @ Value::Object(_))) => d.clone(),
+        Some((k, other)) => {
+            return Err(FieldError::new(k, format!("must be an object, found {}", kind(other))));
+        }
+        None => return Err(FieldError::new("definition", "is missing")),
+    };
+    Ok(Persona {
+        name: if name.is_empty() { id.clone() } else { name },
+        id,
+        definition,
+    })
+}
+
+pub fn perspective(obj: &Map<String, Value>) -> Result<Perspective, FieldError> {
+    let id = id(obj, &["perspectiveId", "perspective_id", "id"])?;
+    let name = text(obj, &["perspectiveName", "perspective_name", "name"])?;
+    let text = text(obj, &["perspectiveText", "perspective_text", "text"])?;
+    if text.trim().is_empty() {
+        return Err(FieldError::new("text", "is missing or empty"));
+    }
+    Ok(Perspective {
+        name: if name.is_empty() { id.clone() } else { name },
+        id,
+        text,
+    })
+}
+
+pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, FieldError> {
+    let item_id = id(obj, &["itemId", "item_id"])?;
+    let classification_id = id(obj, &["classificationId", "classification_id", "classification"])?;
+    let perspective_id = id(obj, &["perspectiveId", "perspective_id", "perspective"])?;
+    let persona_id = id(obj, &["personaId", "persona_id", "persona"])?;
+    let (vk, raw) = pick(obj, &["value"]).ok_or_else(|| FieldError::new("value", "is missing"))?;
+    let scale = match pick(obj, &["scale"]) {
+        Some((k, Value::String(s))) => Scale::parse_name(s)
+            .ok_or_else(|| FieldError::new(k, format!("unknown scale '{s}'")))?,
+        Some((k, other)) => {
+            return Err(FieldError::new(k, format!("must be a string, found {}", kind(other))));
+        }
+        None => infer_scale(raw),
+    };
+    let value = scale
+        .from_json(raw)
+        .map_err(|e| FieldError::new(vk, e.to_string()))?;
+    let who = text(obj, &["who", "annotator", "by"])?;
+    Ok(Label {
+        key: ComboKey {
+            item_id,
+            classification_id,
+            perspective_id,
+        },
+        persona_id,
+        value,
+        note: text(obj, &["note"])?,
+        who: if who.is_empty() { default_who.to_string() } else { who },
+        created_at: {
+            let t = text(obj, &["createdAt", "created_at"])?;
+            if t.is_empty() { crate::store::now() } else { t }
+        },
+        replaced_judge_value: None,
+    })
+}
+
+/// The scale a label's value is on when the record does not say.
+pub fn infer_scale(v: &Value) -> Scale {
+    match v {
+        Value::Bool(_) => Scale::Bool,
+        Value::String(s) => match s.to_ascii_lowercase().as_str() {
+            "agree" | "disagree" => Scale::Agreement,
+            "true" | "false" => Scale::Bool,
+            "no" | "partially" | "fully" => Scale::Degree,
+            _ => Scale::Likert,
+        },
+        _ => Scale::Likert,
+    }
+}
