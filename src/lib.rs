@@ -9,6 +9,8 @@ pub mod config;
 pub mod domain;
 pub mod engine;
 pub mod import;
+pub mod prompt;
+pub mod protocol;
 pub mod provider;
 pub mod sanitize;
 pub mod store;

@@ -6,7 +6,16 @@ mod fields;
 mod records;
 
 pub use fields::FieldError;
-pub use records::{Record, is_not_relevant, record};
+pub use records::{Record, infer_scale, is_not_relevant, record};
+
+/// The scale a typed value is on: `4` Likert, `agree` agreement, `true` boolean...
+pub fn infer_scale_text(s: &str) -> crate::domain::Scale {
+    let v = match s.trim().parse::<i64>() {
+        Ok(n) => serde_json::json!(n),
+        Err(_) => serde_json::json!(s.trim()),
+    };
+    records::infer_scale(&v)
+}
 
 use crate::domain::{Item, Label, Persona, Perspective};
 use crate::store::{Store, StoreError};
@@ -104,15 +113,7 @@ pub fn import_paths(store: &mut Store, paths: &[PathBuf], skip_invalid: bool, wh
     for f in &files {
         read_file(f, skip_invalid, who, &mut batch)?;
     }
-    check_labels(store, &mut batch, skip_invalid)?;
-    let counts = store.upsert_all(&batch.items, &batch.personas, &batch.perspectives, &batch.labels)?;
-    Ok(ImportReport {
-        items: counts.items,
-        personas: counts.personas,
-        perspectives: counts.perspectives,
-        labels: counts.labels,
-        skipped: batch.skipped,
-    })
+    write_batch(store, batch, skip_invalid)
 }
 
 /// Personas and perspectives before items before labels, so a directory import
@@ -128,6 +129,39 @@ fn read_file(path: &Path, skip_invalid: bool, who: &str, batch: &mut Batch) -> R
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
+    read_bytes(path, &bytes, skip_invalid, who, batch)
+}
+
+/// The sample workspace compiled into the binary, so `jury` works from any directory.
+pub const SAMPLE_DATA: &[(&str, &str)] = &[
+    ("sample-data/personas.json", include_str!("../../sample-data/personas.json")),
+    ("sample-data/perspectives.json", include_str!("../../sample-data/perspectives.json")),
+    ("sample-data/items.jsonl", include_str!("../../sample-data/items.jsonl")),
+    ("sample-data/labels.jsonl", include_str!("../../sample-data/labels.jsonl")),
+];
+
+/// Loads the bundled sample data (a new workspace starts with it).
+pub fn import_sample(store: &mut Store, who: &str) -> Result<ImportReport, ImportError> {
+    let mut batch = Batch::default();
+    for (name, text) in SAMPLE_DATA {
+        read_bytes(Path::new(name), text.as_bytes(), false, who, &mut batch)?;
+    }
+    write_batch(store, batch, false)
+}
+
+fn write_batch(store: &mut Store, mut batch: Batch, skip_invalid: bool) -> Result<ImportReport, ImportError> {
+    check_labels(store, &mut batch, skip_invalid)?;
+    let counts = store.upsert_all(&batch.items, &batch.personas, &batch.perspectives, &batch.labels)?;
+    Ok(ImportReport {
+        items: counts.items,
+        personas: counts.personas,
+        perspectives: counts.perspectives,
+        labels: counts.labels,
+        skipped: batch.skipped,
+    })
+}
+
+fn read_bytes(path: &Path, bytes: &[u8], skip_invalid: bool, who: &str, batch: &mut Batch) -> Result<(), ImportError> {
     let mut seen: HashSet<(u8, String)> = HashSet::new();
     let mut accept = |at: Location, v: Result<Value, RecordError>, batch: &mut Batch| -> Result<(), ImportError> {
         let rec = v.and_then(|v| {
@@ -171,7 +205,7 @@ fn read_file(path: &Path, skip_invalid: bool, who: &str, batch: &mut Batch) -> R
     };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let is_jsonl = path.extension().and_then(|x| x.to_str()).is_some_and(|x| x == "jsonl" || x == "ndjson")
-        || (first == Some(b'{') && looks_like_jsonl(&bytes));
+        || (first == Some(b'{') && looks_like_jsonl(bytes));
     if is_jsonl {
         for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
             let at = Location::Line(i + 1);
@@ -190,7 +224,7 @@ fn read_file(path: &Path, skip_invalid: bool, who: &str, batch: &mut Batch) -> R
         }
         return Ok(());
     }
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
         ImportError::Invalid(RecordError {
             file: path.to_path_buf(),

@@ -1,0 +1,248 @@
+//! The command-line contract (DESIGN §5).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "jury", version, about = "A terminal workbench for calibrating LLM judges against people")]
+pub struct Cli {
+    /// The SQLite store (default: the platform data directory's jury.db).
+    #[arg(long, global = true, env = "JURY_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Open the workbench (the default). A new workspace starts with the sample data.
+    Tui(TuiArgs),
+    /// Import items, personas, perspectives, labels or a Mode 1 request file.
+    Import(ImportArgs),
+    /// Judge items headlessly.
+    Run(RunArgs),
+    /// Set a human label.
+    Label(LabelArgs),
+    /// Agreement figures: judge vs human, human vs human, mode vs mode...
+    Report(ReportArgs),
+    /// Write verdicts, labels and failures.
+    Export(ExportArgs),
+    /// Print exactly what would be sent for one item (no key needed).
+    Prompt(PromptArgs),
+    /// Runs with status, counters and token usage.
+    Runs(JsonFlag),
+    /// Failures with their raw responses (all runs when RUN is omitted).
+    Failures(FailuresArgs),
+    /// What the workspace holds.
+    List(ListArgs),
+    /// Serve a deterministic offline judge on 127.0.0.1 (OpenAI wire format) for demos and tests.
+    DemoJudge(DemoJudgeArgs),
+}
+
+#[derive(Debug, Args, Default)]
+pub struct TuiArgs {
+    /// A prompt set directory (a copy of prompts/).
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+    #[arg(long)]
+    pub model: Option<String>,
+    /// dark, light, ansi16 or a theme file name in the config directory.
+    #[arg(long)]
+    pub theme: Option<String>,
+    /// Who is labelling (default: JURY_USER, then the login name).
+    #[arg(long)]
+    pub who: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Files or directories (.json, .jsonl).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Import the valid records and report each skipped one.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    #[arg(long)]
+    pub json: bool,
+    /// Who made any labels that do not say.
+    #[arg(long)]
+    pub who: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[arg(long, default_value = "awag")]
+    pub protocol: String,
+    /// AwAg mode: 1, 2 or 3.
+    #[arg(long)]
+    pub mode: u8,
+    #[arg(long)]
+    pub persona: String,
+    /// One or more perspective ids, comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub perspective: Vec<String>,
+    #[arg(long, env = "JURY_MODEL")]
+    pub model: Option<String>,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Items per request (mode 1) or entries per request (modes 2/3).
+    #[arg(long)]
+    pub batch_size: Option<usize>,
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Only these items, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub items: Option<Vec<String>>,
+    /// A seeded random share of the items, in percent.
+    #[arg(long, requires = "seed")]
+    pub subset_percent: Option<f64>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Skip combinations this persona/mode/perspective/model/prompt set already has.
+    #[arg(long)]
+    pub resume: bool,
+    /// Show the plan and send nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Ask again ("are you sure?") and record both answers (proposition protocol).
+    #[arg(long)]
+    pub double_check: bool,
+    /// One JSON summary instead of the progress bar.
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+    /// Requests per batch in all, counting retries of missing entries.
+    #[arg(long, default_value_t = 3)]
+    pub max_attempts: u32,
+    /// Stop before spending more than this many dollars (estimated).
+    #[arg(long)]
+    pub budget: Option<f64>,
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Ask for one JSON answer instead of a stream.
+    #[arg(long)]
+    pub no_stream: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    pub item: String,
+    pub classification: String,
+    /// 1–5, AGREE/DISAGREE, 0–9, true/false or no/partially/fully.
+    pub value: String,
+    /// Default: the item's inbox persona, else the only persona.
+    #[arg(long)]
+    pub persona: Option<String>,
+    #[arg(long, default_value = "classification")]
+    pub perspective: String,
+    #[arg(long, default_value = "")]
+    pub note: String,
+    #[arg(long)]
+    pub who: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ReportFormat {
+    Table,
+    Json,
+    Csv,
+    Md,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum GroupBy {
+    Classification,
+    Persona,
+    Mode,
+    Model,
+    Perspective,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
+    #[arg(long, value_enum)]
+    pub by: Option<GroupBy>,
+    /// Bootstrap resamples for the 95 % intervals (0 turns them off).
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ExportFormat {
+    Jsonl,
+    Csv,
+    /// The S8.8 success and S8.9 failure record shapes.
+    Awag,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[arg(long, value_enum, default_value_t = ExportFormat::Jsonl)]
+    pub format: ExportFormat,
+    /// Write here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    #[arg(long)]
+    pub mode: u8,
+    #[arg(long)]
+    pub persona: String,
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub perspective: Vec<String>,
+    #[arg(long)]
+    pub item: String,
+    /// Print the request body as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+    #[arg(long, env = "JURY_MODEL")]
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct JsonFlag {
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FailuresArgs {
+    pub run: Option<i64>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ListWhat {
+    Items,
+    Personas,
+    Perspectives,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[arg(value_enum)]
+    pub what: ListWhat,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoJudgeArgs {
+    /// Port on 127.0.0.1 (0 picks a free one and prints it).
+    #[arg(long, default_value_t = 8089)]
+    pub port: u16,
+    /// Delay before each answer, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub latency_ms: u64,
+}

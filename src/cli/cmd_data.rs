@@ -1,0 +1,153 @@
+//! `import`, `list`, `runs`, `failures`.
+
+use super::{FailuresArgs, ImportArgs, ListArgs, ListWhat, open_store};
+use crate::config::Settings;
+use crate::sanitize::one_line;
+use serde_json::json;
+use std::process::ExitCode;
+
+pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
+    let mut store = open_store(s)?;
+    let report = crate::import::import_paths(&mut store, &a.paths, a.skip_invalid, &s.who)?;
+    if a.json {
+        let skipped: Vec<_> = report
+            .skipped
+            .iter()
+            .map(|e| json!({"file": e.file, "at": e.at.to_string(), "field": e.field, "reason": e.message}))
+            .collect();
+        println!(
+            "{}",
+            json!({"items": report.items, "personas": report.personas, "perspectives": report.perspectives,
+                   "labels": report.labels, "skipped": skipped})
+        );
+    } else {
+        for e in &report.skipped {
+            eprintln!("skipped: {}", crate::sanitize::for_display(&e.to_string(), 1000));
+        }
+        println!(
+            "imported {} items, {} personas, {} perspectives, {} labels into {}{}",
+            report.items,
+            report.personas,
+            report.perspectives,
+            report.labels,
+            s.db_path.display(),
+            if report.skipped.is_empty() { String::new() } else { format!(" ({} skipped)", report.skipped.len()) }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn list(s: &Settings, a: ListArgs) -> anyhow::Result<ExitCode> {
+    let store = open_store(s)?;
+    match a.what {
+        ListWhat::Items => {
+            let items = store.items()?;
+            if a.json {
+                for i in &items {
+                    println!("{}", serde_json::to_string(i)?);
+                }
+            } else {
+                for i in &items {
+                    let cls: Vec<String> = i
+                        .classifications
+                        .iter()
+                        .map(|c| format!("{}={}", c.id, c.selected_text()))
+                        .collect();
+                    println!(
+                        "{:<14} {:<6} {:<40} {}",
+                        one_line(&i.id, 14),
+                        one_line(&i.source.kind, 6),
+                        one_line(if i.title.is_empty() { &i.text } else { &i.title }, 40),
+                        one_line(&cls.join(" "), 120)
+                    );
+                }
+                eprintln!("{} items", items.len());
+            }
+        }
+        ListWhat::Personas => {
+            let ps = store.personas()?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&ps)?);
+            } else {
+                for p in &ps {
+                    println!("{:<12} {:<20} {}", one_line(&p.id, 12), one_line(&p.name, 20), one_line(&p.field("does"), 90));
+                }
+            }
+        }
+        ListWhat::Perspectives => {
+            let ps = store.perspectives()?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&ps)?);
+            } else {
+                for p in &ps {
+                    println!("{:<16} {:<20} {}", one_line(&p.id, 16), one_line(&p.name, 20), one_line(&p.text, 100));
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
+    let store = open_store(s)?;
+    let runs = store.runs()?;
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&runs)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
+        "run", "status", "protocol", "mode", "persona", "perspectives", "model", "verdicts", "failures", "tokens", "cost"
+    );
+    for r in runs {
+        println!(
+            "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
+            r.id,
+            r.status.as_str(),
+            r.spec.protocol.as_str(),
+            r.spec.mode.map(|m| m.to_string()).unwrap_or_else(|| "-".into()),
+            one_line(&r.spec.persona_id, 10),
+            one_line(&r.spec.perspective_ids.join(","), 24),
+            one_line(&r.spec.model, 16),
+            format!("{}/{}", r.verdicts, r.total),
+            r.failures,
+            r.prompt_tokens + r.completion_tokens,
+            r.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "-".into()),
+        );
+        if let Some(note) = &r.note {
+            println!("      note: {}", one_line(note, 200));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn failures(s: &Settings, a: FailuresArgs) -> anyhow::Result<ExitCode> {
+    let store = open_store(s)?;
+    let failures = store.failures(a.run)?;
+    if a.json {
+        for f in &failures {
+            println!("{}", serde_json::to_string(f)?);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if failures.is_empty() {
+        println!("no failures{}", a.run.map(|r| format!(" in run {r}")).unwrap_or_default());
+    }
+    for f in failures {
+        println!(
+            "run {} · attempt {} · {} · HTTP {} · finish {} · {} combination(s) · {}",
+            f.run_id,
+            f.attempt,
+            f.kind.as_str(),
+            f.http_status.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+            f.finish_reason.as_deref().unwrap_or("-"),
+            f.keys.len(),
+            f.created_at
+        );
+        println!("  reason: {}", crate::sanitize::for_display(&f.reason, 2000));
+        if !f.raw_response.is_empty() {
+            println!("  raw: {}", crate::sanitize::for_display(&f.raw_response, 4000));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,313 @@
+//! `jury export` and `jury report`.
+
+use super::{ExportArgs, ExportFormat, ReportArgs, open_store};
+use crate::config::Settings;
+use crate::domain::{Failure, Label, Run, Verdict};
+use crate::store::Store;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// The columns of the row contract (DESIGN §5), in order.
+pub const COLUMNS: &[&str] = &[
+    "kind",
+    "run_id",
+    "item_id",
+    "classification_id",
+    "perspective_id",
+    "persona_id",
+    "protocol",
+    "mode",
+    "model",
+    "value",
+    "text",
+    "created_at",
+    "who",
+    "evaluated_selection",
+    "selection_mismatch",
+    "raw_response",
+    "status",
+    "reason",
+];
+
+pub fn verdict_row(v: &Verdict) -> Value {
+    json!({
+        "kind": "verdict",
+        "run_id": v.run_id,
+        "item_id": v.key.item_id,
+        "classification_id": v.key.classification_id,
+        "perspective_id": v.key.perspective_id,
+        "persona_id": v.persona_id,
+        "protocol": v.protocol.as_str(),
+        "mode": v.mode.map(|m| m.number()),
+        "model": v.model,
+        "value": v.value.to_json(),
+        "text": v.text,
+        "created_at": v.created_at,
+        "evaluated_selection": v.evaluated_selection,
+        "selection_mismatch": v.selection_mismatch,
+    })
+}
+
+pub fn label_row(l: &Label) -> Value {
+    json!({
+        "kind": "label",
+        "run_id": null,
+        "item_id": l.key.item_id,
+        "classification_id": l.key.classification_id,
+        "perspective_id": l.key.perspective_id,
+        "persona_id": l.persona_id,
+        "protocol": null,
+        "mode": null,
+        "model": null,
+        "value": l.value.to_json(),
+        "text": l.note,
+        "created_at": l.created_at,
+        "who": l.who,
+        "scale": l.value.scale().as_str(),
+    })
+}
+
+/// One row per combination a failure is about (so every row names its item).
+pub fn failure_rows(f: &Failure, run: Option<&Run>) -> Vec<Value> {
+    let base = |item: Value, cls: Value, persp: Value| {
+        json!({
+            "kind": "failure",
+            "run_id": f.run_id,
+            "item_id": item,
+            "classification_id": cls,
+            "perspective_id": persp,
+            "persona_id": run.map(|r| r.spec.persona_id.clone()),
+            "protocol": run.map(|r| r.spec.protocol.as_str()),
+            "mode": run.and_then(|r| r.spec.mode.map(|m| m.number())),
+            "model": run.map(|r| r.spec.model.clone()),
+            "value": null,
+            "text": null,
+            "created_at": f.created_at,
+            "raw_response": f.raw_response,
+            "status": f.http_status,
+            "reason": format!("{}: {}", f.kind.as_str(), f.reason),
+            "finish_reason": f.finish_reason,
+            "attempt": f.attempt,
+        })
+    };
+    if f.keys.is_empty() {
+        return vec![base(Value::Null, Value::Null, Value::Null)];
+    }
+    f.keys
+        .iter()
+        .map(|k| base(json!(k.item_id), json!(k.classification_id), json!(k.perspective_id)))
+        .collect()
+}
+
+fn out_writer(path: &Option<std::path::PathBuf>) -> anyhow::Result<Box<dyn Write>> {
+    Ok(match path {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    })
+}
+
+fn csv_field(v: &Value) -> String {
+    let s = match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
+    let store = open_store(s)?;
+    let mut out = out_writer(&a.out)?;
+    let runs: HashMap<i64, Run> = store.runs()?.into_iter().map(|r| (r.id, r)).collect();
+    match a.format {
+        ExportFormat::Jsonl | ExportFormat::Csv => {
+            let csv = a.format == ExportFormat::Csv;
+            if csv {
+                writeln!(out, "{}", COLUMNS.join(","))?;
+            }
+            let mut emit = |row: Value, out: &mut Box<dyn Write>| -> std::io::Result<()> {
+                if csv {
+                    let cells: Vec<String> = COLUMNS.iter().map(|c| csv_field(&row[*c])).collect();
+                    writeln!(out, "{}", cells.join(","))
+                } else {
+                    writeln!(out, "{row}")
+                }
+            };
+            let mut err = None;
+            store.for_each_verdict(|v| {
+                if err.is_none() {
+                    err = emit(verdict_row(&v), &mut out).err();
+                }
+            })?;
+            store.for_each_label(|l| {
+                if err.is_none() {
+                    err = emit(label_row(&l), &mut out).err();
+                }
+            })?;
+            if let Some(e) = err {
+                return Err(e.into());
+            }
+            for f in store.failures(None)? {
+                for row in failure_rows(&f, runs.get(&f.run_id)) {
+                    emit(row, &mut out)?;
+                }
+            }
+        }
+        ExportFormat::Awag => {
+            let doc = awag_records(&store, &runs)?;
+            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn likert_label(n: u8) -> &'static str {
+    match n {
+        1 => "Strongly disagree",
+        2 => "Disagree",
+        3 => "Neither agree nor disagree",
+        4 => "Agree",
+        _ => "Strongly agree",
+    }
+}
+
+/// The S8.8 (evaluation data) and S8.9 (evaluation failure) record shapes:
+/// one success record per run, one failure record per failed request.
+fn awag_records(store: &Store, runs: &HashMap<i64, Run>) -> anyhow::Result<Value> {
+    let items: HashMap<String, crate::domain::Item> =
+        store.items()?.into_iter().map(|i| (i.id.clone(), i)).collect();
+    let personas: HashMap<String, crate::domain::Persona> =
+        store.personas()?.into_iter().map(|p| (p.id.clone(), p)).collect();
+    let perspectives = store.perspectives()?;
+    let persona_json = |id: &str| {
+        personas
+            .get(id)
+            .map(crate::protocol::awag::request::persona_json)
+            .unwrap_or(json!({"id": id}))
+    };
+    let persps_json = |ids: &[String]| -> Vec<Value> {
+        perspectives
+            .iter()
+            .filter(|p| ids.contains(&p.id))
+            .map(|p| json!({"perspectiveId": p.id, "perspectiveName": p.name, "perspectiveText": p.text}))
+            .collect()
+    };
+    let mut success = Vec::new();
+    let mut ids: Vec<&i64> = runs.keys().collect();
+    ids.sort();
+    for run_id in ids {
+        let run = &runs[run_id];
+        let verdicts = store.verdicts_for_run(*run_id)?;
+        if verdicts.is_empty() {
+            continue;
+        }
+        // item → classification → perspective results, in first-seen order.
+        let mut order: Vec<String> = Vec::new();
+        let mut by_item: HashMap<String, Vec<&Verdict>> = HashMap::new();
+        for v in &verdicts {
+            if !by_item.contains_key(&v.key.item_id) {
+                order.push(v.key.item_id.clone());
+            }
+            by_item.entry(v.key.item_id.clone()).or_default().push(v);
+        }
+        let mut out_items = Vec::new();
+        for item_id in order {
+            let vs = &by_item[&item_id];
+            let item = items.get(&item_id);
+            let mut cls_order: Vec<String> = Vec::new();
+            let mut by_cls: HashMap<String, Vec<Value>> = HashMap::new();
+            for v in vs {
+                let mut p = json!({"perspectiveId": v.key.perspective_id, "evaluationText": v.text});
+                match v.value {
+                    crate::domain::Value::Likert(n) => {
+                        p["evaluationLikertVal"] = json!(n);
+                        p["evaluationLikertText"] = json!(likert_label(n));
+                    }
+                    other => p["evaluationAgreement"] = json!(other.as_text()),
+                }
+                if !by_cls.contains_key(&v.key.classification_id) {
+                    cls_order.push(v.key.classification_id.clone());
+                }
+                by_cls.entry(v.key.classification_id.clone()).or_default().push(p);
+            }
+            let responses: Vec<Value> = cls_order
+                .iter()
+                .map(|c| json!({"classificationName": c, "perspectives": by_cls[c]}))
+                .collect();
+            out_items.push(json!({
+                "itemId": item_id,
+                "tags": item.map(|i| i.tags.clone()).unwrap_or_default(),
+                "classifications": item.map(|i| i.classifications.iter().map(|c| json!({
+                    "classificationName": c.id,
+                    "classificationValue": c.selected_text(),
+                    "classificationOptions": c.available,
+                })).collect::<Vec<_>>()).unwrap_or_default(),
+                "evaluateSourceType": item.map(|i| i.source.kind.clone()).unwrap_or_default(),
+                "evaluateSourceOriginator": item.map(|i| i.source.originator.clone()).unwrap_or_default(),
+                "evaluateSourceChannel": item.map(|i| i.source.channel.clone()).unwrap_or_default(),
+                "evaluateTimeText": item.and_then(|i| i.sent_text.clone()).unwrap_or_default(),
+                "evaluateTimeMs": item.and_then(|i| i.sent_ms).unwrap_or(0),
+                "evaluateTitle": item.map(|i| i.title.clone()).unwrap_or_default(),
+                "evaluateText": item.map(|i| i.text.clone()).unwrap_or_default(),
+                "evaluationResponses": responses,
+            }));
+        }
+        success.push(json!({
+            "agent": "jury",
+            "evaluationPersona": persona_json(&run.spec.persona_id),
+            "evaluationPerspectives": persps_json(&run.spec.perspective_ids),
+            "items": out_items,
+            "context": {
+                "contextId": format!("jury-run-{}", run.id),
+                "evaluationItems": [],
+                "openaiApiCompletionsQueryInfo": {
+                    "model": run.spec.model,
+                    "temperature": run.spec.params.get("temperature").cloned().unwrap_or(Value::Null),
+                    "promptText": format!("prompt set {} ({})", run.spec.prompt_hash, run.spec.params.get("prompts").and_then(Value::as_str).unwrap_or("embedded")),
+                    "promptQueryJson": {"mode": run.spec.mode.map(|m| m.number()), "params": run.spec.params},
+                    "queryState": {"status": run.status.as_str(), "usage": {"prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens}},
+                },
+            },
+        }));
+    }
+    let failures: Vec<Value> = store
+        .failures(None)?
+        .iter()
+        .map(|f| {
+            let run = runs.get(&f.run_id);
+            let mut item_ids: Vec<&str> = f.keys.iter().map(|k| k.item_id.as_str()).collect();
+            item_ids.dedup();
+            json!({
+                "agent": "jury",
+                "queryState": {"kind": f.kind.as_str(), "reason": f.reason, "finishReason": f.finish_reason, "attempt": f.attempt},
+                "maxTokens": 0,
+                "model": run.map(|r| r.spec.model.clone()).unwrap_or_default(),
+                "promptQueryJson": serde_json::from_str::<Value>(&f.request).unwrap_or(Value::Null),
+                "contextIdentifier": format!("jury-run-{}", f.run_id),
+                "evaluationPersona": persona_json(run.map(|r| r.spec.persona_id.as_str()).unwrap_or("")),
+                "evaluationPerspectives": persps_json(run.map(|r| r.spec.perspective_ids.as_slice()).unwrap_or(&[])),
+                "responseText": f.reason,
+                "rawReponseText": f.raw_response,
+                "items": item_ids,
+                "itemCount": item_ids.len(),
+                "statusCode": f.http_status.unwrap_or(0),
+            })
+        })
+        .collect();
+    Ok(json!({"evaluationData": success, "evaluationFailures": failures}))
+}
+
+pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
+    let store = open_store(s)?;
+    crate::report::print(&store, &a)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,55 @@
+//! `jury prompt`: the exact request for one item, mode, persona and perspective.
+
+use super::{PromptArgs, open_store};
+use crate::config::Settings;
+use crate::domain::Mode;
+use crate::prompt::PromptSet;
+use crate::provider::{ProviderConfig, ToolMode, request_body};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+pub fn prompt(s: &Settings, a: PromptArgs) -> anyhow::Result<ExitCode> {
+    let mode = Mode::from_number(a.mode).ok_or_else(|| anyhow::anyhow!("--mode must be 1, 2 or 3"))?;
+    let store = open_store(s)?;
+    let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
+    let persona = store
+        .persona(&a.persona)?
+        .ok_or_else(|| anyhow::anyhow!("no persona '{}' in the store", a.persona))?;
+    let all = store.perspectives()?;
+    let mut perspectives = Vec::new();
+    for id in &a.perspective {
+        perspectives.push(
+            all.iter()
+                .find(|p| &p.id == id)
+                .cloned()
+                .ok_or_else(|| anyhow::anyhow!("no perspective '{id}' in the store"))?,
+        );
+    }
+    let item = store
+        .item(&a.item)?
+        .ok_or_else(|| anyhow::anyhow!("no item '{}' in the store", a.item))?;
+    let boundary = crate::protocol::new_boundary();
+    let call = crate::protocol::awag::preview(prompts.clone(), mode, &persona, &perspectives, &item, &boundary)
+        .map_err(|e| anyhow::anyhow!(e))?;
+    // The body as the client would send it; the key travels in a header and is never shown.
+    let cfg = s
+        .provider()
+        .unwrap_or_else(|_| ProviderConfig::new("http://127.0.0.1/v1", s.model.clone()));
+    let body = request_body(&cfg, &call, ToolMode::Tools);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&body)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("# prompt set: {} (hash {})", prompts.origin, prompts.hash());
+    println!("# model: {}   endpoint: {}", cfg.model, s.base_url.as_deref().unwrap_or("(not configured)"));
+    println!("# boundary token: {boundary} (a fresh one is drawn for every run)\n");
+    for (i, m) in call.messages.iter().enumerate() {
+        println!("── message {} · {} ──", i + 1, m.role);
+        println!("{}\n", crate::sanitize::for_display(&m.content, usize::MAX));
+    }
+    println!("── tools ──");
+    println!("{}\n", serde_json::to_string_pretty(&body["tools"])?);
+    println!("── tool_choice ──");
+    println!("{}", serde_json::to_string_pretty(&body["tool_choice"])?);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,213 @@
+//! `jury run` (headless batch) and `jury demo-judge`.
+
+use super::{DemoJudgeArgs, EXIT_FAILURES, RunArgs, open_store};
+use crate::config::Settings;
+use crate::domain::{Mode, Protocol, RunStatus};
+use crate::engine::{EngineConfig, EngineEvent, Progress, RunRequest};
+use crate::prompt::PromptSet;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
+    let protocol: Protocol = a.protocol.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+    if protocol != Protocol::Awag {
+        anyhow::bail!("protocol '{protocol}' is not available yet: only awag (modes 1, 2, 3) runs today");
+    }
+    if a.double_check {
+        anyhow::bail!("--double-check applies to the proposition protocol, which is not available yet");
+    }
+    let mode = Mode::from_number(a.mode).ok_or_else(|| anyhow::anyhow!("--mode must be 1, 2 or 3, got {}", a.mode))?;
+    if a.concurrency == 0 {
+        anyhow::bail!("--concurrency must be at least 1");
+    }
+    let mut req = RunRequest::new(mode, &a.persona, a.perspective.clone());
+    req.protocol = protocol;
+    req.concurrency = a.concurrency;
+    if let Some(k) = a.batch_size {
+        if k == 0 {
+            anyhow::bail!("--batch-size must be at least 1");
+        }
+        req.batch_size = k;
+    }
+    req.item_ids = a.items.clone();
+    req.limit = a.limit;
+    req.subset = a.subset_percent.map(|p| (p, a.seed.unwrap_or(0)));
+    req.resume = a.resume;
+    req.max_attempts = a.max_attempts.max(1);
+    req.budget_usd = a.budget;
+    let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
+
+    // Planning needs no endpoint: a dry run works without one.
+    let store = open_store(s)?;
+    let provider_for_plan = s
+        .provider()
+        .unwrap_or_else(|_| crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone()));
+    let plan_cfg = EngineConfig { db_path: s.db_path.clone(), provider: provider_for_plan, prompts: prompts.clone() };
+    let plan = crate::engine::make_plan(&plan_cfg, &req, &store)?;
+    drop(store);
+    if a.dry_run {
+        let summary = serde_json::json!({
+            "dry_run": true,
+            "protocol": protocol.as_str(),
+            "mode": mode.number(),
+            "persona": a.persona,
+            "perspectives": a.perspective,
+            "model": s.model,
+            "prompt_hash": prompts.hash(),
+            "requests": plan.batches.len(),
+            "combinations": plan.units(),
+            "skipped_already_judged": plan.skipped,
+        });
+        if a.json {
+            println!("{summary}");
+        } else {
+            println!(
+                "dry run: {} request(s) for {} combination(s) ({} already judged, skipped); model {}, prompt set {}",
+                plan.batches.len(),
+                plan.units(),
+                plan.skipped,
+                s.model,
+                prompts.hash()
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut provider = s.provider().map_err(|e| anyhow::anyhow!(e))?;
+    if let Some(t) = a.temperature {
+        provider.temperature = Some(t);
+    }
+    provider.stream = !a.no_stream;
+    let cfg = EngineConfig { db_path: s.db_path.clone(), provider, prompts };
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(drive(cfg, req, a.json))
+}
+
+async fn drive(cfg: EngineConfig, req: RunRequest, as_json: bool) -> anyhow::Result<ExitCode> {
+    let mut handle = crate::engine::spawn_run(cfg, req);
+    let bar = (!as_json && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} combinations · {per_sec} · ETA {eta} · {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let cancel = handle.cancel.clone();
+    let mut interrupted = false;
+    let mut last: Option<Progress> = None;
+    let mut finished: Option<(RunStatus, Option<String>)> = None;
+    loop {
+        tokio::select! {
+            ev = handle.events.recv() => {
+                let Some(ev) = ev else { break };
+                match ev {
+                    EngineEvent::RunStarted { total, skipped, .. } => {
+                        if let Some(b) = &bar {
+                            b.set_length(total);
+                            if skipped > 0 {
+                                b.println(format!("resuming: {skipped} combination(s) already judged are skipped"));
+                            }
+                        }
+                    }
+                    EngineEvent::Progress(p) => {
+                        if let Some(b) = &bar {
+                            b.set_position(p.done());
+                            b.set_message(format!(
+                                "{} tokens{}{}",
+                                p.usage.prompt_tokens + p.usage.completion_tokens,
+                                p.cost_usd.map(|c| format!(" · ${c:.4}")).unwrap_or_default(),
+                                if p.failed > 0 { format!(" · {} failed", p.failed) } else { String::new() }
+                            ));
+                        }
+                        last = Some(p);
+                    }
+                    EngineEvent::Retrying { reason, .. } => {
+                        if let Some(b) = &bar {
+                            b.set_message(format!("retrying: {}", crate::sanitize::one_line(&reason, 80)));
+                        }
+                    }
+                    EngineEvent::RunFinished { status, progress, note, .. } => {
+                        last = Some(progress);
+                        finished = Some((status, note));
+                    }
+                    _ => {}
+                }
+            }
+            _ = tokio::signal::ctrl_c(), if !interrupted => {
+                interrupted = true;
+                cancel.cancel();
+                if let Some(b) = &bar {
+                    b.println("cancelling: what has arrived is kept…");
+                }
+            }
+        }
+    }
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let outcome = handle.join.await??;
+    let p = last.unwrap_or(outcome.progress);
+    let (status, note) = finished.unwrap_or((outcome.status, outcome.note.clone()));
+    let missing = p.total.saturating_sub(p.verdicts);
+    if as_json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "run_id": outcome.run_id,
+                "status": status.as_str(),
+                "total": p.total,
+                "verdicts": p.verdicts,
+                "failed": missing,
+                "requests": p.requests,
+                "prompt_tokens": p.usage.prompt_tokens,
+                "completion_tokens": p.usage.completion_tokens,
+                "usage_unknown_requests": p.usage_unknown,
+                "cost_usd": p.cost_usd,
+                "elapsed_s": p.elapsed.as_secs_f64(),
+                "note": note,
+            })
+        );
+    } else {
+        println!(
+            "run {} {}: {}/{} verdicts, {} without a verdict, {} requests, {} tokens{}, {:.1}s{}",
+            outcome.run_id,
+            status.as_str(),
+            p.verdicts,
+            p.total,
+            missing,
+            p.requests,
+            p.usage.prompt_tokens + p.usage.completion_tokens,
+            p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
+            p.elapsed.as_secs_f64(),
+            note.map(|n| format!(" — {}", crate::sanitize::one_line(&n, 300))).unwrap_or_default()
+        );
+        if missing > 0 {
+            eprintln!("see the failures with: jury failures {}", outcome.run_id);
+        }
+    }
+    Ok(match status {
+        RunStatus::Done if missing == 0 => ExitCode::SUCCESS,
+        RunStatus::Done | RunStatus::Cancelled | RunStatus::Failed if p.verdicts > 0 || missing > 0 => {
+            ExitCode::from(EXIT_FAILURES)
+        }
+        _ => ExitCode::from(1),
+    })
+}
+
+pub fn demo_judge(a: DemoJudgeArgs) -> anyhow::Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async move {
+        let latency = std::time::Duration::from_millis(a.latency_ms);
+        let server = crate::testserver::TestServer::start_on(a.port, move |req| {
+            crate::testserver::demo_judge::reply(req, latency)
+        })
+        .await?;
+        println!("demo judge listening: export OPENAI_BASE_URL={}", server.base_url());
+        println!("(a deterministic offline judge for trying jury out; Ctrl-C stops it)");
+        tokio::signal::ctrl_c().await?;
+        Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,113 @@
+//! The command line: a thin front end over the library.
+
+mod args;
+mod cmd_data;
+mod cmd_export;
+mod cmd_label;
+mod cmd_prompt;
+mod cmd_run;
+
+pub use args::*;
+
+use crate::config::{Overrides, Settings};
+use crate::store::Store;
+use clap::Parser;
+use std::process::ExitCode;
+
+/// Exit codes of the contract: 0 all well, 1 fatal error, 2 failures recorded.
+pub const EXIT_FAILURES: u8 = 2;
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            // Errors may quote untrusted text (file contents, server bodies).
+            eprintln!("error: {}", crate::sanitize::for_display(&format!("{e:#}"), 4000));
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn settings(cli_db: Option<std::path::PathBuf>, o: Overrides) -> anyhow::Result<Settings> {
+    Ok(Settings::resolve(&Overrides { db: cli_db, ..o })?)
+}
+
+/// Opens the store, failing with the path in the message.
+pub fn open_store(s: &Settings) -> anyhow::Result<Store> {
+    let mut store = Store::open(&s.db_path)?;
+    // Runs left "running" by a killed process are shown as interrupted.
+    store.mark_abandoned_runs(&[])?;
+    Ok(store)
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    let command = cli.command.unwrap_or(Command::Tui(TuiArgs::default()));
+    match command {
+        Command::Tui(a) => {
+            let s = settings(
+                cli.db,
+                Overrides {
+                    model: a.model.clone(),
+                    prompts: a.prompts.clone(),
+                    theme: a.theme.clone(),
+                    who: a.who.clone(),
+                    ..Overrides::default()
+                },
+            )?;
+            crate::tui::run(s)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Import(a) => {
+            let s = settings(cli.db, Overrides { who: a.who.clone(), ..Default::default() })?;
+            cmd_data::import(&s, a)
+        }
+        Command::Run(a) => {
+            let s = settings(
+                cli.db,
+                Overrides {
+                    model: a.model.clone(),
+                    prompts: a.prompts.clone(),
+                    ..Default::default()
+                },
+            )?;
+            cmd_run::run(&s, a)
+        }
+        Command::Label(a) => {
+            let s = settings(cli.db, Overrides { who: a.who.clone(), ..Default::default() })?;
+            cmd_label::label(&s, a)
+        }
+        Command::Report(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_export::report(&s, a)
+        }
+        Command::Export(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_export::export(&s, a)
+        }
+        Command::Prompt(a) => {
+            let s = settings(
+                cli.db,
+                Overrides {
+                    model: a.model.clone(),
+                    prompts: a.prompts.clone(),
+                    ..Default::default()
+                },
+            )?;
+            cmd_prompt::prompt(&s, a)
+        }
+        Command::Runs(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_data::runs(&s, a.json)
+        }
+        Command::Failures(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_data::failures(&s, a)
+        }
+        Command::List(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_data::list(&s, a)
+        }
+        Command::DemoJudge(a) => cmd_run::demo_judge(a),
+    }
+}

@@ -1,0 +1,80 @@
+//! Which items a run covers: explicit ids, a seeded percentage subset, a limit.
+
+/// splitmix64: a tiny, well-mixed, platform-independent hash, so a seeded
+/// subset is the same on every machine and every jury version.
+pub fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// FNV-1a over the id bytes.
+fn fnv1a(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// True when `id` falls in the `percent` subset chosen by `seed`. Membership is
+/// decided per id, so adding items never reshuffles who was already in.
+pub fn in_subset(id: &str, percent: f64, seed: u64) -> bool {
+    let h = splitmix64(fnv1a(id) ^ splitmix64(seed));
+    (h as f64 / u64::MAX as f64) * 100.0 < percent
+}
+
+/// Applies the item selection flags to the store's items (in store order).
+pub fn select_items(
+    all: &[String],
+    explicit: Option<&[String]>,
+    subset: Option<(f64, u64)>,
+    limit: Option<usize>,
+) -> Result<Vec<String>, String> {
+    let mut ids: Vec<String> = match explicit {
+        Some(wanted) => {
+            let known: std::collections::HashSet<&String> = all.iter().collect();
+            if let Some(missing) = wanted.iter().find(|w| !known.contains(w)) {
+                return Err(format!("no item '{missing}' in the store"));
+            }
+            wanted.to_vec()
+        }
+        None => all.to_vec(),
+    };
+    if let Some((p, seed)) = subset {
+        if !(0.0..=100.0).contains(&p) {
+            return Err(format!("--subset-percent must be between 0 and 100, got {p}"));
+        }
+        ids.retain(|id| in_subset(id, p, seed));
+    }
+    if let Some(n) = limit {
+        ids.truncate(n);
+    }
+    Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subset_is_seeded_and_roughly_proportional() {
+        let ids: Vec<String> = (0..10_000).map(|i| format!("item-{i}")).collect();
+        let a = select_items(&ids, None, Some((10.0, 7)), None).unwrap();
+        let b = select_items(&ids, None, Some((10.0, 7)), None).unwrap();
+        let c = select_items(&ids, None, Some((10.0, 8)), None).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!((800..1200).contains(&a.len()), "{}", a.len());
+    }
+
+    #[test]
+    fn explicit_ids_must_exist() {
+        let ids = vec!["a".to_string(), "b".to_string()];
+        assert!(select_items(&ids, Some(&["c".to_string()]), None, None).is_err());
+        assert_eq!(select_items(&ids, Some(&["b".to_string()]), None, Some(5)).unwrap(), vec!["b"]);
+    }
+}

@@ -1,0 +1,424 @@
+//! One run from plan to finish.
+
+use super::writer::{self, WriteCmd};
+use super::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
+use crate::domain::{ComboKey, Failure, FailureKind, RunSpec, RunStatus, Usage, Verdict};
+use crate::protocol::{JudgeProtocol, Unit, new_boundary};
+use crate::provider::{Client, Completion, FinishReason, ProviderError, StreamFrame};
+use crate::store::{Store, VerdictFilter, now};
+use futures_util::StreamExt;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+/// What the planning step decided, before any request is sent.
+pub struct Plan {
+    pub protocol: Arc<dyn JudgeProtocol>,
+    pub spec: RunSpec,
+    pub batches: Vec<Vec<Unit>>,
+    pub skipped: u64,
+}
+
+impl Plan {
+    pub fn units(&self) -> u64 {
+        self.batches.iter().map(|b| b.len() as u64).sum()
+    }
+}
+
+/// Everything shared by the workers of one run.
+struct Ctx {
+    run_id: i64,
+    protocol: Arc<dyn JudgeProtocol>,
+    client: Client,
+    spec: RunSpec,
+    boundary: String,
+    max_attempts: u32,
+    events: UnboundedSender<EngineEvent>,
+    writes: Sender<WriteCmd>,
+    cancel: CancellationToken,
+    /// Set when the run must stop early (quota, auth...): the reason.
+    stop_note: std::sync::Mutex<Option<String>>,
+    price: Option<super::price::Price>,
+    budget_usd: Option<f64>,
+    spent_usd: std::sync::Mutex<f64>,
+}
+
+pub async fn execute(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    events: UnboundedSender<EngineEvent>,
+    cancel: CancellationToken,
+) -> Result<RunOutcome, EngineError> {
+    let client = Client::new(cfg.provider.clone()).map_err(EngineError::Provider)?;
+    let mut store = Store::open(&cfg.db_path)?;
+    let total = plan.units();
+    let run_id = store.create_run(&plan.spec, total)?;
+    let _ = events.send(EngineEvent::RunStarted { run_id, total, skipped: plan.skipped });
+    let progress = Progress { run_id, total, ..Progress::default() };
+    let writer = writer::start(store, progress, events.clone(), cancel.clone());
+    let ctx = Arc::new(Ctx {
+        run_id,
+        protocol: plan.protocol.clone(),
+        client,
+        price: super::price::price_for(&plan.spec.model),
+        spec: plan.spec,
+        boundary: new_boundary(),
+        max_attempts: req.max_attempts.max(1),
+        events: events.clone(),
+        writes: writer.tx.clone(),
+        cancel: cancel.clone(),
+        stop_note: std::sync::Mutex::new(None),
+        budget_usd: req.budget_usd,
+        spent_usd: std::sync::Mutex::new(0.0),
+    });
+    let concurrency = req.concurrency.max(1);
+    futures_util::stream::iter(plan.batches)
+        .map(|batch| {
+            let ctx = ctx.clone();
+            async move { judge_batch(&ctx, batch).await }
+        })
+        .buffer_unordered(concurrency)
+        .for_each(|()| async {})
+        .await;
+    let note = ctx.stop_note.lock().ok().and_then(|n| n.clone());
+    let status = if cancel.is_cancelled() && note.is_none() {
+        RunStatus::Cancelled
+    } else if note.is_some() {
+        RunStatus::Failed
+    } else {
+        RunStatus::Done
+    };
+    let note = note.or_else(|| (status == RunStatus::Cancelled).then(|| "cancelled".to_string()));
+    let _ = writer.tx.send(WriteCmd::Finish { status, note: note.clone() });
+    drop(ctx);
+    drop(writer.tx);
+    let progress = tokio::task::spawn_blocking(move || writer.join.join())
+        .await
+        .map_err(|e| EngineError::Setup(format!("the store writer stopped: {e}")))?
+        .map_err(|_| EngineError::Setup("the store writer panicked".into()))?
+        .map_err(EngineError::Setup)?;
+    Ok(RunOutcome { run_id, status, progress, note })
+}
+
+/// Sends one batch, validates, keeps what is valid and retries only what is
+/// missing, up to `max_attempts` requests in all.
+async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
+    let mut pending = batch;
+    let mut attempt = 0u32;
+    while !pending.is_empty() {
+        if ctx.cancel.is_cancelled() || over_budget(ctx) {
+            break;
+        }
+        attempt += 1;
+        let keys: Vec<ComboKey> = pending.iter().map(|u| u.key.clone()).collect();
+        let call = match ctx.protocol.build_call(&pending, &ctx.boundary) {
+            Ok(c) => c,
+            Err(reason) => {
+                record_failure(ctx, FailureKind::Invalid, &keys, &reason, "", None, None, "", attempt);
+                break;
+            }
+        };
+        let request_json = crate::provider::request_body(ctx.client.config(), &call, crate::provider::ToolMode::Tools).to_string();
+        let _ = ctx.events.send(EngineEvent::RequestStarted { run_id: ctx.run_id, keys: keys.clone() });
+        let started = Instant::now();
+        let mut streamer = TextStreamer::new(ctx, &keys);
+        let result = ctx
+            .client
+            .complete(&call, &ctx.cancel, &mut |frame| streamer.on_frame(frame))
+            .await;
+        let latency = started.elapsed();
+        match result {
+            Ok(c) => {
+                let usage = c.usage;
+                let cost = usage.and_then(|u| ctx.price.map(|p| p.cost(u)));
+                if let Some(c) = cost
+                    && let Ok(mut s) = ctx.spent_usd.lock()
+                {
+                    *s += c;
+                }
+                let _ = ctx.writes.send(WriteCmd::Request { usage, cost_usd: cost });
+                if let Some(kind) = unscorable(&c) {
+                    let reason = match &c.refusal {
+                        Some(r) => format!("the judge refused: {r}"),
+                        None => format!("the answer ended with finish_reason '{}'", c.finish_reason.as_ref().map(|f| f.as_str()).unwrap_or("?")),
+                    };
+                    record_failure(ctx, kind, &keys, &reason, c.answer_text(), Some(c.http_status), c.finish_reason.as_ref().map(|f| f.as_str().to_string()), &request_json, attempt);
+                    // A length cut-off can be cured by asking for less at once.
+                    if kind == FailureKind::Length && pending.len() > 1 && attempt < ctx.max_attempts {
+                        let half = pending.split_off(pending.len() / 2);
+                        Box::pin(judge_batch(ctx, half)).await;
+                        continue;
+                    }
+                    break;
+                }
+                let outcome = ctx.protocol.parse(&pending, c.answer_text());
+                let share = usage
+                    .map(|u| (u.prompt_tokens + u.completion_tokens) / keys.len().max(1) as u64)
+                    .unwrap_or(0);
+                let verdicts: Vec<Verdict> = outcome
+                    .verdicts
+                    .iter()
+                    .map(|p| Verdict {
+                        run_id: ctx.run_id,
+                        key: p.key.clone(),
+                        persona_id: ctx.spec.persona_id.clone(),
+                        protocol: ctx.spec.protocol,
+                        mode: ctx.spec.mode,
+                        model: ctx.spec.model.clone(),
+                        value: p.value,
+                        text: p.text.clone(),
+                        evaluated_selection: p.evaluated_selection.clone(),
+                        selection_mismatch: p.selection_mismatch,
+                        latency_ms: latency.as_millis() as u64,
+                        tokens: share,
+                        raw: p.raw.clone(),
+                        created_at: now(),
+                    })
+                    .collect();
+                if !verdicts.is_empty() {
+                    let _ = ctx.writes.send(WriteCmd::Verdicts(verdicts));
+                }
+                if outcome.missing.is_empty() {
+                    break;
+                }
+                let missing_keys: Vec<ComboKey> = outcome.missing.iter().map(|(k, _)| k.clone()).collect();
+                let mut reason = summarise(&outcome.missing);
+                if !outcome.notes.is_empty() {
+                    reason.push_str("; ");
+                    reason.push_str(&outcome.notes.join("; "));
+                }
+                let kind = if outcome.malformed { FailureKind::Malformed } else { FailureKind::Invalid };
+                record_failure(ctx, kind, &missing_keys, &reason, c.answer_text(), Some(c.http_status), c.finish_reason.as_ref().map(|f| f.as_str().to_string()), &request_json, attempt);
+                let missing: std::collections::HashSet<ComboKey> = missing_keys.into_iter().collect();
+                pending.retain(|u| missing.contains(&u.key));
+                if attempt >= ctx.max_attempts {
+                    break;
+                }
+            }
+            Err(ProviderError::Cancelled) => break,
+            Err(e) => {
+                let (kind, raw) = match &e {
+                    ProviderError::Truncated { partial, .. } => (FailureKind::Truncated, partial.clone()),
+                    _ => (FailureKind::Provider, String::new()),
+                };
+                record_failure(ctx, kind, &keys, &e.to_string(), &raw, e.http_status(), None, &request_json, attempt);
+                if e.is_fatal_for_run() {
+                    if let Ok(mut n) = ctx.stop_note.lock() {
+                        n.get_or_insert_with(|| e.to_string());
+                    }
+                    ctx.cancel.cancel();
+                    break;
+                }
+                // The client already retried transient faults; try again only
+                // while attempts remain (a truncated stream may well succeed).
+                if attempt >= ctx.max_attempts {
+                    break;
+                }
+            }
+        }
+    }
+    if !pending.is_empty() {
+        let _ = ctx.writes.send(WriteCmd::Failed(pending.len() as u64));
+    }
+}
+
+fn over_budget(ctx: &Ctx) -> bool {
+    let Some(budget) = ctx.budget_usd else { return false };
+    let spent = ctx.spent_usd.lock().map(|s| *s).unwrap_or(0.0);
+    if spent >= budget {
+        if let Ok(mut n) = ctx.stop_note.lock() {
+            n.get_or_insert_with(|| format!("budget of ${budget:.4} reached (spent ${spent:.4})"));
+        }
+        ctx.cancel.cancel();
+        return true;
+    }
+    false
+}
+
+/// Answers that must not be scored (RELIABILITY row 5).
+fn unscorable(c: &Completion) -> Option<FailureKind> {
+    if c.refusal.as_deref().is_some_and(|r| !r.trim().is_empty()) {
+        return Some(FailureKind::Refusal);
+    }
+    match c.finish_reason {
+        Some(FinishReason::Length) => Some(FailureKind::Length),
+        Some(FinishReason::ContentFilter) => Some(FailureKind::ContentFilter),
+        _ => None,
+    }
+}
+
+fn summarise(missing: &[(ComboKey, String)]) -> String {
+    let mut by_reason: Vec<(String, usize)> = Vec::new();
+    for (_, why) in missing {
+        match by_reason.iter_mut().find(|(w, _)| w == why) {
+            Some((_, n)) => *n += 1,
+            None => by_reason.push((why.clone(), 1)),
+        }
+    }
+    let parts: Vec<String> = by_reason.into_iter().map(|(w, n)| format!("{n}× {w}")).collect();
+    format!("{} of the combinations asked about had no valid verdict: {}", missing.len(), parts.join("; "))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record_failure(
+    ctx: &Ctx,
+    kind: FailureKind,
+    keys: &[ComboKey],
+    reason: &str,
+    raw: &str,
+    status: Option<u16>,
+    finish: Option<String>,
+    request: &str,
+    attempt: u32,
+) {
+    let _ = ctx.writes.send(WriteCmd::Failure(Failure {
+        run_id: ctx.run_id,
+        kind,
+        keys: keys.to_vec(),
+        reason: reason.to_string(),
+        raw_response: raw.to_string(),
+        http_status: status,
+        finish_reason: finish,
+        request: request.to_string(),
+        attempt,
+        created_at: now(),
+    }));
+}
+
+/// Turns streamed fragments into `TextDelta` events: re-reads the partial
+/// answer when a fragment may have changed a text, and sends only texts that changed.
+struct TextStreamer<'a> {
+    ctx: &'a Ctx,
+    wanted: std::collections::HashSet<ComboKey>,
+    args: String,
+    shown: HashMap<ComboKey, usize>,
+    last_parse: Instant,
+}
+
+impl<'a> TextStreamer<'a> {
+    fn new(ctx: &'a Ctx, keys: &[ComboKey]) -> Self {
+        TextStreamer {
+            ctx,
+            wanted: keys.iter().cloned().collect(),
+            args: String::new(),
+            shown: HashMap::new(),
+            last_parse: Instant::now() - Duration::from_secs(1),
+        }
+    }
+
+    fn on_frame(&mut self, frame: StreamFrame) {
+        match frame {
+            StreamFrame::ToolArgs { index: 0, fragment, .. } | StreamFrame::Content(fragment) => {
+                self.args.push_str(&fragment);
+                // Re-parsing is O(answer); doing it at most every 30 ms keeps a long
+                // answer linear in practice while the text still flows smoothly.
+                if self.last_parse.elapsed() >= Duration::from_millis(30) {
+                    self.flush();
+                }
+            }
+            StreamFrame::ToolArgs { .. } => {}
+            StreamFrame::Retrying { delay, reason, .. } => {
+                self.args.clear();
+                self.shown.clear();
+                let _ = self.ctx.events.send(EngineEvent::Retrying {
+                    run_id: self.ctx.run_id,
+                    keys: self.wanted.iter().cloned().collect(),
+                    delay,
+                    reason,
+                });
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        self.last_parse = Instant::now();
+        let Some(partial) = crate::provider::partial_json::parse_prefix(&self.args) else {
+            return;
+        };
+        for (key, text) in self.ctx.protocol.partial_texts(&partial) {
+            if !self.wanted.contains(&key) {
+                continue;
+            }
+            let len = text.len();
+            if self.shown.get(&key) != Some(&len) {
+                self.shown.insert(key.clone(), len);
+                let _ = self.ctx.events.send(EngineEvent::TextDelta { run_id: self.ctx.run_id, key, text });
+            }
+        }
+    }
+}
+
+/// Usage as the engine records it (unknown is not zero).
+pub fn usage_or_unknown(u: Option<Usage>) -> String {
+    match u {
+        Some(u) => format!("{} in / {} out", u.prompt_tokens, u.completion_tokens),
+        None => "unknown".into(),
+    }
+}
+
+/// Builds the plan: which units, in which batches, skipping what `--resume` finds done.
+pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan, EngineError> {
+    let persona = store
+        .persona(&req.persona_id)?
+        .ok_or_else(|| EngineError::Setup(format!("no persona '{}' in the store (see `jury list personas`)", req.persona_id)))?;
+    let all_persp = store.perspectives()?;
+    let mut perspectives = Vec::new();
+    for id in &req.perspective_ids {
+        let p = all_persp
+            .iter()
+            .find(|p| &p.id == id)
+            .ok_or_else(|| EngineError::Setup(format!("no perspective '{id}' in the store (see `jury list perspectives`)")))?;
+        perspectives.push(p.clone());
+    }
+    if perspectives.is_empty() {
+        return Err(EngineError::Setup("name at least one perspective".into()));
+    }
+    let items = store.items()?;
+    let all_ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
+    let ids = super::plan::select_items(&all_ids, req.item_ids.as_deref(), req.subset, req.limit)
+        .map_err(EngineError::Setup)?;
+    let items: HashMap<String, crate::domain::Item> = items.into_iter().map(|i| (i.id.clone(), i)).collect();
+    let spec = RunSpec {
+        protocol: req.protocol,
+        mode: Some(req.mode),
+        persona_id: persona.id.clone(),
+        perspective_ids: req.perspective_ids.clone(),
+        model: cfg.provider.model.clone(),
+        prompt_hash: cfg.prompts.hash().to_string(),
+        params: serde_json::json!({
+            "batch_size": req.batch_size,
+            "concurrency": req.concurrency,
+            "max_attempts": req.max_attempts,
+            "temperature": cfg.provider.temperature,
+            "prompts": cfg.prompts.origin,
+            "items": ids.len(),
+        }),
+    };
+    let awag = crate::protocol::awag::Awag {
+        mode: req.mode,
+        prompts: cfg.prompts.clone(),
+        persona,
+        perspectives,
+        items: Arc::new(items),
+    };
+    let mut units = awag.units(&ids);
+    let mut skipped = 0;
+    if req.resume {
+        let done = store.judged_keys(&VerdictFilter {
+            persona_id: &spec.persona_id,
+            protocol: spec.protocol,
+            mode: spec.mode,
+            model: &spec.model,
+            prompt_hash: &spec.prompt_hash,
+        })?;
+        let before = units.len();
+        units.retain(|u| !done.contains(&u.key));
+        skipped = (before - units.len()) as u64;
+    }
+    let batches = awag.batches(&units, req.batch_size);
+    Ok(Plan { protocol: Arc::new(awag), spec, batches, skipped })
+}

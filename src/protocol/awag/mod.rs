@@ -1,0 +1,155 @@
+//! The AwAg judge (modes 1, 2 and 3), the primary protocol.
+
+pub mod parse;
+pub mod request;
+
+use crate::domain::{ComboKey, Item, Mode, Persona, Perspective, Protocol, Scale};
+use crate::prompt::PromptSet;
+use crate::protocol::{JudgeProtocol, ParseOutcome, Unit};
+use crate::provider::ChatCall;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// Everything an AwAg run needs to write its requests.
+pub struct Awag {
+    pub mode: Mode,
+    pub prompts: Arc<PromptSet>,
+    pub persona: Persona,
+    pub perspectives: Vec<Perspective>,
+    pub items: Arc<HashMap<String, Item>>,
+}
+
+impl Awag {
+    /// Every (item, classification, perspective) unit for these items, in order.
+    pub fn units(&self, item_ids: &[String]) -> Vec<Unit> {
+        let mut out = Vec::new();
+        for id in item_ids {
+            let Some(item) = self.items.get(id) else { continue };
+            for c in &item.classifications {
+                for p in &self.perspectives {
+                    out.push(Unit {
+                        key: ComboKey::new(&item.id, &c.id, &p.id),
+                        asked_selection: c.selected_text().to_string(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn perspective(&self, id: &str) -> Option<&Perspective> {
+        self.perspectives.iter().find(|p| p.id == id)
+    }
+}
+
+impl JudgeProtocol for Awag {
+    fn protocol(&self) -> Protocol {
+        Protocol::Awag
+    }
+
+    fn mode(&self) -> Option<Mode> {
+        Some(self.mode)
+    }
+
+    fn scale(&self) -> Scale {
+        self.mode.scale()
+    }
+
+    fn batches(&self, units: &[Unit], batch_size: usize) -> Vec<Vec<Unit>> {
+        let k = batch_size.max(1);
+        match self.mode {
+            // K items per request, each with all its wanted combinations.
+            Mode::One => {
+                let groups: Vec<Vec<Unit>> = request::by_item(units)
+                    .into_values()
+                    .map(|(_, us)| us.into_iter().cloned().collect())
+                    .collect();
+                groups.chunks(k).map(|c| c.concat()).collect()
+            }
+            // K entries per request; one perspective per request.
+            Mode::Two | Mode::Three => {
+                let mut by_persp: Vec<(String, Vec<Unit>)> = Vec::new();
+                for u in units {
+                    match by_persp.iter_mut().find(|(p, _)| *p == u.key.perspective_id) {
+                        Some((_, v)) => v.push(u.clone()),
+                        None => by_persp.push((u.key.perspective_id.clone(), vec![u.clone()])),
+                    }
+                }
+                by_persp
+                    .into_iter()
+                    .flat_map(|(_, v)| v.chunks(k).map(|c| c.to_vec()).collect::<Vec<_>>())
+                    .collect()
+            }
+        }
+    }
+
+    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, String> {
+        let item = |id: &str| {
+            self.items
+                .get(id)
+                .ok_or_else(|| format!("item '{id}' is not in the store"))
+        };
+        let request = match self.mode {
+            Mode::One => {
+                let mut items: Vec<(&Item, BTreeSet<&str>)> = Vec::new();
+                let mut persp_ids: BTreeSet<&str> = BTreeSet::new();
+                for (_, (item_id, units)) in request::by_item(batch) {
+                    let it = item(&item_id)?;
+                    let wanted = units.iter().map(|u| u.key.classification_id.as_str()).collect();
+                    persp_ids.extend(units.iter().map(|u| u.key.perspective_id.as_str()));
+                    items.push((it, wanted));
+                }
+                let persps: Vec<&Perspective> = self
+                    .perspectives
+                    .iter()
+                    .filter(|p| persp_ids.contains(p.id.as_str()))
+                    .collect();
+                request::mode1_request(&self.persona, &persps, &items, boundary)
+            }
+            Mode::Two | Mode::Three => {
+                let pid = batch.first().map(|u| u.key.perspective_id.as_str()).unwrap_or("");
+                let persp = self
+                    .perspective(pid)
+                    .ok_or_else(|| format!("perspective '{pid}' is not in the store"))?;
+                let mut entries = Vec::with_capacity(batch.len());
+                for u in batch {
+                    entries.push((item(&u.key.item_id)?, u.key.classification_id.as_str()));
+                }
+                request::mode23_request(&self.persona, persp, &entries, boundary)
+            }
+        };
+        Ok(request::call(&self.prompts, self.mode, &request, boundary))
+    }
+
+    fn parse(&self, batch: &[Unit], answer: &str) -> ParseOutcome {
+        parse::validate(self.mode, batch, answer)
+    }
+
+    fn partial_texts(&self, partial: &serde_json::Value) -> Vec<(ComboKey, String)> {
+        parse::partial_texts(self.mode, partial)
+    }
+}
+
+/// The call that would be sent for one item (the `jury prompt` command and the TUI's prompt view).
+pub fn preview(
+    prompts: Arc<PromptSet>,
+    mode: Mode,
+    persona: &Persona,
+    perspectives: &[Perspective],
+    item: &Item,
+    boundary: &str,
+) -> Result<ChatCall, String> {
+    let mut items = HashMap::new();
+    items.insert(item.id.clone(), item.clone());
+    let awag = Awag {
+        mode,
+        prompts,
+        persona: persona.clone(),
+        perspectives: perspectives.to_vec(),
+        items: Arc::new(items),
+    };
+    let units = awag.units(std::slice::from_ref(&item.id));
+    let batches = awag.batches(&units, usize::MAX);
+    let first = batches.first().ok_or("the item has no classifications")?;
+    awag.build_call(first, boundary)
+}

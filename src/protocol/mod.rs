@@ -1,0 +1,77 @@
+//! Judge styles. A protocol supplies only what differs between styles: how
+//! combinations are grouped into requests, how a request is written, how an
+//! answer is parsed and validated, and its scale. The engine, store, labels,
+//! analytics and TUI are shared.
+
+pub mod awag;
+
+use crate::domain::{ComboKey, Mode, Protocol, Scale, Value};
+use crate::provider::ChatCall;
+
+/// One combination to judge, with the selection the judge is asked about
+/// (so a different `evaluatedSelection` in the answer can be flagged).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Unit {
+    pub key: ComboKey,
+    pub asked_selection: String,
+}
+
+/// A validated answer for one unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedVerdict {
+    pub key: ComboKey,
+    pub value: Value,
+    pub text: String,
+    pub evaluated_selection: Option<String>,
+    pub selection_mismatch: bool,
+    /// The entry as the judge wrote it.
+    pub raw: String,
+}
+
+/// What came of one answer: the valid verdicts, and a reason for every unit
+/// asked about that did not get one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParseOutcome {
+    pub verdicts: Vec<ParsedVerdict>,
+    /// Units without a valid verdict, each with why.
+    pub missing: Vec<(ComboKey, String)>,
+    /// Problems not tied to a unit we asked about (unknown ids, duplicates...).
+    pub notes: Vec<String>,
+    /// True when the answer was not JSON at all.
+    pub malformed: bool,
+}
+
+/// The seam every judge style implements.
+pub trait JudgeProtocol: Send + Sync {
+    fn protocol(&self) -> Protocol;
+    fn mode(&self) -> Option<Mode>;
+    fn scale(&self) -> Scale;
+    /// Groups units into requests of at most `batch_size` (what "size" counts
+    /// is the protocol's business: items for Mode 1, entries for Modes 2/3).
+    fn batches(&self, units: &[Unit], batch_size: usize) -> Vec<Vec<Unit>>;
+    /// The request for one batch; `boundary` delimits untrusted content.
+    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, String>;
+    /// Validates an answer against the batch it answers.
+    fn parse(&self, batch: &[Unit], answer: &str) -> ParseOutcome;
+    /// Evaluation texts visible in a partial answer (streaming display).
+    fn partial_texts(&self, partial: &serde_json::Value) -> Vec<(ComboKey, String)>;
+}
+
+/// A fresh unguessable boundary token (128 bits from the OS-seeded hasher and the clock).
+pub fn new_boundary() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = String::with_capacity(32);
+    for i in 0..2u64 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(i);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0),
+        );
+        h.write_u32(std::process::id());
+        out.push_str(&format!("{:016x}", h.finish()));
+    }
+    out
+}
