@@ -4,5 +4,8 @@
 mod error;
 mod types;
 
+pub mod partial_json;
+pub mod sse;
+
 pub use error::ProviderError;
 pub use types::*;
