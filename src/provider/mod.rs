@@ -4,6 +4,7 @@
 mod error;
 mod types;
 
+pub mod accumulate;
 pub mod partial_json;
 pub mod sse;
 
