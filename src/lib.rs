@@ -5,6 +5,7 @@
 //! analytics and the TUI. Everything here compiles and tests without a terminal
 //! except the `tui` module.
 
+pub mod cli;
 pub mod config;
 pub mod domain;
 pub mod engine;
@@ -14,3 +15,4 @@ pub mod protocol;
 pub mod provider;
 pub mod sanitize;
 pub mod store;
+pub mod testserver;

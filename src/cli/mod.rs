@@ -18,6 +18,7 @@ use std::process::ExitCode;
 pub const EXIT_FAILURES: u8 = 2;
 
 pub fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     match dispatch(cli) {
         Ok(code) => code,
@@ -55,8 +56,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     ..Overrides::default()
                 },
             )?;
-            crate::tui::run(s)?;
-            Ok(ExitCode::SUCCESS)
+            let _ = s;
+            anyhow::bail!("the workbench arrives with the tui module")
         }
         Command::Import(a) => {
             let s = settings(cli.db, Overrides { who: a.who.clone(), ..Default::default() })?;
@@ -109,5 +110,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_data::list(&s, a)
         }
         Command::DemoJudge(a) => cmd_run::demo_judge(a),
+    }
+}
+
+/// `jury list items | head` should end quietly like any Unix tool, not panic
+/// on the closed pipe: restore the default SIGPIPE action Rust turns off.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal disposition to its default at start-up, before
+    // any thread exists, has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

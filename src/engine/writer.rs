@@ -40,7 +40,7 @@ pub fn start(
     let join = std::thread::spawn(move || {
         let run_id = progress.run_id;
         let mut store_error: Option<String> = None;
-        let mut fail = |e: String, store_error: &mut Option<String>| {
+        let fail = |e: String, store_error: &mut Option<String>| {
             if store_error.is_none() {
                 *store_error = Some(format!("the store refused a write: {e}"));
             }

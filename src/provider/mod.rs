@@ -4,5 +4,12 @@
 mod error;
 mod types;
 
+pub mod accumulate;
+pub mod client;
+pub mod errtext;
+pub mod partial_json;
+pub mod sse;
+
+pub use client::{Client, request_body};
 pub use error::ProviderError;
 pub use types::*;

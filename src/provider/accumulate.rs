@@ -1,0 +1,473 @@
+//! Assembles decoded chat-completions chunks into [`StreamFrame`]s and a final
+//! [`Completion`], and parses non-streamed answers into the same shape.
+//!
+//! Tool-call fragments concatenate per `index`. Ollama sends each call whole,
+//! possibly all at index 0 with different ids: a delta with a new id at an index
+//! whose call already has arguments (or a name, when the new delta brings one)
+//! starts a new call. Frames carry the position of the call in the final list,
+//! not the wire index, so such calls stay apart for consumers too.
+
+use super::{Completion, FinishReason, ProviderError, StreamFrame, ToolCall, ToolMode};
+use crate::domain::Usage;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// A chunk or answer that reports a failure instead of an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChunkError {
+    /// `{"error": {...}}` after HTTP 200. `code` is the error's `code` or `type`.
+    Server { message: String, code: Option<String> },
+    /// Not JSON, or not a chat-completions chunk at all.
+    Malformed(String),
+}
+
+impl std::fmt::Display for ChunkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChunkError::Server { message, code } => match code {
+                Some(c) => write!(f, "the server reported an error mid-answer ({c}): {message}"),
+                None => write!(f, "the server reported an error mid-answer: {message}"),
+            },
+            ChunkError::Malformed(m) => write!(f, "malformed answer: {m}"),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct CallBuf {
+    id: Option<String>,
+    name: Option<String>,
+    arguments: String,
+}
+
+/// Collects one streamed answer.
+#[derive(Debug, Default)]
+pub struct Accumulator {
+    content: String,
+    refusal: Option<String>,
+    calls: Vec<CallBuf>,
+    /// Wire index → position in `calls` of the call currently open there.
+    open: HashMap<u64, usize>,
+    finish_reason: Option<FinishReason>,
+    usage: Option<Usage>,
+    chunks: usize,
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// `{"error": ...}` (object or string) → ChunkError::Server.
+pub(crate) fn error_of(v: &Value) -> Option<ChunkError> {
+    let e = v.get("error")?;
+    if e.is_null() {
+        return None;
+    }
+    let message = match e {
+        Value::String(s) => s.clone(),
+        _ => str_field(e, "message")
+            .map(str::to_string)
+            .unwrap_or_else(|| e.to_string()),
+    };
+    let code = match e.get("code") {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => str_field(e, "type").map(str::to_string),
+    };
+    Some(ChunkError::Server { message, code })
+}
+
+fn usage_of(v: &Value) -> Option<Usage> {
+    let u = v.get("usage")?;
+    if !u.is_object() {
+        return None;
+    }
+    let prompt = u.get("prompt_tokens").and_then(Value::as_u64);
+    let completion = u.get("completion_tokens").and_then(Value::as_u64);
+    if prompt.is_none() && completion.is_none() {
+        return None;
+    }
+    Some(Usage {
+        prompt_tokens: prompt.unwrap_or(0),
+        completion_tokens: completion.unwrap_or(0),
+    })
+}
+
+impl Accumulator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feed one SSE `data` payload (not `[DONE]`).
+    pub fn push_data(&mut self, data: &str) -> Result<Vec<StreamFrame>, ChunkError> {
+        let v: Value = serde_json::from_str(data).map_err(|e| {
+            ChunkError::Malformed(format!("a stream chunk is not JSON ({e})"))
+        })?;
+        self.push_chunk(&v)
+    }
+
+    /// Feed one decoded chunk.
+    pub fn push_chunk(&mut self, v: &Value) -> Result<Vec<StreamFrame>, ChunkError> {
+        if let Some(e) = error_of(v) {
+            return Err(e);
+        }
+        if !v.is_object() {
+            return Err(ChunkError::Malformed("a stream chunk is not an object".into()));
+        }
+        self.chunks += 1;
+        if let Some(u) = usage_of(v) {
+            self.usage = Some(u);
+        }
+        let mut frames = Vec::new();
+        let Some(choice) = v
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+        else {
+            return Ok(frames); // the usage chunk, or a keep-alive
+        };
+        if let Some(fr) = str_field(choice, "finish_reason") {
+            self.finish_reason = Some(FinishReason::parse(fr));
+        }
+        let Some(delta) = choice.get("delta").or_else(|| choice.get("message")) else {
+            return Ok(frames);
+        };
+        if let Some(text) = str_field(delta, "content")
+            && !text.is_empty()
+        {
+            self.content.push_str(text);
+            frames.push(StreamFrame::Content(text.to_string()));
+        }
+        if let Some(text) = str_field(delta, "refusal")
+            && !text.is_empty()
+        {
+            self.refusal.get_or_insert_with(String::new).push_str(text);
+        }
+        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for (n, tc) in calls.iter().enumerate() {
+                let index = tc.get("index").and_then(Value::as_u64).unwrap_or(n as u64);
+                let func = tc.get("function");
+                let id = str_field(tc, "id").filter(|s| !s.is_empty());
+                let name = func
+                    .and_then(|f| str_field(f, "name"))
+                    .filter(|s| !s.is_empty());
+                let args = func.and_then(|f| f.get("arguments"));
+                frames.extend(self.tool_delta(index, id, name, args));
+            }
+        } else if let Some(fc) = delta.get("function_call").filter(|f| f.is_object()) {
+            // The legacy single `function_call` shape.
+            let name = str_field(fc, "name").filter(|s| !s.is_empty());
+            frames.extend(self.tool_delta(0, None, name, fc.get("arguments")));
+        }
+        Ok(frames)
+    }
+
+    fn tool_delta(
+        &mut self,
+        index: u64,
+        id: Option<&str>,
+        name: Option<&str>,
+        args: Option<&Value>,
+    ) -> Option<StreamFrame> {
+        // Arguments are normally a string; some servers send an object.
+        let fragment = match args {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        };
+        let pos = match self.open.get(&index) {
+            Some(&p) => {
+                let cur = &self.calls[p];
+                let new_id = id.is_some_and(|i| cur.id.as_deref().is_some_and(|c| c != i));
+                let starts_new = new_id
+                    && (!cur.arguments.is_empty() || (cur.name.is_some() && name.is_some()));
+                if starts_new { None } else { Some(p) }
+            }
+            None => None,
+        };
+        let (pos, first) = match pos {
+            Some(p) => (p, false),
+            None => {
+                self.calls.push(CallBuf::default());
+                let p = self.calls.len() - 1;
+                self.open.insert(index, p);
+                (p, true)
+            }
+        };
+        let call = &mut self.calls[pos];
+        let mut new_id = None;
+        if call.id.is_none()
+            && let Some(i) = id
+        {
+            call.id = Some(i.to_string());
+            new_id = call.id.clone();
+        }
+        let mut new_name = None;
+        if call.name.is_none()
+            && let Some(n) = name
+        {
+            call.name = Some(n.to_string());
+            new_name = call.name.clone();
+        }
+        call.arguments.push_str(&fragment);
+        if first || new_id.is_some() || new_name.is_some() || !fragment.is_empty() {
+            Some(StreamFrame::ToolArgs {
+                index: pos,
+                id: new_id,
+                name: new_name,
+                fragment,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The answer text so far (first call's arguments, else the content).
+    pub fn partial_text(&self) -> String {
+        match self.calls.first() {
+            Some(c) if !c.arguments.is_empty() => c.arguments.clone(),
+            _ => self.content.clone(),
+        }
+    }
+
+    /// Whether any chunk with an answer arrived.
+    pub fn saw_chunks(&self) -> bool {
+        self.chunks > 0
+    }
+
+    /// The stream ended. Without `[DONE]` and without a finish reason the
+    /// answer is truncated. The returned completion has placeholder
+    /// `http_status` 200, `tool_mode` Tools, `attempts` 1 and zero latency
+    /// for the caller to fill in.
+    pub fn finish(self, saw_done: bool) -> Result<Completion, ProviderError> {
+        if !saw_done && self.finish_reason.is_none() {
+            return Err(ProviderError::Truncated {
+                partial: self.partial_text(),
+                http_status: 200,
+            });
+        }
+        Ok(self.into_completion())
+    }
+
+    fn into_completion(self) -> Completion {
+        Completion {
+            tool_calls: self
+                .calls
+                .into_iter()
+                .map(|c| ToolCall {
+                    id: c.id,
+                    name: c.name.unwrap_or_default(),
+                    arguments: c.arguments,
+                })
+                .collect(),
+            content: self.content,
+            refusal: self.refusal,
+            finish_reason: self.finish_reason,
+            usage: self.usage,
+            http_status: 200,
+            tool_mode: ToolMode::Tools,
+            attempts: 1,
+            latency: Duration::ZERO,
+        }
+    }
+}
+
+/// Parse a non-streamed chat-completions answer (`choices[0].message`).
+/// Placeholders as in [`Accumulator::finish`].
+pub fn parse_response(v: &Value) -> Result<Completion, ChunkError> {
+    if let Some(e) = error_of(v) {
+        return Err(e);
+    }
+    let Some(choice) = v
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+    else {
+        return Err(ChunkError::Malformed("the answer has no choices".into()));
+    };
+    if choice.get("message").is_none() {
+        return Err(ChunkError::Malformed("the answer has no message".into()));
+    }
+    let mut acc = Accumulator::new();
+    acc.push_chunk(v)?;
+    Ok(acc.into_completion())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(chunks: &[Value], done: bool) -> (Vec<StreamFrame>, Result<Completion, ProviderError>) {
+        let mut acc = Accumulator::new();
+        let mut frames = Vec::new();
+        for c in chunks {
+            frames.extend(acc.push_chunk(c).expect("chunk"));
+        }
+        (frames, acc.finish(done))
+    }
+
+    fn tc(index: u64, id: Option<&str>, name: Option<&str>, args: Option<&str>) -> Value {
+        let mut f = serde_json::Map::new();
+        if let Some(n) = name {
+            f.insert("name".into(), json!(n));
+        }
+        if let Some(a) = args {
+            f.insert("arguments".into(), json!(a));
+        }
+        let mut t = json!({"index": index, "function": f});
+        if let Some(i) = id {
+            t["id"] = json!(i);
+            t["type"] = json!("function");
+        }
+        json!({"choices":[{"index":0,"delta":{"tool_calls":[t]},"finish_reason":null}]})
+    }
+
+    fn finish(r: &str) -> Value {
+        json!({"choices":[{"index":0,"delta":{},"finish_reason":r}]})
+    }
+
+    #[test]
+    fn fragments_concatenate_per_index() {
+        let (frames, c) = run(
+            &[
+                json!({"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}),
+                tc(0, Some("a"), Some("get_evaluations"), Some("")),
+                tc(1, Some("b"), Some("get_evaluations"), Some("{\"x\":")),
+                tc(0, None, None, Some("{\"y\":\"h\u{e9}")),
+                tc(1, None, None, Some("1}")),
+                tc(0, None, None, Some("\"}")),
+                finish("tool_calls"),
+                json!({"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15},"future":1}),
+            ],
+            true,
+        );
+        let c = c.expect("complete");
+        assert_eq!(c.tool_calls.len(), 2);
+        assert_eq!(c.tool_calls[0].arguments, "{\"y\":\"h\u{e9}\"}");
+        assert_eq!(c.tool_calls[1].arguments, "{\"x\":1}");
+        assert_eq!(c.tool_calls[0].id.as_deref(), Some("a"));
+        assert_eq!(c.finish_reason, Some(FinishReason::ToolCalls));
+        assert_eq!(
+            c.usage,
+            Some(Usage { prompt_tokens: 10, completion_tokens: 5 })
+        );
+        assert_eq!(
+            frames[0],
+            StreamFrame::ToolArgs {
+                index: 0,
+                id: Some("a".into()),
+                name: Some("get_evaluations".into()),
+                fragment: String::new()
+            }
+        );
+        assert_eq!(frames.len(), 5);
+    }
+
+    #[test]
+    fn ollama_whole_calls_at_index_zero_not_merged() {
+        let (frames, c) = run(
+            &[
+                tc(0, Some("call_1"), Some("f"), Some("{\"a\":1}")),
+                tc(0, Some("call_2"), Some("f"), Some("{\"a\":2}")),
+                finish("stop"),
+            ],
+            true,
+        );
+        let c = c.expect("complete");
+        assert_eq!(c.tool_calls.len(), 2);
+        assert_eq!(c.tool_calls[1].arguments, "{\"a\":2}");
+        assert!(matches!(frames[1], StreamFrame::ToolArgs { index: 1, .. }));
+    }
+
+    #[test]
+    fn same_id_repeated_is_one_call_and_missing_id_tolerated() {
+        let (_, c) = run(
+            &[
+                tc(0, Some("x"), Some("f"), Some("{\"a\"")),
+                tc(0, Some("x"), None, Some(":1}")),
+                tc(1, None, Some("g"), None),
+                finish("tool_calls"),
+            ],
+            false,
+        );
+        let c = c.expect("finish reason without DONE is complete");
+        assert_eq!(c.tool_calls.len(), 2);
+        assert_eq!(c.tool_calls[0].arguments, "{\"a\":1}");
+        assert_eq!(c.tool_calls[1].id, None);
+        assert_eq!(c.tool_calls[1].arguments, "");
+        assert_eq!(c.usage, None);
+    }
+
+    #[test]
+    fn truncated_without_done_or_finish() {
+        let (_, c) = run(&[tc(0, Some("x"), Some("f"), Some("{\"evaluationText\":\"hal"))], false);
+        assert_eq!(
+            c,
+            Err(ProviderError::Truncated {
+                partial: "{\"evaluationText\":\"hal".into(),
+                http_status: 200
+            })
+        );
+        // [DONE] without a finish reason is accepted.
+        let (_, c) = run(&[json!({"choices":[{"delta":{"content":"hi"}}]})], true);
+        assert_eq!(c.expect("done").content, "hi");
+    }
+
+    #[test]
+    fn error_event_and_malformed() {
+        let mut acc = Accumulator::new();
+        let e = acc
+            .push_data(r#"{"error":{"message":"overloaded","type":"server_error","code":null}}"#)
+            .unwrap_err();
+        assert_eq!(
+            e,
+            ChunkError::Server { message: "overloaded".into(), code: Some("server_error".into()) }
+        );
+        assert!(matches!(acc.push_data("{not json"), Err(ChunkError::Malformed(_))));
+        assert!(matches!(acc.push_data("[1]"), Err(ChunkError::Malformed(_))));
+    }
+
+    #[test]
+    fn refusal_and_content() {
+        let (frames, c) = run(
+            &[
+                json!({"choices":[{"delta":{"refusal":"I can"}}]}),
+                json!({"choices":[{"delta":{"refusal":"not."}}]}),
+                json!({"choices":[{"delta":{"content":"x"},"finish_reason":"content_filter"}]}),
+            ],
+            false,
+        );
+        let c = c.expect("complete");
+        assert_eq!(c.refusal.as_deref(), Some("I cannot."));
+        assert_eq!(c.finish_reason, Some(FinishReason::ContentFilter));
+        assert_eq!(frames, vec![StreamFrame::Content("x".into())]);
+    }
+
+    #[test]
+    fn non_streamed_answer() {
+        let v = json!({
+            "id":"c1","object":"chat.completion","model":"m",
+            "choices":[{"index":0,"message":{"role":"assistant","content":null,
+              "tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}},
+                            {"type":"function","function":{"name":"f","arguments":{"a":2}}}]},
+              "finish_reason":"tool_calls","logprobs":null}],
+            "usage":{"prompt_tokens":3,"completion_tokens":4}
+        });
+        let c = parse_response(&v).expect("parse");
+        assert_eq!(c.tool_calls.len(), 2);
+        assert_eq!(c.tool_calls[1].arguments, "{\"a\":2}");
+        assert_eq!(c.answer_text(), "{\"a\":1}");
+        assert_eq!(c.usage, Some(Usage { prompt_tokens: 3, completion_tokens: 4 }));
+        let c = parse_response(&json!({"choices":[{"message":{"content":"{}","refusal":null},"finish_reason":"tool"}]}))
+            .expect("parse");
+        assert_eq!(c.finish_reason, Some(FinishReason::Other("tool".into())));
+        assert_eq!(c.usage, None);
+        assert!(parse_response(&json!({"choices":[]})).is_err());
+        assert!(matches!(
+            parse_response(&json!({"error":{"message":"bad","code":"x"}})),
+            Err(ChunkError::Server { .. })
+        ));
+    }
+}

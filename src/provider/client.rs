@@ -1,0 +1,890 @@
+//! The chat-completions client: one [`Client::complete`] call sends a
+//! [`ChatCall`], streams the answer (or reads it whole), retries what waiting
+//! can fix and falls back to JSON modes when the server cannot do tool calls.
+
+use super::accumulate::{Accumulator, ChunkError, parse_response};
+use super::errtext;
+use super::sse::{SseEvent, SseParser};
+use super::{
+    ChatCall, Completion, FinishReason, ProviderConfig, ProviderError, StreamFrame, ToolCall,
+    ToolMode,
+};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio_util::sync::CancellationToken;
+
+/// Largest error body read (the message keeps far less).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Largest non-streamed answer read.
+const MAX_ANSWER_BODY: usize = 64 * 1024 * 1024;
+
+/// A client for one endpoint and model. Cheap to share behind an `Arc`;
+/// `complete` may run concurrently.
+pub struct Client {
+    cfg: ProviderConfig,
+    http: reqwest::Client,
+    endpoint: reqwest::Url,
+    /// The structured-answer mode that last worked (a [`ToolMode`] as u8).
+    mode: AtomicU8,
+    rng: AtomicU64,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("endpoint", &self.endpoint.as_str())
+            .field("model", &self.cfg.model)
+            .field("tool_mode", &self.tool_mode())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why one attempt did not produce an answer.
+#[derive(Debug)]
+enum Fault {
+    /// Worth retrying after a pause. `partial` is set when an answer was cut off.
+    Retry {
+        reason: String,
+        retry_after: Option<Duration>,
+        partial: Option<String>,
+    },
+    /// The server cannot do the requested mode.
+    Capability(String),
+    /// Give up now.
+    Fatal(ProviderError),
+}
+
+fn retry(reason: impl Into<String>) -> Fault {
+    Fault::Retry {
+        reason: reason.into(),
+        retry_after: None,
+        partial: None,
+    }
+}
+
+fn mode_to_u8(m: ToolMode) -> u8 {
+    match m {
+        ToolMode::Tools => 0,
+        ToolMode::JsonSchema => 1,
+        ToolMode::JsonContent => 2,
+    }
+}
+
+fn mode_from_u8(v: u8) -> ToolMode {
+    match v {
+        1 => ToolMode::JsonSchema,
+        2 => ToolMode::JsonContent,
+        _ => ToolMode::Tools,
+    }
+}
+
+fn next_mode(m: ToolMode) -> Option<ToolMode> {
+    match m {
+        ToolMode::Tools => Some(ToolMode::JsonSchema),
+        ToolMode::JsonSchema => Some(ToolMode::JsonContent),
+        ToolMode::JsonContent => None,
+    }
+}
+
+fn mode_name(m: ToolMode) -> &'static str {
+    match m {
+        ToolMode::Tools => "tool calls",
+        ToolMode::JsonSchema => "JSON schema response format",
+        ToolMode::JsonContent => "JSON in the answer text",
+    }
+}
+
+/// The chat-completions URL for a base URL: `/chat/completions` appended unless
+/// already there; a query string (Azure's `?api-version=`) is kept.
+pub fn endpoint_url(base_url: &str) -> Result<reqwest::Url, ProviderError> {
+    let base = base_url.trim();
+    if base.is_empty() {
+        return Err(ProviderError::Config(
+            "the base URL is empty; set OPENAI_BASE_URL, e.g. https://api.openai.com/v1".into(),
+        ));
+    }
+    let mut url = reqwest::Url::parse(base).map_err(|e| {
+        ProviderError::Config(format!(
+            "the base URL \"{}\" is not a URL ({e}); expected e.g. https://api.openai.com/v1",
+            errtext::truncate_chars(&errtext::sanitize_line(base), 100)
+        ))
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(ProviderError::Config(format!(
+            "the base URL must start with http:// or https://, not {}://",
+            errtext::sanitize_line(url.scheme())
+        )));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(ProviderError::Config("the base URL has no host".into()));
+    }
+    url.set_fragment(None);
+    let path = url.path().trim_end_matches('/').to_string();
+    if !path.ends_with("/chat/completions") {
+        url.set_path(&format!("{path}/chat/completions"));
+    }
+    Ok(url)
+}
+
+fn is_loopback(url: &reqwest::Url) -> bool {
+    let Some(h) = url.host_str() else {
+        return false;
+    };
+    let h = h.trim_start_matches('[').trim_end_matches(']');
+    h.eq_ignore_ascii_case("localhost")
+        || h.parse::<std::net::IpAddr>().is_ok_and(|a| a.is_loopback())
+}
+
+/// The exact JSON body sent for `call` in `mode` (used by `jury prompt`).
+pub fn request_body(cfg: &ProviderConfig, call: &ChatCall, mode: ToolMode) -> Value {
+    let mut messages: Vec<Value> = call
+        .messages
+        .iter()
+        .map(|m| json!({"role": m.role, "content": m.content}))
+        .collect();
+    let mut body = serde_json::Map::new();
+    body.insert("model".into(), json!(cfg.model));
+    let tool = &call.tool;
+    match mode {
+        ToolMode::Tools => {
+            body.insert(
+                "tools".into(),
+                json!([{
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    }
+                }]),
+            );
+            body.insert(
+                "tool_choice".into(),
+                json!({"type": "function", "function": {"name": tool.name}}),
+            );
+        }
+        ToolMode::JsonSchema => {
+            body.insert(
+                "response_format".into(),
+                json!({
+                    "type": "json_schema",
+                    "json_schema": {"name": tool.name, "schema": tool.parameters, "strict": false}
+                }),
+            );
+        }
+        ToolMode::JsonContent => {
+            body.insert("response_format".into(), json!({"type": "json_object"}));
+            let schema = serde_json::to_string_pretty(&tool.parameters)
+                .unwrap_or_else(|_| tool.parameters.to_string());
+            messages.push(json!({
+                "role": "user",
+                "content": format!(
+                    "Answer with a single JSON object and nothing else: no prose, no code fences. \
+                     The object is the argument of the function `{}` ({}) and must match this JSON Schema:\n{}",
+                    tool.name, tool.description, schema
+                ),
+            }));
+        }
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    if let Some(t) = cfg.temperature {
+        body.insert("temperature".into(), json!(t));
+    }
+    if cfg.stream {
+        body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
+    // Keep a stable, readable key order: model, messages first.
+    let mut ordered = serde_json::Map::new();
+    for k in ["model", "messages"] {
+        if let Some(v) = body.remove(k) {
+            ordered.insert(k.into(), v);
+        }
+    }
+    ordered.extend(body);
+    Value::Object(ordered)
+}
+
+/// The JSON object in a content answer: the whole text, or inside a ```json
+/// fence, or from the first `{` to the last `}`.
+pub fn extract_json(content: &str) -> Option<String> {
+    let t = content.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let ok = |s: &str| {
+        serde_json::from_str::<Value>(s)
+            .ok()
+            .filter(|v| v.is_object() || v.is_array())
+            .map(|_| s.to_string())
+    };
+    if let Some(s) = ok(t) {
+        return Some(s);
+    }
+    if let Some(start) = t.find("```") {
+        let after = &t[start + 3..];
+        let after = after.find('\n').map_or(after, |nl| &after[nl + 1..]);
+        if let Some(end) = after.find("```")
+            && let Some(s) = ok(after[..end].trim())
+        {
+            return Some(s);
+        }
+    }
+    let (a, b) = (t.find('{')?, t.rfind('}')?);
+    if a < b { ok(&t[a..=b]) } else { None }
+}
+
+/// Parse Retry-After style headers: `retry-after-ms` (milliseconds), then
+/// `retry-after` as seconds or an HTTP date. Garbage and negatives → None.
+pub fn parse_retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    if let Some(ms) = headers
+        .get("retry-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+    {
+        return Some(Duration::from_secs_f64((ms / 1000.0).min(1e9)));
+    }
+    let raw = headers.get("retry-after")?.to_str().ok()?.trim();
+    if let Ok(secs) = raw.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)));
+    }
+    let when = parse_http_date(raw)?;
+    let now_ms = now.duration_since(UNIX_EPOCH).ok()?.as_millis() as i64;
+    Some(Duration::from_millis(
+        when.saturating_sub(now_ms).max(0) as u64
+    ))
+}
+
+/// An HTTP date (IMF-fixdate, RFC 850 or asctime) as epoch milliseconds.
+fn parse_http_date(s: &str) -> Option<i64> {
+    if let Ok(dt) = chrono::DateTime::parse_from_rfc2822(s) {
+        return Some(dt.timestamp_millis());
+    }
+    for fmt in ["%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"] {
+        if let Ok(dt) = chrono::NaiveDateTime::parse_from_str(s, fmt) {
+            return Some(dt.and_utc().timestamp_millis());
+        }
+    }
+    None
+}
+
+/// A reqwest error as a sentence with its causes, without the URL.
+fn transport_text(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut parts = vec![e.to_string()];
+    let mut src = std::error::Error::source(&e);
+    while let Some(s) = src {
+        let t = s.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        src = s.source();
+    }
+    parts.join(": ")
+}
+
+impl Client {
+    pub fn new(cfg: ProviderConfig) -> Result<Client, ProviderError> {
+        let endpoint = endpoint_url(&cfg.base_url)?;
+        let mut b = reqwest::Client::builder()
+            .connect_timeout(cfg.idle_timeout.clamp(Duration::from_millis(100), Duration::from_secs(30)))
+            .tcp_nodelay(true)
+            .pool_idle_timeout(Duration::from_secs(60))
+            .user_agent(concat!("jury/", env!("CARGO_PKG_VERSION")));
+        if is_loopback(&endpoint) {
+            b = b.no_proxy();
+        }
+        let http = b
+            .build()
+            .map_err(|e| ProviderError::Config(format!("cannot set up HTTP: {}", transport_text(e))))?;
+        let seed = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0x2545_F491_4F6C_DD1D)
+            ^ (&cfg as *const ProviderConfig as u64);
+        Ok(Client {
+            cfg,
+            http,
+            endpoint,
+            mode: AtomicU8::new(mode_to_u8(ToolMode::Tools)),
+            rng: AtomicU64::new(seed),
+        })
+    }
+
+    pub fn config(&self) -> &ProviderConfig {
+        &self.cfg
+    }
+
+    /// The full chat-completions URL requests go to.
+    pub fn endpoint(&self) -> &str {
+        self.endpoint.as_str()
+    }
+
+    /// The mode the next call starts with (the last one that worked).
+    pub fn tool_mode(&self) -> ToolMode {
+        mode_from_u8(self.mode.load(Ordering::Relaxed))
+    }
+
+    /// Start future calls in `mode` (e.g. from config, or a known server).
+    pub fn set_tool_mode(&self, mode: ToolMode) {
+        self.mode.store(mode_to_u8(mode), Ordering::Relaxed);
+    }
+
+    /// See [`request_body`].
+    pub fn request_body(cfg: &ProviderConfig, call: &ChatCall, mode: ToolMode) -> Value {
+        request_body(cfg, call, mode)
+    }
+
+    /// A uniform number in [0, 1) (splitmix64; no need for a crate).
+    fn random(&self) -> f64 {
+        let s = self
+            .rng
+            .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// min(base·2ⁿ, cap) minus up to 25 % jitter.
+    fn backoff(&self, n: u32) -> Duration {
+        let factor = 1u32 << n.min(20);
+        let d = self.cfg.backoff_base.saturating_mul(factor).min(self.cfg.backoff_cap);
+        d.mul_f64(1.0 - 0.25 * self.random())
+    }
+
+    fn key(&self) -> Option<&super::Secret> {
+        self.cfg.api_key.as_ref().filter(|k| !k.is_empty())
+    }
+
+    /// Send `call` and return the answer. Frames are delivered as they arrive;
+    /// a [`StreamFrame::Retrying`] tells the consumer to drop partial text
+    /// (its `attempt` is the number of the attempt about to start).
+    pub async fn complete(
+        &self,
+        call: &ChatCall,
+        cancel: &CancellationToken,
+        on_frame: &mut (dyn FnMut(StreamFrame) + Send),
+    ) -> Result<Completion, ProviderError> {
+        let start = Instant::now();
+        let mut mode = self.tool_mode();
+        let mut attempts: u32 = 0;
+        let mut retries: u32 = 0;
+        loop {
+            if cancel.is_cancelled() {
+                return Err(ProviderError::Cancelled);
+            }
+            attempts += 1;
+            let fault = match self.attempt(call, mode, cancel, on_frame).await {
+                Ok(mut c) => match self.check_answer(mode, &mut c, call) {
+                    Ok(()) => {
+                        self.mode.store(mode_to_u8(mode), Ordering::Relaxed);
+                        c.tool_mode = mode;
+                        c.attempts = attempts;
+                        c.latency = start.elapsed();
+                        return Ok(c);
+                    }
+                    Err(reason) => Fault::Capability(reason),
+                },
+                Err(f) => f,
+            };
+            match fault {
+                Fault::Fatal(e) => return Err(e),
+                Fault::Capability(reason) => {
+                    let Some(next) = next_mode(mode) else {
+                        return Err(ProviderError::Capability(format!(
+                            "tried tool calls, JSON schema and JSON content; the last said: {reason}"
+                        )));
+                    };
+                    on_frame(StreamFrame::Retrying {
+                        attempt: attempts + 1,
+                        delay: Duration::ZERO,
+                        reason: format!(
+                            "{} did not work ({reason}); trying {}",
+                            mode_name(mode),
+                            mode_name(next)
+                        ),
+                    });
+                    mode = next;
+                }
+                Fault::Retry {
+                    reason,
+                    retry_after,
+                    partial,
+                } => {
+                    let delay = match retry_after {
+                        Some(wait) if wait > self.cfg.retry_after_cap => {
+                            return Err(ProviderError::RetryAfterTooLong {
+                                wait,
+                                cap: self.cfg.retry_after_cap,
+                            });
+                        }
+                        Some(wait) => wait,
+                        None => self.backoff(retries),
+                    };
+                    if retries >= self.cfg.max_retries {
+                        return Err(match partial {
+                            Some(partial) => ProviderError::Truncated {
+                                partial,
+                                http_status: 200,
+                            },
+                            None => ProviderError::RetriesExhausted {
+                                attempts,
+                                last: reason,
+                            },
+                        });
+                    }
+                    retries += 1;
+                    on_frame(StreamFrame::Retrying {
+                        attempt: attempts + 1,
+                        delay,
+                        reason,
+                    });
+                    tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                        _ = tokio::time::sleep(delay) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Decide whether an answer counts in `mode`; Err is a capability problem.
+    /// A JSON object in the content becomes a synthetic tool call so that
+    /// [`Completion::answer_text`] is the bare JSON.
+    fn check_answer(&self, mode: ToolMode, c: &mut Completion, call: &ChatCall) -> Result<(), String> {
+        if !c.tool_calls.is_empty() {
+            return Ok(());
+        }
+        if c.refusal.is_some()
+            || matches!(
+                c.finish_reason,
+                Some(FinishReason::Length | FinishReason::ContentFilter)
+            )
+        {
+            return Ok(()); // its own outcome, judged by the caller
+        }
+        if let Some(json) = extract_json(&c.content) {
+            c.tool_calls.push(ToolCall {
+                id: None,
+                name: call.tool.name.clone(),
+                arguments: json,
+            });
+            return Ok(());
+        }
+        match mode {
+            ToolMode::Tools => Err(if c.content.trim().is_empty() {
+                "the answer had neither a tool call nor text".to_string()
+            } else {
+                "the server answered in plain text instead of calling the tool".to_string()
+            }),
+            ToolMode::JsonSchema => Err("the answer was not JSON".to_string()),
+            ToolMode::JsonContent if c.content.trim().is_empty() => {
+                Err("the answer was empty".to_string())
+            }
+            // Non-JSON text: the caller records it as a failure with the raw text.
+            ToolMode::JsonContent => Ok(()),
+        }
+    }
+
+    async fn attempt(
+        &self,
+        call: &ChatCall,
+        mode: ToolMode,
+        cancel: &CancellationToken,
+        on_frame: &mut (dyn FnMut(StreamFrame) + Send),
+    ) -> Result<Completion, Fault> {
+        let deadline = tokio::time::Instant::now() + self.cfg.request_timeout;
+        let body = request_body(&self.cfg, call, mode);
+        let mut req = self.http.post(self.endpoint.clone()).json(&body);
+        if let Some(k) = self.key() {
+            req = req.bearer_auth(k.expose());
+        }
+        if self.cfg.stream {
+            req = req.header(ACCEPT, "text/event-stream");
+        }
+        // A streaming server that sends nothing for the idle timeout is stuck.
+        let wait = if self.cfg.stream {
+            self.cfg.idle_timeout.min(self.cfg.request_timeout)
+        } else {
+            self.cfg.request_timeout
+        };
+        let mut resp = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(Fault::Fatal(ProviderError::Cancelled)),
+            r = tokio::time::timeout(wait, req.send()) => match r {
+                Err(_) => return Err(retry(format!("the server did not answer within {wait:?}"))),
+                Ok(Err(e)) => return Err(retry(format!(
+                    "could not reach the server: {}",
+                    errtext::clean(&transport_text(e), self.key())
+                ))),
+                Ok(Ok(r)) => r,
+            }
+        };
+        let status = resp.status().as_u16();
+        if !resp.status().is_success() {
+            return Err(self.status_fault(resp, mode, cancel, deadline).await);
+        }
+        let content_type = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let mut c = if self.cfg.stream && !content_type.starts_with("application/json") {
+            self.read_stream(&mut resp, cancel, deadline, on_frame).await?
+        } else {
+            // Not streaming, or a server that ignored `stream: true`.
+            let body = self.read_body(&mut resp, cancel, deadline, MAX_ANSWER_BODY).await?;
+            let v: Value = serde_json::from_slice(&body).map_err(|_| {
+                retry(format!(
+                    "the answer was not JSON: {}",
+                    errtext::body_message(&body, Some(&content_type), self.key())
+                ))
+            })?;
+            let c = parse_response(&v).map_err(|e| self.chunk_fault(e, None))?;
+            if !c.content.is_empty() {
+                on_frame(StreamFrame::Content(c.content.clone()));
+            }
+            for (index, t) in c.tool_calls.iter().enumerate() {
+                on_frame(StreamFrame::ToolArgs {
+                    index,
+                    id: t.id.clone(),
+                    name: Some(t.name.clone()),
+                    fragment: t.arguments.clone(),
+                });
+            }
+            c
+        };
+        c.http_status = status;
+        Ok(c)
+    }
+
+    fn chunk_fault(&self, e: ChunkError, partial: Option<String>) -> Fault {
+        match &e {
+            ChunkError::Server { message, code }
+                if code.as_deref() == Some("insufficient_quota") =>
+            {
+                Fault::Fatal(ProviderError::InsufficientQuota {
+                    message: errtext::clean(message, self.key()),
+                })
+            }
+            _ => Fault::Retry {
+                reason: errtext::clean(&e.to_string(), self.key()),
+                retry_after: None,
+                partial,
+            },
+        }
+    }
+
+    /// The next body chunk, honouring cancel, the idle timeout and the deadline.
+    async fn next_chunk(
+        &self,
+        resp: &mut reqwest::Response,
+        cancel: &CancellationToken,
+        deadline: tokio::time::Instant,
+    ) -> Result<Option<impl AsRef<[u8]> + use<>>, Fault> {
+        let idle = self.cfg.idle_timeout;
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => Err(Fault::Fatal(ProviderError::Cancelled)),
+            _ = tokio::time::sleep_until(deadline) => Err(retry(format!(
+                "the answer took longer than the {:?} request timeout", self.cfg.request_timeout
+            ))),
+            r = tokio::time::timeout(idle, resp.chunk()) => match r {
+                Err(_) => Err(retry(format!("the server went silent for {idle:?} mid-answer"))),
+                Ok(Err(e)) => Err(retry(format!(
+                    "the connection broke mid-answer: {}",
+                    errtext::clean(&transport_text(e), self.key())
+                ))),
+                Ok(Ok(c)) => Ok(c),
+            }
+        }
+    }
+
+    async fn read_body(
+        &self,
+        resp: &mut reqwest::Response,
+        cancel: &CancellationToken,
+        deadline: tokio::time::Instant,
+        limit: usize,
+    ) -> Result<Vec<u8>, Fault> {
+        let mut body = Vec::new();
+        while let Some(chunk) = self.next_chunk(resp, cancel, deadline).await? {
+            let chunk = chunk.as_ref();
+            let room = limit.saturating_sub(body.len());
+            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if body.len() >= limit {
+                break;
+            }
+        }
+        Ok(body)
+    }
+
+    async fn read_stream(
+        &self,
+        resp: &mut reqwest::Response,
+        cancel: &CancellationToken,
+        deadline: tokio::time::Instant,
+        on_frame: &mut (dyn FnMut(StreamFrame) + Send),
+    ) -> Result<Completion, Fault> {
+        let mut parser = SseParser::new();
+        let mut acc = Accumulator::new();
+        let mut saw_done = false;
+        'read: loop {
+            let chunk = match self.next_chunk(resp, cancel, deadline).await {
+                Ok(Some(c)) => c,
+                Ok(None) => break,
+                Err(Fault::Retry {
+                    reason,
+                    retry_after,
+                    partial: None,
+                }) => {
+                    return Err(Fault::Retry {
+                        reason,
+                        retry_after,
+                        partial: Some(acc.partial_text()),
+                    });
+                }
+                Err(f) => return Err(f),
+            };
+            for ev in parser.feed(chunk.as_ref()) {
+                if self.handle_event(ev, &mut acc, on_frame)? {
+                    saw_done = true;
+                    break 'read;
+                }
+            }
+        }
+        if !saw_done
+            && let Some(ev) = parser.finish()
+        {
+            saw_done = self.handle_event(ev, &mut acc, on_frame)?;
+        }
+        acc.finish(saw_done).map_err(|e| match e {
+            ProviderError::Truncated { partial, .. } => Fault::Retry {
+                reason: "the answer was cut off before it finished (no [DONE], no finish reason)"
+                    .into(),
+                retry_after: None,
+                partial: Some(partial),
+            },
+            other => Fault::Fatal(other),
+        })
+    }
+
+    /// Handle one SSE event; true on `[DONE]`.
+    fn handle_event(
+        &self,
+        ev: SseEvent,
+        acc: &mut Accumulator,
+        on_frame: &mut (dyn FnMut(StreamFrame) + Send),
+    ) -> Result<bool, Fault> {
+        if ev.is_done() {
+            return Ok(true);
+        }
+        if ev.data.trim().is_empty() {
+            return Ok(false);
+        }
+        let result = acc.push_data(&ev.data).map_err(|e| {
+            // `event: error` with a non-JSON payload is still a server error.
+            match (&e, ev.event.as_deref()) {
+                (ChunkError::Malformed(_), Some("error")) => ChunkError::Server {
+                    message: ev.data.clone(),
+                    code: None,
+                },
+                _ => e,
+            }
+        });
+        match result {
+            Ok(frames) => {
+                for f in frames {
+                    on_frame(f);
+                }
+                Ok(false)
+            }
+            Err(e) => Err(self.chunk_fault(e, Some(acc.partial_text()))),
+        }
+    }
+
+    async fn status_fault(
+        &self,
+        mut resp: reqwest::Response,
+        mode: ToolMode,
+        cancel: &CancellationToken,
+        deadline: tokio::time::Instant,
+    ) -> Fault {
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let body = match self.read_body(&mut resp, cancel, deadline, MAX_ERROR_BODY).await {
+            Ok(b) => b,
+            Err(Fault::Fatal(ProviderError::Cancelled)) => {
+                return Fault::Fatal(ProviderError::Cancelled);
+            }
+            Err(_) => Vec::new(),
+        };
+        let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        let message = errtext::body_message(&body, content_type, self.key());
+        let text = String::from_utf8_lossy(&body);
+        let code = errtext::error_code(&text);
+        if status == 429 && code.as_deref() == Some("insufficient_quota") {
+            return Fault::Fatal(ProviderError::InsufficientQuota { message });
+        }
+        if matches!(status, 400 | 422) && rejects_mode(mode, &text) {
+            return Fault::Capability(format!("HTTP {status}: {message}"));
+        }
+        let should_retry = match headers
+            .get("x-should-retry")
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+        {
+            Some("true") => true,
+            Some("false") => false,
+            _ => matches!(status, 408 | 409 | 429) || status >= 500,
+        };
+        if should_retry {
+            return Fault::Retry {
+                reason: format!("HTTP {status}: {message}"),
+                retry_after: parse_retry_after(&headers, SystemTime::now()),
+                partial: None,
+            };
+        }
+        Fault::Fatal(ProviderError::Rejected { status, message })
+    }
+}
+
+/// Does a 400/422 body say the server cannot do `mode`?
+fn rejects_mode(mode: ToolMode, body: &str) -> bool {
+    let b = body.to_ascii_lowercase();
+    match mode {
+        ToolMode::Tools => b.contains("tool") || b.contains("function"),
+        ToolMode::JsonSchema => {
+            b.contains("response_format") || b.contains("json_schema") || b.contains("schema")
+        }
+        ToolMode::JsonContent => b.contains("response_format") || b.contains("json_object"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{Message, ToolSpec};
+    use reqwest::header::HeaderValue;
+
+    fn call() -> ChatCall {
+        ChatCall {
+            messages: vec![Message::system("sys"), Message::user("judge this")],
+            tool: ToolSpec {
+                name: "get_evaluations".into(),
+                description: "Return the evaluations".into(),
+                parameters: json!({"type":"object","properties":{"a":{"type":"integer"}}}),
+            },
+        }
+    }
+
+    #[test]
+    fn endpoint_building() {
+        let e = |s: &str| endpoint_url(s).map(|u| u.to_string());
+        assert_eq!(e("https://api.openai.com/v1").unwrap(), "https://api.openai.com/v1/chat/completions");
+        assert_eq!(e("http://127.0.0.1:11434/v1/").unwrap(), "http://127.0.0.1:11434/v1/chat/completions");
+        assert_eq!(
+            e("https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01").unwrap(),
+            "https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01"
+        );
+        assert_eq!(
+            e("https://x.azure.com/openai/deployments/d?api-version=1").unwrap(),
+            "https://x.azure.com/openai/deployments/d/chat/completions?api-version=1"
+        );
+        assert!(matches!(endpoint_url(""), Err(ProviderError::Config(_))));
+        assert!(matches!(endpoint_url("localhost:8080"), Err(ProviderError::Config(_))));
+        assert!(matches!(endpoint_url("ftp://h/v1"), Err(ProviderError::Config(_))));
+        assert!(matches!(endpoint_url("not a url"), Err(ProviderError::Config(_))));
+    }
+
+    #[test]
+    fn bodies_per_mode() {
+        let mut cfg = ProviderConfig::new("http://h/v1", "m");
+        cfg.temperature = Some(0.0);
+        let b = request_body(&cfg, &call(), ToolMode::Tools);
+        assert_eq!(b["model"], "m");
+        assert_eq!(b["stream"], true);
+        assert_eq!(b["stream_options"]["include_usage"], true);
+        assert_eq!(b["temperature"], 0.0);
+        assert_eq!(b["tools"][0]["function"]["name"], "get_evaluations");
+        assert_eq!(b["tool_choice"]["function"]["name"], "get_evaluations");
+        assert_eq!(b["messages"].as_array().map(Vec::len), Some(2));
+        cfg.stream = false;
+        cfg.temperature = None;
+        let b = request_body(&cfg, &call(), ToolMode::JsonSchema);
+        assert!(b.get("stream").is_none() && b.get("temperature").is_none() && b.get("tools").is_none());
+        assert_eq!(b["response_format"]["type"], "json_schema");
+        assert_eq!(b["response_format"]["json_schema"]["strict"], false);
+        assert_eq!(b["response_format"]["json_schema"]["schema"]["type"], "object");
+        let b = request_body(&cfg, &call(), ToolMode::JsonContent);
+        assert_eq!(b["response_format"]["type"], "json_object");
+        let msgs = b["messages"].as_array().cloned().unwrap_or_default();
+        assert_eq!(msgs.len(), 3);
+        let last = msgs[2]["content"].as_str().unwrap_or("");
+        assert!(last.contains("JSON") && last.contains("\"properties\""));
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_445_412_480); // Wed, 21 Oct 2015 07:28:00 GMT
+        let h = |pairs: &[(&'static str, &'static str)]| {
+            let mut m = HeaderMap::new();
+            for (k, v) in pairs {
+                m.insert(*k, HeaderValue::from_static(v));
+            }
+            parse_retry_after(&m, now)
+        };
+        assert_eq!(h(&[("retry-after", "0")]), Some(Duration::ZERO));
+        assert_eq!(h(&[("retry-after", "2")]), Some(Duration::from_secs(2)));
+        assert_eq!(h(&[("retry-after", "1.5")]), Some(Duration::from_millis(1500)));
+        assert_eq!(h(&[("retry-after", "86400")]), Some(Duration::from_secs(86400)));
+        assert_eq!(h(&[("retry-after-ms", "250"), ("retry-after", "9")]), Some(Duration::from_millis(250)));
+        assert_eq!(h(&[("retry-after", "Wed, 21 Oct 2015 07:28:03 GMT")]), Some(Duration::from_secs(3)));
+        assert_eq!(h(&[("retry-after", "Wednesday, 21-Oct-15 07:28:05 GMT")]), Some(Duration::from_secs(5)));
+        assert_eq!(h(&[("retry-after", "Wed Oct 21 07:28:07 2015")]), Some(Duration::from_secs(7)));
+        assert_eq!(h(&[("retry-after", "Tue, 20 Oct 2015 07:28:00 GMT")]), Some(Duration::ZERO));
+        assert_eq!(h(&[("retry-after", "soon")]), None);
+        assert_eq!(h(&[("retry-after", "-3")]), None);
+        assert_eq!(h(&[]), None);
+    }
+
+    #[test]
+    fn backoff_is_capped_with_jitter() {
+        let mut cfg = ProviderConfig::new("http://h/v1", "m");
+        cfg.backoff_base = Duration::from_millis(500);
+        cfg.backoff_cap = Duration::from_secs(8);
+        let c = Client::new(cfg).expect("client");
+        for n in 0..40 {
+            let full = Duration::from_millis(500).saturating_mul(1 << n.min(20)).min(Duration::from_secs(8));
+            let d = c.backoff(n);
+            assert!(d <= full && d >= full.mul_f64(0.75), "n={n} d={d:?}");
+        }
+    }
+
+    #[test]
+    fn json_extraction() {
+        assert_eq!(extract_json(" {\"a\":1} ").as_deref(), Some("{\"a\":1}"));
+        assert_eq!(extract_json("```json\n{\"a\":1}\n```").as_deref(), Some("{\"a\":1}"));
+        assert_eq!(extract_json("Here: {\"a\":1} done").as_deref(), Some("{\"a\":1}"));
+        assert_eq!(extract_json("no json"), None);
+        assert_eq!(extract_json("42"), None);
+        assert_eq!(extract_json("} {"), None);
+    }
+
+    #[test]
+    fn client_debug_has_no_key() {
+        let mut cfg = ProviderConfig::new("http://h/v1", "m");
+        cfg.api_key = Some(crate::provider::Secret::new("sk-CANARY-123"));
+        let c = Client::new(cfg).expect("client");
+        assert!(!format!("{c:?}").contains("CANARY"));
+        assert!(!format!("{:?}", c.config()).contains("CANARY"));
+    }
+}

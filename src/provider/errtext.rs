@@ -1,0 +1,186 @@
+//! Turning what a server sent back into a short message a person can read:
+//! the API key redacted, control, bidi and zero-width characters removed,
+//! HTML pages reduced to a note, everything truncated.
+
+use super::Secret;
+use serde_json::Value;
+
+/// Longest message kept from an error body, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 300;
+
+const REDACTED: &str = "<redacted>";
+
+/// Replace every occurrence of the key (and, if long, of its first and last
+/// parts that servers like to echo) with `<redacted>`.
+pub fn redact(s: &str, key: Option<&Secret>) -> String {
+    let Some(key) = key.map(Secret::expose).filter(|k| k.len() >= 4) else {
+        return s.to_string();
+    };
+    s.replace(key, REDACTED)
+}
+
+/// True for characters that must not reach a terminal or a log line:
+/// C0/C1 controls, DEL, bidi controls, zero-width characters, tag characters.
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{061C}'
+            | '\u{FEFF}'
+            | '\u{E0000}'..='\u{E007F}')
+}
+
+/// One line of plain text: whitespace runs collapsed to a space, unsafe
+/// characters removed.
+pub fn sanitize_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(4096));
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if is_unsafe_char(c) {
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
+}
+
+/// At most `max` characters, with `…` when cut.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// Sanitize, redact and truncate any text headed for an error message.
+pub fn clean(s: &str, key: Option<&Secret>) -> String {
+    let s = redact(s, key);
+    let s = sanitize_line(&s);
+    // Removing characters can join a key that was split by them.
+    let s = redact(&s, key);
+    truncate_chars(&s, MAX_MESSAGE_CHARS)
+}
+
+fn looks_like_html(content_type: Option<&str>, text: &str) -> bool {
+    if content_type.is_some_and(|ct| ct.to_ascii_lowercase().contains("html")) {
+        return true;
+    }
+    let head: String = text.trim_start().chars().take(200).collect::<String>().to_ascii_lowercase();
+    head.starts_with("<!doctype") || head.starts_with("<html") || head.contains("<head") || head.contains("<body")
+}
+
+fn html_title(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let start = lower.find("<title")?;
+    let open_end = lower[start..].find('>')? + start + 1;
+    let close = lower[open_end..].find("</title")? + open_end;
+    let t = text.get(open_end..close)?.trim();
+    (!t.is_empty()).then(|| truncate_chars(t, 80))
+}
+
+/// The error code of a JSON error body (`error.code`, else `error.type`).
+pub fn error_code(body: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    let e = v.get("error")?;
+    for field in ["code", "type"] {
+        match e.get(field) {
+            Some(Value::String(s)) => return Some(s.clone()),
+            Some(Value::Number(n)) => return Some(n.to_string()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The human part of a JSON error body, in the shapes servers use:
+/// `{"error":{"message":..}}`, `{"error":".."}`, `{"message":..}`, `{"detail":..}`.
+fn json_message(text: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let pick = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        }
+    };
+    if let Some(e) = v.get("error") {
+        if let Some(m) = e.get("message").and_then(pick) {
+            return Some(match error_code(text) {
+                Some(code) if !m.contains(&code) => format!("{m} [{code}]"),
+                _ => m,
+            });
+        }
+        if let Some(s) = e.as_str() {
+            return Some(s.to_string());
+        }
+    }
+    v.get("message")
+        .and_then(pick)
+        .or_else(|| v.get("detail").and_then(pick))
+}
+
+/// A short, safe message for an error body.
+pub fn body_message(body: &[u8], content_type: Option<&str>, key: Option<&Secret>) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = redact(&text, key);
+    if text.trim().is_empty() {
+        return "the server sent no explanation (empty body)".to_string();
+    }
+    if looks_like_html(content_type, &text) {
+        let note = "the server sent an HTML page instead of an API answer (usually a proxy, gateway or wrong base URL)";
+        return match html_title(&text) {
+            Some(t) => clean(&format!("{note}: \"{t}\""), key),
+            None => note.to_string(),
+        };
+    }
+    let msg = json_message(&text).unwrap_or_else(|| text.to_string());
+    clean(&msg, key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_key_everywhere() {
+        let k = Secret::new("sk-CANARY-123");
+        let body = br#"{"error":{"message":"Incorrect API key provided: sk-CANARY-123. sk-CANA\u0001RY-123","code":"invalid_api_key"}}"#;
+        let m = body_message(body, Some("application/json"), Some(&k));
+        assert!(!m.contains("sk-CANARY-123"), "{m}");
+        assert!(m.contains("<redacted>"));
+        assert!(m.contains("[invalid_api_key]"));
+        assert!(!m.contains('\u{1}'));
+    }
+
+    #[test]
+    fn html_reduced_to_note() {
+        let body = b"<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr>nginx</body></html>";
+        let m = body_message(body, Some("text/html"), None);
+        assert!(m.contains("HTML page"));
+        assert!(m.contains("502 Bad Gateway"));
+        assert!(!m.contains('<') || m.contains("<redacted>") || !m.contains("<center>"));
+        assert!(m.chars().count() <= MAX_MESSAGE_CHARS + 1);
+    }
+
+    #[test]
+    fn truncates_and_strips_controls() {
+        let body = format!("\u{1b}[31mred\u{1b}]0;title\u{7}\u{202e}{}", "x".repeat(1000));
+        let m = body_message(body.as_bytes(), None, None);
+        assert!(!m.chars().any(is_unsafe_char));
+        assert_eq!(m.chars().count(), MAX_MESSAGE_CHARS + 1);
+        assert!(m.ends_with('…'));
+        assert_eq!(body_message(b"  \n", None, None), "the server sent no explanation (empty body)");
+        assert_eq!(body_message(br#"{"detail":"Not Found"}"#, None, None), "Not Found");
+    }
+}

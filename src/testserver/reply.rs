@@ -1,0 +1,438 @@
+//! What the fake server answers, and how a [`Reply`] becomes bytes on the wire.
+
+use super::RecordedRequest;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// One scripted answer. Streamed (SSE over a chunked response) when the
+/// request asked for `stream: true`, else one JSON body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A tool call answer; arguments split into fragments of `chunk` characters
+    /// (0: one fragment). `finish` defaults to `tool_calls`.
+    ToolCall {
+        name: String,
+        arguments: String,
+        chunk: usize,
+        finish: Option<String>,
+        usage: Option<(u64, u64)>,
+    },
+    /// Several tool calls `(name, arguments)`; `interleave` sends their fragments
+    /// alternately at index 0, 1, ...; `ollama_style` sends each whole at index 0
+    /// with distinct ids.
+    ToolCalls {
+        calls: Vec<(String, String)>,
+        chunk: usize,
+        interleave: bool,
+        ollama_style: bool,
+    },
+    /// Plain content (`finish` defaults to `stop`).
+    Content {
+        text: String,
+        chunk: usize,
+        finish: Option<String>,
+    },
+    /// The model declines.
+    Refusal { text: String },
+    /// Any status with headers and a body (Content-Type: JSON unless the body
+    /// looks like HTML or a `content-type` header is given).
+    Status {
+        code: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// Stream the first `cut_at` characters of the arguments, then end the
+    /// response and close the connection without `[DONE]` or a finish reason.
+    /// Not streaming: a Content-Length body cut short.
+    Truncated { arguments: String, cut_at: usize },
+    /// HTTP 200, then `data: {"error": {...}}`.
+    ErrorEvent { message: String },
+    /// Exactly these bytes as the whole response, then close.
+    Raw(Vec<u8>),
+    /// Wait, then answer.
+    Delay(Duration, Box<Reply>),
+}
+
+impl Reply {
+    /// A tool call in 8-character fragments with usage (10, 20).
+    pub fn tool(name: impl Into<String>, arguments: impl Into<String>) -> Reply {
+        Reply::ToolCall {
+            name: name.into(),
+            arguments: arguments.into(),
+            chunk: 8,
+            finish: None,
+            usage: Some((10, 20)),
+        }
+    }
+    /// Content in 8-character fragments.
+    pub fn content(text: impl Into<String>) -> Reply {
+        Reply::Content {
+            text: text.into(),
+            chunk: 8,
+            finish: None,
+        }
+    }
+    pub fn status(code: u16, body: impl Into<String>) -> Reply {
+        Reply::Status {
+            code,
+            headers: Vec::new(),
+            body: body.into(),
+        }
+    }
+    pub fn delayed(self, d: Duration) -> Reply {
+        Reply::Delay(d, Box::new(self))
+    }
+}
+
+/// `GET /v1/models` answer listing `models`.
+pub fn models_reply(models: &[&str]) -> Reply {
+    let data: Vec<Value> = models
+        .iter()
+        .map(|m| json!({"id": m, "object": "model", "created": 0, "owned_by": "jury-testserver"}))
+        .collect();
+    Reply::status(200, json!({"object": "list", "data": data}).to_string())
+}
+
+/// One step of writing a reply.
+#[derive(Debug)]
+pub(crate) enum Step {
+    Write(Vec<u8>),
+    Sleep(Duration),
+    /// Close the connection after this reply.
+    Close,
+}
+
+fn reason(code: u16) -> &'static str {
+    match code {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Status",
+    }
+}
+
+/// `s` in pieces of `n` characters (never splitting a character); n = 0: whole.
+pub fn split_chars(s: &str, n: usize) -> Vec<String> {
+    if n == 0 || s.is_empty() {
+        return vec![s.to_string()];
+    }
+    let chars: Vec<char> = s.chars().collect();
+    chars.chunks(n).map(|c| c.iter().collect()).collect()
+}
+
+struct Ctx {
+    model: String,
+    /// Stream line ending: alternate LF and CRLF between requests.
+    eol: &'static str,
+}
+
+impl Ctx {
+    fn chunk(&self, delta: Value, finish: Option<&str>) -> Value {
+        json!({
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": self.model,
+            "system_fingerprint": "fp_test",
+            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
+        })
+    }
+    fn usage(&self, usage: (u64, u64)) -> Value {
+        json!({
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": self.model,
+            "choices": [],
+            "usage": {"prompt_tokens": usage.0, "completion_tokens": usage.1, "total_tokens": usage.0 + usage.1},
+        })
+    }
+    fn role(&self) -> Value {
+        self.chunk(json!({"role": "assistant", "content": null}), None)
+    }
+    fn message(&self, message: Value, finish: &str, usage: Option<(u64, u64)>) -> Value {
+        let mut v = json!({
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish}],
+        });
+        if let Some(u) = usage {
+            v["usage"] = json!({"prompt_tokens": u.0, "completion_tokens": u.1, "total_tokens": u.0 + u.1});
+        }
+        v
+    }
+}
+
+fn tool_delta(index: usize, id: Option<&str>, name: Option<&str>, args: &str) -> Value {
+    let mut f = serde_json::Map::new();
+    if let Some(n) = name {
+        f.insert("name".into(), json!(n));
+    }
+    f.insert("arguments".into(), json!(args));
+    let mut t = json!({"index": index, "function": f});
+    if let Some(i) = id {
+        t["id"] = json!(i);
+        t["type"] = json!("function");
+    }
+    json!({"tool_calls": [t]})
+}
+
+fn head(code: u16, headers: &[(String, String)], content_type: &str, len: Option<usize>) -> Vec<u8> {
+    let mut h = format!("HTTP/1.1 {code} {}\r\n", reason(code));
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+        h.push_str(&format!("Content-Type: {content_type}\r\n"));
+    }
+    for (k, v) in headers {
+        h.push_str(&format!("{k}: {v}\r\n"));
+    }
+    match len {
+        Some(n) => h.push_str(&format!("Content-Length: {n}\r\n")),
+        None => h.push_str("Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"),
+    }
+    h.push_str("\r\n");
+    h.into_bytes()
+}
+
+fn http_chunk(data: &[u8]) -> Vec<u8> {
+    let mut out = format!("{:x}\r\n", data.len()).into_bytes();
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\r\n");
+    out
+}
+
+/// A whole streamed response: SSE events, each written as two HTTP chunks
+/// split mid-event (exercising the client's reassembly).
+fn sse_steps(ctx: &Ctx, events: Vec<Value>, done: bool, close: bool) -> Vec<Step> {
+    let eol = ctx.eol;
+    let mut steps = vec![Step::Write(head(200, &[], "text/event-stream", None))];
+    let mut texts = vec![format!(": keep-alive{eol}{eol}")];
+    for (i, ev) in events.iter().enumerate() {
+        let data = ev.to_string();
+        if i == 0 && data.len() > 2 {
+            // Spread the first event over two `data:` lines (joined with \n,
+            // which JSON treats as whitespace).
+            let cut = data.find(',').map_or(1, |c| c + 1);
+            texts.push(format!(
+                "data: {}{eol}data: {}{eol}{eol}",
+                &data[..cut],
+                &data[cut..]
+            ));
+        } else {
+            texts.push(format!("data: {data}{eol}{eol}"));
+        }
+    }
+    if done {
+        texts.push(format!("data: [DONE]{eol}{eol}"));
+    }
+    for t in texts {
+        let b = t.into_bytes();
+        let mid = b.len() / 2;
+        steps.push(Step::Write(http_chunk(&b[..mid])));
+        steps.push(Step::Write(http_chunk(&b[mid..])));
+    }
+    steps.push(Step::Write(b"0\r\n\r\n".to_vec()));
+    if close {
+        steps.push(Step::Close);
+    }
+    steps
+}
+
+fn json_steps(code: u16, body: &Value) -> Vec<Step> {
+    let b = body.to_string().into_bytes();
+    let mut out = head(code, &[], "application/json", Some(b.len()));
+    out.extend_from_slice(&b);
+    vec![Step::Write(out)]
+}
+
+/// Turn `reply` into wire steps for `req`.
+pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
+    let ctx = Ctx {
+        model: req
+            .body
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or("test-model")
+            .to_string(),
+        eol: if req.seq % 2 == 1 { "\r\n" } else { "\n" },
+    };
+    let stream = req.wants_stream();
+    match reply {
+        Reply::Delay(d, inner) => {
+            let mut steps = vec![Step::Sleep(*d)];
+            steps.extend(render(inner, req));
+            steps
+        }
+        Reply::Raw(bytes) => vec![Step::Write(bytes.clone()), Step::Close],
+        Reply::Status {
+            code,
+            headers,
+            body,
+        } => {
+            let t = body.trim_start().to_ascii_lowercase();
+            let ct = if t.starts_with('<') {
+                "text/html; charset=utf-8"
+            } else if t.starts_with('{') || t.starts_with('[') {
+                "application/json"
+            } else {
+                "text/plain; charset=utf-8"
+            };
+            let mut out = head(*code, headers, ct, Some(body.len()));
+            out.extend_from_slice(body.as_bytes());
+            vec![Step::Write(out)]
+        }
+        Reply::ToolCall {
+            name,
+            arguments,
+            chunk,
+            finish,
+            usage,
+        } => {
+            let finish = finish.as_deref().unwrap_or("tool_calls");
+            if stream {
+                let mut evs = vec![
+                    ctx.role(),
+                    ctx.chunk(tool_delta(0, Some("call_0"), Some(name), ""), None),
+                ];
+                for frag in split_chars(arguments, *chunk) {
+                    evs.push(ctx.chunk(tool_delta(0, None, None, &frag), None));
+                }
+                evs.push(ctx.chunk(json!({}), Some(finish)));
+                if let Some(u) = usage {
+                    evs.push(ctx.usage(*u));
+                }
+                sse_steps(&ctx, evs, true, false)
+            } else {
+                let msg = json!({"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "call_0", "type": "function", "function": {"name": name, "arguments": arguments}}
+                ]});
+                json_steps(200, &ctx.message(msg, finish, *usage))
+            }
+        }
+        Reply::ToolCalls {
+            calls,
+            chunk,
+            interleave,
+            ollama_style,
+        } => {
+            if stream {
+                let mut evs = vec![ctx.role()];
+                if *ollama_style {
+                    for (i, (name, args)) in calls.iter().enumerate() {
+                        let id = format!("call_{i}");
+                        evs.push(ctx.chunk(tool_delta(0, Some(&id), Some(name), args), None));
+                    }
+                } else {
+                    let frags: Vec<Vec<String>> =
+                        calls.iter().map(|(_, a)| split_chars(a, *chunk)).collect();
+                    if *interleave {
+                        for (i, (name, _)) in calls.iter().enumerate() {
+                            let id = format!("call_{i}");
+                            evs.push(ctx.chunk(tool_delta(i, Some(&id), Some(name), ""), None));
+                        }
+                        let longest = frags.iter().map(Vec::len).max().unwrap_or(0);
+                        for k in 0..longest {
+                            for (i, f) in frags.iter().enumerate() {
+                                if let Some(frag) = f.get(k) {
+                                    evs.push(ctx.chunk(tool_delta(i, None, None, frag), None));
+                                }
+                            }
+                        }
+                    } else {
+                        for (i, (name, _)) in calls.iter().enumerate() {
+                            let id = format!("call_{i}");
+                            evs.push(ctx.chunk(tool_delta(i, Some(&id), Some(name), ""), None));
+                            for frag in &frags[i] {
+                                evs.push(ctx.chunk(tool_delta(i, None, None, frag), None));
+                            }
+                        }
+                    }
+                }
+                evs.push(ctx.chunk(json!({}), Some("tool_calls")));
+                sse_steps(&ctx, evs, true, false)
+            } else {
+                let tcs: Vec<Value> = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (name, args))| {
+                        json!({"id": format!("call_{i}"), "type": "function",
+                               "function": {"name": name, "arguments": args}})
+                    })
+                    .collect();
+                let msg = json!({"role": "assistant", "content": null, "tool_calls": tcs});
+                json_steps(200, &ctx.message(msg, "tool_calls", None))
+            }
+        }
+        Reply::Content {
+            text,
+            chunk,
+            finish,
+        } => {
+            let finish = finish.as_deref().unwrap_or("stop");
+            if stream {
+                let mut evs = vec![ctx.role()];
+                for frag in split_chars(text, *chunk) {
+                    evs.push(ctx.chunk(json!({"content": frag}), None));
+                }
+                evs.push(ctx.chunk(json!({}), Some(finish)));
+                sse_steps(&ctx, evs, true, false)
+            } else {
+                let msg = json!({"role": "assistant", "content": text});
+                json_steps(200, &ctx.message(msg, finish, None))
+            }
+        }
+        Reply::Refusal { text } => {
+            if stream {
+                let evs = vec![
+                    ctx.role(),
+                    ctx.chunk(json!({"refusal": text}), None),
+                    ctx.chunk(json!({}), Some("stop")),
+                ];
+                sse_steps(&ctx, evs, true, false)
+            } else {
+                let msg = json!({"role": "assistant", "content": null, "refusal": text});
+                json_steps(200, &ctx.message(msg, "stop", None))
+            }
+        }
+        Reply::Truncated { arguments, cut_at } => {
+            let cut: String = arguments.chars().take(*cut_at).collect();
+            if stream {
+                let mut evs = vec![
+                    ctx.role(),
+                    ctx.chunk(tool_delta(0, Some("call_0"), Some("get_evaluations"), ""), None),
+                ];
+                for frag in split_chars(&cut, 8) {
+                    evs.push(ctx.chunk(tool_delta(0, None, None, &frag), None));
+                }
+                sse_steps(&ctx, evs, false, true)
+            } else {
+                let msg = json!({"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "call_0", "type": "function", "function": {"name": "get_evaluations", "arguments": arguments}}
+                ]});
+                let body = ctx.message(msg, "tool_calls", None).to_string().into_bytes();
+                let mut out = head(200, &[], "application/json", Some(body.len()));
+                out.extend_from_slice(&body[..body.len() / 2]);
+                vec![Step::Write(out), Step::Close]
+            }
+        }
+        Reply::ErrorEvent { message } => {
+            let err = json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}});
+            if stream {
+                sse_steps(&ctx, vec![ctx.role(), err], false, false)
+            } else {
+                json_steps(200, &err)
+            }
+        }
+    }
+}
