@@ -195,3 +195,22 @@ fn prompt_view_shows_the_request() {
     assert!(text.contains("get_evaluations"), "{text}");
     assert!(text.contains("k-001"));
 }
+
+#[test]
+fn incremental_stream_sanitising_matches_the_whole() {
+    use jury::tui::app::{Stream, MAX_VERDICT_CHARS};
+    let full = "The item \x1b[2J says \u{202E}urgent\u{202C}; the classifier said 'not'. ".repeat(200);
+    let mut s = Stream::new(1);
+    let mut end = 0;
+    while end < full.len() {
+        end = (end + 7).min(full.len());
+        while !full.is_char_boundary(end) {
+            end += 1;
+        }
+        s.set(&full[..end]);
+    }
+    assert_eq!(s.text, jury::sanitize::for_display(&full, MAX_VERDICT_CHARS));
+    // A text that does not extend the previous one starts over.
+    s.set("different");
+    assert_eq!(s.text, "different");
+}

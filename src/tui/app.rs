@@ -103,10 +103,41 @@ pub struct LabelEntry {
 }
 
 /// Text of one combination as it streams in.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Stream {
     pub tag: u64,
+    /// Sanitised for display.
     pub text: String,
+    /// The raw text already sanitised into `text` (the engine sends the whole
+    /// text so far; only the new suffix is sanitised).
+    pub raw: String,
+    pub raw_chars: usize,
+    pub truncated: bool,
+}
+
+impl Stream {
+    pub fn new(tag: u64) -> Stream {
+        Stream { tag, ..Default::default() }
+    }
+
+    /// Takes the whole text so far; sanitises only what is new when it
+    /// extends what was seen, else starts over.
+    pub fn set(&mut self, full: &str) {
+        if !full.starts_with(self.raw.as_str()) {
+            let tag = self.tag;
+            *self = Stream::new(tag);
+        }
+        if self.truncated {
+            return;
+        }
+        let suffix = &full[self.raw.len()..];
+        let room = MAX_VERDICT_CHARS - self.raw_chars;
+        let n = suffix.chars().take(room + 1).count();
+        self.text.push_str(&sanitize::for_display(suffix, room));
+        self.truncated = n > room;
+        self.raw_chars += n.min(room);
+        self.raw.push_str(suffix);
+    }
 }
 
 /// A run this session started.

@@ -95,8 +95,8 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     rt.block_on(async move {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let mut exec = effects::Executor::new(settings.db_path.clone(), engine, tx);
-        let mut term = terminal::init();
         let _guard = terminal::Guard;
+        let mut term = terminal::init()?;
         let r = event_loop::run(&mut term, &mut app, &mut exec, rx).await;
         // Waits for label writes already handed over before the process ends.
         exec.shutdown();

@@ -3,9 +3,11 @@
 
 use ratatui::DefaultTerminal;
 
-pub fn init() -> DefaultTerminal {
-    // ratatui::init installs a panic hook that restores the terminal first.
-    ratatui::init()
+/// Raw mode and the alternate screen; installs a panic hook that restores the
+/// terminal before the panic message prints. An error (not a terminal) is
+/// returned, not panicked.
+pub fn init() -> std::io::Result<DefaultTerminal> {
+    ratatui::try_init().inspect_err(|_| ratatui::restore())
 }
 
 pub fn restore() {

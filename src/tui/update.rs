@@ -528,12 +528,15 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         }
         EngineEvent::RequestStarted { keys, .. } => {
             for k in keys {
-                app.streams.insert(k, Stream { tag, text: String::new() });
+                app.streams.insert(k, Stream::new(tag));
             }
         }
         EngineEvent::TextDelta { key, text, .. } => {
-            let text = sanitize::for_display(&text, MAX_VERDICT_CHARS);
-            app.streams.insert(key, Stream { tag, text });
+            let s = app.streams.entry(key).or_insert_with(|| Stream::new(tag));
+            if s.tag != tag {
+                *s = Stream::new(tag);
+            }
+            s.set(&text);
         }
         EngineEvent::Retrying { keys, reason, delay, .. } => {
             for k in &keys {

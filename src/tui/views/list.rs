@@ -42,7 +42,9 @@ impl Widget for ListPane<'_> {
                 Span::raw(" "),
             ];
             let used: usize = spans.iter().map(|s| s.width()).sum();
-            spans.push(Span::raw(sanitize::one_line(&it.title, w.saturating_sub(used))));
+            // Chat messages have no title: show the start of the text instead.
+            let (title, style) = if it.title.trim().is_empty() { (&it.text, t.muted) } else { (&it.title, t.text) };
+            spans.push(Span::styled(sanitize::one_line(title, w.saturating_sub(used)), style));
             let line = Line::from(spans);
             let r = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
             let line = if selected { line.style(t.selection) } else { line };

@@ -35,6 +35,8 @@ impl Widget for VerdictPane<'_> {
         }
         let w = inner.width.max(1) as usize;
         let persona = app.persona_id();
+        // Characters that can show in a row: only those are wrapped and drawn.
+        let room = |focused: bool| (if focused { 12 } else { 3 }) * w;
         let draws: Vec<RowDraw> = rows
             .iter()
             .enumerate()
@@ -64,14 +66,17 @@ impl Widget for VerdictPane<'_> {
                 match (stream, judge, verdict) {
                     (Some(s), _, _) => {
                         value.push(Span::styled(format!("J {} streaming", spinner(app.spinner)), t.streaming));
-                        text = lines_of(if s.text.is_empty() { "waiting for the judge…" } else { &s.text }, t.streaming);
+                        // While streaming, the newest text is what matters: show the tail.
+                        let shown = if s.text.is_empty() { "waiting for the judge…" } else { tail(&s.text, room(focused)) };
+                        text = lines_of(shown, t.streaming);
                     }
                     (None, Some(v), Some(vd)) => {
                         value.push(Span::styled(format!("J {v}"), value_style(v, t)));
                         if vd.selection_mismatch {
                             value.push(Span::styled(" ⚠selection", t.warning));
                         }
-                        text = lines_of(&sanitize::for_display(&vd.text, MAX_VERDICT_CHARS), t.judge);
+                        let cap = room(focused) + app.verdict_scroll as usize * w;
+                        text = lines_of(&sanitize::for_display(&vd.text, cap.min(MAX_VERDICT_CHARS)), t.judge);
                     }
                     (None, None, Some(_)) => {
                         value.push(Span::styled("J hidden", t.muted));
@@ -89,6 +94,19 @@ impl Widget for VerdictPane<'_> {
                         value.push(Span::raw(" "));
                         value.push(Span::styled(" ≠ ", t.disagreement_mark));
                     }
+                }
+                // Other people's labels on the same combination and persona.
+                let others: Vec<String> = app
+                    .labels
+                    .get(&key.item_id)
+                    .into_iter()
+                    .flatten()
+                    .filter(|e| e.label.key == key && e.label.persona_id == persona && e.label.who != app.who)
+                    .take(4)
+                    .map(|e| format!("{} {}", sanitize::one_line(&e.label.who, 12), e.label.value))
+                    .collect();
+                if !others.is_empty() && !(app.blind && label.is_none()) {
+                    value.push(Span::styled(format!("  others: {}", others.join(" · ")), t.muted));
                 }
                 if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
                     value.push(Span::styled(format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)), t.muted));
@@ -118,6 +136,14 @@ impl Widget for VerdictPane<'_> {
             Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((scroll, 0)).render(r, buf);
             y += h;
         }
+    }
+}
+
+/// The last `n` characters of `s`.
+fn tail(s: &str, n: usize) -> &str {
+    match s.char_indices().rev().nth(n) {
+        Some((i, c)) => &s[i + c.len_utf8()..],
+        None => s,
     }
 }
 
