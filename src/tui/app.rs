@@ -250,6 +250,8 @@ pub struct RowKey {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Detail {
     pub index: Option<usize>,
+    /// The current item in full (rebuilt from its compact row).
+    pub item: Option<Item>,
     pub title: String,
     pub meta: String,
     pub text: String,
@@ -257,7 +259,7 @@ pub struct Detail {
 }
 
 pub struct App {
-    pub items: Vec<Item>,
+    pub items: Vec<super::items::ItemRow>,
     pub marks: Vec<u8>,
     pub index_of: HashMap<String, u32>,
     /// Indexes into `items` that pass the filter and search, in order.
@@ -306,16 +308,26 @@ pub struct App {
 
 impl App {
     pub fn new(data: Loaded, keymap: Keymap, theme: Theme, model: &str, who: &str) -> App {
-        let n = data.items.len();
+        let Loaded { items, personas, perspectives, verdicts, labels } = data;
+        let rest = Loaded { items: Vec::new(), personas, perspectives, verdicts, labels };
+        App::with_items(items, rest, keymap, theme, model, who)
+    }
+
+    /// Builds the state from items as they come (a streaming store read
+    /// never holds every full `Item` at once); `data.items` is ignored.
+    pub fn with_items(items: impl IntoIterator<Item = Item>, data: Loaded, keymap: Keymap, theme: Theme, model: &str, who: &str) -> App {
+        let mut interner = super::items::Interner::default();
+        let rows: Vec<super::items::ItemRow> = items.into_iter().map(|it| interner.row(it)).collect();
+        drop(interner);
+        let n = rows.len();
         let mut app = App {
-            index_of: data
-                .items
+            index_of: rows
                 .iter()
                 .enumerate()
-                .map(|(i, it)| (it.id.clone(), i as u32))
+                .map(|(i, it)| (it.id.to_string(), i as u32))
                 .collect(),
             marks: vec![0; n],
-            items: data.items,
+            items: rows,
             filtered: Vec::new(),
             filter: Filter::All,
             search: String::new(),
@@ -418,7 +430,7 @@ impl App {
     }
 
     pub fn current_item(&self) -> Option<&Item> {
-        self.current_index().map(|i| &self.items[i])
+        self.detail.item.as_ref()
     }
 
     /// The verdict rows of the current item.
@@ -496,7 +508,7 @@ impl App {
 
     /// Recomputes the judged / labelled / disagreement marks of item `i`.
     pub fn refresh_marks(&mut self, i: usize) {
-        let id = &self.items[i].id;
+        let id: &str = &self.items[i].id;
         let mut m = self.marks[i] & (mark::INSTRUCTS | mark::HIDDEN);
         let verdicts = self.verdicts.get(id);
         if verdicts.is_some_and(|v| !v.is_empty()) {
@@ -582,6 +594,7 @@ impl App {
                 }
                 Detail {
                     index: Some(i),
+                    item: Some(it.to_item()),
                     title: sanitize::one_line(&it.title, 500),
                     meta: format!(
                         "{} · {} · {} · {}",

@@ -132,7 +132,7 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         RunFiltered => {
-            let ids: Vec<String> = app.filtered.iter().map(|i| app.items[*i as usize].id.clone()).collect();
+            let ids: Vec<String> = app.filtered.iter().map(|i| app.items[*i as usize].id.to_string()).collect();
             start_run(app, app.mode, ids, fx);
         }
         RunMissing => {
