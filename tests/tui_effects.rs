@@ -5,7 +5,7 @@ use tui_common::*;
 
 use jury::domain::*;
 use jury::tui::effects::{EngineLink, Executor};
-use jury::tui::msg::{Effect, Msg};
+use jury::tui::msg::Msg;
 use jury::tui::update::update;
 use std::time::Duration;
 

@@ -69,12 +69,11 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     let mut store = Store::open(&settings.db_path)?;
     store.mark_abandoned_runs(&[])?;
     let mut notes = Vec::new();
-    if store.is_empty()? {
-        if let Some(dir) = opts.sample_data_dir.filter(|d| d.exists()) {
-            let r = crate::import::import_paths(&mut store, &[dir.clone()], true, &settings.who)?;
+    if store.is_empty()?
+        && let Some(dir) = opts.sample_data_dir.filter(|d| d.exists()) {
+            let r = crate::import::import_paths(&mut store, std::slice::from_ref(&dir), true, &settings.who)?;
             notes.push(format!("new workspace: loaded {} items, {} personas, {} perspectives from {}", r.items, r.personas, r.perspectives, dir.display()));
         }
-    }
     let data = load(&store)?;
     drop(store);
     let prompts = Arc::new(crate::prompt::PromptSet::load(settings.prompts_dir.as_deref())?);

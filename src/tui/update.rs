@@ -124,12 +124,11 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         Judge => {
-            if let View::Personas { cursor } = app.view {
-                if cursor < app.personas.len() {
+            if let View::Personas { cursor } = app.view
+                && cursor < app.personas.len() {
                     app.persona = cursor;
                     app.message = Some((Level::Info, format!("persona: {}", sanitize::one_line(&app.personas[cursor].name, 60))));
                 }
-            }
         }
         RunFiltered => {
             let ids: Vec<String> = app.filtered.iter().map(|i| app.items[*i as usize].id.to_string()).collect();

@@ -62,13 +62,12 @@ impl Widget for VerdictPane<'_> {
                 let stream = app.streams.get(&key);
                 let label = app.my_label(&key, app.mode.scale());
                 let mut value = vec![Span::raw("  ")];
-                let text;
-                match (stream, judge, verdict) {
+                let text = match (stream, judge, verdict) {
                     (Some(s), _, _) => {
                         value.push(Span::styled(format!("J {} streaming", spinner(app.spinner)), t.streaming));
                         // While streaming, the newest text is what matters: show the tail.
                         let shown = if s.text.is_empty() { "waiting for the judge…" } else { tail(&s.text, room(focused)) };
-                        text = lines_of(shown, t.streaming);
+                        lines_of(shown, t.streaming)
                     }
                     (None, Some(v), Some(vd)) => {
                         value.push(Span::styled(format!("J {v}"), value_style(v, t)));
@@ -76,25 +75,24 @@ impl Widget for VerdictPane<'_> {
                             value.push(Span::styled(" ⚠selection", t.warning));
                         }
                         let cap = room(focused) + app.verdict_scroll as usize * w;
-                        text = lines_of(&sanitize::for_display(&vd.text, cap.min(MAX_VERDICT_CHARS)), t.judge);
+                        lines_of(&sanitize::for_display(&vd.text, cap.min(MAX_VERDICT_CHARS)), t.judge)
                     }
                     (None, None, Some(_)) => {
                         value.push(Span::styled("J hidden", t.muted));
-                        text = lines_of("(blind review: label this row to see the judge)", t.muted);
+                        lines_of("(blind review: label this row to see the judge)", t.muted)
                     }
                     _ => {
                         value.push(Span::styled("J –", t.muted));
-                        text = Vec::new();
+                        Vec::new()
                     }
-                }
+                };
                 value.push(Span::raw("   "));
                 value.extend(label_span(label, t));
-                if let (Some(j), Some(l)) = (judge, label) {
-                    if stream.is_none() && disagrees(j, l.label.value) {
+                if let (Some(j), Some(l)) = (judge, label)
+                    && stream.is_none() && disagrees(j, l.label.value) {
                         value.push(Span::raw(" "));
                         value.push(Span::styled(" ≠ ", t.disagreement_mark));
                     }
-                }
                 // Other people's labels on the same combination and persona.
                 let others: Vec<String> = app
                     .labels
@@ -105,7 +103,7 @@ impl Widget for VerdictPane<'_> {
                     .take(4)
                     .map(|e| format!("{} {}", sanitize::one_line(&e.label.who, 12), e.label.value))
                     .collect();
-                if !others.is_empty() && !(app.blind && label.is_none()) {
+                if !(others.is_empty() || app.blind && label.is_none()) {
                     value.push(Span::styled(format!("  others: {}", others.join(" · ")), t.muted));
                 }
                 if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
