@@ -98,3 +98,37 @@ async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
     assert!(s.contains("J "), "{s}");
     assert!(app.message.as_ref().is_some_and(|m| m.1.contains("done")), "{:?}", app.message);
 }
+
+/// RELIABILITY row 18: another process holds the write lock → the writer
+/// waits (busy timeout), then the label shows unsaved and stays pending; a
+/// retry after the lock is released saves it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_locked_database_leaves_the_label_unsaved_until_retried() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    store_with_items(&db);
+    let locker = rusqlite::Connection::open(&db).unwrap();
+    locker.execute_batch("BEGIN IMMEDIATE; UPDATE items SET title = title WHERE id = 'k-001';").unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut exec = Executor::new(db.clone(), EngineLink { config: None }, tx);
+    let mut app = app();
+    for fx in key(&mut app, '3') {
+        exec.run(fx);
+    }
+    assert!(screen(&app).contains("…saving"));
+    let msg = next(&mut rx).await;
+    assert!(matches!(&msg, Msg::LabelSaved { result: Err(e), .. } if e.contains("busy") || e.contains("locked")), "{msg:?}");
+    update(&mut app, msg);
+    let s = screen(&app);
+    assert!(s.contains("UNSAVED") && s.contains("NOT saved"), "{s}");
+    locker.execute_batch("COMMIT").unwrap();
+    for fx in key(&mut app, 's') {
+        exec.run(fx);
+    }
+    let msg = next(&mut rx).await;
+    assert!(matches!(msg, Msg::LabelSaved { result: Ok(()), .. }), "{msg:?}");
+    update(&mut app, msg);
+    assert_eq!(app.unsaved_count(), 0);
+    assert!(screen(&app).contains("✓saved"));
+    assert_eq!(jury::store::Store::open(&db).unwrap().labels_for_item("k-001").unwrap().len(), 1);
+}
