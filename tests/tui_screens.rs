@@ -164,3 +164,21 @@ fn a_huge_item_draws_quickly() {
     let _ = screen(&app);
     assert!(t0.elapsed() < std::time::Duration::from_secs(2), "{:?}", t0.elapsed());
 }
+
+#[test]
+fn disagreement_colours_come_from_the_theme() {
+    let mut data = loaded();
+    data.verdicts.push(verdict(3, "k-001", "urgency", Mode::Two, Value::Likert(5), "Not urgent."));
+    let mut app = app_with(data);
+    app.theme = jury::tui::theme::Theme::builtin("ansi16");
+    let fx = key(&mut app, '1');
+    let Effect::SaveLabel { req, .. } = &fx[0] else { panic!() };
+    update(&mut app, Msg::LabelSaved { req: *req, result: Ok(()) });
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(50, 4)).unwrap();
+    t.draw(|f| f.render_widget(jury::tui::views::verdicts::VerdictPane(&app), f.area())).unwrap();
+    let buf = t.backend().buffer();
+    // The ≠ mark uses the theme's disagreement_mark role.
+    let cell = buf.content().iter().find(|c| c.symbol() == "≠").expect("a mark");
+    assert_eq!(cell.bg, app.theme.disagreement_mark.bg.unwrap());
+    insta::assert_snapshot!("disagreement_colours", format!("{buf:?}"));
+}

@@ -33,7 +33,8 @@ impl Widget for VerdictPane<'_> {
             Line::styled("no classifications (or no perspective)", t.muted).render(inner, buf);
             return;
         }
-        let w = inner.width.max(1) as usize;
+        // Text is drawn two columns in.
+        let w = inner.width.saturating_sub(2).max(1) as usize;
         let persona = app.persona_id();
         // Characters that can show in a row: only those are wrapped and drawn.
         let room = |focused: bool| (if focused { 12 } else { 3 }) * w;
@@ -127,11 +128,12 @@ impl Widget for VerdictPane<'_> {
                 break;
             }
             let h = cap(i, &d).min(inner.bottom() - y);
-            let r = Rect::new(inner.x, y, inner.width, h);
             let scroll = if i == app.row { app.verdict_scroll } else { 0 };
-            let mut lines = vec![d.head, d.value];
-            lines.extend(d.text);
-            Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((scroll, 0)).render(r, buf);
+            let head_h = h.min(2);
+            Paragraph::new(vec![d.head, d.value]).render(Rect::new(inner.x, y, inner.width, head_h), buf);
+            // The text sits indented under its row, wrapped lines too.
+            let tr = Rect::new(inner.x + 2, y + head_h, inner.width.saturating_sub(2), h - head_h);
+            Paragraph::new(d.text).wrap(Wrap { trim: false }).scroll((scroll, 0)).render(tr, buf);
             y += h;
         }
     }
@@ -146,7 +148,7 @@ fn tail(s: &str, n: usize) -> &str {
 }
 
 fn lines_of(s: &str, style: ratatui::style::Style) -> Vec<Line<'static>> {
-    s.split('\n').map(|l| Line::styled(format!("  {l}"), style)).collect()
+    s.split('\n').map(|l| Line::styled(l.to_string(), style)).collect()
 }
 
 fn wrapped_rows(lines: &[Line], w: usize) -> u16 {
