@@ -9,7 +9,9 @@ pub enum ProviderError {
     #[error("the server refused the request (HTTP {status}): {message}")]
     Rejected { status: u16, message: String },
     /// 429 with code `insufficient_quota`: stop the run, it can be resumed later.
-    #[error("the account has no quota left (HTTP 429 insufficient_quota): {message}; add credit, then resume the run")]
+    #[error(
+        "the account has no quota left (HTTP 429 insufficient_quota): {message}; add credit, then resume the run"
+    )]
     InsufficientQuota { message: String },
     /// Retryable faults that were still failing after the last retry.
     #[error("gave up after {attempts} attempts: {last}")]

@@ -142,7 +142,11 @@ pub enum StreamFrame {
         fragment: String,
     },
     /// The attempt failed and will be retried; consumers drop partial text.
-    Retrying { attempt: u32, delay: Duration, reason: String },
+    Retrying {
+        attempt: u32,
+        delay: Duration,
+        reason: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
