@@ -748,8 +748,7 @@ impl Client {
         let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
         let message = errtext::body_message(&body, content_type, self.key());
         let text = String::from_utf8_lossy(&body);
-        let code = errtext::error_code(&text);
-        if status == 429 && code.as_deref() == Some("insufficient_quota") {
+        if status == 429 && errtext::is_insufficient_quota(&text) {
             return Fault::Fatal(ProviderError::InsufficientQuota { message });
         }
         if matches!(status, 400 | 422) && rejects_mode(mode, &text) {

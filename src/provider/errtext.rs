@@ -111,6 +111,19 @@ pub fn error_code(body: &str) -> Option<String> {
     None
 }
 
+/// Whether a JSON error body says `insufficient_quota` (as code or type).
+pub fn is_insufficient_quota(body: &str) -> bool {
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        return false;
+    };
+    let Some(e) = v.get("error") else {
+        return false;
+    };
+    ["code", "type"]
+        .iter()
+        .any(|f| e.get(*f).and_then(Value::as_str) == Some("insufficient_quota"))
+}
+
 /// The human part of a JSON error body, in the shapes servers use:
 /// `{"error":{"message":..}}`, `{"error":".."}`, `{"message":..}`, `{"detail":..}`.
 fn json_message(text: &str) -> Option<String> {

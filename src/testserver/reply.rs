@@ -225,7 +225,13 @@ fn http_chunk(data: &[u8]) -> Vec<u8> {
 /// split mid-event (exercising the client's reassembly).
 fn sse_steps(ctx: &Ctx, events: Vec<Value>, done: bool, close: bool) -> Vec<Step> {
     let eol = ctx.eol;
-    let mut steps = vec![Step::Write(head(200, &[], "text/event-stream", None))];
+    // Announce a close so a client never reuses the connection.
+    let conn: Vec<(String, String)> = if close {
+        vec![("Connection".into(), "close".into())]
+    } else {
+        Vec::new()
+    };
+    let mut steps = vec![Step::Write(head(200, &conn, "text/event-stream", None))];
     let mut texts = vec![format!(": keep-alive{eol}{eol}")];
     for (i, ev) in events.iter().enumerate() {
         let data = ev.to_string();
@@ -436,7 +442,8 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
                     .message(msg, "tool_calls", None)
                     .to_string()
                     .into_bytes();
-                let mut out = head(200, &[], "application/json", Some(body.len()));
+                let conn = [("Connection".to_string(), "close".to_string())];
+                let mut out = head(200, &conn, "application/json", Some(body.len()));
                 out.extend_from_slice(&body[..body.len() / 2]);
                 vec![Step::Write(out), Step::Close]
             }
