@@ -503,4 +503,44 @@ mod tests {
             Err(ChunkError::Server { .. })
         ));
     }
+
+    #[test]
+    fn sse_bytes_split_anywhere_give_the_same_completion() {
+        use crate::provider::sse::SseParser;
+        let args = "{\"t\":\"h\u{e9} \u{1F600} \\\"q\\\" \u{4e16}\"}";
+        let mut events = vec![tc(0, Some("c"), Some("f"), Some(""))];
+        for ch in args.chars() {
+            events.push(tc(0, None, None, Some(&ch.to_string())));
+        }
+        events.push(finish("tool_calls"));
+        let mut stream = String::from(": keep-alive\r\n\r\n");
+        for e in &events {
+            stream.push_str(&format!("data: {e}\r\n\r\n"));
+        }
+        stream.push_str("data: [DONE]\r\n\r\n");
+        let bytes = stream.as_bytes();
+        let assemble = |parts: &[&[u8]]| {
+            let mut p = SseParser::new();
+            let mut acc = Accumulator::new();
+            let mut done = false;
+            let mut evs = Vec::new();
+            for part in parts {
+                evs.extend(p.feed(part));
+            }
+            evs.extend(p.finish());
+            for ev in evs {
+                if ev.is_done() {
+                    done = true;
+                } else {
+                    acc.push_data(&ev.data).expect("chunk");
+                }
+            }
+            acc.finish(done).expect("complete")
+        };
+        let whole = assemble(&[bytes]);
+        assert_eq!(whole.answer_text(), args);
+        for i in 0..=bytes.len() {
+            assert_eq!(assemble(&[&bytes[..i], &bytes[i..]]), whole, "split at {i}");
+        }
+    }
 }
