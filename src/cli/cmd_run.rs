@@ -73,6 +73,19 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if plan.batches.is_empty() {
+        let msg = if plan.skipped > 0 {
+            format!("nothing to judge: all {} combination(s) already have verdicts for this persona, mode, perspective, model and prompt set", plan.skipped)
+        } else {
+            "nothing to judge: the selection holds no items".to_string()
+        };
+        if a.json {
+            println!("{}", serde_json::json!({"status": "nothing_to_do", "skipped_already_judged": plan.skipped, "note": msg}));
+        } else {
+            println!("{msg}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut provider = s.provider().map_err(|e| anyhow::anyhow!(e))?;
     if let Some(t) = a.temperature {
         provider.temperature = Some(t);

@@ -96,12 +96,21 @@ fn answer(req: &RecordedRequest) -> Result<Value, String> {
 
 const RULES: &[(&str, &str, &[&str])] = &[
     ("urgency", "urgent", &["urgent", "asap", "as soon as possible", "immediately", "today", "tonight", "deadline", "overdue", "down", "outage", "now", "by noon", "final reminder"]),
-    ("work-pers", "work", &["meeting", "client", "customer", "invoice", "project", "report", "office", "team", "contract", "colleague", "quarter", "pipeline", "sprint", "deploy", "staff", "lesson", "pupils", "release"]),
+    ("work-pers", "work", &["meeting", "client", "customer", "invoice", "project", "report", "office", "team", "contract", "colleague", "quarter", "pipeline", "sprint", "deploy", "staff", "lesson", "pupils", "release", "stock", "stores", "account", "order", "pricing", "school", "year 9", "parents' evening", "deadline", "proposal", "ticket", "server"]),
     ("work-logistics", "logistics", &["room", "booking", "booked", "travel", "flight", "hotel", "reschedul", "calendar", "venue", "parking", "train", "itinerary", "desk", "rota", "timetable"]),
 ];
 
+/// The item text without jury's boundary marker lines.
+fn strip_markers(text: &str) -> String {
+    text.lines()
+        .filter(|l| !(l.starts_with("<<<ITEM-CONTENT ") || l.starts_with("<<<END-ITEM-CONTENT ")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Likert, agreement and the explanation for one classification.
 fn judge(cid: &str, selected: &str, available: &[&str], text: &str, persona: &str) -> (u8, bool, String) {
+    let text = strip_markers(text);
     let lower = text.to_lowercase();
     let expected: Option<String> = RULES
         .iter()
