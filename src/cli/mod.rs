@@ -24,7 +24,10 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // Errors may quote untrusted text (file contents, server bodies).
-            eprintln!("error: {}", crate::sanitize::for_display(&format!("{e:#}"), 4000));
+            eprintln!(
+                "error: {}",
+                crate::sanitize::for_display(&format!("{e:#}"), 4000)
+            );
             ExitCode::from(1)
         }
     }
@@ -60,7 +63,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             anyhow::bail!("the workbench arrives with the tui module")
         }
         Command::Import(a) => {
-            let s = settings(cli.db, Overrides { who: a.who.clone(), ..Default::default() })?;
+            let s = settings(
+                cli.db,
+                Overrides {
+                    who: a.who.clone(),
+                    ..Default::default()
+                },
+            )?;
             cmd_data::import(&s, a)
         }
         Command::Run(a) => {
@@ -75,7 +84,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_run::run(&s, a)
         }
         Command::Label(a) => {
-            let s = settings(cli.db, Overrides { who: a.who.clone(), ..Default::default() })?;
+            let s = settings(
+                cli.db,
+                Overrides {
+                    who: a.who.clone(),
+                    ..Default::default()
+                },
+            )?;
             cmd_label::label(&s, a)
         }
         Command::Report(a) => {
