@@ -16,3 +16,4 @@ pub mod provider;
 pub mod sanitize;
 pub mod store;
 pub mod testserver;
+pub mod tui;

@@ -59,8 +59,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     ..Overrides::default()
                 },
             )?;
-            let _ = s;
-            anyhow::bail!("the workbench arrives with the tui module")
+            // A new workspace starts with the sample data (DESIGN §5).
+            let sample = std::env::var_os("JURY_SAMPLE_DATA")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data"));
+            crate::tui::run(s, crate::tui::TuiOptions { sample_data_dir: Some(sample) })?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Import(a) => {
             let s = settings(

@@ -1,0 +1,125 @@
+//! Drawing one frame with 100 000 items listed (TestBackend 200×50), and
+//! applying 10 000 streamed TextDelta events.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use jury::domain::*;
+use jury::engine::EngineEvent;
+use jury::tui::app::{App, Loaded};
+use jury::tui::keymap::Keymap;
+use jury::tui::msg::{Effect, Msg};
+use jury::tui::theme::Theme;
+use jury::tui::update::update;
+use jury::tui::views::Root;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::hint::black_box;
+
+fn items(n: usize) -> Loaded {
+    let cls = |id: &str, avail: &[&str], sel: &str| Classification {
+        id: id.into(),
+        description: format!("Is this item about {id}?"),
+        available: avail.iter().map(|s| s.to_string()).collect(),
+        selected: Some(sel.into()),
+    };
+    let items = (0..n)
+        .map(|i| Item {
+            id: format!("item-{i:06}"),
+            sent_text: Some("2026-03-16T07:12:00Z".into()),
+            sent_ms: Some(1_773_645_120_000),
+            title: format!("Message {i}: stock-out on BM-440 kettles, stores escalating"),
+            text: "Kenton, 38 of our stores have had no BM-440 kettles on the shelf since Friday and the spring promotion starts on Thursday. Please ring me as soon as you land.".repeat(2),
+            source: Source { kind: "email".into(), originator: "Priya Nair <priya@example.com>".into(), channel: "work-mail".into() },
+            tags: vec!["inbox:kenton".into()],
+            classifications: vec![
+                cls("work-pers", &["work", "personal"], "work"),
+                cls("urgency", &["urgent", "not"], "not"),
+                cls("work-logistics", &["logistics", "not"], "not"),
+                cls("football", &["football", "not"], "not"),
+                cls("interested", &["work", "personal", "not"], "work"),
+            ],
+        })
+        .collect();
+    Loaded {
+        items,
+        personas: vec![Persona { id: "kenton".into(), name: "Kenton".into(), definition: serde_json::json!({"does": "account manager"}) }],
+        perspectives: vec![Perspective { id: "classification".into(), name: "Classification".into(), text: "Is it right?".into() }],
+        verdicts: vec![],
+        labels: vec![],
+    }
+}
+
+fn app(n: usize) -> App {
+    let mut a = App::new(items(n), Keymap::default_map(), Theme::builtin("dark"), "gpt-4o-mini", "me");
+    a.size = (200, 50);
+    a
+}
+
+fn start_run(app: &mut App) -> u64 {
+    let fx = update(app, Msg::Key(crossterm::event::KeyEvent::new(crossterm::event::KeyCode::Enter, crossterm::event::KeyModifiers::NONE)));
+    match fx.first() {
+        Some(Effect::StartRun { tag, .. }) => *tag,
+        _ => panic!("no run started"),
+    }
+}
+
+/// 10 000 deltas: 5 rows × 2000 growing texts (the engine sends the whole text so far).
+fn deltas(item: &str) -> Vec<EngineEvent> {
+    let mut out = Vec::with_capacity(10_000);
+    let mut texts = vec![String::new(); 5];
+    let ids = ["work-pers", "urgency", "work-logistics", "football", "interested"];
+    for step in 0..2000 {
+        for (k, id) in ids.iter().enumerate() {
+            texts[k].push_str(if step % 7 == 0 { "word " } else { "tok " });
+            out.push(EngineEvent::TextDelta { run_id: 1, key: ComboKey::new(item, id, "classification"), text: texts[k].clone() });
+        }
+    }
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let mut big = app(100_000);
+    let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    c.bench_function("frame_100k_items_200x50", |b| {
+        b.iter(|| {
+            term.draw(|f| f.render_widget(Root(black_box(&big)), f.area())).unwrap();
+        })
+    });
+    // The same frame while five rows stream.
+    let tag = start_run(&mut big);
+    for ev in deltas("item-000000").into_iter().take(5000) {
+        update(&mut big, Msg::Engine { tag, event: ev });
+    }
+    c.bench_function("frame_100k_items_streaming", |b| {
+        b.iter(|| {
+            term.draw(|f| f.render_widget(Root(black_box(&big)), f.area())).unwrap();
+        })
+    });
+    // Moving the cursor deep into the list (index arithmetic only).
+    c.bench_function("move_and_frame_100k", |b| {
+        b.iter(|| {
+            update(&mut big, Msg::Key(crossterm::event::KeyEvent::new(crossterm::event::KeyCode::PageDown, crossterm::event::KeyModifiers::NONE)));
+            term.draw(|f| f.render_widget(Root(&big), f.area())).unwrap();
+        })
+    });
+    let events = deltas("item-000000");
+    let mut small = app(10);
+    let tag = start_run(&mut small);
+    c.bench_function("apply_10k_text_deltas", |b| {
+        b.iter_batched(
+            || events.clone(),
+            |evs| {
+                for ev in evs {
+                    update(&mut small, Msg::Engine { tag, event: ev });
+                }
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(std::time::Duration::from_secs(4));
+    targets = bench
+}
+criterion_main!(benches);

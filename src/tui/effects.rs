@@ -1,0 +1,141 @@
+//! Executes [`Effect`]s: label writes on a dedicated thread with its own store
+//! connection, judge runs on the engine, store reads on blocking tasks. Results
+//! come back to the loop as [`Msg`]s; nothing here touches the state.
+
+use super::app::RunPlan;
+use super::msg::{Effect, Msg};
+use crate::domain::Label;
+use crate::engine::{EngineConfig, RunRequest, spawn_run};
+use crate::store::Store;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+/// What runs need besides the plan; `None` provider when no endpoint is configured.
+#[derive(Clone)]
+pub struct EngineLink {
+    pub config: Option<EngineConfig>,
+}
+
+struct LabelJob {
+    req: u64,
+    label: Label,
+}
+
+pub struct Executor {
+    tx: UnboundedSender<Msg>,
+    db_path: PathBuf,
+    engine: EngineLink,
+    labels: Option<std::sync::mpsc::Sender<LabelJob>>,
+    writer: Option<std::thread::JoinHandle<()>>,
+    cancels: HashMap<u64, CancellationToken>,
+}
+
+impl Executor {
+    /// Starts the label writer thread. Call inside a tokio runtime.
+    pub fn new(db_path: PathBuf, engine: EngineLink, tx: UnboundedSender<Msg>) -> Executor {
+        let (ltx, lrx) = std::sync::mpsc::channel::<LabelJob>();
+        let reply = tx.clone();
+        let path = db_path.clone();
+        let writer = std::thread::Builder::new()
+            .name("jury-label-writer".into())
+            .spawn(move || label_writer(path, lrx, reply))
+            .ok();
+        Executor { tx, db_path, engine, labels: Some(ltx), writer, cancels: HashMap::new() }
+    }
+
+    pub fn run(&mut self, fx: Effect) {
+        match fx {
+            Effect::SaveLabel { req, label } => {
+                let sent = self.labels.as_ref().is_some_and(|l| l.send(LabelJob { req, label }).is_ok());
+                if !sent {
+                    let _ = self.tx.send(Msg::LabelSaved { req, result: Err("the label writer is not running".into()) });
+                }
+            }
+            Effect::StartRun { tag, plan } => self.start_run(tag, plan),
+            Effect::CancelRun { tag } => {
+                if let Some(c) = self.cancels.get(&tag) {
+                    c.cancel();
+                }
+            }
+            Effect::LoadRuns => {
+                let (path, tx) = (self.db_path.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let r = Store::open(&path).and_then(|s| Ok((s.runs()?, s.failures(None)?)));
+                    let _ = tx.send(Msg::RunsLoaded(r.map_err(|e| e.to_string())));
+                });
+            }
+            Effect::SavePersona(p) => {
+                let (path, tx) = (self.db_path.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let r = Store::open(&path).and_then(|mut s| s.upsert_persona(&p)).map(|_| p);
+                    let _ = tx.send(Msg::PersonaSaved(r.map_err(|e| e.to_string())));
+                });
+            }
+        }
+    }
+
+    fn start_run(&mut self, tag: u64, plan: RunPlan) {
+        let Some(cfg) = self.engine.config.clone() else {
+            let _ = self.tx.send(Msg::RunEnded { tag, error: Some(crate::config::NO_ENDPOINT.into()) });
+            return;
+        };
+        let mut req = RunRequest::new(plan.mode, &plan.persona_id, plan.perspective_ids);
+        req.item_ids = Some(plan.item_ids);
+        let handle = spawn_run(cfg, req);
+        self.cancels.insert(tag, handle.cancel.clone());
+        let tx = self.tx.clone();
+        let mut events = handle.events;
+        let join = handle.join;
+        tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                if tx.send(Msg::Engine { tag, event }).is_err() {
+                    return;
+                }
+            }
+            let error = match join.await {
+                Ok(Ok(_)) => None,
+                Ok(Err(e)) => Some(e.to_string()),
+                Err(e) => Some(format!("the run stopped: {e}")),
+            };
+            let _ = tx.send(Msg::RunEnded { tag, error });
+        });
+    }
+
+    /// Cancels runs and waits for the label writer to finish what it was given.
+    pub fn shutdown(&mut self) {
+        for c in self.cancels.values() {
+            c.cancel();
+        }
+        self.labels = None;
+        if let Some(w) = self.writer.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Owns a store connection; answers every job with saved or the error.
+fn label_writer(path: PathBuf, jobs: std::sync::mpsc::Receiver<LabelJob>, reply: UnboundedSender<Msg>) {
+    let mut store: Option<Store> = None;
+    for job in jobs {
+        if store.is_none() {
+            match Store::open(&path) {
+                Ok(s) => store = Some(s),
+                Err(e) => {
+                    let _ = reply.send(Msg::LabelSaved { req: job.req, result: Err(e.to_string()) });
+                    continue;
+                }
+            }
+        }
+        let Some(s) = store.as_mut() else { continue };
+        let result = s.upsert_label(&job.label).map_err(|e| e.to_string());
+        let _ = reply.send(Msg::LabelSaved { req: job.req, result });
+    }
+}

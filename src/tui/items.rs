@@ -1,0 +1,147 @@
+//! Items as the workbench keeps them: what repeats across items (the
+//! classification descriptions and value lists, sources, tags) is stored once
+//! and shared, so 100 000 items fit in a fraction of their `Item` size. The
+//! full [`Item`] is rebuilt only for the item on screen.
+
+use crate::domain::{Classification, Item, Source};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct ClsMeta {
+    pub id: String,
+    pub description: String,
+    pub available: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClsRow {
+    pub meta: Arc<ClsMeta>,
+    pub selected: Option<Arc<str>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ItemRow {
+    pub id: Box<str>,
+    pub sent_text: Option<Box<str>>,
+    pub sent_ms: Option<i64>,
+    pub title: Box<str>,
+    pub text: Box<str>,
+    pub source: Arc<Source>,
+    pub tags: Arc<[String]>,
+    pub classifications: Box<[ClsRow]>,
+}
+
+impl ItemRow {
+    /// The item as the rest of jury knows it.
+    pub fn to_item(&self) -> Item {
+        Item {
+            id: self.id.to_string(),
+            sent_text: self.sent_text.as_deref().map(str::to_string),
+            sent_ms: self.sent_ms,
+            title: self.title.to_string(),
+            text: self.text.to_string(),
+            source: (*self.source).clone(),
+            tags: self.tags.to_vec(),
+            classifications: self
+                .classifications
+                .iter()
+                .map(|c| Classification {
+                    id: c.meta.id.clone(),
+                    description: c.meta.description.clone(),
+                    available: c.meta.available.clone(),
+                    selected: c.selected.as_deref().map(str::to_string),
+                })
+                .collect(),
+            // Protocol inputs (rubric examples...) are shown through their text.
+            ..Item::default()
+        }
+    }
+}
+
+/// Shares equal values between items while they are converted.
+#[derive(Default)]
+pub struct Interner {
+    meta: HashSet<Arc<ClsMeta>>,
+    strs: HashSet<Arc<str>>,
+    sources: HashMap<(String, String, String), Arc<Source>>,
+    tags: HashMap<Vec<String>, Arc<[String]>>,
+}
+
+impl Interner {
+    fn meta(&mut self, m: ClsMeta) -> Arc<ClsMeta> {
+        if let Some(a) = self.meta.get(&m) {
+            return a.clone();
+        }
+        let a = Arc::new(m);
+        self.meta.insert(a.clone());
+        a
+    }
+
+    fn str(&mut self, s: String) -> Arc<str> {
+        if let Some(a) = self.strs.get(s.as_str()) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.strs.insert(a.clone());
+        a
+    }
+
+    pub fn row(&mut self, it: Item) -> ItemRow {
+        let key = (it.source.kind, it.source.originator, it.source.channel);
+        let source = match self.sources.get(&key) {
+            Some(s) => s.clone(),
+            None => {
+                let s = Arc::new(Source { kind: key.0.clone(), originator: key.1.clone(), channel: key.2.clone() });
+                self.sources.insert(key, s.clone());
+                s
+            }
+        };
+        let tags = match self.tags.get(&it.tags) {
+            Some(t) => t.clone(),
+            None => {
+                let t: Arc<[String]> = Arc::from(it.tags.clone());
+                self.tags.insert(it.tags, t.clone());
+                t
+            }
+        };
+        let classifications = it
+            .classifications
+            .into_iter()
+            .map(|c| ClsRow {
+                selected: c.selected.map(|s| self.str(s)),
+                meta: self.meta(ClsMeta { id: c.id, description: c.description, available: c.available }),
+            })
+            .collect();
+        ItemRow {
+            id: it.id.into_boxed_str(),
+            sent_text: it.sent_text.map(String::into_boxed_str),
+            sent_ms: it.sent_ms,
+            title: it.title.into_boxed_str(),
+            text: it.text.into_boxed_str(),
+            source,
+            tags,
+            classifications,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_shares() {
+        let item = |id: &str| Item {
+            id: id.into(),
+            title: "t".into(),
+            classifications: vec![Classification { id: "u".into(), description: "d".into(), available: vec!["a".into(), "not".into()], selected: None }],
+            ..Default::default()
+        };
+        let mut i = Interner::default();
+        let a = i.row(item("1"));
+        let b = i.row(item("2"));
+        assert!(Arc::ptr_eq(&a.classifications[0].meta, &b.classifications[0].meta));
+        assert_eq!(a.to_item(), item("1"));
+    }
+}

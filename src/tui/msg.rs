@@ -1,0 +1,36 @@
+//! Messages into [`super::update::update`] and effects out of it.
+
+use super::app::RunPlan;
+use crate::domain::{Failure, Label, Persona, Run};
+use crate::engine::EngineEvent;
+use crossterm::event::KeyEvent;
+
+/// Everything that can change the state.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Key(KeyEvent),
+    Paste(String),
+    Resize(u16, u16),
+    /// A timer tick (spinner, elapsed time).
+    Tick,
+    /// An engine event from the run this session tagged `tag`.
+    Engine { tag: u64, event: EngineEvent },
+    /// A run task ended; `error` when it could not start or ended in a fatal error.
+    RunEnded { tag: u64, error: Option<String> },
+    /// The label writer answered request `req`.
+    LabelSaved { req: u64, result: Result<(), String> },
+    RunsLoaded(Result<(Vec<Run>, Vec<Failure>), String>),
+    PersonaSaved(Result<Persona, String>),
+}
+
+/// Work for [`super::effects`] to do; never done inside `update`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Write a label durably and answer with `Msg::LabelSaved { req }`.
+    SaveLabel { req: u64, label: Label },
+    StartRun { tag: u64, plan: RunPlan },
+    CancelRun { tag: u64 },
+    /// Read runs and failures from the store (answers `Msg::RunsLoaded`).
+    LoadRuns,
+    SavePersona(Persona),
+}

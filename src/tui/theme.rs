@@ -1,0 +1,205 @@
+//! Themes: a struct of named roles loaded from `themes/*.toml`. The three
+//! built-in themes are embedded; a file of the same name in the user's config
+//! directory (`themes/NAME.toml`) replaces the roles it names. Views take every
+//! colour from here.
+
+use ratatui::style::{Color, Modifier, Style};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::str::FromStr;
+
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("dark", include_str!("../../themes/dark.toml")),
+    ("light", include_str!("../../themes/light.toml")),
+    ("ansi16", include_str!("../../themes/ansi16.toml")),
+];
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleSpec {
+    pub fg: Option<String>,
+    pub bg: Option<String>,
+    #[serde(default)]
+    pub bold: bool,
+    #[serde(default)]
+    pub italic: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThemeFile {
+    #[allow(dead_code)]
+    name: Option<String>,
+    #[serde(default)]
+    roles: BTreeMap<String, RoleSpec>,
+}
+
+macro_rules! theme_roles {
+    ($($(#[doc = $doc:literal])* $role:ident),+ $(,)?) => {
+        /// Named styles; views never name a colour.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct Theme {
+            pub name: String,
+            $( $(#[doc = $doc])* pub $role: Style, )+
+        }
+        impl Theme {
+            pub const ROLES: &'static [&'static str] = &[$(stringify!($role)),+];
+            fn blank(name: &str) -> Theme {
+                Theme { name: name.to_string(), $( $role: Style::default(), )+ }
+            }
+            fn set(&mut self, role: &str, style: Style) -> Result<(), String> {
+                match role {
+                    $( stringify!($role) => self.$role = style, )+
+                    other => return Err(format!("unknown role '{other}' (known: {})", Self::ROLES.join(", "))),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+theme_roles! {
+    /// Ordinary text.
+    text,
+    /// Secondary text: hints, ids, empty values.
+    muted,
+    border,
+    border_focused,
+    /// Pane titles.
+    title,
+    /// The selected list entry or row.
+    selection,
+    /// The judge's values and texts.
+    judge,
+    /// Human labels.
+    human,
+    agree,
+    disagree,
+    /// The mark where judge and human disagree.
+    disagreement_mark,
+    /// Text still arriving from the judge.
+    streaming,
+    warning,
+    error,
+    accent,
+    status_bar,
+    /// Escapes made visible in untrusted text.
+    escape,
+    /// Keys in help and hints.
+    key,
+}
+
+pub fn parse_color(s: &str) -> Result<Color, String> {
+    Color::from_str(s.trim()).map_err(|_| format!("unknown colour '{s}'"))
+}
+
+fn style_of(spec: &RoleSpec) -> Result<Style, String> {
+    let mut st = Style::default();
+    if let Some(fg) = &spec.fg {
+        st = st.fg(parse_color(fg)?);
+    }
+    if let Some(bg) = &spec.bg {
+        st = st.bg(parse_color(bg)?);
+    }
+    if spec.bold {
+        st = st.add_modifier(Modifier::BOLD);
+    }
+    if spec.italic {
+        st = st.add_modifier(Modifier::ITALIC);
+    }
+    Ok(st)
+}
+
+impl Theme {
+    /// A built-in theme by name (dark when the name is unknown).
+    pub fn builtin(name: &str) -> Theme {
+        let text = BUILTIN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or(&BUILTIN[0]);
+        let mut t = Theme::blank(text.0);
+        // Built-in files are covered by `builtin_themes_parse`.
+        t.merge_toml(text.1).expect("built-in theme is valid");
+        t
+    }
+
+    /// Applies the roles named in a theme file.
+    pub fn merge_toml(&mut self, text: &str) -> Result<(), String> {
+        let file: ThemeFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        for (role, spec) in &file.roles {
+            let st = style_of(spec).map_err(|e| format!("role '{role}': {e}"))?;
+            self.set(role, st)?;
+        }
+        Ok(())
+    }
+
+    /// The named theme: built-in roles (for built-in names), then the user's
+    /// `config_dir/themes/NAME.toml` over them. Errors are returned as a
+    /// warning to show; the theme is still usable.
+    pub fn load(name: &str, config_dir: Option<&Path>) -> (Theme, Option<String>) {
+        let mut t = Theme::builtin(name);
+        t.name = name.to_string();
+        let known = BUILTIN.iter().any(|(n, _)| *n == name);
+        let user = config_dir.map(|d| d.join("themes").join(format!("{name}.toml")));
+        match user.filter(|p| p.exists()) {
+            Some(p) => match std::fs::read_to_string(&p)
+                .map_err(|e| e.to_string())
+                .and_then(|s| t.merge_toml(&s))
+            {
+                Ok(()) => (t, None),
+                Err(e) => (t, Some(format!("{}: {e}", p.display()))),
+            },
+            None if known => (t, None),
+            None => (t, Some(format!("unknown theme '{name}'; using dark"))),
+        }
+    }
+
+    /// The focused or unfocused border.
+    pub fn border(&self, focused: bool) -> Style {
+        if focused {
+            self.border_focused
+        } else {
+            self.border
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_themes_parse_and_set_every_role() {
+        for (name, text) in BUILTIN {
+            let file: ThemeFile = toml::from_str(text).unwrap();
+            for role in Theme::ROLES {
+                assert!(file.roles.contains_key(*role), "{name} lacks {role}");
+            }
+            let _ = Theme::builtin(name);
+        }
+    }
+
+    #[test]
+    fn ansi16_uses_only_the_16_colours() {
+        let file: ThemeFile = toml::from_str(BUILTIN[2].1).unwrap();
+        for (role, spec) in &file.roles {
+            for c in [&spec.fg, &spec.bg].into_iter().flatten() {
+                let col = parse_color(c).unwrap();
+                let ok = matches!(col, Color::Black | Color::Red | Color::Green | Color::Yellow
+                    | Color::Blue | Color::Magenta | Color::Cyan | Color::Gray | Color::DarkGray
+                    | Color::LightRed | Color::LightGreen | Color::LightYellow | Color::LightBlue
+                    | Color::LightMagenta | Color::LightCyan | Color::White | Color::Reset);
+                assert!(ok, "{role}: {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn user_file_overrides_a_role() {
+        let mut t = Theme::builtin("dark");
+        t.merge_toml("[roles]\njudge = { fg = \"red\" }\n").unwrap();
+        assert_eq!(t.judge.fg, Some(Color::Red));
+        assert!(t.merge_toml("[roles]\nnope = { fg = \"red\" }\n").is_err());
+    }
+}

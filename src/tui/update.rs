@@ -1,0 +1,622 @@
+//! `update(&mut App, Msg) -> Vec<Effect>`: every decision, no I/O.
+
+use super::action::Action;
+use super::app::*;
+use super::msg::{Effect, Msg};
+use crate::domain::{Agreement, ComboKey, Label, Mode, Persona, Scale, Value};
+use crate::engine::EngineEvent;
+use crate::sanitize;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui_textarea::TextArea;
+
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    match msg {
+        Msg::Key(k) if k.kind == KeyEventKind::Release => {}
+        Msg::Key(k) => key(app, k, &mut fx),
+        Msg::Paste(s) => {
+            if let Some(Popup::Input { area, .. }) = &mut app.popup {
+                area.insert_str(s);
+            }
+        }
+        Msg::Resize(w, h) => {
+            app.size = (w, h);
+            app.scroll_list_to_cursor();
+        }
+        Msg::Tick => app.spinner = app.spinner.wrapping_add(1),
+        Msg::Engine { tag, event } => engine_event(app, tag, event),
+        Msg::RunEnded { tag, error } => {
+            if let Some(r) = app.runs.iter_mut().find(|r| r.tag == tag) {
+                r.finished = true;
+            }
+            app.streams.retain(|_, s| s.tag != tag);
+            if let Some(e) = error {
+                app.message = Some((Level::Error, sanitize::one_line(&e, 300)));
+            }
+        }
+        Msg::LabelSaved { req, result } => label_saved(app, req, result),
+        Msg::RunsLoaded(r) => {
+            if let View::Runs(rv) = &mut app.view {
+                *rv = match r {
+                    Ok((runs, failures)) => RunsView::Loaded {
+                        runs,
+                        failures,
+                        cursor: 0,
+                    },
+                    Err(e) => RunsView::Error(e),
+                };
+            }
+        }
+        Msg::PersonaSaved(r) => match r {
+            Ok(p) => {
+                app.message = Some((Level::Info, format!("persona {} saved", sanitize::one_line(&p.id, 60))));
+                match app.personas.iter_mut().find(|x| x.id == p.id) {
+                    Some(x) => *x = p,
+                    None => {
+                        app.personas.push(p);
+                        app.personas.sort_by(|a, b| a.id.cmp(&b.id));
+                    }
+                }
+            }
+            Err(e) => app.message = Some((Level::Error, format!("persona NOT saved: {}", sanitize::one_line(&e, 200)))),
+        },
+    }
+    fx
+}
+
+fn key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
+    if app.popup.is_some() {
+        popup_key(app, k, fx);
+        return;
+    }
+    let Some(action) = app.keymap.action(&k) else {
+        return;
+    };
+    if !matches!(action, Action::Quit | Action::Cancel) {
+        // A new action replaces an informational message, never an error.
+        if matches!(app.message, Some((Level::Info, _))) {
+            app.message = None;
+        }
+    }
+    act(app, action, fx);
+}
+
+/// Applies one action (public so tests and the help can drive it directly).
+pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    use Action::*;
+    match action {
+        Quit => {
+            app.quit = true;
+            for r in app.runs.iter().filter(|r| !r.finished) {
+                fx.push(Effect::CancelRun { tag: r.tag });
+            }
+        }
+        Cancel => cancel(app, fx),
+        Help => app.view = View::Help { scroll: 0 },
+        Compare => app.view = View::Compare,
+        Personas => {
+            let cursor = app.persona.min(app.personas.len().saturating_sub(1));
+            app.view = View::Personas { cursor };
+        }
+        Runs => {
+            app.view = View::Runs(RunsView::Loading);
+            fx.push(Effect::LoadRuns);
+        }
+        Agreement => app.view = View::Agreement(agreement_rows(app)),
+        Prompt => {
+            let text = super::prompt::preview_text(app);
+            app.view = View::Prompt { text, scroll: 0 };
+        }
+        MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => movement(app, action),
+        FocusNext | FocusPrev if app.view == View::Main => {
+            app.focus = match (app.focus, action == FocusNext) {
+                (Pane::List, true) | (Pane::Verdicts, false) => Pane::Item,
+                (Pane::Item, true) | (Pane::List, false) => Pane::Verdicts,
+                (Pane::Verdicts, true) | (Pane::Item, false) => Pane::List,
+            }
+        }
+        NextRow => move_row(app, 1),
+        PrevRow => move_row(app, -1),
+        Judge if app.view == View::Main || app.view == View::Compare => {
+            if let Some(it) = app.current_item() {
+                let ids = vec![it.id.clone()];
+                start_run(app, app.mode, ids, fx);
+            }
+        }
+        Judge => {
+            if let View::Personas { cursor } = app.view
+                && cursor < app.personas.len() {
+                    app.persona = cursor;
+                    app.message = Some((Level::Info, format!("persona: {}", sanitize::one_line(&app.personas[cursor].name, 60))));
+                }
+        }
+        RunFiltered => {
+            let ids: Vec<String> = app.filtered.iter().map(|i| app.items[*i as usize].id.to_string()).collect();
+            start_run(app, app.mode, ids, fx);
+        }
+        RunMissing => {
+            if app.view != View::Compare {
+                app.message = Some((Level::Info, format!("open compare ({}) to start missing runs", app.keymap.hint(Compare))));
+                return;
+            }
+            let Some(item) = app.current_item() else { return };
+            let id = item.id.clone();
+            let rows = app.rows();
+            let persona = app.persona_id().to_string();
+            let missing: Vec<Mode> = Mode::ALL
+                .into_iter()
+                .filter(|m| {
+                    rows.iter().any(|r| {
+                        app.combo(r).is_some_and(|k| app.verdict(&k, &persona, *m).is_none())
+                    })
+                })
+                .collect();
+            if missing.is_empty() {
+                app.message = Some((Level::Info, "every mode already has verdicts for this item".into()));
+            }
+            for m in missing {
+                start_run(app, m, vec![id.clone()], fx);
+            }
+        }
+        CycleMode => {
+            app.mode = app.mode.next();
+        }
+        PickPersona => {
+            let options = app.personas.iter().map(|p| format!("{} — {}", p.id, p.name)).collect();
+            app.popup = Some(Popup::Picker { kind: PickerKind::Persona, options, cursor: app.persona });
+        }
+        PickPerspective => {
+            let mut options: Vec<String> = app.perspectives.iter().map(|p| format!("{} — {}", p.id, p.name)).collect();
+            options.push("all perspectives".into());
+            let cursor = match app.perspective {
+                PerspectiveSel::One(i) => i,
+                PerspectiveSel::All => app.perspectives.len(),
+            };
+            app.popup = Some(Popup::Picker { kind: PickerKind::Perspective, options, cursor });
+        }
+        Likert1 | Likert2 | Likert3 | Likert4 | Likert5 => {
+            let n = action.likert().unwrap_or(3);
+            let v = match app.mode.scale() {
+                Scale::Agreement => match Value::Likert(n).as_agreement() {
+                    Some(a) => Value::Agreement(a),
+                    None => {
+                        app.message = Some((Level::Warning, "3 is undecided on the AGREE/DISAGREE scale of mode 3: use a or d".into()));
+                        return;
+                    }
+                },
+                _ => Value::Likert(n),
+            };
+            set_label(app, v, fx);
+        }
+        Agree => set_label(app, Value::Agreement(crate::domain::Agreement::Agree), fx),
+        Disagree => set_label(app, Value::Agreement(crate::domain::Agreement::Disagree), fx),
+        EditNote => edit_note(app),
+        RetryUnsaved => {
+            let mut n = 0;
+            let mut next = app.next_req;
+            for e in app.labels.values_mut().flatten() {
+                if matches!(e.state, SaveState::Unsaved(_)) {
+                    e.state = SaveState::Pending(next);
+                    fx.push(Effect::SaveLabel { req: next, label: e.label.clone() });
+                    next += 1;
+                    n += 1;
+                }
+            }
+            app.next_req = next;
+            app.message = Some((Level::Info, format!("retrying {n} unsaved label(s)")));
+        }
+        ToggleBlind => {
+            app.blind = !app.blind;
+            app.message = Some((Level::Info, format!("blind review {}", if app.blind { "on: judge values hidden until you label" } else { "off" })));
+        }
+        Search => {
+            let mut area = TextArea::new(vec![app.search.clone()]);
+            area.move_cursor(ratatui_textarea::CursorMove::End);
+            app.popup = Some(Popup::Input { kind: InputKind::Search, area: Box::new(area), target: None, error: None });
+        }
+        CycleFilter => {
+            app.filter = app.filter.next();
+            app.refilter();
+        }
+        EditPersona | NewPersona => {
+            let View::Personas { cursor } = app.view else { return };
+            let persona = if action == NewPersona {
+                Persona {
+                    id: "new-persona".into(),
+                    name: "New persona".into(),
+                    definition: serde_json::json!({"type": "", "age": "", "gender": "", "does": "", "feelThinkBelieve": "", "technologyExperience": "", "problems": "", "needs": "", "existingSolutions": ""}),
+                }
+            } else {
+                match app.personas.get(cursor) {
+                    Some(p) => p.clone(),
+                    None => return,
+                }
+            };
+            let json = serde_json::to_string_pretty(&persona).unwrap_or_default();
+            let area = TextArea::new(json.lines().map(str::to_string).collect());
+            app.popup = Some(Popup::Input { kind: InputKind::Persona, area: Box::new(area), target: None, error: None });
+        }
+        FocusNext | FocusPrev => {}
+    }
+}
+
+fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
+    if app.view != View::Main {
+        app.view = View::Main;
+    } else if app.running() {
+        for r in app.runs.iter().filter(|r| !r.finished) {
+            fx.push(Effect::CancelRun { tag: r.tag });
+        }
+        app.message = Some((Level::Warning, "cancelling the run…".into()));
+    } else if !app.search.is_empty() {
+        app.search.clear();
+        app.refilter();
+    } else {
+        app.message = None;
+    }
+}
+
+fn movement(app: &mut App, action: Action) {
+    let page = app.list_height().max(1) as i64;
+    let delta: i64 = match action {
+        Action::MoveDown => 1,
+        Action::MoveUp => -1,
+        Action::PageDown => page,
+        Action::PageUp => -page,
+        Action::Top => i64::MIN / 2,
+        _ => i64::MAX / 2,
+    };
+    let step = |v: u16| (v as i64 + delta.clamp(-10_000, 10_000)).clamp(0, u16::MAX as i64) as u16;
+    match &mut app.view {
+        View::Help { scroll } | View::Prompt { scroll, .. } => *scroll = step(*scroll),
+        View::Personas { cursor } => *cursor = clamp_add(*cursor, delta, app.personas.len()),
+        View::Runs(RunsView::Loaded { runs, cursor, .. }) => *cursor = clamp_add(*cursor, delta, runs.len()),
+        View::Compare => move_row(app, delta.clamp(-1000, 1000) as i32),
+        View::Main => match app.focus {
+            Pane::List => {
+                app.cursor = clamp_add(app.cursor, delta, app.filtered.len());
+                app.scroll_list_to_cursor();
+                app.refresh_detail();
+            }
+            Pane::Item => app.text_scroll = step(app.text_scroll),
+            Pane::Verdicts => move_row(app, delta.clamp(-1000, 1000) as i32),
+        },
+        _ => {}
+    }
+}
+
+fn clamp_add(v: usize, d: i64, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    (v as i64).saturating_add(d).clamp(0, len as i64 - 1) as usize
+}
+
+fn move_row(app: &mut App, d: i32) {
+    let n = app.rows().len();
+    app.row = clamp_add(app.row, d as i64, n);
+}
+
+fn start_run(app: &mut App, mode: Mode, item_ids: Vec<String>, fx: &mut Vec<Effect>) {
+    if let Some(e) = &app.endpoint_error {
+        app.popup = Some(Popup::Notice { title: "cannot judge: no endpoint".into(), text: e.clone() });
+        return;
+    }
+    if app.persona().is_none() {
+        app.message = Some((Level::Warning, "no persona: import one (jury import) or create one (P, then N)".into()));
+        return;
+    }
+    let perspective_ids: Vec<String> = app.active_perspectives().iter().map(|p| p.id.clone()).collect();
+    if perspective_ids.is_empty() {
+        app.message = Some((Level::Warning, "no perspective: import one with jury import".into()));
+        return;
+    }
+    if item_ids.is_empty() {
+        app.message = Some((Level::Warning, "no items to judge".into()));
+        return;
+    }
+    let tag = app.next_tag;
+    app.next_tag += 1;
+    app.runs.push(ActiveRun {
+        tag,
+        run_id: None,
+        mode,
+        items: item_ids.len(),
+        progress: Default::default(),
+        finished: false,
+        note: None,
+    });
+    app.message = Some((Level::Info, format!("judging {} item(s) in mode {mode}…", item_ids.len())));
+    fx.push(Effect::StartRun {
+        tag,
+        plan: RunPlan { mode, persona_id: app.persona_id().to_string(), perspective_ids, item_ids },
+    });
+}
+
+/// The judge value a row shows (None while blind review hides it).
+pub fn visible_judge(app: &App, key: &ComboKey) -> Option<Value> {
+    let v = app.verdict(key, app.persona_id(), app.mode)?.value;
+    if app.blind && app.my_label(key, app.mode.scale()).is_none() {
+        return None;
+    }
+    Some(v)
+}
+
+fn set_label(app: &mut App, value: Value, fx: &mut Vec<Effect>) {
+    let rows = app.rows();
+    let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else {
+        app.message = Some((Level::Warning, "no classification row to label".into()));
+        return;
+    };
+    let replaced = visible_judge(app, &key);
+    let persona = app.persona_id().to_string();
+    let who = app.who.clone();
+    let req = app.next_req;
+    app.next_req += 1;
+    let entries = app.labels.entry(key.item_id.clone()).or_default();
+    let existing = entries.iter_mut().find(|e| {
+        e.label.key == key && e.label.persona_id == persona && e.label.who == who && e.label.value.scale() == value.scale()
+    });
+    let label = match existing {
+        Some(e) => {
+            e.label.value = value;
+            e.label.created_at = crate::store::now();
+            if replaced.is_some() {
+                e.label.replaced_judge_value = replaced;
+            }
+            e.state = SaveState::Pending(req);
+            e.label.clone()
+        }
+        None => {
+            let label = Label {
+                key: key.clone(),
+                persona_id: persona,
+                value,
+                note: String::new(),
+                who,
+                created_at: crate::store::now(),
+                replaced_judge_value: replaced,
+            };
+            entries.push(LabelEntry { label: label.clone(), state: SaveState::Pending(req) });
+            label
+        }
+    };
+    if let Some(&i) = app.index_of.get(&key.item_id) {
+        app.refresh_marks(i as usize);
+    }
+    fx.push(Effect::SaveLabel { req, label });
+}
+
+fn label_saved(app: &mut App, req: u64, result: Result<(), String>) {
+    let Some(e) = app.labels.values_mut().flatten().find(|e| e.state == SaveState::Pending(req)) else {
+        return; // superseded by a newer write of the same label
+    };
+    match result {
+        Ok(()) => e.state = SaveState::Saved,
+        Err(err) => {
+            let err = sanitize::one_line(&err, 200);
+            e.state = SaveState::Unsaved(err.clone());
+            app.message = Some((Level::Error, format!("label NOT saved: {err} — kept as unsaved; press {} to retry", app.keymap.hint(Action::RetryUnsaved))));
+        }
+    }
+}
+
+fn edit_note(app: &mut App) {
+    let rows = app.rows();
+    let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else { return };
+    let Some(entry) = app.my_label(&key, app.mode.scale()) else {
+        app.message = Some((Level::Warning, "label this row first (1–5, a/d), then add a note".into()));
+        return;
+    };
+    let scale = entry.label.value.scale();
+    let mut area = TextArea::new(vec![entry.label.note.replace('\n', " ")]);
+    area.move_cursor(ratatui_textarea::CursorMove::End);
+    app.popup = Some(Popup::Input { kind: InputKind::Note, area: Box::new(area), target: Some((key, scale)), error: None });
+}
+
+fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
+    let Some(popup) = app.popup.take() else { return };
+    match popup {
+        Popup::Notice { .. } => {} // any key closes it
+        Popup::Picker { kind, options, mut cursor } => match k.code {
+            KeyCode::Esc => {}
+            KeyCode::Char('q') => {}
+            KeyCode::Enter => {
+                match kind {
+                    PickerKind::Persona => {
+                        if cursor < app.personas.len() {
+                            app.persona = cursor;
+                        }
+                    }
+                    PickerKind::Perspective => {
+                        app.perspective = if cursor >= app.perspectives.len() {
+                            PerspectiveSel::All
+                        } else {
+                            PerspectiveSel::One(cursor)
+                        };
+                        let n = app.rows().len();
+                        app.row = app.row.min(n.saturating_sub(1));
+                    }
+                }
+                let n = app.items.len();
+                for i in 0..n {
+                    app.refresh_marks(i);
+                }
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                cursor = (cursor + 1).min(options.len().saturating_sub(1));
+                app.popup = Some(Popup::Picker { kind, options, cursor });
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                cursor = cursor.saturating_sub(1);
+                app.popup = Some(Popup::Picker { kind, options, cursor });
+            }
+            _ => app.popup = Some(Popup::Picker { kind, options, cursor }),
+        },
+        Popup::Input { kind, mut area, target, error } => {
+            let submit = match kind {
+                InputKind::Persona => k.code == KeyCode::Char('s') && k.modifiers.contains(KeyModifiers::CONTROL),
+                _ => k.code == KeyCode::Enter,
+            };
+            if k.code == KeyCode::Esc {
+                if kind == InputKind::Search {
+                    // Esc keeps what was typed: the list already shows it.
+                }
+                return;
+            }
+            if submit {
+                submit_input(app, kind, *area, target, fx);
+                return;
+            }
+            area.input(k);
+            if kind == InputKind::Search {
+                app.search = area.lines().join(" ");
+                app.refilter();
+            }
+            app.popup = Some(Popup::Input { kind, area, target, error });
+        }
+    }
+}
+
+fn submit_input(app: &mut App, kind: InputKind, area: TextArea<'static>, target: Option<(ComboKey, Scale)>, fx: &mut Vec<Effect>) {
+    let text = area.lines().join("\n");
+    match kind {
+        InputKind::Search => {
+            app.search = text.replace('\n', " ");
+            app.refilter();
+        }
+        InputKind::Note => {
+            let Some((key, scale)) = target else { return };
+            let persona = app.persona_id().to_string();
+            let who = app.who.clone();
+            let req = app.next_req;
+            app.next_req += 1;
+            if let Some(e) = app.labels.get_mut(&key.item_id).and_then(|v| {
+                v.iter_mut().find(|e| e.label.key == key && e.label.persona_id == persona && e.label.who == who && e.label.value.scale() == scale)
+            }) {
+                e.label.note = text;
+                e.state = SaveState::Pending(req);
+                fx.push(Effect::SaveLabel { req, label: e.label.clone() });
+            }
+        }
+        InputKind::Persona => match serde_json::from_str::<Persona>(&text) {
+            Ok(p) if p.id.trim().is_empty() => reopen(app, kind, area, "the persona needs an id".into()),
+            Ok(p) if !p.definition.is_object() => reopen(app, kind, area, "definition must be a JSON object".into()),
+            Ok(p) => fx.push(Effect::SavePersona(p)),
+            Err(e) => reopen(app, kind, area, format!("not a persona: {e}")),
+        },
+    }
+}
+
+fn reopen(app: &mut App, kind: InputKind, area: TextArea<'static>, error: String) {
+    app.popup = Some(Popup::Input { kind, area: Box::new(area), target: None, error: Some(error) });
+}
+
+fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
+    let Some(run) = app.runs.iter_mut().find(|r| r.tag == tag) else {
+        return; // not a run of this session: stale
+    };
+    match ev {
+        EngineEvent::RunStarted { run_id, total, skipped } => {
+            run.run_id = Some(run_id);
+            run.progress.run_id = run_id;
+            run.progress.total = total;
+            if skipped > 0 {
+                run.note = Some(format!("{skipped} already judged, skipped"));
+            }
+        }
+        EngineEvent::RequestStarted { keys, .. } => {
+            for k in keys {
+                app.streams.insert(k, Stream::new(tag));
+            }
+        }
+        EngineEvent::TextDelta { key, text, .. } => {
+            let s = app.streams.entry(key).or_insert_with(|| Stream::new(tag));
+            if s.tag != tag {
+                *s = Stream::new(tag);
+            }
+            s.set(&text);
+        }
+        EngineEvent::Retrying { keys, reason, delay, .. } => {
+            for k in &keys {
+                app.streams.remove(k);
+            }
+            app.message = Some((Level::Warning, format!("retrying in {:.1}s: {}", delay.as_secs_f64(), sanitize::one_line(&reason, 200))));
+        }
+        EngineEvent::Verdict { verdict, .. } => {
+            let mut v = *verdict;
+            v.raw = String::new();
+            if app.streams.get(&v.key).is_some_and(|s| s.tag == tag) {
+                app.streams.remove(&v.key);
+            }
+            let item = v.key.item_id.clone();
+            app.verdicts.entry(item.clone()).or_default().push(v);
+            if let Some(&i) = app.index_of.get(&item) {
+                app.refresh_marks(i as usize);
+            }
+        }
+        EngineEvent::Failure { failure, .. } => {
+            for k in &failure.keys {
+                app.streams.remove(k);
+            }
+            app.message = Some((Level::Error, format!("judge failure ({}): {}", failure.kind.as_str(), sanitize::one_line(&failure.reason, 200))));
+        }
+        EngineEvent::Progress(p) => run.progress = p,
+        EngineEvent::RunFinished { status, progress, note, .. } => {
+            run.progress = progress;
+            run.finished = true;
+            let level = if progress.failed > 0 { Level::Warning } else { Level::Info };
+            let mut msg = format!("run {} {status}: {} verdicts, {} failed", run.run_id.unwrap_or(0), progress.verdicts, progress.failed);
+            if let Some(n) = &note {
+                msg.push_str(&format!(" — {}", sanitize::one_line(n, 200)));
+            }
+            run.note = note;
+            app.streams.retain(|_, s| s.tag != tag);
+            app.message = Some((level, msg));
+        }
+    }
+}
+
+/// Judge vs human per classification over every label and the latest verdict
+/// on the same combination and persona.
+pub fn agreement_rows(app: &App) -> Vec<AgreementRow> {
+    let mut rows: std::collections::BTreeMap<String, AgreementRow> = Default::default();
+    for (item, labels) in &app.labels {
+        let Some(vs) = app.verdicts.get(item) else { continue };
+        for e in labels {
+            let l = &e.label;
+            let Some(v) = vs
+                .iter()
+                .filter(|v| v.key == l.key && v.persona_id == l.persona_id)
+                .filter(|v| v.value.scale() == l.value.scale() || v.value.as_agreement().is_some() || l.value.as_agreement().is_some())
+                .max_by(|a, b| a.created_at.cmp(&b.created_at))
+            else {
+                continue;
+            };
+            let r = rows.entry(l.key.classification_id.clone()).or_insert_with(|| AgreementRow {
+                classification: l.key.classification_id.clone(),
+                n: 0,
+                agree: 0,
+                undecided: 0,
+                judge_agree: 0,
+                human_agree: 0,
+            });
+            let cross = v.value.scale() != l.value.scale();
+            if cross && (v.value.as_agreement().is_none() || l.value.as_agreement().is_none()) {
+                r.undecided += 1;
+                continue;
+            }
+            r.n += 1;
+            if !super::app::disagrees(v.value, l.value) {
+                r.agree += 1;
+            }
+            if v.value.as_agreement() == Some(Agreement::Agree) {
+                r.judge_agree += 1;
+            }
+            if l.value.as_agreement() == Some(Agreement::Agree) {
+                r.human_agree += 1;
+            }
+        }
+    }
+    rows.into_values().collect()
+}

@@ -1,0 +1,57 @@
+use super::focused_block;
+use crate::sanitize;
+use crate::tui::app::{mark, App, Pane};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+/// The item list: draws only the visible window of the filtered index.
+pub struct ListPane<'a>(pub &'a App);
+
+impl Widget for ListPane<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.0;
+        let t = &app.theme;
+        let mut title = format!(" items {}/{} · {} ", app.filtered.len(), app.items.len(), app.filter.name());
+        if !app.search.is_empty() {
+            title.push_str(&format!("· /{} ", sanitize::one_line(&app.search, 20)));
+        }
+        let block = focused_block(title, app.focus == Pane::List, app);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if app.filtered.is_empty() {
+            Line::styled(if app.items.is_empty() { "no items: jury import FILE" } else { "nothing matches" }, t.muted).render(inner, buf);
+            return;
+        }
+        let end = (app.list_offset + inner.height as usize).min(app.filtered.len());
+        for (row, pos) in (app.list_offset..end).enumerate() {
+            let i = app.filtered[pos] as usize;
+            let it = &app.items[i];
+            let m = app.marks[i];
+            let selected = pos == app.cursor;
+            let flag = |bit: u8, on: &'static str| if m & bit != 0 { on } else { " " };
+            let w = inner.width as usize;
+            let mut spans = vec![
+                Span::styled(flag(mark::JUDGED, "J"), t.judge),
+                Span::styled(flag(mark::LABELLED, "H"), t.human),
+                Span::styled(flag(mark::DISAGREE, "≠"), if m & mark::DISAGREE != 0 { t.disagreement_mark } else { t.muted }),
+                Span::styled(if m & (mark::INSTRUCTS | mark::HIDDEN) != 0 { "!" } else { " " }, t.warning),
+                Span::raw(" "),
+                Span::styled(sanitize::one_line(&it.id, 16), t.muted),
+                Span::raw(" "),
+            ];
+            let used: usize = spans.iter().map(|s| s.width()).sum();
+            // Chat messages have no title: show the start of the text instead.
+            let (title, style) = if it.title.trim().is_empty() { (&it.text, t.muted) } else { (&it.title, t.text) };
+            spans.push(Span::styled(sanitize::one_line(title, w.saturating_sub(used)), style));
+            let line = Line::from(spans);
+            let r = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
+            let line = if selected { line.style(t.selection) } else { line };
+            if selected {
+                buf.set_style(r, t.selection);
+            }
+            line.render(r, buf);
+        }
+    }
+}

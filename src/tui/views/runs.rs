@@ -1,0 +1,90 @@
+use crate::sanitize;
+use crate::tui::app::{App, RunsView};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+
+/// Runs with progress, tokens and cost; the selected run's failures with raw text.
+pub struct RunsPane<'a> {
+    pub app: &'a App,
+    pub view: &'a RunsView,
+}
+
+impl Widget for RunsPane<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let t = &self.app.theme;
+        let block = |title: &str| Block::bordered().title(title.to_string()).border_style(t.border_focused).title_style(t.title);
+        let (runs, failures, cursor) = match self.view {
+            RunsView::Loading => {
+                Paragraph::new("reading runs…").style(t.muted).block(block(" runs ")).render(area, buf);
+                return;
+            }
+            RunsView::Error(e) => {
+                Paragraph::new(sanitize::for_display(e, 2000)).style(t.error).block(block(" runs ")).render(area, buf);
+                return;
+            }
+            RunsView::Loaded { runs, failures, cursor } => (runs, failures, *cursor),
+        };
+        let [top, bottom] = Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
+        let mut lines = vec![Line::styled(
+            format!("{:>5} {:<10} {:<5} {:<14} {:<18} {:>9} {:>7} {:>14} {:>10}", "id", "status", "mode", "persona", "model", "verdicts", "failed", "tokens in/out", "cost"),
+            t.title,
+        )];
+        let h = top.height.saturating_sub(3) as usize;
+        let first = cursor.saturating_sub(h.saturating_sub(1));
+        for (i, r) in runs.iter().enumerate().skip(first).take(h.max(1)) {
+            let st = if i == cursor { t.selection } else { t.text };
+            lines.push(Line::styled(
+                format!(
+                    "{:>5} {:<10} {:<5} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>10}",
+                    r.id,
+                    r.status.as_str(),
+                    r.spec.mode.map(|m| m.to_string()).unwrap_or_else(|| "-".into()),
+                    sanitize::one_line(&r.spec.persona_id, 14),
+                    sanitize::one_line(&r.spec.model, 18),
+                    r.verdicts,
+                    r.total,
+                    r.failures,
+                    format!("{}/{}", r.prompt_tokens, r.completion_tokens),
+                    r.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "?".into()),
+                ),
+                st,
+            ));
+        }
+        if runs.is_empty() {
+            lines.push(Line::styled("no runs yet", t.muted));
+        }
+        Paragraph::new(lines).block(block(" runs (j/k select, esc back) ")).render(top, buf);
+        let Some(run) = runs.get(cursor) else { return };
+        let mut lines = Vec::new();
+        if let Some(n) = &run.note {
+            lines.push(Line::styled(format!("note: {}", sanitize::one_line(n, 300)), t.warning));
+        }
+        for f in failures.iter().filter(|f| f.run_id == run.id).take(20) {
+            lines.push(Line::styled(
+                format!(
+                    "{} · {} · attempt {} · http {} · finish {} · {} combination(s)",
+                    f.created_at,
+                    f.kind.as_str(),
+                    f.attempt,
+                    f.http_status.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+                    sanitize::one_line(f.finish_reason.as_deref().unwrap_or("-"), 20),
+                    f.keys.len()
+                ),
+                t.error,
+            ));
+            lines.push(Line::styled(format!("  reason: {}", sanitize::one_line(&f.reason, 300)), t.text));
+            for l in sanitize::for_display(&f.raw_response, 1500).lines() {
+                lines.push(Line::styled(format!("  │ {l}"), t.muted));
+            }
+        }
+        if lines.is_empty() {
+            lines.push(Line::styled("no failures in this run", t.muted));
+        }
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block(&format!(" failures of run {} (raw responses) ", run.id)))
+            .render(bottom, buf);
+    }
+}

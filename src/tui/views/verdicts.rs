@@ -1,0 +1,163 @@
+use super::{focused_block, label_span, value_style};
+use crate::sanitize;
+use crate::tui::app::{disagrees, App, Pane, MAX_VERDICT_CHARS};
+use crate::tui::update::visible_judge;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+use unicode_width::UnicodeWidthStr;
+
+/// One row per classification × perspective: judge value and text (streaming
+/// while it arrives), the human label beside it, a mark where they disagree.
+pub struct VerdictPane<'a>(pub &'a App);
+
+struct RowDraw<'a> {
+    head: Line<'a>,
+    value: Line<'a>,
+    text: Vec<Line<'a>>,
+    text_rows: u16,
+}
+
+impl Widget for VerdictPane<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.0;
+        let t = &app.theme;
+        let title = format!(" verdicts · mode {} ({}){} ", app.mode, app.mode.scale(), if app.blind { " · BLIND" } else { "" });
+        let block = focused_block(title, app.focus == Pane::Verdicts, app);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let Some(item) = app.current_item() else { return };
+        let rows = app.rows();
+        if rows.is_empty() {
+            Line::styled("no classifications (or no perspective)", t.muted).render(inner, buf);
+            return;
+        }
+        let w = inner.width.max(1) as usize;
+        let persona = app.persona_id();
+        // Characters that can show in a row: only those are wrapped and drawn.
+        let room = |focused: bool| (if focused { 12 } else { 3 }) * w;
+        let draws: Vec<RowDraw> = rows
+            .iter()
+            .enumerate()
+            .map(|(ri, r)| {
+                let focused = ri == app.row;
+                let c = &item.classifications[r.classification];
+                let key = match app.combo(r) {
+                    Some(k) => k,
+                    None => return RowDraw { head: Line::raw(""), value: Line::raw(""), text: Vec::new(), text_rows: 0 },
+                };
+                let mut head = vec![
+                    Span::styled(if focused { "▶ " } else { "  " }, t.accent),
+                    Span::styled(sanitize::one_line(&c.id, 40), t.title),
+                ];
+                if app.active_perspectives().len() > 1 {
+                    head.push(Span::styled(format!(" · {}", sanitize::one_line(&r.perspective_id, 30)), t.muted));
+                }
+                head.push(Span::styled(format!("  classifier: {}", sanitize::one_line(c.selected_text(), 30)), t.muted));
+                let head = if focused { Line::from(head).style(t.selection) } else { Line::from(head) };
+
+                let verdict = app.verdict(&key, persona, app.mode);
+                let judge = visible_judge(app, &key);
+                let stream = app.streams.get(&key);
+                let label = app.my_label(&key, app.mode.scale());
+                let mut value = vec![Span::raw("  ")];
+                let text = match (stream, judge, verdict) {
+                    (Some(s), _, _) => {
+                        value.push(Span::styled(format!("J {} streaming", spinner(app.spinner)), t.streaming));
+                        // While streaming, the newest text is what matters: show the tail.
+                        let shown = if s.text.is_empty() { "waiting for the judge…" } else { tail(&s.text, room(focused)) };
+                        lines_of(shown, t.streaming)
+                    }
+                    (None, Some(v), Some(vd)) => {
+                        value.push(Span::styled(format!("J {v}"), value_style(v, t)));
+                        if vd.selection_mismatch {
+                            value.push(Span::styled(" ⚠selection", t.warning));
+                        }
+                        let cap = room(focused) + app.verdict_scroll as usize * w;
+                        lines_of(&sanitize::for_display(&vd.text, cap.min(MAX_VERDICT_CHARS)), t.judge)
+                    }
+                    (None, None, Some(_)) => {
+                        value.push(Span::styled("J hidden", t.muted));
+                        lines_of("(blind review: label this row to see the judge)", t.muted)
+                    }
+                    _ => {
+                        value.push(Span::styled("J –", t.muted));
+                        Vec::new()
+                    }
+                };
+                value.push(Span::raw("   "));
+                value.extend(label_span(label, t));
+                if let (Some(j), Some(l)) = (judge, label)
+                    && stream.is_none() && disagrees(j, l.label.value) {
+                        value.push(Span::raw(" "));
+                        value.push(Span::styled(" ≠ ", t.disagreement_mark));
+                    }
+                // Other people's labels on the same combination and persona.
+                let others: Vec<String> = app
+                    .labels
+                    .get(&key.item_id)
+                    .into_iter()
+                    .flatten()
+                    .filter(|e| e.label.key == key && e.label.persona_id == persona && e.label.who != app.who)
+                    .take(4)
+                    .map(|e| format!("{} {}", sanitize::one_line(&e.label.who, 12), e.label.value))
+                    .collect();
+                if !(others.is_empty() || app.blind && label.is_none()) {
+                    value.push(Span::styled(format!("  others: {}", others.join(" · ")), t.muted));
+                }
+                if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
+                    value.push(Span::styled(format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)), t.muted));
+                }
+                let text_rows = wrapped_rows(&text, w);
+                RowDraw { head, value: Line::from(value), text, text_rows }
+            })
+            .collect();
+        // Each row: head, value, then its text (focused row up to 12 lines, others 3).
+        let cap = |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.row { 12 } else { 3 });
+        let mut first = app.row.min(draws.len() - 1);
+        let mut used = cap(first, &draws[first]);
+        while first > 0 && used + cap(first - 1, &draws[first - 1]) <= inner.height {
+            first -= 1;
+            used += cap(first, &draws[first]);
+        }
+        let mut y = inner.y;
+        for (i, d) in draws.into_iter().enumerate().skip(first) {
+            if y >= inner.bottom() {
+                break;
+            }
+            let h = cap(i, &d).min(inner.bottom() - y);
+            let r = Rect::new(inner.x, y, inner.width, h);
+            let scroll = if i == app.row { app.verdict_scroll } else { 0 };
+            let mut lines = vec![d.head, d.value];
+            lines.extend(d.text);
+            Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((scroll, 0)).render(r, buf);
+            y += h;
+        }
+    }
+}
+
+/// The last `n` characters of `s`.
+fn tail(s: &str, n: usize) -> &str {
+    match s.char_indices().rev().nth(n) {
+        Some((i, c)) => &s[i + c.len_utf8()..],
+        None => s,
+    }
+}
+
+fn lines_of(s: &str, style: ratatui::style::Style) -> Vec<Line<'static>> {
+    s.split('\n').map(|l| Line::styled(format!("  {l}"), style)).collect()
+}
+
+fn wrapped_rows(lines: &[Line], w: usize) -> u16 {
+    let n: usize = lines
+        .iter()
+        .map(|l| UnicodeWidthStr::width(l.spans.first().map(|s| s.content.as_ref()).unwrap_or("")).div_ceil(w).max(1))
+        .sum();
+    n.min(200) as u16
+}
+
+pub fn spinner(n: u8) -> &'static str {
+    const F: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
+    F[(n as usize) % F.len()]
+}

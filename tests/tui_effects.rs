@@ -1,0 +1,100 @@
+//! The executor against a real store and a real (local) judge server.
+
+mod tui_common;
+use tui_common::*;
+
+use jury::domain::*;
+use jury::tui::effects::{EngineLink, Executor};
+use jury::tui::msg::Msg;
+use jury::tui::update::update;
+use std::time::Duration;
+
+fn store_with_items(path: &std::path::Path) {
+    let mut s = jury::store::Store::open(path).unwrap();
+    let d = loaded();
+    s.upsert_all(&d.items, &d.personas, &d.perspectives, &[]).unwrap();
+}
+
+async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>) -> Msg {
+    tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.expect("a message in time").expect("channel open")
+}
+
+#[tokio::test]
+async fn labels_are_durable_before_shown_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    store_with_items(&db);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut exec = Executor::new(db.clone(), EngineLink { config: None }, tx);
+    let mut app = app();
+    for fx in key(&mut app, '4') {
+        exec.run(fx);
+    }
+    let msg = next(&mut rx).await;
+    assert!(matches!(msg, Msg::LabelSaved { result: Ok(()), .. }), "{msg:?}");
+    // Already on disk when the answer arrives.
+    let s = jury::store::Store::open(&db).unwrap();
+    let labels = s.labels_for_item("k-001").unwrap();
+    assert_eq!(labels.len(), 1);
+    assert_eq!(labels[0].value, Value::Likert(4));
+    update(&mut app, msg);
+    assert!(screen(&app).contains("✓saved"));
+}
+
+#[tokio::test]
+async fn a_store_that_cannot_be_opened_leaves_the_label_unsaved() {
+    let dir = tempfile::tempdir().unwrap();
+    // A directory where the database file should be: opening fails.
+    let db = dir.path().join("not-a-file");
+    std::fs::create_dir(&db).unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut exec = Executor::new(db, EngineLink { config: None }, tx);
+    let mut app = app();
+    for fx in key(&mut app, '1') {
+        exec.run(fx);
+    }
+    let msg = next(&mut rx).await;
+    assert!(matches!(msg, Msg::LabelSaved { result: Err(_), .. }), "{msg:?}");
+    update(&mut app, msg);
+    assert_eq!(app.unsaved_count(), 1);
+    assert!(screen(&app).contains("UNSAVED"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    store_with_items(&db);
+    let server = jury::testserver::TestServer::start(|r| jury::testserver::demo_judge::reply(r, Duration::from_millis(0))).await.unwrap();
+    let provider = jury::provider::ProviderConfig::new(server.base_url(), "jury-demo-judge".to_string());
+    let cfg = jury::engine::EngineConfig { db_path: db.clone(), provider, prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()) };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut exec = Executor::new(db.clone(), EngineLink { config: Some(cfg) }, tx);
+    let mut app = app();
+    for fx in code(&mut app, crossterm::event::KeyCode::Enter) {
+        exec.run(fx);
+    }
+    let mut deltas = 0;
+    loop {
+        let msg = next(&mut rx).await;
+        if let Msg::Engine { event: jury::engine::EngineEvent::TextDelta { .. }, .. } = &msg {
+            deltas += 1;
+        }
+        let ended = matches!(msg, Msg::RunEnded { .. });
+        for fx in update(&mut app, msg) {
+            exec.run(fx);
+        }
+        if ended {
+            break;
+        }
+    }
+    // The engine sends TextDelta at most every 30 ms; this server answers in a
+    // few ms, so deltas may be 0 here (streamed text is covered by tui_screens).
+    eprintln!("text deltas seen: {deltas}");
+    let s = screen(&app);
+    assert!(!app.running());
+    let k = ComboKey::new("k-001", "urgency", "classification");
+    assert!(app.verdict(&k, "kenton", Mode::Two).is_some(), "{s}");
+    assert!(s.contains("J "), "{s}");
+    assert!(app.message.as_ref().is_some_and(|m| m.1.contains("done")), "{:?}", app.message);
+}

@@ -1,0 +1,64 @@
+//! Resident memory of the workbench state with 100 000 items. Prints VmRSS
+//! (Linux) before and after; the target is < 300 MB for the state.
+
+use jury::domain::*;
+use jury::tui::app::{App, Loaded};
+use jury::tui::keymap::Keymap;
+use jury::tui::theme::Theme;
+
+fn rss_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn items(n: usize) -> impl Iterator<Item = Item> {
+    let cls = |id: &str, avail: &[&str], sel: &str| Classification {
+        id: id.into(),
+        description: format!("Is this item about {id}? One sentence the classifier was given."),
+        available: avail.iter().map(|s| s.to_string()).collect(),
+        selected: Some(sel.into()),
+    };
+    (0..n)
+        .map(move |i| Item {
+            id: format!("item-{i:06}"),
+            sent_text: Some("2026-03-16T07:12:00Z".into()),
+            sent_ms: Some(1_773_645_120_000),
+            title: format!("Message {i}: stock-out on BM-440 kettles, stores escalating"),
+            // ~480 bytes of text, about the size of the sample items.
+            text: "Kenton, 38 of our stores have had no BM-440 kettles on the shelf since Friday and the spring promotion starts on Thursday. Please ring me as soon as you land. ".repeat(3),
+            source: Source { kind: "email".into(), originator: "Priya Nair <priya@example.com>".into(), channel: "work-mail".into() },
+            tags: vec!["inbox:kenton".into(), "source:email".into()],
+            classifications: vec![
+                cls("work-pers", &["work", "personal"], "work"),
+                cls("urgency", &["urgent", "not"], "not"),
+                cls("work-logistics", &["logistics", "not"], "not"),
+                cls("football", &["football", "not"], "not"),
+                cls("interested", &["work", "personal", "not"], "work"),
+            ],
+        })
+}
+
+#[test]
+fn state_with_100k_items_fits_in_300_mb() {
+    let Some(before) = rss_kb() else {
+        eprintln!("no /proc/self/status: skipped");
+        return;
+    };
+    // Items arrive one at a time, as a streaming store read gives them.
+    let after_items = before;
+    let t = std::time::Instant::now();
+    let app = App::with_items(items(100_000), Loaded::default(), Keymap::default_map(), Theme::builtin("dark"), "m", "me");
+    let build = t.elapsed();
+    let after = rss_kb().unwrap_or(0);
+    let state_mb = (after.saturating_sub(before)) as f64 / 1024.0;
+    eprintln!(
+        "VmRSS: before {:.1} MB ({:.1}), App built {:.1} MB; state ≈ {state_mb:.1} MB; App::with_items took {build:?}; {} listed",
+        before as f64 / 1024.0,
+        after_items as f64 / 1024.0,
+        after as f64 / 1024.0,
+        app.filtered.len()
+    );
+    assert_eq!(app.filtered.len(), 100_000);
+    assert!(state_mb < 300.0, "state takes {state_mb:.1} MB");
+}
