@@ -60,10 +60,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
             )?;
             // A new workspace starts with the sample data (DESIGN §5).
-            let sample = std::env::var_os("JURY_SAMPLE_DATA")
-                .map(std::path::PathBuf::from)
-                .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data"));
-            crate::tui::run(s, crate::tui::TuiOptions { sample_data_dir: Some(sample) })?;
+            // JURY_SAMPLE_DATA names another directory to seed new workspaces with.
+            let sample = std::env::var_os("JURY_SAMPLE_DATA").map(std::path::PathBuf::from);
+            crate::tui::run(s, crate::tui::TuiOptions { sample_data_dir: sample })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Import(a) => {

@@ -236,6 +236,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                     let _ = ctx.writes.send(WriteCmd::Verdicts(verdicts));
                 }
                 if outcome.missing.is_empty() {
+                    pending.clear();
                     break;
                 }
                 let missing_keys: Vec<ComboKey> =
@@ -302,7 +303,8 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
             }
         }
     }
-    if !pending.is_empty() {
+    // Units left when the run was cancelled were not judged, not failed.
+    if !pending.is_empty() && !ctx.cancel.is_cancelled() {
         let _ = ctx.writes.send(WriteCmd::Failed(pending.len() as u64));
     }
 }

@@ -245,8 +245,8 @@ const RULES: &[(&str, &str, &[&str])] = &[
 
 /// The item text without jury's boundary marker lines.
 fn strip_markers(text: &str) -> String {
-    text.lines()
-        .filter(|l| !(l.starts_with("<<<ITEM-CONTENT ") || l.starts_with("<<<END-ITEM-CONTENT ")))
+    text.split_whitespace()
+        .filter(|w| !(w.starts_with("<<<") || w.ends_with(">>>")))
         .collect::<Vec<_>>()
         .join(" ")
 }
