@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "jury", version, about = "A terminal workbench for calibrating LLM judges against people")]
+#[command(
+    name = "jury",
+    version,
+    about = "A terminal workbench for calibrating LLM judges against people"
+)]
 pub struct Cli {
     /// The SQLite store (default: the platform data directory's jury.db).
     #[arg(long, global = true, env = "JURY_DB", value_name = "PATH")]
@@ -73,14 +77,21 @@ pub struct ImportArgs {
 pub struct RunArgs {
     #[arg(long, default_value = "awag")]
     pub protocol: String,
-    /// AwAg mode: 1, 2 or 3.
+    /// AwAg mode: 1, 2 or 3 (awag only).
     #[arg(long)]
-    pub mode: u8,
-    #[arg(long)]
+    pub mode: Option<u8>,
+    /// The persona the judge role-plays (required for awag).
+    #[arg(long, default_value = "")]
     pub persona: String,
-    /// One or more perspective ids, comma-separated.
-    #[arg(long, value_delimiter = ',', required = true)]
+    /// One or more perspective ids, comma-separated (required for awag).
+    #[arg(long, value_delimiter = ',')]
     pub perspective: Vec<String>,
+    /// Rubric protocol: an extra dimension NAME=RUBRIC_FILE (repeatable); relevance and tone are used when none is given.
+    #[arg(long, value_name = "NAME=FILE")]
+    pub dimension: Vec<String>,
+    /// Rubric protocol: leave out the default relevance and tone dimensions.
+    #[arg(long)]
+    pub no_default_dimensions: bool,
     #[arg(long, env = "JURY_MODEL")]
     pub model: Option<String>,
     /// Requests in flight at once.
@@ -179,6 +190,8 @@ pub enum ExportFormat {
     Csv,
     /// The S8.8 success and S8.9 failure record shapes.
     Awag,
+    /// The rubric harness's results.json: `results` and `skipped`.
+    RubricResults,
 }
 
 #[derive(Debug, Args)]

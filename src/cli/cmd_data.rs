@@ -22,7 +22,10 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
         );
     } else {
         for e in &report.skipped {
-            eprintln!("skipped: {}", crate::sanitize::for_display(&e.to_string(), 1000));
+            eprintln!(
+                "skipped: {}",
+                crate::sanitize::for_display(&e.to_string(), 1000)
+            );
         }
         println!(
             "imported {} items, {} personas, {} perspectives, {} labels into {}{}",
@@ -31,7 +34,11 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
             report.perspectives,
             report.labels,
             s.db_path.display(),
-            if report.skipped.is_empty() { String::new() } else { format!(" ({} skipped)", report.skipped.len()) }
+            if report.skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} skipped)", report.skipped.len())
+            }
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -57,7 +64,14 @@ pub fn list(s: &Settings, a: ListArgs) -> anyhow::Result<ExitCode> {
                         "{:<14} {:<6} {:<40} {}",
                         one_line(&i.id, 14),
                         one_line(&i.source.kind, 6),
-                        one_line(if i.title.is_empty() { &i.text } else { &i.title }, 40),
+                        one_line(
+                            if i.title.is_empty() {
+                                &i.text
+                            } else {
+                                &i.title
+                            },
+                            40
+                        ),
                         one_line(&cls.join(" "), 120)
                     );
                 }
@@ -70,7 +84,12 @@ pub fn list(s: &Settings, a: ListArgs) -> anyhow::Result<ExitCode> {
                 println!("{}", serde_json::to_string_pretty(&ps)?);
             } else {
                 for p in &ps {
-                    println!("{:<12} {:<20} {}", one_line(&p.id, 12), one_line(&p.name, 20), one_line(&p.field("does"), 90));
+                    println!(
+                        "{:<12} {:<20} {}",
+                        one_line(&p.id, 12),
+                        one_line(&p.name, 20),
+                        one_line(&p.field("does"), 90)
+                    );
                 }
             }
         }
@@ -80,7 +99,12 @@ pub fn list(s: &Settings, a: ListArgs) -> anyhow::Result<ExitCode> {
                 println!("{}", serde_json::to_string_pretty(&ps)?);
             } else {
                 for p in &ps {
-                    println!("{:<16} {:<20} {}", one_line(&p.id, 16), one_line(&p.name, 20), one_line(&p.text, 100));
+                    println!(
+                        "{:<16} {:<20} {}",
+                        one_line(&p.id, 16),
+                        one_line(&p.name, 20),
+                        one_line(&p.text, 100)
+                    );
                 }
             }
         }
@@ -97,7 +121,17 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     }
     println!(
         "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
-        "run", "status", "protocol", "mode", "persona", "perspectives", "model", "verdicts", "failures", "tokens", "cost"
+        "run",
+        "status",
+        "protocol",
+        "mode",
+        "persona",
+        "perspectives",
+        "model",
+        "verdicts",
+        "failures",
+        "tokens",
+        "cost"
     );
     for r in runs {
         println!(
@@ -105,14 +139,19 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
             r.id,
             r.status.as_str(),
             r.spec.protocol.as_str(),
-            r.spec.mode.map(|m| m.to_string()).unwrap_or_else(|| "-".into()),
+            r.spec
+                .mode
+                .map(|m| m.to_string())
+                .unwrap_or_else(|| "-".into()),
             one_line(&r.spec.persona_id, 10),
             one_line(&r.spec.perspective_ids.join(","), 24),
             one_line(&r.spec.model, 16),
             format!("{}/{}", r.verdicts, r.total),
             r.failures,
             r.prompt_tokens + r.completion_tokens,
-            r.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "-".into()),
+            r.cost_usd
+                .map(|c| format!("${c:.4}"))
+                .unwrap_or_else(|| "-".into()),
         );
         if let Some(note) = &r.note {
             println!("      note: {}", one_line(note, 200));
@@ -131,7 +170,10 @@ pub fn failures(s: &Settings, a: FailuresArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if failures.is_empty() {
-        println!("no failures{}", a.run.map(|r| format!(" in run {r}")).unwrap_or_default());
+        println!(
+            "no failures{}",
+            a.run.map(|r| format!(" in run {r}")).unwrap_or_default()
+        );
     }
     for f in failures {
         println!(
@@ -139,14 +181,22 @@ pub fn failures(s: &Settings, a: FailuresArgs) -> anyhow::Result<ExitCode> {
             f.run_id,
             f.attempt,
             f.kind.as_str(),
-            f.http_status.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+            f.http_status
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "-".into()),
             f.finish_reason.as_deref().unwrap_or("-"),
             f.keys.len(),
             f.created_at
         );
-        println!("  reason: {}", crate::sanitize::for_display(&f.reason, 2000));
+        println!(
+            "  reason: {}",
+            crate::sanitize::for_display(&f.reason, 2000)
+        );
         if !f.raw_response.is_empty() {
-            println!("  raw: {}", crate::sanitize::for_display(&f.raw_response, 4000));
+            println!(
+                "  raw: {}",
+                crate::sanitize::for_display(&f.raw_response, 4000)
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -97,7 +97,13 @@ pub fn failure_rows(f: &Failure, run: Option<&Run>) -> Vec<Value> {
     }
     f.keys
         .iter()
-        .map(|k| base(json!(k.item_id), json!(k.classification_id), json!(k.perspective_id)))
+        .map(|k| {
+            base(
+                json!(k.item_id),
+                json!(k.classification_id),
+                json!(k.perspective_id),
+            )
+        })
         .collect()
 }
 
@@ -165,6 +171,10 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
             let doc = awag_records(&store, &runs)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
+        ExportFormat::RubricResults => {
+            let doc = rubric_results(&store)?;
+            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -183,10 +193,16 @@ fn likert_label(n: u8) -> &'static str {
 /// The S8.8 (evaluation data) and S8.9 (evaluation failure) record shapes:
 /// one success record per run, one failure record per failed request.
 fn awag_records(store: &Store, runs: &HashMap<i64, Run>) -> anyhow::Result<Value> {
-    let items: HashMap<String, crate::domain::Item> =
-        store.items()?.into_iter().map(|i| (i.id.clone(), i)).collect();
-    let personas: HashMap<String, crate::domain::Persona> =
-        store.personas()?.into_iter().map(|p| (p.id.clone(), p)).collect();
+    let items: HashMap<String, crate::domain::Item> = store
+        .items()?
+        .into_iter()
+        .map(|i| (i.id.clone(), i))
+        .collect();
+    let personas: HashMap<String, crate::domain::Persona> = store
+        .personas()?
+        .into_iter()
+        .map(|p| (p.id.clone(), p))
+        .collect();
     let perspectives = store.perspectives()?;
     let persona_json = |id: &str| {
         personas
@@ -226,7 +242,8 @@ fn awag_records(store: &Store, runs: &HashMap<i64, Run>) -> anyhow::Result<Value
             let mut cls_order: Vec<String> = Vec::new();
             let mut by_cls: HashMap<String, Vec<Value>> = HashMap::new();
             for v in vs {
-                let mut p = json!({"perspectiveId": v.key.perspective_id, "evaluationText": v.text});
+                let mut p =
+                    json!({"perspectiveId": v.key.perspective_id, "evaluationText": v.text});
                 match v.value {
                     crate::domain::Value::Likert(n) => {
                         p["evaluationLikertVal"] = json!(n);
@@ -237,7 +254,10 @@ fn awag_records(store: &Store, runs: &HashMap<i64, Run>) -> anyhow::Result<Value
                 if !by_cls.contains_key(&v.key.classification_id) {
                     cls_order.push(v.key.classification_id.clone());
                 }
-                by_cls.entry(v.key.classification_id.clone()).or_default().push(p);
+                by_cls
+                    .entry(v.key.classification_id.clone())
+                    .or_default()
+                    .push(p);
             }
             let responses: Vec<Value> = cls_order
                 .iter()
@@ -304,6 +324,40 @@ fn awag_records(store: &Store, runs: &HashMap<i64, Run>) -> anyhow::Result<Value
         })
         .collect();
     Ok(json!({"evaluationData": success, "evaluationFailures": failures}))
+}
+
+/// The rubric harness's results.json: per example the latest score and
+/// reasoning of each dimension, and the examples skipped as invalid.
+fn rubric_results(store: &Store) -> anyhow::Result<Value> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by_example: HashMap<String, serde_json::Map<String, Value>> = HashMap::new();
+    store.for_each_verdict(|v| {
+        if v.protocol != crate::domain::Protocol::Rubric {
+            return;
+        }
+        let entry = by_example.entry(v.key.item_id.clone()).or_insert_with(|| {
+            order.push(v.key.item_id.clone());
+            let mut m = serde_json::Map::new();
+            m.insert("id".into(), json!(v.key.item_id));
+            m
+        });
+        // Later verdicts (a re-run) replace earlier ones.
+        entry.insert(
+            v.key.classification_id.clone(),
+            json!({"score": v.value.to_json(), "reasoning": v.text}),
+        );
+    })?;
+    let results: Vec<Value> = order
+        .iter()
+        .filter_map(|id| by_example.remove(id))
+        .map(Value::Object)
+        .collect();
+    let skipped: Vec<Value> = store
+        .skips("rubric")?
+        .into_iter()
+        .map(|(_, index, reason)| json!({"index": index, "reason": reason}))
+        .collect();
+    Ok(json!({"results": results, "skipped": skipped}))
 }
 
 pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {

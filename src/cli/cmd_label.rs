@@ -41,7 +41,9 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
     }
     let scale = crate::import::infer_scale_text(&a.value);
     let value = scale.parse(&a.value).map_err(|e| {
-        anyhow::anyhow!("{e}; a label is 1–5, AGREE/DISAGREE, 0–9, true/false or no/partially/fully")
+        anyhow::anyhow!(
+            "{e}; a label is 1–5, AGREE/DISAGREE, 0–9, true/false or no/partially/fully"
+        )
     })?;
     let label = Label {
         key: ComboKey::new(&a.item, &a.classification, &a.perspective),

@@ -9,7 +9,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub fn prompt(s: &Settings, a: PromptArgs) -> anyhow::Result<ExitCode> {
-    let mode = Mode::from_number(a.mode).ok_or_else(|| anyhow::anyhow!("--mode must be 1, 2 or 3"))?;
+    let mode =
+        Mode::from_number(a.mode).ok_or_else(|| anyhow::anyhow!("--mode must be 1, 2 or 3"))?;
     let store = open_store(s)?;
     let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
     let persona = store
@@ -29,8 +30,15 @@ pub fn prompt(s: &Settings, a: PromptArgs) -> anyhow::Result<ExitCode> {
         .item(&a.item)?
         .ok_or_else(|| anyhow::anyhow!("no item '{}' in the store", a.item))?;
     let boundary = crate::protocol::new_boundary();
-    let call = crate::protocol::awag::preview(prompts.clone(), mode, &persona, &perspectives, &item, &boundary)
-        .map_err(|e| anyhow::anyhow!(e))?;
+    let call = crate::protocol::awag::preview(
+        prompts.clone(),
+        mode,
+        &persona,
+        &perspectives,
+        &item,
+        &boundary,
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     // The body as the client would send it; the key travels in a header and is never shown.
     let cfg = s
         .provider()
@@ -41,7 +49,11 @@ pub fn prompt(s: &Settings, a: PromptArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!("# prompt set: {} (hash {})", prompts.origin, prompts.hash());
-    println!("# model: {}   endpoint: {}", cfg.model, s.base_url.as_deref().unwrap_or("(not configured)"));
+    println!(
+        "# model: {}   endpoint: {}",
+        cfg.model,
+        s.base_url.as_deref().unwrap_or("(not configured)")
+    );
     println!("# boundary token: {boundary} (a fresh one is drawn for every run)\n");
     for (i, m) in call.messages.iter().enumerate() {
         println!("── message {} · {} ──", i + 1, m.role);

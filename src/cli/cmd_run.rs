@@ -11,13 +11,24 @@ use std::sync::Arc;
 
 pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     let protocol: Protocol = a.protocol.parse().map_err(|e: String| anyhow::anyhow!(e))?;
-    if protocol != Protocol::Awag {
-        anyhow::bail!("protocol '{protocol}' is not available yet: only awag (modes 1, 2, 3) runs today");
+    if a.double_check && protocol != Protocol::Proposition {
+        anyhow::bail!("--double-check applies to the proposition protocol");
     }
-    if a.double_check {
-        anyhow::bail!("--double-check applies to the proposition protocol, which is not available yet");
+    let mode = match (protocol, a.mode) {
+        (Protocol::Awag, Some(m)) => Mode::from_number(m)
+            .ok_or_else(|| anyhow::anyhow!("--mode must be 1, 2 or 3, got {m}"))?,
+        (Protocol::Awag, None) => {
+            anyhow::bail!("--mode is required for the awag protocol (1, 2 or 3)")
+        }
+        (_, Some(_)) => anyhow::bail!("--mode applies to the awag protocol only"),
+        // Other protocols have no AwAg mode; the field is ignored for them.
+        (_, None) => Mode::Two,
+    };
+    if protocol == Protocol::Awag && (a.persona.is_empty() || a.perspective.is_empty()) {
+        anyhow::bail!(
+            "the awag protocol needs --persona and --perspective (see `jury list personas` and `jury list perspectives`)"
+        );
     }
-    let mode = Mode::from_number(a.mode).ok_or_else(|| anyhow::anyhow!("--mode must be 1, 2 or 3, got {}", a.mode))?;
     if a.concurrency == 0 {
         anyhow::bail!("--concurrency must be at least 1");
     }
@@ -36,22 +47,46 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     req.resume = a.resume;
     req.max_attempts = a.max_attempts.max(1);
     req.budget_usd = a.budget;
+    if protocol == Protocol::Rubric {
+        use crate::protocol::rubric::Dimension;
+        let mut dims = if a.no_default_dimensions {
+            Vec::new()
+        } else {
+            Dimension::defaults()
+        };
+        for d in &a.dimension {
+            dims.push(Dimension::from_arg(d).map_err(|e| anyhow::anyhow!(e))?);
+        }
+        if dims.is_empty() {
+            anyhow::bail!(
+                "no dimensions: give --dimension NAME=FILE or drop --no-default-dimensions"
+            );
+        }
+        req.options = serde_json::json!({
+            "dimensions": dims.iter().map(|d| serde_json::json!({"name": d.name, "rubric": d.rubric})).collect::<Vec<_>>(),
+            "prompts_dir": s.prompts_dir,
+        });
+    }
     let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
 
     // Planning needs no endpoint: a dry run works without one.
     let store = open_store(s)?;
-    let provider_for_plan = s
-        .provider()
-        .unwrap_or_else(|_| crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone()));
-    let plan_cfg = EngineConfig { db_path: s.db_path.clone(), provider: provider_for_plan, prompts: prompts.clone() };
+    let provider_for_plan = s.provider().unwrap_or_else(|_| {
+        crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone())
+    });
+    let plan_cfg = EngineConfig {
+        db_path: s.db_path.clone(),
+        provider: provider_for_plan,
+        prompts: prompts.clone(),
+    };
     let plan = crate::engine::make_plan(&plan_cfg, &req, &store)?;
     drop(store);
     if a.dry_run {
         let summary = serde_json::json!({
             "dry_run": true,
             "protocol": protocol.as_str(),
-            "mode": mode.number(),
-            "persona": a.persona,
+            "mode": plan.spec.mode.map(|m| m.number()),
+            "persona": plan.spec.persona_id,
             "perspectives": a.perspective,
             "model": s.model,
             "prompt_hash": prompts.hash(),
@@ -73,13 +108,38 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if plan.batches.is_empty() {
+        let msg = if plan.skipped > 0 {
+            format!(
+                "nothing to judge: all {} combination(s) already have verdicts for this persona, mode, perspective, model and prompt set",
+                plan.skipped
+            )
+        } else {
+            "nothing to judge: the selection holds no items".to_string()
+        };
+        if a.json {
+            println!(
+                "{}",
+                serde_json::json!({"status": "nothing_to_do", "skipped_already_judged": plan.skipped, "note": msg})
+            );
+        } else {
+            println!("{msg}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut provider = s.provider().map_err(|e| anyhow::anyhow!(e))?;
     if let Some(t) = a.temperature {
         provider.temperature = Some(t);
     }
     provider.stream = !a.no_stream;
-    let cfg = EngineConfig { db_path: s.db_path.clone(), provider, prompts };
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let cfg = EngineConfig {
+        db_path: s.db_path.clone(),
+        provider,
+        prompts,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(drive(cfg, req, a.json))
 }
 
@@ -182,7 +242,8 @@ async fn drive(cfg: EngineConfig, req: RunRequest, as_json: bool) -> anyhow::Res
             p.usage.prompt_tokens + p.usage.completion_tokens,
             p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
             p.elapsed.as_secs_f64(),
-            note.map(|n| format!(" — {}", crate::sanitize::one_line(&n, 300))).unwrap_or_default()
+            note.map(|n| format!(" — {}", crate::sanitize::one_line(&n, 300)))
+                .unwrap_or_default()
         );
         if missing > 0 {
             eprintln!("see the failures with: jury failures {}", outcome.run_id);
@@ -190,7 +251,9 @@ async fn drive(cfg: EngineConfig, req: RunRequest, as_json: bool) -> anyhow::Res
     }
     Ok(match status {
         RunStatus::Done if missing == 0 => ExitCode::SUCCESS,
-        RunStatus::Done | RunStatus::Cancelled | RunStatus::Failed if p.verdicts > 0 || missing > 0 => {
+        RunStatus::Done | RunStatus::Cancelled | RunStatus::Failed
+            if p.verdicts > 0 || missing > 0 =>
+        {
             ExitCode::from(EXIT_FAILURES)
         }
         _ => ExitCode::from(1),
@@ -198,14 +261,19 @@ async fn drive(cfg: EngineConfig, req: RunRequest, as_json: bool) -> anyhow::Res
 }
 
 pub fn demo_judge(a: DemoJudgeArgs) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         let latency = std::time::Duration::from_millis(a.latency_ms);
         let server = crate::testserver::TestServer::start_on(a.port, move |req| {
             crate::testserver::demo_judge::reply(req, latency)
         })
         .await?;
-        println!("demo judge listening: export OPENAI_BASE_URL={}", server.base_url());
+        println!(
+            "demo judge listening: export OPENAI_BASE_URL={}",
+            server.base_url()
+        );
         println!("(a deterministic offline judge for trying jury out; Ctrl-C stops it)");
         tokio::signal::ctrl_c().await?;
         Ok::<_, anyhow::Error>(ExitCode::SUCCESS)

@@ -24,7 +24,10 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // Errors may quote untrusted text (file contents, server bodies).
-            eprintln!("error: {}", crate::sanitize::for_display(&format!("{e:#}"), 4000));
+            eprintln!(
+                "error: {}",
+                crate::sanitize::for_display(&format!("{e:#}"), 4000)
+            );
             ExitCode::from(1)
         }
     }
@@ -57,14 +60,19 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
             )?;
             // A new workspace starts with the sample data (DESIGN §5).
-            let sample = std::env::var_os("JURY_SAMPLE_DATA")
-                .map(std::path::PathBuf::from)
-                .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data"));
-            crate::tui::run(s, crate::tui::TuiOptions { sample_data_dir: Some(sample) })?;
+            // JURY_SAMPLE_DATA names another directory to seed new workspaces with.
+            let sample = std::env::var_os("JURY_SAMPLE_DATA").map(std::path::PathBuf::from);
+            crate::tui::run(s, crate::tui::TuiOptions { sample_data_dir: sample })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Import(a) => {
-            let s = settings(cli.db, Overrides { who: a.who.clone(), ..Default::default() })?;
+            let s = settings(
+                cli.db,
+                Overrides {
+                    who: a.who.clone(),
+                    ..Default::default()
+                },
+            )?;
             cmd_data::import(&s, a)
         }
         Command::Run(a) => {
@@ -79,7 +87,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_run::run(&s, a)
         }
         Command::Label(a) => {
-            let s = settings(cli.db, Overrides { who: a.who.clone(), ..Default::default() })?;
+            let s = settings(
+                cli.db,
+                Overrides {
+                    who: a.who.clone(),
+                    ..Default::default()
+                },
+            )?;
             cmd_label::label(&s, a)
         }
         Command::Report(a) => {

@@ -29,7 +29,7 @@ impl Classification {
 }
 
 /// One content item with the classifications the classifier gave it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Item {
     pub id: String,
     /// `sent` as ISO 8601 text (derived from epoch seconds when that was given).
@@ -41,6 +41,14 @@ pub struct Item {
     pub source: Source,
     pub tags: Vec<String>,
     pub classifications: Vec<Classification>,
+    /// What the item is: empty for a classified content item (AwAg), otherwise
+    /// the protocol input it holds (`rubric-example`, `conversation`...).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    /// Protocol-specific input kept as imported (ticket and response, events
+    /// and guidelines...); `Null` for content items.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub payload: serde_json::Value,
 }
 
 impl Item {

@@ -43,6 +43,8 @@ pub struct RunRequest {
     pub max_attempts: u32,
     /// Stop sending once this many dollars are spent (estimated).
     pub budget_usd: Option<f64>,
+    /// Protocol-specific settings (rubric `dimensions`, `prompts_dir`...).
+    pub options: serde_json::Value,
 }
 
 impl RunRequest {
@@ -63,6 +65,7 @@ impl RunRequest {
             subset: None,
             max_attempts: 3,
             budget_usd: None,
+            options: serde_json::Value::Null,
         }
     }
 }
@@ -115,5 +118,9 @@ pub fn spawn_run(cfg: EngineConfig, req: RunRequest) -> RunHandle {
         .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")))??;
         run::execute(cfg, req, plan, tx, token).await
     });
-    RunHandle { events: rx, cancel, join }
+    RunHandle {
+        events: rx,
+        cancel,
+        join,
+    }
 }

@@ -46,7 +46,9 @@ pub fn select_items(
     };
     if let Some((p, seed)) = subset {
         if !(0.0..=100.0).contains(&p) {
-            return Err(format!("--subset-percent must be between 0 and 100, got {p}"));
+            return Err(format!(
+                "--subset-percent must be between 0 and 100, got {p}"
+            ));
         }
         ids.retain(|id| in_subset(id, p, seed));
     }
@@ -75,6 +77,9 @@ mod tests {
     fn explicit_ids_must_exist() {
         let ids = vec!["a".to_string(), "b".to_string()];
         assert!(select_items(&ids, Some(&["c".to_string()]), None, None).is_err());
-        assert_eq!(select_items(&ids, Some(&["b".to_string()]), None, Some(5)).unwrap(), vec!["b"]);
+        assert_eq!(
+            select_items(&ids, Some(&["b".to_string()]), None, Some(5)).unwrap(),
+            vec!["b"]
+        );
     }
 }

@@ -35,12 +35,18 @@ pub fn price_for(model: &str) -> Option<Price> {
     let user = user_table();
     let from = |m: &str| -> Option<Price> {
         if let Some(&(i, o)) = user.get(m) {
-            return Some(Price { input_per_million: i, output_per_million: o });
+            return Some(Price {
+                input_per_million: i,
+                output_per_million: o,
+            });
         }
         BUILT_IN
             .iter()
             .find(|(n, _, _)| *n == m)
-            .map(|&(_, i, o)| Price { input_per_million: i, output_per_million: o })
+            .map(|&(_, i, o)| Price {
+                input_per_million: i,
+                output_per_million: o,
+            })
     };
     // Dated snapshots ("gpt-4o-mini-2024-07-18") cost what their family costs.
     from(model).or_else(|| {
@@ -71,7 +77,10 @@ mod tests {
         let p = price_for("gpt-4o-mini-2024-07-18").unwrap();
         assert_eq!(p.input_per_million, 0.15);
         assert!(price_for("llama3.1:8b").is_none());
-        let c = p.cost(crate::domain::Usage { prompt_tokens: 1_000_000, completion_tokens: 0 });
+        let c = p.cost(crate::domain::Usage {
+            prompt_tokens: 1_000_000,
+            completion_tokens: 0,
+        });
         assert!((c - 0.15).abs() < 1e-12);
     }
 }

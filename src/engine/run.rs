@@ -57,8 +57,16 @@ pub async fn execute(
     let mut store = Store::open(&cfg.db_path)?;
     let total = plan.units();
     let run_id = store.create_run(&plan.spec, total)?;
-    let _ = events.send(EngineEvent::RunStarted { run_id, total, skipped: plan.skipped });
-    let progress = Progress { run_id, total, ..Progress::default() };
+    let _ = events.send(EngineEvent::RunStarted {
+        run_id,
+        total,
+        skipped: plan.skipped,
+    });
+    let progress = Progress {
+        run_id,
+        total,
+        ..Progress::default()
+    };
     let writer = writer::start(store, progress, events.clone(), cancel.clone());
     let ctx = Arc::new(Ctx {
         run_id,
@@ -93,7 +101,10 @@ pub async fn execute(
         RunStatus::Done
     };
     let note = note.or_else(|| (status == RunStatus::Cancelled).then(|| "cancelled".to_string()));
-    let _ = writer.tx.send(WriteCmd::Finish { status, note: note.clone() });
+    let _ = writer.tx.send(WriteCmd::Finish {
+        status,
+        note: note.clone(),
+    });
     drop(ctx);
     drop(writer.tx);
     let progress = tokio::task::spawn_blocking(move || writer.join.join())
@@ -101,7 +112,12 @@ pub async fn execute(
         .map_err(|e| EngineError::Setup(format!("the store writer stopped: {e}")))?
         .map_err(|_| EngineError::Setup("the store writer panicked".into()))?
         .map_err(EngineError::Setup)?;
-    Ok(RunOutcome { run_id, status, progress, note })
+    Ok(RunOutcome {
+        run_id,
+        status,
+        progress,
+        note,
+    })
 }
 
 /// Sends one batch, validates, keeps what is valid and retries only what is
@@ -118,14 +134,32 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
         let call = match ctx.protocol.build_call(&pending, &ctx.boundary) {
             Ok(c) => c,
             Err(reason) => {
-                record_failure(ctx, FailureKind::Invalid, &keys, &reason, "", None, None, "", attempt);
+                record_failure(
+                    ctx,
+                    FailureKind::Invalid,
+                    &keys,
+                    &reason,
+                    "",
+                    None,
+                    None,
+                    "",
+                    attempt,
+                );
                 break;
             }
         };
-        let request_json = crate::provider::request_body(ctx.client.config(), &call, crate::provider::ToolMode::Tools).to_string();
-        let _ = ctx.events.send(EngineEvent::RequestStarted { run_id: ctx.run_id, keys: keys.clone() });
+        let request_json = crate::provider::request_body(
+            ctx.client.config(),
+            &call,
+            crate::provider::ToolMode::Tools,
+        )
+        .to_string();
+        let _ = ctx.events.send(EngineEvent::RequestStarted {
+            run_id: ctx.run_id,
+            keys: keys.clone(),
+        });
         let started = Instant::now();
-        let mut streamer = TextStreamer::new(ctx, &keys);
+        let mut streamer = TextStreamer::new(ctx, &pending);
         let result = ctx
             .client
             .complete(&call, &ctx.cancel, &mut |frame| streamer.on_frame(frame))
@@ -140,15 +174,34 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                 {
                     *s += c;
                 }
-                let _ = ctx.writes.send(WriteCmd::Request { usage, cost_usd: cost });
+                let _ = ctx.writes.send(WriteCmd::Request {
+                    usage,
+                    cost_usd: cost,
+                });
                 if let Some(kind) = unscorable(&c) {
                     let reason = match &c.refusal {
                         Some(r) => format!("the judge refused: {r}"),
-                        None => format!("the answer ended with finish_reason '{}'", c.finish_reason.as_ref().map(|f| f.as_str()).unwrap_or("?")),
+                        None => format!(
+                            "the answer ended with finish_reason '{}'",
+                            c.finish_reason.as_ref().map(|f| f.as_str()).unwrap_or("?")
+                        ),
                     };
-                    record_failure(ctx, kind, &keys, &reason, c.answer_text(), Some(c.http_status), c.finish_reason.as_ref().map(|f| f.as_str().to_string()), &request_json, attempt);
+                    record_failure(
+                        ctx,
+                        kind,
+                        &keys,
+                        &reason,
+                        c.answer_text(),
+                        Some(c.http_status),
+                        c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
+                        &request_json,
+                        attempt,
+                    );
                     // A length cut-off can be cured by asking for less at once.
-                    if kind == FailureKind::Length && pending.len() > 1 && attempt < ctx.max_attempts {
+                    if kind == FailureKind::Length
+                        && pending.len() > 1
+                        && attempt < ctx.max_attempts
+                    {
                         let half = pending.split_off(pending.len() / 2);
                         Box::pin(judge_batch(ctx, half)).await;
                         continue;
@@ -183,17 +236,34 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                     let _ = ctx.writes.send(WriteCmd::Verdicts(verdicts));
                 }
                 if outcome.missing.is_empty() {
+                    pending.clear();
                     break;
                 }
-                let missing_keys: Vec<ComboKey> = outcome.missing.iter().map(|(k, _)| k.clone()).collect();
+                let missing_keys: Vec<ComboKey> =
+                    outcome.missing.iter().map(|(k, _)| k.clone()).collect();
                 let mut reason = summarise(&outcome.missing);
                 if !outcome.notes.is_empty() {
                     reason.push_str("; ");
                     reason.push_str(&outcome.notes.join("; "));
                 }
-                let kind = if outcome.malformed { FailureKind::Malformed } else { FailureKind::Invalid };
-                record_failure(ctx, kind, &missing_keys, &reason, c.answer_text(), Some(c.http_status), c.finish_reason.as_ref().map(|f| f.as_str().to_string()), &request_json, attempt);
-                let missing: std::collections::HashSet<ComboKey> = missing_keys.into_iter().collect();
+                let kind = if outcome.malformed {
+                    FailureKind::Malformed
+                } else {
+                    FailureKind::Invalid
+                };
+                record_failure(
+                    ctx,
+                    kind,
+                    &missing_keys,
+                    &reason,
+                    c.answer_text(),
+                    Some(c.http_status),
+                    c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
+                    &request_json,
+                    attempt,
+                );
+                let missing: std::collections::HashSet<ComboKey> =
+                    missing_keys.into_iter().collect();
                 pending.retain(|u| missing.contains(&u.key));
                 if attempt >= ctx.max_attempts {
                     break;
@@ -202,10 +272,22 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
             Err(ProviderError::Cancelled) => break,
             Err(e) => {
                 let (kind, raw) = match &e {
-                    ProviderError::Truncated { partial, .. } => (FailureKind::Truncated, partial.clone()),
+                    ProviderError::Truncated { partial, .. } => {
+                        (FailureKind::Truncated, partial.clone())
+                    }
                     _ => (FailureKind::Provider, String::new()),
                 };
-                record_failure(ctx, kind, &keys, &e.to_string(), &raw, e.http_status(), None, &request_json, attempt);
+                record_failure(
+                    ctx,
+                    kind,
+                    &keys,
+                    &e.to_string(),
+                    &raw,
+                    e.http_status(),
+                    None,
+                    &request_json,
+                    attempt,
+                );
                 if e.is_fatal_for_run() {
                     if let Ok(mut n) = ctx.stop_note.lock() {
                         n.get_or_insert_with(|| e.to_string());
@@ -221,13 +303,16 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
             }
         }
     }
-    if !pending.is_empty() {
+    // Units left when the run was cancelled were not judged, not failed.
+    if !pending.is_empty() && !ctx.cancel.is_cancelled() {
         let _ = ctx.writes.send(WriteCmd::Failed(pending.len() as u64));
     }
 }
 
 fn over_budget(ctx: &Ctx) -> bool {
-    let Some(budget) = ctx.budget_usd else { return false };
+    let Some(budget) = ctx.budget_usd else {
+        return false;
+    };
     let spent = ctx.spent_usd.lock().map(|s| *s).unwrap_or(0.0);
     if spent >= budget {
         if let Ok(mut n) = ctx.stop_note.lock() {
@@ -259,8 +344,15 @@ fn summarise(missing: &[(ComboKey, String)]) -> String {
             None => by_reason.push((why.clone(), 1)),
         }
     }
-    let parts: Vec<String> = by_reason.into_iter().map(|(w, n)| format!("{n}× {w}")).collect();
-    format!("{} of the combinations asked about had no valid verdict: {}", missing.len(), parts.join("; "))
+    let parts: Vec<String> = by_reason
+        .into_iter()
+        .map(|(w, n)| format!("{n}× {w}"))
+        .collect();
+    format!(
+        "{} of the combinations asked about had no valid verdict: {}",
+        missing.len(),
+        parts.join("; ")
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -293,6 +385,7 @@ fn record_failure(
 /// answer when a fragment may have changed a text, and sends only texts that changed.
 struct TextStreamer<'a> {
     ctx: &'a Ctx,
+    units: Vec<Unit>,
     wanted: std::collections::HashSet<ComboKey>,
     args: String,
     shown: HashMap<ComboKey, usize>,
@@ -300,10 +393,11 @@ struct TextStreamer<'a> {
 }
 
 impl<'a> TextStreamer<'a> {
-    fn new(ctx: &'a Ctx, keys: &[ComboKey]) -> Self {
+    fn new(ctx: &'a Ctx, units: &[Unit]) -> Self {
         TextStreamer {
             ctx,
-            wanted: keys.iter().cloned().collect(),
+            units: units.to_vec(),
+            wanted: units.iter().map(|u| u.key.clone()).collect(),
             args: String::new(),
             shown: HashMap::new(),
             last_parse: Instant::now() - Duration::from_secs(1),
@@ -312,7 +406,10 @@ impl<'a> TextStreamer<'a> {
 
     fn on_frame(&mut self, frame: StreamFrame) {
         match frame {
-            StreamFrame::ToolArgs { index: 0, fragment, .. } | StreamFrame::Content(fragment) => {
+            StreamFrame::ToolArgs {
+                index: 0, fragment, ..
+            }
+            | StreamFrame::Content(fragment) => {
                 self.args.push_str(&fragment);
                 // Re-parsing is O(answer); doing it at most every 30 ms keeps a long
                 // answer linear in practice while the text still flows smoothly.
@@ -339,14 +436,18 @@ impl<'a> TextStreamer<'a> {
         let Some(partial) = crate::provider::partial_json::parse_prefix(&self.args) else {
             return;
         };
-        for (key, text) in self.ctx.protocol.partial_texts(&partial) {
+        for (key, text) in self.ctx.protocol.partial_texts(&self.units, &partial) {
             if !self.wanted.contains(&key) {
                 continue;
             }
             let len = text.len();
             if self.shown.get(&key) != Some(&len) {
                 self.shown.insert(key.clone(), len);
-                let _ = self.ctx.events.send(EngineEvent::TextDelta { run_id: self.ctx.run_id, key, text });
+                let _ = self.ctx.events.send(EngineEvent::TextDelta {
+                    run_id: self.ctx.run_id,
+                    key,
+                    text,
+                });
             }
         }
     }
@@ -362,33 +463,98 @@ pub fn usage_or_unknown(u: Option<Usage>) -> String {
 
 /// Builds the plan: which units, in which batches, skipping what `--resume` finds done.
 pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan, EngineError> {
-    let persona = store
-        .persona(&req.persona_id)?
-        .ok_or_else(|| EngineError::Setup(format!("no persona '{}' in the store (see `jury list personas`)", req.persona_id)))?;
-    let all_persp = store.perspectives()?;
-    let mut perspectives = Vec::new();
-    for id in &req.perspective_ids {
-        let p = all_persp
-            .iter()
-            .find(|p| &p.id == id)
-            .ok_or_else(|| EngineError::Setup(format!("no perspective '{id}' in the store (see `jury list perspectives`)")))?;
-        perspectives.push(p.clone());
-    }
-    if perspectives.is_empty() {
-        return Err(EngineError::Setup("name at least one perspective".into()));
-    }
     let items = store.items()?;
     let all_ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
     let ids = super::plan::select_items(&all_ids, req.item_ids.as_deref(), req.subset, req.limit)
         .map_err(EngineError::Setup)?;
-    let items: HashMap<String, crate::domain::Item> = items.into_iter().map(|i| (i.id.clone(), i)).collect();
+    let items: Arc<HashMap<String, crate::domain::Item>> =
+        Arc::new(items.into_iter().map(|i| (i.id.clone(), i)).collect());
+    let (protocol, persona_id, prompt_hash): (Arc<dyn JudgeProtocol>, String, String) =
+        match req.protocol {
+            crate::domain::Protocol::Awag => {
+                let persona = store.persona(&req.persona_id)?.ok_or_else(|| {
+                    EngineError::Setup(format!(
+                        "no persona '{}' in the store (see `jury list personas`)",
+                        req.persona_id
+                    ))
+                })?;
+                let all_persp = store.perspectives()?;
+                let mut perspectives = Vec::new();
+                for id in &req.perspective_ids {
+                    let p = all_persp.iter().find(|p| &p.id == id).ok_or_else(|| {
+                        EngineError::Setup(format!(
+                            "no perspective '{id}' in the store (see `jury list perspectives`)"
+                        ))
+                    })?;
+                    perspectives.push(p.clone());
+                }
+                if perspectives.is_empty() {
+                    return Err(EngineError::Setup("name at least one perspective".into()));
+                }
+                let id = persona.id.clone();
+                let awag = crate::protocol::awag::Awag {
+                    mode: req.mode,
+                    prompts: cfg.prompts.clone(),
+                    persona,
+                    perspectives,
+                    items: items.clone(),
+                };
+                (Arc::new(awag), id, cfg.prompts.hash().to_string())
+            }
+            crate::domain::Protocol::Rubric => {
+                use crate::protocol::rubric::{Dimension, Rubric, RubricPrompts};
+                let dims: Vec<Dimension> = match req
+                    .options
+                    .get("dimensions")
+                    .and_then(serde_json::Value::as_array)
+                {
+                    Some(list) if !list.is_empty() => list
+                        .iter()
+                        .map(|d| Dimension {
+                            name: d["name"].as_str().unwrap_or("").to_string(),
+                            rubric: d["rubric"].as_str().unwrap_or("").to_string(),
+                        })
+                        .collect(),
+                    _ => Dimension::defaults(),
+                };
+                let dir = req
+                    .options
+                    .get("prompts_dir")
+                    .and_then(serde_json::Value::as_str)
+                    .map(std::path::PathBuf::from);
+                let prompts = RubricPrompts::load(dir.as_deref()).map_err(EngineError::Setup)?;
+                let hash = prompts.hash(&dims);
+                let persona = if req.persona_id.is_empty() {
+                    "-".to_string()
+                } else {
+                    req.persona_id.clone()
+                };
+                (
+                    Arc::new(Rubric {
+                        prompts,
+                        dimensions: dims,
+                        items: items.clone(),
+                    }),
+                    persona,
+                    hash,
+                )
+            }
+            other => {
+                return Err(EngineError::Setup(format!(
+                    "protocol '{other}' is not available yet: awag and rubric run today"
+                )));
+            }
+        };
     let spec = RunSpec {
         protocol: req.protocol,
-        mode: Some(req.mode),
-        persona_id: persona.id.clone(),
-        perspective_ids: req.perspective_ids.clone(),
+        mode: protocol.mode(),
+        persona_id,
+        perspective_ids: match req.protocol {
+            crate::domain::Protocol::Awag => req.perspective_ids.clone(),
+            other => vec![other.as_str().to_string()],
+        },
         model: cfg.provider.model.clone(),
-        prompt_hash: cfg.prompts.hash().to_string(),
+        prompt_hash,
         params: serde_json::json!({
             "batch_size": req.batch_size,
             "concurrency": req.concurrency,
@@ -396,16 +562,10 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
             "temperature": cfg.provider.temperature,
             "prompts": cfg.prompts.origin,
             "items": ids.len(),
+            "options": req.options,
         }),
     };
-    let awag = crate::protocol::awag::Awag {
-        mode: req.mode,
-        prompts: cfg.prompts.clone(),
-        persona,
-        perspectives,
-        items: Arc::new(items),
-    };
-    let mut units = awag.units(&ids);
+    let mut units = protocol.units(&ids);
     let mut skipped = 0;
     if req.resume {
         let done = store.judged_keys(&VerdictFilter {
@@ -419,6 +579,11 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
         units.retain(|u| !done.contains(&u.key));
         skipped = (before - units.len()) as u64;
     }
-    let batches = awag.batches(&units, req.batch_size);
-    Ok(Plan { protocol: Arc::new(awag), spec, batches, skipped })
+    let batches = protocol.batches(&units, req.batch_size);
+    Ok(Plan {
+        protocol,
+        spec,
+        batches,
+        skipped,
+    })
 }

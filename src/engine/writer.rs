@@ -15,11 +15,17 @@ pub enum WriteCmd {
     Verdicts(Vec<Verdict>),
     Failure(Failure),
     /// One request finished: its usage (None = unknown) and cost.
-    Request { usage: Option<Usage>, cost_usd: Option<f64> },
+    Request {
+        usage: Option<Usage>,
+        cost_usd: Option<f64>,
+    },
     /// Units that ended without a verdict after every attempt.
     Failed(u64),
     /// The run is over.
-    Finish { status: RunStatus, note: Option<String> },
+    Finish {
+        status: RunStatus,
+        note: Option<String>,
+    },
 }
 
 pub struct Writer {
@@ -54,7 +60,10 @@ pub fn start(
                         match store.insert_verdict(&v) {
                             Ok(true) => {
                                 progress.verdicts += 1;
-                                let _ = events.send(EngineEvent::Verdict { run_id, verdict: Box::new(v) });
+                                let _ = events.send(EngineEvent::Verdict {
+                                    run_id,
+                                    verdict: Box::new(v),
+                                });
                             }
                             Ok(false) => {}
                             Err(e) => fail(e.to_string(), &mut store_error),
@@ -63,7 +72,10 @@ pub fn start(
                 }
                 WriteCmd::Failure(f) => match store.insert_failure(&f) {
                     Ok(()) => {
-                        let _ = events.send(EngineEvent::Failure { run_id, failure: Box::new(f) });
+                        let _ = events.send(EngineEvent::Failure {
+                            run_id,
+                            failure: Box::new(f),
+                        });
                     }
                     Err(e) => fail(e.to_string(), &mut store_error),
                 },
@@ -96,7 +108,12 @@ pub fn start(
                     // Best effort: if even this fails the run stays "running" and is
                     // marked interrupted on the next start.
                     let _ = store.finish_run(run_id, status, note.as_deref());
-                    let _ = events.send(EngineEvent::RunFinished { run_id, status, progress, note });
+                    let _ = events.send(EngineEvent::RunFinished {
+                        run_id,
+                        status,
+                        progress,
+                        note,
+                    });
                     break;
                 }
             }

@@ -42,9 +42,7 @@ pub fn pick<'a>(obj: &'a Map<String, Value>, names: &[&str]) -> Option<(&'a str,
 pub fn id(obj: &Map<String, Value>, names: &[&str]) -> Result<String, FieldError> {
     match pick(obj, names) {
         None => Err(FieldError::new(names[0], "is missing")),
-        Some((k, Value::String(s))) if s.trim().is_empty() => {
-            Err(FieldError::new(k, "is empty"))
-        }
+        Some((k, Value::String(s))) if s.trim().is_empty() => Err(FieldError::new(k, "is empty")),
         Some((_, Value::String(s))) => Ok(s.clone()),
         Some((_, Value::Number(n))) => Ok(n.to_string()),
         Some((k, other)) => Err(FieldError::new(
@@ -109,7 +107,9 @@ pub fn sent(obj: &Map<String, Value>) -> Result<(Option<String>, Option<i64>), F
             let secs = n
                 .as_f64()
                 .filter(|f| f.is_finite() && *f >= 0.0 && *f < 1.0e11)
-                .ok_or_else(|| FieldError::new(k, format!("{n} is not a plausible epoch time in seconds")))?;
+                .ok_or_else(|| {
+                    FieldError::new(k, format!("{n} is not a plausible epoch time in seconds"))
+                })?;
             let ms = (secs * 1000.0).round() as i64;
             let iso = Utc
                 .timestamp_millis_opt(ms)
@@ -127,7 +127,11 @@ pub fn sent(obj: &Map<String, Value>) -> Result<(Option<String>, Option<i64>), F
             if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
                 return Ok((Some(t.to_string()), Some(dt.timestamp_millis())));
             }
-            for fmt in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
+            for fmt in [
+                "%Y-%m-%dT%H:%M:%S%.f",
+                "%Y-%m-%d %H:%M:%S%.f",
+                "%Y-%m-%dT%H:%M",
+            ] {
                 if let Ok(naive) = NaiveDateTime::parse_from_str(t, fmt) {
                     let ms = naive.and_utc().timestamp_millis();
                     return Ok((Some(t.to_string()), Some(ms)));
@@ -135,12 +139,18 @@ pub fn sent(obj: &Map<String, Value>) -> Result<(Option<String>, Option<i64>), F
             }
             Err(FieldError::new(
                 k,
-                format!("'{}' is not an ISO 8601 time or epoch seconds", crate::sanitize::one_line(t, 60)),
+                format!(
+                    "'{}' is not an ISO 8601 time or epoch seconds",
+                    crate::sanitize::one_line(t, 60)
+                ),
             ))
         }
         Some((k, other)) => Err(FieldError::new(
             k,
-            format!("must be ISO 8601 text or epoch seconds, found {}", kind(other)),
+            format!(
+                "must be ISO 8601 text or epoch seconds, found {}",
+                kind(other)
+            ),
         )),
     }
 }

@@ -87,6 +87,8 @@ struct Batch {
     personas: Vec<Persona>,
     perspectives: Vec<Perspective>,
     labels: Vec<Label>,
+    /// Rubric examples skipped as the harness does: (file, index, reason).
+    rubric_skips: Vec<(String, usize, String)>,
     /// Where each label came from, for errors found after parsing.
     label_origins: Vec<(PathBuf, Location)>,
     skipped: Vec<RecordError>,
@@ -94,14 +96,27 @@ struct Batch {
 
 /// Reads every path (a directory means every .json/.jsonl file in it, sorted),
 /// validates, then writes all in one transaction.
-pub fn import_paths(store: &mut Store, paths: &[PathBuf], skip_invalid: bool, who: &str) -> Result<ImportReport, ImportError> {
+pub fn import_paths(
+    store: &mut Store,
+    paths: &[PathBuf],
+    skip_invalid: bool,
+    who: &str,
+) -> Result<ImportReport, ImportError> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
             let mut inner: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| ImportError::Read { path: p.clone(), message: e.to_string() })?
+                .map_err(|e| ImportError::Read {
+                    path: p.clone(),
+                    message: e.to_string(),
+                })?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| matches!(f.extension().and_then(|x| x.to_str()), Some("json" | "jsonl" | "ndjson")))
+                .filter(|f| {
+                    matches!(
+                        f.extension().and_then(|x| x.to_str()),
+                        Some("json" | "jsonl" | "ndjson")
+                    )
+                })
                 .collect();
             inner.sort_by_key(|f| import_order(f));
             files.extend(inner);
@@ -120,11 +135,22 @@ pub fn import_paths(store: &mut Store, paths: &[PathBuf], skip_invalid: bool, wh
 /// can check references in one pass.
 fn import_order(f: &Path) -> (u8, PathBuf) {
     let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let rank = if name.contains("label") { 2 } else if name.contains("item") { 1 } else { 0 };
+    let rank = if name.contains("label") {
+        2
+    } else if name.contains("item") {
+        1
+    } else {
+        0
+    };
     (rank, f.to_path_buf())
 }
 
-fn read_file(path: &Path, skip_invalid: bool, who: &str, batch: &mut Batch) -> Result<(), ImportError> {
+fn read_file(
+    path: &Path,
+    skip_invalid: bool,
+    who: &str,
+    batch: &mut Batch,
+) -> Result<(), ImportError> {
     let bytes = std::fs::read(path).map_err(|e| ImportError::Read {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -134,10 +160,22 @@ fn read_file(path: &Path, skip_invalid: bool, who: &str, batch: &mut Batch) -> R
 
 /// The sample workspace compiled into the binary, so `jury` works from any directory.
 pub const SAMPLE_DATA: &[(&str, &str)] = &[
-    ("sample-data/personas.json", include_str!("../../sample-data/personas.json")),
-    ("sample-data/perspectives.json", include_str!("../../sample-data/perspectives.json")),
-    ("sample-data/items.jsonl", include_str!("../../sample-data/items.jsonl")),
-    ("sample-data/labels.jsonl", include_str!("../../sample-data/labels.jsonl")),
+    (
+        "sample-data/personas.json",
+        include_str!("../../sample-data/personas.json"),
+    ),
+    (
+        "sample-data/perspectives.json",
+        include_str!("../../sample-data/perspectives.json"),
+    ),
+    (
+        "sample-data/items.jsonl",
+        include_str!("../../sample-data/items.jsonl"),
+    ),
+    (
+        "sample-data/labels.jsonl",
+        include_str!("../../sample-data/labels.jsonl"),
+    ),
 ];
 
 /// Loads the bundled sample data (a new workspace starts with it).
@@ -149,9 +187,34 @@ pub fn import_sample(store: &mut Store, who: &str) -> Result<ImportReport, Impor
     write_batch(store, batch, false)
 }
 
-fn write_batch(store: &mut Store, mut batch: Batch, skip_invalid: bool) -> Result<ImportReport, ImportError> {
+fn write_batch(
+    store: &mut Store,
+    mut batch: Batch,
+    skip_invalid: bool,
+) -> Result<ImportReport, ImportError> {
     check_labels(store, &mut batch, skip_invalid)?;
-    let counts = store.upsert_all(&batch.items, &batch.personas, &batch.perspectives, &batch.labels)?;
+    if !batch.rubric_skips.is_empty() {
+        let skips: Vec<(String, String, usize, String)> = batch
+            .rubric_skips
+            .iter()
+            .map(|(f, i, r)| ("rubric".to_string(), f.clone(), *i, r.clone()))
+            .collect();
+        store.record_skips(&skips)?;
+        for (file, i, reason) in &batch.rubric_skips {
+            batch.skipped.push(RecordError {
+                file: PathBuf::from(file),
+                at: Location::Path(format!("$[{i}]")),
+                field: String::new(),
+                message: format!("rubric example skipped: {reason}"),
+            });
+        }
+    }
+    let counts = store.upsert_all(
+        &batch.items,
+        &batch.personas,
+        &batch.perspectives,
+        &batch.labels,
+    )?;
     Ok(ImportReport {
         items: counts.items,
         personas: counts.personas,
@@ -161,9 +224,33 @@ fn write_batch(store: &mut Store, mut batch: Batch, skip_invalid: bool) -> Resul
     })
 }
 
-fn read_bytes(path: &Path, bytes: &[u8], skip_invalid: bool, who: &str, batch: &mut Batch) -> Result<(), ImportError> {
+fn read_bytes(
+    path: &Path,
+    bytes: &[u8],
+    skip_invalid: bool,
+    who: &str,
+    batch: &mut Batch,
+) -> Result<(), ImportError> {
     let mut seen: HashSet<(u8, String)> = HashSet::new();
-    let mut accept = |at: Location, v: Result<Value, RecordError>, batch: &mut Batch| -> Result<(), ImportError> {
+    let mut index = 0usize;
+    let mut accept = |at: Location,
+                      v: Result<Value, RecordError>,
+                      batch: &mut Batch|
+     -> Result<(), ImportError> {
+        let this_index = index;
+        index += 1;
+        // Invalid rubric examples are skipped with their index and reason, as the
+        // rubric harness specifies, whatever --skip-invalid says.
+        if let Ok(Value::Object(o)) = &v
+            && !o.contains_key("classifications")
+            && (o.contains_key("ticket") || o.contains_key("response"))
+            && let Err(e) = records::rubric_example(o)
+        {
+            batch
+                .rubric_skips
+                .push((path.display().to_string(), this_index, e.message));
+            return Ok(());
+        }
         let rec = v.and_then(|v| {
             record(&v, who).map_err(|e| RecordError {
                 file: path.to_path_buf(),
@@ -186,7 +273,10 @@ fn read_bytes(path: &Path, bytes: &[u8], skip_invalid: bool, who: &str, batch: &
                     file: path.to_path_buf(),
                     at: at.clone(),
                     field: "id".into(),
-                    message: format!("duplicate id '{}' in this file", crate::sanitize::one_line(&r.id(), 80)),
+                    message: format!(
+                        "duplicate id '{}' in this file",
+                        crate::sanitize::one_line(&r.id(), 80)
+                    ),
                 })
             }
         });
@@ -204,7 +294,10 @@ fn read_bytes(path: &Path, bytes: &[u8], skip_invalid: bool, who: &str, batch: &
         Ok(())
     };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    let is_jsonl = path.extension().and_then(|x| x.to_str()).is_some_and(|x| x == "jsonl" || x == "ndjson")
+    let is_jsonl = path
+        .extension()
+        .and_then(|x| x.to_str())
+        .is_some_and(|x| x == "jsonl" || x == "ndjson")
         || (first == Some(b'{') && looks_like_jsonl(bytes));
     if is_jsonl {
         for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -225,7 +318,11 @@ fn read_bytes(path: &Path, bytes: &[u8], skip_invalid: bool, who: &str, batch: &
         return Ok(());
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
         ImportError::Invalid(RecordError {
             file: path.to_path_buf(),
             at: Location::Line(line),
@@ -254,13 +351,21 @@ fn read_bytes(path: &Path, bytes: &[u8], skip_invalid: bool, who: &str, batch: &
             }
             if let Some(ps) = obj.get("perspectives").and_then(Value::as_array) {
                 for (i, p) in ps.iter().enumerate() {
-                    accept(Location::Path(format!("$.perspectives[{i}]")), Ok(p.clone()), batch)?;
+                    accept(
+                        Location::Path(format!("$.perspectives[{i}]")),
+                        Ok(p.clone()),
+                        batch,
+                    )?;
                 }
             }
             match obj.get("items") {
                 Some(Value::Array(items)) => {
                     for (i, v) in items.iter().enumerate() {
-                        accept(Location::Path(format!("$.items[{i}]")), Ok(v.clone()), batch)?;
+                        accept(
+                            Location::Path(format!("$.items[{i}]")),
+                            Ok(v.clone()),
+                            batch,
+                        )?;
                     }
                 }
                 _ => {
@@ -280,7 +385,9 @@ fn read_bytes(path: &Path, bytes: &[u8], skip_invalid: bool, who: &str, batch: &
 
 /// A file starting with `{` whose first line is a complete JSON value is JSONL.
 fn looks_like_jsonl(bytes: &[u8]) -> bool {
-    let first_line = bytes.split(|b| *b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace));
+    let first_line = bytes
+        .split(|b| *b == b'\n')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
     first_line.is_some_and(|l| serde_json::from_slice::<Value>(l).is_ok())
         && bytes.iter().filter(|b| **b == b'\n').count() > 0
 }
@@ -305,7 +412,10 @@ fn check_labels(store: &Store, batch: &mut Batch, skip_invalid: bool) -> Result<
             None => Some(("itemId", format!("no item '{}'", l.key.item_id))),
             Some(c) if !c.contains(&l.key.classification_id) => Some((
                 "classificationId",
-                format!("item '{}' has no classification '{}'", l.key.item_id, l.key.classification_id),
+                format!(
+                    "item '{}' has no classification '{}'",
+                    l.key.item_id, l.key.classification_id
+                ),
             )),
             _ => None,
         };

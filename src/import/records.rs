@@ -37,7 +37,10 @@ pub fn record(v: &Value, default_who: &str) -> Result<Record, FieldError> {
     let obj = v
         .as_object()
         .ok_or_else(|| FieldError::new("", format!("expected a JSON object, found {}", kind(v))))?;
-    let has = |names: &[&str]| pick(obj, names).is_some();
+    let has = |names: &[&str]| obj.contains_key(names[0]) || pick(obj, names).is_some();
+    if !has(&["classifications"]) && (has(&["ticket"]) || has(&["response"])) {
+        return rubric_example(obj).map(Record::Item);
+    }
     if has(&["classifications"]) {
         return item(obj).map(Record::Item);
     }
@@ -47,7 +50,13 @@ pub fn record(v: &Value, default_who: &str) -> Result<Record, FieldError> {
     if has(&["value"]) && has(&["classificationId", "classification_id", "classification"]) {
         return label(obj, default_who).map(Record::Label);
     }
-    if has(&["perspectiveId", "perspective_id", "perspectiveText", "perspective_text", "text"]) {
+    if has(&[
+        "perspectiveId",
+        "perspective_id",
+        "perspectiveText",
+        "perspective_text",
+        "text",
+    ]) {
         return perspective(obj).map(Record::Perspective);
     }
     Err(FieldError::new(
@@ -63,7 +72,10 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
     let title = text(obj, &["title"])?;
     let body = text(obj, &["summary", "text", "content", "body"])?;
     if title.is_empty() && body.is_empty() {
-        return Err(FieldError::new("summary", "is missing (an item needs a title or a text)"));
+        return Err(FieldError::new(
+            "summary",
+            "is missing (an item needs a title or a text)",
+        ));
     }
     let source = match pick(obj, &["source"]) {
         None => Source::default(),
@@ -73,7 +85,10 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
             channel: text(s, &["channel"]).map_err(|e| e.within("source"))?,
         },
         Some((k, other)) => {
-            return Err(FieldError::new(k, format!("must be an object, found {}", kind(other))));
+            return Err(FieldError::new(
+                k,
+                format!("must be an object, found {}", kind(other)),
+            ));
         }
     };
     let tags = strings(obj, &["tags"])?;
@@ -81,7 +96,10 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         Some((_, Value::Array(a))) if !a.is_empty() => a,
         Some((_, Value::Array(_))) => return Err(FieldError::new("classifications", "is empty")),
         Some((k, other)) => {
-            return Err(FieldError::new(k, format!("must be an array, found {}", kind(other))));
+            return Err(FieldError::new(
+                k,
+                format!("must be an array, found {}", kind(other)),
+            ));
         }
         None => return Err(FieldError::new("classifications", "is missing")),
     };
@@ -90,7 +108,10 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         let at = format!("classifications[{i}]");
         let c = classification(c).map_err(|e| e.within(&at))?;
         if classifications.iter().any(|prev| prev.id == c.id) {
-            return Err(FieldError::new(format!("{at}.name"), format!("duplicate classification '{}'", c.id)));
+            return Err(FieldError::new(
+                format!("{at}.name"),
+                format!("duplicate classification '{}'", c.id),
+            ));
         }
         classifications.push(c);
     }
@@ -103,6 +124,7 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         source,
         tags,
         classifications,
+        ..Item::default()
     })
 }
 
@@ -110,7 +132,10 @@ fn classification(v: &Value) -> Result<Classification, FieldError> {
     let obj = v
         .as_object()
         .ok_or_else(|| FieldError::new("", format!("expected an object, found {}", kind(v))))?;
-    let id = id(obj, &["name", "id", "classificationId", "classification_id"])?;
+    let id = id(
+        obj,
+        &["name", "id", "classificationId", "classification_id"],
+    )?;
     let description = text(obj, &["desc", "description"])?;
     let available = strings(
         obj,
@@ -128,7 +153,10 @@ fn classification(v: &Value) -> Result<Classification, FieldError> {
         None => None,
         Some((_, Value::String(s))) => Some(s.clone()),
         Some((k, other)) => {
-            return Err(FieldError::new(k, format!("must be a string or null, found {}", kind(other))));
+            return Err(FieldError::new(
+                k,
+                format!("must be a string or null, found {}", kind(other)),
+            ));
         }
     };
     if let Some(s) = &selected
@@ -158,7 +186,10 @@ pub fn persona(obj: &Map<String, Value>) -> Result<Persona, FieldError> {
     let definition = match pick(obj, &["definition"]) {
         Some((_, d @ Value::Object(_))) => d.clone(),
         Some((k, other)) => {
-            return Err(FieldError::new(k, format!("must be an object, found {}", kind(other))));
+            return Err(FieldError::new(
+                k,
+                format!("must be an object, found {}", kind(other)),
+            ));
         }
         None => return Err(FieldError::new("definition", "is missing")),
     };
@@ -185,7 +216,10 @@ pub fn perspective(obj: &Map<String, Value>) -> Result<Perspective, FieldError> 
 
 pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, FieldError> {
     let item_id = id(obj, &["itemId", "item_id"])?;
-    let classification_id = id(obj, &["classificationId", "classification_id", "classification"])?;
+    let classification_id = id(
+        obj,
+        &["classificationId", "classification_id", "classification"],
+    )?;
     let perspective_id = id(obj, &["perspectiveId", "perspective_id", "perspective"])?;
     let persona_id = id(obj, &["personaId", "persona_id", "persona"])?;
     let (vk, raw) = pick(obj, &["value"]).ok_or_else(|| FieldError::new("value", "is missing"))?;
@@ -193,7 +227,10 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         Some((k, Value::String(s))) => Scale::parse_name(s)
             .ok_or_else(|| FieldError::new(k, format!("unknown scale '{s}'")))?,
         Some((k, other)) => {
-            return Err(FieldError::new(k, format!("must be a string, found {}", kind(other))));
+            return Err(FieldError::new(
+                k,
+                format!("must be a string, found {}", kind(other)),
+            ));
         }
         None => infer_scale(raw),
     };
@@ -210,7 +247,11 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         persona_id,
         value,
         note: text(obj, &["note"])?,
-        who: if who.is_empty() { default_who.to_string() } else { who },
+        who: if who.is_empty() {
+            default_who.to_string()
+        } else {
+            who
+        },
         created_at: {
             let t = text(obj, &["createdAt", "created_at"])?;
             if t.is_empty() { crate::store::now() } else { t }
@@ -231,4 +272,42 @@ pub fn infer_scale(v: &Value) -> Scale {
         },
         _ => Scale::Likert,
     }
+}
+
+/// A rubric example {id, ticket, response}: all three non-empty strings.
+pub fn rubric_example(obj: &Map<String, Value>) -> Result<Item, FieldError> {
+    let need = |k: &str| -> Result<String, FieldError> {
+        match obj.get(k) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+            Some(Value::String(_)) => Err(FieldError::new(k, format!("Empty '{k}' field"))),
+            Some(other) => Err(FieldError::new(
+                k,
+                format!("'{k}' must be a string, found {}", kind(other)),
+            )),
+            None => Err(FieldError::new(k, format!("Missing '{k}' field"))),
+        }
+    };
+    let id = need("id")?;
+    let ticket = need("ticket")?;
+    let response = need("response")?;
+    let title: String = ticket
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(80)
+        .collect();
+    Ok(Item {
+        id,
+        title,
+        text: format!("Ticket:\n{ticket}\n\nResponse:\n{response}"),
+        source: Source {
+            kind: "rubric".into(),
+            originator: String::new(),
+            channel: String::new(),
+        },
+        kind: crate::protocol::rubric::KIND.into(),
+        payload: serde_json::json!({"ticket": ticket, "response": response}),
+        ..Item::default()
+    })
 }

@@ -23,18 +23,54 @@ pub const ELEMENTS: &[&str] = &[
 ];
 
 const EMBEDDED: &[(&str, &str)] = &[
-    ("system_common.txt", include_str!("../../prompts/awag/system_common.txt")),
-    ("system_extra_mode1.txt", include_str!("../../prompts/awag/system_extra_mode1.txt")),
-    ("system_extra_mode23.txt", include_str!("../../prompts/awag/system_extra_mode23.txt")),
-    ("user_likert.txt", include_str!("../../prompts/awag/user_likert.txt")),
-    ("user_prefix_mode1.txt", include_str!("../../prompts/awag/user_prefix_mode1.txt")),
-    ("user_prefix_mode2.txt", include_str!("../../prompts/awag/user_prefix_mode2.txt")),
-    ("user_prefix_mode3.txt", include_str!("../../prompts/awag/user_prefix_mode3.txt")),
-    ("user_example_mode2.txt", include_str!("../../prompts/awag/user_example_mode2.txt")),
-    ("user_example_mode3.txt", include_str!("../../prompts/awag/user_example_mode3.txt")),
-    ("schema_result_mode1.json", include_str!("../../prompts/awag/schema_result_mode1.json")),
-    ("schema_result_mode2.json", include_str!("../../prompts/awag/schema_result_mode2.json")),
-    ("schema_result_mode3.json", include_str!("../../prompts/awag/schema_result_mode3.json")),
+    (
+        "system_common.txt",
+        include_str!("../../prompts/awag/system_common.txt"),
+    ),
+    (
+        "system_extra_mode1.txt",
+        include_str!("../../prompts/awag/system_extra_mode1.txt"),
+    ),
+    (
+        "system_extra_mode23.txt",
+        include_str!("../../prompts/awag/system_extra_mode23.txt"),
+    ),
+    (
+        "user_likert.txt",
+        include_str!("../../prompts/awag/user_likert.txt"),
+    ),
+    (
+        "user_prefix_mode1.txt",
+        include_str!("../../prompts/awag/user_prefix_mode1.txt"),
+    ),
+    (
+        "user_prefix_mode2.txt",
+        include_str!("../../prompts/awag/user_prefix_mode2.txt"),
+    ),
+    (
+        "user_prefix_mode3.txt",
+        include_str!("../../prompts/awag/user_prefix_mode3.txt"),
+    ),
+    (
+        "user_example_mode2.txt",
+        include_str!("../../prompts/awag/user_example_mode2.txt"),
+    ),
+    (
+        "user_example_mode3.txt",
+        include_str!("../../prompts/awag/user_example_mode3.txt"),
+    ),
+    (
+        "schema_result_mode1.json",
+        include_str!("../../prompts/awag/schema_result_mode1.json"),
+    ),
+    (
+        "schema_result_mode2.json",
+        include_str!("../../prompts/awag/schema_result_mode2.json"),
+    ),
+    (
+        "schema_result_mode3.json",
+        include_str!("../../prompts/awag/schema_result_mode3.json"),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -90,7 +126,11 @@ impl PromptSet {
         Self::from_texts(dir.display().to_string(), texts, &dir)
     }
 
-    fn from_texts(origin: String, texts: Vec<(String, String)>, dir: &Path) -> Result<PromptSet, PromptError> {
+    fn from_texts(
+        origin: String,
+        texts: Vec<(String, String)>,
+        dir: &Path,
+    ) -> Result<PromptSet, PromptError> {
         let mut hasher = Sha256::new();
         for (name, text) in &texts {
             hasher.update(name.as_bytes());
@@ -98,9 +138,18 @@ impl PromptSet {
             hasher.update(text.as_bytes());
             hasher.update([0]);
         }
-        let hash: String = hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let hash: String = hasher
+            .finalize()
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let schema = |n: &str| -> Result<serde_json::Value, PromptError> {
-            let text = texts.iter().find(|(k, _)| k == n).map(|(_, t)| t.as_str()).unwrap_or("");
+            let text = texts
+                .iter()
+                .find(|(k, _)| k == n)
+                .map(|(_, t)| t.as_str())
+                .unwrap_or("");
             serde_json::from_str(text).map_err(|e| PromptError::Schema {
                 path: dir.join(n),
                 message: e.to_string(),
@@ -146,7 +195,11 @@ mod tests {
     #[test]
     fn embedded_set_loads_and_hashes_stably() {
         let a = PromptSet::embedded();
-        let b = PromptSet::load(Some(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/prompts")))).unwrap();
+        let b = PromptSet::load(Some(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/prompts"
+        ))))
+        .unwrap();
         assert_eq!(a.hash(), b.hash());
         assert!(a.text("system_common.txt").contains("{boundary}"));
         for m in Mode::ALL {

@@ -4,6 +4,7 @@
 //! analytics and TUI are shared.
 
 pub mod awag;
+pub mod rubric;
 
 use crate::domain::{ComboKey, Mode, Protocol, Scale, Value};
 use crate::provider::ChatCall;
@@ -46,6 +47,9 @@ pub trait JudgeProtocol: Send + Sync {
     fn protocol(&self) -> Protocol;
     fn mode(&self) -> Option<Mode>;
     fn scale(&self) -> Scale;
+    /// Every unit to judge for these items (in order), skipping items this
+    /// protocol cannot judge.
+    fn units(&self, item_ids: &[String]) -> Vec<Unit>;
     /// Groups units into requests of at most `batch_size` (what "size" counts
     /// is the protocol's business: items for Mode 1, entries for Modes 2/3).
     fn batches(&self, units: &[Unit], batch_size: usize) -> Vec<Vec<Unit>>;
@@ -53,8 +57,9 @@ pub trait JudgeProtocol: Send + Sync {
     fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, String>;
     /// Validates an answer against the batch it answers.
     fn parse(&self, batch: &[Unit], answer: &str) -> ParseOutcome;
-    /// Evaluation texts visible in a partial answer (streaming display).
-    fn partial_texts(&self, partial: &serde_json::Value) -> Vec<(ComboKey, String)>;
+    /// Evaluation texts visible in a partial answer to `batch` (streaming display).
+    fn partial_texts(&self, batch: &[Unit], partial: &serde_json::Value)
+    -> Vec<(ComboKey, String)>;
 }
 
 /// A fresh unguessable boundary token (128 bits from the OS-seeded hasher and the clock).

@@ -17,7 +17,10 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChunkError {
     /// `{"error": {...}}` after HTTP 200. `code` is the error's `code` or `type`.
-    Server { message: String, code: Option<String> },
+    Server {
+        message: String,
+        code: Option<String>,
+    },
     /// Not JSON, or not a chat-completions chunk at all.
     Malformed(String),
 }
@@ -26,7 +29,10 @@ impl std::fmt::Display for ChunkError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ChunkError::Server { message, code } => match code {
-                Some(c) => write!(f, "the server reported an error mid-answer ({c}): {message}"),
+                Some(c) => write!(
+                    f,
+                    "the server reported an error mid-answer ({c}): {message}"
+                ),
                 None => write!(f, "the server reported an error mid-answer: {message}"),
             },
             ChunkError::Malformed(m) => write!(f, "malformed answer: {m}"),
@@ -101,9 +107,8 @@ impl Accumulator {
 
     /// Feed one SSE `data` payload (not `[DONE]`).
     pub fn push_data(&mut self, data: &str) -> Result<Vec<StreamFrame>, ChunkError> {
-        let v: Value = serde_json::from_str(data).map_err(|e| {
-            ChunkError::Malformed(format!("a stream chunk is not JSON ({e})"))
-        })?;
+        let v: Value = serde_json::from_str(data)
+            .map_err(|e| ChunkError::Malformed(format!("a stream chunk is not JSON ({e})")))?;
         self.push_chunk(&v)
     }
 
@@ -113,7 +118,9 @@ impl Accumulator {
             return Err(e);
         }
         if !v.is_object() {
-            return Err(ChunkError::Malformed("a stream chunk is not an object".into()));
+            return Err(ChunkError::Malformed(
+                "a stream chunk is not an object".into(),
+            ));
         }
         self.chunks += 1;
         if let Some(u) = usage_of(v) {
@@ -180,8 +187,8 @@ impl Accumulator {
             Some(&p) => {
                 let cur = &self.calls[p];
                 let new_id = id.is_some_and(|i| cur.id.as_deref().is_some_and(|c| c != i));
-                let starts_new = new_id
-                    && (!cur.arguments.is_empty() || (cur.name.is_some() && name.is_some()));
+                let starts_new =
+                    new_id && (!cur.arguments.is_empty() || (cur.name.is_some() && name.is_some()));
                 if starts_new { None } else { Some(p) }
             }
             None => None,
@@ -351,7 +358,10 @@ mod tests {
         assert_eq!(c.finish_reason, Some(FinishReason::ToolCalls));
         assert_eq!(
             c.usage,
-            Some(Usage { prompt_tokens: 10, completion_tokens: 5 })
+            Some(Usage {
+                prompt_tokens: 10,
+                completion_tokens: 5
+            })
         );
         assert_eq!(
             frames[0],
@@ -402,7 +412,15 @@ mod tests {
 
     #[test]
     fn truncated_without_done_or_finish() {
-        let (_, c) = run(&[tc(0, Some("x"), Some("f"), Some("{\"evaluationText\":\"hal"))], false);
+        let (_, c) = run(
+            &[tc(
+                0,
+                Some("x"),
+                Some("f"),
+                Some("{\"evaluationText\":\"hal"),
+            )],
+            false,
+        );
         assert_eq!(
             c,
             Err(ProviderError::Truncated {
@@ -423,10 +441,19 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             e,
-            ChunkError::Server { message: "overloaded".into(), code: Some("server_error".into()) }
+            ChunkError::Server {
+                message: "overloaded".into(),
+                code: Some("server_error".into())
+            }
         );
-        assert!(matches!(acc.push_data("{not json"), Err(ChunkError::Malformed(_))));
-        assert!(matches!(acc.push_data("[1]"), Err(ChunkError::Malformed(_))));
+        assert!(matches!(
+            acc.push_data("{not json"),
+            Err(ChunkError::Malformed(_))
+        ));
+        assert!(matches!(
+            acc.push_data("[1]"),
+            Err(ChunkError::Malformed(_))
+        ));
     }
 
     #[test]
@@ -459,7 +486,13 @@ mod tests {
         assert_eq!(c.tool_calls.len(), 2);
         assert_eq!(c.tool_calls[1].arguments, "{\"a\":2}");
         assert_eq!(c.answer_text(), "{\"a\":1}");
-        assert_eq!(c.usage, Some(Usage { prompt_tokens: 3, completion_tokens: 4 }));
+        assert_eq!(
+            c.usage,
+            Some(Usage {
+                prompt_tokens: 3,
+                completion_tokens: 4
+            })
+        );
         let c = parse_response(&json!({"choices":[{"message":{"content":"{}","refusal":null},"finish_reason":"tool"}]}))
             .expect("parse");
         assert_eq!(c.finish_reason, Some(FinishReason::Other("tool".into())));
@@ -469,5 +502,45 @@ mod tests {
             parse_response(&json!({"error":{"message":"bad","code":"x"}})),
             Err(ChunkError::Server { .. })
         ));
+    }
+
+    #[test]
+    fn sse_bytes_split_anywhere_give_the_same_completion() {
+        use crate::provider::sse::SseParser;
+        let args = "{\"t\":\"h\u{e9} \u{1F600} \\\"q\\\" \u{4e16}\"}";
+        let mut events = vec![tc(0, Some("c"), Some("f"), Some(""))];
+        for ch in args.chars() {
+            events.push(tc(0, None, None, Some(&ch.to_string())));
+        }
+        events.push(finish("tool_calls"));
+        let mut stream = String::from(": keep-alive\r\n\r\n");
+        for e in &events {
+            stream.push_str(&format!("data: {e}\r\n\r\n"));
+        }
+        stream.push_str("data: [DONE]\r\n\r\n");
+        let bytes = stream.as_bytes();
+        let assemble = |parts: &[&[u8]]| {
+            let mut p = SseParser::new();
+            let mut acc = Accumulator::new();
+            let mut done = false;
+            let mut evs = Vec::new();
+            for part in parts {
+                evs.extend(p.feed(part));
+            }
+            evs.extend(p.finish());
+            for ev in evs {
+                if ev.is_done() {
+                    done = true;
+                } else {
+                    acc.push_data(&ev.data).expect("chunk");
+                }
+            }
+            acc.finish(done).expect("complete")
+        };
+        let whole = assemble(&[bytes]);
+        assert_eq!(whole.answer_text(), args);
+        for i in 0..=bytes.len() {
+            assert_eq!(assemble(&[&bytes[..i], &bytes[i..]]), whole, "split at {i}");
+        }
     }
 }

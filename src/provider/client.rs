@@ -290,16 +290,19 @@ impl Client {
     pub fn new(cfg: ProviderConfig) -> Result<Client, ProviderError> {
         let endpoint = endpoint_url(&cfg.base_url)?;
         let mut b = reqwest::Client::builder()
-            .connect_timeout(cfg.idle_timeout.clamp(Duration::from_millis(100), Duration::from_secs(30)))
+            .connect_timeout(
+                cfg.idle_timeout
+                    .clamp(Duration::from_millis(100), Duration::from_secs(30)),
+            )
             .tcp_nodelay(true)
             .pool_idle_timeout(Duration::from_secs(60))
             .user_agent(concat!("jury/", env!("CARGO_PKG_VERSION")));
         if is_loopback(&endpoint) {
             b = b.no_proxy();
         }
-        let http = b
-            .build()
-            .map_err(|e| ProviderError::Config(format!("cannot set up HTTP: {}", transport_text(e))))?;
+        let http = b.build().map_err(|e| {
+            ProviderError::Config(format!("cannot set up HTTP: {}", transport_text(e)))
+        })?;
         let seed = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
@@ -354,7 +357,11 @@ impl Client {
     /// min(base·2ⁿ, cap) minus up to 25 % jitter.
     fn backoff(&self, n: u32) -> Duration {
         let factor = 1u32 << n.min(20);
-        let d = self.cfg.backoff_base.saturating_mul(factor).min(self.cfg.backoff_cap);
+        let d = self
+            .cfg
+            .backoff_base
+            .saturating_mul(factor)
+            .min(self.cfg.backoff_cap);
         d.mul_f64(1.0 - 0.25 * self.random())
     }
 
@@ -458,7 +465,12 @@ impl Client {
     /// Decide whether an answer counts in `mode`; Err is a capability problem.
     /// A JSON object in the content becomes a synthetic tool call so that
     /// [`Completion::answer_text`] is the bare JSON.
-    fn check_answer(&self, mode: ToolMode, c: &mut Completion, call: &ChatCall) -> Result<(), String> {
+    fn check_answer(
+        &self,
+        mode: ToolMode,
+        c: &mut Completion,
+        call: &ChatCall,
+    ) -> Result<(), String> {
         if !c.tool_calls.is_empty() {
             return Ok(());
         }
@@ -538,10 +550,13 @@ impl Client {
             .unwrap_or("")
             .to_ascii_lowercase();
         let mut c = if self.cfg.stream && !content_type.starts_with("application/json") {
-            self.read_stream(&mut resp, cancel, deadline, on_frame).await?
+            self.read_stream(&mut resp, cancel, deadline, on_frame)
+                .await?
         } else {
             // Not streaming, or a server that ignored `stream: true`.
-            let body = self.read_body(&mut resp, cancel, deadline, MAX_ANSWER_BODY).await?;
+            let body = self
+                .read_body(&mut resp, cancel, deadline, MAX_ANSWER_BODY)
+                .await?;
             let v: Value = serde_json::from_slice(&body).map_err(|_| {
                 retry(format!(
                     "the answer was not JSON: {}",
@@ -646,10 +661,11 @@ impl Client {
                     retry_after,
                     partial: None,
                 }) => {
+                    // Broken mid-answer: report what arrived, if anything did.
                     return Err(Fault::Retry {
                         reason,
                         retry_after,
-                        partial: Some(acc.partial_text()),
+                        partial: acc.saw_chunks().then(|| acc.partial_text()),
                     });
                 }
                 Err(f) => return Err(f),
@@ -661,9 +677,7 @@ impl Client {
                 }
             }
         }
-        if !saw_done
-            && let Some(ev) = parser.finish()
-        {
+        if !saw_done && let Some(ev) = parser.finish() {
             saw_done = self.handle_event(ev, &mut acc, on_frame)?;
         }
         acc.finish(saw_done).map_err(|e| match e {
@@ -707,7 +721,8 @@ impl Client {
                 }
                 Ok(false)
             }
-            Err(e) => Err(self.chunk_fault(e, Some(acc.partial_text()))),
+            // A server error or a corrupt chunk is not a cut-off answer.
+            Err(e) => Err(self.chunk_fault(e, None)),
         }
     }
 
@@ -720,7 +735,10 @@ impl Client {
     ) -> Fault {
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
-        let body = match self.read_body(&mut resp, cancel, deadline, MAX_ERROR_BODY).await {
+        let body = match self
+            .read_body(&mut resp, cancel, deadline, MAX_ERROR_BODY)
+            .await
+        {
             Ok(b) => b,
             Err(Fault::Fatal(ProviderError::Cancelled)) => {
                 return Fault::Fatal(ProviderError::Cancelled);
@@ -730,8 +748,7 @@ impl Client {
         let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
         let message = errtext::body_message(&body, content_type, self.key());
         let text = String::from_utf8_lossy(&body);
-        let code = errtext::error_code(&text);
-        if status == 429 && code.as_deref() == Some("insufficient_quota") {
+        if status == 429 && errtext::is_insufficient_quota(&text) {
             return Fault::Fatal(ProviderError::InsufficientQuota { message });
         }
         if matches!(status, 400 | 422) && rejects_mode(mode, &text) {
@@ -789,8 +806,14 @@ mod tests {
     #[test]
     fn endpoint_building() {
         let e = |s: &str| endpoint_url(s).map(|u| u.to_string());
-        assert_eq!(e("https://api.openai.com/v1").unwrap(), "https://api.openai.com/v1/chat/completions");
-        assert_eq!(e("http://127.0.0.1:11434/v1/").unwrap(), "http://127.0.0.1:11434/v1/chat/completions");
+        assert_eq!(
+            e("https://api.openai.com/v1").unwrap(),
+            "https://api.openai.com/v1/chat/completions"
+        );
+        assert_eq!(
+            e("http://127.0.0.1:11434/v1/").unwrap(),
+            "http://127.0.0.1:11434/v1/chat/completions"
+        );
         assert_eq!(
             e("https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01").unwrap(),
             "https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01"
@@ -800,9 +823,18 @@ mod tests {
             "https://x.azure.com/openai/deployments/d/chat/completions?api-version=1"
         );
         assert!(matches!(endpoint_url(""), Err(ProviderError::Config(_))));
-        assert!(matches!(endpoint_url("localhost:8080"), Err(ProviderError::Config(_))));
-        assert!(matches!(endpoint_url("ftp://h/v1"), Err(ProviderError::Config(_))));
-        assert!(matches!(endpoint_url("not a url"), Err(ProviderError::Config(_))));
+        assert!(matches!(
+            endpoint_url("localhost:8080"),
+            Err(ProviderError::Config(_))
+        ));
+        assert!(matches!(
+            endpoint_url("ftp://h/v1"),
+            Err(ProviderError::Config(_))
+        ));
+        assert!(matches!(
+            endpoint_url("not a url"),
+            Err(ProviderError::Config(_))
+        ));
     }
 
     #[test]
@@ -820,10 +852,15 @@ mod tests {
         cfg.stream = false;
         cfg.temperature = None;
         let b = request_body(&cfg, &call(), ToolMode::JsonSchema);
-        assert!(b.get("stream").is_none() && b.get("temperature").is_none() && b.get("tools").is_none());
+        assert!(
+            b.get("stream").is_none() && b.get("temperature").is_none() && b.get("tools").is_none()
+        );
         assert_eq!(b["response_format"]["type"], "json_schema");
         assert_eq!(b["response_format"]["json_schema"]["strict"], false);
-        assert_eq!(b["response_format"]["json_schema"]["schema"]["type"], "object");
+        assert_eq!(
+            b["response_format"]["json_schema"]["schema"]["type"],
+            "object"
+        );
         let b = request_body(&cfg, &call(), ToolMode::JsonContent);
         assert_eq!(b["response_format"]["type"], "json_object");
         let msgs = b["messages"].as_array().cloned().unwrap_or_default();
@@ -844,13 +881,34 @@ mod tests {
         };
         assert_eq!(h(&[("retry-after", "0")]), Some(Duration::ZERO));
         assert_eq!(h(&[("retry-after", "2")]), Some(Duration::from_secs(2)));
-        assert_eq!(h(&[("retry-after", "1.5")]), Some(Duration::from_millis(1500)));
-        assert_eq!(h(&[("retry-after", "86400")]), Some(Duration::from_secs(86400)));
-        assert_eq!(h(&[("retry-after-ms", "250"), ("retry-after", "9")]), Some(Duration::from_millis(250)));
-        assert_eq!(h(&[("retry-after", "Wed, 21 Oct 2015 07:28:03 GMT")]), Some(Duration::from_secs(3)));
-        assert_eq!(h(&[("retry-after", "Wednesday, 21-Oct-15 07:28:05 GMT")]), Some(Duration::from_secs(5)));
-        assert_eq!(h(&[("retry-after", "Wed Oct 21 07:28:07 2015")]), Some(Duration::from_secs(7)));
-        assert_eq!(h(&[("retry-after", "Tue, 20 Oct 2015 07:28:00 GMT")]), Some(Duration::ZERO));
+        assert_eq!(
+            h(&[("retry-after", "1.5")]),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            h(&[("retry-after", "86400")]),
+            Some(Duration::from_secs(86400))
+        );
+        assert_eq!(
+            h(&[("retry-after-ms", "250"), ("retry-after", "9")]),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            h(&[("retry-after", "Wed, 21 Oct 2015 07:28:03 GMT")]),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(
+            h(&[("retry-after", "Wednesday, 21-Oct-15 07:28:05 GMT")]),
+            Some(Duration::from_secs(5))
+        );
+        assert_eq!(
+            h(&[("retry-after", "Wed Oct 21 07:28:07 2015")]),
+            Some(Duration::from_secs(7))
+        );
+        assert_eq!(
+            h(&[("retry-after", "Tue, 20 Oct 2015 07:28:00 GMT")]),
+            Some(Duration::ZERO)
+        );
         assert_eq!(h(&[("retry-after", "soon")]), None);
         assert_eq!(h(&[("retry-after", "-3")]), None);
         assert_eq!(h(&[]), None);
@@ -863,7 +921,9 @@ mod tests {
         cfg.backoff_cap = Duration::from_secs(8);
         let c = Client::new(cfg).expect("client");
         for n in 0..40 {
-            let full = Duration::from_millis(500).saturating_mul(1 << n.min(20)).min(Duration::from_secs(8));
+            let full = Duration::from_millis(500)
+                .saturating_mul(1 << n.min(20))
+                .min(Duration::from_secs(8));
             let d = c.backoff(n);
             assert!(d <= full && d >= full.mul_f64(0.75), "n={n} d={d:?}");
         }
@@ -872,8 +932,14 @@ mod tests {
     #[test]
     fn json_extraction() {
         assert_eq!(extract_json(" {\"a\":1} ").as_deref(), Some("{\"a\":1}"));
-        assert_eq!(extract_json("```json\n{\"a\":1}\n```").as_deref(), Some("{\"a\":1}"));
-        assert_eq!(extract_json("Here: {\"a\":1} done").as_deref(), Some("{\"a\":1}"));
+        assert_eq!(
+            extract_json("```json\n{\"a\":1}\n```").as_deref(),
+            Some("{\"a\":1}")
+        );
+        assert_eq!(
+            extract_json("Here: {\"a\":1} done").as_deref(),
+            Some("{\"a\":1}")
+        );
         assert_eq!(extract_json("no json"), None);
         assert_eq!(extract_json("42"), None);
         assert_eq!(extract_json("} {"), None);

@@ -76,8 +76,16 @@ fn looks_like_html(content_type: Option<&str>, text: &str) -> bool {
     if content_type.is_some_and(|ct| ct.to_ascii_lowercase().contains("html")) {
         return true;
     }
-    let head: String = text.trim_start().chars().take(200).collect::<String>().to_ascii_lowercase();
-    head.starts_with("<!doctype") || head.starts_with("<html") || head.contains("<head") || head.contains("<body")
+    let head: String = text
+        .trim_start()
+        .chars()
+        .take(200)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    head.starts_with("<!doctype")
+        || head.starts_with("<html")
+        || head.contains("<head")
+        || head.contains("<body")
 }
 
 fn html_title(text: &str) -> Option<String> {
@@ -101,6 +109,19 @@ pub fn error_code(body: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether a JSON error body says `insufficient_quota` (as code or type).
+pub fn is_insufficient_quota(body: &str) -> bool {
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        return false;
+    };
+    let Some(e) = v.get("error") else {
+        return false;
+    };
+    ["code", "type"]
+        .iter()
+        .any(|f| e.get(*f).and_then(Value::as_str) == Some("insufficient_quota"))
 }
 
 /// The human part of a JSON error body, in the shapes servers use:
@@ -175,12 +196,21 @@ mod tests {
 
     #[test]
     fn truncates_and_strips_controls() {
-        let body = format!("\u{1b}[31mred\u{1b}]0;title\u{7}\u{202e}{}", "x".repeat(1000));
+        let body = format!(
+            "\u{1b}[31mred\u{1b}]0;title\u{7}\u{202e}{}",
+            "x".repeat(1000)
+        );
         let m = body_message(body.as_bytes(), None, None);
         assert!(!m.chars().any(is_unsafe_char));
         assert_eq!(m.chars().count(), MAX_MESSAGE_CHARS + 1);
         assert!(m.ends_with('…'));
-        assert_eq!(body_message(b"  \n", None, None), "the server sent no explanation (empty body)");
-        assert_eq!(body_message(br#"{"detail":"Not Found"}"#, None, None), "Not Found");
+        assert_eq!(
+            body_message(b"  \n", None, None),
+            "the server sent no explanation (empty body)"
+        );
+        assert_eq!(
+            body_message(br#"{"detail":"Not Found"}"#, None, None),
+            "Not Found"
+        );
     }
 }

@@ -327,11 +327,20 @@ mod tests {
         assert_eq!(parse_prefix(r#"{"a":12"#), Some(json!({})));
         assert_eq!(parse_prefix(r#"{"a":tr"#), Some(json!({})));
         assert_eq!(parse_prefix(r#"{"a":true"#), Some(json!({"a":true})));
-        assert_eq!(parse_prefix(r#"{"a":[1,2,{"b":"x"#), Some(json!({"a":[1,2,{"b":"x"}]})));
+        assert_eq!(
+            parse_prefix(r#"{"a":[1,2,{"b":"x"#),
+            Some(json!({"a":[1,2,{"b":"x"}]}))
+        );
         assert_eq!(parse_prefix(r#"[1, "#), Some(json!([1])));
         assert_eq!(parse_prefix(r#"{"a":"\ud83d"#), Some(json!({"a":""})));
-        assert_eq!(parse_prefix(r#"{"a":"\ud83d\ude00"#), Some(json!({"a":"😀"})));
-        assert_eq!(parse_prefix(r#"{"a":"\ud83dx"}"#), Some(json!({"a":"\u{FFFD}x"})));
+        assert_eq!(
+            parse_prefix(r#"{"a":"\ud83d\ude00"#),
+            Some(json!({"a":"😀"}))
+        );
+        assert_eq!(
+            parse_prefix(r#"{"a":"\ud83dx"}"#),
+            Some(json!({"a":"\u{FFFD}x"}))
+        );
         assert_eq!(parse_prefix(r#"{"a": 1}"#), Some(json!({"a":1})));
     }
 
@@ -386,7 +395,9 @@ mod tests {
             for &end in &ends {
                 let got = parse_prefix(&text[..end]);
                 if let Some(p) = &prev {
-                    let g = got.as_ref().expect("once something parses it keeps parsing");
+                    let g = got
+                        .as_ref()
+                        .expect("once something parses it keeps parsing");
                     assert!(grows_into(p, g), "shrank at {end}: {p} -> {g}");
                 }
                 if got.is_some() {

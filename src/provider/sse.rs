@@ -148,11 +148,7 @@ impl SseParser {
                 self.has_data = true;
             }
             "event" => self.event = Some(value.to_string()),
-            "id" => {
-                if !value.contains('\0') {
-                    self.id = Some(value.to_string())
-                }
-            }
+            "id" if !value.contains('\0') => self.id = Some(value.to_string()),
             _ => {} // `retry` and unknown fields: ignored
         }
     }
@@ -233,12 +229,16 @@ mod tests {
 
     #[test]
     fn every_split_point_gives_same_events() {
-        let stream = ": keep-alive\r\n\r\ndata: {\"c\":\"h\u{e9}llo \u{1F600} \u{4e16}\u{754c}\"}\r\n\r\n\
+        let stream =
+            ": keep-alive\r\n\r\ndata: {\"c\":\"h\u{e9}llo \u{1F600} \u{4e16}\u{754c}\"}\r\n\r\n\
                       data: part1\ndata: part2\n\ndata: r\r\rdata: [DONE]\r\n\r\n"
-            .as_bytes();
+                .as_bytes();
         let whole = all(&[stream]);
         assert_eq!(whole.len(), 4);
-        assert_eq!(whole[0].data, "{\"c\":\"h\u{e9}llo \u{1F600} \u{4e16}\u{754c}\"}");
+        assert_eq!(
+            whole[0].data,
+            "{\"c\":\"h\u{e9}llo \u{1F600} \u{4e16}\u{754c}\"}"
+        );
         assert_eq!(whole[1].data, "part1\npart2");
         for i in 0..=stream.len() {
             let got = all(&[&stream[..i], &stream[i..]]);

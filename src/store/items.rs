@@ -32,12 +32,12 @@ impl Store {
                 |r| r.get(0),
             )?;
             let mut ins_item = tx.prepare(
-                "INSERT INTO items (id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, position)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                "INSERT INTO items (id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, position, kind, payload)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                  ON CONFLICT(id) DO UPDATE SET sent_text=excluded.sent_text, sent_ms=excluded.sent_ms,
                    title=excluded.title, text=excluded.text, source_type=excluded.source_type,
                    source_originator=excluded.source_originator, source_channel=excluded.source_channel,
-                   tags=excluded.tags",
+                   tags=excluded.tags, kind=excluded.kind, payload=excluded.payload",
             )?;
             let mut del_cls = tx.prepare("DELETE FROM classifications WHERE item_id = ?1")?;
             let mut ins_cls = tx.prepare(
@@ -56,7 +56,9 @@ impl Store {
                     item.source.originator,
                     item.source.channel,
                     tags,
-                    next_pos + i as i64
+                    next_pos + i as i64,
+                    item.kind,
+                    (!item.payload.is_null()).then(|| item.payload.to_string())
                 ])?;
                 del_cls.execute([&item.id])?;
                 for (pos, c) in item.classifications.iter().enumerate() {
@@ -99,6 +101,37 @@ impl Store {
         })
     }
 
+    /// Records protocol inputs skipped as invalid: (protocol, file, index, reason).
+    pub fn record_skips(&mut self, skips: &[(String, String, usize, String)]) -> Result<()> {
+        let tx = self.immediate()?;
+        {
+            let mut stmt = tx.prepare(
+                "INSERT INTO skipped_inputs (protocol, file, idx, reason, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT(protocol, file, idx) DO UPDATE SET reason=excluded.reason, created_at=excluded.created_at",
+            )?;
+            for (protocol, file, idx, reason) in skips {
+                stmt.execute(params![protocol, file, *idx as i64, reason, super::now()])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Skipped inputs of one protocol: (file, index, reason).
+    pub fn skips(&self, protocol: &str) -> Result<Vec<(String, usize, String)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT file, idx, reason FROM skipped_inputs WHERE protocol = ?1 ORDER BY file, idx",
+        )?;
+        let rows = stmt.query_map([protocol], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)? as usize,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     /// Saves one persona (the personas view edits them).
     pub fn upsert_persona(&mut self, p: &Persona) -> Result<()> {
         self.upsert_all(&[], std::slice::from_ref(p), &[], &[])
@@ -132,7 +165,7 @@ impl Store {
             });
         }
         let mut stmt = self.conn.prepare(
-            "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags
+            "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload
              FROM items ORDER BY position",
         )?;
         let rows = stmt.query_map([], item_from_row)?;
@@ -150,7 +183,7 @@ impl Store {
         let item = self
             .conn
             .query_row(
-                "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags
+                "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload
                  FROM items WHERE id = ?1",
                 [id],
                 item_from_row,
@@ -241,5 +274,10 @@ fn item_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
         },
         tags: serde_json::from_str(&tags).unwrap_or_default(),
         classifications: Vec::new(),
+        kind: r.get(9)?,
+        payload: r
+            .get::<_, Option<String>>(10)?
+            .and_then(|p| serde_json::from_str(&p).ok())
+            .unwrap_or(serde_json::Value::Null),
     })
 }

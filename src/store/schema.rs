@@ -108,6 +108,24 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX labels_by_item ON labels(item_id);
     "#,
+    // 2: items that are protocol inputs (rubric examples, conversations...).
+    r#"
+    ALTER TABLE items ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+    ALTER TABLE items ADD COLUMN payload TEXT;
+    "#,
+    // 3: protocol inputs skipped as invalid (rubric examples are skipped with
+    // their index and reason, as the rubric harness reports them).
+    r#"
+    CREATE TABLE skipped_inputs (
+        id INTEGER PRIMARY KEY,
+        protocol TEXT NOT NULL,
+        file TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (protocol, file, idx)
+    );
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

@@ -116,7 +116,9 @@ pub struct TestServer {
 
 impl std::fmt::Debug for TestServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TestServer").field("addr", &self.addr).finish()
+        f.debug_struct("TestServer")
+            .field("addr", &self.addr)
+            .finish()
     }
 }
 
@@ -301,7 +303,8 @@ async fn serve_connection(mut sock: TcpStream, shared: &Shared) {
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| v.as_str())
         };
-        let chunked = get("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
+        let chunked =
+            get("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
         let body_bytes = if chunked {
             match take_chunked(&mut sock, &mut buf).await {
                 Some(b) => b,
@@ -324,8 +327,9 @@ async fn serve_connection(mut sock: TcpStream, shared: &Shared) {
         let body = if body_bytes.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(&body_bytes)
-                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body_bytes).into_owned()))
+            serde_json::from_slice(&body_bytes).unwrap_or_else(|_| {
+                Value::String(String::from_utf8_lossy(&body_bytes).into_owned())
+            })
         };
         let req = RecordedRequest {
             seq: shared.seq.fetch_add(1, Ordering::SeqCst),

@@ -169,7 +169,8 @@ impl Ctx {
             "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish}],
         });
         if let Some(u) = usage {
-            v["usage"] = json!({"prompt_tokens": u.0, "completion_tokens": u.1, "total_tokens": u.0 + u.1});
+            v["usage"] =
+                json!({"prompt_tokens": u.0, "completion_tokens": u.1, "total_tokens": u.0 + u.1});
         }
         v
     }
@@ -189,9 +190,17 @@ fn tool_delta(index: usize, id: Option<&str>, name: Option<&str>, args: &str) ->
     json!({"tool_calls": [t]})
 }
 
-fn head(code: u16, headers: &[(String, String)], content_type: &str, len: Option<usize>) -> Vec<u8> {
+fn head(
+    code: u16,
+    headers: &[(String, String)],
+    content_type: &str,
+    len: Option<usize>,
+) -> Vec<u8> {
     let mut h = format!("HTTP/1.1 {code} {}\r\n", reason(code));
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
         h.push_str(&format!("Content-Type: {content_type}\r\n"));
     }
     for (k, v) in headers {
@@ -216,7 +225,13 @@ fn http_chunk(data: &[u8]) -> Vec<u8> {
 /// split mid-event (exercising the client's reassembly).
 fn sse_steps(ctx: &Ctx, events: Vec<Value>, done: bool, close: bool) -> Vec<Step> {
     let eol = ctx.eol;
-    let mut steps = vec![Step::Write(head(200, &[], "text/event-stream", None))];
+    // Announce a close so a client never reuses the connection.
+    let conn: Vec<(String, String)> = if close {
+        vec![("Connection".into(), "close".into())]
+    } else {
+        Vec::new()
+    };
+    let mut steps = vec![Step::Write(head(200, &conn, "text/event-stream", None))];
     let mut texts = vec![format!(": keep-alive{eol}{eol}")];
     for (i, ev) in events.iter().enumerate() {
         let data = ev.to_string();
@@ -410,7 +425,10 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
             if stream {
                 let mut evs = vec![
                     ctx.role(),
-                    ctx.chunk(tool_delta(0, Some("call_0"), Some("get_evaluations"), ""), None),
+                    ctx.chunk(
+                        tool_delta(0, Some("call_0"), Some("get_evaluations"), ""),
+                        None,
+                    ),
                 ];
                 for frag in split_chars(&cut, 8) {
                     evs.push(ctx.chunk(tool_delta(0, None, None, &frag), None));
@@ -420,8 +438,12 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
                 let msg = json!({"role": "assistant", "content": null, "tool_calls": [
                     {"id": "call_0", "type": "function", "function": {"name": "get_evaluations", "arguments": arguments}}
                 ]});
-                let body = ctx.message(msg, "tool_calls", None).to_string().into_bytes();
-                let mut out = head(200, &[], "application/json", Some(body.len()));
+                let body = ctx
+                    .message(msg, "tool_calls", None)
+                    .to_string()
+                    .into_bytes();
+                let conn = [("Connection".to_string(), "close".to_string())];
+                let mut out = head(200, &conn, "application/json", Some(body.len()));
                 out.extend_from_slice(&body[..body.len() / 2]);
                 vec![Step::Write(out), Step::Close]
             }

@@ -53,6 +53,8 @@ impl ItemRow {
                     selected: c.selected.as_deref().map(str::to_string),
                 })
                 .collect(),
+            // Protocol inputs (rubric examples...) are shown through their text.
+            ..Item::default()
         }
     }
 }

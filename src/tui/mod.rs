@@ -69,11 +69,21 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     let mut store = Store::open(&settings.db_path)?;
     store.mark_abandoned_runs(&[])?;
     let mut notes = Vec::new();
-    if store.is_empty()?
-        && let Some(dir) = opts.sample_data_dir.filter(|d| d.exists()) {
-            let r = crate::import::import_paths(&mut store, std::slice::from_ref(&dir), true, &settings.who)?;
-            notes.push(format!("new workspace: loaded {} items, {} personas, {} perspectives from {}", r.items, r.personas, r.perspectives, dir.display()));
-        }
+    if store.is_empty()? {
+        // A new workspace starts with the sample data: a directory when one is
+        // given, else the copy compiled into the binary (works from anywhere).
+        let (r, from) = match opts.sample_data_dir.filter(|d| d.exists()) {
+            Some(dir) => (
+                crate::import::import_paths(&mut store, std::slice::from_ref(&dir), true, &settings.who)?,
+                dir.display().to_string(),
+            ),
+            None => (crate::import::import_sample(&mut store, &settings.who)?, "the bundled sample data".into()),
+        };
+        notes.push(format!(
+            "new workspace: loaded {} items, {} personas, {} perspectives from {}",
+            r.items, r.personas, r.perspectives, from
+        ));
+    }
     let data = load(&store)?;
     drop(store);
     let prompts = Arc::new(crate::prompt::PromptSet::load(settings.prompts_dir.as_deref())?);

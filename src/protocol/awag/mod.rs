@@ -24,7 +24,9 @@ impl Awag {
     pub fn units(&self, item_ids: &[String]) -> Vec<Unit> {
         let mut out = Vec::new();
         for id in item_ids {
-            let Some(item) = self.items.get(id) else { continue };
+            let Some(item) = self.items.get(id).filter(|i| i.kind.is_empty()) else {
+                continue;
+            };
             for c in &item.classifications {
                 for p in &self.perspectives {
                     out.push(Unit {
@@ -55,6 +57,10 @@ impl JudgeProtocol for Awag {
         self.mode.scale()
     }
 
+    fn units(&self, item_ids: &[String]) -> Vec<Unit> {
+        Awag::units(self, item_ids)
+    }
+
     fn batches(&self, units: &[Unit], batch_size: usize) -> Vec<Vec<Unit>> {
         let k = batch_size.max(1);
         match self.mode {
@@ -70,7 +76,10 @@ impl JudgeProtocol for Awag {
             Mode::Two | Mode::Three => {
                 let mut by_persp: Vec<(String, Vec<Unit>)> = Vec::new();
                 for u in units {
-                    match by_persp.iter_mut().find(|(p, _)| *p == u.key.perspective_id) {
+                    match by_persp
+                        .iter_mut()
+                        .find(|(p, _)| *p == u.key.perspective_id)
+                    {
                         Some((_, v)) => v.push(u.clone()),
                         None => by_persp.push((u.key.perspective_id.clone(), vec![u.clone()])),
                     }
@@ -95,7 +104,10 @@ impl JudgeProtocol for Awag {
                 let mut persp_ids: BTreeSet<&str> = BTreeSet::new();
                 for (_, (item_id, units)) in request::by_item(batch) {
                     let it = item(&item_id)?;
-                    let wanted = units.iter().map(|u| u.key.classification_id.as_str()).collect();
+                    let wanted = units
+                        .iter()
+                        .map(|u| u.key.classification_id.as_str())
+                        .collect();
                     persp_ids.extend(units.iter().map(|u| u.key.perspective_id.as_str()));
                     items.push((it, wanted));
                 }
@@ -107,7 +119,10 @@ impl JudgeProtocol for Awag {
                 request::mode1_request(&self.persona, &persps, &items, boundary)
             }
             Mode::Two | Mode::Three => {
-                let pid = batch.first().map(|u| u.key.perspective_id.as_str()).unwrap_or("");
+                let pid = batch
+                    .first()
+                    .map(|u| u.key.perspective_id.as_str())
+                    .unwrap_or("");
                 let persp = self
                     .perspective(pid)
                     .ok_or_else(|| format!("perspective '{pid}' is not in the store"))?;
@@ -125,7 +140,11 @@ impl JudgeProtocol for Awag {
         parse::validate(self.mode, batch, answer)
     }
 
-    fn partial_texts(&self, partial: &serde_json::Value) -> Vec<(ComboKey, String)> {
+    fn partial_texts(
+        &self,
+        _batch: &[Unit],
+        partial: &serde_json::Value,
+    ) -> Vec<(ComboKey, String)> {
         parse::partial_texts(self.mode, partial)
     }
 }

@@ -18,7 +18,10 @@ pub struct RawEntry {
 }
 
 fn get<'a>(o: &'a Map<String, Value>, names: &[&str]) -> Option<&'a Value> {
-    names.iter().find_map(|n| o.get(*n)).filter(|v| !v.is_null())
+    names
+        .iter()
+        .find_map(|n| o.get(*n))
+        .filter(|v| !v.is_null())
 }
 
 fn get_str(o: &Map<String, Value>, names: &[&str]) -> Option<String> {
@@ -33,7 +36,10 @@ fn get_str(o: &Map<String, Value>, names: &[&str]) -> Option<String> {
 pub fn result_items(doc: &Value) -> Option<&Vec<Value>> {
     match doc {
         Value::Array(a) => Some(a),
-        Value::Object(o) => match get(o, &["resultItems", "result_items", "results", "evaluations"]) {
+        Value::Object(o) => match get(
+            o,
+            &["resultItems", "result_items", "results", "evaluations"],
+        ) {
             Some(Value::Array(a)) => Some(a),
             _ => {
                 // A single-key wrapper around the list.
@@ -61,7 +67,13 @@ pub fn entries(mode: Mode, doc: &Value) -> Vec<RawEntry> {
     let mut out = Vec::new();
     for entry in items {
         let Some(o) = entry.as_object() else {
-            out.push(RawEntry { key: None, value: None, text: None, evaluated_selection: None, raw: entry.to_string() });
+            out.push(RawEntry {
+                key: None,
+                value: None,
+                text: None,
+                evaluated_selection: None,
+                raw: entry.to_string(),
+            });
             continue;
         };
         match mode {
@@ -70,7 +82,16 @@ pub fn entries(mode: Mode, doc: &Value) -> Vec<RawEntry> {
                 let evals = get(o, &["evaluations"]).and_then(Value::as_array);
                 for ev in evals.into_iter().flatten() {
                     let Some(ev) = ev.as_object() else { continue };
-                    let cid = get_str(ev, &["classificationName", "classification_name", "classificationId", "classification_id", "name"]);
+                    let cid = get_str(
+                        ev,
+                        &[
+                            "classificationName",
+                            "classification_name",
+                            "classificationId",
+                            "classification_id",
+                            "name",
+                        ],
+                    );
                     let persps = get(ev, &["perspectives"]).and_then(Value::as_array);
                     for p in persps.into_iter().flatten() {
                         let Some(p) = p.as_object() else { continue };
@@ -83,7 +104,10 @@ pub fn entries(mode: Mode, doc: &Value) -> Vec<RawEntry> {
                             key,
                             value: get(p, value_field(mode)).cloned(),
                             text: get_str(p, &["evaluationText", "evaluation_text", "text"]),
-                            evaluated_selection: get_str(p, &["evaluatedSelection", "evaluated_selection"]),
+                            evaluated_selection: get_str(
+                                p,
+                                &["evaluatedSelection", "evaluated_selection"],
+                            ),
                             raw: Value::Object(p.clone()).to_string(),
                         });
                     }
@@ -133,7 +157,9 @@ pub fn validate(mode: Mode, batch: &[Unit], answer: &str) -> ParseOutcome {
     let mut done: HashSet<ComboKey> = HashSet::new();
     for e in entries(mode, &doc) {
         let Some(key) = e.key.clone() else {
-            outcome.notes.push(format!("an entry without complete ids: {}", short(&e.raw)));
+            outcome
+                .notes
+                .push(format!("an entry without complete ids: {}", short(&e.raw)));
             continue;
         };
         let Some(unit) = asked.get(&key) else {
@@ -209,10 +235,19 @@ mod tests {
     use super::*;
 
     fn unit(i: &str, c: &str, sel: &str) -> Unit {
-        Unit { key: ComboKey::new(i, c, "classification"), asked_selection: sel.into() }
+        Unit {
+            key: ComboKey::new(i, c, "classification"),
+            asked_selection: sel.into(),
+        }
     }
 
-    fn entry(i: &str, c: &str, likert: serde_json::Value, sel: &str, text: &str) -> serde_json::Value {
+    fn entry(
+        i: &str,
+        c: &str,
+        likert: serde_json::Value,
+        sel: &str,
+        text: &str,
+    ) -> serde_json::Value {
         serde_json::json!({
             "id": {"itemId": i, "perspectiveId": "classification", "classificationId": c},
             "evaluatedSelection": sel, "evaluationLikert": likert, "evaluationText": text
@@ -221,7 +256,12 @@ mod tests {
 
     #[test]
     fn valid_entries_are_kept_and_bad_ones_reported_per_unit() {
-        let batch = vec![unit("a", "urgency", "urgent"), unit("a", "work-pers", "work"), unit("b", "urgency", "not"), unit("c", "urgency", "not")];
+        let batch = vec![
+            unit("a", "urgency", "urgent"),
+            unit("a", "work-pers", "work"),
+            unit("b", "urgency", "not"),
+            unit("c", "urgency", "not"),
+        ];
         let answer = serde_json::json!({"resultItems": [
             entry("a", "urgency", 5.into(), "urgent", "Clearly urgent."),
             entry("a", "work-pers", 7.into(), "work", "Out of range."),
@@ -233,11 +273,21 @@ mod tests {
         assert_eq!(out.verdicts.len(), 2);
         assert_eq!(out.verdicts[0].value, crate::domain::Value::Likert(5));
         assert!(!out.verdicts[0].selection_mismatch);
-        assert!(out.verdicts[1].selection_mismatch, "b was asked about 'not' but the judge evaluated 'urgent'");
-        let missing: Vec<_> = out.missing.iter().map(|(k, w)| (k.item_id.as_str(), k.classification_id.as_str(), w.as_str())).collect();
+        assert!(
+            out.verdicts[1].selection_mismatch,
+            "b was asked about 'not' but the judge evaluated 'urgent'"
+        );
+        let missing: Vec<_> = out
+            .missing
+            .iter()
+            .map(|(k, w)| (k.item_id.as_str(), k.classification_id.as_str(), w.as_str()))
+            .collect();
         assert_eq!(missing.len(), 2);
         assert!(missing[0].2.contains("not a valid likert"), "{missing:?}");
-        assert_eq!(missing[1], ("c", "urgency", "no answer for this combination"));
+        assert_eq!(
+            missing[1],
+            ("c", "urgency", "no answer for this combination")
+        );
         assert_eq!(out.notes.len(), 2, "{:?}", out.notes);
     }
 
@@ -258,7 +308,10 @@ mod tests {
 
     #[test]
     fn mode1_nesting_is_flattened() {
-        let batch = vec![unit("a", "urgency", "urgent"), unit("a", "work-pers", "personal")];
+        let batch = vec![
+            unit("a", "urgency", "urgent"),
+            unit("a", "work-pers", "personal"),
+        ];
         let answer = serde_json::json!({"resultItems": [{"itemId": "a", "evaluations": [
             {"classificationName": "urgency", "perspectives": [{"perspectiveId": "classification", "evaluatedSelection": "urgent", "evaluationLikert": 4, "evaluationText": "Fine."}]},
             {"classificationName": "work-pers", "perspectives": [{"perspectiveId": "classification", "evaluatedSelection": "personal", "evaluationLikert": 1, "evaluationText": ""}]}

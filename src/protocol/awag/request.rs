@@ -109,7 +109,9 @@ pub fn messages(prompts: &PromptSet, mode: Mode, request: &Value, boundary: &str
     };
     let system = format!(
         "{}\n\n{}",
-        prompts.text("system_common.txt").replace("{boundary}", boundary),
+        prompts
+            .text("system_common.txt")
+            .replace("{boundary}", boundary),
         extra
     );
     let mut out = vec![Message::system(system)];
