@@ -37,6 +37,7 @@ fn items(n: usize) -> Loaded {
                 cls("football", &["football", "not"], "not"),
                 cls("interested", &["work", "personal", "not"], "work"),
             ],
+            ..Default::default()
         })
         .collect();
     Loaded {

@@ -36,6 +36,7 @@ fn items(n: usize) -> impl Iterator<Item = Item> {
                 cls("football", &["football", "not"], "not"),
                 cls("interested", &["work", "personal", "not"], "work"),
             ],
+            ..Default::default()
         })
 }
 

@@ -30,6 +30,10 @@ pub struct ItemRow {
     pub source: Arc<Source>,
     pub tags: Arc<[String]>,
     pub classifications: Box<[ClsRow]>,
+    /// Protocol input kind (empty for AwAg content items), shared.
+    pub kind: Arc<str>,
+    /// Protocol input as imported; `None` for content items.
+    pub payload: Option<Box<serde_json::Value>>,
 }
 
 impl ItemRow {
@@ -53,8 +57,8 @@ impl ItemRow {
                     selected: c.selected.as_deref().map(str::to_string),
                 })
                 .collect(),
-            // Protocol inputs (rubric examples...) are shown through their text.
-            ..Item::default()
+            kind: self.kind.to_string(),
+            payload: self.payload.as_deref().cloned().unwrap_or(serde_json::Value::Null),
         }
     }
 }
@@ -113,7 +117,11 @@ impl Interner {
                 meta: self.meta(ClsMeta { id: c.id, description: c.description, available: c.available }),
             })
             .collect();
+        let kind = self.str(it.kind);
+        let payload = (!it.payload.is_null()).then(|| Box::new(it.payload));
         ItemRow {
+            kind,
+            payload,
             id: it.id.into_boxed_str(),
             sent_text: it.sent_text.map(String::into_boxed_str),
             sent_ms: it.sent_ms,
@@ -139,6 +147,10 @@ mod tests {
             ..Default::default()
         };
         let mut i = Interner::default();
+        let mut with_payload = item("1");
+        with_payload.kind = "rubric-example".into();
+        with_payload.payload = serde_json::json!({"ticket": "t", "response": "r"});
+        assert_eq!(i.row(with_payload.clone()).to_item(), with_payload);
         let a = i.row(item("1"));
         let b = i.row(item("2"));
         assert!(Arc::ptr_eq(&a.classifications[0].meta, &b.classifications[0].meta));

@@ -34,6 +34,7 @@ pub fn item(id: &str, title: &str, text: &str) -> Item {
             cls("urgency", "Is this item urgent?", &["urgent", "not"], "not"),
             cls("work-pers", "Work or personal?", &["work", "personal"], "work"),
         ],
+        ..Default::default()
     }
 }
 
