@@ -39,7 +39,11 @@ struct Ctx {
     events: UnboundedSender<EngineEvent>,
     writes: Sender<WriteCmd>,
     cancel: CancellationToken,
-    /// Set when the run must stop early (quota, auth...): the reason.
+    /// Set when the run must stop early (quota, auth, budget): no new request
+    /// goes out, but answers already streaming in are finished and kept (they
+    /// are paid for). `cancel` alone aborts requests in flight.
+    stop: CancellationToken,
+    /// Why the run stopped early, when it did.
     stop_note: std::sync::Mutex<Option<String>>,
     price: Option<super::price::Price>,
     budget_usd: Option<f64>,
@@ -79,6 +83,7 @@ pub async fn execute(
         events: events.clone(),
         writes: writer.tx.clone(),
         cancel: cancel.clone(),
+        stop: CancellationToken::new(),
         stop_note: std::sync::Mutex::new(None),
         budget_usd: req.budget_usd,
         spent_usd: std::sync::Mutex::new(0.0),
@@ -126,7 +131,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
     let mut pending = batch;
     let mut attempt = 0u32;
     while !pending.is_empty() {
-        if ctx.cancel.is_cancelled() || over_budget(ctx) {
+        if ctx.cancel.is_cancelled() || ctx.stop.is_cancelled() || over_budget(ctx) {
             break;
         }
         attempt += 1;
@@ -292,7 +297,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                     if let Ok(mut n) = ctx.stop_note.lock() {
                         n.get_or_insert_with(|| e.to_string());
                     }
-                    ctx.cancel.cancel();
+                    ctx.stop.cancel();
                     break;
                 }
                 // The client already retried transient faults; try again only
@@ -318,7 +323,7 @@ fn over_budget(ctx: &Ctx) -> bool {
         if let Ok(mut n) = ctx.stop_note.lock() {
             n.get_or_insert_with(|| format!("budget of ${budget:.4} reached (spent ${spent:.4})"));
         }
-        ctx.cancel.cancel();
+        ctx.stop.cancel();
         return true;
     }
     false

@@ -55,21 +55,21 @@ pub fn start(
         for cmd in rx {
             progress.elapsed = started.elapsed();
             match cmd {
-                WriteCmd::Verdicts(vs) => {
-                    for v in vs {
-                        match store.insert_verdict(&v) {
-                            Ok(true) => {
+                // The verdicts of one answer are committed together, then announced.
+                WriteCmd::Verdicts(vs) => match store.insert_verdicts(&vs) {
+                    Ok(fresh) => {
+                        for (v, new) in vs.into_iter().zip(fresh) {
+                            if new {
                                 progress.verdicts += 1;
                                 let _ = events.send(EngineEvent::Verdict {
                                     run_id,
                                     verdict: Box::new(v),
                                 });
                             }
-                            Ok(false) => {}
-                            Err(e) => fail(e.to_string(), &mut store_error),
                         }
                     }
-                }
+                    Err(e) => fail(e.to_string(), &mut store_error),
+                },
                 WriteCmd::Failure(f) => match store.insert_failure(&f) {
                     Ok(()) => {
                         let _ = events.send(EngineEvent::Failure {

@@ -19,40 +19,68 @@ impl Store {
     /// Commits one verdict. A verdict already stored for the same run and
     /// combination is left as it is (a retried request cannot duplicate it).
     pub fn insert_verdict(&mut self, v: &Verdict) -> Result<bool> {
-        let prompt_hash: String = self
-            .conn
-            .query_row(
-                "SELECT prompt_hash FROM runs WHERE id = ?1",
-                [v.run_id],
-                |r| r.get(0),
-            )
-            .map_err(StoreError::from)?;
-        let n = self.conn.execute(
-            "INSERT OR IGNORE INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
-               model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-            params![
-                v.run_id,
-                v.key.item_id,
-                v.key.classification_id,
-                v.key.perspective_id,
-                v.persona_id,
-                v.protocol.as_str(),
-                v.mode.map(|m| m.number()),
-                v.model,
-                prompt_hash,
-                v.value.scale().as_str(),
-                v.value.as_text(),
-                v.text,
-                v.evaluated_selection,
-                v.selection_mismatch,
-                v.latency_ms as i64,
-                v.tokens as i64,
-                v.raw,
-                v.created_at
-            ],
-        )?;
-        Ok(n == 1)
+        Ok(self
+            .insert_verdicts(std::slice::from_ref(v))?
+            .first()
+            .copied()
+            .unwrap_or(false))
+    }
+
+    /// Commits the verdicts of one answer together, in one transaction with
+    /// cached statements (they arrive together; one commit per verdict made
+    /// the store writer the busiest part of a fast run). Returns, per verdict,
+    /// whether it was new; a verdict already stored for the same run and
+    /// combination is left as it is.
+    pub fn insert_verdicts(&mut self, vs: &[Verdict]) -> Result<Vec<bool>> {
+        let mut fresh = Vec::with_capacity(vs.len());
+        if vs.is_empty() {
+            return Ok(fresh);
+        }
+        let tx = self.immediate()?;
+        {
+            let mut hash_of = tx.prepare_cached("SELECT prompt_hash FROM runs WHERE id = ?1")?;
+            let mut insert = tx.prepare_cached(
+                "INSERT OR IGNORE INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
+                   model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+            )?;
+            let mut known: Option<(i64, String)> = None;
+            for v in vs {
+                let prompt_hash = match &known {
+                    Some((run, hash)) if *run == v.run_id => hash.clone(),
+                    _ => {
+                        let hash: String = hash_of
+                            .query_row([v.run_id], |r| r.get(0))
+                            .map_err(StoreError::from)?;
+                        known = Some((v.run_id, hash.clone()));
+                        hash
+                    }
+                };
+                let n = insert.execute(params![
+                    v.run_id,
+                    v.key.item_id,
+                    v.key.classification_id,
+                    v.key.perspective_id,
+                    v.persona_id,
+                    v.protocol.as_str(),
+                    v.mode.map(|m| m.number()),
+                    v.model,
+                    prompt_hash,
+                    v.value.scale().as_str(),
+                    v.value.as_text(),
+                    v.text,
+                    v.evaluated_selection,
+                    v.selection_mismatch,
+                    v.latency_ms as i64,
+                    v.tokens as i64,
+                    v.raw,
+                    v.created_at
+                ])?;
+                fresh.push(n == 1);
+            }
+        }
+        tx.commit()?;
+        Ok(fresh)
     }
 
     pub fn insert_failure(&mut self, f: &Failure) -> Result<()> {

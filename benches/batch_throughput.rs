@@ -1,0 +1,135 @@
+//! Batch throughput against a server with a fixed 200 ms latency.
+//!
+//! `cargo bench --bench batch_throughput` runs the release `jury run --mode 2
+//! --concurrency 16` over 400 imported items (3 classifications each, batch
+//! size 10: 120 requests) five times and prints the median wall time, start-up
+//! included, and its ratio to the ideal ceil(requests / 16) × 0.2 s.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use jury::testserver::{Reply, TestServer, demo_judge};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const ITEMS: usize = 400;
+const CLASSIFICATIONS: usize = 3;
+const BATCH: usize = 10;
+const CONCURRENCY: usize = 16;
+const LATENCY: Duration = Duration::from_millis(200);
+const RUNS: usize = 5;
+/// Characters per streamed argument fragment (the demo judge's own choice).
+const CHUNK: usize = 24;
+
+fn main() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let items = dir.path().join("items.jsonl");
+    common::write_items(&items, ITEMS);
+    let meta = common::write_meta(dir.path());
+    let st = common::jury_in(dir.path())
+        .arg("import")
+        .arg(&meta)
+        .arg(&items)
+        .stdout(Stdio::null())
+        .status()
+        .expect("import");
+    assert!(st.success(), "import failed");
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // The demo judge's answer, streamed in fragments of CHUNK characters
+    // (BENCH_CHUNK overrides; 0 sends the arguments in one fragment).
+    let chunk: usize = std::env::var("BENCH_CHUNK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CHUNK);
+    // Arrival times, to split the overhead into start-up, request gaps and tail.
+    let arrivals = Arc::new(Mutex::new(Vec::<Instant>::new()));
+    let log = arrivals.clone();
+    let server = rt
+        .block_on(TestServer::start(move |r| {
+            if let Ok(mut l) = log.lock() {
+                l.push(Instant::now());
+            }
+            match demo_judge::reply(r, Duration::ZERO) {
+                Reply::ToolCall {
+                    name,
+                    arguments,
+                    finish,
+                    usage,
+                    ..
+                } => Reply::ToolCall {
+                    name,
+                    arguments,
+                    chunk,
+                    finish,
+                    usage,
+                }
+                .delayed(LATENCY),
+                other => other.delayed(LATENCY),
+            }
+        }))
+        .expect("server");
+
+    let requests = (ITEMS * CLASSIFICATIONS).div_ceil(BATCH);
+    let ideal = LATENCY * requests.div_ceil(CONCURRENCY) as u32;
+    let mut times = Vec::new();
+    for i in 0..RUNS {
+        let before = server.request_count();
+        arrivals.lock().expect("lock").clear();
+        let t0 = Instant::now();
+        let mut cmd = common::jury_in(dir.path());
+        cmd.env("OPENAI_BASE_URL", server.base_url())
+            .args([
+                "run",
+                "--mode",
+                "2",
+                "--persona",
+                "bench",
+                "--perspective",
+                "classification",
+            ])
+            .args([
+                "--concurrency",
+                &CONCURRENCY.to_string(),
+                "--batch-size",
+                &BATCH.to_string(),
+                "--json",
+            ])
+            .stdout(Stdio::null());
+        let (wall, _, code) = common::run_measured(&mut cmd);
+        assert_eq!(code, 0, "jury run failed");
+        let sent = server.request_count() - before;
+        assert_eq!(sent, requests, "unexpected request count");
+        let a = arrivals.lock().expect("lock").clone();
+        let ms = |t: Instant| t.duration_since(t0).as_secs_f64() * 1000.0;
+        let first = a.first().map(|t| ms(*t)).unwrap_or(0.0);
+        let last = a.last().map(|t| ms(*t)).unwrap_or(0.0);
+        // Where the last request would arrive with zero overhead per round.
+        let ideal_last =
+            first + ((requests - 1) / CONCURRENCY) as f64 * LATENCY.as_secs_f64() * 1000.0;
+        println!(
+            "run {}: {:.3} s ({sent} requests); first request at {first:.0} ms, last at {last:.0} ms (zero-overhead {ideal_last:.0} ms), exit {:.0} ms after the last answer",
+            i + 1,
+            wall.as_secs_f64(),
+            wall.as_secs_f64() * 1000.0 - last - LATENCY.as_secs_f64() * 1000.0
+        );
+        times.push(wall);
+    }
+    let med = common::median(times);
+    println!(
+        "batch_throughput: {ITEMS} items × {CLASSIFICATIONS} = {} combinations, {requests} requests, concurrency {CONCURRENCY}, latency {} ms",
+        ITEMS * CLASSIFICATIONS,
+        LATENCY.as_millis()
+    );
+    println!(
+        "median wall {:.3} s; ideal {:.3} s; ratio {:.3} (target ≤ 1.05)",
+        med.as_secs_f64(),
+        ideal.as_secs_f64(),
+        med.as_secs_f64() / ideal.as_secs_f64()
+    );
+}

@@ -1,0 +1,229 @@
+//! Shared helpers for the integration tests: a private workspace (tempdir +
+//! SQLite store + an empty config location), the `jury` binary as a process,
+//! the in-process fake OpenAI server on its own runtime, and generated items.
+#![allow(dead_code)]
+
+use jury::testserver::{RecordedRequest, Reply, TestServer};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository's `sample-data/` directory.
+pub fn sample_data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")
+}
+
+/// One test's workspace: its own store and no config or key from the developer.
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+    pub db: PathBuf,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("jury.db");
+        Workspace { dir, db }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, bytes).expect("write file");
+        p
+    }
+
+    /// `jury` with this workspace's store, a config path that does not exist,
+    /// no key and no endpoint unless a test sets them.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_jury"));
+        c.env("JURY_DB", &self.db)
+            .env("JURY_CONFIG", self.dir.path().join("no-such-config.toml"))
+            .env("XDG_CONFIG_HOME", self.dir.path().join("xdg-config"))
+            .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"))
+            .env("JURY_USER", "tester")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("JURY_MODEL")
+            .env_remove("JURY_THEME")
+            .env_remove("JURY_DEBUG");
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().expect("spawn jury")
+    }
+
+    /// Runs with an endpoint configured.
+    pub fn run_with(&self, base_url: &str, args: &[&str]) -> Output {
+        self.cmd()
+            .env("OPENAI_BASE_URL", base_url)
+            .args(args)
+            .output()
+            .expect("spawn jury")
+    }
+
+    /// Runs and asserts exit 0; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert_success(&out, args);
+        String::from_utf8(out.stdout).expect("utf-8 stdout")
+    }
+
+    pub fn import_sample(&self) {
+        let dir = sample_data();
+        self.ok(&["import", dir.to_str().expect("utf-8 path")]);
+    }
+
+    /// `export --format jsonl` as parsed rows.
+    pub fn export_rows(&self) -> Vec<Value> {
+        jsonl(&self.ok(&["export", "--format", "jsonl"]))
+    }
+
+    pub fn store(&self) -> jury::store::Store {
+        jury::store::Store::open(&self.db).expect("open store")
+    }
+}
+
+pub fn assert_success(out: &Output, what: &[&str]) {
+    assert!(
+        out.status.success(),
+        "jury {what:?} exited {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+pub fn jsonl(s: &str) -> Vec<Value> {
+    s.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+/// A fake OpenAI server on its own multi-thread runtime, for tests that run
+/// the binary as a process (the runtime lives as long as this value).
+pub struct ServerRt {
+    pub server: TestServer,
+    _rt: tokio::runtime::Runtime,
+}
+
+impl ServerRt {
+    pub fn start<F>(responder: F) -> ServerRt
+    where
+        F: Fn(&RecordedRequest) -> Reply + Send + Sync + 'static,
+    {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let server = rt
+            .block_on(TestServer::start(responder))
+            .expect("start server");
+        ServerRt { server, _rt: rt }
+    }
+
+    /// The deterministic demo judge, answering at once.
+    pub fn demo() -> ServerRt {
+        Self::start(|r| jury::testserver::demo_judge::reply(r, std::time::Duration::ZERO))
+    }
+
+    pub fn url(&self) -> String {
+        self.server.base_url()
+    }
+
+    /// Chat-completion requests received (GETs excluded).
+    pub fn completions(&self) -> Vec<RecordedRequest> {
+        self.server
+            .requests()
+            .into_iter()
+            .filter(|r| r.method == "POST")
+            .collect()
+    }
+}
+
+pub const CLASSES: &[(&str, &[&str])] = &[
+    ("urgency", &["urgent", "not"]),
+    ("work-pers", &["work", "personal"]),
+    ("work-logistics", &["logistics", "not"]),
+];
+
+/// One generated item in the S8.1.3 item shape with `ncls` classifications.
+pub fn item_json(i: usize, ncls: usize) -> Value {
+    let classifications: Vec<Value> = CLASSES
+        .iter()
+        .cycle()
+        .take(ncls)
+        .enumerate()
+        .map(|(k, (name, avail))| {
+            let name = if k < CLASSES.len() {
+                name.to_string()
+            } else {
+                format!("{name}-{k}")
+            };
+            json!({
+                "name": name,
+                "desc": format!("Is this item about {name}?"),
+                "available": avail,
+                "selected": avail[(i + k) % avail.len()],
+            })
+        })
+        .collect();
+    json!({
+        "itemId": format!("g-{i:06}"),
+        "sent": 1_710_777_356.11 + i as f64,
+        "title": format!("Generated item {i}: project meeting moved"),
+        "summary": format!("Item {i}. The client meeting about the sprint report moves to room 4 tomorrow; please confirm today. Ünïcode ✓."),
+        "source": {"type": "email", "originator": format!("sender{}@example.com", i % 17), "channel": "work-mail"},
+        "tags": ["inbox:tester", "generated"],
+        "classifications": classifications,
+    })
+}
+
+/// `n` generated items as JSONL.
+pub fn items_jsonl(n: usize, ncls: usize) -> String {
+    let mut s = String::with_capacity(n * 900);
+    for i in 0..n {
+        s.push_str(&item_json(i, ncls).to_string());
+        s.push('\n');
+    }
+    s
+}
+
+pub fn persona_json() -> Value {
+    json!({"id": "tester", "name": "Tess", "definition": {
+        "type": "TestPersona", "age": 40, "gender": "Female",
+        "does": "I run projects for a logistics company.",
+        "feelThinkBelieve": "Deadlines matter.", "technologyExperience": "High",
+        "problems": "Too much mail.", "needs": "Triage.", "existingSolutions": "Filters."
+    }})
+}
+
+pub fn perspective_json() -> Value {
+    json!({"id": "classification", "name": "Classification", "text": "Is the item classified correctly?"})
+}
+
+/// A workspace holding `n` generated items, one persona (`tester`) and one
+/// perspective (`classification`), imported through the CLI.
+pub fn generated_workspace(n: usize, ncls: usize) -> Workspace {
+    let ws = Workspace::new();
+    let items = ws.write("items.jsonl", items_jsonl(n, ncls));
+    let personas = ws.write("personas.json", json!([persona_json()]).to_string());
+    let persp = ws.write("perspectives.json", json!([perspective_json()]).to_string());
+    ws.ok(&[
+        "import",
+        personas.to_str().expect("path"),
+        persp.to_str().expect("path"),
+        items.to_str().expect("path"),
+    ]);
+    ws
+}
