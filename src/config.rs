@@ -14,7 +14,8 @@ pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
 pub struct ConfigFile {
     pub base_url: Option<String>,
     /// Accepted, but the file must then be private (0600): checked on load.
-    pub api_key: Option<String>,
+    /// A [`Secret`], so a `{:?}` of the config never shows it.
+    pub api_key: Option<Secret>,
     pub model: Option<String>,
     pub db: Option<PathBuf>,
     pub prompts: Option<PathBuf>,
@@ -65,13 +66,21 @@ fn env(name: &str) -> Option<String> {
 
 impl Settings {
     pub fn resolve(o: &Overrides) -> Result<Settings, ConfigError> {
-        let config_path = env("JURY_CONFIG")
-            .map(PathBuf::from)
-            .or_else(|| config_dir().map(|d| d.join("config.toml")));
+        let config_path = config_path();
         let file = match &config_path {
             Some(p) if p.exists() => load_file(p)?,
             _ => ConfigFile::default(),
         };
+        Settings::resolve_with(o, file, config_path)
+    }
+
+    /// As [`Settings::resolve`] with the config file already read (or left out:
+    /// `jury doctor` reports a bad config file and carries on without it).
+    pub fn resolve_with(
+        o: &Overrides,
+        file: ConfigFile,
+        config_path: Option<PathBuf>,
+    ) -> Result<Settings, ConfigError> {
         let db_path =
             o.db.clone()
                 .or_else(|| env("JURY_DB").map(PathBuf::from))
@@ -90,8 +99,8 @@ impl Settings {
             db_path,
             base_url: env("OPENAI_BASE_URL").or(file.base_url.clone()),
             api_key: env("OPENAI_API_KEY")
-                .or(file.api_key.clone())
-                .map(Secret::new),
+                .map(Secret::new)
+                .or(file.api_key.clone()),
             model: o
                 .model
                 .clone()
@@ -132,13 +141,35 @@ impl Settings {
 /// Shown wherever a judge is needed and none is configured.
 pub const NO_ENDPOINT: &str = "no judge endpoint configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) and, for hosted APIs, OPENAI_API_KEY; pick the model with --model or JURY_MODEL";
 
-fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
+/// `JURY_CONFIG`, else `config.toml` in the platform config directory.
+pub fn config_path() -> Option<PathBuf> {
+    env("JURY_CONFIG")
+        .map(PathBuf::from)
+        .or_else(|| config_dir().map(|d| d.join("config.toml")))
+}
+
+/// Reads and checks a config file: a file that holds `api_key` must be private (0600).
+pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
     let err = |message: String| ConfigError::File {
         path: path.to_path_buf(),
         message,
     };
     let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-    let file: ConfigFile = toml::from_str(&text).map_err(|e| err(e.to_string()))?;
+    // toml's own message quotes the offending line, which may hold the key:
+    // name the line and the problem only.
+    let file: ConfigFile = toml::from_str(&text).map_err(|e| {
+        let line = e.span().map(|r| {
+            text.as_bytes()[..r.start.min(text.len())]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1
+        });
+        err(match line {
+            Some(n) => format!("line {n}: {}", e.message().trim()),
+            None => e.message().trim().to_string(),
+        })
+    })?;
     #[cfg(unix)]
     if file.api_key.is_some() {
         use std::os::unix::fs::PermissionsExt;

@@ -39,6 +39,8 @@ pub enum Command {
     Failures(FailuresArgs),
     /// What the workspace holds.
     List(ListArgs),
+    /// Check the config, the store and the judge endpoint; exit 0 when all is well.
+    Doctor(DoctorArgs),
     /// Serve a deterministic offline judge on 127.0.0.1 (OpenAI wire format) for demos and tests.
     DemoJudge(DemoJudgeArgs),
 }
@@ -258,4 +260,16 @@ pub struct DemoJudgeArgs {
     /// Delay before each answer, in milliseconds.
     #[arg(long, default_value_t = 0)]
     pub latency_ms: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Check only the config and the store (no network, no key needed).
+    #[arg(long)]
+    pub skip_endpoint: bool,
+    #[arg(long, env = "JURY_MODEL")]
+    pub model: Option<String>,
+    /// Longest wait for the endpoint, in seconds.
+    #[arg(long, default_value_t = 60)]
+    pub timeout_secs: u64,
 }

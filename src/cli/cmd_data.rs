@@ -184,7 +184,8 @@ pub fn failures(s: &Settings, a: FailuresArgs) -> anyhow::Result<ExitCode> {
             f.http_status
                 .map(|s| s.to_string())
                 .unwrap_or_else(|| "-".into()),
-            f.finish_reason.as_deref().unwrap_or("-"),
+            // The finish reason is whatever the server sent.
+            one_line(f.finish_reason.as_deref().unwrap_or("-"), 40),
             f.keys.len(),
             f.created_at
         );

@@ -55,14 +55,16 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
         replaced_judge_value: None,
     };
     store.upsert_label(&label)?;
+    // Ids and names come from files and flags: neutralise them for the terminal.
+    let show = |s: &str| crate::sanitize::one_line(s, 200);
     println!(
         "labelled {}/{} as {} ({} scale) for {} by {}",
-        label.key.item_id,
-        label.key.classification_id,
+        show(&label.key.item_id),
+        show(&label.key.classification_id),
         label.value,
         label.value.scale(),
-        label.persona_id,
-        label.who
+        show(&label.persona_id),
+        show(&label.who)
     );
     Ok(ExitCode::SUCCESS)
 }

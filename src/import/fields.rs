@@ -119,7 +119,14 @@ pub fn sent(obj: &Map<String, Value>) -> Result<(Option<String>, Option<i64>), F
         }
         Some((k, Value::String(s))) => {
             let t = s.trim();
-            if let Ok(secs) = t.parse::<f64>() {
+            // Rust reads "NaN" and "inf" as numbers; JSON would turn them into null.
+            if let Ok(secs) = t.parse::<f64>().map(|f| f.is_finite().then_some(f)) {
+                let Some(secs) = secs else {
+                    return Err(FieldError::new(
+                        k,
+                        format!("'{}' is not a time", crate::sanitize::one_line(t, 40)),
+                    ));
+                };
                 let mut m = Map::new();
                 m.insert("sent".into(), serde_json::json!(secs));
                 return sent(&m).map_err(|e| FieldError::new(k, e.message));

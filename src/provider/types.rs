@@ -8,7 +8,8 @@ use std::time::Duration;
 
 /// An API key that never prints itself: Debug and Display are redacted, so it
 /// cannot leak through logs, errors or panics by accident.
-#[derive(Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
 pub struct Secret(String);
 
 impl Secret {

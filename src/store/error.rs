@@ -15,11 +15,13 @@ pub enum StoreError {
         found: i64,
         supported: i64,
     },
-    #[error("the database is busy: another process holds the write lock (waited {waited_ms} ms)")]
+    #[error(
+        "the database is busy: another process holds the write lock (waited {waited_ms} ms); nothing was saved, try again"
+    )]
     Busy { waited_ms: u64 },
-    #[error("the database is read-only: {0}")]
+    #[error("the database is read-only ({0}); nothing was saved")]
     ReadOnly(String),
-    #[error("the disk is full: {0}")]
+    #[error("the disk is full ({0}); nothing was saved")]
     Full(String),
     #[error(
         "the database file is damaged ({0}); refusing to write. Keep the -wal file next to it and restore from a copy"

@@ -47,7 +47,7 @@ impl Store {
         })();
         // Back to NORMAL for verdict traffic whatever happened above.
         let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
-        result
+        result.map_err(|e| self.with_wait(e))
     }
 
     /// Updates only the note of an existing label.

@@ -13,9 +13,13 @@ pub use items::UpsertCounts;
 pub use labels::LabelRow;
 pub use verdicts::VerdictFilter;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// The schema version this jury writes (SQLite `user_version`).
+pub const SCHEMA_VERSION: i64 = schema::VERSION;
 
 /// How long a writer waits for another process's lock before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -23,6 +27,8 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// How long a write waits for another connection's lock (see [`Store::set_busy_timeout`]).
+    busy_timeout: Duration,
 }
 
 impl std::fmt::Debug for Store {
@@ -44,7 +50,12 @@ pub fn now() -> String {
 impl Store {
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Store> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // A `file:` URI (e.g. `file:/x/jury.db?mode=ro`) names no directory to create.
+        let is_uri = path.to_str().is_some_and(|p| p.starts_with("file:"));
+        if let Some(dir) = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty() && !is_uri)
+        {
             // A missing directory is created; failure surfaces as an open error below.
             let _ = std::fs::create_dir_all(dir);
         }
@@ -56,12 +67,20 @@ impl Store {
             path: path.to_path_buf(),
             source,
         })?;
+        // Until the file has proved healthy, closing must not checkpoint: SQLite
+        // would copy the -wal into a damaged file and delete the -wal, losing
+        // the very commits a recovery needs (RELIABILITY row 20).
+        let _ = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            busy_timeout: BUSY_TIMEOUT,
         };
         store.configure()?;
         store.migrate()?;
+        let _ = store
+            .conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false);
         Ok(store)
     }
 
@@ -71,6 +90,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: PathBuf::from(":memory:"),
+            busy_timeout: BUSY_TIMEOUT,
         };
         store.configure()?;
         store.migrate()?;
@@ -79,6 +99,41 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// How long a write waits for another process's lock before it fails with
+    /// [`StoreError::Busy`] (default [`BUSY_TIMEOUT`]).
+    pub fn set_busy_timeout(&mut self, wait: Duration) -> Result<()> {
+        self.conn.busy_timeout(wait)?;
+        self.busy_timeout = wait;
+        Ok(())
+    }
+
+    pub fn busy_timeout(&self) -> Duration {
+        self.busy_timeout
+    }
+
+    /// Caps the database at `pages` pages for this connection (a size quota;
+    /// writes beyond it fail with [`StoreError::Full`], as on a full disk).
+    /// Returns the cap SQLite settled on (never below the current size).
+    pub fn set_max_page_count(&self, pages: u64) -> Result<u64> {
+        Ok(self
+            .conn
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
+                r.get::<_, i64>(0)
+            })? as u64)
+    }
+
+    /// `PRAGMA journal_mode` as SQLite reports it (`wal` for a healthy store).
+    pub fn journal_mode(&self) -> Result<String> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))?)
+    }
+
+    /// A busy error with the wait that was actually spent.
+    fn with_wait(&self, e: StoreError) -> StoreError {
+        with_wait(e, self.busy_timeout)
     }
 
     fn configure(&mut self) -> Result<()> {
@@ -141,9 +196,20 @@ impl Store {
     }
 
     fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>> {
-        Ok(self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?)
+        let wait = self.busy_timeout;
+        self.conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| with_wait(e.into(), wait))
+    }
+}
+
+/// A busy error says how long it waited (SQLite's own code does not).
+fn with_wait(e: StoreError, wait: Duration) -> StoreError {
+    match e {
+        StoreError::Busy { .. } => StoreError::Busy {
+            waited_ms: wait.as_millis() as u64,
+        },
+        other => other,
     }
 }
 

@@ -45,7 +45,8 @@ pub fn mode1_request(
             json!({
                 "itemId": item.id,
                 "sent": item.sent_text.clone().unwrap_or_default(),
-                "title": item.title,
+                // The title is untrusted content too (RELIABILITY row 25).
+                "title": delimit(&item.title, boundary),
                 "summary": delimit(&item.text, boundary),
                 "source": {
                     "type": item.source.kind,
