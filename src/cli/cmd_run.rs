@@ -128,7 +128,7 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
             "persona": plan.spec.persona_id,
             "perspectives": a.perspective,
             "model": s.model,
-            "prompt_hash": prompts.hash(),
+            "prompt_hash": plan.spec.prompt_hash,
             "requests": plan.batches.len(),
             "combinations": plan.units(),
             "settled_without_request": plan.settled.len(),
@@ -144,7 +144,7 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
                 plan.settled.len(),
                 plan.skipped,
                 s.model,
-                prompts.hash()
+                plan.spec.prompt_hash
             );
         }
         return Ok(ExitCode::SUCCESS);

@@ -409,9 +409,12 @@ impl JudgeProtocol for GuidelineCheck {
                 })?;
             asked.push(json!({"guideline_id": g.id, "condition": g.condition, "action": g.action}));
         }
-        let evs: Vec<Value> = events(item)
-            .iter()
-            .map(|e| json!({"event_source": e.source, "event_kind": e.kind, "content": e.content}))
+        // Tool results stay JSON (not JSON-in-a-string) so the judge reads them as data.
+        let evs: Vec<Value> = item.payload["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| json!({"event_source": e["source"], "event_kind": e["kind"], "content": e["content"]}))
             .collect();
         let delimit = |t: &str| super::awag::request::delimit(t, boundary);
         let agent = item.payload["agent"]["name"]

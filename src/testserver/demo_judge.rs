@@ -431,7 +431,10 @@ fn guideline_answer(req: &RecordedRequest) -> Result<Value, String> {
         .into_iter()
         .flatten()
         .filter(|e| e["event_source"] != "customer")
-        .filter_map(|e| e["content"].as_str())
+        .map(|e| match &e["content"] {
+            Value::String(t) => t.clone(),
+            other => other.to_string(),
+        })
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();
