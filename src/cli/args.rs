@@ -24,7 +24,7 @@ pub enum Command {
     /// Import items, personas, perspectives, labels or a Mode 1 request file.
     Import(ImportArgs),
     /// Judge items headlessly.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Set a human label.
     Label(LabelArgs),
     /// Agreement figures: judge vs human, human vs human, mode vs mode...
@@ -94,6 +94,24 @@ pub struct RunArgs {
     /// Rubric protocol: leave out the default relevance and tone dimensions.
     #[arg(long)]
     pub no_default_dimensions: bool,
+    /// Proposition protocol: the claim; `{{field}}` placeholders are filled per item (title, text, source.type, tags, payload.X...).
+    #[arg(long)]
+    pub claim: Option<String>,
+    /// Proposition protocol: the id verdicts and labels use for the claim (default: claim-<hash of the claim>).
+    #[arg(long)]
+    pub claim_id: Option<String>,
+    /// Proposition protocol: check (true/false) or score (0–9).
+    #[arg(long, default_value = "check")]
+    pub scoring: String,
+    /// Proposition protocol: only judge items where this holds (`source.type == email and tags contains urgent`); elsewhere the claim is trivially true, without a request.
+    #[arg(long, value_name = "EXPR")]
+    pub precondition: Option<String>,
+    /// Proposition protocol: show only the first N events of a conversation.
+    #[arg(long, value_name = "N")]
+    pub first_n: Option<usize>,
+    /// Proposition protocol: show only the last N events of a conversation.
+    #[arg(long, value_name = "N")]
+    pub last_n: Option<usize>,
     #[arg(long, env = "JURY_MODEL")]
     pub model: Option<String>,
     /// Requests in flight at once.

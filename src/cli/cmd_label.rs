@@ -15,6 +15,42 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
     let item = store
         .item(&a.item)?
         .ok_or_else(|| anyhow::anyhow!("no item '{}' in the store", a.item))?;
+    // Protocol perspectives (rubric, proposition, guideline) label protocol
+    // combinations: the "classification" is a dimension, claim id or guideline
+    // id, the persona defaults to "-" (as their runs record it) and the scale
+    // is the protocol's.
+    let protocol_scale = match a.perspective.as_str() {
+        crate::protocol::rubric::PERSPECTIVE => Some(crate::domain::Scale::Likert),
+        crate::protocol::guideline::PERSPECTIVE => Some(crate::domain::Scale::Degree),
+        crate::protocol::proposition::PERSPECTIVE => Some(
+            if matches!(
+                a.value.trim().to_ascii_lowercase().as_str(),
+                "true" | "false"
+            ) {
+                crate::domain::Scale::Bool
+            } else {
+                crate::domain::Scale::Score09
+            },
+        ),
+        _ => None,
+    };
+    if let Some(scale) = protocol_scale {
+        if a.perspective == crate::protocol::guideline::PERSPECTIVE
+            && !crate::protocol::guideline::guidelines(&item)
+                .iter()
+                .any(|g| g.id == a.classification)
+        {
+            anyhow::bail!("item '{}' has no guideline '{}'", a.item, a.classification);
+        }
+        let persona = a.persona.clone().unwrap_or_else(|| "-".to_string());
+        if persona != "-" && !store.personas()?.iter().any(|p| p.id == persona) {
+            anyhow::bail!("no persona '{persona}' in the store");
+        }
+        let value = scale.parse(&a.value).map_err(|e| {
+            anyhow::anyhow!("{e}; a {} label is {}", a.perspective, scale.expected())
+        })?;
+        return save(s, &mut store, a, persona, value);
+    }
     if item.classification(&a.classification).is_none() {
         let known: Vec<&str> = item.classifications.iter().map(|c| c.id.as_str()).collect();
         anyhow::bail!(
@@ -45,6 +81,16 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
             "{e}; a label is 1–5, AGREE/DISAGREE, 0–9, true/false or no/partially/fully"
         )
     })?;
+    save(s, &mut store, a, persona, value)
+}
+
+fn save(
+    s: &Settings,
+    store: &mut crate::store::Store,
+    a: LabelArgs,
+    persona: String,
+    value: crate::domain::Value,
+) -> anyhow::Result<ExitCode> {
     let label = Label {
         key: ComboKey::new(&a.item, &a.classification, &a.perspective),
         persona_id: persona,

@@ -67,6 +67,45 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
             "prompts_dir": s.prompts_dir,
         });
     }
+    let proposition_flags = a.claim.is_some()
+        || a.claim_id.is_some()
+        || a.precondition.is_some()
+        || a.first_n.is_some()
+        || a.last_n.is_some()
+        || a.scoring != "check";
+    if proposition_flags && protocol != Protocol::Proposition {
+        anyhow::bail!(
+            "--claim, --claim-id, --scoring, --precondition, --first-n and --last-n apply to the proposition protocol"
+        );
+    }
+    if protocol == Protocol::Proposition {
+        use crate::protocol::proposition::{Scoring, Settings};
+        let claim = a
+            .claim
+            .clone()
+            .filter(|c| !c.trim().is_empty())
+            .ok_or_else(|| anyhow::anyhow!("the proposition protocol needs --claim \"...\""))?;
+        let settings = Settings {
+            claim_id: a
+                .claim_id
+                .clone()
+                .unwrap_or_else(|| Settings::default_claim_id(&claim)),
+            claim,
+            scoring: Scoring::parse(&a.scoring).map_err(|e| anyhow::anyhow!(e))?,
+            double_check: a.double_check,
+            precondition: a.precondition.clone(),
+            first_n: a.first_n,
+            last_n: a.last_n,
+        };
+        let mut o = settings.to_options();
+        o["prompts_dir"] = serde_json::json!(s.prompts_dir);
+        // Validates the claim and the precondition before anything runs.
+        Settings::from_options(&o).map_err(|e| anyhow::anyhow!(e))?;
+        req.options = o;
+    }
+    if protocol == Protocol::Guideline {
+        req.options = serde_json::json!({ "prompts_dir": s.prompts_dir });
+    }
     let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
 
     // Planning needs no endpoint: a dry run works without one.
@@ -89,26 +128,28 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
             "persona": plan.spec.persona_id,
             "perspectives": a.perspective,
             "model": s.model,
-            "prompt_hash": prompts.hash(),
+            "prompt_hash": plan.spec.prompt_hash,
             "requests": plan.batches.len(),
             "combinations": plan.units(),
+            "settled_without_request": plan.settled.len(),
             "skipped_already_judged": plan.skipped,
         });
         if a.json {
             println!("{summary}");
         } else {
             println!(
-                "dry run: {} request(s) for {} combination(s) ({} already judged, skipped); model {}, prompt set {}",
+                "dry run: {} request(s) for {} combination(s) ({} settled without a request, {} already judged, skipped); model {}, prompt set {}",
                 plan.batches.len(),
                 plan.units(),
+                plan.settled.len(),
                 plan.skipped,
                 s.model,
-                prompts.hash()
+                plan.spec.prompt_hash
             );
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if plan.batches.is_empty() {
+    if plan.batches.is_empty() && plan.settled.is_empty() {
         let msg = if plan.skipped > 0 {
             format!(
                 "nothing to judge: all {} combination(s) already have verdicts for this persona, mode, perspective, model and prompt set",

@@ -85,7 +85,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     ..Default::default()
                 },
             )?;
-            cmd_run::run(&s, a)
+            cmd_run::run(&s, *a)
         }
         Command::Label(a) => {
             let s = settings(

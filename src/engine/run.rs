@@ -3,7 +3,7 @@
 use super::writer::{self, WriteCmd};
 use super::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
 use crate::domain::{ComboKey, Failure, FailureKind, RunSpec, RunStatus, Usage, Verdict};
-use crate::protocol::{JudgeProtocol, Unit, new_boundary};
+use crate::protocol::{JudgeProtocol, ParsedVerdict, Unit, new_boundary};
 use crate::provider::{Client, Completion, FinishReason, ProviderError, StreamFrame};
 use crate::store::{Store, VerdictFilter, now};
 use futures_util::StreamExt;
@@ -20,11 +20,14 @@ pub struct Plan {
     pub spec: RunSpec,
     pub batches: Vec<Vec<Unit>>,
     pub skipped: u64,
+    /// Verdicts decided without a request (a proposition whose precondition
+    /// does not hold); written when the run starts and counted in its total.
+    pub settled: Vec<ParsedVerdict>,
 }
 
 impl Plan {
     pub fn units(&self) -> u64 {
-        self.batches.iter().map(|b| b.len() as u64).sum()
+        self.batches.iter().map(|b| b.len() as u64).sum::<u64>() + self.settled.len() as u64
     }
 }
 
@@ -72,6 +75,14 @@ pub async fn execute(
         ..Progress::default()
     };
     let writer = writer::start(store, progress, events.clone(), cancel.clone());
+    if !plan.settled.is_empty() {
+        let settled: Vec<Verdict> = plan
+            .settled
+            .iter()
+            .map(|p| to_verdict(run_id, &plan.spec, p, Duration::ZERO, 0))
+            .collect();
+        let _ = writer.tx.send(WriteCmd::Verdicts(settled));
+    }
     let ctx = Arc::new(Ctx {
         run_id,
         protocol: plan.protocol.clone(),
@@ -169,7 +180,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
             .client
             .complete(&call, &ctx.cancel, &mut |frame| streamer.on_frame(frame))
             .await;
-        let latency = started.elapsed();
+        let mut latency = started.elapsed();
         match result {
             Ok(c) => {
                 let usage = c.usage;
@@ -213,29 +224,63 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                     }
                     break;
                 }
-                let outcome = ctx.protocol.parse(&pending, c.answer_text());
-                let share = usage
-                    .map(|u| (u.prompt_tokens + u.completion_tokens) / keys.len().max(1) as u64)
-                    .unwrap_or(0);
+                let mut outcome = ctx.protocol.parse(&pending, c.answer_text());
+                let mut tokens = usage.map(|u| u.prompt_tokens + u.completion_tokens);
+                // The answer (and request) a failure for missing units refers to.
+                let mut last = (
+                    c.answer_text().to_string(),
+                    c.http_status,
+                    c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
+                    request_json.clone(),
+                );
+                if let Some(next) =
+                    ctx.protocol
+                        .follow_up(&pending, &call, c.answer_text(), &outcome)
+                {
+                    match follow_up(ctx, &next, &pending).await {
+                        Ok((c2, request2)) => {
+                            outcome =
+                                ctx.protocol
+                                    .parse_follow_up(&pending, &outcome, c2.answer_text());
+                            tokens = match (tokens, c2.usage) {
+                                (Some(a), Some(u)) => {
+                                    Some(a + u.prompt_tokens + u.completion_tokens)
+                                }
+                                _ => None,
+                            };
+                            last = (
+                                c2.answer_text().to_string(),
+                                c2.http_status,
+                                c2.finish_reason.as_ref().map(|f| f.as_str().to_string()),
+                                request2,
+                            );
+                        }
+                        Err(f) if f.cancelled => break,
+                        Err(f) => {
+                            record_failure(
+                                ctx,
+                                f.kind,
+                                &keys,
+                                &format!("the follow-up turn: {}", f.reason),
+                                &f.raw,
+                                f.status,
+                                f.finish,
+                                &f.request,
+                                attempt,
+                            );
+                            if f.stop || attempt >= ctx.max_attempts {
+                                break;
+                            }
+                            continue;
+                        }
+                    }
+                    latency = started.elapsed();
+                }
+                let share = tokens.unwrap_or(0) / keys.len().max(1) as u64;
                 let verdicts: Vec<Verdict> = outcome
                     .verdicts
                     .iter()
-                    .map(|p| Verdict {
-                        run_id: ctx.run_id,
-                        key: p.key.clone(),
-                        persona_id: ctx.spec.persona_id.clone(),
-                        protocol: ctx.spec.protocol,
-                        mode: ctx.spec.mode,
-                        model: ctx.spec.model.clone(),
-                        value: p.value,
-                        text: p.text.clone(),
-                        evaluated_selection: p.evaluated_selection.clone(),
-                        selection_mismatch: p.selection_mismatch,
-                        latency_ms: latency.as_millis() as u64,
-                        tokens: share,
-                        raw: p.raw.clone(),
-                        created_at: now(),
-                    })
+                    .map(|p| to_verdict(ctx.run_id, &ctx.spec, p, latency, share))
                     .collect();
                 if !verdicts.is_empty() {
                     let _ = ctx.writes.send(WriteCmd::Verdicts(verdicts));
@@ -261,10 +306,10 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                     kind,
                     &missing_keys,
                     &reason,
-                    c.answer_text(),
-                    Some(c.http_status),
-                    c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
-                    &request_json,
+                    &last.0,
+                    Some(last.1),
+                    last.2,
+                    &last.3,
                     attempt,
                 );
                 let missing: std::collections::HashSet<ComboKey> =
@@ -311,6 +356,119 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
     // Units left when the run was cancelled were not judged, not failed.
     if !pending.is_empty() && !ctx.cancel.is_cancelled() {
         let _ = ctx.writes.send(WriteCmd::Failed(pending.len() as u64));
+    }
+}
+
+fn to_verdict(
+    run_id: i64,
+    spec: &RunSpec,
+    p: &ParsedVerdict,
+    latency: Duration,
+    tokens: u64,
+) -> Verdict {
+    Verdict {
+        run_id,
+        key: p.key.clone(),
+        persona_id: spec.persona_id.clone(),
+        protocol: spec.protocol,
+        mode: spec.mode,
+        model: spec.model.clone(),
+        value: p.value,
+        text: p.text.clone(),
+        evaluated_selection: p.evaluated_selection.clone(),
+        selection_mismatch: p.selection_mismatch,
+        latency_ms: latency.as_millis() as u64,
+        tokens,
+        raw: p.raw.clone(),
+        created_at: now(),
+    }
+}
+
+/// Why a follow-up turn gave nothing to parse.
+struct FollowUpFailure {
+    kind: FailureKind,
+    reason: String,
+    raw: String,
+    status: Option<u16>,
+    finish: Option<String>,
+    request: String,
+    /// The run must stop (cancelled, or a fault fatal for the run).
+    stop: bool,
+    /// Cancelled by the user: nothing to record.
+    cancelled: bool,
+}
+
+/// Sends a protocol's follow-up turn (counted as a request, its usage kept).
+async fn follow_up(
+    ctx: &Ctx,
+    call: &crate::provider::ChatCall,
+    pending: &[Unit],
+) -> Result<(Completion, String), FollowUpFailure> {
+    let request =
+        crate::provider::request_body(ctx.client.config(), call, crate::provider::ToolMode::Tools)
+            .to_string();
+    let mut streamer = TextStreamer::new(ctx, pending);
+    let result = ctx
+        .client
+        .complete(call, &ctx.cancel, &mut |frame| streamer.on_frame(frame))
+        .await;
+    match result {
+        Ok(c) => {
+            let cost = c.usage.and_then(|u| ctx.price.map(|p| p.cost(u)));
+            if let Some(x) = cost
+                && let Ok(mut s) = ctx.spent_usd.lock()
+            {
+                *s += x;
+            }
+            let _ = ctx.writes.send(WriteCmd::Request {
+                usage: c.usage,
+                cost_usd: cost,
+            });
+            match unscorable(&c) {
+                None => Ok((c, request)),
+                Some(kind) => Err(FollowUpFailure {
+                    kind,
+                    reason: match &c.refusal {
+                        Some(r) => format!("the judge refused: {r}"),
+                        None => format!(
+                            "the answer ended with finish_reason '{}'",
+                            c.finish_reason.as_ref().map(|f| f.as_str()).unwrap_or("?")
+                        ),
+                    },
+                    raw: c.answer_text().to_string(),
+                    status: Some(c.http_status),
+                    finish: c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
+                    request,
+                    stop: false,
+                    cancelled: false,
+                }),
+            }
+        }
+        Err(e) => {
+            let fatal = e.is_fatal_for_run();
+            if fatal {
+                if let Ok(mut n) = ctx.stop_note.lock() {
+                    n.get_or_insert_with(|| e.to_string());
+                }
+                ctx.cancel.cancel();
+            }
+            let (kind, raw) = match &e {
+                ProviderError::Truncated { partial, .. } => {
+                    (FailureKind::Truncated, partial.clone())
+                }
+                _ => (FailureKind::Provider, String::new()),
+            };
+            Err(FollowUpFailure {
+                kind,
+                reason: e.to_string(),
+                raw,
+                status: e.http_status(),
+                finish: None,
+                request,
+                stop: fatal || matches!(e, ProviderError::Cancelled),
+                cancelled: matches!(e, ProviderError::Cancelled),
+            })
+        }
     }
 }
 
@@ -544,10 +702,45 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
                     hash,
                 )
             }
-            other => {
-                return Err(EngineError::Setup(format!(
-                    "protocol '{other}' is not available yet: awag and rubric run today"
-                )));
+            crate::domain::Protocol::Proposition => {
+                use crate::protocol::proposition::{Proposition, PropositionPrompts, Settings};
+                let settings = Settings::from_options(&req.options).map_err(EngineError::Setup)?;
+                let prompts = PropositionPrompts::load(prompts_dir(req).as_deref())
+                    .map_err(EngineError::Setup)?;
+                let persona = if req.persona_id.is_empty() || req.persona_id == "-" {
+                    None
+                } else {
+                    Some(store.persona(&req.persona_id)?.ok_or_else(|| {
+                        EngineError::Setup(format!(
+                            "no persona '{}' in the store (see `jury list personas`)",
+                            req.persona_id
+                        ))
+                    })?)
+                };
+                let hash = prompts.hash(&settings);
+                let persona_id = persona.as_ref().map(|p| p.id.clone()).unwrap_or("-".into());
+                let p = Proposition::new(prompts, settings, persona, items.clone())
+                    .map_err(EngineError::Setup)?;
+                (Arc::new(p), persona_id, hash)
+            }
+            crate::domain::Protocol::Guideline => {
+                use crate::protocol::guideline::{GuidelineCheck, GuidelinePrompts};
+                let prompts = GuidelinePrompts::load(prompts_dir(req).as_deref())
+                    .map_err(EngineError::Setup)?;
+                let hash = prompts.hash();
+                let persona = if req.persona_id.is_empty() {
+                    "-".to_string()
+                } else {
+                    req.persona_id.clone()
+                };
+                (
+                    Arc::new(GuidelineCheck {
+                        prompts,
+                        items: items.clone(),
+                    }),
+                    persona,
+                    hash,
+                )
             }
         };
     let spec = RunSpec {
@@ -584,11 +777,26 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
         units.retain(|u| !done.contains(&u.key));
         skipped = (before - units.len()) as u64;
     }
+    // Units a protocol settles without asking (a precondition that does not hold).
+    let settled = protocol.settle(&units);
+    if !settled.is_empty() {
+        let done: std::collections::HashSet<&ComboKey> = settled.iter().map(|v| &v.key).collect();
+        units.retain(|u| !done.contains(&u.key));
+    }
     let batches = protocol.batches(&units, req.batch_size);
     Ok(Plan {
         protocol,
         spec,
         batches,
         skipped,
+        settled,
     })
+}
+
+/// A prompt directory given in a protocol's options.
+fn prompts_dir(req: &RunRequest) -> Option<std::path::PathBuf> {
+    req.options
+        .get("prompts_dir")
+        .and_then(serde_json::Value::as_str)
+        .map(std::path::PathBuf::from)
 }

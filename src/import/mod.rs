@@ -404,19 +404,31 @@ fn check_labels(store: &Store, batch: &mut Batch, skip_invalid: bool) -> Result<
             .entry(item.id.clone())
             .or_default()
             .extend(item.classifications.iter().map(|c| c.id.clone()));
+        // A conversation's guidelines are what guideline labels are about.
+        known.entry(item.id.clone()).or_default().extend(
+            crate::protocol::guideline::guidelines(item)
+                .into_iter()
+                .map(|g| g.id),
+        );
     }
+    // Claim ids and rubric dimensions are defined by runs, not by items.
+    let free = |p: &str| {
+        p == crate::protocol::proposition::PERSPECTIVE || p == crate::protocol::rubric::PERSPECTIVE
+    };
     let mut kept = Vec::with_capacity(batch.labels.len());
     let origins = std::mem::take(&mut batch.label_origins);
     for (l, (file, at)) in std::mem::take(&mut batch.labels).into_iter().zip(origins) {
         let problem = match known.get(&l.key.item_id) {
             None => Some(("itemId", format!("no item '{}'", l.key.item_id))),
-            Some(c) if !c.contains(&l.key.classification_id) => Some((
-                "classificationId",
-                format!(
-                    "item '{}' has no classification '{}'",
-                    l.key.item_id, l.key.classification_id
-                ),
-            )),
+            Some(c) if !c.contains(&l.key.classification_id) && !free(&l.key.perspective_id) => {
+                Some((
+                    "classificationId",
+                    format!(
+                        "item '{}' has no classification '{}'",
+                        l.key.item_id, l.key.classification_id
+                    ),
+                ))
+            }
             _ => None,
         };
         match problem {

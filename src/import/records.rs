@@ -41,6 +41,9 @@ pub fn record(v: &Value, default_who: &str) -> Result<Record, FieldError> {
     if !has(&["classifications"]) && (has(&["ticket"]) || has(&["response"])) {
         return rubric_example(obj).map(Record::Item);
     }
+    if !has(&["classifications"]) && has(&["events"]) {
+        return conversation(obj).map(Record::Item);
+    }
     if has(&["classifications"]) {
         return item(obj).map(Record::Item);
     }
@@ -61,7 +64,7 @@ pub fn record(v: &Value, default_who: &str) -> Result<Record, FieldError> {
     }
     Err(FieldError::new(
         "",
-        "cannot tell what this record is: an item needs 'classifications', a persona 'definition', \
+        "cannot tell what this record is: an item needs 'classifications', a conversation 'events', a persona 'definition', \
          a perspective 'text', a label 'value' and 'classificationId'",
     ))
 }
@@ -308,6 +311,132 @@ pub fn rubric_example(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         },
         kind: crate::protocol::rubric::KIND.into(),
         payload: serde_json::json!({"ticket": ticket, "response": response}),
+        ..Item::default()
+    })
+}
+
+/// A conversation `{id, events: [{source, kind, content}], guidelines: [{id,
+/// condition, action}]}` (guidelines optional; sent, tags, source and agent
+/// kept when given). Stored as an item of kind `conversation`: the events and
+/// guidelines in the payload, the first customer message as title and the
+/// rendered conversation as text.
+pub fn conversation(obj: &Map<String, Value>) -> Result<Item, FieldError> {
+    use crate::protocol::guideline;
+    let id = id(obj, &["id", "conversationId", "conversation_id"])?;
+    let (sent_text, sent_ms) = fields::sent(obj)?;
+    let list = match pick(obj, &["events"]) {
+        Some((_, Value::Array(a))) if !a.is_empty() => a,
+        Some((_, Value::Array(_))) => return Err(FieldError::new("events", "is empty")),
+        Some((k, other)) => {
+            return Err(FieldError::new(
+                k,
+                format!("must be an array, found {}", kind(other)),
+            ));
+        }
+        None => return Err(FieldError::new("events", "is missing")),
+    };
+    let mut events = Vec::with_capacity(list.len());
+    for (i, e) in list.iter().enumerate() {
+        events.push(
+            guideline::normalise_event(e)
+                .map_err(|m| FieldError::new(format!("events[{i}]"), m))?,
+        );
+    }
+    let mut guidelines: Vec<Value> = Vec::new();
+    match pick(obj, &["guidelines"]) {
+        None | Some((_, Value::Null)) => {}
+        Some((_, Value::Array(a))) => {
+            for (i, g) in a.iter().enumerate() {
+                let at = format!("guidelines[{i}]");
+                let go = g.as_object().ok_or_else(|| {
+                    FieldError::new(&at, format!("expected an object, found {}", kind(g)))
+                })?;
+                let gid = match go.get("id") {
+                    Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+                    Some(Value::Number(n)) => n.to_string(),
+                    None => (i + 1).to_string(),
+                    Some(other) => {
+                        return Err(FieldError::new(
+                            format!("{at}.id"),
+                            format!("must be a non-empty string, found {}", kind(other)),
+                        ));
+                    }
+                };
+                let condition = text(go, &["condition"]).map_err(|e| e.within(&at))?;
+                let action = text(go, &["action"]).map_err(|e| e.within(&at))?;
+                if action.trim().is_empty() {
+                    return Err(FieldError::new(
+                        format!("{at}.action"),
+                        "is missing or empty",
+                    ));
+                }
+                if guidelines.iter().any(|p| p["id"] == gid.as_str()) {
+                    return Err(FieldError::new(
+                        format!("{at}.id"),
+                        format!("duplicate guideline '{gid}'"),
+                    ));
+                }
+                guidelines
+                    .push(serde_json::json!({"id": gid, "condition": condition, "action": action}));
+            }
+        }
+        Some((k, other)) => {
+            return Err(FieldError::new(
+                k,
+                format!("must be an array, found {}", kind(other)),
+            ));
+        }
+    }
+    let source = match pick(obj, &["source"]) {
+        Some((_, Value::Object(s))) => Source {
+            kind: text(s, &["type", "kind"]).map_err(|e| e.within("source"))?,
+            originator: text(s, &["originator", "from"]).map_err(|e| e.within("source"))?,
+            channel: text(s, &["channel"]).map_err(|e| e.within("source"))?,
+        },
+        _ => Source {
+            kind: "conversation".into(),
+            originator: String::new(),
+            channel: String::new(),
+        },
+    };
+    let mut payload = serde_json::json!({"events": events, "guidelines": guidelines});
+    if let Some(agent) = obj.get("agent").filter(|a| a.is_object()) {
+        payload["agent"] = agent.clone();
+    }
+    let item_events: Vec<guideline::Event> = events
+        .iter()
+        .map(|e| guideline::Event {
+            source: e["source"].as_str().unwrap_or("").to_string(),
+            kind: e["kind"].as_str().unwrap_or("").to_string(),
+            content: match &e["content"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+        })
+        .collect();
+    let title = item_events
+        .iter()
+        .find(|e| e.source == "customer" && e.kind == "message")
+        .map(|e| {
+            e.content
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(80)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Item {
+        id,
+        sent_text,
+        sent_ms,
+        title,
+        text: guideline::render_events(&item_events, 1),
+        source,
+        tags: strings(obj, &["tags"])?,
+        kind: guideline::KIND.into(),
+        payload,
         ..Item::default()
     })
 }

@@ -4,6 +4,8 @@
 //! analytics and TUI are shared.
 
 pub mod awag;
+pub mod guideline;
+pub mod proposition;
 pub mod rubric;
 
 use crate::domain::{ComboKey, Mode, Protocol, Scale, Value};
@@ -60,6 +62,32 @@ pub trait JudgeProtocol: Send + Sync {
     /// Evaluation texts visible in a partial answer to `batch` (streaming display).
     fn partial_texts(&self, batch: &[Unit], partial: &serde_json::Value)
     -> Vec<(ComboKey, String)>;
+    /// Verdicts decided without asking the judge (a proposition whose
+    /// precondition does not hold). Called once at plan time; the units
+    /// returned here are not sent.
+    fn settle(&self, _units: &[Unit]) -> Vec<ParsedVerdict> {
+        Vec::new()
+    }
+    /// A follow-up turn in the same conversation once `first` has been parsed
+    /// from `answer` to `call` (proposition `--double-check`); `None` when done.
+    fn follow_up(
+        &self,
+        _batch: &[Unit],
+        _call: &ChatCall,
+        _answer: &str,
+        _first: &ParseOutcome,
+    ) -> Option<ChatCall> {
+        None
+    }
+    /// Combines the first outcome with the follow-up's answer.
+    fn parse_follow_up(
+        &self,
+        _batch: &[Unit],
+        first: &ParseOutcome,
+        _answer: &str,
+    ) -> ParseOutcome {
+        first.clone()
+    }
 }
 
 /// A fresh unguessable boundary token (128 bits from the OS-seeded hasher and the clock).
