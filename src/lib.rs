@@ -5,5 +5,6 @@
 //! analytics and the TUI. Everything here compiles and tests without a terminal
 //! except the `tui` module.
 
+pub mod analytics;
 pub mod domain;
 pub mod provider;
