@@ -202,7 +202,7 @@ def main():
         print(f"    pairs: &[{pairs}],")
         for key, val in f.items():
             print(f"    {key}: {opt(val)},")
-        rows = ", ".join("[" + ", ".join(str(int(x)) for x in row) + "]" for row in cm)
+        rows = ", ".join("&[" + ", ".join(str(int(x)) for x in row) + "]" for row in cm)
         print(f"    confusion: &[{rows}],")
         print("};")
 
