@@ -5,6 +5,7 @@
 //! analytics and the TUI. Everything here compiles and tests without a terminal
 //! except the `tui` module.
 
+pub mod analytics;
 pub mod cli;
 pub mod config;
 pub mod domain;

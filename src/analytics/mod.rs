@@ -1,0 +1,47 @@
+//! Agreement statistics (DESIGN §7): pure functions over pairs of ratings.
+//!
+//! Input is a slice of `(first, second)` 0-based category indices plus the
+//! category count `k` (build them from domain values with
+//! [`pairs_from_values`], or across scales with [`agreement_pairs`]). Each
+//! figure is a function `fn(&[(u8, u8)], usize) -> Option<f64>` — so any of
+//! them can be handed to [`bootstrap_ci`] — and a method on
+//! [`ConfusionMatrix`], which is how they are computed: one O(n) pass, then
+//! O(k²). A figure is `None` when it is undefined (no pairs, no variation, an
+//! out-of-range index); it is never NaN and nothing here panics. Each
+//! module's docs say exactly when `None` is returned.
+//!
+//! [`Figures::compute`] bundles everything for one comparison group with
+//! seeded, platform-independent bootstrap intervals.
+
+mod accuracy;
+mod agreement;
+mod alpha;
+mod base_rate;
+mod bootstrap;
+mod confusion;
+mod evalgen;
+mod figures;
+mod kappa;
+mod rng;
+mod spearman;
+mod values;
+
+pub use accuracy::{AccuracyEstimate, accuracy_by_rater};
+pub use agreement::{mean_abs_diff, percent_agreement, within_one};
+pub use alpha::{
+    AlphaMetric, krippendorff_alpha, krippendorff_alpha_interval, krippendorff_alpha_nominal,
+    krippendorff_alpha_ordinal,
+};
+pub use base_rate::{BaseRate, Marginal, base_rate};
+pub use bootstrap::{
+    DEFAULT_RESAMPLES, DRAW_BUDGET, bootstrap_ci, percentile_interval, recommended_resamples,
+};
+pub use confusion::{ConfusionMatrix, MAX_K, PairsError};
+pub use evalgen::{EvalGen, evalgen};
+pub use figures::{Figure, Figures};
+pub use kappa::{
+    KappaWeights, cohen_kappa, weighted_kappa, weighted_kappa_linear, weighted_kappa_quadratic,
+};
+pub use rng::{SplitMix64, Xoshiro256pp};
+pub use spearman::spearman;
+pub use values::{AgreementPairs, agreement_index, agreement_pairs, pairs_from_values};
