@@ -42,21 +42,41 @@ fn items(n: usize) -> Loaded {
         .collect();
     Loaded {
         items,
-        personas: vec![Persona { id: "kenton".into(), name: "Kenton".into(), definition: serde_json::json!({"does": "account manager"}) }],
-        perspectives: vec![Perspective { id: "classification".into(), name: "Classification".into(), text: "Is it right?".into() }],
+        personas: vec![Persona {
+            id: "kenton".into(),
+            name: "Kenton".into(),
+            definition: serde_json::json!({"does": "account manager"}),
+        }],
+        perspectives: vec![Perspective {
+            id: "classification".into(),
+            name: "Classification".into(),
+            text: "Is it right?".into(),
+        }],
         verdicts: vec![],
         labels: vec![],
     }
 }
 
 fn app(n: usize) -> App {
-    let mut a = App::new(items(n), Keymap::default_map(), Theme::builtin("dark"), "gpt-4o-mini", "me");
+    let mut a = App::new(
+        items(n),
+        Keymap::default_map(),
+        Theme::builtin("dark"),
+        "gpt-4o-mini",
+        "me",
+    );
     a.size = (200, 50);
     a
 }
 
 fn start_run(app: &mut App) -> u64 {
-    let fx = update(app, Msg::Key(crossterm::event::KeyEvent::new(crossterm::event::KeyCode::Enter, crossterm::event::KeyModifiers::NONE)));
+    let fx = update(
+        app,
+        Msg::Key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Enter,
+            crossterm::event::KeyModifiers::NONE,
+        )),
+    );
     match fx.first() {
         Some(Effect::StartRun { tag, .. }) => *tag,
         _ => panic!("no run started"),
@@ -67,11 +87,21 @@ fn start_run(app: &mut App) -> u64 {
 fn deltas(item: &str) -> Vec<EngineEvent> {
     let mut out = Vec::with_capacity(10_000);
     let mut texts = vec![String::new(); 5];
-    let ids = ["work-pers", "urgency", "work-logistics", "football", "interested"];
+    let ids = [
+        "work-pers",
+        "urgency",
+        "work-logistics",
+        "football",
+        "interested",
+    ];
     for step in 0..2000 {
         for (k, id) in ids.iter().enumerate() {
             texts[k].push_str(if step % 7 == 0 { "word " } else { "tok " });
-            out.push(EngineEvent::TextDelta { run_id: 1, key: ComboKey::new(item, id, "classification"), text: texts[k].clone() });
+            out.push(EngineEvent::TextDelta {
+                run_id: 1,
+                key: ComboKey::new(item, id, "classification"),
+                text: texts[k].clone(),
+            });
         }
     }
     out
@@ -82,7 +112,8 @@ fn bench(c: &mut Criterion) {
     let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
     c.bench_function("frame_100k_items_200x50", |b| {
         b.iter(|| {
-            term.draw(|f| f.render_widget(Root(black_box(&big)), f.area())).unwrap();
+            term.draw(|f| f.render_widget(Root(black_box(&big)), f.area()))
+                .unwrap();
         })
     });
     // The same frame while five rows stream.
@@ -92,14 +123,22 @@ fn bench(c: &mut Criterion) {
     }
     c.bench_function("frame_100k_items_streaming", |b| {
         b.iter(|| {
-            term.draw(|f| f.render_widget(Root(black_box(&big)), f.area())).unwrap();
+            term.draw(|f| f.render_widget(Root(black_box(&big)), f.area()))
+                .unwrap();
         })
     });
     // Moving the cursor deep into the list (index arithmetic only).
     c.bench_function("move_and_frame_100k", |b| {
         b.iter(|| {
-            update(&mut big, Msg::Key(crossterm::event::KeyEvent::new(crossterm::event::KeyCode::PageDown, crossterm::event::KeyModifiers::NONE)));
-            term.draw(|f| f.render_widget(Root(&big), f.area())).unwrap();
+            update(
+                &mut big,
+                Msg::Key(crossterm::event::KeyEvent::new(
+                    crossterm::event::KeyCode::PageDown,
+                    crossterm::event::KeyModifiers::NONE,
+                )),
+            );
+            term.draw(|f| f.render_widget(Root(&big), f.area()))
+                .unwrap();
         })
     });
     let events = deltas("item-000000");

@@ -14,6 +14,7 @@ pub mod import;
 pub mod prompt;
 pub mod protocol;
 pub mod provider;
+pub mod report;
 pub mod sanitize;
 pub mod store;
 pub mod testserver;

@@ -12,11 +12,15 @@ use std::time::Duration;
 fn store_with_items(path: &std::path::Path) {
     let mut s = jury::store::Store::open(path).unwrap();
     let d = loaded();
-    s.upsert_all(&d.items, &d.personas, &d.perspectives, &[]).unwrap();
+    s.upsert_all(&d.items, &d.personas, &d.perspectives, &[])
+        .unwrap();
 }
 
 async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>) -> Msg {
-    tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.expect("a message in time").expect("channel open")
+    tokio::time::timeout(Duration::from_secs(20), rx.recv())
+        .await
+        .expect("a message in time")
+        .expect("channel open")
 }
 
 #[tokio::test]
@@ -31,7 +35,10 @@ async fn labels_are_durable_before_shown_saved() {
         exec.run(fx);
     }
     let msg = next(&mut rx).await;
-    assert!(matches!(msg, Msg::LabelSaved { result: Ok(()), .. }), "{msg:?}");
+    assert!(
+        matches!(msg, Msg::LabelSaved { result: Ok(()), .. }),
+        "{msg:?}"
+    );
     // Already on disk when the answer arrives.
     let s = jury::store::Store::open(&db).unwrap();
     let labels = s.labels_for_item("k-001").unwrap();
@@ -54,7 +61,10 @@ async fn a_store_that_cannot_be_opened_leaves_the_label_unsaved() {
         exec.run(fx);
     }
     let msg = next(&mut rx).await;
-    assert!(matches!(msg, Msg::LabelSaved { result: Err(_), .. }), "{msg:?}");
+    assert!(
+        matches!(msg, Msg::LabelSaved { result: Err(_), .. }),
+        "{msg:?}"
+    );
     update(&mut app, msg);
     assert_eq!(app.unsaved_count(), 1);
     assert!(screen(&app).contains("UNSAVED"));
@@ -65,9 +75,18 @@ async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     store_with_items(&db);
-    let server = jury::testserver::TestServer::start(|r| jury::testserver::demo_judge::reply(r, Duration::from_millis(0))).await.unwrap();
-    let provider = jury::provider::ProviderConfig::new(server.base_url(), "jury-demo-judge".to_string());
-    let cfg = jury::engine::EngineConfig { db_path: db.clone(), provider, prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()) };
+    let server = jury::testserver::TestServer::start(|r| {
+        jury::testserver::demo_judge::reply(r, Duration::from_millis(0))
+    })
+    .await
+    .unwrap();
+    let provider =
+        jury::provider::ProviderConfig::new(server.base_url(), "jury-demo-judge".to_string());
+    let cfg = jury::engine::EngineConfig {
+        db_path: db.clone(),
+        provider,
+        prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()),
+    };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut exec = Executor::new(db.clone(), EngineLink { config: Some(cfg) }, tx);
     let mut app = app();
@@ -77,7 +96,11 @@ async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
     let mut deltas = 0;
     loop {
         let msg = next(&mut rx).await;
-        if let Msg::Engine { event: jury::engine::EngineEvent::TextDelta { .. }, .. } = &msg {
+        if let Msg::Engine {
+            event: jury::engine::EngineEvent::TextDelta { .. },
+            ..
+        } = &msg
+        {
             deltas += 1;
         }
         let ended = matches!(msg, Msg::RunEnded { .. });
@@ -96,7 +119,11 @@ async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
     let k = ComboKey::new("k-001", "urgency", "classification");
     assert!(app.verdict(&k, "kenton", Mode::Two).is_some(), "{s}");
     assert!(s.contains("J "), "{s}");
-    assert!(app.message.as_ref().is_some_and(|m| m.1.contains("done")), "{:?}", app.message);
+    assert!(
+        app.message.as_ref().is_some_and(|m| m.1.contains("done")),
+        "{:?}",
+        app.message
+    );
 }
 
 /// RELIABILITY row 18: another process holds the write lock → the writer
@@ -108,7 +135,9 @@ async fn a_locked_database_leaves_the_label_unsaved_until_retried() {
     let db = dir.path().join("j.db");
     store_with_items(&db);
     let locker = rusqlite::Connection::open(&db).unwrap();
-    locker.execute_batch("BEGIN IMMEDIATE; UPDATE items SET title = title WHERE id = 'k-001';").unwrap();
+    locker
+        .execute_batch("BEGIN IMMEDIATE; UPDATE items SET title = title WHERE id = 'k-001';")
+        .unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut exec = Executor::new(db.clone(), EngineLink { config: None }, tx);
     let mut app = app();
@@ -117,7 +146,10 @@ async fn a_locked_database_leaves_the_label_unsaved_until_retried() {
     }
     assert!(screen(&app).contains("…saving"));
     let msg = next(&mut rx).await;
-    assert!(matches!(&msg, Msg::LabelSaved { result: Err(e), .. } if e.contains("busy") || e.contains("locked")), "{msg:?}");
+    assert!(
+        matches!(&msg, Msg::LabelSaved { result: Err(e), .. } if e.contains("busy") || e.contains("locked")),
+        "{msg:?}"
+    );
     update(&mut app, msg);
     let s = screen(&app);
     assert!(s.contains("UNSAVED") && s.contains("NOT saved"), "{s}");
@@ -126,9 +158,19 @@ async fn a_locked_database_leaves_the_label_unsaved_until_retried() {
         exec.run(fx);
     }
     let msg = next(&mut rx).await;
-    assert!(matches!(msg, Msg::LabelSaved { result: Ok(()), .. }), "{msg:?}");
+    assert!(
+        matches!(msg, Msg::LabelSaved { result: Ok(()), .. }),
+        "{msg:?}"
+    );
     update(&mut app, msg);
     assert_eq!(app.unsaved_count(), 0);
     assert!(screen(&app).contains("✓saved"));
-    assert_eq!(jury::store::Store::open(&db).unwrap().labels_for_item("k-001").unwrap().len(), 1);
+    assert_eq!(
+        jury::store::Store::open(&db)
+            .unwrap()
+            .labels_for_item("k-001")
+            .unwrap()
+            .len(),
+        1
+    );
 }

@@ -49,7 +49,14 @@ fn state_with_100k_items_fits_in_300_mb() {
     // Items arrive one at a time, as a streaming store read gives them.
     let after_items = before;
     let t = std::time::Instant::now();
-    let app = App::with_items(items(100_000), Loaded::default(), Keymap::default_map(), Theme::builtin("dark"), "m", "me");
+    let app = App::with_items(
+        items(100_000),
+        Loaded::default(),
+        Keymap::default_map(),
+        Theme::builtin("dark"),
+        "m",
+        "me",
+    );
     let build = t.elapsed();
     let after = rss_kb().unwrap_or(0);
     let state_mb = (after.saturating_sub(before)) as f64 / 1024.0;

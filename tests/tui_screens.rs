@@ -36,9 +36,20 @@ fn streaming_text_appears_then_the_verdict() {
     let k = ComboKey::new("k-001", "urgency", "classification");
     let k2 = ComboKey::new("k-001", "work-pers", "classification");
     for event in [
-        EngineEvent::RunStarted { run_id: 7, total: 2, skipped: 0 },
-        EngineEvent::RequestStarted { run_id: 7, keys: vec![k.clone(), k2.clone()] },
-        EngineEvent::TextDelta { run_id: 7, key: k.clone(), text: "A stock-out with a 2pm".into() },
+        EngineEvent::RunStarted {
+            run_id: 7,
+            total: 2,
+            skipped: 0,
+        },
+        EngineEvent::RequestStarted {
+            run_id: 7,
+            keys: vec![k.clone(), k2.clone()],
+        },
+        EngineEvent::TextDelta {
+            run_id: 7,
+            key: k.clone(),
+            text: "A stock-out with a 2pm".into(),
+        },
     ] {
         update(&mut app, Msg::Engine { tag, event });
     }
@@ -46,13 +57,76 @@ fn streaming_text_appears_then_the_verdict() {
     assert!(s.contains("A stock-out with a 2pm"), "{s}");
     insta::assert_snapshot!("streaming", s);
 
-    update(&mut app, Msg::Engine { tag, event: EngineEvent::TextDelta { run_id: 7, key: k.clone(), text: "A stock-out with a 2pm deadline from a key account is urgent; 'not' is wrong.".into() } });
-    let v = verdict(7, "k-001", "urgency", Mode::Two, Value::Likert(1), "A stock-out with a 2pm deadline from a key account is urgent; 'not' is wrong.");
-    update(&mut app, Msg::Engine { tag, event: EngineEvent::Verdict { run_id: 7, verdict: Box::new(v) } });
-    let v2 = verdict(7, "k-001", "work-pers", Mode::Two, Value::Likert(5), "Clearly work.");
-    update(&mut app, Msg::Engine { tag, event: EngineEvent::Verdict { run_id: 7, verdict: Box::new(v2) } });
-    let progress = Progress { run_id: 7, total: 2, verdicts: 2, failed: 0, requests: 1, cost_usd: Some(0.0012), ..Default::default() };
-    update(&mut app, Msg::Engine { tag, event: EngineEvent::RunFinished { run_id: 7, status: RunStatus::Done, progress, note: None } });
+    update(
+        &mut app,
+        Msg::Engine {
+            tag,
+            event: EngineEvent::TextDelta {
+                run_id: 7,
+                key: k.clone(),
+                text:
+                    "A stock-out with a 2pm deadline from a key account is urgent; 'not' is wrong."
+                        .into(),
+            },
+        },
+    );
+    let v = verdict(
+        7,
+        "k-001",
+        "urgency",
+        Mode::Two,
+        Value::Likert(1),
+        "A stock-out with a 2pm deadline from a key account is urgent; 'not' is wrong.",
+    );
+    update(
+        &mut app,
+        Msg::Engine {
+            tag,
+            event: EngineEvent::Verdict {
+                run_id: 7,
+                verdict: Box::new(v),
+            },
+        },
+    );
+    let v2 = verdict(
+        7,
+        "k-001",
+        "work-pers",
+        Mode::Two,
+        Value::Likert(5),
+        "Clearly work.",
+    );
+    update(
+        &mut app,
+        Msg::Engine {
+            tag,
+            event: EngineEvent::Verdict {
+                run_id: 7,
+                verdict: Box::new(v2),
+            },
+        },
+    );
+    let progress = Progress {
+        run_id: 7,
+        total: 2,
+        verdicts: 2,
+        failed: 0,
+        requests: 1,
+        cost_usd: Some(0.0012),
+        ..Default::default()
+    };
+    update(
+        &mut app,
+        Msg::Engine {
+            tag,
+            event: EngineEvent::RunFinished {
+                run_id: 7,
+                status: RunStatus::Done,
+                progress,
+                note: None,
+            },
+        },
+    );
     let s = screen(&app);
     assert!(s.contains("J 1") && s.contains("deadline from a"), "{s}");
     assert!(!s.contains("streaming"));
@@ -63,23 +137,48 @@ fn streaming_text_appears_then_the_verdict() {
 fn stale_events_of_unknown_runs_are_ignored() {
     let mut app = app();
     let k = ComboKey::new("k-001", "urgency", "classification");
-    update(&mut app, Msg::Engine { tag: 99, event: EngineEvent::TextDelta { run_id: 1, key: k, text: "ghost".into() } });
+    update(
+        &mut app,
+        Msg::Engine {
+            tag: 99,
+            event: EngineEvent::TextDelta {
+                run_id: 1,
+                key: k,
+                text: "ghost".into(),
+            },
+        },
+    );
     assert!(app.streams.is_empty());
 }
 
 #[test]
 fn labels_and_disagreement_mark() {
     let mut data = loaded();
-    data.verdicts.push(verdict(3, "k-001", "urgency", Mode::Two, Value::Likert(5), "The classifier is right: not urgent."));
+    data.verdicts.push(verdict(
+        3,
+        "k-001",
+        "urgency",
+        Mode::Two,
+        Value::Likert(5),
+        "The classifier is right: not urgent.",
+    ));
     let mut app = app_with(data);
     code(&mut app, KeyCode::Tab);
     code(&mut app, KeyCode::Tab);
     let fx = key(&mut app, '1');
-    let Effect::SaveLabel { req, label } = &fx[0] else { panic!("{fx:?}") };
+    let Effect::SaveLabel { req, label } = &fx[0] else {
+        panic!("{fx:?}")
+    };
     assert_eq!(label.value, Value::Likert(1));
     assert_eq!(label.replaced_judge_value, Some(Value::Likert(5)));
     assert!(screen(&app).contains("…saving"));
-    update(&mut app, Msg::LabelSaved { req: *req, result: Ok(()) });
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req: *req,
+            result: Ok(()),
+        },
+    );
     let s = screen(&app);
     assert!(s.contains("✓saved") && s.contains("≠"), "{s}");
     insta::assert_snapshot!("label_disagrees", s);
@@ -88,10 +187,38 @@ fn labels_and_disagreement_mark() {
 #[test]
 fn compare_view_shows_three_modes() {
     let mut data = loaded();
-    data.verdicts.push(verdict(1, "k-001", "urgency", Mode::One, Value::Likert(2), "Mode 1 thinks it is urgent."));
-    data.verdicts.push(verdict(2, "k-001", "urgency", Mode::Two, Value::Likert(4), "Mode 2 agrees with not urgent."));
-    data.verdicts.push(verdict(3, "k-001", "urgency", Mode::Three, Value::Agreement(Agreement::Disagree), "Mode 3 disagrees."));
-    data.verdicts.push(verdict(3, "k-001", "work-pers", Mode::Three, Value::Agreement(Agreement::Agree), "Work."));
+    data.verdicts.push(verdict(
+        1,
+        "k-001",
+        "urgency",
+        Mode::One,
+        Value::Likert(2),
+        "Mode 1 thinks it is urgent.",
+    ));
+    data.verdicts.push(verdict(
+        2,
+        "k-001",
+        "urgency",
+        Mode::Two,
+        Value::Likert(4),
+        "Mode 2 agrees with not urgent.",
+    ));
+    data.verdicts.push(verdict(
+        3,
+        "k-001",
+        "urgency",
+        Mode::Three,
+        Value::Agreement(Agreement::Disagree),
+        "Mode 3 disagrees.",
+    ));
+    data.verdicts.push(verdict(
+        3,
+        "k-001",
+        "work-pers",
+        Mode::Three,
+        Value::Agreement(Agreement::Agree),
+        "Work.",
+    ));
     let mut app = app_with(data);
     key(&mut app, 'c');
     let s = screen(&app);
@@ -99,7 +226,13 @@ fn compare_view_shows_three_modes() {
     insta::assert_snapshot!("compare", s);
     // `r` starts the missing runs: work-pers lacks modes 1 and 2.
     let fx = key(&mut app, 'r');
-    let modes: Vec<Mode> = fx.iter().filter_map(|f| match f { Effect::StartRun { plan, .. } => Some(plan.mode), _ => None }).collect();
+    let modes: Vec<Mode> = fx
+        .iter()
+        .filter_map(|f| match f {
+            Effect::StartRun { plan, .. } => Some(plan.mode),
+            _ => None,
+        })
+        .collect();
     assert_eq!(modes, vec![Mode::One, Mode::Two]);
 }
 
@@ -162,23 +295,47 @@ fn a_huge_item_draws_quickly() {
     let _ = screen(&app);
     key(&mut app, 'j');
     let _ = screen(&app);
-    assert!(t0.elapsed() < std::time::Duration::from_secs(2), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        t0.elapsed()
+    );
 }
 
 #[test]
 fn disagreement_colours_come_from_the_theme() {
     let mut data = loaded();
-    data.verdicts.push(verdict(3, "k-001", "urgency", Mode::Two, Value::Likert(5), "Not urgent."));
+    data.verdicts.push(verdict(
+        3,
+        "k-001",
+        "urgency",
+        Mode::Two,
+        Value::Likert(5),
+        "Not urgent.",
+    ));
     let mut app = app_with(data);
     app.theme = jury::tui::theme::Theme::builtin("ansi16");
     let fx = key(&mut app, '1');
-    let Effect::SaveLabel { req, .. } = &fx[0] else { panic!() };
-    update(&mut app, Msg::LabelSaved { req: *req, result: Ok(()) });
+    let Effect::SaveLabel { req, .. } = &fx[0] else {
+        panic!()
+    };
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req: *req,
+            result: Ok(()),
+        },
+    );
     let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(50, 4)).unwrap();
-    t.draw(|f| f.render_widget(jury::tui::views::verdicts::VerdictPane(&app), f.area())).unwrap();
+    t.draw(|f| f.render_widget(jury::tui::views::verdicts::VerdictPane(&app), f.area()))
+        .unwrap();
     let buf = t.backend().buffer();
     // The ≠ mark uses the theme's disagreement_mark role.
-    let cell = buf.content().iter().find(|c| c.symbol() == "≠").expect("a mark");
+    let cell = buf
+        .content()
+        .iter()
+        .find(|c| c.symbol() == "≠")
+        .expect("a mark");
     assert_eq!(cell.bg, app.theme.disagreement_mark.bg.unwrap());
     insta::assert_snapshot!("disagreement_colours", format!("{buf:?}"));
 }

@@ -5,7 +5,7 @@ use tui_common::*;
 
 use crossterm::event::KeyCode;
 use jury::domain::*;
-use jury::tui::app::{mark, Filter, Pane, SaveState};
+use jury::tui::app::{Filter, Pane, SaveState, mark};
 use jury::tui::msg::{Effect, Msg};
 use jury::tui::update::update;
 
@@ -29,8 +29,17 @@ fn blind_labels_work_before_any_verdict() {
     // Not yet saved: pending until the store answers.
     let e = app.my_label(&l.key, Scale::Likert).unwrap();
     assert_eq!(e.state, SaveState::Pending(req));
-    update(&mut app, Msg::LabelSaved { req, result: Ok(()) });
-    assert_eq!(app.my_label(&l.key, Scale::Likert).unwrap().state, SaveState::Saved);
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req,
+            result: Ok(()),
+        },
+    );
+    assert_eq!(
+        app.my_label(&l.key, Scale::Likert).unwrap().state,
+        SaveState::Saved
+    );
     assert!(app.marks[0] & mark::LABELLED != 0);
     // a/d in a Likert mode store on the agreement scale, beside the Likert label.
     let (_, l) = saved_label(&key(&mut app, 'd'));
@@ -48,16 +57,32 @@ fn blind_labels_work_before_any_verdict() {
 fn a_failed_write_stays_unsaved_and_can_be_retried() {
     let mut app = app();
     let (req, l) = saved_label(&key(&mut app, '2'));
-    update(&mut app, Msg::LabelSaved { req, result: Err("the database is busy".into()) });
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req,
+            result: Err("the database is busy".into()),
+        },
+    );
     let e = app.my_label(&l.key, Scale::Likert).unwrap();
     assert!(matches!(e.state, SaveState::Unsaved(_)));
-    assert_eq!(e.label.value, Value::Likert(2), "the value is kept, not lost");
+    assert_eq!(
+        e.label.value,
+        Value::Likert(2),
+        "the value is kept, not lost"
+    );
     assert_eq!(app.unsaved_count(), 1);
     let s = screen(&app);
     assert!(s.contains("UNSAVED") && s.contains("NOT saved"), "{s}");
     let (req2, l2) = saved_label(&key(&mut app, 's'));
     assert_eq!(l2.value, Value::Likert(2));
-    update(&mut app, Msg::LabelSaved { req: req2, result: Ok(()) });
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req: req2,
+            result: Ok(()),
+        },
+    );
     assert_eq!(app.unsaved_count(), 0);
 }
 
@@ -66,22 +91,50 @@ fn a_late_answer_for_an_older_write_does_not_mark_the_newer_one_saved() {
     let mut app = app();
     let (r1, _) = saved_label(&key(&mut app, '2'));
     let (r2, l) = saved_label(&key(&mut app, '5'));
-    update(&mut app, Msg::LabelSaved { req: r1, result: Ok(()) });
-    assert_eq!(app.my_label(&l.key, Scale::Likert).unwrap().state, SaveState::Pending(r2));
-    update(&mut app, Msg::LabelSaved { req: r2, result: Ok(()) });
-    assert_eq!(app.my_label(&l.key, Scale::Likert).unwrap().state, SaveState::Saved);
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req: r1,
+            result: Ok(()),
+        },
+    );
+    assert_eq!(
+        app.my_label(&l.key, Scale::Likert).unwrap().state,
+        SaveState::Pending(r2)
+    );
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req: r2,
+            result: Ok(()),
+        },
+    );
+    assert_eq!(
+        app.my_label(&l.key, Scale::Likert).unwrap().state,
+        SaveState::Saved
+    );
 }
 
 #[test]
 fn blind_review_hides_the_judge_until_labelled() {
     let mut data = loaded();
-    data.verdicts.push(verdict(1, "k-001", "urgency", Mode::Two, Value::Likert(1), "Urgent: a 2pm deadline."));
+    data.verdicts.push(verdict(
+        1,
+        "k-001",
+        "urgency",
+        Mode::Two,
+        Value::Likert(1),
+        "Urgent: a 2pm deadline.",
+    ));
     let mut app = app_with(data);
     key(&mut app, 'b');
     let s = screen(&app);
     assert!(s.contains("J hidden") && !s.contains("2pm deadline"), "{s}");
     let (_, l) = saved_label(&key(&mut app, '2'));
-    assert_eq!(l.replaced_judge_value, None, "the person did not see the judge");
+    assert_eq!(
+        l.replaced_judge_value, None,
+        "the person did not see the judge"
+    );
     let s = screen(&app);
     assert!(s.contains("J 1") && s.contains("2pm deadline"), "{s}");
 }
@@ -92,7 +145,13 @@ fn notes_need_a_label_then_save_with_it() {
     assert!(key(&mut app, 'n').is_empty());
     assert!(app.popup.is_none());
     let (req, _) = saved_label(&key(&mut app, '4'));
-    update(&mut app, Msg::LabelSaved { req, result: Ok(()) });
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req,
+            result: Ok(()),
+        },
+    );
     key(&mut app, 'n');
     assert!(app.popup.is_some());
     for c in "kettles!".chars() {
@@ -130,18 +189,28 @@ fn keys_move_focus_rows_mode_filter_and_search() {
     assert_eq!(app.filtered.len(), 3);
     // R runs over the filtered list.
     let fx = key(&mut app, 'R');
-    assert!(matches!(&fx[..], [Effect::StartRun { plan, .. }] if plan.item_ids.len() == 3 && plan.mode == Mode::Three));
+    assert!(
+        matches!(&fx[..], [Effect::StartRun { plan, .. }] if plan.item_ids.len() == 3 && plan.mode == Mode::Three)
+    );
     // Esc cancels a running run.
     let fx = code(&mut app, KeyCode::Esc);
     assert!(matches!(&fx[..], [Effect::CancelRun { .. }]));
-    assert!(key(&mut app, 'q').iter().any(|f| matches!(f, Effect::CancelRun { .. })));
+    assert!(
+        key(&mut app, 'q')
+            .iter()
+            .any(|f| matches!(f, Effect::CancelRun { .. }))
+    );
     assert!(app.quit);
 }
 
 #[test]
 fn pickers_choose_persona_and_all_perspectives() {
     let mut data = loaded();
-    data.perspectives.push(Perspective { id: "sender".into(), name: "Sender".into(), text: "As the sender".into() });
+    data.perspectives.push(Perspective {
+        id: "sender".into(),
+        name: "Sender".into(),
+        text: "As the sender".into(),
+    });
     let mut app = app_with(data);
     assert_eq!(app.rows().len(), 2);
     key(&mut app, 'v');
@@ -163,8 +232,16 @@ fn personas_view_edits_and_creates() {
     key(&mut app, 'N');
     assert!(app.popup.is_some());
     // ctrl-s saves the JSON in the editor.
-    let fx = update(&mut app, Msg::Key(crossterm::event::KeyEvent::new(KeyCode::Char('s'), crossterm::event::KeyModifiers::CONTROL)));
-    let [Effect::SavePersona(p)] = &fx[..] else { panic!("{fx:?}") };
+    let fx = update(
+        &mut app,
+        Msg::Key(crossterm::event::KeyEvent::new(
+            KeyCode::Char('s'),
+            crossterm::event::KeyModifiers::CONTROL,
+        )),
+    );
+    let [Effect::SavePersona(p)] = &fx[..] else {
+        panic!("{fx:?}")
+    };
     assert_eq!(p.id, "new-persona");
     update(&mut app, Msg::PersonaSaved(Ok(p.clone())));
     assert_eq!(app.personas.len(), 2);
@@ -173,8 +250,22 @@ fn personas_view_edits_and_creates() {
 #[test]
 fn agreement_rows_count_judge_vs_human() {
     let mut data = loaded();
-    data.verdicts.push(verdict(1, "k-001", "urgency", Mode::Two, Value::Likert(1), "urgent"));
-    data.verdicts.push(verdict(1, "k-002", "urgency", Mode::Two, Value::Likert(5), "not urgent"));
+    data.verdicts.push(verdict(
+        1,
+        "k-001",
+        "urgency",
+        Mode::Two,
+        Value::Likert(1),
+        "urgent",
+    ));
+    data.verdicts.push(verdict(
+        1,
+        "k-002",
+        "urgency",
+        Mode::Two,
+        Value::Likert(5),
+        "not urgent",
+    ));
     let mut app = app_with(data);
     saved_label(&key(&mut app, '2'));
     key(&mut app, 'j');
@@ -191,15 +282,18 @@ fn agreement_rows_count_judge_vs_human() {
 fn prompt_view_shows_the_request() {
     let mut app = app();
     key(&mut app, 'W');
-    let jury::tui::app::View::Prompt { text, .. } = &app.view else { panic!() };
+    let jury::tui::app::View::Prompt { text, .. } = &app.view else {
+        panic!()
+    };
     assert!(text.contains("get_evaluations"), "{text}");
     assert!(text.contains("k-001"));
 }
 
 #[test]
 fn incremental_stream_sanitising_matches_the_whole() {
-    use jury::tui::app::{Stream, MAX_VERDICT_CHARS};
-    let full = "The item \x1b[2J says \u{202E}urgent\u{202C}; the classifier said 'not'. ".repeat(200);
+    use jury::tui::app::{MAX_VERDICT_CHARS, Stream};
+    let full =
+        "The item \x1b[2J says \u{202E}urgent\u{202C}; the classifier said 'not'. ".repeat(200);
     let mut s = Stream::new(1);
     let mut end = 0;
     while end < full.len() {
@@ -209,7 +303,10 @@ fn incremental_stream_sanitising_matches_the_whole() {
         }
         s.set(&full[..end]);
     }
-    assert_eq!(s.text, jury::sanitize::for_display(&full, MAX_VERDICT_CHARS));
+    assert_eq!(
+        s.text,
+        jury::sanitize::for_display(&full, MAX_VERDICT_CHARS)
+    );
     // A text that does not extend the previous one starts over.
     s.set("different");
     assert_eq!(s.text, "different");

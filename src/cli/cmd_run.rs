@@ -161,7 +161,7 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
         if a.json {
             println!(
                 "{}",
-                serde_json::json!({"status": "nothing_to_do", "skipped_already_judged": plan.skipped, "note": msg})
+                serde_json::json!({"status": "nothing_to_do", "total": 0, "completed": 0, "failed": 0, "skipped_already_judged": plan.skipped, "note": msg})
             );
         } else {
             println!("{msg}");

@@ -63,7 +63,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             // A new workspace starts with the sample data (DESIGN §5).
             // JURY_SAMPLE_DATA names another directory to seed new workspaces with.
             let sample = std::env::var_os("JURY_SAMPLE_DATA").map(std::path::PathBuf::from);
-            crate::tui::run(s, crate::tui::TuiOptions { sample_data_dir: sample })?;
+            crate::tui::run(
+                s,
+                crate::tui::TuiOptions {
+                    sample_data_dir: sample,
+                },
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Import(a) => {

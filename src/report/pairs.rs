@@ -71,10 +71,18 @@ struct Judged {
 }
 
 /// Pairs for every comparison, from all verdicts, labels and runs.
-pub fn build(verdicts: Vec<Verdict>, labels: &[Label], runs: &[Run]) -> BTreeMap<Comparison, Vec<Pair>> {
-    let prompt_of: HashMap<i64, String> = runs.iter().map(|r| (r.id, r.spec.prompt_hash.clone())).collect();
+pub fn build(
+    verdicts: Vec<Verdict>,
+    labels: &[Label],
+    runs: &[Run],
+) -> BTreeMap<Comparison, Vec<Pair>> {
+    let prompt_of: HashMap<i64, String> = runs
+        .iter()
+        .map(|r| (r.id, r.spec.prompt_hash.clone()))
+        .collect();
     // The latest verdict per (judge configuration, combination) stands for that judge.
-    let mut latest: HashMap<(String, Option<Mode>, String, String, ComboKey, String), Judged> = HashMap::new();
+    let mut latest: HashMap<(String, Option<Mode>, String, String, ComboKey, String), Judged> =
+        HashMap::new();
     let mut all_by_key: HashMap<(ComboKey, String), Vec<Judged>> = HashMap::new();
     for v in verdicts {
         let prompt_hash = prompt_of.get(&v.run_id).cloned().unwrap_or_default();
@@ -111,12 +119,19 @@ pub fn build(verdicts: Vec<Verdict>, labels: &[Label], runs: &[Run]) -> BTreeMap
     // combination and persona.
     let mut labels_by_key: HashMap<(ComboKey, String), Vec<&Label>> = HashMap::new();
     for l in labels {
-        labels_by_key.entry((l.key.clone(), l.persona_id.clone())).or_default().push(l);
+        labels_by_key
+            .entry((l.key.clone(), l.persona_id.clone()))
+            .or_default()
+            .push(l);
     }
     let mut standing: Vec<&Judged> = latest.values().collect();
     standing.sort_by(|a, b| (&a.v.key, a.v.run_id).cmp(&(&b.v.key, b.v.run_id)));
     for j in &standing {
-        for l in labels_by_key.get(&(j.v.key.clone(), j.v.persona_id.clone())).into_iter().flatten() {
+        for l in labels_by_key
+            .get(&(j.v.key.clone(), j.v.persona_id.clone()))
+            .into_iter()
+            .flatten()
+        {
             // Prefer a label on the verdict's own scale when the person gave both.
             let same_scale_exists = labels_by_key[&(j.v.key.clone(), j.v.persona_id.clone())]
                 .iter()
@@ -144,7 +159,12 @@ pub fn build(verdicts: Vec<Verdict>, labels: &[Label], runs: &[Run]) -> BTreeMap
                 if a.who != b.who && a.value.scale() == b.value.scale() {
                     let (a, b) = if a.who <= b.who { (a, b) } else { (b, a) };
                     out.entry(Comparison::HumanVsHuman).or_default().push(Pair {
-                        ctx: PairContext { key: k.0.clone(), persona: k.1.clone(), mode: None, model: String::new() },
+                        ctx: PairContext {
+                            key: k.0.clone(),
+                            persona: k.1.clone(),
+                            mode: None,
+                            model: String::new(),
+                        },
                         left: a.who.clone(),
                         right: b.who.clone(),
                         a: a.value,
@@ -163,31 +183,42 @@ pub fn build(verdicts: Vec<Verdict>, labels: &[Label], runs: &[Run]) -> BTreeMap
         by_combo.entry(&j.v.key).or_default().push(j);
     }
     for same in by_combo.values() {
-    for (i, a) in same.iter().enumerate() {
-        for b in &same[i + 1..] {
-            if a.v.protocol != b.v.protocol {
-                continue;
+        for (i, a) in same.iter().enumerate() {
+            for b in &same[i + 1..] {
+                if a.v.protocol != b.v.protocol {
+                    continue;
+                }
+                let same_persona = a.v.persona_id == b.v.persona_id;
+                let same_mode = a.v.mode == b.v.mode;
+                let same_model = a.v.model == b.v.model;
+                let same_prompt = a.prompt_hash == b.prompt_hash;
+                let which = match (same_persona, same_mode, same_model, same_prompt) {
+                    (true, false, true, _) => Comparison::ModeVsMode,
+                    (false, true, true, true) => Comparison::PersonaVsPersona,
+                    (true, true, false, true) => Comparison::ModelVsModel,
+                    (true, true, true, false) => Comparison::PromptVsPrompt,
+                    _ => continue,
+                };
+                let (a, b) = order(a, b, which);
+                let (la, lb) = match which {
+                    Comparison::PersonaVsPersona => {
+                        (a.v.persona_id.clone(), b.v.persona_id.clone())
+                    }
+                    Comparison::PromptVsPrompt => (
+                        format!("prompts {}", a.prompt_hash),
+                        format!("prompts {}", b.prompt_hash),
+                    ),
+                    _ => (judge_name(a), judge_name(b)),
+                };
+                out.entry(which).or_default().push(Pair {
+                    ctx: ctx(a),
+                    left: la,
+                    right: lb,
+                    a: a.v.value,
+                    b: b.v.value,
+                });
             }
-            let same_persona = a.v.persona_id == b.v.persona_id;
-            let same_mode = a.v.mode == b.v.mode;
-            let same_model = a.v.model == b.v.model;
-            let same_prompt = a.prompt_hash == b.prompt_hash;
-            let which = match (same_persona, same_mode, same_model, same_prompt) {
-                (true, false, true, _) => Comparison::ModeVsMode,
-                (false, true, true, true) => Comparison::PersonaVsPersona,
-                (true, true, false, true) => Comparison::ModelVsModel,
-                (true, true, true, false) => Comparison::PromptVsPrompt,
-                _ => continue,
-            };
-            let (a, b) = order(a, b, which);
-            let (la, lb) = match which {
-                Comparison::PersonaVsPersona => (a.v.persona_id.clone(), b.v.persona_id.clone()),
-                Comparison::PromptVsPrompt => (format!("prompts {}", a.prompt_hash), format!("prompts {}", b.prompt_hash)),
-                _ => (judge_name(a), judge_name(b)),
-            };
-            out.entry(which).or_default().push(Pair { ctx: ctx(a), left: la, right: lb, a: a.v.value, b: b.v.value });
         }
-    }
     }
 
     // Run vs run (test-retest): the same judge configuration run twice.

@@ -3,7 +3,9 @@
 
 use super::keymap::Keymap;
 use super::theme::Theme;
-use crate::domain::{ComboKey, Failure, Item, Label, Mode, Persona, Perspective, Run, Value, Verdict};
+use crate::domain::{
+    ComboKey, Failure, Item, Label, Mode, Persona, Perspective, Run, Value, Verdict,
+};
 use crate::engine::Progress;
 use crate::sanitize;
 use ratatui_textarea::TextArea;
@@ -117,7 +119,10 @@ pub struct Stream {
 
 impl Stream {
     pub fn new(tag: u64) -> Stream {
-        Stream { tag, ..Default::default() }
+        Stream {
+            tag,
+            ..Default::default()
+        }
     }
 
     /// Takes the whole text so far; sanitises only what is new when it
@@ -308,16 +313,36 @@ pub struct App {
 
 impl App {
     pub fn new(data: Loaded, keymap: Keymap, theme: Theme, model: &str, who: &str) -> App {
-        let Loaded { items, personas, perspectives, verdicts, labels } = data;
-        let rest = Loaded { items: Vec::new(), personas, perspectives, verdicts, labels };
+        let Loaded {
+            items,
+            personas,
+            perspectives,
+            verdicts,
+            labels,
+        } = data;
+        let rest = Loaded {
+            items: Vec::new(),
+            personas,
+            perspectives,
+            verdicts,
+            labels,
+        };
         App::with_items(items, rest, keymap, theme, model, who)
     }
 
     /// Builds the state from items as they come (a streaming store read
     /// never holds every full `Item` at once); `data.items` is ignored.
-    pub fn with_items(items: impl IntoIterator<Item = Item>, data: Loaded, keymap: Keymap, theme: Theme, model: &str, who: &str) -> App {
+    pub fn with_items(
+        items: impl IntoIterator<Item = Item>,
+        data: Loaded,
+        keymap: Keymap,
+        theme: Theme,
+        model: &str,
+        who: &str,
+    ) -> App {
         let mut interner = super::items::Interner::default();
-        let rows: Vec<super::items::ItemRow> = items.into_iter().map(|it| interner.row(it)).collect();
+        let rows: Vec<super::items::ItemRow> =
+            items.into_iter().map(|it| interner.row(it)).collect();
         drop(interner);
         let n = rows.len();
         let mut app = App {
@@ -362,11 +387,17 @@ impl App {
             quit: false,
             spinner: 0,
             prompts: std::sync::Arc::new(crate::prompt::PromptSet::embedded()),
-            preview_cfg: crate::provider::ProviderConfig::new("http://127.0.0.1/v1".to_string(), model.to_string()),
+            preview_cfg: crate::provider::ProviderConfig::new(
+                "http://127.0.0.1/v1".to_string(),
+                model.to_string(),
+            ),
         };
         for mut v in data.verdicts {
             v.raw = String::new();
-            app.verdicts.entry(v.key.item_id.clone()).or_default().push(v);
+            app.verdicts
+                .entry(v.key.item_id.clone())
+                .or_default()
+                .push(v);
         }
         for l in data.labels {
             app.labels
@@ -468,21 +499,22 @@ impl App {
 
     /// This person's label for a combination on the current persona: the one
     /// on `prefer`'s scale, else one on another scale.
-    pub fn my_label(
-        &self,
-        key: &ComboKey,
-        prefer: crate::domain::Scale,
-    ) -> Option<&LabelEntry> {
+    pub fn my_label(&self, key: &ComboKey, prefer: crate::domain::Scale) -> Option<&LabelEntry> {
         let persona = self.persona_id();
         let mine: Vec<&LabelEntry> = self
             .labels
             .get(&key.item_id)?
             .iter()
-            .filter(|e| e.label.key == *key && e.label.persona_id == persona && e.label.who == self.who)
+            .filter(|e| {
+                e.label.key == *key && e.label.persona_id == persona && e.label.who == self.who
+            })
             .collect();
         mine.iter()
             .find(|e| e.label.value.scale() == prefer)
-            .or_else(|| mine.iter().max_by(|a, b| a.label.created_at.cmp(&b.label.created_at)))
+            .or_else(|| {
+                mine.iter()
+                    .max_by(|a, b| a.label.created_at.cmp(&b.label.created_at))
+            })
             .copied()
     }
 
@@ -500,7 +532,11 @@ impl App {
 
     /// Session cost: the sum of this session's runs.
     pub fn cost(&self) -> Option<f64> {
-        let costs: Vec<f64> = self.runs.iter().filter_map(|r| r.progress.cost_usd).collect();
+        let costs: Vec<f64> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.progress.cost_usd)
+            .collect();
         (!costs.is_empty()).then(|| costs.iter().sum())
     }
 
@@ -584,13 +620,18 @@ impl App {
                 let it = &self.items[i];
                 let mut warnings = Vec::new();
                 if self.marks[i] & mark::HIDDEN != 0 {
-                    warnings.push("holds control, bidi or invisible characters (shown escaped)".into());
+                    warnings
+                        .push("holds control, bidi or invisible characters (shown escaped)".into());
                 }
                 if self.marks[i] & mark::INSTRUCTS != 0 {
                     warnings.push("looks like it tries to instruct the judge".into());
                 }
                 if it.text.len() > MAX_ITEM_CHARS {
-                    warnings.push(format!("long text: {} bytes, first {} characters shown", it.text.len(), MAX_ITEM_CHARS));
+                    warnings.push(format!(
+                        "long text: {} bytes, first {} characters shown",
+                        it.text.len(),
+                        MAX_ITEM_CHARS
+                    ));
                 }
                 Detail {
                     index: Some(i),

@@ -42,15 +42,28 @@ impl Executor {
             .name("jury-label-writer".into())
             .spawn(move || label_writer(path, lrx, reply))
             .ok();
-        Executor { tx, db_path, engine, labels: Some(ltx), writer, cancels: HashMap::new() }
+        Executor {
+            tx,
+            db_path,
+            engine,
+            labels: Some(ltx),
+            writer,
+            cancels: HashMap::new(),
+        }
     }
 
     pub fn run(&mut self, fx: Effect) {
         match fx {
             Effect::SaveLabel { req, label } => {
-                let sent = self.labels.as_ref().is_some_and(|l| l.send(LabelJob { req, label }).is_ok());
+                let sent = self
+                    .labels
+                    .as_ref()
+                    .is_some_and(|l| l.send(LabelJob { req, label }).is_ok());
                 if !sent {
-                    let _ = self.tx.send(Msg::LabelSaved { req, result: Err("the label writer is not running".into()) });
+                    let _ = self.tx.send(Msg::LabelSaved {
+                        req,
+                        result: Err("the label writer is not running".into()),
+                    });
                 }
             }
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),
@@ -69,7 +82,9 @@ impl Executor {
             Effect::SavePersona(p) => {
                 let (path, tx) = (self.db_path.clone(), self.tx.clone());
                 tokio::task::spawn_blocking(move || {
-                    let r = Store::open(&path).and_then(|mut s| s.upsert_persona(&p)).map(|_| p);
+                    let r = Store::open(&path)
+                        .and_then(|mut s| s.upsert_persona(&p))
+                        .map(|_| p);
                     let _ = tx.send(Msg::PersonaSaved(r.map_err(|e| e.to_string())));
                 });
             }
@@ -78,7 +93,10 @@ impl Executor {
 
     fn start_run(&mut self, tag: u64, plan: RunPlan) {
         let Some(cfg) = self.engine.config.clone() else {
-            let _ = self.tx.send(Msg::RunEnded { tag, error: Some(crate::config::NO_ENDPOINT.into()) });
+            let _ = self.tx.send(Msg::RunEnded {
+                tag,
+                error: Some(crate::config::NO_ENDPOINT.into()),
+            });
             return;
         };
         let mut req = RunRequest::new(plan.mode, &plan.persona_id, plan.perspective_ids);
@@ -122,20 +140,30 @@ impl Drop for Executor {
 }
 
 /// Owns a store connection; answers every job with saved or the error.
-fn label_writer(path: PathBuf, jobs: std::sync::mpsc::Receiver<LabelJob>, reply: UnboundedSender<Msg>) {
+fn label_writer(
+    path: PathBuf,
+    jobs: std::sync::mpsc::Receiver<LabelJob>,
+    reply: UnboundedSender<Msg>,
+) {
     let mut store: Option<Store> = None;
     for job in jobs {
         if store.is_none() {
             match Store::open(&path) {
                 Ok(s) => store = Some(s),
                 Err(e) => {
-                    let _ = reply.send(Msg::LabelSaved { req: job.req, result: Err(e.to_string()) });
+                    let _ = reply.send(Msg::LabelSaved {
+                        req: job.req,
+                        result: Err(e.to_string()),
+                    });
                     continue;
                 }
             }
         }
         let Some(s) = store.as_mut() else { continue };
         let result = s.upsert_label(&job.label).map_err(|e| e.to_string());
-        let _ = reply.send(Msg::LabelSaved { req: job.req, result });
+        let _ = reply.send(Msg::LabelSaved {
+            req: job.req,
+            result,
+        });
     }
 }

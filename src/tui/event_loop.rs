@@ -30,7 +30,12 @@ fn apply(app: &mut App, exec: &mut Executor, msg: Msg) {
     }
 }
 
-pub async fn run(terminal: &mut DefaultTerminal, app: &mut App, exec: &mut Executor, mut rx: UnboundedReceiver<Msg>) -> anyhow::Result<()> {
+pub async fn run(
+    terminal: &mut DefaultTerminal,
+    app: &mut App,
+    exec: &mut Executor,
+    mut rx: UnboundedReceiver<Msg>,
+) -> anyhow::Result<()> {
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(120));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -47,7 +52,11 @@ pub async fn run(terminal: &mut DefaultTerminal, app: &mut App, exec: &mut Execu
         if app.quit {
             return Ok(());
         }
-        let wake = if dirty { last_draw + FRAME } else { Instant::now() + Duration::from_secs(3600) };
+        let wake = if dirty {
+            last_draw + FRAME
+        } else {
+            Instant::now() + Duration::from_secs(3600)
+        };
         tokio::select! {
             ev = events.next() => match ev {
                 Some(Ok(ev)) => if let Some(m) = to_msg(ev) { apply(app, exec, m); dirty = true; },

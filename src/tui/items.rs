@@ -58,7 +58,11 @@ impl ItemRow {
                 })
                 .collect(),
             kind: self.kind.to_string(),
-            payload: self.payload.as_deref().cloned().unwrap_or(serde_json::Value::Null),
+            payload: self
+                .payload
+                .as_deref()
+                .cloned()
+                .unwrap_or(serde_json::Value::Null),
         }
     }
 }
@@ -96,7 +100,11 @@ impl Interner {
         let source = match self.sources.get(&key) {
             Some(s) => s.clone(),
             None => {
-                let s = Arc::new(Source { kind: key.0.clone(), originator: key.1.clone(), channel: key.2.clone() });
+                let s = Arc::new(Source {
+                    kind: key.0.clone(),
+                    originator: key.1.clone(),
+                    channel: key.2.clone(),
+                });
                 self.sources.insert(key, s.clone());
                 s
             }
@@ -114,7 +122,11 @@ impl Interner {
             .into_iter()
             .map(|c| ClsRow {
                 selected: c.selected.map(|s| self.str(s)),
-                meta: self.meta(ClsMeta { id: c.id, description: c.description, available: c.available }),
+                meta: self.meta(ClsMeta {
+                    id: c.id,
+                    description: c.description,
+                    available: c.available,
+                }),
             })
             .collect();
         let kind = self.str(it.kind);
@@ -143,7 +155,12 @@ mod tests {
         let item = |id: &str| Item {
             id: id.into(),
             title: "t".into(),
-            classifications: vec![Classification { id: "u".into(), description: "d".into(), available: vec!["a".into(), "not".into()], selected: None }],
+            classifications: vec![Classification {
+                id: "u".into(),
+                description: "d".into(),
+                available: vec!["a".into(), "not".into()],
+                selected: None,
+            }],
             ..Default::default()
         };
         let mut i = Interner::default();
@@ -153,7 +170,10 @@ mod tests {
         assert_eq!(i.row(with_payload.clone()).to_item(), with_payload);
         let a = i.row(item("1"));
         let b = i.row(item("2"));
-        assert!(Arc::ptr_eq(&a.classifications[0].meta, &b.classifications[0].meta));
+        assert!(Arc::ptr_eq(
+            &a.classifications[0].meta,
+            &b.classifications[0].meta
+        ));
         assert_eq!(a.to_item(), item("1"));
     }
 }

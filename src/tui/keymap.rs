@@ -172,9 +172,8 @@ impl Keymap {
                 self.map.remove(&combo);
                 continue;
             }
-            let action: Action =
-                serde_json::from_value(serde_json::Value::String(action.clone()))
-                    .map_err(|_| format!("key '{key}': unknown action '{action}'"))?;
+            let action: Action = serde_json::from_value(serde_json::Value::String(action.clone()))
+                .map_err(|_| format!("key '{key}': unknown action '{action}'"))?;
             self.map.insert(combo, action);
         }
         Ok(())
@@ -236,7 +235,8 @@ mod tests {
     #[test]
     fn user_file_overrides_and_unbinds() {
         let mut k = Keymap::default_map();
-        k.merge_toml("[keys]\nx = \"quit\"\nq = \"none\"\n").unwrap();
+        k.merge_toml("[keys]\nx = \"quit\"\nq = \"none\"\n")
+            .unwrap();
         let ev = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
         assert_eq!(k.action(&ev('x')), Some(Action::Quit));
         assert_eq!(k.action(&ev('q')), None);

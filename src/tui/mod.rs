@@ -59,7 +59,10 @@ pub fn build_app(settings: &Settings, data: Loaded) -> (App, Vec<String>) {
     let mut app = App::new(data, keymap, theme, &settings.model, &settings.who);
     app.endpoint_error = settings.provider().err();
     if let Ok(cfg) = settings.provider() {
-        app.preview_cfg = crate::provider::ProviderConfig { api_key: None, ..cfg };
+        app.preview_cfg = crate::provider::ProviderConfig {
+            api_key: None,
+            ..cfg
+        };
     }
     (app, kw.into_iter().chain(tw).collect())
 }
@@ -74,10 +77,18 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         // given, else the copy compiled into the binary (works from anywhere).
         let (r, from) = match opts.sample_data_dir.filter(|d| d.exists()) {
             Some(dir) => (
-                crate::import::import_paths(&mut store, std::slice::from_ref(&dir), true, &settings.who)?,
+                crate::import::import_paths(
+                    &mut store,
+                    std::slice::from_ref(&dir),
+                    true,
+                    &settings.who,
+                )?,
                 dir.display().to_string(),
             ),
-            None => (crate::import::import_sample(&mut store, &settings.who)?, "the bundled sample data".into()),
+            None => (
+                crate::import::import_sample(&mut store, &settings.who)?,
+                "the bundled sample data".into(),
+            ),
         };
         notes.push(format!(
             "new workspace: loaded {} items, {} personas, {} perspectives from {}",
@@ -86,7 +97,9 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     }
     let data = load(&store)?;
     drop(store);
-    let prompts = Arc::new(crate::prompt::PromptSet::load(settings.prompts_dir.as_deref())?);
+    let prompts = Arc::new(crate::prompt::PromptSet::load(
+        settings.prompts_dir.as_deref(),
+    )?);
     let (mut app, warnings) = build_app(&settings, data);
     app.prompts = prompts.clone();
     if let Some(w) = warnings.into_iter().next() {
@@ -95,13 +108,19 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         app.message = Some((Level::Info, crate::sanitize::one_line(&n, 300)));
     }
     let engine = effects::EngineLink {
-        config: settings.provider().ok().map(|provider| crate::engine::EngineConfig {
-            db_path: settings.db_path.clone(),
-            provider,
-            prompts,
-        }),
+        config: settings
+            .provider()
+            .ok()
+            .map(|provider| crate::engine::EngineConfig {
+                db_path: settings.db_path.clone(),
+                provider,
+                prompts,
+            }),
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let mut exec = effects::Executor::new(settings.db_path.clone(), engine, tx);

@@ -14,11 +14,20 @@ pub enum Msg {
     /// A timer tick (spinner, elapsed time).
     Tick,
     /// An engine event from the run this session tagged `tag`.
-    Engine { tag: u64, event: EngineEvent },
+    Engine {
+        tag: u64,
+        event: EngineEvent,
+    },
     /// A run task ended; `error` when it could not start or ended in a fatal error.
-    RunEnded { tag: u64, error: Option<String> },
+    RunEnded {
+        tag: u64,
+        error: Option<String>,
+    },
     /// The label writer answered request `req`.
-    LabelSaved { req: u64, result: Result<(), String> },
+    LabelSaved {
+        req: u64,
+        result: Result<(), String>,
+    },
     RunsLoaded(Result<(Vec<Run>, Vec<Failure>), String>),
     PersonaSaved(Result<Persona, String>),
 }
@@ -27,9 +36,17 @@ pub enum Msg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Write a label durably and answer with `Msg::LabelSaved { req }`.
-    SaveLabel { req: u64, label: Label },
-    StartRun { tag: u64, plan: RunPlan },
-    CancelRun { tag: u64 },
+    SaveLabel {
+        req: u64,
+        label: Label,
+    },
+    StartRun {
+        tag: u64,
+        plan: RunPlan,
+    },
+    CancelRun {
+        tag: u64,
+    },
     /// Read runs and failures from the store (answers `Msg::RunsLoaded`).
     LoadRuns,
     SavePersona(Persona),

@@ -15,7 +15,14 @@ pub fn preview_text(app: &App) -> String {
         return "no perspective selected".into();
     }
     let boundary = crate::protocol::new_boundary();
-    let call = match crate::protocol::awag::preview(app.prompts.clone(), app.mode, persona, &persp, item, &boundary) {
+    let call = match crate::protocol::awag::preview(
+        app.prompts.clone(),
+        app.mode,
+        persona,
+        &persp,
+        item,
+        &boundary,
+    ) {
         Ok(c) => c,
         Err(e) => return format!("cannot build the request: {}", sanitize::one_line(&e, 300)),
     };
@@ -28,7 +35,12 @@ pub fn preview_text(app: &App) -> String {
         app.prompts.hash()
     );
     for (i, m) in call.messages.iter().enumerate() {
-        out.push_str(&format!("── message {} · {} ──\n{}\n\n", i + 1, m.role, m.content));
+        out.push_str(&format!(
+            "── message {} · {} ──\n{}\n\n",
+            i + 1,
+            m.role,
+            m.content
+        ));
     }
     out.push_str("── tools ──\n");
     out.push_str(&serde_json::to_string_pretty(&body["tools"]).unwrap_or_default());

@@ -186,10 +186,26 @@ mod tests {
         for (role, spec) in &file.roles {
             for c in [&spec.fg, &spec.bg].into_iter().flatten() {
                 let col = parse_color(c).unwrap();
-                let ok = matches!(col, Color::Black | Color::Red | Color::Green | Color::Yellow
-                    | Color::Blue | Color::Magenta | Color::Cyan | Color::Gray | Color::DarkGray
-                    | Color::LightRed | Color::LightGreen | Color::LightYellow | Color::LightBlue
-                    | Color::LightMagenta | Color::LightCyan | Color::White | Color::Reset);
+                let ok = matches!(
+                    col,
+                    Color::Black
+                        | Color::Red
+                        | Color::Green
+                        | Color::Yellow
+                        | Color::Blue
+                        | Color::Magenta
+                        | Color::Cyan
+                        | Color::Gray
+                        | Color::DarkGray
+                        | Color::LightRed
+                        | Color::LightGreen
+                        | Color::LightYellow
+                        | Color::LightBlue
+                        | Color::LightMagenta
+                        | Color::LightCyan
+                        | Color::White
+                        | Color::Reset
+                );
                 assert!(ok, "{role}: {c}");
             }
         }

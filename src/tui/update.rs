@@ -49,7 +49,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::PersonaSaved(r) => match r {
             Ok(p) => {
-                app.message = Some((Level::Info, format!("persona {} saved", sanitize::one_line(&p.id, 60))));
+                app.message = Some((
+                    Level::Info,
+                    format!("persona {} saved", sanitize::one_line(&p.id, 60)),
+                ));
                 match app.personas.iter_mut().find(|x| x.id == p.id) {
                     Some(x) => *x = p,
                     None => {
@@ -58,7 +61,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                     }
                 }
             }
-            Err(e) => app.message = Some((Level::Error, format!("persona NOT saved: {}", sanitize::one_line(&e, 200)))),
+            Err(e) => {
+                app.message = Some((
+                    Level::Error,
+                    format!("persona NOT saved: {}", sanitize::one_line(&e, 200)),
+                ))
+            }
         },
     }
     fx
@@ -125,21 +133,40 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         Judge => {
             if let View::Personas { cursor } = app.view
-                && cursor < app.personas.len() {
-                    app.persona = cursor;
-                    app.message = Some((Level::Info, format!("persona: {}", sanitize::one_line(&app.personas[cursor].name, 60))));
-                }
+                && cursor < app.personas.len()
+            {
+                app.persona = cursor;
+                app.message = Some((
+                    Level::Info,
+                    format!(
+                        "persona: {}",
+                        sanitize::one_line(&app.personas[cursor].name, 60)
+                    ),
+                ));
+            }
         }
         RunFiltered => {
-            let ids: Vec<String> = app.filtered.iter().map(|i| app.items[*i as usize].id.to_string()).collect();
+            let ids: Vec<String> = app
+                .filtered
+                .iter()
+                .map(|i| app.items[*i as usize].id.to_string())
+                .collect();
             start_run(app, app.mode, ids, fx);
         }
         RunMissing => {
             if app.view != View::Compare {
-                app.message = Some((Level::Info, format!("open compare ({}) to start missing runs", app.keymap.hint(Compare))));
+                app.message = Some((
+                    Level::Info,
+                    format!(
+                        "open compare ({}) to start missing runs",
+                        app.keymap.hint(Compare)
+                    ),
+                ));
                 return;
             }
-            let Some(item) = app.current_item() else { return };
+            let Some(item) = app.current_item() else {
+                return;
+            };
             let id = item.id.clone();
             let rows = app.rows();
             let persona = app.persona_id().to_string();
@@ -147,12 +174,16 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 .into_iter()
                 .filter(|m| {
                     rows.iter().any(|r| {
-                        app.combo(r).is_some_and(|k| app.verdict(&k, &persona, *m).is_none())
+                        app.combo(r)
+                            .is_some_and(|k| app.verdict(&k, &persona, *m).is_none())
                     })
                 })
                 .collect();
             if missing.is_empty() {
-                app.message = Some((Level::Info, "every mode already has verdicts for this item".into()));
+                app.message = Some((
+                    Level::Info,
+                    "every mode already has verdicts for this item".into(),
+                ));
             }
             for m in missing {
                 start_run(app, m, vec![id.clone()], fx);
@@ -162,17 +193,33 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             app.mode = app.mode.next();
         }
         PickPersona => {
-            let options = app.personas.iter().map(|p| format!("{} — {}", p.id, p.name)).collect();
-            app.popup = Some(Popup::Picker { kind: PickerKind::Persona, options, cursor: app.persona });
+            let options = app
+                .personas
+                .iter()
+                .map(|p| format!("{} — {}", p.id, p.name))
+                .collect();
+            app.popup = Some(Popup::Picker {
+                kind: PickerKind::Persona,
+                options,
+                cursor: app.persona,
+            });
         }
         PickPerspective => {
-            let mut options: Vec<String> = app.perspectives.iter().map(|p| format!("{} — {}", p.id, p.name)).collect();
+            let mut options: Vec<String> = app
+                .perspectives
+                .iter()
+                .map(|p| format!("{} — {}", p.id, p.name))
+                .collect();
             options.push("all perspectives".into());
             let cursor = match app.perspective {
                 PerspectiveSel::One(i) => i,
                 PerspectiveSel::All => app.perspectives.len(),
             };
-            app.popup = Some(Popup::Picker { kind: PickerKind::Perspective, options, cursor });
+            app.popup = Some(Popup::Picker {
+                kind: PickerKind::Perspective,
+                options,
+                cursor,
+            });
         }
         Likert1 | Likert2 | Likert3 | Likert4 | Likert5 => {
             let n = action.likert().unwrap_or(3);
@@ -180,7 +227,11 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 Scale::Agreement => match Value::Likert(n).as_agreement() {
                     Some(a) => Value::Agreement(a),
                     None => {
-                        app.message = Some((Level::Warning, "3 is undecided on the AGREE/DISAGREE scale of mode 3: use a or d".into()));
+                        app.message = Some((
+                            Level::Warning,
+                            "3 is undecided on the AGREE/DISAGREE scale of mode 3: use a or d"
+                                .into(),
+                        ));
                         return;
                     }
                 },
@@ -189,7 +240,11 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             set_label(app, v, fx);
         }
         Agree => set_label(app, Value::Agreement(crate::domain::Agreement::Agree), fx),
-        Disagree => set_label(app, Value::Agreement(crate::domain::Agreement::Disagree), fx),
+        Disagree => set_label(
+            app,
+            Value::Agreement(crate::domain::Agreement::Disagree),
+            fx,
+        ),
         EditNote => edit_note(app),
         RetryUnsaved => {
             let mut n = 0;
@@ -197,7 +252,10 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             for e in app.labels.values_mut().flatten() {
                 if matches!(e.state, SaveState::Unsaved(_)) {
                     e.state = SaveState::Pending(next);
-                    fx.push(Effect::SaveLabel { req: next, label: e.label.clone() });
+                    fx.push(Effect::SaveLabel {
+                        req: next,
+                        label: e.label.clone(),
+                    });
                     next += 1;
                     n += 1;
                 }
@@ -207,19 +265,36 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         ToggleBlind => {
             app.blind = !app.blind;
-            app.message = Some((Level::Info, format!("blind review {}", if app.blind { "on: judge values hidden until you label" } else { "off" })));
+            app.message = Some((
+                Level::Info,
+                format!(
+                    "blind review {}",
+                    if app.blind {
+                        "on: judge values hidden until you label"
+                    } else {
+                        "off"
+                    }
+                ),
+            ));
         }
         Search => {
             let mut area = TextArea::new(vec![app.search.clone()]);
             area.move_cursor(ratatui_textarea::CursorMove::End);
-            app.popup = Some(Popup::Input { kind: InputKind::Search, area: Box::new(area), target: None, error: None });
+            app.popup = Some(Popup::Input {
+                kind: InputKind::Search,
+                area: Box::new(area),
+                target: None,
+                error: None,
+            });
         }
         CycleFilter => {
             app.filter = app.filter.next();
             app.refilter();
         }
         EditPersona | NewPersona => {
-            let View::Personas { cursor } = app.view else { return };
+            let View::Personas { cursor } = app.view else {
+                return;
+            };
             let persona = if action == NewPersona {
                 Persona {
                     id: "new-persona".into(),
@@ -234,7 +309,12 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             };
             let json = serde_json::to_string_pretty(&persona).unwrap_or_default();
             let area = TextArea::new(json.lines().map(str::to_string).collect());
-            app.popup = Some(Popup::Input { kind: InputKind::Persona, area: Box::new(area), target: None, error: None });
+            app.popup = Some(Popup::Input {
+                kind: InputKind::Persona,
+                area: Box::new(area),
+                target: None,
+                error: None,
+            });
         }
         FocusNext | FocusPrev => {}
     }
@@ -270,7 +350,9 @@ fn movement(app: &mut App, action: Action) {
     match &mut app.view {
         View::Help { scroll } | View::Prompt { scroll, .. } => *scroll = step(*scroll),
         View::Personas { cursor } => *cursor = clamp_add(*cursor, delta, app.personas.len()),
-        View::Runs(RunsView::Loaded { runs, cursor, .. }) => *cursor = clamp_add(*cursor, delta, runs.len()),
+        View::Runs(RunsView::Loaded { runs, cursor, .. }) => {
+            *cursor = clamp_add(*cursor, delta, runs.len())
+        }
         View::Compare => move_row(app, delta.clamp(-1000, 1000) as i32),
         View::Main => match app.focus {
             Pane::List => {
@@ -299,16 +381,29 @@ fn move_row(app: &mut App, d: i32) {
 
 fn start_run(app: &mut App, mode: Mode, item_ids: Vec<String>, fx: &mut Vec<Effect>) {
     if let Some(e) = &app.endpoint_error {
-        app.popup = Some(Popup::Notice { title: "cannot judge: no endpoint".into(), text: e.clone() });
+        app.popup = Some(Popup::Notice {
+            title: "cannot judge: no endpoint".into(),
+            text: e.clone(),
+        });
         return;
     }
     if app.persona().is_none() {
-        app.message = Some((Level::Warning, "no persona: import one (jury import) or create one (P, then N)".into()));
+        app.message = Some((
+            Level::Warning,
+            "no persona: import one (jury import) or create one (P, then N)".into(),
+        ));
         return;
     }
-    let perspective_ids: Vec<String> = app.active_perspectives().iter().map(|p| p.id.clone()).collect();
+    let perspective_ids: Vec<String> = app
+        .active_perspectives()
+        .iter()
+        .map(|p| p.id.clone())
+        .collect();
     if perspective_ids.is_empty() {
-        app.message = Some((Level::Warning, "no perspective: import one with jury import".into()));
+        app.message = Some((
+            Level::Warning,
+            "no perspective: import one with jury import".into(),
+        ));
         return;
     }
     if item_ids.is_empty() {
@@ -326,10 +421,18 @@ fn start_run(app: &mut App, mode: Mode, item_ids: Vec<String>, fx: &mut Vec<Effe
         finished: false,
         note: None,
     });
-    app.message = Some((Level::Info, format!("judging {} item(s) in mode {mode}…", item_ids.len())));
+    app.message = Some((
+        Level::Info,
+        format!("judging {} item(s) in mode {mode}…", item_ids.len()),
+    ));
     fx.push(Effect::StartRun {
         tag,
-        plan: RunPlan { mode, persona_id: app.persona_id().to_string(), perspective_ids, item_ids },
+        plan: RunPlan {
+            mode,
+            persona_id: app.persona_id().to_string(),
+            perspective_ids,
+            item_ids,
+        },
     });
 }
 
@@ -355,7 +458,10 @@ fn set_label(app: &mut App, value: Value, fx: &mut Vec<Effect>) {
     app.next_req += 1;
     let entries = app.labels.entry(key.item_id.clone()).or_default();
     let existing = entries.iter_mut().find(|e| {
-        e.label.key == key && e.label.persona_id == persona && e.label.who == who && e.label.value.scale() == value.scale()
+        e.label.key == key
+            && e.label.persona_id == persona
+            && e.label.who == who
+            && e.label.value.scale() == value.scale()
     });
     let label = match existing {
         Some(e) => {
@@ -377,7 +483,10 @@ fn set_label(app: &mut App, value: Value, fx: &mut Vec<Effect>) {
                 created_at: crate::store::now(),
                 replaced_judge_value: replaced,
             };
-            entries.push(LabelEntry { label: label.clone(), state: SaveState::Pending(req) });
+            entries.push(LabelEntry {
+                label: label.clone(),
+                state: SaveState::Pending(req),
+            });
             label
         }
     };
@@ -388,7 +497,12 @@ fn set_label(app: &mut App, value: Value, fx: &mut Vec<Effect>) {
 }
 
 fn label_saved(app: &mut App, req: u64, result: Result<(), String>) {
-    let Some(e) = app.labels.values_mut().flatten().find(|e| e.state == SaveState::Pending(req)) else {
+    let Some(e) = app
+        .labels
+        .values_mut()
+        .flatten()
+        .find(|e| e.state == SaveState::Pending(req))
+    else {
         return; // superseded by a newer write of the same label
     };
     match result {
@@ -396,29 +510,51 @@ fn label_saved(app: &mut App, req: u64, result: Result<(), String>) {
         Err(err) => {
             let err = sanitize::one_line(&err, 200);
             e.state = SaveState::Unsaved(err.clone());
-            app.message = Some((Level::Error, format!("label NOT saved: {err} — kept as unsaved; press {} to retry", app.keymap.hint(Action::RetryUnsaved))));
+            app.message = Some((
+                Level::Error,
+                format!(
+                    "label NOT saved: {err} — kept as unsaved; press {} to retry",
+                    app.keymap.hint(Action::RetryUnsaved)
+                ),
+            ));
         }
     }
 }
 
 fn edit_note(app: &mut App) {
     let rows = app.rows();
-    let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else { return };
+    let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else {
+        return;
+    };
     let Some(entry) = app.my_label(&key, app.mode.scale()) else {
-        app.message = Some((Level::Warning, "label this row first (1–5, a/d), then add a note".into()));
+        app.message = Some((
+            Level::Warning,
+            "label this row first (1–5, a/d), then add a note".into(),
+        ));
         return;
     };
     let scale = entry.label.value.scale();
     let mut area = TextArea::new(vec![entry.label.note.replace('\n', " ")]);
     area.move_cursor(ratatui_textarea::CursorMove::End);
-    app.popup = Some(Popup::Input { kind: InputKind::Note, area: Box::new(area), target: Some((key, scale)), error: None });
+    app.popup = Some(Popup::Input {
+        kind: InputKind::Note,
+        area: Box::new(area),
+        target: Some((key, scale)),
+        error: None,
+    });
 }
 
 fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
-    let Some(popup) = app.popup.take() else { return };
+    let Some(popup) = app.popup.take() else {
+        return;
+    };
     match popup {
         Popup::Notice { .. } => {} // any key closes it
-        Popup::Picker { kind, options, mut cursor } => match k.code {
+        Popup::Picker {
+            kind,
+            options,
+            mut cursor,
+        } => match k.code {
             KeyCode::Esc => {}
             KeyCode::Char('q') => {}
             KeyCode::Enter => {
@@ -445,17 +581,38 @@ fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
             }
             KeyCode::Down | KeyCode::Char('j') => {
                 cursor = (cursor + 1).min(options.len().saturating_sub(1));
-                app.popup = Some(Popup::Picker { kind, options, cursor });
+                app.popup = Some(Popup::Picker {
+                    kind,
+                    options,
+                    cursor,
+                });
             }
             KeyCode::Up | KeyCode::Char('k') => {
                 cursor = cursor.saturating_sub(1);
-                app.popup = Some(Popup::Picker { kind, options, cursor });
+                app.popup = Some(Popup::Picker {
+                    kind,
+                    options,
+                    cursor,
+                });
             }
-            _ => app.popup = Some(Popup::Picker { kind, options, cursor }),
+            _ => {
+                app.popup = Some(Popup::Picker {
+                    kind,
+                    options,
+                    cursor,
+                })
+            }
         },
-        Popup::Input { kind, mut area, target, error } => {
+        Popup::Input {
+            kind,
+            mut area,
+            target,
+            error,
+        } => {
             let submit = match kind {
-                InputKind::Persona => k.code == KeyCode::Char('s') && k.modifiers.contains(KeyModifiers::CONTROL),
+                InputKind::Persona => {
+                    k.code == KeyCode::Char('s') && k.modifiers.contains(KeyModifiers::CONTROL)
+                }
                 _ => k.code == KeyCode::Enter,
             };
             if k.code == KeyCode::Esc {
@@ -473,12 +630,23 @@ fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
                 app.search = area.lines().join(" ");
                 app.refilter();
             }
-            app.popup = Some(Popup::Input { kind, area, target, error });
+            app.popup = Some(Popup::Input {
+                kind,
+                area,
+                target,
+                error,
+            });
         }
     }
 }
 
-fn submit_input(app: &mut App, kind: InputKind, area: TextArea<'static>, target: Option<(ComboKey, Scale)>, fx: &mut Vec<Effect>) {
+fn submit_input(
+    app: &mut App,
+    kind: InputKind,
+    area: TextArea<'static>,
+    target: Option<(ComboKey, Scale)>,
+    fx: &mut Vec<Effect>,
+) {
     let text = area.lines().join("\n");
     match kind {
         InputKind::Search => {
@@ -492,16 +660,28 @@ fn submit_input(app: &mut App, kind: InputKind, area: TextArea<'static>, target:
             let req = app.next_req;
             app.next_req += 1;
             if let Some(e) = app.labels.get_mut(&key.item_id).and_then(|v| {
-                v.iter_mut().find(|e| e.label.key == key && e.label.persona_id == persona && e.label.who == who && e.label.value.scale() == scale)
+                v.iter_mut().find(|e| {
+                    e.label.key == key
+                        && e.label.persona_id == persona
+                        && e.label.who == who
+                        && e.label.value.scale() == scale
+                })
             }) {
                 e.label.note = text;
                 e.state = SaveState::Pending(req);
-                fx.push(Effect::SaveLabel { req, label: e.label.clone() });
+                fx.push(Effect::SaveLabel {
+                    req,
+                    label: e.label.clone(),
+                });
             }
         }
         InputKind::Persona => match serde_json::from_str::<Persona>(&text) {
-            Ok(p) if p.id.trim().is_empty() => reopen(app, kind, area, "the persona needs an id".into()),
-            Ok(p) if !p.definition.is_object() => reopen(app, kind, area, "definition must be a JSON object".into()),
+            Ok(p) if p.id.trim().is_empty() => {
+                reopen(app, kind, area, "the persona needs an id".into())
+            }
+            Ok(p) if !p.definition.is_object() => {
+                reopen(app, kind, area, "definition must be a JSON object".into())
+            }
             Ok(p) => fx.push(Effect::SavePersona(p)),
             Err(e) => reopen(app, kind, area, format!("not a persona: {e}")),
         },
@@ -509,7 +689,12 @@ fn submit_input(app: &mut App, kind: InputKind, area: TextArea<'static>, target:
 }
 
 fn reopen(app: &mut App, kind: InputKind, area: TextArea<'static>, error: String) {
-    app.popup = Some(Popup::Input { kind, area: Box::new(area), target: None, error: Some(error) });
+    app.popup = Some(Popup::Input {
+        kind,
+        area: Box::new(area),
+        target: None,
+        error: Some(error),
+    });
 }
 
 fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
@@ -517,7 +702,11 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         return; // not a run of this session: stale
     };
     match ev {
-        EngineEvent::RunStarted { run_id, total, skipped } => {
+        EngineEvent::RunStarted {
+            run_id,
+            total,
+            skipped,
+        } => {
             run.run_id = Some(run_id);
             run.progress.run_id = run_id;
             run.progress.total = total;
@@ -537,11 +726,23 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             }
             s.set(&text);
         }
-        EngineEvent::Retrying { keys, reason, delay, .. } => {
+        EngineEvent::Retrying {
+            keys,
+            reason,
+            delay,
+            ..
+        } => {
             for k in &keys {
                 app.streams.remove(k);
             }
-            app.message = Some((Level::Warning, format!("retrying in {:.1}s: {}", delay.as_secs_f64(), sanitize::one_line(&reason, 200))));
+            app.message = Some((
+                Level::Warning,
+                format!(
+                    "retrying in {:.1}s: {}",
+                    delay.as_secs_f64(),
+                    sanitize::one_line(&reason, 200)
+                ),
+            ));
         }
         EngineEvent::Verdict { verdict, .. } => {
             let mut v = *verdict;
@@ -559,14 +760,35 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             for k in &failure.keys {
                 app.streams.remove(k);
             }
-            app.message = Some((Level::Error, format!("judge failure ({}): {}", failure.kind.as_str(), sanitize::one_line(&failure.reason, 200))));
+            app.message = Some((
+                Level::Error,
+                format!(
+                    "judge failure ({}): {}",
+                    failure.kind.as_str(),
+                    sanitize::one_line(&failure.reason, 200)
+                ),
+            ));
         }
         EngineEvent::Progress(p) => run.progress = p,
-        EngineEvent::RunFinished { status, progress, note, .. } => {
+        EngineEvent::RunFinished {
+            status,
+            progress,
+            note,
+            ..
+        } => {
             run.progress = progress;
             run.finished = true;
-            let level = if progress.failed > 0 { Level::Warning } else { Level::Info };
-            let mut msg = format!("run {} {status}: {} verdicts, {} failed", run.run_id.unwrap_or(0), progress.verdicts, progress.failed);
+            let level = if progress.failed > 0 {
+                Level::Warning
+            } else {
+                Level::Info
+            };
+            let mut msg = format!(
+                "run {} {status}: {} verdicts, {} failed",
+                run.run_id.unwrap_or(0),
+                progress.verdicts,
+                progress.failed
+            );
             if let Some(n) = &note {
                 msg.push_str(&format!(" — {}", sanitize::one_line(n, 200)));
             }
@@ -582,25 +804,33 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
 pub fn agreement_rows(app: &App) -> Vec<AgreementRow> {
     let mut rows: std::collections::BTreeMap<String, AgreementRow> = Default::default();
     for (item, labels) in &app.labels {
-        let Some(vs) = app.verdicts.get(item) else { continue };
+        let Some(vs) = app.verdicts.get(item) else {
+            continue;
+        };
         for e in labels {
             let l = &e.label;
             let Some(v) = vs
                 .iter()
                 .filter(|v| v.key == l.key && v.persona_id == l.persona_id)
-                .filter(|v| v.value.scale() == l.value.scale() || v.value.as_agreement().is_some() || l.value.as_agreement().is_some())
+                .filter(|v| {
+                    v.value.scale() == l.value.scale()
+                        || v.value.as_agreement().is_some()
+                        || l.value.as_agreement().is_some()
+                })
                 .max_by(|a, b| a.created_at.cmp(&b.created_at))
             else {
                 continue;
             };
-            let r = rows.entry(l.key.classification_id.clone()).or_insert_with(|| AgreementRow {
-                classification: l.key.classification_id.clone(),
-                n: 0,
-                agree: 0,
-                undecided: 0,
-                judge_agree: 0,
-                human_agree: 0,
-            });
+            let r = rows
+                .entry(l.key.classification_id.clone())
+                .or_insert_with(|| AgreementRow {
+                    classification: l.key.classification_id.clone(),
+                    n: 0,
+                    agree: 0,
+                    undecided: 0,
+                    judge_agree: 0,
+                    human_agree: 0,
+                });
             let cross = v.value.scale() != l.value.scale();
             if cross && (v.value.as_agreement().is_none() || l.value.as_agreement().is_none()) {
                 r.undecided += 1;

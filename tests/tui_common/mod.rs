@@ -1,6 +1,7 @@
 //! Fixtures shared by the TUI tests.
 #![allow(dead_code)]
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jury::domain::*;
 use jury::tui::app::{App, Loaded};
 use jury::tui::keymap::Keymap;
@@ -8,9 +9,8 @@ use jury::tui::msg::{Effect, Msg};
 use jury::tui::theme::Theme;
 use jury::tui::update::update;
 use jury::tui::views::Root;
-use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
 
 pub fn cls(id: &str, desc: &str, available: &[&str], selected: &str) -> Classification {
     Classification {
@@ -28,11 +28,20 @@ pub fn item(id: &str, title: &str, text: &str) -> Item {
         sent_ms: Some(1_773_645_120_000),
         title: title.into(),
         text: text.into(),
-        source: Source { kind: "email".into(), originator: "Priya Nair <priya@example.com>".into(), channel: "work-mail".into() },
+        source: Source {
+            kind: "email".into(),
+            originator: "Priya Nair <priya@example.com>".into(),
+            channel: "work-mail".into(),
+        },
         tags: vec![],
         classifications: vec![
             cls("urgency", "Is this item urgent?", &["urgent", "not"], "not"),
-            cls("work-pers", "Work or personal?", &["work", "personal"], "work"),
+            cls(
+                "work-pers",
+                "Work or personal?",
+                &["work", "personal"],
+                "work",
+            ),
         ],
         ..Default::default()
     }
@@ -41,19 +50,45 @@ pub fn item(id: &str, title: &str, text: &str) -> Item {
 pub fn loaded() -> Loaded {
     Loaded {
         items: vec![
-            item("k-001", "Stock-out on BM-440 kettles: stores escalating", "Kenton, 38 of our stores have had no BM-440 kettles since Friday.\nPlease ring me as soon as you land."),
-            item("k-002", "Lunch on Thursday?", "Are you free for lunch on Thursday at the usual place?"),
-            item("k-003", "Invoice 4471 overdue", "Your invoice is 30 days overdue."),
+            item(
+                "k-001",
+                "Stock-out on BM-440 kettles: stores escalating",
+                "Kenton, 38 of our stores have had no BM-440 kettles since Friday.\nPlease ring me as soon as you land.",
+            ),
+            item(
+                "k-002",
+                "Lunch on Thursday?",
+                "Are you free for lunch on Thursday at the usual place?",
+            ),
+            item(
+                "k-003",
+                "Invoice 4471 overdue",
+                "Your invoice is 30 days overdue.",
+            ),
         ],
-        personas: vec![Persona { id: "kenton".into(), name: "Kenton, account manager".into(), definition: serde_json::json!({"type": "professional", "does": "manages retail accounts"}) }],
-        perspectives: vec![Perspective { id: "classification".into(), name: "Classification".into(), text: "Is the classification right?".into() }],
+        personas: vec![Persona {
+            id: "kenton".into(),
+            name: "Kenton, account manager".into(),
+            definition: serde_json::json!({"type": "professional", "does": "manages retail accounts"}),
+        }],
+        perspectives: vec![Perspective {
+            id: "classification".into(),
+            name: "Classification".into(),
+            text: "Is the classification right?".into(),
+        }],
         verdicts: vec![],
         labels: vec![],
     }
 }
 
 pub fn app_with(data: Loaded) -> App {
-    let mut app = App::new(data, Keymap::default_map(), Theme::builtin("dark"), "gpt-4o-mini", "alice");
+    let mut app = App::new(
+        data,
+        Keymap::default_map(),
+        Theme::builtin("dark"),
+        "gpt-4o-mini",
+        "alice",
+    );
     app.endpoint_error = None;
     app.size = (120, 32);
     app
@@ -64,7 +99,10 @@ pub fn app() -> App {
 }
 
 pub fn key(app: &mut App, c: char) -> Vec<Effect> {
-    update(app, Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)))
+    update(
+        app,
+        Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+    )
 }
 
 pub fn code(app: &mut App, c: KeyCode) -> Vec<Effect> {

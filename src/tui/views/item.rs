@@ -15,7 +15,10 @@ impl Widget for ItemPane<'_> {
         let t = &app.theme;
         let block = focused_block(" item ", app.focus == Pane::Item, app);
         let Some(item) = app.current_item() else {
-            Paragraph::new("no item selected").style(t.muted).block(block).render(area, buf);
+            Paragraph::new("no item selected")
+                .style(t.muted)
+                .block(block)
+                .render(area, buf);
             return;
         };
         let d = &app.detail;
@@ -35,16 +38,29 @@ impl Widget for ItemPane<'_> {
         for c in &item.classifications {
             lines.push(Line::from(vec![
                 Span::styled(sanitize::one_line(&c.id, 40), t.title),
-                Span::styled(format!("  {}", sanitize::one_line(&c.description, 200)), t.muted),
+                Span::styled(
+                    format!("  {}", sanitize::one_line(&c.description, 200)),
+                    t.muted,
+                ),
             ]));
             let mut spans = vec![Span::raw("  ")];
             for v in &c.available {
                 let sel = Some(v.as_str()) == c.selected.as_deref();
                 let txt = sanitize::one_line(v, 40);
-                spans.push(if sel { Span::styled(format!("[{txt}]"), t.accent) } else { Span::styled(format!(" {txt} "), t.muted) });
+                spans.push(if sel {
+                    Span::styled(format!("[{txt}]"), t.accent)
+                } else {
+                    Span::styled(format!(" {txt} "), t.muted)
+                });
             }
-            if c.selected.as_deref().is_none_or(|s| !c.available.iter().any(|a| a == s)) {
-                spans.push(Span::styled(format!("  selected: {}", sanitize::one_line(c.selected_text(), 40)), t.accent));
+            if c.selected
+                .as_deref()
+                .is_none_or(|s| !c.available.iter().any(|a| a == s))
+            {
+                spans.push(Span::styled(
+                    format!("  selected: {}", sanitize::one_line(c.selected_text(), 40)),
+                    t.accent,
+                ));
             }
             lines.push(Line::from(spans));
         }

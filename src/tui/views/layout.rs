@@ -28,7 +28,13 @@ pub fn panes(area: Rect) -> Panes {
         Constraint::Percentage(36),
     ])
     .areas(body);
-    Panes { list, item, verdicts, status, message }
+    Panes {
+        list,
+        item,
+        verdicts,
+        status,
+        message,
+    }
 }
 
 /// Item rows visible in the list for a terminal of `size`.

@@ -1,6 +1,6 @@
 use super::focused_block;
 use crate::sanitize;
-use crate::tui::app::{mark, App, Pane};
+use crate::tui::app::{App, Pane, mark};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -13,7 +13,12 @@ impl Widget for ListPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
         let t = &app.theme;
-        let mut title = format!(" items {}/{} · {} ", app.filtered.len(), app.items.len(), app.filter.name());
+        let mut title = format!(
+            " items {}/{} · {} ",
+            app.filtered.len(),
+            app.items.len(),
+            app.filter.name()
+        );
         if !app.search.is_empty() {
             title.push_str(&format!("· /{} ", sanitize::one_line(&app.search, 20)));
         }
@@ -21,7 +26,15 @@ impl Widget for ListPane<'_> {
         let inner = block.inner(area);
         block.render(area, buf);
         if app.filtered.is_empty() {
-            Line::styled(if app.items.is_empty() { "no items: jury import FILE" } else { "nothing matches" }, t.muted).render(inner, buf);
+            Line::styled(
+                if app.items.is_empty() {
+                    "no items: jury import FILE"
+                } else {
+                    "nothing matches"
+                },
+                t.muted,
+            )
+            .render(inner, buf);
             return;
         }
         let end = (app.list_offset + inner.height as usize).min(app.filtered.len());
@@ -35,19 +48,44 @@ impl Widget for ListPane<'_> {
             let mut spans = vec![
                 Span::styled(flag(mark::JUDGED, "J"), t.judge),
                 Span::styled(flag(mark::LABELLED, "H"), t.human),
-                Span::styled(flag(mark::DISAGREE, "≠"), if m & mark::DISAGREE != 0 { t.disagreement_mark } else { t.muted }),
-                Span::styled(if m & (mark::INSTRUCTS | mark::HIDDEN) != 0 { "!" } else { " " }, t.warning),
+                Span::styled(
+                    flag(mark::DISAGREE, "≠"),
+                    if m & mark::DISAGREE != 0 {
+                        t.disagreement_mark
+                    } else {
+                        t.muted
+                    },
+                ),
+                Span::styled(
+                    if m & (mark::INSTRUCTS | mark::HIDDEN) != 0 {
+                        "!"
+                    } else {
+                        " "
+                    },
+                    t.warning,
+                ),
                 Span::raw(" "),
                 Span::styled(sanitize::one_line(&it.id, 16), t.muted),
                 Span::raw(" "),
             ];
             let used: usize = spans.iter().map(|s| s.width()).sum();
             // Chat messages have no title: show the start of the text instead.
-            let (title, style) = if it.title.trim().is_empty() { (&it.text, t.muted) } else { (&it.title, t.text) };
-            spans.push(Span::styled(sanitize::one_line(title, w.saturating_sub(used)), style));
+            let (title, style) = if it.title.trim().is_empty() {
+                (&it.text, t.muted)
+            } else {
+                (&it.title, t.text)
+            };
+            spans.push(Span::styled(
+                sanitize::one_line(title, w.saturating_sub(used)),
+                style,
+            ));
             let line = Line::from(spans);
             let r = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
-            let line = if selected { line.style(t.selection) } else { line };
+            let line = if selected {
+                line.style(t.selection)
+            } else {
+                line
+            };
             if selected {
                 buf.set_style(r, t.selection);
             }

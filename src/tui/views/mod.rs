@@ -32,7 +32,10 @@ pub fn label_span<'a>(e: Option<&LabelEntry>, t: &Theme) -> Vec<Span<'a>> {
                 SaveState::Pending(_) => (" …saving", t.warning),
                 SaveState::Unsaved(_) => (" ✗UNSAVED", t.error),
             };
-            vec![Span::styled(format!("H {v}"), t.human), Span::styled(mark, style)]
+            vec![
+                Span::styled(format!("H {v}"), t.human),
+                Span::styled(mark, style),
+            ]
         }
     }
 }
@@ -46,7 +49,11 @@ pub fn value_style(v: Value, t: &Theme) -> ratatui::style::Style {
     }
 }
 
-pub fn focused_block<'a>(title: impl Into<ratatui::text::Line<'a>>, focused: bool, app: &App) -> ratatui::widgets::Block<'a> {
+pub fn focused_block<'a>(
+    title: impl Into<ratatui::text::Line<'a>>,
+    focused: bool,
+    app: &App,
+) -> ratatui::widgets::Block<'a> {
     ratatui::widgets::Block::bordered()
         .border_style(app.theme.border(focused))
         .title(title)

@@ -17,26 +17,55 @@ impl Widget for PersonasView<'_> {
         let app = self.app;
         let t = &app.theme;
         let k = |a| app.keymap.hint(a);
-        let [left, right] = Layout::horizontal([Constraint::Percentage(30), Constraint::Percentage(70)]).areas(area);
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(30), Constraint::Percentage(70)])
+                .areas(area);
         let lines: Vec<Line> = app
             .personas
             .iter()
             .enumerate()
             .map(|(i, p)| {
                 let cur = if i == app.persona { "● " } else { "  " };
-                let st = if i == self.cursor { t.selection } else { t.text };
-                Line::styled(format!("{cur}{} — {}", sanitize::one_line(&p.id, 24), sanitize::one_line(&p.name, 40)), st)
+                let st = if i == self.cursor {
+                    t.selection
+                } else {
+                    t.text
+                };
+                Line::styled(
+                    format!(
+                        "{cur}{} — {}",
+                        sanitize::one_line(&p.id, 24),
+                        sanitize::one_line(&p.name, 40)
+                    ),
+                    st,
+                )
             })
             .collect();
-        let title = format!(" personas · {} use · {} edit · {} new · esc back ", k(Action::Judge), k(Action::EditPersona), k(Action::NewPersona));
+        let title = format!(
+            " personas · {} use · {} edit · {} new · esc back ",
+            k(Action::Judge),
+            k(Action::EditPersona),
+            k(Action::NewPersona)
+        );
         Paragraph::new(lines)
-            .block(Block::bordered().title(title).border_style(t.border_focused).title_style(t.title))
+            .block(
+                Block::bordered()
+                    .title(title)
+                    .border_style(t.border_focused)
+                    .title_style(t.title),
+            )
             .render(left, buf);
         let Some(p) = app.personas.get(self.cursor) else {
-            Paragraph::new("no personas yet").style(t.muted).block(Block::bordered().border_style(t.border)).render(right, buf);
+            Paragraph::new("no personas yet")
+                .style(t.muted)
+                .block(Block::bordered().border_style(t.border))
+                .render(right, buf);
             return;
         };
-        let mut lines = vec![Line::styled(sanitize::one_line(&p.name, 100), t.title), Line::raw("")];
+        let mut lines = vec![
+            Line::styled(sanitize::one_line(&p.name, 100), t.title),
+            Line::raw(""),
+        ];
         match &p.definition {
             serde_json::Value::Object(map) => {
                 for (k, v) in map {
@@ -44,17 +73,28 @@ impl Widget for PersonasView<'_> {
                         serde_json::Value::String(s) => s.clone(),
                         other => other.to_string(),
                     };
-                    lines.push(Line::from(vec![Span::styled(format!("{}: ", sanitize::one_line(k, 40)), t.accent)]));
+                    lines.push(Line::from(vec![Span::styled(
+                        format!("{}: ", sanitize::one_line(k, 40)),
+                        t.accent,
+                    )]));
                     for l in sanitize::for_display(&v, 4000).lines() {
                         lines.push(Line::styled(format!("  {l}"), t.text));
                     }
                 }
             }
-            other => lines.push(Line::styled(sanitize::for_display(&other.to_string(), 4000), t.text)),
+            other => lines.push(Line::styled(
+                sanitize::for_display(&other.to_string(), 4000),
+                t.text,
+            )),
         }
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(Block::bordered().title(format!(" {} ", sanitize::one_line(&p.id, 40))).border_style(t.border).title_style(t.title))
+            .block(
+                Block::bordered()
+                    .title(format!(" {} ", sanitize::one_line(&p.id, 40)))
+                    .border_style(t.border)
+                    .title_style(t.title),
+            )
             .render(right, buf);
     }
 }

@@ -20,11 +20,27 @@ impl Widget for Root<'_> {
                 super::verdicts::VerdictPane(app).render(p.verdicts, buf);
             }
             View::Compare => super::compare::CompareView(app).render(body, buf),
-            View::Personas { cursor } => super::personas::PersonasView { app, cursor: *cursor }.render(body, buf),
+            View::Personas { cursor } => super::personas::PersonasView {
+                app,
+                cursor: *cursor,
+            }
+            .render(body, buf),
             View::Runs(rv) => super::runs::RunsPane { app, view: rv }.render(body, buf),
-            View::Agreement(rows) => super::agreement::AgreementView { app, rows }.render(body, buf),
-            View::Prompt { text, scroll } => super::text::TextView { app, title: " prompt: what is sent for this item (j/k scroll, esc back) ", text, scroll: *scroll }.render(body, buf),
-            View::Help { scroll } => super::text::HelpView { app, scroll: *scroll }.render(body, buf),
+            View::Agreement(rows) => {
+                super::agreement::AgreementView { app, rows }.render(body, buf)
+            }
+            View::Prompt { text, scroll } => super::text::TextView {
+                app,
+                title: " prompt: what is sent for this item (j/k scroll, esc back) ",
+                text,
+                scroll: *scroll,
+            }
+            .render(body, buf),
+            View::Help { scroll } => super::text::HelpView {
+                app,
+                scroll: *scroll,
+            }
+            .render(body, buf),
         }
         super::status::StatusBar(app).render(p.status, buf);
         super::status::MessageLine(app).render(p.message, buf);

@@ -14,21 +14,48 @@ pub struct RunsPane<'a> {
 impl Widget for RunsPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = &self.app.theme;
-        let block = |title: &str| Block::bordered().title(title.to_string()).border_style(t.border_focused).title_style(t.title);
+        let block = |title: &str| {
+            Block::bordered()
+                .title(title.to_string())
+                .border_style(t.border_focused)
+                .title_style(t.title)
+        };
         let (runs, failures, cursor) = match self.view {
             RunsView::Loading => {
-                Paragraph::new("reading runs…").style(t.muted).block(block(" runs ")).render(area, buf);
+                Paragraph::new("reading runs…")
+                    .style(t.muted)
+                    .block(block(" runs "))
+                    .render(area, buf);
                 return;
             }
             RunsView::Error(e) => {
-                Paragraph::new(sanitize::for_display(e, 2000)).style(t.error).block(block(" runs ")).render(area, buf);
+                Paragraph::new(sanitize::for_display(e, 2000))
+                    .style(t.error)
+                    .block(block(" runs "))
+                    .render(area, buf);
                 return;
             }
-            RunsView::Loaded { runs, failures, cursor } => (runs, failures, *cursor),
+            RunsView::Loaded {
+                runs,
+                failures,
+                cursor,
+            } => (runs, failures, *cursor),
         };
-        let [top, bottom] = Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
+        let [top, bottom] =
+            Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
         let mut lines = vec![Line::styled(
-            format!("{:>5} {:<10} {:<5} {:<14} {:<18} {:>9} {:>7} {:>14} {:>10}", "id", "status", "mode", "persona", "model", "verdicts", "failed", "tokens in/out", "cost"),
+            format!(
+                "{:>5} {:<10} {:<5} {:<14} {:<18} {:>9} {:>7} {:>14} {:>10}",
+                "id",
+                "status",
+                "mode",
+                "persona",
+                "model",
+                "verdicts",
+                "failed",
+                "tokens in/out",
+                "cost"
+            ),
             t.title,
         )];
         let h = top.height.saturating_sub(3) as usize;
@@ -40,14 +67,19 @@ impl Widget for RunsPane<'_> {
                     "{:>5} {:<10} {:<5} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>10}",
                     r.id,
                     r.status.as_str(),
-                    r.spec.mode.map(|m| m.to_string()).unwrap_or_else(|| "-".into()),
+                    r.spec
+                        .mode
+                        .map(|m| m.to_string())
+                        .unwrap_or_else(|| "-".into()),
                     sanitize::one_line(&r.spec.persona_id, 14),
                     sanitize::one_line(&r.spec.model, 18),
                     r.verdicts,
                     r.total,
                     r.failures,
                     format!("{}/{}", r.prompt_tokens, r.completion_tokens),
-                    r.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "?".into()),
+                    r.cost_usd
+                        .map(|c| format!("${c:.4}"))
+                        .unwrap_or_else(|| "?".into()),
                 ),
                 st,
             ));
@@ -55,11 +87,16 @@ impl Widget for RunsPane<'_> {
         if runs.is_empty() {
             lines.push(Line::styled("no runs yet", t.muted));
         }
-        Paragraph::new(lines).block(block(" runs (j/k select, esc back) ")).render(top, buf);
+        Paragraph::new(lines)
+            .block(block(" runs (j/k select, esc back) "))
+            .render(top, buf);
         let Some(run) = runs.get(cursor) else { return };
         let mut lines = Vec::new();
         if let Some(n) = &run.note {
-            lines.push(Line::styled(format!("note: {}", sanitize::one_line(n, 300)), t.warning));
+            lines.push(Line::styled(
+                format!("note: {}", sanitize::one_line(n, 300)),
+                t.warning,
+            ));
         }
         for f in failures.iter().filter(|f| f.run_id == run.id).take(20) {
             lines.push(Line::styled(
@@ -68,13 +105,18 @@ impl Widget for RunsPane<'_> {
                     f.created_at,
                     f.kind.as_str(),
                     f.attempt,
-                    f.http_status.map(|s| s.to_string()).unwrap_or_else(|| "-".into()),
+                    f.http_status
+                        .map(|s| s.to_string())
+                        .unwrap_or_else(|| "-".into()),
                     sanitize::one_line(f.finish_reason.as_deref().unwrap_or("-"), 20),
                     f.keys.len()
                 ),
                 t.error,
             ));
-            lines.push(Line::styled(format!("  reason: {}", sanitize::one_line(&f.reason, 300)), t.text));
+            lines.push(Line::styled(
+                format!("  reason: {}", sanitize::one_line(&f.reason, 300)),
+                t.text,
+            ));
             for l in sanitize::for_display(&f.raw_response, 1500).lines() {
                 lines.push(Line::styled(format!("  │ {l}"), t.muted));
             }
@@ -84,7 +126,10 @@ impl Widget for RunsPane<'_> {
         }
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(block(&format!(" failures of run {} (raw responses) ", run.id)))
+            .block(block(&format!(
+                " failures of run {} (raw responses) ",
+                run.id
+            )))
             .render(bottom, buf);
     }
 }

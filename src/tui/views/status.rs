@@ -16,13 +16,25 @@ impl Widget for StatusBar<'_> {
         let t = &app.theme;
         buf.set_style(area, t.status_bar);
         let sep = || Span::styled(" │ ", t.status_bar);
-        let persona = app.persona().map(|p| sanitize::one_line(&p.id, 24)).unwrap_or_else(|| "no persona".into());
+        let persona = app
+            .persona()
+            .map(|p| sanitize::one_line(&p.id, 24))
+            .unwrap_or_else(|| "no persona".into());
         let mut spans = vec![
             Span::styled(format!(" persona {persona}"), t.status_bar),
             sep(),
-            Span::styled(format!("perspective {}", sanitize::one_line(&app.perspective_label(), 24)), t.status_bar),
+            Span::styled(
+                format!(
+                    "perspective {}",
+                    sanitize::one_line(&app.perspective_label(), 24)
+                ),
+                t.status_bar,
+            ),
             sep(),
-            Span::styled(format!("mode {} ({})", app.mode, app.mode.scale()), t.status_bar),
+            Span::styled(
+                format!("mode {} ({})", app.mode, app.mode.scale()),
+                t.status_bar,
+            ),
             sep(),
             Span::styled(sanitize::one_line(&app.model, 30), t.status_bar),
         ];
@@ -30,7 +42,12 @@ impl Widget for StatusBar<'_> {
         if let Some(r) = active.first() {
             let p = &r.progress;
             spans.push(sep());
-            let mut s = format!("{} run {}/{}", spinner(app.spinner), p.done(), p.total.max(p.done()));
+            let mut s = format!(
+                "{} run {}/{}",
+                spinner(app.spinner),
+                p.done(),
+                p.total.max(p.done())
+            );
             if p.failed > 0 {
                 s.push_str(&format!(" ✗{}", p.failed));
             }
@@ -40,7 +57,13 @@ impl Widget for StatusBar<'_> {
             spans.push(Span::styled(s, t.status_bar.patch(t.streaming)));
         } else if let Some(r) = app.runs.last() {
             spans.push(sep());
-            spans.push(Span::styled(format!("last run {}/{} ✗{}", r.progress.verdicts, r.progress.total, r.progress.failed), t.status_bar));
+            spans.push(Span::styled(
+                format!(
+                    "last run {}/{} ✗{}",
+                    r.progress.verdicts, r.progress.total, r.progress.failed
+                ),
+                t.status_bar,
+            ));
         }
         if let Some(c) = app.cost() {
             spans.push(sep());
@@ -90,7 +113,11 @@ impl Widget for MessageLine<'_> {
             (Action::Help, "help"),
             (Action::Quit, "quit"),
         ] {
-            let key = if a == Action::Likert1 { String::new() } else { k(a) };
+            let key = if a == Action::Likert1 {
+                String::new()
+            } else {
+                k(a)
+            };
             spans.push(Span::styled(format!(" {key}"), t.key));
             spans.push(Span::styled(format!(" {what} "), t.muted));
         }

@@ -15,11 +15,20 @@ pub struct TextView<'a> {
 impl Widget for TextView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = &self.app.theme;
-        let lines: Vec<Line> = self.text.lines().map(|l| Line::styled(l.to_string(), t.text)).collect();
+        let lines: Vec<Line> = self
+            .text
+            .lines()
+            .map(|l| Line::styled(l.to_string(), t.text))
+            .collect();
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .scroll((self.scroll, 0))
-            .block(Block::bordered().title(self.title).border_style(t.border_focused).title_style(t.title))
+            .block(
+                Block::bordered()
+                    .title(self.title)
+                    .border_style(t.border_focused)
+                    .title_style(t.title),
+            )
             .render(area, buf);
     }
 }
@@ -33,9 +42,19 @@ pub struct HelpView<'a> {
 impl Widget for HelpView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = &self.app.theme;
-        let mut lines = vec![Line::styled("keys as bound now (defaults + your keymap.toml); j/k scroll, esc back", t.muted), Line::raw("")];
+        let mut lines = vec![
+            Line::styled(
+                "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back",
+                t.muted,
+            ),
+            Line::raw(""),
+        ];
         for (action, keys) in self.app.keymap.bindings() {
-            let keys = if keys.is_empty() { "(unbound)".to_string() } else { keys.join(", ") };
+            let keys = if keys.is_empty() {
+                "(unbound)".to_string()
+            } else {
+                keys.join(", ")
+            };
             lines.push(Line::from(vec![
                 Span::styled(format!("{keys:>16}  "), t.key),
                 Span::styled(format!("{:<18}", action.name()), t.muted),
@@ -44,10 +63,18 @@ impl Widget for HelpView<'_> {
         }
         lines.push(Line::raw(""));
         lines.push(Line::styled("list marks: J judged · H labelled · ≠ judge and human disagree · ! control characters or instruction-like text", t.muted));
-        lines.push(Line::styled("label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)", t.muted));
+        lines.push(Line::styled(
+            "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)",
+            t.muted,
+        ));
         Paragraph::new(lines)
             .scroll((self.scroll, 0))
-            .block(Block::bordered().title(" help ").border_style(t.border_focused).title_style(t.title))
+            .block(
+                Block::bordered()
+                    .title(" help ")
+                    .border_style(t.border_focused)
+                    .title_style(t.title),
+            )
             .render(area, buf);
     }
 }

@@ -1,6 +1,6 @@
 use super::{focused_block, label_span, value_style};
 use crate::sanitize;
-use crate::tui::app::{disagrees, App, Pane, MAX_VERDICT_CHARS};
+use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, disagrees};
 use crate::tui::update::visible_judge;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -23,11 +23,18 @@ impl Widget for VerdictPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
         let t = &app.theme;
-        let title = format!(" verdicts · mode {} ({}){} ", app.mode, app.mode.scale(), if app.blind { " · BLIND" } else { "" });
+        let title = format!(
+            " verdicts · mode {} ({}){} ",
+            app.mode,
+            app.mode.scale(),
+            if app.blind { " · BLIND" } else { "" }
+        );
         let block = focused_block(title, app.focus == Pane::Verdicts, app);
         let inner = block.inner(area);
         block.render(area, buf);
-        let Some(item) = app.current_item() else { return };
+        let Some(item) = app.current_item() else {
+            return;
+        };
         let rows = app.rows();
         if rows.is_empty() {
             Line::styled("no classifications (or no perspective)", t.muted).render(inner, buf);
@@ -46,17 +53,37 @@ impl Widget for VerdictPane<'_> {
                 let c = &item.classifications[r.classification];
                 let key = match app.combo(r) {
                     Some(k) => k,
-                    None => return RowDraw { head: Line::raw(""), value: Line::raw(""), text: Vec::new(), text_rows: 0 },
+                    None => {
+                        return RowDraw {
+                            head: Line::raw(""),
+                            value: Line::raw(""),
+                            text: Vec::new(),
+                            text_rows: 0,
+                        };
+                    }
                 };
                 let mut head = vec![
                     Span::styled(if focused { "▶ " } else { "  " }, t.accent),
                     Span::styled(sanitize::one_line(&c.id, 40), t.title),
                 ];
                 if app.active_perspectives().len() > 1 {
-                    head.push(Span::styled(format!(" · {}", sanitize::one_line(&r.perspective_id, 30)), t.muted));
+                    head.push(Span::styled(
+                        format!(" · {}", sanitize::one_line(&r.perspective_id, 30)),
+                        t.muted,
+                    ));
                 }
-                head.push(Span::styled(format!("  classifier: {}", sanitize::one_line(c.selected_text(), 30)), t.muted));
-                let head = if focused { Line::from(head).style(t.selection) } else { Line::from(head) };
+                head.push(Span::styled(
+                    format!(
+                        "  classifier: {}",
+                        sanitize::one_line(c.selected_text(), 30)
+                    ),
+                    t.muted,
+                ));
+                let head = if focused {
+                    Line::from(head).style(t.selection)
+                } else {
+                    Line::from(head)
+                };
 
                 let verdict = app.verdict(&key, persona, app.mode);
                 let judge = visible_judge(app, &key);
@@ -65,9 +92,16 @@ impl Widget for VerdictPane<'_> {
                 let mut value = vec![Span::raw("  ")];
                 let text = match (stream, judge, verdict) {
                     (Some(s), _, _) => {
-                        value.push(Span::styled(format!("J {} streaming", spinner(app.spinner)), t.streaming));
+                        value.push(Span::styled(
+                            format!("J {} streaming", spinner(app.spinner)),
+                            t.streaming,
+                        ));
                         // While streaming, the newest text is what matters: show the tail.
-                        let shown = if s.text.is_empty() { "waiting for the judge…" } else { tail(&s.text, room(focused)) };
+                        let shown = if s.text.is_empty() {
+                            "waiting for the judge…"
+                        } else {
+                            tail(&s.text, room(focused))
+                        };
                         lines_of(shown, t.streaming)
                     }
                     (None, Some(v), Some(vd)) => {
@@ -76,7 +110,10 @@ impl Widget for VerdictPane<'_> {
                             value.push(Span::styled(" ⚠selection", t.warning));
                         }
                         let cap = room(focused) + app.verdict_scroll as usize * w;
-                        lines_of(&sanitize::for_display(&vd.text, cap.min(MAX_VERDICT_CHARS)), t.judge)
+                        lines_of(
+                            &sanitize::for_display(&vd.text, cap.min(MAX_VERDICT_CHARS)),
+                            t.judge,
+                        )
                     }
                     (None, None, Some(_)) => {
                         value.push(Span::styled("J hidden", t.muted));
@@ -90,28 +127,45 @@ impl Widget for VerdictPane<'_> {
                 value.push(Span::raw("   "));
                 value.extend(label_span(label, t));
                 if let (Some(j), Some(l)) = (judge, label)
-                    && stream.is_none() && disagrees(j, l.label.value) {
-                        value.push(Span::raw(" "));
-                        value.push(Span::styled(" ≠ ", t.disagreement_mark));
-                    }
+                    && stream.is_none()
+                    && disagrees(j, l.label.value)
+                {
+                    value.push(Span::raw(" "));
+                    value.push(Span::styled(" ≠ ", t.disagreement_mark));
+                }
                 // Other people's labels on the same combination and persona.
                 let others: Vec<String> = app
                     .labels
                     .get(&key.item_id)
                     .into_iter()
                     .flatten()
-                    .filter(|e| e.label.key == key && e.label.persona_id == persona && e.label.who != app.who)
+                    .filter(|e| {
+                        e.label.key == key
+                            && e.label.persona_id == persona
+                            && e.label.who != app.who
+                    })
                     .take(4)
                     .map(|e| format!("{} {}", sanitize::one_line(&e.label.who, 12), e.label.value))
                     .collect();
                 if !(others.is_empty() || app.blind && label.is_none()) {
-                    value.push(Span::styled(format!("  others: {}", others.join(" · ")), t.muted));
+                    value.push(Span::styled(
+                        format!("  others: {}", others.join(" · ")),
+                        t.muted,
+                    ));
                 }
                 if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
-                    value.push(Span::styled(format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)), t.muted));
+                    value.push(Span::styled(
+                        format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)),
+                        t.muted,
+                    ));
                 }
                 let text_rows = wrapped_rows(&text, w);
-                RowDraw { head, value: Line::from(value), text, text_rows }
+                RowDraw {
+                    head,
+                    value: Line::from(value),
+                    text,
+                    text_rows,
+                }
             })
             .collect();
         // Each row: head, value, then its text (focused row up to 12 lines, others 3).
@@ -130,10 +184,19 @@ impl Widget for VerdictPane<'_> {
             let h = cap(i, &d).min(inner.bottom() - y);
             let scroll = if i == app.row { app.verdict_scroll } else { 0 };
             let head_h = h.min(2);
-            Paragraph::new(vec![d.head, d.value]).render(Rect::new(inner.x, y, inner.width, head_h), buf);
+            Paragraph::new(vec![d.head, d.value])
+                .render(Rect::new(inner.x, y, inner.width, head_h), buf);
             // The text sits indented under its row, wrapped lines too.
-            let tr = Rect::new(inner.x + 2, y + head_h, inner.width.saturating_sub(2), h - head_h);
-            Paragraph::new(d.text).wrap(Wrap { trim: false }).scroll((scroll, 0)).render(tr, buf);
+            let tr = Rect::new(
+                inner.x + 2,
+                y + head_h,
+                inner.width.saturating_sub(2),
+                h - head_h,
+            );
+            Paragraph::new(d.text)
+                .wrap(Wrap { trim: false })
+                .scroll((scroll, 0))
+                .render(tr, buf);
             y += h;
         }
     }
@@ -148,13 +211,19 @@ fn tail(s: &str, n: usize) -> &str {
 }
 
 fn lines_of(s: &str, style: ratatui::style::Style) -> Vec<Line<'static>> {
-    s.split('\n').map(|l| Line::styled(l.to_string(), style)).collect()
+    s.split('\n')
+        .map(|l| Line::styled(l.to_string(), style))
+        .collect()
 }
 
 fn wrapped_rows(lines: &[Line], w: usize) -> u16 {
     let n: usize = lines
         .iter()
-        .map(|l| UnicodeWidthStr::width(l.spans.first().map(|s| s.content.as_ref()).unwrap_or("")).div_ceil(w).max(1))
+        .map(|l| {
+            UnicodeWidthStr::width(l.spans.first().map(|s| s.content.as_ref()).unwrap_or(""))
+                .div_ceil(w)
+                .max(1)
+        })
         .sum();
     n.min(200) as u16
 }

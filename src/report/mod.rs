@@ -1,0 +1,378 @@
+//! `jury report`: agreement figures for every comparison the store supports,
+//! grouped as asked, rendered as a table, JSON, CSV or Markdown. The same
+//! figures feed the workbench's agreement view.
+
+pub mod pairs;
+
+use crate::analytics;
+use crate::cli::{GroupBy, ReportArgs, ReportFormat};
+use crate::domain::{Agreement, Scale, Value};
+use crate::store::Store;
+use pairs::{Comparison, Pair};
+use serde_json::{Map, json};
+use std::collections::BTreeMap;
+
+/// One group of one comparison, with its figures.
+#[derive(Debug, Clone)]
+pub struct GroupFigures {
+    pub comparison: Comparison,
+    /// What the group holds, e.g. "awag mode 2 · gpt-4o-mini vs alice" or "urgency".
+    pub group: String,
+    /// The two sides compared (judge configuration, person, run, persona...).
+    pub left: String,
+    pub right: String,
+    /// The scale the figures were computed on (agreement when scales differed).
+    pub scale: Scale,
+    /// Pairs left out because one side was undecided (Likert 3 against a binary scale).
+    pub undecided: usize,
+    pub figures: analytics::Figures,
+    /// Binary reading with "the classifier was wrong" as the positive class
+    /// (judge vs human only; `None` when nothing was decided on both sides).
+    pub evalgen: Option<analytics::EvalGen>,
+    /// The classifier's accuracy as each side sees it, `[left, right]`
+    /// (judge vs human: the judge's estimate next to the humans').
+    pub accuracy: Option<[analytics::AccuracyEstimate; 2]>,
+}
+
+/// Computes every comparison's figures from the store.
+pub fn compute(
+    store: &Store,
+    by: Option<GroupBy>,
+    resamples: usize,
+    seed: u64,
+) -> crate::store::Result<Vec<GroupFigures>> {
+    let mut verdicts = Vec::new();
+    store.for_each_verdict(|mut v| {
+        v.raw = String::new();
+        v.text = String::new();
+        verdicts.push(v)
+    })?;
+    let mut labels = Vec::new();
+    store.for_each_label(|l| labels.push(l))?;
+    let runs = store.runs()?;
+    Ok(compute_from(
+        pairs::build(verdicts, &labels, &runs),
+        by,
+        resamples,
+        seed,
+    ))
+}
+
+/// Groups pairs and computes figures per group (pure; used by tests too).
+pub fn compute_from(
+    all: BTreeMap<Comparison, Vec<Pair>>,
+    by: Option<GroupBy>,
+    resamples: usize,
+    seed: u64,
+) -> Vec<GroupFigures> {
+    let mut out = Vec::new();
+    for (comparison, pairs) in all {
+        // A group is one pair of sides (e.g. "awag mode 2 · model" vs "alice"),
+        // optionally split further by `--by`.
+        let mut groups: BTreeMap<(String, String, String), Vec<&Pair>> = BTreeMap::new();
+        for p in &pairs {
+            let by_value = match by {
+                None => String::new(),
+                Some(GroupBy::Classification) => p.ctx.key.classification_id.clone(),
+                Some(GroupBy::Perspective) => p.ctx.key.perspective_id.clone(),
+                Some(GroupBy::Persona) => p.ctx.persona.clone(),
+                Some(GroupBy::Mode) => p
+                    .ctx
+                    .mode
+                    .map(|m| format!("mode {m}"))
+                    .unwrap_or_else(|| "-".into()),
+                Some(GroupBy::Model) => {
+                    if p.ctx.model.is_empty() {
+                        "-".into()
+                    } else {
+                        p.ctx.model.clone()
+                    }
+                }
+            };
+            groups
+                .entry((by_value, p.left.clone(), p.right.clone()))
+                .or_default()
+                .push(p);
+        }
+        for ((by_value, left, right), ps) in groups {
+            let sides = format!("{left} vs {right}");
+            let group = if by_value.is_empty() {
+                sides
+            } else {
+                format!("{by_value} · {sides}")
+            };
+            let (scale, values, undecided) = common_scale(&ps);
+            let (pairs, k, ordinal) = analytics::pairs_from_values(&values);
+            let k = if values.is_empty() {
+                scale.values().len()
+            } else {
+                k
+            };
+            let figures = analytics::Figures::compute(&pairs, k, ordinal, resamples, seed)
+                .expect("indices come from the scale itself");
+            let readings: Vec<_> = ps
+                .iter()
+                .map(|p| (p.a.as_agreement(), p.b.as_agreement()))
+                .collect();
+            let (evalgen, accuracy) = if comparison == Comparison::JudgeVsHuman {
+                (
+                    Some(wrong_as_positive(&readings)),
+                    Some(analytics::accuracy_by_rater(&readings, resamples, seed)),
+                )
+            } else {
+                (None, None)
+            };
+            out.push(GroupFigures {
+                comparison,
+                group,
+                left,
+                right,
+                scale,
+                undecided,
+                figures,
+                evalgen,
+                accuracy,
+            });
+        }
+    }
+    out
+}
+
+/// EvalGen counts with DISAGREE ("the classifier was wrong") as positive,
+/// over the pairs both sides decided.
+fn wrong_as_positive(readings: &[(Option<Agreement>, Option<Agreement>)]) -> analytics::EvalGen {
+    let decided: Vec<(bool, bool)> = readings
+        .iter()
+        .filter_map(|r| match r {
+            (Some(a), Some(b)) => Some((*a == Agreement::Disagree, *b == Agreement::Disagree)),
+            _ => None,
+        })
+        .collect();
+    analytics::evalgen(&decided)
+}
+
+/// The pairs on one scale: their own when both sides share it, else the
+/// agreement reading, with undecided pairs counted and left out.
+fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize) {
+    let first = ps.first().map(|p| p.a.scale());
+    let same = ps
+        .iter()
+        .all(|p| Some(p.a.scale()) == first && Some(p.b.scale()) == first);
+    if let (true, Some(scale)) = (same, first) {
+        return (scale, ps.iter().map(|p| (p.a, p.b)).collect(), 0);
+    }
+    let mut values = Vec::new();
+    let mut undecided = 0;
+    for p in ps {
+        match (p.a.as_agreement(), p.b.as_agreement()) {
+            (Some(a), Some(b)) => values.push((Value::Agreement(a), Value::Agreement(b))),
+            _ => undecided += 1,
+        }
+    }
+    (Scale::Agreement, values, undecided)
+}
+
+/// `jury report` output.
+pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
+    let groups = compute(store, a.by, a.bootstrap, a.seed)?;
+    let text = match a.format {
+        ReportFormat::Json => serde_json::to_string_pretty(&to_json(&groups))?,
+        ReportFormat::Csv => to_csv(&groups),
+        ReportFormat::Md => to_table(&groups, true),
+        ReportFormat::Table => to_table(&groups, false),
+    };
+    println!("{text}");
+    Ok(())
+}
+
+/// The JSON contract (DESIGN §5): per comparison, groups with n and figures.
+pub fn to_json(groups: &[GroupFigures]) -> serde_json::Value {
+    let mut root = Map::new();
+    for c in Comparison::ALL {
+        let list: Vec<serde_json::Value> = groups
+            .iter()
+            .filter(|g| g.comparison == c)
+            .map(|g| {
+                let mut v = serde_json::to_value(&g.figures).unwrap_or_else(|_| json!({}));
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("group".into(), json!(g.group));
+                    o.insert("scale".into(), json!(g.scale.as_str()));
+                    o.insert("undecided".into(), json!(g.undecided));
+                    o.insert("left".into(), json!(g.left));
+                    o.insert("right".into(), json!(g.right));
+                    if let Some(e) = &g.evalgen {
+                        o.insert("evalgen".into(), json!(e));
+                    }
+                    if let Some([l, r]) = &g.accuracy {
+                        o.insert("classifier_accuracy".into(), json!({"left": l, "right": r}));
+                    }
+                }
+                v
+            })
+            .collect();
+        root.insert(c.key().into(), json!(list));
+    }
+    serde_json::Value::Object(root)
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into())
+}
+
+fn fmt_ci(f: &analytics::Figure) -> String {
+    match (f.value, f.ci95) {
+        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.2},{hi:.2}]"),
+        (v, _) => fmt(v),
+    }
+}
+
+const HEADERS: [&str; 13] = [
+    "comparison",
+    "group",
+    "scale",
+    "n",
+    "agree",
+    "within-1",
+    "kappa",
+    "w-kappa(q)",
+    "alpha",
+    "spearman",
+    "base rate L/R",
+    "accuracy L/R",
+    "coverage/FFR/align",
+];
+
+fn share(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "–".into())
+}
+
+fn row(g: &GroupFigures) -> [String; 13] {
+    let f = &g.figures;
+    [
+        g.comparison.key().to_string(),
+        crate::sanitize::one_line(&g.group, 60),
+        g.scale.as_str().to_string(),
+        if g.undecided > 0 {
+            format!("{} (+{} undecided)", f.n, g.undecided)
+        } else {
+            f.n.to_string()
+        },
+        fmt_ci(&f.percent_agreement),
+        fmt_ci(&f.within_one),
+        fmt_ci(&f.cohen_kappa),
+        fmt_ci(&f.weighted_kappa_quadratic),
+        fmt_ci(&f.krippendorff_alpha),
+        fmt_ci(&f.spearman),
+        format!(
+            "{}/{}",
+            share(f.base_rate.first.mode_share),
+            share(f.base_rate.second.mode_share)
+        ),
+        match &g.accuracy {
+            Some([l, r]) => format!("{}/{}", share(l.accuracy), share(r.accuracy)),
+            None => "–".into(),
+        },
+        match &g.evalgen {
+            Some(e) => format!(
+                "{}/{}/{}",
+                share(e.coverage),
+                share(e.false_failure_rate),
+                share(e.alignment)
+            ),
+            None => "–".into(),
+        },
+    ]
+}
+
+fn to_table(groups: &[GroupFigures], markdown: bool) -> String {
+    if groups.is_empty() {
+        return "nothing to compare yet: judge some items and label some (jury run, jury label or the workbench)".into();
+    }
+    let rows: Vec<[String; 13]> = groups.iter().map(row).collect();
+    let mut widths = HEADERS.map(|h| h.chars().count());
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .collect();
+        if markdown {
+            format!("| {} |", padded.join(" | "))
+        } else {
+            padded.join("  ")
+        }
+    };
+    let mut out = vec![line(&HEADERS.map(String::from))];
+    if markdown {
+        out.push(format!(
+            "|{}|",
+            widths
+                .iter()
+                .map(|w| "-".repeat(w + 2))
+                .collect::<Vec<_>>()
+                .join("|")
+        ));
+    }
+    out.extend(rows.iter().map(|r| line(r)));
+    if !markdown {
+        out.push(String::new());
+        out.push("agree is raw agreement and within-1 the share at most one step apart; kappa and alpha correct agreement for chance.\n\
+base rate L/R is each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa).\n\
+accuracy L/R is the classifier's accuracy as each side reads it (AGREE share); coverage/FFR/align treat \"the classifier was wrong\" as positive, the human as reference.\n\
+[a,b] is a seeded bootstrap 95 % interval; n counts pairs, undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted.".into());
+    }
+    out.join("\n")
+}
+
+fn to_csv(groups: &[GroupFigures]) -> String {
+    let esc = |s: &str| {
+        if s.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = vec!["comparison,group,left,right,scale,n,undecided,percent_agreement,percent_agreement_lo,percent_agreement_hi,within_one,cohen_kappa,cohen_kappa_lo,cohen_kappa_hi,weighted_kappa_quadratic,krippendorff_alpha,spearman,mean_abs_diff,base_rate_left,base_rate_right,accuracy_left,accuracy_right,coverage,false_failure_rate,alignment".to_string()];
+    for g in groups {
+        let f = &g.figures;
+        let ci =
+            |x: &analytics::Figure, i: usize| x.ci95.map(|c| c[i].to_string()).unwrap_or_default();
+        let v = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+        let acc = |i: usize| g.accuracy.as_ref().and_then(|a| a[i].accuracy);
+        let eg = |pick: fn(&analytics::EvalGen) -> Option<f64>| g.evalgen.as_ref().and_then(pick);
+        let cells = [
+            g.comparison.key().to_string(),
+            esc(&g.group),
+            esc(&g.left),
+            esc(&g.right),
+            g.scale.as_str().to_string(),
+            f.n.to_string(),
+            g.undecided.to_string(),
+            v(f.percent_agreement.value),
+            ci(&f.percent_agreement, 0),
+            ci(&f.percent_agreement, 1),
+            v(f.within_one.value),
+            v(f.cohen_kappa.value),
+            ci(&f.cohen_kappa, 0),
+            ci(&f.cohen_kappa, 1),
+            v(f.weighted_kappa_quadratic.value),
+            v(f.krippendorff_alpha.value),
+            v(f.spearman.value),
+            v(f.mean_abs_diff.value),
+            v(f.base_rate.first.mode_share),
+            v(f.base_rate.second.mode_share),
+            v(acc(0)),
+            v(acc(1)),
+            v(eg(|e| e.coverage)),
+            v(eg(|e| e.false_failure_rate)),
+            v(eg(|e| e.alignment)),
+        ];
+        out.push(cells.join(","));
+    }
+    out.join("\n")
+}
