@@ -62,6 +62,16 @@ actions! {
     Likert4 => "human Likert 4",
     /// Human label: Likert 5.
     Likert5 => "human Likert 5 (strongly agree)",
+    /// Human score 0 on a 0–9 row (proposition `score`).
+    Score0 => "human score 0 on a 0–9 row",
+    /// Human score 6 on a 0–9 row.
+    Score6 => "human score 6 on a 0–9 row",
+    /// Human score 7 on a 0–9 row.
+    Score7 => "human score 7 on a 0–9 row",
+    /// Human score 8 on a 0–9 row.
+    Score8 => "human score 8 on a 0–9 row",
+    /// Human score 9 on a 0–9 row.
+    Score9 => "human score 9 on a 0–9 row",
     /// Human label: AGREE (the classifier was right).
     Agree => "human AGREE for the focused row",
     /// Human label: DISAGREE (the classifier was wrong).
@@ -109,6 +119,18 @@ impl Action {
             Action::Likert3 => 3,
             Action::Likert4 => 4,
             Action::Likert5 => 5,
+            _ => return None,
+        })
+    }
+
+    /// The digit of `Score0` and `Score6`..`Score9` (1–5 come from [`Action::likert`]).
+    pub fn score_digit(self) -> Option<u8> {
+        Some(match self {
+            Action::Score0 => 0,
+            Action::Score6 => 6,
+            Action::Score7 => 7,
+            Action::Score8 => 8,
+            Action::Score9 => 9,
             _ => return None,
         })
     }

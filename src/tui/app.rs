@@ -482,6 +482,51 @@ impl App {
         out
     }
 
+    /// Rows of the other judge styles on the current item (after the AwAg rows).
+    pub fn proto_rows(&self) -> Vec<super::protocol_rows::ProtoRow> {
+        let Some(item) = self.current_item() else {
+            return Vec::new();
+        };
+        let verdicts = self
+            .verdicts
+            .get(&item.id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let labels = self.labels.get(&item.id).map(Vec::as_slice).unwrap_or(&[]);
+        super::protocol_rows::protocol_rows(item, verdicts, labels)
+    }
+
+    /// AwAg rows and protocol rows together: what `row` indexes.
+    pub fn row_count(&self) -> usize {
+        self.rows().len() + self.proto_rows().len()
+    }
+
+    /// The focused protocol row, when the focus is past the AwAg rows.
+    pub fn focused_proto_row(&self) -> Option<super::protocol_rows::ProtoRow> {
+        let awag = self.rows().len();
+        let i = self.row.checked_sub(awag)?;
+        self.proto_rows().into_iter().nth(i)
+    }
+
+    /// The latest verdict on a protocol row.
+    pub fn proto_verdict(&self, r: &super::protocol_rows::ProtoRow) -> Option<&Verdict> {
+        self.verdicts
+            .get(&r.key.item_id)?
+            .iter()
+            .filter(|v| v.key == r.key && v.persona_id == r.persona_id && v.protocol == r.protocol)
+            .max_by(|a, b| (&a.created_at, a.run_id).cmp(&(&b.created_at, b.run_id)))
+    }
+
+    /// This person's label on a protocol row (on the row's scale).
+    pub fn proto_label(&self, r: &super::protocol_rows::ProtoRow) -> Option<&LabelEntry> {
+        self.labels.get(&r.key.item_id)?.iter().find(|e| {
+            e.label.key == r.key
+                && e.label.persona_id == r.persona_id
+                && e.label.who == self.who
+                && e.label.value.scale() == r.scale
+        })
+    }
+
     pub fn combo(&self, row: &RowKey) -> Option<ComboKey> {
         let item = self.current_item()?;
         let c = item.classifications.get(row.classification)?;
@@ -651,7 +696,7 @@ impl App {
         };
         self.text_scroll = 0;
         self.verdict_scroll = 0;
-        let rows = self.rows().len();
+        let rows = self.row_count();
         if self.row >= rows {
             self.row = rows.saturating_sub(1);
         }

@@ -10,6 +10,7 @@ pub mod items;
 pub mod keymap;
 pub mod msg;
 pub mod prompt;
+pub mod protocol_rows;
 pub mod terminal;
 pub mod theme;
 pub mod update;

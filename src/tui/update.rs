@@ -221,6 +221,19 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 cursor,
             });
         }
+        Likert1 | Likert2 | Likert3 | Likert4 | Likert5 | Score0 | Score6 | Score7 | Score8
+        | Score9
+            if app.focused_proto_row().is_some() =>
+        {
+            label_proto_row(app, action, fx);
+        }
+        Agree | Disagree if app.focused_proto_row().is_some() => label_proto_row(app, action, fx),
+        Score0 | Score6 | Score7 | Score8 | Score9 => {
+            app.message = Some((
+                Level::Warning,
+                "0 and 6–9 label 0–9 scores (proposition score rows)".into(),
+            ));
+        }
         Likert1 | Likert2 | Likert3 | Likert4 | Likert5 => {
             let n = action.likert().unwrap_or(3);
             let v = match app.mode.scale() {
@@ -375,7 +388,7 @@ fn clamp_add(v: usize, d: i64, len: usize) -> usize {
 }
 
 fn move_row(app: &mut App, d: i32) {
-    let n = app.rows().len();
+    let n = app.row_count();
     app.row = clamp_add(app.row, d as i64, n);
 }
 
@@ -445,6 +458,52 @@ pub fn visible_judge(app: &App, key: &ComboKey) -> Option<Value> {
     Some(v)
 }
 
+/// The value a label key means on a protocol row's scale, or why it means none.
+fn proto_value(scale: Scale, action: Action) -> Result<Value, &'static str> {
+    use crate::domain::Degree;
+    let digit = action.likert().or(action.score_digit());
+    match (scale, action) {
+        (Scale::Likert, _) => match digit {
+            Some(n @ 1..=5) => Ok(Value::Likert(n)),
+            _ => Err("this row is on a 1–5 scale: use 1–5"),
+        },
+        (Scale::Score09, _) => digit
+            .map(Value::Score)
+            .ok_or("this row is on a 0–9 scale: use 0–9"),
+        (Scale::Bool, Action::Agree) => Ok(Value::Bool(true)),
+        (Scale::Bool, Action::Disagree) => Ok(Value::Bool(false)),
+        (Scale::Bool, _) => Err("this row is true/false: a = true, d = false"),
+        (Scale::Degree, Action::Agree) => Ok(Value::Degree(Degree::Fully)),
+        (Scale::Degree, Action::Disagree) => Ok(Value::Degree(Degree::No)),
+        (Scale::Degree, _) => match digit {
+            Some(1) => Ok(Value::Degree(Degree::No)),
+            Some(2) => Ok(Value::Degree(Degree::Partially)),
+            Some(3) => Ok(Value::Degree(Degree::Fully)),
+            _ => Err("this row is no/partially/fully: 1 no, 2 partially, 3 fully (or d / a)"),
+        },
+        (Scale::Agreement, Action::Agree) => Ok(Value::Agreement(crate::domain::Agreement::Agree)),
+        (Scale::Agreement, Action::Disagree) => {
+            Ok(Value::Agreement(crate::domain::Agreement::Disagree))
+        }
+        (Scale::Agreement, _) => Err("this row is AGREE/DISAGREE: use a or d"),
+    }
+}
+
+/// A label on the focused protocol row, on that row's own scale.
+fn label_proto_row(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    let Some(row) = app.focused_proto_row() else {
+        return;
+    };
+    match proto_value(row.scale, action) {
+        Ok(value) => {
+            let judge = app.proto_verdict(&row).map(|v| v.value);
+            let shown = judge.filter(|_| !app.blind || app.proto_label(&row).is_some());
+            save_label(app, row.key, row.persona_id, value, shown, fx);
+        }
+        Err(why) => app.message = Some((Level::Warning, why.into())),
+    }
+}
+
 fn set_label(app: &mut App, value: Value, fx: &mut Vec<Effect>) {
     let rows = app.rows();
     let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else {
@@ -453,6 +512,19 @@ fn set_label(app: &mut App, value: Value, fx: &mut Vec<Effect>) {
     };
     let replaced = visible_judge(app, &key);
     let persona = app.persona_id().to_string();
+    save_label(app, key, persona, value, replaced, fx);
+}
+
+/// Records a label as pending and asks the writer to store it; the screen
+/// shows it saved only when the store says so.
+fn save_label(
+    app: &mut App,
+    key: ComboKey,
+    persona: String,
+    value: Value,
+    replaced: Option<Value>,
+    fx: &mut Vec<Effect>,
+) {
     let who = app.who.clone();
     let req = app.next_req;
     app.next_req += 1;
@@ -522,6 +594,24 @@ fn label_saved(app: &mut App, req: u64, result: Result<(), String>) {
 }
 
 fn edit_note(app: &mut App) {
+    if let Some(row) = app.focused_proto_row() {
+        let Some(entry) = app.proto_label(&row) else {
+            app.message = Some((
+                Level::Warning,
+                "label this row first, then add a note".into(),
+            ));
+            return;
+        };
+        let mut area = TextArea::new(vec![entry.label.note.replace('\n', " ")]);
+        area.move_cursor(ratatui_textarea::CursorMove::End);
+        app.popup = Some(Popup::Input {
+            kind: InputKind::Note,
+            area: Box::new(area),
+            target: Some((row.key, row.scale)),
+            error: None,
+        });
+        return;
+    }
     let rows = app.rows();
     let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else {
         return;
@@ -570,7 +660,7 @@ fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
                         } else {
                             PerspectiveSel::One(cursor)
                         };
-                        let n = app.rows().len();
+                        let n = app.row_count();
                         app.row = app.row.min(n.saturating_sub(1));
                     }
                 }
@@ -655,7 +745,11 @@ fn submit_input(
         }
         InputKind::Note => {
             let Some((key, scale)) = target else { return };
-            let persona = app.persona_id().to_string();
+            // Protocol rows keep their own persona ("-" for most of them).
+            let persona = match app.focused_proto_row() {
+                Some(r) if r.key == key => r.persona_id,
+                _ => app.persona_id().to_string(),
+            };
             let who = app.who.clone();
             let req = app.next_req;
             app.next_req += 1;

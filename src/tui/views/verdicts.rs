@@ -1,6 +1,7 @@
 use super::{focused_block, label_span, value_style};
 use crate::sanitize;
 use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, disagrees};
+use crate::tui::protocol_rows::ProtoRow;
 use crate::tui::update::visible_judge;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -36,7 +37,8 @@ impl Widget for VerdictPane<'_> {
             return;
         };
         let rows = app.rows();
-        if rows.is_empty() {
+        let proto_rows = app.proto_rows();
+        if rows.is_empty() && proto_rows.is_empty() {
             Line::styled("no classifications (or no perspective)", t.muted).render(inner, buf);
             return;
         }
@@ -167,6 +169,10 @@ impl Widget for VerdictPane<'_> {
                     text_rows,
                 }
             })
+            .chain(proto_rows.iter().enumerate().map(|(pi, r)| {
+                let focused = rows.len() + pi == app.row;
+                proto_draw(app, r, focused, room(focused), w)
+            }))
             .collect();
         // Each row: head, value, then its text (focused row up to 12 lines, others 3).
         let cap = |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.row { 12 } else { 3 });
@@ -199,6 +205,86 @@ impl Widget for VerdictPane<'_> {
                 .render(tr, buf);
             y += h;
         }
+    }
+}
+
+/// A protocol row: what is judged, the judge's value and text (streaming
+/// while it arrives), this person's label and a mark where they differ.
+fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usize) -> RowDraw<'a> {
+    let t = &app.theme;
+    let mut head = vec![
+        Span::styled(if focused { "▶ " } else { "  " }, t.accent),
+        Span::styled(sanitize::one_line(&r.key.classification_id, 40), t.title),
+        Span::styled(format!(" · {} ({})", r.protocol, r.scale), t.muted),
+    ];
+    if r.persona_id != "-" {
+        head.push(Span::styled(
+            format!(" · {}", sanitize::one_line(&r.persona_id, 20)),
+            t.muted,
+        ));
+    }
+    let head = if focused {
+        Line::from(head).style(t.selection)
+    } else {
+        Line::from(head)
+    };
+    let label = app.proto_label(r);
+    let verdict = app.proto_verdict(r);
+    let judge = verdict
+        .map(|v| v.value)
+        .filter(|_| !app.blind || label.is_some());
+    let mut value = vec![Span::raw("  ")];
+    let mut text = Vec::new();
+    if !r.about.is_empty() {
+        text.push(Line::styled(sanitize::one_line(&r.about, room), t.muted));
+    }
+    match (app.streams.get(&r.key), judge, verdict) {
+        (Some(s), _, _) => {
+            value.push(Span::styled(
+                format!("J {} streaming", spinner(app.spinner)),
+                t.streaming,
+            ));
+            text.extend(lines_of(tail(&s.text, room), t.streaming));
+        }
+        (None, Some(v), Some(vd)) => {
+            value.push(Span::styled(format!("J {v}"), value_style(v, t)));
+            if vd.selection_mismatch {
+                value.push(Span::styled(" ⚠inconsistent", t.warning));
+            }
+            text.extend(lines_of(
+                &sanitize::for_display(&vd.text, room.min(MAX_VERDICT_CHARS)),
+                t.judge,
+            ));
+        }
+        (None, None, Some(_)) => {
+            value.push(Span::styled("J hidden", t.muted));
+            text.push(Line::styled(
+                "(blind review: label this row to see the judge)",
+                t.muted,
+            ));
+        }
+        _ => value.push(Span::styled("J –", t.muted)),
+    }
+    value.push(Span::raw("   "));
+    value.extend(label_span(label, t));
+    if let (Some(j), Some(l)) = (judge, label)
+        && j != l.label.value
+    {
+        value.push(Span::raw(" "));
+        value.push(Span::styled(" ≠ ", t.disagreement_mark));
+    }
+    if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
+        value.push(Span::styled(
+            format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)),
+            t.muted,
+        ));
+    }
+    let text_rows = wrapped_rows(&text, w);
+    RowDraw {
+        head,
+        value: Line::from(value),
+        text,
+        text_rows,
     }
 }
 
