@@ -94,6 +94,7 @@ impl Settings {
             .or(file.who.clone())
             .or_else(|| env("USER"))
             .or_else(|| env("USERNAME"))
+            .or_else(login_name)
             .unwrap_or_else(|| "me".into());
         Ok(Settings {
             db_path,
@@ -186,4 +187,51 @@ pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
         }
     }
     Ok(file)
+}
+
+/// The login name of the current user from the password database, for when
+/// `USER` is not set (cron, containers, `env -i`).
+#[cfg(unix)]
+fn login_name() -> Option<String> {
+    let mut buf = vec![0u8; 4096];
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut out: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: getpwuid_r writes into `pwd` and `buf`, which outlive the call;
+    // `out` is null or points at `pwd`, whose `pw_name` points into `buf`.
+    let rc = unsafe {
+        libc::getpwuid_r(
+            libc::getuid(),
+            &mut pwd,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            &mut out,
+        )
+    };
+    if rc != 0 || out.is_null() || pwd.pw_name.is_null() {
+        return None;
+    }
+    // SAFETY: pw_name is a NUL-terminated string inside `buf`.
+    let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
+    name.to_str()
+        .ok()
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+}
+
+#[cfg(not(unix))]
+fn login_name() -> Option<String> {
+    None
+}
+
+#[cfg(all(test, unix))]
+mod login_tests {
+    #[test]
+    fn login_name_matches_id() {
+        let id = std::process::Command::new("id")
+            .arg("-un")
+            .output()
+            .unwrap();
+        let expected = String::from_utf8(id.stdout).unwrap().trim().to_string();
+        assert_eq!(super::login_name(), Some(expected));
+    }
 }

@@ -13,7 +13,9 @@ fn conversation() -> Item {
         id: "conv-001".into(),
         kind: "conversation".into(),
         title: "My parcel arrived broken".into(),
-        text: "1. customer: My parcel arrived today and the lamp is broken.\n2. ai_agent: I'm sorry.".into(),
+        text:
+            "1. customer: My parcel arrived today and the lamp is broken.\n2. ai_agent: I'm sorry."
+                .into(),
         payload: serde_json::json!({
             "events": [],
             "guidelines": [
@@ -111,7 +113,14 @@ fn blind_review_hides_a_protocol_verdict_until_labelled() {
 #[test]
 fn claims_on_messages_follow_the_awag_rows_and_take_0_to_9() {
     let mut data = loaded();
-    let mut v = verdict(3, "k-001", "c-promo", Mode::Two, Value::Score(7), "Reads like an ad.");
+    let mut v = verdict(
+        3,
+        "k-001",
+        "c-promo",
+        Mode::Two,
+        Value::Score(7),
+        "Reads like an ad.",
+    );
     v.key = ComboKey::new("k-001", "c-promo", "proposition");
     v.persona_id = "-".into();
     v.protocol = Protocol::Proposition;
