@@ -70,3 +70,19 @@ fn state_with_100k_items_fits_in_300_mb() {
     assert_eq!(app.filtered.len(), 100_000);
     assert!(state_mb < 300.0, "state takes {state_mb:.1} MB");
 }
+
+#[test]
+fn the_streamed_item_read_gives_every_item_in_order_with_its_classifications() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    let mut store = jury::store::Store::open(&db).unwrap();
+    jury::import::import_sample(&mut store, "me").unwrap();
+    let bulk = store.items().unwrap();
+    drop(store);
+    let (rx, reader) = jury::tui::stream_items(&db);
+    let streamed: Vec<Item> = rx.into_iter().collect();
+    reader.join().unwrap().unwrap();
+    assert_eq!(streamed.len(), 66);
+    assert_eq!(streamed, bulk);
+    assert!(streamed.iter().all(|i| !i.classifications.is_empty()));
+}

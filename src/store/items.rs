@@ -178,6 +178,41 @@ impl Store {
         Ok(items)
     }
 
+    /// Every item with its classifications, in import order, one at a time:
+    /// memory stays flat however many items the store holds (the workbench
+    /// reads 100 000 items this way). `f` returns false to stop early.
+    pub fn for_each_item(&self, mut f: impl FnMut(Item) -> bool) -> Result<()> {
+        let mut items = self.conn.prepare(
+            "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload
+             FROM items ORDER BY position",
+        )?;
+        // The primary key (item_id, id) serves each lookup.
+        let mut cls = self.conn.prepare(
+            "SELECT id, description, available, selected FROM classifications WHERE item_id = ?1 ORDER BY position",
+        )?;
+        let mut rows = items.query([])?;
+        while let Some(row) = rows.next()? {
+            let mut item = item_from_row(row)?;
+            let mut crows = cls.query([&item.id])?;
+            while let Some(c) = crows.next()? {
+                let cid: String = c.get(0)?;
+                let available: String = c.get(2)?;
+                item.classifications.push(Classification {
+                    available: serde_json::from_str(&available).map_err(|e| {
+                        StoreError::Data(format!("classification {}/{cid}: {e}", item.id))
+                    })?,
+                    id: cid,
+                    description: c.get(1)?,
+                    selected: c.get(3)?,
+                });
+            }
+            if !f(item) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// One item with its classifications.
     pub fn item(&self, id: &str) -> Result<Option<Item>> {
         let item = self
