@@ -22,6 +22,7 @@ mod confusion;
 mod evalgen;
 mod figures;
 mod kappa;
+mod ledger;
 mod rng;
 mod spearman;
 mod values;
@@ -42,6 +43,7 @@ pub use figures::{Figure, Figures};
 pub use kappa::{
     KappaWeights, cohen_kappa, weighted_kappa, weighted_kappa_linear, weighted_kappa_quadratic,
 };
+pub use ledger::{Ledger, LedgerLine, config_name, ledger};
 pub use rng::{SplitMix64, Xoshiro256pp};
 pub use spearman::spearman;
 pub use values::{AgreementPairs, agreement_index, agreement_pairs, pairs_from_values};

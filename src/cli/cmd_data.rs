@@ -133,7 +133,7 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
         "tokens",
         "cost"
     );
-    for r in runs {
+    for r in &runs {
         println!(
             "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
             r.id,
@@ -157,7 +157,50 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
             println!("      note: {}", one_line(note, 200));
         }
     }
+    print_ledger(&crate::analytics::ledger(&runs));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Per judge configuration: runs, verdicts, tokens and cost, per verdict too.
+fn print_ledger(l: &crate::analytics::Ledger) {
+    if l.total.runs == 0 {
+        return;
+    }
+    let money = |c: Option<f64>, digits: usize| {
+        c.map(|c| format!("${c:.digits$}"))
+            .unwrap_or_else(|| "-".into())
+    };
+    println!();
+    println!(
+        "{:<34} {:>5} {:>9} {:>12} {:>12} {:>10} {:>12}",
+        "cost ledger", "runs", "verdicts", "tokens", "tok/verdict", "cost", "$/verdict"
+    );
+    let line = |name: &str, x: &crate::analytics::LedgerLine| {
+        println!(
+            "{:<34} {:>5} {:>9} {:>12} {:>12} {:>10} {:>12}{}",
+            one_line(name, 34),
+            x.runs,
+            x.verdicts,
+            x.prompt_tokens + x.completion_tokens,
+            x.tokens_per_verdict()
+                .map(|t| format!("{t:.0}"))
+                .unwrap_or_else(|| "-".into()),
+            money(x.cost_usd, 4),
+            money(x.cost_per_verdict(), 6),
+            if x.unpriced_runs > 0 {
+                format!(
+                    "  ({} run(s) without a price: add the model to prices.toml)",
+                    x.unpriced_runs
+                )
+            } else {
+                String::new()
+            }
+        );
+    };
+    for (name, x) in &l.by_config {
+        line(name, x);
+    }
+    line("total", &l.total);
 }
 
 pub fn failures(s: &Settings, a: FailuresArgs) -> anyhow::Result<ExitCode> {

@@ -1,0 +1,56 @@
+//! `jury runs` books tokens and cost per judge configuration and per verdict.
+
+mod common;
+use common::*;
+
+#[test]
+fn the_ledger_books_each_configuration_and_prices_known_models() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    for (mode, model) in [
+        ("1", "gpt-4o-mini"),
+        ("2", "gpt-4o-mini"),
+        ("2", "llama-local"),
+    ] {
+        let args = [
+            "run",
+            "--mode",
+            mode,
+            "--persona",
+            "kenton",
+            "--perspective",
+            "classification",
+            "--limit",
+            "4",
+            "--model",
+            model,
+        ];
+        let out = ws.run_with(&srv.url(), &args);
+        assert_success(&out, &args);
+    }
+    let out = ws.ok(&["runs"]);
+    let line = |name: &str| -> Vec<String> {
+        out.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no ledger line '{name}' in:\n{out}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    let m1 = line("awag mode 1 · gpt-4o-mini");
+    // name (5 words), runs, verdicts, tokens, tok/verdict, cost, $/verdict
+    assert_eq!(m1[5], "1");
+    assert_eq!(m1[6], "20");
+    assert!(m1[9].starts_with('$') && m1[10].starts_with('$'), "{m1:?}");
+    let local = line("awag mode 2 · llama-local");
+    assert_eq!(local[9], "-");
+    assert!(out.contains("without a price"), "{out}");
+    let total = line("total");
+    assert_eq!(total[1], "3");
+    assert_eq!(total[2], "60");
+    // Tokens per verdict is tokens / verdicts.
+    let tokens: f64 = total[3].parse().unwrap();
+    let per: f64 = total[4].parse().unwrap();
+    assert!((tokens / 60.0 - per).abs() <= 0.5, "{total:?}");
+}
