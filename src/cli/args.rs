@@ -136,6 +136,9 @@ pub struct RunArgs {
     /// Show the plan and send nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// With --dry-run: print the first request exactly as it would be sent (any protocol; no key needed).
+    #[arg(long, requires = "dry_run")]
+    pub show_request: bool,
     /// Ask again ("are you sure?") and record both answers (proposition protocol).
     #[arg(long)]
     pub double_check: bool,

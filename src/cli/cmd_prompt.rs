@@ -43,12 +43,27 @@ pub fn prompt(s: &Settings, a: PromptArgs) -> anyhow::Result<ExitCode> {
     let cfg = s
         .provider()
         .unwrap_or_else(|_| ProviderConfig::new("http://127.0.0.1/v1", s.model.clone()));
-    let body = request_body(&cfg, &call, ToolMode::Tools);
-    if a.json {
+    let set = format!("{} (hash {})", prompts.origin, prompts.hash());
+    print_call(s, &cfg, &set, &call, &boundary, a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints one request: as the JSON body (`json`), or as readable messages,
+/// tools and tool_choice. Shared by `jury prompt` and `jury run --dry-run --show-request`.
+pub fn print_call(
+    s: &Settings,
+    cfg: &ProviderConfig,
+    prompt_set: &str,
+    call: &crate::provider::ChatCall,
+    boundary: &str,
+    json: bool,
+) -> anyhow::Result<()> {
+    let body = request_body(cfg, call, ToolMode::Tools);
+    if json {
         println!("{}", serde_json::to_string_pretty(&body)?);
-        return Ok(ExitCode::SUCCESS);
+        return Ok(());
     }
-    println!("# prompt set: {} (hash {})", prompts.origin, prompts.hash());
+    println!("# prompt set: {prompt_set}");
     println!(
         "# model: {}   endpoint: {}",
         cfg.model,
@@ -63,5 +78,5 @@ pub fn prompt(s: &Settings, a: PromptArgs) -> anyhow::Result<ExitCode> {
     println!("{}\n", serde_json::to_string_pretty(&body["tools"])?);
     println!("── tool_choice ──");
     println!("{}", serde_json::to_string_pretty(&body["tool_choice"])?);
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -120,6 +120,39 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = crate::engine::make_plan(&plan_cfg, &req, &store)?;
     drop(store);
+    if a.dry_run && a.show_request {
+        let Some(batch) = plan.batches.first() else {
+            println!(
+                "dry run: nothing would be sent ({} combination(s) settled without a request, {} already judged)",
+                plan.settled.len(),
+                plan.skipped
+            );
+            return Ok(ExitCode::SUCCESS);
+        };
+        let boundary = crate::protocol::new_boundary();
+        let call = plan
+            .protocol
+            .build_call(batch, &boundary)
+            .map_err(|e| anyhow::anyhow!(e))?;
+        if !a.json {
+            println!(
+                "# request 1 of {} ({} combination(s) in it)",
+                plan.batches.len(),
+                batch.len()
+            );
+        }
+        let set = format!(
+            "{} {} (hash {})",
+            protocol.as_str(),
+            s.prompts_dir
+                .as_deref()
+                .map(|d| d.display().to_string())
+                .unwrap_or_else(|| "embedded".into()),
+            plan.spec.prompt_hash
+        );
+        super::cmd_prompt::print_call(s, &plan_cfg.provider, &set, &call, &boundary, a.json)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if a.dry_run {
         let summary = serde_json::json!({
             "dry_run": true,
