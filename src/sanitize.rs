@@ -45,14 +45,19 @@ pub fn one_line(s: &str, max_chars: usize) -> String {
 fn sanitize(s: &str, max_chars: usize, keep_newlines: bool) -> String {
     let mut out = String::with_capacity(s.len().min(max_chars.saturating_mul(2)).saturating_add(8));
     let mut combining_run = 0usize;
-    for (count, c) in s.chars().enumerate() {
+    let mut chars = s.chars().enumerate().peekable();
+    while let Some((count, c)) = chars.next() {
         if count >= max_chars {
             out.push('…');
             return out;
         }
         if c == '\r' {
-            // \r\n is a newline; a lone \r would move the cursor.
-            out.push_str(if keep_newlines { "" } else { "\\r" });
+            // \r\n is a newline (the \n shows it); a lone \r would move the
+            // cursor back over what was drawn, so it is shown, never obeyed.
+            let crlf = matches!(chars.peek(), Some((_, '\n')));
+            if !(keep_newlines && crlf) {
+                out.push_str("\\r");
+            }
             continue;
         }
         if c == '\n' && !keep_newlines {
@@ -128,7 +133,9 @@ mod tests {
     #[test]
     fn c1_and_carriage_return() {
         let s = for_display("a\u{9b}31mb\rc\x08", 100);
-        assert_eq!(s, "a\\u{9b}31mbc\\x08");
+        assert_eq!(s, "a\\u{9b}31mb\\rc\\x08");
+        // \r\n is an ordinary line break; only a lone \r is shown.
+        assert_eq!(for_display("a\r\nb\r", 100), "a\nb\\r");
     }
 
     #[test]

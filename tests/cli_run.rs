@@ -94,11 +94,15 @@ fn modes_1_2_3_write_contract_rows() {
                     .as_u64()
                     .unwrap_or_else(|| panic!("Likert must be an integer: {r}"));
                 assert!((1..=5).contains(&v), "{r}");
+                assert_eq!(r["scale"], "likert", "{r}");
             }
-            Some(3) => assert!(
-                matches!(r["value"].as_str(), Some("AGREE" | "DISAGREE")),
-                "{r}"
-            ),
+            Some(3) => {
+                assert!(
+                    matches!(r["value"].as_str(), Some("AGREE" | "DISAGREE")),
+                    "{r}"
+                );
+                assert_eq!(r["scale"], "agreement", "{r}");
+            }
             other => panic!("mode {other:?}"),
         }
     }

@@ -218,6 +218,7 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn drive(cfg: EngineConfig, req: RunRequest, as_json: bool) -> anyhow::Result<ExitCode> {
+    let endpoint = crate::sanitize::one_line(&cfg.provider.base_url, 200);
     let mut handle = crate::engine::spawn_run(cfg, req);
     let bar = (!as_json && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(0);
@@ -323,11 +324,18 @@ async fn drive(cfg: EngineConfig, req: RunRequest, as_json: bool) -> anyhow::Res
             eprintln!("see the failures with: jury failures {}", outcome.run_id);
         }
     }
+    if status == RunStatus::Failed {
+        // A fault fatal for the whole run (refused key, quota, budget, a
+        // server that cannot do what is asked): say where, and how to go on.
+        eprintln!(
+            "error: run {} stopped at {endpoint}; what arrived is stored, fix the cause and continue with the same command plus --resume",
+            outcome.run_id
+        );
+    }
     Ok(match status {
         RunStatus::Done if missing == 0 => ExitCode::SUCCESS,
-        RunStatus::Done | RunStatus::Cancelled | RunStatus::Failed
-            if p.verdicts > 0 || missing > 0 =>
-        {
+        RunStatus::Failed => ExitCode::from(1),
+        RunStatus::Done | RunStatus::Cancelled if p.verdicts > 0 || missing > 0 => {
             ExitCode::from(EXIT_FAILURES)
         }
         _ => ExitCode::from(1),
