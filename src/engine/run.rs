@@ -180,6 +180,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
             .client
             .complete(&call, &ctx.cancel, &mut |frame| streamer.on_frame(frame))
             .await;
+        streamer.finish();
         let mut latency = started.elapsed();
         match result {
             Ok(c) => {
@@ -553,6 +554,8 @@ struct TextStreamer<'a> {
     args: String,
     shown: HashMap<ComboKey, usize>,
     last_parse: Instant,
+    /// Fragments arrived since the last parse.
+    dirty: bool,
 }
 
 impl<'a> TextStreamer<'a> {
@@ -564,6 +567,7 @@ impl<'a> TextStreamer<'a> {
             args: String::new(),
             shown: HashMap::new(),
             last_parse: Instant::now() - Duration::from_secs(1),
+            dirty: false,
         }
     }
 
@@ -574,6 +578,7 @@ impl<'a> TextStreamer<'a> {
             }
             | StreamFrame::Content(fragment) => {
                 self.args.push_str(&fragment);
+                self.dirty = true;
                 // Re-parsing is O(answer); doing it at most every 30 ms keeps a long
                 // answer linear in practice while the text still flows smoothly.
                 if self.last_parse.elapsed() >= Duration::from_millis(30) {
@@ -594,8 +599,19 @@ impl<'a> TextStreamer<'a> {
         }
     }
 
+    /// At the end of an answer: the texts as they finally stand, so every
+    /// verdict's text has been streamed before the verdict itself arrives,
+    /// however fast the answer came (fragments inside one 30 ms window would
+    /// otherwise never be shown as streaming).
+    fn finish(&mut self) {
+        if self.dirty {
+            self.flush();
+        }
+    }
+
     fn flush(&mut self) {
         self.last_parse = Instant::now();
+        self.dirty = false;
         let Some(partial) = crate::provider::partial_json::parse_prefix(&self.args) else {
             return;
         };
