@@ -67,9 +67,11 @@ pub fn compute_from(
 ) -> Vec<GroupFigures> {
     let mut out = Vec::new();
     for (comparison, pairs) in all {
-        // A group is one pair of sides (e.g. "awag mode 2 · model" vs "alice"),
-        // optionally split further by `--by`.
-        let mut groups: BTreeMap<(String, String, String), Vec<&Pair>> = BTreeMap::new();
+        // A group is one pair of sides (e.g. "awag mode 2 · model" vs "alice")
+        // on one scale — pairs on a shared scale keep it, cross-scale pairs
+        // are read as agreement — optionally split further by `--by`.
+        let mut groups: BTreeMap<(String, String, String, &'static str), Vec<&Pair>> =
+            BTreeMap::new();
         for p in &pairs {
             let by_value = match by {
                 None => String::new(),
@@ -89,12 +91,17 @@ pub fn compute_from(
                     }
                 }
             };
+            let scale = if p.a.scale() == p.b.scale() {
+                p.a.scale().as_str()
+            } else {
+                "cross-scale"
+            };
             groups
-                .entry((by_value, p.left.clone(), p.right.clone()))
+                .entry((by_value, p.left.clone(), p.right.clone(), scale))
                 .or_default()
                 .push(p);
         }
-        for ((by_value, left, right), ps) in groups {
+        for ((by_value, left, right, _), ps) in groups {
             let sides = format!("{left} vs {right}");
             let group = if by_value.is_empty() {
                 sides
