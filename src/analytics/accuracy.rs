@@ -93,10 +93,19 @@ pub fn accuracy_by_rater(
 ) -> [AccuracyEstimate; 2] {
     let first: Vec<_> = readings.iter().map(|r| r.0).collect();
     let second: Vec<_> = readings.iter().map(|r| r.1).collect();
-    [
-        AccuracyEstimate::from_readings(&first, resamples, seed),
-        AccuracyEstimate::from_readings(&second, resamples, seed),
-    ]
+    // The two bootstraps are independent: one per core for large inputs
+    // (same results either way: each is seeded on its own).
+    if readings.len() * resamples < 1_000_000 {
+        return [
+            AccuracyEstimate::from_readings(&first, resamples, seed),
+            AccuracyEstimate::from_readings(&second, resamples, seed),
+        ];
+    }
+    std::thread::scope(|s| {
+        let a = s.spawn(|| AccuracyEstimate::from_readings(&first, resamples, seed));
+        let b = AccuracyEstimate::from_readings(&second, resamples, seed);
+        [a.join().expect("accuracy bootstrap panicked"), b]
+    })
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::store::Store;
 use pairs::{Comparison, Pair};
 use serde_json::{Map, json};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One group of one comparison, with its figures.
 #[derive(Debug, Clone)]
@@ -38,58 +39,55 @@ pub struct GroupFigures {
 pub fn compute(
     store: &Store,
     by: Option<GroupBy>,
-    resamples: usize,
+    resamples: Option<usize>,
     seed: u64,
 ) -> crate::store::Result<Vec<GroupFigures>> {
-    let mut verdicts = Vec::new();
-    store.for_each_verdict(|mut v| {
-        v.raw = String::new();
-        v.text = String::new();
-        verdicts.push(v)
-    })?;
-    let mut labels = Vec::new();
-    store.for_each_label(|l| labels.push(l))?;
-    let runs = store.runs()?;
-    Ok(compute_from(
-        pairs::build(verdicts, &labels, &runs),
-        by,
-        resamples,
-        seed,
-    ))
+    Ok(compute_from(pairs::from_store(store)?, by, resamples, seed))
+}
+
+/// One group: `--by` value, left side, right side, scale.
+type GroupKey = (Arc<str>, Arc<str>, Arc<str>, &'static str);
+
+/// Resamples for a report of `total_pairs` pairs when the user chose none:
+/// the full [`analytics::DEFAULT_RESAMPLES`] while the draws fit in
+/// [`analytics::DRAW_BUDGET`], fewer above, never under 50. With that many
+/// pairs the intervals are narrow and 50 resamples place their ends well.
+pub fn auto_resamples(total_pairs: usize) -> usize {
+    if total_pairs == 0 {
+        return analytics::DEFAULT_RESAMPLES;
+    }
+    (analytics::DRAW_BUDGET / total_pairs).clamp(50, analytics::DEFAULT_RESAMPLES)
 }
 
 /// Groups pairs and computes figures per group (pure; used by tests too).
 pub fn compute_from(
     all: BTreeMap<Comparison, Vec<Pair>>,
     by: Option<GroupBy>,
-    resamples: usize,
+    resamples: Option<usize>,
     seed: u64,
 ) -> Vec<GroupFigures> {
     let mut out = Vec::new();
+    let empty: Arc<str> = Arc::from("");
+    let resamples = resamples.unwrap_or_else(|| auto_resamples(all.values().map(Vec::len).sum()));
     for (comparison, pairs) in all {
         // A group is one pair of sides (e.g. "awag mode 2 · model" vs "alice")
         // on one scale — pairs on a shared scale keep it, cross-scale pairs
         // are read as agreement — optionally split further by `--by`.
-        let mut groups: BTreeMap<(String, String, String, &'static str), Vec<&Pair>> =
-            BTreeMap::new();
+        let mut groups: rustc_hash::FxHashMap<GroupKey, Vec<&Pair>> = Default::default();
         for p in &pairs {
-            let by_value = match by {
-                None => String::new(),
-                Some(GroupBy::Classification) => p.ctx.key.classification_id.clone(),
-                Some(GroupBy::Perspective) => p.ctx.key.perspective_id.clone(),
+            let by_value: Arc<str> = match by {
+                None => empty.clone(),
+                Some(GroupBy::Classification) => Arc::from(p.ctx.key.classification_id.as_str()),
+                Some(GroupBy::Perspective) => Arc::from(p.ctx.key.perspective_id.as_str()),
                 Some(GroupBy::Persona) => p.ctx.persona.clone(),
-                Some(GroupBy::Mode) => p
-                    .ctx
-                    .mode
-                    .map(|m| format!("mode {m}"))
-                    .unwrap_or_else(|| "-".into()),
-                Some(GroupBy::Model) => {
-                    if p.ctx.model.is_empty() {
-                        "-".into()
-                    } else {
-                        p.ctx.model.clone()
-                    }
-                }
+                Some(GroupBy::Mode) => Arc::from(
+                    p.ctx
+                        .mode
+                        .map(|m| format!("mode {m}"))
+                        .unwrap_or_else(|| "-".into()),
+                ),
+                Some(GroupBy::Model) if p.ctx.model.is_empty() => Arc::from("-"),
+                Some(GroupBy::Model) => p.ctx.model.clone(),
             };
             let scale = if p.a.scale() == p.b.scale() {
                 p.a.scale().as_str()
@@ -101,6 +99,9 @@ pub fn compute_from(
                 .or_default()
                 .push(p);
         }
+        // Sorted, so the report reads the same every time.
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort_by(|a, b| a.0.cmp(&b.0));
         for ((by_value, left, right, _), ps) in groups {
             let sides = format!("{left} vs {right}");
             let group = if by_value.is_empty() {
@@ -132,8 +133,8 @@ pub fn compute_from(
             out.push(GroupFigures {
                 comparison,
                 group,
-                left,
-                right,
+                left: left.to_string(),
+                right: right.to_string(),
                 scale,
                 undecided,
                 figures,

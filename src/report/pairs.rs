@@ -4,8 +4,11 @@
 //! compared on the agreement reading (Likert ≥4 AGREE, ≤2 DISAGREE, 3 undecided
 //! and counted apart).
 
-use crate::domain::{ComboKey, Label, Mode, Run, Value, Verdict};
-use std::collections::{BTreeMap, HashMap};
+use crate::domain::{ComboKey, Label, Mode, Protocol, Run, Value};
+use crate::store::VerdictValue;
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Which comparison a set of pairs belongs to (the JSON contract's keys).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,218 +46,365 @@ impl Comparison {
     }
 }
 
-/// What a pair is about, for grouping (`--by`).
+/// What a pair is about, for grouping (`--by`). Shared, not copied: a
+/// report over a million verdicts holds millions of pairs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PairContext {
-    pub key: ComboKey,
-    pub persona: String,
+    pub key: Arc<ComboKey>,
+    pub persona: Arc<str>,
     pub mode: Option<Mode>,
-    pub model: String,
+    pub model: Arc<str>,
 }
 
 /// One compared pair: who/what is on each side, and their values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pair {
     pub ctx: PairContext,
-    /// e.g. "mode 2 · gpt-4o-mini" vs "alice".
-    pub left: String,
-    pub right: String,
+    /// e.g. "awag mode 2 · gpt-4o-mini" vs "alice".
+    pub left: Arc<str>,
+    pub right: Arc<str>,
     pub a: Value,
     pub b: Value,
 }
 
-/// A verdict with what identifies its judge.
-#[derive(Debug, Clone)]
-struct Judged {
-    v: Verdict,
-    prompt_hash: String,
+/// One judge configuration: what must match for two verdicts to come from
+/// "the same judge".
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Judge {
+    protocol: Protocol,
+    mode: Option<Mode>,
+    model: u32,
+    prompt: u32,
 }
 
-/// Pairs for every comparison, from all verdicts, labels and runs.
-pub fn build(
-    verdicts: Vec<Verdict>,
-    labels: &[Label],
-    runs: &[Run],
-) -> BTreeMap<Comparison, Vec<Pair>> {
-    let prompt_of: HashMap<i64, String> = runs
-        .iter()
-        .map(|r| (r.id, r.spec.prompt_hash.clone()))
-        .collect();
-    // The latest verdict per (judge configuration, combination) stands for that judge.
-    let mut latest: HashMap<(String, Option<Mode>, String, String, ComboKey, String), Judged> =
-        HashMap::new();
-    let mut all_by_key: HashMap<(ComboKey, String), Vec<Judged>> = HashMap::new();
-    for v in verdicts {
-        let prompt_hash = prompt_of.get(&v.run_id).cloned().unwrap_or_default();
-        let j = Judged { v, prompt_hash };
-        all_by_key
-            .entry((j.v.key.clone(), j.v.persona_id.clone()))
-            .or_default()
-            .push(j.clone());
-        latest.insert(
-            (
-                j.v.protocol.as_str().to_string(),
-                j.v.mode,
-                j.v.model.clone(),
-                j.prompt_hash.clone(),
-                j.v.key.clone(),
-                j.v.persona_id.clone(),
-            ),
-            j,
-        );
-    }
-    let mut out: BTreeMap<Comparison, Vec<Pair>> = BTreeMap::new();
-    let judge_name = |j: &Judged| match j.v.mode {
-        Some(m) => format!("{} mode {} · {}", j.v.protocol, m, j.v.model),
-        None => format!("{} · {}", j.v.protocol, j.v.model),
-    };
-    let ctx = |j: &Judged| PairContext {
-        key: j.v.key.clone(),
-        persona: j.v.persona_id.clone(),
-        mode: j.v.mode,
-        model: j.v.model.clone(),
-    };
+/// A verdict reduced to ids (24 bytes): what pairing needs.
+#[derive(Debug, Clone, Copy)]
+struct Judged {
+    judge: u32,
+    combo: u32,
+    persona: u32,
+    run_id: i64,
+    value: Value,
+}
 
-    // Judge vs human: every standing verdict against every label on the same
-    // combination and persona.
-    let mut labels_by_key: HashMap<(ComboKey, String), Vec<&Label>> = HashMap::new();
-    for l in labels {
-        labels_by_key
-            .entry((l.key.clone(), l.persona_id.clone()))
-            .or_default()
-            .push(l);
+/// Strings and combinations interned to small ids, so a million verdicts
+/// cost a million small records, not a million sets of strings.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<Arc<str>, u32>,
+    names: Vec<Arc<str>>,
+}
+
+impl Interner {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
+            return i;
+        }
+        let a: Arc<str> = Arc::from(s);
+        let i = self.names.len() as u32;
+        self.names.push(a.clone());
+        self.ids.insert(a, i);
+        i
     }
-    let mut standing: Vec<&Judged> = latest.values().collect();
-    standing.sort_by(|a, b| (&a.v.key, a.v.run_id).cmp(&(&b.v.key, b.v.run_id)));
-    for j in &standing {
-        for l in labels_by_key
-            .get(&(j.v.key.clone(), j.v.persona_id.clone()))
-            .into_iter()
-            .flatten()
-        {
-            // Prefer a label on the verdict's own scale when the person gave both.
-            let same_scale_exists = labels_by_key[&(j.v.key.clone(), j.v.persona_id.clone())]
-                .iter()
-                .any(|o| o.who == l.who && o.value.scale() == j.v.value.scale());
-            if same_scale_exists && l.value.scale() != j.v.value.scale() {
-                continue;
-            }
-            out.entry(Comparison::JudgeVsHuman).or_default().push(Pair {
-                ctx: ctx(j),
-                left: judge_name(j),
-                right: l.who.clone(),
-                a: j.v.value,
-                b: l.value,
-            });
+}
+
+/// Collects verdicts and labels, then pairs them ([`Builder::finish`]).
+pub struct Builder {
+    strings: Interner,
+    combo_ids: HashMap<(u32, u32, u32), u32>,
+    combos: Vec<Arc<ComboKey>>,
+    judge_ids: HashMap<Judge, u32>,
+    judges: Vec<Judge>,
+    prompt_of_run: HashMap<i64, u32>,
+    last_combo: Option<u32>,
+    verdicts: Vec<Judged>,
+    labels: Vec<(u32, u32, Arc<str>, Value)>,
+}
+
+impl Builder {
+    /// `runs` give each verdict's prompt set (prompt versions are compared).
+    pub fn new(runs: &[Run]) -> Builder {
+        let mut strings = Interner::default();
+        let prompt_of_run = runs
+            .iter()
+            .map(|r| (r.id, strings.id(&r.spec.prompt_hash)))
+            .collect();
+        Builder {
+            strings,
+            combo_ids: HashMap::default(),
+            combos: Vec::new(),
+            judge_ids: HashMap::default(),
+            judges: Vec::new(),
+            prompt_of_run,
+            last_combo: None,
+            verdicts: Vec::new(),
+            labels: Vec::new(),
         }
     }
 
-    // Human vs human: two people, same combination, persona and scale.
-    let mut keys: Vec<&(ComboKey, String)> = labels_by_key.keys().collect();
-    keys.sort();
-    for k in keys {
-        let ls = &labels_by_key[k];
-        for (i, a) in ls.iter().enumerate() {
-            for b in &ls[i + 1..] {
-                if a.who != b.who && a.value.scale() == b.value.scale() {
-                    let (a, b) = if a.who <= b.who { (a, b) } else { (b, a) };
-                    out.entry(Comparison::HumanVsHuman).or_default().push(Pair {
-                        ctx: PairContext {
-                            key: k.0.clone(),
-                            persona: k.1.clone(),
-                            mode: None,
-                            model: String::new(),
-                        },
-                        left: a.who.clone(),
-                        right: b.who.clone(),
+    fn combo(&mut self, item: &str, classification: &str, perspective: &str) -> u32 {
+        // Consecutive verdicts of one request are often about the same
+        // combination or item: compare before hashing.
+        if let Some(c) = self.last_combo
+            && let k = &self.combos[c as usize]
+            && k.item_id == item
+            && k.classification_id == classification
+            && k.perspective_id == perspective
+        {
+            return c;
+        }
+        let c = self.combo_uncached(item, classification, perspective);
+        self.last_combo = Some(c);
+        c
+    }
+
+    fn combo_uncached(&mut self, item: &str, classification: &str, perspective: &str) -> u32 {
+        let k = (
+            self.strings.id(item),
+            self.strings.id(classification),
+            self.strings.id(perspective),
+        );
+        if let Some(&c) = self.combo_ids.get(&k) {
+            return c;
+        }
+        let c = self.combos.len() as u32;
+        self.combos
+            .push(Arc::new(ComboKey::new(item, classification, perspective)));
+        self.combo_ids.insert(k, c);
+        c
+    }
+
+    /// Verdicts in insertion order: a later one of the same judge on the
+    /// same combination and persona stands for that judge.
+    pub fn add_verdict(&mut self, v: VerdictValue<'_>) {
+        let combo = self.combo(v.item_id, v.classification_id, v.perspective_id);
+        let empty = self.strings.id("");
+        let judge = Judge {
+            protocol: v.protocol,
+            mode: v.mode,
+            model: self.strings.id(v.model),
+            prompt: self.prompt_of_run.get(&v.run_id).copied().unwrap_or(empty),
+        };
+        let next = self.judges.len() as u32;
+        let judge = *self.judge_ids.entry(judge.clone()).or_insert_with(|| {
+            self.judges.push(judge);
+            next
+        });
+        let persona = self.strings.id(v.persona_id);
+        self.verdicts.push(Judged {
+            judge,
+            combo,
+            persona,
+            run_id: v.run_id,
+            value: v.value,
+        });
+    }
+
+    pub fn add_label(&mut self, l: &Label) {
+        let combo = self.combo(
+            &l.key.item_id,
+            &l.key.classification_id,
+            &l.key.perspective_id,
+        );
+        let persona = self.strings.id(&l.persona_id);
+        let who_id = self.strings.id(&l.who);
+        let who = self.strings.names[who_id as usize].clone();
+        self.labels.push((combo, persona, who, l.value));
+    }
+
+    /// Pairs for every comparison.
+    pub fn finish(self) -> BTreeMap<Comparison, Vec<Pair>> {
+        let Builder {
+            strings,
+            combos,
+            judges,
+            verdicts,
+            labels,
+            ..
+        } = self;
+        let name = |i: u32| strings.names[i as usize].clone();
+        let judge_names: Vec<Arc<str>> = judges
+            .iter()
+            .map(|j| {
+                Arc::from(match j.mode {
+                    Some(m) => format!("{} mode {} · {}", j.protocol, m, name(j.model)),
+                    None => format!("{} · {}", j.protocol, name(j.model)),
+                })
+            })
+            .collect();
+        let ctx = |v: &Judged| PairContext {
+            key: combos[v.combo as usize].clone(),
+            persona: name(v.persona),
+            mode: judges[v.judge as usize].mode,
+            model: name(judges[v.judge as usize].model),
+        };
+        let mut out: BTreeMap<Comparison, Vec<Pair>> = BTreeMap::new();
+
+        // The standing verdict of each judge per combination and persona.
+        let mut latest: HashMap<(u32, u32, u32), usize> =
+            HashMap::with_capacity_and_hasher(verdicts.len(), Default::default());
+        for (i, v) in verdicts.iter().enumerate() {
+            latest.insert((v.judge, v.combo, v.persona), i);
+        }
+        let mut standing: Vec<&Judged> = latest.values().map(|&i| &verdicts[i]).collect();
+        drop(latest);
+        standing.sort_by_key(|v| (v.combo, v.persona, v.judge, v.run_id));
+
+        // Judge vs human: every standing verdict against every label on the
+        // same combination and persona; a person who gave a label on the
+        // verdict's own scale is compared on that one only.
+        let mut labels_by: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
+        for (i, l) in labels.iter().enumerate() {
+            labels_by.entry((l.0, l.1)).or_default().push(i);
+        }
+        for v in &standing {
+            let Some(ls) = labels_by.get(&(v.combo, v.persona)) else {
+                continue;
+            };
+            for &li in ls {
+                let (_, _, who, value) = &labels[li];
+                let same_scale_exists = ls
+                    .iter()
+                    .any(|&o| labels[o].2 == *who && labels[o].3.scale() == v.value.scale());
+                if same_scale_exists && value.scale() != v.value.scale() {
+                    continue;
+                }
+                out.entry(Comparison::JudgeVsHuman).or_default().push(Pair {
+                    ctx: ctx(v),
+                    left: judge_names[v.judge as usize].clone(),
+                    right: who.clone(),
+                    a: v.value,
+                    b: *value,
+                });
+            }
+        }
+
+        // Human vs human: two people, same combination, persona and scale.
+        let mut keys: Vec<&(u32, u32)> = labels_by.keys().collect();
+        keys.sort_by(|a, b| {
+            (&combos[a.0 as usize], &strings.names[a.1 as usize])
+                .cmp(&(&combos[b.0 as usize], &strings.names[b.1 as usize]))
+        });
+        for k in keys {
+            let ls = &labels_by[k];
+            for (i, &ai) in ls.iter().enumerate() {
+                for &bi in &ls[i + 1..] {
+                    let (a, b) = (&labels[ai], &labels[bi]);
+                    if a.2 != b.2 && a.3.scale() == b.3.scale() {
+                        let (a, b) = if a.2 <= b.2 { (a, b) } else { (b, a) };
+                        out.entry(Comparison::HumanVsHuman).or_default().push(Pair {
+                            ctx: PairContext {
+                                key: combos[k.0 as usize].clone(),
+                                persona: name(k.1),
+                                mode: None,
+                                model: Arc::from(""),
+                            },
+                            left: a.2.clone(),
+                            right: b.2.clone(),
+                            a: a.3,
+                            b: b.3,
+                        });
+                    }
+                }
+            }
+        }
+
+        // Judge vs judge: standing verdicts on the same combination that
+        // differ in exactly one respect (linear in verdicts: grouped by
+        // combination first).
+        let prompt_name =
+            |j: &Judge| -> Arc<str> { Arc::from(format!("prompts {}", name(j.prompt))) };
+        for same in standing.chunk_by(|a, b| a.combo == b.combo) {
+            for (i, a) in same.iter().enumerate() {
+                for b in &same[i + 1..] {
+                    let (ja, jb) = (&judges[a.judge as usize], &judges[b.judge as usize]);
+                    if ja.protocol != jb.protocol {
+                        continue;
+                    }
+                    let which = match (
+                        a.persona == b.persona,
+                        ja.mode == jb.mode,
+                        ja.model == jb.model,
+                        ja.prompt == jb.prompt,
+                    ) {
+                        (true, false, true, _) => Comparison::ModeVsMode,
+                        (false, true, true, true) => Comparison::PersonaVsPersona,
+                        (true, true, false, true) => Comparison::ModelVsModel,
+                        (true, true, true, false) => Comparison::PromptVsPrompt,
+                        _ => continue,
+                    };
+                    let (a, b) = order(a, b, which, &judges, &strings.names);
+                    let (ja, jb) = (&judges[a.judge as usize], &judges[b.judge as usize]);
+                    let (la, lb) = match which {
+                        Comparison::PersonaVsPersona => (name(a.persona), name(b.persona)),
+                        Comparison::PromptVsPrompt => (prompt_name(ja), prompt_name(jb)),
+                        _ => (
+                            judge_names[a.judge as usize].clone(),
+                            judge_names[b.judge as usize].clone(),
+                        ),
+                    };
+                    out.entry(which).or_default().push(Pair {
+                        ctx: ctx(a),
+                        left: la,
+                        right: lb,
                         a: a.value,
                         b: b.value,
                     });
                 }
             }
         }
-    }
 
-    // Judge vs judge: standing verdicts on the same combination that differ in
-    // exactly one respect. Grouped by combination first: pairing is then linear
-    // in the number of verdicts, not quadratic.
-    let mut by_combo: BTreeMap<&ComboKey, Vec<&Judged>> = BTreeMap::new();
-    for j in &standing {
-        by_combo.entry(&j.v.key).or_default().push(j);
-    }
-    for same in by_combo.values() {
-        for (i, a) in same.iter().enumerate() {
-            for b in &same[i + 1..] {
-                if a.v.protocol != b.v.protocol {
-                    continue;
-                }
-                let same_persona = a.v.persona_id == b.v.persona_id;
-                let same_mode = a.v.mode == b.v.mode;
-                let same_model = a.v.model == b.v.model;
-                let same_prompt = a.prompt_hash == b.prompt_hash;
-                let which = match (same_persona, same_mode, same_model, same_prompt) {
-                    (true, false, true, _) => Comparison::ModeVsMode,
-                    (false, true, true, true) => Comparison::PersonaVsPersona,
-                    (true, true, false, true) => Comparison::ModelVsModel,
-                    (true, true, true, false) => Comparison::PromptVsPrompt,
-                    _ => continue,
-                };
-                let (a, b) = order(a, b, which);
-                let (la, lb) = match which {
-                    Comparison::PersonaVsPersona => {
-                        (a.v.persona_id.clone(), b.v.persona_id.clone())
+        // Run vs run (test-retest): the same judge configuration run twice
+        // on the same combination and persona.
+        let mut all: Vec<&Judged> = verdicts.iter().collect();
+        all.sort_by_key(|v| (v.combo, v.persona, v.judge, v.run_id));
+        let run_name = |r: i64| -> Arc<str> { Arc::from(format!("run {r}")) };
+        for same in
+            all.chunk_by(|a, b| (a.combo, a.persona, a.judge) == (b.combo, b.persona, b.judge))
+        {
+            for (i, a) in same.iter().enumerate() {
+                for b in &same[i + 1..] {
+                    if a.run_id != b.run_id {
+                        out.entry(Comparison::RunVsRun).or_default().push(Pair {
+                            ctx: ctx(a),
+                            left: run_name(a.run_id),
+                            right: run_name(b.run_id),
+                            a: a.value,
+                            b: b.value,
+                        });
                     }
-                    Comparison::PromptVsPrompt => (
-                        format!("prompts {}", a.prompt_hash),
-                        format!("prompts {}", b.prompt_hash),
-                    ),
-                    _ => (judge_name(a), judge_name(b)),
-                };
-                out.entry(which).or_default().push(Pair {
-                    ctx: ctx(a),
-                    left: la,
-                    right: lb,
-                    a: a.v.value,
-                    b: b.v.value,
-                });
-            }
-        }
-    }
-
-    // Run vs run (test-retest): the same judge configuration run twice.
-    let mut groups: Vec<&(ComboKey, String)> = all_by_key.keys().collect();
-    groups.sort();
-    for g in groups {
-        let js = &all_by_key[g];
-        for (i, a) in js.iter().enumerate() {
-            for b in &js[i + 1..] {
-                if a.v.run_id != b.v.run_id
-                    && a.v.protocol == b.v.protocol
-                    && a.v.mode == b.v.mode
-                    && a.v.model == b.v.model
-                    && a.prompt_hash == b.prompt_hash
-                {
-                    out.entry(Comparison::RunVsRun).or_default().push(Pair {
-                        ctx: ctx(a),
-                        left: format!("run {}", a.v.run_id),
-                        right: format!("run {}", b.v.run_id),
-                        a: a.v.value,
-                        b: b.v.value,
-                    });
                 }
             }
         }
+        out
     }
-    out
+}
+
+/// Pairs for every comparison, read straight from the store.
+pub fn from_store(
+    store: &crate::store::Store,
+) -> crate::store::Result<BTreeMap<Comparison, Vec<Pair>>> {
+    let mut b = Builder::new(&store.runs()?);
+    store.for_each_verdict_value(|v| b.add_verdict(v))?;
+    store.for_each_label(|l| b.add_label(&l))?;
+    Ok(b.finish())
 }
 
 /// A stable order inside a pair (lower mode / name first) so labels read the same every time.
-fn order<'a>(a: &'a Judged, b: &'a Judged, which: Comparison) -> (&'a Judged, &'a Judged) {
+fn order<'a>(
+    a: &'a Judged,
+    b: &'a Judged,
+    which: Comparison,
+    judges: &[Judge],
+    names: &[Arc<str>],
+) -> (&'a Judged, &'a Judged) {
+    let (ja, jb) = (&judges[a.judge as usize], &judges[b.judge as usize]);
+    let n = |i: u32| &names[i as usize];
     let swap = match which {
-        Comparison::ModeVsMode => a.v.mode > b.v.mode,
-        Comparison::PersonaVsPersona => a.v.persona_id > b.v.persona_id,
-        Comparison::ModelVsModel => a.v.model > b.v.model,
-        Comparison::PromptVsPrompt => a.prompt_hash > b.prompt_hash,
+        Comparison::ModeVsMode => ja.mode > jb.mode,
+        Comparison::PersonaVsPersona => n(a.persona) > n(b.persona),
+        Comparison::ModelVsModel => n(ja.model) > n(jb.model),
+        Comparison::PromptVsPrompt => n(ja.prompt) > n(jb.prompt),
         _ => false,
     };
     if swap { (b, a) } else { (a, b) }

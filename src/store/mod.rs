@@ -11,7 +11,7 @@ mod verdicts;
 pub use error::{Result, StoreError};
 pub use items::UpsertCounts;
 pub use labels::LabelRow;
-pub use verdicts::VerdictFilter;
+pub use verdicts::{VerdictFilter, VerdictValue};
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};

@@ -1,7 +1,7 @@
 //! Verdicts and failures: written one by one as they arrive.
 
 use super::{Result, Store, StoreError};
-use crate::domain::{ComboKey, Failure, FailureKind, Mode, Protocol, Scale, Verdict};
+use crate::domain::{ComboKey, Failure, FailureKind, Mode, Protocol, Scale, Value, Verdict};
 use rusqlite::params;
 use std::collections::HashSet;
 
@@ -151,6 +151,43 @@ impl Store {
         Ok(())
     }
 
+    /// Every verdict's identity and value, without texts, in insertion order,
+    /// borrowed from the row (no allocation per verdict): what agreement
+    /// statistics need, fast enough for millions of verdicts.
+    pub fn for_each_verdict_value(&self, mut f: impl FnMut(VerdictValue<'_>)) -> Result<()> {
+        let mut stmt = self.conn.prepare(
+            "SELECT run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model, scale, value
+             FROM verdicts ORDER BY id",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let text = |i: usize| -> Result<&str> {
+                r.get_ref(i)?
+                    .as_str()
+                    .map_err(|e| StoreError::Data(format!("verdict column {i}: {e}")))
+            };
+            let scale = text(8)?;
+            let scale = Scale::parse_name(scale)
+                .ok_or_else(|| StoreError::Data(format!("unknown scale '{scale}' in a verdict")))?;
+            let value = scale
+                .parse(text(9)?)
+                .map_err(|e| StoreError::Data(format!("verdict value: {e}")))?;
+            let mode: Option<u8> = r.get(6)?;
+            f(VerdictValue {
+                run_id: r.get(0)?,
+                item_id: text(1)?,
+                classification_id: text(2)?,
+                perspective_id: text(3)?,
+                persona_id: text(4)?,
+                protocol: text(5)?.parse().map_err(StoreError::Data)?,
+                mode: mode.and_then(Mode::from_number),
+                model: text(7)?,
+                value,
+            });
+        }
+        Ok(())
+    }
+
     fn query_verdicts(&self, tail: &str, p: impl rusqlite::Params) -> Result<Vec<Verdict>> {
         let mut stmt = self
             .conn
@@ -242,4 +279,18 @@ fn parse_failure_kind(s: &str) -> FailureKind {
         "cancelled" => FailureKind::Cancelled,
         _ => FailureKind::Provider,
     }
+}
+
+/// A verdict's identity and value, borrowed from a store row.
+#[derive(Debug, Clone, Copy)]
+pub struct VerdictValue<'a> {
+    pub run_id: i64,
+    pub item_id: &'a str,
+    pub classification_id: &'a str,
+    pub perspective_id: &'a str,
+    pub persona_id: &'a str,
+    pub protocol: Protocol,
+    pub mode: Option<Mode>,
+    pub model: &'a str,
+    pub value: Value,
 }

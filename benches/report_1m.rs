@@ -1,0 +1,243 @@
+//! `jury report` over a store holding 1 000 000 verdicts and 100 000 labels.
+//!
+//! `cargo bench --bench report_1m` builds the store once (cached as
+//! `target/report_1m.db`; delete it to rebuild), then times the release
+//! `jury report --format json` five times and prints the median wall time,
+//! the peak RSS and the ratio to the 2 s target (measured 2026-11-23 on the
+//! 2-core machine: median 5.6 s, ratio 2.8, 293 MB; was 32 s and 2.6 GB
+//! before the report read slim rows and interned ids).
+//!
+//! The store: 50 000 items × 2 classifications = 100 000 combinations, each
+//! judged by ten runs (modes 1/2/3 of two models, a second persona, an edited
+//! prompt set, two repeats): every comparison the report makes has large
+//! groups. alice labels 60 000 combinations, bob 40 000 (20 000 shared).
+
+#[path = "common/mod.rs"]
+mod common;
+
+use jury::domain::*;
+use jury::store::Store;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+const ITEMS: usize = 50_000;
+const CLASSES: [&str; 2] = ["urgency", "work-pers"];
+const RUNS: usize = 5;
+
+struct RunDef {
+    mode: Mode,
+    model: &'static str,
+    persona: &'static str,
+    prompt_hash: &'static str,
+}
+
+const DEFS: [RunDef; 10] = [
+    RunDef {
+        mode: Mode::One,
+        model: "model-a",
+        persona: "p1",
+        prompt_hash: "h1",
+    },
+    RunDef {
+        mode: Mode::Two,
+        model: "model-a",
+        persona: "p1",
+        prompt_hash: "h1",
+    },
+    RunDef {
+        mode: Mode::Three,
+        model: "model-a",
+        persona: "p1",
+        prompt_hash: "h1",
+    },
+    RunDef {
+        mode: Mode::Two,
+        model: "model-b",
+        persona: "p1",
+        prompt_hash: "h1",
+    },
+    RunDef {
+        mode: Mode::Two,
+        model: "model-a",
+        persona: "p2",
+        prompt_hash: "h1",
+    },
+    RunDef {
+        mode: Mode::Two,
+        model: "model-a",
+        persona: "p1",
+        prompt_hash: "h2",
+    },
+    RunDef {
+        mode: Mode::Two,
+        model: "model-a",
+        persona: "p1",
+        prompt_hash: "h1",
+    },
+    RunDef {
+        mode: Mode::One,
+        model: "model-b",
+        persona: "p1",
+        prompt_hash: "h1",
+    },
+    RunDef {
+        mode: Mode::Three,
+        model: "model-b",
+        persona: "p1",
+        prompt_hash: "h1",
+    },
+    RunDef {
+        mode: Mode::One,
+        model: "model-a",
+        persona: "p1",
+        prompt_hash: "h1",
+    },
+];
+
+/// A deterministic, mostly-agreeing value for combination `c` of run `r`.
+fn value(mode: Mode, c: usize, r: usize) -> Value {
+    let base = (c * 7 + c / 3) % 5;
+    let noise = usize::from((c * 31 + r * 17).is_multiple_of(10));
+    let likert = ((base + noise) % 5 + 1) as u8;
+    match mode {
+        Mode::Three => match Value::Likert(likert).as_agreement() {
+            Some(a) => Value::Agreement(a),
+            None => Value::Agreement(Agreement::Agree),
+        },
+        _ => Value::Likert(likert),
+    }
+}
+
+fn build(db: &Path) {
+    let tmp = db.with_extension("building");
+    let _ = std::fs::remove_file(&tmp);
+    let mut store = Store::open(&tmp).expect("open");
+    let at = "2026-11-23T00:00:00.000Z".to_string();
+    for (r, def) in DEFS.iter().enumerate() {
+        let spec = RunSpec {
+            protocol: Protocol::Awag,
+            mode: Some(def.mode),
+            persona_id: def.persona.into(),
+            perspective_ids: vec!["classification".into()],
+            model: def.model.into(),
+            prompt_hash: def.prompt_hash.into(),
+            params: serde_json::Value::Null,
+        };
+        let run_id = store.create_run(&spec, (ITEMS * 2) as u64).expect("run");
+        let mut chunk = Vec::with_capacity(20_000);
+        for i in 0..ITEMS {
+            for (ci, cls) in CLASSES.iter().enumerate() {
+                let c = i * 2 + ci;
+                chunk.push(Verdict {
+                    run_id,
+                    key: ComboKey::new(&format!("it-{i:06}"), cls, "classification"),
+                    persona_id: def.persona.into(),
+                    protocol: Protocol::Awag,
+                    mode: Some(def.mode),
+                    model: def.model.into(),
+                    value: value(def.mode, c, r),
+                    text: "A short judge text of about the usual length for one verdict.".into(),
+                    evaluated_selection: Some("not".into()),
+                    selection_mismatch: false,
+                    latency_ms: 900,
+                    tokens: 120,
+                    raw: String::new(),
+                    created_at: at.clone(),
+                });
+                if chunk.len() == 20_000 {
+                    store.insert_verdicts(&chunk).expect("verdicts");
+                    chunk.clear();
+                }
+            }
+        }
+        store.insert_verdicts(&chunk).expect("verdicts");
+        store
+            .finish_run(run_id, RunStatus::Done, None)
+            .expect("finish");
+    }
+    drop(store);
+    // Labels in bulk (the Store writes labels one durable commit at a time,
+    // which is right for a person and slow for 100 000 generated ones).
+    let conn = rusqlite::Connection::open(&tmp).expect("open labels");
+    conn.execute_batch("BEGIN").unwrap();
+    {
+        let mut ins = conn
+            .prepare(
+                "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, created_at)
+                 VALUES (?1, ?2, 'classification', 'p1', ?3, 'likert', ?4, ?5)",
+            )
+            .unwrap();
+        let mut label = |c: usize, who: &str, shift: usize| {
+            let v = value(Mode::Two, c, 100 + shift).as_text();
+            ins.execute(rusqlite::params![
+                format!("it-{:06}", c / 2),
+                CLASSES[c % 2],
+                who,
+                v,
+                at
+            ])
+            .unwrap();
+        };
+        for c in 0..60_000 {
+            label(c, "alice", 0);
+        }
+        for c in 40_000..80_000 {
+            label(c, "bob", 1);
+        }
+    }
+    conn.execute_batch("COMMIT").unwrap();
+    drop(conn);
+    std::fs::rename(&tmp, db).expect("rename");
+    let _ = std::fs::remove_file(tmp.with_extension("building-wal"));
+}
+
+fn main() {
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
+    let db = target.join("report_1m.db");
+    if !db.exists() {
+        println!("building {} (once; about a minute)…", db.display());
+        let t = std::time::Instant::now();
+        build(&db);
+        println!("built in {:.1} s", t.elapsed().as_secs_f64());
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut times: Vec<Duration> = Vec::new();
+    let mut peak = 0u64;
+    let mut out_len = 0u64;
+    for i in 0..RUNS {
+        let out = dir.path().join(format!("report{i}.json"));
+        let mut cmd = common::jury_in(dir.path());
+        cmd.env("JURY_DB", &db)
+            .args(["report", "--format", "json"])
+            .stdout(Stdio::from(std::fs::File::create(&out).expect("out")));
+        let (wall, rss_kib, code) = common::run_measured(&mut cmd);
+        assert_eq!(code, 0, "jury report failed");
+        out_len = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "run {}: {:.3} s, peak RSS {:.1} MB",
+            i + 1,
+            wall.as_secs_f64(),
+            rss_kib as f64 / 1024.0
+        );
+        times.push(wall);
+        peak = peak.max(rss_kib);
+    }
+    let report: serde_json::Value = serde_json::from_reader(
+        std::fs::File::open(dir.path().join("report0.json")).expect("open report"),
+    )
+    .expect("report is JSON");
+    let groups: usize = report
+        .as_object()
+        .expect("object")
+        .values()
+        .map(|v| v.as_array().map_or(0, |a| a.len()))
+        .sum();
+    let m = common::median(times);
+    println!(
+        "report_1m: median {:.3} s over {RUNS} runs (target 2 s, ratio {:.2}), peak RSS {:.0} MB, {groups} groups, {out_len} bytes of JSON",
+        m.as_secs_f64(),
+        m.as_secs_f64() / 2.0,
+        peak as f64 / 1024.0
+    );
+}
