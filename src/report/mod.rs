@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// One group of one comparison, with its figures.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupFigures {
     pub comparison: Comparison,
     /// What the group holds, e.g. "awag mode 2 · gpt-4o-mini vs alice" or "urgency".

@@ -209,7 +209,7 @@ pub enum View {
     Compare,
     Personas { cursor: usize },
     Runs(RunsView),
-    Agreement(Vec<AgreementRow>),
+    Agreement(AgreementState),
     Prompt { text: String, scroll: u16 },
     Help { scroll: u16 },
 }
@@ -226,7 +226,24 @@ pub enum RunsView {
     Error(String),
 }
 
-/// Judge vs human for one classification (until the analytics module lands).
+/// The agreement view: counts at once from what the screen holds, the full
+/// figures (`jury report`'s) when a background task has computed them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgreementState {
+    pub quick: Vec<AgreementRow>,
+    pub figures: FiguresState,
+    /// The selected group (its confusion matrix and distributions are drawn).
+    pub cursor: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FiguresState {
+    Computing,
+    Ready(Vec<crate::report::GroupFigures>),
+    Error(String),
+}
+
+/// Judge vs human for one classification, counted from the screen's data.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgreementRow {
     pub classification: String,

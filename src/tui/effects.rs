@@ -32,6 +32,9 @@ pub struct Executor {
     cancels: HashMap<u64, CancellationToken>,
 }
 
+/// Bootstrap resamples for the agreement view.
+const AGREEMENT_RESAMPLES: usize = 200;
+
 impl Executor {
     /// Starts the label writer thread. Call inside a tokio runtime.
     pub fn new(db_path: PathBuf, engine: EngineLink, tx: UnboundedSender<Msg>) -> Executor {
@@ -77,6 +80,17 @@ impl Executor {
                 tokio::task::spawn_blocking(move || {
                     let r = Store::open(&path).and_then(|s| Ok((s.runs()?, s.failures(None)?)));
                     let _ = tx.send(Msg::RunsLoaded(r.map_err(|e| e.to_string())));
+                });
+            }
+            Effect::LoadAgreement => {
+                let (path, tx) = (self.db_path.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    // Fewer resamples than `jury report`: the view wants its
+                    // figures in a moment; the CLI gives the full intervals.
+                    let r = Store::open(&path).and_then(|s| {
+                        crate::report::compute(&s, None, Some(AGREEMENT_RESAMPLES), 42)
+                    });
+                    let _ = tx.send(Msg::AgreementLoaded(r.map_err(|e| e.to_string())));
                 });
             }
             Effect::SavePersona(p) => {

@@ -29,6 +29,8 @@ pub enum Msg {
         result: Result<(), String>,
     },
     RunsLoaded(Result<(Vec<Run>, Vec<Failure>), String>),
+    /// The agreement figures, computed off the UI thread.
+    AgreementLoaded(Result<Vec<crate::report::GroupFigures>, String>),
     PersonaSaved(Result<Persona, String>),
 }
 
@@ -49,5 +51,7 @@ pub enum Effect {
     },
     /// Read runs and failures from the store (answers `Msg::RunsLoaded`).
     LoadRuns,
+    /// Compute the agreement figures (answers `Msg::AgreementLoaded`).
+    LoadAgreement,
     SavePersona(Persona),
 }

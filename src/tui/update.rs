@@ -35,6 +35,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::LabelSaved { req, result } => label_saved(app, req, result),
+        Msg::AgreementLoaded(r) => {
+            if let View::Agreement(a) = &mut app.view {
+                a.figures = match r {
+                    Ok(groups) => FiguresState::Ready(groups),
+                    Err(e) => FiguresState::Error(sanitize::one_line(&e, 300)),
+                };
+                a.cursor = 0;
+            }
+        }
         Msg::RunsLoaded(r) => {
             if let View::Runs(rv) = &mut app.view {
                 *rv = match r {
@@ -110,7 +119,14 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             app.view = View::Runs(RunsView::Loading);
             fx.push(Effect::LoadRuns);
         }
-        Agreement => app.view = View::Agreement(agreement_rows(app)),
+        Agreement => {
+            app.view = View::Agreement(AgreementState {
+                quick: agreement_rows(app),
+                figures: FiguresState::Computing,
+                cursor: 0,
+            });
+            fx.push(Effect::LoadAgreement);
+        }
         Prompt => {
             let text = super::prompt::preview_text(app);
             app.view = View::Prompt { text, scroll: 0 };
@@ -367,6 +383,11 @@ fn movement(app: &mut App, action: Action) {
             *cursor = clamp_add(*cursor, delta, runs.len())
         }
         View::Compare => move_row(app, delta.clamp(-1000, 1000) as i32),
+        View::Agreement(AgreementState {
+            figures: FiguresState::Ready(groups),
+            cursor,
+            ..
+        }) => *cursor = clamp_add(*cursor, delta, groups.len()),
         View::Main => match app.focus {
             Pane::List => {
                 app.cursor = clamp_add(app.cursor, delta, app.filtered.len());

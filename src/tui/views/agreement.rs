@@ -1,90 +1,277 @@
-use crate::sanitize;
-use crate::tui::app::{AgreementRow, App};
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
-use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Widget};
+//! The agreement view: every comparison `jury report` makes, with n, raw
+//! agreement beside its chance-corrected twin and the base rates; for the
+//! selected group its confusion matrix and both sides' distributions.
 
-/// Judge vs human per classification: n, percent agreement, base rates.
+use crate::report::GroupFigures;
+use crate::report::pairs::Comparison;
+use crate::sanitize;
+use crate::tui::app::{AgreementRow, AgreementState, App, FiguresState};
+use crate::tui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Paragraph, Widget};
+
 pub struct AgreementView<'a> {
     pub app: &'a App,
-    pub rows: &'a [AgreementRow],
+    pub state: &'a AgreementState,
 }
 
 impl Widget for AgreementView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = &self.app.theme;
-        let mut lines = vec![
-            Line::styled(
-                "every label against the latest verdict on the same item, classification, perspective and persona",
-                t.muted,
-            ),
-            Line::styled(
-                "across scales Likert ≥4 = AGREE, ≤2 = DISAGREE, 3 undecided (counted apart)",
-                t.muted,
-            ),
-            Line::raw(""),
-            Line::styled(
-                format!(
-                    "{:<28} {:>6} {:>8} {:>9} {:>10} {:>14} {:>14}",
-                    "classification",
-                    "n",
-                    "agree",
-                    "% agree",
-                    "undecided",
-                    "judge AGREE %",
-                    "human AGREE %"
-                ),
-                t.title,
-            ),
-        ];
-        let pct = |a: usize, n: usize| {
-            if n == 0 {
-                "–".to_string()
-            } else {
-                format!("{:.1}", 100.0 * a as f64 / n as f64)
+        let block = Block::bordered()
+            .title(" agreement (j/k select a group, esc back) ")
+            .border_style(t.border_focused)
+            .title_style(t.title);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let groups = match &self.state.figures {
+            FiguresState::Ready(g) if !g.is_empty() => g,
+            FiguresState::Ready(_) => {
+                let mut lines = vec![Line::styled(
+                    "nothing to compare yet: judge some items and label some rows",
+                    t.muted,
+                )];
+                lines.extend(quick_lines(&self.state.quick, t));
+                Paragraph::new(lines).render(inner, buf);
+                return;
+            }
+            FiguresState::Computing | FiguresState::Error(_) => {
+                let note = match &self.state.figures {
+                    FiguresState::Error(e) => format!("the figures could not be computed: {e}"),
+                    _ => "computing the figures (kappa, alpha, bootstrap intervals)…".into(),
+                };
+                let mut lines = vec![Line::styled(note, t.muted), Line::raw("")];
+                lines.extend(quick_lines(&self.state.quick, t));
+                Paragraph::new(lines).render(inner, buf);
+                return;
             }
         };
-        let (mut tn, mut ta) = (0, 0);
-        for r in self.rows {
-            tn += r.n;
-            ta += r.agree;
-            let style = if r.n > 0 && (r.agree as f64) < 0.7 * r.n as f64 {
-                t.disagree
-            } else {
-                t.text
-            };
-            lines.push(Line::styled(
-                format!(
-                    "{:<28} {:>6} {:>8} {:>9} {:>10} {:>14} {:>14}",
-                    sanitize::one_line(&r.classification, 28),
-                    r.n,
-                    r.agree,
-                    pct(r.agree, r.n),
-                    r.undecided,
-                    pct(r.judge_agree, r.n),
-                    pct(r.human_agree, r.n)
-                ),
-                style,
-            ));
+        let [table, detail] =
+            Layout::vertical([Constraint::Percentage(55), Constraint::Min(8)]).areas(inner);
+        render_table(groups, self.state.cursor, table, buf, t);
+        if let Some(g) = groups.get(self.state.cursor) {
+            let [matrix, chart] =
+                Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
+                    .areas(detail);
+            render_matrix(g, matrix, buf, t);
+            render_distributions(g, chart, buf, t);
         }
-        lines.push(Line::styled(
-            format!("{:<28} {:>6} {:>8} {:>9}", "all", tn, ta, pct(ta, tn)),
-            t.accent,
-        ));
-        if self.rows.is_empty() {
-            lines.push(Line::styled(
-                "no item has both a verdict and a label yet",
-                t.muted,
-            ));
-        }
-        Paragraph::new(lines)
-            .block(
-                Block::bordered()
-                    .title(" agreement: judge vs human (esc back) ")
-                    .border_style(t.border_focused)
-                    .title_style(t.title),
-            )
-            .render(area, buf);
     }
+}
+
+fn fig(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "–".into())
+}
+
+fn short(c: Comparison) -> &'static str {
+    match c {
+        Comparison::JudgeVsHuman => "judge·human",
+        Comparison::HumanVsHuman => "human·human",
+        Comparison::ModeVsMode => "mode·mode",
+        Comparison::PersonaVsPersona => "persona·persona",
+        Comparison::ModelVsModel => "model·model",
+        Comparison::PromptVsPrompt => "prompt·prompt",
+        Comparison::RunVsRun => "run·run",
+    }
+}
+
+/// How well people agree on the same scale: the ceiling a judge is measured
+/// against (the human-vs-human group that includes this judge's person).
+fn ceiling<'a>(g: &GroupFigures, all: &'a [GroupFigures]) -> Option<&'a GroupFigures> {
+    (g.comparison == Comparison::JudgeVsHuman)
+        .then(|| {
+            all.iter().find(|h| {
+                h.comparison == Comparison::HumanVsHuman
+                    && h.scale == g.scale
+                    && (h.left == g.right || h.right == g.right)
+            })
+        })
+        .flatten()
+}
+
+fn render_table(groups: &[GroupFigures], cursor: usize, area: Rect, buf: &mut Buffer, t: &Theme) {
+    let header = format!(
+        "{:<16} {:<44} {:<9} {:>6} {:>6} {:>6} {:>6} {:>9} {:>9} {:>16}",
+        "comparison",
+        "sides",
+        "scale",
+        "n",
+        "agree",
+        "kappa",
+        "alpha",
+        "base L/R",
+        "acc L/R",
+        "human ceiling κ"
+    );
+    let mut lines = vec![Line::styled(header, t.title)];
+    let rows = area.height.saturating_sub(2) as usize;
+    let first = cursor.saturating_sub(rows.saturating_sub(1));
+    for (i, g) in groups.iter().enumerate().skip(first).take(rows) {
+        let f = &g.figures;
+        let n = if g.undecided > 0 {
+            format!("{}+{}", f.n, g.undecided)
+        } else {
+            f.n.to_string()
+        };
+        let acc = match &g.accuracy {
+            Some([l, r]) => format!("{}/{}", fig(l.accuracy), fig(r.accuracy)),
+            None => "–".into(),
+        };
+        let ceil = match ceiling(g, groups) {
+            Some(h) => format!("{} (n {})", fig(h.figures.cohen_kappa.value), h.figures.n),
+            None => "–".into(),
+        };
+        let text = format!(
+            "{:<16} {:<44} {:<9} {:>6} {:>6} {:>6} {:>6} {:>9} {:>9} {:>16}",
+            short(g.comparison),
+            sanitize::one_line(&format!("{} vs {}", g.left, g.right), 44),
+            g.scale.as_str(),
+            n,
+            fig(f.percent_agreement.value),
+            fig(f.cohen_kappa.value),
+            fig(f.krippendorff_alpha.value),
+            format!(
+                "{}/{}",
+                fig(f.base_rate.first.mode_share),
+                fig(f.base_rate.second.mode_share)
+            ),
+            acc,
+            ceil
+        );
+        let style = if i == cursor { t.selection } else { t.text };
+        lines.push(Line::styled(text, style));
+    }
+    lines.push(Line::styled(
+        "agree is raw agreement; kappa and alpha correct it for chance; base rate = each side's share of its most common value; acc = the classifier's accuracy as each side reads it",
+        t.muted,
+    ));
+    Paragraph::new(lines).render(area, buf);
+}
+
+/// Value names of the group's scale, in matrix order.
+fn categories(g: &GroupFigures) -> Vec<String> {
+    let k = g.figures.k;
+    let names: Vec<String> = g.scale.values().iter().map(|v| v.as_text()).collect();
+    if names.len() == k {
+        names
+    } else {
+        (0..k).map(|i| i.to_string()).collect()
+    }
+}
+
+fn render_matrix(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
+    let cats = categories(g);
+    let f = &g.figures;
+    let w = cats
+        .iter()
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(1)
+        .max(5);
+    let mut lines = vec![
+        Line::styled(
+            format!(
+                "confusion: rows {} · columns {}",
+                sanitize::one_line(&g.left, 24),
+                sanitize::one_line(&g.right, 24)
+            ),
+            t.title,
+        ),
+        Line::styled(
+            format!(
+                "{:>w$} {}",
+                "",
+                cats.iter()
+                    .map(|c| format!("{c:>w$}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            t.muted,
+        ),
+    ];
+    for (i, row) in f.confusion_matrix.iter().enumerate() {
+        let cells: Vec<String> = row.iter().map(|c| format!("{c:>w$}")).collect();
+        lines.push(Line::styled(
+            format!("{:>w$} {}", cats[i], cells.join(" ")),
+            t.text,
+        ));
+    }
+    if let Some(e) = &g.evalgen {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!(
+                "\"classifier wrong\" as positive: coverage {} · false failures {} · alignment {} (n {})",
+                fig(e.coverage),
+                fig(e.false_failure_rate),
+                fig(e.alignment),
+                e.n
+            ),
+            t.muted,
+        ));
+    }
+    Paragraph::new(lines).render(area, buf);
+}
+
+/// Both sides' value distributions (the confusion matrix's margins) as bars.
+fn render_distributions(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
+    let cats = categories(g);
+    let left = &g.figures.base_rate.first.counts;
+    let right = &g.figures.base_rate.second.counts;
+    let groups: Vec<BarGroup> = cats
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            BarGroup::default().label(Line::from(c.clone())).bars(&[
+                Bar::default()
+                    .value(left.get(i).copied().unwrap_or(0))
+                    .style(t.judge),
+                Bar::default()
+                    .value(right.get(i).copied().unwrap_or(0))
+                    .style(t.human),
+            ])
+        })
+        .collect();
+    let bar_width = ((area.width.saturating_sub(2) as usize / cats.len().max(1)).saturating_sub(2)
+        / 2)
+    .clamp(1, 6) as u16;
+    let mut chart = BarChart::default()
+        .block(
+            Block::bordered()
+                .title(" distribution: left (judge colour) / right (human colour) ")
+                .border_style(t.border)
+                .title_style(t.muted),
+        )
+        .bar_width(bar_width)
+        .bar_gap(0)
+        .group_gap(2);
+    for bg in groups {
+        chart = chart.data(bg);
+    }
+    chart.render(area, buf);
+}
+
+/// The counts the screen can give at once, while the figures are computed.
+fn quick_lines<'a>(rows: &[AgreementRow], t: &Theme) -> Vec<Line<'a>> {
+    let mut lines = vec![Line::styled(
+        format!(
+            "{:<28} {:>6} {:>8} {:>10}",
+            "judge vs you, per classification", "n", "agree", "undecided"
+        ),
+        t.title,
+    )];
+    for r in rows {
+        lines.push(Line::styled(
+            format!(
+                "{:<28} {:>6} {:>8} {:>10}",
+                sanitize::one_line(&r.classification, 28),
+                r.n,
+                r.agree,
+                r.undecided
+            ),
+            t.text,
+        ));
+    }
+    lines
 }

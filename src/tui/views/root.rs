@@ -26,8 +26,8 @@ impl Widget for Root<'_> {
             }
             .render(body, buf),
             View::Runs(rv) => super::runs::RunsPane { app, view: rv }.render(body, buf),
-            View::Agreement(rows) => {
-                super::agreement::AgreementView { app, rows }.render(body, buf)
+            View::Agreement(state) => {
+                super::agreement::AgreementView { app, state }.render(body, buf)
             }
             View::Prompt { text, scroll } => super::text::TextView {
                 app,

@@ -1,0 +1,108 @@
+//! The agreement view on the real figures: opening it asks for them (off the
+//! UI thread), the answer fills a table of every comparison, and the selected
+//! group's confusion matrix and distributions are drawn.
+
+mod tui_common;
+use tui_common::*;
+
+use jury::domain::*;
+use jury::report::pairs::Comparison;
+use jury::tui::app::{FiguresState, View};
+use jury::tui::msg::{Effect, Msg};
+use jury::tui::update::update;
+
+/// Sample data with a mode 2 run whose values are known, in a real store.
+fn figures() -> Vec<jury::report::GroupFigures> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = jury::store::Store::open(&dir.path().join("j.db")).unwrap();
+    jury::import::import_sample(&mut store, "me").unwrap();
+    let spec = RunSpec {
+        protocol: Protocol::Awag,
+        mode: Some(Mode::Two),
+        persona_id: "kenton".into(),
+        perspective_ids: vec!["classification".into()],
+        model: "demo".into(),
+        prompt_hash: "h".into(),
+        params: serde_json::Value::Null,
+    };
+    let run = store.create_run(&spec, 0).unwrap();
+    let mut vs = Vec::new();
+    for l in store.labels_for_item("k-001").unwrap() {
+        let mut v = verdict(
+            run,
+            "k-001",
+            &l.key.classification_id,
+            Mode::Two,
+            Value::Likert(4),
+            "ok",
+        );
+        v.key = l.key.clone();
+        v.persona_id = l.persona_id.clone();
+        v.model = "demo".into();
+        vs.push(v);
+    }
+    assert!(!vs.is_empty());
+    store.insert_verdicts(&vs).unwrap();
+    jury::report::compute(&store, None, Some(50), 1).unwrap()
+}
+
+#[test]
+fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
+    let mut app = app();
+    app.size = (170, 44);
+    let fx = key(&mut app, 'A');
+    assert!(
+        fx.iter().any(|e| matches!(e, Effect::LoadAgreement)),
+        "{fx:?}"
+    );
+    assert!(screen(&app).contains("computing the figures"));
+    let groups = figures();
+    let jh = groups
+        .iter()
+        .position(|g| g.comparison == Comparison::JudgeVsHuman)
+        .expect("a judge-vs-human group");
+    update(&mut app, Msg::AgreementLoaded(Ok(groups.clone())));
+    let View::Agreement(state) = &app.view else {
+        panic!("not the agreement view")
+    };
+    assert!(matches!(&state.figures, FiguresState::Ready(g) if g.len() == groups.len()));
+    let s = screen(&app);
+    assert!(
+        s.contains("judge·human") && s.contains("human·human"),
+        "{s}"
+    );
+    assert!(s.contains("confusion: rows"), "{s}");
+    assert!(s.contains("distribution"), "{s}");
+    // j moves the selection to the next group; it stops at the last.
+    for _ in 0..jh {
+        key(&mut app, 'j');
+    }
+    let View::Agreement(state) = &app.view else {
+        panic!()
+    };
+    assert_eq!(state.cursor, jh);
+    let s = screen(&app);
+    assert!(s.contains("awag mode 2 · demo"), "{s}");
+    for _ in 0..groups.len() + 3 {
+        key(&mut app, 'j');
+    }
+    let View::Agreement(state) = &app.view else {
+        panic!()
+    };
+    assert_eq!(state.cursor, groups.len() - 1);
+}
+
+#[test]
+fn an_error_is_shown_with_the_quick_counts() {
+    let mut app = app();
+    key(&mut app, 'A');
+    update(
+        &mut app,
+        Msg::AgreementLoaded(Err("database is locked".into())),
+    );
+    let s = screen(&app);
+    assert!(
+        s.contains("could not be computed: database is locked"),
+        "{s}"
+    );
+}
