@@ -188,6 +188,15 @@ impl TestServer {
         }
     }
 
+    /// Drops the requests recorded so far (the count goes on): a long soak
+    /// would otherwise measure the log's growth, not the client's.
+    pub fn forget_requests(&self) {
+        match self.shared.requests.lock() {
+            Ok(mut r) => r.clear(),
+            Err(poisoned) => poisoned.into_inner().clear(),
+        }
+    }
+
     /// Number of requests received so far.
     pub fn request_count(&self) -> usize {
         self.shared.seq.load(Ordering::SeqCst)
