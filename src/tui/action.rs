@@ -86,6 +86,8 @@ actions! {
     Search => "search the item list",
     /// Cycle the list filter (all, unjudged, judged, labelled, unlabelled, disagreements).
     CycleFilter => "cycle the list filter",
+    /// Cycle the list order: file, judge≠human, mode≠mode, persona≠persona, low confidence first.
+    CycleOrder => "order the list: file / judge≠human / mode≠mode / persona≠persona / low confidence first",
     /// Open the compare view (modes 1, 2, 3 side by side).
     Compare => "compare modes 1/2/3 for this item",
     /// In compare: start the runs that are missing for this item.

@@ -287,6 +287,8 @@ pub struct App {
     /// Indexes into `items` that pass the filter and search, in order.
     pub filtered: Vec<u32>,
     pub filter: Filter,
+    /// The list's order (the review queue).
+    pub order: super::queue::Order,
     pub search: String,
     /// Position in `filtered`.
     pub cursor: usize,
@@ -372,6 +374,7 @@ impl App {
             items: rows,
             filtered: Vec::new(),
             filter: Filter::All,
+            order: super::queue::Order::File,
             search: String::new(),
             cursor: 0,
             list_offset: 0,
@@ -648,6 +651,17 @@ impl App {
             })
             .map(|(i, _)| i as u32)
             .collect();
+        if self.order != super::queue::Order::File {
+            let (order, verdicts, labels) = (self.order, &self.verdicts, &self.labels);
+            let items = &self.items;
+            // Stable: file order among items of equal priority.
+            self.filtered.sort_by_cached_key(|&i| {
+                let id: &str = &items[i as usize].id;
+                let vs = verdicts.get(id).map(Vec::as_slice).unwrap_or(&[]);
+                let ls = labels.get(id).map(Vec::as_slice).unwrap_or(&[]);
+                std::cmp::Reverse(super::queue::priority(order, vs, ls))
+            });
+        }
         self.cursor = keep
             .and_then(|k| self.filtered.iter().position(|i| *i as usize == k))
             .unwrap_or(0);

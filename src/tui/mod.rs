@@ -11,6 +11,7 @@ pub mod keymap;
 pub mod msg;
 pub mod prompt;
 pub mod protocol_rows;
+pub mod queue;
 pub mod terminal;
 pub mod theme;
 pub mod update;

@@ -320,6 +320,14 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             app.filter = app.filter.next();
             app.refilter();
         }
+        CycleOrder => {
+            app.order = app.order.next();
+            app.refilter();
+            app.cursor = 0;
+            app.list_offset = 0;
+            app.refresh_detail();
+            app.message = Some((Level::Info, format!("list order: {}", app.order.name())));
+        }
         EditPersona | NewPersona => {
             let View::Personas { cursor } = app.view else {
                 return;

@@ -19,6 +19,9 @@ impl Widget for ListPane<'_> {
             app.items.len(),
             app.filter.name()
         );
+        if app.order != crate::tui::queue::Order::File {
+            title.push_str(&format!("· {} ", app.order.name()));
+        }
         if !app.search.is_empty() {
             title.push_str(&format!("· /{} ", sanitize::one_line(&app.search, 20)));
         }

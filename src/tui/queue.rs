@@ -1,0 +1,198 @@
+//! The review queue: the item list ordered so review time goes where it
+//! teaches most (DESIGN §7) — judge≠human, mode≠mode or persona≠persona
+//! disagreements first, or the judge's least confident verdicts first.
+
+use super::app::{LabelEntry, disagrees};
+use crate::domain::{ComboKey, Mode, Value, Verdict};
+use std::collections::HashMap;
+
+/// How the item list is ordered (`o` cycles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    /// As imported.
+    #[default]
+    File,
+    /// Items where a person's label differs from the judge's latest verdict.
+    JudgeHuman,
+    /// Items where two modes' latest verdicts read differently.
+    ModeMode,
+    /// Items where two personas' latest verdicts read differently.
+    PersonaPersona,
+    /// Items with verdicts in the middle of their scale (Likert 3, score
+    /// 4–5, "partially"): where the judge itself was least sure.
+    LowConfidence,
+}
+
+impl Order {
+    pub fn next(self) -> Order {
+        match self {
+            Order::File => Order::JudgeHuman,
+            Order::JudgeHuman => Order::ModeMode,
+            Order::ModeMode => Order::PersonaPersona,
+            Order::PersonaPersona => Order::LowConfidence,
+            Order::LowConfidence => Order::File,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::File => "file order",
+            Order::JudgeHuman => "judge≠human first",
+            Order::ModeMode => "mode≠mode first",
+            Order::PersonaPersona => "persona≠persona first",
+            Order::LowConfidence => "low confidence first",
+        }
+    }
+}
+
+/// Two verdicts read differently: different values on one scale, else
+/// different agreement readings (undecided readings do not count).
+fn differ(a: Value, b: Value) -> bool {
+    if a.scale() == b.scale() {
+        return a != b;
+    }
+    matches!((a.as_agreement(), b.as_agreement()), (Some(x), Some(y)) if x != y)
+}
+
+fn middle(v: Value) -> bool {
+    match v {
+        Value::Likert(3) | Value::Score(4 | 5) => true,
+        Value::Degree(d) => d == crate::domain::Degree::Partially,
+        _ => false,
+    }
+}
+
+/// The latest verdict per `group` key, in store order (later wins).
+fn latest<K: std::hash::Hash + Eq>(
+    verdicts: &[Verdict],
+    group: impl Fn(&Verdict) -> K,
+) -> HashMap<K, &Verdict> {
+    let mut m = HashMap::new();
+    for v in verdicts {
+        m.insert(group(v), v);
+    }
+    m
+}
+
+/// Count the combinations where two latest verdicts, alike except in `side`, differ.
+fn sides_differ<S: std::hash::Hash + Eq + Clone>(
+    verdicts: &[Verdict],
+    side: impl Fn(&Verdict) -> S,
+    rest: impl Fn(&Verdict) -> (ComboKey, String, Option<Mode>),
+) -> u32 {
+    let by = latest(verdicts, |v| (rest(v), side(v)));
+    let mut groups: HashMap<(ComboKey, String, Option<Mode>), Vec<Value>> = HashMap::new();
+    for ((r, _), v) in by {
+        groups.entry(r).or_default().push(v.value);
+    }
+    groups
+        .values()
+        .filter(|vs| {
+            vs.iter()
+                .enumerate()
+                .any(|(i, a)| vs[i + 1..].iter().any(|b| differ(*a, *b)))
+        })
+        .count() as u32
+}
+
+/// How strongly an item belongs at the front under `order` (0: not at all).
+pub fn priority(order: Order, verdicts: &[Verdict], labels: &[LabelEntry]) -> u32 {
+    match order {
+        Order::File => 0,
+        Order::JudgeHuman => labels
+            .iter()
+            .filter(|e| {
+                verdicts
+                    .iter()
+                    .rfind(|v| v.key == e.label.key && v.persona_id == e.label.persona_id)
+                    .is_some_and(|v| disagrees(v.value, e.label.value))
+            })
+            .count() as u32,
+        Order::ModeMode => sides_differ(
+            verdicts,
+            |v| v.mode,
+            |v| (v.key.clone(), format!("{}|{}", v.persona_id, v.model), None),
+        ),
+        Order::PersonaPersona => sides_differ(
+            verdicts,
+            |v| v.persona_id.clone(),
+            |v| (v.key.clone(), v.model.clone(), v.mode),
+        ),
+        Order::LowConfidence => latest(verdicts, |v| {
+            (v.key.clone(), v.persona_id.clone(), v.mode, v.protocol)
+        })
+        .values()
+        .filter(|v| middle(v.value))
+        .count() as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Agreement, Label, Protocol};
+    use crate::tui::app::SaveState;
+
+    fn v(c: &str, persona: &str, mode: Mode, value: Value) -> Verdict {
+        Verdict {
+            run_id: 1,
+            key: ComboKey::new("i", c, "p"),
+            persona_id: persona.into(),
+            protocol: Protocol::Awag,
+            mode: Some(mode),
+            model: "m".into(),
+            value,
+            text: String::new(),
+            evaluated_selection: None,
+            selection_mismatch: false,
+            latency_ms: 0,
+            tokens: 0,
+            raw: String::new(),
+            created_at: String::new(),
+        }
+    }
+
+    #[test]
+    fn each_order_counts_its_own_disagreements() {
+        let vs = [
+            v("a", "kenton", Mode::Two, Value::Likert(5)),
+            v(
+                "a",
+                "kenton",
+                Mode::Three,
+                Value::Agreement(Agreement::Disagree),
+            ),
+            v("b", "kenton", Mode::Two, Value::Likert(3)),
+            v(
+                "b",
+                "kenton",
+                Mode::Three,
+                Value::Agreement(Agreement::Agree),
+            ),
+            v("b", "maren", Mode::Two, Value::Likert(4)),
+        ];
+        assert_eq!(
+            priority(Order::ModeMode, &vs, &[]),
+            1,
+            "3 vs AGREE is undecided"
+        );
+        assert_eq!(priority(Order::PersonaPersona, &vs, &[]), 1);
+        assert_eq!(priority(Order::LowConfidence, &vs, &[]), 1);
+        let label = LabelEntry {
+            label: Label {
+                key: ComboKey::new("i", "a", "p"),
+                persona_id: "kenton".into(),
+                value: Value::Likert(1),
+                note: String::new(),
+                who: "me".into(),
+                created_at: String::new(),
+                replaced_judge_value: None,
+            },
+            state: SaveState::Saved,
+        };
+        // The latest verdict on "a" is mode 3's DISAGREE: it agrees with a 1.
+        assert_eq!(priority(Order::JudgeHuman, &vs, &[label.clone()]), 0);
+        assert_eq!(priority(Order::JudgeHuman, &vs[..1], &[label]), 1);
+        assert_eq!(priority(Order::File, &vs, &[]), 0);
+    }
+}
