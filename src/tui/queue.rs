@@ -191,7 +191,10 @@ mod tests {
             state: SaveState::Saved,
         };
         // The latest verdict on "a" is mode 3's DISAGREE: it agrees with a 1.
-        assert_eq!(priority(Order::JudgeHuman, &vs, &[label.clone()]), 0);
+        assert_eq!(
+            priority(Order::JudgeHuman, &vs, std::slice::from_ref(&label)),
+            0
+        );
         assert_eq!(priority(Order::JudgeHuman, &vs[..1], &[label]), 1);
         assert_eq!(priority(Order::File, &vs, &[]), 0);
     }
