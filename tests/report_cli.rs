@@ -284,3 +284,66 @@ fn an_empty_store_says_there_is_nothing_to_compare() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn self_consistency_counts_flips_between_runs_and_under_double_checks() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    let mode2 = [
+        "run",
+        "--mode",
+        "2",
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+        "--model",
+        "demo",
+        "--limit",
+        "4",
+    ];
+    // The same judge twice: a test-retest pair per combination.
+    for _ in 0..2 {
+        assert_success(&ws.run_with(&srv.url(), &mode2), &mode2);
+    }
+    let claim = [
+        "run",
+        "--protocol",
+        "proposition",
+        "--claim",
+        "The item asks for a reply",
+        "--double-check",
+        "--items",
+        "k-001,k-002,k-003",
+        "--model",
+        "demo",
+    ];
+    assert_success(&ws.run_with(&srv.url(), &claim), &claim);
+    let r = report_json(&ws, &[]);
+    let flips = r["self_consistency"].as_array().unwrap();
+    let m2 = flips
+        .iter()
+        .find(|f| f["judge"] == "mode 2 · demo")
+        .unwrap();
+    assert_eq!(m2["retest_pairs"], 20, "4 items × 5 classifications");
+    // The demo judge is deterministic: nothing changes between runs.
+    assert_eq!(m2["retest_changed"], 0);
+    assert_eq!(m2["retest_flip_rate"], 0.0);
+    let p = flips
+        .iter()
+        .find(|f| f["judge"] == "proposition · demo")
+        .unwrap();
+    assert_eq!(p["double_checked"], 3);
+    let flipped = p["double_check_flipped"].as_u64().unwrap();
+    assert!(flipped <= 3);
+    assert_eq!(
+        p["double_check_flip_rate"].as_f64().unwrap(),
+        flipped as f64 / 3.0
+    );
+    let table = ws.ok(&["report", "--bootstrap", "0"]);
+    assert!(
+        table.contains("self-consistency") && table.contains("proposition · demo"),
+        "{table}"
+    );
+}

@@ -2,6 +2,7 @@
 //! grouped as asked, rendered as a table, JSON, CSV or Markdown. The same
 //! figures feed the workbench's agreement view.
 
+pub mod consistency;
 pub mod pairs;
 
 use crate::analytics;
@@ -182,12 +183,25 @@ fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize) {
 
 /// `jury report` output.
 pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
-    let groups = compute(store, a.by, a.bootstrap, a.seed)?;
+    let pairs = pairs::from_store(store)?;
+    let flips = consistency::flip_rates(&pairs, store)?;
+    let groups = compute_from(pairs, a.by, a.bootstrap, a.seed);
     let text = match a.format {
-        ReportFormat::Json => serde_json::to_string_pretty(&to_json(&groups))?,
+        ReportFormat::Json => {
+            let mut v = to_json(&groups);
+            v["self_consistency"] = json!(flips);
+            serde_json::to_string_pretty(&v)?
+        }
         ReportFormat::Csv => to_csv(&groups),
         ReportFormat::Md => to_table(&groups, true),
-        ReportFormat::Table => to_table(&groups, false),
+        ReportFormat::Table => {
+            let mut t = to_table(&groups, false);
+            for l in consistency::table(&flips) {
+                t.push('\n');
+                t.push_str(&l);
+            }
+            t
+        }
     };
     println!("{text}");
     Ok(())

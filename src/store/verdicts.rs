@@ -151,6 +151,34 @@ impl Store {
         Ok(())
     }
 
+    /// Verdicts that went through a double check, as (judge, flipped): the
+    /// judge named like the report does ("proposition · model").
+    pub fn double_checks(&self) -> Result<Vec<(String, bool)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT protocol, mode, model, raw FROM verdicts WHERE raw LIKE '%\"flipped\"%' ORDER BY id",
+        )?;
+        let mut rows = stmt.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let raw: String = r.get(3)?;
+            let Some(flipped) = serde_json::from_str::<serde_json::Value>(&raw)
+                .ok()
+                .and_then(|v| v.get("flipped").and_then(|f| f.as_bool()))
+            else {
+                continue;
+            };
+            let protocol: String = r.get(0)?;
+            let mode: Option<u8> = r.get(1)?;
+            let model: String = r.get(2)?;
+            let judge = match mode {
+                Some(m) => format!("mode {m} · {model}"),
+                None => format!("{protocol} · {model}"),
+            };
+            out.push((judge, flipped));
+        }
+        Ok(out)
+    }
+
     /// Every verdict's identity and value, without texts, in insertion order,
     /// borrowed from the row (no allocation per verdict): what agreement
     /// statistics need, fast enough for millions of verdicts.
