@@ -347,3 +347,64 @@ fn self_consistency_counts_flips_between_runs_and_under_double_checks() {
         "{table}"
     );
 }
+
+#[test]
+fn an_edited_prompt_set_shows_its_agreement_delta_per_classification() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    // A copy of the default AwAg prompt set with one sentence added.
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts/awag");
+    let edited = ws.path("prompts-v2");
+    std::fs::create_dir_all(&edited).unwrap();
+    for f in std::fs::read_dir(&src).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, edited.join(f.file_name().unwrap())).unwrap();
+    }
+    let likert = edited.join("user_likert.txt");
+    let mut text = std::fs::read_to_string(&likert).unwrap();
+    text.push_str("\nWhen in doubt, prefer the middle of the scale.\n");
+    std::fs::write(&likert, text).unwrap();
+    let base = [
+        "run",
+        "--mode",
+        "2",
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+        "--model",
+        "demo",
+        "--items",
+        "k-001,k-003,k-005",
+    ];
+    assert_success(&ws.run_with(&srv.url(), &base), &base);
+    let mut v2 = base.to_vec();
+    v2.extend(["--prompts", edited.to_str().unwrap()]);
+    assert_success(&ws.run_with(&srv.url(), &v2), &v2);
+    let r = report_json(&ws, &[]);
+    // The two prompt versions are never pooled into one judge.
+    let jh = r["judge_vs_human"].as_array().unwrap();
+    assert!(
+        jh.iter()
+            .all(|g| g["left"].as_str().unwrap().contains(" · prompts ")),
+        "{jh:?}"
+    );
+    let deltas = r["prompt_versions"].as_array().unwrap();
+    assert!(!deltas.is_empty(), "{r:#}");
+    for d in deltas {
+        let vs = d["versions"].as_array().unwrap();
+        assert_eq!(vs.len(), 2, "{d}");
+        assert!(vs[0]["delta_percent_agreement"].is_null());
+        let (a, b) = (
+            vs[0]["percent_agreement"].as_f64(),
+            vs[1]["percent_agreement"].as_f64(),
+        );
+        if let (Some(a), Some(b)) = (a, b) {
+            assert!((vs[1]["delta_percent_agreement"].as_f64().unwrap() - (b - a)).abs() < 1e-12);
+        }
+        assert!(d["classification"].as_str().is_some_and(|c| !c.is_empty()));
+    }
+    let table = ws.ok(&["report", "--bootstrap", "0"]);
+    assert!(table.contains("prompt versions"), "{table}");
+}

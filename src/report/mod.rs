@@ -4,6 +4,7 @@
 
 pub mod consistency;
 pub mod pairs;
+pub mod prompt_delta;
 
 use crate::analytics;
 use crate::cli::{GroupBy, ReportArgs, ReportFormat};
@@ -185,18 +186,29 @@ fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize) {
 pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
     let pairs = pairs::from_store(store)?;
     let flips = consistency::flip_rates(&pairs, store)?;
+    let runs = store.runs()?;
+    let first_run_of = |hash_prefix: &str| {
+        runs.iter()
+            .find(|r| r.spec.prompt_hash.starts_with(hash_prefix))
+            .map_or(i64::MAX, |r| r.id)
+    };
+    let deltas = prompt_delta::deltas(&pairs, &first_run_of);
     let groups = compute_from(pairs, a.by, a.bootstrap, a.seed);
     let text = match a.format {
         ReportFormat::Json => {
             let mut v = to_json(&groups);
             v["self_consistency"] = json!(flips);
+            v["prompt_versions"] = json!(deltas);
             serde_json::to_string_pretty(&v)?
         }
         ReportFormat::Csv => to_csv(&groups),
         ReportFormat::Md => to_table(&groups, true),
         ReportFormat::Table => {
             let mut t = to_table(&groups, false);
-            for l in consistency::table(&flips) {
+            for l in consistency::table(&flips)
+                .into_iter()
+                .chain(prompt_delta::table(&deltas))
+            {
                 t.push('\n');
                 t.push_str(&l);
             }

@@ -223,12 +223,30 @@ impl Builder {
             ..
         } = self;
         let name = |i: u32| strings.names[i as usize].clone();
+        // A judge is named by protocol, mode and model; where one of those ran
+        // with several prompt sets, the prompt set is named too, so prompt
+        // versions are never pooled (their delta is the point).
+        let mut prompts_per: HashMap<(Protocol, Option<Mode>, u32), u32> = HashMap::default();
+        for j in &judges {
+            *prompts_per
+                .entry((j.protocol, j.mode, j.model))
+                .or_default() += 1;
+        }
         let judge_names: Vec<Arc<str>> = judges
             .iter()
             .map(|j| {
-                Arc::from(match j.mode {
+                let base = match j.mode {
                     Some(m) => format!("{} mode {} · {}", j.protocol, m, name(j.model)),
                     None => format!("{} · {}", j.protocol, name(j.model)),
+                };
+                Arc::from(if prompts_per[&(j.protocol, j.mode, j.model)] > 1 {
+                    let hash = name(j.prompt);
+                    format!(
+                        "{base} · prompts {}",
+                        hash.chars().take(8).collect::<String>()
+                    )
+                } else {
+                    base
                 })
             })
             .collect();
