@@ -32,6 +32,9 @@ pub struct Version {
 
 const MARK: &str = " · prompts ";
 
+/// Judge, person, classification, scale.
+type DeltaKey = (String, String, String, String);
+
 /// `first_run_of` orders prompt hashes by the first run that used them.
 pub fn deltas(
     pairs: &BTreeMap<Comparison, Vec<Pair>>,
@@ -52,7 +55,7 @@ pub fn deltas(
     let groups: Vec<GroupFigures> =
         super::compute_from(only, Some(GroupBy::Classification), Some(0), 0);
     // (judge, person, classification, scale) → versions.
-    let mut by: BTreeMap<(String, String, String, String), Vec<(i64, Version)>> = BTreeMap::new();
+    let mut by: BTreeMap<DeltaKey, Vec<(i64, Version)>> = BTreeMap::new();
     for g in groups {
         let Some((judge, prompts)) = g.left.split_once(MARK) else {
             continue;
