@@ -76,11 +76,9 @@ fn a_key_echoed_in_500_bodies_and_error_events_is_never_written() {
     for (what, s) in &seen {
         assert!(!s.contains("CANARY"), "{what} leaked the key: {s}");
     }
-    // The failures were recorded (the echo reached us), just not the key.
-    assert!(
-        seen.iter().any(|(_, s)| s.contains("upstream failed")),
-        "{seen:?}"
-    );
+    // Both echoing answers were really served, then retried past.
+    let served = srv.completions().len();
+    assert!(served >= 3, "{served} requests");
     for f in std::fs::read_dir(ws.db.parent().unwrap()).unwrap() {
         let p = f.unwrap().path();
         if p.file_name()
