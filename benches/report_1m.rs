@@ -144,6 +144,7 @@ fn build(db: &Path) {
                     tokens: 120,
                     raw: String::new(),
                     created_at: at.clone(),
+                    position: None,
                 });
                 if chunk.len() == 20_000 {
                     store.insert_verdicts(&chunk).expect("verdicts");

@@ -130,6 +130,9 @@ pub struct RunArgs {
     pub subset_percent: Option<f64>,
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Shuffle the items with this seed before cutting them into requests; repeat a mode 1 run with other seeds to measure position bias (`jury report`, position_bias).
+    #[arg(long, value_name = "SEED")]
+    pub shuffle_seed: Option<u64>,
     /// Skip combinations this persona/mode/perspective/model/prompt set already has.
     #[arg(long)]
     pub resume: bool,

@@ -30,6 +30,9 @@ pub const COLUMNS: &[&str] = &[
     "raw_response",
     "status",
     "reason",
+    "position",
+    "request_items",
+    "replaced_judge_value",
 ];
 
 pub fn verdict_row(v: &Verdict) -> Value {
@@ -49,6 +52,8 @@ pub fn verdict_row(v: &Verdict) -> Value {
         "created_at": v.created_at,
         "evaluated_selection": v.evaluated_selection,
         "selection_mismatch": v.selection_mismatch,
+        "position": v.position.map(|p| p.index),
+        "request_items": v.position.map(|p| p.items),
     })
 }
 
@@ -68,6 +73,7 @@ pub fn label_row(l: &Label) -> Value {
         "created_at": l.created_at,
         "who": l.who,
         "scale": l.value.scale().as_str(),
+        "replaced_judge_value": l.replaced_judge_value.map(|v| v.to_json()),
     })
 }
 

@@ -45,6 +45,7 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     req.limit = a.limit;
     req.subset = a.subset_percent.map(|p| (p, a.seed.unwrap_or(0)));
     req.resume = a.resume;
+    req.shuffle_seed = a.shuffle_seed;
     req.max_attempts = a.max_attempts.max(1);
     req.budget_usd = a.budget;
     if protocol == Protocol::Rubric {

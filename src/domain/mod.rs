@@ -12,4 +12,4 @@ pub use mode::{Mode, Protocol};
 pub use persona::{Persona, Perspective};
 pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
-pub use verdict::{ComboKey, Failure, FailureKind, Label, Usage, Verdict};
+pub use verdict::{ComboKey, Failure, FailureKind, Label, RequestPosition, Usage, Verdict};

@@ -48,6 +48,26 @@ pub struct Verdict {
     /// The JSON the judge returned for this entry.
     pub raw: String,
     pub created_at: String,
+    /// Where the item stood in the request that produced this verdict; the
+    /// position-bias figures compare verdicts of one combination judged at
+    /// different places. None for verdicts settled without a request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<RequestPosition>,
+}
+
+/// An item's place among the items of one request (0-based `index` of `items`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestPosition {
+    pub index: u32,
+    pub items: u32,
+}
+
+impl RequestPosition {
+    /// 0.0 for the first item, 1.0 for the last; None when the request held
+    /// a single item (there is no "where" to speak of).
+    pub fn relative(self) -> Option<f64> {
+        (self.items > 1).then(|| f64::from(self.index) / f64::from(self.items - 1))
+    }
 }
 
 /// Why a request did not yield (all) its verdicts.

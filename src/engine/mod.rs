@@ -45,6 +45,9 @@ pub struct RunRequest {
     pub budget_usd: Option<f64>,
     /// Protocol-specific settings (rubric `dimensions`, `prompts_dir`...).
     pub options: serde_json::Value,
+    /// Shuffle the items with this seed before they are cut into requests,
+    /// so repeat runs put each item at other places (position bias, mode 1).
+    pub shuffle_seed: Option<u64>,
 }
 
 impl RunRequest {
@@ -66,6 +69,7 @@ impl RunRequest {
             max_attempts: 3,
             budget_usd: None,
             options: serde_json::Value::Null,
+            shuffle_seed: None,
         }
     }
 }

@@ -58,6 +58,17 @@ pub fn select_items(
     Ok(ids)
 }
 
+/// A seeded Fisher–Yates shuffle (splitmix64 as the generator), the same on
+/// every machine: a repeat run with the same seed puts items at the same places.
+pub fn shuffle<T>(v: &mut [T], seed: u64) {
+    let mut state = splitmix64(seed);
+    for i in (1..v.len()).rev() {
+        state = splitmix64(state);
+        let j = (state % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +82,20 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert!((800..1200).contains(&a.len()), "{}", a.len());
+    }
+
+    #[test]
+    fn shuffle_is_seeded_and_a_permutation() {
+        let ids: Vec<u32> = (0..50).collect();
+        let (mut a, mut b, mut c) = (ids.clone(), ids.clone(), ids.clone());
+        shuffle(&mut a, 1);
+        shuffle(&mut b, 1);
+        shuffle(&mut c, 2);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_ne!(a, ids);
+        a.sort();
+        assert_eq!(a, ids);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 
 use super::writer::{self, WriteCmd};
 use super::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
-use crate::domain::{ComboKey, Failure, FailureKind, RunSpec, RunStatus, Usage, Verdict};
+use crate::domain::{
+    ComboKey, Failure, FailureKind, RequestPosition, RunSpec, RunStatus, Usage, Verdict,
+};
 use crate::protocol::{JudgeProtocol, ParsedVerdict, Unit, new_boundary};
 use crate::provider::{Client, Completion, FinishReason, ProviderError, StreamFrame};
 use crate::store::{Store, VerdictFilter, now};
@@ -79,7 +81,7 @@ pub async fn execute(
         let settled: Vec<Verdict> = plan
             .settled
             .iter()
-            .map(|p| to_verdict(run_id, &plan.spec, p, Duration::ZERO, 0))
+            .map(|p| to_verdict(run_id, &plan.spec, p, Duration::ZERO, 0, None))
             .collect();
         let _ = writer.tx.send(WriteCmd::Verdicts(settled));
     }
@@ -147,6 +149,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
         }
         attempt += 1;
         let keys: Vec<ComboKey> = pending.iter().map(|u| u.key.clone()).collect();
+        let positions = item_positions(&pending);
         let call = match ctx.protocol.build_call(&pending, &ctx.boundary) {
             Ok(c) => c,
             Err(reason) => {
@@ -281,7 +284,10 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                 let verdicts: Vec<Verdict> = outcome
                     .verdicts
                     .iter()
-                    .map(|p| to_verdict(ctx.run_id, &ctx.spec, p, latency, share))
+                    .map(|p| {
+                        let at = positions.get(p.key.item_id.as_str()).copied();
+                        to_verdict(ctx.run_id, &ctx.spec, p, latency, share, at)
+                    })
                     .collect();
                 if !verdicts.is_empty() {
                     let _ = ctx.writes.send(WriteCmd::Verdicts(verdicts));
@@ -366,6 +372,7 @@ fn to_verdict(
     p: &ParsedVerdict,
     latency: Duration,
     tokens: u64,
+    position: Option<RequestPosition>,
 ) -> Verdict {
     Verdict {
         run_id,
@@ -382,7 +389,23 @@ fn to_verdict(
         tokens,
         raw: p.raw.clone(),
         created_at: now(),
+        position,
     }
+}
+
+/// Each item's place among the items of a request, in the order the request
+/// lists them (protocols keep the units' first-seen item order).
+fn item_positions(units: &[Unit]) -> HashMap<&str, RequestPosition> {
+    let mut order: HashMap<&str, u32> = HashMap::new();
+    for u in units {
+        let next = order.len() as u32;
+        order.entry(u.key.item_id.as_str()).or_insert(next);
+    }
+    let items = order.len() as u32;
+    order
+        .into_iter()
+        .map(|(id, index)| (id, RequestPosition { index, items }))
+        .collect()
 }
 
 /// Why a follow-up turn gave nothing to parse.
@@ -644,8 +667,12 @@ pub fn usage_or_unknown(u: Option<Usage>) -> String {
 pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan, EngineError> {
     let items = store.items()?;
     let all_ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
-    let ids = super::plan::select_items(&all_ids, req.item_ids.as_deref(), req.subset, req.limit)
-        .map_err(EngineError::Setup)?;
+    let mut ids =
+        super::plan::select_items(&all_ids, req.item_ids.as_deref(), req.subset, req.limit)
+            .map_err(EngineError::Setup)?;
+    if let Some(seed) = req.shuffle_seed {
+        super::plan::shuffle(&mut ids, seed);
+    }
     let items: Arc<HashMap<String, crate::domain::Item>> =
         Arc::new(items.into_iter().map(|i| (i.id.clone(), i)).collect());
     let (protocol, persona_id, prompt_hash): (Arc<dyn JudgeProtocol>, String, String) =
@@ -777,6 +804,7 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
             "prompts": cfg.prompts.origin,
             "items": ids.len(),
             "options": req.options,
+            "shuffle_seed": req.shuffle_seed,
         }),
     };
     let mut units = protocol.units(&ids);

@@ -4,6 +4,7 @@
 
 pub mod consistency;
 pub mod pairs;
+pub mod position;
 pub mod prompt_delta;
 
 use crate::analytics;
@@ -184,8 +185,10 @@ fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize) {
 
 /// `jury report` output.
 pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
-    let pairs = pairs::from_store(store)?;
+    let (pairs, placed) = pairs::from_store_with_positions(store)?;
     let flips = consistency::flip_rates(&pairs, store)?;
+    let positions = position::position_bias(&placed, a.bootstrap, a.seed);
+    drop(placed);
     let runs = store.runs()?;
     let first_run_of = |hash_prefix: &str| {
         runs.iter()
@@ -199,6 +202,7 @@ pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
             let mut v = to_json(&groups);
             v["self_consistency"] = json!(flips);
             v["prompt_versions"] = json!(deltas);
+            v["position_bias"] = json!(positions);
             serde_json::to_string_pretty(&v)?
         }
         ReportFormat::Csv => to_csv(&groups),
@@ -208,6 +212,7 @@ pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
             for l in consistency::table(&flips)
                 .into_iter()
                 .chain(prompt_delta::table(&deltas))
+                .chain(position::table(&positions))
             {
                 t.push('\n');
                 t.push_str(&l);

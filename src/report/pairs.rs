@@ -85,7 +85,22 @@ struct Judged {
     persona: u32,
     run_id: i64,
     value: Value,
+    /// Place in its request, 0 (first) to 1 (last); None for single-item requests.
+    rel: Option<f32>,
 }
+
+/// One judge's verdicts placed in multi-item requests, for the position-bias
+/// figures: every placed verdict, and the combinations judged at more than
+/// one place (each as its verdicts in run order).
+#[derive(Debug, Clone, Default)]
+pub struct PositionSeries {
+    pub judge: Arc<str>,
+    pub placed: Vec<(f32, Value)>,
+    pub repeats: Vec<Vec<(f32, Value)>>,
+}
+
+/// Every comparison's pairs.
+pub type PairsByComparison = BTreeMap<Comparison, Vec<Pair>>;
 
 /// Strings and combinations interned to small ids, so a million verdicts
 /// cost a million small records, not a million sets of strings.
@@ -197,6 +212,7 @@ impl Builder {
             persona,
             run_id: v.run_id,
             value: v.value,
+            rel: v.position.and_then(|p| p.relative()).map(|r| r as f32),
         });
     }
 
@@ -214,6 +230,11 @@ impl Builder {
 
     /// Pairs for every comparison.
     pub fn finish(self) -> BTreeMap<Comparison, Vec<Pair>> {
+        self.finish_with_positions().0
+    }
+
+    /// Pairs for every comparison, and each judge's placed verdicts.
+    pub fn finish_with_positions(self) -> (PairsByComparison, Vec<PositionSeries>) {
         let Builder {
             strings,
             combos,
@@ -377,9 +398,30 @@ impl Builder {
         let mut all: Vec<&Judged> = verdicts.iter().collect();
         all.sort_by_key(|v| (v.combo, v.persona, v.judge, v.run_id));
         let run_name = |r: i64| -> Arc<str> { Arc::from(format!("run {r}")) };
+        let mut series: Vec<PositionSeries> = Vec::new();
+        let mut series_of: HashMap<u32, usize> = HashMap::default();
         for same in
             all.chunk_by(|a, b| (a.combo, a.persona, a.judge) == (b.combo, b.persona, b.judge))
         {
+            let placed: Vec<(f32, Value)> = same
+                .iter()
+                .filter_map(|v| v.rel.map(|r| (r, v.value)))
+                .collect();
+            if !placed.is_empty() {
+                let judge = same[0].judge;
+                let i = *series_of.entry(judge).or_insert_with(|| {
+                    series.push(PositionSeries {
+                        judge: judge_names[judge as usize].clone(),
+                        ..PositionSeries::default()
+                    });
+                    series.len() - 1
+                });
+                let s = &mut series[i];
+                s.placed.extend_from_slice(&placed);
+                if placed.iter().any(|p| p.0 != placed[0].0) {
+                    s.repeats.push(placed);
+                }
+            }
             for (i, a) in same.iter().enumerate() {
                 for b in &same[i + 1..] {
                     if a.run_id != b.run_id {
@@ -394,7 +436,8 @@ impl Builder {
                 }
             }
         }
-        out
+        series.sort_by(|a, b| a.judge.cmp(&b.judge));
+        (out, series)
     }
 }
 
@@ -406,6 +449,16 @@ pub fn from_store(
     store.for_each_verdict_value(|v| b.add_verdict(v))?;
     store.for_each_label(|l| b.add_label(&l))?;
     Ok(b.finish())
+}
+
+/// As [`from_store`], with each judge's placed verdicts (position bias).
+pub fn from_store_with_positions(
+    store: &crate::store::Store,
+) -> crate::store::Result<(PairsByComparison, Vec<PositionSeries>)> {
+    let mut b = Builder::new(&store.runs()?);
+    store.for_each_verdict_value(|v| b.add_verdict(v))?;
+    store.for_each_label(|l| b.add_label(&l))?;
+    Ok(b.finish_with_positions())
 }
 
 /// A stable order inside a pair (lower mode / name first) so labels read the same every time.

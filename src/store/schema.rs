@@ -126,6 +126,11 @@ pub const MIGRATIONS: &[&str] = &[
         UNIQUE (protocol, file, idx)
     );
     "#,
+    // 4: where each item stood in its request (position bias, DESIGN §7).
+    r#"
+    ALTER TABLE verdicts ADD COLUMN position INTEGER;
+    ALTER TABLE verdicts ADD COLUMN request_items INTEGER;
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

@@ -1,7 +1,9 @@
 //! Verdicts and failures: written one by one as they arrive.
 
 use super::{Result, Store, StoreError};
-use crate::domain::{ComboKey, Failure, FailureKind, Mode, Protocol, Scale, Value, Verdict};
+use crate::domain::{
+    ComboKey, Failure, FailureKind, Mode, Protocol, RequestPosition, Scale, Value, Verdict,
+};
 use rusqlite::params;
 use std::collections::HashSet;
 
@@ -41,8 +43,9 @@ impl Store {
             let mut hash_of = tx.prepare_cached("SELECT prompt_hash FROM runs WHERE id = ?1")?;
             let mut insert = tx.prepare_cached(
                 "INSERT OR IGNORE INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
-                   model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                   model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
+                   position, request_items)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
             )?;
             let mut known: Option<(i64, String)> = None;
             for v in vs {
@@ -74,7 +77,9 @@ impl Store {
                     v.latency_ms as i64,
                     v.tokens as i64,
                     v.raw,
-                    v.created_at
+                    v.created_at,
+                    v.position.map(|p| p.index),
+                    v.position.map(|p| p.items)
                 ])?;
                 fresh.push(n == 1);
             }
@@ -184,7 +189,8 @@ impl Store {
     /// statistics need, fast enough for millions of verdicts.
     pub fn for_each_verdict_value(&self, mut f: impl FnMut(VerdictValue<'_>)) -> Result<()> {
         let mut stmt = self.conn.prepare(
-            "SELECT run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model, scale, value
+            "SELECT run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model, scale, value,
+               position, request_items
              FROM verdicts ORDER BY id",
         )?;
         let mut rows = stmt.query([])?;
@@ -211,6 +217,10 @@ impl Store {
                 mode: mode.and_then(Mode::from_number),
                 model: text(7)?,
                 value,
+                position: match (r.get::<_, Option<u32>>(10)?, r.get::<_, Option<u32>>(11)?) {
+                    (Some(index), Some(items)) => Some(RequestPosition { index, items }),
+                    _ => None,
+                },
             });
         }
         Ok(())
@@ -262,7 +272,8 @@ impl Store {
 }
 
 const VERDICT_COLUMNS: &str = "run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model,
-    scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at";
+    scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
+    position, request_items";
 
 fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
     let protocol: String = r.get(5)?;
@@ -293,6 +304,10 @@ fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
         tokens: r.get::<_, i64>(14)? as u64,
         raw: r.get(15)?,
         created_at: r.get(16)?,
+        position: match (r.get::<_, Option<u32>>(17)?, r.get::<_, Option<u32>>(18)?) {
+            (Some(index), Some(items)) => Some(RequestPosition { index, items }),
+            _ => None,
+        },
     })
 }
 
@@ -321,4 +336,5 @@ pub struct VerdictValue<'a> {
     pub mode: Option<Mode>,
     pub model: &'a str,
     pub value: Value,
+    pub position: Option<RequestPosition>,
 }

@@ -149,6 +149,7 @@ mod tests {
             tokens: 0,
             raw: String::new(),
             created_at: String::new(),
+            position: None,
         }
     }
 

@@ -136,5 +136,6 @@ pub fn verdict(run_id: i64, item: &str, c: &str, mode: Mode, value: Value, text:
         tokens: 120,
         raw: String::new(),
         created_at: format!("2026-11-22T10:00:0{run_id}.000Z"),
+        position: None,
     }
 }
