@@ -1,7 +1,7 @@
 //! `jury report` over a store holding 1 000 000 verdicts and 100 000 labels.
 //!
 //! `cargo bench --bench report_1m` builds the store once (cached as
-//! `target/report_1m.db`; delete it to rebuild), then times the release
+//! `target/report_1m-v2.db`; delete it to rebuild), then times the release
 //! `jury report --format json` five times and prints the median wall time,
 //! the peak RSS and the ratio to the 2 s target (measured 2026-11-23 on the
 //! 2-core machine: median 5.6 s, ratio 2.8, 293 MB; was 32 s and 2.6 GB
@@ -144,7 +144,11 @@ fn build(db: &Path) {
                     tokens: 120,
                     raw: String::new(),
                     created_at: at.clone(),
-                    position: None,
+                    // Requests of five items, the items at other places in each run.
+                    position: Some(RequestPosition {
+                        index: ((i + r) % 5) as u32,
+                        items: 5,
+                    }),
                 });
                 if chunk.len() == 20_000 {
                     store.insert_verdicts(&chunk).expect("verdicts");
@@ -195,7 +199,8 @@ fn build(db: &Path) {
 
 fn main() {
     let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
-    let db = target.join("report_1m.db");
+    // v2: verdicts carry their place in the request (position bias).
+    let db = target.join("report_1m-v2.db");
     if !db.exists() {
         println!("building {} (once; about a minute)…", db.display());
         let t = std::time::Instant::now();

@@ -40,7 +40,9 @@ impl AccuracyEstimate {
 
     /// Estimate from counts. The bootstrap orders readings as all AGREE, then
     /// DISAGREE, then undecided, and draws indices exactly like
-    /// [`bootstrap_ci`](super::bootstrap_ci).
+    /// [`bootstrap_ci`](super::bootstrap_ci); from
+    /// [`MULTINOMIAL_MIN_PAIRS`](super::MULTINOMIAL_MIN_PAIRS) readings on it
+    /// draws the three counts as one multinomial instead.
     pub fn from_counts(
         agree: u64,
         disagree: u64,
@@ -56,12 +58,19 @@ impl AccuracyEstimate {
             for r in 0..resamples {
                 let mut rng = Xoshiro256pp::for_stream(seed, r as u64);
                 let (mut a, mut d) = (0u64, 0u64);
-                for _ in 0..n {
-                    let j = rng.below(n);
-                    if j < agree {
-                        a += 1;
-                    } else if j < decided {
-                        d += 1;
+                if n as usize >= super::MULTINOMIAL_MIN_PAIRS {
+                    // The same resample distribution in O(1) (see bootstrap).
+                    let mut drawn = [0u64; 3];
+                    super::multinomial(&mut rng, n, &[agree, disagree, undecided], &mut drawn);
+                    (a, d) = (drawn[0], drawn[1]);
+                } else {
+                    for _ in 0..n {
+                        let j = rng.below(n);
+                        if j < agree {
+                            a += 1;
+                        } else if j < decided {
+                            d += 1;
+                        }
                     }
                 }
                 if a + d > 0 {

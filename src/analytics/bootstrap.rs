@@ -9,7 +9,10 @@
 //!
 //! Cost is O(n) per resample, so O(n·resamples) in total; see
 //! [`recommended_resamples`] for scaling the resample count down on very
-//! large inputs.
+//! large inputs. [`Figures`](super::Figures) needs only the resampled
+//! confusion matrix, which from [`MULTINOMIAL_MIN_PAIRS`] pairs on is drawn
+//! directly as one multinomial over the k² cells (the same distribution, at
+//! O(k²) per resample whatever n is).
 
 use super::ConfusionMatrix;
 use super::rng::Xoshiro256pp;
@@ -85,6 +88,12 @@ fn percentile(v: &[f64], q: f64) -> f64 {
 /// Below this many draws in total the bootstrap stays on the calling thread.
 const PARALLEL_MIN_DRAWS: usize = 4_000_000;
 
+/// From this many pairs on, a resampled confusion matrix is drawn as one
+/// multinomial over its cells instead of pair by pair. Below it the draws
+/// are exactly those of [`bootstrap_ci`] (small groups then reproduce a
+/// pairwise bootstrap draw for draw, which the tests rely on).
+pub const MULTINOMIAL_MIN_PAIRS: usize = 2_000;
+
 /// Resamples the cell vector `cells` (one confusion-cell index per pair, in
 /// pair order) `resamples` times and returns `eval` of each resampled matrix,
 /// in resample order. Uses exactly the draws of [`bootstrap_ci`], so both see
@@ -103,6 +112,9 @@ pub(crate) fn bootstrap_matrices<T: Send>(
 ) -> Vec<T> {
     if cells.is_empty() || resamples == 0 {
         return Vec::new();
+    }
+    if cells.len() >= MULTINOMIAL_MIN_PAIRS {
+        return multinomial_block(template, 0..resamples, seed, &eval);
     }
     let threads = if cells.len().saturating_mul(resamples) < PARALLEL_MIN_DRAWS {
         1
@@ -137,6 +149,28 @@ pub(crate) fn bootstrap_matrices<T: Send>(
         }
         out
     })
+}
+
+/// Resampled matrices drawn as multinomials over the template's cells (see
+/// [`MULTINOMIAL_MIN_PAIRS`]); resample `r` uses its own generator, as below.
+fn multinomial_block<T>(
+    template: &ConfusionMatrix,
+    range: std::ops::Range<usize>,
+    seed: u64,
+    eval: &impl Fn(&ConfusionMatrix) -> T,
+) -> Vec<T> {
+    let weights = template.counts();
+    let n = template.n();
+    let mut counts = vec![0u64; weights.len()];
+    let mut scratch = template.clone();
+    range
+        .map(|r| {
+            let mut rng = Xoshiro256pp::for_stream(seed, r as u64);
+            super::binomial::multinomial(&mut rng, n, weights, &mut counts);
+            scratch.set_counts_from(&counts);
+            eval(&scratch)
+        })
+        .collect()
 }
 
 /// Resamples `range` of the resample indices on the current thread.

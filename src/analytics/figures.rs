@@ -85,16 +85,15 @@ impl Figures {
     /// intervals from a seeded bootstrap over pairs.
     ///
     /// Cost: one O(n) pass builds the confusion matrix; each figure is then
-    /// O(k²). The bootstrap draws n cell indices per resample (O(n), no
-    /// allocation in the loop) and evaluates all figures on the resampled
-    /// counts, so the total is O(n·resamples), spread over the available
-    /// cores for large jobs (results do not depend on the core count). Use
-    /// [`DEFAULT_RESAMPLES`](super::DEFAULT_RESAMPLES) (1000) normally and
-    /// [`recommended_resamples`](super::recommended_resamples)`(n)` for very
-    /// large groups (n = 1e6 → 200 resamples, under a second on two cores).
-    ///
-    /// Intervals match [`bootstrap_ci`](super::bootstrap_ci) called with the
-    /// same seed and resample count on the matching figure function.
+    /// O(k²). Below [`MULTINOMIAL_MIN_PAIRS`](super::MULTINOMIAL_MIN_PAIRS)
+    /// pairs the bootstrap draws n cell indices per resample (O(n), no
+    /// allocation in the loop, spread over the cores for large jobs; results
+    /// do not depend on the core count) and its intervals match
+    /// [`bootstrap_ci`](super::bootstrap_ci) called with the same seed and
+    /// resample count on the matching figure function. From that size on each
+    /// resampled matrix is one multinomial draw over the k² cells — the same
+    /// distribution at O(k²) per resample — so even n = 1e6 gets the full
+    /// [`DEFAULT_RESAMPLES`](super::DEFAULT_RESAMPLES) in milliseconds.
     ///
     /// Errors only on invalid input (k > 256 or an index `>= k`). With no
     /// pairs every figure is [`Figure::NONE`] and n = 0.
@@ -214,13 +213,37 @@ mod tests {
 
     #[test]
     fn threaded_bootstrap_equals_sequential() {
-        // 40_000 pairs × 100 resamples = 4e6 draws: the threaded path.
+        // 1_500 pairs × 3_000 resamples = 4.5e6 draws: the threaded path.
+        let p: Vec<(u8, u8)> = (0..1_500u32)
+            .map(|i| ((i % 3) as u8, ((i / 3 + i % 7) % 3) as u8))
+            .collect();
+        let f = Figures::compute(&p, 3, true, 3_000, 5).unwrap();
+        let seq = bootstrap_ci(&p, 3, cohen_kappa, 3_000, 5).map(|(a, b)| [a, b]);
+        assert_eq!(f.cohen_kappa.ci95, seq);
+    }
+
+    #[test]
+    fn large_groups_resample_the_matrix_with_the_same_distribution() {
+        // 40_000 pairs: the multinomial path. Its interval must be the
+        // pairwise bootstrap's up to Monte Carlo noise (kappa's standard
+        // error here is about 0.005; 1000 resamples place the ends to a
+        // small fraction of that).
         let p: Vec<(u8, u8)> = (0..40_000u32)
             .map(|i| ((i % 3) as u8, ((i / 3 + i % 7) % 3) as u8))
             .collect();
-        let f = Figures::compute(&p, 3, true, 100, 5).unwrap();
-        let seq = bootstrap_ci(&p, 3, cohen_kappa, 100, 5).map(|(a, b)| [a, b]);
-        assert_eq!(f.cohen_kappa.ci95, seq);
+        let f = Figures::compute(&p, 3, true, 1000, 5).unwrap();
+        for (fig, stat) in [
+            (f.cohen_kappa, cohen_kappa as Stat),
+            (f.percent_agreement, percent_agreement as Stat),
+            (f.spearman, spearman as Stat),
+        ] {
+            let [lo, hi] = fig.ci95.unwrap();
+            let (plo, phi) = bootstrap_ci(&p, 3, stat, 1000, 6).unwrap();
+            assert!((lo - plo).abs() < 0.002, "low end {lo} vs pairwise {plo}");
+            assert!((hi - phi).abs() < 0.002, "high end {hi} vs pairwise {phi}");
+            assert!(lo < fig.value.unwrap() && fig.value.unwrap() < hi);
+        }
+        assert_eq!(Figures::compute(&p, 3, true, 1000, 5).unwrap(), f);
     }
 
     #[test]

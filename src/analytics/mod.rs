@@ -17,6 +17,7 @@ mod accuracy;
 mod agreement;
 mod alpha;
 mod base_rate;
+mod binomial;
 mod bootstrap;
 mod confusion;
 mod evalgen;
@@ -34,8 +35,10 @@ pub use alpha::{
     krippendorff_alpha_ordinal,
 };
 pub use base_rate::{BaseRate, Marginal, base_rate};
+pub use binomial::{binomial, multinomial};
 pub use bootstrap::{
-    DEFAULT_RESAMPLES, DRAW_BUDGET, bootstrap_ci, percentile_interval, recommended_resamples,
+    DEFAULT_RESAMPLES, DRAW_BUDGET, MULTINOMIAL_MIN_PAIRS, bootstrap_ci, percentile_interval,
+    recommended_resamples,
 };
 pub use confusion::{ConfusionMatrix, MAX_K, PairsError};
 pub use evalgen::{EvalGen, evalgen};

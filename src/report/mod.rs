@@ -51,15 +51,18 @@ pub fn compute(
 /// One group: `--by` value, left side, right side, scale.
 type GroupKey = (Arc<str>, Arc<str>, Arc<str>, &'static str);
 
-/// Resamples for a report of `total_pairs` pairs when the user chose none:
-/// the full [`analytics::DEFAULT_RESAMPLES`] while the draws fit in
-/// [`analytics::DRAW_BUDGET`], fewer above, never under 50. With that many
-/// pairs the intervals are narrow and 50 resamples place their ends well.
-pub fn auto_resamples(total_pairs: usize) -> usize {
-    if total_pairs == 0 {
+/// Resamples for a report whose groups below
+/// [`analytics::MULTINOMIAL_MIN_PAIRS`] hold `small_group_pairs` pairs in
+/// all, when the user chose none. Larger groups resample their confusion
+/// matrix at a cost independent of n, so only the small ones draw pair by
+/// pair: the full [`analytics::DEFAULT_RESAMPLES`] while those draws fit in
+/// [`analytics::DRAW_BUDGET`], fewer above (many small groups, e.g. `--by
+/// classification` over thousands of classifications), never under 50.
+pub fn auto_resamples(small_group_pairs: usize) -> usize {
+    if small_group_pairs == 0 {
         return analytics::DEFAULT_RESAMPLES;
     }
-    (analytics::DRAW_BUDGET / total_pairs).clamp(50, analytics::DEFAULT_RESAMPLES)
+    (analytics::DRAW_BUDGET / small_group_pairs).clamp(50, analytics::DEFAULT_RESAMPLES)
 }
 
 /// Groups pairs and computes figures per group (pure; used by tests too).
@@ -71,13 +74,14 @@ pub fn compute_from(
 ) -> Vec<GroupFigures> {
     let mut out = Vec::new();
     let empty: Arc<str> = Arc::from("");
-    let resamples = resamples.unwrap_or_else(|| auto_resamples(all.values().map(Vec::len).sum()));
-    for (comparison, pairs) in all {
+    let mut grouped = Vec::new();
+    for (comparison, pairs) in &all {
+        let comparison = *comparison;
         // A group is one pair of sides (e.g. "awag mode 2 · model" vs "alice")
         // on one scale — pairs on a shared scale keep it, cross-scale pairs
         // are read as agreement — optionally split further by `--by`.
         let mut groups: rustc_hash::FxHashMap<GroupKey, Vec<&Pair>> = Default::default();
-        for p in &pairs {
+        for p in pairs {
             let by_value: Arc<str> = match by {
                 None => empty.clone(),
                 Some(GroupBy::Classification) => Arc::from(p.ctx.key.classification_id.as_str()),
@@ -105,6 +109,18 @@ pub fn compute_from(
         // Sorted, so the report reads the same every time.
         let mut groups: Vec<_> = groups.into_iter().collect();
         groups.sort_by(|a, b| a.0.cmp(&b.0));
+        grouped.push((comparison, groups));
+    }
+    let resamples = resamples.unwrap_or_else(|| {
+        auto_resamples(
+            grouped
+                .iter()
+                .flat_map(|(_, gs)| gs.iter().map(|(_, ps)| ps.len()))
+                .filter(|&n| n < analytics::MULTINOMIAL_MIN_PAIRS)
+                .sum(),
+        )
+    });
+    for (comparison, groups) in grouped {
         for ((by_value, left, right, _), ps) in groups {
             let sides = format!("{left} vs {right}");
             let group = if by_value.is_empty() {
@@ -185,10 +201,13 @@ fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize) {
 
 /// `jury report` output.
 pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
+    let mut stage = Stages::new();
     let (pairs, placed) = pairs::from_store_with_positions(store)?;
+    stage.done("read and pair");
     let flips = consistency::flip_rates(&pairs, store)?;
     let positions = position::position_bias(&placed, a.bootstrap, a.seed);
     drop(placed);
+    stage.done("self-consistency, position bias");
     let runs = store.runs()?;
     let first_run_of = |hash_prefix: &str| {
         runs.iter()
@@ -197,6 +216,7 @@ pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
     };
     let deltas = prompt_delta::deltas(&pairs, &first_run_of);
     let groups = compute_from(pairs, a.by, a.bootstrap, a.seed);
+    stage.done("figures");
     let text = match a.format {
         ReportFormat::Json => {
             let mut v = to_json(&groups);
@@ -221,7 +241,24 @@ pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
         }
     };
     println!("{text}");
+    stage.done("render");
     Ok(())
+}
+
+/// Stage timings on stderr when JURY_DEBUG is set (how the report benchmark
+/// is profiled); silent otherwise.
+struct Stages(Option<std::time::Instant>);
+
+impl Stages {
+    fn new() -> Stages {
+        Stages(std::env::var_os("JURY_DEBUG").map(|_| std::time::Instant::now()))
+    }
+
+    fn done(&mut self, what: &str) {
+        if let Some(t) = self.0.replace(std::time::Instant::now()) {
+            eprintln!("jury report: {what}: {:.3} s", t.elapsed().as_secs_f64());
+        }
+    }
 }
 
 /// The JSON contract (DESIGN §5): per comparison, groups with n and figures.

@@ -15,7 +15,7 @@
 //! no / partially / fully = 0 / 1 / 2.
 
 use super::pairs::PositionSeries;
-use crate::analytics::{Xoshiro256pp, percentile_interval};
+use crate::analytics::{DEFAULT_RESAMPLES, Xoshiro256pp, multinomial, percentile_interval};
 use crate::domain::{Agreement, Value};
 use serde::Serialize;
 
@@ -61,20 +61,15 @@ pub fn score(v: Value) -> f64 {
 /// Fewest moved combinations for a verdict on dependence.
 const MIN_MOVED: usize = 5;
 
-/// The figures per judge, in the series' order. `resamples: None` picks as
-/// many as the report's draw budget allows for that judge's moved combinations.
+/// The figures per judge, in the series' order (`resamples: None` means
+/// [`DEFAULT_RESAMPLES`]; the interval costs the same whatever n is).
 pub fn position_bias(
     series: &[PositionSeries],
     resamples: Option<usize>,
     seed: u64,
 ) -> Vec<PositionBias> {
-    series
-        .iter()
-        .map(|s| {
-            let r = resamples.unwrap_or_else(|| super::auto_resamples(s.repeats.len()));
-            one_judge(s, r, seed)
-        })
-        .collect()
+    let r = resamples.unwrap_or(DEFAULT_RESAMPLES);
+    series.iter().map(|s| one_judge(s, r, seed)).collect()
 }
 
 fn one_judge(s: &PositionSeries, resamples: usize, seed: u64) -> PositionBias {
@@ -126,19 +121,27 @@ fn one_judge(s: &PositionSeries, resamples: usize, seed: u64) -> PositionBias {
     }
 }
 
-/// Seeded percentile bootstrap of the mean.
+/// Seeded percentile bootstrap of the mean. Shifts are whole numbers (scores
+/// are), so a resample is one multinomial draw over the distinct shifts —
+/// the same distribution as drawing n shifts, at a cost independent of n.
 fn mean_interval(xs: &[f64], resamples: usize, seed: u64) -> Option<[f64; 2]> {
-    let n = xs.len();
+    let n = xs.len() as u64;
     if n == 0 || resamples == 0 {
         return None;
     }
+    let mut counts: std::collections::BTreeMap<i64, u64> = Default::default();
+    for x in xs {
+        *counts.entry(x.round() as i64).or_default() += 1;
+    }
+    let values: Vec<f64> = counts.keys().map(|&v| v as f64).collect();
+    let weights: Vec<u64> = counts.into_values().collect();
+    let mut drawn = vec![0u64; weights.len()];
     let mut means: Vec<f64> = (0..resamples)
         .map(|r| {
             let mut rng = Xoshiro256pp::for_stream(seed, r as u64);
-            (0..n)
-                .map(|_| xs[rng.below(n as u64) as usize])
-                .sum::<f64>()
-                / n as f64
+            multinomial(&mut rng, n, &weights, &mut drawn);
+            let sum: f64 = drawn.iter().zip(&values).map(|(&c, v)| c as f64 * v).sum();
+            sum / n as f64
         })
         .collect();
     percentile_interval(&mut means).map(|(lo, hi)| [lo, hi])
