@@ -11,6 +11,7 @@ pub mod config;
 pub mod domain;
 pub mod engine;
 pub mod import;
+pub mod par;
 pub mod prompt;
 pub mod protocol;
 pub mod provider;

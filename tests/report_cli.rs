@@ -408,3 +408,36 @@ fn an_edited_prompt_set_shows_its_agreement_delta_per_classification() {
     let table = ws.ok(&["report", "--bootstrap", "0"]);
     assert!(table.contains("prompt versions"), "{table}");
 }
+
+#[test]
+fn reading_on_two_connections_pairs_exactly_as_reading_on_one() {
+    let ws = judged();
+    // A second person's labels and a repeat run, so every comparison and the
+    // run-vs-run and position data have something on both sides of the split.
+    let srv = ServerRt::demo();
+    let args = [
+        "run",
+        "--mode",
+        "1",
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+        "--model",
+        "demo",
+        "--shuffle-seed",
+        "4",
+    ];
+    assert_success(&ws.run_with(&srv.url(), &args), &args);
+    let store = ws.store();
+    let one = jury::report::pairs::Builder::read_splitting_from(&store, i64::MAX)
+        .unwrap()
+        .finish_with_positions();
+    let two = jury::report::pairs::Builder::read_splitting_from(&store, 0)
+        .unwrap()
+        .finish_with_positions();
+    assert!(one.0.values().map(Vec::len).sum::<usize>() > 1000);
+    assert!(!one.1.is_empty());
+    assert_eq!(one.0, two.0);
+    assert_eq!(one.1, two.1);
+}

@@ -72,45 +72,12 @@ pub fn compute_from(
     resamples: Option<usize>,
     seed: u64,
 ) -> Vec<GroupFigures> {
-    let mut out = Vec::new();
-    let empty: Arc<str> = Arc::from("");
-    let mut grouped = Vec::new();
-    for (comparison, pairs) in &all {
-        let comparison = *comparison;
-        // A group is one pair of sides (e.g. "awag mode 2 · model" vs "alice")
-        // on one scale — pairs on a shared scale keep it, cross-scale pairs
-        // are read as agreement — optionally split further by `--by`.
-        let mut groups: rustc_hash::FxHashMap<GroupKey, Vec<&Pair>> = Default::default();
-        for p in pairs {
-            let by_value: Arc<str> = match by {
-                None => empty.clone(),
-                Some(GroupBy::Classification) => Arc::from(p.ctx.key.classification_id.as_str()),
-                Some(GroupBy::Perspective) => Arc::from(p.ctx.key.perspective_id.as_str()),
-                Some(GroupBy::Persona) => p.ctx.persona.clone(),
-                Some(GroupBy::Mode) => Arc::from(
-                    p.ctx
-                        .mode
-                        .map(|m| format!("mode {m}"))
-                        .unwrap_or_else(|| "-".into()),
-                ),
-                Some(GroupBy::Model) if p.ctx.model.is_empty() => Arc::from("-"),
-                Some(GroupBy::Model) => p.ctx.model.clone(),
-            };
-            let scale = if p.a.scale() == p.b.scale() {
-                p.a.scale().as_str()
-            } else {
-                "cross-scale"
-            };
-            groups
-                .entry((by_value, p.left.clone(), p.right.clone(), scale))
-                .or_default()
-                .push(p);
-        }
-        // Sorted, so the report reads the same every time.
-        let mut groups: Vec<_> = groups.into_iter().collect();
-        groups.sort_by(|a, b| a.0.cmp(&b.0));
-        grouped.push((comparison, groups));
-    }
+    // Comparisons are grouped, then groups computed, each spread over the cores.
+    let grouped: Vec<(Comparison, Vec<(GroupKey, Vec<&Pair>)>)> = crate::par::map_weighted(
+        all.iter().collect(),
+        |(_, pairs)| pairs.len(),
+        |(comparison, pairs)| (*comparison, group_pairs(pairs, by)),
+    );
     let resamples = resamples.unwrap_or_else(|| {
         auto_resamples(
             grouped
@@ -120,49 +87,100 @@ pub fn compute_from(
                 .sum(),
         )
     });
-    for (comparison, groups) in grouped {
-        for ((by_value, left, right, _), ps) in groups {
-            let sides = format!("{left} vs {right}");
-            let group = if by_value.is_empty() {
-                sides
-            } else {
-                format!("{by_value} · {sides}")
-            };
-            let (scale, values, undecided) = common_scale(&ps);
-            let (pairs, k, ordinal) = analytics::pairs_from_values(&values);
-            let k = if values.is_empty() {
-                scale.values().len()
-            } else {
-                k
-            };
-            let figures = analytics::Figures::compute(&pairs, k, ordinal, resamples, seed)
-                .expect("indices come from the scale itself");
-            let readings: Vec<_> = ps
-                .iter()
-                .map(|p| (p.a.as_agreement(), p.b.as_agreement()))
-                .collect();
-            let (evalgen, accuracy) = if comparison == Comparison::JudgeVsHuman {
-                (
-                    Some(wrong_as_positive(&readings)),
-                    Some(analytics::accuracy_by_rater(&readings, resamples, seed)),
-                )
-            } else {
-                (None, None)
-            };
-            out.push(GroupFigures {
-                comparison,
-                group,
-                left: left.to_string(),
-                right: right.to_string(),
-                scale,
-                undecided,
-                figures,
-                evalgen,
-                accuracy,
-            });
-        }
+    let jobs: Vec<(Comparison, GroupKey, Vec<&Pair>)> = grouped
+        .into_iter()
+        .flat_map(|(c, gs)| gs.into_iter().map(move |(k, ps)| (c, k, ps)))
+        .collect();
+    crate::par::map_weighted(
+        jobs,
+        |(_, _, ps)| ps.len(),
+        |(comparison, key, ps)| group_figures(comparison, key, &ps, resamples, seed),
+    )
+}
+
+/// One comparison's pairs by group: one pair of sides (e.g. "awag mode 2 ·
+/// model" vs "alice") on one scale — pairs on a shared scale keep it,
+/// cross-scale pairs are read as agreement — optionally split further by
+/// `--by`; sorted, so the report reads the same every time.
+fn group_pairs(pairs: &[Pair], by: Option<GroupBy>) -> Vec<(GroupKey, Vec<&Pair>)> {
+    let empty: Arc<str> = Arc::from("");
+    let mut groups: rustc_hash::FxHashMap<GroupKey, Vec<&Pair>> = Default::default();
+    for p in pairs {
+        let by_value: Arc<str> = match by {
+            None => empty.clone(),
+            Some(GroupBy::Classification) => Arc::from(p.ctx.key.classification_id.as_str()),
+            Some(GroupBy::Perspective) => Arc::from(p.ctx.key.perspective_id.as_str()),
+            Some(GroupBy::Persona) => p.ctx.persona.clone(),
+            Some(GroupBy::Mode) => Arc::from(
+                p.ctx
+                    .mode
+                    .map(|m| format!("mode {m}"))
+                    .unwrap_or_else(|| "-".into()),
+            ),
+            Some(GroupBy::Model) if p.ctx.model.is_empty() => Arc::from("-"),
+            Some(GroupBy::Model) => p.ctx.model.clone(),
+        };
+        let scale = if p.a.scale() == p.b.scale() {
+            p.a.scale().as_str()
+        } else {
+            "cross-scale"
+        };
+        groups
+            .entry((by_value, p.left.clone(), p.right.clone(), scale))
+            .or_default()
+            .push(p);
     }
-    out
+    let mut groups: Vec<_> = groups.into_iter().collect();
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
+    groups
+}
+
+/// The figures of one group.
+fn group_figures(
+    comparison: Comparison,
+    (by_value, left, right, _): GroupKey,
+    ps: &[&Pair],
+    resamples: usize,
+    seed: u64,
+) -> GroupFigures {
+    let sides = format!("{left} vs {right}");
+    let group = if by_value.is_empty() {
+        sides
+    } else {
+        format!("{by_value} · {sides}")
+    };
+    let (scale, values, undecided) = common_scale(ps);
+    let (pairs, k, ordinal) = analytics::pairs_from_values(&values);
+    let k = if values.is_empty() {
+        scale.values().len()
+    } else {
+        k
+    };
+    let figures = analytics::Figures::compute(&pairs, k, ordinal, resamples, seed)
+        .expect("indices come from the scale itself");
+    let (evalgen, accuracy) = if comparison == Comparison::JudgeVsHuman {
+        let readings: Vec<_> = ps
+            .iter()
+            .map(|p| (p.a.as_agreement(), p.b.as_agreement()))
+            .collect();
+        (
+            Some(wrong_as_positive(&readings)),
+            Some(analytics::accuracy_by_rater(&readings, resamples, seed)),
+        )
+    } else {
+        (None, None)
+    };
+    GroupFigures {
+        comparison,
+        group,
+        left: left.to_string(),
+        right: right.to_string(),
+        scale,
+        undecided,
+        figures,
+        evalgen,
+        accuracy,
+    }
 }
 
 /// EvalGen counts with DISAGREE ("the classifier was wrong") as positive,
@@ -202,8 +220,10 @@ fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize) {
 /// `jury report` output.
 pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
     let mut stage = Stages::new();
-    let (pairs, placed) = pairs::from_store_with_positions(store)?;
-    stage.done("read and pair");
+    let builder = pairs::Builder::read(store)?;
+    stage.done("read verdicts and labels");
+    let (pairs, placed) = builder.finish_with_positions();
+    stage.done("pair");
     let flips = consistency::flip_rates(&pairs, store)?;
     let positions = position::position_bias(&placed, a.bootstrap, a.seed);
     drop(placed);

@@ -92,7 +92,7 @@ struct Judged {
 /// One judge's verdicts placed in multi-item requests, for the position-bias
 /// figures: every placed verdict, and the combinations judged at more than
 /// one place (each as its verdicts in run order).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PositionSeries {
     pub judge: Arc<str>,
     pub placed: Vec<(f32, Value)>,
@@ -122,6 +122,9 @@ impl Interner {
         i
     }
 }
+
+/// From this many verdicts on, [`Builder::read`] reads on two connections.
+const PARALLEL_READ_MIN: i64 = 100_000;
 
 /// Collects verdicts and labels, then pairs them ([`Builder::finish`]).
 pub struct Builder {
@@ -216,6 +219,102 @@ impl Builder {
         });
     }
 
+    /// Appends what `later` collected (read after everything in `self`, e.g.
+    /// the second half of the verdict ids), re-keying its interned ids.
+    pub fn append(&mut self, later: Builder) {
+        let strings: Vec<u32> = later
+            .strings
+            .names
+            .iter()
+            .map(|n| self.strings.id(n))
+            .collect();
+        let combos: Vec<u32> = later
+            .combos
+            .iter()
+            .map(|k| self.combo_uncached(&k.item_id, &k.classification_id, &k.perspective_id))
+            .collect();
+        let judges: Vec<u32> = later
+            .judges
+            .iter()
+            .map(|j| {
+                let judge = Judge {
+                    protocol: j.protocol,
+                    mode: j.mode,
+                    model: strings[j.model as usize],
+                    prompt: strings[j.prompt as usize],
+                };
+                let next = self.judges.len() as u32;
+                *self.judge_ids.entry(judge.clone()).or_insert_with(|| {
+                    self.judges.push(judge);
+                    next
+                })
+            })
+            .collect();
+        self.verdicts.reserve(later.verdicts.len());
+        self.verdicts.extend(later.verdicts.iter().map(|v| Judged {
+            judge: judges[v.judge as usize],
+            combo: combos[v.combo as usize],
+            persona: strings[v.persona as usize],
+            ..*v
+        }));
+        self.labels
+            .extend(later.labels.into_iter().map(|(c, p, who, v)| {
+                let who_id = self.strings.id(&who);
+                (
+                    combos[c as usize],
+                    strings[p as usize],
+                    self.strings.names[who_id as usize].clone(),
+                    v,
+                )
+            }));
+        self.last_combo = None;
+    }
+
+    /// Reads every verdict and label of `store`. Large stores are read on two
+    /// connections at once (the first half of the verdict ids here, the
+    /// second on a scoped thread), then joined in id order.
+    pub fn read(store: &crate::store::Store) -> crate::store::Result<Builder> {
+        Self::read_splitting_from(store, PARALLEL_READ_MIN)
+    }
+
+    /// [`Builder::read`] with its own threshold (tests split small stores).
+    #[doc(hidden)]
+    pub fn read_splitting_from(
+        store: &crate::store::Store,
+        min_verdicts: i64,
+    ) -> crate::store::Result<Builder> {
+        let runs = store.runs()?;
+        let mut first = Builder::new(&runs);
+        let split = match store.verdict_id_range()? {
+            Some((lo, hi)) if hi - lo >= min_verdicts && store.path().is_file() => {
+                Some((lo, lo + (hi - lo) / 2, hi))
+            }
+            _ => None,
+        };
+        let Some((lo, mid, hi)) = split else {
+            store.for_each_verdict_value(|v| first.add_verdict(v))?;
+            store.for_each_label(|l| first.add_label(&l))?;
+            return Ok(first);
+        };
+        let path = store.path().to_path_buf();
+        let second = std::thread::scope(|scope| {
+            let runs = &runs;
+            let other = scope.spawn(move || -> crate::store::Result<Builder> {
+                let other = crate::store::Store::open(&path)?;
+                let mut b = Builder::new(runs);
+                other.for_each_verdict_value_in(mid + 1, hi, |v| b.add_verdict(v))?;
+                Ok(b)
+            });
+            store.for_each_verdict_value_in(lo, mid, |v| first.add_verdict(v))?;
+            store.for_each_label(|l| first.add_label(&l))?;
+            other.join().map_err(|_| {
+                crate::store::StoreError::Data("the second verdict reader panicked".into())
+            })?
+        })?;
+        first.append(second);
+        Ok(first)
+    }
+
     pub fn add_label(&mut self, l: &Label) {
         let combo = self.combo(
             &l.key.item_id,
@@ -277,164 +376,189 @@ impl Builder {
             mode: judges[v.judge as usize].mode,
             model: name(judges[v.judge as usize].model),
         };
-        let mut out: BTreeMap<Comparison, Vec<Pair>> = BTreeMap::new();
-
-        // The standing verdict of each judge per combination and persona.
-        let mut latest: HashMap<(u32, u32, u32), usize> =
-            HashMap::with_capacity_and_hasher(verdicts.len(), Default::default());
-        for (i, v) in verdicts.iter().enumerate() {
-            latest.insert((v.judge, v.combo, v.persona), i);
-        }
-        let mut standing: Vec<&Judged> = latest.values().map(|&i| &verdicts[i]).collect();
-        drop(latest);
-        standing.sort_by_key(|v| (v.combo, v.persona, v.judge, v.run_id));
-
-        // Judge vs human: every standing verdict against every label on the
-        // same combination and persona; a person who gave a label on the
-        // verdict's own scale is compared on that one only.
-        let mut labels_by: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
-        for (i, l) in labels.iter().enumerate() {
-            labels_by.entry((l.0, l.1)).or_default().push(i);
-        }
-        for v in &standing {
-            let Some(ls) = labels_by.get(&(v.combo, v.persona)) else {
-                continue;
-            };
-            for &li in ls {
-                let (_, _, who, value) = &labels[li];
-                let same_scale_exists = ls
+        // Run vs run (test-retest) and the position series need every verdict
+        // sorted, not just the standing ones: they run beside the rest.
+        let retest_and_positions = || {
+            // Run vs run (test-retest): the same judge configuration run twice
+            // on the same combination and persona.
+            let mut all: Vec<&Judged> = verdicts.iter().collect();
+            all.sort_by_key(|v| (v.combo, v.persona, v.judge, v.run_id));
+            let run_name = |r: i64| -> Arc<str> { Arc::from(format!("run {r}")) };
+            let mut retest = Vec::new();
+            let mut series: Vec<PositionSeries> = Vec::new();
+            let mut series_of: HashMap<u32, usize> = HashMap::default();
+            for same in
+                all.chunk_by(|a, b| (a.combo, a.persona, a.judge) == (b.combo, b.persona, b.judge))
+            {
+                let placed: Vec<(f32, Value)> = same
                     .iter()
-                    .any(|&o| labels[o].2 == *who && labels[o].3.scale() == v.value.scale());
-                if same_scale_exists && value.scale() != v.value.scale() {
-                    continue;
-                }
-                out.entry(Comparison::JudgeVsHuman).or_default().push(Pair {
-                    ctx: ctx(v),
-                    left: judge_names[v.judge as usize].clone(),
-                    right: who.clone(),
-                    a: v.value,
-                    b: *value,
-                });
-            }
-        }
-
-        // Human vs human: two people, same combination, persona and scale.
-        let mut keys: Vec<&(u32, u32)> = labels_by.keys().collect();
-        keys.sort_by(|a, b| {
-            (&combos[a.0 as usize], &strings.names[a.1 as usize])
-                .cmp(&(&combos[b.0 as usize], &strings.names[b.1 as usize]))
-        });
-        for k in keys {
-            let ls = &labels_by[k];
-            for (i, &ai) in ls.iter().enumerate() {
-                for &bi in &ls[i + 1..] {
-                    let (a, b) = (&labels[ai], &labels[bi]);
-                    if a.2 != b.2 && a.3.scale() == b.3.scale() {
-                        let (a, b) = if a.2 <= b.2 { (a, b) } else { (b, a) };
-                        out.entry(Comparison::HumanVsHuman).or_default().push(Pair {
-                            ctx: PairContext {
-                                key: combos[k.0 as usize].clone(),
-                                persona: name(k.1),
-                                mode: None,
-                                model: Arc::from(""),
-                            },
-                            left: a.2.clone(),
-                            right: b.2.clone(),
-                            a: a.3,
-                            b: b.3,
+                    .filter_map(|v| v.rel.map(|r| (r, v.value)))
+                    .collect();
+                if !placed.is_empty() {
+                    let judge = same[0].judge;
+                    let i = *series_of.entry(judge).or_insert_with(|| {
+                        series.push(PositionSeries {
+                            judge: judge_names[judge as usize].clone(),
+                            ..PositionSeries::default()
                         });
+                        series.len() - 1
+                    });
+                    let s = &mut series[i];
+                    s.placed.extend_from_slice(&placed);
+                    if placed.iter().any(|p| p.0 != placed[0].0) {
+                        s.repeats.push(placed);
+                    }
+                }
+                for (i, a) in same.iter().enumerate() {
+                    for b in &same[i + 1..] {
+                        if a.run_id != b.run_id {
+                            retest.push(Pair {
+                                ctx: ctx(a),
+                                left: run_name(a.run_id),
+                                right: run_name(b.run_id),
+                                a: a.value,
+                                b: b.value,
+                            });
+                        }
                     }
                 }
             }
-        }
+            (retest, series)
+        };
 
-        // Judge vs judge: standing verdicts on the same combination that
-        // differ in exactly one respect (linear in verdicts: grouped by
-        // combination first).
-        let prompt_name =
-            |j: &Judge| -> Arc<str> { Arc::from(format!("prompts {}", name(j.prompt))) };
-        for same in standing.chunk_by(|a, b| a.combo == b.combo) {
-            for (i, a) in same.iter().enumerate() {
-                for b in &same[i + 1..] {
-                    let (ja, jb) = (&judges[a.judge as usize], &judges[b.judge as usize]);
-                    if ja.protocol != jb.protocol {
+        // Judge vs human, human vs human and judge vs judge: on the standing verdicts.
+        let standing_comparisons = || {
+            let mut out: BTreeMap<Comparison, Vec<Pair>> = BTreeMap::new();
+            // The standing verdict of each judge per combination and persona.
+            let mut latest: HashMap<(u32, u32, u32), usize> =
+                HashMap::with_capacity_and_hasher(verdicts.len(), Default::default());
+            for (i, v) in verdicts.iter().enumerate() {
+                latest.insert((v.judge, v.combo, v.persona), i);
+            }
+            let mut standing: Vec<&Judged> = latest.values().map(|&i| &verdicts[i]).collect();
+            drop(latest);
+            standing.sort_by_key(|v| (v.combo, v.persona, v.judge, v.run_id));
+
+            // Judge vs human: every standing verdict against every label on the
+            // same combination and persona; a person who gave a label on the
+            // verdict's own scale is compared on that one only.
+            let mut labels_by: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
+            for (i, l) in labels.iter().enumerate() {
+                labels_by.entry((l.0, l.1)).or_default().push(i);
+            }
+            for v in &standing {
+                let Some(ls) = labels_by.get(&(v.combo, v.persona)) else {
+                    continue;
+                };
+                for &li in ls {
+                    let (_, _, who, value) = &labels[li];
+                    let same_scale_exists = ls
+                        .iter()
+                        .any(|&o| labels[o].2 == *who && labels[o].3.scale() == v.value.scale());
+                    if same_scale_exists && value.scale() != v.value.scale() {
                         continue;
                     }
-                    let which = match (
-                        a.persona == b.persona,
-                        ja.mode == jb.mode,
-                        ja.model == jb.model,
-                        ja.prompt == jb.prompt,
-                    ) {
-                        (true, false, true, _) => Comparison::ModeVsMode,
-                        (false, true, true, true) => Comparison::PersonaVsPersona,
-                        (true, true, false, true) => Comparison::ModelVsModel,
-                        (true, true, true, false) => Comparison::PromptVsPrompt,
-                        _ => continue,
-                    };
-                    let (a, b) = order(a, b, which, &judges, &strings.names);
-                    let (ja, jb) = (&judges[a.judge as usize], &judges[b.judge as usize]);
-                    let (la, lb) = match which {
-                        Comparison::PersonaVsPersona => (name(a.persona), name(b.persona)),
-                        Comparison::PromptVsPrompt => (prompt_name(ja), prompt_name(jb)),
-                        _ => (
-                            judge_names[a.judge as usize].clone(),
-                            judge_names[b.judge as usize].clone(),
-                        ),
-                    };
-                    out.entry(which).or_default().push(Pair {
-                        ctx: ctx(a),
-                        left: la,
-                        right: lb,
-                        a: a.value,
-                        b: b.value,
+                    out.entry(Comparison::JudgeVsHuman).or_default().push(Pair {
+                        ctx: ctx(v),
+                        left: judge_names[v.judge as usize].clone(),
+                        right: who.clone(),
+                        a: v.value,
+                        b: *value,
                     });
                 }
             }
-        }
 
-        // Run vs run (test-retest): the same judge configuration run twice
-        // on the same combination and persona.
-        let mut all: Vec<&Judged> = verdicts.iter().collect();
-        all.sort_by_key(|v| (v.combo, v.persona, v.judge, v.run_id));
-        let run_name = |r: i64| -> Arc<str> { Arc::from(format!("run {r}")) };
-        let mut series: Vec<PositionSeries> = Vec::new();
-        let mut series_of: HashMap<u32, usize> = HashMap::default();
-        for same in
-            all.chunk_by(|a, b| (a.combo, a.persona, a.judge) == (b.combo, b.persona, b.judge))
-        {
-            let placed: Vec<(f32, Value)> = same
-                .iter()
-                .filter_map(|v| v.rel.map(|r| (r, v.value)))
-                .collect();
-            if !placed.is_empty() {
-                let judge = same[0].judge;
-                let i = *series_of.entry(judge).or_insert_with(|| {
-                    series.push(PositionSeries {
-                        judge: judge_names[judge as usize].clone(),
-                        ..PositionSeries::default()
-                    });
-                    series.len() - 1
-                });
-                let s = &mut series[i];
-                s.placed.extend_from_slice(&placed);
-                if placed.iter().any(|p| p.0 != placed[0].0) {
-                    s.repeats.push(placed);
+            // Human vs human: two people, same combination, persona and scale.
+            let mut keys: Vec<&(u32, u32)> = labels_by.keys().collect();
+            keys.sort_by(|a, b| {
+                (&combos[a.0 as usize], &strings.names[a.1 as usize])
+                    .cmp(&(&combos[b.0 as usize], &strings.names[b.1 as usize]))
+            });
+            for k in keys {
+                let ls = &labels_by[k];
+                for (i, &ai) in ls.iter().enumerate() {
+                    for &bi in &ls[i + 1..] {
+                        let (a, b) = (&labels[ai], &labels[bi]);
+                        if a.2 != b.2 && a.3.scale() == b.3.scale() {
+                            let (a, b) = if a.2 <= b.2 { (a, b) } else { (b, a) };
+                            out.entry(Comparison::HumanVsHuman).or_default().push(Pair {
+                                ctx: PairContext {
+                                    key: combos[k.0 as usize].clone(),
+                                    persona: name(k.1),
+                                    mode: None,
+                                    model: Arc::from(""),
+                                },
+                                left: a.2.clone(),
+                                right: b.2.clone(),
+                                a: a.3,
+                                b: b.3,
+                            });
+                        }
+                    }
                 }
             }
-            for (i, a) in same.iter().enumerate() {
-                for b in &same[i + 1..] {
-                    if a.run_id != b.run_id {
-                        out.entry(Comparison::RunVsRun).or_default().push(Pair {
+
+            // Judge vs judge: standing verdicts on the same combination that
+            // differ in exactly one respect (linear in verdicts: grouped by
+            // combination first).
+            let prompt_name =
+                |j: &Judge| -> Arc<str> { Arc::from(format!("prompts {}", name(j.prompt))) };
+            for same in standing.chunk_by(|a, b| a.combo == b.combo) {
+                for (i, a) in same.iter().enumerate() {
+                    for b in &same[i + 1..] {
+                        let (ja, jb) = (&judges[a.judge as usize], &judges[b.judge as usize]);
+                        if ja.protocol != jb.protocol {
+                            continue;
+                        }
+                        let which = match (
+                            a.persona == b.persona,
+                            ja.mode == jb.mode,
+                            ja.model == jb.model,
+                            ja.prompt == jb.prompt,
+                        ) {
+                            (true, false, true, _) => Comparison::ModeVsMode,
+                            (false, true, true, true) => Comparison::PersonaVsPersona,
+                            (true, true, false, true) => Comparison::ModelVsModel,
+                            (true, true, true, false) => Comparison::PromptVsPrompt,
+                            _ => continue,
+                        };
+                        let (a, b) = order(a, b, which, &judges, &strings.names);
+                        let (ja, jb) = (&judges[a.judge as usize], &judges[b.judge as usize]);
+                        let (la, lb) = match which {
+                            Comparison::PersonaVsPersona => (name(a.persona), name(b.persona)),
+                            Comparison::PromptVsPrompt => (prompt_name(ja), prompt_name(jb)),
+                            _ => (
+                                judge_names[a.judge as usize].clone(),
+                                judge_names[b.judge as usize].clone(),
+                            ),
+                        };
+                        out.entry(which).or_default().push(Pair {
                             ctx: ctx(a),
-                            left: run_name(a.run_id),
-                            right: run_name(b.run_id),
+                            left: la,
+                            right: lb,
                             a: a.value,
                             b: b.value,
                         });
                     }
                 }
             }
+            out
+        };
+        let (mut out, (retest, mut series)) = std::thread::scope(|scope| {
+            let beside = std::thread::Builder::new()
+                .spawn_scoped(scope, &retest_and_positions)
+                .ok();
+            let out = standing_comparisons();
+            let rest = match beside.map(|h| h.join()) {
+                Some(Ok(r)) => r,
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                // The thread could not be started: do it here.
+                None => retest_and_positions(),
+            };
+            (out, rest)
+        });
+        if !retest.is_empty() {
+            out.insert(Comparison::RunVsRun, retest);
         }
         series.sort_by(|a, b| a.judge.cmp(&b.judge));
         (out, series)
@@ -445,20 +569,14 @@ impl Builder {
 pub fn from_store(
     store: &crate::store::Store,
 ) -> crate::store::Result<BTreeMap<Comparison, Vec<Pair>>> {
-    let mut b = Builder::new(&store.runs()?);
-    store.for_each_verdict_value(|v| b.add_verdict(v))?;
-    store.for_each_label(|l| b.add_label(&l))?;
-    Ok(b.finish())
+    Ok(Builder::read(store)?.finish())
 }
 
 /// As [`from_store`], with each judge's placed verdicts (position bias).
 pub fn from_store_with_positions(
     store: &crate::store::Store,
 ) -> crate::store::Result<(PairsByComparison, Vec<PositionSeries>)> {
-    let mut b = Builder::new(&store.runs()?);
-    store.for_each_verdict_value(|v| b.add_verdict(v))?;
-    store.for_each_label(|l| b.add_label(&l))?;
-    Ok(b.finish_with_positions())
+    Ok(Builder::read(store)?.finish_with_positions())
 }
 
 /// A stable order inside a pair (lower mode / name first) so labels read the same every time.

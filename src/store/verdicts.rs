@@ -187,13 +187,33 @@ impl Store {
     /// Every verdict's identity and value, without texts, in insertion order,
     /// borrowed from the row (no allocation per verdict): what agreement
     /// statistics need, fast enough for millions of verdicts.
-    pub fn for_each_verdict_value(&self, mut f: impl FnMut(VerdictValue<'_>)) -> Result<()> {
+    pub fn for_each_verdict_value(&self, f: impl FnMut(VerdictValue<'_>)) -> Result<()> {
+        self.for_each_verdict_value_in(i64::MIN, i64::MAX, f)
+    }
+
+    /// The smallest and largest verdict row id (None when there are none):
+    /// readers split `for_each_verdict_value_in` at ids between them.
+    pub fn verdict_id_range(&self) -> Result<Option<(i64, i64)>> {
+        Ok(self
+            .conn
+            .query_row("SELECT min(id), max(id) FROM verdicts", [], |r| {
+                Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?))
+            })?)
+    }
+
+    /// As [`Store::for_each_verdict_value`], for row ids `from..=to` only.
+    pub fn for_each_verdict_value_in(
+        &self,
+        from: i64,
+        to: i64,
+        mut f: impl FnMut(VerdictValue<'_>),
+    ) -> Result<()> {
         let mut stmt = self.conn.prepare(
             "SELECT run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model, scale, value,
                position, request_items
-             FROM verdicts ORDER BY id",
+             FROM verdicts WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
         )?;
-        let mut rows = stmt.query([])?;
+        let mut rows = stmt.query([from, to])?;
         while let Some(r) = rows.next()? {
             let text = |i: usize| -> Result<&str> {
                 r.get_ref(i)?
