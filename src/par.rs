@@ -3,6 +3,9 @@
 //! report's comparisons and groups). No thread pool crate: the pieces are few
 //! and large, and the machines have two cores.
 
+/// One thread's share of the items, with their input positions.
+type Slot<T> = std::sync::Mutex<Option<Vec<(usize, T)>>>;
+
 /// Maps `items` with `f` on up to `available_parallelism` threads and returns
 /// the results in input order. Pieces go to threads largest first, each to
 /// the least-loaded thread, by `weight`. A piece whose thread fails to start
@@ -44,11 +47,11 @@ where
     // Each share sits in a slot its thread takes it from, so a thread that
     // cannot be started leaves its share for the calling thread to run.
     let mine = shares.remove(0);
-    let slots: Vec<std::sync::Mutex<Option<Vec<(usize, T)>>>> = shares
+    let slots: Vec<Slot<T>> = shares
         .into_iter()
         .map(|s| std::sync::Mutex::new(Some(s)))
         .collect();
-    let take = |slot: &std::sync::Mutex<Option<Vec<(usize, T)>>>| {
+    let take = |slot: &Slot<T>| {
         slot.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take()

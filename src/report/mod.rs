@@ -51,6 +51,9 @@ pub fn compute(
 /// One group: `--by` value, left side, right side, scale.
 type GroupKey = (Arc<str>, Arc<str>, Arc<str>, &'static str);
 
+/// One group's key and its pairs.
+type Group<'a> = (GroupKey, Vec<&'a Pair>);
+
 /// Resamples for a report whose groups below
 /// [`analytics::MULTINOMIAL_MIN_PAIRS`] hold `small_group_pairs` pairs in
 /// all, when the user chose none. Larger groups resample their confusion
@@ -73,7 +76,7 @@ pub fn compute_from(
     seed: u64,
 ) -> Vec<GroupFigures> {
     // Comparisons are grouped, then groups computed, each spread over the cores.
-    let grouped: Vec<(Comparison, Vec<(GroupKey, Vec<&Pair>)>)> = crate::par::map_weighted(
+    let grouped: Vec<(Comparison, Vec<Group<'_>>)> = crate::par::map_weighted(
         all.iter().collect(),
         |(_, pairs)| pairs.len(),
         |(comparison, pairs)| (*comparison, group_pairs(pairs, by)),
@@ -102,7 +105,7 @@ pub fn compute_from(
 /// model" vs "alice") on one scale — pairs on a shared scale keep it,
 /// cross-scale pairs are read as agreement — optionally split further by
 /// `--by`; sorted, so the report reads the same every time.
-fn group_pairs(pairs: &[Pair], by: Option<GroupBy>) -> Vec<(GroupKey, Vec<&Pair>)> {
+fn group_pairs(pairs: &[Pair], by: Option<GroupBy>) -> Vec<Group<'_>> {
     let empty: Arc<str> = Arc::from("");
     let mut groups: rustc_hash::FxHashMap<GroupKey, Vec<&Pair>> = Default::default();
     for p in pairs {

@@ -546,7 +546,7 @@ impl Builder {
         };
         let (mut out, (retest, mut series)) = std::thread::scope(|scope| {
             let beside = std::thread::Builder::new()
-                .spawn_scoped(scope, &retest_and_positions)
+                .spawn_scoped(scope, retest_and_positions)
                 .ok();
             let out = standing_comparisons();
             let rest = match beside.map(|h| h.join()) {
