@@ -16,10 +16,12 @@ fn sample_data_imports_and_reimport_duplicates_nothing() {
     let dir = common::sample_data();
     let out = ws.ok(&["import", dir.to_str().unwrap()]);
     assert!(
-        out.contains("imported 66 items, 3 personas, 3 perspectives, 34 labels"),
+        out.contains("imported 94 items, 3 personas, 3 perspectives, 101 labels"),
         "{out}"
     );
-    assert_eq!(item_count(&ws), 66);
+    // The protocol folders come along: 66 inbox items, the valid rubric
+    // examples and the guideline conversations.
+    assert_eq!(item_count(&ws), 94);
 
     // Again, file by file: every id is updated in place.
     let files: Vec<String> = [
@@ -36,10 +38,10 @@ fn sample_data_imports_and_reimport_duplicates_nothing() {
     ws.ok(&args);
     ws.ok(&["import", dir.to_str().unwrap()]);
     let items = jsonl(&ws.ok(&["list", "items", "--json"]));
-    assert_eq!(items.len(), 66);
+    assert_eq!(items.len(), 94);
     let ids: std::collections::HashSet<&str> =
         items.iter().map(|i| i["id"].as_str().unwrap()).collect();
-    assert_eq!(ids.len(), 66);
+    assert_eq!(ids.len(), 94);
     let personas: Value = serde_json::from_str(&ws.ok(&["list", "personas", "--json"])).unwrap();
     assert_eq!(personas.as_array().map(Vec::len), Some(3));
     let persp: Value = serde_json::from_str(&ws.ok(&["list", "perspectives", "--json"])).unwrap();
@@ -49,7 +51,42 @@ fn sample_data_imports_and_reimport_duplicates_nothing() {
         .into_iter()
         .filter(|r| r["kind"] == "label")
         .count();
-    assert_eq!(labels, 34, "labels were duplicated by the re-import");
+    assert_eq!(labels, 101, "labels were duplicated by the re-import");
+}
+
+#[test]
+fn the_bundled_sample_is_every_data_file_of_sample_data() {
+    // A new workspace loads the copy compiled into the binary; it must hold
+    // what `jury import sample-data/` reads, protocol folders included.
+    fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if matches!(
+                p.extension().and_then(|x| x.to_str()),
+                Some("json" | "jsonl")
+            ) {
+                let rel = p
+                    .strip_prefix(common::sample_data().parent().unwrap())
+                    .unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let mut on_disk = Vec::new();
+    walk(&common::sample_data(), &mut on_disk);
+    on_disk.sort();
+    let mut bundled: Vec<String> = jury::import::SAMPLE_DATA
+        .iter()
+        .map(|(name, _)| name.to_string())
+        .collect();
+    bundled.sort();
+    assert_eq!(bundled, on_disk);
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = jury::store::Store::open(&dir.path().join("j.db")).unwrap();
+    let r = jury::import::import_sample(&mut store, "me").unwrap();
+    assert_eq!((r.items, r.labels), (94, 101));
 }
 
 /// Four good lines and one bad one at line 4; `mutate` breaks it.

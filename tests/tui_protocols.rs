@@ -139,3 +139,42 @@ fn claims_on_messages_follow_the_awag_rows_and_take_0_to_9() {
     key(&mut app, '[');
     assert!(key(&mut app, '8').is_empty());
 }
+
+#[test]
+fn enter_on_a_conversation_starts_a_guideline_run_and_r_splits_by_protocol() {
+    let mut app = app_on_conversation(vec![]);
+    let fx = code(&mut app, crossterm::event::KeyCode::Enter);
+    match fx.as_slice() {
+        [Effect::StartRun { plan, .. }] => {
+            assert_eq!(plan.protocol, Protocol::Guideline);
+            assert_eq!(plan.item_ids, ["conv-001"]);
+            assert_eq!(plan.persona_id, "-");
+            assert_eq!(plan.perspective_ids, ["guideline"]);
+        }
+        other => panic!("expected one StartRun, got {other:?}"),
+    }
+    assert!(
+        app.message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("guideline protocol")
+    );
+
+    // R over a list holding inbox items and a conversation: one run each.
+    let mut data = loaded();
+    data.items.push(conversation());
+    let mut app = app_with(data);
+    let fx = key(&mut app, 'R');
+    let plans: Vec<(Protocol, usize)> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::StartRun { plan, .. } => Some((plan.protocol, plan.item_ids.len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(plans.len(), 2, "{fx:?}");
+    assert_eq!(plans[0].0, Protocol::Awag);
+    assert!(plans[0].1 >= 1);
+    assert_eq!(plans[1], (Protocol::Guideline, 1));
+}

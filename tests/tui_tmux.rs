@@ -118,7 +118,7 @@ async fn judge_label_quit_reopen_and_kill_9() {
 
     // 1. Open: a new workspace loads the sample data.
     let s = Session::start(&name, &db, &server.base_url());
-    wait_for(&s.name, "the item list", |x| x.contains("items 66/66")).await;
+    wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
 
     // 2. Judge the current item: verdict values and text appear.
     s.keys(&["Enter"]);
@@ -172,7 +172,7 @@ async fn judge_label_quit_reopen_and_kill_9() {
 
     // 6. And the workbench shows it after the restart.
     let s = Session::start(&name, &db, &server.base_url());
-    wait_for(&s.name, "the item list", |x| x.contains("items 66/66")).await;
+    wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
     s.keys(&["Tab", "Tab", "j"]);
     let screen = wait_for(&s.name, "the killed label", |x| x.contains("H 5 ✓saved")).await;
     eprintln!("--- after kill -9 and restart ---\n{screen}");

@@ -667,12 +667,6 @@ pub fn usage_or_unknown(u: Option<Usage>) -> String {
 pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan, EngineError> {
     let items = store.items()?;
     let all_ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
-    let mut ids =
-        super::plan::select_items(&all_ids, req.item_ids.as_deref(), req.subset, req.limit)
-            .map_err(EngineError::Setup)?;
-    if let Some(seed) = req.shuffle_seed {
-        super::plan::shuffle(&mut ids, seed);
-    }
     let items: Arc<HashMap<String, crate::domain::Item>> =
         Arc::new(items.into_iter().map(|i| (i.id.clone(), i)).collect());
     let (protocol, persona_id, prompt_hash): (Arc<dyn JudgeProtocol>, String, String) =
@@ -786,6 +780,22 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
                 )
             }
         };
+    // Without explicit ids, choose among the items this protocol can judge
+    // (a --limit or subset of inbox items is not spent on conversations).
+    let eligible: Vec<String> = match req.item_ids {
+        Some(_) => all_ids,
+        None => all_ids
+            .into_iter()
+            .filter(|id| !protocol.units(std::slice::from_ref(id)).is_empty())
+            .collect(),
+    };
+    let mut ids =
+        super::plan::select_items(&eligible, req.item_ids.as_deref(), req.subset, req.limit)
+            .map_err(EngineError::Setup)?;
+    drop(eligible);
+    if let Some(seed) = req.shuffle_seed {
+        super::plan::shuffle(&mut ids, seed);
+    }
     let spec = RunSpec {
         protocol: req.protocol,
         mode: protocol.mode(),

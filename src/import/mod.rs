@@ -105,19 +105,8 @@ pub fn import_paths(
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let mut inner: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| ImportError::Read {
-                    path: p.clone(),
-                    message: e.to_string(),
-                })?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    matches!(
-                        f.extension().and_then(|x| x.to_str()),
-                        Some("json" | "jsonl" | "ndjson")
-                    )
-                })
-                .collect();
+            let mut inner = Vec::new();
+            data_files_under(p, &mut inner, 0)?;
             inner.sort_by_key(|f| import_order(f));
             files.extend(inner);
         } else {
@@ -131,16 +120,49 @@ pub fn import_paths(
     write_batch(store, batch, skip_invalid)
 }
 
-/// Personas and perspectives before items before labels, so a directory import
-/// can check references in one pass.
+/// Deepest directory level a directory import descends to (sample-data/ has
+/// one level of protocol folders; this only stops a symlink loop).
+const MAX_DEPTH: usize = 8;
+
+/// Every .json/.jsonl/.ndjson file under `dir`, its subdirectories included
+/// (hidden entries skipped).
+fn data_files_under(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), ImportError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| ImportError::Read {
+        path: dir.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    for e in entries.filter_map(Result::ok) {
+        let f = e.path();
+        if e.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if f.is_dir() {
+            if depth < MAX_DEPTH {
+                data_files_under(&f, out, depth + 1)?;
+            }
+        } else if matches!(
+            f.extension().and_then(|x| x.to_str()),
+            Some("json" | "jsonl" | "ndjson")
+        ) {
+            out.push(f);
+        }
+    }
+    Ok(())
+}
+
+/// Personas and perspectives, then items, then other inputs (rubric examples,
+/// conversations), then labels, so a directory import can check references in
+/// one pass and the inbox items keep the first places in the list.
 fn import_order(f: &Path) -> (u8, PathBuf) {
     let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let rank = if name.contains("label") {
-        2
+        3
     } else if name.contains("item") {
         1
-    } else {
+    } else if name.contains("persona") || name.contains("perspective") {
         0
+    } else {
+        2
     };
     (rank, f.to_path_buf())
 }
@@ -175,6 +197,22 @@ pub const SAMPLE_DATA: &[(&str, &str)] = &[
     (
         "sample-data/labels.jsonl",
         include_str!("../../sample-data/labels.jsonl"),
+    ),
+    (
+        "sample-data/rubric/examples.json",
+        include_str!("../../sample-data/rubric/examples.json"),
+    ),
+    (
+        "sample-data/guideline/conversations.json",
+        include_str!("../../sample-data/guideline/conversations.json"),
+    ),
+    (
+        "sample-data/guideline/labels.jsonl",
+        include_str!("../../sample-data/guideline/labels.jsonl"),
+    ),
+    (
+        "sample-data/proposition/labels.jsonl",
+        include_str!("../../sample-data/proposition/labels.jsonl"),
     ),
 ];
 

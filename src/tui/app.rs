@@ -150,6 +150,7 @@ impl Stream {
 pub struct ActiveRun {
     pub tag: u64,
     pub run_id: Option<i64>,
+    pub protocol: crate::domain::Protocol,
     pub mode: Mode,
     pub items: usize,
     pub progress: Progress,
@@ -160,6 +161,9 @@ pub struct ActiveRun {
 /// What a judge run should cover (turned into the engine's `RunRequest`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunPlan {
+    /// AwAg for content items; rubric examples and conversations are judged
+    /// with their own protocol (default dimensions / their guidelines).
+    pub protocol: crate::domain::Protocol,
     pub mode: Mode,
     pub persona_id: String,
     pub perspective_ids: Vec<String>,

@@ -114,6 +114,9 @@ impl Executor {
             return;
         };
         let mut req = RunRequest::new(plan.mode, &plan.persona_id, plan.perspective_ids);
+        // Other protocols run with their defaults (rubric: relevance and tone;
+        // guideline: each conversation's own guidelines) and prompt sets.
+        req.protocol = plan.protocol;
         req.item_ids = Some(plan.item_ids);
         let handle = spawn_run(cfg, req);
         self.cancels.insert(tag, handle.cancel.clone());

@@ -3,7 +3,7 @@
 use super::action::Action;
 use super::app::*;
 use super::msg::{Effect, Msg};
-use crate::domain::{Agreement, ComboKey, Label, Mode, Persona, Scale, Value};
+use crate::domain::{Agreement, ComboKey, Label, Mode, Persona, Protocol, Scale, Value};
 use crate::engine::EngineEvent;
 use crate::sanitize;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -143,8 +143,8 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         PrevRow => move_row(app, -1),
         Judge if app.view == View::Main || app.view == View::Compare => {
             if let Some(it) = app.current_item() {
-                let ids = vec![it.id.clone()];
-                start_run(app, app.mode, ids, fx);
+                let ids = vec![(it.id.clone(), it.kind.clone())];
+                start_runs(app, app.mode, ids, fx);
             }
         }
         Judge => {
@@ -162,12 +162,15 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         RunFiltered => {
-            let ids: Vec<String> = app
+            let ids: Vec<(String, String)> = app
                 .filtered
                 .iter()
-                .map(|i| app.items[*i as usize].id.to_string())
+                .map(|i| {
+                    let it = &app.items[*i as usize];
+                    (it.id.to_string(), it.kind.to_string())
+                })
                 .collect();
-            start_run(app, app.mode, ids, fx);
+            start_runs(app, app.mode, ids, fx);
         }
         RunMissing => {
             if app.view != View::Compare {
@@ -202,7 +205,7 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 ));
             }
             for m in missing {
-                start_run(app, m, vec![id.clone()], fx);
+                start_run(app, Protocol::Awag, m, vec![id.clone()], fx);
             }
         }
         CycleMode => {
@@ -421,11 +424,77 @@ fn move_row(app: &mut App, d: i32) {
     app.row = clamp_add(app.row, d as i64, n);
 }
 
-fn start_run(app: &mut App, mode: Mode, item_ids: Vec<String>, fx: &mut Vec<Effect>) {
+/// The protocol that judges an item of this kind from the workbench.
+fn protocol_for_kind(kind: &str) -> Protocol {
+    match kind {
+        crate::protocol::rubric::KIND => Protocol::Rubric,
+        crate::protocol::guideline::KIND => Protocol::Guideline,
+        _ => Protocol::Awag,
+    }
+}
+
+/// Judges `(id, kind)` items: content items in `mode`, rubric examples and
+/// conversations with their own protocol — one run per protocol present.
+fn start_runs(app: &mut App, mode: Mode, items: Vec<(String, String)>, fx: &mut Vec<Effect>) {
+    if items.is_empty() {
+        app.message = Some((Level::Warning, "no items to judge".into()));
+        return;
+    }
+    let mut by: std::collections::BTreeMap<Protocol, Vec<String>> = Default::default();
+    for (id, kind) in items {
+        by.entry(protocol_for_kind(&kind)).or_default().push(id);
+    }
+    for (protocol, ids) in by {
+        start_run(app, protocol, mode, ids, fx);
+    }
+}
+
+fn start_run(
+    app: &mut App,
+    protocol: Protocol,
+    mode: Mode,
+    item_ids: Vec<String>,
+    fx: &mut Vec<Effect>,
+) {
     if let Some(e) = &app.endpoint_error {
         app.popup = Some(Popup::Notice {
             title: "cannot judge: no endpoint".into(),
             text: e.clone(),
+        });
+        return;
+    }
+    if protocol != Protocol::Awag {
+        if item_ids.is_empty() {
+            return;
+        }
+        let tag = app.next_tag;
+        app.next_tag += 1;
+        app.runs.push(ActiveRun {
+            tag,
+            run_id: None,
+            protocol,
+            mode,
+            items: item_ids.len(),
+            progress: Default::default(),
+            finished: false,
+            note: None,
+        });
+        app.message = Some((
+            Level::Info,
+            format!(
+                "judging {} item(s) with the {protocol} protocol…",
+                item_ids.len()
+            ),
+        ));
+        fx.push(Effect::StartRun {
+            tag,
+            plan: RunPlan {
+                protocol,
+                mode,
+                persona_id: "-".into(),
+                perspective_ids: vec![protocol.as_str().to_string()],
+                item_ids,
+            },
         });
         return;
     }
@@ -457,6 +526,7 @@ fn start_run(app: &mut App, mode: Mode, item_ids: Vec<String>, fx: &mut Vec<Effe
     app.runs.push(ActiveRun {
         tag,
         run_id: None,
+        protocol,
         mode,
         items: item_ids.len(),
         progress: Default::default(),
@@ -470,6 +540,7 @@ fn start_run(app: &mut App, mode: Mode, item_ids: Vec<String>, fx: &mut Vec<Effe
     fx.push(Effect::StartRun {
         tag,
         plan: RunPlan {
+            protocol,
             mode,
             persona_id: app.persona_id().to_string(),
             perspective_ids,
