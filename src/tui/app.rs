@@ -717,13 +717,21 @@ impl App {
                     index: Some(i),
                     item: Some(it.to_item()),
                     title: sanitize::one_line(&it.title, 500),
-                    meta: format!(
-                        "{} · {} · {} · {}",
+                    // Protocol inputs have no sender or time: leave the gaps out.
+                    meta: [
                         sanitize::one_line(&it.id, 80),
                         sanitize::one_line(&it.source.kind, 40),
                         sanitize::one_line(&it.source.originator, 120),
-                        sanitize::one_line(it.sent_text.as_deref().unwrap_or("no time"), 40),
-                    ),
+                        match (&it.sent_text, it.kind.is_empty()) {
+                            (Some(t), _) => sanitize::one_line(t, 40),
+                            (None, true) => "no time".into(),
+                            (None, false) => String::new(),
+                        },
+                    ]
+                    .into_iter()
+                    .filter(|part| !part.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" · "),
                     text: sanitize::for_display(&it.text, MAX_ITEM_CHARS),
                     warnings,
                 }

@@ -33,8 +33,10 @@ impl Widget for ItemPane<'_> {
         for l in d.text.lines() {
             lines.push(Line::styled(l.to_string(), t.text));
         }
-        lines.push(Line::raw(""));
-        lines.push(Line::styled("classifications", t.accent));
+        if !item.classifications.is_empty() {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("classifications", t.accent));
+        }
         for c in &item.classifications {
             lines.push(Line::from(vec![
                 Span::styled(sanitize::one_line(&c.id, 40), t.title),
