@@ -3,9 +3,13 @@
 //! `cargo bench --bench report_1m` builds the store once (cached as
 //! `target/report_1m-v2.db`; delete it to rebuild), then times the release
 //! `jury report --format json` five times and prints the median wall time,
-//! the peak RSS and the ratio to the 2 s target (measured 2026-11-23 on the
-//! 2-core machine: median 5.6 s, ratio 2.8, 293 MB; was 32 s and 2.6 GB
-//! before the report read slim rows and interned ids).
+//! the peak RSS and the ratio to the 2 s target. Measured 2026-11-23 on the
+//! 2-core machine: median 1.68 s, ratio 0.84, 329 MB (15.0 G instructions
+//! under callgrind before the last round of fixes). History: 32 s / 2.6 GB
+//! (strings per pair) → 5.6 s / 293 MB (slim rows, interned ids) → 1.68 s
+//! (matrix bootstrap, two reader connections, comparisons and groups over
+//! both cores, rowid min/max, double checks read through the run index).
+//! `JURY_DEBUG=1` makes `jury report` print its stage timings.
 //!
 //! The store: 50 000 items × 2 classifications = 100 000 combinations, each
 //! judged by ten runs (modes 1/2/3 of two models, a second persona, an edited

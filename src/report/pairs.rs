@@ -383,7 +383,14 @@ impl Builder {
             // on the same combination and persona.
             let mut all: Vec<&Judged> = verdicts.iter().collect();
             all.sort_by_key(|v| (v.combo, v.persona, v.judge, v.run_id));
-            let run_name = |r: i64| -> Arc<str> { Arc::from(format!("run {r}")) };
+            // One shared name per run (see prompt_names).
+            let mut run_names: HashMap<i64, Arc<str>> = HashMap::default();
+            let mut run_name = |r: i64| -> Arc<str> {
+                run_names
+                    .entry(r)
+                    .or_insert_with(|| Arc::from(format!("run {r}")))
+                    .clone()
+            };
             let mut retest = Vec::new();
             let mut series: Vec<PositionSeries> = Vec::new();
             let mut series_of: HashMap<u32, usize> = HashMap::default();
@@ -501,8 +508,12 @@ impl Builder {
             // Judge vs judge: standing verdicts on the same combination that
             // differ in exactly one respect (linear in verdicts: grouped by
             // combination first).
-            let prompt_name =
-                |j: &Judge| -> Arc<str> { Arc::from(format!("prompts {}", name(j.prompt))) };
+            // One shared name per prompt set (the report groups pairs by
+            // the identity of these names first).
+            let prompt_names: Vec<Arc<str>> = judges
+                .iter()
+                .map(|j| Arc::from(format!("prompts {}", name(j.prompt))))
+                .collect();
             for same in standing.chunk_by(|a, b| a.combo == b.combo) {
                 for (i, a) in same.iter().enumerate() {
                     for b in &same[i + 1..] {
@@ -523,10 +534,12 @@ impl Builder {
                             _ => continue,
                         };
                         let (a, b) = order(a, b, which, &judges, &strings.names);
-                        let (ja, jb) = (&judges[a.judge as usize], &judges[b.judge as usize]);
                         let (la, lb) = match which {
                             Comparison::PersonaVsPersona => (name(a.persona), name(b.persona)),
-                            Comparison::PromptVsPrompt => (prompt_name(ja), prompt_name(jb)),
+                            Comparison::PromptVsPrompt => (
+                                prompt_names[a.judge as usize].clone(),
+                                prompt_names[b.judge as usize].clone(),
+                            ),
                             _ => (
                                 judge_names[a.judge as usize].clone(),
                                 judge_names[b.judge as usize].clone(),

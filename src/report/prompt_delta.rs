@@ -53,7 +53,7 @@ pub fn deltas(
     let mut only = BTreeMap::new();
     only.insert(Comparison::JudgeVsHuman, versioned);
     let groups: Vec<GroupFigures> =
-        super::compute_from(only, Some(GroupBy::Classification), Some(0), 0);
+        super::compute_from(&only, Some(GroupBy::Classification), Some(0), 0);
     // (judge, person, classification, scale) → versions.
     let mut by: BTreeMap<DeltaKey, Vec<(i64, Version)>> = BTreeMap::new();
     for g in groups {

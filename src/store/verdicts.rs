@@ -160,7 +160,12 @@ impl Store {
     /// judge named like the report does ("proposition · model").
     pub fn double_checks(&self) -> Result<Vec<(String, bool)>> {
         let mut stmt = self.conn.prepare(
-            "SELECT protocol, mode, model, raw FROM verdicts WHERE raw LIKE '%\"flipped\"%' ORDER BY id",
+            // Only proposition runs double-check; the run_id filter reads
+            // their verdicts through the (run_id, ...) index instead of
+            // scanning every verdict's raw answer.
+            "SELECT protocol, mode, model, raw FROM verdicts
+             WHERE run_id IN (SELECT id FROM runs WHERE protocol = 'proposition')
+               AND raw LIKE '%\"flipped\"%' ORDER BY id",
         )?;
         let mut rows = stmt.query([])?;
         let mut out = Vec::new();
@@ -196,9 +201,13 @@ impl Store {
     pub fn verdict_id_range(&self) -> Result<Option<(i64, i64)>> {
         Ok(self
             .conn
-            .query_row("SELECT min(id), max(id) FROM verdicts", [], |r| {
-                Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?))
-            })?)
+            // Two subqueries: SQLite answers a lone min() or max() of the
+            // rowid from the b-tree's ends, but scans for both in one select.
+            .query_row(
+                "SELECT (SELECT min(id) FROM verdicts), (SELECT max(id) FROM verdicts)",
+                [],
+                |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
+            )?)
     }
 
     /// As [`Store::for_each_verdict_value`], for row ids `from..=to` only.
