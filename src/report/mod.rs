@@ -56,6 +56,9 @@ pub fn compute(
 /// One group: `--by` value, left side, right side, scale.
 type GroupKey = (Arc<str>, Arc<str>, Arc<str>, &'static str);
 
+/// A group key by the identity of its shared names (by, left, right) and scale.
+type NameIds = (usize, usize, usize, &'static str);
+
 /// One group's key and its pairs.
 type Group<'a> = (GroupKey, Vec<&'a Pair>);
 
@@ -117,10 +120,7 @@ fn group_pairs(pairs: &[Pair], by: Option<GroupBy>) -> Vec<Group<'_>> {
     let ptr = |a: &Arc<str>| Arc::as_ptr(a) as *const u8 as usize;
     let empty: Arc<str> = Arc::from("");
     let mut by_names: rustc_hash::FxHashMap<&str, Arc<str>> = Default::default();
-    let mut fast: rustc_hash::FxHashMap<
-        (usize, usize, usize, &'static str),
-        (GroupKey, Vec<usize>),
-    > = Default::default();
+    let mut fast: rustc_hash::FxHashMap<NameIds, (GroupKey, Vec<usize>)> = Default::default();
     for (i, p) in pairs.iter().enumerate() {
         let by_value: Arc<str> = match by {
             None => empty.clone(),
