@@ -3,7 +3,9 @@
 //! `cargo bench --bench batch_throughput` runs the release `jury run --mode 2
 //! --concurrency 16` over 400 imported items (3 classifications each, batch
 //! size 10: 120 requests) five times and prints the median wall time, start-up
-//! included, and its ratio to the ideal ceil(requests / 16) × 0.2 s.
+//! included, and its ratio to the ideal ceil(requests / 16) × 0.2 s. Answers
+//! stream as ~100 SSE events of 24 characters of arguments (BENCH_CHUNK),
+//! sent in one write each (BENCH_SPLIT_WRITES=1: one write per event).
 
 #[path = "common/mod.rs"]
 mod common;
@@ -47,6 +49,11 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(CHUNK);
+    // By default each answer's SSE events leave in one write, as from a remote
+    // server whose answer is complete after 200 ms; BENCH_SPLIT_WRITES=1 writes
+    // and flushes every event separately (then this in-process server spends
+    // the shared two cores on ~3 000 small writes per round of 16 answers).
+    let split_writes = std::env::var_os("BENCH_SPLIT_WRITES").is_some();
     // Arrival times, to split the overhead into start-up, request gaps and tail.
     let arrivals = Arc::new(Mutex::new(Vec::<Instant>::new()));
     let log = arrivals.clone();
@@ -55,7 +62,7 @@ fn main() {
             if let Ok(mut l) = log.lock() {
                 l.push(Instant::now());
             }
-            match demo_judge::reply(r, Duration::ZERO) {
+            let answer = match demo_judge::reply(r, Duration::ZERO) {
                 Reply::ToolCall {
                     name,
                     arguments,
@@ -68,9 +75,13 @@ fn main() {
                     chunk,
                     finish,
                     usage,
-                }
-                .delayed(LATENCY),
-                other => other.delayed(LATENCY),
+                },
+                other => other,
+            };
+            if split_writes {
+                answer.delayed(LATENCY)
+            } else {
+                Reply::Coalesced(Box::new(answer)).delayed(LATENCY)
             }
         }))
         .expect("server");

@@ -46,6 +46,8 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     req.subset = a.subset_percent.map(|p| (p, a.seed.unwrap_or(0)));
     req.resume = a.resume;
     req.shuffle_seed = a.shuffle_seed;
+    // The progress bar and summary show counts, not the judge's text.
+    req.stream_texts = false;
     req.max_attempts = a.max_attempts.max(1);
     req.budget_usd = a.budget;
     if protocol == Protocol::Rubric {

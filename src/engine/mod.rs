@@ -48,6 +48,10 @@ pub struct RunRequest {
     /// Shuffle the items with this seed before they are cut into requests,
     /// so repeat runs put each item at other places (position bias, mode 1).
     pub shuffle_seed: Option<u64>,
+    /// Send `TextDelta` events while answers stream in (the workbench shows
+    /// them). A headless run has no one to show them to and skips the
+    /// incremental parsing they need.
+    pub stream_texts: bool,
 }
 
 impl RunRequest {
@@ -70,6 +74,7 @@ impl RunRequest {
             budget_usd: None,
             options: serde_json::Value::Null,
             shuffle_seed: None,
+            stream_texts: true,
         }
     }
 }

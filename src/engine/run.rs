@@ -53,6 +53,7 @@ struct Ctx {
     price: Option<super::price::Price>,
     budget_usd: Option<f64>,
     spent_usd: std::sync::Mutex<f64>,
+    stream_texts: bool,
 }
 
 pub async fn execute(
@@ -100,6 +101,7 @@ pub async fn execute(
         stop_note: std::sync::Mutex::new(None),
         budget_usd: req.budget_usd,
         spent_usd: std::sync::Mutex::new(0.0),
+        stream_texts: req.stream_texts,
     });
     let concurrency = req.concurrency.max(1);
     futures_util::stream::iter(plan.batches)
@@ -167,12 +169,16 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                 break;
             }
         };
-        let request_json = crate::provider::request_body(
-            ctx.client.config(),
-            &call,
-            crate::provider::ToolMode::Tools,
-        )
-        .to_string();
+        // The request as JSON, for failure records only: serialised when a
+        // failure needs it, not for every request.
+        let request_json = std::cell::LazyCell::new(|| {
+            crate::provider::request_body(
+                ctx.client.config(),
+                &call,
+                crate::provider::ToolMode::Tools,
+            )
+            .to_string()
+        });
         let _ = ctx.events.send(EngineEvent::RequestStarted {
             run_id: ctx.run_id,
             keys: keys.clone(),
@@ -235,7 +241,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                     c.answer_text().to_string(),
                     c.http_status,
                     c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
-                    request_json.clone(),
+                    None::<String>,
                 );
                 if let Some(next) =
                     ctx.protocol
@@ -256,7 +262,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                                 c2.answer_text().to_string(),
                                 c2.http_status,
                                 c2.finish_reason.as_ref().map(|f| f.as_str().to_string()),
-                                request2,
+                                Some(request2),
                             );
                         }
                         Err(f) if f.cancelled => break,
@@ -316,7 +322,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                     &last.0,
                     Some(last.1),
                     last.2,
-                    &last.3,
+                    last.3.as_deref().unwrap_or(&request_json),
                     attempt,
                 );
                 let missing: std::collections::HashSet<ComboKey> =
@@ -600,6 +606,9 @@ impl<'a> TextStreamer<'a> {
                 index: 0, fragment, ..
             }
             | StreamFrame::Content(fragment) => {
+                if !self.ctx.stream_texts {
+                    return;
+                }
                 self.args.push_str(&fragment);
                 self.dirty = true;
                 // Re-parsing is O(answer); doing it at most every 30 ms keeps a long

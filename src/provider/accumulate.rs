@@ -64,6 +64,107 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
+/// A tool call's arguments fragment: normally a string; some servers send an object.
+fn fragment_of(args: Option<&Value>) -> String {
+    match args {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The common streamed chunk, borrowed from the payload (strings with escapes
+/// are unescaped into owned text). Unknown fields are ignored; a field of an
+/// unexpected type fails the parse and sends the chunk down the general path.
+mod fast {
+    use serde::Deserialize;
+    use serde::de::IgnoredAny;
+    use std::borrow::Cow;
+
+    #[derive(Deserialize)]
+    pub struct Chunk<'a> {
+        #[serde(borrow)]
+        pub choices: Option<Vec<Choice<'a>>>,
+        pub usage: Option<Usage>,
+        error: Option<IgnoredAny>,
+    }
+
+    impl Chunk<'_> {
+        /// No error, and no choice in the non-streamed `message` shape.
+        pub fn is_plain(&self) -> bool {
+            self.error.is_none()
+                && self
+                    .choices
+                    .as_ref()
+                    .and_then(|c| c.first())
+                    .is_none_or(|c| c.message.is_none() && c.function_call_free())
+        }
+    }
+
+    #[derive(Deserialize)]
+    pub struct Choice<'a> {
+        #[serde(borrow)]
+        pub finish_reason: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        pub delta: Option<Delta<'a>>,
+        message: Option<IgnoredAny>,
+    }
+
+    impl Choice<'_> {
+        fn function_call_free(&self) -> bool {
+            self.delta
+                .as_ref()
+                .is_none_or(|d| d.function_call.is_none())
+        }
+    }
+
+    #[derive(Deserialize)]
+    pub struct Delta<'a> {
+        #[serde(borrow)]
+        pub content: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        pub refusal: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        pub tool_calls: Option<Vec<ToolCall<'a>>>,
+        function_call: Option<IgnoredAny>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct ToolCall<'a> {
+        pub index: Option<u64>,
+        #[serde(borrow)]
+        pub id: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        pub function: Option<Function<'a>>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Function<'a> {
+        #[serde(borrow)]
+        pub name: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        pub arguments: Option<Cow<'a, str>>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Usage {
+        prompt_tokens: Option<u64>,
+        completion_tokens: Option<u64>,
+    }
+
+    impl Usage {
+        pub fn read(self) -> Option<crate::domain::Usage> {
+            if self.prompt_tokens.is_none() && self.completion_tokens.is_none() {
+                return None;
+            }
+            Some(crate::domain::Usage {
+                prompt_tokens: self.prompt_tokens.unwrap_or(0),
+                completion_tokens: self.completion_tokens.unwrap_or(0),
+            })
+        }
+    }
+}
+
 /// `{"error": ...}` (object or string) → ChunkError::Server.
 pub(crate) fn error_of(v: &Value) -> Option<ChunkError> {
     let e = v.get("error")?;
@@ -107,9 +208,54 @@ impl Accumulator {
 
     /// Feed one SSE `data` payload (not `[DONE]`).
     pub fn push_data(&mut self, data: &str) -> Result<Vec<StreamFrame>, ChunkError> {
+        // The common chunk shape is read straight into borrowed fields; a
+        // chunk that deviates from it in any way (an error, a non-string
+        // argument, a legacy function_call...) takes the general path.
+        if let Ok(chunk) = serde_json::from_str::<fast::Chunk<'_>>(data)
+            && chunk.is_plain()
+        {
+            return Ok(self.push_fast(chunk));
+        }
         let v: Value = serde_json::from_str(data)
             .map_err(|e| ChunkError::Malformed(format!("a stream chunk is not JSON ({e})")))?;
         self.push_chunk(&v)
+    }
+
+    /// [`Accumulator::push_chunk`] for a chunk of the common shape.
+    fn push_fast(&mut self, chunk: fast::Chunk<'_>) -> Vec<StreamFrame> {
+        self.chunks += 1;
+        if let Some(u) = chunk.usage.and_then(fast::Usage::read) {
+            self.usage = Some(u);
+        }
+        let mut frames = Vec::new();
+        let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) else {
+            return frames;
+        };
+        if let Some(fr) = &choice.finish_reason {
+            self.finish_reason = Some(FinishReason::parse(fr));
+        }
+        let Some(delta) = choice.delta else {
+            return frames;
+        };
+        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+            self.content.push_str(&text);
+            frames.push(StreamFrame::Content(text.into_owned()));
+        }
+        if let Some(text) = delta.refusal.filter(|t| !t.is_empty()) {
+            self.refusal.get_or_insert_with(String::new).push_str(&text);
+        }
+        for (n, tc) in delta.tool_calls.into_iter().flatten().enumerate() {
+            let index = tc.index.unwrap_or(n as u64);
+            let (name, args) = match tc.function {
+                Some(f) => (f.name, f.arguments),
+                None => (None, None),
+            };
+            let id = tc.id.filter(|s| !s.is_empty());
+            let name = name.filter(|s| !s.is_empty());
+            let fragment = args.map(|a| a.into_owned()).unwrap_or_default();
+            frames.extend(self.tool_delta(index, id.as_deref(), name.as_deref(), fragment));
+        }
+        frames
     }
 
     /// Feed one decoded chunk.
@@ -160,12 +306,12 @@ impl Accumulator {
                     .and_then(|f| str_field(f, "name"))
                     .filter(|s| !s.is_empty());
                 let args = func.and_then(|f| f.get("arguments"));
-                frames.extend(self.tool_delta(index, id, name, args));
+                frames.extend(self.tool_delta(index, id, name, fragment_of(args)));
             }
         } else if let Some(fc) = delta.get("function_call").filter(|f| f.is_object()) {
             // The legacy single `function_call` shape.
             let name = str_field(fc, "name").filter(|s| !s.is_empty());
-            frames.extend(self.tool_delta(0, None, name, fc.get("arguments")));
+            frames.extend(self.tool_delta(0, None, name, fragment_of(fc.get("arguments"))));
         }
         Ok(frames)
     }
@@ -175,14 +321,8 @@ impl Accumulator {
         index: u64,
         id: Option<&str>,
         name: Option<&str>,
-        args: Option<&Value>,
+        fragment: String,
     ) -> Option<StreamFrame> {
-        // Arguments are normally a string; some servers send an object.
-        let fragment = match args {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Null) | None => String::new(),
-            Some(other) => other.to_string(),
-        };
         let pos = match self.open.get(&index) {
             Some(&p) => {
                 let cur = &self.calls[p];
@@ -541,6 +681,56 @@ mod tests {
         assert_eq!(whole.answer_text(), args);
         for i in 0..=bytes.len() {
             assert_eq!(assemble(&[&bytes[..i], &bytes[i..]]), whole, "split at {i}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+
+    /// Every chunk fed as text (fast path where it applies) and as a parsed
+    /// Value (the general path) gives the same frames and the same answer.
+    #[test]
+    fn the_fast_path_reads_chunks_exactly_as_the_general_path() {
+        let streams: &[&[&str]] = &[
+            &[
+                r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_evaluations","arguments":""}}]},"finish_reason":null}]}"#,
+                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\": \"\u00e9\\n\""}}]}}]}"#,
+                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"}"}}]}}]}"#,
+                r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":null}"#,
+                r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":20,"total_tokens":30}}"#,
+            ],
+            &[
+                r#"{"choices":[{"delta":{"content":"Hel"}}]}"#,
+                r#"{"choices":[{"delta":{"content":"lo","refusal":null}}]}"#,
+                r#"{"choices":[{"delta":{"refusal":"no"},"finish_reason":"stop"}]}"#,
+            ],
+            &[
+                // Deviations: object arguments, legacy function_call, a
+                // number id, a float index, usage as floats, an error.
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"x","function":{"name":"f","arguments":{"k":1}}}]}}]}"#,
+                r#"{"choices":[{"delta":{"function_call":{"name":"g","arguments":"{}"}}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":1.5,"id":7,"function":null}]}}]}"#,
+                r#"{"choices":null,"usage":{"prompt_tokens":1.0,"completion_tokens":2}}"#,
+                r#"{"choices":[{"message":{"content":"whole"},"finish_reason":"stop"}]}"#,
+            ],
+            &[r#"{"error":{"message":"overloaded","code":"server_error"}}"#],
+            &[r#"[1,2]"#],
+        ];
+        for stream in streams {
+            let (mut fast, mut general) = (Accumulator::new(), Accumulator::new());
+            for data in *stream {
+                let a = fast.push_data(data);
+                let v: Value = serde_json::from_str(data).unwrap();
+                let b = general.push_chunk(&v);
+                assert_eq!(a, b, "{data}");
+            }
+            assert_eq!(
+                fast.finish(true).ok(),
+                general.finish(true).ok(),
+                "{stream:?}"
+            );
         }
     }
 }

@@ -376,6 +376,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn coalesced_replies_send_the_same_bytes_in_one_write() {
+        let req = RecordedRequest {
+            seq: 1,
+            method: "POST".into(),
+            path: "/v1/chat/completions".into(),
+            headers: vec![],
+            body: serde_json::json!({"model": "m", "stream": true}),
+        };
+        let inner = Reply::tool("get_evaluations", r#"{"resultItems": []}"#);
+        let bytes = |steps: Vec<Step>| -> (usize, Vec<u8>) {
+            let writes = steps.iter().filter(|s| matches!(s, Step::Write(_))).count();
+            let all = steps
+                .into_iter()
+                .flat_map(|s| match s {
+                    Step::Write(b) => b,
+                    _ => Vec::new(),
+                })
+                .collect();
+            (writes, all)
+        };
+        let (split, plain) = bytes(render(&inner, &req));
+        let (joined, coalesced) = bytes(render(&Reply::Coalesced(Box::new(inner)), &req));
+        assert!(split > 3, "{split}");
+        assert_eq!(joined, 1);
+        assert_eq!(plain, coalesced);
+    }
+
+    #[test]
     fn char_splits() {
         assert_eq!(split_chars("héllo", 2), vec!["hé", "ll", "o"]);
         assert_eq!(split_chars("abc", 0), vec!["abc"]);

@@ -51,6 +51,11 @@ pub enum Reply {
     Raw(Vec<u8>),
     /// Wait, then answer.
     Delay(Duration, Box<Reply>),
+    /// The inner reply with its consecutive writes joined into one: the same
+    /// bytes (every SSE event and HTTP chunk boundary kept) in one syscall,
+    /// as a remote server's answer that is complete when it is sent. For
+    /// benchmarks, where this fake server shares the cores with the client.
+    Coalesced(Box<Reply>),
 }
 
 impl Reply {
@@ -287,6 +292,16 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
         Reply::Delay(d, inner) => {
             let mut steps = vec![Step::Sleep(*d)];
             steps.extend(render(inner, req));
+            steps
+        }
+        Reply::Coalesced(inner) => {
+            let mut steps: Vec<Step> = Vec::new();
+            for step in render(inner, req) {
+                match (steps.last_mut(), step) {
+                    (Some(Step::Write(joined)), Step::Write(more)) => joined.extend(more),
+                    (_, step) => steps.push(step),
+                }
+            }
             steps
         }
         Reply::Raw(bytes) => vec![Step::Write(bytes.clone()), Step::Close],
