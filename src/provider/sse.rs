@@ -78,27 +78,36 @@ impl SseParser {
             }
             self.at_start = false;
         }
-        for &b in rest {
+        // Whole runs of line bytes are copied at once, up to the next
+        // terminator (a stream is mostly long `data:` lines).
+        while !rest.is_empty() {
             if self.skip_lf {
                 self.skip_lf = false;
-                if b == b'\n' {
+                if rest[0] == b'\n' {
+                    rest = &rest[1..];
                     continue;
                 }
             }
-            match b {
-                b'\n' => self.end_line(&mut out),
-                b'\r' => {
+            match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+                Some(i) => {
+                    self.keep(&rest[..i]);
                     self.end_line(&mut out);
-                    self.skip_lf = true;
+                    self.skip_lf = rest[i] == b'\r';
+                    rest = &rest[i + 1..];
                 }
-                _ => {
-                    if self.line.len() < MAX_LINE {
-                        self.line.push(b)
-                    }
+                None => {
+                    self.keep(rest);
+                    break;
                 }
             }
         }
         out
+    }
+
+    /// Appends to the current line, up to [`MAX_LINE`].
+    fn keep(&mut self, bytes: &[u8]) {
+        let room = MAX_LINE.saturating_sub(self.line.len());
+        self.line.extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     /// The stream ended. Per the spec an unterminated event is discarded; we
@@ -121,14 +130,21 @@ impl SseParser {
     }
 
     fn end_line(&mut self, out: &mut Vec<SseEvent>) {
-        let line = std::mem::take(&mut self.line);
+        // The line buffer is handed back afterwards, so its capacity is reused.
+        let mut line = std::mem::take(&mut self.line);
+        self.process_line(&line, out);
+        line.clear();
+        self.line = line;
+    }
+
+    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
         if line.is_empty() {
             if let Some(ev) = self.dispatch() {
                 out.push(ev);
             }
             return;
         }
-        let text = String::from_utf8_lossy(&line);
+        let text = String::from_utf8_lossy(line);
         if text.starts_with(':') {
             return; // comment
         }
