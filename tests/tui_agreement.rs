@@ -106,3 +106,25 @@ fn an_error_is_shown_with_the_quick_counts() {
         "{s}"
     );
 }
+
+#[test]
+fn self_consistency_and_position_bias_show_below_the_table() {
+    let mut app = app();
+    app.size = (170, 44);
+    key(&mut app, 'A');
+    update(&mut app, Msg::AgreementLoaded(Ok(figures())));
+    let series = jury::report::pairs::PositionSeries {
+        judge: "awag mode 1 · demo".into(),
+        placed: vec![(0.0, Value::Likert(5)), (1.0, Value::Likert(2))],
+        repeats: vec![vec![(0.0, Value::Likert(5)), (1.0, Value::Likert(2))]],
+    };
+    let rows = jury::report::position::position_bias(&[series], Some(100), 1);
+    let notes = jury::report::position::table(&rows);
+    update(&mut app, Msg::AgreementNotes(notes));
+    let s = screen(&app);
+    assert!(s.contains("position bias"), "{s}");
+    assert!(s.contains("awag mode 1 · demo"), "{s}");
+    assert!(s.contains("-3.00"), "{s}");
+    // The group table still shows above them.
+    assert!(s.contains("judge·human"), "{s}");
+}

@@ -174,3 +174,65 @@ async fn a_locked_database_leaves_the_label_unsaved_until_retried() {
         1
     );
 }
+
+#[tokio::test]
+async fn the_agreement_effect_sends_the_figures_then_the_consistency_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    {
+        let mut s = jury::store::Store::open(&db).unwrap();
+        jury::import::import_sample(&mut s, "me").unwrap();
+        // Two runs of one mode 1 judge with k-001 and k-002 in swapped places.
+        let spec = RunSpec {
+            protocol: Protocol::Awag,
+            mode: Some(Mode::One),
+            persona_id: "kenton".into(),
+            perspective_ids: vec!["classification".into()],
+            model: "demo".into(),
+            prompt_hash: "h".into(),
+            params: serde_json::Value::Null,
+        };
+        for order in [["k-001", "k-002"], ["k-002", "k-001"]] {
+            let run = s.create_run(&spec, 0).unwrap();
+            let mut vs = Vec::new();
+            for (index, item) in order.iter().enumerate() {
+                let mut v = verdict(run, item, "urgency", Mode::One, Value::Likert(4), "t");
+                v.model = "demo".into();
+                v.position = Some(RequestPosition {
+                    index: index as u32,
+                    items: 2,
+                });
+                vs.push(v);
+            }
+            s.insert_verdicts(&vs).unwrap();
+        }
+    }
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut exec = Executor::new(db, EngineLink { config: None }, tx);
+    let mut app = app();
+    app.size = (170, 44);
+    for fx in key(&mut app, 'A') {
+        exec.run(fx);
+    }
+    let first = next(&mut rx).await;
+    assert!(matches!(first, Msg::AgreementLoaded(Ok(_))), "{first:?}");
+    update(&mut app, first);
+    let notes = next(&mut rx).await;
+    let Msg::AgreementNotes(lines) = &notes else {
+        panic!("expected the notes, got {notes:?}")
+    };
+    assert!(
+        lines.iter().any(|l| l.starts_with("position bias")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("self-consistency")),
+        "{lines:?}"
+    );
+    update(&mut app, notes);
+    let s = screen(&app);
+    assert!(
+        s.contains("position bias") && s.contains("mode 1 · demo"),
+        "{s}"
+    );
+}

@@ -238,6 +238,8 @@ pub struct AgreementState {
     pub figures: FiguresState,
     /// The selected group (its confusion matrix and distributions are drawn).
     pub cursor: usize,
+    /// Self-consistency and position-bias lines, as `jury report` prints them.
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -88,9 +88,34 @@ impl Executor {
                     // Fewer resamples than `jury report`: the view wants its
                     // figures in a moment; the CLI gives the full intervals.
                     let r = Store::open(&path).and_then(|s| {
-                        crate::report::compute(&s, None, Some(AGREEMENT_RESAMPLES), 42)
+                        let (pairs, placed) = crate::report::pairs::from_store_with_positions(&s)?;
+                        let groups = crate::report::compute_from(
+                            &pairs,
+                            None,
+                            Some(AGREEMENT_RESAMPLES),
+                            42,
+                        );
+                        let flips = crate::report::consistency::flip_rates(&pairs, &s)?;
+                        let positions = crate::report::position::position_bias(
+                            &placed,
+                            Some(AGREEMENT_RESAMPLES),
+                            42,
+                        );
+                        let notes: Vec<String> = crate::report::consistency::table(&flips)
+                            .into_iter()
+                            .chain(crate::report::position::table(&positions))
+                            .collect();
+                        Ok((groups, notes))
                     });
-                    let _ = tx.send(Msg::AgreementLoaded(r.map_err(|e| e.to_string())));
+                    match r {
+                        Ok((groups, notes)) => {
+                            let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
+                            let _ = tx.send(Msg::AgreementNotes(notes));
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Msg::AgreementLoaded(Err(e.to_string())));
+                        }
+                    }
                 });
             }
             Effect::SavePersona(p) => {

@@ -31,6 +31,8 @@ pub enum Msg {
     RunsLoaded(Result<(Vec<Run>, Vec<Failure>), String>),
     /// The agreement figures, computed off the UI thread.
     AgreementLoaded(Result<Vec<crate::report::GroupFigures>, String>),
+    /// Self-consistency and position-bias lines for the agreement view.
+    AgreementNotes(Vec<String>),
     PersonaSaved(Result<Persona, String>),
 }
 

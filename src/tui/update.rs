@@ -44,6 +44,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                 a.cursor = 0;
             }
         }
+        Msg::AgreementNotes(lines) => {
+            if let View::Agreement(a) = &mut app.view {
+                a.notes = lines;
+            }
+        }
         Msg::RunsLoaded(r) => {
             if let View::Runs(rv) = &mut app.view {
                 *rv = match r {
@@ -124,6 +129,7 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 quick: agreement_rows(app),
                 figures: FiguresState::Computing,
                 cursor: 0,
+                notes: Vec::new(),
             });
             fx.push(Effect::LoadAgreement);
         }

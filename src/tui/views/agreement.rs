@@ -50,7 +50,7 @@ impl Widget for AgreementView<'_> {
         };
         let [table, detail] =
             Layout::vertical([Constraint::Percentage(55), Constraint::Min(8)]).areas(inner);
-        render_table(groups, self.state.cursor, table, buf, t);
+        render_table(groups, self.state.cursor, &self.state.notes, table, buf, t);
         if let Some(g) = groups.get(self.state.cursor) {
             let [matrix, chart] =
                 Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
@@ -91,7 +91,14 @@ fn ceiling<'a>(g: &GroupFigures, all: &'a [GroupFigures]) -> Option<&'a GroupFig
         .flatten()
 }
 
-fn render_table(groups: &[GroupFigures], cursor: usize, area: Rect, buf: &mut Buffer, t: &Theme) {
+fn render_table(
+    groups: &[GroupFigures],
+    cursor: usize,
+    notes: &[String],
+    area: Rect,
+    buf: &mut Buffer,
+    t: &Theme,
+) {
     let header = format!(
         "{:<16} {:<44} {:<9} {:>6} {:>6} {:>6} {:>6} {:>9} {:>9} {:>16}",
         "comparison",
@@ -106,7 +113,10 @@ fn render_table(groups: &[GroupFigures], cursor: usize, area: Rect, buf: &mut Bu
         "human ceiling κ"
     );
     let mut lines = vec![Line::styled(header, t.title)];
-    let rows = area.height.saturating_sub(2) as usize;
+    // Header and legend, then the notes below them; groups get the rest.
+    let rows = (area.height as usize)
+        .saturating_sub(2 + notes.len())
+        .max(3);
     let first = cursor.saturating_sub(rows.saturating_sub(1));
     for (i, g) in groups.iter().enumerate().skip(first).take(rows) {
         let f = &g.figures;
@@ -147,6 +157,15 @@ fn render_table(groups: &[GroupFigures], cursor: usize, area: Rect, buf: &mut Bu
         "agree is raw agreement; kappa and alpha correct it for chance; base rate = each side's share of its most common value; acc = the classifier's accuracy as each side reads it",
         t.muted,
     ));
+    for n in notes {
+        // Judge names come from the store: untrusted, one line each.
+        let style = if n.starts_with("self-consistency") || n.starts_with("position bias") {
+            t.title
+        } else {
+            t.text
+        };
+        lines.push(Line::styled(sanitize::one_line(n, 400), style));
+    }
     Paragraph::new(lines).render(area, buf);
 }
 
