@@ -46,12 +46,20 @@ fn sample_data_imports_and_reimport_duplicates_nothing() {
     assert_eq!(personas.as_array().map(Vec::len), Some(3));
     let persp: Value = serde_json::from_str(&ws.ok(&["list", "perspectives", "--json"])).unwrap();
     assert_eq!(persp.as_array().map(Vec::len), Some(3));
-    let labels = ws
+    let labels: Vec<Value> = ws
         .export_rows()
         .into_iter()
         .filter(|r| r["kind"] == "label")
-        .count();
-    assert_eq!(labels, 101, "labels were duplicated by the re-import");
+        .collect();
+    assert_eq!(labels.len(), 101, "labels were duplicated by the re-import");
+    // Imported labels were not given in blind review and replaced no verdict.
+    assert!(
+        labels
+            .iter()
+            .all(|r| r["blind"] == false && r["replaced_judge_value"].is_null()),
+        "{:?}",
+        labels[0]
+    );
 }
 
 #[test]

@@ -73,6 +73,7 @@ fn label(item: &str, cls: &str, value: u8) -> Label {
         who: "tester".into(),
         created_at: jury::store::now(),
         replaced_judge_value: None,
+        blind: false,
     }
 }
 

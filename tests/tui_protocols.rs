@@ -61,6 +61,8 @@ fn guidelines_are_rows_labelled_on_the_degree_scale_before_any_verdict() {
     assert_eq!(l.persona_id, "-");
     assert_eq!(l.value, Value::Degree(Degree::Partially));
     assert_eq!(l.replaced_judge_value, None);
+    // No verdict to hide: not a blind label either.
+    assert!(!l.blind);
     // 4 means nothing on no/partially/fully: refused with a hint, nothing saved.
     assert!(key(&mut app, '4').is_empty());
     assert!(app.message.as_ref().unwrap().1.contains("partially"));
@@ -85,6 +87,7 @@ fn a_verdict_shows_with_its_text_and_a_differing_label_is_marked() {
     assert_eq!(l.value, Value::Degree(Degree::No));
     // The judge value was visible, so the label records what it replaced.
     assert_eq!(l.replaced_judge_value, Some(Value::Degree(Degree::Fully)));
+    assert!(!l.blind);
     let screen = screen(&app);
     assert!(screen.contains("J fully"), "{screen}");
     assert!(screen.contains("The agent apologised"), "{screen}");
@@ -105,8 +108,10 @@ fn blind_review_hides_a_protocol_verdict_until_labelled() {
     assert!(!screen1.contains("J fully"), "{screen1}");
     let l = saved(&key(&mut app, 'a'));
     assert_eq!(l.value, Value::Degree(Degree::Fully));
-    // Hidden when the person labelled: nothing was replaced in their eyes.
+    // Hidden when the person labelled: nothing was replaced in their eyes,
+    // and the label says it was given blind.
     assert_eq!(l.replaced_judge_value, None);
+    assert!(l.blind);
     assert!(screen(&app).contains("J fully"));
 }
 

@@ -31,6 +31,7 @@ fn o_cycles_the_order_and_puts_disagreements_first() {
         who: "alice".into(),
         created_at: "2026-11-23T00:00:00Z".into(),
         replaced_judge_value: None,
+        blind: false,
     }];
     let mut app = app_with(data);
     let ids = |app: &jury::tui::app::App| -> Vec<String> {

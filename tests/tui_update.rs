@@ -26,6 +26,7 @@ fn blind_labels_work_before_any_verdict() {
     assert_eq!(l.persona_id, "kenton");
     assert_eq!(l.who, "alice");
     assert_eq!(l.replaced_judge_value, None);
+    assert!(!l.blind, "no verdict existed to hide");
     // Not yet saved: pending until the store answers.
     let e = app.my_label(&l.key, Scale::Likert).unwrap();
     assert_eq!(e.state, SaveState::Pending(req));
@@ -135,8 +136,13 @@ fn blind_review_hides_the_judge_until_labelled() {
         l.replaced_judge_value, None,
         "the person did not see the judge"
     );
+    assert!(l.blind, "a verdict existed and was hidden");
     let s = screen(&app);
     assert!(s.contains("J 1") && s.contains("2pm deadline"), "{s}");
+    // Changing the label now, with the judge in view, is no longer blind.
+    let (_, l) = saved_label(&key(&mut app, '3'));
+    assert!(!l.blind);
+    assert_eq!(l.replaced_judge_value, Some(Value::Likert(1)));
 }
 
 #[test]

@@ -33,6 +33,7 @@ pub const COLUMNS: &[&str] = &[
     "position",
     "request_items",
     "replaced_judge_value",
+    "blind",
 ];
 
 pub fn verdict_row(v: &Verdict) -> Value {
@@ -74,6 +75,7 @@ pub fn label_row(l: &Label) -> Value {
         "who": l.who,
         "scale": l.value.scale().as_str(),
         "replaced_judge_value": l.replaced_judge_value.map(|v| v.to_json()),
+        "blind": l.blind,
     })
 }
 

@@ -99,6 +99,7 @@ fn save(
         who: s.who.clone(),
         created_at: crate::store::now(),
         replaced_judge_value: None,
+        blind: false,
     };
     store.upsert_label(&label)?;
     // Ids and names come from files and flags: neutralise them for the terminal.

@@ -135,4 +135,8 @@ pub struct Label {
     pub created_at: String,
     /// The judge value shown beside it when the label was set, if any.
     pub replaced_judge_value: Option<Value>,
+    /// Blind review: a verdict existed but was hidden when this value was
+    /// given (anchoring can then be measured; see `jury export`).
+    #[serde(default)]
+    pub blind: bool,
 }

@@ -260,6 +260,7 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
             if t.is_empty() { crate::store::now() } else { t }
         },
         replaced_judge_value: None,
+        blind: false,
     })
 }
 

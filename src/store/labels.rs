@@ -11,12 +11,12 @@ pub type LabelRow = Label;
 
 pub(super) fn upsert_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Result<()> {
     tx.execute(
-        "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
          ON CONFLICT(item_id, classification_id, perspective_id, persona_id, who, scale)
          DO UPDATE SET value=excluded.value, note=excluded.note,
            replaced_judge_value=coalesce(excluded.replaced_judge_value, replaced_judge_value),
-           created_at=excluded.created_at",
+           created_at=excluded.created_at, blind=excluded.blind",
         params![
             l.key.item_id,
             l.key.classification_id,
@@ -27,7 +27,8 @@ pub(super) fn upsert_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Resu
             l.value.as_text(),
             l.note,
             l.replaced_judge_value.map(|v| v.as_text()),
-            l.created_at
+            l.created_at,
+            l.blind
         ],
     )?;
     Ok(())
@@ -92,7 +93,7 @@ impl Store {
         mut f: impl FnMut(Label),
     ) -> Result<()> {
         let mut stmt = self.conn.prepare(&format!(
-            "SELECT item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at
+            "SELECT item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind
              FROM labels {tail}"
         ))?;
         let mut rows = stmt.query(p)?;
@@ -116,8 +117,43 @@ impl Store {
                 note: r.get(7)?,
                 replaced_judge_value: replaced.and_then(|t| scale.parse(&t).ok()),
                 created_at: r.get(9)?,
+                blind: r.get(10)?,
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod blind_tests {
+    use super::*;
+    use crate::domain::Value;
+
+    #[test]
+    fn the_blind_flag_and_the_replaced_value_round_trip() {
+        let mut s = Store::open_in_memory().unwrap();
+        let mut l = Label {
+            key: ComboKey::new("k-1", "urgency", "classification"),
+            persona_id: "p".into(),
+            value: Value::Likert(2),
+            note: String::new(),
+            who: "ann".into(),
+            created_at: crate::store::now(),
+            replaced_judge_value: None,
+            blind: true,
+        };
+        s.upsert_label(&l).unwrap();
+        let got = s.labels_for_item("k-1").unwrap();
+        assert_eq!(got, vec![l.clone()]);
+        // Relabelled with the judge in view: no longer blind, and the
+        // replaced judge value is kept from now on.
+        l.value = Value::Likert(3);
+        l.blind = false;
+        l.replaced_judge_value = Some(Value::Likert(5));
+        s.upsert_label(&l).unwrap();
+        let got = s.labels_for_item("k-1").unwrap();
+        assert_eq!(got.len(), 1);
+        assert!(!got[0].blind);
+        assert_eq!(got[0].replaced_judge_value, Some(Value::Likert(5)));
     }
 }

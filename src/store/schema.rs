@@ -131,6 +131,10 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE verdicts ADD COLUMN position INTEGER;
     ALTER TABLE verdicts ADD COLUMN request_items INTEGER;
     "#,
+    // 5: a label given while blind review hid an existing verdict.
+    r#"
+    ALTER TABLE labels ADD COLUMN blind INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

@@ -151,6 +151,7 @@ mod tests {
                 who: "ann".into(),
                 created_at: String::new(),
                 replaced_judge_value: None,
+                blind: false,
             },
             state: SaveState::Saved,
         };

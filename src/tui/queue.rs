@@ -188,6 +188,7 @@ mod tests {
                 who: "me".into(),
                 created_at: String::new(),
                 replaced_judge_value: None,
+                blind: false,
             },
             state: SaveState::Saved,
         };

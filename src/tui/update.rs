@@ -604,7 +604,8 @@ fn label_proto_row(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Ok(value) => {
             let judge = app.proto_verdict(&row).map(|v| v.value);
             let shown = judge.filter(|_| !app.blind || app.proto_label(&row).is_some());
-            save_label(app, row.key, row.persona_id, value, shown, fx);
+            let blind = judge.is_some() && shown.is_none();
+            save_label(app, row.key, row.persona_id, value, shown, blind, fx);
         }
         Err(why) => app.message = Some((Level::Warning, why.into())),
     }
@@ -618,7 +619,8 @@ fn set_label(app: &mut App, value: Value, fx: &mut Vec<Effect>) {
     };
     let replaced = visible_judge(app, &key);
     let persona = app.persona_id().to_string();
-    save_label(app, key, persona, value, replaced, fx);
+    let blind = replaced.is_none() && app.verdict(&key, &persona, app.mode).is_some();
+    save_label(app, key, persona, value, replaced, blind, fx);
 }
 
 /// Records a label as pending and asks the writer to store it; the screen
@@ -629,6 +631,7 @@ fn save_label(
     persona: String,
     value: Value,
     replaced: Option<Value>,
+    blind: bool,
     fx: &mut Vec<Effect>,
 ) {
     let who = app.who.clone();
@@ -648,6 +651,7 @@ fn save_label(
             if replaced.is_some() {
                 e.label.replaced_judge_value = replaced;
             }
+            e.label.blind = blind;
             e.state = SaveState::Pending(req);
             e.label.clone()
         }
@@ -660,6 +664,7 @@ fn save_label(
                 who,
                 created_at: crate::store::now(),
                 replaced_judge_value: replaced,
+                blind,
             };
             entries.push(LabelEntry {
                 label: label.clone(),
