@@ -21,6 +21,12 @@ use std::time::Duration;
 /// The schema version this jury writes (SQLite `user_version`).
 pub const SCHEMA_VERSION: i64 = schema::VERSION;
 
+/// The migrations in order (tests build stores of older versions with them).
+#[doc(hidden)]
+pub fn migrations() -> &'static [&'static str] {
+    schema::MIGRATIONS
+}
+
 /// How long a writer waits for another process's lock before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
