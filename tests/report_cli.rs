@@ -324,7 +324,7 @@ fn self_consistency_counts_flips_between_runs_and_under_double_checks() {
     let flips = r["self_consistency"].as_array().unwrap();
     let m2 = flips
         .iter()
-        .find(|f| f["judge"] == "mode 2 · demo")
+        .find(|f| f["judge"] == "awag mode 2 · demo")
         .unwrap();
     assert_eq!(m2["retest_pairs"], 20, "4 items × 5 classifications");
     // The demo judge is deterministic: nothing changes between runs.

@@ -8,7 +8,7 @@ mod scale;
 mod verdict;
 
 pub use item::{Classification, Item, Source};
-pub use mode::{Mode, Protocol};
+pub use mode::{Mode, Protocol, judge_name};
 pub use persona::{Persona, Perspective};
 pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};

@@ -109,3 +109,12 @@ impl FromStr for Mode {
             .ok_or_else(|| format!("unknown mode '{s}' (expected 1, 2 or 3)"))
     }
 }
+
+/// A judge configuration as reports name it: "awag mode 2 · gpt-4o-mini",
+/// "proposition · gpt-4o-mini".
+pub fn judge_name(protocol: Protocol, mode: Option<Mode>, model: &str) -> String {
+    match mode {
+        Some(m) => format!("{protocol} mode {m} · {model}"),
+        None => format!("{protocol} · {model}"),
+    }
+}

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// Flip rates of one judge configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FlipRate {
-    /// e.g. "mode 2 · gpt-4o-mini" or "proposition · gpt-4o-mini".
+    /// e.g. "awag mode 2 · gpt-4o-mini" or "proposition · gpt-4o-mini".
     pub judge: String,
     /// Pairs of runs of this judge on the same combination, and how many differ.
     pub retest_pairs: u64,
@@ -35,10 +35,7 @@ pub fn flip_rates(
 ) -> crate::store::Result<Vec<FlipRate>> {
     let mut by: BTreeMap<String, FlipRate> = BTreeMap::new();
     for p in pairs.get(&Comparison::RunVsRun).into_iter().flatten() {
-        let judge = match p.ctx.mode {
-            Some(m) => format!("mode {m} · {}", p.ctx.model),
-            None => format!("{}", p.ctx.model),
-        };
+        let judge = crate::domain::judge_name(p.ctx.protocol, p.ctx.mode, &p.ctx.model);
         let e = by.entry(judge).or_default();
         e.retest_pairs += 1;
         e.retest_changed += u64::from(p.a != p.b);

@@ -51,6 +51,9 @@ impl Comparison {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PairContext {
     pub key: Arc<ComboKey>,
+    /// The judge's protocol (human-vs-human pairs: the protocol the
+    /// labels' perspective names, AwAg otherwise).
+    pub protocol: Protocol,
     pub persona: Arc<str>,
     pub mode: Option<Mode>,
     pub model: Arc<str>,
@@ -355,10 +358,7 @@ impl Builder {
         let judge_names: Vec<Arc<str>> = judges
             .iter()
             .map(|j| {
-                let base = match j.mode {
-                    Some(m) => format!("{} mode {} · {}", j.protocol, m, name(j.model)),
-                    None => format!("{} · {}", j.protocol, name(j.model)),
-                };
+                let base = crate::domain::judge_name(j.protocol, j.mode, &name(j.model));
                 Arc::from(if prompts_per[&(j.protocol, j.mode, j.model)] > 1 {
                     let hash = name(j.prompt);
                     format!(
@@ -372,6 +372,7 @@ impl Builder {
             .collect();
         let ctx = |v: &Judged| PairContext {
             key: combos[v.combo as usize].clone(),
+            protocol: judges[v.judge as usize].protocol,
             persona: name(v.persona),
             mode: judges[v.judge as usize].mode,
             model: name(judges[v.judge as usize].model),
@@ -491,6 +492,10 @@ impl Builder {
                             out.entry(Comparison::HumanVsHuman).or_default().push(Pair {
                                 ctx: PairContext {
                                     key: combos[k.0 as usize].clone(),
+                                    protocol: combos[k.0 as usize]
+                                        .perspective_id
+                                        .parse()
+                                        .unwrap_or(Protocol::Awag),
                                     persona: name(k.1),
                                     mode: None,
                                     model: Arc::from(""),

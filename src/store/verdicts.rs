@@ -177,13 +177,11 @@ impl Store {
             else {
                 continue;
             };
-            let protocol: String = r.get(0)?;
+            let protocol: Protocol = r.get::<_, String>(0)?.parse().map_err(StoreError::Data)?;
             let mode: Option<u8> = r.get(1)?;
             let model: String = r.get(2)?;
-            let judge = match mode {
-                Some(m) => format!("mode {m} · {model}"),
-                None => format!("{protocol} · {model}"),
-            };
+            let judge =
+                crate::domain::judge_name(protocol, mode.and_then(Mode::from_number), &model);
             out.push((judge, flipped));
         }
         Ok(out)
