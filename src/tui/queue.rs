@@ -19,7 +19,8 @@ pub enum Order {
     /// Items where two personas' latest verdicts read differently.
     PersonaPersona,
     /// Items with verdicts in the middle of their scale (Likert 3, score
-    /// 4–5, "partially"): where the judge itself was least sure.
+    /// 4–5, "partially") or a proposition check stated with confidence
+    /// under 0.6: where the judge itself was least sure.
     LowConfidence,
 }
 
@@ -60,6 +61,30 @@ fn middle(v: Value) -> bool {
         Value::Degree(d) => d == crate::domain::Degree::Partially,
         _ => false,
     }
+}
+
+/// Below this stated confidence (0–1) a proposition check counts as unsure.
+const UNSURE: f64 = 0.6;
+
+/// The judge was unsure: a value in the middle of its scale, or a stated
+/// confidence under [`UNSURE`] (proposition checks give one; after a double
+/// check, the revised answer's).
+fn unsure(v: &Verdict) -> bool {
+    if middle(v.value) {
+        return true;
+    }
+    if v.protocol != crate::domain::Protocol::Proposition || v.raw.is_empty() {
+        return false;
+    }
+    let Ok(raw) = serde_json::from_str::<serde_json::Value>(&v.raw) else {
+        return false;
+    };
+    let stated = raw
+        .get("revised")
+        .unwrap_or(&raw)
+        .get("confidence")
+        .and_then(serde_json::Value::as_f64);
+    stated.is_some_and(|c| c < UNSURE)
 }
 
 /// The latest verdict per `group` key, in store order (later wins).
@@ -122,7 +147,7 @@ pub fn priority(order: Order, verdicts: &[Verdict], labels: &[LabelEntry]) -> u3
             (v.key.clone(), v.persona_id.clone(), v.mode, v.protocol)
         })
         .values()
-        .filter(|v| middle(v.value))
+        .filter(|v| unsure(v))
         .count() as u32,
     }
 }
@@ -199,5 +224,28 @@ mod tests {
         );
         assert_eq!(priority(Order::JudgeHuman, &vs[..1], &[label]), 1);
         assert_eq!(priority(Order::File, &vs, &[]), 0);
+    }
+
+    #[test]
+    fn a_proposition_check_stated_with_low_confidence_counts_as_unsure() {
+        let check = |claim: &str, raw: &str| Verdict {
+            protocol: Protocol::Proposition,
+            mode: None,
+            key: ComboKey::new("i", claim, "proposition"),
+            value: Value::Bool(true),
+            raw: raw.into(),
+            ..v(claim, "-", Mode::Two, Value::Bool(true))
+        };
+        let vs = [
+            check("c-sure", r#"{"value": true, "confidence": 0.9}"#),
+            check("c-unsure", r#"{"value": true, "confidence": 0.4}"#),
+            // After a double check the revised answer's confidence counts.
+            check(
+                "c-revised",
+                r#"{"first": {"confidence": 0.9}, "revised": {"confidence": 0.5}, "flipped": false}"#,
+            ),
+            check("c-no-raw", ""),
+        ];
+        assert_eq!(priority(Order::LowConfidence, &vs, &[]), 2);
     }
 }
