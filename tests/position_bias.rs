@@ -45,24 +45,30 @@ fn favours_the_first(req: &jury::testserver::RecordedRequest) -> Reply {
     }
 }
 
+/// `jury run` in mode 1 for the generated persona, `batch` items per
+/// request, shuffled with `seed`.
+fn mode1_args<'a>(batch: &'a str, seed: &'a str) -> Vec<&'a str> {
+    vec![
+        "run",
+        "--mode",
+        "1",
+        "--persona",
+        "tester",
+        "--perspective",
+        "classification",
+        "--model",
+        "m",
+        "--batch-size",
+        batch,
+        "--shuffle-seed",
+        seed,
+    ]
+}
+
 /// Three mode 1 runs of 24 items in requests of 6, each with its own shuffle.
 fn three_shuffled_runs(srv: &ServerRt, ws: &Workspace) {
     for seed in ["1", "2", "3"] {
-        let args = [
-            "run",
-            "--mode",
-            "1",
-            "--persona",
-            "tester",
-            "--perspective",
-            "classification",
-            "--model",
-            "m",
-            "--batch-size",
-            "6",
-            "--shuffle-seed",
-            seed,
-        ];
+        let args = mode1_args("6", seed);
         assert_success(&ws.run_with(&srv.url(), &args), &args);
     }
 }
@@ -146,21 +152,7 @@ fn a_judge_that_ignores_position_is_not_flagged() {
 fn the_same_seed_gives_the_same_order_and_resume_ignores_the_shuffle() {
     let ws = generated_workspace(12, 1);
     let srv = ServerRt::demo();
-    let base = [
-        "run",
-        "--mode",
-        "1",
-        "--persona",
-        "tester",
-        "--perspective",
-        "classification",
-        "--model",
-        "m",
-        "--batch-size",
-        "4",
-        "--shuffle-seed",
-        "9",
-    ];
+    let base = mode1_args("4", "9");
     assert_success(&ws.run_with(&srv.url(), &base), &base);
     assert_success(&ws.run_with(&srv.url(), &base), &base);
     let sent: Vec<String> = srv
@@ -188,8 +180,7 @@ fn the_same_seed_gives_the_same_order_and_resume_ignores_the_shuffle() {
         "the shuffle moved items: {sent:?}"
     );
     // --resume with another seed: everything is already judged.
-    let mut resume = base.to_vec();
-    resume[12] = "10";
+    let mut resume = mode1_args("4", "10");
     resume.push("--resume");
     let out = ws.run_with(&srv.url(), &resume);
     assert_success(&out, &resume);

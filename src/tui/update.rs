@@ -469,64 +469,37 @@ fn start_run(
         });
         return;
     }
-    if protocol != Protocol::Awag {
-        if item_ids.is_empty() {
-            return;
-        }
-        let tag = app.next_tag;
-        app.next_tag += 1;
-        app.runs.push(ActiveRun {
-            tag,
-            run_id: None,
-            protocol,
-            mode,
-            items: item_ids.len(),
-            progress: Default::default(),
-            finished: false,
-            note: None,
-        });
-        app.message = Some((
-            Level::Info,
-            format!(
-                "judging {} item(s) with the {protocol} protocol…",
-                item_ids.len()
-            ),
-        ));
-        fx.push(Effect::StartRun {
-            tag,
-            plan: RunPlan {
-                protocol,
-                mode,
-                persona_id: "-".into(),
-                perspective_ids: vec![protocol.as_str().to_string()],
-                item_ids,
-            },
-        });
-        return;
-    }
-    if app.persona().is_none() {
-        app.message = Some((
-            Level::Warning,
-            "no persona: import one (jury import) or create one (P, then N)".into(),
-        ));
-        return;
-    }
-    let perspective_ids: Vec<String> = app
-        .active_perspectives()
-        .iter()
-        .map(|p| p.id.clone())
-        .collect();
-    if perspective_ids.is_empty() {
-        app.message = Some((
-            Level::Warning,
-            "no perspective: import one with jury import".into(),
-        ));
-        return;
-    }
     if item_ids.is_empty() {
         app.message = Some((Level::Warning, "no items to judge".into()));
         return;
     }
+    // Other protocols judge without a persona, under their own perspective.
+    let (persona_id, perspective_ids, what) = if protocol != Protocol::Awag {
+        let p = vec![protocol.as_str().to_string()];
+        ("-".to_string(), p, format!("with the {protocol} protocol"))
+    } else {
+        if app.persona().is_none() {
+            app.message = Some((
+                Level::Warning,
+                "no persona: import one (jury import) or create one (P, then N)".into(),
+            ));
+            return;
+        }
+        let perspective_ids: Vec<String> = app
+            .active_perspectives()
+            .iter()
+            .map(|p| p.id.clone())
+            .collect();
+        if perspective_ids.is_empty() {
+            app.message = Some((
+                Level::Warning,
+                "no perspective: import one with jury import".into(),
+            ));
+            return;
+        }
+        let persona = app.persona_id().to_string();
+        (persona, perspective_ids, format!("in mode {mode}"))
+    };
     let tag = app.next_tag;
     app.next_tag += 1;
     app.runs.push(ActiveRun {
@@ -541,14 +514,14 @@ fn start_run(
     });
     app.message = Some((
         Level::Info,
-        format!("judging {} item(s) in mode {mode}…", item_ids.len()),
+        format!("judging {} item(s) {what}…", item_ids.len()),
     ));
     fx.push(Effect::StartRun {
         tag,
         plan: RunPlan {
             protocol,
             mode,
-            persona_id: app.persona_id().to_string(),
+            persona_id,
             perspective_ids,
             item_ids,
         },
