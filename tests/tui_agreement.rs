@@ -83,6 +83,21 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
     assert_eq!(state.cursor, jh);
     let s = screen(&app);
     assert!(s.contains("awag mode 2 · demo"), "{s}");
+    // The selected group's every figure, with its interval.
+    assert!(s.contains("figures · n"), "{s}");
+    assert!(
+        s.contains("Cohen's kappa") && s.contains("Krippendorff"),
+        "{s}"
+    );
+    assert!(s.contains("accuracy (judge)"), "{s}");
+    assert!(s.contains("resamples"), "{s}");
+    // The next group is on the Likert scale: the ordinal figures join in.
+    key(&mut app, 'j');
+    let s = screen(&app);
+    assert!(
+        s.contains("kappa (quadratic)") && s.contains("Spearman") && s.contains("within one"),
+        "{s}"
+    );
     for _ in 0..groups.len() + 3 {
         key(&mut app, 'j');
     }

@@ -10,7 +10,7 @@ use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Paragraph, Widget};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Paragraph, Widget, Wrap};
 
 pub struct AgreementView<'a> {
     pub app: &'a App,
@@ -52,10 +52,14 @@ impl Widget for AgreementView<'_> {
             Layout::vertical([Constraint::Percentage(55), Constraint::Min(8)]).areas(inner);
         render_table(groups, self.state.cursor, &self.state.notes, table, buf, t);
         if let Some(g) = groups.get(self.state.cursor) {
-            let [matrix, chart] =
-                Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
-                    .areas(detail);
+            let [matrix, figures, chart] = Layout::horizontal([
+                Constraint::Percentage(34),
+                Constraint::Percentage(33),
+                Constraint::Percentage(33),
+            ])
+            .areas(detail);
             render_matrix(g, matrix, buf, t);
+            render_figures(g, figures, buf, t);
             render_distributions(g, chart, buf, t);
         }
     }
@@ -230,6 +234,73 @@ fn render_matrix(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
             t.muted,
         ));
     }
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: true })
+        .render(area, buf);
+}
+
+/// Every figure of the selected group with its 95 % interval, as `jury report` gives them.
+fn render_figures(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
+    let f = &g.figures;
+    let with_ci = |v: Option<f64>, ci: Option<[f64; 2]>| match (v, ci) {
+        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.2}, {hi:.2}]"),
+        (v, _) => fig(v),
+    };
+    let row = |name: &str, x: &crate::analytics::Figure| {
+        Line::styled(format!("{name:<18} {}", with_ci(x.value, x.ci95)), t.text)
+    };
+    let mut lines = vec![
+        Line::styled(
+            format!(
+                "figures · n {}{}",
+                f.n,
+                if g.undecided > 0 {
+                    format!(" (+{} undecided)", g.undecided)
+                } else {
+                    String::new()
+                }
+            ),
+            t.title,
+        ),
+        row("agreement", &f.percent_agreement),
+    ];
+    if f.ordinal {
+        lines.push(row("within one", &f.within_one));
+    }
+    lines.push(row("Cohen's kappa", &f.cohen_kappa));
+    if f.ordinal {
+        lines.push(row("kappa (quadratic)", &f.weighted_kappa_quadratic));
+    }
+    lines.push(row("Krippendorff α", &f.krippendorff_alpha));
+    if f.ordinal {
+        lines.push(row("Spearman", &f.spearman));
+        lines.push(row("mean abs diff", &f.mean_abs_diff));
+    }
+    lines.push(Line::styled(
+        format!(
+            "base rate L/R      {} / {}",
+            fig(f.base_rate.first.mode_share),
+            fig(f.base_rate.second.mode_share)
+        ),
+        t.text,
+    ));
+    if let Some([l, r]) = &g.accuracy {
+        lines.push(Line::styled(
+            format!("accuracy (judge)   {}", with_ci(l.accuracy, l.ci95)),
+            t.text,
+        ));
+        lines.push(Line::styled(
+            format!("accuracy (human)   {}", with_ci(r.accuracy, r.ci95)),
+            t.text,
+        ));
+    }
+    lines.push(Line::styled(
+        format!(
+            "[a, b]: seeded bootstrap 95 %, {} resamples",
+            f.bootstrap_resamples
+        ),
+        t.muted,
+    ));
     Paragraph::new(lines).render(area, buf);
 }
 
