@@ -98,6 +98,8 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
         s.contains("kappa (quadratic)") && s.contains("Spearman") && s.contains("within one"),
         "{s}"
     );
+    // The matrix keeps its right-aligned header (category names over columns).
+    assert!(s.contains("        1     2     3     4     5"), "{s}");
     for _ in 0..groups.len() + 3 {
         key(&mut app, 'j');
     }

@@ -234,8 +234,10 @@ fn render_matrix(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
             t.muted,
         ));
     }
+    // Wrapped (the EvalGen line is long) without trimming, which would
+    // strip the padding that right-aligns the matrix.
     Paragraph::new(lines)
-        .wrap(Wrap { trim: true })
+        .wrap(Wrap { trim: false })
         .render(area, buf);
 }
 
