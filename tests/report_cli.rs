@@ -443,10 +443,11 @@ fn reading_on_two_connections_pairs_exactly_as_reading_on_one() {
     ];
     assert_success(&ws.run_with(&srv.url(), &args), &args);
     let store = ws.store();
-    let one = jury::report::pairs::Builder::read_splitting_from(&store, i64::MAX)
+    let runs = store.runs().unwrap();
+    let one = jury::report::pairs::Builder::read_with_runs(&store, &runs, i64::MAX)
         .unwrap()
         .finish_with_positions();
-    let two = jury::report::pairs::Builder::read_splitting_from(&store, 0)
+    let two = jury::report::pairs::Builder::read_with_runs(&store, &runs, 0)
         .unwrap()
         .finish_with_positions();
     assert!(one.0.values().map(Vec::len).sum::<usize>() > 1000);

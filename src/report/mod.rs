@@ -45,12 +45,7 @@ pub fn compute(
     resamples: Option<usize>,
     seed: u64,
 ) -> crate::store::Result<Vec<GroupFigures>> {
-    Ok(compute_from(
-        &pairs::from_store(store)?,
-        by,
-        resamples,
-        seed,
-    ))
+    Ok(Report::build(store, by, resamples, seed, false)?.groups)
 }
 
 /// One group: `--by` value, left side, right side, scale.
@@ -258,43 +253,89 @@ fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize) {
     (Scale::Agreement, values, undecided)
 }
 
+/// Everything `jury report` prints and the workbench's agreement view shows,
+/// computed in one pass over the store.
+pub struct Report {
+    /// Kept so that a process about to exit can leave them to the OS.
+    pub pairs: pairs::PairsByComparison,
+    pub groups: Vec<GroupFigures>,
+    pub flips: Vec<consistency::FlipRate>,
+    pub deltas: Vec<prompt_delta::PromptDelta>,
+    pub positions: Vec<position::PositionBias>,
+}
+
+impl Report {
+    /// Reads the store once and computes every section. `timed` prints stage
+    /// timings on stderr when JURY_DEBUG is set (never from the workbench,
+    /// whose terminal stderr would scribble on).
+    pub fn build(
+        store: &Store,
+        by: Option<GroupBy>,
+        resamples: Option<usize>,
+        seed: u64,
+        timed: bool,
+    ) -> crate::store::Result<Report> {
+        let mut stage = if timed { Stages::new() } else { Stages(None) };
+        let runs = store.runs()?;
+        let builder = pairs::Builder::read_with_runs(store, &runs, pairs::PARALLEL_READ_MIN)?;
+        stage.done("read verdicts and labels");
+        let (pairs, placed) = builder.finish_with_positions();
+        stage.done("pair");
+        let flips = consistency::flip_rates(&pairs, store)?;
+        let positions = position::position_bias(&placed, resamples, seed);
+        drop(placed);
+        stage.done("self-consistency, position bias");
+        let first_run_of = |hash_prefix: &str| {
+            runs.iter()
+                .find(|r| r.spec.prompt_hash.starts_with(hash_prefix))
+                .map_or(i64::MAX, |r| r.id)
+        };
+        let deltas = prompt_delta::deltas(&pairs, &first_run_of);
+        let groups = compute_from(&pairs, by, resamples, seed);
+        stage.done("figures");
+        Ok(Report {
+            pairs,
+            groups,
+            flips,
+            deltas,
+            positions,
+        })
+    }
+
+    /// The sections below the comparison table, as table lines.
+    pub fn notes(&self) -> Vec<String> {
+        consistency::table(&self.flips)
+            .into_iter()
+            .chain(prompt_delta::table(&self.deltas))
+            .chain(position::table(&self.positions))
+            .collect()
+    }
+}
+
 /// `jury report` output.
 pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
+    let report = Report::build(store, a.by, a.bootstrap, a.seed, true)?;
     let mut stage = Stages::new();
-    let builder = pairs::Builder::read(store)?;
-    stage.done("read verdicts and labels");
-    let (pairs, placed) = builder.finish_with_positions();
-    stage.done("pair");
-    let flips = consistency::flip_rates(&pairs, store)?;
-    let positions = position::position_bias(&placed, a.bootstrap, a.seed);
-    drop(placed);
-    stage.done("self-consistency, position bias");
-    let runs = store.runs()?;
-    let first_run_of = |hash_prefix: &str| {
-        runs.iter()
-            .find(|r| r.spec.prompt_hash.starts_with(hash_prefix))
-            .map_or(i64::MAX, |r| r.id)
-    };
-    let deltas = prompt_delta::deltas(&pairs, &first_run_of);
-    let groups = compute_from(&pairs, a.by, a.bootstrap, a.seed);
-    stage.done("figures");
+    let Report {
+        groups,
+        flips,
+        deltas,
+        positions,
+        ..
+    } = &report;
     let text = match a.format {
         ReportFormat::Json => {
-            let mut v = to_json(&groups);
+            let mut v = to_json(groups);
             v["self_consistency"] = json!(flips);
             v["prompt_versions"] = json!(deltas);
             v["position_bias"] = json!(positions);
             serde_json::to_string_pretty(&v)?
         }
-        ReportFormat::Csv => to_csv(&groups),
-        ReportFormat::Md => to_table(&groups, true),
+        ReportFormat::Csv => to_csv(groups),
+        ReportFormat::Md => to_table(groups, true),
         ReportFormat::Table => {
-            let mut t = to_table(&groups, false);
-            for l in consistency::table(&flips)
-                .into_iter()
-                .chain(prompt_delta::table(&deltas))
-                .chain(position::table(&positions))
-            {
+            let mut t = to_table(groups, false);
+            for l in report.notes() {
                 t.push('\n');
                 t.push_str(&l);
             }
@@ -306,7 +347,7 @@ pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
     // The process ends right after the report: freeing millions of pairs
     // (five reference counts each) one by one would add a tenth of a second
     // for nothing; the operating system takes the memory back at exit.
-    std::mem::forget(pairs);
+    std::mem::forget(report);
     Ok(())
 }
 
@@ -361,7 +402,13 @@ fn fmt(v: Option<f64>) -> String {
 }
 
 fn fmt_ci(f: &analytics::Figure) -> String {
-    match (f.value, f.ci95) {
+    value_with_ci(f.value, f.ci95)
+}
+
+/// "0.812 [0.74,0.88]", or the value alone (or "–") without an interval:
+/// how the report and the agreement view write a figure.
+pub fn value_with_ci(value: Option<f64>, ci95: Option<[f64; 2]>) -> String {
+    match (value, ci95) {
         (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.2},{hi:.2}]"),
         (v, _) => fmt(v),
     }

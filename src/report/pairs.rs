@@ -127,9 +127,9 @@ impl Interner {
 }
 
 /// From this many verdicts on, [`Builder::read`] reads on two connections.
-const PARALLEL_READ_MIN: i64 = 100_000;
+pub const PARALLEL_READ_MIN: i64 = 100_000;
 
-/// Collects verdicts and labels, then pairs them ([`Builder::finish`]).
+/// Collects verdicts and labels, then pairs them ([`Builder::finish_with_positions`]).
 pub struct Builder {
     strings: Interner,
     combo_ids: HashMap<(u32, u32, u32), u32>,
@@ -277,17 +277,17 @@ impl Builder {
     /// connections at once (the first half of the verdict ids here, the
     /// second on a scoped thread), then joined in id order.
     pub fn read(store: &crate::store::Store) -> crate::store::Result<Builder> {
-        Self::read_splitting_from(store, PARALLEL_READ_MIN)
+        Self::read_with_runs(store, &store.runs()?, PARALLEL_READ_MIN)
     }
 
-    /// [`Builder::read`] with its own threshold (tests split small stores).
-    #[doc(hidden)]
-    pub fn read_splitting_from(
+    /// [`Builder::read`] with the runs already read and its own threshold
+    /// for reading on two connections (tests split small stores).
+    pub fn read_with_runs(
         store: &crate::store::Store,
+        runs: &[Run],
         min_verdicts: i64,
     ) -> crate::store::Result<Builder> {
-        let runs = store.runs()?;
-        let mut first = Builder::new(&runs);
+        let mut first = Builder::new(runs);
         let split = match store.verdict_id_range()? {
             Some((lo, hi)) if hi - lo >= min_verdicts && store.path().is_file() => {
                 Some((lo, lo + (hi - lo) / 2, hi))
@@ -300,19 +300,26 @@ impl Builder {
             return Ok(first);
         };
         let path = store.path().to_path_buf();
+        let path = &path;
+        let read_second = move || -> crate::store::Result<Builder> {
+            let other = crate::store::Store::open(path)?;
+            let mut b = Builder::new(runs);
+            other.for_each_verdict_value_in(mid + 1, hi, |v| b.add_verdict(v))?;
+            Ok(b)
+        };
         let second = std::thread::scope(|scope| {
-            let runs = &runs;
-            let other = scope.spawn(move || -> crate::store::Result<Builder> {
-                let other = crate::store::Store::open(&path)?;
-                let mut b = Builder::new(runs);
-                other.for_each_verdict_value_in(mid + 1, hi, |v| b.add_verdict(v))?;
-                Ok(b)
-            });
+            let beside = std::thread::Builder::new()
+                .spawn_scoped(scope, read_second)
+                .ok();
             store.for_each_verdict_value_in(lo, mid, |v| first.add_verdict(v))?;
             store.for_each_label(|l| first.add_label(&l))?;
-            other.join().map_err(|_| {
-                crate::store::StoreError::Data("the second verdict reader panicked".into())
-            })?
+            match beside {
+                Some(h) => h.join().map_err(|_| {
+                    crate::store::StoreError::Data("the second verdict reader panicked".into())
+                })?,
+                // The thread could not be started: read the second half here.
+                None => read_second(),
+            }
         })?;
         first.append(second);
         Ok(first)
@@ -328,11 +335,6 @@ impl Builder {
         let who_id = self.strings.id(&l.who);
         let who = self.strings.names[who_id as usize].clone();
         self.labels.push((combo, persona, who, l.value));
-    }
-
-    /// Pairs for every comparison.
-    pub fn finish(self) -> BTreeMap<Comparison, Vec<Pair>> {
-        self.finish_with_positions().0
     }
 
     /// Pairs for every comparison, and each judge's placed verdicts.
@@ -581,20 +583,6 @@ impl Builder {
         series.sort_by(|a, b| a.judge.cmp(&b.judge));
         (out, series)
     }
-}
-
-/// Pairs for every comparison, read straight from the store.
-pub fn from_store(
-    store: &crate::store::Store,
-) -> crate::store::Result<BTreeMap<Comparison, Vec<Pair>>> {
-    Ok(Builder::read(store)?.finish())
-}
-
-/// As [`from_store`], with each judge's placed verdicts (position bias).
-pub fn from_store_with_positions(
-    store: &crate::store::Store,
-) -> crate::store::Result<(PairsByComparison, Vec<PositionSeries>)> {
-    Ok(Builder::read(store)?.finish_with_positions())
 }
 
 /// A stable order inside a pair (lower mode / name first) so labels read the same every time.

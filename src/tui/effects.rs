@@ -88,24 +88,15 @@ impl Executor {
                     // Fewer resamples than `jury report`: the view wants its
                     // figures in a moment; the CLI gives the full intervals.
                     let r = Store::open(&path).and_then(|s| {
-                        let (pairs, placed) = crate::report::pairs::from_store_with_positions(&s)?;
-                        let groups = crate::report::compute_from(
-                            &pairs,
+                        let report = crate::report::Report::build(
+                            &s,
                             None,
                             Some(AGREEMENT_RESAMPLES),
                             42,
-                        );
-                        let flips = crate::report::consistency::flip_rates(&pairs, &s)?;
-                        let positions = crate::report::position::position_bias(
-                            &placed,
-                            Some(AGREEMENT_RESAMPLES),
-                            42,
-                        );
-                        let notes: Vec<String> = crate::report::consistency::table(&flips)
-                            .into_iter()
-                            .chain(crate::report::position::table(&positions))
-                            .collect();
-                        Ok((groups, notes))
+                            false,
+                        )?;
+                        let notes = report.notes();
+                        Ok((report.groups, notes))
                     });
                     match r {
                         Ok((groups, notes)) => {

@@ -244,10 +244,7 @@ fn render_matrix(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
 /// Every figure of the selected group with its 95 % interval, as `jury report` gives them.
 fn render_figures(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
     let f = &g.figures;
-    let with_ci = |v: Option<f64>, ci: Option<[f64; 2]>| match (v, ci) {
-        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.2}, {hi:.2}]"),
-        (v, _) => fig(v),
-    };
+    let with_ci = crate::report::value_with_ci;
     let row = |name: &str, x: &crate::analytics::Figure| {
         Line::styled(format!("{name:<18} {}", with_ci(x.value, x.ci95)), t.text)
     };
