@@ -455,3 +455,24 @@ fn reading_on_two_connections_pairs_exactly_as_reading_on_one() {
     assert_eq!(one.0, two.0);
     assert_eq!(one.1, two.1);
 }
+
+#[test]
+fn stage_timings_only_with_jury_debug() {
+    let ws = judged();
+    let quiet = ws.run(&["report", "--format", "json", "--bootstrap", "50"]);
+    assert_success(&quiet, &["report"]);
+    assert!(quiet.stderr.is_empty(), "{}", text(&quiet.stderr));
+    let timed = ws
+        .cmd()
+        .env("JURY_DEBUG", "1")
+        .args(["report", "--format", "json", "--bootstrap", "50"])
+        .output()
+        .unwrap();
+    let err = text(&timed.stderr);
+    assert!(
+        err.contains("jury report: read verdicts and labels:"),
+        "{err}"
+    );
+    assert!(err.contains("jury report: figures:"), "{err}");
+    assert_eq!(timed.stdout, quiet.stdout, "timing changes nothing else");
+}

@@ -361,8 +361,10 @@ impl Stages {
     }
 
     fn done(&mut self, what: &str) {
-        if let Some(t) = self.0.replace(std::time::Instant::now()) {
+        // Off stays off: only a started clock is restarted.
+        if let Some(t) = self.0.as_mut() {
             eprintln!("jury report: {what}: {:.3} s", t.elapsed().as_secs_f64());
+            *t = std::time::Instant::now();
         }
     }
 }
