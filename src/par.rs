@@ -83,6 +83,41 @@ where
     out.into_iter().map(|(_, r)| r).collect()
 }
 
+/// Runs `a` here and `b` on a scoped thread (or here too, after `a`, when
+/// no thread can be started) and returns both results; a panic in either
+/// propagates.
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    // The closure sits in a slot its thread takes it from, so a thread that
+    // cannot be started leaves it for this one.
+    let slot = std::sync::Mutex::new(Some(b));
+    let take = || {
+        slot.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    };
+    std::thread::scope(|scope| {
+        let beside = std::thread::Builder::new()
+            .spawn_scoped(scope, || take().map(|b| b()))
+            .ok();
+        let ra = a();
+        let rb = match beside.map(|h| h.join()) {
+            Some(Ok(Some(rb))) => rb,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            // Never started (or found the slot empty): run it here.
+            Some(Ok(None)) | None => match take() {
+                Some(b) => b(),
+                None => unreachable!("the closure runs exactly once"),
+            },
+        };
+        (ra, rb)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +129,12 @@ mod tests {
         assert_eq!(out, (0..100).map(|i| i * 2).collect::<Vec<_>>());
         assert!(map_weighted(Vec::<u8>::new(), |_| 1, |x| x).is_empty());
         assert_eq!(map_weighted(vec![5], |_| 0, |x| x + 1), vec![6]);
+    }
+
+    #[test]
+    fn join_returns_both_results() {
+        let v: Vec<u32> = (0..10).collect();
+        let (a, b) = join(|| v.iter().sum::<u32>(), || v.len());
+        assert_eq!((a, b), (45, 10));
     }
 }
