@@ -399,18 +399,16 @@ fn to_verdict(
     }
 }
 
-/// Each item's place among the items of a request, in the order the request
-/// lists them (protocols keep the units' first-seen item order).
+/// Each item's place among the items of a request.
 fn item_positions(units: &[Unit]) -> HashMap<&str, RequestPosition> {
-    let mut order: HashMap<&str, u32> = HashMap::new();
-    for u in units {
-        let next = order.len() as u32;
-        order.entry(u.key.item_id.as_str()).or_insert(next);
-    }
+    let order = crate::protocol::item_order(units);
     let items = order.len() as u32;
     order
         .into_iter()
-        .map(|(id, index)| (id, RequestPosition { index, items }))
+        .map(|(id, index)| {
+            let index = index as u32;
+            (id, RequestPosition { index, items })
+        })
         .collect()
 }
 
@@ -591,7 +589,12 @@ impl<'a> TextStreamer<'a> {
     fn new(ctx: &'a Ctx, units: &[Unit]) -> Self {
         TextStreamer {
             ctx,
-            units: units.to_vec(),
+            // Only the workbench needs the texts: a headless run keeps no copy.
+            units: if ctx.stream_texts {
+                units.to_vec()
+            } else {
+                Vec::new()
+            },
             wanted: units.iter().map(|u| u.key.clone()).collect(),
             args: String::new(),
             shown: HashMap::new(),
@@ -793,10 +796,18 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
     // (a --limit or subset of inbox items is not spent on conversations).
     let eligible: Vec<String> = match req.item_ids {
         Some(_) => all_ids,
-        None => all_ids
-            .into_iter()
-            .filter(|id| !protocol.units(std::slice::from_ref(id)).is_empty())
-            .collect(),
+        // One pass over every item's units: the ids that have any, in store order.
+        None => {
+            let judged: std::collections::HashSet<String> = protocol
+                .units(&all_ids)
+                .into_iter()
+                .map(|u| u.key.item_id)
+                .collect();
+            all_ids
+                .into_iter()
+                .filter(|id| judged.contains(id))
+                .collect()
+        }
     };
     let mut ids =
         super::plan::select_items(&eligible, req.item_ids.as_deref(), req.subset, req.limit)

@@ -19,6 +19,18 @@ pub struct Unit {
     pub asked_selection: String,
 }
 
+/// Each item's place among the items of `units`, in first-seen order: the
+/// order a request lists them in (requests keep the units' item order), so
+/// both request building and the engine's position record use it.
+pub fn item_order(units: &[Unit]) -> std::collections::HashMap<&str, usize> {
+    let mut order = std::collections::HashMap::new();
+    for u in units {
+        let next = order.len();
+        order.entry(u.key.item_id.as_str()).or_insert(next);
+    }
+    order
+}
+
 /// A validated answer for one unit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedVerdict {

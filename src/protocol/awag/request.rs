@@ -153,11 +153,10 @@ pub fn tool(prompts: &PromptSet, mode: Mode) -> ToolSpec {
 pub fn by_item(units: &[Unit]) -> BTreeMap<usize, (String, Vec<&Unit>)> {
     // A map, not a scan of the ids seen so far: planning a mode 1 run over
     // 100 000 items calls this once on every unit.
-    let mut order: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let order = crate::protocol::item_order(units);
     let mut groups: BTreeMap<usize, (String, Vec<&Unit>)> = BTreeMap::new();
     for u in units {
-        let next = order.len();
-        let pos = *order.entry(u.key.item_id.as_str()).or_insert(next);
+        let pos = order[u.key.item_id.as_str()];
         groups
             .entry(pos)
             .or_insert_with(|| (u.key.item_id.clone(), Vec::new()))
