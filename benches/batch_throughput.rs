@@ -65,22 +65,7 @@ fn main() {
             if let Ok(mut l) = log.lock() {
                 l.push(Instant::now());
             }
-            let answer = match demo_judge::reply(r, Duration::ZERO) {
-                Reply::ToolCall {
-                    name,
-                    arguments,
-                    finish,
-                    usage,
-                    ..
-                } => Reply::ToolCall {
-                    name,
-                    arguments,
-                    chunk,
-                    finish,
-                    usage,
-                },
-                other => other,
-            };
+            let answer = demo_judge::reply(r, Duration::ZERO).reshaped(chunk, |a| a);
             if split_writes {
                 answer.delayed(LATENCY)
             } else {

@@ -12,37 +12,22 @@ use serde_json::Value;
 /// The demo judge, but every classification of the request's first item gets
 /// Likert 5 and every later item Likert 1.
 fn favours_the_first(req: &jury::testserver::RecordedRequest) -> Reply {
-    match jury::testserver::demo_judge::reply(req, std::time::Duration::ZERO) {
-        Reply::ToolCall {
-            name,
-            arguments,
-            chunk,
-            finish,
-            usage,
-        } => {
-            let mut a: Value = serde_json::from_str(&arguments).expect("demo judge JSON");
-            for (i, item) in a["resultItems"]
-                .as_array_mut()
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                for e in item["evaluations"].as_array_mut().into_iter().flatten() {
-                    for p in e["perspectives"].as_array_mut().into_iter().flatten() {
-                        p["evaluationLikert"] = if i == 0 { 5 } else { 1 }.into();
-                    }
+    jury::testserver::demo_judge::reply(req, std::time::Duration::ZERO).reshaped(24, |args| {
+        let mut a: Value = serde_json::from_str(&args).expect("demo judge JSON");
+        for (i, item) in a["resultItems"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            for e in item["evaluations"].as_array_mut().into_iter().flatten() {
+                for p in e["perspectives"].as_array_mut().into_iter().flatten() {
+                    p["evaluationLikert"] = if i == 0 { 5 } else { 1 }.into();
                 }
             }
-            Reply::ToolCall {
-                name,
-                arguments: a.to_string(),
-                chunk,
-                finish,
-                usage,
-            }
         }
-        other => other,
-    }
+        a.to_string()
+    })
 }
 
 /// `jury run` in mode 1 for the generated persona, `batch` items per

@@ -8,6 +8,24 @@ use jury::analytics::Figures;
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// `jury run` for kenton from the classification perspective with the demo
+/// judge's model name, in `mode`, followed by `extra`.
+fn kenton_run<'a>(mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        "--mode",
+        mode,
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+        "--model",
+        "demo",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// Sample data judged in modes 1, 2 and 3 by the demo judge, plus labels by a
 /// second person (carol) so human vs human has pairs on the Likert scale.
 fn judged() -> Workspace {
@@ -15,17 +33,7 @@ fn judged() -> Workspace {
     ws.import_sample();
     let srv = ServerRt::demo();
     for mode in ["1", "2", "3"] {
-        let args = [
-            "run",
-            "--mode",
-            mode,
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--model",
-            "demo",
-        ];
+        let args = kenton_run(mode, &[]);
         assert_success(&ws.run_with(&srv.url(), &args), &args);
     }
     for (item, cls, v) in [
@@ -290,19 +298,7 @@ fn self_consistency_counts_flips_between_runs_and_under_double_checks() {
     let ws = Workspace::new();
     ws.import_sample();
     let srv = ServerRt::demo();
-    let mode2 = [
-        "run",
-        "--mode",
-        "2",
-        "--persona",
-        "kenton",
-        "--perspective",
-        "classification",
-        "--model",
-        "demo",
-        "--limit",
-        "4",
-    ];
+    let mode2 = kenton_run("2", &["--limit", "4"]);
     // The same judge twice: a test-retest pair per combination.
     for _ in 0..2 {
         assert_success(&ws.run_with(&srv.url(), &mode2), &mode2);
@@ -378,19 +374,7 @@ fn an_edited_prompt_set_shows_its_agreement_delta_per_classification() {
     let mut text = std::fs::read_to_string(&likert).unwrap();
     text.push_str("\nWhen in doubt, prefer the middle of the scale.\n");
     std::fs::write(&likert, text).unwrap();
-    let base = [
-        "run",
-        "--mode",
-        "2",
-        "--persona",
-        "kenton",
-        "--perspective",
-        "classification",
-        "--model",
-        "demo",
-        "--items",
-        "k-001,k-003,k-005",
-    ];
+    let base = kenton_run("2", &["--items", "k-001,k-003,k-005"]);
     assert_success(&ws.run_with(&srv.url(), &base), &base);
     let mut v2 = base.to_vec();
     v2.extend(["--prompts", edited.to_str().unwrap()]);
@@ -428,19 +412,7 @@ fn reading_on_two_connections_pairs_exactly_as_reading_on_one() {
     // A second person's labels and a repeat run, so every comparison and the
     // run-vs-run and position data have something on both sides of the split.
     let srv = ServerRt::demo();
-    let args = [
-        "run",
-        "--mode",
-        "1",
-        "--persona",
-        "kenton",
-        "--perspective",
-        "classification",
-        "--model",
-        "demo",
-        "--shuffle-seed",
-        "4",
-    ];
+    let args = kenton_run("1", &["--shuffle-seed", "4"]);
     assert_success(&ws.run_with(&srv.url(), &args), &args);
     let store = ws.store();
     let runs = store.runs().unwrap();

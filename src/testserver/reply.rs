@@ -87,6 +87,28 @@ impl Reply {
     pub fn delayed(self, d: Duration) -> Reply {
         Reply::Delay(d, Box::new(self))
     }
+
+    /// A tool call with its arguments rewritten by `f` and split into
+    /// fragments of `chunk` characters (0: one); other replies as they are.
+    /// Tests and benchmarks use it to vary the demo judge's answers.
+    pub fn reshaped(self, chunk: usize, f: impl FnOnce(String) -> String) -> Reply {
+        match self {
+            Reply::ToolCall {
+                name,
+                arguments,
+                finish,
+                usage,
+                ..
+            } => Reply::ToolCall {
+                name,
+                arguments: f(arguments),
+                chunk,
+                finish,
+                usage,
+            },
+            other => other,
+        }
+    }
 }
 
 /// `GET /v1/models` answer listing `models`.
