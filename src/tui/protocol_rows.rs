@@ -61,13 +61,13 @@ pub fn protocol_rows(item: &Item, verdicts: &[Verdict], labels: &[LabelEntry]) -
         });
     };
     match item.kind.as_str() {
-        "rubric-example" => {
+        crate::protocol::rubric::KIND => {
             for d in DEFAULT_RUBRIC_DIMENSIONS {
                 let key = ComboKey::new(&item.id, d, Protocol::Rubric.as_str());
                 add(Protocol::Rubric, key, NO_PERSONA, Scale::Likert, "");
             }
         }
-        "conversation" => {
+        crate::protocol::guideline::KIND => {
             let guidelines = item.payload.get("guidelines").and_then(|g| g.as_array());
             for g in guidelines.into_iter().flatten() {
                 let Some(id) = g.get("id").and_then(|v| v.as_str()) else {
