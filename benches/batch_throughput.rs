@@ -6,7 +6,8 @@
 //! included, and its ratio to the ideal ceil(requests / 16) × 0.2 s. Answers
 //! stream as ~100 SSE events of 24 characters of arguments (BENCH_CHUNK),
 //! sent in one write each (BENCH_SPLIT_WRITES=1: one write per event).
-//! Measured 2026-11-23 on the 2-core machine: median 1.675 s, ratio 1.047
+//! Measured 2026-11-23 on the 2-core machine: median 1.675 s, ratio 1.047,
+//! and an hour later 1.70 s / 1.062 for the very same binary (noise, not code)
 //! (first request ~20 ms after start, ~6.5 ms per round of 16 answers, exit
 //! ~12 ms after the last answer, most of it the WAL checkpoint's two fsyncs).
 

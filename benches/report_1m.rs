@@ -4,7 +4,7 @@
 //! `target/report_1m-v2.db`; delete it to rebuild), then times the release
 //! `jury report --format json` five times and prints the median wall time,
 //! the peak RSS and the ratio to the 2 s target. Measured 2026-11-23 on the
-//! 2-core machine: median 1.68 s, ratio 0.84, 329 MB (15.0 G instructions
+//! 2-core machine: median 1.52–1.68 s, ratio 0.76–0.84, 327–329 MB (15.0 G instructions
 //! under callgrind before the last round of fixes). History: 32 s / 2.6 GB
 //! (strings per pair) → 5.6 s / 293 MB (slim rows, interned ids) → 1.68 s
 //! (matrix bootstrap, two reader connections, comparisons and groups over
