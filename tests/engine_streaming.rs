@@ -9,7 +9,7 @@ use jury::engine::{EngineConfig, EngineEvent, RunRequest, spawn_run};
 use jury::prompt::PromptSet;
 use jury::provider::ProviderConfig;
 use jury::store::Store;
-use jury::testserver::{Reply, TestServer, demo_judge};
+use jury::testserver::{TestServer, demo_judge};
 use serde_json::json;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,24 +31,9 @@ async fn every_verdict_text_streams_before_the_verdict_even_for_instant_answers(
     jury::import::import_paths(&mut store, &[meta, items], false, "t").unwrap();
     drop(store);
     // The demo judge's answer, streamed in 9-character fragments with no delay.
-    let server = TestServer::start(|r| match demo_judge::reply(r, Duration::ZERO) {
-        Reply::ToolCall {
-            name,
-            arguments,
-            finish,
-            usage,
-            ..
-        } => Reply::ToolCall {
-            name,
-            arguments,
-            chunk: 9,
-            finish,
-            usage,
-        },
-        other => other,
-    })
-    .await
-    .unwrap();
+    let server = TestServer::start(|r| demo_judge::reply(r, Duration::ZERO).reshaped(9, |a| a))
+        .await
+        .unwrap();
     let cfg = EngineConfig {
         db_path: db.clone(),
         provider: ProviderConfig::new(server.base_url(), "test-model"),
