@@ -59,12 +59,12 @@ fn main() {
     // the shared two cores on ~3 000 small writes per round of 16 answers).
     let split_writes = std::env::var_os("BENCH_SPLIT_WRITES").is_some();
     // Arrival times, to split the overhead into start-up, request gaps and tail.
-    let arrivals = Arc::new(Mutex::new(Vec::<Instant>::new()));
+    let arrivals = Arc::new(Mutex::new(Vec::<(usize, Instant)>::new()));
     let log = arrivals.clone();
     let server = rt
         .block_on(TestServer::start(move |r| {
             if let Ok(mut l) = log.lock() {
-                l.push(Instant::now());
+                l.push((r.seq, Instant::now()));
             }
             let answer = demo_judge::reply(r, Duration::ZERO).reshaped(chunk, |a| a);
             if split_writes {
@@ -78,6 +78,8 @@ fn main() {
     let requests = (ITEMS * CLASSIFICATIONS).div_ceil(BATCH);
     let ideal = LATENCY * requests.div_ceil(CONCURRENCY) as u32;
     let mut times = Vec::new();
+    let (mut cpu_jury, mut cpu_server) = (Vec::new(), Vec::new());
+    let (mut server_lateness, mut client_turnaround) = (Vec::new(), Vec::new());
     for i in 0..RUNS {
         let before = server.request_count();
         arrivals.lock().expect("lock").clear();
@@ -101,11 +103,25 @@ fn main() {
                 "--json",
             ])
             .stdout(Stdio::null());
-        let (wall, _, code) = common::run_measured(&mut cmd);
+        let server_cpu0 = common::own_cpu();
+        let m = common::run_measured_cpu(&mut cmd);
+        // This process is the fake server (plus a little bench bookkeeping):
+        // its CPU shares the two cores with jury's.
+        let server_cpu = common::own_cpu() - server_cpu0;
+        let (wall, code) = (m.wall, m.code);
         assert_eq!(code, 0, "jury run failed");
         let sent = server.request_count() - before;
         assert_eq!(sent, requests, "unexpected request count");
-        let a = arrivals.lock().expect("lock").clone();
+        let arrived = arrivals.lock().expect("lock").clone();
+        let answered: Vec<(usize, Instant)> = server
+            .answer_times()
+            .into_iter()
+            .filter(|(seq, _)| *seq >= before)
+            .collect();
+        let (server_late, turnaround) = split_gaps(&arrived, &answered);
+        server_lateness.extend(server_late);
+        client_turnaround.extend(turnaround);
+        let a: Vec<Instant> = arrived.iter().map(|(_, t)| *t).collect();
         let ms = |t: Instant| t.duration_since(t0).as_secs_f64() * 1000.0;
         let first = a.first().map(|t| ms(*t)).unwrap_or(0.0);
         let last = a.last().map(|t| ms(*t)).unwrap_or(0.0);
@@ -113,11 +129,15 @@ fn main() {
         let ideal_last =
             first + ((requests - 1) / CONCURRENCY) as f64 * LATENCY.as_secs_f64() * 1000.0;
         println!(
-            "run {}: {:.3} s ({sent} requests); first request at {first:.0} ms, last at {last:.0} ms (zero-overhead {ideal_last:.0} ms), exit {:.0} ms after the last answer",
+            "run {}: {:.3} s ({sent} requests); first request at {first:.0} ms, last at {last:.0} ms (zero-overhead {ideal_last:.0} ms), exit {:.0} ms after the last answer; CPU jury {:.0} ms, server {:.0} ms",
             i + 1,
             wall.as_secs_f64(),
-            wall.as_secs_f64() * 1000.0 - last - LATENCY.as_secs_f64() * 1000.0
+            wall.as_secs_f64() * 1000.0 - last - LATENCY.as_secs_f64() * 1000.0,
+            m.cpu.as_secs_f64() * 1000.0,
+            server_cpu.as_secs_f64() * 1000.0
         );
+        cpu_jury.push(m.cpu);
+        cpu_server.push(server_cpu);
         times.push(wall);
     }
     let med = common::median(times);
@@ -132,4 +152,51 @@ fn main() {
         ideal.as_secs_f64(),
         med.as_secs_f64() / ideal.as_secs_f64()
     );
+    println!(
+        "median CPU: jury {:.0} ms ({:.2} ms per request), fake server {:.0} ms",
+        common::median(cpu_jury.clone()).as_secs_f64() * 1000.0,
+        common::median(cpu_jury).as_secs_f64() * 1000.0 / requests as f64,
+        common::median(cpu_server).as_secs_f64() * 1000.0
+    );
+    let q = |v: &mut Vec<f64>, p: f64| {
+        v.sort_by(f64::total_cmp);
+        v.get(((v.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    println!(
+        "per request: server answers {:.2} ms late (median; p90 {:.2}) after its 200 ms; jury turns an answer into the next request in {:.2} ms (median; p90 {:.2}, max {:.2})",
+        q(&mut server_lateness, 0.5),
+        q(&mut server_lateness, 0.9),
+        q(&mut client_turnaround, 0.5),
+        q(&mut client_turnaround, 0.9),
+        q(&mut client_turnaround, 1.0),
+    );
+}
+
+/// From `(seq, time)` of arrivals and of answers sent: how late each answer
+/// left after its 200 ms (the server's share), and the time from an answer's
+/// last byte to the arrival of the request that took its slot (jury's share:
+/// reading, parsing, storing, building and sending; slots are matched first
+/// answered, first refilled).
+fn split_gaps(arrived: &[(usize, Instant)], answered: &[(usize, Instant)]) -> (Vec<f64>, Vec<f64>) {
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let by_seq: std::collections::HashMap<usize, Instant> = arrived.iter().copied().collect();
+    let late = answered
+        .iter()
+        .filter_map(|(seq, sent)| {
+            let at = by_seq.get(seq)?;
+            Some(ms(sent.saturating_duration_since(*at)) - ms(LATENCY))
+        })
+        .collect();
+    let mut sent: Vec<Instant> = answered.iter().map(|(_, t)| *t).collect();
+    sent.sort();
+    let mut came: Vec<Instant> = arrived.iter().map(|(_, t)| *t).collect();
+    came.sort();
+    let turn = sent
+        .iter()
+        .zip(came.iter().skip(CONCURRENCY))
+        .map(|(s, c)| ms(c.saturating_duration_since(*s)))
+        .collect();
+    (late, turn)
 }

@@ -765,6 +765,42 @@ fn assert_key_absent_from_files(dir: &Path) {
     }
 }
 
+/// The idle timeout measures silence between chunks, not the answer's length:
+/// a stream that trickles in for longer than the timeout is fine; one that
+/// stalls mid-answer for longer is retried with a clear reason.
+#[tokio::test]
+async fn reliability_11_idle_timeout_is_silence_not_length() {
+    let server = TestServer::start(|r| {
+        let answer = Reply::tool("get_evaluations", ARGS);
+        match r.seq {
+            // ~40 writes 60 ms apart: over 2 s in all, never 300 ms silent.
+            0 => Reply::Paced(Duration::from_millis(60), Box::new(answer)),
+            // Stalls 900 ms after the head, then an answer on the retry.
+            1 => Reply::Paced(Duration::from_millis(900), Box::new(answer)),
+            _ => answer,
+        }
+    })
+    .await
+    .expect("server");
+    let mut c = cfg(&server, true);
+    c.idle_timeout = Duration::from_millis(300);
+    let client = Client::new(c).expect("client");
+    let (r, frames) = run(&client).await;
+    let done = r.expect("a slow but steady stream completes");
+    assert_eq!(done.attempts, 1);
+    assert!(retrying(&frames).is_empty());
+    assert_eq!(done.tool_calls[0].arguments, ARGS);
+
+    let (r, frames) = run(&client).await;
+    assert_eq!(r.expect("completion").attempts, 2);
+    let reasons: Vec<String> = retrying(&frames).into_iter().map(|r| r.2).collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(
+        reasons[0].contains("went silent for 300ms mid-answer"),
+        "{reasons:?}"
+    );
+}
+
 /// Row 11: 408/409/5xx/timeout/reset back off with jitter and a cap; attempts
 /// are counted.
 #[tokio::test]

@@ -100,6 +100,34 @@ pub fn median(mut v: Vec<Duration>) -> Duration {
 
 /// Runs `cmd` to the end: (wall time, peak RSS in KiB from wait4's rusage, exit code).
 pub fn run_measured(cmd: &mut Command) -> (Duration, u64, i32) {
+    let m = run_measured_cpu(cmd);
+    (m.wall, m.peak_rss_kib, m.code)
+}
+
+/// What one child process cost.
+pub struct Measured {
+    pub wall: Duration,
+    pub peak_rss_kib: u64,
+    pub code: i32,
+    /// User + system CPU time of the child.
+    pub cpu: Duration,
+}
+
+/// CPU time (user + system) of this process so far, all threads.
+pub fn own_cpu() -> Duration {
+    // SAFETY: plain FFI call filling a zeroed local.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    cpu_of(&usage)
+}
+
+fn cpu_of(u: &libc::rusage) -> Duration {
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// [`run_measured`] with the child's CPU time.
+pub fn run_measured_cpu(cmd: &mut Command) -> Measured {
     let start = Instant::now();
     let child = cmd.spawn().expect("spawn");
     let pid = child.id() as libc::pid_t;
@@ -116,5 +144,10 @@ pub fn run_measured(cmd: &mut Command) -> (Duration, u64, i32) {
     } else {
         -1
     };
-    (wall, usage.ru_maxrss as u64, code)
+    Measured {
+        wall,
+        peak_rss_kib: usage.ru_maxrss as u64,
+        code,
+        cpu: cpu_of(&usage),
+    }
 }

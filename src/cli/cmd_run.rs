@@ -215,6 +215,7 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
         prompts,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("jury-run")
         .enable_all()
         .build()?;
     rt.block_on(drive(cfg, req, a.json))

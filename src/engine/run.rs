@@ -77,7 +77,8 @@ pub async fn execute(
         total,
         ..Progress::default()
     };
-    let writer = writer::start(store, progress, events.clone(), cancel.clone());
+    let writer = writer::start(store, progress, events.clone(), cancel.clone())
+        .map_err(|e| EngineError::Setup(format!("cannot start the store writer: {e}")))?;
     if !plan.settled.is_empty() {
         let settled: Vec<Verdict> = plan
             .settled
@@ -104,13 +105,27 @@ pub async fn execute(
         stream_texts: req.stream_texts,
     });
     let concurrency = req.concurrency.max(1);
+    // Each batch is its own task, so answers that arrive together are parsed
+    // and the next requests built on every worker thread, not one after the
+    // other inside this task; `buffer_unordered` only spawns the next batch
+    // when one of `concurrency` has finished.
     futures_util::stream::iter(plan.batches)
         .map(|batch| {
             let ctx = ctx.clone();
-            async move { judge_batch(&ctx, batch).await }
+            tokio::spawn(async move { judge_batch(&ctx, batch).await })
         })
         .buffer_unordered(concurrency)
-        .for_each(|()| async {})
+        .for_each(|joined| {
+            if let Err(e) = joined
+                && let Ok(mut n) = ctx.stop_note.lock()
+            {
+                // A panic in one batch stops the run instead of taking the
+                // process down; what arrived is kept.
+                n.get_or_insert_with(|| format!("internal error while judging a batch: {e}"));
+                ctx.stop.cancel();
+            }
+            async {}
+        })
         .await;
     let note = ctx.stop_note.lock().ok().and_then(|n| n.clone());
     let status = if cancel.is_cancelled() && note.is_none() {

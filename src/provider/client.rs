@@ -3,12 +3,14 @@
 //! can fix and falls back to JSON modes when the server cannot do tool calls.
 
 use super::accumulate::{Accumulator, ChunkError, parse_response};
+use super::body::{ChunkReader, ReadStop};
 use super::errtext;
 use super::sse::{SseEvent, SseParser};
 use super::{
     ChatCall, Completion, FinishReason, ProviderConfig, ProviderError, StreamFrame, ToolCall,
     ToolMode,
 };
+use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -598,29 +600,34 @@ impl Client {
         }
     }
 
-    /// The next body chunk, honouring cancel, the idle timeout and the deadline.
-    async fn next_chunk(
+    /// A reader of `resp`'s chunks under cancel, the deadline and the idle
+    /// timeout.
+    fn chunks<'a>(
         &self,
-        resp: &mut reqwest::Response,
-        cancel: &CancellationToken,
+        resp: &'a mut reqwest::Response,
+        cancel: &'a CancellationToken,
         deadline: tokio::time::Instant,
-    ) -> Result<Option<impl AsRef<[u8]> + use<>>, Fault> {
-        let idle = self.cfg.idle_timeout;
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => Err(Fault::Fatal(ProviderError::Cancelled)),
-            _ = tokio::time::sleep_until(deadline) => Err(retry(format!(
-                "the answer took longer than the {:?} request timeout", self.cfg.request_timeout
-            ))),
-            r = tokio::time::timeout(idle, resp.chunk()) => match r {
-                Err(_) => Err(retry(format!("the server went silent for {idle:?} mid-answer"))),
-                Ok(Err(e)) => Err(retry(format!(
-                    "the connection broke mid-answer: {}",
-                    errtext::clean(&transport_text(e), self.key())
-                ))),
-                Ok(Ok(c)) => Ok(c),
-            }
-        }
+    ) -> ChunkReader<'a> {
+        ChunkReader::new(resp, cancel, deadline, self.cfg.idle_timeout)
+    }
+
+    /// The next chunk from `reader`, its stops as faults.
+    async fn next_chunk(&self, reader: &mut ChunkReader<'_>) -> Result<Option<Bytes>, Fault> {
+        reader.next().await.map_err(|stop| match stop {
+            ReadStop::Cancelled => Fault::Fatal(ProviderError::Cancelled),
+            ReadStop::Deadline => retry(format!(
+                "the answer took longer than the {:?} request timeout",
+                self.cfg.request_timeout
+            )),
+            ReadStop::Idle => retry(format!(
+                "the server went silent for {:?} mid-answer",
+                self.cfg.idle_timeout
+            )),
+            ReadStop::Broken(e) => retry(format!(
+                "the connection broke mid-answer: {}",
+                errtext::clean(&transport_text(e), self.key())
+            )),
+        })
     }
 
     async fn read_body(
@@ -631,8 +638,8 @@ impl Client {
         limit: usize,
     ) -> Result<Vec<u8>, Fault> {
         let mut body = Vec::new();
-        while let Some(chunk) = self.next_chunk(resp, cancel, deadline).await? {
-            let chunk = chunk.as_ref();
+        let mut reader = self.chunks(resp, cancel, deadline);
+        while let Some(chunk) = self.next_chunk(&mut reader).await? {
             let room = limit.saturating_sub(body.len());
             body.extend_from_slice(&chunk[..chunk.len().min(room)]);
             if body.len() >= limit {
@@ -652,8 +659,9 @@ impl Client {
         let mut parser = SseParser::new();
         let mut acc = Accumulator::new();
         let mut saw_done = false;
+        let mut reader = self.chunks(resp, cancel, deadline);
         'read: loop {
-            let chunk = match self.next_chunk(resp, cancel, deadline).await {
+            let chunk = match self.next_chunk(&mut reader).await {
                 Ok(Some(c)) => c,
                 Ok(None) => break,
                 Err(Fault::Retry {
@@ -670,7 +678,7 @@ impl Client {
                 }
                 Err(f) => return Err(f),
             };
-            for ev in parser.feed(chunk.as_ref()) {
+            for ev in parser.feed(&chunk) {
                 if self.handle_event(ev, &mut acc, on_frame)? {
                     saw_done = true;
                     break 'read;

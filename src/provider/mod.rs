@@ -1,6 +1,7 @@
 //! The OpenAI-compatible chat-completions client: request bodies, SSE streaming,
 //! incremental tool-call assembly, retries and capability fallback.
 
+mod body;
 mod error;
 mod types;
 

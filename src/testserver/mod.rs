@@ -105,6 +105,8 @@ struct Shared {
     responder: Box<Responder>,
     requests: Mutex<Vec<RecordedRequest>>,
     seq: AtomicUsize,
+    /// When each answer's last byte was handed to the socket, by `seq`.
+    answered: Mutex<Vec<(usize, std::time::Instant)>>,
 }
 
 /// A running fake server; stops on [`TestServer::shutdown`] or drop.
@@ -143,6 +145,7 @@ impl TestServer {
             responder: Box::new(responder),
             requests: Mutex::new(Vec::new()),
             seq: AtomicUsize::new(0),
+            answered: Mutex::new(Vec::new()),
         });
         let stop = CancellationToken::new();
         let (s, st) = (shared.clone(), stop.clone());
@@ -194,6 +197,19 @@ impl TestServer {
         match self.shared.requests.lock() {
             Ok(mut r) => r.clear(),
             Err(poisoned) => poisoned.into_inner().clear(),
+        }
+        match self.shared.answered.lock() {
+            Ok(mut a) => a.clear(),
+            Err(poisoned) => poisoned.into_inner().clear(),
+        }
+    }
+
+    /// `(seq, when)` for every answer whose last byte was written, in the
+    /// order they finished: benchmarks split time between server and client.
+    pub fn answer_times(&self) -> Vec<(usize, std::time::Instant)> {
+        match self.shared.answered.lock() {
+            Ok(a) => a.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
         }
     }
 
@@ -351,7 +367,12 @@ async fn serve_connection(mut sock: TcpStream, shared: &Shared) {
             Ok(mut r) => r.push(req.clone()),
             Err(poisoned) => poisoned.into_inner().push(req.clone()),
         }
+        // A delay counts from the request's arrival (then from the previous
+        // write), not from after the reply was rendered: a server that answers
+        // "after 200 ms" should not add its own rendering time on top.
+        let mut since = tokio::time::Instant::now();
         let reply = (shared.responder)(&req);
+        let seq = req.seq;
         let mut close = wants_close;
         for step in render(&reply, &req) {
             match step {
@@ -359,10 +380,18 @@ async fn serve_connection(mut sock: TcpStream, shared: &Shared) {
                     if sock.write_all(&bytes).await.is_err() || sock.flush().await.is_err() {
                         return;
                     }
+                    since = tokio::time::Instant::now();
                 }
-                Step::Sleep(d) => tokio::time::sleep(d).await,
+                Step::Sleep(d) => {
+                    tokio::time::sleep_until(since + d).await;
+                    since = tokio::time::Instant::now();
+                }
                 Step::Close => close = true,
             }
+        }
+        match shared.answered.lock() {
+            Ok(mut a) => a.push((seq, std::time::Instant::now())),
+            Err(poisoned) => poisoned.into_inner().push((seq, std::time::Instant::now())),
         }
         if close {
             let _ = sock.shutdown().await;

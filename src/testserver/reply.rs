@@ -56,6 +56,9 @@ pub enum Reply {
     /// as a remote server's answer that is complete when it is sent. For
     /// benchmarks, where this fake server shares the cores with the client.
     Coalesced(Box<Reply>),
+    /// The inner reply with a pause between consecutive writes (the head goes
+    /// out at once): a slow stream, or with a long pause a stalled one.
+    Paced(Duration, Box<Reply>),
 }
 
 impl Reply {
@@ -323,6 +326,16 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
                     (Some(Step::Write(joined)), Step::Write(more)) => joined.extend(more),
                     (_, step) => steps.push(step),
                 }
+            }
+            steps
+        }
+        Reply::Paced(gap, inner) => {
+            let mut steps: Vec<Step> = Vec::new();
+            for step in render(inner, req) {
+                if matches!(step, Step::Write(_)) && matches!(steps.last(), Some(Step::Write(_))) {
+                    steps.push(Step::Sleep(*gap));
+                }
+                steps.push(step);
             }
             steps
         }

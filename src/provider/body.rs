@@ -1,0 +1,92 @@
+//! Reading a response body chunk by chunk under three limits: cancellation,
+//! the whole request's deadline and an idle timeout between chunks.
+//!
+//! A streamed answer arrives as a few hundred HTTP chunks. Arming two fresh
+//! timers per chunk (as `sleep_until` + `timeout` around every read would)
+//! costs two timer-wheel insertions and removals each time; here both timers
+//! live for the whole body. The idle timer is reset lazily: each chunk only
+//! notes when it came, and when the timer fires early it is pushed to that
+//! moment plus the idle timeout. A chunk already decoded is taken without
+//! touching the timers at all.
+
+use bytes::Bytes;
+use futures_util::FutureExt;
+use std::pin::Pin;
+use std::time::Duration;
+use tokio::time::{Instant, Sleep};
+use tokio_util::sync::CancellationToken;
+
+/// Why reading stopped before the body ended.
+#[derive(Debug)]
+pub enum ReadStop {
+    Cancelled,
+    /// The whole request's deadline passed.
+    Deadline,
+    /// No chunk for the idle timeout.
+    Idle,
+    /// The transport failed.
+    Broken(reqwest::Error),
+}
+
+pub struct ChunkReader<'a> {
+    resp: &'a mut reqwest::Response,
+    cancel: &'a CancellationToken,
+    deadline: Pin<Box<Sleep>>,
+    idle: Pin<Box<Sleep>>,
+    idle_after: Duration,
+    last_chunk: Instant,
+}
+
+impl<'a> ChunkReader<'a> {
+    pub fn new(
+        resp: &'a mut reqwest::Response,
+        cancel: &'a CancellationToken,
+        deadline: Instant,
+        idle_after: Duration,
+    ) -> Self {
+        let now = Instant::now();
+        ChunkReader {
+            resp,
+            cancel,
+            deadline: Box::pin(tokio::time::sleep_until(deadline)),
+            idle: Box::pin(tokio::time::sleep_until(now + idle_after)),
+            idle_after,
+            last_chunk: now,
+        }
+    }
+
+    /// The next chunk, `None` at the end of the body.
+    pub async fn next(&mut self) -> Result<Option<Bytes>, ReadStop> {
+        if self.cancel.is_cancelled() {
+            return Err(ReadStop::Cancelled);
+        }
+        // Fast path: hyper has the next chunk ready (several arrived in one
+        // read). The deadline is still honoured: it is checked against the
+        // clock every time the slow path runs, which is at least once per read
+        // from the socket.
+        if let Some(r) = self.resp.chunk().now_or_never() {
+            return self.took(r);
+        }
+        loop {
+            tokio::select! {
+                biased;
+                _ = self.cancel.cancelled() => return Err(ReadStop::Cancelled),
+                _ = self.deadline.as_mut() => return Err(ReadStop::Deadline),
+                _ = self.idle.as_mut() => {
+                    let due = self.last_chunk + self.idle_after;
+                    if Instant::now() >= due {
+                        return Err(ReadStop::Idle);
+                    }
+                    // A chunk came since the timer was armed: wait the rest.
+                    self.idle.as_mut().reset(due);
+                }
+                r = self.resp.chunk() => return self.took(r),
+            }
+        }
+    }
+
+    fn took(&mut self, r: reqwest::Result<Option<Bytes>>) -> Result<Option<Bytes>, ReadStop> {
+        self.last_chunk = Instant::now();
+        r.map_err(ReadStop::Broken)
+    }
+}
