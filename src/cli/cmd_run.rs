@@ -113,9 +113,13 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
 
     // Planning needs no endpoint: a dry run works without one.
     let store = open_store(s)?;
-    let provider_for_plan = s.provider().unwrap_or_else(|_| {
+    let mut provider_for_plan = s.provider().unwrap_or_else(|_| {
         crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone())
     });
+    // The plan records the temperature among the run's settings.
+    if let Some(t) = a.temperature {
+        provider_for_plan.temperature = Some(t);
+    }
     let plan_cfg = EngineConfig {
         db_path: s.db_path.clone(),
         provider: provider_for_plan,
@@ -218,12 +222,19 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
         .thread_name("jury-run")
         .enable_all()
         .build()?;
-    rt.block_on(drive(cfg, req, a.json))
+    // The plan made above is the one run: planning again would read every
+    // item a second time before the first request.
+    rt.block_on(drive(cfg, req, plan, a.json))
 }
 
-async fn drive(cfg: EngineConfig, req: RunRequest, as_json: bool) -> anyhow::Result<ExitCode> {
+async fn drive(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: crate::engine::Plan,
+    as_json: bool,
+) -> anyhow::Result<ExitCode> {
     let endpoint = crate::sanitize::one_line(&cfg.provider.base_url, 200);
-    let mut handle = crate::engine::spawn_run(cfg, req);
+    let mut handle = crate::engine::spawn_planned(cfg, req, plan);
     let bar = (!as_json && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(0);
         b.set_style(

@@ -133,3 +133,18 @@ pub fn spawn_run(cfg: EngineConfig, req: RunRequest) -> RunHandle {
         join,
     }
 }
+
+/// Starts a run whose plan the caller already made (with [`make_plan`] and
+/// the same configuration and request), as the CLI does to show a dry run
+/// or say there is nothing to do before anything is sent.
+pub fn spawn_planned(cfg: EngineConfig, req: RunRequest, plan: Plan) -> RunHandle {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let join = tokio::spawn(run::execute(cfg, req, plan, tx, token));
+    RunHandle {
+        events: rx,
+        cancel,
+        join,
+    }
+}

@@ -6,13 +6,14 @@ use super::accumulate::{Accumulator, ChunkError, parse_response};
 use super::body::{ChunkReader, ReadStop};
 use super::errtext;
 use super::sse::{SseEvent, SseParser};
+use super::wire::WireBody;
 use super::{
     ChatCall, Completion, FinishReason, ProviderConfig, ProviderError, StreamFrame, ToolCall,
     ToolMode,
 };
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
@@ -141,72 +142,7 @@ fn is_loopback(url: &reqwest::Url) -> bool {
 
 /// The exact JSON body sent for `call` in `mode` (used by `jury prompt`).
 pub fn request_body(cfg: &ProviderConfig, call: &ChatCall, mode: ToolMode) -> Value {
-    let mut messages: Vec<Value> = call
-        .messages
-        .iter()
-        .map(|m| json!({"role": m.role, "content": m.content}))
-        .collect();
-    let mut body = serde_json::Map::new();
-    body.insert("model".into(), json!(cfg.model));
-    let tool = &call.tool;
-    match mode {
-        ToolMode::Tools => {
-            body.insert(
-                "tools".into(),
-                json!([{
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": tool.parameters,
-                    }
-                }]),
-            );
-            body.insert(
-                "tool_choice".into(),
-                json!({"type": "function", "function": {"name": tool.name}}),
-            );
-        }
-        ToolMode::JsonSchema => {
-            body.insert(
-                "response_format".into(),
-                json!({
-                    "type": "json_schema",
-                    "json_schema": {"name": tool.name, "schema": tool.parameters, "strict": false}
-                }),
-            );
-        }
-        ToolMode::JsonContent => {
-            body.insert("response_format".into(), json!({"type": "json_object"}));
-            let schema = serde_json::to_string_pretty(&tool.parameters)
-                .unwrap_or_else(|_| tool.parameters.to_string());
-            messages.push(json!({
-                "role": "user",
-                "content": format!(
-                    "Answer with a single JSON object and nothing else: no prose, no code fences. \
-                     The object is the argument of the function `{}` ({}) and must match this JSON Schema:\n{}",
-                    tool.name, tool.description, schema
-                ),
-            }));
-        }
-    }
-    body.insert("messages".into(), Value::Array(messages));
-    if let Some(t) = cfg.temperature {
-        body.insert("temperature".into(), json!(t));
-    }
-    if cfg.stream {
-        body.insert("stream".into(), json!(true));
-        body.insert("stream_options".into(), json!({"include_usage": true}));
-    }
-    // Keep a stable, readable key order: model, messages first.
-    let mut ordered = serde_json::Map::new();
-    for k in ["model", "messages"] {
-        if let Some(v) = body.remove(k) {
-            ordered.insert(k.into(), v);
-        }
-    }
-    ordered.extend(body);
-    Value::Object(ordered)
+    WireBody::new(cfg, call, mode).to_value()
 }
 
 /// The JSON object in a content answer: the whole text, or inside a ```json
@@ -515,8 +451,12 @@ impl Client {
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
     ) -> Result<Completion, Fault> {
         let deadline = tokio::time::Instant::now() + self.cfg.request_timeout;
-        let body = request_body(&self.cfg, call, mode);
-        let mut req = self.http.post(self.endpoint.clone()).json(&body);
+        let body = WireBody::new(&self.cfg, call, mode).to_bytes();
+        let mut req = self
+            .http
+            .post(self.endpoint.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .body(body);
         if let Some(k) = self.key() {
             req = req.bearer_auth(k.expose());
         }
@@ -798,6 +738,7 @@ fn rejects_mode(mode: ToolMode, body: &str) -> bool {
 mod tests {
     use super::*;
     use crate::provider::{Message, ToolSpec};
+    use serde_json::json;
     use reqwest::header::HeaderValue;
 
     fn call() -> ChatCall {
@@ -843,6 +784,52 @@ mod tests {
             endpoint_url("not a url"),
             Err(ProviderError::Config(_))
         ));
+    }
+
+    /// What goes on the wire is the document `request_body` shows and stores,
+    /// byte for byte, with its keys in this order, for every mode and setting.
+    #[test]
+    fn wire_bytes_are_the_shown_body() {
+        let expect = [
+            (
+                ToolMode::Tools,
+                vec!["model", "messages", "tools", "tool_choice"],
+            ),
+            (
+                ToolMode::JsonSchema,
+                vec!["model", "messages", "response_format"],
+            ),
+            (
+                ToolMode::JsonContent,
+                vec!["model", "messages", "response_format"],
+            ),
+        ];
+        for stream in [true, false] {
+            for temperature in [None, Some(0.25), Some(f64::NAN)] {
+                for (mode, keys) in &expect {
+                    let mut cfg = ProviderConfig::new("http://h/v1", "m \"q\"");
+                    cfg.stream = stream;
+                    cfg.temperature = temperature;
+                    let mut c = call();
+                    c.messages[1].content = "ünïcode \u{1b}[2J \"quote\" \\ \n line".into();
+                    let wire = WireBody::new(&cfg, &c, *mode).to_bytes();
+                    let shown = request_body(&cfg, &c, *mode);
+                    assert_eq!(String::from_utf8(wire).unwrap(), shown.to_string());
+                    let mut want = keys.clone();
+                    if temperature.is_some() {
+                        want.push("temperature");
+                    }
+                    if stream {
+                        want.extend(["stream", "stream_options"]);
+                    }
+                    let got: Vec<&str> = shown
+                        .as_object()
+                        .map(|o| o.keys().map(String::as_str).collect())
+                        .unwrap_or_default();
+                    assert_eq!(got, want, "{mode:?} stream {stream} {temperature:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod client;
 pub mod errtext;
 pub mod partial_json;
 pub mod sse;
+mod wire;
 
 pub use client::{Client, request_body};
 pub use error::ProviderError;

@@ -88,7 +88,7 @@ impl SseParser {
                     continue;
                 }
             }
-            match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match memchr::memchr2(b'\n', b'\r', rest) {
                 Some(i) => {
                     self.keep(&rest[..i]);
                     self.end_line(&mut out);
@@ -144,7 +144,12 @@ impl SseParser {
             }
             return;
         }
-        let text = String::from_utf8_lossy(line);
+        // `from_utf8` validates ASCII a word at a time; the lossy walk is for
+        // the rare line that is not UTF-8.
+        let text = match std::str::from_utf8(line) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(line),
+        };
         if text.starts_with(':') {
             return; // comment
         }

@@ -1,0 +1,155 @@
+//! The chat-completions request body as borrowed, typed fields.
+//!
+//! Every request of a run carries the same long system prompt, worked examples
+//! and result schema (15–20 KB). Building a `serde_json::Value` first copied all
+//! of it into a fresh tree per request and freed it again; serialising these
+//! borrowed fields writes the bytes directly. [`WireBody::to_value`] gives the
+//! same document as a `Value` for the places that show or store a request, so
+//! there is one definition of the body and its key order.
+
+use super::{ChatCall, ProviderConfig, ToolMode};
+use serde::Serialize;
+use std::borrow::Cow;
+
+#[derive(Serialize)]
+pub struct WireBody<'a> {
+    model: &'a str,
+    messages: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<[WireTool<'a>; 1]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<ToolChoice<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<ResponseFormat<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+#[derive(Serialize)]
+struct WireMessage<'a> {
+    role: &'a str,
+    content: Cow<'a, str>,
+}
+
+#[derive(Serialize)]
+struct WireTool<'a> {
+    r#type: &'static str,
+    function: WireFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunction<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a serde_json::Value,
+}
+
+#[derive(Serialize)]
+struct ToolChoice<'a> {
+    r#type: &'static str,
+    function: ToolName<'a>,
+}
+
+#[derive(Serialize)]
+struct ToolName<'a> {
+    name: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ResponseFormat<'a> {
+    JsonSchema { json_schema: JsonSchema<'a> },
+    JsonObject,
+}
+
+#[derive(Serialize)]
+struct JsonSchema<'a> {
+    name: &'a str,
+    schema: &'a serde_json::Value,
+    strict: bool,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+impl<'a> WireBody<'a> {
+    pub fn new(cfg: &'a ProviderConfig, call: &'a ChatCall, mode: ToolMode) -> Self {
+        let tool = &call.tool;
+        let mut messages: Vec<WireMessage<'a>> = call
+            .messages
+            .iter()
+            .map(|m| WireMessage {
+                role: &m.role,
+                content: Cow::Borrowed(&m.content),
+            })
+            .collect();
+        let (mut tools, mut tool_choice, mut response_format) = (None, None, None);
+        match mode {
+            ToolMode::Tools => {
+                tools = Some([WireTool {
+                    r#type: "function",
+                    function: WireFunction {
+                        name: &tool.name,
+                        description: &tool.description,
+                        parameters: &tool.parameters,
+                    },
+                }]);
+                tool_choice = Some(ToolChoice {
+                    r#type: "function",
+                    function: ToolName { name: &tool.name },
+                });
+            }
+            ToolMode::JsonSchema => {
+                response_format = Some(ResponseFormat::JsonSchema {
+                    json_schema: JsonSchema {
+                        name: &tool.name,
+                        schema: &tool.parameters,
+                        strict: false,
+                    },
+                });
+            }
+            ToolMode::JsonContent => {
+                response_format = Some(ResponseFormat::JsonObject);
+                let schema = serde_json::to_string_pretty(&tool.parameters)
+                    .unwrap_or_else(|_| tool.parameters.to_string());
+                messages.push(WireMessage {
+                    role: "user",
+                    content: Cow::Owned(format!(
+                        "Answer with a single JSON object and nothing else: no prose, no code fences. \
+                         The object is the argument of the function `{}` ({}) and must match this JSON Schema:\n{}",
+                        tool.name, tool.description, schema
+                    )),
+                });
+            }
+        }
+        WireBody {
+            model: &cfg.model,
+            messages,
+            tools,
+            tool_choice,
+            response_format,
+            temperature: cfg.temperature,
+            stream: cfg.stream.then_some(true),
+            stream_options: cfg.stream.then_some(StreamOptions {
+                include_usage: true,
+            }),
+        }
+    }
+
+    /// The body as it goes on the wire.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        // Serialising borrowed strings, numbers and `Value`s cannot fail.
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// The same document as a `Value` (for `jury prompt`, failure records).
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
