@@ -8,7 +8,6 @@ use crate::domain::{
 use crate::protocol::{JudgeProtocol, ParsedVerdict, Unit, new_boundary};
 use crate::provider::{Client, Completion, FinishReason, ProviderError, StreamFrame};
 use crate::store::{Store, VerdictFilter, now};
-use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
@@ -104,29 +103,39 @@ pub async fn execute(
         spent_usd: std::sync::Mutex::new(0.0),
         stream_texts: req.stream_texts,
     });
-    let concurrency = req.concurrency.max(1);
-    // Each batch is its own task, so answers that arrive together are parsed
-    // and the next requests built on every worker thread, not one after the
-    // other inside this task; `buffer_unordered` only spawns the next batch
-    // when one of `concurrency` has finished.
-    futures_util::stream::iter(plan.batches)
-        .map(|batch| {
-            let ctx = ctx.clone();
-            tokio::spawn(async move { judge_batch(&ctx, batch).await })
+    // `concurrency` workers, each taking the next batch as soon as its last
+    // one is done: a freed slot sends its next request from the same task,
+    // with no hand-off through a coordinator, and answers that arrive
+    // together are parsed on every worker thread.
+    let workers = req.concurrency.max(1).min(plan.batches.len().max(1));
+    let queue = Arc::new(std::sync::Mutex::new(std::collections::VecDeque::from(
+        plan.batches,
+    )));
+    let handles: Vec<_> = (0..workers)
+        .map(|_| {
+            let (ctx, queue) = (ctx.clone(), queue.clone());
+            tokio::spawn(async move {
+                loop {
+                    let next = match queue.lock() {
+                        Ok(mut q) => q.pop_front(),
+                        Err(poisoned) => poisoned.into_inner().pop_front(),
+                    };
+                    let Some(batch) = next else { break };
+                    judge_batch(&ctx, batch).await;
+                }
+            })
         })
-        .buffer_unordered(concurrency)
-        .for_each(|joined| {
-            if let Err(e) = joined
-                && let Ok(mut n) = ctx.stop_note.lock()
-            {
-                // A panic in one batch stops the run instead of taking the
-                // process down; what arrived is kept.
-                n.get_or_insert_with(|| format!("internal error while judging a batch: {e}"));
-                ctx.stop.cancel();
-            }
-            async {}
-        })
-        .await;
+        .collect();
+    for joined in futures_util::future::join_all(handles).await {
+        if let Err(e) = joined
+            && let Ok(mut n) = ctx.stop_note.lock()
+        {
+            // A panic in one worker stops the run instead of taking the
+            // process down; what arrived is kept.
+            n.get_or_insert_with(|| format!("internal error while judging a batch: {e}"));
+            ctx.stop.cancel();
+        }
+    }
     let note = ctx.stop_note.lock().ok().and_then(|n| n.clone());
     let status = if cancel.is_cancelled() && note.is_none() {
         RunStatus::Cancelled

@@ -738,8 +738,8 @@ fn rejects_mode(mode: ToolMode, body: &str) -> bool {
 mod tests {
     use super::*;
     use crate::provider::{Message, ToolSpec};
-    use serde_json::json;
     use reqwest::header::HeaderValue;
+    use serde_json::json;
 
     fn call() -> ChatCall {
         ChatCall {
