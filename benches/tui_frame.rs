@@ -7,6 +7,7 @@ use jury::engine::EngineEvent;
 use jury::tui::app::{App, Loaded};
 use jury::tui::keymap::Keymap;
 use jury::tui::msg::{Effect, Msg};
+use jury::tui::queue::Order;
 use jury::tui::theme::Theme;
 use jury::tui::update::update;
 use jury::tui::views::Root;
@@ -107,7 +108,112 @@ fn deltas(item: &str) -> Vec<EngineEvent> {
     out
 }
 
+/// 100 000 items, each with mode 2 and mode 3 verdicts on every
+/// classification (some disagreeing) and a proposition check with a stated
+/// confidence in its raw answer.
+fn judged(n: usize) -> App {
+    let mut loaded = items(n);
+    let mut verdicts = Vec::new();
+    for (i, item) in loaded.items.iter().enumerate() {
+        for (k, c) in item.classifications.iter().enumerate() {
+            for (mode, value) in [
+                (Mode::Two, Value::Likert(((i + k) % 5 + 1) as u8)),
+                (
+                    Mode::Three,
+                    Value::Agreement(if (i + k) % 3 == 0 {
+                        Agreement::Disagree
+                    } else {
+                        Agreement::Agree
+                    }),
+                ),
+            ] {
+                verdicts.push(Verdict {
+                    run_id: mode.number() as i64,
+                    key: ComboKey::new(&item.id, &c.id, "classification"),
+                    persona_id: "kenton".into(),
+                    protocol: Protocol::Awag,
+                    mode: Some(mode),
+                    model: "gpt-4o-mini".into(),
+                    value,
+                    text: "Right for Kenton: the stores are his accounts.".into(),
+                    evaluated_selection: None,
+                    selection_mismatch: false,
+                    latency_ms: 900,
+                    tokens: 40,
+                    raw: String::new(),
+                    created_at: "2026-11-23T10:00:00Z".into(),
+                    position: None,
+                });
+            }
+        }
+        verdicts.push(Verdict {
+            run_id: 3,
+            key: ComboKey::new(&item.id, "claim-urgent", "proposition"),
+            persona_id: "-".into(),
+            protocol: Protocol::Proposition,
+            mode: None,
+            model: "gpt-4o-mini".into(),
+            value: Value::Bool(i % 2 == 0),
+            text: "The message asks for a call today.".into(),
+            evaluated_selection: None,
+            selection_mismatch: false,
+            latency_ms: 700,
+            tokens: 30,
+            raw: format!(
+                r#"{{"value": {}, "confidence": {}, "reasoning": "The sender asks for a call as soon as Kenton lands."}}"#,
+                i % 2 == 0,
+                (i % 10) as f64 / 10.0
+            ),
+            created_at: "2026-11-23T10:00:00Z".into(),
+            position: None,
+        });
+    }
+    loaded.verdicts = verdicts;
+    let mut a = App::new(
+        loaded,
+        Keymap::default_map(),
+        Theme::builtin("dark"),
+        "gpt-4o-mini",
+        "me",
+    );
+    a.size = (200, 50);
+    a
+}
+
 fn bench(c: &mut Criterion) {
+    // `o` cycles file → judge≠human → mode≠mode → persona≠persona → low
+    // confidence → file: each order re-sorts the whole list on the UI thread
+    // (and again on each search keystroke while it is chosen).
+    let mut reviewed = judged(100_000);
+    // Choosing each of the four review orders in turn: every choice reads
+    // all 1.1 M verdicts (the priorities of the previous order do not apply).
+    c.bench_function("choose_4_review_orders_100k_judged", |b| {
+        b.iter(|| {
+            for order in [
+                Order::JudgeHuman,
+                Order::ModeMode,
+                Order::PersonaPersona,
+                Order::LowConfidence,
+            ] {
+                reviewed.order = order;
+                reviewed.refilter();
+            }
+        })
+    });
+    // A search keystroke while an order is chosen: filter and re-sort with
+    // the priorities already known.
+    reviewed.order = Order::ModeMode;
+    reviewed.refilter();
+    c.bench_function("search_key_in_review_order_100k_judged", |b| {
+        b.iter(|| {
+            reviewed.search.push('7');
+            reviewed.refilter();
+            reviewed.search.pop();
+            reviewed.refilter();
+        })
+    });
+    drop(reviewed);
+
     let mut big = app(100_000);
     let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
     c.bench_function("frame_100k_items_200x50", |b| {

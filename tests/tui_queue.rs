@@ -59,3 +59,71 @@ fn o_cycles_the_order_and_puts_disagreements_first() {
     assert_eq!(app.order, Order::File);
     assert_eq!(ids(&app), ["k-001", "k-002", "k-003"]);
 }
+
+/// A proposition check stated with low confidence comes first under "low
+/// confidence first", whether it was in the store when the workbench opened
+/// or arrives while it runs (the workbench keeps only that figure of the raw
+/// answer, and a search keeps the order).
+#[test]
+fn low_confidence_reads_stated_confidence_loaded_and_arriving() {
+    let check = |item: &str, raw: &str| {
+        let mut v = verdict(3, item, "claim-urgent", Mode::Two, Value::Bool(true), "ok");
+        v.key.perspective_id = "proposition".into();
+        v.protocol = Protocol::Proposition;
+        v.mode = None;
+        v.persona_id = "-".into();
+        v.raw = raw.into();
+        v
+    };
+    let mut data = loaded();
+    data.verdicts = vec![
+        check(
+            "k-001",
+            r#"{"value": true, "confidence": 0.95, "reasoning": "x"}"#,
+        ),
+        check(
+            "k-002",
+            r#"{"first": {"confidence": 0.9}, "revised": {"value": true, "confidence": 0.35}, "flipped": false}"#,
+        ),
+    ];
+    let mut app = app_with(data);
+    let ids = |app: &jury::tui::app::App| -> Vec<String> {
+        app.filtered
+            .iter()
+            .map(|&i| app.items[i as usize].id.to_string())
+            .collect()
+    };
+    while app.order != Order::LowConfidence {
+        key(&mut app, 'o');
+    }
+    assert_eq!(ids(&app), ["k-002", "k-001", "k-003"]);
+    // Only the stated figure is kept in memory.
+    let kept = &app.verdicts["k-002"][0].raw;
+    assert_eq!(kept, r#"{"confidence":0.35}"#);
+
+    // k-003's check arrives unsure while the order is chosen: it moves up.
+    let fx = code(&mut app, crossterm::event::KeyCode::Enter);
+    let tag = match fx.first() {
+        Some(jury::tui::msg::Effect::StartRun { tag, .. }) => *tag,
+        other => panic!("expected a run, got {other:?}"),
+    };
+    jury::tui::update::update(
+        &mut app,
+        jury::tui::msg::Msg::Engine {
+            tag,
+            event: jury::engine::EngineEvent::Verdict {
+                run_id: 3,
+                verdict: Box::new(check(
+                    "k-003",
+                    r#"{"value": false, "confidence": 0.2, "reasoning": "unclear"}"#,
+                )),
+            },
+        },
+    );
+    // The order is kept current for the next re-sort (a search keystroke).
+    key(&mut app, '/');
+    key(&mut app, 'k');
+    assert_eq!(app.search, "k");
+    assert_eq!(ids(&app)[2], "k-001", "{:?}", ids(&app));
+    assert!(ids(&app)[..2].contains(&"k-003".to_string()));
+}

@@ -295,6 +295,10 @@ pub struct App {
     pub filter: Filter,
     /// The list's order (the review queue).
     pub order: super::queue::Order,
+    /// Every item's priority under one order, computed when that order is
+    /// chosen and kept current item by item ([`App::item_changed`]), so a
+    /// search keystroke re-sorts without re-reading 100 000 items' verdicts.
+    order_cache: Option<(super::queue::Order, Vec<u32>)>,
     pub search: String,
     /// Position in `filtered`.
     pub cursor: usize,
@@ -381,6 +385,7 @@ impl App {
             filtered: Vec::new(),
             filter: Filter::All,
             order: super::queue::Order::File,
+            order_cache: None,
             search: String::new(),
             cursor: 0,
             list_offset: 0,
@@ -419,7 +424,7 @@ impl App {
             ),
         };
         for mut v in data.verdicts {
-            v.raw = String::new();
+            super::queue::compact_raw(&mut v);
             app.verdicts
                 .entry(v.key.item_id.clone())
                 .or_default()
@@ -613,6 +618,23 @@ impl App {
 
     // ----- derived state kept up to date by update -----
 
+    /// Item `i`'s verdicts or labels changed: its marks and its place in the
+    /// review order.
+    pub fn item_changed(&mut self, i: usize) {
+        self.refresh_marks(i);
+        if let Some(order) = self.order_cache.as_ref().map(|(o, _)| *o) {
+            let p = self.priority_of(i, order);
+            if let Some((_, cache)) = &mut self.order_cache {
+                cache[i] = p;
+            }
+        }
+    }
+
+    /// How strongly item `i` belongs at the front under `order`.
+    fn priority_of(&self, i: usize, order: super::queue::Order) -> u32 {
+        priority_at(&self.items, &self.verdicts, &self.labels, i, order)
+    }
+
     /// Recomputes the judged / labelled / disagreement marks of item `i`.
     pub fn refresh_marks(&mut self, i: usize) {
         let id: &str = &self.items[i].id;
@@ -658,15 +680,26 @@ impl App {
             .map(|(i, _)| i as u32)
             .collect();
         if self.order != super::queue::Order::File {
-            let (order, verdicts, labels) = (self.order, &self.verdicts, &self.labels);
-            let items = &self.items;
-            // Stable: file order among items of equal priority.
-            self.filtered.sort_by_cached_key(|&i| {
-                let id: &str = &items[i as usize].id;
-                let vs = verdicts.get(id).map(Vec::as_slice).unwrap_or(&[]);
-                let ls = labels.get(id).map(Vec::as_slice).unwrap_or(&[]);
-                std::cmp::Reverse(super::queue::priority(order, vs, ls))
-            });
+            let order = self.order;
+            if self.order_cache.as_ref().map(|(o, _)| *o) != Some(order) {
+                // Both halves of the list at once: the first sort under an
+                // order reads every verdict.
+                let n = self.items.len();
+                let (items, verdicts, labels) = (&self.items, &self.verdicts, &self.labels);
+                let part = |range: std::ops::Range<usize>| -> Vec<u32> {
+                    range
+                        .map(|i| priority_at(items, verdicts, labels, i, order))
+                        .collect()
+                };
+                let (mut first, second) = crate::par::join(|| part(0..n / 2), || part(n / 2..n));
+                first.extend(second);
+                self.order_cache = Some((order, first));
+            }
+            if let Some((_, cache)) = &self.order_cache {
+                // Stable: file order among items of equal priority.
+                self.filtered
+                    .sort_by_key(|&i| std::cmp::Reverse(cache[i as usize]));
+            }
         }
         self.cursor = keep
             .and_then(|k| self.filtered.iter().position(|i| *i as usize == k))
@@ -781,4 +814,18 @@ fn has_hidden_prefix(text: &str) -> bool {
         end -= 1;
     }
     sanitize::has_hidden_controls(&text[..end])
+}
+
+/// How strongly item `i` belongs at the front under `order`.
+fn priority_at(
+    items: &[super::items::ItemRow],
+    verdicts: &HashMap<String, Vec<Verdict>>,
+    labels: &HashMap<String, Vec<LabelEntry>>,
+    i: usize,
+    order: super::queue::Order,
+) -> u32 {
+    let id: &str = &items[i].id;
+    let vs = verdicts.get(id).map(Vec::as_slice).unwrap_or(&[]);
+    let ls = labels.get(id).map(Vec::as_slice).unwrap_or(&[]);
+    super::queue::priority(order, vs, ls)
 }

@@ -3,8 +3,7 @@
 //! disagreements first, or the judge's least confident verdicts first.
 
 use super::app::{LabelEntry, disagrees};
-use crate::domain::{ComboKey, Mode, Value, Verdict};
-use std::collections::HashMap;
+use crate::domain::{Value, Verdict};
 
 /// How the item list is ordered (`o` cycles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -66,6 +65,20 @@ fn middle(v: Value) -> bool {
 /// Below this stated confidence (0–1) a proposition check counts as unsure.
 const UNSURE: f64 = 0.6;
 
+/// The confidence a proposition check stated (after a double check, the
+/// revised answer's). Read into these two fields only: the rest of the raw
+/// answer is skipped without building it.
+#[derive(serde::Deserialize)]
+struct Stated {
+    confidence: Option<f64>,
+    revised: Option<Revised>,
+}
+
+#[derive(serde::Deserialize)]
+struct Revised {
+    confidence: Option<f64>,
+}
+
 /// The judge was unsure: a value in the middle of its scale, or a stated
 /// confidence under [`UNSURE`] (proposition checks give one; after a double
 /// check, the revised answer's).
@@ -76,48 +89,76 @@ fn unsure(v: &Verdict) -> bool {
     if v.protocol != crate::domain::Protocol::Proposition || v.raw.is_empty() {
         return false;
     }
-    let Ok(raw) = serde_json::from_str::<serde_json::Value>(&v.raw) else {
-        return false;
-    };
-    let stated = raw
-        .get("revised")
-        .unwrap_or(&raw)
-        .get("confidence")
-        .and_then(serde_json::Value::as_f64);
-    stated.is_some_and(|c| c < UNSURE)
+    stated_confidence(&v.raw).is_some_and(|c| c < UNSURE)
 }
 
-/// The latest verdict per `group` key, in store order (later wins).
-fn latest<K: std::hash::Hash + Eq>(
-    verdicts: &[Verdict],
-    group: impl Fn(&Verdict) -> K,
-) -> HashMap<K, &Verdict> {
-    let mut m = HashMap::new();
-    for v in verdicts {
-        m.insert(group(v), v);
+fn stated_confidence(raw: &str) -> Option<f64> {
+    let stated = serde_json::from_str::<Stated>(raw).ok()?;
+    match stated.revised {
+        Some(r) => r.confidence,
+        None => stated.confidence,
     }
-    m
+}
+
+/// Keeps of a verdict's raw answer only what the review queue reads (the
+/// workbench holds every verdict in memory; raw answers would double it): for
+/// a proposition check its stated confidence, as `{"confidence":c}`;
+/// otherwise nothing.
+pub fn compact_raw(v: &mut Verdict) {
+    let stated = (v.protocol == crate::domain::Protocol::Proposition)
+        .then(|| stated_confidence(&v.raw))
+        .flatten();
+    v.raw = match stated {
+        Some(c) => serde_json::json!({ "confidence": c }).to_string(),
+        None => String::new(),
+    };
+}
+
+/// The latest verdict per `group` key (store order: later wins), as borrowed
+/// `(group, verdict)` pairs. An item has a handful of verdicts, so a linear
+/// scan beats hashing, and nothing is cloned: with 100 000 judged items
+/// every re-sort runs this once per item on the UI thread.
+fn latest<'a, K: PartialEq>(
+    verdicts: &'a [Verdict],
+    group: impl Fn(&'a Verdict) -> K,
+) -> Vec<(K, &'a Verdict)> {
+    let mut out: Vec<(K, &'a Verdict)> = Vec::with_capacity(verdicts.len());
+    for v in verdicts.iter().rev() {
+        let k = group(v);
+        if !out.iter().any(|(seen, _)| *seen == k) {
+            out.push((k, v));
+        }
+    }
+    out
 }
 
 /// Count the combinations where two latest verdicts, alike except in `side`, differ.
-fn sides_differ<S: std::hash::Hash + Eq + Clone>(
-    verdicts: &[Verdict],
-    side: impl Fn(&Verdict) -> S,
-    rest: impl Fn(&Verdict) -> (ComboKey, String, Option<Mode>),
+fn sides_differ<'a, S: PartialEq, R: PartialEq>(
+    verdicts: &'a [Verdict],
+    side: impl Fn(&'a Verdict) -> S,
+    rest: impl Fn(&'a Verdict) -> R,
 ) -> u32 {
     let by = latest(verdicts, |v| (rest(v), side(v)));
-    let mut groups: HashMap<(ComboKey, String, Option<Mode>), Vec<Value>> = HashMap::new();
-    for ((r, _), v) in by {
-        groups.entry(r).or_default().push(v.value);
+    let mut n = 0;
+    for (i, ((r, _), _)) in by.iter().enumerate() {
+        // Each combination once, at its first entry.
+        if by[..i].iter().any(|((seen, _), _)| seen == r) {
+            continue;
+        }
+        let values: Vec<Value> = by[i..]
+            .iter()
+            .filter(|((r2, _), _)| r2 == r)
+            .map(|(_, v)| v.value)
+            .collect();
+        if values
+            .iter()
+            .enumerate()
+            .any(|(j, a)| values[j + 1..].iter().any(|b| differ(*a, *b)))
+        {
+            n += 1;
+        }
     }
-    groups
-        .values()
-        .filter(|vs| {
-            vs.iter()
-                .enumerate()
-                .any(|(i, a)| vs[i + 1..].iter().any(|b| differ(*a, *b)))
-        })
-        .count() as u32
+    n
 }
 
 /// How strongly an item belongs at the front under `order` (0: not at all).
@@ -136,18 +177,18 @@ pub fn priority(order: Order, verdicts: &[Verdict], labels: &[LabelEntry]) -> u3
         Order::ModeMode => sides_differ(
             verdicts,
             |v| v.mode,
-            |v| (v.key.clone(), format!("{}|{}", v.persona_id, v.model), None),
+            |v| (&v.key, v.persona_id.as_str(), v.model.as_str()),
         ),
         Order::PersonaPersona => sides_differ(
             verdicts,
-            |v| v.persona_id.clone(),
-            |v| (v.key.clone(), v.model.clone(), v.mode),
+            |v| v.persona_id.as_str(),
+            |v| (&v.key, v.model.as_str(), v.mode),
         ),
         Order::LowConfidence => latest(verdicts, |v| {
-            (v.key.clone(), v.persona_id.clone(), v.mode, v.protocol)
+            (&v.key, v.persona_id.as_str(), v.mode, v.protocol)
         })
-        .values()
-        .filter(|v| unsure(v))
+        .iter()
+        .filter(|(_, v)| unsure(v))
         .count() as u32,
     }
 }
@@ -155,7 +196,7 @@ pub fn priority(order: Order, verdicts: &[Verdict], labels: &[LabelEntry]) -> u3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{Agreement, Label, Protocol};
+    use crate::domain::{Agreement, ComboKey, Label, Mode, Protocol};
     use crate::tui::app::SaveState;
 
     fn v(c: &str, persona: &str, mode: Mode, value: Value) -> Verdict {

@@ -647,7 +647,7 @@ fn save_label(
         }
     };
     if let Some(&i) = app.index_of.get(&key.item_id) {
-        app.refresh_marks(i as usize);
+        app.item_changed(i as usize);
     }
     fx.push(Effect::SaveLabel { req, label });
 }
@@ -924,14 +924,14 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         }
         EngineEvent::Verdict { verdict, .. } => {
             let mut v = *verdict;
-            v.raw = String::new();
+            super::queue::compact_raw(&mut v);
             if app.streams.get(&v.key).is_some_and(|s| s.tag == tag) {
                 app.streams.remove(&v.key);
             }
             let item = v.key.item_id.clone();
             app.verdicts.entry(item.clone()).or_default().push(v);
             if let Some(&i) = app.index_of.get(&item) {
-                app.refresh_marks(i as usize);
+                app.item_changed(i as usize);
             }
         }
         EngineEvent::Failure { failure, .. } => {
