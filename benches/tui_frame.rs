@@ -1,5 +1,10 @@
-//! Drawing one frame with 100 000 items listed (TestBackend 200×50), and
-//! applying 10 000 streamed TextDelta events.
+//! Drawing one frame with 100 000 items listed (TestBackend 200×50),
+//! applying 10 000 streamed TextDelta events, and the review queue over
+//! 100 000 judged items (1.1 M verdicts): choosing each order, and a search
+//! keystroke while one is chosen.
+//! Measured 2026-11-23 (2 cores): choosing all four orders 330 ms (1.64 s
+//! before priorities were cached and grouped without clones), a search
+//! keystroke under an order 9 ms (was one full re-read, 0.2–0.7 s).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use jury::domain::*;
