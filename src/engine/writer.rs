@@ -5,7 +5,7 @@
 
 use super::{EngineEvent, Progress};
 use crate::domain::{Failure, RunStatus, Usage, Verdict};
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 use std::sync::mpsc;
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
@@ -33,8 +33,112 @@ pub struct Writer {
     pub join: std::thread::JoinHandle<Result<Progress, String>>,
 }
 
+/// What a write left to announce once its transaction committed.
+enum Written {
+    /// Per verdict: new (not a repeat of a stored combination).
+    Verdicts(Vec<bool>),
+    Other,
+}
+
+/// Most commands committed in one transaction.
+const GROUP: usize = 256;
+
+/// The store side of one command (not `Finish`).
+fn write(store: &mut Store, run_id: i64, cmd: &WriteCmd) -> Result<Written, StoreError> {
+    Ok(match cmd {
+        WriteCmd::Verdicts(vs) => Written::Verdicts(store.insert_verdicts(vs)?),
+        WriteCmd::Failure(f) => {
+            store.insert_failure(f)?;
+            Written::Other
+        }
+        WriteCmd::Request {
+            usage: Some(u),
+            cost_usd,
+        } => {
+            store.add_run_usage(run_id, *u, *cost_usd)?;
+            Written::Other
+        }
+        WriteCmd::Request { usage: None, .. } | WriteCmd::Failed(_) | WriteCmd::Finish { .. } => {
+            Written::Other
+        }
+    })
+}
+
+/// Writes `group` in one transaction; if that fails, each command on its
+/// own, so the outcome per command is as if each had been written alone.
+fn commit_group(
+    store: &mut Store,
+    run_id: i64,
+    group: &[WriteCmd],
+) -> Vec<Result<Written, StoreError>> {
+    if group.len() > 1
+        && let Ok(written) = store.in_one_transaction(|s| {
+            group
+                .iter()
+                .map(|c| write(s, run_id, c))
+                .collect::<Result<Vec<_>, _>>()
+        })
+    {
+        return written.into_iter().map(Ok).collect::<Vec<_>>();
+    }
+    group.iter().map(|c| write(store, run_id, c)).collect()
+}
+
+/// The progress and events of one committed command.
+fn announce(
+    cmd: WriteCmd,
+    written: Written,
+    progress: &mut Progress,
+    events: &UnboundedSender<EngineEvent>,
+) {
+    let run_id = progress.run_id;
+    match (cmd, written) {
+        (WriteCmd::Verdicts(vs), Written::Verdicts(fresh)) => {
+            for (v, new) in vs.into_iter().zip(fresh) {
+                if new {
+                    progress.verdicts += 1;
+                    let _ = events.send(EngineEvent::Verdict {
+                        run_id,
+                        verdict: Box::new(v),
+                    });
+                }
+            }
+        }
+        (WriteCmd::Failure(f), _) => {
+            let _ = events.send(EngineEvent::Failure {
+                run_id,
+                failure: Box::new(f),
+            });
+        }
+        (WriteCmd::Request { usage, cost_usd }, _) => {
+            progress.requests += 1;
+            match usage {
+                Some(u) => {
+                    progress.usage.prompt_tokens += u.prompt_tokens;
+                    progress.usage.completion_tokens += u.completion_tokens;
+                    if let Some(c) = cost_usd {
+                        *progress.cost_usd.get_or_insert(0.0) += c;
+                    }
+                }
+                None => progress.usage_unknown += 1,
+            }
+            let _ = events.send(EngineEvent::Progress(*progress));
+        }
+        (WriteCmd::Failed(n), _) => {
+            progress.failed += n;
+            let _ = events.send(EngineEvent::Progress(*progress));
+        }
+        (WriteCmd::Verdicts(_), Written::Other) | (WriteCmd::Finish { .. }, _) => {}
+    }
+}
+
 /// Starts the writer thread. A store error stops the run (via `cancel`): we
 /// never keep asking the judge for verdicts we cannot keep.
+///
+/// Whatever has queued up while the last commit ran (answers arrive in
+/// bursts: a round of requests sent together comes back together) is written
+/// in one transaction. Should that transaction fail, its commands are
+/// written one at a time so one bad write does not take the others with it.
 pub fn start(
     mut store: Store,
     mut progress: Progress,
@@ -55,71 +159,45 @@ pub fn start(
                 }
                 cancel.cancel();
             };
-            for cmd in rx {
-                progress.elapsed = started.elapsed();
-                match cmd {
-                    // The verdicts of one answer are committed together, then announced.
-                    WriteCmd::Verdicts(vs) => match store.insert_verdicts(&vs) {
-                        Ok(fresh) => {
-                            for (v, new) in vs.into_iter().zip(fresh) {
-                                if new {
-                                    progress.verdicts += 1;
-                                    let _ = events.send(EngineEvent::Verdict {
-                                        run_id,
-                                        verdict: Box::new(v),
-                                    });
-                                }
-                            }
-                        }
-                        Err(e) => fail(e.to_string(), &mut store_error),
-                    },
-                    WriteCmd::Failure(f) => match store.insert_failure(&f) {
-                        Ok(()) => {
-                            let _ = events.send(EngineEvent::Failure {
-                                run_id,
-                                failure: Box::new(f),
-                            });
-                        }
-                        Err(e) => fail(e.to_string(), &mut store_error),
-                    },
-                    WriteCmd::Request { usage, cost_usd } => {
-                        progress.requests += 1;
-                        match usage {
-                            Some(u) => {
-                                progress.usage.prompt_tokens += u.prompt_tokens;
-                                progress.usage.completion_tokens += u.completion_tokens;
-                                if let Some(c) = cost_usd {
-                                    *progress.cost_usd.get_or_insert(0.0) += c;
-                                }
-                                if let Err(e) = store.add_run_usage(run_id, u, cost_usd) {
-                                    fail(e.to_string(), &mut store_error);
-                                }
-                            }
-                            None => progress.usage_unknown += 1,
-                        }
-                        let _ = events.send(EngineEvent::Progress(progress));
-                    }
-                    WriteCmd::Failed(n) => {
-                        progress.failed += n;
-                        let _ = events.send(EngineEvent::Progress(progress));
-                    }
-                    WriteCmd::Finish { status, note } => {
-                        let (status, note) = match &store_error {
-                            Some(e) => (RunStatus::Failed, Some(e.clone())),
-                            None => (status, note),
-                        };
-                        // Best effort: if even this fails the run stays "running" and is
-                        // marked interrupted on the next start.
-                        let _ = store.finish_run(run_id, status, note.as_deref());
-                        let _ = events.send(EngineEvent::RunFinished {
-                            run_id,
-                            status,
-                            progress,
-                            note,
-                        });
-                        break;
+            let mut finish: Option<(RunStatus, Option<String>)> = None;
+            while finish.is_none() {
+                let Ok(first) = rx.recv() else { break };
+                let mut group = vec![first];
+                while group.len() < GROUP && !matches!(group.last(), Some(WriteCmd::Finish { .. }))
+                {
+                    match rx.try_recv() {
+                        Ok(cmd) => group.push(cmd),
+                        Err(_) => break,
                     }
                 }
+                if let Some(WriteCmd::Finish { status, note }) = group.last() {
+                    finish = Some((*status, note.clone()));
+                    group.pop();
+                }
+                progress.elapsed = started.elapsed();
+                let results = commit_group(&mut store, run_id, &group);
+                for (cmd, r) in group.into_iter().zip(results) {
+                    match r {
+                        Ok(w) => announce(cmd, w, &mut progress, &events),
+                        Err(e) => fail(e.to_string(), &mut store_error),
+                    }
+                }
+            }
+            if let Some((status, note)) = finish {
+                let (status, note) = match &store_error {
+                    Some(e) => (RunStatus::Failed, Some(e.clone())),
+                    None => (status, note),
+                };
+                progress.elapsed = started.elapsed();
+                // Best effort: if even this fails the run stays "running" and is
+                // marked interrupted on the next start.
+                let _ = store.finish_run(run_id, status, note.as_deref());
+                let _ = events.send(EngineEvent::RunFinished {
+                    run_id,
+                    status,
+                    progress,
+                    note,
+                });
             }
             match store_error {
                 Some(e) => Err(e),
@@ -127,4 +205,81 @@ pub fn start(
             }
         })?;
     Ok(Writer { tx, join: spawned })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{ComboKey, Mode, Protocol, RunSpec, Value, Verdict};
+
+    fn verdict(run_id: i64, item: &str) -> Verdict {
+        Verdict {
+            run_id,
+            key: ComboKey::new(item, "urgency", "classification"),
+            persona_id: "kenton".into(),
+            protocol: Protocol::Awag,
+            mode: Some(Mode::Two),
+            model: "m".into(),
+            value: Value::Likert(4),
+            text: "fine".into(),
+            evaluated_selection: None,
+            selection_mismatch: false,
+            latency_ms: 1,
+            tokens: 1,
+            raw: String::new(),
+            created_at: "2026-11-23T00:00:00Z".into(),
+            position: None,
+        }
+    }
+
+    /// A group is one transaction, but one bad write in it does not cost
+    /// the others: they are kept as if written one by one.
+    #[test]
+    fn a_failing_write_in_a_group_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("j.db")).unwrap();
+        let spec = RunSpec {
+            protocol: Protocol::Awag,
+            mode: Some(Mode::Two),
+            persona_id: "kenton".into(),
+            perspective_ids: vec!["classification".into()],
+            model: "m".into(),
+            prompt_hash: "h".into(),
+            params: serde_json::Value::Null,
+        };
+        let run = store.create_run(&spec, 3).unwrap();
+        let group = vec![
+            WriteCmd::Verdicts(vec![verdict(run, "a")]),
+            // No such run: the insert cannot find its prompt hash.
+            WriteCmd::Verdicts(vec![verdict(run + 99, "b")]),
+            WriteCmd::Request {
+                usage: Some(crate::domain::Usage {
+                    prompt_tokens: 5,
+                    completion_tokens: 7,
+                }),
+                cost_usd: None,
+            },
+            WriteCmd::Verdicts(vec![verdict(run, "c"), verdict(run, "a")]),
+        ];
+        let results = commit_group(&mut store, run, &group);
+        assert!(matches!(results[0], Ok(Written::Verdicts(ref f)) if f == &[true]));
+        assert!(results[1].is_err());
+        assert!(results[2].is_ok());
+        // "a" again is a repeat, not new.
+        assert!(matches!(results[3], Ok(Written::Verdicts(ref f)) if f == &[true, false]));
+        let stored = store.verdicts_for_run(run).unwrap();
+        let mut items: Vec<&str> = stored.iter().map(|v| v.key.item_id.as_str()).collect();
+        items.sort();
+        assert_eq!(items, ["a", "c"]);
+
+        // A clean group commits in one go with the same outcome.
+        let group = vec![
+            WriteCmd::Verdicts(vec![verdict(run, "d")]),
+            WriteCmd::Failed(1),
+            WriteCmd::Verdicts(vec![verdict(run, "e")]),
+        ];
+        let results = commit_group(&mut store, run, &group);
+        assert!(results.iter().all(Result::is_ok));
+        assert_eq!(store.verdicts_for_run(run).unwrap().len(), 4);
+    }
 }

@@ -35,6 +35,8 @@ pub struct Store {
     path: PathBuf,
     /// How long a write waits for another connection's lock (see [`Store::set_busy_timeout`]).
     busy_timeout: Duration,
+    /// Inside [`Store::in_one_transaction`]: writes join its transaction.
+    grouped: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -81,6 +83,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             busy_timeout: BUSY_TIMEOUT,
+            grouped: false,
         };
         store.configure()?;
         store.migrate()?;
@@ -97,6 +100,7 @@ impl Store {
             conn,
             path: PathBuf::from(":memory:"),
             busy_timeout: BUSY_TIMEOUT,
+            grouped: false,
         };
         store.configure()?;
         store.migrate()?;
@@ -199,6 +203,35 @@ impl Store {
             .conn
             .query_row("SELECT count(*) FROM items", [], |r| r.get(0))?;
         Ok(n == 0)
+    }
+
+    /// Runs `f`'s writes as one transaction: all of them are committed
+    /// together, or (on an error) none. The run's writer groups the answers
+    /// that arrived together this way: one commit, one set of WAL pages and
+    /// locks instead of one per answer. Only the writes that take part in a
+    /// group ([`Store::insert_verdicts`], [`Store::insert_failure`],
+    /// [`Store::add_run_usage`]) may be called inside.
+    pub fn in_one_transaction<T>(&mut self, f: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
+        let wait = self.busy_timeout;
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| with_wait(e.into(), wait))?;
+        self.grouped = true;
+        let result = f(self);
+        self.grouped = false;
+        match result {
+            Ok(v) => match self.conn.execute_batch("COMMIT") {
+                Ok(()) => Ok(v),
+                Err(e) => {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                    Err(with_wait(e.into(), wait))
+                }
+            },
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
     }
 
     fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>> {

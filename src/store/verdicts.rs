@@ -38,52 +38,12 @@ impl Store {
         if vs.is_empty() {
             return Ok(fresh);
         }
-        let tx = self.immediate()?;
-        {
-            let mut hash_of = tx.prepare_cached("SELECT prompt_hash FROM runs WHERE id = ?1")?;
-            let mut insert = tx.prepare_cached(
-                "INSERT OR IGNORE INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
-                   model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
-                   position, request_items)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-            )?;
-            let mut known: Option<(i64, String)> = None;
-            for v in vs {
-                let prompt_hash = match &known {
-                    Some((run, hash)) if *run == v.run_id => hash.clone(),
-                    _ => {
-                        let hash: String = hash_of
-                            .query_row([v.run_id], |r| r.get(0))
-                            .map_err(StoreError::from)?;
-                        known = Some((v.run_id, hash.clone()));
-                        hash
-                    }
-                };
-                let n = insert.execute(params![
-                    v.run_id,
-                    v.key.item_id,
-                    v.key.classification_id,
-                    v.key.perspective_id,
-                    v.persona_id,
-                    v.protocol.as_str(),
-                    v.mode.map(|m| m.number()),
-                    v.model,
-                    prompt_hash,
-                    v.value.scale().as_str(),
-                    v.value.as_text(),
-                    v.text,
-                    v.evaluated_selection,
-                    v.selection_mismatch,
-                    v.latency_ms as i64,
-                    v.tokens as i64,
-                    v.raw,
-                    v.created_at,
-                    v.position.map(|p| p.index),
-                    v.position.map(|p| p.items)
-                ])?;
-                fresh.push(n == 1);
-            }
+        if self.grouped {
+            insert_verdicts_on(&self.conn, vs, &mut fresh)?;
+            return Ok(fresh);
         }
+        let tx = self.immediate()?;
+        insert_verdicts_on(&tx, vs, &mut fresh)?;
         tx.commit()?;
         Ok(fresh)
     }
@@ -364,4 +324,57 @@ pub struct VerdictValue<'a> {
     pub model: &'a str,
     pub value: Value,
     pub position: Option<RequestPosition>,
+}
+
+/// Inserts `vs` on `conn` (inside a transaction the caller owns), pushing
+/// for each whether it was new (a repeat of a stored combination is ignored).
+fn insert_verdicts_on(
+    conn: &rusqlite::Connection,
+    vs: &[Verdict],
+    fresh: &mut Vec<bool>,
+) -> Result<()> {
+    let mut hash_of = conn.prepare_cached("SELECT prompt_hash FROM runs WHERE id = ?1")?;
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
+           model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
+           position, request_items)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+    )?;
+    let mut known: Option<(i64, String)> = None;
+    for v in vs {
+        let prompt_hash = match &known {
+            Some((run, hash)) if *run == v.run_id => hash.clone(),
+            _ => {
+                let hash: String = hash_of
+                    .query_row([v.run_id], |r| r.get(0))
+                    .map_err(StoreError::from)?;
+                known = Some((v.run_id, hash.clone()));
+                hash
+            }
+        };
+        let n = insert.execute(params![
+            v.run_id,
+            v.key.item_id,
+            v.key.classification_id,
+            v.key.perspective_id,
+            v.persona_id,
+            v.protocol.as_str(),
+            v.mode.map(|m| m.number()),
+            v.model,
+            prompt_hash,
+            v.value.scale().as_str(),
+            v.value.as_text(),
+            v.text,
+            v.evaluated_selection,
+            v.selection_mismatch,
+            v.latency_ms as i64,
+            v.tokens as i64,
+            v.raw,
+            v.created_at,
+            v.position.map(|p| p.index),
+            v.position.map(|p| p.items)
+        ])?;
+        fresh.push(n == 1);
+    }
+    Ok(())
 }
