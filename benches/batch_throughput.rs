@@ -5,11 +5,15 @@
 //! size 10: 120 requests) five times and prints the median wall time, start-up
 //! included, and its ratio to the ideal ceil(requests / 16) × 0.2 s. Answers
 //! stream as ~100 SSE events of 24 characters of arguments (BENCH_CHUNK),
-//! sent in one write each (BENCH_SPLIT_WRITES=1: one write per event).
-//! Measured 2026-11-23 on the 2-core machine: median 1.675 s, ratio 1.047,
-//! and an hour later 1.70 s / 1.062 for the very same binary (noise, not code)
-//! (first request ~20 ms after start, ~6.5 ms per round of 16 answers, exit
-//! ~12 ms after the last answer, most of it the WAL checkpoint's two fsyncs).
+//! sent in one write each (BENCH_SPLIT_WRITES=1: one write per event); the
+//! 200 ms count from each request's arrival. Per run it prints where the time
+//! beyond the ideal went: start-up, the first round's spread, the exit, and
+//! CPU of jury and of this in-process server (which shares the two cores);
+//! over all runs, how late the server answered and how long jury took from an
+//! answer's last byte to the request that took its slot.
+//! Measured 2026-11-23 on the 2-core machine, alternating binaries under this
+//! harness: this code 1.031–1.039 (five series, 12:50–13:45), the session-3
+//! binary 1.046–1.050; jury's CPU 1.2–1.5 ms per request (was 1.7–2.0).
 
 #[path = "common/mod.rs"]
 mod common;
@@ -124,12 +128,15 @@ fn main() {
         let a: Vec<Instant> = arrived.iter().map(|(_, t)| *t).collect();
         let ms = |t: Instant| t.duration_since(t0).as_secs_f64() * 1000.0;
         let first = a.first().map(|t| ms(*t)).unwrap_or(0.0);
+        // The first round's requests leave one after another; their spread
+        // carries through every later round.
+        let spread = a.get(CONCURRENCY - 1).map(|t| ms(*t)).unwrap_or(first) - first;
         let last = a.last().map(|t| ms(*t)).unwrap_or(0.0);
         // Where the last request would arrive with zero overhead per round.
         let ideal_last =
             first + ((requests - 1) / CONCURRENCY) as f64 * LATENCY.as_secs_f64() * 1000.0;
         println!(
-            "run {}: {:.3} s ({sent} requests); first request at {first:.0} ms, last at {last:.0} ms (zero-overhead {ideal_last:.0} ms), exit {:.0} ms after the last answer; CPU jury {:.0} ms, server {:.0} ms",
+            "run {}: {:.3} s ({sent} requests); first request at {first:.0} ms (the {CONCURRENCY}th {spread:.1} ms later), last at {last:.0} ms (zero-overhead {ideal_last:.0} ms), exit {:.0} ms after the last answer; CPU jury {:.0} ms, server {:.0} ms",
             i + 1,
             wall.as_secs_f64(),
             wall.as_secs_f64() * 1000.0 - last - LATENCY.as_secs_f64() * 1000.0,
