@@ -6,6 +6,14 @@ use tui_common::*;
 use jury::domain::*;
 use jury::tui::queue::Order;
 
+/// The listed items' ids, in list order.
+fn ids(app: &jury::tui::app::App) -> Vec<String> {
+    app.filtered
+        .iter()
+        .map(|&i| app.items[i as usize].id.to_string())
+        .collect()
+}
+
 #[test]
 fn o_cycles_the_order_and_puts_disagreements_first() {
     let mut data = loaded();
@@ -34,12 +42,6 @@ fn o_cycles_the_order_and_puts_disagreements_first() {
         blind: false,
     }];
     let mut app = app_with(data);
-    let ids = |app: &jury::tui::app::App| -> Vec<String> {
-        app.filtered
-            .iter()
-            .map(|&i| app.items[i as usize].id.to_string())
-            .collect()
-    };
     assert_eq!(ids(&app), ["k-001", "k-002", "k-003"]);
     key(&mut app, 'o');
     assert_eq!(app.order, Order::JudgeHuman);
@@ -87,12 +89,6 @@ fn low_confidence_reads_stated_confidence_loaded_and_arriving() {
         ),
     ];
     let mut app = app_with(data);
-    let ids = |app: &jury::tui::app::App| -> Vec<String> {
-        app.filtered
-            .iter()
-            .map(|&i| app.items[i as usize].id.to_string())
-            .collect()
-    };
     while app.order != Order::LowConfidence {
         key(&mut app, 'o');
     }
