@@ -7,7 +7,8 @@
 //! ~26 KB on the wire), then a finish chunk, a usage chunk and `[DONE]`. It
 //! arrives in three ways: one event per network read, 1400-byte reads (one
 //! TCP segment), and all at once.
-//! Measured 2026-11-23 (2 cores): see README's benchmark table.
+//! Measured 2026-11-23 (2 cores): 152–179 µs per answer (~200 MB/s) in
+//! all three ways; ~1.6 µs per chunk.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use jury::domain::{ComboKey, Mode};
