@@ -113,13 +113,21 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
 
     // Planning needs no endpoint: a dry run works without one.
     let store = open_store(s)?;
-    let mut provider_for_plan = s.provider().unwrap_or_else(|_| {
-        crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone())
+    // The endpoint with this command's flags; the plan records the
+    // temperature among the run's settings, so it plans with the same.
+    let with_flags = |mut p: crate::provider::ProviderConfig| {
+        if let Some(t) = a.temperature {
+            p.temperature = Some(t);
+        }
+        p.stream = !a.no_stream;
+        p
+    };
+    let endpoint = s.provider().map(with_flags);
+    let provider_for_plan = endpoint.clone().unwrap_or_else(|_| {
+        let mut p = crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone());
+        p.temperature = s.temperature;
+        with_flags(p)
     });
-    // The plan records the temperature among the run's settings.
-    if let Some(t) = a.temperature {
-        provider_for_plan.temperature = Some(t);
-    }
     let plan_cfg = EngineConfig {
         db_path: s.db_path.clone(),
         provider: provider_for_plan,
@@ -208,11 +216,7 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let mut provider = s.provider().map_err(|e| anyhow::anyhow!(e))?;
-    if let Some(t) = a.temperature {
-        provider.temperature = Some(t);
-    }
-    provider.stream = !a.no_stream;
+    let provider = endpoint.map_err(|e| anyhow::anyhow!(e))?;
     let cfg = EngineConfig {
         db_path: s.db_path.clone(),
         provider,

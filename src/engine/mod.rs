@@ -114,34 +114,35 @@ pub struct RunHandle {
 /// Starts a run on the current tokio runtime. Planning reads the store on a
 /// blocking thread; the run opens its own connection and commits as it goes.
 pub fn spawn_run(cfg: EngineConfig, req: RunRequest) -> RunHandle {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
-    let token = cancel.clone();
-    let join = tokio::spawn(async move {
-        let (cfg2, req2) = (cfg.clone(), req.clone());
-        let plan = tokio::task::spawn_blocking(move || {
-            let store = Store::open(&cfg2.db_path)?;
-            run::plan(&cfg2, &req2, &store)
-        })
-        .await
-        .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")))??;
-        run::execute(cfg, req, plan, tx, token).await
-    });
-    RunHandle {
-        events: rx,
-        cancel,
-        join,
-    }
+    start(cfg, req, None)
 }
 
 /// Starts a run whose plan the caller already made (with [`make_plan`] and
 /// the same configuration and request), as the CLI does to show a dry run
 /// or say there is nothing to do before anything is sent.
 pub fn spawn_planned(cfg: EngineConfig, req: RunRequest, plan: Plan) -> RunHandle {
+    start(cfg, req, Some(plan))
+}
+
+fn start(cfg: EngineConfig, req: RunRequest, plan: Option<Plan>) -> RunHandle {
     let (tx, rx) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let token = cancel.clone();
-    let join = tokio::spawn(run::execute(cfg, req, plan, tx, token));
+    let join = tokio::spawn(async move {
+        let plan = match plan {
+            Some(p) => p,
+            None => {
+                let (cfg2, req2) = (cfg.clone(), req.clone());
+                tokio::task::spawn_blocking(move || {
+                    let store = Store::open(&cfg2.db_path)?;
+                    run::plan(&cfg2, &req2, &store)
+                })
+                .await
+                .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")))??
+            }
+        };
+        run::execute(cfg, req, plan, tx, token).await
+    });
     RunHandle {
         events: rx,
         cancel,
