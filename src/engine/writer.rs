@@ -33,12 +33,10 @@ pub struct Writer {
     pub join: std::thread::JoinHandle<Result<Progress, String>>,
 }
 
-/// What a write left to announce once its transaction committed.
-enum Written {
-    /// Per verdict: new (not a repeat of a stored combination).
-    Verdicts(Vec<bool>),
-    Other,
-}
+/// What a write leaves to announce once its transaction committed: for a
+/// `Verdicts` command, per verdict whether it was new (not a repeat of a
+/// stored combination); nothing for the others.
+type Written = Vec<bool>;
 
 /// Most commands committed in one transaction.
 const GROUP: usize = 256;
@@ -46,20 +44,20 @@ const GROUP: usize = 256;
 /// The store side of one command (not `Finish`).
 fn write(store: &mut Store, run_id: i64, cmd: &WriteCmd) -> Result<Written, StoreError> {
     Ok(match cmd {
-        WriteCmd::Verdicts(vs) => Written::Verdicts(store.insert_verdicts(vs)?),
+        WriteCmd::Verdicts(vs) => store.insert_verdicts(vs)?,
         WriteCmd::Failure(f) => {
             store.insert_failure(f)?;
-            Written::Other
+            Vec::new()
         }
         WriteCmd::Request {
             usage: Some(u),
             cost_usd,
         } => {
             store.add_run_usage(run_id, *u, *cost_usd)?;
-            Written::Other
+            Vec::new()
         }
         WriteCmd::Request { usage: None, .. } | WriteCmd::Failed(_) | WriteCmd::Finish { .. } => {
-            Written::Other
+            Vec::new()
         }
     })
 }
@@ -87,13 +85,13 @@ fn commit_group(
 /// The progress and events of one committed command.
 fn announce(
     cmd: WriteCmd,
-    written: Written,
+    fresh: Written,
     progress: &mut Progress,
     events: &UnboundedSender<EngineEvent>,
 ) {
     let run_id = progress.run_id;
-    match (cmd, written) {
-        (WriteCmd::Verdicts(vs), Written::Verdicts(fresh)) => {
+    match cmd {
+        WriteCmd::Verdicts(vs) => {
             for (v, new) in vs.into_iter().zip(fresh) {
                 if new {
                     progress.verdicts += 1;
@@ -104,13 +102,13 @@ fn announce(
                 }
             }
         }
-        (WriteCmd::Failure(f), _) => {
+        WriteCmd::Failure(f) => {
             let _ = events.send(EngineEvent::Failure {
                 run_id,
                 failure: Box::new(f),
             });
         }
-        (WriteCmd::Request { usage, cost_usd }, _) => {
+        WriteCmd::Request { usage, cost_usd } => {
             progress.requests += 1;
             match usage {
                 Some(u) => {
@@ -124,11 +122,11 @@ fn announce(
             }
             let _ = events.send(EngineEvent::Progress(*progress));
         }
-        (WriteCmd::Failed(n), _) => {
+        WriteCmd::Failed(n) => {
             progress.failed += n;
             let _ = events.send(EngineEvent::Progress(*progress));
         }
-        (WriteCmd::Verdicts(_), Written::Other) | (WriteCmd::Finish { .. }, _) => {}
+        WriteCmd::Finish { .. } => {}
     }
 }
 
@@ -262,11 +260,11 @@ mod tests {
             WriteCmd::Verdicts(vec![verdict(run, "c"), verdict(run, "a")]),
         ];
         let results = commit_group(&mut store, run, &group);
-        assert!(matches!(results[0], Ok(Written::Verdicts(ref f)) if f == &[true]));
+        assert!(matches!(results[0], Ok(ref f) if f == &[true]));
         assert!(results[1].is_err());
         assert!(results[2].is_ok());
         // "a" again is a repeat, not new.
-        assert!(matches!(results[3], Ok(Written::Verdicts(ref f)) if f == &[true, false]));
+        assert!(matches!(results[3], Ok(ref f) if f == &[true, false]));
         let stored = store.verdicts_for_run(run).unwrap();
         let mut items: Vec<&str> = stored.iter().map(|v| v.key.item_id.as_str()).collect();
         items.sort();
