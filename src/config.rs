@@ -22,6 +22,16 @@ pub struct ConfigFile {
     pub theme: Option<String>,
     pub who: Option<String>,
     pub temperature: Option<f64>,
+    /// Seconds an answer may stay silent (keep-alive comments do not count).
+    pub idle_timeout: Option<f64>,
+    /// Seconds one request may take in all.
+    pub request_timeout: Option<f64>,
+    /// `auto`, `tools`, `json_schema` or `json`.
+    pub structured: Option<String>,
+    /// Answer tokens allowed per entry of a request.
+    pub max_tokens_per_entry: Option<u32>,
+    /// Largest answer read, in bytes.
+    pub max_answer_bytes: Option<usize>,
 }
 
 /// What the command line said (None = not given).
@@ -45,6 +55,11 @@ pub struct Settings {
     /// Who labels (`--who`, `JURY_USER`, config, else the login name).
     pub who: String,
     pub temperature: Option<f64>,
+    pub idle_timeout: Option<f64>,
+    pub request_timeout: Option<f64>,
+    pub structured: Option<String>,
+    pub max_tokens_per_entry: Option<u32>,
+    pub max_answer_bytes: Option<usize>,
     pub config_path: Option<PathBuf>,
 }
 
@@ -117,6 +132,11 @@ impl Settings {
                 .unwrap_or_else(|| "dark".into()),
             who,
             temperature: file.temperature,
+            idle_timeout: file.idle_timeout,
+            request_timeout: file.request_timeout,
+            structured: file.structured.clone(),
+            max_tokens_per_entry: file.max_tokens_per_entry,
+            max_answer_bytes: file.max_answer_bytes,
             config_path,
         })
     }
@@ -135,8 +155,22 @@ impl Settings {
         let mut cfg = ProviderConfig::new(base, self.model.clone());
         cfg.api_key = self.api_key.clone();
         cfg.temperature = self.temperature;
+        if let Some(t) = self.idle_timeout.and_then(seconds) {
+            cfg.idle_timeout = t;
+        }
+        if let Some(t) = self.request_timeout.and_then(seconds) {
+            cfg.request_timeout = t;
+        }
+        if let Some(b) = self.max_answer_bytes.filter(|b| *b > 0) {
+            cfg.max_answer_bytes = b;
+        }
         Ok(cfg)
     }
+}
+
+/// A positive, finite number of seconds as a duration.
+pub fn seconds(s: f64) -> Option<std::time::Duration> {
+    (s.is_finite() && s > 0.0 && s < 1e9).then(|| std::time::Duration::from_secs_f64(s))
 }
 
 /// Shown wherever a judge is needed and none is configured.

@@ -5,94 +5,14 @@
 mod common;
 
 use jury::domain::{ComboKey, FailureKind, Mode, RunStatus};
-use jury::engine::{EngineConfig, EngineEvent, RunOutcome, RunRequest, spawn_run};
-use jury::prompt::PromptSet;
-use jury::provider::ProviderConfig;
+use jury::engine::{EngineEvent, spawn_run};
 use jury::store::Store;
 use jury::testserver::{RecordedRequest, Reply, TestServer, demo_judge};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
-/// A store in a tempdir holding `n` generated items (`ncls` classifications
-/// each), persona `tester` and perspective `classification`.
-fn store_with(n: usize, ncls: usize) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("jury.db");
-    let items = dir.path().join("items.jsonl");
-    std::fs::write(&items, common::items_jsonl(n, ncls)).unwrap();
-    let meta = dir.path().join("meta.json");
-    std::fs::write(
-        &meta,
-        json!([common::persona_json(), common::perspective_json()]).to_string(),
-    )
-    .unwrap();
-    let mut store = Store::open(&db).unwrap();
-    let report = jury::import::import_paths(&mut store, &[meta, items], false, "tester").unwrap();
-    assert_eq!(report.items, n);
-    (dir, db)
-}
-
-fn config(db: &Path, base_url: String) -> EngineConfig {
-    let mut provider = ProviderConfig::new(base_url, "test-model");
-    provider.backoff_base = Duration::from_millis(1);
-    provider.backoff_cap = Duration::from_millis(5);
-    EngineConfig {
-        db_path: db.to_path_buf(),
-        provider,
-        prompts: Arc::new(PromptSet::embedded()),
-    }
-}
-
-fn request(mode: Mode, batch: usize, concurrency: usize) -> RunRequest {
-    let mut r = RunRequest::new(mode, "tester", vec!["classification".into()]);
-    r.batch_size = batch;
-    r.concurrency = concurrency;
-    r
-}
-
-/// Runs to the end, collecting every event.
-async fn run(cfg: EngineConfig, req: RunRequest) -> (RunOutcome, Vec<EngineEvent>) {
-    let mut h = spawn_run(cfg, req);
-    let mut events = Vec::new();
-    while let Some(e) = h.events.recv().await {
-        events.push(e);
-    }
-    let outcome = h
-        .join
-        .await
-        .expect("the run panicked")
-        .expect("the run failed to start");
-    (outcome, events)
-}
-
-/// The demo judge's correct arguments for this request.
-fn correct_args(req: &RecordedRequest) -> String {
-    match demo_judge::reply(req, Duration::ZERO) {
-        Reply::ToolCall { arguments, .. } => arguments,
-        other => panic!("the demo judge did not answer with a tool call: {other:?}"),
-    }
-}
-
-/// The `(item, classification, perspective)` keys a Mode 2/3 request asks for.
-fn asked_keys(req: &RecordedRequest) -> Vec<ComboKey> {
-    let body: Value = serde_json::from_str(&req.last_user_message().unwrap()).unwrap();
-    body["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            let id = &e["id"];
-            ComboKey::new(
-                id["itemId"].as_str().unwrap(),
-                id["classificationId"].as_str().unwrap(),
-                id["perspectiveId"].as_str().unwrap(),
-            )
-        })
-        .collect()
-}
+use common::{asked_keys, config, correct_args, request, run, store_with};
 
 /// Correct arguments with the first entry's Likert set to 7 and the second removed.
 fn partly_bad(req: &RecordedRequest) -> String {
@@ -309,16 +229,17 @@ async fn never_scored(reply: fn(&RecordedRequest) -> Reply, kind: FailureKind) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn length_cut_offs_and_refusals_are_failures_of_their_own() {
+async fn content_filter_and_refusals_are_failures_of_their_own() {
+    // (A `length` cut keeps its complete entries: tests/honest_runs.rs.)
     never_scored(
         |r| Reply::ToolCall {
             name: "get_evaluations".into(),
             arguments: correct_args(r),
             chunk: 40,
-            finish: Some("length".into()),
+            finish: Some("content_filter".into()),
             usage: Some((10, 10)),
         },
-        FailureKind::Length,
+        FailureKind::ContentFilter,
     )
     .await;
     never_scored(

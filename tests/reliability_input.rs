@@ -730,6 +730,11 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
                 theme: "dark".into(),
                 who: "me".into(),
                 temperature: None,
+                idle_timeout: None,
+                request_timeout: None,
+                structured: None,
+                max_tokens_per_entry: None,
+                max_answer_bytes: None,
                 config_path: Some(conf.clone()),
             }
         );

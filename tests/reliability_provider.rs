@@ -35,6 +35,7 @@ fn call() -> ChatCall {
             description: "Return the evaluations".into(),
             parameters: json!({"type": "object", "properties": {"resultItems": {"type": "array"}}}),
         },
+        max_tokens: None,
     }
 }
 
@@ -477,9 +478,10 @@ async fn reliability_04_invalid_arguments_keep_siblings_retry_missing() {
 /// Row 5: `length`, `content_filter` and a refusal are their own outcomes and
 /// never scored — even when the arguments happen to be valid.
 #[tokio::test]
-async fn reliability_05_length_content_filter_refusal_never_scored() {
+async fn reliability_05_content_filter_refusal_never_scored() {
+    // A `length` cut keeps the entries complete before it (rows 28 and 42):
+    // `length_keeps_only_complete_entries` below.
     for (finish, kind) in [
-        (Some("length"), "length"),
         (Some("content_filter"), "content_filter"),
         (None, "refusal"),
     ] {
@@ -514,36 +516,37 @@ async fn reliability_05_length_content_filter_refusal_never_scored() {
 /// and its partial text never stored as a verdict.
 #[tokio::test]
 async fn reliability_06_close_before_done_retried_never_stored() {
-    // Client: cut, then whole.
-    let server = TestServer::start(|r| match r.seq {
-        0 => Reply::Truncated {
-            arguments: ARGS.into(),
-            cut_at: 40,
-        },
-        _ => Reply::tool("get_evaluations", ARGS),
+    // Client: a cut with text comes back at once, that text with it.
+    let server = TestServer::start(|_| Reply::Truncated {
+        arguments: ARGS.into(),
+        cut_at: 40,
     })
     .await
     .expect("server");
-    let (r, frames) = run(&client(&server, true)).await;
-    let c = r.expect("completion");
-    assert_eq!((c.attempts, c.answer_text()), (2, ARGS));
-    assert!(retrying(&frames)[0].2.contains("cut off"));
+    let (r, _) = run(&client(&server, true)).await;
+    match r {
+        Err(ProviderError::Truncated { partial, .. }) => {
+            assert_eq!(partial, ARGS.chars().take(40).collect::<String>())
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(server.request_count(), 1);
 
-    // Engine, always cut: failures of kind truncated with the partial text, no verdict.
+    // Engine, always cut inside the first entry: failures of kind truncated
+    // with the partial text, and no verdict (nothing complete arrived).
     let fx = fixture(1);
     let server = TestServer::start(|r| {
         let args = demo_args(r).to_string();
-        let cut_at = args.chars().count() * 2 / 3;
         Reply::Truncated {
             arguments: args,
-            cut_at,
+            cut_at: 60,
         }
     })
     .await
     .expect("server");
     let mut rq = req(Mode::Two, 2);
     rq.max_attempts = 2;
-    let (out, events) = run_engine(engine_cfg(&fx.db, &server, None), rq).await;
+    let (out, _) = run_engine(engine_cfg(&fx.db, &server, None), rq).await;
     assert_eq!(out.progress.verdicts, 0);
     assert_eq!(count(&fx.db, "SELECT count(*) FROM verdicts"), 0);
     let f = failure_rows(&fx.db);
@@ -554,13 +557,8 @@ async fn reliability_06_close_before_done_retried_never_stored() {
     );
     assert_eq!(
         server.request_count(),
-        4,
-        "2 engine attempts × (1 + 1 client retry)"
-    );
-    assert!(
-        events
-            .iter()
-            .any(|e| matches!(e, EngineEvent::Retrying { .. }))
+        2,
+        "a cut answer is not resent whole by the client"
     );
 
     // Engine, cut once: the retry's answer is stored, once.
@@ -582,6 +580,50 @@ async fn reliability_06_close_before_done_retried_never_stored() {
     assert_eq!((out.status, out.progress.verdicts), (RunStatus::Done, 2));
     assert_eq!(count(&fx.db, "SELECT count(*) FROM verdicts"), 2);
     assert_no_duplicate_verdicts(&fx.db);
+}
+
+/// Rows 28/42: `finish_reason: length` keeps exactly the entries complete
+/// before the cut; none is built from half an entry.
+#[tokio::test]
+async fn length_keeps_only_complete_entries() {
+    let fx = fixture(2);
+    let server = TestServer::start(|r| {
+        let args = demo_args(r).to_string();
+        let cut = args.len() / 2;
+        let cut = (cut..args.len())
+            .find(|i| args.is_char_boundary(*i))
+            .unwrap_or(cut);
+        Reply::ToolCall {
+            name: "get_evaluations".into(),
+            arguments: args[..cut].to_string(),
+            chunk: 16,
+            finish: Some("length".into()),
+            usage: Some((5, 5)),
+        }
+    })
+    .await
+    .expect("server");
+    let mut rq = req(Mode::Two, 6);
+    rq.max_attempts = 1;
+    let (out, _) = run_engine(engine_cfg(&fx.db, &server, None), rq).await;
+    let first = &server.requests()[0];
+    let full = demo_args(first);
+    let text = full.to_string();
+    let cut = text.len() / 2;
+    // Entries whose whole text lies before the cut.
+    let complete: Vec<&Value> = full["resultItems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            text.find(&e.to_string())
+                .is_some_and(|at| at + e.to_string().len() <= cut)
+        })
+        .collect();
+    assert!(!complete.is_empty());
+    assert_eq!(out.progress.verdicts as usize, complete.len());
+    let f = failure_rows(&fx.db);
+    assert!(f.iter().all(|r| r.0 == "length"), "{f:?}");
 }
 
 /// Row 7: HTTP 200 then an error event is a provider error, retried.
@@ -796,7 +838,7 @@ async fn reliability_11_idle_timeout_is_silence_not_length() {
     let reasons: Vec<String> = retrying(&frames).into_iter().map(|r| r.2).collect();
     assert_eq!(reasons.len(), 1, "{reasons:?}");
     assert!(
-        reasons[0].contains("went silent for 300ms mid-answer"),
+        reasons[0].contains("went silent") && reasons[0].contains("300ms"),
         "{reasons:?}"
     );
 }
@@ -829,7 +871,9 @@ async fn reliability_11_transient_faults_backoff_jitter_cap() {
     let mut c = cfg(&server, true);
     c.idle_timeout = Duration::from_millis(300);
     let (r, frames) = run(&Client::new(c).expect("client")).await;
-    assert_eq!(r.expect("completion").attempts, 3);
+    // The connection closed without an answer is resent at once, not counted.
+    assert_eq!(r.expect("completion").attempts, 2);
+    assert_eq!(server.request_count(), 3);
     let reasons: Vec<String> = retrying(&frames).into_iter().map(|r| r.2).collect();
     assert!(
         reasons[0].contains("did not answer") || reasons[0].contains("silent"),

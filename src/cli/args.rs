@@ -150,17 +150,33 @@ pub struct RunArgs {
     pub json: bool,
     #[arg(long, value_name = "DIR")]
     pub prompts: Option<PathBuf>,
-    /// Requests per batch in all, counting retries of missing entries.
+    /// Requests per batch in all, counting retries of missing entries (at least 1).
     #[arg(long, default_value_t = 3)]
     pub max_attempts: u32,
-    /// Stop before spending more than this many dollars (estimated).
-    #[arg(long)]
+    /// Never send a request whose worst case (every prompt byte a token, every allowed answer token used, at the model's price) could take the run past this many dollars. Needs a priced model and a server that reports usage.
+    #[arg(long, value_name = "USD")]
     pub budget: Option<f64>,
+    /// Sampling temperature (a finite number ≥ 0).
     #[arg(long)]
     pub temperature: Option<f64>,
     /// Ask for one JSON answer instead of a stream.
     #[arg(long)]
     pub no_stream: bool,
+    /// How structured answers are asked for: auto (a forced tool call, moving on to json_schema, then JSON in the content when the server ignores or refuses it; the path found is remembered per endpoint and model), tools, json_schema or json (kept for the whole run). Config: structured.
+    #[arg(long, value_name = "PATH", value_parser = ["auto", "tools", "json_schema", "json"])]
+    pub structured: Option<String>,
+    /// Seconds an answer may stay silent before it is cut (SSE keep-alive comments do not count) [default: 120; config: idle_timeout].
+    #[arg(long, value_name = "SECS")]
+    pub idle_timeout: Option<f64>,
+    /// Seconds one request may take in all [default: 600; config: request_timeout].
+    #[arg(long, value_name = "SECS")]
+    pub request_timeout: Option<f64>,
+    /// max_tokens of every request [default: 200 + 300 per entry; config: max_tokens_per_entry].
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    /// Largest answer read, in MB; a longer one is cut and recorded as a failure [default: 8; config: max_answer_bytes].
+    #[arg(long, value_name = "MB")]
+    pub max_answer_mb: Option<f64>,
 }
 
 #[derive(Debug, Args)]

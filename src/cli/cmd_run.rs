@@ -48,8 +48,38 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     req.shuffle_seed = a.shuffle_seed;
     // The progress bar and summary show counts, not the judge's text.
     req.stream_texts = false;
-    req.max_attempts = a.max_attempts.max(1);
+    req.max_attempts = a.max_attempts;
     req.budget_usd = a.budget;
+    req.max_tokens = a.max_tokens;
+    if let Some(n) = s.max_tokens_per_entry {
+        req.tokens_per_entry = n;
+    }
+    req.structured = match a.structured.as_deref().or(s.structured.as_deref()) {
+        None | Some("auto") => None,
+        Some(other) => Some(crate::provider::ToolMode::parse(other).ok_or_else(|| {
+            anyhow::anyhow!("structured must be auto, tools, json_schema or json, not {other:?}")
+        })?),
+    };
+    let secs = |flag: &str, v: Option<f64>| -> anyhow::Result<Option<std::time::Duration>> {
+        v.map(|x| {
+            crate::config::seconds(x).ok_or_else(|| {
+                anyhow::anyhow!("{flag} must be a positive number of seconds, not {x}")
+            })
+        })
+        .transpose()
+    };
+    let idle = secs("--idle-timeout", a.idle_timeout)?;
+    let whole = secs("--request-timeout", a.request_timeout)?;
+    let answer_cap = a
+        .max_answer_mb
+        .map(|mb| {
+            (mb.is_finite() && mb > 0.0 && mb < 1e6)
+                .then_some((mb * 1024.0 * 1024.0) as usize)
+                .ok_or_else(|| {
+                    anyhow::anyhow!("--max-answer-mb must be a positive number, not {mb}")
+                })
+        })
+        .transpose()?;
     if protocol == Protocol::Rubric {
         use crate::protocol::rubric::Dimension;
         let mut dims = if a.no_default_dimensions {
@@ -118,6 +148,15 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     let with_flags = |mut p: crate::provider::ProviderConfig| {
         if let Some(t) = a.temperature {
             p.temperature = Some(t);
+        }
+        if let Some(t) = idle {
+            p.idle_timeout = t;
+        }
+        if let Some(t) = whole {
+            p.request_timeout = t;
+        }
+        if let Some(b) = answer_cap {
+            p.max_answer_bytes = b;
         }
         p.stream = !a.no_stream;
         p

@@ -67,8 +67,18 @@ pub struct Run {
     pub failures: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of `prompt_tokens`, those the server answered from its prompt cache.
+    pub cached_tokens: u64,
+    /// HTTP requests sent, every attempt counted (retries, fallbacks, failures).
+    pub requests: u64,
+    /// Requests whose usage the server never reported: the token counts
+    /// leave them out (unknown, not zero).
+    pub usage_unknown: u64,
     /// Estimated cost in US dollars, when a price is known for the model.
     pub cost_usd: Option<f64>,
     /// Why the run stopped early, if it did.
     pub note: Option<String>,
+    /// The structured path the run used and how answers really came back
+    /// (e.g. `json_schema; 12 response_format`), when recorded.
+    pub structured: Option<String>,
 }

@@ -25,6 +25,11 @@ impl ComboKey {
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Prompt tokens the server answered from its prompt cache
+    /// (`prompt_tokens_details.cached_tokens`, llama.cpp's `timings.cache_n`);
+    /// part of `prompt_tokens`, priced at the cached rate. 0 when not reported.
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 /// The judge's answer for one combination in one run.

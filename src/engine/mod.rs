@@ -7,6 +7,8 @@ mod events;
 pub mod plan;
 pub mod price;
 mod run;
+mod spend;
+mod structured;
 mod writer;
 
 pub use events::{EngineEvent, Progress};
@@ -41,8 +43,17 @@ pub struct RunRequest {
     pub subset: Option<(f64, u64)>,
     /// Requests per batch in all, counting retries of missing entries.
     pub max_attempts: u32,
-    /// Stop sending once this many dollars are spent (estimated).
+    /// Never send a request whose worst case could take the run's estimated
+    /// spending past this many dollars.
     pub budget_usd: Option<f64>,
+    /// `max_tokens` of each request; None: sized to the batch
+    /// ([`DEFAULT_TOKENS_PER_ENTRY`] per entry plus [`BASE_ANSWER_TOKENS`]).
+    pub max_tokens: Option<u32>,
+    /// Answer tokens allowed per entry when `max_tokens` is not set.
+    pub tokens_per_entry: u32,
+    /// How structured answers are asked for: `None` is `auto` (the path the
+    /// endpoint and model answered a probe with, probed once and remembered).
+    pub structured: Option<crate::provider::ToolMode>,
     /// Protocol-specific settings (rubric `dimensions`, `prompts_dir`...).
     pub options: serde_json::Value,
     /// Shuffle the items with this seed before they are cut into requests,
@@ -72,10 +83,70 @@ impl RunRequest {
             subset: None,
             max_attempts: 3,
             budget_usd: None,
+            max_tokens: None,
+            tokens_per_entry: DEFAULT_TOKENS_PER_ENTRY,
+            structured: None,
             options: serde_json::Value::Null,
             shuffle_seed: None,
             stream_texts: true,
         }
+    }
+}
+
+/// Answer tokens allowed per entry of a request by default: an evaluation
+/// text of a few sentences and its JSON fit in well under this; a model that
+/// loops stops here instead of streaming for minutes.
+pub const DEFAULT_TOKENS_PER_ENTRY: u32 = 300;
+/// Answer tokens allowed per request on top of the entries (the wrapper).
+pub const BASE_ANSWER_TOKENS: u32 = 200;
+
+impl RunRequest {
+    /// `max_tokens` for a request of `entries` units.
+    pub fn max_tokens_for(&self, entries: usize) -> u32 {
+        self.max_tokens.unwrap_or_else(|| {
+            BASE_ANSWER_TOKENS.saturating_add(
+                self.tokens_per_entry
+                    .saturating_mul(u32::try_from(entries).unwrap_or(u32::MAX)),
+            )
+        })
+    }
+
+    /// Settings no run can be made with, refused before anything is sent.
+    pub fn validate(&self, provider: &ProviderConfig) -> Result<(), EngineError> {
+        let bad = |m: String| Err(EngineError::Setup(m));
+        if self.max_attempts == 0 {
+            return bad("--max-attempts must be at least 1 (it counts the first request)".into());
+        }
+        if let Some(b) = self.budget_usd
+            && !(b.is_finite() && b > 0.0)
+        {
+            return bad(format!(
+                "--budget must be a positive number of dollars, not {b}"
+            ));
+        }
+        if let Some(t) = provider.temperature
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return bad(format!(
+                "--temperature must be a finite number of at least 0, not {t}"
+            ));
+        }
+        if self.max_tokens == Some(0) || self.tokens_per_entry == 0 {
+            return bad("--max-tokens must be at least 1".into());
+        }
+        if self.batch_size == 0 || self.concurrency == 0 {
+            return bad("--batch-size and --concurrency must be at least 1".into());
+        }
+        if let Some(b) = self.budget_usd
+            && price::price_for(&provider.model).is_none()
+        {
+            return bad(format!(
+                "--budget ${b} needs a price for the model '{}', and jury has none: {}",
+                provider.model,
+                price::HOW_TO_PRICE
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -1,12 +1,13 @@
 //! One run from plan to finish.
 
+use super::spend::RunLedger;
 use super::writer::{self, WriteCmd};
 use super::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
 use crate::domain::{
     ComboKey, Failure, FailureKind, RequestPosition, RunSpec, RunStatus, Usage, Verdict,
 };
 use crate::protocol::{JudgeProtocol, ParsedVerdict, Unit, new_boundary};
-use crate::provider::{Client, Completion, FinishReason, ProviderError, StreamFrame};
+use crate::provider::{AnswerPath, Client, Completion, FinishReason, ProviderError, StreamFrame};
 use crate::store::{Store, VerdictFilter, now};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -49,10 +50,11 @@ struct Ctx {
     stop: CancellationToken,
     /// Why the run stopped early, when it did.
     stop_note: std::sync::Mutex<Option<String>>,
-    price: Option<super::price::Price>,
-    budget_usd: Option<f64>,
-    spent_usd: std::sync::Mutex<f64>,
     stream_texts: bool,
+    /// `max_tokens` per request, by the number of entries in it.
+    request: RunRequest,
+    /// How answers came back, counted per path (recorded on the run).
+    paths: std::sync::Mutex<HashMap<AnswerPath, u64>>,
 }
 
 pub async fn execute(
@@ -62,8 +64,11 @@ pub async fn execute(
     events: UnboundedSender<EngineEvent>,
     cancel: CancellationToken,
 ) -> Result<RunOutcome, EngineError> {
-    let client = Client::new(cfg.provider.clone()).map_err(EngineError::Provider)?;
     let mut store = Store::open(&cfg.db_path)?;
+    let mut provider = cfg.provider.clone();
+    let probe_note = super::structured::choose(&mut provider, req.structured, &store);
+    let auto = req.structured.is_none();
+    let provider_for_memory = provider.clone();
     let total = plan.units();
     let run_id = store.create_run(&plan.spec, total)?;
     let _ = events.send(EngineEvent::RunStarted {
@@ -78,6 +83,15 @@ pub async fn execute(
     };
     let writer = writer::start(store, progress, events.clone(), cancel.clone())
         .map_err(|e| EngineError::Setup(format!("cannot start the store writer: {e}")))?;
+    let ledger = Arc::new(RunLedger::new(
+        super::price::price_for(&plan.spec.model),
+        req.budget_usd,
+        writer.tx.clone(),
+    ));
+    let client = Client::new(provider)
+        .map_err(EngineError::Provider)?
+        .with_gate(ledger.clone());
+
     if !plan.settled.is_empty() {
         let settled: Vec<Verdict> = plan
             .settled
@@ -90,7 +104,6 @@ pub async fn execute(
         run_id,
         protocol: plan.protocol.clone(),
         client,
-        price: super::price::price_for(&plan.spec.model),
         spec: plan.spec,
         boundary: new_boundary(),
         max_attempts: req.max_attempts.max(1),
@@ -99,9 +112,9 @@ pub async fn execute(
         cancel: cancel.clone(),
         stop: CancellationToken::new(),
         stop_note: std::sync::Mutex::new(None),
-        budget_usd: req.budget_usd,
-        spent_usd: std::sync::Mutex::new(0.0),
         stream_texts: req.stream_texts,
+        request: req.clone(),
+        paths: std::sync::Mutex::new(HashMap::new()),
     });
     // `concurrency` workers, each taking the next batch as soon as its last
     // one is done: a freed slot sends its next request from the same task,
@@ -136,7 +149,22 @@ pub async fn execute(
             ctx.stop.cancel();
         }
     }
-    let note = ctx.stop_note.lock().ok().and_then(|n| n.clone());
+    let _ = writer
+        .tx
+        .send(WriteCmd::Structured(structured_summary(&ctx, &probe_note)));
+    if auto
+        && let Ok(paths) = ctx.paths.lock()
+        && let Some((mode, detail)) = super::structured::learnt(ctx.client.tool_mode(), &paths)
+    {
+        let _ = writer.tx.send(WriteCmd::RememberPath {
+            provider: Box::new(provider_for_memory),
+            mode,
+            detail,
+        });
+    }
+    let note = ledger
+        .final_note()
+        .or_else(|| ctx.stop_note.lock().ok().and_then(|n| n.clone()));
     let status = if cancel.is_cancelled() && note.is_none() {
         RunStatus::Cancelled
     } else if note.is_some() {
@@ -165,18 +193,20 @@ pub async fn execute(
 }
 
 /// Sends one batch, validates, keeps what is valid and retries only what is
-/// missing, up to `max_attempts` requests in all.
+/// missing, up to `max_attempts` requests in all. An answer cut off (closed
+/// early, `length`, over the size cap) keeps every entry complete within it;
+/// only the rest is asked for again.
 async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
     let mut pending = batch;
     let mut attempt = 0u32;
     while !pending.is_empty() {
-        if ctx.cancel.is_cancelled() || ctx.stop.is_cancelled() || over_budget(ctx) {
+        if ctx.cancel.is_cancelled() || ctx.stop.is_cancelled() {
             break;
         }
         attempt += 1;
         let keys: Vec<ComboKey> = pending.iter().map(|u| u.key.clone()).collect();
         let positions = item_positions(&pending);
-        let call = match ctx.protocol.build_call(&pending, &ctx.boundary) {
+        let mut call = match ctx.protocol.build_call(&pending, &ctx.boundary) {
             Ok(c) => c,
             Err(reason) => {
                 record_failure(
@@ -193,15 +223,12 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                 break;
             }
         };
+        call.max_tokens = Some(ctx.request.max_tokens_for(pending.len()));
         // The request as JSON, for failure records only: serialised when a
         // failure needs it, not for every request.
         let request_json = std::cell::LazyCell::new(|| {
-            crate::provider::request_body(
-                ctx.client.config(),
-                &call,
-                crate::provider::ToolMode::Tools,
-            )
-            .to_string()
+            crate::provider::request_body(ctx.client.config(), &call, ctx.client.tool_mode())
+                .to_string()
         });
         let _ = ctx.events.send(EngineEvent::RequestStarted {
             run_id: ctx.run_id,
@@ -217,29 +244,33 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
         let mut latency = started.elapsed();
         match result {
             Ok(c) => {
+                ctx.note_path(c.path);
                 let usage = c.usage;
-                let cost = usage.and_then(|u| ctx.price.map(|p| p.cost(u)));
-                if let Some(c) = cost
-                    && let Ok(mut s) = ctx.spent_usd.lock()
-                {
-                    *s += c;
-                }
-                let _ = ctx.writes.send(WriteCmd::Request {
-                    usage,
-                    cost_usd: cost,
-                });
                 if let Some(kind) = unscorable(&c) {
-                    let reason = match &c.refusal {
+                    let mut reason = match &c.refusal {
                         Some(r) => format!("the judge refused: {r}"),
                         None => format!(
                             "the answer ended with finish_reason '{}'",
                             c.finish_reason.as_ref().map(|f| f.as_str()).unwrap_or("?")
                         ),
                     };
+                    let cut = kind == FailureKind::Length;
+                    let before = pending.len();
+                    if cut {
+                        // Entries complete before the cut are kept.
+                        let kept = keep_complete(
+                            ctx,
+                            &mut pending,
+                            c.answer_text(),
+                            &call.tool.name,
+                            latency,
+                        );
+                        reason = salvage_reason(&reason, kept, before, call.max_tokens);
+                    }
                     record_failure(
                         ctx,
                         kind,
-                        &keys,
+                        &pending.iter().map(|u| u.key.clone()).collect::<Vec<_>>(),
                         &reason,
                         c.answer_text(),
                         Some(c.http_status),
@@ -247,16 +278,15 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                         &request_json,
                         attempt,
                     );
-                    // A length cut-off can be cured by asking for less at once.
-                    if kind == FailureKind::Length
-                        && pending.len() > 1
-                        && attempt < ctx.max_attempts
-                    {
+                    if !cut || attempt >= ctx.max_attempts {
+                        break;
+                    }
+                    // A length cut-off is cured by asking for less at once.
+                    if pending.len() > 1 {
                         let half = pending.split_off(pending.len() / 2);
                         Box::pin(judge_batch(ctx, half)).await;
-                        continue;
                     }
-                    break;
+                    continue;
                 }
                 let mut outcome = ctx.protocol.parse(&pending, c.answer_text());
                 let mut tokens = usage.map(|u| u.prompt_tokens + u.completion_tokens);
@@ -267,10 +297,11 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                     c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
                     None::<String>,
                 );
-                if let Some(next) =
+                if let Some(mut next) =
                     ctx.protocol
                         .follow_up(&pending, &call, c.answer_text(), &outcome)
                 {
+                    next.max_tokens = call.max_tokens;
                     match follow_up(ctx, &next, &pending).await {
                         Ok((c2, request2)) => {
                             outcome =
@@ -357,19 +388,45 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                 }
             }
             Err(ProviderError::Cancelled) => break,
+            Err(ProviderError::ContextExceeded { message }) if pending.len() > 1 => {
+                // Deterministic: the same request would fail again. Half the
+                // batch at a time until it fits; the split is not an attempt.
+                let _ = message;
+                attempt -= 1;
+                let half = pending.split_off(pending.len() / 2);
+                Box::pin(judge_batch(ctx, half)).await;
+            }
             Err(e) => {
                 let (kind, raw) = match &e {
                     ProviderError::Truncated { partial, .. } => {
-                        (FailureKind::Truncated, partial.clone())
+                        (FailureKind::Truncated, partial.as_str())
                     }
-                    _ => (FailureKind::Provider, String::new()),
+                    ProviderError::TooLarge { partial, .. } => {
+                        (FailureKind::Truncated, partial.as_str())
+                    }
+                    _ => (FailureKind::Provider, ""),
                 };
+                let mut reason = match &e {
+                    ProviderError::ContextExceeded { .. } => format!(
+                        "{e}; this entry alone does not fit the model's context (a shorter item or a model with a longer context is needed)"
+                    ),
+                    other => other.to_string(),
+                };
+                let salvaged = matches!(
+                    e,
+                    ProviderError::Truncated { .. } | ProviderError::TooLarge { .. }
+                );
+                if salvaged {
+                    let before = pending.len();
+                    let kept = keep_complete(ctx, &mut pending, raw, &call.tool.name, latency);
+                    reason = salvage_reason(&reason, kept, before, None);
+                }
                 record_failure(
                     ctx,
                     kind,
-                    &keys,
-                    &e.to_string(),
-                    &raw,
+                    &pending.iter().map(|u| u.key.clone()).collect::<Vec<_>>(),
+                    &reason,
+                    raw,
                     e.http_status(),
                     None,
                     &request_json,
@@ -382,9 +439,17 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                     ctx.stop.cancel();
                     break;
                 }
+                // A request the server refused (400 and the like) or an answer
+                // past the size cap would fail the same way again.
+                let again = !matches!(
+                    e,
+                    ProviderError::Rejected { .. }
+                        | ProviderError::TooLarge { .. }
+                        | ProviderError::ContextExceeded { .. }
+                );
                 // The client already retried transient faults; try again only
                 // while attempts remain (a truncated stream may well succeed).
-                if attempt >= ctx.max_attempts {
+                if !again || attempt >= ctx.max_attempts {
                     break;
                 }
             }
@@ -393,6 +458,97 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
     // Units left when the run was cancelled were not judged, not failed.
     if !pending.is_empty() && !ctx.cancel.is_cancelled() {
         let _ = ctx.writes.send(WriteCmd::Failed(pending.len() as u64));
+    }
+}
+
+/// Keeps the verdicts complete within a cut-off answer `partial` and leaves
+/// in `pending` only the units still without one. Returns how many were kept.
+fn keep_complete(
+    ctx: &Ctx,
+    pending: &mut Vec<Unit>,
+    partial: &str,
+    tool: &str,
+    latency: Duration,
+) -> usize {
+    let Some(answer) = complete_part(partial, tool) else {
+        return 0;
+    };
+    let outcome = ctx.protocol.parse(pending, &answer);
+    if outcome.verdicts.is_empty() {
+        return 0;
+    }
+    let kept: std::collections::HashSet<ComboKey> =
+        outcome.verdicts.iter().map(|p| p.key.clone()).collect();
+    // Places in the request that was sent (before `pending` shrinks).
+    let positions = item_positions(pending);
+    let verdicts: Vec<Verdict> = outcome
+        .verdicts
+        .iter()
+        .map(|p| {
+            let at = positions.get(p.key.item_id.as_str()).copied();
+            to_verdict(ctx.run_id, &ctx.spec, p, latency, 0, at)
+        })
+        .collect();
+    let n = verdicts.len();
+    let _ = ctx.writes.send(WriteCmd::Verdicts(verdicts));
+    pending.retain(|u| !kept.contains(&u.key));
+    n
+}
+
+/// The part of a cut-off answer that is certainly complete, as a JSON
+/// document: from the first `{`, incomplete values left out, a Hermes-style
+/// wrapper (`{"name": tool, "arguments": {...}}`) unwrapped.
+fn complete_part(partial: &str, tool: &str) -> Option<String> {
+    let start = partial.find('{')?;
+    let v = crate::provider::partial_json::parse_complete_prefix(&partial[start..])?;
+    let v = match (v.get("name").and_then(|n| n.as_str()), v.get("arguments")) {
+        (Some(name), Some(args)) if name == tool && args.is_object() => args.clone(),
+        _ => v,
+    };
+    Some(v.to_string())
+}
+
+fn salvage_reason(reason: &str, kept: usize, before: usize, max_tokens: Option<u32>) -> String {
+    let limit = max_tokens
+        .map(|m| format!(" (max_tokens {m})"))
+        .unwrap_or_default();
+    format!(
+        "{reason}{limit}: {kept} of {before} entries arrived complete and were kept; the other {} are asked for again",
+        before - kept
+    )
+}
+
+/// How the run's answers were asked for and how they came back.
+fn structured_summary(ctx: &Ctx, probe: &str) -> String {
+    let mode = ctx.client.tool_mode();
+    let mut parts: Vec<String> = ctx
+        .paths
+        .lock()
+        .map(|p| {
+            let mut v: Vec<(AnswerPath, u64)> = p.iter().map(|(k, n)| (*k, *n)).collect();
+            v.sort_by_key(|(k, _)| k.as_str());
+            v.into_iter()
+                .map(|(k, n)| format!("{n} {}", k.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if parts.is_empty() {
+        parts.push("no answers".into());
+    }
+    let mut s = format!("{}: {}", mode.as_str(), parts.join(", "));
+    if !probe.is_empty() {
+        s.push_str(" (");
+        s.push_str(probe);
+        s.push(')');
+    }
+    s
+}
+
+impl Ctx {
+    fn note_path(&self, path: AnswerPath) {
+        if let Ok(mut p) = self.paths.lock() {
+            *p.entry(path).or_insert(0) += 1;
+        }
     }
 }
 
@@ -456,9 +612,8 @@ async fn follow_up(
     call: &crate::provider::ChatCall,
     pending: &[Unit],
 ) -> Result<(Completion, String), FollowUpFailure> {
-    let request =
-        crate::provider::request_body(ctx.client.config(), call, crate::provider::ToolMode::Tools)
-            .to_string();
+    let request = crate::provider::request_body(ctx.client.config(), call, ctx.client.tool_mode())
+        .to_string();
     let mut streamer = TextStreamer::new(ctx, pending);
     let result = ctx
         .client
@@ -466,16 +621,7 @@ async fn follow_up(
         .await;
     match result {
         Ok(c) => {
-            let cost = c.usage.and_then(|u| ctx.price.map(|p| p.cost(u)));
-            if let Some(x) = cost
-                && let Ok(mut s) = ctx.spent_usd.lock()
-            {
-                *s += x;
-            }
-            let _ = ctx.writes.send(WriteCmd::Request {
-                usage: c.usage,
-                cost_usd: cost,
-            });
+            ctx.note_path(c.path);
             match unscorable(&c) {
                 None => Ok((c, request)),
                 Some(kind) => Err(FollowUpFailure {
@@ -522,21 +668,6 @@ async fn follow_up(
             })
         }
     }
-}
-
-fn over_budget(ctx: &Ctx) -> bool {
-    let Some(budget) = ctx.budget_usd else {
-        return false;
-    };
-    let spent = ctx.spent_usd.lock().map(|s| *s).unwrap_or(0.0);
-    if spent >= budget {
-        if let Ok(mut n) = ctx.stop_note.lock() {
-            n.get_or_insert_with(|| format!("budget of ${budget:.4} reached (spent ${spent:.4})"));
-        }
-        ctx.stop.cancel();
-        return true;
-    }
-    false
 }
 
 /// Answers that must not be scored (RELIABILITY row 5).
@@ -701,6 +832,7 @@ pub fn usage_or_unknown(u: Option<Usage>) -> String {
 
 /// Builds the plan: which units, in which batches, skipping what `--resume` finds done.
 pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan, EngineError> {
+    req.validate(&cfg.provider)?;
     let items = store.items()?;
     let all_ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
     let items: Arc<HashMap<String, crate::domain::Item>> =

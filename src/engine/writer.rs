@@ -14,6 +14,14 @@ use tokio_util::sync::CancellationToken;
 pub enum WriteCmd {
     Verdicts(Vec<Verdict>),
     Failure(Failure),
+    /// How the run's answers were asked for and came back (replaces the last).
+    Structured(String),
+    /// The structured path an `auto` run found for its endpoint and model.
+    RememberPath {
+        provider: Box<crate::provider::ProviderConfig>,
+        mode: crate::provider::ToolMode,
+        detail: String,
+    },
     /// One request finished: its usage (None = unknown) and cost.
     Request {
         usage: Option<Usage>,
@@ -49,16 +57,23 @@ fn write(store: &mut Store, run_id: i64, cmd: &WriteCmd) -> Result<Written, Stor
             store.insert_failure(f)?;
             Vec::new()
         }
-        WriteCmd::Request {
-            usage: Some(u),
-            cost_usd,
+        WriteCmd::Request { usage, cost_usd } => {
+            store.add_run_usage(run_id, *usage, *cost_usd)?;
+            Vec::new()
+        }
+        WriteCmd::Structured(s) => {
+            store.set_run_structured(run_id, s)?;
+            Vec::new()
+        }
+        WriteCmd::RememberPath {
+            provider,
+            mode,
+            detail,
         } => {
-            store.add_run_usage(run_id, *u, *cost_usd)?;
+            super::structured::remember(store, provider, *mode, detail);
             Vec::new()
         }
-        WriteCmd::Request { usage: None, .. } | WriteCmd::Failed(_) | WriteCmd::Finish { .. } => {
-            Vec::new()
-        }
+        WriteCmd::Failed(_) | WriteCmd::Finish { .. } => Vec::new(),
     })
 }
 
@@ -114,11 +129,13 @@ fn announce(
                 Some(u) => {
                     progress.usage.prompt_tokens += u.prompt_tokens;
                     progress.usage.completion_tokens += u.completion_tokens;
-                    if let Some(c) = cost_usd {
-                        *progress.cost_usd.get_or_insert(0.0) += c;
-                    }
+                    progress.usage.cached_tokens += u.cached_tokens;
                 }
                 None => progress.usage_unknown += 1,
+            }
+            // With a budget, usage never reported is charged at its worst case.
+            if let Some(c) = cost_usd {
+                *progress.cost_usd.get_or_insert(0.0) += c;
             }
             let _ = events.send(EngineEvent::Progress(*progress));
         }
@@ -126,7 +143,7 @@ fn announce(
             progress.failed += n;
             let _ = events.send(EngineEvent::Progress(*progress));
         }
-        WriteCmd::Finish { .. } => {}
+        WriteCmd::Structured(_) | WriteCmd::RememberPath { .. } | WriteCmd::Finish { .. } => {}
     }
 }
 
@@ -254,6 +271,7 @@ mod tests {
                 usage: Some(crate::domain::Usage {
                     prompt_tokens: 5,
                     completion_tokens: 7,
+                    cached_tokens: 0,
                 }),
                 cost_usd: None,
             },

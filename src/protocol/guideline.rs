@@ -460,6 +460,7 @@ impl JudgeProtocol for GuidelineCheck {
                 ),
                 parameters: self.prompts.schema.clone(),
             },
+            max_tokens: None,
         })
     }
 

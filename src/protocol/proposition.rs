@@ -563,6 +563,7 @@ impl JudgeProtocol for Proposition {
                 Message::user(user.trim_end()),
             ],
             tool: self.tool(),
+            max_tokens: None,
         })
     }
 
@@ -602,6 +603,7 @@ impl JudgeProtocol for Proposition {
         Some(ChatCall {
             messages,
             tool: call.tool.clone(),
+            max_tokens: None,
         })
     }
 

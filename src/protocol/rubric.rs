@@ -206,6 +206,7 @@ impl JudgeProtocol for Rubric {
                 ),
                 parameters: self.prompts.schema.clone(),
             },
+            max_tokens: None,
         })
     }
 

@@ -86,7 +86,14 @@ mod fast {
         #[serde(borrow)]
         pub choices: Option<Vec<Choice<'a>>>,
         pub usage: Option<Usage>,
+        /// llama.cpp's own figures (`cache_n`: prompt tokens from its cache).
+        pub timings: Option<Timings>,
         error: Option<IgnoredAny>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Timings {
+        pub cache_n: Option<u64>,
     }
 
     impl Chunk<'_> {
@@ -150,16 +157,27 @@ mod fast {
     pub struct Usage {
         prompt_tokens: Option<u64>,
         completion_tokens: Option<u64>,
+        prompt_tokens_details: Option<Details>,
+    }
+
+    #[derive(Deserialize)]
+    struct Details {
+        cached_tokens: Option<u64>,
     }
 
     impl Usage {
-        pub fn read(self) -> Option<crate::domain::Usage> {
+        pub fn read(self, timings: Option<&Timings>) -> Option<crate::domain::Usage> {
             if self.prompt_tokens.is_none() && self.completion_tokens.is_none() {
                 return None;
             }
+            let cached = self
+                .prompt_tokens_details
+                .and_then(|d| d.cached_tokens)
+                .or_else(|| timings.and_then(|t| t.cache_n));
             Some(crate::domain::Usage {
                 prompt_tokens: self.prompt_tokens.unwrap_or(0),
                 completion_tokens: self.completion_tokens.unwrap_or(0),
+                cached_tokens: cached.unwrap_or(0),
             })
         }
     }
@@ -195,9 +213,14 @@ fn usage_of(v: &Value) -> Option<Usage> {
     if prompt.is_none() && completion.is_none() {
         return None;
     }
+    let cached = u
+        .pointer("/prompt_tokens_details/cached_tokens")
+        .and_then(Value::as_u64)
+        .or_else(|| v.pointer("/timings/cache_n").and_then(Value::as_u64));
     Some(Usage {
         prompt_tokens: prompt.unwrap_or(0),
         completion_tokens: completion.unwrap_or(0),
+        cached_tokens: cached.unwrap_or(0),
     })
 }
 
@@ -224,7 +247,8 @@ impl Accumulator {
     /// [`Accumulator::push_chunk`] for a chunk of the common shape.
     fn push_fast(&mut self, chunk: fast::Chunk<'_>) -> Vec<StreamFrame> {
         self.chunks += 1;
-        if let Some(u) = chunk.usage.and_then(fast::Usage::read) {
+        let timings = chunk.timings.as_ref();
+        if let Some(u) = chunk.usage.and_then(|u| u.read(timings)) {
             self.usage = Some(u);
         }
         let mut frames = Vec::new();
@@ -378,6 +402,11 @@ impl Accumulator {
         }
     }
 
+    /// The usage reported so far (None: not yet, or never).
+    pub fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+
     /// Whether any chunk with an answer arrived.
     pub fn saw_chunks(&self) -> bool {
         self.chunks > 0
@@ -414,6 +443,7 @@ impl Accumulator {
             usage: self.usage,
             http_status: 200,
             tool_mode: ToolMode::Tools,
+            path: super::AnswerPath::Text,
             attempts: 1,
             latency: Duration::ZERO,
         }
@@ -500,7 +530,8 @@ mod tests {
             c.usage,
             Some(Usage {
                 prompt_tokens: 10,
-                completion_tokens: 5
+                completion_tokens: 5,
+                cached_tokens: 0
             })
         );
         assert_eq!(
@@ -630,7 +661,8 @@ mod tests {
             c.usage,
             Some(Usage {
                 prompt_tokens: 3,
-                completion_tokens: 4
+                completion_tokens: 4,
+                cached_tokens: 0
             })
         );
         let c = parse_response(&json!({"choices":[{"message":{"content":"{}","refusal":null},"finish_reason":"tool"}]}))

@@ -22,7 +22,7 @@ pub enum ReadStop {
     Cancelled,
     /// The whole request's deadline passed.
     Deadline,
-    /// No chunk for the idle timeout.
+    /// Nothing that counts for the idle timeout.
     Idle,
     /// The transport failed.
     Broken(reqwest::Error),
@@ -35,6 +35,10 @@ pub struct ChunkReader<'a> {
     idle: Pin<Box<Sleep>>,
     idle_after: Duration,
     last_chunk: Instant,
+    /// Whether any chunk counts as progress. A stream counts only what its
+    /// reader says is an answer ([`ChunkReader::progress`]): SSE comments
+    /// such as `: keepalive` are bytes, not progress.
+    chunks_are_progress: bool,
 }
 
 impl<'a> ChunkReader<'a> {
@@ -43,6 +47,7 @@ impl<'a> ChunkReader<'a> {
         cancel: &'a CancellationToken,
         deadline: Instant,
         idle_after: Duration,
+        chunks_are_progress: bool,
     ) -> Self {
         let now = Instant::now();
         ChunkReader {
@@ -52,7 +57,13 @@ impl<'a> ChunkReader<'a> {
             idle: Box::pin(tokio::time::sleep_until(now + idle_after)),
             idle_after,
             last_chunk: now,
+            chunks_are_progress,
         }
+    }
+
+    /// Something that counts arrived: the idle clock starts again.
+    pub fn progress(&mut self) {
+        self.last_chunk = Instant::now();
     }
 
     /// The next chunk, `None` at the end of the body.
@@ -86,7 +97,9 @@ impl<'a> ChunkReader<'a> {
     }
 
     fn took(&mut self, r: reqwest::Result<Option<Bytes>>) -> Result<Option<Bytes>, ReadStop> {
-        self.last_chunk = Instant::now();
+        if self.chunks_are_progress {
+            self.last_chunk = Instant::now();
+        }
         r.map_err(ReadStop::Broken)
     }
 }

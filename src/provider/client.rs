@@ -5,23 +5,29 @@
 use super::accumulate::{Accumulator, ChunkError, parse_response};
 use super::body::{ChunkReader, ReadStop};
 use super::errtext;
+use super::spend::{Admission, Reservation, SpendGate};
 use super::sse::{SseEvent, SseParser};
+use super::structured::{self, mode_name, next_mode};
+use super::transport::{self, SendFailure};
 use super::wire::WireBody;
-use super::{
-    ChatCall, Completion, FinishReason, ProviderConfig, ProviderError, StreamFrame, ToolCall,
-    ToolMode,
-};
+use super::{ChatCall, Completion, ProviderConfig, ProviderError, StreamFrame, ToolMode};
+use crate::domain::Usage;
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, LOCATION};
 use serde_json::Value;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
 
+pub use super::structured::extract_json;
+
 /// Largest error body read (the message keeps far less).
 const MAX_ERROR_BODY: usize = 64 * 1024;
-/// Largest non-streamed answer read.
-const MAX_ANSWER_BODY: usize = 64 * 1024 * 1024;
+/// Pause before the one quick second try of an endpoint that has never
+/// answered: enough for a server that is just coming up, short enough that a
+/// down endpoint stops the run within seconds.
+const UNREACHABLE_RETRY: Duration = Duration::from_millis(250);
 
 /// A client for one endpoint and model. Cheap to share behind an `Arc`;
 /// `complete` may run concurrently.
@@ -29,9 +35,14 @@ pub struct Client {
     cfg: ProviderConfig,
     http: reqwest::Client,
     endpoint: reqwest::Url,
-    /// The structured-answer mode that last worked (a [`ToolMode`] as u8).
+    /// The structured path requests start with: the configured one, moved
+    /// forward (never back) when the server shows it cannot do it. One value
+    /// per client, so a run's requests agree on it.
     mode: AtomicU8,
+    /// Whether the server has ever answered this client (any HTTP status).
+    reached: AtomicBool,
     rng: AtomicU64,
+    gate: Option<Arc<dyn SpendGate>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -52,7 +63,13 @@ enum Fault {
         reason: String,
         retry_after: Option<Duration>,
         partial: Option<String>,
+        /// The server went silent (only comments, or nothing) mid-answer.
+        silent: bool,
     },
+    /// No connection at all (refused, DNS, TLS).
+    Unreachable(String),
+    /// The request went into a connection the server had closed.
+    DeadConnection(String),
     /// The server cannot do the requested mode.
     Capability(String),
     /// Give up now.
@@ -64,6 +81,7 @@ fn retry(reason: impl Into<String>) -> Fault {
         reason: reason.into(),
         retry_after: None,
         partial: None,
+        silent: false,
     }
 }
 
@@ -80,22 +98,6 @@ fn mode_from_u8(v: u8) -> ToolMode {
         1 => ToolMode::JsonSchema,
         2 => ToolMode::JsonContent,
         _ => ToolMode::Tools,
-    }
-}
-
-fn next_mode(m: ToolMode) -> Option<ToolMode> {
-    match m {
-        ToolMode::Tools => Some(ToolMode::JsonSchema),
-        ToolMode::JsonSchema => Some(ToolMode::JsonContent),
-        ToolMode::JsonContent => None,
-    }
-}
-
-fn mode_name(m: ToolMode) -> &'static str {
-    match m {
-        ToolMode::Tools => "tool calls",
-        ToolMode::JsonSchema => "JSON schema response format",
-        ToolMode::JsonContent => "JSON in the answer text",
     }
 }
 
@@ -145,35 +147,6 @@ pub fn request_body(cfg: &ProviderConfig, call: &ChatCall, mode: ToolMode) -> Va
     WireBody::new(cfg, call, mode).to_value()
 }
 
-/// The JSON object in a content answer: the whole text, or inside a ```json
-/// fence, or from the first `{` to the last `}`.
-pub fn extract_json(content: &str) -> Option<String> {
-    let t = content.trim();
-    if t.is_empty() {
-        return None;
-    }
-    let ok = |s: &str| {
-        serde_json::from_str::<Value>(s)
-            .ok()
-            .filter(|v| v.is_object() || v.is_array())
-            .map(|_| s.to_string())
-    };
-    if let Some(s) = ok(t) {
-        return Some(s);
-    }
-    if let Some(start) = t.find("```") {
-        let after = &t[start + 3..];
-        let after = after.find('\n').map_or(after, |nl| &after[nl + 1..]);
-        if let Some(end) = after.find("```")
-            && let Some(s) = ok(after[..end].trim())
-        {
-            return Some(s);
-        }
-    }
-    let (a, b) = (t.find('{')?, t.rfind('}')?);
-    if a < b { ok(&t[a..=b]) } else { None }
-}
-
 /// Parse Retry-After style headers: `retry-after-ms` (milliseconds), then
 /// `retry-after` as seconds or an HTTP date. Garbage and negatives → None.
 pub fn parse_retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
@@ -209,19 +182,43 @@ fn parse_http_date(s: &str) -> Option<i64> {
     None
 }
 
-/// A reqwest error as a sentence with its causes, without the URL.
-fn transport_text(e: reqwest::Error) -> String {
-    let e = e.without_url();
-    let mut parts = vec![e.to_string()];
-    let mut src = std::error::Error::source(&e);
-    while let Some(s) = src {
-        let t = s.to_string();
-        if !parts.iter().any(|p| p.contains(&t)) {
-            parts.push(t);
-        }
-        src = s.source();
+/// The key, wherever a server echoed it into an answer, replaced before the
+/// answer reaches the store, an export or the screen.
+fn redact_completion(c: &mut Completion, key: Option<&super::Secret>) {
+    if key.is_none() {
+        return;
     }
-    parts.join(": ")
+    c.content = errtext::redact(&c.content, key);
+    for t in &mut c.tool_calls {
+        t.arguments = errtext::redact(&t.arguments, key);
+    }
+    if let Some(r) = &mut c.refusal {
+        *r = errtext::redact(r, key);
+    }
+}
+
+/// The partial text of a failure, redacted.
+fn redact_error(e: ProviderError, key: Option<&super::Secret>) -> ProviderError {
+    match e {
+        ProviderError::Truncated {
+            partial,
+            http_status,
+        } => ProviderError::Truncated {
+            partial: errtext::redact(&partial, key),
+            http_status,
+        },
+        ProviderError::TooLarge { limit, partial } => ProviderError::TooLarge {
+            limit,
+            partial: errtext::redact(&partial, key),
+        },
+        other => other,
+    }
+}
+
+/// What an attempt spent, for the spend gate.
+struct Spent {
+    sent: bool,
+    usage: Option<Usage>,
 }
 
 impl Client {
@@ -234,25 +231,38 @@ impl Client {
             )
             .tcp_nodelay(true)
             .pool_idle_timeout(Duration::from_secs(60))
+            .redirect(transport::redirect_policy())
             .user_agent(concat!("jury/", env!("CARGO_PKG_VERSION")));
         if is_loopback(&endpoint) {
             b = b.no_proxy();
         }
         let http = b.build().map_err(|e| {
-            ProviderError::Config(format!("cannot set up HTTP: {}", transport_text(e)))
+            ProviderError::Config(format!(
+                "cannot set up HTTP: {}",
+                transport::transport_text(&e)
+            ))
         })?;
         let seed = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(0x2545_F491_4F6C_DD1D)
             ^ (&cfg as *const ProviderConfig as u64);
+        let mode = AtomicU8::new(mode_to_u8(cfg.tool_mode));
         Ok(Client {
             cfg,
             http,
             endpoint,
-            mode: AtomicU8::new(mode_to_u8(ToolMode::Tools)),
+            mode,
+            reached: AtomicBool::new(false),
             rng: AtomicU64::new(seed),
+            gate: None,
         })
+    }
+
+    /// Count (and, with a budget, pay in advance for) every attempt through `gate`.
+    pub fn with_gate(mut self, gate: Arc<dyn SpendGate>) -> Client {
+        self.gate = Some(gate);
+        self
     }
 
     pub fn config(&self) -> &ProviderConfig {
@@ -264,7 +274,12 @@ impl Client {
         self.endpoint.as_str()
     }
 
-    /// The mode the next call starts with (the last one that worked).
+    /// The base URL as the user gave it (what messages name).
+    fn base_url(&self) -> &str {
+        self.cfg.base_url.trim()
+    }
+
+    /// The mode the next call starts with.
     pub fn tool_mode(&self) -> ToolMode {
         mode_from_u8(self.mode.load(Ordering::Relaxed))
     }
@@ -272,6 +287,12 @@ impl Client {
     /// Start future calls in `mode` (e.g. from config, or a known server).
     pub fn set_tool_mode(&self, mode: ToolMode) {
         self.mode.store(mode_to_u8(mode), Ordering::Relaxed);
+    }
+
+    /// Move the run's path forward to `mode`, never back: concurrent requests
+    /// that each found a path agree on the furthest one.
+    fn advance_mode(&self, mode: ToolMode) {
+        self.mode.fetch_max(mode_to_u8(mode), Ordering::Relaxed);
     }
 
     /// See [`request_body`].
@@ -310,7 +331,22 @@ impl Client {
     /// Send `call` and return the answer. Frames are delivered as they arrive;
     /// a [`StreamFrame::Retrying`] tells the consumer to drop partial text
     /// (its `attempt` is the number of the attempt about to start).
+    ///
+    /// An answer cut off after text arrived comes back at once as
+    /// [`ProviderError::Truncated`] (not retried here): the caller keeps the
+    /// complete entries it holds and asks again only for the rest.
     pub async fn complete(
+        &self,
+        call: &ChatCall,
+        cancel: &CancellationToken,
+        on_frame: &mut (dyn FnMut(StreamFrame) + Send),
+    ) -> Result<Completion, ProviderError> {
+        self.complete_inner(call, cancel, on_frame)
+            .await
+            .map_err(|e| redact_error(e, self.key()))
+    }
+
+    async fn complete_inner(
         &self,
         call: &ChatCall,
         cancel: &CancellationToken,
@@ -320,18 +356,28 @@ impl Client {
         let mut mode = self.tool_mode();
         let mut attempts: u32 = 0;
         let mut retries: u32 = 0;
+        let mut silences: u32 = 0;
+        let mut resent_dead = false;
+        let mut unreachable_tries: u32 = 0;
         loop {
             if cancel.is_cancelled() {
                 return Err(ProviderError::Cancelled);
             }
             attempts += 1;
             let fault = match self.attempt(call, mode, cancel, on_frame).await {
-                Ok(mut c) => match self.check_answer(mode, &mut c, call) {
+                Ok(mut c) => match structured::check_answer(mode, &mut c, call) {
                     Ok(()) => {
-                        self.mode.store(mode_to_u8(mode), Ordering::Relaxed);
+                        self.advance_mode(mode);
+                        if self.cfg.fallback && c.path == super::AnswerPath::IgnoredToolChoice {
+                            // The server ignored the forced tool call: this
+                            // answer is kept, the rest of the run asks for a
+                            // grammar-constrained response format instead.
+                            self.advance_mode(ToolMode::JsonSchema);
+                        }
                         c.tool_mode = mode;
                         c.attempts = attempts;
                         c.latency = start.elapsed();
+                        redact_completion(&mut c, self.key());
                         return Ok(c);
                     }
                     Err(reason) => Fault::Capability(reason),
@@ -340,11 +386,40 @@ impl Client {
             };
             match fault {
                 Fault::Fatal(e) => return Err(e),
+                Fault::DeadConnection(reason) if !resent_dead => {
+                    // Not the server's answer, not a retry: the same request
+                    // again at once, on a fresh connection.
+                    resent_dead = true;
+                    attempts -= 1;
+                    let _ = reason;
+                }
+                Fault::Unreachable(cause) if !self.reached.load(Ordering::Relaxed) => {
+                    unreachable_tries += 1;
+                    if unreachable_tries >= 2 {
+                        return Err(ProviderError::Unreachable {
+                            url: errtext::sanitize_line(self.base_url()),
+                            cause,
+                        });
+                    }
+                    tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                        _ = tokio::time::sleep(UNREACHABLE_RETRY) => {}
+                    }
+                }
                 Fault::Capability(reason) => {
-                    let Some(next) = next_mode(mode) else {
-                        return Err(ProviderError::Capability(format!(
-                            "tried tool calls, JSON schema and JSON content; the last said: {reason}"
-                        )));
+                    let next = next_mode(mode).filter(|_| self.cfg.fallback);
+                    let Some(next) = next else {
+                        return Err(ProviderError::Capability(if self.cfg.fallback {
+                            format!(
+                                "tried tool calls, JSON schema and JSON content; the last said: {reason}"
+                            )
+                        } else {
+                            format!(
+                                "{} did not work: {reason} (try --structured auto)",
+                                mode_name(mode)
+                            )
+                        }));
                     };
                     on_frame(StreamFrame::Retrying {
                         attempt: attempts + 1,
@@ -355,13 +430,25 @@ impl Client {
                             mode_name(next)
                         ),
                     });
+                    self.advance_mode(next);
                     mode = next;
                 }
                 Fault::Retry {
                     reason,
                     retry_after,
                     partial,
+                    silent,
                 } => {
+                    if let Some(partial) = partial.filter(|p| !p.trim().is_empty()) {
+                        // Text arrived before the cut: the caller salvages it.
+                        return Err(ProviderError::Truncated {
+                            partial,
+                            http_status: 200,
+                        });
+                    }
+                    if silent {
+                        silences += 1;
+                    }
                     let delay = match retry_after {
                         Some(wait) if wait > self.cfg.retry_after_cap => {
                             return Err(ProviderError::RetryAfterTooLong {
@@ -372,16 +459,12 @@ impl Client {
                         Some(wait) => wait,
                         None => self.backoff(retries),
                     };
-                    if retries >= self.cfg.max_retries {
-                        return Err(match partial {
-                            Some(partial) => ProviderError::Truncated {
-                                partial,
-                                http_status: 200,
-                            },
-                            None => ProviderError::RetriesExhausted {
-                                attempts,
-                                last: reason,
-                            },
+                    // A server that went silent twice will do it again: each
+                    // wait costs a whole idle timeout.
+                    if retries >= self.cfg.max_retries || silences >= 2 {
+                        return Err(ProviderError::RetriesExhausted {
+                            attempts,
+                            last: reason,
                         });
                     }
                     retries += 1;
@@ -396,53 +479,34 @@ impl Client {
                         _ = tokio::time::sleep(delay) => {}
                     }
                 }
+                // A dead connection twice in a row, or an endpoint that did
+                // answer before: an ordinary retryable fault.
+                Fault::DeadConnection(reason) | Fault::Unreachable(reason) => {
+                    if retries >= self.cfg.max_retries {
+                        return Err(ProviderError::RetriesExhausted {
+                            attempts,
+                            last: format!("could not reach the server: {reason}"),
+                        });
+                    }
+                    let delay = self.backoff(retries);
+                    retries += 1;
+                    on_frame(StreamFrame::Retrying {
+                        attempt: attempts + 1,
+                        delay,
+                        reason: format!("could not reach the server: {reason}"),
+                    });
+                    tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                        _ = tokio::time::sleep(delay) => {}
+                    }
+                }
             }
         }
     }
 
-    /// Decide whether an answer counts in `mode`; Err is a capability problem.
-    /// A JSON object in the content becomes a synthetic tool call so that
-    /// [`Completion::answer_text`] is the bare JSON.
-    fn check_answer(
-        &self,
-        mode: ToolMode,
-        c: &mut Completion,
-        call: &ChatCall,
-    ) -> Result<(), String> {
-        if !c.tool_calls.is_empty() {
-            return Ok(());
-        }
-        if c.refusal.is_some()
-            || matches!(
-                c.finish_reason,
-                Some(FinishReason::Length | FinishReason::ContentFilter)
-            )
-        {
-            return Ok(()); // its own outcome, judged by the caller
-        }
-        if let Some(json) = extract_json(&c.content) {
-            c.tool_calls.push(ToolCall {
-                id: None,
-                name: call.tool.name.clone(),
-                arguments: json,
-            });
-            return Ok(());
-        }
-        match mode {
-            ToolMode::Tools => Err(if c.content.trim().is_empty() {
-                "the answer had neither a tool call nor text".to_string()
-            } else {
-                "the server answered in plain text instead of calling the tool".to_string()
-            }),
-            ToolMode::JsonSchema => Err("the answer was not JSON".to_string()),
-            ToolMode::JsonContent if c.content.trim().is_empty() => {
-                Err("the answer was empty".to_string())
-            }
-            // Non-JSON text: the caller records it as a failure with the raw text.
-            ToolMode::JsonContent => Ok(()),
-        }
-    }
-
+    /// One HTTP request, paid for in advance through the spend gate and
+    /// settled with what it really used.
     async fn attempt(
         &self,
         call: &ChatCall,
@@ -450,8 +514,52 @@ impl Client {
         cancel: &CancellationToken,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
     ) -> Result<Completion, Fault> {
-        let deadline = tokio::time::Instant::now() + self.cfg.request_timeout;
         let body = WireBody::new(&self.cfg, call, mode).to_bytes();
+        let reservation = match &self.gate {
+            Some(g) => loop {
+                // Registered before asking, so a settle in between is not missed.
+                let settled = g.settled();
+                match g.reserve(body.len(), call.max_tokens) {
+                    Admission::Granted(r) => break r,
+                    Admission::Refused(why) => {
+                        return Err(Fault::Fatal(ProviderError::Budget(why)));
+                    }
+                    Admission::Wait => tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => return Err(Fault::Fatal(ProviderError::Cancelled)),
+                        _ = settled => {}
+                        // A settle can race the registration; look again soon.
+                        _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+                    },
+                }
+            },
+            None => Reservation::default(),
+        };
+        let mut spent = Spent {
+            sent: false,
+            usage: None,
+        };
+        let result = self
+            .send_and_read(body, mode, cancel, on_frame, &mut spent)
+            .await;
+        if let Ok(c) = &result {
+            spent.usage = c.usage;
+        }
+        if let Some(g) = &self.gate {
+            g.settle(reservation, spent.sent, spent.usage);
+        }
+        result
+    }
+
+    async fn send_and_read(
+        &self,
+        body: Vec<u8>,
+        mode: ToolMode,
+        cancel: &CancellationToken,
+        on_frame: &mut (dyn FnMut(StreamFrame) + Send),
+        spent: &mut Spent,
+    ) -> Result<Completion, Fault> {
+        let deadline = tokio::time::Instant::now() + self.cfg.request_timeout;
         let mut req = self
             .http
             .post(self.endpoint.clone())
@@ -473,14 +581,30 @@ impl Client {
             biased;
             _ = cancel.cancelled() => return Err(Fault::Fatal(ProviderError::Cancelled)),
             r = tokio::time::timeout(wait, req.send()) => match r {
-                Err(_) => return Err(retry(format!("the server did not answer within {wait:?}"))),
-                Ok(Err(e)) => return Err(retry(format!(
-                    "could not reach the server: {}",
-                    errtext::clean(&transport_text(e), self.key())
-                ))),
+                Err(_) => {
+                    spent.sent = true;
+                    return Err(Fault::Retry {
+                        reason: format!("the server did not answer within {wait:?} (the answer went silent)"),
+                        retry_after: None,
+                        partial: None,
+                        silent: true,
+                    });
+                }
+                Ok(Err(e)) => {
+                    return Err(match transport::classify_send_error(&e, self.key()) {
+                        SendFailure::Unreachable(cause) => Fault::Unreachable(cause),
+                        SendFailure::DeadConnection(t) => Fault::DeadConnection(t),
+                        SendFailure::Other(t) => {
+                            spent.sent = true;
+                            retry(format!("could not reach the server: {t}"))
+                        }
+                    });
+                }
                 Ok(Ok(r)) => r,
             }
         };
+        spent.sent = true;
+        self.reached.store(true, Ordering::Relaxed);
         let status = resp.status().as_u16();
         if !resp.status().is_success() {
             return Err(self.status_fault(resp, mode, cancel, deadline).await);
@@ -492,13 +616,18 @@ impl Client {
             .unwrap_or("")
             .to_ascii_lowercase();
         let mut c = if self.cfg.stream && !content_type.starts_with("application/json") {
-            self.read_stream(&mut resp, cancel, deadline, on_frame)
+            self.read_stream(&mut resp, cancel, deadline, on_frame, spent)
                 .await?
         } else {
             // Not streaming, or a server that ignored `stream: true`.
-            let body = self
-                .read_body(&mut resp, cancel, deadline, MAX_ANSWER_BODY)
-                .await?;
+            let limit = self.cfg.max_answer_bytes;
+            let (body, complete) = self.read_body(&mut resp, cancel, deadline, limit).await?;
+            if !complete {
+                return Err(Fault::Fatal(ProviderError::TooLarge {
+                    limit,
+                    partial: String::from_utf8_lossy(&body).into_owned(),
+                }));
+            }
             let v: Value = serde_json::from_slice(&body).map_err(|_| {
                 retry(format!(
                     "the answer was not JSON: {}",
@@ -532,10 +661,19 @@ impl Client {
                     message: errtext::clean(message, self.key()),
                 })
             }
+            ChunkError::Server { message, code }
+                if structured::is_context_overflow(message)
+                    || code.as_deref().is_some_and(structured::is_context_overflow) =>
+            {
+                Fault::Fatal(ProviderError::ContextExceeded {
+                    message: errtext::clean(message, self.key()),
+                })
+            }
             _ => Fault::Retry {
                 reason: errtext::clean(&e.to_string(), self.key()),
                 retry_after: None,
                 partial,
+                silent: false,
             },
         }
     }
@@ -547,8 +685,15 @@ impl Client {
         resp: &'a mut reqwest::Response,
         cancel: &'a CancellationToken,
         deadline: tokio::time::Instant,
+        chunks_are_progress: bool,
     ) -> ChunkReader<'a> {
-        ChunkReader::new(resp, cancel, deadline, self.cfg.idle_timeout)
+        ChunkReader::new(
+            resp,
+            cancel,
+            deadline,
+            self.cfg.idle_timeout,
+            chunks_are_progress,
+        )
     }
 
     /// The next chunk from `reader`, its stops as faults.
@@ -559,34 +704,41 @@ impl Client {
                 "the answer took longer than the {:?} request timeout",
                 self.cfg.request_timeout
             )),
-            ReadStop::Idle => retry(format!(
-                "the server went silent for {:?} mid-answer",
-                self.cfg.idle_timeout
-            )),
+            ReadStop::Idle => Fault::Retry {
+                reason: format!(
+                    "the answer went silent: nothing but keep-alive comments (or nothing) for {:?} (the idle timeout)",
+                    self.cfg.idle_timeout
+                ),
+                retry_after: None,
+                partial: None,
+                silent: true,
+            },
             ReadStop::Broken(e) => retry(format!(
                 "the connection broke mid-answer: {}",
-                errtext::clean(&transport_text(e), self.key())
+                errtext::clean(&transport::transport_text(&e), self.key())
             )),
         })
     }
 
+    /// The body up to `limit` bytes, and whether it ended within it.
     async fn read_body(
         &self,
         resp: &mut reqwest::Response,
         cancel: &CancellationToken,
         deadline: tokio::time::Instant,
         limit: usize,
-    ) -> Result<Vec<u8>, Fault> {
+    ) -> Result<(Vec<u8>, bool), Fault> {
         let mut body = Vec::new();
-        let mut reader = self.chunks(resp, cancel, deadline);
+        let mut reader = self.chunks(resp, cancel, deadline, true);
         while let Some(chunk) = self.next_chunk(&mut reader).await? {
             let room = limit.saturating_sub(body.len());
-            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            if body.len() >= limit {
-                break;
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                return Ok((body, false));
             }
+            body.extend_from_slice(&chunk);
         }
-        Ok(body)
+        Ok((body, true))
     }
 
     async fn read_stream(
@@ -595,11 +747,14 @@ impl Client {
         cancel: &CancellationToken,
         deadline: tokio::time::Instant,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
+        spent: &mut Spent,
     ) -> Result<Completion, Fault> {
         let mut parser = SseParser::new();
         let mut acc = Accumulator::new();
         let mut saw_done = false;
-        let mut reader = self.chunks(resp, cancel, deadline);
+        let mut read: usize = 0;
+        let limit = self.cfg.max_answer_bytes;
+        let mut reader = self.chunks(resp, cancel, deadline, false);
         'read: loop {
             let chunk = match self.next_chunk(&mut reader).await {
                 Ok(Some(c)) => c,
@@ -608,32 +763,51 @@ impl Client {
                     reason,
                     retry_after,
                     partial: None,
+                    silent,
                 }) => {
                     // Broken mid-answer: report what arrived, if anything did.
+                    spent.usage = acc.usage();
                     return Err(Fault::Retry {
                         reason,
                         retry_after,
                         partial: acc.saw_chunks().then(|| acc.partial_text()),
+                        silent,
                     });
                 }
                 Err(f) => return Err(f),
             };
+            read += chunk.len();
+            if read > limit {
+                // Memory stays bounded: what arrived so far is kept for the
+                // record (and for entries complete within it), no more is read.
+                return Err(Fault::Fatal(ProviderError::TooLarge {
+                    limit,
+                    partial: acc.partial_text(),
+                }));
+            }
+            let mut answered = false;
             for ev in parser.feed(&chunk) {
+                answered = true;
                 if self.handle_event(ev, &mut acc, on_frame)? {
                     saw_done = true;
                     break 'read;
                 }
             }
+            if answered {
+                reader.progress();
+            }
         }
         if !saw_done && let Some(ev) = parser.finish() {
             saw_done = self.handle_event(ev, &mut acc, on_frame)?;
         }
+        spent.usage = acc.usage();
         acc.finish(saw_done).map_err(|e| match e {
             ProviderError::Truncated { partial, .. } => Fault::Retry {
                 reason: "the answer was cut off before it finished (no [DONE], no finish reason)"
                     .into(),
                 retry_after: None,
                 partial: Some(partial),
+                silent: false,
             },
             other => Fault::Fatal(other),
         })
@@ -683,11 +857,26 @@ impl Client {
     ) -> Fault {
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
+        if resp.status().is_redirection() {
+            let to = headers
+                .get(LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .map(|l| {
+                    resp.url()
+                        .join(l)
+                        .map_or_else(|_| l.to_string(), |u| u.to_string())
+                })
+                .unwrap_or_else(|| "(no Location)".into());
+            return Fault::Fatal(ProviderError::Redirected {
+                from: errtext::sanitize_line(self.endpoint.as_str()),
+                to: errtext::clean(&to, self.key()),
+            });
+        }
         let body = match self
             .read_body(&mut resp, cancel, deadline, MAX_ERROR_BODY)
             .await
         {
-            Ok(b) => b,
+            Ok((b, _)) => b,
             Err(Fault::Fatal(ProviderError::Cancelled)) => {
                 return Fault::Fatal(ProviderError::Cancelled);
             }
@@ -699,38 +888,36 @@ impl Client {
         if status == 429 && errtext::is_insufficient_quota(&text) {
             return Fault::Fatal(ProviderError::InsufficientQuota { message });
         }
-        if matches!(status, 400 | 422) && rejects_mode(mode, &text) {
+        if matches!(status, 400 | 413 | 422) && structured::is_context_overflow(&text) {
+            return Fault::Fatal(ProviderError::ContextExceeded { message });
+        }
+        if matches!(status, 400 | 422) && structured::rejects_mode(mode, &text) {
             return Fault::Capability(format!("HTTP {status}: {message}"));
         }
-        let should_retry = match headers
-            .get("x-should-retry")
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-        {
-            Some("true") => true,
-            Some("false") => false,
-            _ => matches!(status, 408 | 409 | 429) || status >= 500,
-        };
+        if status >= 500 && structured::server_cannot_take(mode, &text) {
+            return Fault::Capability(format!("HTTP {status}: {message}"));
+        }
+        // A 400 is the same request's fault every time: never resent, whatever
+        // the server's x-should-retry says.
+        let should_retry = status != 400
+            && match headers
+                .get("x-should-retry")
+                .and_then(|v| v.to_str().ok())
+                .map(str::trim)
+            {
+                Some("true") => true,
+                Some("false") => false,
+                _ => matches!(status, 408 | 409 | 429) || status >= 500,
+            };
         if should_retry {
             return Fault::Retry {
                 reason: format!("HTTP {status}: {message}"),
                 retry_after: parse_retry_after(&headers, SystemTime::now()),
                 partial: None,
+                silent: false,
             };
         }
         Fault::Fatal(ProviderError::Rejected { status, message })
-    }
-}
-
-/// Does a 400/422 body say the server cannot do `mode`?
-fn rejects_mode(mode: ToolMode, body: &str) -> bool {
-    let b = body.to_ascii_lowercase();
-    match mode {
-        ToolMode::Tools => b.contains("tool") || b.contains("function"),
-        ToolMode::JsonSchema => {
-            b.contains("response_format") || b.contains("json_schema") || b.contains("schema")
-        }
-        ToolMode::JsonContent => b.contains("response_format") || b.contains("json_object"),
     }
 }
 
@@ -749,6 +936,7 @@ mod tests {
                 description: "Return the evaluations".into(),
                 parameters: json!({"type":"object","properties":{"a":{"type":"integer"}}}),
             },
+            max_tokens: None,
         }
     }
 

@@ -17,7 +17,9 @@ pub enum ProviderError {
     #[error("gave up after {attempts} attempts: {last}")]
     RetriesExhausted { attempts: u32, last: String },
     /// The server asked us to wait longer than we are willing to.
-    #[error("the server asked to retry after {wait:?}, longer than the {cap:?} limit")]
+    #[error(
+        "the server asked to retry after {wait:?}, longer than the {cap:?} limit; the run is paused: resume it later with --resume"
+    )]
     RetryAfterTooLong { wait: Duration, cap: Duration },
     /// The stream closed before `[DONE]` or a finish reason. `partial` is what arrived.
     #[error("the answer was cut off before it finished")]
@@ -31,6 +33,24 @@ pub enum ProviderError {
     /// The request was cancelled by the user.
     #[error("cancelled")]
     Cancelled,
+    /// No connection could be made at all (refused, DNS, TLS) before the
+    /// server had ever answered: a down or wrong endpoint, not a blip.
+    #[error("could not connect to {url}: {cause}")]
+    Unreachable { url: String, cause: String },
+    /// The prompt does not fit the model's context (a deterministic 400).
+    #[error("the request does not fit the model's context: {message}")]
+    ContextExceeded { message: String },
+    /// The answer grew past the size cap; reading stopped there.
+    #[error("the answer was larger than the {limit}-byte cap; reading stopped there")]
+    TooLarge { limit: usize, partial: String },
+    /// Sending would risk crossing the run's budget; nothing was sent.
+    #[error("{0}")]
+    Budget(String),
+    /// A redirect to another origin (a POST is not re-sent there).
+    #[error(
+        "the server at {from} redirected to {to}; jury does not follow a request to another origin: set the base URL to it if you trust it"
+    )]
+    Redirected { from: String, to: String },
 }
 
 impl ProviderError {
@@ -50,6 +70,11 @@ impl ProviderError {
             ProviderError::InsufficientQuota { .. }
                 | ProviderError::Config(_)
                 | ProviderError::Capability(_)
+                | ProviderError::Unreachable { .. }
+                | ProviderError::Budget(_)
+                | ProviderError::Redirected { .. }
+                // Waiting that long is a pause: stop, and `--resume` later.
+                | ProviderError::RetryAfterTooLong { .. }
                 | ProviderError::Rejected {
                     status: 401 | 403 | 404,
                     ..

@@ -9,7 +9,10 @@ pub mod accumulate;
 pub mod client;
 pub mod errtext;
 pub mod partial_json;
+pub mod spend;
 pub mod sse;
+pub mod structured;
+mod transport;
 mod wire;
 
 pub use client::{Client, request_body};

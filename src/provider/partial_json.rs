@@ -12,16 +12,16 @@ use serde_json::{Map, Value};
 /// Parse the longest meaningful prefix of `s`. `None` when nothing usable has
 /// arrived yet or the text is not JSON at all.
 pub fn parse_prefix(s: &str) -> Option<Value> {
-    let mut p = Parser {
-        b: s.as_bytes(),
-        s,
-        pos: 0,
-        depth: 0,
-    };
-    match p.value() {
-        Ok((Some(v), _)) => Some(v),
-        _ => None,
-    }
+    Parser::new(s, false).top()
+}
+
+/// What a cut-off answer holds for certain: as [`parse_prefix`], but a
+/// string, number or literal that the cut went through is left out instead of
+/// shown as far as it got. Containers are closed and keep their complete
+/// members, so an entry whose text was cut lacks that field and fails
+/// validation (it is asked for again) instead of passing with half a text.
+pub fn parse_complete_prefix(s: &str) -> Option<Value> {
+    Parser::new(s, true).top()
 }
 
 /// Ran out of input (`Eof`) or met something that is not JSON (`Bad`).
@@ -35,12 +35,31 @@ struct Parser<'a> {
     b: &'a [u8],
     pos: usize,
     depth: usize,
+    /// Leave out scalars the input ends inside (see [`parse_complete_prefix`]).
+    complete_scalars: bool,
 }
 
 /// A parsed value (None: nothing usable yet) and whether it is complete.
 type Parsed = (Option<Value>, bool);
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(s: &'a str, complete_scalars: bool) -> Self {
+        Parser {
+            b: s.as_bytes(),
+            s,
+            pos: 0,
+            depth: 0,
+            complete_scalars,
+        }
+    }
+
+    fn top(&mut self) -> Option<Value> {
+        match self.value() {
+            Ok((Some(v), _)) => Some(v),
+            _ => None,
+        }
+    }
+
     fn ws(&mut self) {
         while let Some(c) = self.b.get(self.pos) {
             if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
@@ -65,6 +84,9 @@ impl Parser<'_> {
             b'[' => self.array(),
             b'"' => {
                 let (s, done) = self.string()?;
+                if !done && self.complete_scalars {
+                    return Ok((None, false));
+                }
                 Ok((Some(Value::String(s)), done))
             }
             b't' => self.literal("true", Value::Bool(true)),

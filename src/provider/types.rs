@@ -59,7 +59,20 @@ pub struct ProviderConfig {
     pub request_timeout: Duration,
     pub idle_timeout: Duration,
     pub temperature: Option<f64>,
+    /// Largest answer read; a longer one is cut and recorded as a failure
+    /// (memory stays bounded whatever the server sends).
+    pub max_answer_bytes: usize,
+    /// The structured path requests start with.
+    pub tool_mode: ToolMode,
+    /// Whether the client may move on to the next path when the server shows
+    /// it cannot do this one (`--structured auto`); a path the user chose is kept.
+    pub fallback: bool,
 }
+
+/// Defaults of the timeouts and caps, named for `--help` and the README.
+pub const DEFAULT_REQUEST_TIMEOUT_SECS: u64 = 600;
+pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 120;
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
 
 impl ProviderConfig {
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
@@ -72,9 +85,12 @@ impl ProviderConfig {
             backoff_base: Duration::from_millis(500),
             backoff_cap: Duration::from_secs(8),
             retry_after_cap: Duration::from_secs(120),
-            request_timeout: Duration::from_secs(600),
-            idle_timeout: Duration::from_secs(120),
+            request_timeout: Duration::from_secs(DEFAULT_REQUEST_TIMEOUT_SECS),
+            idle_timeout: Duration::from_secs(DEFAULT_IDLE_TIMEOUT_SECS),
             temperature: None,
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+            tool_mode: ToolMode::Tools,
+            fallback: true,
         }
     }
 }
@@ -114,11 +130,15 @@ impl Message {
 pub struct ChatCall {
     pub messages: Vec<Message>,
     pub tool: ToolSpec,
+    /// Most tokens the answer may take (`max_tokens`): sized to the batch by
+    /// the engine, so a looping model stops and a budget has a worst case.
+    pub max_tokens: Option<u32>,
 }
 
 /// How the structured answer is requested. The client starts with `Tools` and
-/// falls back when the server shows it cannot do tool calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// falls back when the server shows it cannot do tool calls. Ordered: a run
+/// only ever moves forward along it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolMode {
     /// `tools` + `tool_choice` forcing the function.
@@ -148,6 +168,53 @@ pub enum StreamFrame {
         delay: Duration,
         reason: String,
     },
+}
+
+/// Which path really carried the structured answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerPath {
+    /// A real `tool_calls` delta.
+    ToolCall,
+    /// JSON in the content under `response_format` (json_schema or json_object).
+    ResponseFormat,
+    /// JSON in the content although a tool call was forced: the server
+    /// ignored `tool_choice` (llama.cpp without a tool-aware template, or
+    /// with an object `tool_choice`).
+    IgnoredToolChoice,
+    /// Text that is not JSON (recorded as a failure by the caller), or an
+    /// outcome of its own (refusal, length, content filter).
+    Text,
+}
+
+impl AnswerPath {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerPath::ToolCall => "tool_call",
+            AnswerPath::ResponseFormat => "response_format",
+            AnswerPath::IgnoredToolChoice => "content_ignoring_tool_choice",
+            AnswerPath::Text => "text",
+        }
+    }
+}
+
+impl ToolMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolMode::Tools => "tools",
+            ToolMode::JsonSchema => "json_schema",
+            ToolMode::JsonContent => "json",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ToolMode> {
+        match s {
+            "tools" => Some(ToolMode::Tools),
+            "json_schema" => Some(ToolMode::JsonSchema),
+            "json" | "json_content" => Some(ToolMode::JsonContent),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,8 +269,10 @@ pub struct Completion {
     /// `None` when the server sent no usage (unknown, not zero).
     pub usage: Option<crate::domain::Usage>,
     pub http_status: u16,
-    /// How the structured answer was obtained (after any fallback).
+    /// How the structured answer was asked for (after any fallback).
     pub tool_mode: ToolMode,
+    /// How it really came back.
+    pub path: AnswerPath,
     /// Attempts made, 1 when the first one succeeded.
     pub attempts: u32,
     pub latency: Duration,

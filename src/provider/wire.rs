@@ -24,6 +24,8 @@ pub struct WireBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<StreamOptions>,
@@ -135,6 +137,7 @@ impl<'a> WireBody<'a> {
             tool_choice,
             response_format,
             temperature: cfg.temperature,
+            max_tokens: call.max_tokens,
             stream: cfg.stream.then_some(true),
             stream_options: cfg.stream.then_some(StreamOptions {
                 include_usage: true,

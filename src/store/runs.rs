@@ -7,7 +7,8 @@ use rusqlite::{OptionalExtension, params};
 const RUN_COLUMNS: &str = "r.id, r.protocol, r.mode, r.persona_id, r.perspective_ids, r.model, r.prompt_hash, r.params,
     r.status, r.created_at, r.finished_at, r.total, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.note,
     (SELECT count(*) FROM verdicts v WHERE v.run_id = r.id),
-    (SELECT count(*) FROM failures f WHERE f.run_id = r.id)";
+    (SELECT count(*) FROM failures f WHERE f.run_id = r.id),
+    r.requests, r.usage_unknown, r.cached_tokens, r.structured";
 
 impl Store {
     pub fn create_run(&mut self, spec: &RunSpec, total: u64) -> Result<i64> {
@@ -44,19 +45,62 @@ impl Store {
     pub fn add_run_usage(
         &mut self,
         run_id: i64,
-        usage: Usage,
+        usage: Option<Usage>,
         cost_usd: Option<f64>,
     ) -> Result<()> {
+        let u = usage.unwrap_or_default();
         self.conn.execute(
-            "UPDATE runs SET prompt_tokens = prompt_tokens + ?2, completion_tokens = completion_tokens + ?3,
+            "UPDATE runs SET requests = requests + 1,
+               usage_unknown = usage_unknown + ?5,
+               prompt_tokens = prompt_tokens + ?2, completion_tokens = completion_tokens + ?3,
+               cached_tokens = cached_tokens + ?6,
                cost_usd = CASE WHEN ?4 IS NULL THEN cost_usd ELSE coalesce(cost_usd, 0) + ?4 END
              WHERE id = ?1",
             params![
                 run_id,
-                usage.prompt_tokens as i64,
-                usage.completion_tokens as i64,
-                cost_usd
+                u.prompt_tokens as i64,
+                u.completion_tokens as i64,
+                cost_usd,
+                usage.is_none() as i64,
+                u.cached_tokens as i64
             ],
+        )?;
+        Ok(())
+    }
+
+    /// Records how the run's structured answers were asked for and came back.
+    pub fn set_run_structured(&mut self, run_id: i64, structured: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE runs SET structured = ?2 WHERE id = ?1",
+            params![run_id, structured],
+        )?;
+        Ok(())
+    }
+
+    /// The structured path `endpoint` and `model` answered a probe with.
+    pub fn endpoint_path(&self, endpoint: &str, model: &str) -> Result<Option<(String, String)>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT structured, detail FROM endpoint_paths WHERE endpoint = ?1 AND model = ?2",
+                params![endpoint, model],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    pub fn set_endpoint_path(
+        &mut self,
+        endpoint: &str,
+        model: &str,
+        structured: &str,
+        detail: &str,
+    ) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO endpoint_paths (endpoint, model, structured, detail, probed_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (endpoint, model) DO UPDATE SET structured = ?3, detail = ?4, probed_at = ?5",
+            params![endpoint, model, structured, detail, now()],
         )?;
         Ok(())
     }
@@ -122,5 +166,9 @@ fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
         note: r.get(15)?,
         verdicts: r.get::<_, i64>(16)? as u64,
         failures: r.get::<_, i64>(17)? as u64,
+        requests: r.get::<_, i64>(18)? as u64,
+        usage_unknown: r.get::<_, i64>(19)? as u64,
+        cached_tokens: r.get::<_, i64>(20)? as u64,
+        structured: r.get(21)?,
     })
 }

@@ -135,6 +135,24 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE labels ADD COLUMN blind INTEGER NOT NULL DEFAULT 0;
     "#,
+    // Every attempt is a request (failed and retried ones too); usage a
+    // server never reported is counted as unknown, not as zero; the
+    // structured path a run really used; the path each endpoint and model
+    // answered a probe with (`--structured auto`).
+    r#"
+    ALTER TABLE runs ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN usage_unknown INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN structured TEXT;
+    CREATE TABLE endpoint_paths (
+        endpoint TEXT NOT NULL,
+        model TEXT NOT NULL,
+        structured TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        probed_at TEXT NOT NULL,
+        PRIMARY KEY (endpoint, model)
+    );
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

@@ -382,6 +382,17 @@ async fn serve_connection(mut sock: TcpStream, shared: &Shared) {
                     }
                     since = tokio::time::Instant::now();
                 }
+                Step::Repeat(bytes, times) => {
+                    for _ in 0..times {
+                        if sock.write_all(&bytes).await.is_err() {
+                            return;
+                        }
+                    }
+                    if sock.flush().await.is_err() {
+                        return;
+                    }
+                    since = tokio::time::Instant::now();
+                }
                 Step::Sleep(d) => {
                     tokio::time::sleep_until(since + d).await;
                     since = tokio::time::Instant::now();

@@ -59,6 +59,18 @@ pub enum Reply {
     /// The inner reply with a pause between consecutive writes (the head goes
     /// out at once): a slow stream, or with a long pause a stalled one.
     Paced(Duration, Box<Reply>),
+    /// The inner reply, then a pause, then the connection closed without
+    /// having announced it (`Connection: close` not sent): llama.cpp's server
+    /// after a streamed answer. A request the client sends in the pause goes
+    /// into a connection that dies unread.
+    CloseAfter(Duration, Box<Reply>),
+    /// A 200 stream that sends only SSE comments (`: keepalive`), one every
+    /// `every`, `count` times, then closes: alive on the wire, silent as an answer.
+    KeepAliveOnly { every: Duration, count: usize },
+    /// A streamed content answer of about `bytes` bytes that never ends on
+    /// its own (no finish reason, no `[DONE]`): a runaway server. Written
+    /// piece by piece, never held whole in memory.
+    Flood { bytes: usize },
 }
 
 impl Reply {
@@ -127,6 +139,8 @@ pub fn models_reply(models: &[&str]) -> Reply {
 #[derive(Debug)]
 pub(crate) enum Step {
     Write(Vec<u8>),
+    /// The same bytes written `times` times (a large body without holding it).
+    Repeat(Vec<u8>, usize),
     Sleep(Duration),
     /// Close the connection after this reply.
     Close,
@@ -501,6 +515,33 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
                 out.extend_from_slice(&body[..body.len() / 2]);
                 vec![Step::Write(out), Step::Close]
             }
+        }
+        Reply::CloseAfter(pause, inner) => {
+            let mut steps = render(inner, req);
+            steps.push(Step::Sleep(*pause));
+            steps.push(Step::Close);
+            steps
+        }
+        Reply::KeepAliveOnly { every, count } => {
+            let mut steps = vec![Step::Write(head(200, &[], "text/event-stream", None))];
+            for _ in 0..*count {
+                steps.push(Step::Write(http_chunk(b": keepalive\n\n")));
+                steps.push(Step::Sleep(*every));
+            }
+            steps.push(Step::Close);
+            steps
+        }
+        Reply::Flood { bytes } => {
+            let piece = "la ".repeat(1000);
+            let event = format!("data: {}\n\n", ctx.chunk(json!({"content": piece}), None));
+            let chunk = http_chunk(event.as_bytes());
+            let times = bytes / chunk.len() + 1;
+            vec![
+                Step::Write(head(200, &[], "text/event-stream", None)),
+                Step::Write(http_chunk(format!("data: {}\n\n", ctx.role()).as_bytes())),
+                Step::Repeat(chunk, times),
+                Step::Close,
+            ]
         }
         Reply::ErrorEvent { message } => {
             let err = json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}});

@@ -3,10 +3,17 @@
 //! the in-process fake OpenAI server on its own runtime, and generated items.
 #![allow(dead_code)]
 
+use jury::domain::Mode;
+use jury::engine::{EngineConfig, EngineEvent, RunOutcome, RunRequest, spawn_run};
+use jury::prompt::PromptSet;
+use jury::provider::ProviderConfig;
+use jury::store::Store;
 use jury::testserver::{RecordedRequest, Reply, TestServer};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The repository's `sample-data/` directory.
 pub fn sample_data() -> PathBuf {
@@ -226,4 +233,85 @@ pub fn generated_workspace(n: usize, ncls: usize) -> Workspace {
         items.to_str().expect("path"),
     ]);
     ws
+}
+
+/// The demo judge's correct tool-call arguments for this request.
+pub fn correct_args(req: &RecordedRequest) -> String {
+    match jury::testserver::demo_judge::reply(req, std::time::Duration::ZERO) {
+        Reply::ToolCall { arguments, .. } => arguments,
+        // Asked for a response format: the same JSON, in the content.
+        Reply::Content { text, .. } => text,
+        other => panic!("the demo judge did not answer with a tool call: {other:?}"),
+    }
+}
+
+/// The `(item, classification, perspective)` keys a Mode 2/3 request asks for.
+pub fn asked_keys(req: &RecordedRequest) -> Vec<jury::domain::ComboKey> {
+    let body: Value = serde_json::from_str(&req.last_user_message().expect("a user message"))
+        .expect("the last user message is the request JSON");
+    body["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|e| {
+            let id = &e["id"];
+            jury::domain::ComboKey::new(
+                id["itemId"].as_str().expect("itemId"),
+                id["classificationId"].as_str().expect("classificationId"),
+                id["perspectiveId"].as_str().expect("perspectiveId"),
+            )
+        })
+        .collect()
+}
+
+/// A store in a tempdir holding `n` generated items (`ncls` classifications
+/// each), persona `tester` and perspective `classification`.
+pub fn store_with(n: usize, ncls: usize) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("jury.db");
+    let items = dir.path().join("items.jsonl");
+    std::fs::write(&items, items_jsonl(n, ncls)).unwrap();
+    let meta = dir.path().join("meta.json");
+    std::fs::write(
+        &meta,
+        json!([persona_json(), perspective_json()]).to_string(),
+    )
+    .unwrap();
+    let mut store = Store::open(&db).unwrap();
+    let report = jury::import::import_paths(&mut store, &[meta, items], false, "tester").unwrap();
+    assert_eq!(report.items, n);
+    (dir, db)
+}
+
+pub fn config(db: &Path, base_url: String) -> EngineConfig {
+    let mut provider = ProviderConfig::new(base_url, "test-model");
+    provider.backoff_base = Duration::from_millis(1);
+    provider.backoff_cap = Duration::from_millis(5);
+    EngineConfig {
+        db_path: db.to_path_buf(),
+        provider,
+        prompts: Arc::new(PromptSet::embedded()),
+    }
+}
+
+pub fn request(mode: Mode, batch: usize, concurrency: usize) -> RunRequest {
+    let mut r = RunRequest::new(mode, "tester", vec!["classification".into()]);
+    r.batch_size = batch;
+    r.concurrency = concurrency;
+    r
+}
+
+/// Runs to the end, collecting every event.
+pub async fn run(cfg: EngineConfig, req: RunRequest) -> (RunOutcome, Vec<EngineEvent>) {
+    let mut h = spawn_run(cfg, req);
+    let mut events = Vec::new();
+    while let Some(e) = h.events.recv().await {
+        events.push(e);
+    }
+    let outcome = h
+        .join
+        .await
+        .expect("the run panicked")
+        .expect("the run failed to start");
+    (outcome, events)
 }

@@ -171,5 +171,6 @@ pub fn call(prompts: &PromptSet, mode: Mode, request: &Value, boundary: &str) ->
     ChatCall {
         messages: messages(prompts, mode, request, boundary),
         tool: tool(prompts, mode),
+        max_tokens: None,
     }
 }
