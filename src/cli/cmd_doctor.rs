@@ -1,11 +1,13 @@
 //! `jury doctor`: checks the config, the store and the judge endpoint, one line
-//! per check with ok / warning / problem and what to do. Exit 0 when every
-//! check is ok, 1 otherwise. The store and config checks need no key and no
+//! per check with ok / warning / problem and what to do. Exit 0 when no
+//! check found a problem (warnings alone pass), 1 otherwise. The store and config checks need no key and no
 //! network; `--skip-endpoint` leaves the endpoint alone.
 
 use super::DoctorArgs;
 use crate::config::{ConfigFile, Overrides, Settings};
-use crate::provider::{ChatCall, Client, ProviderConfig, StreamFrame, ToolMode, errtext};
+use crate::provider::{
+    AnswerPath, ChatCall, Client, ProviderConfig, ProviderError, StreamFrame, errtext,
+};
 use crate::sanitize::one_line;
 use std::path::Path;
 use std::process::ExitCode;
@@ -70,11 +72,12 @@ pub fn doctor(cli_db: Option<std::path::PathBuf>, a: DoctorArgs) -> anyhow::Resu
                     .worker_threads(2)
                     .enable_all()
                     .build()?;
-                rt.block_on(check_endpoint(&mut r, cfg));
+                rt.block_on(check_endpoint(&mut r, cfg, a.timeout_secs.max(1)));
             }
         }
     }
-    Ok(if r.worst <= Level::Skipped {
+    // Warnings say what could be better; only a problem fails the check.
+    Ok(if r.worst <= Level::Warning {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -293,7 +296,7 @@ fn models_url(client: &Client) -> Option<reqwest::Url> {
     Some(url)
 }
 
-async fn check_endpoint(r: &mut Report, cfg: ProviderConfig) {
+async fn check_endpoint(r: &mut Report, cfg: ProviderConfig, timeout_secs: u64) {
     let key = cfg.api_key.clone().filter(|k| !k.is_empty());
     let client = match Client::new(cfg.clone()) {
         Ok(c) => c,
@@ -449,40 +452,49 @@ async fn check_endpoint(r: &mut Report, cfg: ProviderConfig) {
         })
         .await;
     match result {
-        Err(e) => r.line(
-            Level::Problem,
-            "judge",
-            &format!("a test judgement failed: {e}"),
-        ),
+        Err(e) => {
+            let text = e.to_string();
+            let own_timeout = text.contains("request timeout") || text.contains("went silent");
+            let msg = match &e {
+                _ if own_timeout => format!(
+                    "no answer within doctor's own {timeout_secs}s timeout ({text}); the server may just be slow (a small local model can take a minute per request): try --timeout-secs 300"
+                ),
+                ProviderError::Truncated { .. } => {
+                    format!("the server cut the test answer off before it finished: {text}")
+                }
+                _ => format!("a test judgement failed: {text}"),
+            };
+            r.line(Level::Problem, "judge", &msg);
+        }
         Ok(c) => {
             let answer_ok = serde_json::from_str::<serde_json::Value>(c.answer_text())
                 .ok()
                 .is_some_and(|v| v.get("resultItems").is_some());
             let secs = started.elapsed().as_secs_f64();
-            if c.tool_mode == ToolMode::Tools && answer_ok {
-                r.line(
+            match (c.path, answer_ok) {
+                (AnswerPath::ToolCall, true) => r.line(
                     Level::Ok,
                     "judge",
                     &format!(
-                        "a forced tool call works ({secs:.1}s, {} attempt(s))",
+                        "a forced tool call works: the server answered with a real tool call ({secs:.1}s, {} attempt(s))",
                         c.attempts
                     ),
-                );
-            } else if answer_ok {
-                r.line(
+                ),
+                (AnswerPath::IgnoredToolChoice, true) => r.line(
+                    Level::Warning,
+                    "judge",
+                    "JSON in content: the server ignored tool_choice (llama.cpp does with an object tool_choice); use --structured json_schema (jury run --structured auto switches by itself and remembers it)",
+                ),
+                (AnswerPath::ResponseFormat, true) => r.line(
                     Level::Warning,
                     "judge",
                     &format!(
-                        "the server cannot do tool calls; jury falls back to {} (works, but answers are less reliable); use a tool-capable model or server (vLLM: --enable-auto-tool-choice)",
-                        match c.tool_mode {
-                            ToolMode::Tools => "tool calls",
-                            ToolMode::JsonSchema => "the JSON schema response format",
-                            ToolMode::JsonContent => "JSON in the answer text",
-                        }
+                        "tool calls did not work; {} does ({secs:.1}s): use --structured {} (auto finds it too); vLLM needs --enable-auto-tool-choice for tools, llama.cpp --jinja",
+                        crate::provider::structured::mode_name(c.tool_mode),
+                        c.tool_mode.as_str()
                     ),
-                );
-            } else {
-                r.line(
+                ),
+                _ => r.line(
                     Level::Problem,
                     "judge",
                     &format!(
@@ -490,7 +502,7 @@ async fn check_endpoint(r: &mut Report, cfg: ProviderConfig) {
                         c.finish_reason.as_ref().map_or("none", |f| f.as_str()),
                         errtext::clean(c.answer_text(), key.as_ref())
                     ),
-                );
+                ),
             }
             if fragments > 1 {
                 r.line(
@@ -509,12 +521,9 @@ async fn check_endpoint(r: &mut Report, cfg: ProviderConfig) {
                 Level::Ok,
                 "mode",
                 &format!(
-                    "structured answers via {} (jury starts runs in this mode)",
-                    match client.tool_mode() {
-                        ToolMode::Tools => "tool calls",
-                        ToolMode::JsonSchema => "JSON schema response format",
-                        ToolMode::JsonContent => "JSON in content",
-                    }
+                    "structured answers via {} ({})",
+                    crate::provider::structured::mode_name(client.tool_mode()),
+                    client.tool_mode().as_str()
                 ),
             );
         }
