@@ -239,6 +239,33 @@ async fn an_ignored_tool_choice_moves_the_run_to_json_schema_and_is_remembered()
     assert!(server.requests().iter().all(|r| !r.uses_tools()));
 }
 
+/// The same server with a model that loops when nothing constrains it: the
+/// forced tool call comes back as text cut by `max_tokens`. That too shows
+/// the server ignored `tool_choice`: the rest goes by json_schema.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_looping_answer_to_an_ignored_tool_choice_also_moves_to_json_schema() {
+    let (_dir, db) = store_with(4, 2);
+    let server = TestServer::start(|r| {
+        if r.uses_tools() {
+            Reply::Content {
+                text: "{\"name\": \"get_evaluations\", \"arguments\": {\"resultItems\": [".to_string()
+                    + &"{\"a\": 1}, ".repeat(50),
+                chunk: 16,
+                finish: Some("length".into()),
+            }
+        } else {
+            Reply::content(correct_args(r))
+        }
+    })
+    .await
+    .unwrap();
+    let (outcome, _) = run(config(&db, server.base_url()), request(Mode::Two, 8, 1)).await;
+    assert_eq!(outcome.progress.verdicts, 8, "{:?}", outcome.note);
+    let reqs = server.requests();
+    assert!(reqs[0].uses_tools());
+    assert!(reqs[1..].iter().all(|r| r.response_format() == Some("json_schema")));
+}
+
 /// `--structured tools` keeps tool calls for the whole run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chosen_structured_path_is_kept() {

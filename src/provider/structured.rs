@@ -121,10 +121,14 @@ pub fn check_answer(mode: ToolMode, c: &mut Completion, call: &ChatCall) -> Resu
             Some(FinishReason::Length | FinishReason::ContentFilter)
         )
     {
-        c.path = if c.tool_calls.is_empty() {
-            AnswerPath::Text
-        } else {
+        c.path = if !c.tool_calls.is_empty() {
             AnswerPath::ToolCall
+        } else if mode == ToolMode::Tools && !c.content.trim().is_empty() {
+            // Cut off (or filtered) while writing text although a tool call
+            // was forced: the server ignored tool_choice all the same.
+            AnswerPath::IgnoredToolChoice
+        } else {
+            AnswerPath::Text
         };
         return Ok(()); // its own outcome, judged by the caller
     }
