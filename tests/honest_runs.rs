@@ -248,7 +248,8 @@ async fn a_looping_answer_to_an_ignored_tool_choice_also_moves_to_json_schema() 
     let server = TestServer::start(|r| {
         if r.uses_tools() {
             Reply::Content {
-                text: "{\"name\": \"get_evaluations\", \"arguments\": {\"resultItems\": [".to_string()
+                text: "{\"name\": \"get_evaluations\", \"arguments\": {\"resultItems\": ["
+                    .to_string()
                     + &"{\"a\": 1}, ".repeat(50),
                 chunk: 16,
                 finish: Some("length".into()),
@@ -263,7 +264,11 @@ async fn a_looping_answer_to_an_ignored_tool_choice_also_moves_to_json_schema() 
     assert_eq!(outcome.progress.verdicts, 8, "{:?}", outcome.note);
     let reqs = server.requests();
     assert!(reqs[0].uses_tools());
-    assert!(reqs[1..].iter().all(|r| r.response_format() == Some("json_schema")));
+    assert!(
+        reqs[1..]
+            .iter()
+            .all(|r| r.response_format() == Some("json_schema"))
+    );
 }
 
 /// `--structured tools` keeps tool calls for the whole run.

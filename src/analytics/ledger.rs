@@ -10,8 +10,14 @@ use std::collections::BTreeMap;
 pub struct LedgerLine {
     pub runs: u64,
     pub verdicts: u64,
+    /// HTTP requests, every attempt counted.
+    pub requests: u64,
+    /// Requests whose usage the server never reported (not in the tokens).
+    pub usage_unknown: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of `prompt_tokens`, those served from the server's prompt cache.
+    pub cached_tokens: u64,
     /// Sum over runs with a known price; `None` when no run had one.
     pub cost_usd: Option<f64>,
     /// Runs whose model has no price (local servers): their tokens count,
@@ -23,12 +29,24 @@ impl LedgerLine {
     fn add(&mut self, r: &Run) {
         self.runs += 1;
         self.verdicts += r.verdicts;
+        self.requests += r.requests;
+        self.usage_unknown += r.usage_unknown;
         self.prompt_tokens += r.prompt_tokens;
         self.completion_tokens += r.completion_tokens;
+        self.cached_tokens += r.cached_tokens;
         match r.cost_usd {
             Some(c) => *self.cost_usd.get_or_insert(0.0) += c,
-            None => self.unpriced_runs += 1,
+            // Tokens without a cost: the model has no price. No tokens at all
+            // (nothing sent, or usage never reported) says nothing about the
+            // price, and is not reported as if it did.
+            None if r.prompt_tokens + r.completion_tokens > 0 => self.unpriced_runs += 1,
+            None => {}
         }
+    }
+
+    /// Share of prompt tokens served from the server's prompt cache.
+    pub fn cached_share(&self) -> Option<f64> {
+        (self.prompt_tokens > 0).then(|| self.cached_tokens as f64 / self.prompt_tokens as f64)
     }
 
     /// Tokens per verdict; `None` with no verdicts.
@@ -108,6 +126,18 @@ mod tests {
             cost_usd: cost,
             note: None,
         }
+    }
+
+    /// A run that sent nothing or got no usage back is not "without a
+    /// price": the ledger must not tell the user to price a priced model.
+    #[test]
+    fn no_usage_is_not_no_price() {
+        let mut r = run(Some(Mode::Two), 0, (0, 0), None);
+        r.requests = 3;
+        r.usage_unknown = 3;
+        let l = ledger(&[r]);
+        assert_eq!(l.total.unpriced_runs, 0);
+        assert_eq!((l.total.requests, l.total.usage_unknown), (3, 3));
     }
 
     #[test]

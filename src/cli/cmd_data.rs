@@ -156,6 +156,21 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
         if let Some(note) = &r.note {
             println!("      note: {}", one_line(note, 200));
         }
+        let cached = (r.prompt_tokens > 0)
+            .then(|| {
+                format!(
+                    ", {:.0} % of prompt tokens cached",
+                    100.0 * r.cached_tokens as f64 / r.prompt_tokens as f64
+                )
+            })
+            .unwrap_or_default();
+        let unknown = (r.usage_unknown > 0)
+            .then(|| format!(", usage unknown for {}", r.usage_unknown))
+            .unwrap_or_default();
+        println!("      {} request(s){unknown}{cached}", r.requests);
+        if let Some(st) = &r.structured {
+            println!("      structured: {}", one_line(st, 200));
+        }
     }
     print_ledger(&crate::analytics::ledger(&runs));
     Ok(ExitCode::SUCCESS)
@@ -187,14 +202,28 @@ fn print_ledger(l: &crate::analytics::Ledger) {
                 .unwrap_or_else(|| "-".into()),
             money(x.cost_usd, 4),
             money(x.cost_per_verdict(), 6),
-            if x.unpriced_runs > 0 {
-                format!(
-                    "  ({} run(s) without a price: add the model to prices.toml)",
-                    x.unpriced_runs
-                )
-            } else {
-                String::new()
-            }
+            [
+                (x.unpriced_runs > 0).then(|| {
+                    format!(
+                        "{} run(s) without a price: {}",
+                        x.unpriced_runs,
+                        crate::engine::price::HOW_TO_PRICE
+                    )
+                }),
+                (x.usage_unknown > 0).then(|| {
+                    format!(
+                        "{} of {} request(s) with usage not reported (not in the tokens)",
+                        x.usage_unknown, x.requests
+                    )
+                }),
+                x.cached_share()
+                    .filter(|c| *c > 0.0)
+                    .map(|c| format!("{:.0} % of prompt tokens cached", 100.0 * c)),
+            ]
+            .into_iter()
+            .flatten()
+            .map(|n| format!("  ({n})"))
+            .collect::<String>()
         );
     };
     for (name, x) in &l.by_config {
