@@ -151,11 +151,15 @@ pub async fn execute(
     });
     drop(ctx);
     drop(writer.tx);
-    let progress = tokio::task::spawn_blocking(move || writer.join.join())
+    let finished = tokio::task::spawn_blocking(move || writer.join.join())
         .await
         .map_err(|e| EngineError::Setup(format!("the store writer stopped: {e}")))?
         .map_err(|_| EngineError::Setup("the store writer panicked".into()))?
         .map_err(EngineError::Setup)?;
+    // The writer has the last word: it knows what was committed (a run
+    // that produced only failures is failed, not done).
+    let progress = finished.progress;
+    let (status, note) = finished.ended.unwrap_or((status, note));
     Ok(RunOutcome {
         run_id,
         status,

@@ -135,6 +135,13 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE labels ADD COLUMN blind INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 6: who runs a run (pid and host) and when it last showed it was alive,
+    // so another process tells a live run from one whose process ended.
+    r#"
+    ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+    ALTER TABLE runs ADD COLUMN owner_host TEXT;
+    ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
