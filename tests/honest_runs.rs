@@ -65,6 +65,26 @@ fn other_commands_leave_a_live_run_running_and_sigterm_cancels_it() {
         std::thread::sleep(Duration::from_millis(50));
         waited += 1;
     }
+    // The writer refreshes the heartbeat while the answer is awaited.
+    let conn = rusqlite::Connection::open(&ws.db).expect("open the store");
+    let beat = || -> (String, String) {
+        conn.query_row(
+            "SELECT created_at, heartbeat_at FROM runs WHERE id = 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("the run's heartbeat")
+    };
+    let mut waited = 0;
+    while {
+        let (created, beat) = beat();
+        beat == created
+    } {
+        assert!(waited < 1200, "the heartbeat was never refreshed");
+        std::thread::sleep(Duration::from_millis(50));
+        waited += 1;
+    }
+    drop(conn);
     // Commands that open the store (and used to mark every running run failed).
     ws.ok(&["list", "items"]);
     ws.ok(&["failures"]);
