@@ -178,6 +178,11 @@ const ROLE_TOKENS: &[&str] = &[
     "[inst]",
     "[/inst]",
     "<<sys>>",
+    // Markdown-style turn headers, wherever they stand.
+    "### system",
+    "### assistant",
+    "### instruction",
+    "### response",
 ];
 
 /// Roles whose name opening a line (or following a closing tag) fakes a turn.

@@ -7,6 +7,7 @@ mod common;
 use jury::domain::{ComboKey, FailureKind, Mode, RunStatus};
 use jury::engine::{EngineConfig, EngineEvent, RunOutcome, RunRequest, spawn_run};
 use jury::prompt::PromptSet;
+use jury::protocol::awag::request::undelimit;
 use jury::provider::ProviderConfig;
 use jury::store::Store;
 use jury::testserver::{RecordedRequest, Reply, TestServer, demo_judge};
@@ -78,7 +79,8 @@ fn correct_args(req: &RecordedRequest) -> String {
 
 /// The `(item, classification, perspective)` keys a Mode 2/3 request asks for.
 fn asked_keys(req: &RecordedRequest) -> Vec<ComboKey> {
-    let body: Value = serde_json::from_str(&req.last_user_message().unwrap()).unwrap();
+    let msg = req.last_user_message().unwrap();
+    let body: Value = serde_json::from_str(undelimit(&msg).unwrap()).unwrap();
     body["items"]
         .as_array()
         .unwrap()
