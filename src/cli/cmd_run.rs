@@ -294,11 +294,18 @@ async fn drive(
                     _ => {}
                 }
             }
-            _ = signal_to_stop(&mut terminate), if !interrupted => {
+            _ = signal_to_stop(&mut terminate) => {
+                if interrupted {
+                    // A second signal: stop now. Everything committed is
+                    // kept; the run shows as interrupted, since this
+                    // process is gone, and --resume continues it.
+                    eprintln!("stopped before the run could finish cleanly");
+                    std::process::exit(1);
+                }
                 interrupted = true;
                 cancel.cancel();
                 if let Some(b) = &bar {
-                    b.println("cancelling: what has arrived is kept…");
+                    b.println("cancelling: what has arrived is kept… (again to stop at once)");
                 }
             }
         }
