@@ -4,6 +4,7 @@
 mod common;
 
 use common::{ServerRt, Workspace, jsonl, text};
+use jury::protocol::awag::request::undelimit;
 use jury::testserver::Reply;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -189,7 +190,8 @@ fn resume_after_a_complete_run_sends_and_duplicates_nothing() {
         .collect();
     assert_eq!(keys.len(), 40, "a combination was judged twice");
     let last = srv.completions().pop().unwrap();
-    let req: Value = serde_json::from_str(&last.last_user_message().unwrap()).unwrap();
+    let msg = last.last_user_message().unwrap();
+    let req: Value = serde_json::from_str(undelimit(&msg).unwrap()).unwrap();
     assert_eq!(
         req["items"].as_array().unwrap().len(),
         10,
@@ -278,25 +280,33 @@ fn prompt_prints_the_exact_body_without_a_key() {
     assert_eq!(msgs[0]["role"], "system");
     let system = msgs[0]["content"].as_str().unwrap();
     let last = msgs.last().unwrap()["content"].as_str().unwrap();
-    let req: Value = serde_json::from_str(last).expect("the request JSON is the last message");
-    let items = req["items"].as_array().unwrap();
-    assert_eq!(items.len(), 5, "one entry per classification");
-    let content = items[0]["content"].as_str().unwrap();
-    let token = content
+    // The whole request, every untrusted field in it, lies between the markers.
+    let token = last
         .strip_prefix("<<<ITEM-CONTENT ")
         .and_then(|r| r.split_once(">>>"))
         .map(|(t, _)| t)
-        .unwrap_or_else(|| panic!("content not delimited: {content}"));
+        .unwrap_or_else(|| panic!("request not delimited: {last}"));
     assert!(token.len() >= 16, "boundary too short: {token}");
     assert!(
-        content.ends_with(&format!("<<<END-ITEM-CONTENT {token}>>>")),
-        "{content}"
+        last.ends_with(&format!("<<<END-ITEM-CONTENT {token}>>>")),
+        "{last}"
     );
-    assert!(content.contains("Stock-out on BM-440 kettles"), "{content}");
     assert!(
         system.contains(&format!("<<<ITEM-CONTENT {token}>>>")),
         "the system message announces another boundary"
     );
+    let req: Value = serde_json::from_str(undelimit(last).unwrap())
+        .expect("the request JSON is the last message");
+    let items = req["items"].as_array().unwrap();
+    assert_eq!(items.len(), 5, "one entry per classification");
+    let content = items[0]["content"].as_str().unwrap();
+    assert!(content.contains("Stock-out on BM-440 kettles"), "{content}");
+    // The messages before the request hold no item data: the same for every
+    // request of a run (a cacheable prefix).
+    for m in &msgs[..msgs.len() - 1] {
+        let c = m["content"].as_str().unwrap();
+        assert!(!c.contains("BM-440") && !c.contains("k-001"), "{c}");
+    }
     assert_eq!(items[0]["id"]["itemId"], "k-001");
     assert_eq!(items[0]["id"]["perspectiveId"], "classification");
     assert!(!text(&out.stdout).contains("Authorization"));

@@ -4,6 +4,7 @@
 mod common;
 
 use common::{ServerRt, generated_workspace, text};
+use jury::protocol::awag::request::undelimit;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -81,7 +82,8 @@ fn kill_9_mid_run_then_resume_judges_everything_exactly_once() {
     let asked: usize = srv.completions()[sent_before..]
         .iter()
         .map(|r| {
-            let body: Value = serde_json::from_str(&r.last_user_message().unwrap()).unwrap();
+            let msg = r.last_user_message().unwrap();
+            let body: Value = serde_json::from_str(undelimit(&msg).unwrap()).unwrap();
             body["items"].as_array().unwrap().len()
         })
         .sum();

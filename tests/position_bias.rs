@@ -6,6 +6,7 @@
 
 mod common;
 use common::*;
+use jury::protocol::awag::request::undelimit;
 use jury::testserver::Reply;
 use serde_json::Value;
 
@@ -144,7 +145,8 @@ fn the_same_seed_gives_the_same_order_and_resume_ignores_the_shuffle() {
         .completions()
         .iter()
         .map(|r| {
-            let m: Value = serde_json::from_str(&r.last_user_message().unwrap()).unwrap();
+            let msg = r.last_user_message().unwrap();
+            let m: Value = serde_json::from_str(undelimit(&msg).unwrap()).unwrap();
             m["items"]
                 .as_array()
                 .unwrap()

@@ -150,7 +150,11 @@ async fn the_demo_judge_answers_every_guideline_on_the_degree_scale() {
         damage.text
     );
     let user = reqs[0].last_user_message().unwrap();
-    assert!(user.contains("ids: g-damage, g-refund-time"), "{user}");
+    assert!(user.contains("\"guideline_id\": \"g-damage\""), "{user}");
+    assert!(
+        user.contains("\"guideline_id\": \"g-refund-time\""),
+        "{user}"
+    );
     assert_eq!(
         reqs[0].body["tools"][0]["function"]["name"],
         "record_guideline_checks"
@@ -174,7 +178,10 @@ async fn missing_guidelines_are_recorded_and_only_they_are_asked_again() {
     .await;
     assert_eq!(reqs.len(), 2);
     let retry = reqs[1].last_user_message().unwrap();
-    assert!(retry.contains("ids: g-refund-time"), "{retry}");
+    assert!(
+        retry.contains("\"guideline_id\": \"g-refund-time\""),
+        "{retry}"
+    );
     assert!(!retry.contains("\"g-damage\""));
     let store = jury::store::Store::open(&db).unwrap();
     let v = store.verdicts_for_run(out.run_id).unwrap();

@@ -609,7 +609,10 @@ async fn refusal_and_length_are_their_own_outcomes() {
     let c = r.expect("length completion");
     assert_eq!(c.finish_reason, Some(FinishReason::Length));
     assert_eq!(c.attempts, 1);
-    assert_eq!(client.tool_mode(), ToolMode::Tools);
+    // Text (even cut off) where a tool call was forced: tool_choice was
+    // ignored, so the client asks for json_schema from now on.
+    assert_eq!(c.path, jury::provider::AnswerPath::IgnoredToolChoice);
+    assert_eq!(client.tool_mode(), ToolMode::JsonSchema);
 }
 
 #[tokio::test]

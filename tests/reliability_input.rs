@@ -568,11 +568,12 @@ fn reliability_25_instructions_in_content_delimited_and_flagged() {
             .filter_map(|m| m["content"].as_str())
             .collect::<Vec<_>>()
             .join("\n");
+        let last = messages
+            .last()
+            .and_then(|m| m["content"].as_str())
+            .expect("last");
         let request: Value = serde_json::from_str(
-            messages
-                .last()
-                .and_then(|m| m["content"].as_str())
-                .expect("last"),
+            jury::protocol::awag::request::undelimit(last).expect("the request between markers"),
         )
         .expect("request json");
         let mut checked = 0;

@@ -231,7 +231,9 @@ fn tool_reply(args: &Value) -> Reply {
 /// Number of entries asked about in a Mode 2/3 request.
 fn entries_asked(req: &RecordedRequest) -> usize {
     let last = req.last_user_message().unwrap_or_default();
-    let v: Value = serde_json::from_str(&last).unwrap_or(Value::Null);
+    // The request travels between the boundary markers.
+    let json = jury::protocol::awag::request::undelimit(&last).unwrap_or(&last);
+    let v: Value = serde_json::from_str(json).unwrap_or(Value::Null);
     v["items"].as_array().map_or(0, Vec::len)
 }
 

@@ -3,6 +3,7 @@
 //! database, a corrupt file.
 
 use jury::domain::{ComboKey, Label, Scale};
+use jury::protocol::awag::request::undelimit;
 use jury::store::{Store, StoreError};
 use jury::testserver::{TestServer, demo_judge};
 use serde_json::json;
@@ -178,9 +179,10 @@ async fn reliability_16_kill9_mid_run_then_resume() {
     let asked_after: usize = server.requests()[asked_before..]
         .iter()
         .map(|r| {
+            let msg = r.last_user_message().unwrap_or_default();
             let v: serde_json::Value =
-                serde_json::from_str(&r.last_user_message().unwrap_or_default())
-                    .unwrap_or_default();
+                serde_json::from_str(undelimit(&msg).expect("the request between the markers"))
+                    .expect("the request JSON");
             v["items"].as_array().map_or(0, Vec::len)
         })
         .sum();

@@ -24,6 +24,12 @@ pub enum Command {
     /// Import items, personas, perspectives, labels or a Mode 1 request file.
     Import(ImportArgs),
     /// Judge items headlessly.
+    #[command(
+        after_help = "Exit codes: 0 every verdict is in; 2 combinations were left without a verdict: \
+                      failures were recorded (see `jury failures RUN`; also when every one failed) \
+                      or the run was cancelled (Ctrl-C, SIGTERM); 1 a fatal error: bad flags, \
+                      a refused key, exhausted quota or --budget (what arrived is kept, --resume continues)."
+    )]
     Run(Box<RunArgs>),
     /// Set a human label.
     Label(LabelArgs),

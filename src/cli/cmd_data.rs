@@ -234,6 +234,11 @@ fn print_ledger(l: &crate::analytics::Ledger) {
 
 pub fn failures(s: &Settings, a: FailuresArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
+    if let Some(run) = a.run
+        && store.run(run)?.is_none()
+    {
+        anyhow::bail!("no run {run} in the store (see `jury runs`)");
+    }
     let failures = store.failures(a.run)?;
     if a.json {
         for f in &failures {

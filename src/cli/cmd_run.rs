@@ -277,6 +277,7 @@ async fn drive(
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
     let endpoint = crate::sanitize::one_line(&cfg.provider.base_url, 200);
+    let db_path = cfg.db_path.clone();
     let mut handle = crate::engine::spawn_planned(cfg, req, plan);
     let bar = (!as_json && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(0);
@@ -290,6 +291,9 @@ async fn drive(
     });
     let cancel = handle.cancel.clone();
     let mut interrupted = false;
+    // SIGTERM (a service manager, `kill`, a closed session) ends the run as
+    // Ctrl-C does: cancelled, with what arrived kept, never left "running".
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut last: Option<Progress> = None;
     let mut finished: Option<(RunStatus, Option<String>)> = None;
     loop {
@@ -329,11 +333,18 @@ async fn drive(
                     _ => {}
                 }
             }
-            _ = tokio::signal::ctrl_c(), if !interrupted => {
+            _ = signal_to_stop(&mut terminate) => {
+                if interrupted {
+                    // A second signal: stop now. Everything committed is
+                    // kept; the run shows as interrupted, since this
+                    // process is gone, and --resume continues it.
+                    eprintln!("stopped before the run could finish cleanly");
+                    std::process::exit(1);
+                }
                 interrupted = true;
                 cancel.cancel();
                 if let Some(b) = &bar {
-                    b.println("cancelling: what has arrived is kept…");
+                    b.println("cancelling: what has arrived is kept… (again to stop at once)");
                 }
             }
         }
@@ -375,14 +386,19 @@ async fn drive(
             p.usage.prompt_tokens + p.usage.completion_tokens,
             p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
             p.elapsed.as_secs_f64(),
-            note.map(|n| format!(" — {}", crate::sanitize::one_line(&n, 300)))
+            note.as_deref()
+                .map(|n| format!(" — {}", crate::sanitize::one_line(n, 300)))
                 .unwrap_or_default()
         );
         if missing > 0 {
-            eprintln!("see the failures with: jury failures {}", outcome.run_id);
+            point_at_failures(&db_path, outcome.run_id, missing);
         }
     }
-    if status == RunStatus::Failed {
+    // A run whose every combination failed ended with its failures recorded,
+    // not with a fault that stopped it.
+    let only_failures =
+        status == RunStatus::Failed && note.as_deref() == Some(crate::engine::NO_VERDICT_NOTE);
+    if status == RunStatus::Failed && !only_failures {
         // A fault fatal for the whole run (refused key, quota, budget, a
         // server that cannot do what is asked): say where, and how to go on.
         eprintln!(
@@ -392,12 +408,38 @@ async fn drive(
     }
     Ok(match status {
         RunStatus::Done if missing == 0 => ExitCode::SUCCESS,
+        RunStatus::Failed if only_failures => ExitCode::from(EXIT_FAILURES),
         RunStatus::Failed => ExitCode::from(1),
         RunStatus::Done | RunStatus::Cancelled if p.verdicts > 0 || missing > 0 => {
             ExitCode::from(EXIT_FAILURES)
         }
         _ => ExitCode::from(1),
     })
+}
+
+/// Ctrl-C or SIGTERM, whichever comes first.
+async fn signal_to_stop(terminate: &mut tokio::signal::unix::Signal) {
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+}
+
+/// Where to look for what is missing: `jury failures` only when the run
+/// recorded failures (a budget or a fatal fault leaves combinations that
+/// were never sent, which are not failures), `--resume` for the rest.
+fn point_at_failures(db: &std::path::Path, run_id: i64, missing: u64) {
+    let recorded = crate::store::Store::open(db)
+        .ok()
+        .and_then(|s| s.run(run_id).ok().flatten())
+        .map_or(0, |r| r.failures);
+    if recorded > 0 {
+        eprintln!("see the failures with: jury failures {run_id}");
+    } else {
+        eprintln!(
+            "{missing} combination(s) of run {run_id} have no verdict and no recorded failure (never sent, or cut off by the stop); the same command plus --resume asks for them"
+        );
+    }
 }
 
 pub fn demo_judge(a: DemoJudgeArgs) -> anyhow::Result<ExitCode> {

@@ -15,12 +15,21 @@ use crate::store::Store;
 use clap::Parser;
 use std::process::ExitCode;
 
-/// Exit codes of the contract: 0 all well, 1 fatal error, 2 failures recorded.
+/// Exit codes of the contract: 0 all well, 1 fatal error (bad flags too), 2 failures recorded.
 pub const EXIT_FAILURES: u8 = 2;
 
 pub fn main() -> ExitCode {
     restore_sigpipe();
-    let cli = Cli::parse();
+    // A usage error exits 1 like any other fatal error: 2 is the contract's
+    // "failures were recorded", which clap's default exit code would fake.
+    // Help and version are answers, not errors, and exit 0.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     match dispatch(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -13,6 +13,7 @@ mod writer;
 
 pub use events::{EngineEvent, Progress};
 pub use run::{Plan, plan as make_plan, usage_or_unknown};
+pub use writer::NO_VERDICT_NOTE;
 
 use crate::domain::{Mode, Protocol, RunStatus};
 use crate::prompt::PromptSet;

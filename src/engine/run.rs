@@ -179,11 +179,15 @@ pub async fn execute(
     });
     drop(ctx);
     drop(writer.tx);
-    let progress = tokio::task::spawn_blocking(move || writer.join.join())
+    let finished = tokio::task::spawn_blocking(move || writer.join.join())
         .await
         .map_err(|e| EngineError::Setup(format!("the store writer stopped: {e}")))?
         .map_err(|_| EngineError::Setup("the store writer panicked".into()))?
         .map_err(EngineError::Setup)?;
+    // The writer has the last word: it knows what was committed (a run
+    // that produced only failures is failed, not done).
+    let progress = finished.progress;
+    let (status, note) = finished.ended.unwrap_or((status, note));
     Ok(RunOutcome {
         run_id,
         status,
@@ -388,6 +392,15 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
                 }
             }
             Err(ProviderError::Cancelled) => break,
+            // Nothing was sent: the run stops, the combinations were not
+            // judged (no failure to record), `--resume` picks them up.
+            Err(e @ ProviderError::Budget(_)) => {
+                if let Ok(mut n) = ctx.stop_note.lock() {
+                    n.get_or_insert_with(|| e.to_string());
+                }
+                ctx.stop.cancel();
+                break;
+            }
             Err(ProviderError::ContextExceeded { message }) if pending.len() > 1 => {
                 // Deterministic: the same request would fail again. Half the
                 // batch at a time until it fits; the split is not an attempt.

@@ -5,7 +5,7 @@
 
 use super::{EngineEvent, Progress};
 use crate::domain::{Failure, RunStatus, Usage, Verdict};
-use crate::store::{Store, StoreError};
+use crate::store::{HEARTBEAT_EVERY, Store, StoreError};
 use std::sync::mpsc;
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
@@ -38,7 +38,14 @@ pub enum WriteCmd {
 
 pub struct Writer {
     pub tx: mpsc::Sender<WriteCmd>,
-    pub join: std::thread::JoinHandle<Result<Progress, String>>,
+    pub join: std::thread::JoinHandle<Result<Finished, String>>,
+}
+
+/// What the writer committed, and the status and note the run ended with
+/// (`None` when no `Finish` arrived).
+pub struct Finished {
+    pub progress: Progress,
+    pub ended: Option<(RunStatus, Option<String>)>,
 }
 
 /// What a write leaves to announce once its transaction committed: for a
@@ -147,6 +154,24 @@ fn announce(
     }
 }
 
+/// The note of a run that ended with failures and not one verdict.
+pub const NO_VERDICT_NOTE: &str = "no verdict: every combination asked about failed";
+
+/// The status a run ends with, now that what it wrote is known: a run that
+/// was not stopped but produced only failures failed, however it ended.
+fn settle_status(
+    status: RunStatus,
+    note: Option<String>,
+    verdicts: u64,
+    failures: u64,
+) -> (RunStatus, Option<String>) {
+    if status == RunStatus::Done && verdicts == 0 && failures > 0 {
+        (RunStatus::Failed, Some(NO_VERDICT_NOTE.to_string()))
+    } else {
+        (status, note)
+    }
+}
+
 /// Starts the writer thread. A store error stops the run (via `cancel`): we
 /// never keep asking the judge for verdicts we cannot keep.
 ///
@@ -175,8 +200,24 @@ pub fn start(
                 cancel.cancel();
             };
             let mut finish: Option<(RunStatus, Option<String>)> = None;
+            let mut last_beat = Instant::now();
+            // Failures committed, to tell a run that produced nothing but
+            // failures from one that is done.
+            let mut failures = 0u64;
             while finish.is_none() {
-                let Ok(first) = rx.recv() else { break };
+                // The heartbeat is written between commands and, while the
+                // judge is slow to answer, on waking up without one: other
+                // processes take a run with a stale heartbeat for dead.
+                if last_beat.elapsed() >= HEARTBEAT_EVERY {
+                    // A missed beat is harmless: only many in a row matter.
+                    let _ = store.heartbeat(run_id);
+                    last_beat = Instant::now();
+                }
+                let first = match rx.recv_timeout(HEARTBEAT_EVERY) {
+                    Ok(cmd) => cmd,
+                    Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                };
                 let mut group = vec![first];
                 while group.len() < GROUP && !matches!(group.last(), Some(WriteCmd::Finish { .. }))
                 {
@@ -193,16 +234,21 @@ pub fn start(
                 let results = commit_group(&mut store, run_id, &group);
                 for (cmd, r) in group.into_iter().zip(results) {
                     match r {
-                        Ok(w) => announce(cmd, w, &mut progress, &events),
+                        Ok(w) => {
+                            failures += u64::from(matches!(cmd, WriteCmd::Failure(_)));
+                            announce(cmd, w, &mut progress, &events)
+                        }
                         Err(e) => fail(e.to_string(), &mut store_error),
                     }
                 }
             }
+            let mut ended = None;
             if let Some((status, note)) = finish {
                 let (status, note) = match &store_error {
                     Some(e) => (RunStatus::Failed, Some(e.clone())),
-                    None => (status, note),
+                    None => settle_status(status, note, progress.verdicts, failures),
                 };
+                ended = Some((status, note.clone()));
                 progress.elapsed = started.elapsed();
                 // Best effort: if even this fails the run stays "running" and is
                 // marked interrupted on the next start.
@@ -216,7 +262,7 @@ pub fn start(
             }
             match store_error {
                 Some(e) => Err(e),
-                None => Ok(progress),
+                None => Ok(Finished { progress, ended }),
             }
         })?;
     Ok(Writer { tx, join: spawned })

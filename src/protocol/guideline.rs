@@ -420,10 +420,12 @@ impl JudgeProtocol for GuidelineCheck {
         let agent = item.payload["agent"]["name"]
             .as_str()
             .unwrap_or("the agent");
+        // The agent's name and the guideline ids come from the imported
+        // conversation: like everything else from it, inside the markers.
         let user = self
             .prompts
             .user
-            .replace("{agent}", agent)
+            .replace("{agent}", &delimit(agent))
             .replace(
                 "{events}",
                 &delimit(&serde_json::to_string_pretty(&evs).unwrap_or_default()),
@@ -435,11 +437,13 @@ impl JudgeProtocol for GuidelineCheck {
             .replace("{count}", &batch.len().to_string())
             .replace(
                 "{ids}",
-                &batch
-                    .iter()
-                    .map(|u| u.key.classification_id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                &delimit(
+                    &batch
+                        .iter()
+                        .map(|u| u.key.classification_id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
             );
         Ok(ChatCall {
             messages: vec![

@@ -538,12 +538,16 @@ impl JudgeProtocol for Proposition {
         let item = self.item(unit)?;
         let claim = render_claim(&self.settings.claim, item, self.persona.as_ref())?;
         let delimit = |t: &str| super::awag::request::delimit(t, boundary);
+        // The persona's id and name come from imported files too: inside the markers.
         let persona = match &self.persona {
             Some(p) => format!(
-                "The claim is judged from the point of view of {} (id {}). Their specification follows; it says who they are, not what happened:\n{}",
-                p.name,
-                p.id,
-                delimit(&serde_json::to_string_pretty(&p.definition).unwrap_or_default())
+                "The claim is judged from the point of view of the person specified below; the specification says who they are, not what happened:\n{}",
+                delimit(
+                    &serde_json::to_string_pretty(
+                        &serde_json::json!({"id": p.id, "name": p.name, "definition": p.definition})
+                    )
+                    .unwrap_or_default()
+                )
             ),
             None => "No persona is involved.".to_string(),
         };

@@ -11,6 +11,9 @@ mod verdicts;
 pub use error::{Result, StoreError};
 pub use items::UpsertCounts;
 pub use labels::LabelRow;
+pub use runs::{
+    HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,
+};
 pub use verdicts::{VerdictFilter, VerdictValue};
 
 use rusqlite::config::DbConfig;

@@ -1,8 +1,86 @@
-//! Runs and their counters.
+//! Runs and their counters, and who owns a running one.
 
 use super::{Result, Store, now};
 use crate::domain::{Mode, Run, RunSpec, RunStatus, Usage};
 use rusqlite::{OptionalExtension, params};
+use std::time::Duration;
+
+/// How often a live run's writer refreshes its heartbeat.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+
+/// A heartbeat older than this means the run's process is gone or hung.
+/// Six missed beats: a writer may wait out a few busy-store timeouts (5 s
+/// each) on a slow disk without another process declaring its run dead.
+pub const HEARTBEAT_STALE_AFTER: Duration = Duration::from_secs(30);
+
+/// The note a run gets when its process ended without finishing it.
+pub const INTERRUPTED_NOTE: &str = "interrupted (process ended)";
+
+/// What the store knows about the process running a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOwner {
+    pub pid: Option<u32>,
+    pub host: Option<String>,
+    /// RFC 3339; `None` for runs written before owners were recorded.
+    pub heartbeat_at: Option<String>,
+    pub created_at: String,
+}
+
+impl RunOwner {
+    /// Whether the run's process is gone: on this host a pid that no longer
+    /// exists says so at once; otherwise (another host, or a pid that may
+    /// have been reused by an unrelated process) only a stale heartbeat does.
+    /// Runs from before owners were recorded count from their start.
+    pub fn is_gone(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+        this_host: &str,
+        pid_alive: impl Fn(u32) -> bool,
+    ) -> bool {
+        if let (Some(pid), Some(host)) = (self.pid, self.host.as_deref())
+            && host == this_host
+            && !pid_alive(pid)
+        {
+            return true;
+        }
+        let last = self.heartbeat_at.as_deref().unwrap_or(&self.created_at);
+        match chrono::DateTime::parse_from_rfc3339(last) {
+            Ok(t) => {
+                let age = now.signed_duration_since(t.with_timezone(&chrono::Utc));
+                age.to_std().is_ok_and(|a| a > HEARTBEAT_STALE_AFTER)
+            }
+            // An unreadable time proves nothing about the owner.
+            Err(_) => false,
+        }
+    }
+}
+
+/// This machine's name, to tell its own processes from another host's.
+pub fn host_name() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its whole length; gethostname writes at
+    // most that many bytes.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return String::new();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// Whether a process with this pid exists on this machine. EPERM means it
+/// exists under another user.
+pub fn pid_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 sends nothing; it only checks that the pid exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
 
 const RUN_COLUMNS: &str = "r.id, r.protocol, r.mode, r.persona_id, r.perspective_ids, r.model, r.prompt_hash, r.params,
     r.status, r.created_at, r.finished_at, r.total, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.note,
@@ -14,8 +92,9 @@ impl Store {
     pub fn create_run(&mut self, spec: &RunSpec, total: u64) -> Result<i64> {
         let tx = self.immediate()?;
         tx.execute(
-            "INSERT INTO runs (protocol, mode, persona_id, perspective_ids, model, prompt_hash, params, status, created_at, total)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9)",
+            "INSERT INTO runs (protocol, mode, persona_id, perspective_ids, model, prompt_hash, params, status, created_at, total,
+               owner_pid, owner_host, heartbeat_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?10, ?11, ?8)",
             params![
                 spec.protocol.as_str(),
                 spec.mode.map(|m| m.number()),
@@ -25,7 +104,9 @@ impl Store {
                 spec.prompt_hash,
                 spec.params.to_string(),
                 now(),
-                total as i64
+                total as i64,
+                std::process::id(),
+                host_name()
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -33,9 +114,20 @@ impl Store {
         Ok(id)
     }
 
+    /// Tells other processes the run is still alive.
+    pub fn heartbeat(&mut self, run_id: i64) -> Result<()> {
+        self.conn.execute(
+            "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'",
+            params![run_id, now()],
+        )?;
+        Ok(())
+    }
+
+    /// Ends a run. The note is the run's own: one left by another process
+    /// that took the run for dead is replaced, as is its status.
     pub fn finish_run(&mut self, run_id: i64, status: RunStatus, note: Option<&str>) -> Result<()> {
         self.conn.execute(
-            "UPDATE runs SET status = ?2, finished_at = ?3, note = coalesce(?4, note) WHERE id = ?1",
+            "UPDATE runs SET status = ?2, finished_at = ?3, note = ?4 WHERE id = ?1",
             params![run_id, status.as_str(), now(), note],
         )?;
         Ok(())
@@ -124,16 +216,44 @@ impl Store {
             .optional()?)
     }
 
-    /// Runs left `running` by a process that died: mark them failed so the list tells the truth.
+    /// Who owns each run still marked running.
+    pub fn running_owners(&self) -> Result<Vec<(i64, RunOwner)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM runs WHERE status = 'running' ORDER BY id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                RunOwner {
+                    pid: r
+                        .get::<_, Option<i64>>(1)?
+                        .and_then(|p| u32::try_from(p).ok()),
+                    host: r.get(2)?,
+                    heartbeat_at: r.get(3)?,
+                    created_at: r.get(4)?,
+                },
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Runs left `running` by a process that is gone (see [`RunOwner::is_gone`]):
+    /// mark them failed so the list tells the truth. A live run, whichever
+    /// process owns it, is left alone.
     pub fn mark_abandoned_runs(&mut self, except: &[i64]) -> Result<usize> {
+        let (at, host) = (chrono::Utc::now(), host_name());
         let mut n = 0;
-        for run in self.runs()? {
-            if run.status == RunStatus::Running && !except.contains(&run.id) {
-                n += self.conn.execute(
-                    "UPDATE runs SET status='failed', note='interrupted (process ended)' WHERE id=?1 AND status='running'",
-                    [run.id],
-                )?;
+        for (id, owner) in self.running_owners()? {
+            if except.contains(&id) || !owner.is_gone(at, &host, pid_alive) {
+                continue;
             }
+            // The heartbeat is checked again in the update: the owner may
+            // have beaten since it was read.
+            n += self.conn.execute(
+                "UPDATE runs SET status = 'failed', note = ?2, finished_at = ?3
+                 WHERE id = ?1 AND status = 'running' AND heartbeat_at IS ?4",
+                params![id, INTERRUPTED_NOTE, now(), owner.heartbeat_at],
+            )?;
         }
         Ok(n)
     }
@@ -171,4 +291,60 @@ fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
         cached_tokens: r.get::<_, i64>(20)? as u64,
         structured: r.get(21)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owner(pid: u32, host: &str, beat: &str) -> RunOwner {
+        RunOwner {
+            pid: Some(pid),
+            host: Some(host.into()),
+            heartbeat_at: Some(beat.into()),
+            created_at: "2026-11-23T10:00:00.000Z".into(),
+        }
+    }
+
+    fn at(t: &str) -> chrono::DateTime<chrono::Utc> {
+        chrono::DateTime::parse_from_rfc3339(t)
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    }
+
+    #[test]
+    fn a_run_is_gone_only_when_its_process_is() {
+        let now = at("2026-11-23T10:01:00.000Z");
+        let fresh = "2026-11-23T10:00:55.000Z";
+        let stale = "2026-11-23T10:00:20.000Z";
+        let (alive, dead) = (|_| true, |_| false);
+        // Same host: a dead pid is gone at once, a live one with a fresh beat is not.
+        assert!(owner(7, "h", fresh).is_gone(now, "h", dead));
+        assert!(!owner(7, "h", fresh).is_gone(now, "h", alive));
+        // A live pid with a stale beat: reused pid or hung process.
+        assert!(owner(7, "h", stale).is_gone(now, "h", alive));
+        // Another host: its pids mean nothing here; only the heartbeat counts.
+        assert!(!owner(7, "other", fresh).is_gone(now, "h", dead));
+        assert!(owner(7, "other", stale).is_gone(now, "h", dead));
+        // A run from before owners were recorded counts from its start.
+        let legacy = RunOwner {
+            pid: None,
+            host: None,
+            heartbeat_at: None,
+            created_at: stale.into(),
+        };
+        assert!(legacy.is_gone(now, "h", alive));
+        let legacy_new = RunOwner {
+            created_at: fresh.into(),
+            ..legacy
+        };
+        assert!(!legacy_new.is_gone(now, "h", alive));
+    }
+
+    #[test]
+    fn this_process_is_alive() {
+        assert!(pid_alive(std::process::id()));
+        assert!(!pid_alive(0));
+        assert!(!host_name().is_empty());
+    }
 }

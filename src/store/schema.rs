@@ -135,7 +135,7 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE labels ADD COLUMN blind INTEGER NOT NULL DEFAULT 0;
     "#,
-    // Every attempt is a request (failed and retried ones too); usage a
+    // 6: every attempt is a request (failed and retried ones too); usage a
     // server never reported is counted as unknown, not as zero; the
     // structured path a run really used; the path each endpoint and model
     // answered a probe with (`--structured auto`).
@@ -152,6 +152,13 @@ pub const MIGRATIONS: &[&str] = &[
         probed_at TEXT NOT NULL,
         PRIMARY KEY (endpoint, model)
     );
+    "#,
+    // 7: who runs a run (pid and host) and when it last showed it was alive,
+    // so another process tells a live run from one whose process ended.
+    r#"
+    ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+    ALTER TABLE runs ADD COLUMN owner_host TEXT;
+    ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
     "#,
 ];
 

@@ -99,7 +99,9 @@ fn answer(req: &RecordedRequest) -> Result<Value, String> {
         _ => {}
     }
     let last = req.last_user_message().ok_or("no user message")?;
-    let request: Value = serde_json::from_str(&last)
+    // jury sends the request between its boundary markers.
+    let json = crate::protocol::awag::request::undelimit(&last).unwrap_or(&last);
+    let request: Value = serde_json::from_str(json)
         .map_err(|e| format!("the last user message is not JSON: {e}"))?;
     let persona = request["persona"]["name"]
         .as_str()

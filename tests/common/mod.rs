@@ -247,8 +247,10 @@ pub fn correct_args(req: &RecordedRequest) -> String {
 
 /// The `(item, classification, perspective)` keys a Mode 2/3 request asks for.
 pub fn asked_keys(req: &RecordedRequest) -> Vec<jury::domain::ComboKey> {
-    let body: Value = serde_json::from_str(&req.last_user_message().expect("a user message"))
-        .expect("the last user message is the request JSON");
+    let msg = req.last_user_message().expect("a user message");
+    let json = jury::protocol::awag::request::undelimit(&msg)
+        .expect("the last user message is the request between the boundary markers");
+    let body: Value = serde_json::from_str(json).expect("the request JSON");
     body["items"]
         .as_array()
         .expect("items")

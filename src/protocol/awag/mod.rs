@@ -116,7 +116,7 @@ impl JudgeProtocol for Awag {
                     .iter()
                     .filter(|p| persp_ids.contains(p.id.as_str()))
                     .collect();
-                request::mode1_request(&self.persona, &persps, &items, boundary)
+                request::mode1_request(&self.persona, &persps, &items)
             }
             Mode::Two | Mode::Three => {
                 let pid = batch
@@ -130,7 +130,7 @@ impl JudgeProtocol for Awag {
                 for u in batch {
                     entries.push((item(&u.key.item_id)?, u.key.classification_id.as_str()));
                 }
-                request::mode23_request(&self.persona, persp, &entries, boundary)
+                request::mode23_request(&self.persona, persp, &entries)
             }
         };
         Ok(request::call(&self.prompts, self.mode, &request, boundary))

@@ -14,17 +14,26 @@ pub fn delimit(text: &str, boundary: &str) -> String {
     format!("<<<ITEM-CONTENT {boundary}>>>\n{text}\n<<<END-ITEM-CONTENT {boundary}>>>")
 }
 
+/// The text inside one [`delimit`]ed block, whatever its boundary; `None`
+/// when `text` is not exactly one such block.
+pub fn undelimit(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("<<<ITEM-CONTENT ")?;
+    let (token, body) = rest.split_once(">>>\n")?;
+    body.strip_suffix(&format!("\n<<<END-ITEM-CONTENT {token}>>>"))
+}
+
 pub fn persona_json(p: &Persona) -> Value {
     json!({ "id": p.id, "name": p.name, "definition": p.definition })
 }
 
 /// Mode 1: persona, perspectives and items, each item with the classifications
 /// asked about (all of them on a first attempt, the missing ones on a retry).
+/// Every string in it comes from imported files: [`messages`] sends the whole
+/// document between the boundary markers.
 pub fn mode1_request(
     persona: &Persona,
     perspectives: &[&Perspective],
     items: &[(&Item, BTreeSet<&str>)],
-    boundary: &str,
 ) -> Value {
     let items: Vec<Value> = items
         .iter()
@@ -45,9 +54,8 @@ pub fn mode1_request(
             json!({
                 "itemId": item.id,
                 "sent": item.sent_text.clone().unwrap_or_default(),
-                // The title is untrusted content too (RELIABILITY row 25).
-                "title": delimit(&item.title, boundary),
-                "summary": delimit(&item.text, boundary),
+                "title": item.title,
+                "summary": item.text,
                 "source": {
                     "type": item.source.kind,
                     "originator": item.source.originator,
@@ -68,11 +76,11 @@ pub fn mode1_request(
 }
 
 /// Modes 2/3: persona, one perspective, one flat entry per (item, classification).
+/// Sent whole between the boundary markers, as Mode 1's.
 pub fn mode23_request(
     persona: &Persona,
     perspective: &Perspective,
     entries: &[(&Item, &str)],
-    boundary: &str,
 ) -> Value {
     let items: Vec<Value> = entries
         .iter()
@@ -84,7 +92,7 @@ pub fn mode23_request(
                     "perspectiveId": perspective.id,
                     "classificationId": c.id,
                 },
-                "content": delimit(&item.content_text(), boundary),
+                "content": item.content_text(),
                 "classification": {
                     "description": c.description,
                     "classifiedAs": c.selected_text(),
@@ -131,10 +139,14 @@ pub fn messages(prompts: &PromptSet, mode: Mode, request: &Value, boundary: &str
             out.push(Message::user(prompts.text("user_example_mode3.txt")));
         }
     }
-    // Pretty-printed like the reference's examples; models read it more reliably.
-    out.push(Message::user(
-        serde_json::to_string_pretty(request).unwrap_or_else(|_| request.to_string()),
-    ));
+    // Everything above is the same for every request of a run (a cacheable
+    // prefix); the request, all of it untrusted (items, their sender,
+    // classification names, descriptions and values, the persona and the
+    // perspectives come from imported files), follows it between the
+    // boundary markers. Pretty-printed like the reference's examples; models
+    // read it more reliably.
+    let json = serde_json::to_string_pretty(request).unwrap_or_else(|_| request.to_string());
+    out.push(Message::user(delimit(&json, boundary)));
     out
 }
 
