@@ -156,17 +156,19 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
         if let Some(note) = &r.note {
             println!("      note: {}", one_line(note, 200));
         }
-        let cached = (r.prompt_tokens > 0)
-            .then(|| {
-                format!(
-                    ", {:.0} % of prompt tokens cached",
-                    100.0 * r.cached_tokens as f64 / r.prompt_tokens as f64
-                )
-            })
-            .unwrap_or_default();
-        let unknown = (r.usage_unknown > 0)
-            .then(|| format!(", usage unknown for {}", r.usage_unknown))
-            .unwrap_or_default();
+        let cached = if r.prompt_tokens > 0 {
+            format!(
+                ", {:.0} % of prompt tokens cached",
+                100.0 * r.cached_tokens as f64 / r.prompt_tokens as f64
+            )
+        } else {
+            String::new()
+        };
+        let unknown = if r.usage_unknown > 0 {
+            format!(", usage unknown for {}", r.usage_unknown)
+        } else {
+            String::new()
+        };
         println!("      {} request(s){unknown}{cached}", r.requests);
         if let Some(st) = &r.structured {
             println!("      structured: {}", one_line(st, 200));
