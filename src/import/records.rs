@@ -255,10 +255,9 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         } else {
             who
         },
-        created_at: {
-            let t = text(obj, &["createdAt", "created_at"])?;
-            if t.is_empty() { crate::store::now() } else { t }
-        },
+        // Empty when the file does not say: the store then stamps a new
+        // label now and never lets an undated one replace a stored one.
+        created_at: fields::timestamp(obj, &["createdAt", "created_at"])?,
         replaced_judge_value: None,
         blind: false,
     })

@@ -33,6 +33,7 @@ impl Store {
     }
 
     pub fn finish_run(&mut self, run_id: i64, status: RunStatus, note: Option<&str>) -> Result<()> {
+        self.before_write()?;
         self.conn.execute(
             "UPDATE runs SET status = ?2, finished_at = ?3, note = coalesce(?4, note) WHERE id = ?1",
             params![run_id, status.as_str(), now(), note],
@@ -47,6 +48,7 @@ impl Store {
         usage: Usage,
         cost_usd: Option<f64>,
     ) -> Result<()> {
+        self.before_write()?;
         self.conn.execute(
             "UPDATE runs SET prompt_tokens = prompt_tokens + ?2, completion_tokens = completion_tokens + ?3,
                cost_usd = CASE WHEN ?4 IS NULL THEN cost_usd ELSE coalesce(cost_usd, 0) + ?4 END
@@ -82,9 +84,14 @@ impl Store {
 
     /// Runs left `running` by a process that died: mark them failed so the list tells the truth.
     pub fn mark_abandoned_runs(&mut self, except: &[i64]) -> Result<usize> {
+        if self.is_read_only() {
+            // Nothing can be marked; reading must still work.
+            return Ok(0);
+        }
         let mut n = 0;
         for run in self.runs()? {
             if run.status == RunStatus::Running && !except.contains(&run.id) {
+                self.before_write()?;
                 n += self.conn.execute(
                     "UPDATE runs SET status='failed', note='interrupted (process ended)' WHERE id=?1 AND status='running'",
                     [run.id],
