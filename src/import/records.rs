@@ -19,9 +19,10 @@ impl Record {
             Record::Item(i) => i.id.clone(),
             Record::Persona(p) => p.id.clone(),
             Record::Perspective(p) => p.id.clone(),
+            // The combination, persona and person a label is unique for.
             Record::Label(l) => format!(
-                "{}/{}/{}/{}",
-                l.key.item_id, l.key.classification_id, l.key.perspective_id, l.who
+                "{}/{}/{}/{}/{}",
+                l.key.item_id, l.key.classification_id, l.key.perspective_id, l.persona_id, l.who
             ),
         }
     }
