@@ -418,3 +418,48 @@ fn csv_cells_are_neutralised_for_terminals_and_spreadsheets() {
     let rows = jsonl(&ws.ok(&["export"]));
     assert_eq!(rows[0]["who"], "=HYPERLINK(\"http://x\")");
 }
+
+/// Point 9 with verdicts: an item a judge has answered on is protected too.
+#[test]
+fn changed_items_under_verdicts_need_replace() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = common::ServerRt::demo();
+    let args = [
+        "run",
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+        "--mode",
+        "2",
+        "--items",
+        "k-002",
+    ];
+    let out = ws.run_with(&srv.url(), &args);
+    common::assert_success(&out, &args);
+    let mut item: Value = ws
+        .ok(&["list", "items", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .find(|i| i["id"] == "k-002")
+        .expect("k-002");
+    let stored_text = item["text"].as_str().expect("text").to_string();
+    item["itemId"] = item["id"].take();
+    item["text"] = json!("The text the judge never saw.");
+    let f = ws.write("k2.jsonl", lines(&[item]));
+    let out = import(&ws, &f, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("would change: k-002"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(ws.ok(&["list", "items", "--json"]).contains(&stored_text));
+    let out = import(&ws, &f, &["--replace"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        ws.ok(&["list", "items", "--json"])
+            .contains("The text the judge never saw.")
+    );
+}

@@ -55,6 +55,18 @@ impl Store {
         Ok(())
     }
 
+    /// SQLite opens a file it may not write read-only without saying so:
+    /// note it, so a write is refused with the path and the cause.
+    pub(super) fn note_read_only(mut self) -> Store {
+        if self.read_only.is_none() && self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            let uri = self.path.to_str().is_some_and(|p| p.starts_with("file:"));
+            let cause = if uri { None } else { write_cause(&self.path) }
+                .unwrap_or_else(|| "opened read-only".into());
+            self.read_only = Some(format!("{}: {cause}", self.path.display()));
+        }
+        self
+    }
+
     /// True when this store was opened for reading only (writes are refused).
     pub fn is_read_only(&self) -> bool {
         self.read_only.is_some()

@@ -77,7 +77,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         // A `file:` URI (e.g. `file:/x/jury.db?mode=ro`) is passed to SQLite as it is.
         if path.to_str().is_some_and(|p| p.starts_with("file:")) {
-            return Store::open_at(path, false);
+            return Store::open_at(path, false).map(|s| s.note_read_only());
         }
         match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => create::create_new(path),
@@ -86,7 +86,7 @@ impl Store {
             }),
             _ => match Store::open_at(path, false) {
                 Err(e) if health::is_permission_problem(&e) => health::open_read_only(path, e),
-                other => other,
+                other => other.map(Store::note_read_only),
             },
         }
     }
