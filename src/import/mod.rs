@@ -675,7 +675,8 @@ fn label_problem(
     let protocol =
         p == rubric::PERSPECTIVE || p == guideline::PERSPECTIVE || p == proposition::PERSPECTIVE;
     // Protocol labels belong to no persona ("-", as their runs record it).
-    if !(protocol && l.persona_id == "-") && !personas.contains(&l.persona_id) {
+    let persona_ok = personas.contains(&l.persona_id) || (protocol && l.persona_id == "-");
+    if !persona_ok {
         return Some(("personaId", format!("no persona '{}'", l.persona_id)));
     }
     if !protocol && !perspectives.contains(p) {

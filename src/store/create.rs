@@ -62,9 +62,15 @@ pub(super) fn create_new(path: &Path) -> Result<Store> {
     }
     match placed {
         Ok(()) => Store::open_at(path, false),
-        Err(StoreError::Open { source, .. }) => Err(StoreError::Open {
-            path: path.to_path_buf(),
-            source,
+        Err(StoreError::Open { source, .. }) => Err(match super::health::write_cause(path) {
+            Some(cause) => StoreError::Create {
+                path: path.to_path_buf(),
+                message: cause,
+            },
+            None => StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            },
         }),
         Err(e) => Err(e),
     }

@@ -34,7 +34,6 @@ impl Store {
             let problem = match verdict {
                 Ok(s) if s == "ok" => None,
                 Ok(s) => Some(StoreError::Corrupt(s)),
-                Err(StoreError::Sql(e)) => Some(StoreError::Corrupt(e.to_string())),
                 Err(e) => Some(e),
             };
             if let Some(e) = problem {
@@ -154,7 +153,7 @@ fn uri_path(path: &Path) -> String {
 }
 
 /// Why `path` cannot be written: its directory or the file itself.
-fn write_cause(path: &Path) -> Option<String> {
+pub(super) fn write_cause(path: &Path) -> Option<String> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;

@@ -85,7 +85,9 @@ impl Store {
                 path: path.to_path_buf(),
             }),
             _ => match Store::open_at(path, false) {
-                Err(e) if health::is_permission_problem(&e) => health::open_read_only(path, e),
+                Err(e) if path.is_file() && health::is_permission_problem(&e) => {
+                    health::open_read_only(path, e)
+                }
                 other => other.map(Store::note_read_only),
             },
         }
