@@ -74,6 +74,9 @@ pub struct ImportArgs {
     /// Import the valid records and report each skipped one.
     #[arg(long)]
     pub skip_invalid: bool,
+    /// Update items whose content changed even when they have verdicts or labels.
+    #[arg(long)]
+    pub replace: bool,
     #[arg(long)]
     pub json: bool,
     /// Who made any labels that do not say.

@@ -8,19 +8,38 @@ use std::process::ExitCode;
 
 pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
     let mut store = open_store(s)?;
-    let report = crate::import::import_paths(&mut store, &a.paths, a.skip_invalid, &s.who)?;
+    let options = crate::import::ImportOptions {
+        skip_invalid: a.skip_invalid,
+        replace: a.replace,
+        who: s.who.clone(),
+    };
+    let report = crate::import::import_paths_with(&mut store, &a.paths, &options)?;
+    let m = report.label_merge;
     if a.json {
         let skipped: Vec<_> = report
             .skipped
             .iter()
             .map(|e| json!({"file": e.file, "at": e.at.to_string(), "field": e.field, "reason": e.message}))
             .collect();
+        let skipped_files: Vec<_> = report
+            .skipped_files
+            .iter()
+            .map(|(f, why)| json!({"file": f, "reason": why}))
+            .collect();
         println!(
             "{}",
             json!({"items": report.items, "personas": report.personas, "perspectives": report.perspectives,
-                   "labels": report.labels, "skipped": skipped})
+                   "labels": report.labels,
+                   "label_merge": {"new": m.new, "newer": m.newer, "unchanged": m.unchanged, "older": m.older},
+                   "skipped": skipped, "skipped_files": skipped_files})
         );
     } else {
+        for (f, why) in &report.skipped_files {
+            eprintln!(
+                "not read: {}: {why}",
+                crate::sanitize::one_line(&f.display().to_string(), 300)
+            );
+        }
         for e in &report.skipped {
             eprintln!(
                 "skipped: {}",
@@ -40,6 +59,12 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                 format!(" ({} skipped)", report.skipped.len())
             }
         );
+        if report.labels > 0 {
+            println!(
+                "labels: {} new, {} newer than the store (replaced it), {} unchanged, {} older than the store (kept the store's)",
+                m.new, m.newer, m.unchanged, m.older
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -117,19 +117,27 @@ pub fn failure_rows(f: &Failure, run: Option<&Run>) -> Vec<Value> {
         .collect()
 }
 
-fn out_writer(path: &Option<std::path::PathBuf>) -> anyhow::Result<Box<dyn Write>> {
-    Ok(match path {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    })
-}
-
+/// One CSV cell. Text is untrusted (items, notes, judge answers), so:
+/// control and escape characters get the workbench's visible escapes (a
+/// `cat` of the file cannot drive the terminal), and text that starts with
+/// `=`, `+`, `-` or `@` gets a leading `'`, which spreadsheets read as "this
+/// is text" rather than a formula. Only JSON strings are prefixed: numbers
+/// (run ids, Likert values, positions, HTTP status) are written as they are,
+/// so a negative number in a numeric column stays a number a spreadsheet can
+/// sum; a number cannot be a formula. A lone `-` (the persona of protocol
+/// labels) is no formula either and stays as it is. The CSV is for reading;
+/// JSONL is the export that round-trips exactly.
 fn csv_field(v: &Value) -> String {
     let s = match v {
         Value::Null => String::new(),
-        Value::String(s) => s.clone(),
+        Value::String(s) => {
+            let shown = crate::sanitize::for_display(s, usize::MAX);
+            if shown.len() > 1 && shown.starts_with(['=', '+', '-', '@']) {
+                format!("'{shown}")
+            } else {
+                shown
+            }
+        }
         other => other.to_string(),
     };
     if s.contains([',', '"', '\n', '\r']) {
@@ -140,16 +148,39 @@ fn csv_field(v: &Value) -> String {
 }
 
 pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
+    if let Some(p) = &a.out
+        && crate::store::is_own_file(&s.db_path, p)
+    {
+        anyhow::bail!(
+            "refusing to export to {}: that is the store itself (or its -wal/-shm); choose another --out path",
+            p.display()
+        );
+    }
     let store = open_store(s)?;
-    let mut out = out_writer(&a.out)?;
+    match &a.out {
+        // Written beside the target and renamed over it when complete: a
+        // failed or killed export leaves the previous file as it was.
+        Some(p) => crate::store::write_atomically(p, |w| {
+            write_export(&store, a.format, w).map_err(std::io::Error::other)
+        })
+        .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            write_export(&store, a.format, &mut out)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> anyhow::Result<()> {
     let runs: HashMap<i64, Run> = store.runs()?.into_iter().map(|r| (r.id, r)).collect();
-    match a.format {
+    match format {
         ExportFormat::Jsonl | ExportFormat::Csv => {
-            let csv = a.format == ExportFormat::Csv;
+            let csv = format == ExportFormat::Csv;
             if csv {
                 writeln!(out, "{}", COLUMNS.join(","))?;
             }
-            let emit = |row: Value, out: &mut Box<dyn Write>| -> std::io::Result<()> {
+            let emit = |row: Value, out: &mut dyn Write| -> std::io::Result<()> {
                 if csv {
                     let cells: Vec<String> = COLUMNS.iter().map(|c| csv_field(&row[*c])).collect();
                     writeln!(out, "{}", cells.join(","))
@@ -160,12 +191,12 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
             let mut err = None;
             store.for_each_verdict(|v| {
                 if err.is_none() {
-                    err = emit(verdict_row(&v), &mut out).err();
+                    err = emit(verdict_row(&v), out).err();
                 }
             })?;
             store.for_each_label(|l| {
                 if err.is_none() {
-                    err = emit(label_row(&l), &mut out).err();
+                    err = emit(label_row(&l), out).err();
                 }
             })?;
             if let Some(e) = err {
@@ -173,21 +204,21 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
             }
             for f in store.failures(None)? {
                 for row in failure_rows(&f, runs.get(&f.run_id)) {
-                    emit(row, &mut out)?;
+                    emit(row, out)?;
                 }
             }
         }
         ExportFormat::Awag => {
-            let doc = awag_records(&store, &runs)?;
+            let doc = awag_records(store, &runs)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
         ExportFormat::RubricResults => {
-            let doc = rubric_results(&store)?;
+            let doc = rubric_results(store)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn likert_label(n: u8) -> &'static str {

@@ -98,6 +98,40 @@ pub fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// An optional RFC 3339 timestamp (a time without an offset is read as UTC),
+/// returned as the store writes them: UTC with milliseconds, so they sort as
+/// text. Missing or null gives "".
+pub fn timestamp(obj: &Map<String, Value>, names: &[&str]) -> Result<String, FieldError> {
+    use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
+    let (k, t) = match pick(obj, names) {
+        None => return Ok(String::new()),
+        Some((k, Value::String(s))) => (k, s.trim()),
+        Some((k, other)) => {
+            return Err(FieldError::new(
+                k,
+                format!("must be an RFC 3339 time, found {}", kind(other)),
+            ));
+        }
+    };
+    if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
+        return Ok(dt
+            .with_timezone(&Utc)
+            .to_rfc3339_opts(SecondsFormat::Millis, true));
+    }
+    for fmt in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"] {
+        if let Ok(naive) = NaiveDateTime::parse_from_str(t, fmt) {
+            return Ok(naive.and_utc().to_rfc3339_opts(SecondsFormat::Millis, true));
+        }
+    }
+    Err(FieldError::new(
+        k,
+        format!(
+            "'{}' is not an RFC 3339 time (e.g. 2026-03-16T07:12:00Z)",
+            crate::sanitize::one_line(t, 60)
+        ),
+    ))
+}
+
 /// `sent` as ISO 8601 text or epoch seconds (float): returns (ISO text, epoch ms).
 pub fn sent(obj: &Map<String, Value>) -> Result<(Option<String>, Option<i64>), FieldError> {
     use chrono::{DateTime, NaiveDateTime, SecondsFormat, TimeZone, Utc};

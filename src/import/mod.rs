@@ -17,7 +17,7 @@ pub fn infer_scale_text(s: &str) -> crate::domain::Scale {
     records::infer_scale(&v)
 }
 
-use crate::domain::{Item, Label, Persona, Perspective};
+use crate::domain::{Item, Label, Persona, Perspective, Scale};
 use crate::store::{Store, StoreError};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -65,8 +65,38 @@ pub enum ImportError {
     Read { path: PathBuf, message: String },
     #[error("{0}\nnothing was imported (use --skip-invalid to import the valid records)")]
     Invalid(RecordError),
+    #[error(
+        "{} item(s) already judged or labelled would change: {}\nnothing was imported. Their verdicts and labels were \
+         given on the stored content; pass --replace to import the new content anyway",
+        ids.len(), shown_ids(ids)
+    )]
+    Changed { ids: Vec<String> },
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// The first ids of a list, for a message.
+fn shown_ids(ids: &[String]) -> String {
+    let mut s: Vec<String> = ids
+        .iter()
+        .take(20)
+        .map(|i| crate::sanitize::one_line(i, 80))
+        .collect();
+    if ids.len() > 20 {
+        s.push(format!("and {} more", ids.len() - 20));
+    }
+    s.join(", ")
+}
+
+/// How an import treats what is already stored.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// Import the valid records and report each invalid one.
+    pub skip_invalid: bool,
+    /// Replace items whose content changed even when they have verdicts or labels.
+    pub replace: bool,
+    /// Who made the labels that do not say.
+    pub who: String,
 }
 
 /// What an import did.
@@ -76,8 +106,12 @@ pub struct ImportReport {
     pub personas: usize,
     pub perspectives: usize,
     pub labels: usize,
+    /// How the labels met those already stored (new, newer, unchanged, older).
+    pub label_merge: crate::store::LabelCounts,
     /// Records left out under `--skip-invalid`, each with why.
     pub skipped: Vec<RecordError>,
+    /// Files a directory import did not read, each with why.
+    pub skipped_files: Vec<(PathBuf, String)>,
 }
 
 /// Everything parsed from the files, before it is written.
@@ -91,7 +125,10 @@ struct Batch {
     rubric_skips: Vec<(String, usize, String)>,
     /// Where each label came from, for errors found after parsing.
     label_origins: Vec<(PathBuf, Location)>,
+    /// Where each item id was first seen (the same id in two files is an error).
+    item_origins: HashMap<String, (PathBuf, Location)>,
     skipped: Vec<RecordError>,
+    skipped_files: Vec<(PathBuf, String)>,
 }
 
 /// Reads every path (a directory means every .json/.jsonl file in it, sorted),
@@ -102,48 +139,90 @@ pub fn import_paths(
     skip_invalid: bool,
     who: &str,
 ) -> Result<ImportReport, ImportError> {
+    import_paths_with(
+        store,
+        paths,
+        &ImportOptions {
+            skip_invalid,
+            replace: false,
+            who: who.to_string(),
+        },
+    )
+}
+
+/// [`import_paths`] with every option.
+pub fn import_paths_with(
+    store: &mut Store,
+    paths: &[PathBuf],
+    o: &ImportOptions,
+) -> Result<ImportReport, ImportError> {
     let mut files = Vec::new();
+    let mut batch = Batch::default();
     for p in paths {
         if p.is_dir() {
             let mut inner = Vec::new();
-            data_files_under(p, &mut inner, 0)?;
+            data_files_under(p, &mut inner, &mut batch.skipped_files, 0)?;
             inner.sort_by_key(|f| import_order(f));
             files.extend(inner);
         } else {
             files.push(p.clone());
         }
     }
-    let mut batch = Batch::default();
     for f in &files {
-        read_file(f, skip_invalid, who, &mut batch)?;
+        read_file(f, o.skip_invalid, &o.who, &mut batch)?;
     }
-    write_batch(store, batch, skip_invalid)
+    write_batch(store, batch, o.skip_invalid, o.replace)
 }
 
 /// Deepest directory level a directory import descends to (sample-data/ has
 /// one level of protocol folders; this only stops a symlink loop).
 const MAX_DEPTH: usize = 8;
 
-/// Every .json/.jsonl/.ndjson file under `dir`, its subdirectories included
-/// (hidden entries skipped).
-fn data_files_under(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), ImportError> {
+/// The extension of `f` in lower case (`.JSONL` is `.jsonl`).
+fn extension(f: &Path) -> Option<String> {
+    f.extension()
+        .and_then(|x| x.to_str())
+        .map(str::to_ascii_lowercase)
+}
+
+/// Every .json/.jsonl/.ndjson file (in any case) under `dir`, its
+/// subdirectories included; every entry left out goes to `skipped` with why.
+fn data_files_under(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    skipped: &mut Vec<(PathBuf, String)>,
+    depth: usize,
+) -> Result<(), ImportError> {
     let entries = std::fs::read_dir(dir).map_err(|e| ImportError::Read {
         path: dir.to_path_buf(),
         message: e.to_string(),
     })?;
-    for e in entries.filter_map(Result::ok) {
+    let mut entries: Vec<_> = entries.collect();
+    entries.sort_by_key(|e| e.as_ref().map(|e| e.path()).ok());
+    for e in entries {
+        let e = match e {
+            Ok(e) => e,
+            Err(err) => {
+                skipped.push((dir.to_path_buf(), format!("could not list an entry: {err}")));
+                continue;
+            }
+        };
         let f = e.path();
         if e.file_name().to_string_lossy().starts_with('.') {
+            skipped.push((f, "hidden".into()));
             continue;
         }
         if f.is_dir() {
             if depth < MAX_DEPTH {
-                data_files_under(&f, out, depth + 1)?;
+                data_files_under(&f, out, skipped, depth + 1)?;
+            } else {
+                skipped.push((f, format!("deeper than {MAX_DEPTH} levels")));
             }
-        } else if matches!(
-            f.extension().and_then(|x| x.to_str()),
-            Some("json" | "jsonl" | "ndjson")
-        ) {
+        } else if !matches!(extension(&f).as_deref(), Some("json" | "jsonl" | "ndjson")) {
+            skipped.push((f, "not a .json, .jsonl or .ndjson file".into()));
+        } else if !f.is_file() {
+            skipped.push((f, "not a regular file".into()));
+        } else {
             out.push(f);
         }
     }
@@ -154,7 +233,11 @@ fn data_files_under(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<
 /// conversations), then labels, so a directory import can check references in
 /// one pass and the inbox items keep the first places in the list.
 fn import_order(f: &Path) -> (u8, PathBuf) {
-    let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let name = f
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let rank = if name.contains("label") {
         3
     } else if name.contains("item") {
@@ -222,15 +305,22 @@ pub fn import_sample(store: &mut Store, who: &str) -> Result<ImportReport, Impor
     for (name, text) in SAMPLE_DATA {
         read_bytes(Path::new(name), text.as_bytes(), false, who, &mut batch)?;
     }
-    write_batch(store, batch, false)
+    write_batch(store, batch, false, false)
 }
 
 fn write_batch(
     store: &mut Store,
     mut batch: Batch,
     skip_invalid: bool,
+    replace: bool,
 ) -> Result<ImportReport, ImportError> {
     check_labels(store, &mut batch, skip_invalid)?;
+    if !replace {
+        let changed = changed_under_work(store, &batch.items)?;
+        if !changed.is_empty() {
+            return Err(ImportError::Changed { ids: changed });
+        }
+    }
     if !batch.rubric_skips.is_empty() {
         let skips: Vec<(String, String, usize, String)> = batch
             .rubric_skips
@@ -258,8 +348,30 @@ fn write_batch(
         personas: counts.personas,
         perspectives: counts.perspectives,
         labels: counts.labels,
+        label_merge: counts.label_merge,
         skipped: batch.skipped,
+        skipped_files: batch.skipped_files,
     })
+}
+
+/// Ids of incoming items that differ from the stored item of the same id
+/// while verdicts or labels refer to it: replacing them would leave those
+/// judgements about content nobody judged.
+fn changed_under_work(store: &Store, items: &[Item]) -> Result<Vec<String>, ImportError> {
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut worked = store.judged_item_ids()?;
+    worked.extend(store.labelled_item_ids()?);
+    let mut changed = Vec::new();
+    for item in items.iter().filter(|i| worked.contains(&i.id)) {
+        if let Some(stored) = store.item(&item.id)?
+            && stored != *item
+        {
+            changed.push(item.id.clone());
+        }
+    }
+    Ok(changed)
 }
 
 fn read_bytes(
@@ -269,6 +381,8 @@ fn read_bytes(
     who: &str,
     batch: &mut Batch,
 ) -> Result<(), ImportError> {
+    // A UTF-8 byte-order mark (editors on Windows write one) is not content.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut seen: HashSet<(u8, String)> = HashSet::new();
     let mut index = 0usize;
     let mut accept = |at: Location,
@@ -297,6 +411,23 @@ fn read_bytes(
                 message: e.message,
             })
         });
+        // The same item in two files of one import: which one is meant?
+        let rec = rec.and_then(|r| match &r {
+            Record::Item(i) => match batch.item_origins.get(&i.id) {
+                Some((file, first)) if file != path => Err(RecordError {
+                    file: path.to_path_buf(),
+                    at: at.clone(),
+                    field: "id".into(),
+                    message: format!(
+                        "item '{}' is also in {}: {first}; an id may appear in one file only",
+                        crate::sanitize::one_line(&i.id, 80),
+                        file.display()
+                    ),
+                }),
+                _ => Ok(r),
+            },
+            _ => Ok(r),
+        });
         let rec = rec.and_then(|r| {
             let tag = match &r {
                 Record::Item(_) => 0,
@@ -319,7 +450,13 @@ fn read_bytes(
             }
         });
         match rec {
-            Ok(Record::Item(i)) => batch.items.push(i),
+            Ok(Record::Item(i)) => {
+                batch
+                    .item_origins
+                    .entry(i.id.clone())
+                    .or_insert_with(|| (path.to_path_buf(), at.clone()));
+                batch.items.push(i);
+            }
             Ok(Record::Persona(p)) => batch.personas.push(p),
             Ok(Record::Perspective(p)) => batch.perspectives.push(p),
             Ok(Record::Label(l)) => {
@@ -332,10 +469,7 @@ fn read_bytes(
         Ok(())
     };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    let is_jsonl = path
-        .extension()
-        .and_then(|x| x.to_str())
-        .is_some_and(|x| x == "jsonl" || x == "ndjson")
+    let is_jsonl = extension(path).is_some_and(|x| x == "jsonl" || x == "ndjson")
         || (first == Some(b'{') && looks_like_jsonl(bytes));
     if is_jsonl {
         for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -387,13 +521,24 @@ fn read_bytes(
             if let Some(p) = obj.get("persona") {
                 accept(Location::Path("$.persona".into()), Ok(p.clone()), batch)?;
             }
-            if let Some(ps) = obj.get("perspectives").and_then(Value::as_array) {
-                for (i, p) in ps.iter().enumerate() {
-                    accept(
-                        Location::Path(format!("$.perspectives[{i}]")),
-                        Ok(p.clone()),
-                        batch,
-                    )?;
+            match obj.get("perspectives") {
+                None | Some(Value::Null) => {}
+                Some(Value::Array(ps)) => {
+                    for (i, p) in ps.iter().enumerate() {
+                        accept(
+                            Location::Path(format!("$.perspectives[{i}]")),
+                            Ok(p.clone()),
+                            batch,
+                        )?;
+                    }
+                }
+                Some(other) => {
+                    return Err(ImportError::Invalid(RecordError {
+                        file: path.to_path_buf(),
+                        at: Location::Path("$".into()),
+                        field: "perspectives".into(),
+                        message: format!("must be an array, found {}", fields::kind(other)),
+                    }));
                 }
             }
             match obj.get("items") {
@@ -406,12 +551,15 @@ fn read_bytes(
                         )?;
                     }
                 }
-                _ => {
+                other => {
                     return Err(ImportError::Invalid(RecordError {
                         file: path.to_path_buf(),
                         at: Location::Path("$".into()),
                         field: "items".into(),
-                        message: "must be an array".into(),
+                        message: format!(
+                            "must be an array, found {}",
+                            other.map(fields::kind).unwrap_or("nothing")
+                        ),
                     }));
                 }
             }
@@ -430,8 +578,9 @@ fn looks_like_jsonl(bytes: &[u8]) -> bool {
         && bytes.iter().filter(|b| **b == b'\n').count() > 0
 }
 
-/// A label must point at an item and classification that exist (in this import
-/// or already in the store).
+/// A label is checked as `jury label` checks one: its item, classification,
+/// persona and perspective must exist (in this import or already in the
+/// store), and its value must be on its classification's scale.
 fn check_labels(store: &Store, batch: &mut Batch, skip_invalid: bool) -> Result<(), ImportError> {
     if batch.labels.is_empty() {
         return Ok(());
@@ -449,6 +598,18 @@ fn check_labels(store: &Store, batch: &mut Batch, skip_invalid: bool) -> Result<
                 .map(|g| g.id),
         );
     }
+    let personas: HashSet<String> = store
+        .personas()?
+        .into_iter()
+        .map(|p| p.id)
+        .chain(batch.personas.iter().map(|p| p.id.clone()))
+        .collect();
+    let perspectives: HashSet<String> = store
+        .perspectives()?
+        .into_iter()
+        .map(|p| p.id)
+        .chain(batch.perspectives.iter().map(|p| p.id.clone()))
+        .collect();
     // Claim ids and rubric dimensions are defined by runs, not by items.
     let free = |p: &str| {
         p == crate::protocol::proposition::PERSPECTIVE || p == crate::protocol::rubric::PERSPECTIVE
@@ -467,7 +628,7 @@ fn check_labels(store: &Store, batch: &mut Batch, skip_invalid: bool) -> Result<
                     ),
                 ))
             }
-            _ => None,
+            _ => label_problem(&l, &personas, &perspectives),
         };
         match problem {
             None => kept.push(l),
@@ -488,4 +649,52 @@ fn check_labels(store: &Store, batch: &mut Batch, skip_invalid: bool) -> Result<
     }
     batch.labels = kept;
     Ok(())
+}
+
+/// The scales a label on `perspective` may use, as the judges of that
+/// protocol answer on them (and `jury label` reads them).
+fn scales_for(perspective: &str) -> &'static [Scale] {
+    use crate::protocol::{guideline, proposition, rubric};
+    match perspective {
+        p if p == rubric::PERSPECTIVE => &[Scale::Likert],
+        p if p == guideline::PERSPECTIVE => &[Scale::Degree],
+        p if p == proposition::PERSPECTIVE => &[Scale::Bool, Scale::Score09],
+        // Classifications: Likert (modes 1 and 2) or agreement (mode 3).
+        _ => &[Scale::Likert, Scale::Agreement],
+    }
+}
+
+/// What is wrong with a label's persona, perspective or scale, if anything.
+fn label_problem(
+    l: &Label,
+    personas: &HashSet<String>,
+    perspectives: &HashSet<String>,
+) -> Option<(&'static str, String)> {
+    use crate::protocol::{guideline, proposition, rubric};
+    let p = l.key.perspective_id.as_str();
+    let protocol =
+        p == rubric::PERSPECTIVE || p == guideline::PERSPECTIVE || p == proposition::PERSPECTIVE;
+    // Protocol labels belong to no persona ("-", as their runs record it).
+    let persona_ok = personas.contains(&l.persona_id) || (protocol && l.persona_id == "-");
+    if !persona_ok {
+        return Some(("personaId", format!("no persona '{}'", l.persona_id)));
+    }
+    if !protocol && !perspectives.contains(p) {
+        return Some(("perspectiveId", format!("no perspective '{p}'")));
+    }
+    let allowed = scales_for(p);
+    let scale = l.value.scale();
+    if !allowed.contains(&scale) {
+        let names: Vec<&str> = allowed.iter().map(|s| s.as_str()).collect();
+        return Some((
+            "value",
+            format!(
+                "'{}' is on the {} scale; a label on perspective '{p}' is on the {} scale",
+                l.value.as_text(),
+                scale.as_str(),
+                names.join(" or ")
+            ),
+        ));
+    }
+    None
 }

@@ -19,9 +19,10 @@ impl Record {
             Record::Item(i) => i.id.clone(),
             Record::Persona(p) => p.id.clone(),
             Record::Perspective(p) => p.id.clone(),
+            // The combination, persona and person a label is unique for.
             Record::Label(l) => format!(
-                "{}/{}/{}/{}",
-                l.key.item_id, l.key.classification_id, l.key.perspective_id, l.who
+                "{}/{}/{}/{}/{}",
+                l.key.item_id, l.key.classification_id, l.key.perspective_id, l.persona_id, l.who
             ),
         }
     }
@@ -255,10 +256,9 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         } else {
             who
         },
-        created_at: {
-            let t = text(obj, &["createdAt", "created_at"])?;
-            if t.is_empty() { crate::store::now() } else { t }
-        },
+        // Empty when the file does not say: the store then stamps a new
+        // label now and never lets an undated one replace a stored one.
+        created_at: fields::timestamp(obj, &["createdAt", "created_at"])?,
         replaced_judge_value: None,
         blind: false,
     })

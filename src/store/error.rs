@@ -8,6 +8,19 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
     #[error(
+        "the store file {path} is empty (0 bytes): it is not a jury store, and jury will not treat it as a new one \
+         (a store that was truncated looks like this). If it held data, restore it from a copy; \
+         to start a new workspace, delete the empty file or pass a path that does not exist (--db)"
+    )]
+    EmptyFile { path: PathBuf },
+    #[error(
+        "{path} does not exist but {path}-wal does and holds data: a new store would replay another database's log. \
+         Restore the store file from a copy, or move the -wal away to start a new workspace"
+    )]
+    OrphanWal { path: PathBuf },
+    #[error("cannot create the store at {path}: {message}")]
+    Create { path: PathBuf, message: String },
+    #[error(
         "the store at {path} has schema version {found}, newer than this jury understands ({supported}); upgrade jury"
     )]
     TooNew {
@@ -24,7 +37,9 @@ pub enum StoreError {
     #[error("the disk is full ({0}); nothing was saved")]
     Full(String),
     #[error(
-        "the database file is damaged ({0}); refusing to write. Keep the -wal file next to it and restore from a copy"
+        "the database file is damaged ({0}); refusing to write. Nothing was changed: keep the file and its -wal and -shm \
+         files next to it as they are, run `jury doctor` for details, and restore from a copy (or recover what is readable \
+         with `sqlite3 <store> .recover`)"
     )]
     Corrupt(String),
     #[error("bad data in the store: {0}")]

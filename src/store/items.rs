@@ -12,6 +12,22 @@ pub struct UpsertCounts {
     pub personas: usize,
     pub perspectives: usize,
     pub labels: usize,
+    /// How the labels met those already stored.
+    pub label_merge: LabelCounts,
+}
+
+/// What a re-import did with each label, per (item, classification,
+/// perspective, persona, who, scale).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LabelCounts {
+    /// None was stored.
+    pub new: usize,
+    /// The file's is newer (by its own `createdAt`) and differs: it replaced the store's.
+    pub newer: usize,
+    /// Same value and note as the stored one: nothing written.
+    pub unchanged: usize,
+    /// The store's is newer (or the file's is undated): the store's was kept.
+    pub older: usize,
 }
 
 impl Store {
@@ -24,6 +40,7 @@ impl Store {
         perspectives: &[Perspective],
         labels: &[crate::domain::Label],
     ) -> Result<UpsertCounts> {
+        let mut merge = LabelCounts::default();
         let tx = self.immediate()?;
         {
             let next_pos: i64 = tx.query_row(
@@ -89,7 +106,12 @@ impl Store {
                 ins_persp.execute(params![p.id, p.name, p.text])?;
             }
             for l in labels {
-                super::labels::upsert_label_tx(&tx, l)?;
+                match super::labels::merge_label_tx(&tx, l)? {
+                    super::labels::Merge::New => merge.new += 1,
+                    super::labels::Merge::Newer => merge.newer += 1,
+                    super::labels::Merge::Unchanged => merge.unchanged += 1,
+                    super::labels::Merge::Older => merge.older += 1,
+                }
             }
         }
         tx.commit()?;
@@ -98,6 +120,7 @@ impl Store {
             personas: personas.len(),
             perspectives: perspectives.len(),
             labels: labels.len(),
+            label_merge: merge,
         })
     }
 

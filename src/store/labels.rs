@@ -3,7 +3,7 @@
 
 use super::{Result, Store, StoreError};
 use crate::domain::{ComboKey, Label, Scale};
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use std::collections::HashSet;
 
 /// A stored label with its row id.
@@ -34,6 +34,67 @@ pub(super) fn upsert_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Resu
     Ok(())
 }
 
+/// How an imported label met the stored one for its combination.
+pub(super) enum Merge {
+    New,
+    Newer,
+    Unchanged,
+    Older,
+}
+
+/// An instant from a stored or imported timestamp (RFC 3339).
+fn instant(t: &str) -> Option<chrono::DateTime<chrono::FixedOffset>> {
+    chrono::DateTime::parse_from_rfc3339(t.trim()).ok()
+}
+
+/// Imports one label without losing a newer one: the label with the later
+/// `createdAt` wins, and its own timestamp is kept (not the import's). A label
+/// without a timestamp (`created_at` empty) never replaces a stored one; when
+/// it is new it is stamped now.
+pub(super) fn merge_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Result<Merge> {
+    let stored: Option<(String, String, String)> = tx
+        .query_row(
+            "SELECT value, note, created_at FROM labels
+             WHERE item_id=?1 AND classification_id=?2 AND perspective_id=?3 AND persona_id=?4 AND who=?5 AND scale=?6",
+            params![
+                l.key.item_id,
+                l.key.classification_id,
+                l.key.perspective_id,
+                l.persona_id,
+                l.who,
+                l.value.scale().as_str()
+            ],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    let Some((value, note, created_at)) = stored else {
+        if l.created_at.is_empty() {
+            let stamped = Label {
+                created_at: super::now(),
+                ..l.clone()
+            };
+            upsert_label_tx(tx, &stamped)?;
+        } else {
+            upsert_label_tx(tx, l)?;
+        }
+        return Ok(Merge::New);
+    };
+    if value == l.value.as_text() && note == l.note {
+        return Ok(Merge::Unchanged);
+    }
+    let newer = match (instant(&l.created_at), instant(&created_at)) {
+        (Some(file), Some(store)) => file > store,
+        // A stored timestamp that does not parse loses to a file's that does.
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    if !newer {
+        return Ok(Merge::Older);
+    }
+    upsert_label_tx(tx, l)?;
+    Ok(Merge::Newer)
+}
+
 impl Store {
     /// Saves a label durably; when this returns Ok the label survives a crash
     /// or power loss. The same person labelling the same combination on the
@@ -60,6 +121,7 @@ impl Store {
         scale: Scale,
         note: &str,
     ) -> Result<bool> {
+        self.before_write()?;
         let n = self.conn.execute(
             "UPDATE labels SET note = ?1 WHERE item_id=?2 AND classification_id=?3 AND perspective_id=?4 AND persona_id=?5 AND who=?6 AND scale=?7",
             params![note, key.item_id, key.classification_id, key.perspective_id, persona, who, scale.as_str()],

@@ -1,7 +1,10 @@
 //! The SQLite store (WAL). Every verdict, failure and label is committed the
 //! moment it arrives, so a crash loses nothing already reported as saved.
 
+mod create;
 mod error;
+mod files;
+mod health;
 mod items;
 mod labels;
 mod runs;
@@ -9,7 +12,8 @@ mod schema;
 mod verdicts;
 
 pub use error::{Result, StoreError};
-pub use items::UpsertCounts;
+pub use files::{is_own_file, write_atomically};
+pub use items::{LabelCounts, UpsertCounts};
 pub use labels::LabelRow;
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,
@@ -40,6 +44,11 @@ pub struct Store {
     busy_timeout: Duration,
     /// Inside [`Store::in_one_transaction`]: writes join its transaction.
     grouped: bool,
+    /// Why this store was opened read-only (it could not be opened for
+    /// writing); every write is refused with this reason.
+    read_only: Option<String>,
+    /// The file passed its integrity check in this process (see `before_write`).
+    checked: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -59,20 +68,41 @@ pub fn now() -> String {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    /// Opens the store at `path` and brings its schema up to date.
+    ///
+    /// Only a path that does not exist becomes a new store, and it appears
+    /// complete or not at all (built beside it, then linked into place). An
+    /// existing zero-length file is refused: it is what a truncated store
+    /// looks like, and treating it as new would bury what it held. A store
+    /// that cannot be opened for writing (read-only file or directory) is
+    /// opened for reading where SQLite allows it; its writes are refused
+    /// with the path and the cause.
     pub fn open(path: &Path) -> Result<Store> {
-        // A `file:` URI (e.g. `file:/x/jury.db?mode=ro`) names no directory to create.
-        let is_uri = path.to_str().is_some_and(|p| p.starts_with("file:"));
-        if let Some(dir) = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty() && !is_uri)
-        {
-            // A missing directory is created; failure surfaces as an open error below.
-            let _ = std::fs::create_dir_all(dir);
+        // A `file:` URI (e.g. `file:/x/jury.db?mode=ro`) is passed to SQLite as it is.
+        if path.to_str().is_some_and(|p| p.starts_with("file:")) {
+            return Store::open_at(path, false).map(|s| s.note_read_only());
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => create::create_new(path),
+            Ok(m) if m.len() == 0 && !create::wal_has_content(path) => Err(StoreError::EmptyFile {
+                path: path.to_path_buf(),
+            }),
+            _ => match Store::open_at(path, false) {
+                Err(e) if path.is_file() && health::is_permission_problem(&e) => {
+                    health::open_read_only(path, e)
+                }
+                other => other.map(Store::note_read_only),
+            },
+        }
+    }
+
+    /// Opens an existing file (or URI). `read_only` opens it without write access.
+    fn open_at(path: &Path, read_only: bool) -> Result<Store> {
+        let flags = if read_only {
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+        } else {
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
+        } | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
         let conn = Connection::open_with_flags(path, flags).map_err(|source| StoreError::Open {
             path: path.to_path_buf(),
@@ -87,9 +117,13 @@ impl Store {
             path: path.to_path_buf(),
             busy_timeout: BUSY_TIMEOUT,
             grouped: false,
+            read_only: None,
+            checked: false,
         };
-        store.configure()?;
-        store.migrate()?;
+        store.configure(read_only)?;
+        if !read_only {
+            store.migrate()?;
+        }
         let _ = store
             .conn
             .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false);
@@ -104,8 +138,10 @@ impl Store {
             path: PathBuf::from(":memory:"),
             busy_timeout: BUSY_TIMEOUT,
             grouped: false,
+            read_only: None,
+            checked: true,
         };
-        store.configure()?;
+        store.configure(false)?;
         store.migrate()?;
         Ok(store)
     }
@@ -149,8 +185,14 @@ impl Store {
         with_wait(e, self.busy_timeout)
     }
 
-    fn configure(&mut self) -> Result<()> {
+    fn configure(&mut self, read_only: bool) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        if read_only {
+            // Asking for WAL would be a write; the file says what it is.
+            self.conn
+                .execute_batch("PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;")?;
+            return Ok(());
+        }
         // A damaged file shows itself on the first read; say so instead of writing.
         let mode: String = self
             .conn
@@ -175,6 +217,10 @@ impl Store {
                 found,
                 supported: schema::VERSION,
             });
+        }
+        if found > 0 && found < schema::VERSION {
+            // A migration writes: check an existing store's health first.
+            self.before_write()?;
         }
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
             let tx = self
@@ -215,6 +261,7 @@ impl Store {
     /// group ([`Store::insert_verdicts`], [`Store::insert_failure`],
     /// [`Store::add_run_usage`]) may be called inside.
     pub fn in_one_transaction<T>(&mut self, f: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
+        self.before_write()?;
         let wait = self.busy_timeout;
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
@@ -238,6 +285,7 @@ impl Store {
     }
 
     fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>> {
+        self.before_write()?;
         let wait = self.busy_timeout;
         self.conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)

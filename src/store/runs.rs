@@ -116,6 +116,7 @@ impl Store {
 
     /// Tells other processes the run is still alive.
     pub fn heartbeat(&mut self, run_id: i64) -> Result<()> {
+        self.before_write()?;
         self.conn.execute(
             "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'",
             params![run_id, now()],
@@ -126,6 +127,7 @@ impl Store {
     /// Ends a run. The note is the run's own: one left by another process
     /// that took the run for dead is replaced, as is its status.
     pub fn finish_run(&mut self, run_id: i64, status: RunStatus, note: Option<&str>) -> Result<()> {
+        self.before_write()?;
         self.conn.execute(
             "UPDATE runs SET status = ?2, finished_at = ?3, note = ?4 WHERE id = ?1",
             params![run_id, status.as_str(), now(), note],
@@ -140,6 +142,7 @@ impl Store {
         usage: Option<Usage>,
         cost_usd: Option<f64>,
     ) -> Result<()> {
+        self.before_write()?;
         let u = usage.unwrap_or_default();
         self.conn.execute(
             "UPDATE runs SET requests = requests + 1,
@@ -162,6 +165,7 @@ impl Store {
 
     /// Records how the run's structured answers were asked for and came back.
     pub fn set_run_structured(&mut self, run_id: i64, structured: &str) -> Result<()> {
+        self.before_write()?;
         self.conn.execute(
             "UPDATE runs SET structured = ?2 WHERE id = ?1",
             params![run_id, structured],
@@ -188,6 +192,7 @@ impl Store {
         structured: &str,
         detail: &str,
     ) -> Result<()> {
+        self.before_write()?;
         self.conn.execute(
             "INSERT INTO endpoint_paths (endpoint, model, structured, detail, probed_at)
              VALUES (?1, ?2, ?3, ?4, ?5)
@@ -241,12 +246,17 @@ impl Store {
     /// mark them failed so the list tells the truth. A live run, whichever
     /// process owns it, is left alone.
     pub fn mark_abandoned_runs(&mut self, except: &[i64]) -> Result<usize> {
+        if self.is_read_only() {
+            // Nothing can be marked; reading must still work.
+            return Ok(0);
+        }
         let (at, host) = (chrono::Utc::now(), host_name());
         let mut n = 0;
         for (id, owner) in self.running_owners()? {
             if except.contains(&id) || !owner.is_gone(at, &host, pid_alive) {
                 continue;
             }
+            self.before_write()?;
             // The heartbeat is checked again in the update: the owner may
             // have beaten since it was read.
             n += self.conn.execute(
