@@ -14,11 +14,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(k) if k.kind == KeyEventKind::Release => {}
         Msg::Key(k) => key(app, k, &mut fx),
-        Msg::Paste(s) => {
-            if let Some(Popup::Input { area, .. }) = &mut app.popup {
-                area.insert_str(s);
-            }
-        }
+        Msg::Paste(s) => paste(app, &s),
         Msg::Resize(w, h) => {
             app.size = (w, h);
             app.scroll_list_to_cursor();
@@ -686,11 +682,9 @@ fn edit_note(app: &mut App) {
             ));
             return;
         };
-        let mut area = TextArea::new(vec![entry.label.note.replace('\n', " ")]);
-        area.move_cursor(ratatui_textarea::CursorMove::End);
         app.popup = Some(Popup::Input {
             kind: InputKind::Note,
-            area: Box::new(area),
+            area: Box::new(note_area(&entry.label.note)),
             target: Some((row.key, row.scale)),
             error: None,
         });
@@ -708,14 +702,68 @@ fn edit_note(app: &mut App) {
         return;
     };
     let scale = entry.label.value.scale();
-    let mut area = TextArea::new(vec![entry.label.note.replace('\n', " ")]);
-    area.move_cursor(ratatui_textarea::CursorMove::End);
+    let area = note_area(&entry.label.note);
     app.popup = Some(Popup::Input {
         kind: InputKind::Note,
         area: Box::new(area),
         target: Some((key, scale)),
         error: None,
     });
+}
+
+/// The note editor on a label's note: every line of it (a pasted note keeps
+/// its newlines), the cursor at the end, soft-wrapped so a long line is laid
+/// out in screen rows and only the visible ones are drawn.
+fn note_area(note: &str) -> TextArea<'static> {
+    let mut area = TextArea::new(note.split('\n').map(str::to_string).collect());
+    area.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    area.move_cursor(ratatui_textarea::CursorMove::Bottom);
+    area.move_cursor(ratatui_textarea::CursorMove::End);
+    area
+}
+
+/// A bracketed paste: whole into the text field that has focus; refused
+/// with a message anywhere else (it must never run as keystrokes).
+fn paste(app: &mut App, text: &str) {
+    let text = paste_text(text);
+    let search = match &mut app.popup {
+        Some(Popup::Input {
+            kind: InputKind::Search,
+            area,
+            ..
+        }) => {
+            // The search field is one line.
+            area.insert_str(text.replace('\n', " "));
+            Some(area.lines().join(" "))
+        }
+        Some(Popup::Input { area, .. }) => {
+            area.insert_str(&text);
+            None
+        }
+        _ => {
+            app.message = Some((
+                Level::Warning,
+                format!(
+                    "paste ignored: no text field has focus (press {} on a label to write a note)",
+                    app.keymap.hint(Action::EditNote)
+                ),
+            ));
+            return;
+        }
+    };
+    if let Some(q) = search {
+        app.search = q;
+        app.refilter();
+    }
+}
+
+/// Pasted text as a field holds it: line ends as `\n`, tabs kept, every other
+/// control character dropped (a paste must not smuggle escapes into a note).
+pub fn paste_text(s: &str) -> String {
+    let s = s.replace("\r\n", "\n").replace('\r', "\n");
+    s.chars()
+        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+        .collect()
 }
 
 fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {

@@ -92,7 +92,11 @@ impl Widget for PopupView<'_> {
                         3,
                         70,
                     ),
-                    InputKind::Note => (" note for this label (enter saves, esc cancels) ", 3, 80),
+                    InputKind::Note => (
+                        " note for this label (enter saves, esc cancels) ",
+                        2 + ta.lines().len().clamp(1, 8) as u16,
+                        80,
+                    ),
                     InputKind::Persona => (
                         " persona JSON (ctrl-s saves, esc cancels) ",
                         area.height.saturating_sub(4),
