@@ -26,6 +26,8 @@ struct LabelJob {
 pub struct Executor {
     tx: UnboundedSender<Msg>,
     db_path: PathBuf,
+    /// Where labels the store refused are kept for the next start.
+    recovery: PathBuf,
     engine: EngineLink,
     labels: Option<std::sync::mpsc::Sender<LabelJob>>,
     writer: Option<std::thread::JoinHandle<()>>,
@@ -47,6 +49,7 @@ impl Executor {
             .ok();
         Executor {
             tx,
+            recovery: super::recovery::path_for(&db_path),
             db_path,
             engine,
             labels: Some(ltx),
@@ -108,6 +111,22 @@ impl Executor {
                         }
                     }
                 });
+            }
+            // Small and synchronous: the quit prompt waits on it, and the
+            // process may end right after.
+            Effect::KeepUnsaved(labels) => {
+                let r = super::recovery::keep(&self.recovery, &labels)
+                    .map(|_| self.recovery.display().to_string())
+                    .map_err(|e| format!("{}: {e}", self.recovery.display()));
+                let _ = self.tx.send(Msg::UnsavedKept(r));
+            }
+            Effect::ClearUnsaved => {
+                if let Err(e) = super::recovery::clear(&self.recovery) {
+                    let _ = self.tx.send(Msg::UnsavedKept(Err(format!(
+                        "{}: {e}",
+                        self.recovery.display()
+                    ))));
+                }
             }
             Effect::SavePersona(p) => {
                 let (path, tx) = (self.db_path.clone(), self.tx.clone());

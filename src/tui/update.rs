@@ -30,7 +30,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                 app.message = Some((Level::Error, sanitize::one_line(&e, 300)));
             }
         }
-        Msg::LabelSaved { req, result } => label_saved(app, req, result),
+        Msg::LabelSaved { req, result } => label_saved(app, req, result, &mut fx),
+        Msg::UnsavedKept(r) => super::quit::kept(app, r),
         Msg::AgreementLoaded(r) => {
             if let View::Agreement(a) = &mut app.view {
                 a.figures = match r {
@@ -103,12 +104,7 @@ fn key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
 pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     use Action::*;
     match action {
-        Quit => {
-            app.quit = true;
-            for r in app.runs.iter().filter(|r| !r.finished) {
-                fx.push(Effect::CancelRun { tag: r.tag });
-            }
-        }
+        Quit => super::quit::request(app, fx),
         Cancel => cancel(app, fx),
         Help => app.view = View::Help { scroll: 0 },
         Compare => app.view = View::Compare,
@@ -281,20 +277,7 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         ),
         EditNote => edit_note(app),
         RetryUnsaved => {
-            let mut n = 0;
-            let mut next = app.next_req;
-            for e in app.labels.values_mut().flatten() {
-                if matches!(e.state, SaveState::Unsaved(_)) {
-                    e.state = SaveState::Pending(next);
-                    fx.push(Effect::SaveLabel {
-                        req: next,
-                        label: e.label.clone(),
-                    });
-                    next += 1;
-                    n += 1;
-                }
-            }
-            app.next_req = next;
+            let n = retry_unsaved(app, fx);
             app.message = Some((Level::Info, format!("retrying {n} unsaved label(s)")));
         }
         ToggleBlind => {
@@ -360,6 +343,25 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         FocusNext | FocusPrev => {}
     }
+}
+
+/// Hands every unsaved label to the writer again; returns how many.
+pub fn retry_unsaved(app: &mut App, fx: &mut Vec<Effect>) -> usize {
+    let mut n = 0;
+    let mut next = app.next_req;
+    for e in app.labels.values_mut().flatten() {
+        if matches!(e.state, SaveState::Unsaved(_)) {
+            e.state = SaveState::Pending(next);
+            fx.push(Effect::SaveLabel {
+                req: next,
+                label: e.label.clone(),
+            });
+            next += 1;
+            n += 1;
+        }
+    }
+    app.next_req = next;
+    n
 }
 
 fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
@@ -648,7 +650,7 @@ fn save_label(
     fx.push(Effect::SaveLabel { req, label });
 }
 
-fn label_saved(app: &mut App, req: u64, result: Result<(), String>) {
+fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut Vec<Effect>) {
     let Some(e) = app
         .labels
         .values_mut()
@@ -657,16 +659,26 @@ fn label_saved(app: &mut App, req: u64, result: Result<(), String>) {
     else {
         return; // superseded by a newer write of the same label
     };
+    record_answer(e, result, &app.keymap, &mut app.message);
+    super::quit::label_answered(app, fx);
+}
+
+fn record_answer(
+    e: &mut LabelEntry,
+    result: Result<(), String>,
+    keymap: &super::keymap::Keymap,
+    message: &mut Option<(Level, String)>,
+) {
     match result {
         Ok(()) => e.state = SaveState::Saved,
         Err(err) => {
             let err = sanitize::one_line(&err, 200);
             e.state = SaveState::Unsaved(err.clone());
-            app.message = Some((
+            *message = Some((
                 Level::Error,
                 format!(
                     "label NOT saved: {err} — kept as unsaved; press {} to retry",
-                    app.keymap.hint(Action::RetryUnsaved)
+                    keymap.hint(Action::RetryUnsaved)
                 ),
             ));
         }
@@ -772,6 +784,8 @@ fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
     };
     match popup {
         Popup::Notice { .. } => {} // any key closes it
+        Popup::Quit(q) => super::quit::prompt_key(app, q, k, fx),
+        Popup::Replay { labels, path } => super::quit::replay_key(app, labels, path, k, fx),
         Popup::Picker {
             kind,
             options,
