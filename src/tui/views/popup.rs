@@ -212,13 +212,13 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
                     ));
                     lines.push(Line::styled(format!("  {}", one_line(path, 200)), t.muted));
                 }
-                Some(Err(e)) => lines.push(Line::styled(
-                    format!(
-                        "They could NOT be kept for later either ({}): quitting loses them.",
-                        one_line(e, 200)
-                    ),
-                    t.error,
-                )),
+                Some(Err(e)) => {
+                    lines.push(Line::styled(
+                        "They could NOT be kept for later either: quitting loses them.",
+                        t.error,
+                    ));
+                    lines.push(Line::styled(format!("  {}", one_line(e, 200)), t.muted));
+                }
             }
             lines.push(Line::raw(""));
             lines.push(Line::styled(
@@ -228,6 +228,41 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
             (format!(" {count} label(s) NOT saved "), lines)
         }
     }
+}
+
+/// `text` in pieces at most `width` columns wide, broken after a space
+/// where there is one.
+fn break_at(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthChar;
+    let mut out = Vec::new();
+    let mut piece = String::new();
+    let mut w = 0;
+    // Where `piece` may be cut: the byte after its last space, and the width before it.
+    let mut cut: Option<(usize, usize)> = None;
+    for c in text.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw > width && !piece.is_empty() {
+            match cut.filter(|(at, _)| *at < piece.len()) {
+                Some((at, before)) => {
+                    let rest = piece.split_off(at);
+                    out.push(std::mem::replace(&mut piece, rest));
+                    w -= before;
+                }
+                None => {
+                    out.push(std::mem::take(&mut piece));
+                    w = 0;
+                }
+            }
+            cut = None;
+        }
+        piece.push(c);
+        w += cw;
+        if c == ' ' {
+            cut = Some((piece.len(), w));
+        }
+    }
+    out.push(piece);
+    out
 }
 
 /// A bordered, centred box that fits its lines (long ones are broken at
@@ -240,18 +275,9 @@ fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines: Vec<Line<
     for line in lines {
         let style = line.spans.first().map(|s| s.style).unwrap_or_default();
         let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-        let mut piece = String::new();
-        let mut width = 0;
-        for c in text.chars() {
-            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if width + cw > inner {
-                rows.push(Line::styled(std::mem::take(&mut piece), style));
-                width = 0;
-            }
-            piece.push(c);
-            width += cw;
+        for piece in break_at(&text, inner) {
+            rows.push(Line::styled(piece, style));
         }
-        rows.push(Line::styled(piece, style));
     }
     let r = centered(area, w, rows.len() as u16 + 2);
     Clear.render(r, buf);
