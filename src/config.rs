@@ -280,7 +280,10 @@ mod toml_error_tests {
         let text = "\n  sk-CANARY-2 = 1\n";
         let e = toml::from_str::<super::ConfigFile>(text).unwrap_err();
         let m = super::toml_error(text, &e);
-        assert!(m.starts_with("line 2, column 3: ") && !m.contains("CANARY"), "{m}");
+        assert!(
+            m.starts_with("line 2, column 3: ") && !m.contains("CANARY"),
+            "{m}"
+        );
         assert!(m.contains("expected one of `base_url`"), "{m}");
     }
 }

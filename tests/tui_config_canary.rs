@@ -49,7 +49,10 @@ fn a_bad_config_file_is_located_without_echoing_the_key() {
         let dir = config_dir(&bad);
         for args in [&["doctor"][..], &["tui"][..]] {
             let (_, text) = jury(dir.path(), args);
-            assert!(!text.contains("CANARY"), "{args:?} echoed the file:\n{text}");
+            assert!(
+                !text.contains("CANARY"),
+                "{args:?} echoed the file:\n{text}"
+            );
             let at = format!("config.toml: line {line}, column {col}");
             assert!(text.contains(&at), "{args:?} lacks {at}:\n{text}");
         }
@@ -64,15 +67,30 @@ async fn screen_with(name: &str, dir: &std::path::Path, args: &str, expect: &str
         env!("CARGO_BIN_EXE_jury"),
         dir.join("j.db").display()
     );
-    let _ = Command::new("tmux").args(["kill-session", "-t", name]).output();
+    let _ = Command::new("tmux")
+        .args(["kill-session", "-t", name])
+        .output();
     assert!(
         Command::new("tmux")
-            .args(["new-session", "-d", "-s", name, "-x", "200", "-y", "40", &cmd])
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                name,
+                "-x",
+                "200",
+                "-y",
+                "40",
+                &cmd
+            ])
             .status()
             .unwrap()
             .success()
     );
-    let screen = wait_for(name, expect, |x| x.contains("items 94/94") && x.contains(expect)).await;
+    let screen = wait_for(name, expect, |x| {
+        x.contains("items 94/94") && x.contains(expect)
+    })
+    .await;
     tmux(&["kill-session", "-t", name]);
     screen
 }
@@ -105,7 +123,10 @@ async fn theme_and_keymap_problems_show_where_but_not_what() {
         "is not a theme name",
     )
     .await;
-    assert!(!screen.contains("CANARY") && screen.contains("is not a theme name"), "{screen}");
+    assert!(
+        !screen.contains("CANARY") && screen.contains("is not a theme name"),
+        "{screen}"
+    );
 
     // 3. A theme file with the key as a colour: file, line and column.
     let dir = config_dir("");
@@ -123,7 +144,10 @@ async fn theme_and_keymap_problems_show_where_but_not_what() {
     )
     .await;
     assert!(!screen.contains("CANARY"), "{screen}");
-    assert!(screen.contains("mine.toml: line 2, column 16: unknown colour"), "{screen}");
+    assert!(
+        screen.contains("mine.toml: line 2, column 16: unknown colour"),
+        "{screen}"
+    );
 
     // 4. A keymap binding a key to the key: file, line and column.
     let dir = config_dir("");
@@ -140,5 +164,8 @@ async fn theme_and_keymap_problems_show_where_but_not_what() {
     )
     .await;
     assert!(!screen.contains("CANARY"), "{screen}");
-    assert!(screen.contains("keymap.toml: line 2, column 5: unknown action"), "{screen}");
+    assert!(
+        screen.contains("keymap.toml: line 2, column 5: unknown action"),
+        "{screen}"
+    );
 }

@@ -166,7 +166,8 @@ fn recovered(v: u8, at: &str) -> Label {
 #[test]
 fn the_replay_offer_writes_the_labels_and_clears_the_file_once_saved() {
     let mut app = app();
-    let labels = jury::tui::quit::still_unsaved(&app, vec![recovered(5, "2026-11-20T10:00:00.000Z")]);
+    let labels =
+        jury::tui::quit::still_unsaved(&app, vec![recovered(5, "2026-11-20T10:00:00.000Z")]);
     app.popup = Some(Popup::Replay {
         labels,
         path: "/data/jury/jury.db.unsaved-labels.jsonl".into(),
@@ -201,7 +202,7 @@ fn the_replay_can_wait_or_be_discarded() {
     };
     offer(&mut app);
     assert!(key(&mut app, 'k').is_empty());
-    assert!(app.popup.is_none() && app.labels.get("k-002").is_none());
+    assert!(app.popup.is_none() && !app.labels.contains_key("k-002"));
     assert!(app.message.as_ref().unwrap().1.contains("offered again"));
     offer(&mut app);
     assert_eq!(key(&mut app, 'x'), vec![Effect::ClearUnsaved]);
@@ -215,7 +216,10 @@ fn recovered_labels_the_store_already_holds_newer_are_not_offered() {
     let older = recovered(5, "2026-11-20T10:00:00.000Z");
     let newer = recovered(1, "2026-11-22T10:00:00.000Z");
     assert!(jury::tui::quit::still_unsaved(&app, vec![older]).is_empty());
-    assert_eq!(jury::tui::quit::still_unsaved(&app, vec![newer.clone()]), vec![newer]);
+    assert_eq!(
+        jury::tui::quit::still_unsaved(&app, vec![newer.clone()]),
+        vec![newer]
+    );
 }
 
 // ----- bracketed paste -----

@@ -79,7 +79,10 @@ async fn quit_with_a_locked_store_asks_keeps_and_replays_at_the_next_start() {
     let ls = labels(&db, "k-001");
     assert_eq!(ls.len(), 1, "{ls:?}");
     assert_eq!(ls[0].value, Value::Likert(2));
-    assert!(!recovery.exists(), "the recovery file is gone once replayed");
+    assert!(
+        !recovery.exists(),
+        "the recovery file is gone once replayed"
+    );
     s.keys(&["q"]);
     wait_gone(&s.name).await;
 }
@@ -106,7 +109,10 @@ async fn a_bracketed_paste_goes_whole_into_the_note_and_never_runs_as_keys() {
     // Into the note editor: every line of it, hotkeys and all.
     let note = "first line\na\nd\n4\nP\nq and the end";
     s.keys(&["n"]);
-    wait_for(&s.name, "the note editor", |x| x.contains("note for this label")).await;
+    wait_for(&s.name, "the note editor", |x| {
+        x.contains("note for this label")
+    })
+    .await;
     s.paste(note);
     wait_for(&s.name, "the pasted note", |x| x.contains("q and the end")).await;
     s.keys(&["Enter"]);
@@ -141,7 +147,10 @@ async fn sigterm_flushes_the_pending_label_and_restores_the_terminal() {
     // The write waits on another process's lock when the signal comes.
     let lock = hold_write_lock(&db);
     s.keys(&["Tab", "Tab", "4"]);
-    wait_for(&s.name, "the label being saved", |x| x.contains("H 4 …saving")).await;
+    wait_for(&s.name, "the label being saved", |x| {
+        x.contains("H 4 …saving")
+    })
+    .await;
     let pid = s.jury_pid();
     assert!(
         std::process::Command::new("kill")

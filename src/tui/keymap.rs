@@ -263,9 +263,7 @@ mod tests {
     #[test]
     fn errors_name_line_and_column_but_not_the_text() {
         let mut k = Keymap::default_map();
-        let e = k
-            .merge_toml("[keys]\nx = \"sk-CANARY-1\"\n")
-            .unwrap_err();
+        let e = k.merge_toml("[keys]\nx = \"sk-CANARY-1\"\n").unwrap_err();
         assert!(e.starts_with("line 2, column 5: unknown action"), "{e}");
         assert!(!e.contains("CANARY"), "{e}");
         let e = k

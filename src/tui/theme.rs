@@ -149,7 +149,8 @@ impl Theme {
             toml::from_str(text).map_err(|e| crate::config::toml_error(text, &e))?;
         for (role, spec) in &file.roles {
             let st = style_of(spec).map_err(|(span, e)| at(span, e))?;
-            self.set(role.get_ref(), st).map_err(|e| at(role.span(), e))?;
+            self.set(role.get_ref(), st)
+                .map_err(|e| at(role.span(), e))?;
         }
         Ok(())
     }
@@ -274,12 +275,19 @@ mod tests {
     #[test]
     fn a_theme_name_is_not_a_path() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("config.toml"), "api_key = \"sk-CANARY-4\"\n").unwrap();
+        std::fs::write(
+            dir.path().join("config.toml"),
+            "api_key = \"sk-CANARY-4\"\n",
+        )
+        .unwrap();
         for name in ["../config", "/etc/passwd", "a/b", "", ".."] {
             let (t, w) = Theme::load(name, Some(dir.path()));
             assert_eq!(t.name, "dark");
             let w = w.unwrap();
-            assert!(w.contains("not a theme name") && !w.contains("CANARY"), "{w}");
+            assert!(
+                w.contains("not a theme name") && !w.contains("CANARY"),
+                "{w}"
+            );
         }
         assert!(Theme::load("light", Some(dir.path())).1.is_none());
     }

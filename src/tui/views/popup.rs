@@ -1,5 +1,5 @@
-use crate::tui::app::{App, InputKind, PickerKind, Popup, QuitPrompt};
 use crate::sanitize::one_line;
+use crate::tui::app::{App, InputKind, PickerKind, Popup, QuitPrompt};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
@@ -82,7 +82,13 @@ impl Widget for PopupView<'_> {
                     "r replay them into the store · k keep them for later · x discard them",
                     t.key,
                 ));
-                dialog(area, buf, self.app, " unsaved labels from the last session ", lines);
+                dialog(
+                    area,
+                    buf,
+                    self.app,
+                    " unsaved labels from the last session ",
+                    lines,
+                );
             }
             Popup::Picker {
                 kind,
