@@ -208,3 +208,39 @@ async fn sighup_keeps_a_label_the_store_refused_for_the_next_start() {
     assert_eq!(kept.len(), 1);
     assert_eq!(kept[0].value, Value::Likert(5));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigint_restores_the_terminal_and_keeps_the_labels() {
+    if !have_tmux() {
+        eprintln!("tmux is not installed: skipping");
+        return;
+    }
+    let server = server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("int.db");
+    let name = format!("jury-sigint-{}", std::process::id());
+    let s = Session::start_in_shell(&name, &db, &server.base_url());
+    wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
+    s.keys(&["Tab", "Tab", "3"]);
+    wait_for(&s.name, "the label saved", |x| x.contains("H 3 ✓saved")).await;
+    let pid = s.jury_pid();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-INT", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let screen = wait_for(&s.name, "the shell after jury", |x| {
+        x.contains("jury exited 130")
+    })
+    .await;
+    assert!(!s.alternate_on(), "back on the main screen:\n{screen}");
+    // Raw mode is off: the shell's line starts at column 0, not where the
+    // cursor was left.
+    assert!(
+        screen.lines().any(|l| l.starts_with("jury exited 130")),
+        "{screen}"
+    );
+    assert_eq!(labels(&db, "k-001")[0].value, Value::Likert(3));
+}
