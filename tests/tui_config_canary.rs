@@ -67,32 +67,12 @@ async fn screen_with(name: &str, dir: &std::path::Path, args: &str, expect: &str
         env!("CARGO_BIN_EXE_jury"),
         dir.join("j.db").display()
     );
-    let _ = Command::new("tmux")
-        .args(["kill-session", "-t", name])
-        .output();
-    assert!(
-        Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                name,
-                "-x",
-                "200",
-                "-y",
-                "40",
-                &cmd
-            ])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let screen = wait_for(name, expect, |x| {
+    // The session ends when `s` is dropped.
+    let s = Session::start_cmd(name, &cmd);
+    wait_for(&s.name, expect, |x| {
         x.contains("items 94/94") && x.contains(expect)
     })
-    .await;
-    tmux(&["kill-session", "-t", name]);
-    screen
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -62,29 +62,38 @@ impl Session {
         )
     }
 
-    fn start_cmd(name: &str, cmd: &str) -> Session {
+    /// `cmd` in a new detached 160×45 session.
+    pub fn start_cmd(name: &str, cmd: &str) -> Session {
         let _ = Command::new("tmux")
             .args(["kill-session", "-t", name])
             .output();
-        let ok = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                name,
-                "-x",
-                "160",
-                "-y",
-                "45",
-                cmd,
-            ])
-            .status()
-            .expect("tmux starts")
-            .success();
-        assert!(ok, "tmux new-session failed");
-        Session {
-            name: name.to_string(),
+        // A tmux server whose last session just closed is still exiting for a
+        // moment, and refuses a new session: try again.
+        let mut last = String::new();
+        for _ in 0..20 {
+            let out = Command::new("tmux")
+                .args([
+                    "new-session",
+                    "-d",
+                    "-s",
+                    name,
+                    "-x",
+                    "160",
+                    "-y",
+                    "45",
+                    cmd,
+                ])
+                .output()
+                .expect("tmux starts");
+            if out.status.success() {
+                return Session {
+                    name: name.to_string(),
+                };
+            }
+            last = String::from_utf8_lossy(&out.stderr).into_owned();
+            std::thread::sleep(Duration::from_millis(100));
         }
+        panic!("tmux new-session failed: {last}");
     }
 
     pub fn keys(&self, keys: &[&str]) {
