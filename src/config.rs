@@ -190,21 +190,8 @@ pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
         message,
     };
     let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-    // toml's own message quotes the offending line, which may hold the key:
-    // name the line and the problem only.
-    let file: ConfigFile = toml::from_str(&text).map_err(|e| {
-        let line = e.span().map(|r| {
-            text.as_bytes()[..r.start.min(text.len())]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count()
-                + 1
-        });
-        err(match line {
-            Some(n) => format!("line {n}: {}", e.message().trim()),
-            None => e.message().trim().to_string(),
-        })
-    })?;
+    // toml's own message quotes the offending line, which may hold the key.
+    let file: ConfigFile = toml::from_str(&text).map_err(|e| err(toml_error(&text, &e)))?;
     #[cfg(unix)]
     if file.api_key.is_some() {
         use std::os::unix::fs::PermissionsExt;
@@ -221,6 +208,64 @@ pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
         }
     }
     Ok(file)
+}
+
+/// A TOML error as `line L, column C: what`, without the file's text: toml's
+/// own message quotes the offending line, and a serde message quotes the
+/// value (either may be an API key). Quoted pieces before "expected" come
+/// from the file and are hidden; what follows "expected" is ours.
+pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let what = hide_quoted(&e.message().trim().replace('\n', "; "));
+    match e.span() {
+        Some(r) => {
+            let (line, col) = line_col(text, r.start);
+            format!("line {line}, column {col}: {what}")
+        }
+        None => what,
+    }
+}
+
+/// 1-based line and column (in characters) of byte `at` of `text`.
+pub fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
+fn hide_quoted(msg: &str) -> String {
+    let (head, tail) = match msg.find("expected") {
+        Some(i) => msg.split_at(i),
+        None => (msg, ""),
+    };
+    let mut out = String::with_capacity(msg.len());
+    let mut open: Option<char> = None;
+    for c in head.chars() {
+        match open {
+            Some(q) if c == q => {
+                out.push('…');
+                out.push(c);
+                open = None;
+            }
+            Some(_) => {}
+            None if matches!(c, '`' | '"' | '\'') => {
+                out.push(c);
+                open = Some(c);
+            }
+            None => out.push(c),
+        }
+    }
+    if open.is_some() {
+        out.push('…');
+    }
+    out.push_str(tail);
+    out
 }
 
 /// The login name of the current user from the password database, for when
@@ -255,6 +300,26 @@ fn login_name() -> Option<String> {
 #[cfg(not(unix))]
 fn login_name() -> Option<String> {
     None
+}
+
+#[cfg(test)]
+mod toml_error_tests {
+    #[test]
+    fn errors_name_line_and_column_and_hide_the_values() {
+        let text = "model = \"m\"\ntemperature = \"sk-CANARY-1\"\n";
+        let e = toml::from_str::<super::ConfigFile>(text).unwrap_err();
+        let m = super::toml_error(text, &e);
+        assert!(m.starts_with("line 2, column 15: "), "{m}");
+        assert!(!m.contains("CANARY") && m.contains("expected f64"), "{m}");
+        let text = "\n  sk-CANARY-2 = 1\n";
+        let e = toml::from_str::<super::ConfigFile>(text).unwrap_err();
+        let m = super::toml_error(text, &e);
+        assert!(
+            m.starts_with("line 2, column 3: ") && !m.contains("CANARY"),
+            "{m}"
+        );
+        assert!(m.contains("expected one of `base_url`"), "{m}");
+    }
 }
 
 #[cfg(all(test, unix))]

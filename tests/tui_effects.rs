@@ -236,3 +236,48 @@ async fn the_agreement_effect_sends_the_figures_then_the_consistency_notes() {
         "{s}"
     );
 }
+
+/// Labels queued behind one the lock refused wait briefly, not the full busy
+/// timeout each: the quit prompt is not kept waiting a timeout per label.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn labels_queued_behind_a_busy_one_wait_briefly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    store_with_items(&db);
+    let locker = rusqlite::Connection::open(&db).unwrap();
+    locker.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut exec = Executor::new(db.clone(), EngineLink { config: None }, tx);
+    let mut app = app();
+    // Three labels handed over at once (three rows of two items).
+    let mut fx = key(&mut app, '1');
+    fx.extend(key(&mut app, ']'));
+    fx.extend(key(&mut app, '2'));
+    fx.extend(code(&mut app, crossterm::event::KeyCode::Down));
+    fx.extend(key(&mut app, '3'));
+    assert_eq!(fx.len(), 3, "{fx:?}");
+    for f in fx {
+        exec.run(f);
+    }
+    let mut errors = Vec::new();
+    for _ in 0..3 {
+        match next(&mut rx).await {
+            Msg::LabelSaved { result: Err(e), .. } => errors.push(e),
+            other => panic!("expected a busy answer, got {other:?}"),
+        }
+    }
+    assert!(errors[0].contains("waited 5000 ms"), "{errors:?}");
+    assert!(
+        errors[1..].iter().all(|e| e.contains("waited 200 ms")),
+        "{errors:?}"
+    );
+    // Once the lock is gone the next label saves.
+    locker.execute_batch("COMMIT").unwrap();
+    for f in key(&mut app, '4') {
+        exec.run(f);
+    }
+    assert!(matches!(
+        next(&mut rx).await,
+        Msg::LabelSaved { result: Ok(()), .. }
+    ));
+}

@@ -204,6 +204,30 @@ pub enum Popup {
     },
     /// A message that needs acknowledging (e.g. no endpoint configured).
     Notice { title: String, text: String },
+    /// Quitting with labels not yet on disk.
+    Quit(QuitPrompt),
+    /// Labels an earlier session could not save, offered for replay at start.
+    Replay {
+        labels: Vec<Label>,
+        /// Where they are kept (shown).
+        path: String,
+    },
+}
+
+/// The quit prompt: first the retry of every unsaved label, then, when some
+/// still fail, the question.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QuitPrompt {
+    /// Waiting for the store's answers to the retry.
+    Saving,
+    Unsaved {
+        count: usize,
+        /// The store's last refusal.
+        reason: String,
+        /// Where the recovery file keeps them, or why it could not; `None`
+        /// while it is being written.
+        kept: Option<Result<String, String>>,
+    },
 }
 
 /// The views besides the main screen.
@@ -333,6 +357,9 @@ pub struct App {
     pub keymap: Keymap,
     pub theme: Theme,
     pub quit: bool,
+    /// Labels from the recovery file are being written: the file is removed
+    /// once every label is saved.
+    pub replaying: bool,
     pub spinner: u8,
     /// The prompt set runs use (for the prompt view).
     pub prompts: std::sync::Arc<crate::prompt::PromptSet>,
@@ -416,6 +443,7 @@ impl App {
             keymap,
             theme,
             quit: false,
+            replaying: false,
             spinner: 0,
             prompts: std::sync::Arc::new(crate::prompt::PromptSet::embedded()),
             preview_cfg: crate::provider::ProviderConfig::new(
@@ -600,6 +628,25 @@ impl App {
             .flatten()
             .filter(|e| matches!(e.state, SaveState::Unsaved(_)))
             .count()
+    }
+
+    /// Labels handed to the writer and not yet answered.
+    pub fn pending_count(&self) -> usize {
+        self.labels
+            .values()
+            .flatten()
+            .filter(|e| matches!(e.state, SaveState::Pending(_)))
+            .count()
+    }
+
+    /// Every label not (yet) on disk, as it would be written.
+    pub fn unsaved_labels(&self) -> Vec<Label> {
+        self.labels
+            .values()
+            .flatten()
+            .filter(|e| e.state != SaveState::Saved)
+            .map(|e| e.label.clone())
+            .collect()
     }
 
     pub fn running(&self) -> bool {

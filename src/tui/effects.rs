@@ -26,6 +26,8 @@ struct LabelJob {
 pub struct Executor {
     tx: UnboundedSender<Msg>,
     db_path: PathBuf,
+    /// Where labels the store refused are kept for the next start.
+    recovery: PathBuf,
     engine: EngineLink,
     labels: Option<std::sync::mpsc::Sender<LabelJob>>,
     writer: Option<std::thread::JoinHandle<()>>,
@@ -47,6 +49,7 @@ impl Executor {
             .ok();
         Executor {
             tx,
+            recovery: super::recovery::path_for(&db_path),
             db_path,
             engine,
             labels: Some(ltx),
@@ -108,6 +111,22 @@ impl Executor {
                         }
                     }
                 });
+            }
+            // Small and synchronous: the quit prompt waits on it, and the
+            // process may end right after.
+            Effect::KeepUnsaved(labels) => {
+                let r = super::recovery::keep(&self.recovery, &labels)
+                    .map(|_| self.recovery.display().to_string())
+                    .map_err(|e| format!("{}: {e}", self.recovery.display()));
+                let _ = self.tx.send(Msg::UnsavedKept(r));
+            }
+            Effect::ClearUnsaved => {
+                if let Err(e) = super::recovery::clear(&self.recovery) {
+                    let _ = self.tx.send(Msg::UnsavedKept(Err(format!(
+                        "{}: {e}",
+                        self.recovery.display()
+                    ))));
+                }
             }
             Effect::SavePersona(p) => {
                 let (path, tx) = (self.db_path.clone(), self.tx.clone());
@@ -172,14 +191,37 @@ impl Drop for Executor {
     }
 }
 
+/// How long a label queued behind one the lock refused waits for the lock.
+const QUEUED_BEHIND_BUSY: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Owns a store connection; answers every job with saved or the error.
+/// Each write waits up to the store's busy timeout for another process's
+/// lock; the jobs already queued behind one that timed out wait only
+/// [`QUEUED_BEHIND_BUSY`] each, so ten labels under a held lock are all
+/// answered in about one timeout, not ten (the quit prompt waits on them).
 fn label_writer(
     path: PathBuf,
     jobs: std::sync::mpsc::Receiver<LabelJob>,
     reply: UnboundedSender<Msg>,
 ) {
     let mut store: Option<Store> = None;
-    for job in jobs {
+    let mut behind_busy = false;
+    loop {
+        let job = if behind_busy {
+            match jobs.try_recv() {
+                Ok(j) => j,
+                Err(std::sync::mpsc::TryRecvError::Empty) => {
+                    behind_busy = false;
+                    continue;
+                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
+            }
+        } else {
+            match jobs.recv() {
+                Ok(j) => j,
+                Err(_) => break,
+            }
+        };
         if store.is_none() {
             match Store::open(&path) {
                 Ok(s) => store = Some(s),
@@ -193,10 +235,18 @@ fn label_writer(
             }
         }
         let Some(s) = store.as_mut() else { continue };
-        let result = s.upsert_label(&job.label).map_err(|e| e.to_string());
+        let wait = if behind_busy {
+            QUEUED_BEHIND_BUSY
+        } else {
+            crate::store::BUSY_TIMEOUT
+        };
+        // A connection that cannot change its wait keeps the one it has.
+        let _ = s.set_busy_timeout(wait);
+        let result = s.upsert_label(&job.label);
+        behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
         let _ = reply.send(Msg::LabelSaved {
             req: job.req,
-            result,
+            result: result.map_err(|e| e.to_string()),
         });
     }
 }

@@ -15,6 +15,15 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 pub const FRAME: Duration = Duration::from_millis(16);
 
+/// Why the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The user quit (or the terminal's input ended).
+    Quit,
+    /// A signal (its number) asked the process to end.
+    Signal(i32),
+}
+
 fn to_msg(ev: Event) -> Option<Msg> {
     match ev {
         Event::Key(k) => Some(Msg::Key(k)),
@@ -34,8 +43,9 @@ pub async fn run(
     terminal: &mut DefaultTerminal,
     app: &mut App,
     exec: &mut Executor,
-    mut rx: UnboundedReceiver<Msg>,
-) -> anyhow::Result<()> {
+    rx: &mut UnboundedReceiver<Msg>,
+    signals: &mut super::signals::Signals,
+) -> anyhow::Result<Exit> {
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(120));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -50,7 +60,7 @@ pub async fn run(
             dirty = false;
         }
         if app.quit {
-            return Ok(());
+            return Ok(Exit::Quit);
         }
         let wake = if dirty {
             last_draw + FRAME
@@ -61,8 +71,9 @@ pub async fn run(
             ev = events.next() => match ev {
                 Some(Ok(ev)) => if let Some(m) = to_msg(ev) { apply(app, exec, m); dirty = true; },
                 Some(Err(e)) => return Err(e.into()),
-                None => return Ok(()),
+                None => return Ok(Exit::Quit),
             },
+            sig = signals.next() => return Ok(Exit::Signal(sig)),
             Some(m) = rx.recv() => { apply(app, exec, m); dirty = true; }
             _ = tick.tick() => if app.running() { apply(app, exec, Msg::Tick); dirty = true; },
             _ = tokio::time::sleep_until(wake.into()) => {}

@@ -64,7 +64,13 @@ impl KeyCombo {
                 f if f.starts_with('f') && f[1..].parse::<u8>().is_ok() => {
                     KeyCode::F(f[1..].parse().unwrap_or(1))
                 }
-                _ => return Err(format!("unknown key '{s}'")),
+                // The text is not echoed: the caller gives its line and column.
+                _ => {
+                    return Err(
+                        "unknown key (a character, or enter, tab, esc, up, pagedown, f1…, with an optional ctrl- or alt-)"
+                            .into(),
+                    );
+                }
             },
         };
         Ok(KeyCombo { code, mods })
@@ -117,7 +123,7 @@ impl KeyCombo {
 #[serde(deny_unknown_fields)]
 struct KeymapFile {
     #[serde(default)]
-    keys: BTreeMap<String, String>,
+    keys: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
 }
 
 #[derive(Debug, Clone)]
@@ -163,18 +169,29 @@ impl Keymap {
     }
 
     /// Merges bindings from TOML text: a key bound again replaces the old
-    /// binding, `"none"` removes it.
+    /// binding, `"none"` removes it. Errors give the line and column, never
+    /// the file's text.
     pub fn merge_toml(&mut self, text: &str) -> Result<(), String> {
-        let file: KeymapFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        let at = |span: std::ops::Range<usize>, what: String| {
+            let (line, col) = crate::config::line_col(text, span.start);
+            format!("line {line}, column {col}: {what}")
+        };
+        let file: KeymapFile =
+            toml::from_str(text).map_err(|e| crate::config::toml_error(text, &e))?;
         for (key, action) in file.keys {
-            let combo = KeyCombo::parse(&key)?;
-            if action == "none" {
+            let combo = KeyCombo::parse(key.get_ref()).map_err(|e| at(key.span(), e))?;
+            if action.get_ref() == "none" {
                 self.map.remove(&combo);
                 continue;
             }
-            let action: Action = serde_json::from_value(serde_json::Value::String(action.clone()))
-                .map_err(|_| format!("key '{key}': unknown action '{action}'"))?;
-            self.map.insert(combo, action);
+            let name = serde_json::Value::String(action.get_ref().clone());
+            let parsed: Action = serde_json::from_value(name).map_err(|_| {
+                at(
+                    action.span(),
+                    "unknown action (the help screen, ?, lists them)".into(),
+                )
+            })?;
+            self.map.insert(combo, parsed);
         }
         Ok(())
     }
@@ -241,5 +258,26 @@ mod tests {
         assert_eq!(k.action(&ev('x')), Some(Action::Quit));
         assert_eq!(k.action(&ev('q')), None);
         assert!(k.merge_toml("[keys]\nx = \"fly\"\n").is_err());
+    }
+
+    #[test]
+    fn errors_name_line_and_column_but_not_the_text() {
+        let mut k = Keymap::default_map();
+        let e = k.merge_toml("[keys]\nx = \"sk-CANARY-1\"\n").unwrap_err();
+        assert!(e.starts_with("line 2, column 5: unknown action"), "{e}");
+        assert!(!e.contains("CANARY"), "{e}");
+        let e = k
+            .merge_toml("[keys]\n\"sk-CANARY-2\" = \"quit\"\n")
+            .unwrap_err();
+        assert!(e.starts_with("line 2, column 1: unknown key"), "{e}");
+        assert!(!e.contains("CANARY"), "{e}");
+        let e = k.merge_toml("api_key = \"sk-CANARY-3\"\n").unwrap_err();
+        assert!(e.starts_with("line 1, column 1: "), "{e}");
+        assert!(!e.contains("CANARY"), "{e}");
+        // A failed merge leaves the map as it was.
+        assert_eq!(
+            k.action(&KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE)),
+            Some(Action::Quit)
+        );
     }
 }

@@ -12,6 +12,9 @@ pub mod msg;
 pub mod prompt;
 pub mod protocol_rows;
 pub mod queue;
+pub mod quit;
+pub mod recovery;
+pub mod signals;
 pub mod terminal;
 pub mod theme;
 pub mod update;
@@ -157,6 +160,7 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     } else if let Some(n) = notes.pop() {
         app.message = Some((Level::Info, crate::sanitize::one_line(&n, 300)));
     }
+    offer_replay(&mut app, &settings.db_path);
     let engine = effects::EngineLink {
         config: settings
             .provider()
@@ -171,14 +175,97 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(async move {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let exit = rt.block_on(async move {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut exec = effects::Executor::new(settings.db_path.clone(), engine, tx);
+        let mut signals = signals::Signals::new()?;
         let _guard = terminal::Guard;
         let mut term = terminal::init()?;
-        let r = event_loop::run(&mut term, &mut app, &mut exec, rx).await;
+        let r = event_loop::run(&mut term, &mut app, &mut exec, &mut rx, &mut signals).await;
         // Waits for label writes already handed over before the process ends.
         exec.shutdown();
-        r
-    })
+        let mut lost = None;
+        if let Ok(event_loop::Exit::Signal(_)) = r {
+            lost = keep_what_is_unsaved(&mut app, &mut rx, &settings.db_path).err();
+        }
+        r.map(|exit| (exit, lost))
+    });
+    drop(rt);
+    let (exit, lost) = exit?;
+    if let Some(lost) = lost {
+        // The terminal is restored by now: stderr is seen.
+        eprintln!("jury: {lost}");
+    }
+    match exit {
+        // The conventional status of a process ended by a signal; everything
+        // (terminal, runtime, writer) is already closed down.
+        event_loop::Exit::Signal(sig) => std::process::exit(128 + sig),
+        event_loop::Exit::Quit => Ok(()),
+    }
+}
+
+/// Offers the labels an earlier session could not save; a recovery file
+/// whose labels the store already holds is removed.
+fn offer_replay(app: &mut App, db_path: &Path) {
+    let path = recovery::path_for(db_path);
+    match recovery::read(&path) {
+        Ok((labels, bad)) => {
+            let found = labels.len() + bad;
+            let labels = quit::still_unsaved(app, labels);
+            if bad > 0 {
+                app.message = Some((
+                    Level::Warning,
+                    format!(
+                        "{}: {bad} line(s) unreadable; left in the file",
+                        crate::sanitize::one_line(&path.display().to_string(), 200)
+                    ),
+                ));
+            }
+            if !labels.is_empty() {
+                app.popup = Some(app::Popup::Replay {
+                    labels,
+                    path: path.display().to_string(),
+                });
+            } else if found > 0 && bad == 0 {
+                let _ = recovery::clear(&path);
+            }
+        }
+        Err(e) => {
+            app.message = Some((
+                Level::Warning,
+                format!(
+                    "{}: {}",
+                    crate::sanitize::one_line(&path.display().to_string(), 200),
+                    crate::sanitize::one_line(&e.to_string(), 200)
+                ),
+            ))
+        }
+    }
+}
+
+/// After a signal: takes the writer's last answers, then keeps every label
+/// still not on disk in the recovery file for the next start.
+fn keep_what_is_unsaved(
+    app: &mut App,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<msg::Msg>,
+    db_path: &Path,
+) -> Result<(), String> {
+    while let Ok(m) = rx.try_recv() {
+        if matches!(m, msg::Msg::LabelSaved { .. }) {
+            // Effects are not run any more: only the labels' states matter here.
+            let _ = update::update(app, m);
+        }
+    }
+    let labels = app.unsaved_labels();
+    if labels.is_empty() {
+        return Ok(());
+    }
+    recovery::keep(&recovery::path_for(db_path), &labels)
+        .map(|_| ())
+        .map_err(|e| {
+            format!(
+                "{} label(s) could not be saved nor kept for replay: {e}",
+                labels.len()
+            )
+        })
 }

@@ -34,6 +34,8 @@ pub enum Msg {
     /// Self-consistency and position-bias lines for the agreement view.
     AgreementNotes(Vec<String>),
     PersonaSaved(Result<Persona, String>),
+    /// The recovery file was written: where, or why not.
+    UnsavedKept(Result<String, String>),
 }
 
 /// Work for [`super::effects`] to do; never done inside `update`.
@@ -56,4 +58,8 @@ pub enum Effect {
     /// Compute the agreement figures (answers `Msg::AgreementLoaded`).
     LoadAgreement,
     SavePersona(Persona),
+    /// Add labels to the recovery file beside the store (answers `Msg::UnsavedKept`).
+    KeepUnsaved(Vec<Label>),
+    /// Remove the recovery file: its labels are saved or were discarded.
+    ClearUnsaved,
 }

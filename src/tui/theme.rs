@@ -8,6 +8,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::str::FromStr;
+use toml::Spanned;
 
 pub const BUILTIN: &[(&str, &str)] = &[
     ("dark", include_str!("../../themes/dark.toml")),
@@ -18,8 +19,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoleSpec {
-    pub fg: Option<String>,
-    pub bg: Option<String>,
+    pub fg: Option<Spanned<String>>,
+    pub bg: Option<Spanned<String>>,
     #[serde(default)]
     pub bold: bool,
     #[serde(default)]
@@ -32,7 +33,7 @@ struct ThemeFile {
     #[allow(dead_code)]
     name: Option<String>,
     #[serde(default)]
-    roles: BTreeMap<String, RoleSpec>,
+    roles: BTreeMap<Spanned<String>, RoleSpec>,
 }
 
 macro_rules! theme_roles {
@@ -51,7 +52,8 @@ macro_rules! theme_roles {
             fn set(&mut self, role: &str, style: Style) -> Result<(), String> {
                 match role {
                     $( stringify!($role) => self.$role = style, )+
-                    other => return Err(format!("unknown role '{other}' (known: {})", Self::ROLES.join(", "))),
+                    // The name is not echoed: the error gives its line and column.
+                    _ => return Err(format!("unknown role (known: {})", Self::ROLES.join(", "))),
                 }
                 Ok(())
             }
@@ -91,16 +93,20 @@ theme_roles! {
 }
 
 pub fn parse_color(s: &str) -> Result<Color, String> {
-    Color::from_str(s.trim()).map_err(|_| format!("unknown colour '{s}'"))
+    // The text is not echoed: the error gives its line and column.
+    Color::from_str(s.trim())
+        .map_err(|_| "unknown colour (a name such as red, an index 0-255, or #rrggbb)".to_string())
 }
 
-fn style_of(spec: &RoleSpec) -> Result<Style, String> {
+/// A role's style, or where in the file it went wrong and why.
+fn style_of(spec: &RoleSpec) -> Result<Style, (std::ops::Range<usize>, String)> {
+    let colour = |c: &Spanned<String>| parse_color(c.get_ref()).map_err(|e| (c.span(), e));
     let mut st = Style::default();
     if let Some(fg) = &spec.fg {
-        st = st.fg(parse_color(fg)?);
+        st = st.fg(colour(fg)?);
     }
     if let Some(bg) = &spec.bg {
-        st = st.bg(parse_color(bg)?);
+        st = st.bg(colour(bg)?);
     }
     if spec.bold {
         st = st.add_modifier(Modifier::BOLD);
@@ -109,6 +115,14 @@ fn style_of(spec: &RoleSpec) -> Result<Style, String> {
         st = st.add_modifier(Modifier::ITALIC);
     }
     Ok(st)
+}
+
+/// A theme name names a file in `themes/`, never a path.
+pub fn is_theme_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 impl Theme {
@@ -124,12 +138,19 @@ impl Theme {
         t
     }
 
-    /// Applies the roles named in a theme file.
+    /// Applies the roles named in a theme file. Errors give the line and
+    /// column, never the file's text.
     pub fn merge_toml(&mut self, text: &str) -> Result<(), String> {
-        let file: ThemeFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        let at = |span: std::ops::Range<usize>, what: String| {
+            let (line, col) = crate::config::line_col(text, span.start);
+            format!("line {line}, column {col}: {what}")
+        };
+        let file: ThemeFile =
+            toml::from_str(text).map_err(|e| crate::config::toml_error(text, &e))?;
         for (role, spec) in &file.roles {
-            let st = style_of(spec).map_err(|e| format!("role '{role}': {e}"))?;
-            self.set(role, st)?;
+            let st = style_of(spec).map_err(|(span, e)| at(span, e))?;
+            self.set(role.get_ref(), st)
+                .map_err(|e| at(role.span(), e))?;
         }
         Ok(())
     }
@@ -138,6 +159,16 @@ impl Theme {
     /// `config_dir/themes/NAME.toml` over them. Errors are returned as a
     /// warning to show; the theme is still usable.
     pub fn load(name: &str, config_dir: Option<&Path>) -> (Theme, Option<String>) {
+        if !is_theme_name(name) {
+            // `../config` would read config.toml (and show its lines).
+            return (
+                Theme::builtin("dark"),
+                Some(format!(
+                    "theme '{}' is not a theme name (letters, digits, - and _ only); using dark",
+                    crate::sanitize::one_line(name, 60)
+                )),
+            );
+        }
         let mut t = Theme::builtin(name);
         t.name = name.to_string();
         let known = BUILTIN.iter().any(|(n, _)| *n == name);
@@ -174,7 +205,10 @@ mod tests {
         for (name, text) in BUILTIN {
             let file: ThemeFile = toml::from_str(text).unwrap();
             for role in Theme::ROLES {
-                assert!(file.roles.contains_key(*role), "{name} lacks {role}");
+                assert!(
+                    file.roles.keys().any(|k| k.get_ref() == role),
+                    "{name} lacks {role}"
+                );
             }
             let _ = Theme::builtin(name);
         }
@@ -185,6 +219,7 @@ mod tests {
         let file: ThemeFile = toml::from_str(BUILTIN[2].1).unwrap();
         for (role, spec) in &file.roles {
             for c in [&spec.fg, &spec.bg].into_iter().flatten() {
+                let c = c.get_ref();
                 let col = parse_color(c).unwrap();
                 let ok = matches!(
                     col,
@@ -217,5 +252,43 @@ mod tests {
         t.merge_toml("[roles]\njudge = { fg = \"red\" }\n").unwrap();
         assert_eq!(t.judge.fg, Some(Color::Red));
         assert!(t.merge_toml("[roles]\nnope = { fg = \"red\" }\n").is_err());
+    }
+
+    #[test]
+    fn errors_name_line_and_column_but_not_the_text() {
+        let mut t = Theme::builtin("dark");
+        let e = t
+            .merge_toml("[roles]\njudge = { fg = \"sk-CANARY-1\" }\n")
+            .unwrap_err();
+        assert!(e.starts_with("line 2, column 16: unknown colour"), "{e}");
+        assert!(!e.contains("CANARY"), "{e}");
+        let e = t
+            .merge_toml("[roles]\n\nsk-CANARY-2 = { fg = \"red\" }\n")
+            .unwrap_err();
+        assert!(e.starts_with("line 3, column 1: unknown role"), "{e}");
+        assert!(!e.contains("CANARY"), "{e}");
+        let e = t.merge_toml("api_key = \"sk-CANARY-3\"\n").unwrap_err();
+        assert!(e.starts_with("line 1, column 1: "), "{e}");
+        assert!(!e.contains("CANARY"), "{e}");
+    }
+
+    #[test]
+    fn a_theme_name_is_not_a_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("config.toml"),
+            "api_key = \"sk-CANARY-4\"\n",
+        )
+        .unwrap();
+        for name in ["../config", "/etc/passwd", "a/b", "", ".."] {
+            let (t, w) = Theme::load(name, Some(dir.path()));
+            assert_eq!(t.name, "dark");
+            let w = w.unwrap();
+            assert!(
+                w.contains("not a theme name") && !w.contains("CANARY"),
+                "{w}"
+            );
+        }
+        assert!(Theme::load("light", Some(dir.path())).1.is_none());
     }
 }

@@ -14,11 +14,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(k) if k.kind == KeyEventKind::Release => {}
         Msg::Key(k) => key(app, k, &mut fx),
-        Msg::Paste(s) => {
-            if let Some(Popup::Input { area, .. }) = &mut app.popup {
-                area.insert_str(s);
-            }
-        }
+        Msg::Paste(s) => paste(app, &s),
         Msg::Resize(w, h) => {
             app.size = (w, h);
             app.scroll_list_to_cursor();
@@ -34,7 +30,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                 app.message = Some((Level::Error, sanitize::one_line(&e, 300)));
             }
         }
-        Msg::LabelSaved { req, result } => label_saved(app, req, result),
+        Msg::LabelSaved { req, result } => label_saved(app, req, result, &mut fx),
+        Msg::UnsavedKept(r) => super::quit::kept(app, r),
         Msg::AgreementLoaded(r) => {
             if let View::Agreement(a) = &mut app.view {
                 a.figures = match r {
@@ -107,12 +104,7 @@ fn key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
 pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     use Action::*;
     match action {
-        Quit => {
-            app.quit = true;
-            for r in app.runs.iter().filter(|r| !r.finished) {
-                fx.push(Effect::CancelRun { tag: r.tag });
-            }
-        }
+        Quit => super::quit::request(app, fx),
         Cancel => cancel(app, fx),
         Help => app.view = View::Help { scroll: 0 },
         Compare => app.view = View::Compare,
@@ -285,20 +277,7 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         ),
         EditNote => edit_note(app),
         RetryUnsaved => {
-            let mut n = 0;
-            let mut next = app.next_req;
-            for e in app.labels.values_mut().flatten() {
-                if matches!(e.state, SaveState::Unsaved(_)) {
-                    e.state = SaveState::Pending(next);
-                    fx.push(Effect::SaveLabel {
-                        req: next,
-                        label: e.label.clone(),
-                    });
-                    next += 1;
-                    n += 1;
-                }
-            }
-            app.next_req = next;
+            let n = retry_unsaved(app, fx);
             app.message = Some((Level::Info, format!("retrying {n} unsaved label(s)")));
         }
         ToggleBlind => {
@@ -364,6 +343,25 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         FocusNext | FocusPrev => {}
     }
+}
+
+/// Hands every unsaved label to the writer again; returns how many.
+pub fn retry_unsaved(app: &mut App, fx: &mut Vec<Effect>) -> usize {
+    let mut n = 0;
+    let mut next = app.next_req;
+    for e in app.labels.values_mut().flatten() {
+        if matches!(e.state, SaveState::Unsaved(_)) {
+            e.state = SaveState::Pending(next);
+            fx.push(Effect::SaveLabel {
+                req: next,
+                label: e.label.clone(),
+            });
+            next += 1;
+            n += 1;
+        }
+    }
+    app.next_req = next;
+    n
 }
 
 fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
@@ -652,7 +650,7 @@ fn save_label(
     fx.push(Effect::SaveLabel { req, label });
 }
 
-fn label_saved(app: &mut App, req: u64, result: Result<(), String>) {
+fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut Vec<Effect>) {
     let Some(e) = app
         .labels
         .values_mut()
@@ -661,16 +659,26 @@ fn label_saved(app: &mut App, req: u64, result: Result<(), String>) {
     else {
         return; // superseded by a newer write of the same label
     };
+    record_answer(e, result, &app.keymap, &mut app.message);
+    super::quit::label_answered(app, fx);
+}
+
+fn record_answer(
+    e: &mut LabelEntry,
+    result: Result<(), String>,
+    keymap: &super::keymap::Keymap,
+    message: &mut Option<(Level, String)>,
+) {
     match result {
         Ok(()) => e.state = SaveState::Saved,
         Err(err) => {
             let err = sanitize::one_line(&err, 200);
             e.state = SaveState::Unsaved(err.clone());
-            app.message = Some((
+            *message = Some((
                 Level::Error,
                 format!(
                     "label NOT saved: {err} — kept as unsaved; press {} to retry",
-                    app.keymap.hint(Action::RetryUnsaved)
+                    keymap.hint(Action::RetryUnsaved)
                 ),
             ));
         }
@@ -686,11 +694,9 @@ fn edit_note(app: &mut App) {
             ));
             return;
         };
-        let mut area = TextArea::new(vec![entry.label.note.replace('\n', " ")]);
-        area.move_cursor(ratatui_textarea::CursorMove::End);
         app.popup = Some(Popup::Input {
             kind: InputKind::Note,
-            area: Box::new(area),
+            area: Box::new(note_area(&entry.label.note)),
             target: Some((row.key, row.scale)),
             error: None,
         });
@@ -708,8 +714,7 @@ fn edit_note(app: &mut App) {
         return;
     };
     let scale = entry.label.value.scale();
-    let mut area = TextArea::new(vec![entry.label.note.replace('\n', " ")]);
-    area.move_cursor(ratatui_textarea::CursorMove::End);
+    let area = note_area(&entry.label.note);
     app.popup = Some(Popup::Input {
         kind: InputKind::Note,
         area: Box::new(area),
@@ -718,12 +723,69 @@ fn edit_note(app: &mut App) {
     });
 }
 
+/// The note editor on a label's note: every line of it (a pasted note keeps
+/// its newlines), the cursor at the end, soft-wrapped so a long line is laid
+/// out in screen rows and only the visible ones are drawn.
+fn note_area(note: &str) -> TextArea<'static> {
+    let mut area = TextArea::new(note.split('\n').map(str::to_string).collect());
+    area.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    area.move_cursor(ratatui_textarea::CursorMove::Bottom);
+    area.move_cursor(ratatui_textarea::CursorMove::End);
+    area
+}
+
+/// A bracketed paste: whole into the text field that has focus; refused
+/// with a message anywhere else (it must never run as keystrokes).
+fn paste(app: &mut App, text: &str) {
+    let text = paste_text(text);
+    let search = match &mut app.popup {
+        Some(Popup::Input {
+            kind: InputKind::Search,
+            area,
+            ..
+        }) => {
+            // The search field is one line.
+            area.insert_str(text.replace('\n', " "));
+            Some(area.lines().join(" "))
+        }
+        Some(Popup::Input { area, .. }) => {
+            area.insert_str(&text);
+            None
+        }
+        _ => {
+            app.message = Some((
+                Level::Warning,
+                format!(
+                    "paste ignored: no text field has focus (press {} on a label to write a note)",
+                    app.keymap.hint(Action::EditNote)
+                ),
+            ));
+            return;
+        }
+    };
+    if let Some(q) = search {
+        app.search = q;
+        app.refilter();
+    }
+}
+
+/// Pasted text as a field holds it: line ends as `\n`, tabs kept, every other
+/// control character dropped (a paste must not smuggle escapes into a note).
+pub fn paste_text(s: &str) -> String {
+    let s = s.replace("\r\n", "\n").replace('\r', "\n");
+    s.chars()
+        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+        .collect()
+}
+
 fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
     let Some(popup) = app.popup.take() else {
         return;
     };
     match popup {
         Popup::Notice { .. } => {} // any key closes it
+        Popup::Quit(q) => super::quit::prompt_key(app, q, k, fx),
+        Popup::Replay { labels, path } => super::quit::replay_key(app, labels, path, k, fx),
         Popup::Picker {
             kind,
             options,

@@ -1,4 +1,5 @@
-use crate::tui::app::{App, InputKind, PickerKind, Popup};
+use crate::sanitize::one_line;
+use crate::tui::app::{App, InputKind, PickerKind, Popup, QuitPrompt};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
@@ -40,6 +41,54 @@ impl Widget for PopupView<'_> {
                 )
                 .style(t.text)
                 .render(r, buf);
+            }
+            Popup::Quit(q) => {
+                let (title, lines) = quit_lines(self.app, q);
+                dialog(area, buf, self.app, &title, lines);
+            }
+            Popup::Replay { labels, path } => {
+                let mut lines = vec![
+                    Line::styled(
+                        format!(
+                            "{} label(s) could not be saved when jury last closed; they were kept in",
+                            labels.len()
+                        ),
+                        t.text,
+                    ),
+                    Line::styled(format!("  {}", one_line(path, 200)), t.muted),
+                    Line::raw(""),
+                ];
+                for l in labels.iter().take(5) {
+                    lines.push(Line::styled(
+                        format!(
+                            "  {} · {} · {} · {} = {}",
+                            one_line(&l.key.item_id, 30),
+                            one_line(&l.key.classification_id, 30),
+                            one_line(&l.persona_id, 20),
+                            one_line(&l.who, 20),
+                            l.value.as_text()
+                        ),
+                        t.human,
+                    ));
+                }
+                if labels.len() > 5 {
+                    lines.push(Line::styled(
+                        format!("  … and {} more", labels.len() - 5),
+                        t.muted,
+                    ));
+                }
+                lines.push(Line::raw(""));
+                lines.push(Line::styled(
+                    "r replay them into the store · k keep them for later · x discard them",
+                    t.key,
+                ));
+                dialog(
+                    area,
+                    buf,
+                    self.app,
+                    " unsaved labels from the last session ",
+                    lines,
+                );
             }
             Popup::Picker {
                 kind,
@@ -92,7 +141,11 @@ impl Widget for PopupView<'_> {
                         3,
                         70,
                     ),
-                    InputKind::Note => (" note for this label (enter saves, esc cancels) ", 3, 80),
+                    InputKind::Note => (
+                        " note for this label (enter saves, esc cancels) ",
+                        2 + ta.lines().len().clamp(1, 8) as u16,
+                        80,
+                    ),
                     InputKind::Persona => (
                         " persona JSON (ctrl-s saves, esc cancels) ",
                         area.height.saturating_sub(4),
@@ -123,4 +176,124 @@ impl Widget for PopupView<'_> {
             }
         }
     }
+}
+
+/// The quit prompt's title and lines.
+fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
+    let t = &app.theme;
+    match q {
+        QuitPrompt::Saving => (
+            " quitting ".into(),
+            vec![
+                Line::styled(
+                    format!(
+                        "saving {} label(s) before quitting…",
+                        app.pending_count() + app.unsaved_count()
+                    ),
+                    t.warning,
+                ),
+                Line::raw(""),
+                Line::styled("esc stay", t.key),
+            ],
+        ),
+        QuitPrompt::Unsaved {
+            count,
+            reason,
+            kept,
+        } => {
+            let mut lines = vec![
+                Line::styled(
+                    format!("{count} label(s) could not be written to the store:"),
+                    t.error,
+                ),
+                Line::styled(format!("  {}", one_line(reason, 200)), t.text),
+                Line::raw(""),
+            ];
+            match kept {
+                None => lines.push(Line::styled("keeping them in a recovery file…", t.muted)),
+                Some(Ok(path)) => {
+                    lines.push(Line::styled(
+                        "They are kept in this file and offered for replay at the next start:",
+                        t.text,
+                    ));
+                    lines.push(Line::styled(format!("  {}", one_line(path, 200)), t.muted));
+                }
+                Some(Err(e)) => {
+                    lines.push(Line::styled(
+                        "They could NOT be kept for later either: quitting loses them.",
+                        t.error,
+                    ));
+                    lines.push(Line::styled(format!("  {}", one_line(e, 200)), t.muted));
+                }
+            }
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "q quit anyway · r retry saving · esc stay",
+                t.key,
+            ));
+            (format!(" {count} label(s) NOT saved "), lines)
+        }
+    }
+}
+
+/// `text` in pieces at most `width` columns wide, broken after a space
+/// where there is one.
+fn break_at(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthChar;
+    let mut out = Vec::new();
+    let mut piece = String::new();
+    let mut w = 0;
+    // Where `piece` may be cut: the byte after its last space, and the width before it.
+    let mut cut: Option<(usize, usize)> = None;
+    for c in text.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw > width && !piece.is_empty() {
+            match cut.filter(|(at, _)| *at < piece.len()) {
+                Some((at, before)) => {
+                    let rest = piece.split_off(at);
+                    out.push(std::mem::replace(&mut piece, rest));
+                    w -= before;
+                }
+                None => {
+                    out.push(std::mem::take(&mut piece));
+                    w = 0;
+                }
+            }
+            cut = None;
+        }
+        piece.push(c);
+        w += cw;
+        if c == ' ' {
+            cut = Some((piece.len(), w));
+        }
+    }
+    out.push(piece);
+    out
+}
+
+/// A bordered, centred box that fits its lines (long ones are broken at
+/// the box's width, so the height is known and the last line never cut).
+fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines: Vec<Line<'_>>) {
+    let t = &app.theme;
+    let w = 90.min(area.width);
+    let inner = w.saturating_sub(2).max(1) as usize;
+    let mut rows: Vec<Line> = Vec::new();
+    for line in lines {
+        let style = line.spans.first().map(|s| s.style).unwrap_or_default();
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        for piece in break_at(&text, inner) {
+            rows.push(Line::styled(piece, style));
+        }
+    }
+    let r = centered(area, w, rows.len() as u16 + 2);
+    Clear.render(r, buf);
+    Paragraph::new(rows)
+        .block(
+            Block::bordered()
+                .title(title.to_string())
+                .border_style(t.warning)
+                .title_style(t.warning),
+        )
+        .style(t.text)
+        .render(r, buf);
 }

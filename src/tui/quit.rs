@@ -1,0 +1,181 @@
+//! Quitting with labels not on disk (retry, then ask, keeping them in the
+//! recovery file), and replaying the labels an earlier session kept there.
+//! Decisions only, like [`super::update`]: files are written by the executor.
+
+use super::app::{App, LabelEntry, Level, Popup, QuitPrompt, SaveState};
+use super::msg::Effect;
+use super::recovery::same_slot;
+use super::update::retry_unsaved;
+use crate::domain::Label;
+use crate::sanitize;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// The quit action: at once when every label is saved; else every unsaved
+/// label is retried and the answer awaited ([`QuitPrompt::Saving`]).
+pub fn request(app: &mut App, fx: &mut Vec<Effect>) {
+    if app.unsaved_count() + app.pending_count() == 0 {
+        finish(app, fx);
+        return;
+    }
+    retry_unsaved(app, fx);
+    app.popup = Some(Popup::Quit(QuitPrompt::Saving));
+}
+
+fn finish(app: &mut App, fx: &mut Vec<Effect>) {
+    app.quit = true;
+    for r in app.runs.iter().filter(|r| !r.finished) {
+        fx.push(Effect::CancelRun { tag: r.tag });
+    }
+}
+
+/// After each answer of the label writer: completes a replay, and moves the
+/// quit prompt on once nothing is pending.
+pub fn label_answered(app: &mut App, fx: &mut Vec<Effect>) {
+    let pending = app.pending_count();
+    if app.replaying && pending == 0 && app.unsaved_count() == 0 {
+        app.replaying = false;
+        fx.push(Effect::ClearUnsaved);
+        app.message = Some((
+            Level::Info,
+            "the recovered labels are saved; the recovery file is removed".into(),
+        ));
+    }
+    if pending > 0 || !matches!(app.popup, Some(Popup::Quit(QuitPrompt::Saving))) {
+        return;
+    }
+    let labels = app.unsaved_labels();
+    if labels.is_empty() {
+        finish(app, fx);
+        return;
+    }
+    let reason = app
+        .labels
+        .values()
+        .flatten()
+        .find_map(|e| match &e.state {
+            SaveState::Unsaved(why) => Some(why.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    app.popup = Some(Popup::Quit(QuitPrompt::Unsaved {
+        count: labels.len(),
+        reason,
+        kept: None,
+    }));
+    fx.push(Effect::KeepUnsaved(labels));
+}
+
+/// The executor's answer to [`Effect::KeepUnsaved`].
+pub fn kept(app: &mut App, r: Result<String, String>) {
+    match &mut app.popup {
+        Some(Popup::Quit(QuitPrompt::Unsaved { kept, .. })) => {
+            *kept = Some(r.map_err(|e| sanitize::one_line(&e, 200)))
+        }
+        _ => {
+            if let Err(e) = r {
+                app.message = Some((
+                    Level::Error,
+                    format!("recovery file: {}", sanitize::one_line(&e, 200)),
+                ));
+            }
+        }
+    }
+}
+
+fn is_quit_key(k: &KeyEvent) -> bool {
+    matches!(k.code, KeyCode::Char('q') | KeyCode::Char('y'))
+        || (k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL))
+}
+
+/// Keys on the quit prompt (the popup was taken out of `app`).
+pub fn prompt_key(app: &mut App, q: QuitPrompt, k: KeyEvent, fx: &mut Vec<Effect>) {
+    match (&q, k.code) {
+        (_, KeyCode::Esc) | (QuitPrompt::Unsaved { .. }, KeyCode::Char('n')) => {
+            app.message = Some((
+                Level::Warning,
+                format!(
+                    "not quitting: {} label(s) not saved yet",
+                    app.unsaved_count() + app.pending_count()
+                ),
+            ));
+        }
+        (QuitPrompt::Unsaved { .. }, _) if is_quit_key(&k) => finish(app, fx),
+        (QuitPrompt::Unsaved { .. }, KeyCode::Char('r') | KeyCode::Char('s')) => {
+            retry_unsaved(app, fx);
+            app.popup = Some(Popup::Quit(QuitPrompt::Saving));
+        }
+        _ => app.popup = Some(Popup::Quit(q)),
+    }
+}
+
+/// The recovered labels the store does not already hold (as new or newer).
+pub fn still_unsaved(app: &App, labels: Vec<Label>) -> Vec<Label> {
+    labels
+        .into_iter()
+        .filter(|l| {
+            !app.labels.get(&l.key.item_id).is_some_and(|es| {
+                es.iter().any(|e| {
+                    e.state == SaveState::Saved
+                        && same_slot(&e.label, l)
+                        && e.label.created_at >= l.created_at
+                })
+            })
+        })
+        .collect()
+}
+
+/// Keys on the replay offer.
+pub fn replay_key(
+    app: &mut App,
+    labels: Vec<Label>,
+    path: String,
+    k: KeyEvent,
+    fx: &mut Vec<Effect>,
+) {
+    let n = labels.len();
+    match k.code {
+        KeyCode::Char('r') | KeyCode::Enter => replay(app, labels, fx),
+        KeyCode::Char('k') | KeyCode::Esc => {
+            app.message = Some((
+                Level::Warning,
+                format!("{n} unsaved label(s) stay in {path}; offered again at the next start"),
+            ))
+        }
+        KeyCode::Char('x') => {
+            fx.push(Effect::ClearUnsaved);
+            app.message = Some((Level::Info, format!("discarded {n} recovered label(s)")));
+        }
+        _ => app.popup = Some(Popup::Replay { labels, path }),
+    }
+}
+
+/// Puts the recovered labels on screen as pending and hands them to the
+/// writer; the file goes once all are saved ([`label_answered`]).
+fn replay(app: &mut App, labels: Vec<Label>, fx: &mut Vec<Effect>) {
+    let n = labels.len();
+    for l in labels {
+        let req = app.next_req;
+        app.next_req += 1;
+        let entries = app.labels.entry(l.key.item_id.clone()).or_default();
+        let state = SaveState::Pending(req);
+        match entries.iter_mut().find(|e| same_slot(&e.label, &l)) {
+            Some(e) => {
+                e.label = l.clone();
+                e.state = state;
+            }
+            None => entries.push(LabelEntry {
+                label: l.clone(),
+                state,
+            }),
+        }
+        if let Some(&i) = app.index_of.get(&l.key.item_id) {
+            app.item_changed(i as usize);
+        }
+        fx.push(Effect::SaveLabel { req, label: l });
+    }
+    app.replaying = true;
+    app.message = Some((
+        Level::Info,
+        format!("replaying {n} label(s) from the recovery file…"),
+    ));
+}

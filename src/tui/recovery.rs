@@ -1,0 +1,129 @@
+//! Labels the store refused when the workbench closed (lock held, disk full):
+//! kept as JSON lines in a file beside the store, `<store>.unsaved-labels.jsonl`,
+//! and offered for replay at the next start.
+
+use crate::domain::Label;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The recovery file of the store at `db` (beside it, so each workspace has its own).
+pub fn path_for(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".unsaved-labels.jsonl");
+    PathBuf::from(name)
+}
+
+/// The labels kept in `path` (none when there is no file) and how many lines
+/// could not be read.
+pub fn read(path: &Path) -> std::io::Result<(Vec<Label>, usize)> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e),
+    };
+    let mut labels = Vec::new();
+    let mut bad = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str::<Label>(line) {
+            Ok(l) => labels.push(l),
+            Err(_) => bad += 1,
+        }
+    }
+    Ok((labels, bad))
+}
+
+/// Adds `labels` to the file (a label given again replaces the older one),
+/// durably: a new file is written, synced and renamed over the old one.
+/// Returns how many labels the file now holds.
+pub fn keep(path: &Path, labels: &[Label]) -> std::io::Result<usize> {
+    let (old, _) = read(path)?;
+    let all = merge(old, labels.iter().cloned());
+    let tmp = {
+        let mut n = path.as_os_str().to_owned();
+        n.push(".tmp");
+        PathBuf::from(n)
+    };
+    let mut out = String::new();
+    for l in &all {
+        out.push_str(&serde_json::to_string(l).map_err(std::io::Error::other)?);
+        out.push('\n');
+    }
+    let mut f = std::fs::File::create(&tmp)?;
+    let written = f.write_all(out.as_bytes()).and_then(|_| f.sync_all());
+    drop(f);
+    if let Err(e) = written {
+        // A half-written temporary file is no use to anyone.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // The rename itself is durable only once the directory is synced.
+        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    }
+    Ok(all.len())
+}
+
+/// Removes the file (replayed or discarded); no file is not an error.
+pub fn clear(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// One label per combination, persona, person and scale: the newest.
+pub fn merge(old: Vec<Label>, new: impl IntoIterator<Item = Label>) -> Vec<Label> {
+    let mut out: Vec<Label> = Vec::new();
+    for l in old.into_iter().chain(new) {
+        match out.iter_mut().find(|o| same_slot(o, &l)) {
+            Some(o) if o.created_at <= l.created_at => *o = l,
+            Some(_) => {}
+            None => out.push(l),
+        }
+    }
+    out
+}
+
+/// Two labels the store keeps only one of (its upsert key).
+pub fn same_slot(a: &Label, b: &Label) -> bool {
+    a.key == b.key
+        && a.persona_id == b.persona_id
+        && a.who == b.who
+        && a.value.scale() == b.value.scale()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{ComboKey, Value};
+
+    fn label(v: u8, at: &str) -> Label {
+        Label {
+            key: ComboKey::new("k-001", "urgency", "classification"),
+            persona_id: "kenton".into(),
+            value: Value::Likert(v),
+            note: "n".into(),
+            who: "me".into(),
+            created_at: at.into(),
+            replaced_judge_value: None,
+            blind: false,
+        }
+    }
+
+    #[test]
+    fn keep_merges_reads_back_and_clear_removes() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = path_for(&dir.path().join("j.db"));
+        assert_eq!(read(&p).unwrap().0.len(), 0);
+        assert_eq!(keep(&p, &[label(2, "2026-01-01")]).unwrap(), 1);
+        // The newer answer on the same slot replaces the older one.
+        assert_eq!(keep(&p, &[label(4, "2026-01-02")]).unwrap(), 1);
+        assert_eq!(keep(&p, &[label(1, "2025-12-31")]).unwrap(), 1);
+        let (ls, bad) = read(&p).unwrap();
+        assert_eq!((ls[0].value, bad), (Value::Likert(4), 0));
+        clear(&p).unwrap();
+        assert!(!p.exists());
+        clear(&p).unwrap();
+    }
+}
