@@ -777,3 +777,38 @@ async fn the_engine_names_the_url_of_an_unreachable_endpoint() {
     assert_eq!(outcome.progress.requests, 0, "nothing reached a server");
     let _ = Workspace::new();
 }
+
+/// Point 5: an item longer than the cap is sent cut, with a visible mark —
+/// never megabytes to the judge; `jury prompt` shows the same.
+#[test]
+fn a_huge_item_is_sent_cut_with_a_mark() {
+    let ws = Workspace::new();
+    let mut item = common::item_json(0, 1);
+    item["summary"] = json!("word ".repeat(400_000)); // 2 MB
+    let items = ws.write("items.jsonl", format!("{item}\n"));
+    let meta = ws.write(
+        "meta.json",
+        json!([common::persona_json(), common::perspective_json()]).to_string(),
+    );
+    ws.ok(&["import", meta.to_str().unwrap(), items.to_str().unwrap()]);
+    let srv = ServerRt::demo();
+    let out = ws.run_with(&srv.url(), &run_args(&[]));
+    assert_eq!(out.status.code(), Some(0), "{}", out_text(&out));
+    let reqs = srv.completions();
+    assert_eq!(reqs.len(), 1);
+    let body = reqs[0].body.to_string();
+    assert!(body.len() < 200_000, "{} bytes sent", body.len());
+    assert!(body.contains("more were left out"), "no mark");
+    let shown = ws.ok(&[
+        "prompt",
+        "--mode",
+        "2",
+        "--persona",
+        "tester",
+        "--perspective",
+        "classification",
+        "--item",
+        "g-000000",
+    ]);
+    assert!(shown.contains("more were left out") && shown.len() < 400_000);
+}

@@ -851,8 +851,13 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
     req.validate(&cfg.provider)?;
     let items = store.items()?;
     let all_ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
-    let items: Arc<HashMap<String, crate::domain::Item>> =
-        Arc::new(items.into_iter().map(|i| (i.id.clone(), i)).collect());
+    // What the judge sees of each item: never 50 MB of it.
+    let items: Arc<HashMap<String, crate::domain::Item>> = Arc::new(
+        items
+            .into_iter()
+            .map(|i| (i.id.clone(), crate::protocol::caps::for_judge(i)))
+            .collect(),
+    );
     let (protocol, persona_id, prompt_hash): (Arc<dyn JudgeProtocol>, String, String) =
         match req.protocol {
             crate::domain::Protocol::Awag => {

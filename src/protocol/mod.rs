@@ -4,6 +4,7 @@
 //! analytics and TUI are shared.
 
 pub mod awag;
+pub mod caps;
 pub mod guideline;
 pub mod proposition;
 pub mod rubric;

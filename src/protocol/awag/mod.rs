@@ -159,7 +159,8 @@ pub fn preview(
     boundary: &str,
 ) -> Result<ChatCall, String> {
     let mut items = HashMap::new();
-    items.insert(item.id.clone(), item.clone());
+    // As a run would send it (long texts cut with a mark).
+    items.insert(item.id.clone(), super::caps::for_judge(item.clone()));
     let awag = Awag {
         mode,
         prompts,
