@@ -812,3 +812,25 @@ fn a_huge_item_is_sent_cut_with_a_mark() {
     ]);
     assert!(shown.contains("more were left out") && shown.len() < 400_000);
 }
+
+/// Issue 13 point 8: a run whose every combination got its verdict after a
+/// failure on the way exits 0 and prints the failure count.
+#[test]
+fn all_verdicts_after_a_salvaged_failure_exit_0_and_say_so() {
+    let ws = generated_workspace(2, 2);
+    let srv = ServerRt::start(|r| {
+        if r.seq == 0 {
+            cut(r, 0.6)
+        } else {
+            demo_judge::reply(r, Duration::ZERO)
+        }
+    });
+    let out = ws.run_with(&srv.url(), &run_args(&["--concurrency", "1"]));
+    let all = out_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("4/4 verdicts") && all.contains("1 failure record(s)"),
+        "{all}"
+    );
+    assert!(all.contains("jury failures 1"), "{all}");
+}

@@ -356,6 +356,12 @@ async fn drive(
     let p = last.unwrap_or(outcome.progress);
     let (status, note) = finished.unwrap_or((outcome.status, outcome.note.clone()));
     let missing = p.total.saturating_sub(p.verdicts);
+    // Failure records, salvaged ones included: a run whose every combination
+    // got its verdict exits 0 and still says what went wrong on the way.
+    let records = crate::store::Store::open(&db_path)
+        .ok()
+        .and_then(|s| s.run(outcome.run_id).ok().flatten())
+        .map_or(0, |r| r.failures);
     if as_json {
         println!(
             "{}",
@@ -369,6 +375,7 @@ async fn drive(
                 "prompt_tokens": p.usage.prompt_tokens,
                 "completion_tokens": p.usage.completion_tokens,
                 "usage_unknown_requests": p.usage_unknown,
+                "failure_records": records,
                 "cost_usd": p.cost_usd,
                 "elapsed_s": p.elapsed.as_secs_f64(),
                 "note": note,
@@ -376,12 +383,13 @@ async fn drive(
         );
     } else {
         println!(
-            "run {} {}: {}/{} verdicts, {} without a verdict, {} requests, {} tokens{}, {:.1}s{}",
+            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {} tokens{}, {:.1}s{}",
             outcome.run_id,
             status.as_str(),
             p.verdicts,
             p.total,
             missing,
+            records,
             p.requests,
             p.usage.prompt_tokens + p.usage.completion_tokens,
             p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
@@ -391,7 +399,12 @@ async fn drive(
                 .unwrap_or_default()
         );
         if missing > 0 {
-            point_at_failures(&db_path, outcome.run_id, missing);
+            point_at_failures(records, outcome.run_id, missing);
+        } else if records > 0 {
+            eprintln!(
+                "every combination has its verdict; {records} failure record(s) on the way (retried or salvaged): jury failures {}",
+                outcome.run_id
+            );
         }
     }
     // A run whose every combination failed ended with its failures recorded,
@@ -428,11 +441,7 @@ async fn signal_to_stop(terminate: &mut tokio::signal::unix::Signal) {
 /// Where to look for what is missing: `jury failures` only when the run
 /// recorded failures (a budget or a fatal fault leaves combinations that
 /// were never sent, which are not failures), `--resume` for the rest.
-fn point_at_failures(db: &std::path::Path, run_id: i64, missing: u64) {
-    let recorded = crate::store::Store::open(db)
-        .ok()
-        .and_then(|s| s.run(run_id).ok().flatten())
-        .map_or(0, |r| r.failures);
+fn point_at_failures(recorded: u64, run_id: i64, missing: u64) {
     if recorded > 0 {
         eprintln!("see the failures with: jury failures {run_id}");
     } else {
