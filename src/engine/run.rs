@@ -514,10 +514,7 @@ fn keep_complete(
 fn complete_part(partial: &str, tool: &str) -> Option<String> {
     let start = partial.find('{')?;
     let v = crate::provider::partial_json::parse_complete_prefix(&partial[start..])?;
-    let v = match (v.get("name").and_then(|n| n.as_str()), v.get("arguments")) {
-        (Some(name), Some(args)) if name == tool && args.is_object() => args.clone(),
-        _ => v,
-    };
+    let v = crate::provider::structured::unwrap_call(&v, tool).unwrap_or(v);
     Some(v.to_string())
 }
 

@@ -50,22 +50,22 @@ fn required_keys(call: &ChatCall) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// A Hermes-style wrapper `{"name": "<tool>", "arguments"|"parameters": {...}}`
-/// unwrapped to its arguments (as JSON text).
-fn unwrap_wrapper(v: &Value, call: &ChatCall) -> Option<String> {
+/// The arguments inside a Hermes-style wrapper `{"name": …, "arguments"|
+/// "parameters": {...}}` (arguments may be double-encoded), or `None` when
+/// `v` is not one. Small models misname the function (`"name": "relevance"`,
+/// `"evaluate_k001"`), so any name is accepted when the object is nothing
+/// but the wrapper.
+pub fn unwrap_call(v: &Value, tool: &str) -> Option<Value> {
     let o = v.as_object()?;
     let name = o.get("name").and_then(Value::as_str)?;
-    if name != call.tool.name {
+    if name != tool && o.len() != 2 {
         return None;
     }
-    let args = o.get("arguments").or_else(|| o.get("parameters"))?;
-    match args {
-        Value::Object(_) => Some(args.to_string()),
-        // Some templates double-encode the arguments.
+    match o.get("arguments").or_else(|| o.get("parameters"))? {
+        args @ Value::Object(_) => Some(args.clone()),
         Value::String(s) => serde_json::from_str::<Value>(s)
             .ok()
-            .filter(Value::is_object)
-            .map(|_| s.clone()),
+            .filter(Value::is_object),
         _ => None,
     }
 }
@@ -78,11 +78,8 @@ pub fn answer_json(text: &str, call: &ChatCall) -> Result<String, String> {
         return Err("the answer was not JSON".into());
     };
     let v: Value = serde_json::from_str(&json).map_err(|e| format!("not JSON: {e}"))?;
-    let (json, v) = match unwrap_wrapper(&v, call) {
-        Some(inner) => {
-            let iv = serde_json::from_str(&inner).map_err(|e| format!("not JSON: {e}"))?;
-            (inner, iv)
-        }
+    let (json, v) = match unwrap_call(&v, &call.tool.name) {
+        Some(inner) => (inner.to_string(), inner),
         None => (json, v),
     };
     let required = required_keys(call);
@@ -281,6 +278,12 @@ mod tests {
         assert_eq!(
             answer_json(&wrapped.to_string(), &c).as_deref(),
             Ok("{\"resultItems\":[1]}")
+        );
+        // Misnamed by a small model, inside a fence.
+        let misnamed = json!({"name":"evaluate_k001","arguments":{"resultItems":[2]}});
+        assert_eq!(
+            answer_json(&format!("```json\n{misnamed}\n```"), &c).as_deref(),
+            Ok("{\"resultItems\":[2]}")
         );
         let enc = json!({"name":"get_evaluations","arguments":"{\"resultItems\":[]}"});
         assert_eq!(
