@@ -460,13 +460,53 @@ async fn a_budget_is_never_crossed_even_in_the_worst_case() {
     assert!(note.contains("budget of $0.0100"), "{note}");
     let spent = outcome.progress.cost_usd.unwrap_or(0.0);
     assert!(spent <= 0.01, "spent {spent}");
-    // The worst case of each request sent fitted what was left.
+    // Each request admitted had its worst case (every body byte a prompt
+    // token at $0.15/M, every allowed answer token at $0.60/M) reserved; the
+    // run stopped because the next one's worst case no longer fitted.
     let reqs = server.requests();
     assert!(!reqs.is_empty() && reqs.len() < 9, "{}", reqs.len());
+    for r in &reqs {
+        let bytes = r.body.to_string().len() as f64;
+        let max = r.body["max_tokens"].as_f64().unwrap();
+        assert!((bytes * 0.15 + max * 0.60) / 1e6 <= 0.01);
+    }
+    let next: f64 = note
+        .split("could cost up to $")
+        .nth(1)
+        .and_then(|t| t.split(';').next())
+        .and_then(|t| t.parse().ok())
+        .expect("the note names the next request's worst case");
+    assert!(spent + next > 0.01 - 0.0001, "{note}");
     assert!(
         note.contains(&format!("${spent:.4} spent")),
         "{note} vs {spent}"
     );
+}
+
+/// A failed attempt under a budget is a request with unknown usage: it
+/// neither stops the run nor is charged as if it had answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_survives_a_server_error() {
+    let (_dir, db) = store_with(2, 2);
+    let server = TestServer::start(|r| {
+        if r.seq == 0 {
+            status(500, &[], json!({"error": {"message": "busy"}}))
+        } else {
+            with_cached_usage(r)
+        }
+    })
+    .await
+    .unwrap();
+    let mut cfg = config(&db, server.base_url());
+    cfg.provider.model = "gpt-4o-mini".into();
+    let mut req = request(Mode::Two, 4, 1);
+    req.budget_usd = Some(1.0);
+    let (outcome, _) = run(cfg, req).await;
+    assert_eq!(outcome.status, RunStatus::Done, "{:?}", outcome.note);
+    assert_eq!(outcome.progress.verdicts, 4);
+    assert_eq!(outcome.progress.requests, 2);
+    let want = (200.0 * 0.15 + 800.0 * 0.075 + 100.0 * 0.60) / 1e6;
+    assert!((outcome.progress.cost_usd.unwrap() - want).abs() < 1e-12);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

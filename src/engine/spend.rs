@@ -6,7 +6,7 @@
 use super::price::Price;
 use super::writer::WriteCmd;
 use crate::domain::Usage;
-use crate::provider::spend::{Admission, Reservation, SpendGate};
+use crate::provider::spend::{Admission, Outcome, Reservation, SpendGate};
 use std::sync::Mutex;
 use std::sync::mpsc::Sender;
 use tokio::sync::Notify;
@@ -115,28 +115,41 @@ impl SpendGate for RunLedger {
         Box::pin(self.settled.notified())
     }
 
-    fn settle(&self, reservation: Reservation, sent: bool, usage: Option<Usage>) {
-        let cost = {
+    fn settle(&self, reservation: Reservation, outcome: Outcome) {
+        let (usage, cost) = {
             let mut s = self.lock();
             s.reserved = (s.reserved - reservation.usd).max(0.0);
-            self.settled.notify_waiters();
-            if !sent {
-                return;
+            if s.reserved < 1e-12 {
+                s.reserved = 0.0; // no float residue holding back a request
             }
-            let cost = match (usage, self.price) {
-                (Some(u), Some(p)) => Some(p.cost(u)),
-                // Unknown usage under a budget: charge the worst case, and
-                // send nothing more (the budget can no longer be kept).
-                (None, Some(_)) if self.budget_usd.is_some() => {
-                    s.blind = true;
-                    Some(reservation.usd)
+            self.settled.notify_waiters();
+            let priced = |u: Usage| self.price.map(|p| p.cost(u));
+            let (usage, cost) = match outcome {
+                Outcome::NotSent => return,
+                Outcome::Refused => (None, self.price.map(|_| 0.0)),
+                Outcome::Cut(Some(u)) | Outcome::Answered(Some(u)) => (Some(u), priced(u)),
+                // Whatever it generated is unknown: under a budget it is
+                // charged at its worst case, so the budget still holds.
+                Outcome::Cut(None) => (
+                    None,
+                    self.budget_usd.and(self.price).map(|_| reservation.usd),
+                ),
+                // A complete answer without usage: this server never reports
+                // it, so a budget cannot be kept; nothing more is sent.
+                Outcome::Answered(None) => {
+                    if self.budget_usd.is_some() {
+                        s.blind = true;
+                    }
+                    (
+                        None,
+                        self.budget_usd.and(self.price).map(|_| reservation.usd),
+                    )
                 }
-                _ => None,
             };
             if let Some(c) = cost {
                 s.spent += c;
             }
-            cost
+            (usage, cost)
         };
         let _ = self.writes.send(WriteCmd::Request {
             usage,

@@ -5,7 +5,7 @@
 use super::accumulate::{Accumulator, ChunkError, parse_response};
 use super::body::{ChunkReader, ReadStop};
 use super::errtext;
-use super::spend::{Admission, Reservation, SpendGate};
+use super::spend::{Admission, Outcome, Reservation, SpendGate};
 use super::sse::{SseEvent, SseParser};
 use super::structured::{self, mode_name, next_mode};
 use super::transport::{self, SendFailure};
@@ -217,7 +217,11 @@ fn redact_error(e: ProviderError, key: Option<&super::Secret>) -> ProviderError 
 
 /// What an attempt spent, for the spend gate.
 struct Spent {
+    /// The request reached a server.
     sent: bool,
+    /// The server answered with an error status.
+    refused: bool,
+    /// Usage that arrived before the answer broke off.
     usage: Option<Usage>,
 }
 
@@ -284,20 +288,10 @@ impl Client {
         mode_from_u8(self.mode.load(Ordering::Relaxed))
     }
 
-    /// Start future calls in `mode` (e.g. from config, or a known server).
-    pub fn set_tool_mode(&self, mode: ToolMode) {
-        self.mode.store(mode_to_u8(mode), Ordering::Relaxed);
-    }
-
     /// Move the run's path forward to `mode`, never back: concurrent requests
     /// that each found a path agree on the furthest one.
     fn advance_mode(&self, mode: ToolMode) {
         self.mode.fetch_max(mode_to_u8(mode), Ordering::Relaxed);
-    }
-
-    /// See [`request_body`].
-    pub fn request_body(cfg: &ProviderConfig, call: &ChatCall, mode: ToolMode) -> Value {
-        request_body(cfg, call, mode)
     }
 
     /// A uniform number in [0, 1) (splitmix64; no need for a crate).
@@ -364,6 +358,8 @@ impl Client {
                 return Err(ProviderError::Cancelled);
             }
             attempts += 1;
+            // Another request of the run may have moved the path on.
+            mode = mode.max(self.tool_mode());
             let fault = match self.attempt(call, mode, cancel, on_frame).await {
                 Ok(mut c) => match structured::check_answer(mode, &mut c, call) {
                     Ok(()) => {
@@ -380,7 +376,22 @@ impl Client {
                         redact_completion(&mut c, self.key());
                         return Ok(c);
                     }
-                    Err(reason) => Fault::Capability(reason),
+                    // The server answered, but not in a usable shape. With
+                    // a next path to try, that is a capability answer; with
+                    // none (or a path the user chose), the answer goes to the
+                    // caller, which records it and asks again: one bad answer
+                    // never stops a run.
+                    Err(reason) if next_mode(mode).is_some() && self.cfg.fallback => {
+                        Fault::Capability(reason)
+                    }
+                    Err(_) => {
+                        c.path = super::AnswerPath::Text;
+                        c.tool_mode = mode;
+                        c.attempts = attempts;
+                        c.latency = start.elapsed();
+                        redact_completion(&mut c, self.key());
+                        return Ok(c);
+                    }
                 },
                 Err(f) => f,
             };
@@ -537,16 +548,22 @@ impl Client {
         };
         let mut spent = Spent {
             sent: false,
+            refused: false,
             usage: None,
         };
         let result = self
             .send_and_read(body, mode, cancel, on_frame, &mut spent)
             .await;
-        if let Ok(c) = &result {
-            spent.usage = c.usage;
-        }
         if let Some(g) = &self.gate {
-            g.settle(reservation, spent.sent, spent.usage);
+            g.settle(
+                reservation,
+                match &result {
+                    Ok(c) => Outcome::Answered(c.usage),
+                    Err(_) if !spent.sent => Outcome::NotSent,
+                    Err(_) if spent.refused => Outcome::Refused,
+                    Err(_) => Outcome::Cut(spent.usage),
+                },
+            );
         }
         result
     }
@@ -607,6 +624,7 @@ impl Client {
         self.reached.store(true, Ordering::Relaxed);
         let status = resp.status().as_u16();
         if !resp.status().is_success() {
+            spent.refused = true;
             return Err(self.status_fault(resp, mode, cancel, deadline).await);
         }
         let content_type = resp

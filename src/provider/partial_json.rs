@@ -16,10 +16,10 @@ pub fn parse_prefix(s: &str) -> Option<Value> {
 }
 
 /// What a cut-off answer holds for certain: as [`parse_prefix`], but a
-/// string, number or literal that the cut went through is left out instead of
-/// shown as far as it got. Containers are closed and keep their complete
-/// members, so an entry whose text was cut lacks that field and fails
-/// validation (it is asked for again) instead of passing with half a text.
+/// value the cut went through is left out instead of shown as far as it got
+/// — a scalar, and an array element (an entry) that was not finished. Only
+/// the containers that hold the list stay open-ended, so every entry kept is
+/// exactly as the judge finished it.
 pub fn parse_complete_prefix(s: &str) -> Option<Value> {
     Parser::new(s, true).top()
 }
@@ -243,7 +243,12 @@ impl<'a> Parser<'a> {
         }
         loop {
             let (v, done) = self.value()?;
-            if let Some(v) = v {
+            // For salvage an element counts only once it is whole: an entry
+            // cut after its required fields would otherwise pass without the
+            // optional ones (a selection mismatch stored as clean).
+            if let Some(v) = v
+                && (done || !self.complete_scalars)
+            {
                 items.push(v);
             }
             if !done {
@@ -319,6 +324,24 @@ impl<'a> Parser<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Salvage keeps only whole entries: one cut after its text but before
+    /// its selection is not kept, however valid it would look.
+    #[test]
+    fn complete_prefix_keeps_only_finished_entries() {
+        let full = r#"{"resultItems":[{"id":1,"evaluationText":"ok","evaluatedSelection":"work"},{"id":2,"evaluationText":"fine","evaluatedSelection":"x"}]}"#;
+        let cut_at = full.find(r#","evaluatedSelection":"x""#).unwrap();
+        let v = parse_complete_prefix(&full[..cut_at]).unwrap();
+        assert_eq!(v["resultItems"].as_array().unwrap().len(), 1);
+        assert_eq!(v["resultItems"][0]["evaluatedSelection"], "work");
+        // A number cut mid-digits is not kept either.
+        let v = parse_complete_prefix(r#"{"a":[{"n":12"#).unwrap();
+        assert_eq!(v["a"].as_array().unwrap().len(), 0);
+        assert_eq!(
+            parse_complete_prefix(full).unwrap(),
+            serde_json::from_str::<Value>(full).unwrap()
+        );
+    }
 
     /// `a` is "contained in" `b`: b could have grown from a.
     fn grows_into(a: &Value, b: &Value) -> bool {

@@ -31,7 +31,23 @@ pub trait SpendGate: Send + Sync {
     /// Resolves when an attempt in flight has settled (after a `Wait`).
     fn settled(&self) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>>;
 
-    /// The attempt is over. `sent`: it reached the server and counts as a
-    /// request; `usage`: what the server reported (None: unknown, not zero).
-    fn settle(&self, reservation: Reservation, sent: bool, usage: Option<Usage>);
+    /// The attempt is over: release its reservation and count what it was.
+    fn settle(&self, reservation: Reservation, outcome: Outcome);
+}
+
+/// How an attempt ended, for counting and paying.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Outcome {
+    /// Never reached a server (no connection, or a connection that was
+    /// already dead): not a request.
+    NotSent,
+    /// The server answered with an error status: a request, usage unknown,
+    /// nothing generated (hosted APIs do not bill these).
+    Refused,
+    /// Sent, and ended without a complete answer (cut off, silent, too
+    /// large): a request whose usage is unknown unless it arrived.
+    Cut(Option<Usage>),
+    /// A complete answer, with the usage the server reported (None: it
+    /// reports none).
+    Answered(Option<Usage>),
 }

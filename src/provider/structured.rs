@@ -120,9 +120,14 @@ pub fn check_answer(mode: ToolMode, c: &mut Completion, call: &ChatCall) -> Resu
     {
         c.path = if !c.tool_calls.is_empty() {
             AnswerPath::ToolCall
-        } else if mode == ToolMode::Tools && !c.content.trim().is_empty() {
-            // Cut off (or filtered) while writing text although a tool call
-            // was forced: the server ignored tool_choice all the same.
+        } else if mode == ToolMode::Tools
+            && (c.content.trim_start().starts_with(['{', '['])
+                || c.content.trim_start().starts_with("```"))
+        {
+            // Cut off (or filtered) while writing JSON in the content
+            // although a tool call was forced: the server ignored
+            // tool_choice all the same. (A prose preamble cut before a real
+            // call says nothing of the kind.)
             AnswerPath::IgnoredToolChoice
         } else {
             AnswerPath::Text
@@ -157,16 +162,34 @@ pub fn check_answer(mode: ToolMode, c: &mut Completion, call: &ChatCall) -> Resu
             ToolMode::Tools if extract_json(&c.content).is_none() => {
                 Err("the server answered in plain text instead of calling the tool".to_string())
             }
-            ToolMode::JsonContent if c.content.trim().is_empty() => {
-                Err("the answer was empty".to_string())
-            }
-            // Non-JSON text in the last mode: the caller records it as a
-            // failure with the raw text.
-            ToolMode::JsonContent if extract_json(&c.content).is_none() => {
-                c.path = AnswerPath::Text;
-                Ok(())
-            }
-            _ => Err(why),
+            // JSON of another shape instead of a forced tool call: the
+            // server did not make the call (an echo, a stray object).
+            ToolMode::Tools => Err(why),
+            _ if c.content.trim().is_empty() => Err("the answer was empty".to_string()),
+            // Under a response format the server did its part: JSON of
+            // another shape is the model's answer, which the protocol's
+            // parser records as malformed and asks for again. It says
+            // nothing about what the server can do.
+            _ => match extract_json(&c.content) {
+                Some(json) => {
+                    c.tool_calls.push(ToolCall {
+                        id: None,
+                        name: call.tool.name.clone(),
+                        arguments: json,
+                    });
+                    c.path = AnswerPath::ResponseFormat;
+                    Ok(())
+                }
+                // Not JSON although a schema was asked for: that server does
+                // not constrain its output (the next path is worth a try).
+                None if mode == ToolMode::JsonSchema => Err(why),
+                // Non-JSON text in the last path: the caller records it as
+                // a failure with the raw text.
+                None => {
+                    c.path = AnswerPath::Text;
+                    Ok(())
+                }
+            },
         },
     }
 }
