@@ -271,6 +271,38 @@ async fn a_looping_answer_to_an_ignored_tool_choice_also_moves_to_json_schema() 
     );
 }
 
+/// OpenAI's reasoning models refuse `max_tokens`: the limit is sent as
+/// `max_completion_tokens` from then on, without a failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_refuses_max_tokens_gets_max_completion_tokens() {
+    let (_dir, db) = store_with(4, 2);
+    let server = TestServer::start(|r| {
+        if r.body.get("max_tokens").is_some() {
+            status(
+                400,
+                &[],
+                json!({"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}),
+            )
+        } else {
+            demo_judge::reply(r, Duration::ZERO)
+        }
+    })
+    .await
+    .unwrap();
+    let (outcome, _) = run(config(&db, server.base_url()), request(Mode::Two, 4, 1)).await;
+    assert_eq!(outcome.progress.verdicts, 8, "{:?}", outcome.note);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "one refusal, then two batches");
+    assert_eq!(reqs[1].body["max_completion_tokens"], json!(200 + 300 * 4));
+    assert!(
+        Store::open(&db)
+            .unwrap()
+            .failures(Some(outcome.run_id))
+            .unwrap()
+            .is_empty()
+    );
+}
+
 /// `--structured tools` keeps tool calls for the whole run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chosen_structured_path_is_kept() {

@@ -404,7 +404,7 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
             Err(ProviderError::ContextExceeded { message }) if pending.len() > 1 => {
                 // Deterministic: the same request would fail again. Half the
                 // batch at a time until it fits; the split is not an attempt.
-                let _ = message;
+                let _ = message; // the failure, if it comes, names it
                 attempt -= 1;
                 let half = pending.split_off(pending.len() / 2);
                 Box::pin(judge_batch(ctx, half)).await;
@@ -468,8 +468,9 @@ async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
             }
         }
     }
-    // Units left when the run was cancelled were not judged, not failed.
-    if !pending.is_empty() && !ctx.cancel.is_cancelled() {
+    // Units left when the run was cancelled, or never sent because it had
+    // stopped, were not judged, not failed.
+    if !pending.is_empty() && !ctx.cancel.is_cancelled() && attempt > 0 {
         let _ = ctx.writes.send(WriteCmd::Failed(pending.len() as u64));
     }
 }
@@ -655,10 +656,12 @@ async fn follow_up(
         Err(e) => {
             let fatal = e.is_fatal_for_run();
             if fatal {
+                // Stop, not cancel: answers streaming in on other workers
+                // are paid for and kept.
                 if let Ok(mut n) = ctx.stop_note.lock() {
                     n.get_or_insert_with(|| e.to_string());
                 }
-                ctx.cancel.cancel();
+                ctx.stop.cancel();
             }
             let (kind, raw) = match &e {
                 ProviderError::Truncated { partial, .. } => {

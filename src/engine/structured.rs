@@ -45,8 +45,10 @@ pub fn learnt(
 ) -> Option<(ToolMode, String)> {
     let n = |p| paths.get(&p).copied().unwrap_or(0);
     let detail = if n(AnswerPath::IgnoredToolChoice) > 0 {
-        "the server ignored the forced tool call (tool_choice) and wrote JSON in the content; json_schema is used instead"
-            .to_string()
+        format!(
+            "the server ignored the forced tool call (tool_choice) and wrote JSON in the content; {} is used instead",
+            mode.as_str()
+        )
     } else if n(AnswerPath::ToolCall) > 0 && mode == ToolMode::Tools {
         "the server answers a forced tool call with a real tool call".to_string()
     } else if n(AnswerPath::ResponseFormat) > 0 {

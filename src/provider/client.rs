@@ -29,6 +29,10 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 /// down endpoint stops the run within seconds.
 const UNREACHABLE_RETRY: Duration = Duration::from_millis(250);
 
+/// How soon after sending a broken connection counts as one that was dead
+/// before the request went out (resent at once, not counted).
+const DEAD_CONNECTION_WINDOW: Duration = Duration::from_secs(1);
+
 /// A client for one endpoint and model. Cheap to share behind an `Arc`;
 /// `complete` may run concurrently.
 pub struct Client {
@@ -41,6 +45,8 @@ pub struct Client {
     mode: AtomicU8,
     /// Whether the server has ever answered this client (any HTTP status).
     reached: AtomicBool,
+    /// The server refused `max_tokens` and asked for `max_completion_tokens`.
+    completion_tokens_named: AtomicBool,
     rng: AtomicU64,
     gate: Option<Arc<dyn SpendGate>>,
 }
@@ -70,6 +76,8 @@ enum Fault {
     Unreachable(String),
     /// The request went into a connection the server had closed.
     DeadConnection(String),
+    /// The server refuses `max_tokens` and wants `max_completion_tokens`.
+    RenameMaxTokens,
     /// The server cannot do the requested mode.
     Capability(String),
     /// Give up now.
@@ -258,6 +266,7 @@ impl Client {
             endpoint,
             mode,
             reached: AtomicBool::new(false),
+            completion_tokens_named: AtomicBool::new(false),
             rng: AtomicU64::new(seed),
             gate: None,
         })
@@ -397,12 +406,24 @@ impl Client {
             };
             match fault {
                 Fault::Fatal(e) => return Err(e),
-                Fault::DeadConnection(reason) if !resent_dead => {
+                Fault::RenameMaxTokens
+                    if !self.completion_tokens_named.swap(true, Ordering::Relaxed) =>
+                {
+                    // Said once per client; the same request again at once.
+                    attempts -= 1;
+                }
+                Fault::RenameMaxTokens => {
+                    return Err(ProviderError::Rejected {
+                        status: 400,
+                        message: "the server refuses both max_tokens and max_completion_tokens"
+                            .into(),
+                    });
+                }
+                Fault::DeadConnection(_) if !resent_dead => {
                     // Not the server's answer, not a retry: the same request
                     // again at once, on a fresh connection.
                     resent_dead = true;
                     attempts -= 1;
-                    let _ = reason;
                 }
                 Fault::Unreachable(cause) if !self.reached.load(Ordering::Relaxed) => {
                     unreachable_tries += 1;
@@ -525,7 +546,9 @@ impl Client {
         cancel: &CancellationToken,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
     ) -> Result<Completion, Fault> {
-        let body = WireBody::new(&self.cfg, call, mode).to_bytes();
+        let body = WireBody::new(&self.cfg, call, mode)
+            .completion_tokens_named(self.completion_tokens_named.load(Ordering::Relaxed))
+            .to_bytes();
         let reservation = match &self.gate {
             Some(g) => loop {
                 // Registered before asking, so a settle in between is not missed.
@@ -594,6 +617,7 @@ impl Client {
         } else {
             self.cfg.request_timeout
         };
+        let sent_at = Instant::now();
         let mut resp = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(Fault::Fatal(ProviderError::Cancelled)),
@@ -610,8 +634,15 @@ impl Client {
                 Ok(Err(e)) => {
                     return Err(match transport::classify_send_error(&e, self.key()) {
                         SendFailure::Unreachable(cause) => Fault::Unreachable(cause),
-                        SendFailure::DeadConnection(t) => Fault::DeadConnection(t),
-                        SendFailure::Other(t) => {
+                        // A stale pooled socket fails within a round trip. A
+                        // connection that dies later may have carried the
+                        // request to a server that worked on it (a crash
+                        // mid-prompt, a proxy cutting a long wait): that is a
+                        // request, retried as any other fault.
+                        SendFailure::DeadConnection(t) if sent_at.elapsed() < DEAD_CONNECTION_WINDOW => {
+                            Fault::DeadConnection(t)
+                        }
+                        SendFailure::DeadConnection(t) | SendFailure::Other(t) => {
                             spent.sent = true;
                             retry(format!("could not reach the server: {t}"))
                         }
@@ -908,6 +939,9 @@ impl Client {
         }
         if matches!(status, 400 | 413 | 422) && structured::is_context_overflow(&text) {
             return Fault::Fatal(ProviderError::ContextExceeded { message });
+        }
+        if matches!(status, 400 | 422) && structured::wants_max_completion_tokens(&text) {
+            return Fault::RenameMaxTokens;
         }
         if matches!(status, 400 | 422) && structured::rejects_mode(mode, &text) {
             return Fault::Capability(format!("HTTP {status}: {message}"));

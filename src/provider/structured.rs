@@ -242,6 +242,13 @@ pub fn server_cannot_take(mode: ToolMode, body: &str) -> bool {
     }
 }
 
+/// Does a 400 say `max_tokens` is not taken and `max_completion_tokens` is
+/// (OpenAI's o-series and gpt-5 models)?
+pub fn wants_max_completion_tokens(body: &str) -> bool {
+    let b = body.to_ascii_lowercase();
+    b.contains("max_completion_tokens") && b.contains("max_tokens")
+}
+
 /// Does an error body say the prompt is longer than the model's context?
 /// (llama.cpp `exceed_context_size_error`, OpenAI `context_length_exceeded`,
 /// vLLM "maximum context length".)

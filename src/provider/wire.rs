@@ -25,6 +25,9 @@ pub struct WireBody<'a> {
     temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
+    /// OpenAI's reasoning models refuse `max_tokens` and take this instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -138,11 +141,21 @@ impl<'a> WireBody<'a> {
             response_format,
             temperature: cfg.temperature,
             max_tokens: call.max_tokens,
+            max_completion_tokens: None,
             stream: cfg.stream.then_some(true),
             stream_options: cfg.stream.then_some(StreamOptions {
                 include_usage: true,
             }),
         }
+    }
+
+    /// Ask for the answer limit as `max_completion_tokens` (servers that
+    /// refuse `max_tokens`).
+    pub fn completion_tokens_named(mut self, yes: bool) -> Self {
+        if yes {
+            self.max_completion_tokens = self.max_tokens.take();
+        }
+        self
     }
 
     /// The body as it goes on the wire.
