@@ -401,16 +401,23 @@ fn runs_and_failures_print_and_awag_export_has_s88_s89_shapes() {
         10,
         "one row per combination the failure is about"
     );
-    for r in &frows {
+    for (i, r) in frows.iter().enumerate() {
         for f in CONTRACT.iter().chain(&["raw_response", "status", "reason"]) {
             assert!(r.get(*f).is_some(), "{f} missing in {r}");
         }
-        assert!(
-            r["raw_response"]
-                .as_str()
-                .unwrap()
-                .contains("this is not json")
-        );
+        // The raw answer once per request: on its first row; the others
+        // point to it by `failure_id`.
+        assert_eq!(r["failure_id"], frows[0]["failure_id"]);
+        if i == 0 {
+            assert!(
+                r["raw_response"]
+                    .as_str()
+                    .unwrap()
+                    .contains("this is not json")
+            );
+        } else {
+            assert!(r["raw_response"].is_null(), "{r}");
+        }
     }
 
     let doc: Value = serde_json::from_str(&ws.ok(&["export", "--format", "awag"])).unwrap();

@@ -1135,14 +1135,23 @@ async fn reliability_15_no_tool_support_falls_back_or_clear_error() {
     );
     assert_eq!(client.tool_mode(), ToolMode::JsonContent);
 
-    // Nothing structured at all, or empty answers: a capability error that stops the run.
-    for reply in [
-        Reply::status(
-            400,
-            r#"{"error":{"message":"neither tools nor response_format are supported"}}"#,
-        ),
-        Reply::content(""),
-    ] {
+    // Empty answers on every path: no silent empty verdict; the last path's
+    // answers are the model's, recorded as failures (one bad answer never
+    // stops a run), and the run with only failures is failed.
+    let fx = fixture(2);
+    let server = TestServer::start(|_| Reply::content(""))
+        .await
+        .expect("server");
+    let (out, _) = run_engine(engine_cfg(&fx.db, &server, None), req(Mode::Two, 2)).await;
+    assert_eq!(out.status, RunStatus::Failed);
+    assert_eq!(count(&fx.db, "SELECT count(*) FROM verdicts"), 0);
+    assert!(!failure_rows(&fx.db).is_empty());
+
+    // Nothing structured at all: a capability error that stops the run.
+    for reply in [Reply::status(
+        400,
+        r#"{"error":{"message":"neither tools nor response_format are supported"}}"#,
+    )] {
         let fx = fixture(2);
         let rp = reply.clone();
         let server = TestServer::start(move |_| rp.clone())

@@ -34,6 +34,7 @@ pub const COLUMNS: &[&str] = &[
     "request_items",
     "replaced_judge_value",
     "blind",
+    "failure_id",
 ];
 
 pub fn verdict_row(v: &Verdict) -> Value {
@@ -79,11 +80,17 @@ pub fn label_row(l: &Label) -> Value {
     })
 }
 
-/// One row per combination a failure is about (so every row names its item).
-pub fn failure_rows(f: &Failure, run: Option<&Run>) -> Vec<Value> {
-    let base = |item: Value, cls: Value, persp: Value| {
+/// One row per combination a failure is about (so every row names its item),
+/// all carrying the failure's `failure_id` (its store row: one per request).
+/// Only the first row carries the raw answer; the others have
+/// `raw_response: null` and point to it by `failure_id`. A request covering
+/// ten combinations is one answer, and a 200 MB answer must stay 200 MB in
+/// the export rather than becoming 2 GB.
+pub fn failure_rows(id: i64, f: &Failure, run: Option<&Run>) -> Vec<Value> {
+    let row = |item: Value, cls: Value, persp: Value, raw: Option<&str>| {
         json!({
             "kind": "failure",
+            "failure_id": id,
             "run_id": f.run_id,
             "item_id": item,
             "classification_id": cls,
@@ -95,7 +102,7 @@ pub fn failure_rows(f: &Failure, run: Option<&Run>) -> Vec<Value> {
             "value": null,
             "text": null,
             "created_at": f.created_at,
-            "raw_response": f.raw_response,
+            "raw_response": raw,
             "status": f.http_status,
             "reason": format!("{}: {}", f.kind.as_str(), f.reason),
             "finish_reason": f.finish_reason,
@@ -103,48 +110,25 @@ pub fn failure_rows(f: &Failure, run: Option<&Run>) -> Vec<Value> {
         })
     };
     if f.keys.is_empty() {
-        return vec![base(Value::Null, Value::Null, Value::Null)];
+        return vec![row(
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Some(&f.raw_response),
+        )];
     }
     f.keys
         .iter()
-        .map(|k| {
-            base(
+        .enumerate()
+        .map(|(i, k)| {
+            row(
                 json!(k.item_id),
                 json!(k.classification_id),
                 json!(k.perspective_id),
+                (i == 0).then_some(f.raw_response.as_str()),
             )
         })
         .collect()
-}
-
-/// One CSV cell. Text is untrusted (items, notes, judge answers), so:
-/// control and escape characters get the workbench's visible escapes (a
-/// `cat` of the file cannot drive the terminal), and text that starts with
-/// `=`, `+`, `-` or `@` gets a leading `'`, which spreadsheets read as "this
-/// is text" rather than a formula. Only JSON strings are prefixed: numbers
-/// (run ids, Likert values, positions, HTTP status) are written as they are,
-/// so a negative number in a numeric column stays a number a spreadsheet can
-/// sum; a number cannot be a formula. A lone `-` (the persona of protocol
-/// labels) is no formula either and stays as it is. The CSV is for reading;
-/// JSONL is the export that round-trips exactly.
-fn csv_field(v: &Value) -> String {
-    let s = match v {
-        Value::Null => String::new(),
-        Value::String(s) => {
-            let shown = crate::sanitize::for_display(s, usize::MAX);
-            if shown.len() > 1 && shown.starts_with(['=', '+', '-', '@']) {
-                format!("'{shown}")
-            } else {
-                shown
-            }
-        }
-        other => other.to_string(),
-    };
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
 }
 
 pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
@@ -182,7 +166,10 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
             }
             let emit = |row: Value, out: &mut dyn Write| -> std::io::Result<()> {
                 if csv {
-                    let cells: Vec<String> = COLUMNS.iter().map(|c| csv_field(&row[*c])).collect();
+                    let cells: Vec<String> = COLUMNS
+                        .iter()
+                        .map(|c| crate::report::csv::cell(&row[*c]))
+                        .collect();
                     writeln!(out, "{}", cells.join(","))
                 } else {
                     writeln!(out, "{row}")
@@ -199,13 +186,15 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
                     err = emit(label_row(&l), out).err();
                 }
             })?;
+            store.for_each_failure(None, |id, f| {
+                for row in failure_rows(id, &f, runs.get(&f.run_id)) {
+                    if err.is_none() {
+                        err = emit(row, out).err();
+                    }
+                }
+            })?;
             if let Some(e) = err {
                 return Err(e.into());
-            }
-            for f in store.failures(None)? {
-                for row in failure_rows(&f, runs.get(&f.run_id)) {
-                    emit(row, out)?;
-                }
             }
         }
         ExportFormat::Awag => {

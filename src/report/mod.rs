@@ -3,6 +3,7 @@
 //! figures feed the workbench's agreement view.
 
 pub mod consistency;
+pub mod csv;
 pub mod pairs;
 pub mod position;
 pub mod prompt_delta;
@@ -520,13 +521,9 @@ accuracy L/R is the classifier's accuracy as each side reads it (AGREE share); c
 }
 
 fn to_csv(groups: &[GroupFigures]) -> String {
-    let esc = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
+    // Group and side names are persona, classification and model names
+    // from the store: untrusted text, treated as `jury export` treats it.
+    let esc = csv::text;
     let mut out = vec!["comparison,group,left,right,scale,n,undecided,percent_agreement,percent_agreement_lo,percent_agreement_hi,within_one,cohen_kappa,cohen_kappa_lo,cohen_kappa_hi,weighted_kappa_quadratic,krippendorff_alpha,spearman,mean_abs_diff,base_rate_left,base_rate_right,accuracy_left,accuracy_right,coverage,false_failure_rate,alignment".to_string()];
     for g in groups {
         let f = &g.figures;

@@ -246,11 +246,26 @@ impl Store {
             .query_row("PRAGMA quick_check", [], |r| r.get(0))?)
     }
 
-    /// True when the store holds no items yet (a new workspace).
+    /// True when the store holds no items yet.
     pub fn is_empty(&self) -> Result<bool> {
         let n: i64 = self
             .conn
             .query_row("SELECT count(*) FROM items", [], |r| r.get(0))?;
+        Ok(n == 0)
+    }
+
+    /// True when the store holds nothing a person put there: no items,
+    /// personas, perspectives, labels or runs (a new workspace). A store with
+    /// no items but labels, runs or personas is someone's work, not a blank
+    /// slate to fill with sample data.
+    pub fn holds_nothing(&self) -> Result<bool> {
+        let n: i64 = self.conn.query_row(
+            "SELECT (SELECT count(*) FROM items) + (SELECT count(*) FROM personas)
+                  + (SELECT count(*) FROM perspectives) + (SELECT count(*) FROM labels)
+                  + (SELECT count(*) FROM runs)",
+            [],
+            |r| r.get(0),
+        )?;
         Ok(n == 0)
     }
 

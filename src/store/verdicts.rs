@@ -235,14 +235,28 @@ impl Store {
 
     /// Failures of one run, or of all runs.
     pub fn failures(&self, run_id: Option<i64>) -> Result<Vec<Failure>> {
+        let mut out = Vec::new();
+        self.for_each_failure(run_id, |_, f| out.push(f))?;
+        Ok(out)
+    }
+
+    /// Each failure with its row id (one row per request, however many
+    /// combinations it covers), in order, one at a time: a raw answer can be
+    /// hundreds of megabytes, so exports never hold all of them at once.
+    pub fn for_each_failure(
+        &self,
+        run_id: Option<i64>,
+        mut f: impl FnMut(i64, Failure),
+    ) -> Result<()> {
         let mut stmt = self.conn.prepare(
-            "SELECT run_id, kind, keys, reason, raw_response, http_status, finish_reason, request, attempt, created_at
+            "SELECT run_id, kind, keys, reason, raw_response, http_status, finish_reason, request, attempt, created_at, id
              FROM failures WHERE ?1 IS NULL OR run_id = ?1 ORDER BY id",
         )?;
-        let rows = stmt.query_map([run_id], |r| {
+        let mut rows = stmt.query([run_id])?;
+        while let Some(r) = rows.next()? {
             let kind: String = r.get(1)?;
             let keys: String = r.get(2)?;
-            Ok(Failure {
+            let failure = Failure {
                 run_id: r.get(0)?,
                 kind: parse_failure_kind(&kind),
                 keys: serde_json::from_str(&keys).unwrap_or_default(),
@@ -253,9 +267,10 @@ impl Store {
                 request: r.get(7)?,
                 attempt: r.get(8)?,
                 created_at: r.get(9)?,
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+            };
+            f(r.get(10)?, failure);
+        }
+        Ok(())
     }
 }
 

@@ -115,34 +115,47 @@ pub fn build_app_with_items(
     (app, kw.into_iter().chain(tw).collect())
 }
 
+/// Loads the sample data into a store that holds nothing at all (see
+/// [`Store::holds_nothing`]) and says so; a store with no items but other
+/// work in it (labels, runs, personas, perspectives) is left as it is, with a
+/// note on how to add items. Returns the status line to show, if any.
+pub fn seed_new_workspace(
+    store: &mut Store,
+    opts: &TuiOptions,
+    who: &str,
+) -> anyhow::Result<Option<String>> {
+    if !store.is_empty()? {
+        return Ok(None);
+    }
+    if !store.holds_nothing()? {
+        return Ok(Some(
+            "this store has no items (sample data not loaded: it holds other work); add items with `jury import PATH`".into(),
+        ));
+    }
+    // The sample data: a directory when one is given, else the copy compiled
+    // into the binary (works from anywhere).
+    let (r, from) = match opts.sample_data_dir.as_ref().filter(|d| d.exists()) {
+        Some(dir) => (
+            crate::import::import_paths(store, std::slice::from_ref(dir), true, who)?,
+            dir.display().to_string(),
+        ),
+        None => (
+            crate::import::import_sample(store, who)?,
+            "the bundled sample data".into(),
+        ),
+    };
+    Ok(Some(format!(
+        "new workspace: sample data loaded ({} items, {} personas, {} perspectives from {})",
+        r.items, r.personas, r.perspectives, from
+    )))
+}
+
 /// `jury` / `jury tui`: opens the workbench on `settings.db_path`.
 pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     let mut store = Store::open(&settings.db_path)?;
     store.mark_abandoned_runs(&[])?;
     let mut notes = Vec::new();
-    if store.is_empty()? {
-        // A new workspace starts with the sample data: a directory when one is
-        // given, else the copy compiled into the binary (works from anywhere).
-        let (r, from) = match opts.sample_data_dir.filter(|d| d.exists()) {
-            Some(dir) => (
-                crate::import::import_paths(
-                    &mut store,
-                    std::slice::from_ref(&dir),
-                    true,
-                    &settings.who,
-                )?,
-                dir.display().to_string(),
-            ),
-            None => (
-                crate::import::import_sample(&mut store, &settings.who)?,
-                "the bundled sample data".into(),
-            ),
-        };
-        notes.push(format!(
-            "new workspace: loaded {} items, {} personas, {} perspectives from {}",
-            r.items, r.personas, r.perspectives, from
-        ));
-    }
+    notes.extend(seed_new_workspace(&mut store, &opts, &settings.who)?);
     let data = load_without_items(&store)?;
     drop(store);
     let (items, reader) = stream_items(&settings.db_path);
