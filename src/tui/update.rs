@@ -1018,10 +1018,12 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         } => {
             run.progress = progress;
             run.finished = true;
-            let level = if progress.failed > 0 {
-                Level::Warning
-            } else {
-                Level::Info
+            // A run that stopped short says so in the colour of its status,
+            // not in the calm one of a finished run.
+            let level = match status {
+                crate::domain::RunStatus::Failed => Level::Error,
+                _ if progress.failed > 0 || note.is_some() => Level::Warning,
+                _ => Level::Info,
             };
             let mut msg = format!(
                 "run {} {status}: {} verdicts, {} failed",
