@@ -36,6 +36,14 @@ impl Widget for StatusBar<'_> {
                 t.status_bar,
             ),
             sep(),
+            Span::styled(
+                format!(
+                    "structured {}",
+                    crate::tui::update::structured_name(app.structured)
+                ),
+                t.status_bar,
+            ),
+            sep(),
             Span::styled(sanitize::one_line(&app.model, 30), t.status_bar),
         ];
         let active: Vec<_> = app.runs.iter().filter(|r| !r.finished).collect();
