@@ -156,7 +156,10 @@ fn runs_view_shows_path_requests_unknown_usage_and_cached_share() {
     insta::assert_snapshot!("runs_view_structured", s);
     key(&mut app, 'j');
     let s = screen(&app);
-    assert!(s.contains("structured: not recorded · 12 request(s)"), "{s}");
+    assert!(
+        s.contains("structured: not recorded · 12 request(s)"),
+        "{s}"
+    );
 }
 
 /// The setting reaches the engine: with `json` chosen, the real local server

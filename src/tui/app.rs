@@ -473,12 +473,11 @@ impl App {
                     state: SaveState::Saved,
                 });
         }
+        let mut memo = super::items::InstructionMemo::default();
         for i in 0..n {
             let it = &app.items[i];
             let mut m = 0;
-            if sanitize::looks_like_instructions(&it.title)
-                || sanitize::looks_like_instructions(&it.text)
-            {
+            if it.looks_like_instructions(&mut memo) {
                 m |= mark::INSTRUCTS;
             }
             if sanitize::has_hidden_controls(&it.title) || has_hidden_prefix(&it.text) {

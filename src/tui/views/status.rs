@@ -35,7 +35,6 @@ impl Widget for StatusBar<'_> {
                 format!("mode {} ({})", app.mode, app.mode.scale()),
                 t.status_bar,
             ),
-
             sep(),
             Span::styled(sanitize::one_line(&app.model, 30), t.status_bar),
         ];
