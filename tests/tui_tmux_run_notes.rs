@@ -32,5 +32,5 @@ async fn a_down_endpoint_is_named_with_its_url() {
     eprintln!("--- runs view ---\n{screen}");
     assert!(screen.contains(&format!("note: {sentence}")), "{screen}");
     // One attempt, not a retry per item: a refused connection is not retried.
-    assert_eq!(screen.matches("attempt ").count(), 1, "{screen}");
+    assert_eq!(screen.matches(" · attempt ").count(), 1, "{screen}");
 }
