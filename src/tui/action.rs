@@ -48,6 +48,8 @@ actions! {
     RunFiltered => "judge every item in the filtered list",
     /// Cycle the evaluation mode 1 → 2 → 3.
     CycleMode => "cycle the mode 1 → 2 → 3",
+    /// Cycle how structured answers are asked for: auto → tools → json_schema → json.
+    CycleStructured => "cycle structured answers: auto → tools → json_schema → json",
     /// Pick the persona the judge role-plays.
     PickPersona => "pick the persona",
     /// Pick the perspective (or all of them).

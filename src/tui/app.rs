@@ -165,6 +165,8 @@ pub struct RunPlan {
     /// with their own protocol (default dimensions / their guidelines).
     pub protocol: crate::domain::Protocol,
     pub mode: Mode,
+    /// How structured answers are asked for; `None` is auto.
+    pub structured: Option<crate::provider::ToolMode>,
     pub persona_id: String,
     pub perspective_ids: Vec<String>,
     pub item_ids: Vec<String>,
@@ -332,6 +334,9 @@ pub struct App {
     pub perspectives: Vec<Perspective>,
     pub perspective: PerspectiveSel,
     pub mode: Mode,
+    /// How runs ask for structured answers (`None`: auto, the engine finds
+    /// the path); config `structured` is the default, a key cycles it.
+    pub structured: Option<crate::provider::ToolMode>,
     pub model: String,
     pub who: String,
     /// Verdicts per item id (their raw JSON dropped to save memory).
@@ -421,6 +426,7 @@ impl App {
             perspectives: data.perspectives,
             perspective: PerspectiveSel::One(0),
             mode: Mode::Two,
+            structured: None,
             model: model.to_string(),
             who: who.to_string(),
             verdicts: HashMap::new(),
@@ -467,12 +473,11 @@ impl App {
                     state: SaveState::Saved,
                 });
         }
+        let mut memo = super::items::InstructionMemo::default();
         for i in 0..n {
             let it = &app.items[i];
             let mut m = 0;
-            if sanitize::looks_like_instructions(&it.title)
-                || sanitize::looks_like_instructions(&it.text)
-            {
+            if it.looks_like_instructions(&mut memo) {
                 m |= mark::INSTRUCTS;
             }
             if sanitize::has_hidden_controls(&it.title) || has_hidden_prefix(&it.text) {

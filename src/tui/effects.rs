@@ -153,6 +153,7 @@ impl Executor {
         // guideline: each conversation's own guidelines) and prompt sets.
         req.protocol = plan.protocol;
         req.item_ids = Some(plan.item_ids);
+        req.structured = plan.structured;
         let handle = spawn_run(cfg, req);
         self.cancels.insert(tag, handle.cancel.clone());
         let tx = self.tx.clone();

@@ -37,6 +37,38 @@ pub struct ItemRow {
 }
 
 impl ItemRow {
+    /// Whether any text of this item that goes inside the prompt's boundary
+    /// markers reads like instructions to the judge: title, text, sent time,
+    /// the sender and channel, each classification's name, description,
+    /// values and choice, and a protocol item's payload strings. `seen`
+    /// remembers the shared parts (classification texts, sources) already
+    /// checked, so 100 000 items test each shared text once.
+    pub fn looks_like_instructions(&self, seen: &mut InstructionMemo) -> bool {
+        use crate::sanitize::looks_like_instructions as flag;
+        if flag(&self.title) || flag(&self.text) || self.sent_text.as_deref().is_some_and(flag) {
+            return true;
+        }
+        let src = &*self.source as *const Source as usize;
+        let source = *seen.sources.entry(src).or_insert_with(|| {
+            flag(&self.source.originator) || flag(&self.source.channel) || flag(&self.source.kind)
+        });
+        if source {
+            return true;
+        }
+        for c in self.classifications.iter() {
+            let meta = &*c.meta as *const ClsMeta as usize;
+            let m = *seen.metas.entry(meta).or_insert_with(|| {
+                flag(&c.meta.id)
+                    || flag(&c.meta.description)
+                    || c.meta.available.iter().any(|v| flag(v))
+            });
+            if m || c.selected.as_deref().is_some_and(flag) {
+                return true;
+            }
+        }
+        self.payload.as_deref().is_some_and(json_instructs)
+    }
+
     /// The item as the rest of jury knows it.
     pub fn to_item(&self) -> Item {
         Item {
@@ -175,5 +207,27 @@ mod tests {
             &b.classifications[0].meta
         ));
         assert_eq!(a.to_item(), item("1"));
+    }
+}
+
+/// Shared item parts already checked by [`ItemRow::looks_like_instructions`],
+/// by address (the interner keeps each shared part alive and unique while the
+/// items are marked).
+#[derive(Default)]
+pub struct InstructionMemo {
+    metas: HashMap<usize, bool>,
+    sources: HashMap<usize, bool>,
+}
+
+/// Any string in a protocol payload that reads like instructions.
+fn json_instructs(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => crate::sanitize::looks_like_instructions(s),
+        Value::Array(a) => a.iter().any(json_instructs),
+        Value::Object(o) => o
+            .iter()
+            .any(|(k, v)| crate::sanitize::looks_like_instructions(k) || json_instructs(v)),
+        _ => false,
     }
 }

@@ -112,7 +112,18 @@ pub fn build_app_with_items(
             ..cfg
         };
     }
-    (app, kw.into_iter().chain(tw).collect())
+    let mut warnings: Vec<String> = kw.into_iter().chain(tw).collect();
+    match settings.structured.as_deref() {
+        None | Some("auto") => {}
+        Some(s) => match crate::provider::ToolMode::parse(s) {
+            Some(m) => app.structured = Some(m),
+            // The value itself is not echoed: config errors never repeat the file.
+            None => warnings.push(
+                "config structured must be auto, tools, json_schema or json: using auto".into(),
+            ),
+        },
+    }
+    (app, warnings)
 }
 
 /// Loads the sample data into a store that holds nothing at all (see

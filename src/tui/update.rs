@@ -209,6 +209,22 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         CycleMode => {
             app.mode = app.mode.next();
         }
+        CycleStructured => {
+            use crate::provider::ToolMode;
+            app.structured = match app.structured {
+                None => Some(ToolMode::Tools),
+                Some(ToolMode::Tools) => Some(ToolMode::JsonSchema),
+                Some(ToolMode::JsonSchema) => Some(ToolMode::JsonContent),
+                Some(ToolMode::JsonContent) => None,
+            };
+            app.message = Some((
+                Level::Info,
+                format!(
+                    "structured answers for the next runs: {}",
+                    structured_name(app.structured)
+                ),
+            ));
+        }
         PickPersona => {
             let options = app
                 .personas
@@ -519,6 +535,7 @@ fn start_run(
         plan: RunPlan {
             protocol,
             mode,
+            structured: app.structured,
             persona_id,
             perspective_ids,
             item_ids,
@@ -937,6 +954,11 @@ fn reopen(app: &mut App, kind: InputKind, area: TextArea<'static>, error: String
     });
 }
 
+/// `auto`, `tools`, `json_schema` or `json`: the words of `--structured`.
+pub fn structured_name(m: Option<crate::provider::ToolMode>) -> &'static str {
+    m.map(|m| m.as_str()).unwrap_or("auto")
+}
+
 fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
     let Some(run) = app.runs.iter_mut().find(|r| r.tag == tag) else {
         return; // not a run of this session: stale
@@ -1018,10 +1040,12 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         } => {
             run.progress = progress;
             run.finished = true;
-            let level = if progress.failed > 0 {
-                Level::Warning
-            } else {
-                Level::Info
+            // A run that stopped short says so in the colour of its status,
+            // not in the calm one of a finished run.
+            let level = match status {
+                crate::domain::RunStatus::Failed => Level::Error,
+                _ if progress.failed > 0 || note.is_some() => Level::Warning,
+                _ => Level::Info,
             };
             let mut msg = format!(
                 "run {} {status}: {} verdicts, {} failed",

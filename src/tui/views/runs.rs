@@ -45,7 +45,7 @@ impl Widget for RunsPane<'_> {
             Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
         let mut lines = vec![Line::styled(
             format!(
-                "{:>5} {:<10} {:<5} {:<14} {:<18} {:>9} {:>7} {:>14} {:>10}",
+                "{:>5} {:<10} {:<5} {:<14} {:<18} {:>9} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
                 "id",
                 "status",
                 "mode",
@@ -54,6 +54,9 @@ impl Widget for RunsPane<'_> {
                 "verdicts",
                 "failed",
                 "tokens in/out",
+                "cached",
+                "requests",
+                "unknown",
                 "cost"
             ),
             t.title,
@@ -64,7 +67,7 @@ impl Widget for RunsPane<'_> {
             let st = if i == cursor { t.selection } else { t.text };
             lines.push(Line::styled(
                 format!(
-                    "{:>5} {:<10} {:<5} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>10}",
+                    "{:>5} {:<10} {:<5} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
                     r.id,
                     r.status.as_str(),
                     r.spec
@@ -77,6 +80,9 @@ impl Widget for RunsPane<'_> {
                     r.total,
                     r.failures,
                     format!("{}/{}", r.prompt_tokens, r.completion_tokens),
+                    cached_share(r),
+                    r.requests,
+                    r.usage_unknown,
                     r.cost_usd
                         .map(|c| format!("${c:.4}"))
                         .unwrap_or_else(|| "?".into()),
@@ -91,7 +97,19 @@ impl Widget for RunsPane<'_> {
             .block(block(" runs (j/k select, esc back) "))
             .render(top, buf);
         let Some(run) = runs.get(cursor) else { return };
-        let mut lines = Vec::new();
+        let mut lines = vec![Line::styled(
+            format!(
+                "structured: {} · {} request(s), every attempt · usage unknown on {} · cached {} of prompt tokens",
+                run.structured
+                    .as_deref()
+                    .map(|s| sanitize::one_line(s, 200))
+                    .unwrap_or_else(|| "not recorded".into()),
+                run.requests,
+                run.usage_unknown,
+                cached_share(run),
+            ),
+            t.text,
+        )];
         if let Some(n) = &run.note {
             lines.push(Line::styled(
                 format!("note: {}", sanitize::one_line(n, 300)),
@@ -121,15 +139,27 @@ impl Widget for RunsPane<'_> {
                 lines.push(Line::styled(format!("  │ {l}"), t.muted));
             }
         }
-        if lines.is_empty() {
+        if lines.len() == 1 {
             lines.push(Line::styled("no failures in this run", t.muted));
         }
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .block(block(&format!(
-                " failures of run {} (raw responses) ",
+                " run {}: how it answered, its failures (raw responses) ",
                 run.id
             )))
             .render(bottom, buf);
     }
+}
+
+/// Share of the prompt tokens the server answered from its cache (`-` when no
+/// prompt tokens were counted).
+fn cached_share(r: &crate::domain::Run) -> String {
+    if r.prompt_tokens == 0 {
+        return "-".into();
+    }
+    format!(
+        "{:.0}%",
+        100.0 * r.cached_tokens as f64 / r.prompt_tokens as f64
+    )
 }

@@ -78,6 +78,16 @@ impl Widget for StatusBar<'_> {
             spans.push(sep());
             spans.push(Span::styled("blind", t.status_bar));
         }
+        // Last: on a narrow screen the run's progress, cost and unsaved
+        // labels matter more than how the next run asks for its answers.
+        spans.push(sep());
+        spans.push(Span::styled(
+            format!(
+                "structured {}",
+                crate::tui::update::structured_name(app.structured)
+            ),
+            t.status_bar,
+        ));
         Line::from(spans).render(area, buf);
     }
 }
