@@ -7,7 +7,10 @@
 #   .ci/llama-server.sh status [--port N]
 #
 # start options: --port N (8090), --no-jinja (no chat template: `tools` are refused,
-# for the capability test), --threads N (2), --ctx N (16384).
+# for the capability test), --threads N (1), --ctx N (16384).
+# One thread by default: on 2 shared cores under load (builds beside it), two
+# llama.cpp threads spin-wait for each other and generation fell from 18.5 to
+# 0.95 tokens/s; one thread degrades gracefully.
 #
 # `start` prints three lines a caller can eval:
 #   JURY_REAL_SERVER_URL=http://127.0.0.1:PORT/v1
@@ -79,7 +82,7 @@ alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 healthy() { curl -sf -m 2 "http://127.0.0.1:$1/health" >/dev/null 2>&1; }
 
 start() {
-  local port=8090 jinja=on threads=2 ctx=16384
+  local port=8090 jinja=on threads=1 ctx=16384
   while [ $# -gt 0 ]; do
     case "$1" in
       --port) port="$2"; shift 2 ;;
