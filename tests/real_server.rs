@@ -109,7 +109,9 @@ fn judge(real: &Real, args: &[&str]) -> Outcome {
     let mut dry = full.clone();
     dry.push("--dry-run");
     let plan = json_line(&ws.run_with(&real.url, &dry), "dry run");
-    let planned = plan["combinations"].as_u64().expect("combinations in the plan");
+    let planned = plan["combinations"]
+        .as_u64()
+        .expect("combinations in the plan");
     assert!(planned > 0, "the dry run plans nothing: {plan}");
 
     let from = log_len(real);
@@ -134,13 +136,16 @@ fn judge(real: &Real, args: &[&str]) -> Outcome {
         String::from_utf8_lossy(&out.stderr)
     );
     let failures = match summary["run_id"].as_i64() {
-        Some(id) => String::from_utf8_lossy(&ws.run(&["failures", &id.to_string()]).stdout)
-            .into_owned(),
+        Some(id) => {
+            String::from_utf8_lossy(&ws.run(&["failures", &id.to_string()]).stdout).into_owned()
+        }
         None => String::new(),
     };
     Outcome {
         planned,
-        verdicts: summary["verdicts"].as_u64().expect("verdicts in the summary"),
+        verdicts: summary["verdicts"]
+            .as_u64()
+            .expect("verdicts in the summary"),
         summary,
         failures,
     }
