@@ -5,7 +5,9 @@
 //! otherwise every test says why it skipped and returns, so the plain
 //! `cargo test` stays offline. `JURY_REAL_SERVER_LOG` is the server's log:
 //! the lines written while a test ran must not carry llama.cpp's warning that
-//! it ignored jury's `tool_choice`. `JURY_REAL_SERVER_MODEL` names the model
+//! it ignored jury's `tool_choice` (llama.cpp does not log that warning for
+//! every such request, so its absence is necessary, not sufficient).
+//! `JURY_REAL_SERVER_MODEL` names the model
 //! (llama.cpp serves whatever it loaded, the name only lands in the store).
 //!
 //! Each test drives the real binary with `--limit 2` and compares what came
