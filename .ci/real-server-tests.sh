@@ -19,8 +19,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# A server that was already up (someone's, reused) is left running.
+if .ci/llama-server.sh status --port "$port" >/dev/null 2>&1; then keep=1; fi
 env_lines="$(.ci/llama-server.sh start --port "$port")"
-eval "export $(echo "$env_lines" | tr '\n' ' ')"
+while IFS= read -r line; do
+  case "$line" in JURY_REAL_SERVER_*=*) export "$line" ;; esac
+done <<<"$env_lines"
 if [ "$keep" = 0 ]; then
   trap '.ci/llama-server.sh stop --port "$port"' EXIT
 fi
