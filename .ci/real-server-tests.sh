@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# jury against a real judge: starts llama.cpp's server with a small model
+# (.ci/llama-server.sh), runs tests/real_server.rs against it, stops it again.
+#
+#   .ci/real-server-tests.sh [--port N] [--keep]     --keep leaves the server running
+#
+# Not part of .ci/run yet. Downloads (~520 MB, cached under $JURY_CACHE) and a
+# slow judge: on 2 shared cores a mode 1 or mode 2 request of 10 entries takes
+# minutes, so the whole file takes tens of minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+port=8090 keep=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --port) port="$2"; shift 2 ;;
+    --keep) keep=1; shift ;;
+    *) echo "real-server-tests.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+# A server that was already up (someone's, reused) is left running.
+if .ci/llama-server.sh status --port "$port" >/dev/null 2>&1; then keep=1; fi
+env_lines="$(.ci/llama-server.sh start --port "$port")"
+while IFS= read -r line; do
+  case "$line" in JURY_REAL_SERVER_*=*) export "$line" ;; esac
+done <<<"$env_lines"
+if [ "$keep" = 0 ]; then
+  trap '.ci/llama-server.sh stop --port "$port"' EXIT
+fi
+
+export CARGO_TERM_COLOR=never
+# One test at a time: the server answers one request at a time anyway.
+cargo test --locked --release --test real_server -- --test-threads 1
