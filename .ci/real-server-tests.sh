@@ -4,9 +4,9 @@
 #
 #   .ci/real-server-tests.sh [--port N] [--keep]     --keep leaves the server running
 #
-# Not part of .ci/run yet. Downloads (~520 MB, cached under $JURY_CACHE) and a
-# slow judge: on 2 shared cores a mode 1 or mode 2 request of 10 entries takes
-# minutes, so the whole file takes tens of minutes.
+# .ci/run calls it after the test command (see there). Downloads (~520 MB,
+# cached under $JURY_CACHE) and a slow judge: on 2 free cores a mode 2 request
+# of 10 entries takes about a minute, on shared cores many.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +21,7 @@ done
 
 # A server that was already up (someone's, reused) is left running.
 if .ci/llama-server.sh status --port "$port" >/dev/null 2>&1; then keep=1; fi
-env_lines="$(.ci/llama-server.sh start --port "$port")"
+env_lines="$(.ci/llama-server.sh start --port "$port" --threads "${JURY_LLAMA_THREADS:-2}")"
 while IFS= read -r line; do
   case "$line" in JURY_REAL_SERVER_*=*) export "$line" ;; esac
 done <<<"$env_lines"
@@ -31,4 +31,5 @@ fi
 
 export CARGO_TERM_COLOR=never
 # One test at a time: the server answers one request at a time anyway.
-cargo test --locked --release --test real_server -- --test-threads 1
+# The debug build: .ci/run has just built it for the test command.
+cargo test --locked --test real_server -- --test-threads 1 --nocapture
