@@ -88,9 +88,11 @@ pub async fn execute(
         req.budget_usd,
         writer.tx.clone(),
     ));
+    let stop = CancellationToken::new();
     let client = Client::new(provider)
         .map_err(EngineError::Provider)?
-        .with_gate(ledger.clone());
+        .with_gate(ledger.clone())
+        .with_stop(stop.clone());
 
     if !plan.settled.is_empty() {
         let settled: Vec<Verdict> = plan
@@ -110,7 +112,7 @@ pub async fn execute(
         events: events.clone(),
         writes: writer.tx.clone(),
         cancel: cancel.clone(),
-        stop: CancellationToken::new(),
+        stop,
         stop_note: std::sync::Mutex::new(None),
         stream_texts: req.stream_texts,
         request: req.clone(),

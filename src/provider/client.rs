@@ -49,6 +49,9 @@ pub struct Client {
     completion_tokens_named: AtomicBool,
     rng: AtomicU64,
     gate: Option<Arc<dyn SpendGate>>,
+    /// The run stopped sending (quota, budget, a pause): no new attempt
+    /// starts, waits end; an answer already streaming in is finished.
+    stop: CancellationToken,
 }
 
 impl std::fmt::Debug for Client {
@@ -269,12 +272,20 @@ impl Client {
             completion_tokens_named: AtomicBool::new(false),
             rng: AtomicU64::new(seed),
             gate: None,
+            stop: CancellationToken::new(),
         })
     }
 
     /// Count (and, with a budget, pay in advance for) every attempt through `gate`.
     pub fn with_gate(mut self, gate: Arc<dyn SpendGate>) -> Client {
         self.gate = Some(gate);
+        self
+    }
+
+    /// No new attempt once `stop` is cancelled (retries, fallbacks and
+    /// budget waits end there); answers in flight are read to the end.
+    pub fn with_stop(mut self, stop: CancellationToken) -> Client {
+        self.stop = stop;
         self
     }
 
@@ -363,7 +374,7 @@ impl Client {
         let mut resent_dead = false;
         let mut unreachable_tries: u32 = 0;
         loop {
-            if cancel.is_cancelled() {
+            if cancel.is_cancelled() || self.stop.is_cancelled() {
                 return Err(ProviderError::Cancelled);
             }
             attempts += 1;
@@ -436,6 +447,7 @@ impl Client {
                     tokio::select! {
                         biased;
                         _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                        _ = self.stop.cancelled() => return Err(ProviderError::Cancelled),
                         _ = tokio::time::sleep(UNREACHABLE_RETRY) => {}
                     }
                 }
@@ -508,6 +520,7 @@ impl Client {
                     tokio::select! {
                         biased;
                         _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                        _ = self.stop.cancelled() => return Err(ProviderError::Cancelled),
                         _ = tokio::time::sleep(delay) => {}
                     }
                 }
@@ -530,6 +543,7 @@ impl Client {
                     tokio::select! {
                         biased;
                         _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                        _ = self.stop.cancelled() => return Err(ProviderError::Cancelled),
                         _ = tokio::time::sleep(delay) => {}
                     }
                 }
@@ -561,6 +575,7 @@ impl Client {
                     Admission::Wait => tokio::select! {
                         biased;
                         _ = cancel.cancelled() => return Err(Fault::Fatal(ProviderError::Cancelled)),
+                        _ = self.stop.cancelled() => return Err(Fault::Fatal(ProviderError::Cancelled)),
                         _ = settled => {}
                         // A settle can race the registration; look again soon.
                         _ = tokio::time::sleep(Duration::from_millis(50)) => {}
@@ -755,7 +770,7 @@ impl Client {
             )),
             ReadStop::Idle => Fault::Retry {
                 reason: format!(
-                    "the answer went silent: nothing but keep-alive comments (or nothing) for {:?} (the idle timeout)",
+                    "the answer went silent: nothing but keep-alive comments (or nothing) for {:?} (the idle timeout; a local server still reading a long prompt, or queueing requests, sends only comments: raise --idle-timeout or lower --concurrency)",
                     self.cfg.idle_timeout
                 ),
                 retry_after: None,
