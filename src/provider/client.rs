@@ -1180,22 +1180,6 @@ mod tests {
     }
 
     #[test]
-    fn json_extraction() {
-        assert_eq!(extract_json(" {\"a\":1} ").as_deref(), Some("{\"a\":1}"));
-        assert_eq!(
-            extract_json("```json\n{\"a\":1}\n```").as_deref(),
-            Some("{\"a\":1}")
-        );
-        assert_eq!(
-            extract_json("Here: {\"a\":1} done").as_deref(),
-            Some("{\"a\":1}")
-        );
-        assert_eq!(extract_json("no json"), None);
-        assert_eq!(extract_json("42"), None);
-        assert_eq!(extract_json("} {"), None);
-    }
-
-    #[test]
     fn client_debug_has_no_key() {
         let mut cfg = ProviderConfig::new("http://h/v1", "m");
         cfg.api_key = Some(crate::provider::Secret::new("sk-CANARY-123"));
