@@ -438,9 +438,9 @@ fn with_cached_usage(r: &RecordedRequest) -> Reply {
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn failed_and_retried_attempts_count_and_cached_tokens_are_priced() {
-    let (_dir, db) = store_with(2, 2);
+/// A priced model on a server that answers 500 once, then with 800 of 1000
+/// prompt tokens cached; the run's expected cost is [`CACHED_RUN_COST`].
+async fn busy_then_cached(db: &std::path::Path) -> (TestServer, jury::engine::EngineConfig) {
     let server = TestServer::start(|r| {
         if r.seq == 0 {
             status(500, &[], json!({"error": {"message": "busy"}}))
@@ -450,8 +450,18 @@ async fn failed_and_retried_attempts_count_and_cached_tokens_are_priced() {
     })
     .await
     .unwrap();
-    let mut cfg = config(&db, server.base_url());
+    let mut cfg = config(db, server.base_url());
     cfg.provider.model = "gpt-4o-mini".into();
+    (server, cfg)
+}
+
+/// 200 fresh at $0.15/M + 800 cached at $0.075/M + 100 out at $0.60/M.
+const CACHED_RUN_COST: f64 = (200.0 * 0.15 + 800.0 * 0.075 + 100.0 * 0.60) / 1e6;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_and_retried_attempts_count_and_cached_tokens_are_priced() {
+    let (_dir, db) = store_with(2, 2);
+    let (_server, cfg) = busy_then_cached(&db).await; // kept alive for the run
     let (outcome, _) = run(cfg, request(Mode::Two, 4, 1)).await;
     assert_eq!(outcome.progress.verdicts, 4);
     assert_eq!(outcome.progress.requests, 2, "the 500 is a request too");
@@ -467,8 +477,7 @@ async fn failed_and_retried_attempts_count_and_cached_tokens_are_priced() {
     assert_eq!(run.requests, 2);
     assert_eq!(run.usage_unknown, 1);
     assert_eq!((run.prompt_tokens, run.cached_tokens), (1000, 800));
-    // 200 fresh at $0.15/M + 800 cached at $0.075/M + 100 out at $0.60/M.
-    let want = (200.0 * 0.15 + 800.0 * 0.075 + 100.0 * 0.60) / 1e6;
+    let want = CACHED_RUN_COST;
     let got = run.cost_usd.unwrap();
     assert!((got - want).abs() < 1e-12, "{got} vs {want}");
     assert_eq!(outcome.progress.cost_usd, Some(got), "one spent figure");
@@ -520,25 +529,14 @@ async fn a_budget_is_never_crossed_even_in_the_worst_case() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_budget_survives_a_server_error() {
     let (_dir, db) = store_with(2, 2);
-    let server = TestServer::start(|r| {
-        if r.seq == 0 {
-            status(500, &[], json!({"error": {"message": "busy"}}))
-        } else {
-            with_cached_usage(r)
-        }
-    })
-    .await
-    .unwrap();
-    let mut cfg = config(&db, server.base_url());
-    cfg.provider.model = "gpt-4o-mini".into();
+    let (_server, cfg) = busy_then_cached(&db).await; // kept alive for the run
     let mut req = request(Mode::Two, 4, 1);
     req.budget_usd = Some(1.0);
     let (outcome, _) = run(cfg, req).await;
     assert_eq!(outcome.status, RunStatus::Done, "{:?}", outcome.note);
     assert_eq!(outcome.progress.verdicts, 4);
     assert_eq!(outcome.progress.requests, 2);
-    let want = (200.0 * 0.15 + 800.0 * 0.075 + 100.0 * 0.60) / 1e6;
-    assert!((outcome.progress.cost_usd.unwrap() - want).abs() < 1e-12);
+    assert!((outcome.progress.cost_usd.unwrap() - CACHED_RUN_COST).abs() < 1e-12);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
