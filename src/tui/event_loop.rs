@@ -1,14 +1,15 @@
-//! One loop: `tokio::select!` over terminal events, background messages
-//! (engine events, label-writer replies, store reads) and a tick; drain what is
-//! queued, then draw once, at most every ~16 ms.
+//! One loop: `tokio::select!` over terminal events (read on their own thread,
+//! see `input`), background messages (engine events, label-writer replies,
+//! store reads), signals and a tick; drain what is queued, then draw once, at
+//! most every ~16 ms.
 
 use super::app::App;
 use super::effects::Executor;
+use super::input::{self, Input};
 use super::msg::Msg;
 use super::update::update;
 use super::views::Root;
-use crossterm::event::{Event, EventStream};
-use futures_util::{FutureExt, StreamExt};
+use crossterm::event::Event;
 use ratatui::DefaultTerminal;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -18,11 +19,16 @@ pub const FRAME: Duration = Duration::from_millis(16);
 /// Why the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
-    /// The user quit (or the terminal's input ended).
+    /// The user quit.
     Quit,
     /// A signal (its number) asked the process to end.
     Signal(i32),
 }
+
+#[cfg(unix)]
+const HANGUP: i32 = libc::SIGHUP;
+#[cfg(not(unix))]
+const HANGUP: i32 = 1;
 
 fn to_msg(ev: Event) -> Option<Msg> {
     match ev {
@@ -46,7 +52,11 @@ pub async fn run(
     rx: &mut UnboundedReceiver<Msg>,
     signals: &mut super::signals::Signals,
 ) -> anyhow::Result<Exit> {
-    let mut events = EventStream::new();
+    let mut events = input::spawn()?;
+    // The input thread reports a hangup, unless crossterm caught it first
+    // (see `input`): then this check, once a second, still ends the loop.
+    let mut hangup_check = tokio::time::interval(Duration::from_secs(1));
+    hangup_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut tick = tokio::time::interval(Duration::from_millis(120));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let size = terminal.size()?;
@@ -68,21 +78,28 @@ pub async fn run(
             Instant::now() + Duration::from_secs(3600)
         };
         tokio::select! {
-            ev = events.next() => match ev {
-                Some(Ok(ev)) => if let Some(m) = to_msg(ev) { apply(app, exec, m); dirty = true; },
-                Some(Err(e)) => return Err(e.into()),
-                None => return Ok(Exit::Quit),
+            ev = events.recv() => match ev {
+                Some(Input::Event(ev)) => if let Some(m) = to_msg(ev) { apply(app, exec, m); dirty = true; },
+                // No terminal to draw on or read from: end as a hangup does
+                // (labels flushed, unsaved ones kept for the next start).
+                Some(Input::Gone(_)) | None => return Ok(Exit::Signal(HANGUP)),
             },
             sig = signals.next() => return Ok(Exit::Signal(sig)),
+            _ = hangup_check.tick() => if input::hung_up() { return Ok(Exit::Signal(HANGUP)); },
             Some(m) = rx.recv() => { apply(app, exec, m); dirty = true; }
             _ = tick.tick() => if app.running() { apply(app, exec, Msg::Tick); dirty = true; },
             _ = tokio::time::sleep_until(wake.into()) => {}
         }
         // Drain whatever else is queued before the next draw.
-        while let Some(Some(Ok(ev))) = events.next().now_or_never() {
-            if let Some(m) = to_msg(ev) {
-                apply(app, exec, m);
-                dirty = true;
+        while let Ok(input) = events.try_recv() {
+            match input {
+                Input::Event(ev) => {
+                    if let Some(m) = to_msg(ev) {
+                        apply(app, exec, m);
+                        dirty = true;
+                    }
+                }
+                Input::Gone(_) => return Ok(Exit::Signal(HANGUP)),
             }
         }
         while let Ok(m) = rx.try_recv() {
