@@ -2,10 +2,12 @@
 //!
 //! Data flows one way: files → [`store`] → [`engine`] (requests built by a
 //! [`protocol`]) → [`provider`] (HTTP stream) → parser → [`store`] →
-//! analytics and the TUI. Everything here compiles and tests without a terminal
-//! except the `tui` module.
+//! analytics and the front ends. The core compiles and tests without them:
+//! `cli` and `tui` exist only with the `tui` feature (default), and nothing
+//! outside them may import them (`cargo test --no-default-features` proves it).
 
 pub mod analytics;
+#[cfg(feature = "tui")]
 pub mod cli;
 pub mod config;
 pub mod domain;
@@ -19,4 +21,5 @@ pub mod report;
 pub mod sanitize;
 pub mod store;
 pub mod testserver;
+#[cfg(feature = "tui")]
 pub mod tui;

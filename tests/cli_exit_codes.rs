@@ -1,5 +1,6 @@
 //! `jury run` exit codes: 0 when every verdict is in, 2 when failures were
 //! recorded, 1 when a fault fatal for the whole run stopped it.
+#![cfg(feature = "tui")]
 
 mod common;
 use common::*;

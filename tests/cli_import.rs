@@ -1,5 +1,6 @@
 //! `jury import` as a process: sample data, re-imports, all-or-nothing on bad
 //! records, `--skip-invalid`, and Mode 1 request files (S8.1.3).
+#![cfg(feature = "tui")]
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! `jury runs` books tokens and cost per judge configuration and per verdict.
+#![cfg(feature = "tui")]
 
 mod common;
 use common::*;

@@ -1,5 +1,6 @@
 //! `jury run`, `prompt`, `label`, `export`, `runs`, `failures` as processes,
 //! against the in-process fake server answering as the demo judge.
+#![cfg(feature = "tui")]
 
 mod common;
 

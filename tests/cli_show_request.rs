@@ -1,5 +1,6 @@
 //! `jury run --dry-run --show-request` prints the first request of any
 //! protocol exactly as it would be sent, without an endpoint or a key.
+#![cfg(feature = "tui")]
 
 mod common;
 use common::*;

@@ -6,6 +6,7 @@
 //!
 //! `JURY_CRASH_ITERATIONS=200 cargo test --release --test crash_loop` runs
 //! the full 200; `cargo test` runs a short version.
+#![cfg(feature = "tui")]
 
 mod common;
 

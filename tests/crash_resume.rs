@@ -1,5 +1,6 @@
 //! RELIABILITY row 16: `kill -9` mid-run, then `--resume`, repeats no completed
 //! verdict and duplicates no row.
+#![cfg(feature = "tui")]
 
 mod common;
 

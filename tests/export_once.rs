@@ -2,6 +2,7 @@
 //! failed request covered; `jury report --format csv` neutralises its cells
 //! as `jury export --format csv` does; the workbench fills only a store that
 //! holds nothing with the sample data.
+#![cfg(feature = "tui")]
 
 mod common;
 

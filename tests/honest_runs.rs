@@ -4,6 +4,7 @@
 //! streams, Retry-After past the cap, 400s, runaway bodies, redirects,
 //! servers that echo the key, ignore `tool_choice`, need `--jinja`, overflow
 //! the context or close kept-alive connections.
+#![cfg(feature = "tui")]
 
 mod common;
 

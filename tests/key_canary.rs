@@ -1,6 +1,7 @@
 //! The API key never leaves the process, even when a server echoes it back in
 //! a 500 body or in an error event after a 200: not in the run's output, the
 //! failures, any export, nor the store's bytes (database and WAL).
+#![cfg(feature = "tui")]
 
 mod common;
 use common::*;

@@ -3,6 +3,7 @@
 //! its item stood, and `jury report` says whether a verdict depends on it —
 //! for a judge that favours the first item of each request, and not for one
 //! that answers the same wherever the item stands.
+#![cfg(feature = "tui")]
 
 mod common;
 use common::*;

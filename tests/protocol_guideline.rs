@@ -1,5 +1,6 @@
 //! The guideline protocol end to end: conversations imported into a real
 //! SQLite store in a tempdir, the engine, and a local judge on 127.0.0.1.
+#![cfg(feature = "tui")]
 
 use jury::domain::{Degree, FailureKind, Protocol, Value};
 use jury::engine::{EngineConfig, RunOutcome, RunRequest};

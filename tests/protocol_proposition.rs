@@ -1,5 +1,6 @@
 //! The proposition protocol end to end: a real SQLite store in a tempdir, the
 //! engine, and a local judge server on 127.0.0.1.
+#![cfg(feature = "tui")]
 
 use jury::domain::{FailureKind, Protocol, Value};
 use jury::engine::{EngineConfig, RunOutcome, RunRequest};

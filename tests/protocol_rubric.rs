@@ -2,6 +2,7 @@
 //! reference's results.json shape field for field, and faulty answers
 //! (out-of-range score, malformed JSON) recorded with their raw text and
 //! retried until every example and dimension has its score.
+#![cfg(feature = "tui")]
 
 mod common;
 use common::*;

@@ -14,6 +14,7 @@
 //! back with what the same flags plan in a dry run. A small model on two
 //! cores is slow and not always right, so the bars are "most of it" for the
 //! AwAg modes and "something" for the other protocols, not "all of it".
+#![cfg(feature = "tui")]
 
 mod common;
 

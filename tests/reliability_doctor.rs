@@ -1,5 +1,6 @@
 //! `jury doctor` as a process: against the in-process fake server, against
 //! `jury demo-judge`, and on broken stores and configs.
+#![cfg(feature = "tui")]
 
 use jury::store::Store;
 use jury::testserver::{Reply, TestServer, demo_judge};

@@ -3,6 +3,7 @@
 //! terminal raw; huge items are cut for display; bad files are refused with
 //! file, line and field; instructions inside content stay delimited and
 //! flagged; the API key never leaks.
+#![cfg(feature = "tui")]
 
 use jury::domain::{ComboKey, Failure, FailureKind, RunSpec};
 use jury::import::{ImportError, import_paths};

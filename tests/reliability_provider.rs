@@ -2,6 +2,7 @@
 //! in-process fake OpenAI server, through `jury::provider::Client` and, where
 //! the row is about verdicts, through `jury::engine::spawn_run` with a real
 //! SQLite store in a temporary directory.
+#![cfg(feature = "tui")]
 
 use jury::domain::{Mode, RunStatus};
 use jury::engine::{EngineConfig, EngineEvent, RunOutcome, RunRequest, spawn_run};

@@ -1,6 +1,7 @@
 //! RELIABILITY.md rows 16–20 (the store) against real SQLite files: kill -9
 //! mid-run and right after a label, a held write lock, a read-only or full
 //! database, a corrupt file.
+#![cfg(feature = "tui")]
 
 use jury::domain::{ComboKey, Label, Scale};
 use jury::protocol::awag::request::undelimit;

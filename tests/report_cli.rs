@@ -1,6 +1,7 @@
 //! `jury report` as a process: the JSON contract of DESIGN §5, the other
 //! formats, grouping, reproducibility, and agreement with what
 //! `jury export --format jsonl` holds (same pairs ⇒ same n and figures).
+#![cfg(feature = "tui")]
 
 mod common;
 use common::*;

@@ -1,6 +1,7 @@
 //! Issue 11 (run status and the command-line contract): a run never lies about how it ended, and another process never
 //! declares a live run dead. Each test drives the real binary against the
 //! fake server on 127.0.0.1 and reads the real store.
+#![cfg(feature = "tui")]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Issue 12, imports and the CSV export: a re-import never silently
 //! rewrites what a person stored, bad label files are named precisely, and
 //! exported cells cannot drive a terminal or a spreadsheet. The real binary.
+#![cfg(feature = "tui")]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Issue 12, the store: no command destroys or silently rewrites what a
 //! person stored. Real SQLite files and the real binary.
+#![cfg(feature = "tui")]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! The agreement view on the real figures: opening it asks for them (off the
 //! UI thread), the answer fills a table of every comparison, and the selected
 //! group's confusion matrix and distributions are drawn.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

@@ -1,4 +1,5 @@
 //! The executor against a real store and a real (local) judge server.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

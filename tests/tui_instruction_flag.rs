@@ -1,5 +1,6 @@
 //! The "looks like it instructs the judge" flag covers every item text that
 //! goes inside the prompt's boundary markers, not just the title and text.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

@@ -1,5 +1,6 @@
 //! Resident memory of the workbench state with 100 000 items. Prints VmRSS
 //! (Linux) before and after; the target is < 300 MB for the state.
+#![cfg(feature = "tui")]
 
 use jury::domain::*;
 use jury::tui::app::{App, Loaded};

@@ -1,6 +1,7 @@
 //! The other judge styles in the workbench: a conversation's guidelines and a
 //! claim show as verdict rows, are labelled on their own scales (blind
 //! before any verdict too), and the judge's value and text show beside them.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

@@ -1,4 +1,5 @@
 //! The review queue: `o` orders the list so disagreements come first.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

@@ -1,5 +1,6 @@
 //! The engine's own note on why a run stopped (a down endpoint with its URL, a
 //! budget, a Retry-After pause) is what the status line says, word for word.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

@@ -1,5 +1,6 @@
 //! Issue 12 in the pure update and on TestBackend: the quit prompt over
 //! unsaved labels, the replay offer at start, and bracketed paste.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

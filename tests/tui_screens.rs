@@ -1,5 +1,6 @@
 //! Screens on ratatui's TestBackend, snapshot-tested with insta; engine events
 //! are injected as the engine would send them.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

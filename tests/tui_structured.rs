@@ -1,6 +1,7 @@
 //! The workbench's structured-answer setting: config default, the key that
 //! cycles it, the status bar, the run it starts (against a real local server),
 //! and the runs view's path, request and usage lines.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

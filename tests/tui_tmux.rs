@@ -1,5 +1,6 @@
 //! End to end: the real binary in a detached tmux session against a local
 //! OpenAI-compatible server. Skips (with a note) when tmux is missing.
+#![cfg(feature = "tui")]
 
 mod tui_tmux_common;
 use tui_tmux_common::*;

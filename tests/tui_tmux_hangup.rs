@@ -4,6 +4,7 @@
 //! an endless loop; before input moved to its own thread, jury caught there
 //! kept a core at full load and ignored SIGTERM (see `src/tui/input.rs`).
 //! Skips (with a note) when tmux is missing.
+#![cfg(feature = "tui")]
 
 mod tui_tmux_common;
 use tui_tmux_common::*;

@@ -1,5 +1,6 @@
 //! End to end: the real binary against a closed port shows the engine's
 //! sentence, URL included, once, on the status line and in the runs view.
+#![cfg(feature = "tui")]
 
 mod tui_tmux_common;
 use tui_tmux_common::*;

@@ -1,6 +1,7 @@
 //! Issue 12 on the real binary in tmux: unsaved labels on quit (prompt,
 //! recovery file, replay at the next start), bracketed paste, and SIGTERM.
 //! Skips (with a note) when tmux is missing.
+#![cfg(feature = "tui")]
 
 mod tui_tmux_common;
 use tui_tmux_common::*;

@@ -1,4 +1,5 @@
 //! Pure update tests: no terminal, no I/O.
+#![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;

@@ -4,6 +4,7 @@
 //! proposition's persona) reaches the judge between the boundary markers, in
 //! every protocol; the messages before the request stay the same for a whole
 //! run (a cacheable prefix).
+#![cfg(feature = "tui")]
 
 mod common;
 

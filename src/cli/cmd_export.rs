@@ -1,6 +1,6 @@
 //! `jury export` and `jury report`.
 
-use super::{ExportArgs, ExportFormat, ReportArgs, open_store};
+use super::{ExportArgs, ExportFormat, open_store};
 use crate::config::Settings;
 use crate::domain::{Failure, Label, Run, Verdict};
 use crate::store::Store;
@@ -388,10 +388,4 @@ fn rubric_results(store: &Store) -> anyhow::Result<Value> {
         .map(|(_, index, reason)| json!({"index": index, "reason": reason}))
         .collect();
     Ok(json!({"results": results, "skipped": skipped}))
-}
-
-pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
-    let store = open_store(s)?;
-    crate::report::print(&store, &a)?;
-    Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@ mod cmd_doctor;
 mod cmd_export;
 mod cmd_label;
 mod cmd_prompt;
+mod cmd_report;
 mod cmd_run;
 
 pub use args::*;
@@ -113,7 +114,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Report(a) => {
             let s = settings(cli.db, Overrides::default())?;
-            cmd_export::report(&s, a)
+            cmd_report::report(&s, a)
         }
         Command::Export(a) => {
             let s = settings(cli.db, Overrides::default())?;

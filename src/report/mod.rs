@@ -9,13 +9,32 @@ pub mod position;
 pub mod prompt_delta;
 
 use crate::analytics;
-use crate::cli::{GroupBy, ReportArgs, ReportFormat};
 use crate::domain::{Agreement, Mode, Scale, Value};
 use crate::store::Store;
 use pairs::{Comparison, Pair};
 use serde_json::{Map, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// What a report's groups are split by (`jury report --by`), besides the
+/// comparison and its two sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    Classification,
+    Persona,
+    Mode,
+    Model,
+    Perspective,
+}
+
+/// How a report is written out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Table,
+    Json,
+    Csv,
+    Md,
+}
 
 /// One group of one comparison, with its figures.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,7 +65,17 @@ pub fn compute(
     resamples: Option<usize>,
     seed: u64,
 ) -> crate::store::Result<Vec<GroupFigures>> {
-    Ok(Report::build(store, by, resamples, seed, false)?.groups)
+    Ok(Report::build(store, by, resamples, seed, &mut ())?.groups)
+}
+
+/// Told when each stage of [`Report::build`] ends.
+pub trait Stage {
+    fn done(&mut self, what: &str);
+}
+
+/// No one listening.
+impl Stage for () {
+    fn done(&mut self, _: &str) {}
 }
 
 /// One group: `--by` value, left side, right side, scale.
@@ -266,17 +295,15 @@ pub struct Report {
 }
 
 impl Report {
-    /// Reads the store once and computes every section. `timed` prints stage
-    /// timings on stderr when JURY_DEBUG is set (never from the workbench,
-    /// whose terminal stderr would scribble on).
+    /// Reads the store once and computes every section. `stage` is told
+    /// when each stage ends (the CLI times them under JURY_DEBUG).
     pub fn build(
         store: &Store,
         by: Option<GroupBy>,
         resamples: Option<usize>,
         seed: u64,
-        timed: bool,
+        stage: &mut dyn Stage,
     ) -> crate::store::Result<Report> {
-        let mut stage = if timed { Stages::new() } else { Stages(None) };
         let runs = store.runs()?;
         let builder = pairs::Builder::read_with_runs(store, &runs, pairs::PARALLEL_READ_MIN)?;
         stage.done("read verdicts and labels");
@@ -313,60 +340,28 @@ impl Report {
     }
 }
 
-/// `jury report` output.
-pub fn print(store: &Store, a: &ReportArgs) -> anyhow::Result<()> {
-    let report = Report::build(store, a.by, a.bootstrap, a.seed, true)?;
-    let mut stage = Stages::new();
-    let Report {
-        groups,
-        flips,
-        deltas,
-        positions,
-        ..
-    } = &report;
-    let text = match a.format {
-        ReportFormat::Json => {
-            let mut v = to_json(groups);
-            v["self_consistency"] = json!(flips);
-            v["prompt_versions"] = json!(deltas);
-            v["position_bias"] = json!(positions);
-            serde_json::to_string_pretty(&v)?
-        }
-        ReportFormat::Csv => to_csv(groups),
-        ReportFormat::Md => to_table(groups, true),
-        ReportFormat::Table => {
-            let mut t = to_table(groups, false);
-            for l in report.notes() {
-                t.push('\n');
-                t.push_str(&l);
+impl Report {
+    /// The whole report in `format`; the table carries the sections below it.
+    pub fn render(&self, format: ReportFormat) -> serde_json::Result<String> {
+        Ok(match format {
+            ReportFormat::Json => {
+                let mut v = to_json(&self.groups);
+                v["self_consistency"] = json!(self.flips);
+                v["prompt_versions"] = json!(self.deltas);
+                v["position_bias"] = json!(self.positions);
+                serde_json::to_string_pretty(&v)?
             }
-            t
-        }
-    };
-    println!("{text}");
-    stage.done("render");
-    // The process ends right after the report: freeing millions of pairs
-    // (five reference counts each) one by one would add a tenth of a second
-    // for nothing; the operating system takes the memory back at exit.
-    std::mem::forget(report);
-    Ok(())
-}
-
-/// Stage timings on stderr when JURY_DEBUG is set (how the report benchmark
-/// is profiled); silent otherwise.
-struct Stages(Option<std::time::Instant>);
-
-impl Stages {
-    fn new() -> Stages {
-        Stages(std::env::var_os("JURY_DEBUG").map(|_| std::time::Instant::now()))
-    }
-
-    fn done(&mut self, what: &str) {
-        // Off stays off: only a started clock is restarted.
-        if let Some(t) = self.0.as_mut() {
-            eprintln!("jury report: {what}: {:.3} s", t.elapsed().as_secs_f64());
-            *t = std::time::Instant::now();
-        }
+            ReportFormat::Csv => to_csv(&self.groups),
+            ReportFormat::Md => to_table(&self.groups, true),
+            ReportFormat::Table => {
+                let mut t = to_table(&self.groups, false);
+                for l in self.notes() {
+                    t.push('\n');
+                    t.push_str(&l);
+                }
+                t
+            }
+        })
     }
 }
 

@@ -3,9 +3,9 @@
 //! classification for each version, in the order the versions were first
 //! run, and the change from the previous version.
 
+use super::GroupBy;
 use super::GroupFigures;
 use super::pairs::{Comparison, Pair};
-use crate::cli::GroupBy;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

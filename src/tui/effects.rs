@@ -96,7 +96,7 @@ impl Executor {
                             None,
                             Some(AGREEMENT_RESAMPLES),
                             42,
-                            false,
+                            &mut (),
                         )?;
                         let notes = report.notes();
                         Ok((report.groups, notes))

@@ -46,7 +46,9 @@ impl Workspace {
     /// `jury` with this workspace's store, a config path that does not exist,
     /// no key and no endpoint unless a test sets them.
     pub fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_jury"));
+        // Built only with the `tui` feature; the tests that run it are gated on it.
+        let mut c =
+            Command::new(option_env!("CARGO_BIN_EXE_jury").expect("the jury binary (feature tui)"));
         c.env("JURY_DB", &self.db)
             .env("JURY_CONFIG", self.dir.path().join("no-such-config.toml"))
             .env("XDG_CONFIG_HOME", self.dir.path().join("xdg-config"))
