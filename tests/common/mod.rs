@@ -20,6 +20,13 @@ pub fn sample_data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")
 }
 
+/// The binary, built only with the `tui` feature; the test files that run it
+/// are gated on the feature, the core's tests never call it.
+#[cfg(feature = "tui")]
+const JURY_BIN: &str = env!("CARGO_BIN_EXE_jury");
+#[cfg(not(feature = "tui"))]
+const JURY_BIN: &str = "the jury binary needs the tui feature";
+
 /// One test's workspace: its own store and no config or key from the developer.
 pub struct Workspace {
     pub dir: tempfile::TempDir,
@@ -46,9 +53,7 @@ impl Workspace {
     /// `jury` with this workspace's store, a config path that does not exist,
     /// no key and no endpoint unless a test sets them.
     pub fn cmd(&self) -> Command {
-        // Built only with the `tui` feature; the tests that run it are gated on it.
-        let mut c =
-            Command::new(option_env!("CARGO_BIN_EXE_jury").expect("the jury binary (feature tui)"));
+        let mut c = Command::new(JURY_BIN);
         c.env("JURY_DB", &self.db)
             .env("JURY_CONFIG", self.dir.path().join("no-such-config.toml"))
             .env("XDG_CONFIG_HOME", self.dir.path().join("xdg-config"))
