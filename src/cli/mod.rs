@@ -2,12 +2,12 @@
 
 mod args;
 mod cmd_data;
-mod cmd_doctor;
 mod cmd_export;
 mod cmd_label;
 mod cmd_prompt;
 mod cmd_report;
 mod cmd_run;
+mod doctor;
 
 pub use args::*;
 
@@ -143,7 +143,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let s = settings(cli.db, Overrides::default())?;
             cmd_data::list(&s, a)
         }
-        Command::Doctor(a) => cmd_doctor::doctor(cli.db, a),
+        Command::Doctor(a) => doctor::doctor(cli.db, a),
         Command::DemoJudge(a) => cmd_run::demo_judge(a),
     }
 }
