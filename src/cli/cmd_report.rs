@@ -1,6 +1,6 @@
 //! `jury report`: the report the core computes, written to stdout.
 
-use super::{GroupBy, ReportArgs, ReportFormat, open_store};
+use super::{GroupBy, ReportArgs, ReportFormat, SplitSide, open_store};
 use crate::config::Settings;
 use crate::report::{self, Report};
 use std::process::ExitCode;
@@ -8,13 +8,17 @@ use std::process::ExitCode;
 pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
     let mut timer = Stages::new();
-    let report = Report::build(
-        &store,
-        a.by.map(Into::into),
-        a.bootstrap,
-        a.seed,
-        &mut timer,
-    )?;
+    let by = a.by.map(Into::into);
+    let report = match a.split {
+        None => Report::build(&store, by, a.bootstrap, a.seed, &mut timer)?,
+        Some(side) => {
+            let side = match side {
+                SplitSide::Train => crate::domain::Side::Train,
+                SplitSide::Test => crate::domain::Side::Test,
+            };
+            Report::build_on(&store, by, a.bootstrap, a.seed, side, &mut timer)?
+        }
+    };
     let text = report.render(a.format.into())?;
     println!("{text}");
     report::Stage::done(&mut timer, "render");

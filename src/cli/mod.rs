@@ -7,6 +7,7 @@ mod cmd_label;
 mod cmd_prompt;
 mod cmd_report;
 mod cmd_run;
+mod cmd_split;
 mod doctor;
 
 pub use args::*;
@@ -142,6 +143,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List(a) => {
             let s = settings(cli.db, Overrides::default())?;
             cmd_data::list(&s, a)
+        }
+        Command::Split(a) => {
+            let s = settings(
+                cli.db,
+                Overrides {
+                    who: a.who.clone(),
+                    ..Default::default()
+                },
+            )?;
+            cmd_split::split(&s, a)
         }
         Command::Doctor(a) => doctor::doctor(cli.db, a),
         Command::DemoJudge(a) => cmd_run::demo_judge(a),

@@ -9,7 +9,7 @@ pub mod position;
 pub mod prompt_delta;
 
 use crate::analytics;
-use crate::domain::{Agreement, Mode, Scale, Value};
+use crate::domain::{Agreement, Mode, Scale, Side, Value};
 use crate::store::Store;
 use pairs::{Comparison, Pair};
 use serde_json::{Map, json};
@@ -292,6 +292,19 @@ pub struct Report {
     pub flips: Vec<consistency::FlipRate>,
     pub deltas: Vec<prompt_delta::PromptDelta>,
     pub positions: Vec<position::PositionBias>,
+    /// The side of the held-out split the figures cover; `None`: all pairs.
+    pub side: Option<Side>,
+}
+
+/// Why a report could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error(
+        "this workspace has no held-out split yet: `jury split --holdout 0.3 --seed 1` makes one (then `--split test` reports on the held-out pairs)"
+    )]
+    NoSplit,
 }
 
 impl Report {
@@ -304,13 +317,62 @@ impl Report {
         seed: u64,
         stage: &mut dyn Stage,
     ) -> crate::store::Result<Report> {
+        Report::compute(store, by, resamples, seed, None, stage)
+    }
+
+    /// [`Report::build`] on one side of the workspace's held-out split only
+    /// (`jury report --split test`): every pair whose (item, classification)
+    /// is on the other side is left out before anything is computed. The
+    /// double-check flip counts and position bias carry no item ids and are
+    /// left out on a split rather than shown for all items.
+    pub fn build_on(
+        store: &Store,
+        by: Option<GroupBy>,
+        resamples: Option<usize>,
+        seed: u64,
+        side: Side,
+        stage: &mut dyn Stage,
+    ) -> Result<Report, ReportError> {
+        let split = store.split()?.ok_or(ReportError::NoSplit)?;
+        Ok(Report::compute(
+            store,
+            by,
+            resamples,
+            seed,
+            Some((&split, side)),
+            stage,
+        )?)
+    }
+
+    fn compute(
+        store: &Store,
+        by: Option<GroupBy>,
+        resamples: Option<usize>,
+        seed: u64,
+        on: Option<(&crate::store::Split, Side)>,
+        stage: &mut dyn Stage,
+    ) -> crate::store::Result<Report> {
         let runs = store.runs()?;
         let builder = pairs::Builder::read_with_runs(store, &runs, pairs::PARALLEL_READ_MIN)?;
         stage.done("read verdicts and labels");
-        let (pairs, placed) = builder.finish_with_positions();
+        let (mut pairs, placed) = builder.finish_with_positions();
+        if let Some((split, side)) = on {
+            for ps in pairs.values_mut() {
+                ps.retain(|p| {
+                    split.side_of(&p.ctx.key.item_id, &p.ctx.key.classification_id) == side
+                });
+            }
+            pairs.retain(|_, ps| !ps.is_empty());
+        }
         stage.done("pair");
-        let flips = consistency::flip_rates(&pairs, store)?;
-        let positions = position::position_bias(&placed, resamples, seed);
+        let (flips, positions) = if on.is_some() {
+            (consistency::retest_flip_rates(&pairs), Vec::new())
+        } else {
+            (
+                consistency::flip_rates(&pairs, store)?,
+                position::position_bias(&placed, resamples, seed),
+            )
+        };
         drop(placed);
         stage.done("self-consistency, position bias");
         let first_run_of = |hash_prefix: &str| {
@@ -327,6 +389,7 @@ impl Report {
             flips,
             deltas,
             positions,
+            side: on.map(|(_, side)| side),
         })
     }
 
@@ -341,6 +404,17 @@ impl Report {
 }
 
 impl Report {
+    /// Says which side of the split the figures cover (nothing for all pairs).
+    fn split_line(&self) -> String {
+        match self.side {
+            Some(side) => format!(
+                "on the {} side of the held-out split only (self-consistency counts retests only; no position bias)\n",
+                side.as_str()
+            ),
+            None => String::new(),
+        }
+    }
+
     /// The whole report in `format`; the table carries the sections below it.
     pub fn render(&self, format: ReportFormat) -> serde_json::Result<String> {
         Ok(match format {
@@ -349,12 +423,14 @@ impl Report {
                 v["self_consistency"] = json!(self.flips);
                 v["prompt_versions"] = json!(self.deltas);
                 v["position_bias"] = json!(self.positions);
+                v["split"] = json!(self.side.map(Side::as_str));
                 serde_json::to_string_pretty(&v)?
             }
             ReportFormat::Csv => to_csv(&self.groups),
-            ReportFormat::Md => to_table(&self.groups, true),
+            ReportFormat::Md => format!("{}{}", self.split_line(), to_table(&self.groups, true)),
             ReportFormat::Table => {
-                let mut t = to_table(&self.groups, false);
+                let mut t = self.split_line();
+                t.push_str(&to_table(&self.groups, false));
                 for l in self.notes() {
                     t.push('\n');
                     t.push_str(&l);
