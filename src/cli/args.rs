@@ -48,10 +48,31 @@ pub enum Command {
     /// A fixed train/test split of the labelled (item, classification) pairs,
     /// stratified by label; shows the current one without --holdout.
     Split(SplitArgs),
+    /// Write a prompt set with worked examples from `train` labels (AwAg modes 1-3).
+    Fewshot(FewshotArgs),
     /// Check the config, the store and the judge endpoint; exit 0 when all is well.
     Doctor(DoctorArgs),
     /// Serve a deterministic offline judge on 127.0.0.1 (OpenAI wire format) for demos and tests.
     DemoJudge(DemoJudgeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FewshotArgs {
+    /// Build the examples from people's labels (on the `train` side of the
+    /// workspace's split; `jury split` makes one).
+    #[arg(long, required = true)]
+    pub from_labels: bool,
+    /// Examples per mode.
+    #[arg(long, default_value_t = 8)]
+    pub k: usize,
+    /// The directory to write (new or empty).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The prompt set to start from (default: the embedded one).
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

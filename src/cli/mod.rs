@@ -3,6 +3,7 @@
 mod args;
 mod cmd_data;
 mod cmd_export;
+mod cmd_fewshot;
 mod cmd_label;
 mod cmd_prompt;
 mod cmd_report;
@@ -153,6 +154,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
             )?;
             cmd_split::split(&s, a)
+        }
+        Command::Fewshot(a) => {
+            let s = settings(
+                cli.db,
+                Overrides {
+                    prompts: a.prompts.clone(),
+                    ..Default::default()
+                },
+            )?;
+            cmd_fewshot::fewshot(&s, a)
         }
         Command::Doctor(a) => doctor::doctor(cli.db, a),
         Command::DemoJudge(a) => cmd_run::demo_judge(a),
