@@ -256,6 +256,8 @@ pub enum ReportFormat {
     Json,
     Csv,
     Md,
+    /// One self-contained page (inline SVG charts, no network); use with --out.
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -283,6 +285,10 @@ pub struct ReportArgs {
     /// Figures on one side of the workspace's held-out split only (`jury split`).
     #[arg(long, value_enum)]
     pub split: Option<SplitSide>,
+    /// Write the report to this file (written whole, then renamed into place)
+    /// instead of stdout.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

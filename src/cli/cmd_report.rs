@@ -6,6 +6,14 @@ use crate::report::{self, Report};
 use std::process::ExitCode;
 
 pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
+    if let Some(p) = &a.out
+        && crate::store::is_own_file(&s.db_path, p)
+    {
+        anyhow::bail!(
+            "refusing to write the report to {}: that is the store itself (or its -wal/-shm); choose another --out path",
+            p.display()
+        );
+    }
     let store = open_store(s)?;
     let mut timer = Stages::new();
     let by = a.by.map(Into::into);
@@ -20,7 +28,14 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let text = report.render(a.format.into())?;
-    println!("{text}");
+    match &a.out {
+        Some(p) => {
+            crate::store::write_atomically(p, |w| w.write_all(text.as_bytes()))
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            eprintln!("wrote the report to {}", p.display());
+        }
+        None => println!("{text}"),
+    }
     report::Stage::done(&mut timer, "render");
     // The process ends right after the report: freeing millions of pairs
     // (five reference counts each) one by one would add a tenth of a second
@@ -68,6 +83,7 @@ impl From<ReportFormat> for report::ReportFormat {
             ReportFormat::Json => report::ReportFormat::Json,
             ReportFormat::Csv => report::ReportFormat::Csv,
             ReportFormat::Md => report::ReportFormat::Md,
+            ReportFormat::Html => report::ReportFormat::Html,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod consistency;
 pub mod csv;
+pub mod html;
 pub mod pairs;
 pub mod position;
 pub mod prompt_delta;
@@ -34,6 +35,8 @@ pub enum ReportFormat {
     Json,
     Csv,
     Md,
+    /// One self-contained page with inline SVG charts (see [`html`]).
+    Html,
 }
 
 /// One group of one comparison, with its figures.
@@ -427,6 +430,7 @@ impl Report {
                 serde_json::to_string_pretty(&v)?
             }
             ReportFormat::Csv => to_csv(&self.groups),
+            ReportFormat::Html => html::to_html(self),
             ReportFormat::Md => format!("{}{}", self.split_line(), to_table(&self.groups, true)),
             ReportFormat::Table => {
                 let mut t = self.split_line();
