@@ -290,4 +290,28 @@ fn notes(h: &mut String, report: &Report) {
         }
         h.push_str("</table>\n");
     }
+    if !report.changes.is_empty() {
+        let ci =
+            |c: Option<[f64; 2]>| c.map_or(String::new(), |[a, b]| format!(" [{a:.2}, {b:.2}]"));
+        h.push_str("<h2>Prompt version changes</h2>\n<p class=\"note\">On the combinations both versions judged; paired bootstrap 95 % intervals.</p>\n<table id=\"prompt-changes\"><tr><th>judge vs person</th><th>scale</th><th>from → to</th><th>n</th><th>kappa</th><th>Δ kappa</th><th>Δ agree</th></tr>\n");
+        for c in &report.changes {
+            h.push_str(&format!(
+                "<tr><td>{} vs {}</td><td>{}</td><td>{} → {}</td><td>{}</td><td>{} → {}{}</td><td>{}{}</td><td>{}{}</td></tr>\n",
+                esc(&c.judge),
+                esc(&c.person),
+                esc(&c.scale),
+                esc(&c.from),
+                esc(&c.to),
+                c.n,
+                opt(c.kappa_from),
+                opt(c.kappa_to),
+                ci(c.kappa_to_ci95),
+                opt(c.delta_kappa),
+                ci(c.delta_kappa_ci95),
+                opt(c.delta_agree),
+                ci(c.delta_agree_ci95)
+            ));
+        }
+        h.push_str("</table>\n");
+    }
 }

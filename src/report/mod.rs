@@ -7,6 +7,7 @@ pub mod csv;
 pub mod html;
 pub mod pairs;
 pub mod position;
+pub mod prompt_change;
 pub mod prompt_delta;
 
 use crate::analytics;
@@ -295,6 +296,8 @@ pub struct Report {
     pub flips: Vec<consistency::FlipRate>,
     pub deltas: Vec<prompt_delta::PromptDelta>,
     pub positions: Vec<position::PositionBias>,
+    /// Each prompt version's change from the one before, paired.
+    pub changes: Vec<prompt_change::PromptChange>,
     /// The side of the held-out split the figures cover; `None`: all pairs.
     pub side: Option<Side>,
 }
@@ -308,6 +311,16 @@ pub enum ReportError {
         "this workspace has no held-out split yet: `jury split --holdout 0.3 --seed 1` makes one (then `--split test` reports on the held-out pairs)"
     )]
     NoSplit,
+    #[error(
+        "prompt version {version} shows {count} {side} pair(s) as few-shot examples (e.g. {example}): figures on {side} would flatter it. \
+         Build the few-shot set again from the current split (`jury fewshot --from-labels`) and run it"
+    )]
+    SeenExamples {
+        version: String,
+        side: &'static str,
+        count: usize,
+        example: String,
+    },
 }
 
 impl Report {
@@ -337,6 +350,27 @@ impl Report {
         stage: &mut dyn Stage,
     ) -> Result<Report, ReportError> {
         let split = store.split()?.ok_or(ReportError::NoSplit)?;
+        // A prompt version that shows a held-out pair as an example has seen
+        // the answer: its figures on `test` would flatter it. (On `train`
+        // the examples are expected.)
+        let examples = match side {
+            Side::Test => store.prompt_examples()?,
+            Side::Train => Default::default(),
+        };
+        for (hash, pairs) in examples {
+            let seen: Vec<&(String, String)> = pairs
+                .iter()
+                .filter(|(item, cls)| split.side_of(item, cls) == side)
+                .collect();
+            if let Some((item, cls)) = seen.first() {
+                return Err(ReportError::SeenExamples {
+                    version: hash.chars().take(8).collect(),
+                    side: side.as_str(),
+                    count: seen.len(),
+                    example: format!("{item}/{cls}"),
+                });
+            }
+        }
         Ok(Report::compute(
             store,
             by,
@@ -384,6 +418,12 @@ impl Report {
                 .map_or(i64::MAX, |r| r.id)
         };
         let deltas = prompt_delta::deltas(&pairs, &first_run_of);
+        let changes = prompt_change::changes(
+            &pairs,
+            &first_run_of,
+            resamples.unwrap_or(analytics::DEFAULT_RESAMPLES),
+            seed,
+        );
         let groups = compute_from(&pairs, by, resamples, seed);
         stage.done("figures");
         Ok(Report {
@@ -392,6 +432,7 @@ impl Report {
             flips,
             deltas,
             positions,
+            changes,
             side: on.map(|(_, side)| side),
         })
     }
@@ -401,6 +442,7 @@ impl Report {
         consistency::table(&self.flips)
             .into_iter()
             .chain(prompt_delta::table(&self.deltas))
+            .chain(prompt_change::table(&self.changes))
             .chain(position::table(&self.positions))
             .collect()
     }
@@ -425,6 +467,7 @@ impl Report {
                 let mut v = to_json(&self.groups);
                 v["self_consistency"] = json!(self.flips);
                 v["prompt_versions"] = json!(self.deltas);
+                v["prompt_version_changes"] = json!(self.changes);
                 v["position_bias"] = json!(self.positions);
                 v["split"] = json!(self.side.map(Side::as_str));
                 serde_json::to_string_pretty(&v)?

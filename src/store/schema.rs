@@ -163,6 +163,9 @@ pub const MIGRATIONS: &[&str] = &[
     // 8: the held-out split (`jury split`): its settings (one per workspace)
     // and the side of each (item, classification) labelled when it was made;
     // pairs labelled later take the side their hash gives (domain::split).
+    // And the (item, classification) pairs a prompt version shows as
+    // few-shot examples, so a report on `test` can refuse a version that
+    // learnt from a test pair.
     r#"
     CREATE TABLE split_rule (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -176,6 +179,12 @@ pub const MIGRATIONS: &[&str] = &[
         classification_id TEXT NOT NULL,
         side TEXT NOT NULL CHECK (side IN ('train', 'test')),
         PRIMARY KEY (item_id, classification_id)
+    );
+    CREATE TABLE prompt_examples (
+        prompt_hash TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        PRIMARY KEY (prompt_hash, item_id, classification_id)
     );
     "#,
 ];

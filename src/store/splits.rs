@@ -141,6 +141,45 @@ impl Store {
         Ok(counts)
     }
 
+    /// Records the (item, classification) pairs prompt version `hash` shows
+    /// as examples (a run with a few-shot set calls it when it starts).
+    pub fn record_prompt_examples(&mut self, hash: &str, pairs: &[(String, String)]) -> Result<()> {
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let tx = self.immediate()?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT OR IGNORE INTO prompt_examples (prompt_hash, item_id, classification_id) VALUES (?1, ?2, ?3)",
+            )?;
+            for (item, cls) in pairs {
+                insert.execute(params![hash, item, cls])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Prompt version → the example pairs it shows.
+    pub fn prompt_examples(&self) -> Result<BTreeMap<String, Vec<(String, String)>>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT prompt_hash, item_id, classification_id FROM prompt_examples ORDER BY 1, 2, 3",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        for row in rows {
+            let (hash, item, cls) = row?;
+            out.entry(hash).or_default().push((item, cls));
+        }
+        Ok(out)
+    }
+
     /// Every labelled (item, classification), in a fixed order.
     pub fn labelled_pair_keys(&self) -> Result<Vec<(String, String)>> {
         Ok(self.labelled_pairs()?.into_iter().map(|(k, _)| k).collect())
