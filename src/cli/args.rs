@@ -285,6 +285,10 @@ pub struct ReportArgs {
     /// Figures on one side of the workspace's held-out split only (`jury split`).
     #[arg(long, value_enum)]
     pub split: Option<SplitSide>,
+    /// The table with one row per group and every column (wider than a
+    /// terminal; the default table fits 80-120 columns).
+    #[arg(long)]
+    pub wide: bool,
     /// Write the report to this file (written whole, then renamed into place)
     /// instead of stdout.
     #[arg(long, value_name = "PATH")]

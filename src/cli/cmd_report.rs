@@ -27,7 +27,11 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
             Report::build_on(&store, by, a.bootstrap, a.seed, side, &mut timer)?
         }
     };
-    let text = report.render(a.format.into())?;
+    let format = match (a.format, a.wide) {
+        (ReportFormat::Table, true) => report::ReportFormat::TableWide,
+        (f, _) => f.into(),
+    };
+    let text = report.render(format)?;
     match &a.out {
         Some(p) => {
             crate::store::write_atomically(p, |w| w.write_all(text.as_bytes()))

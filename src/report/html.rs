@@ -79,7 +79,7 @@ fn comparisons(h: &mut String, groups: &[GroupFigures]) {
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             g.comparison.key(),
             esc(&g.group),
-            g.scale.as_str(),
+            esc(&g.scale_name()),
             f.n,
             fig(&f.percent_agreement),
             fig(&f.cohen_kappa),
@@ -103,7 +103,7 @@ fn charts(h: &mut String, groups: &[GroupFigures]) {
             "<div class=\"card\" id=\"group-{i}\"><h3>{} · {} · {}</h3>",
             g.comparison.key(),
             esc(&g.group),
-            g.scale.as_str()
+            esc(&g.scale_name())
         ));
         h.push_str(&confusion_svg(
             &g.figures.confusion_matrix,

@@ -182,16 +182,22 @@ pub fn table(changes: &[PromptChange]) -> Vec<String> {
     let signed = |x: Option<f64>| x.map_or("–".into(), |x| format!("{x:+.2}"));
     let mut out = vec![
         String::new(),
-        "prompt version changes: judge vs human on the combinations both versions judged (paired 95 % intervals)".into(),
+        "prompt version changes: judge vs human on the combinations both versions judged".into(),
+        "(every classification pooled; paired bootstrap 95 % intervals)".into(),
     ];
     for c in changes {
+        // Two lines each, so they fit 120 columns whatever the names.
         out.push(format!(
-            "  {} vs {} ({}): prompts {} → {}: kappa {} → {}{}, Δ {}{}; agreement Δ {}{} on {} combination(s)",
-            crate::sanitize::one_line(&c.judge, 40),
+            "  {} vs {} ({}): prompts {} → {} on {} combination(s)",
+            crate::sanitize::one_line(&c.judge, 50),
             crate::sanitize::one_line(&c.person, 20),
             c.scale,
             crate::sanitize::one_line(&c.from, 12),
             crate::sanitize::one_line(&c.to, 12),
+            c.n
+        ));
+        out.push(format!(
+            "     kappa {} → {}{}, Δ {}{}; agreement Δ {}{}",
             v(c.kappa_from),
             v(c.kappa_to),
             ci(c.kappa_to_ci95),
@@ -199,7 +205,6 @@ pub fn table(changes: &[PromptChange]) -> Vec<String> {
             ci(c.delta_kappa_ci95),
             signed(c.delta_agree),
             ci(c.delta_agree_ci95),
-            c.n
         ));
     }
     out
