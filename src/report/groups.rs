@@ -1,0 +1,215 @@
+//! Pairs into groups (comparison, sides, scale, `--by`), and each group's
+//! figures.
+
+use super::pairs::{Comparison, Pair};
+use super::{GroupBy, GroupFigures};
+use crate::analytics;
+use crate::domain::{Agreement, Mode, Scale, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One group: `--by` value, left side, right side, scale.
+type GroupKey = (Arc<str>, Arc<str>, Arc<str>, &'static str);
+
+/// A group key by the identity of its shared names (by, left, right) and scale.
+type NameIds = (usize, usize, usize, &'static str);
+
+/// One group's key and its pairs.
+type Group<'a> = (GroupKey, Vec<&'a Pair>);
+
+/// Resamples for a report whose groups below
+/// [`analytics::MULTINOMIAL_MIN_PAIRS`] hold `small_group_pairs` pairs in
+/// all, when the user chose none. Larger groups resample their confusion
+/// matrix at a cost independent of n, so only the small ones draw pair by
+/// pair: the full [`analytics::DEFAULT_RESAMPLES`] while those draws fit in
+/// [`analytics::DRAW_BUDGET`], fewer above (many small groups, e.g. `--by
+/// classification` over thousands of classifications), never under 50.
+pub fn auto_resamples(small_group_pairs: usize) -> usize {
+    if small_group_pairs == 0 {
+        return analytics::DEFAULT_RESAMPLES;
+    }
+    (analytics::DRAW_BUDGET / small_group_pairs).clamp(50, analytics::DEFAULT_RESAMPLES)
+}
+
+/// Groups pairs and computes figures per group (pure; used by tests too).
+pub fn compute_from(
+    all: &BTreeMap<Comparison, Vec<Pair>>,
+    by: Option<GroupBy>,
+    resamples: Option<usize>,
+    seed: u64,
+) -> Vec<GroupFigures> {
+    // Comparisons are grouped, then groups computed, each spread over the cores.
+    let grouped: Vec<(Comparison, Vec<Group<'_>>)> = crate::par::map_weighted(
+        all.iter().collect(),
+        |(_, pairs)| pairs.len(),
+        |(comparison, pairs)| (*comparison, group_pairs(pairs, by)),
+    );
+    let resamples = resamples.unwrap_or_else(|| {
+        auto_resamples(
+            grouped
+                .iter()
+                .flat_map(|(_, gs)| gs.iter().map(|(_, ps)| ps.len()))
+                .filter(|&n| n < analytics::MULTINOMIAL_MIN_PAIRS)
+                .sum(),
+        )
+    });
+    let jobs: Vec<(Comparison, GroupKey, Vec<&Pair>)> = grouped
+        .into_iter()
+        .flat_map(|(c, gs)| gs.into_iter().map(move |(k, ps)| (c, k, ps)))
+        .collect();
+    crate::par::map_weighted(
+        jobs,
+        |(_, _, ps)| ps.len(),
+        |(comparison, key, ps)| group_figures(comparison, key, &ps, resamples, seed),
+    )
+}
+
+/// One comparison's pairs by group: one pair of sides (e.g. "awag mode 2 ·
+/// model" vs "alice") on one scale — pairs on a shared scale keep it,
+/// cross-scale pairs are read as agreement — optionally split further by
+/// `--by`; sorted, so the report reads the same every time.
+fn group_pairs(pairs: &[Pair], by: Option<GroupBy>) -> Vec<Group<'_>> {
+    // Pairs share their side names (one Arc per judge, person, run...), so
+    // they are grouped by the names' identity first — no string hashing per
+    // pair — and groups whose names are equal are then merged by value.
+    let ptr = |a: &Arc<str>| Arc::as_ptr(a) as *const u8 as usize;
+    let empty: Arc<str> = Arc::from("");
+    let mut by_names: rustc_hash::FxHashMap<&str, Arc<str>> = Default::default();
+    let mut fast: rustc_hash::FxHashMap<NameIds, (GroupKey, Vec<usize>)> = Default::default();
+    for (i, p) in pairs.iter().enumerate() {
+        let by_value: Arc<str> = match by {
+            None => empty.clone(),
+            Some(GroupBy::Classification) => intern(&mut by_names, &p.ctx.key.classification_id),
+            Some(GroupBy::Perspective) => intern(&mut by_names, &p.ctx.key.perspective_id),
+            Some(GroupBy::Persona) => p.ctx.persona.clone(),
+            Some(GroupBy::Mode) => match p.ctx.mode {
+                Some(Mode::One) => intern(&mut by_names, "mode 1"),
+                Some(Mode::Two) => intern(&mut by_names, "mode 2"),
+                Some(Mode::Three) => intern(&mut by_names, "mode 3"),
+                None => intern(&mut by_names, "-"),
+            },
+            Some(GroupBy::Model) if p.ctx.model.is_empty() => intern(&mut by_names, "-"),
+            Some(GroupBy::Model) => p.ctx.model.clone(),
+        };
+        let scale = if p.a.scale() == p.b.scale() {
+            p.a.scale().as_str()
+        } else {
+            "cross-scale"
+        };
+        fast.entry((ptr(&by_value), ptr(&p.left), ptr(&p.right), scale))
+            .or_insert_with(|| {
+                (
+                    (by_value, p.left.clone(), p.right.clone(), scale),
+                    Vec::new(),
+                )
+            })
+            .1
+            .push(i);
+    }
+    let mut groups: BTreeMap<GroupKey, Vec<usize>> = BTreeMap::new();
+    for (key, idx) in fast.into_values() {
+        match groups.entry(key) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(idx);
+            }
+            // Equal names held in different Arcs: merged, in pair order, so
+            // the figures never depend on where the Arcs were allocated.
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                o.get_mut().extend(idx);
+                o.get_mut().sort_unstable();
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(k, idx)| (k, idx.into_iter().map(|i| &pairs[i]).collect()))
+        .collect()
+}
+
+/// A shared `Arc` per distinct `--by` value.
+fn intern<'a>(names: &mut rustc_hash::FxHashMap<&'a str, Arc<str>>, s: &'a str) -> Arc<str> {
+    names.entry(s).or_insert_with(|| Arc::from(s)).clone()
+}
+
+/// The figures of one group.
+fn group_figures(
+    comparison: Comparison,
+    (by_value, left, right, _): GroupKey,
+    ps: &[&Pair],
+    resamples: usize,
+    seed: u64,
+) -> GroupFigures {
+    let sides = format!("{left} vs {right}");
+    let group = if by_value.is_empty() {
+        sides
+    } else {
+        format!("{by_value} · {sides}")
+    };
+    let (scale, values, undecided, mapped) = common_scale(ps);
+    let (pairs, k, ordinal) = analytics::pairs_from_values(&values);
+    let k = if values.is_empty() {
+        scale.values().len()
+    } else {
+        k
+    };
+    let figures = analytics::Figures::compute(&pairs, k, ordinal, resamples, seed)
+        .expect("indices come from the scale itself");
+    let (evalgen, accuracy) = if comparison == Comparison::JudgeVsHuman {
+        let readings: Vec<_> = ps
+            .iter()
+            .map(|p| (p.a.as_agreement(), p.b.as_agreement()))
+            .collect();
+        (
+            Some(wrong_as_positive(&readings)),
+            Some(analytics::accuracy_by_rater(&readings, resamples, seed)),
+        )
+    } else {
+        (None, None)
+    };
+    GroupFigures {
+        comparison,
+        group,
+        left: left.to_string(),
+        right: right.to_string(),
+        scale,
+        mapped,
+        undecided,
+        figures,
+        evalgen,
+        accuracy,
+    }
+}
+
+/// EvalGen counts with DISAGREE ("the classifier was wrong") as positive,
+/// over the pairs both sides decided.
+fn wrong_as_positive(readings: &[(Option<Agreement>, Option<Agreement>)]) -> analytics::EvalGen {
+    let decided: Vec<(bool, bool)> = readings
+        .iter()
+        .filter_map(|r| match r {
+            (Some(a), Some(b)) => Some((*a == Agreement::Disagree, *b == Agreement::Disagree)),
+            _ => None,
+        })
+        .collect();
+    analytics::evalgen(&decided)
+}
+
+/// The pairs on one scale: their own when both sides share it, else the
+/// agreement reading, with undecided pairs counted and left out.
+fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize, bool) {
+    let first = ps.first().map(|p| p.a.scale());
+    let same = ps
+        .iter()
+        .all(|p| Some(p.a.scale()) == first && Some(p.b.scale()) == first);
+    if let (true, Some(scale)) = (same, first) {
+        return (scale, ps.iter().map(|p| (p.a, p.b)).collect(), 0, false);
+    }
+    let mut values = Vec::new();
+    let mut undecided = 0;
+    for p in ps {
+        match (p.a.as_agreement(), p.b.as_agreement()) {
+            (Some(a), Some(b)) => values.push((Value::Agreement(a), Value::Agreement(b))),
+            _ => undecided += 1,
+        }
+    }
+    (Scale::Agreement, values, undecided, true)
+}

@@ -1,0 +1,340 @@
+//! The report written out: the table for a terminal (and `--wide`),
+//! Markdown, CSV and JSON (HTML is `html.rs`).
+
+use super::pairs::Comparison;
+use super::{GroupFigures, Report, ReportFormat, csv, html};
+use crate::analytics;
+use crate::domain::Side;
+use serde_json::{Map, json};
+
+impl Report {
+    /// Says which side of the split the figures cover (nothing for all pairs).
+    fn split_line(&self) -> String {
+        match self.side {
+            Some(side) => format!(
+                "on the {} side of the held-out split only (self-consistency counts retests only; no position bias)\n",
+                side.as_str()
+            ),
+            None => String::new(),
+        }
+    }
+
+    /// The whole report in `format`; the table carries the sections below it.
+    pub fn render(&self, format: ReportFormat) -> serde_json::Result<String> {
+        Ok(match format {
+            ReportFormat::Json => {
+                let mut v = to_json(&self.groups);
+                v["self_consistency"] = json!(self.flips);
+                v["prompt_versions"] = json!(self.deltas);
+                v["prompt_version_changes"] = json!(self.changes);
+                v["position_bias"] = json!(self.positions);
+                v["split"] = json!(self.side.map(Side::as_str));
+                serde_json::to_string_pretty(&v)?
+            }
+            ReportFormat::Csv => to_csv(&self.groups),
+            ReportFormat::Html => html::to_html(self),
+            ReportFormat::Md => format!("{}{}", self.split_line(), to_table(&self.groups, true)),
+            ReportFormat::Table => {
+                let mut t = self.split_line();
+                t.push_str(&to_blocks(&self.groups));
+                for l in self.notes() {
+                    t.push('\n');
+                    t.push_str(&l);
+                }
+                t
+            }
+            ReportFormat::TableWide => {
+                let mut t = self.split_line();
+                t.push_str(&to_table(&self.groups, false));
+                for l in self.notes() {
+                    t.push('\n');
+                    t.push_str(&l);
+                }
+                t
+            }
+        })
+    }
+}
+
+/// The JSON contract (DESIGN §5): per comparison, groups with n and figures.
+pub fn to_json(groups: &[GroupFigures]) -> serde_json::Value {
+    let mut root = Map::new();
+    for c in Comparison::ALL {
+        let list: Vec<serde_json::Value> = groups
+            .iter()
+            .filter(|g| g.comparison == c)
+            .map(|g| {
+                let mut v = serde_json::to_value(&g.figures).unwrap_or_else(|_| json!({}));
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("group".into(), json!(g.group));
+                    o.insert("scale".into(), json!(g.scale.as_str()));
+                    o.insert("scale_mapped".into(), json!(g.mapped));
+                    o.insert("undecided".into(), json!(g.undecided));
+                    o.insert("left".into(), json!(g.left));
+                    o.insert("right".into(), json!(g.right));
+                    if let Some(e) = &g.evalgen {
+                        o.insert("evalgen".into(), json!(e));
+                    }
+                    if let Some([l, r]) = &g.accuracy {
+                        o.insert("classifier_accuracy".into(), json!({"left": l, "right": r}));
+                    }
+                }
+                v
+            })
+            .collect();
+        root.insert(c.key().into(), json!(list));
+    }
+    serde_json::Value::Object(root)
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into())
+}
+
+fn fmt_ci(f: &analytics::Figure) -> String {
+    value_with_ci(f.value, f.ci95)
+}
+
+/// "0.812 [0.74,0.88]", or the value alone (or "–") without an interval:
+/// how the report and the agreement view write a figure.
+pub fn value_with_ci(value: Option<f64>, ci95: Option<[f64; 2]>) -> String {
+    match (value, ci95) {
+        (Some(v), Some([lo, hi])) => format!("{v:.3} [{lo:.2},{hi:.2}]"),
+        (v, _) => fmt(v),
+    }
+}
+
+const HEADERS: [&str; 13] = [
+    "comparison",
+    "group",
+    "scale",
+    "n",
+    "agree",
+    "within-1",
+    "kappa",
+    "w-kappa(q)",
+    "alpha",
+    "spearman",
+    "base rate L/R",
+    "accuracy L/R",
+    "coverage/FFR/align",
+];
+
+fn share(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "–".into())
+}
+
+fn row(g: &GroupFigures) -> [String; 13] {
+    let f = &g.figures;
+    [
+        g.comparison.key().to_string(),
+        crate::sanitize::one_line(&g.group, 60),
+        g.scale_name(),
+        if g.undecided > 0 {
+            format!("{} (+{} undecided)", f.n, g.undecided)
+        } else {
+            f.n.to_string()
+        },
+        fmt_ci(&f.percent_agreement),
+        fmt_ci(&f.within_one),
+        fmt_ci(&f.cohen_kappa),
+        fmt_ci(&f.weighted_kappa_quadratic),
+        fmt_ci(&f.krippendorff_alpha),
+        fmt_ci(&f.spearman),
+        format!(
+            "{}/{}",
+            share(f.base_rate.first.mode_share),
+            share(f.base_rate.second.mode_share)
+        ),
+        match &g.accuracy {
+            Some([l, r]) => format!("{}/{}", share(l.accuracy), share(r.accuracy)),
+            None => "–".into(),
+        },
+        match &g.evalgen {
+            Some(e) => format!(
+                "{}/{}/{}",
+                share(e.coverage),
+                share(e.false_failure_rate),
+                share(e.alignment)
+            ),
+            None => "–".into(),
+        },
+    ]
+}
+
+fn to_table(groups: &[GroupFigures], markdown: bool) -> String {
+    if groups.is_empty() {
+        return "nothing to compare yet: judge some items and label some (jury run, jury label or the workbench)".into();
+    }
+    let rows: Vec<[String; 13]> = groups.iter().map(row).collect();
+    let mut widths = HEADERS.map(|h| h.chars().count());
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .collect();
+        if markdown {
+            format!("| {} |", padded.join(" | "))
+        } else {
+            padded.join("  ")
+        }
+    };
+    let mut out = vec![line(&HEADERS.map(String::from))];
+    if markdown {
+        out.push(format!(
+            "|{}|",
+            widths
+                .iter()
+                .map(|w| "-".repeat(w + 2))
+                .collect::<Vec<_>>()
+                .join("|")
+        ));
+    }
+    out.extend(rows.iter().map(|r| line(r)));
+    if !markdown {
+        out.push(String::new());
+        out.push("agree is raw agreement and within-1 the share at most one step apart; kappa and alpha correct agreement for chance.\n\
+base rate L/R is each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa).\n\
+accuracy L/R is the classifier's accuracy as each side reads it (AGREE share); coverage/FFR/align treat \"the classifier was wrong\" as positive, the human as reference.\n\
+[a,b] is a seeded bootstrap 95 % interval; n counts pairs, undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted.".into());
+    }
+    out.join("\n")
+}
+
+/// Columns a figures line may take before the next figure goes on a new line.
+const NARROW: usize = 100;
+
+/// The table for a terminal: each group a heading line (comparison, group,
+/// scale, n) and its figures wrapped under it, so it reads at 80–120
+/// columns whatever the names (`--wide` gives one row per group).
+fn to_blocks(groups: &[GroupFigures]) -> String {
+    if groups.is_empty() {
+        return "nothing to compare yet: judge some items and label some (jury run, jury label or the workbench)".into();
+    }
+    let mut out = Vec::new();
+    for g in groups {
+        let f = &g.figures;
+        let n = if g.undecided > 0 {
+            format!("n {} (+{} undecided)", f.n, g.undecided)
+        } else {
+            format!("n {}", f.n)
+        };
+        let name = format!(
+            "{} · {}",
+            g.comparison.key(),
+            crate::sanitize::one_line(&g.group, 110)
+        );
+        let rest = format!("{} · {n}", g.scale_name());
+        if name.chars().count() + 3 + rest.chars().count() <= 120 {
+            out.push(format!("{name} · {rest}"));
+        } else {
+            out.push(name);
+            out.push(format!("   {rest}"));
+        }
+        let mut cells: Vec<String> = vec![format!("agree {}", fmt_ci(&f.percent_agreement))];
+        if f.ordinal {
+            cells.push(format!("within-1 {}", fmt_ci(&f.within_one)));
+        }
+        cells.push(format!("kappa {}", fmt_ci(&f.cohen_kappa)));
+        if f.ordinal {
+            cells.push(format!(
+                "w-kappa(q) {}",
+                fmt_ci(&f.weighted_kappa_quadratic)
+            ));
+        }
+        cells.push(format!("alpha {}", fmt_ci(&f.krippendorff_alpha)));
+        if f.ordinal {
+            cells.push(format!("spearman {}", fmt_ci(&f.spearman)));
+        }
+        cells.push(format!(
+            "base rate L/R {}/{}",
+            share(f.base_rate.first.mode_share),
+            share(f.base_rate.second.mode_share)
+        ));
+        if let Some([l, r]) = &g.accuracy {
+            cells.push(format!(
+                "accuracy L/R {}/{}",
+                share(l.accuracy),
+                share(r.accuracy)
+            ));
+        }
+        if let Some(e) = &g.evalgen {
+            cells.push(format!(
+                "coverage/FFR/align {}/{}/{}",
+                share(e.coverage),
+                share(e.false_failure_rate),
+                share(e.alignment)
+            ));
+        }
+        let mut line = String::from("   ");
+        for c in cells {
+            if line.chars().count() + 2 + c.chars().count() > NARROW && !line.trim().is_empty() {
+                out.push(std::mem::replace(&mut line, String::from("   ")));
+            }
+            line.push_str("  ");
+            line.push_str(&c);
+        }
+        out.push(line);
+    }
+    out.push(String::new());
+    out.push("agree is raw agreement and within-1 the share at most one step apart; kappa and alpha correct\n\
+agreement for chance. base rate L/R is each side's share of its most common value (a rater that\n\
+always gives it scores that raw agreement with zero kappa). accuracy L/R is the classifier's\n\
+accuracy as each side reads it (AGREE share); coverage/FFR/align treat \"the classifier was wrong\"\n\
+as positive, the human as reference. [a,b] is a seeded bootstrap 95 % interval; n counts pairs,\n\
+undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted. A scale marked\n\
+(mapped) compares answers given on different scales, read as AGREE/DISAGREE. --wide: one row\n\
+per group.".into());
+    out.join("\n")
+}
+
+fn to_csv(groups: &[GroupFigures]) -> String {
+    // Group and side names are persona, classification and model names
+    // from the store: untrusted text, treated as `jury export` treats it.
+    let esc = csv::text;
+    let mut out = vec!["comparison,group,left,right,scale,n,undecided,percent_agreement,percent_agreement_lo,percent_agreement_hi,within_one,cohen_kappa,cohen_kappa_lo,cohen_kappa_hi,weighted_kappa_quadratic,krippendorff_alpha,spearman,mean_abs_diff,base_rate_left,base_rate_right,accuracy_left,accuracy_right,coverage,false_failure_rate,alignment,scale_mapped".to_string()];
+    for g in groups {
+        let f = &g.figures;
+        let ci =
+            |x: &analytics::Figure, i: usize| x.ci95.map(|c| c[i].to_string()).unwrap_or_default();
+        let v = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+        let acc = |i: usize| g.accuracy.as_ref().and_then(|a| a[i].accuracy);
+        let eg = |pick: fn(&analytics::EvalGen) -> Option<f64>| g.evalgen.as_ref().and_then(pick);
+        let cells = [
+            g.comparison.key().to_string(),
+            esc(&g.group),
+            esc(&g.left),
+            esc(&g.right),
+            g.scale.as_str().to_string(),
+            f.n.to_string(),
+            g.undecided.to_string(),
+            v(f.percent_agreement.value),
+            ci(&f.percent_agreement, 0),
+            ci(&f.percent_agreement, 1),
+            v(f.within_one.value),
+            v(f.cohen_kappa.value),
+            ci(&f.cohen_kappa, 0),
+            ci(&f.cohen_kappa, 1),
+            v(f.weighted_kappa_quadratic.value),
+            v(f.krippendorff_alpha.value),
+            v(f.spearman.value),
+            v(f.mean_abs_diff.value),
+            v(f.base_rate.first.mode_share),
+            v(f.base_rate.second.mode_share),
+            v(acc(0)),
+            v(acc(1)),
+            v(eg(|e| e.coverage)),
+            v(eg(|e| e.false_failure_rate)),
+            v(eg(|e| e.alignment)),
+            g.mapped.to_string(),
+        ];
+        out.push(cells.join(","));
+    }
+    out.join("\n")
+}
