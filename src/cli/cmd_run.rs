@@ -2,38 +2,22 @@
 
 use super::{DemoJudgeArgs, EXIT_FAILURES, RunArgs, open_store};
 use crate::config::Settings;
-use crate::domain::{Mode, Protocol, RunStatus};
+use crate::domain::RunStatus;
 use crate::engine::{EngineConfig, EngineEvent, Progress, RunRequest};
 use crate::prompt::PromptSet;
+use crate::protocol::{JudgeSpec, SpecFlags};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
-    let protocol: Protocol = a.protocol.parse().map_err(|e: String| anyhow::anyhow!(e))?;
-    if a.double_check && protocol != Protocol::Proposition {
-        anyhow::bail!("--double-check applies to the proposition protocol");
-    }
-    let mode = match (protocol, a.mode) {
-        (Protocol::Awag, Some(m)) => Mode::from_number(m)
-            .ok_or_else(|| anyhow::anyhow!("--mode must be 1, 2 or 3, got {m}"))?,
-        (Protocol::Awag, None) => {
-            anyhow::bail!("--mode is required for the awag protocol (1, 2 or 3)")
-        }
-        (_, Some(_)) => anyhow::bail!("--mode applies to the awag protocol only"),
-        // Other protocols have no AwAg mode; the field is ignored for them.
-        (_, None) => Mode::Two,
-    };
-    if protocol == Protocol::Awag && (a.persona.is_empty() || a.perspective.is_empty()) {
-        anyhow::bail!(
-            "the awag protocol needs --persona and --perspective (see `jury list personas` and `jury list perspectives`)"
-        );
-    }
+    let spec = JudgeSpec::from_flags(&spec_flags(&a))?;
+    let protocol = spec.protocol();
     if a.concurrency == 0 {
         anyhow::bail!("--concurrency must be at least 1");
     }
-    let mut req = RunRequest::new(mode, &a.persona, a.perspective.clone());
-    req.protocol = protocol;
+    let mut req = RunRequest::for_spec(spec);
+    req.prompts_dir = s.prompts_dir.clone();
     req.concurrency = a.concurrency;
     if let Some(k) = a.batch_size {
         if k == 0 {
@@ -80,65 +64,6 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
                 })
         })
         .transpose()?;
-    if protocol == Protocol::Rubric {
-        use crate::protocol::rubric::Dimension;
-        let mut dims = if a.no_default_dimensions {
-            Vec::new()
-        } else {
-            Dimension::defaults()
-        };
-        for d in &a.dimension {
-            dims.push(Dimension::from_arg(d).map_err(|e| anyhow::anyhow!(e))?);
-        }
-        if dims.is_empty() {
-            anyhow::bail!(
-                "no dimensions: give --dimension NAME=FILE or drop --no-default-dimensions"
-            );
-        }
-        req.options = serde_json::json!({
-            "dimensions": dims.iter().map(|d| serde_json::json!({"name": d.name, "rubric": d.rubric})).collect::<Vec<_>>(),
-            "prompts_dir": s.prompts_dir,
-        });
-    }
-    let proposition_flags = a.claim.is_some()
-        || a.claim_id.is_some()
-        || a.precondition.is_some()
-        || a.first_n.is_some()
-        || a.last_n.is_some()
-        || a.scoring != "check";
-    if proposition_flags && protocol != Protocol::Proposition {
-        anyhow::bail!(
-            "--claim, --claim-id, --scoring, --precondition, --first-n and --last-n apply to the proposition protocol"
-        );
-    }
-    if protocol == Protocol::Proposition {
-        use crate::protocol::proposition::{Scoring, Settings};
-        let claim = a
-            .claim
-            .clone()
-            .filter(|c| !c.trim().is_empty())
-            .ok_or_else(|| anyhow::anyhow!("the proposition protocol needs --claim \"...\""))?;
-        let settings = Settings {
-            claim_id: a
-                .claim_id
-                .clone()
-                .unwrap_or_else(|| Settings::default_claim_id(&claim)),
-            claim,
-            scoring: Scoring::parse(&a.scoring).map_err(|e| anyhow::anyhow!(e))?,
-            double_check: a.double_check,
-            precondition: a.precondition.clone(),
-            first_n: a.first_n,
-            last_n: a.last_n,
-        };
-        let mut o = settings.to_options();
-        o["prompts_dir"] = serde_json::json!(s.prompts_dir);
-        // Validates the claim and the precondition before anything runs.
-        Settings::from_options(&o).map_err(|e| anyhow::anyhow!(e))?;
-        req.options = o;
-    }
-    if protocol == Protocol::Guideline {
-        req.options = serde_json::json!({ "prompts_dir": s.prompts_dir });
-    }
     let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
 
     // Planning needs no endpoint: a dry run works without one.
@@ -268,6 +193,25 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     // The plan made above is the one run: planning again would read every
     // item a second time before the first request.
     rt.block_on(drive(cfg, req, plan, a.json))
+}
+
+/// The judge spec's part of `jury run`'s flags, as the one constructor takes them.
+fn spec_flags(a: &RunArgs) -> SpecFlags {
+    SpecFlags {
+        protocol: a.protocol.clone(),
+        mode: a.mode,
+        persona: Some(a.persona.clone()),
+        perspectives: a.perspective.clone(),
+        dimensions: a.dimension.clone(),
+        no_default_dimensions: a.no_default_dimensions,
+        claim: a.claim.clone(),
+        claim_id: a.claim_id.clone(),
+        scoring: Some(a.scoring.clone()),
+        double_check: a.double_check,
+        precondition: a.precondition.clone(),
+        first_n: a.first_n,
+        last_n: a.last_n,
+    }
 }
 
 async fn drive(

@@ -6,6 +6,7 @@ use super::app::RunPlan;
 use super::msg::{Effect, Msg};
 use crate::domain::Label;
 use crate::engine::{EngineConfig, RunRequest, spawn_run};
+use crate::protocol::{JudgeSpec, SpecFlags};
 use crate::store::Store;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -148,10 +149,20 @@ impl Executor {
             });
             return;
         };
-        let mut req = RunRequest::new(plan.mode, &plan.persona_id, plan.perspective_ids);
+        // The spec is built and checked by the constructor `jury run` uses.
         // Other protocols run with their defaults (rubric: relevance and tone;
         // guideline: each conversation's own guidelines) and prompt sets.
-        req.protocol = plan.protocol;
+        let spec = match JudgeSpec::from_flags(&spec_flags(&plan)) {
+            Ok(spec) => spec,
+            Err(e) => {
+                let _ = self.tx.send(Msg::RunEnded {
+                    tag,
+                    error: Some(e.to_string()),
+                });
+                return;
+            }
+        };
+        let mut req = RunRequest::for_spec(spec);
         req.item_ids = Some(plan.item_ids);
         req.structured = plan.structured;
         let handle = spawn_run(cfg, req);
@@ -189,6 +200,23 @@ impl Executor {
 impl Drop for Executor {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+/// The workbench's choices as [`JudgeSpec::from_flags`] takes them: a mode,
+/// persona and perspectives for AwAg; other protocols need none of them.
+fn spec_flags(plan: &RunPlan) -> SpecFlags {
+    let awag = plan.protocol == crate::domain::Protocol::Awag;
+    SpecFlags {
+        protocol: plan.protocol.as_str().to_string(),
+        mode: awag.then(|| plan.mode.number()),
+        persona: awag.then(|| plan.persona_id.clone()),
+        perspectives: if awag {
+            plan.perspective_ids.clone()
+        } else {
+            Vec::new()
+        },
+        ..SpecFlags::default()
     }
 }
 

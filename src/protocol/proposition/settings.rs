@@ -1,6 +1,6 @@
 //! What a proposition run asks (its settings) and the prompt texts it asks with.
 
-use super::{TOOL_CHECK, TOOL_SCORE, precondition};
+use super::{TOOL_CHECK, TOOL_SCORE};
 use crate::domain::Scale;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -49,7 +49,8 @@ impl Scoring {
     }
 }
 
-/// What a proposition run asks (kept in `RunRequest.options`).
+/// What a proposition run asks (built and checked by `JudgeSpec::from_flags`;
+/// recorded with the run as [`Settings::to_options`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     pub claim: String,
@@ -84,35 +85,6 @@ impl Settings {
             "precondition": self.precondition,
             "first_n": self.first_n,
             "last_n": self.last_n,
-        })
-    }
-
-    pub fn from_options(o: &Value) -> Result<Settings, String> {
-        let claim = o["claim"].as_str().unwrap_or("").trim().to_string();
-        if claim.is_empty() {
-            return Err("the proposition protocol needs a claim (--claim \"...\")".into());
-        }
-        let claim_id = match o["claim_id"].as_str().map(str::trim) {
-            Some(id) if !id.is_empty() => id.to_string(),
-            _ => Settings::default_claim_id(&claim),
-        };
-        let precondition = o["precondition"]
-            .as_str()
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(String::from);
-        if let Some(p) = &precondition {
-            precondition::parse(p).map_err(|e| format!("--precondition: {e}"))?;
-        }
-        let n = |k: &str| o[k].as_u64().map(|n| n as usize);
-        Ok(Settings {
-            claim,
-            claim_id,
-            scoring: Scoring::parse(o["scoring"].as_str().unwrap_or("check"))?,
-            double_check: o["double_check"].as_bool().unwrap_or(false),
-            precondition,
-            first_n: n("first_n"),
-            last_n: n("last_n"),
         })
     }
 }
