@@ -279,3 +279,53 @@ fn label_writer(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Mode, Protocol};
+
+    fn plan(protocol: Protocol) -> RunPlan {
+        RunPlan {
+            protocol,
+            mode: Mode::One,
+            structured: None,
+            persona_id: "kenton".into(),
+            perspective_ids: vec!["classification".into()],
+            item_ids: vec!["i1".into()],
+        }
+    }
+
+    #[test]
+    fn the_workbench_builds_the_spec_jury_run_builds() {
+        let cli = |flags: SpecFlags| JudgeSpec::from_flags(&flags).unwrap();
+        assert_eq!(
+            JudgeSpec::from_flags(&spec_flags(&plan(Protocol::Awag))).unwrap(),
+            cli(SpecFlags {
+                protocol: "awag".into(),
+                mode: Some(1),
+                persona: Some("kenton".into()),
+                perspectives: vec!["classification".into()],
+                ..SpecFlags::default()
+            })
+        );
+        for (p, name) in [
+            (Protocol::Rubric, "rubric"),
+            (Protocol::Guideline, "guideline"),
+        ] {
+            // The workbench's AwAg choices do not leak into another protocol's spec.
+            let spec = JudgeSpec::from_flags(&spec_flags(&plan(p))).unwrap();
+            assert_eq!(
+                spec,
+                cli(SpecFlags {
+                    protocol: name.into(),
+                    ..SpecFlags::default()
+                })
+            );
+            assert_eq!(spec.persona(), None);
+        }
+        // What the constructor refuses, the workbench is refused too.
+        let e = JudgeSpec::from_flags(&spec_flags(&plan(Protocol::Proposition))).unwrap_err();
+        assert!(e.to_string().contains("needs --claim"), "{e}");
+    }
+}
