@@ -13,6 +13,53 @@ use std::sync::Arc;
 pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     let spec = JudgeSpec::from_flags(&spec_flags(&a))?;
     let protocol = spec.protocol();
+    let req = request(s, &a, spec)?;
+    let flags = EndpointFlags::from_args(&a)?;
+    let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
+
+    // Planning needs no endpoint: a dry run works without one.
+    let store = open_store(s)?;
+    // The endpoint with this command's flags; the plan records the
+    // temperature among the run's settings, so it plans with the same.
+    let endpoint = s.provider().map(|p| flags.apply(p));
+    let provider_for_plan = endpoint.clone().unwrap_or_else(|_| {
+        let mut p = crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone());
+        p.temperature = s.temperature;
+        flags.apply(p)
+    });
+    let plan_cfg = EngineConfig {
+        db_path: s.db_path.clone(),
+        provider: provider_for_plan,
+        prompts: prompts.clone(),
+    };
+    let plan = crate::engine::make_plan(&plan_cfg, &req, &store)?;
+    drop(store);
+    if a.dry_run && a.show_request {
+        return show_request(s, &a, &plan, &plan_cfg.provider, protocol);
+    }
+    if a.dry_run {
+        return Ok(dry_run(s, &a, &plan, protocol));
+    }
+    if plan.batches.is_empty() && plan.settled.is_empty() {
+        return Ok(nothing_to_do(&a, &plan));
+    }
+    let provider = endpoint.map_err(|e| anyhow::anyhow!(e))?;
+    let cfg = EngineConfig {
+        db_path: s.db_path.clone(),
+        provider,
+        prompts,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("jury-run")
+        .enable_all()
+        .build()?;
+    // The plan made above is the one run: planning again would read every
+    // item a second time before the first request.
+    rt.block_on(drive(cfg, req, plan, a.json))
+}
+
+/// The run's settings from the flags and the configuration.
+fn request(s: &Settings, a: &RunArgs, spec: JudgeSpec) -> anyhow::Result<RunRequest> {
     if a.concurrency == 0 {
         anyhow::bail!("--concurrency must be at least 1");
     }
@@ -44,155 +91,163 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
             anyhow::anyhow!("structured must be auto, tools, json_schema or json, not {other:?}")
         })?),
     };
-    let secs = |flag: &str, v: Option<f64>| -> anyhow::Result<Option<std::time::Duration>> {
-        v.map(|x| {
-            crate::config::seconds(x).ok_or_else(|| {
-                anyhow::anyhow!("{flag} must be a positive number of seconds, not {x}")
-            })
-        })
-        .transpose()
-    };
-    let idle = secs("--idle-timeout", a.idle_timeout)?;
-    let whole = secs("--request-timeout", a.request_timeout)?;
-    let answer_cap = a
-        .max_answer_mb
-        .map(|mb| {
-            (mb.is_finite() && mb > 0.0 && mb < 1e6)
-                .then_some((mb * 1024.0 * 1024.0) as usize)
-                .ok_or_else(|| {
-                    anyhow::anyhow!("--max-answer-mb must be a positive number, not {mb}")
-                })
-        })
-        .transpose()?;
-    let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
+    Ok(req)
+}
 
-    // Planning needs no endpoint: a dry run works without one.
-    let store = open_store(s)?;
-    // The endpoint with this command's flags; the plan records the
-    // temperature among the run's settings, so it plans with the same.
-    let with_flags = |mut p: crate::provider::ProviderConfig| {
-        if let Some(t) = a.temperature {
+/// This command's changes to the endpoint's settings.
+struct EndpointFlags {
+    temperature: Option<f64>,
+    idle: Option<std::time::Duration>,
+    whole: Option<std::time::Duration>,
+    answer_cap: Option<usize>,
+    stream: bool,
+}
+
+impl EndpointFlags {
+    fn from_args(a: &RunArgs) -> anyhow::Result<EndpointFlags> {
+        let secs = |flag: &str, v: Option<f64>| -> anyhow::Result<Option<std::time::Duration>> {
+            v.map(|x| {
+                crate::config::seconds(x).ok_or_else(|| {
+                    anyhow::anyhow!("{flag} must be a positive number of seconds, not {x}")
+                })
+            })
+            .transpose()
+        };
+        let idle = secs("--idle-timeout", a.idle_timeout)?;
+        let whole = secs("--request-timeout", a.request_timeout)?;
+        let answer_cap = a
+            .max_answer_mb
+            .map(|mb| {
+                (mb.is_finite() && mb > 0.0 && mb < 1e6)
+                    .then_some((mb * 1024.0 * 1024.0) as usize)
+                    .ok_or_else(|| {
+                        anyhow::anyhow!("--max-answer-mb must be a positive number, not {mb}")
+                    })
+            })
+            .transpose()?;
+        Ok(EndpointFlags {
+            temperature: a.temperature,
+            idle,
+            whole,
+            answer_cap,
+            stream: !a.no_stream,
+        })
+    }
+
+    fn apply(&self, mut p: crate::provider::ProviderConfig) -> crate::provider::ProviderConfig {
+        if let Some(t) = self.temperature {
             p.temperature = Some(t);
         }
-        if let Some(t) = idle {
+        if let Some(t) = self.idle {
             p.idle_timeout = t;
         }
-        if let Some(t) = whole {
+        if let Some(t) = self.whole {
             p.request_timeout = t;
         }
-        if let Some(b) = answer_cap {
+        if let Some(b) = self.answer_cap {
             p.max_answer_bytes = b;
         }
-        p.stream = !a.no_stream;
+        p.stream = self.stream;
         p
+    }
+}
+
+/// `--dry-run --show-request`: the first request exactly as it would be sent.
+fn show_request(
+    s: &Settings,
+    a: &RunArgs,
+    plan: &crate::engine::Plan,
+    provider: &crate::provider::ProviderConfig,
+    protocol: crate::domain::Protocol,
+) -> anyhow::Result<ExitCode> {
+    let Some(batch) = plan.batches.first() else {
+        println!(
+            "dry run: nothing would be sent ({} combination(s) settled without a request, {} already judged)",
+            plan.settled.len(),
+            plan.skipped
+        );
+        return Ok(ExitCode::SUCCESS);
     };
-    let endpoint = s.provider().map(with_flags);
-    let provider_for_plan = endpoint.clone().unwrap_or_else(|_| {
-        let mut p = crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone());
-        p.temperature = s.temperature;
-        with_flags(p)
+    let boundary = crate::protocol::new_boundary();
+    let call = plan
+        .protocol
+        .build_call(batch, &boundary)
+        .map_err(|e| anyhow::anyhow!(e))?;
+    if !a.json {
+        println!(
+            "# request 1 of {} ({} combination(s) in it)",
+            plan.batches.len(),
+            batch.len()
+        );
+    }
+    let set = format!(
+        "{} {} (hash {})",
+        protocol.as_str(),
+        s.prompts_dir
+            .as_deref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|| "embedded".into()),
+        plan.spec.prompt_hash
+    );
+    super::cmd_prompt::print_call(s, provider, &set, &call, &boundary, a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--dry-run`: what would be sent, and nothing sent.
+fn dry_run(
+    s: &Settings,
+    a: &RunArgs,
+    plan: &crate::engine::Plan,
+    protocol: crate::domain::Protocol,
+) -> ExitCode {
+    let summary = serde_json::json!({
+        "dry_run": true,
+        "protocol": protocol.as_str(),
+        "mode": plan.spec.mode.map(|m| m.number()),
+        "persona": plan.spec.persona_id,
+        "perspectives": a.perspective,
+        "model": s.model,
+        "prompt_hash": plan.spec.prompt_hash,
+        "requests": plan.batches.len(),
+        "combinations": plan.units(),
+        "settled_without_request": plan.settled.len(),
+        "skipped_already_judged": plan.skipped,
     });
-    let plan_cfg = EngineConfig {
-        db_path: s.db_path.clone(),
-        provider: provider_for_plan,
-        prompts: prompts.clone(),
-    };
-    let plan = crate::engine::make_plan(&plan_cfg, &req, &store)?;
-    drop(store);
-    if a.dry_run && a.show_request {
-        let Some(batch) = plan.batches.first() else {
-            println!(
-                "dry run: nothing would be sent ({} combination(s) settled without a request, {} already judged)",
-                plan.settled.len(),
-                plan.skipped
-            );
-            return Ok(ExitCode::SUCCESS);
-        };
-        let boundary = crate::protocol::new_boundary();
-        let call = plan
-            .protocol
-            .build_call(batch, &boundary)
-            .map_err(|e| anyhow::anyhow!(e))?;
-        if !a.json {
-            println!(
-                "# request 1 of {} ({} combination(s) in it)",
-                plan.batches.len(),
-                batch.len()
-            );
-        }
-        let set = format!(
-            "{} {} (hash {})",
-            protocol.as_str(),
-            s.prompts_dir
-                .as_deref()
-                .map(|d| d.display().to_string())
-                .unwrap_or_else(|| "embedded".into()),
+    if a.json {
+        println!("{summary}");
+    } else {
+        println!(
+            "dry run: {} request(s) for {} combination(s) ({} settled without a request, {} already judged, skipped); model {}, prompt set {}",
+            plan.batches.len(),
+            plan.units(),
+            plan.settled.len(),
+            plan.skipped,
+            s.model,
             plan.spec.prompt_hash
         );
-        super::cmd_prompt::print_call(s, &plan_cfg.provider, &set, &call, &boundary, a.json)?;
-        return Ok(ExitCode::SUCCESS);
     }
-    if a.dry_run {
-        let summary = serde_json::json!({
-            "dry_run": true,
-            "protocol": protocol.as_str(),
-            "mode": plan.spec.mode.map(|m| m.number()),
-            "persona": plan.spec.persona_id,
-            "perspectives": a.perspective,
-            "model": s.model,
-            "prompt_hash": plan.spec.prompt_hash,
-            "requests": plan.batches.len(),
-            "combinations": plan.units(),
-            "settled_without_request": plan.settled.len(),
-            "skipped_already_judged": plan.skipped,
-        });
-        if a.json {
-            println!("{summary}");
-        } else {
-            println!(
-                "dry run: {} request(s) for {} combination(s) ({} settled without a request, {} already judged, skipped); model {}, prompt set {}",
-                plan.batches.len(),
-                plan.units(),
-                plan.settled.len(),
-                plan.skipped,
-                s.model,
-                plan.spec.prompt_hash
-            );
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    if plan.batches.is_empty() && plan.settled.is_empty() {
-        let msg = if plan.skipped > 0 {
-            format!(
-                "nothing to judge: all {} combination(s) already have verdicts for this persona, mode, perspective, model and prompt set",
-                plan.skipped
-            )
-        } else {
-            "nothing to judge: the selection holds no items".to_string()
-        };
-        if a.json {
-            println!(
-                "{}",
-                serde_json::json!({"status": "nothing_to_do", "total": 0, "completed": 0, "failed": 0, "skipped_already_judged": plan.skipped, "note": msg})
-            );
-        } else {
-            println!("{msg}");
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    let provider = endpoint.map_err(|e| anyhow::anyhow!(e))?;
-    let cfg = EngineConfig {
-        db_path: s.db_path.clone(),
-        provider,
-        prompts,
+    ExitCode::SUCCESS
+}
+
+/// Nothing left to judge: said, and the run is not started.
+fn nothing_to_do(a: &RunArgs, plan: &crate::engine::Plan) -> ExitCode {
+    let msg = if plan.skipped > 0 {
+        format!(
+            "nothing to judge: all {} combination(s) already have verdicts for this persona, mode, perspective, model and prompt set",
+            plan.skipped
+        )
+    } else {
+        "nothing to judge: the selection holds no items".to_string()
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .thread_name("jury-run")
-        .enable_all()
-        .build()?;
-    // The plan made above is the one run: planning again would read every
-    // item a second time before the first request.
-    rt.block_on(drive(cfg, req, plan, a.json))
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({"status": "nothing_to_do", "total": 0, "completed": 0, "failed": 0, "skipped_already_judged": plan.skipped, "note": msg})
+        );
+    } else {
+        println!("{msg}");
+    }
+    ExitCode::SUCCESS
 }
 
 /// The judge spec's part of `jury run`'s flags, as the one constructor takes them.
@@ -244,38 +299,7 @@ async fn drive(
         tokio::select! {
             ev = handle.events.recv() => {
                 let Some(ev) = ev else { break };
-                match ev {
-                    EngineEvent::RunStarted { total, skipped, .. } => {
-                        if let Some(b) = &bar {
-                            b.set_length(total);
-                            if skipped > 0 {
-                                b.println(format!("resuming: {skipped} combination(s) already judged are skipped"));
-                            }
-                        }
-                    }
-                    EngineEvent::Progress(p) => {
-                        if let Some(b) = &bar {
-                            b.set_position(p.done());
-                            b.set_message(format!(
-                                "{} tokens{}{}",
-                                p.usage.prompt_tokens + p.usage.completion_tokens,
-                                p.cost_usd.map(|c| format!(" · ${c:.4}")).unwrap_or_default(),
-                                if p.failed > 0 { format!(" · {} failed", p.failed) } else { String::new() }
-                            ));
-                        }
-                        last = Some(p);
-                    }
-                    EngineEvent::Retrying { reason, .. } => {
-                        if let Some(b) = &bar {
-                            b.set_message(format!("retrying: {}", crate::sanitize::one_line(&reason, 80)));
-                        }
-                    }
-                    EngineEvent::RunFinished { status, progress, note, .. } => {
-                        last = Some(progress);
-                        finished = Some((status, note));
-                    }
-                    _ => {}
-                }
+                on_event(ev, bar.as_ref(), &mut last, &mut finished);
             }
             _ = signal_to_stop(&mut terminate) => {
                 if interrupted {
@@ -306,51 +330,14 @@ async fn drive(
         .ok()
         .and_then(|s| s.run(outcome.run_id).ok().flatten())
         .map_or(0, |r| r.failures);
-    if as_json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "run_id": outcome.run_id,
-                "status": status.as_str(),
-                "total": p.total,
-                "verdicts": p.verdicts,
-                "failed": missing,
-                "requests": p.requests,
-                "prompt_tokens": p.usage.prompt_tokens,
-                "completion_tokens": p.usage.completion_tokens,
-                "usage_unknown_requests": p.usage_unknown,
-                "failure_records": records,
-                "cost_usd": p.cost_usd,
-                "elapsed_s": p.elapsed.as_secs_f64(),
-                "note": note,
-            })
-        );
-    } else {
-        println!(
-            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {} tokens{}, {:.1}s{}",
-            outcome.run_id,
-            status.as_str(),
-            p.verdicts,
-            p.total,
-            missing,
-            records,
-            p.requests,
-            p.usage.prompt_tokens + p.usage.completion_tokens,
-            p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
-            p.elapsed.as_secs_f64(),
-            note.as_deref()
-                .map(|n| format!(" — {}", crate::sanitize::one_line(n, 300)))
-                .unwrap_or_default()
-        );
-        if missing > 0 {
-            point_at_failures(records, outcome.run_id, missing);
-        } else if records > 0 {
-            eprintln!(
-                "every combination has its verdict; {records} failure record(s) on the way (retried or salvaged): jury failures {}",
-                outcome.run_id
-            );
-        }
-    }
+    print_summary(
+        outcome.run_id,
+        status,
+        &p,
+        records,
+        note.as_deref(),
+        as_json,
+    );
     // A run whose every combination failed ended with its failures recorded,
     // not with a fault that stopped it.
     let only_failures =
@@ -372,6 +359,119 @@ async fn drive(
         }
         _ => ExitCode::from(1),
     })
+}
+
+/// The run's figures: one JSON object, or a line and where to look next.
+fn print_summary(
+    run_id: i64,
+    status: RunStatus,
+    p: &Progress,
+    records: u64,
+    note: Option<&str>,
+    as_json: bool,
+) {
+    let missing = p.total.saturating_sub(p.verdicts);
+    if as_json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "run_id": run_id,
+                "status": status.as_str(),
+                "total": p.total,
+                "verdicts": p.verdicts,
+                "failed": missing,
+                "requests": p.requests,
+                "prompt_tokens": p.usage.prompt_tokens,
+                "completion_tokens": p.usage.completion_tokens,
+                "usage_unknown_requests": p.usage_unknown,
+                "failure_records": records,
+                "cost_usd": p.cost_usd,
+                "elapsed_s": p.elapsed.as_secs_f64(),
+                "note": note,
+            })
+        );
+    } else {
+        println!(
+            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {} tokens{}, {:.1}s{}",
+            run_id,
+            status.as_str(),
+            p.verdicts,
+            p.total,
+            missing,
+            records,
+            p.requests,
+            p.usage.prompt_tokens + p.usage.completion_tokens,
+            p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
+            p.elapsed.as_secs_f64(),
+            note.map(|n| format!(" — {}", crate::sanitize::one_line(n, 300)))
+                .unwrap_or_default()
+        );
+        if missing > 0 {
+            point_at_failures(records, run_id, missing);
+        } else if records > 0 {
+            eprintln!(
+                "every combination has its verdict; {records} failure record(s) on the way (retried or salvaged): jury failures {}",
+                run_id
+            );
+        }
+    }
+}
+
+/// One engine event on the progress bar, and the figures the summary needs.
+fn on_event(
+    ev: EngineEvent,
+    bar: Option<&indicatif::ProgressBar>,
+    last: &mut Option<Progress>,
+    finished: &mut Option<(RunStatus, Option<String>)>,
+) {
+    match ev {
+        EngineEvent::RunStarted { total, skipped, .. } => {
+            if let Some(b) = bar {
+                b.set_length(total);
+                if skipped > 0 {
+                    b.println(format!(
+                        "resuming: {skipped} combination(s) already judged are skipped"
+                    ));
+                }
+            }
+        }
+        EngineEvent::Progress(p) => {
+            if let Some(b) = bar {
+                b.set_position(p.done());
+                b.set_message(format!(
+                    "{} tokens{}{}",
+                    p.usage.prompt_tokens + p.usage.completion_tokens,
+                    p.cost_usd
+                        .map(|c| format!(" · ${c:.4}"))
+                        .unwrap_or_default(),
+                    if p.failed > 0 {
+                        format!(" · {} failed", p.failed)
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            *last = Some(p);
+        }
+        EngineEvent::Retrying { reason, .. } => {
+            if let Some(b) = bar {
+                b.set_message(format!(
+                    "retrying: {}",
+                    crate::sanitize::one_line(&reason, 80)
+                ));
+            }
+        }
+        EngineEvent::RunFinished {
+            status,
+            progress,
+            note,
+            ..
+        } => {
+            *last = Some(progress);
+            *finished = Some((status, note));
+        }
+        _ => {}
+    }
 }
 
 /// Ctrl-C or SIGTERM, whichever comes first.

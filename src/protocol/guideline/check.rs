@@ -26,85 +26,11 @@ fn get_str<'a>(o: &'a Value, names: &[&str]) -> Option<&'a str> {
 impl GuidelineCheck {
     /// One check entry → a verdict, or why it is not valid.
     pub(super) fn check_entry(&self, key: &ComboKey, c: &Value) -> Result<ParsedVerdict, String> {
-        let segments = c
-            .get("guideline_applied_rationale")
-            .and_then(Value::as_array)
-            .filter(|a| !a.is_empty())
-            .ok_or("no action segments (guideline_applied_rationale)")?;
-        let mut seg_lines = Vec::new();
-        for (i, s) in segments.iter().enumerate() {
-            let seg = get_str(s, &["action_segment"]).unwrap_or("").trim();
-            let why = get_str(s, &["action_applied_rationale"])
-                .unwrap_or("")
-                .trim();
-            if seg.is_empty() || why.is_empty() {
-                return Err(format!(
-                    "action segment {} lacks its text or rationale",
-                    i + 1
-                ));
-            }
-            seg_lines.push(format!("{seg}: {why}"));
-        }
-        let degree = match c
-            .get("guideline_applied_degree")
-            .map(|d| Scale::Degree.from_json(d))
-        {
-            Some(Ok(v @ crate::domain::Value::Degree(_))) => v,
-            Some(Ok(_)) | None => return Err("no guideline_applied_degree".into()),
-            Some(Err(e)) => return Err(e.to_string()),
-        };
-        let crate::domain::Value::Degree(deg) = degree else {
-            unreachable!()
-        };
-        let applied = match c.get("guideline_applied") {
-            Some(Value::Bool(b)) => *b,
-            Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => true,
-            Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => false,
-            Some(other) => {
-                return Err(format!(
-                    "guideline_applied must be true or false, found {other}"
-                ));
-            }
-            None => return Err("no guideline_applied".into()),
-        };
-        let missing_kind = get_str(c, &["is_missing_part_functional_or_behavioral"])
-            .map(|s| s.trim().to_ascii_lowercase())
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                if s == "behavioural" {
-                    "behavioral".to_string()
-                } else {
-                    s
-                }
-            });
-        let missing_why = get_str(
-            c,
-            &[
-                "is_missing_part_functional_or_behavioral_rationale",
-                "is_missing_part_functional_or_behavioral_rational",
-            ],
-        )
-        .unwrap_or("")
-        .trim()
-        .to_string();
-        if deg == Degree::Partially {
-            match missing_kind.as_deref() {
-                Some("functional" | "behavioral") => {}
-                Some(other) => {
-                    return Err(format!(
-                        "is_missing_part_functional_or_behavioral must be functional or behavioral, found '{other}'"
-                    ));
-                }
-                None => {
-                    return Err(
-                        "partially applied but the missing part is not called functional or behavioral".into(),
-                    );
-                }
-            }
-            if missing_why.is_empty() {
-                return Err("partially applied but no rationale for the missing part".into());
-            }
-        }
+        let seg_lines = segments(c)?;
+        let deg = degree_of(c)?;
+        let degree = crate::domain::Value::Degree(deg);
+        let applied = applied_of(c)?;
+        let (missing_kind, missing_why) = missing_part(c, deg)?;
         let relevant_kind = (deg == Degree::Partially)
             .then_some(missing_kind.as_deref())
             .flatten();
@@ -148,4 +74,96 @@ impl GuidelineCheck {
             raw: raw.to_string(),
         })
     }
+}
+
+/// The action segments, each as `segment: rationale`.
+fn segments(c: &Value) -> Result<Vec<String>, String> {
+    let segments = c
+        .get("guideline_applied_rationale")
+        .and_then(Value::as_array)
+        .filter(|a| !a.is_empty())
+        .ok_or("no action segments (guideline_applied_rationale)")?;
+    let mut seg_lines = Vec::new();
+    for (i, s) in segments.iter().enumerate() {
+        let seg = get_str(s, &["action_segment"]).unwrap_or("").trim();
+        let why = get_str(s, &["action_applied_rationale"])
+            .unwrap_or("")
+            .trim();
+        if seg.is_empty() || why.is_empty() {
+            return Err(format!(
+                "action segment {} lacks its text or rationale",
+                i + 1
+            ));
+        }
+        seg_lines.push(format!("{seg}: {why}"));
+    }
+    Ok(seg_lines)
+}
+
+fn degree_of(c: &Value) -> Result<Degree, String> {
+    match c
+        .get("guideline_applied_degree")
+        .map(|d| Scale::Degree.from_json(d))
+    {
+        Some(Ok(crate::domain::Value::Degree(d))) => Ok(d),
+        Some(Ok(_)) | None => Err("no guideline_applied_degree".into()),
+        Some(Err(e)) => Err(e.to_string()),
+    }
+}
+
+fn applied_of(c: &Value) -> Result<bool, String> {
+    match c.get("guideline_applied") {
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
+        Some(other) => Err(format!(
+            "guideline_applied must be true or false, found {other}"
+        )),
+        None => Err("no guideline_applied".into()),
+    }
+}
+
+/// The missing part's kind (`functional` / `behavioral`) and rationale;
+/// both required when the guideline was partially applied.
+fn missing_part(c: &Value, deg: Degree) -> Result<(Option<String>, String), String> {
+    let missing_kind = get_str(c, &["is_missing_part_functional_or_behavioral"])
+        .map(|s| s.trim().to_ascii_lowercase())
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            if s == "behavioural" {
+                "behavioral".to_string()
+            } else {
+                s
+            }
+        });
+    let missing_why = get_str(
+        c,
+        &[
+            "is_missing_part_functional_or_behavioral_rationale",
+            "is_missing_part_functional_or_behavioral_rational",
+        ],
+    )
+    .unwrap_or("")
+    .trim()
+    .to_string();
+    if deg == Degree::Partially {
+        match missing_kind.as_deref() {
+            Some("functional" | "behavioral") => {}
+            Some(other) => {
+                return Err(format!(
+                    "is_missing_part_functional_or_behavioral must be functional or behavioral, found '{other}'"
+                ));
+            }
+            None => {
+                return Err(
+                    "partially applied but the missing part is not called functional or behavioral"
+                        .into(),
+                );
+            }
+        }
+        if missing_why.is_empty() {
+            return Err("partially applied but no rationale for the missing part".into());
+        }
+    }
+    Ok((missing_kind, missing_why))
 }
