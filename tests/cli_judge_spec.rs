@@ -115,3 +115,45 @@ fn a_rubric_run_records_its_spec_as_before() {
     );
     assert_eq!(options["prompts_dir"], Value::Null);
 }
+
+#[test]
+fn a_proposition_run_records_its_settings_as_before() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    let args = [
+        "run",
+        "--protocol",
+        "proposition",
+        "--json",
+        "--items",
+        "k-001",
+        "--claim",
+        "{{title}} needs an answer today",
+        "--claim-id",
+        "today",
+        "--scoring",
+        "score",
+        "--last-n",
+        "3",
+    ];
+    let out = ws.run_with(&srv.url(), &args);
+    assert_success(&out, &args);
+    let runs: Value = serde_json::from_str(&ws.ok(&["runs", "--json"])).unwrap();
+    let spec = &runs.as_array().unwrap()[0]["spec"];
+    assert_eq!(spec["persona_id"], "-", "no --persona: no one's view");
+    assert_eq!(spec["perspective_ids"], json!(["proposition"]));
+    assert_eq!(
+        spec["params"]["options"],
+        json!({
+            "claim": "{{title}} needs an answer today",
+            "claim_id": "today",
+            "scoring": "score",
+            "double_check": false,
+            "precondition": null,
+            "first_n": null,
+            "last_n": 3,
+            "prompts_dir": null,
+        })
+    );
+}
