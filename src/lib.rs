@@ -12,6 +12,7 @@ pub mod cli;
 pub mod config;
 pub mod domain;
 pub mod engine;
+pub mod fewshot;
 pub mod import;
 pub mod par;
 pub mod prompt;

@@ -219,8 +219,9 @@ fn report_csv_neutralises_names_and_keeps_numbers() {
             !row.contains(",=") && !row.contains(",\"="),
             "--by {by}: a cell starts a formula: {row}"
         );
-        // n, undecided and percent agreement stay numbers.
-        let n_at = cells.len() - 20;
+        // n, undecided and percent agreement stay numbers (n is the 21st
+        // cell from the end: 20 figure columns and `scale_mapped` follow it).
+        let n_at = cells.len() - 21;
         assert_eq!(
             &cells[n_at..n_at + 3],
             ["4", "0", "0.75"],

@@ -21,7 +21,9 @@ mod common;
 use common::Workspace;
 use serde_json::Value;
 use std::path::PathBuf;
+use std::process::{Command, Output};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The server answers one request at a time: tests take turns, so each one's
 /// slice of the server log holds only its own requests.
@@ -67,6 +69,69 @@ fn log_since(real: &Real, from: u64) -> String {
     let bytes = std::fs::read(path).expect("read the server log");
     let from = (from as usize).min(bytes.len());
     String::from_utf8_lossy(&bytes[from..]).into_owned()
+}
+
+/// The server's own speed lines (prompt reading and generation, tokens per
+/// second) logged since `from`: the first thing to read when a run is slow.
+fn speed_lines(real: &Real, from: u64) -> String {
+    let logged = log_since(real, from);
+    let lines: Vec<&str> = logged
+        .lines()
+        .filter(|l| l.contains("tokens per second"))
+        .collect();
+    lines[lines.len().saturating_sub(6)..].join("\n")
+}
+
+/// How long one `jury run` may take before the test stops it
+/// (`JURY_REAL_SERVER_RUN_MINUTES`, default 12): one slow protocol must not
+/// use up the time of the others.
+fn run_cap() -> Duration {
+    let minutes = std::env::var("JURY_REAL_SERVER_RUN_MINUTES")
+        .ok()
+        .and_then(|m| m.parse::<u64>().ok())
+        .unwrap_or(12);
+    Duration::from_secs(minutes * 60)
+}
+
+/// `jury run` with the endpoint set, stopped with SIGINT (as a person's
+/// Ctrl-C: jury pauses the run and writes its summary) once it has run
+/// `cap`, and killed 60 s later if it has not ended. Returns the output and
+/// whether the cap was hit.
+fn run_capped(ws: &Workspace, url: &str, args: &[&str], cap: Duration) -> (Output, bool) {
+    let stdout = ws.path("run.stdout");
+    let stderr = ws.path("run.stderr");
+    let mut child = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", url)
+        .args(args)
+        .stdout(std::fs::File::create(&stdout).expect("stdout file"))
+        .stderr(std::fs::File::create(&stderr).expect("stderr file"))
+        .spawn()
+        .expect("spawn jury");
+    let started = Instant::now();
+    let mut capped = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for jury") {
+            break status;
+        }
+        let ran = started.elapsed();
+        if ran > cap && !capped {
+            capped = true;
+            let _ = Command::new("kill")
+                .args(["-INT", &child.id().to_string()])
+                .status();
+        }
+        if ran > cap + Duration::from_secs(60) {
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let out = Output {
+        status,
+        stdout: std::fs::read(&stdout).unwrap_or_default(),
+        stderr: std::fs::read(&stderr).unwrap_or_default(),
+    };
+    (out, capped)
 }
 
 fn json_line(out: &std::process::Output, what: &str) -> Value {
@@ -122,7 +187,24 @@ fn judge(real: &Real, args: &[&str]) -> Outcome {
     assert!(planned > 0, "the dry run plans nothing: {plan}");
 
     let from = log_len(real);
-    let out = ws.run_with(&real.url, &full);
+    let started = Instant::now();
+    let cap = run_cap();
+    let (out, capped) = run_capped(&ws, &real.url, &full, cap);
+    let speed = speed_lines(real, from);
+    // What it took, for the log of every run (README's real-judge figures
+    // come from benches/real_judge.sh; this shows CI's machine).
+    eprintln!(
+        "{args:?}: {} planned, exit {:?}, {:.0} s\nserver speed:\n{speed}",
+        planned,
+        out.status.code(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        !capped,
+        "{args:?}: jury run did not end within {} min (JURY_REAL_SERVER_RUN_MINUTES); stopped it.\nserver speed (tokens per second):\n{speed}\nstderr: {}",
+        cap.as_secs() / 60,
+        String::from_utf8_lossy(&out.stderr)
+    );
     let summary = json_line(&out, "run");
     let logged = log_since(real, from);
     let warnings: Vec<&str> = logged

@@ -45,10 +45,55 @@ pub enum Command {
     Failures(FailuresArgs),
     /// What the workspace holds.
     List(ListArgs),
+    /// A fixed train/test split of the labelled (item, classification) pairs,
+    /// stratified by label; shows the current one without --holdout.
+    Split(SplitArgs),
+    /// Write a prompt set with worked examples from `train` labels (AwAg modes 1-3).
+    Fewshot(FewshotArgs),
     /// Check the config, the store and the judge endpoint; exit 0 when all is well.
     Doctor(DoctorArgs),
     /// Serve a deterministic offline judge on 127.0.0.1 (OpenAI wire format) for demos and tests.
     DemoJudge(DemoJudgeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FewshotArgs {
+    /// Build the examples from people's labels (on the `train` side of the
+    /// workspace's split; `jury split` makes one).
+    #[arg(long, required = true)]
+    pub from_labels: bool,
+    /// Examples per mode.
+    #[arg(long, default_value_t = 8)]
+    pub k: usize,
+    /// The directory to write (new or empty).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The prompt set to start from (default: the embedded one).
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// The share of labelled pairs held out as `test` (e.g. 0.3). Without it,
+    /// the current split is shown.
+    #[arg(long, value_name = "SHARE")]
+    pub holdout: Option<f64>,
+    /// The seed of the split's hash: the same seed, labels and share give the
+    /// same split on every machine.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Make a new split although the workspace has one (held-out figures and
+    /// few-shot sets made from the old one no longer line up).
+    #[arg(long)]
+    pub replace: bool,
+    #[arg(long)]
+    pub json: bool,
+    /// Who makes the split (default: JURY_USER, then the login name).
+    #[arg(long)]
+    pub who: Option<String>,
 }
 
 #[derive(Debug, Args, Default)]
@@ -211,6 +256,8 @@ pub enum ReportFormat {
     Json,
     Csv,
     Md,
+    /// One self-contained page (inline SVG charts, no network); use with --out.
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -235,6 +282,23 @@ pub struct ReportArgs {
     pub bootstrap: Option<usize>,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Figures on one side of the workspace's held-out split only (`jury split`).
+    #[arg(long, value_enum)]
+    pub split: Option<SplitSide>,
+    /// The table with one row per group and every column (wider than a
+    /// terminal; the default table fits 80-120 columns).
+    #[arg(long)]
+    pub wide: bool,
+    /// Write the report to this file (written whole, then renamed into place)
+    /// instead of stdout.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum SplitSide {
+    Train,
+    Test,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! `jury export` and `jury report`.
+//! `jury export`.
 
 use super::{ExportArgs, ExportFormat, open_store};
 use crate::config::Settings;
@@ -35,6 +35,7 @@ pub const COLUMNS: &[&str] = &[
     "replaced_judge_value",
     "blind",
     "failure_id",
+    "split",
 ];
 
 pub fn verdict_row(v: &Verdict) -> Value {
@@ -59,7 +60,9 @@ pub fn verdict_row(v: &Verdict) -> Value {
     })
 }
 
-pub fn label_row(l: &Label) -> Value {
+/// A label row; `split` is its side of the workspace's held-out split
+/// (`train`/`test`), null when the workspace has none.
+pub fn label_row(l: &Label, split: Option<&crate::store::Split>) -> Value {
     json!({
         "kind": "label",
         "run_id": null,
@@ -77,6 +80,7 @@ pub fn label_row(l: &Label) -> Value {
         "scale": l.value.scale().as_str(),
         "replaced_judge_value": l.replaced_judge_value.map(|v| v.to_json()),
         "blind": l.blind,
+        "split": split.map(|s| s.side_of(&l.key.item_id, &l.key.classification_id).as_str()),
     })
 }
 
@@ -176,6 +180,7 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
                 }
             };
             let mut err = None;
+            let split = store.split()?;
             store.for_each_verdict(|v| {
                 if err.is_none() {
                     err = emit(verdict_row(&v), out).err();
@@ -183,7 +188,7 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
             })?;
             store.for_each_label(|l| {
                 if err.is_none() {
-                    err = emit(label_row(&l), out).err();
+                    err = emit(label_row(&l, split.as_ref()), out).err();
                 }
             })?;
             store.for_each_failure(None, |id, f| {

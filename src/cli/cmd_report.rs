@@ -1,22 +1,45 @@
 //! `jury report`: the report the core computes, written to stdout.
 
-use super::{GroupBy, ReportArgs, ReportFormat, open_store};
+use super::{GroupBy, ReportArgs, ReportFormat, SplitSide, open_store};
 use crate::config::Settings;
 use crate::report::{self, Report};
 use std::process::ExitCode;
 
 pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
+    if let Some(p) = &a.out
+        && crate::store::is_own_file(&s.db_path, p)
+    {
+        anyhow::bail!(
+            "refusing to write the report to {}: that is the store itself (or its -wal/-shm); choose another --out path",
+            p.display()
+        );
+    }
     let store = open_store(s)?;
     let mut timer = Stages::new();
-    let report = Report::build(
-        &store,
-        a.by.map(Into::into),
-        a.bootstrap,
-        a.seed,
-        &mut timer,
-    )?;
-    let text = report.render(a.format.into())?;
-    println!("{text}");
+    let by = a.by.map(Into::into);
+    let report = match a.split {
+        None => Report::build(&store, by, a.bootstrap, a.seed, &mut timer)?,
+        Some(side) => {
+            let side = match side {
+                SplitSide::Train => crate::domain::Side::Train,
+                SplitSide::Test => crate::domain::Side::Test,
+            };
+            Report::build_on(&store, by, a.bootstrap, a.seed, side, &mut timer)?
+        }
+    };
+    let format = match (a.format, a.wide) {
+        (ReportFormat::Table, true) => report::ReportFormat::TableWide,
+        (f, _) => f.into(),
+    };
+    let text = report.render(format)?;
+    match &a.out {
+        Some(p) => {
+            crate::store::write_atomically(p, |w| w.write_all(text.as_bytes()))
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            eprintln!("wrote the report to {}", p.display());
+        }
+        None => println!("{text}"),
+    }
     report::Stage::done(&mut timer, "render");
     // The process ends right after the report: freeing millions of pairs
     // (five reference counts each) one by one would add a tenth of a second
@@ -64,6 +87,7 @@ impl From<ReportFormat> for report::ReportFormat {
             ReportFormat::Json => report::ReportFormat::Json,
             ReportFormat::Csv => report::ReportFormat::Csv,
             ReportFormat::Md => report::ReportFormat::Md,
+            ReportFormat::Html => report::ReportFormat::Html,
         }
     }
 }

@@ -2,12 +2,14 @@
 
 mod args;
 mod cmd_data;
-mod cmd_doctor;
 mod cmd_export;
+mod cmd_fewshot;
 mod cmd_label;
 mod cmd_prompt;
 mod cmd_report;
 mod cmd_run;
+mod cmd_split;
+mod doctor;
 
 pub use args::*;
 
@@ -143,7 +145,27 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let s = settings(cli.db, Overrides::default())?;
             cmd_data::list(&s, a)
         }
-        Command::Doctor(a) => cmd_doctor::doctor(cli.db, a),
+        Command::Split(a) => {
+            let s = settings(
+                cli.db,
+                Overrides {
+                    who: a.who.clone(),
+                    ..Default::default()
+                },
+            )?;
+            cmd_split::split(&s, a)
+        }
+        Command::Fewshot(a) => {
+            let s = settings(
+                cli.db,
+                Overrides {
+                    prompts: a.prompts.clone(),
+                    ..Default::default()
+                },
+            )?;
+            cmd_fewshot::fewshot(&s, a)
+        }
+        Command::Doctor(a) => doctor::doctor(cli.db, a),
         Command::DemoJudge(a) => cmd_run::demo_judge(a),
     }
 }

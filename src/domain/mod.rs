@@ -5,6 +5,7 @@ mod mode;
 mod persona;
 mod run;
 mod scale;
+mod split;
 mod verdict;
 
 pub use item::{Classification, Item, Source};
@@ -12,4 +13,5 @@ pub use mode::{Mode, Protocol, judge_name};
 pub use persona::{Persona, Perspective};
 pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
+pub use split::{Side, SplitError, SplitRule};
 pub use verdict::{ComboKey, Failure, FailureKind, Label, RequestPosition, Usage, Verdict};

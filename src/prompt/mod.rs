@@ -22,6 +22,20 @@ pub const ELEMENTS: &[&str] = &[
     "schema_result_mode3.json",
 ];
 
+/// Elements a set may hold besides [`ELEMENTS`]: the few-shot examples
+/// `jury fewshot` writes (one per mode, sent after the worked example, with
+/// `{boundary}` replaced like in `system_common.txt`). A set without them
+/// hashes as before.
+pub const OPTIONAL_ELEMENTS: &[&str] = &[
+    "user_fewshot_mode1.txt",
+    "user_fewshot_mode2.txt",
+    "user_fewshot_mode3.txt",
+];
+
+/// The manifest `jury fewshot` writes beside a set's elements: where each
+/// example came from.
+pub const FEWSHOT_MANIFEST: &str = "fewshot.json";
+
 const EMBEDDED: &[(&str, &str)] = &[
     (
         "system_common.txt",
@@ -79,6 +93,8 @@ pub enum PromptError {
     Read { path: PathBuf, message: String },
     #[error("{}: the result schema is not valid JSON: {message}", path.display())]
     Schema { path: PathBuf, message: String },
+    #[error("{}: the few-shot manifest: {message}", path.display())]
+    Manifest { path: PathBuf, message: String },
 }
 
 /// A loaded prompt set.
@@ -89,6 +105,49 @@ pub struct PromptSet {
     texts: Vec<(String, String)>,
     schemas: [serde_json::Value; 3],
     hash: String,
+    /// The (item, classification) pairs its few-shot examples show, from
+    /// its manifest (empty for a set without examples).
+    examples: Vec<(String, String)>,
+}
+
+/// The example pairs a few-shot manifest names (no manifest: none).
+fn read_manifest(dir: &Path) -> Result<Vec<(String, String)>, PromptError> {
+    let path = dir.join(FEWSHOT_MANIFEST);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(PromptError::Read {
+                path,
+                message: e.to_string(),
+            });
+        }
+    };
+    let bad = |message: String| PromptError::Manifest {
+        path: path.clone(),
+        message,
+    };
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let mut out = Vec::new();
+    for (mode, examples) in doc["examples"]
+        .as_object()
+        .ok_or_else(|| bad("no `examples` object".into()))?
+    {
+        for (i, e) in examples.as_array().into_iter().flatten().enumerate() {
+            match (e["itemId"].as_str(), e["classificationId"].as_str()) {
+                (Some(item), Some(cls)) => out.push((item.to_string(), cls.to_string())),
+                _ => {
+                    return Err(bad(format!(
+                        "examples.{mode}[{i}]: `itemId` and `classificationId` are needed"
+                    )));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 impl PromptSet {
@@ -123,7 +182,22 @@ impl PromptSet {
             })?;
             texts.push((name.to_string(), text));
         }
-        Self::from_texts(dir.display().to_string(), texts, &dir)
+        for name in OPTIONAL_ELEMENTS {
+            let path = dir.join(name);
+            match std::fs::read_to_string(&path) {
+                Ok(text) => texts.push((name.to_string(), text)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(PromptError::Read {
+                        path,
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+        let mut set = Self::from_texts(dir.display().to_string(), texts, &dir)?;
+        set.examples = read_manifest(&dir)?;
+        Ok(set)
     }
 
     fn from_texts(
@@ -165,6 +239,7 @@ impl PromptSet {
             texts,
             schemas,
             hash,
+            examples: Vec::new(),
         })
     }
 
@@ -180,6 +255,16 @@ impl PromptSet {
     /// A short, stable hash of every element (prompt versions, DESIGN §7).
     pub fn hash(&self) -> &str {
         &self.hash
+    }
+
+    /// Every element with its text as loaded (what `jury fewshot` copies).
+    pub fn elements(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.texts.iter().map(|(n, t)| (n.as_str(), t.as_str()))
+    }
+
+    /// The (item, classification) pairs this set's few-shot examples show.
+    pub fn example_pairs(&self) -> &[(String, String)] {
+        &self.examples
     }
 
     /// The `get_evaluations` parameters for a mode.

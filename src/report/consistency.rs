@@ -33,6 +33,22 @@ pub fn flip_rates(
     pairs: &BTreeMap<Comparison, Vec<Pair>>,
     store: &Store,
 ) -> crate::store::Result<Vec<FlipRate>> {
+    let mut by = retests(pairs);
+    for (judge, flipped) in store.double_checks()? {
+        let e = by.entry(judge).or_default();
+        e.double_checked += 1;
+        e.double_check_flipped += u64::from(flipped);
+    }
+    Ok(finish(by))
+}
+
+/// Retest flips only: the double checks carry no item ids, so a report on
+/// one side of a split cannot tell which of them belong to it.
+pub fn retest_flip_rates(pairs: &BTreeMap<Comparison, Vec<Pair>>) -> Vec<FlipRate> {
+    finish(retests(pairs))
+}
+
+fn retests(pairs: &BTreeMap<Comparison, Vec<Pair>>) -> BTreeMap<String, FlipRate> {
     let mut by: BTreeMap<String, FlipRate> = BTreeMap::new();
     for p in pairs.get(&Comparison::RunVsRun).into_iter().flatten() {
         let judge = crate::domain::judge_name(p.ctx.protocol, p.ctx.mode, &p.ctx.model);
@@ -40,20 +56,18 @@ pub fn flip_rates(
         e.retest_pairs += 1;
         e.retest_changed += u64::from(p.a != p.b);
     }
-    for (judge, flipped) in store.double_checks()? {
-        let e = by.entry(judge).or_default();
-        e.double_checked += 1;
-        e.double_check_flipped += u64::from(flipped);
-    }
-    Ok(by
-        .into_iter()
+    by
+}
+
+fn finish(by: BTreeMap<String, FlipRate>) -> Vec<FlipRate> {
+    by.into_iter()
         .map(|(judge, mut e)| {
             e.judge = judge;
             e.retest_flip_rate = rate(e.retest_changed, e.retest_pairs);
             e.double_check_flip_rate = rate(e.double_check_flipped, e.double_checked);
             e
         })
-        .collect())
+        .collect()
 }
 
 /// The flip rates as table lines (empty when there is nothing to show).

@@ -4,12 +4,14 @@
 
 pub mod consistency;
 pub mod csv;
+pub mod html;
 pub mod pairs;
 pub mod position;
+pub mod prompt_change;
 pub mod prompt_delta;
 
 use crate::analytics;
-use crate::domain::{Agreement, Mode, Scale, Value};
+use crate::domain::{Agreement, Mode, Scale, Side, Value};
 use crate::store::Store;
 use pairs::{Comparison, Pair};
 use serde_json::{Map, json};
@@ -34,6 +36,11 @@ pub enum ReportFormat {
     Json,
     Csv,
     Md,
+    /// One self-contained page with inline SVG charts (see [`html`]).
+    Html,
+    /// The table with one row per group and every column (wider than a
+    /// terminal); [`ReportFormat::Table`] fits 80–120 columns.
+    TableWide,
 }
 
 /// One group of one comparison, with its figures.
@@ -47,6 +54,10 @@ pub struct GroupFigures {
     pub right: String,
     /// The scale the figures were computed on (agreement when scales differed).
     pub scale: Scale,
+    /// The two sides answered on different scales and were read as AGREE /
+    /// DISAGREE (Likert ≥ 4 AGREE, ≤ 2 DISAGREE): said in the group's scale
+    /// name and in JSON, so it never shares a name with a same-scale group.
+    pub mapped: bool,
     /// Pairs left out because one side was undecided (Likert 3 against a binary scale).
     pub undecided: usize,
     pub figures: analytics::Figures,
@@ -56,6 +67,17 @@ pub struct GroupFigures {
     /// The classifier's accuracy as each side sees it, `[left, right]`
     /// (judge vs human: the judge's estimate next to the humans').
     pub accuracy: Option<[analytics::AccuracyEstimate; 2]>,
+}
+
+impl GroupFigures {
+    /// The scale as a reader sees it: a mapped group says so.
+    pub fn scale_name(&self) -> String {
+        if self.mapped {
+            format!("{} (mapped)", self.scale.as_str())
+        } else {
+            self.scale.as_str().to_string()
+        }
+    }
 }
 
 /// Computes every comparison's figures from the store.
@@ -215,7 +237,7 @@ fn group_figures(
     } else {
         format!("{by_value} · {sides}")
     };
-    let (scale, values, undecided) = common_scale(ps);
+    let (scale, values, undecided, mapped) = common_scale(ps);
     let (pairs, k, ordinal) = analytics::pairs_from_values(&values);
     let k = if values.is_empty() {
         scale.values().len()
@@ -242,6 +264,7 @@ fn group_figures(
         left: left.to_string(),
         right: right.to_string(),
         scale,
+        mapped,
         undecided,
         figures,
         evalgen,
@@ -264,13 +287,13 @@ fn wrong_as_positive(readings: &[(Option<Agreement>, Option<Agreement>)]) -> ana
 
 /// The pairs on one scale: their own when both sides share it, else the
 /// agreement reading, with undecided pairs counted and left out.
-fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize) {
+fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize, bool) {
     let first = ps.first().map(|p| p.a.scale());
     let same = ps
         .iter()
         .all(|p| Some(p.a.scale()) == first && Some(p.b.scale()) == first);
     if let (true, Some(scale)) = (same, first) {
-        return (scale, ps.iter().map(|p| (p.a, p.b)).collect(), 0);
+        return (scale, ps.iter().map(|p| (p.a, p.b)).collect(), 0, false);
     }
     let mut values = Vec::new();
     let mut undecided = 0;
@@ -280,7 +303,7 @@ fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize) {
             _ => undecided += 1,
         }
     }
-    (Scale::Agreement, values, undecided)
+    (Scale::Agreement, values, undecided, true)
 }
 
 /// Everything `jury report` prints and the workbench's agreement view shows,
@@ -292,6 +315,31 @@ pub struct Report {
     pub flips: Vec<consistency::FlipRate>,
     pub deltas: Vec<prompt_delta::PromptDelta>,
     pub positions: Vec<position::PositionBias>,
+    /// Each prompt version's change from the one before, paired.
+    pub changes: Vec<prompt_change::PromptChange>,
+    /// The side of the held-out split the figures cover; `None`: all pairs.
+    pub side: Option<Side>,
+}
+
+/// Why a report could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error(
+        "this workspace has no held-out split yet: `jury split --holdout 0.3 --seed 1` makes one (then `--split test` reports on the held-out pairs)"
+    )]
+    NoSplit,
+    #[error(
+        "prompt version {version} shows {count} {side} pair(s) as few-shot examples (e.g. {example}): figures on {side} would flatter it. \
+         Build the few-shot set again from the current split (`jury fewshot --from-labels`) and run it"
+    )]
+    SeenExamples {
+        version: String,
+        side: &'static str,
+        count: usize,
+        example: String,
+    },
 }
 
 impl Report {
@@ -304,13 +352,83 @@ impl Report {
         seed: u64,
         stage: &mut dyn Stage,
     ) -> crate::store::Result<Report> {
+        Report::compute(store, by, resamples, seed, None, stage)
+    }
+
+    /// [`Report::build`] on one side of the workspace's held-out split only
+    /// (`jury report --split test`): every pair whose (item, classification)
+    /// is on the other side is left out before anything is computed. The
+    /// double-check flip counts and position bias carry no item ids and are
+    /// left out on a split rather than shown for all items.
+    pub fn build_on(
+        store: &Store,
+        by: Option<GroupBy>,
+        resamples: Option<usize>,
+        seed: u64,
+        side: Side,
+        stage: &mut dyn Stage,
+    ) -> Result<Report, ReportError> {
+        let split = store.split()?.ok_or(ReportError::NoSplit)?;
+        // A prompt version that shows a held-out pair as an example has seen
+        // the answer: its figures on `test` would flatter it. (On `train`
+        // the examples are expected.)
+        let examples = match side {
+            Side::Test => store.prompt_examples()?,
+            Side::Train => Default::default(),
+        };
+        for (hash, pairs) in examples {
+            let seen: Vec<&(String, String)> = pairs
+                .iter()
+                .filter(|(item, cls)| split.side_of(item, cls) == side)
+                .collect();
+            if let Some((item, cls)) = seen.first() {
+                return Err(ReportError::SeenExamples {
+                    version: hash.chars().take(8).collect(),
+                    side: side.as_str(),
+                    count: seen.len(),
+                    example: format!("{item}/{cls}"),
+                });
+            }
+        }
+        Ok(Report::compute(
+            store,
+            by,
+            resamples,
+            seed,
+            Some((&split, side)),
+            stage,
+        )?)
+    }
+
+    fn compute(
+        store: &Store,
+        by: Option<GroupBy>,
+        resamples: Option<usize>,
+        seed: u64,
+        on: Option<(&crate::store::Split, Side)>,
+        stage: &mut dyn Stage,
+    ) -> crate::store::Result<Report> {
         let runs = store.runs()?;
         let builder = pairs::Builder::read_with_runs(store, &runs, pairs::PARALLEL_READ_MIN)?;
         stage.done("read verdicts and labels");
-        let (pairs, placed) = builder.finish_with_positions();
+        let (mut pairs, placed) = builder.finish_with_positions();
+        if let Some((split, side)) = on {
+            for ps in pairs.values_mut() {
+                ps.retain(|p| {
+                    split.side_of(&p.ctx.key.item_id, &p.ctx.key.classification_id) == side
+                });
+            }
+            pairs.retain(|_, ps| !ps.is_empty());
+        }
         stage.done("pair");
-        let flips = consistency::flip_rates(&pairs, store)?;
-        let positions = position::position_bias(&placed, resamples, seed);
+        let (flips, positions) = if on.is_some() {
+            (consistency::retest_flip_rates(&pairs), Vec::new())
+        } else {
+            (
+                consistency::flip_rates(&pairs, store)?,
+                position::position_bias(&placed, resamples, seed),
+            )
+        };
         drop(placed);
         stage.done("self-consistency, position bias");
         let first_run_of = |hash_prefix: &str| {
@@ -319,6 +437,12 @@ impl Report {
                 .map_or(i64::MAX, |r| r.id)
         };
         let deltas = prompt_delta::deltas(&pairs, &first_run_of);
+        let changes = prompt_change::changes(
+            &pairs,
+            &first_run_of,
+            resamples.unwrap_or(analytics::DEFAULT_RESAMPLES),
+            seed,
+        );
         let groups = compute_from(&pairs, by, resamples, seed);
         stage.done("figures");
         Ok(Report {
@@ -327,6 +451,8 @@ impl Report {
             flips,
             deltas,
             positions,
+            changes,
+            side: on.map(|(_, side)| side),
         })
     }
 
@@ -335,12 +461,24 @@ impl Report {
         consistency::table(&self.flips)
             .into_iter()
             .chain(prompt_delta::table(&self.deltas))
+            .chain(prompt_change::table(&self.changes))
             .chain(position::table(&self.positions))
             .collect()
     }
 }
 
 impl Report {
+    /// Says which side of the split the figures cover (nothing for all pairs).
+    fn split_line(&self) -> String {
+        match self.side {
+            Some(side) => format!(
+                "on the {} side of the held-out split only (self-consistency counts retests only; no position bias)\n",
+                side.as_str()
+            ),
+            None => String::new(),
+        }
+    }
+
     /// The whole report in `format`; the table carries the sections below it.
     pub fn render(&self, format: ReportFormat) -> serde_json::Result<String> {
         Ok(match format {
@@ -348,13 +486,26 @@ impl Report {
                 let mut v = to_json(&self.groups);
                 v["self_consistency"] = json!(self.flips);
                 v["prompt_versions"] = json!(self.deltas);
+                v["prompt_version_changes"] = json!(self.changes);
                 v["position_bias"] = json!(self.positions);
+                v["split"] = json!(self.side.map(Side::as_str));
                 serde_json::to_string_pretty(&v)?
             }
             ReportFormat::Csv => to_csv(&self.groups),
-            ReportFormat::Md => to_table(&self.groups, true),
+            ReportFormat::Html => html::to_html(self),
+            ReportFormat::Md => format!("{}{}", self.split_line(), to_table(&self.groups, true)),
             ReportFormat::Table => {
-                let mut t = to_table(&self.groups, false);
+                let mut t = self.split_line();
+                t.push_str(&to_blocks(&self.groups));
+                for l in self.notes() {
+                    t.push('\n');
+                    t.push_str(&l);
+                }
+                t
+            }
+            ReportFormat::TableWide => {
+                let mut t = self.split_line();
+                t.push_str(&to_table(&self.groups, false));
                 for l in self.notes() {
                     t.push('\n');
                     t.push_str(&l);
@@ -377,6 +528,7 @@ pub fn to_json(groups: &[GroupFigures]) -> serde_json::Value {
                 if let Some(o) = v.as_object_mut() {
                     o.insert("group".into(), json!(g.group));
                     o.insert("scale".into(), json!(g.scale.as_str()));
+                    o.insert("scale_mapped".into(), json!(g.mapped));
                     o.insert("undecided".into(), json!(g.undecided));
                     o.insert("left".into(), json!(g.left));
                     o.insert("right".into(), json!(g.right));
@@ -437,7 +589,7 @@ fn row(g: &GroupFigures) -> [String; 13] {
     [
         g.comparison.key().to_string(),
         crate::sanitize::one_line(&g.group, 60),
-        g.scale.as_str().to_string(),
+        g.scale_name(),
         if g.undecided > 0 {
             format!("{} (+{} undecided)", f.n, g.undecided)
         } else {
@@ -515,11 +667,98 @@ accuracy L/R is the classifier's accuracy as each side reads it (AGREE share); c
     out.join("\n")
 }
 
+/// Columns a figures line may take before the next figure goes on a new line.
+const NARROW: usize = 100;
+
+/// The table for a terminal: each group a heading line (comparison, group,
+/// scale, n) and its figures wrapped under it, so it reads at 80–120
+/// columns whatever the names (`--wide` gives one row per group).
+fn to_blocks(groups: &[GroupFigures]) -> String {
+    if groups.is_empty() {
+        return "nothing to compare yet: judge some items and label some (jury run, jury label or the workbench)".into();
+    }
+    let mut out = Vec::new();
+    for g in groups {
+        let f = &g.figures;
+        let n = if g.undecided > 0 {
+            format!("n {} (+{} undecided)", f.n, g.undecided)
+        } else {
+            format!("n {}", f.n)
+        };
+        let name = format!(
+            "{} · {}",
+            g.comparison.key(),
+            crate::sanitize::one_line(&g.group, 110)
+        );
+        let rest = format!("{} · {n}", g.scale_name());
+        if name.chars().count() + 3 + rest.chars().count() <= 120 {
+            out.push(format!("{name} · {rest}"));
+        } else {
+            out.push(name);
+            out.push(format!("   {rest}"));
+        }
+        let mut cells: Vec<String> = vec![format!("agree {}", fmt_ci(&f.percent_agreement))];
+        if f.ordinal {
+            cells.push(format!("within-1 {}", fmt_ci(&f.within_one)));
+        }
+        cells.push(format!("kappa {}", fmt_ci(&f.cohen_kappa)));
+        if f.ordinal {
+            cells.push(format!(
+                "w-kappa(q) {}",
+                fmt_ci(&f.weighted_kappa_quadratic)
+            ));
+        }
+        cells.push(format!("alpha {}", fmt_ci(&f.krippendorff_alpha)));
+        if f.ordinal {
+            cells.push(format!("spearman {}", fmt_ci(&f.spearman)));
+        }
+        cells.push(format!(
+            "base rate L/R {}/{}",
+            share(f.base_rate.first.mode_share),
+            share(f.base_rate.second.mode_share)
+        ));
+        if let Some([l, r]) = &g.accuracy {
+            cells.push(format!(
+                "accuracy L/R {}/{}",
+                share(l.accuracy),
+                share(r.accuracy)
+            ));
+        }
+        if let Some(e) = &g.evalgen {
+            cells.push(format!(
+                "coverage/FFR/align {}/{}/{}",
+                share(e.coverage),
+                share(e.false_failure_rate),
+                share(e.alignment)
+            ));
+        }
+        let mut line = String::from("   ");
+        for c in cells {
+            if line.chars().count() + 2 + c.chars().count() > NARROW && !line.trim().is_empty() {
+                out.push(std::mem::replace(&mut line, String::from("   ")));
+            }
+            line.push_str("  ");
+            line.push_str(&c);
+        }
+        out.push(line);
+    }
+    out.push(String::new());
+    out.push("agree is raw agreement and within-1 the share at most one step apart; kappa and alpha correct\n\
+agreement for chance. base rate L/R is each side's share of its most common value (a rater that\n\
+always gives it scores that raw agreement with zero kappa). accuracy L/R is the classifier's\n\
+accuracy as each side reads it (AGREE share); coverage/FFR/align treat \"the classifier was wrong\"\n\
+as positive, the human as reference. [a,b] is a seeded bootstrap 95 % interval; n counts pairs,\n\
+undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted. A scale marked\n\
+(mapped) compares answers given on different scales, read as AGREE/DISAGREE. --wide: one row\n\
+per group.".into());
+    out.join("\n")
+}
+
 fn to_csv(groups: &[GroupFigures]) -> String {
     // Group and side names are persona, classification and model names
     // from the store: untrusted text, treated as `jury export` treats it.
     let esc = csv::text;
-    let mut out = vec!["comparison,group,left,right,scale,n,undecided,percent_agreement,percent_agreement_lo,percent_agreement_hi,within_one,cohen_kappa,cohen_kappa_lo,cohen_kappa_hi,weighted_kappa_quadratic,krippendorff_alpha,spearman,mean_abs_diff,base_rate_left,base_rate_right,accuracy_left,accuracy_right,coverage,false_failure_rate,alignment".to_string()];
+    let mut out = vec!["comparison,group,left,right,scale,n,undecided,percent_agreement,percent_agreement_lo,percent_agreement_hi,within_one,cohen_kappa,cohen_kappa_lo,cohen_kappa_hi,weighted_kappa_quadratic,krippendorff_alpha,spearman,mean_abs_diff,base_rate_left,base_rate_right,accuracy_left,accuracy_right,coverage,false_failure_rate,alignment,scale_mapped".to_string()];
     for g in groups {
         let f = &g.figures;
         let ci =
@@ -553,6 +792,7 @@ fn to_csv(groups: &[GroupFigures]) -> String {
             v(eg(|e| e.coverage)),
             v(eg(|e| e.false_failure_rate)),
             v(eg(|e| e.alignment)),
+            g.mapped.to_string(),
         ];
         out.push(cells.join(","));
     }

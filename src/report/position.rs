@@ -156,17 +156,10 @@ pub fn table(rows: &[PositionBias]) -> Vec<String> {
         Some(m) => format!("{m:.2} (n {})", t.n),
         None => "–".into(),
     };
+    // A judge per heading line, its figures under it: fits 120 columns.
     let mut out = vec![
         String::new(),
-        format!(
-            "{:<40} {:>14} {:>14} {:>14} {:>26} {:>16}",
-            "position bias",
-            "first third",
-            "middle third",
-            "last third",
-            "late − early [95 % CI]",
-            "changed"
-        ),
+        "position bias: mean score by where the item stood in its request".into(),
     ];
     for r in rows {
         let shift = match (r.mean_shift_late_minus_early, r.ci95) {
@@ -177,18 +170,18 @@ pub fn table(rows: &[PositionBias]) -> Vec<String> {
             Some(s) => format!("{s:.2} ({}/{})", r.changed, r.moved_combinations),
             None => "–".into(),
         };
+        out.push(format!("  {}", crate::sanitize::one_line(&r.judge, 110)));
         out.push(format!(
-            "{:<40} {:>14} {:>14} {:>14} {:>26} {:>16}",
-            crate::sanitize::one_line(&r.judge, 40),
+            "     first third {}  middle {}  last {}",
             mean(&r.by_third[0]),
             mean(&r.by_third[1]),
-            mean(&r.by_third[2]),
-            shift,
-            changed
+            mean(&r.by_third[2])
         ));
+        out.push(format!("     late − early {shift}  changed {changed}"));
     }
     out.push(
-        "repeat a mode 1 run with other --shuffle-seed values to move items; an interval that excludes 0 means the verdict depends on where the item stood."
+        "repeat a mode 1 run with other --shuffle-seed values to move items; an interval that\n\
+excludes 0 means the verdict depends on where the item stood."
             .into(),
     );
     out

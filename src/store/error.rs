@@ -44,6 +44,16 @@ pub enum StoreError {
     Corrupt(String),
     #[error("bad data in the store: {0}")]
     Data(String),
+    #[error(
+        "this workspace already has a held-out split (holdout {holdout}, seed {seed}, made {made}); it stays fixed so \
+         held-out figures stay honest. `jury split --replace` makes a new one (few-shot sets built from the old \
+         train side may then hold test items)"
+    )]
+    SplitExists {
+        holdout: f64,
+        seed: i64,
+        made: String,
+    },
     #[error("database error: {0}")]
     Sql(rusqlite::Error),
 }

@@ -9,6 +9,7 @@ mod items;
 mod labels;
 mod runs;
 mod schema;
+mod splits;
 mod verdicts;
 
 pub use error::{Result, StoreError};
@@ -18,6 +19,7 @@ pub use labels::LabelRow;
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,
 };
+pub use splits::{Split, SplitCounts};
 pub use verdicts::{VerdictFilter, VerdictValue};
 
 use rusqlite::config::DbConfig;

@@ -160,6 +160,33 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN owner_host TEXT;
     ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
     "#,
+    // 8: the held-out split (`jury split`): its settings (one per workspace)
+    // and the side of each (item, classification) labelled when it was made;
+    // pairs labelled later take the side their hash gives (domain::split).
+    // And the (item, classification) pairs a prompt version shows as
+    // few-shot examples, so a report on `test` can refuse a version that
+    // learnt from a test pair.
+    r#"
+    CREATE TABLE split_rule (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        holdout REAL NOT NULL,
+        seed INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL
+    );
+    CREATE TABLE split_members (
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        side TEXT NOT NULL CHECK (side IN ('train', 'test')),
+        PRIMARY KEY (item_id, classification_id)
+    );
+    CREATE TABLE prompt_examples (
+        prompt_hash TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        PRIMARY KEY (prompt_hash, item_id, classification_id)
+    );
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

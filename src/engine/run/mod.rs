@@ -63,6 +63,9 @@ pub async fn execute(
     let provider_for_memory = provider.clone();
     let total = plan.units();
     let run_id = store.create_run(&plan.spec, total)?;
+    // What a few-shot set showed as examples, so a report on held-out
+    // items can refuse a version that saw them.
+    store.record_prompt_examples(&plan.spec.prompt_hash, cfg.prompts.example_pairs())?;
     let _ = events.send(EngineEvent::RunStarted {
         run_id,
         total,

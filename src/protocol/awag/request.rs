@@ -139,6 +139,12 @@ pub fn messages(prompts: &PromptSet, mode: Mode, request: &Value, boundary: &str
             out.push(Message::user(prompts.text("user_example_mode3.txt")));
         }
     }
+    // Worked examples from people's corrections (`jury fewshot`), when the
+    // set has them: item text inside, so between this run's markers.
+    let fewshot = prompts.text(crate::fewshot::fewshot_file_name(mode));
+    if !fewshot.is_empty() {
+        out.push(Message::user(fewshot.replace("{boundary}", boundary)));
+    }
     // Everything above is the same for every request of a run (a cacheable
     // prefix); the request, all of it untrusted (items, their sender,
     // classification names, descriptions and values, the persona and the

@@ -1,0 +1,84 @@
+//! `jury split`: the workspace's fixed train/test split (domain::split).
+
+use super::{SplitArgs, open_store};
+use crate::config::Settings;
+use crate::domain::SplitRule;
+use serde_json::json;
+use std::process::ExitCode;
+
+pub fn split(s: &Settings, a: SplitArgs) -> anyhow::Result<ExitCode> {
+    let mut store = open_store(s)?;
+    let Some(holdout) = a.holdout else {
+        return show(&store, a.json);
+    };
+    let rule = SplitRule::new(holdout, a.seed)?;
+    let counts = store.make_split(rule, &s.who, a.replace)?;
+    if a.json {
+        println!(
+            "{}",
+            json!({"holdout": holdout, "seed": a.seed, "train": counts.train, "test": counts.test,
+                   "by_label": counts.by_label})
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if counts.train + counts.test == 0 {
+        println!(
+            "split made (holdout {holdout}, seed {}), but nothing is labelled yet: labels added later join a side by the split's hash",
+            a.seed
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "split {} labelled (item, classification) pairs: {} train, {} test (holdout {holdout}, seed {})",
+        counts.train + counts.test,
+        counts.train,
+        counts.test,
+        a.seed
+    );
+    for (value, [train, test]) in &counts.by_label {
+        println!(
+            "  label {:<10} {train:>5} train {test:>5} test",
+            crate::sanitize::one_line(value, 40)
+        );
+    }
+    println!("labels added later join a side by the same hash; the split never moves");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn show(store: &crate::store::Store, as_json: bool) -> anyhow::Result<ExitCode> {
+    let Some(split) = store.split()? else {
+        if as_json {
+            println!("null");
+        } else {
+            println!(
+                "no split yet: `jury split --holdout 0.3 --seed 1` holds out 30 % of the labelled pairs"
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let (mut train, mut test) = (0usize, 0usize);
+    for (item, cls) in store.labelled_pair_keys()? {
+        match split.side_of(&item, &cls) {
+            crate::domain::Side::Train => train += 1,
+            crate::domain::Side::Test => test += 1,
+        }
+    }
+    if as_json {
+        println!(
+            "{}",
+            json!({"holdout": split.rule.holdout, "seed": split.rule.seed, "created_at": split.created_at,
+                   "created_by": split.created_by, "fixed": split.fixed(), "train": train, "test": test})
+        );
+    } else {
+        println!(
+            "split made {} by {} (holdout {}, seed {}): {} labelled pairs now, {train} train, {test} test ({} fixed when it was made)",
+            split.created_at,
+            crate::sanitize::one_line(&split.created_by, 60),
+            split.rule.holdout,
+            split.rule.seed,
+            train + test,
+            split.fixed()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

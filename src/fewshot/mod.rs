@@ -1,0 +1,228 @@
+//! Few-shot prompt sets from people's corrections (issue "Close the loop"):
+//! worked examples chosen from `train` labels only, written into a copy of a
+//! prompt set, with a manifest saying where each example came from.
+//!
+//! Choice, per AwAg mode: the labels on the `train` side of the workspace's
+//! split whose value the mode can show (Likert 1–5 for modes 1 and 2; AGREE /
+//! DISAGREE for mode 3, where a Likert label of 4–5 reads as AGREE and 1–2 as
+//! DISAGREE), one per (item, classification). Labels where the judge said
+//! something else come first (they are what the judge gets wrong), then the
+//! rest in the split's hash order; the k examples are taken round-robin over
+//! (classification, value) so every classification and every value is shown
+//! before any is shown twice.
+
+mod render;
+mod write;
+
+pub use render::{example_block, fewshot_file_name};
+pub use write::{WriteError, Written, write_set};
+
+use crate::domain::{Label, Mode, Scale, Side, Value};
+use crate::store::{Split, Store};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// One chosen example: the person's label and what it shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Example {
+    #[serde(rename = "itemId")]
+    pub item_id: String,
+    #[serde(rename = "classificationId")]
+    pub classification_id: String,
+    #[serde(rename = "perspectiveId")]
+    pub perspective_id: String,
+    #[serde(rename = "personaId")]
+    pub persona_id: String,
+    pub who: String,
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    /// The value the example's answer gives (in the mode's own scale).
+    pub value: serde_json::Value,
+    /// The person's note, the example answer's text when there is one.
+    #[serde(skip)]
+    pub note: String,
+    /// The judge's value in this mode when it differed from the person's.
+    #[serde(rename = "judgeSaid", skip_serializing_if = "Option::is_none")]
+    pub judge_said: Option<serde_json::Value>,
+    /// Always `train` (a `test` label is never an example).
+    pub split: &'static str,
+}
+
+/// Why no few-shot set can be made.
+#[derive(Debug, thiserror::Error)]
+pub enum FewShotError {
+    #[error(
+        "this workspace has no held-out split: examples may only come from `train` labels, so make one first (`jury split --holdout 0.3 --seed 1`)"
+    )]
+    NoSplit,
+    #[error("--k must be at least 1")]
+    NoK,
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+/// The value a label shows in `mode`, if it can show one there.
+fn value_in(mode: Mode, v: Value) -> Option<Value> {
+    match (mode, v) {
+        (Mode::One | Mode::Two, Value::Likert(_)) => Some(v),
+        (Mode::Three, Value::Agreement(_)) => Some(v),
+        (Mode::Three, Value::Likert(n)) if n >= 4 => {
+            Some(Value::Agreement(crate::domain::Agreement::Agree))
+        }
+        (Mode::Three, Value::Likert(n)) if n <= 2 => {
+            Some(Value::Agreement(crate::domain::Agreement::Disagree))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a label is on an AwAg perspective (the other protocols' labels
+/// have their own perspectives and shapes).
+fn is_awag(l: &Label) -> bool {
+    ![
+        crate::protocol::rubric::PERSPECTIVE,
+        crate::protocol::guideline::PERSPECTIVE,
+        crate::protocol::proposition::PERSPECTIVE,
+    ]
+    .contains(&l.key.perspective_id.as_str())
+}
+
+/// Up to `k` examples per mode from the `train` labels of `store`.
+pub fn choose(store: &Store, k: usize) -> Result<BTreeMap<Mode, Vec<Example>>, FewShotError> {
+    if k == 0 {
+        return Err(FewShotError::NoK);
+    }
+    let split = store.split()?.ok_or(FewShotError::NoSplit)?;
+    // The newest label per (item, classification, perspective, persona).
+    let mut labels: BTreeMap<(String, String, String, String), Label> = BTreeMap::new();
+    store.for_each_label(|l| {
+        if !is_awag(&l) || split.side_of(&l.key.item_id, &l.key.classification_id) != Side::Train {
+            return;
+        }
+        let key = (
+            l.key.item_id.clone(),
+            l.key.classification_id.clone(),
+            l.key.perspective_id.clone(),
+            l.persona_id.clone(),
+        );
+        match labels.get(&key) {
+            Some(old) if old.created_at >= l.created_at => {}
+            _ => {
+                labels.insert(key, l);
+            }
+        }
+    })?;
+    // The judge's latest value per (item, classification, perspective, persona, mode).
+    let mut judged: HashMap<(String, String, String, String, Mode), Value> = HashMap::new();
+    store.for_each_verdict(|v| {
+        if let Some(mode) = v.mode {
+            judged.insert(
+                (
+                    v.key.item_id,
+                    v.key.classification_id,
+                    v.key.perspective_id,
+                    v.persona_id,
+                    mode,
+                ),
+                v.value,
+            );
+        }
+    })?;
+    let mut out = BTreeMap::new();
+    for mode in Mode::ALL {
+        let chosen = choose_for(mode, &labels, &judged, &split, k);
+        out.insert(mode, chosen);
+    }
+    Ok(out)
+}
+
+/// A candidate: the example, whether the judge said otherwise, its place in
+/// the split's hash order.
+type Candidate = (Example, bool, f64);
+
+fn choose_for(
+    mode: Mode,
+    labels: &BTreeMap<(String, String, String, String), Label>,
+    judged: &HashMap<(String, String, String, String, Mode), Value>,
+    split: &Split,
+    k: usize,
+) -> Vec<Example> {
+    // One candidate per (item, classification): the first label in key order.
+    let mut per_pair: BTreeMap<(&str, &str), Candidate> = BTreeMap::new();
+    for ((item, cls, persp, persona), l) in labels {
+        let Some(value) = value_in(mode, l.value) else {
+            continue;
+        };
+        if per_pair.contains_key(&(item.as_str(), cls.as_str())) {
+            continue;
+        }
+        let judge = judged
+            .get(&(
+                item.clone(),
+                cls.clone(),
+                persp.clone(),
+                persona.clone(),
+                mode,
+            ))
+            .copied()
+            .and_then(|j| value_in(mode, j))
+            .filter(|j| *j != value);
+        let example = Example {
+            item_id: item.clone(),
+            classification_id: cls.clone(),
+            perspective_id: persp.clone(),
+            persona_id: persona.clone(),
+            who: l.who.clone(),
+            created_at: l.created_at.clone(),
+            value: value.to_json(),
+            note: l.note.clone(),
+            judge_said: judge.map(|j| j.to_json()),
+            split: Side::Train.as_str(),
+        };
+        let disagrees = judge.is_some();
+        per_pair.insert(
+            (item.as_str(), cls.as_str()),
+            (example, disagrees, split.rule.position(item, cls)),
+        );
+    }
+    // Groups by (classification, value), each ordered disagreements first,
+    // then by the split's hash (a fixed order that is not the file's order).
+    let mut groups: BTreeMap<(String, String), Vec<Candidate>> = BTreeMap::new();
+    for (_, c) in per_pair {
+        let key = (c.0.classification_id.clone(), c.0.value.to_string());
+        groups.entry(key).or_default().push(c);
+    }
+    for g in groups.values_mut() {
+        g.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.total_cmp(&b.2)));
+    }
+    // Groups whose best candidate is a disagreement go first in each round.
+    let mut order: Vec<Vec<Candidate>> = groups.into_values().collect();
+    order.sort_by_key(|g| !g.first().is_some_and(|c| c.1));
+    let mut chosen = Vec::new();
+    let mut round = 0;
+    while chosen.len() < k {
+        let mut took = false;
+        for g in &order {
+            if chosen.len() == k {
+                break;
+            }
+            if let Some(c) = g.get(round) {
+                chosen.push(c.0.clone());
+                took = true;
+            }
+        }
+        if !took {
+            break;
+        }
+        round += 1;
+    }
+    chosen
+}
+
+/// The scale examples of `mode` are given on.
+pub fn scale_of(mode: Mode) -> Scale {
+    match mode {
+        Mode::One | Mode::Two => Scale::Likert,
+        Mode::Three => Scale::Agreement,
+    }
+}

@@ -1,0 +1,135 @@
+//! Writes a few-shot prompt set: a copy of a base set, one few-shot element
+//! per mode that has examples, and the manifest. The directory appears whole
+//! or not at all: it is written beside its target under a temporary name and
+//! renamed when complete.
+
+use super::render::{example_block, fewshot_file_name, fewshot_text};
+use super::{Example, FewShotError};
+use crate::domain::Mode;
+use crate::prompt::{FEWSHOT_MANIFEST, PromptSet};
+use crate::store::Store;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What was written: examples per mode.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub examples: BTreeMap<Mode, Vec<Example>>,
+}
+
+/// Why a set could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Choose(#[from] FewShotError),
+    #[error(
+        "{0} exists and is not empty: choose a new directory (a prompt set is never written over another)"
+    )]
+    Exists(String),
+    #[error(
+        "no `train` label can serve as an example (AwAg labels on the train side of the split); label some items first"
+    )]
+    Nothing,
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+/// Chooses up to `k` examples per mode and writes the set to `out`.
+pub fn write_set(
+    store: &Store,
+    base: &PromptSet,
+    k: usize,
+    out: &Path,
+) -> Result<Written, WriteError> {
+    let shown = out.display().to_string();
+    if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
+        return Err(WriteError::Exists(shown));
+    }
+    let mut examples = super::choose(store, k)?;
+    let perspectives = store.perspectives()?;
+    let mut files: Vec<(String, String)> = base
+        .elements()
+        .filter(|(n, _)| !crate::prompt::OPTIONAL_ELEMENTS.contains(n))
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    for (mode, chosen) in examples.iter_mut() {
+        let mut blocks = Vec::new();
+        let mut kept = Vec::new();
+        for e in chosen.drain(..) {
+            let (Some(item), Some(persona)) =
+                (store.item(&e.item_id)?, store.persona(&e.persona_id)?)
+            else {
+                continue;
+            };
+            let Some(perspective) = perspectives.iter().find(|p| p.id == e.perspective_id) else {
+                continue;
+            };
+            if let Some(b) =
+                example_block(*mode, blocks.len() + 1, &e, &item, &persona, perspective)
+            {
+                blocks.push(b);
+                kept.push(e);
+            }
+        }
+        *chosen = kept;
+        if !blocks.is_empty() {
+            files.push((fewshot_file_name(*mode).to_string(), fewshot_text(&blocks)));
+        }
+    }
+    if examples.values().all(Vec::is_empty) {
+        return Err(WriteError::Nothing);
+    }
+    let split = store.split()?;
+    let manifest = json!({
+        "from": "labels",
+        "k": k,
+        "base": base.origin,
+        "baseHash": base.hash(),
+        "split": split.as_ref().map(|s| json!({"holdout": s.rule.holdout, "seed": s.rule.seed, "createdAt": s.created_at})),
+        "examples": examples.iter().map(|(m, es)| (format!("mode{}", m.number()), json!(es))).collect::<serde_json::Map<_, _>>(),
+    });
+    files.push((
+        FEWSHOT_MANIFEST.to_string(),
+        serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n",
+    ));
+    write_dir(out, &files)?;
+    Ok(Written { examples })
+}
+
+/// Writes `files` into a temporary directory beside `out`, then renames it
+/// to `out` (an empty `out` is replaced).
+fn write_dir(out: &Path, files: &[(String, String)]) -> Result<(), WriteError> {
+    let io = |path: &Path, e: std::io::Error| WriteError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "prompts".into());
+    let tmp = parent.join(format!(".{name}.jury-tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| io(&tmp, e))?;
+    let result = (|| {
+        for (n, text) in files {
+            let p = tmp.join(n);
+            std::fs::write(&p, text).map_err(|e| io(&p, e))?;
+        }
+        if out.exists() {
+            // Checked empty above; an empty directory is replaced.
+            std::fs::remove_dir(out).map_err(|e| io(out, e))?;
+        }
+        std::fs::rename(&tmp, out).map_err(|e| io(out, e))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    result
+}

@@ -1,0 +1,215 @@
+//! The held-out split (`jury split`, domain::split): one per workspace, made
+//! in one transaction, read by the report, the exports and the workbench.
+
+use super::{Result, Store, StoreError};
+use crate::domain::{Side, SplitRule};
+use rusqlite::{OptionalExtension, params};
+use std::collections::{BTreeMap, HashMap};
+
+/// The workspace's split: its rule and the sides fixed when it was made.
+#[derive(Debug, Clone)]
+pub struct Split {
+    pub rule: SplitRule,
+    pub created_at: String,
+    pub created_by: String,
+    members: HashMap<(String, String), Side>,
+}
+
+impl Split {
+    /// The side of an (item, classification): the one fixed when the split
+    /// was made, or, for a pair labelled since, the one its hash gives.
+    pub fn side_of(&self, item_id: &str, classification_id: &str) -> Side {
+        // The map is keyed by owned pairs; a lookup without allocating would
+        // need a borrowed key type, and this is not a hot path per pair.
+        match self
+            .members
+            .get(&(item_id.to_string(), classification_id.to_string()))
+        {
+            Some(side) => *side,
+            None => self.rule.side_by_hash(item_id, classification_id),
+        }
+    }
+
+    /// Pairs fixed when the split was made.
+    pub fn fixed(&self) -> usize {
+        self.members.len()
+    }
+}
+
+/// What `jury split` made: pairs per side, and per label value (the strata).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct SplitCounts {
+    pub train: usize,
+    pub test: usize,
+    /// Label value → [train, test].
+    pub by_label: BTreeMap<String, [usize; 2]>,
+}
+
+impl Store {
+    /// The workspace's split, if one was made.
+    pub fn split(&self) -> Result<Option<Split>> {
+        let rule: Option<(f64, i64, String, String)> = self
+            .conn
+            .query_row(
+                "SELECT holdout, seed, created_at, created_by FROM split_rule WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()?;
+        let Some((holdout, seed, created_at, created_by)) = rule else {
+            return Ok(None);
+        };
+        let rule = SplitRule::new(holdout, seed as u64)
+            .map_err(|e| StoreError::Data(format!("the stored split: {e}")))?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT item_id, classification_id, side FROM split_members")?;
+        let mut members = HashMap::new();
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        for row in rows {
+            let (item, cls, side) = row?;
+            let side = Side::parse(&side)
+                .ok_or_else(|| StoreError::Data(format!("split side '{side}' for {item}/{cls}")))?;
+            members.insert((item, cls), side);
+        }
+        Ok(Some(Split {
+            rule,
+            created_at,
+            created_by,
+            members,
+        }))
+    }
+
+    /// Makes the workspace's split over every labelled (item, classification),
+    /// stratified by its human label (the value most of its labels give; on a
+    /// tie the first in text order). Refused when a split exists, unless
+    /// `replace`: examples built from the old `train` side could then sit on
+    /// the new `test` side.
+    pub fn make_split(&mut self, rule: SplitRule, who: &str, replace: bool) -> Result<SplitCounts> {
+        let pairs = self.labelled_pairs()?;
+        let tx = self.immediate()?;
+        let exists: Option<(f64, i64, String)> = tx
+            .query_row(
+                "SELECT holdout, seed, created_at FROM split_rule WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        if let Some((holdout, seed, at)) = exists {
+            if !replace {
+                return Err(StoreError::SplitExists {
+                    holdout,
+                    seed,
+                    made: at,
+                });
+            }
+            tx.execute("DELETE FROM split_members", [])?;
+            tx.execute("DELETE FROM split_rule", [])?;
+        }
+        let sides = rule.assign(&pairs);
+        let mut counts = SplitCounts::default();
+        {
+            let mut insert = tx.prepare(
+                "INSERT INTO split_members (item_id, classification_id, side) VALUES (?1, ?2, ?3)",
+            )?;
+            for (((item, cls), stratum), side) in pairs.iter().zip(&sides) {
+                insert.execute(params![item, cls, side.as_str()])?;
+                let slot = counts.by_label.entry(stratum.clone()).or_default();
+                match side {
+                    Side::Train => {
+                        counts.train += 1;
+                        slot[0] += 1;
+                    }
+                    Side::Test => {
+                        counts.test += 1;
+                        slot[1] += 1;
+                    }
+                }
+            }
+        }
+        tx.execute(
+            "INSERT INTO split_rule (id, holdout, seed, created_at, created_by) VALUES (1, ?1, ?2, ?3, ?4)",
+            params![rule.holdout, rule.seed as i64, super::now(), who],
+        )?;
+        tx.commit()?;
+        Ok(counts)
+    }
+
+    /// Records the (item, classification) pairs prompt version `hash` shows
+    /// as examples (a run with a few-shot set calls it when it starts).
+    pub fn record_prompt_examples(&mut self, hash: &str, pairs: &[(String, String)]) -> Result<()> {
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let tx = self.immediate()?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT OR IGNORE INTO prompt_examples (prompt_hash, item_id, classification_id) VALUES (?1, ?2, ?3)",
+            )?;
+            for (item, cls) in pairs {
+                insert.execute(params![hash, item, cls])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Prompt version → the example pairs it shows.
+    pub fn prompt_examples(&self) -> Result<BTreeMap<String, Vec<(String, String)>>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT prompt_hash, item_id, classification_id FROM prompt_examples ORDER BY 1, 2, 3",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        for row in rows {
+            let (hash, item, cls) = row?;
+            out.entry(hash).or_default().push((item, cls));
+        }
+        Ok(out)
+    }
+
+    /// Every labelled (item, classification), in a fixed order.
+    pub fn labelled_pair_keys(&self) -> Result<Vec<(String, String)>> {
+        Ok(self.labelled_pairs()?.into_iter().map(|(k, _)| k).collect())
+    }
+
+    /// Every labelled (item, classification) with its stratum: the label
+    /// value most of its labels give (ties: the first in text order), in a
+    /// fixed order.
+    fn labelled_pairs(&self) -> Result<Vec<((String, String), String)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT item_id, classification_id, value, count(*) AS n FROM labels
+             GROUP BY item_id, classification_id, value
+             ORDER BY item_id, classification_id, n DESC, value",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        let mut out: Vec<((String, String), String)> = Vec::new();
+        for row in rows {
+            let (item, cls, value) = row?;
+            // The first row of each pair is its most common value.
+            if out.last().is_some_and(|(k, _)| k.0 == item && k.1 == cls) {
+                continue;
+            }
+            out.push(((item, cls), value));
+        }
+        Ok(out)
+    }
+}
