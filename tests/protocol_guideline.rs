@@ -2,9 +2,10 @@
 //! SQLite store in a tempdir, the engine, and a local judge on 127.0.0.1.
 #![cfg(feature = "tui")]
 
-use jury::domain::{Degree, FailureKind, Protocol, Value};
+use jury::domain::{Degree, FailureKind, Value};
 use jury::engine::{EngineConfig, RunOutcome, RunRequest};
 use jury::prompt::PromptSet;
+use jury::protocol::JudgeSpec;
 use jury::provider::ProviderConfig;
 use jury::testserver::{RecordedRequest, Reply, TestServer};
 use serde_json::json;
@@ -37,8 +38,7 @@ fn setup(dir: &Path) -> PathBuf {
 }
 
 fn request(items: &[&str]) -> RunRequest {
-    let mut req = RunRequest::new(jury::domain::Mode::Two, "", Vec::new());
-    req.protocol = Protocol::Guideline;
+    let mut req = RunRequest::for_spec(JudgeSpec::Guideline { persona: None });
     req.item_ids = Some(items.iter().map(|s| s.to_string()).collect());
     req.concurrency = 1;
     req

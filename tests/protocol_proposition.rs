@@ -2,9 +2,10 @@
 //! engine, and a local judge server on 127.0.0.1.
 #![cfg(feature = "tui")]
 
-use jury::domain::{FailureKind, Protocol, Value};
+use jury::domain::{FailureKind, Value};
 use jury::engine::{EngineConfig, RunOutcome, RunRequest};
 use jury::prompt::PromptSet;
+use jury::protocol::JudgeSpec;
 use jury::protocol::proposition::Settings;
 use jury::provider::ProviderConfig;
 use jury::testserver::{RecordedRequest, Reply, TestServer};
@@ -42,9 +43,10 @@ fn setup(dir: &Path) -> std::path::PathBuf {
 }
 
 fn request(settings: Settings, items: &[&str]) -> RunRequest {
-    let mut req = RunRequest::new(jury::domain::Mode::Two, "", Vec::new());
-    req.protocol = Protocol::Proposition;
-    req.options = settings.to_options();
+    let mut req = RunRequest::for_spec(JudgeSpec::Proposition {
+        settings,
+        persona: None,
+    });
     req.item_ids = Some(items.iter().map(|s| s.to_string()).collect());
     req.concurrency = 1;
     req

@@ -15,8 +15,9 @@ pub use events::{EngineEvent, Progress};
 pub use run::{Plan, plan as make_plan, usage_or_unknown};
 pub use writer::NO_VERDICT_NOTE;
 
-use crate::domain::{Mode, Protocol, RunStatus};
+use crate::domain::{Mode, RunStatus};
 use crate::prompt::PromptSet;
+use crate::protocol::JudgeSpec;
 use crate::provider::{ProviderConfig, ProviderError};
 use crate::store::{Store, StoreError};
 use std::path::PathBuf;
@@ -27,10 +28,11 @@ use tokio_util::sync::CancellationToken;
 /// What to judge and how.
 #[derive(Debug, Clone)]
 pub struct RunRequest {
-    pub protocol: Protocol,
-    pub mode: Mode,
-    pub persona_id: String,
-    pub perspective_ids: Vec<String>,
+    /// Which judge, asked what (built and checked by [`JudgeSpec::from_flags`]).
+    pub spec: JudgeSpec,
+    /// Where the rubric, proposition and guideline prompts come from
+    /// (`None`: the embedded ones); AwAg's are [`EngineConfig::prompts`].
+    pub prompts_dir: Option<PathBuf>,
     /// `None`: every item in the store.
     pub item_ids: Option<Vec<String>>,
     /// Items per request (Mode 1) or entries per request (Modes 2/3).
@@ -55,8 +57,6 @@ pub struct RunRequest {
     /// How structured answers are asked for: `None` is `auto` (the path the
     /// endpoint and model answered a probe with, probed once and remembered).
     pub structured: Option<crate::provider::ToolMode>,
-    /// Protocol-specific settings (rubric `dimensions`, `prompts_dir`...).
-    pub options: serde_json::Value,
     /// Shuffle the items with this seed before they are cut into requests,
     /// so repeat runs put each item at other places (position bias, mode 1).
     pub shuffle_seed: Option<u64>,
@@ -67,17 +67,25 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
+    /// An AwAg run of this persona and these perspectives in `mode`.
     pub fn new(mode: Mode, persona_id: &str, perspective_ids: Vec<String>) -> Self {
-        RunRequest {
-            protocol: Protocol::Awag,
+        RunRequest::for_spec(JudgeSpec::Awag {
             mode,
-            persona_id: persona_id.to_string(),
-            perspective_ids,
-            item_ids: None,
-            batch_size: match mode {
-                Mode::One => 5,
-                Mode::Two | Mode::Three => 10,
+            persona: persona_id.to_string(),
+            perspectives: perspective_ids,
+        })
+    }
+
+    /// A run of `spec` with the default run settings.
+    pub fn for_spec(spec: JudgeSpec) -> Self {
+        RunRequest {
+            batch_size: match spec.mode() {
+                Some(Mode::One) => 5,
+                _ => 10,
             },
+            spec,
+            prompts_dir: None,
+            item_ids: None,
             concurrency: 4,
             resume: false,
             limit: None,
@@ -87,7 +95,6 @@ impl RunRequest {
             max_tokens: None,
             tokens_per_entry: DEFAULT_TOKENS_PER_ENTRY,
             structured: None,
-            options: serde_json::Value::Null,
             shuffle_seed: None,
             stream_texts: true,
         }
@@ -166,6 +173,15 @@ pub enum EngineError {
     Provider(ProviderError),
     #[error("{0}")]
     Setup(String),
+}
+
+impl From<crate::protocol::SpecError> for EngineError {
+    fn from(e: crate::protocol::SpecError) -> Self {
+        match e {
+            crate::protocol::SpecError::Invalid(m) => EngineError::Setup(m),
+            crate::protocol::SpecError::Store(e) => EngineError::Store(e),
+        }
+    }
 }
 
 /// How a run ended.

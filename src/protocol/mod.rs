@@ -4,10 +4,15 @@
 //! analytics and TUI are shared.
 
 pub mod awag;
+mod build;
 pub mod caps;
 pub mod guideline;
 pub mod proposition;
 pub mod rubric;
+pub mod spec;
+
+pub use build::{Built, Prompts, build};
+pub use spec::{JudgeSpec, NO_PERSONA, SpecError, SpecFlags};
 
 use crate::domain::{ComboKey, Mode, Protocol, Scale, Value};
 use crate::provider::ChatCall;

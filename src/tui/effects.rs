@@ -6,6 +6,7 @@ use super::app::RunPlan;
 use super::msg::{Effect, Msg};
 use crate::domain::Label;
 use crate::engine::{EngineConfig, RunRequest, spawn_run};
+use crate::protocol::{JudgeSpec, SpecFlags};
 use crate::store::Store;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -148,10 +149,20 @@ impl Executor {
             });
             return;
         };
-        let mut req = RunRequest::new(plan.mode, &plan.persona_id, plan.perspective_ids);
+        // The spec is built and checked by the constructor `jury run` uses.
         // Other protocols run with their defaults (rubric: relevance and tone;
         // guideline: each conversation's own guidelines) and prompt sets.
-        req.protocol = plan.protocol;
+        let spec = match JudgeSpec::from_flags(&spec_flags(&plan)) {
+            Ok(spec) => spec,
+            Err(e) => {
+                let _ = self.tx.send(Msg::RunEnded {
+                    tag,
+                    error: Some(e.to_string()),
+                });
+                return;
+            }
+        };
+        let mut req = RunRequest::for_spec(spec);
         req.item_ids = Some(plan.item_ids);
         req.structured = plan.structured;
         let handle = spawn_run(cfg, req);
@@ -189,6 +200,23 @@ impl Executor {
 impl Drop for Executor {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+/// The workbench's choices as [`JudgeSpec::from_flags`] takes them: a mode,
+/// persona and perspectives for AwAg; other protocols need none of them.
+fn spec_flags(plan: &RunPlan) -> SpecFlags {
+    let awag = plan.protocol == crate::domain::Protocol::Awag;
+    SpecFlags {
+        protocol: plan.protocol.as_str().to_string(),
+        mode: awag.then(|| plan.mode.number()),
+        persona: awag.then(|| plan.persona_id.clone()),
+        perspectives: if awag {
+            plan.perspective_ids.clone()
+        } else {
+            Vec::new()
+        },
+        ..SpecFlags::default()
     }
 }
 
@@ -249,5 +277,55 @@ fn label_writer(
             req: job.req,
             result: result.map_err(|e| e.to_string()),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Mode, Protocol};
+
+    fn plan(protocol: Protocol) -> RunPlan {
+        RunPlan {
+            protocol,
+            mode: Mode::One,
+            structured: None,
+            persona_id: "kenton".into(),
+            perspective_ids: vec!["classification".into()],
+            item_ids: vec!["i1".into()],
+        }
+    }
+
+    #[test]
+    fn the_workbench_builds_the_spec_jury_run_builds() {
+        let cli = |flags: SpecFlags| JudgeSpec::from_flags(&flags).unwrap();
+        assert_eq!(
+            JudgeSpec::from_flags(&spec_flags(&plan(Protocol::Awag))).unwrap(),
+            cli(SpecFlags {
+                protocol: "awag".into(),
+                mode: Some(1),
+                persona: Some("kenton".into()),
+                perspectives: vec!["classification".into()],
+                ..SpecFlags::default()
+            })
+        );
+        for (p, name) in [
+            (Protocol::Rubric, "rubric"),
+            (Protocol::Guideline, "guideline"),
+        ] {
+            // The workbench's AwAg choices do not leak into another protocol's spec.
+            let spec = JudgeSpec::from_flags(&spec_flags(&plan(p))).unwrap();
+            assert_eq!(
+                spec,
+                cli(SpecFlags {
+                    protocol: name.into(),
+                    ..SpecFlags::default()
+                })
+            );
+            assert_eq!(spec.persona(), None);
+        }
+        // What the constructor refuses, the workbench is refused too.
+        let e = JudgeSpec::from_flags(&spec_flags(&plan(Protocol::Proposition))).unwrap_err();
+        assert!(e.to_string().contains("needs --claim"), "{e}");
     }
 }

@@ -1,0 +1,235 @@
+//! A planned run on its way: the progress bar, Ctrl-C and SIGTERM, the
+//! summary at the end and the exit code it means.
+
+use crate::cli::EXIT_FAILURES;
+use crate::domain::RunStatus;
+use crate::engine::{EngineConfig, EngineEvent, Progress, RunRequest};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// Runs `plan` to its end and says how it went.
+pub(super) async fn drive(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: crate::engine::Plan,
+    as_json: bool,
+) -> anyhow::Result<ExitCode> {
+    let endpoint = crate::sanitize::one_line(&cfg.provider.base_url, 200);
+    let db_path = cfg.db_path.clone();
+    let mut handle = crate::engine::spawn_planned(cfg, req, plan);
+    let bar = (!as_json && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} combinations · {per_sec} · ETA {eta} · {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let cancel = handle.cancel.clone();
+    let mut interrupted = false;
+    // SIGTERM (a service manager, `kill`, a closed session) ends the run as
+    // Ctrl-C does: cancelled, with what arrived kept, never left "running".
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut last: Option<Progress> = None;
+    let mut finished: Option<(RunStatus, Option<String>)> = None;
+    loop {
+        tokio::select! {
+            ev = handle.events.recv() => {
+                let Some(ev) = ev else { break };
+                on_event(ev, bar.as_ref(), &mut last, &mut finished);
+            }
+            _ = signal_to_stop(&mut terminate) => {
+                if interrupted {
+                    // A second signal: stop now. Everything committed is
+                    // kept; the run shows as interrupted, since this
+                    // process is gone, and --resume continues it.
+                    eprintln!("stopped before the run could finish cleanly");
+                    std::process::exit(1);
+                }
+                interrupted = true;
+                cancel.cancel();
+                if let Some(b) = &bar {
+                    b.println("cancelling: what has arrived is kept… (again to stop at once)");
+                }
+            }
+        }
+    }
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let outcome = handle.join.await??;
+    let p = last.unwrap_or(outcome.progress);
+    let (status, note) = finished.unwrap_or((outcome.status, outcome.note.clone()));
+    let missing = p.total.saturating_sub(p.verdicts);
+    // Failure records, salvaged ones included: a run whose every combination
+    // got its verdict exits 0 and still says what went wrong on the way.
+    let records = crate::store::Store::open(&db_path)
+        .ok()
+        .and_then(|s| s.run(outcome.run_id).ok().flatten())
+        .map_or(0, |r| r.failures);
+    print_summary(
+        outcome.run_id,
+        status,
+        &p,
+        records,
+        note.as_deref(),
+        as_json,
+    );
+    // A run whose every combination failed ended with its failures recorded,
+    // not with a fault that stopped it.
+    let only_failures =
+        status == RunStatus::Failed && note.as_deref() == Some(crate::engine::NO_VERDICT_NOTE);
+    if status == RunStatus::Failed && !only_failures {
+        // A fault fatal for the whole run (refused key, quota, budget, a
+        // server that cannot do what is asked): say where, and how to go on.
+        eprintln!(
+            "error: run {} stopped at {endpoint}; what arrived is stored, fix the cause and continue with the same command plus --resume",
+            outcome.run_id
+        );
+    }
+    Ok(match status {
+        RunStatus::Done if missing == 0 => ExitCode::SUCCESS,
+        RunStatus::Failed if only_failures => ExitCode::from(EXIT_FAILURES),
+        RunStatus::Failed => ExitCode::from(1),
+        RunStatus::Done | RunStatus::Cancelled if p.verdicts > 0 || missing > 0 => {
+            ExitCode::from(EXIT_FAILURES)
+        }
+        _ => ExitCode::from(1),
+    })
+}
+
+/// The run's figures: one JSON object, or a line and where to look next.
+fn print_summary(
+    run_id: i64,
+    status: RunStatus,
+    p: &Progress,
+    records: u64,
+    note: Option<&str>,
+    as_json: bool,
+) {
+    let missing = p.total.saturating_sub(p.verdicts);
+    if as_json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "run_id": run_id,
+                "status": status.as_str(),
+                "total": p.total,
+                "verdicts": p.verdicts,
+                "failed": missing,
+                "requests": p.requests,
+                "prompt_tokens": p.usage.prompt_tokens,
+                "completion_tokens": p.usage.completion_tokens,
+                "usage_unknown_requests": p.usage_unknown,
+                "failure_records": records,
+                "cost_usd": p.cost_usd,
+                "elapsed_s": p.elapsed.as_secs_f64(),
+                "note": note,
+            })
+        );
+    } else {
+        println!(
+            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {} tokens{}, {:.1}s{}",
+            run_id,
+            status.as_str(),
+            p.verdicts,
+            p.total,
+            missing,
+            records,
+            p.requests,
+            p.usage.prompt_tokens + p.usage.completion_tokens,
+            p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
+            p.elapsed.as_secs_f64(),
+            note.map(|n| format!(" — {}", crate::sanitize::one_line(n, 300)))
+                .unwrap_or_default()
+        );
+        if missing > 0 {
+            point_at_failures(records, run_id, missing);
+        } else if records > 0 {
+            eprintln!(
+                "every combination has its verdict; {records} failure record(s) on the way (retried or salvaged): jury failures {}",
+                run_id
+            );
+        }
+    }
+}
+
+/// One engine event on the progress bar, and the figures the summary needs.
+fn on_event(
+    ev: EngineEvent,
+    bar: Option<&indicatif::ProgressBar>,
+    last: &mut Option<Progress>,
+    finished: &mut Option<(RunStatus, Option<String>)>,
+) {
+    match ev {
+        EngineEvent::RunStarted { total, skipped, .. } => {
+            if let Some(b) = bar {
+                b.set_length(total);
+                if skipped > 0 {
+                    b.println(format!(
+                        "resuming: {skipped} combination(s) already judged are skipped"
+                    ));
+                }
+            }
+        }
+        EngineEvent::Progress(p) => {
+            if let Some(b) = bar {
+                b.set_position(p.done());
+                b.set_message(format!(
+                    "{} tokens{}{}",
+                    p.usage.prompt_tokens + p.usage.completion_tokens,
+                    p.cost_usd
+                        .map(|c| format!(" · ${c:.4}"))
+                        .unwrap_or_default(),
+                    if p.failed > 0 {
+                        format!(" · {} failed", p.failed)
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            *last = Some(p);
+        }
+        EngineEvent::Retrying { reason, .. } => {
+            if let Some(b) = bar {
+                b.set_message(format!(
+                    "retrying: {}",
+                    crate::sanitize::one_line(&reason, 80)
+                ));
+            }
+        }
+        EngineEvent::RunFinished {
+            status,
+            progress,
+            note,
+            ..
+        } => {
+            *last = Some(progress);
+            *finished = Some((status, note));
+        }
+        _ => {}
+    }
+}
+
+/// Ctrl-C or SIGTERM, whichever comes first.
+async fn signal_to_stop(terminate: &mut tokio::signal::unix::Signal) {
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+}
+
+/// Where to look for what is missing: `jury failures` only when the run
+/// recorded failures (a budget or a fatal fault leaves combinations that
+/// were never sent, which are not failures), `--resume` for the rest.
+fn point_at_failures(recorded: u64, run_id: i64, missing: u64) {
+    if recorded > 0 {
+        eprintln!("see the failures with: jury failures {run_id}");
+    } else {
+        eprintln!(
+            "{missing} combination(s) of run {run_id} have no verdict and no recorded failure (never sent, or cut off by the stop); the same command plus --resume asks for them"
+        );
+    }
+}

@@ -1,0 +1,342 @@
+//! One batch: send, validate, keep what is valid, retry only what is missing.
+
+use super::failure::{FailureRecord, summarise, unscorable, unscorable_reason};
+use super::follow_up::follow_up;
+use super::salvage::{keep_complete, salvage_reason};
+use super::stream::TextStreamer;
+use super::{Ctx, item_positions, to_verdict};
+use crate::domain::{ComboKey, FailureKind, Verdict};
+use crate::engine::EngineEvent;
+use crate::engine::writer::WriteCmd;
+use crate::protocol::{ParseOutcome, Unit};
+use crate::provider::{ChatCall, Completion, ProviderError};
+use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+/// What the batch does after one request.
+enum Next {
+    /// Ask again for what is still pending (while attempts remain).
+    Again,
+    /// Give up on what is pending.
+    Stop,
+}
+
+/// Sends one batch, validates, keeps what is valid and retries only what is
+/// missing, up to `max_attempts` requests in all. An answer cut off (closed
+/// early, `length`, over the size cap) keeps every entry complete within it;
+/// only the rest is asked for again.
+pub(super) async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
+    let mut pending = batch;
+    let mut attempt = 0u32;
+    while !pending.is_empty() {
+        if ctx.cancel.is_cancelled() || ctx.stop.is_cancelled() {
+            break;
+        }
+        attempt += 1;
+        if let Next::Stop = ask(ctx, &mut pending, &mut attempt).await {
+            break;
+        }
+    }
+    // Units left when the run was cancelled, or never sent because it had
+    // stopped, were not judged, not failed.
+    if !pending.is_empty() && !ctx.cancel.is_cancelled() && attempt > 0 {
+        let _ = ctx.writes.send(WriteCmd::Failed(pending.len() as u64));
+    }
+}
+
+/// Judges `half` of a batch on its own. Boxed: a half can split again.
+fn judge_half(ctx: &Ctx, half: Vec<Unit>) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+    Box::pin(judge_batch(ctx, half))
+}
+
+/// One request that was sent, and when.
+struct Attempt<'c> {
+    ctx: &'c Ctx,
+    call: ChatCall,
+    number: u32,
+    keys: Vec<ComboKey>,
+    started: Instant,
+    /// From sending to the end of the answer.
+    latency: Duration,
+}
+
+/// Sends `pending` once and handles what came back.
+async fn ask(ctx: &Ctx, pending: &mut Vec<Unit>, attempt: &mut u32) -> Next {
+    let keys: Vec<ComboKey> = pending.iter().map(|u| u.key.clone()).collect();
+    let mut call = match ctx.protocol.build_call(pending, &ctx.boundary) {
+        Ok(c) => c,
+        Err(reason) => {
+            ctx.record_failure(FailureRecord {
+                kind: FailureKind::Invalid,
+                keys,
+                reason,
+                raw: "",
+                status: None,
+                finish: None,
+                request: "",
+                attempt: *attempt,
+            });
+            return Next::Stop;
+        }
+    };
+    call.max_tokens = Some(ctx.request.max_tokens_for(pending.len()));
+    let _ = ctx.events.send(EngineEvent::RequestStarted {
+        run_id: ctx.run_id,
+        keys: keys.clone(),
+    });
+    let started = Instant::now();
+    let mut streamer = TextStreamer::new(ctx, pending);
+    let result = ctx
+        .client
+        .complete(&call, &ctx.cancel, &mut |frame| streamer.on_frame(frame))
+        .await;
+    streamer.finish();
+    let sent = Attempt {
+        ctx,
+        call,
+        number: *attempt,
+        keys,
+        started,
+        latency: started.elapsed(),
+    };
+    match result {
+        Ok(c) => {
+            ctx.note_path(c.path);
+            match unscorable(&c) {
+                Some(kind) => sent.unscorable(pending, &c, kind).await,
+                None => sent.answered(pending, c).await,
+            }
+        }
+        Err(ProviderError::Cancelled) => Next::Stop,
+        // Nothing was sent: the run stops, the combinations were not
+        // judged (no failure to record), `--resume` picks them up.
+        Err(e @ ProviderError::Budget(_)) => {
+            ctx.stop_with(e.to_string());
+            Next::Stop
+        }
+        Err(ProviderError::ContextExceeded { .. }) if pending.len() > 1 => {
+            // Deterministic: the same request would fail again. Half the
+            // batch at a time until it fits; the split is not an attempt
+            // (the failure, if it comes, names the message).
+            *attempt -= 1;
+            let half = pending.split_off(pending.len() / 2);
+            judge_half(ctx, half).await;
+            Next::Again
+        }
+        Err(e) => sent.failed(pending, e),
+    }
+}
+
+impl Attempt<'_> {
+    /// The request as JSON, for failure records only: serialised when a
+    /// failure needs it, not for every request.
+    fn request_json(&self) -> String {
+        crate::provider::request_body(
+            self.ctx.client.config(),
+            &self.call,
+            self.ctx.client.tool_mode(),
+        )
+        .to_string()
+    }
+
+    /// Another try, unless the attempts are used up.
+    fn again_if_attempts_left(&self) -> Next {
+        if self.number >= self.ctx.max_attempts {
+            Next::Stop
+        } else {
+            Next::Again
+        }
+    }
+
+    /// A refusal, a content filter or a `length` cut-off: recorded, and for
+    /// a cut-off the complete entries kept and the rest asked for in halves.
+    async fn unscorable(&self, pending: &mut Vec<Unit>, c: &Completion, kind: FailureKind) -> Next {
+        let mut reason = unscorable_reason(c);
+        let cut = kind == FailureKind::Length;
+        let before = pending.len();
+        if cut {
+            // Entries complete before the cut are kept.
+            let kept = keep_complete(
+                self.ctx,
+                pending,
+                c.answer_text(),
+                &self.call.tool.name,
+                self.latency,
+            );
+            reason = salvage_reason(&reason, kept, before, self.call.max_tokens);
+        }
+        self.ctx.record_failure(FailureRecord {
+            kind,
+            keys: pending.iter().map(|u| u.key.clone()).collect(),
+            reason,
+            raw: c.answer_text(),
+            status: Some(c.http_status),
+            finish: c.finish_reason.as_ref().map(|f| f.as_str().to_string()),
+            request: &self.request_json(),
+            attempt: self.number,
+        });
+        if !cut || self.number >= self.ctx.max_attempts {
+            return Next::Stop;
+        }
+        // A length cut-off is cured by asking for less at once.
+        if pending.len() > 1 {
+            let half = pending.split_off(pending.len() / 2);
+            judge_half(self.ctx, half).await;
+        }
+        Next::Again
+    }
+
+    /// An answer to parse (and a follow-up turn when the protocol has one):
+    /// valid verdicts are kept, the missing ones recorded and asked again.
+    async fn answered(&self, pending: &mut Vec<Unit>, c: Completion) -> Next {
+        let ctx = self.ctx;
+        let mut outcome = ctx.protocol.parse(pending, c.answer_text());
+        let mut tokens = c.usage.map(|u| u.prompt_tokens + u.completion_tokens);
+        let mut latency = self.latency;
+        // The answer (and request) a failure for missing units refers to.
+        let mut last = (c, None::<String>);
+        if let Some(mut next) =
+            ctx.protocol
+                .follow_up(pending, &self.call, last.0.answer_text(), &outcome)
+        {
+            next.max_tokens = self.call.max_tokens;
+            match follow_up(ctx, &next, pending).await {
+                Ok((c2, request2)) => {
+                    outcome = ctx
+                        .protocol
+                        .parse_follow_up(pending, &outcome, c2.answer_text());
+                    tokens = match (tokens, c2.usage) {
+                        (Some(a), Some(u)) => Some(a + u.prompt_tokens + u.completion_tokens),
+                        _ => None,
+                    };
+                    last = (c2, Some(request2));
+                }
+                Err(f) if f.cancelled => return Next::Stop,
+                Err(f) => {
+                    ctx.record_failure(FailureRecord {
+                        kind: f.kind,
+                        keys: self.keys.clone(),
+                        reason: format!("the follow-up turn: {}", f.reason),
+                        raw: &f.raw,
+                        status: f.status,
+                        finish: f.finish,
+                        request: &f.request,
+                        attempt: self.number,
+                    });
+                    return if f.stop {
+                        Next::Stop
+                    } else {
+                        self.again_if_attempts_left()
+                    };
+                }
+            }
+            latency = self.started.elapsed();
+        }
+        let share = tokens.unwrap_or(0) / self.keys.len().max(1) as u64;
+        self.keep(pending, &outcome, latency, share);
+        if outcome.missing.is_empty() {
+            pending.clear();
+            return Next::Stop;
+        }
+        let missing_keys: Vec<ComboKey> = outcome.missing.iter().map(|(k, _)| k.clone()).collect();
+        let mut reason = summarise(&outcome.missing);
+        if !outcome.notes.is_empty() {
+            reason.push_str("; ");
+            reason.push_str(&outcome.notes.join("; "));
+        }
+        let (answer, request) = &last;
+        self.ctx.record_failure(FailureRecord {
+            kind: if outcome.malformed {
+                FailureKind::Malformed
+            } else {
+                FailureKind::Invalid
+            },
+            keys: missing_keys.clone(),
+            reason,
+            raw: answer.answer_text(),
+            status: Some(answer.http_status),
+            finish: answer
+                .finish_reason
+                .as_ref()
+                .map(|f| f.as_str().to_string()),
+            request: &request.clone().unwrap_or_else(|| self.request_json()),
+            attempt: self.number,
+        });
+        let missing: HashSet<ComboKey> = missing_keys.into_iter().collect();
+        pending.retain(|u| missing.contains(&u.key));
+        self.again_if_attempts_left()
+    }
+
+    /// Writes the valid verdicts of `outcome`, each with its place in the request.
+    fn keep(&self, pending: &[Unit], outcome: &ParseOutcome, latency: Duration, share: u64) {
+        let positions = item_positions(pending);
+        let verdicts: Vec<Verdict> = outcome
+            .verdicts
+            .iter()
+            .map(|p| {
+                let at = positions.get(p.key.item_id.as_str()).copied();
+                to_verdict(self.ctx.run_id, &self.ctx.spec, p, latency, share, at)
+            })
+            .collect();
+        if !verdicts.is_empty() {
+            let _ = self.ctx.writes.send(WriteCmd::Verdicts(verdicts));
+        }
+    }
+
+    /// No answer to score: recorded (what arrived of a cut-off stream kept),
+    /// and asked again only when another try could do better.
+    fn failed(&self, pending: &mut Vec<Unit>, e: ProviderError) -> Next {
+        let (kind, raw) = match &e {
+            ProviderError::Truncated { partial, .. } | ProviderError::TooLarge { partial, .. } => {
+                (FailureKind::Truncated, partial.as_str())
+            }
+            _ => (FailureKind::Provider, ""),
+        };
+        let mut reason = match &e {
+            ProviderError::ContextExceeded { .. } => format!(
+                "{e}; this entry alone does not fit the model's context (a shorter item or a model with a longer context is needed)"
+            ),
+            other => other.to_string(),
+        };
+        let salvaged = matches!(
+            e,
+            ProviderError::Truncated { .. } | ProviderError::TooLarge { .. }
+        );
+        if salvaged {
+            let before = pending.len();
+            let kept = keep_complete(self.ctx, pending, raw, &self.call.tool.name, self.latency);
+            reason = salvage_reason(&reason, kept, before, None);
+        }
+        self.ctx.record_failure(FailureRecord {
+            kind,
+            keys: pending.iter().map(|u| u.key.clone()).collect(),
+            reason,
+            raw,
+            status: e.http_status(),
+            finish: None,
+            request: &self.request_json(),
+            attempt: self.number,
+        });
+        if e.is_fatal_for_run() {
+            self.ctx.stop_with(e.to_string());
+            return Next::Stop;
+        }
+        // A request the server refused (400 and the like) or an answer
+        // past the size cap would fail the same way again.
+        let again = !matches!(
+            e,
+            ProviderError::Rejected { .. }
+                | ProviderError::TooLarge { .. }
+                | ProviderError::ContextExceeded { .. }
+        );
+        // The client already retried transient faults; try again only
+        // while attempts remain (a truncated stream may well succeed).
+        if again {
+            self.again_if_attempts_left()
+        } else {
+            Next::Stop
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! One run from plan to finish: the plan, the workers that take its batches
+//! ([`batch`]), what is kept of cut-off answers ([`salvage`]), failure
+//! records ([`failure`]) and the texts streamed to the workbench ([`stream`]).
+
+mod batch;
+mod failure;
+mod follow_up;
+mod plan;
+mod salvage;
+mod stream;
+
+pub use plan::{Plan, plan};
+
+use super::spend::RunLedger;
+use super::writer::{self, WriteCmd};
+use super::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
+use crate::domain::{RequestPosition, RunSpec, RunStatus, Usage, Verdict};
+use crate::protocol::{JudgeProtocol, ParsedVerdict, Unit, new_boundary};
+use crate::provider::{AnswerPath, Client};
+use crate::store::{Store, now};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+/// Everything shared by the workers of one run.
+struct Ctx {
+    run_id: i64,
+    protocol: Arc<dyn JudgeProtocol>,
+    client: Client,
+    spec: RunSpec,
+    boundary: String,
+    max_attempts: u32,
+    events: UnboundedSender<EngineEvent>,
+    writes: Sender<WriteCmd>,
+    cancel: CancellationToken,
+    /// Set when the run must stop early (quota, auth, budget): no new request
+    /// goes out, but answers already streaming in are finished and kept (they
+    /// are paid for). `cancel` alone aborts requests in flight.
+    stop: CancellationToken,
+    /// Why the run stopped early, when it did.
+    stop_note: std::sync::Mutex<Option<String>>,
+    stream_texts: bool,
+    /// `max_tokens` per request, by the number of entries in it.
+    request: RunRequest,
+    /// How answers came back, counted per path (recorded on the run).
+    paths: std::sync::Mutex<HashMap<AnswerPath, u64>>,
+}
+
+pub async fn execute(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    events: UnboundedSender<EngineEvent>,
+    cancel: CancellationToken,
+) -> Result<RunOutcome, EngineError> {
+    let mut store = Store::open(&cfg.db_path)?;
+    let mut provider = cfg.provider.clone();
+    let probe_note = super::structured::choose(&mut provider, req.structured, &store);
+    let auto = req.structured.is_none();
+    let provider_for_memory = provider.clone();
+    let total = plan.units();
+    let run_id = store.create_run(&plan.spec, total)?;
+    // What a few-shot set showed as examples, so a report on held-out
+    // items can refuse a version that saw them.
+    store.record_prompt_examples(&plan.spec.prompt_hash, cfg.prompts.example_pairs())?;
+    let _ = events.send(EngineEvent::RunStarted {
+        run_id,
+        total,
+        skipped: plan.skipped,
+    });
+    let progress = Progress {
+        run_id,
+        total,
+        ..Progress::default()
+    };
+    let writer = writer::start(store, progress, events.clone(), cancel.clone())
+        .map_err(|e| EngineError::Setup(format!("cannot start the store writer: {e}")))?;
+    let ledger = Arc::new(RunLedger::new(
+        super::price::price_for(&plan.spec.model),
+        req.budget_usd,
+        writer.tx.clone(),
+    ));
+    let stop = CancellationToken::new();
+    let client = Client::new(provider)
+        .map_err(EngineError::Provider)?
+        .with_gate(ledger.clone())
+        .with_stop(stop.clone());
+
+    if !plan.settled.is_empty() {
+        let settled: Vec<Verdict> = plan
+            .settled
+            .iter()
+            .map(|p| to_verdict(run_id, &plan.spec, p, Duration::ZERO, 0, None))
+            .collect();
+        let _ = writer.tx.send(WriteCmd::Verdicts(settled));
+    }
+    let ctx = Arc::new(Ctx {
+        run_id,
+        protocol: plan.protocol.clone(),
+        client,
+        spec: plan.spec,
+        boundary: new_boundary(),
+        max_attempts: req.max_attempts.max(1),
+        events: events.clone(),
+        writes: writer.tx.clone(),
+        cancel: cancel.clone(),
+        stop,
+        stop_note: std::sync::Mutex::new(None),
+        stream_texts: req.stream_texts,
+        request: req.clone(),
+        paths: std::sync::Mutex::new(HashMap::new()),
+    });
+    work(&ctx, plan.batches, req.concurrency).await;
+    let _ = writer
+        .tx
+        .send(WriteCmd::Structured(structured_summary(&ctx, &probe_note)));
+    if auto
+        && let Ok(paths) = ctx.paths.lock()
+        && let Some((mode, detail)) = super::structured::learnt(ctx.client.tool_mode(), &paths)
+    {
+        let _ = writer.tx.send(WriteCmd::RememberPath {
+            provider: Box::new(provider_for_memory),
+            mode,
+            detail,
+        });
+    }
+    let (status, note) = ending(&ledger, &ctx, &cancel);
+    let _ = writer.tx.send(WriteCmd::Finish {
+        status,
+        note: note.clone(),
+    });
+    drop(ctx);
+    drop(writer.tx);
+    let finished = tokio::task::spawn_blocking(move || writer.join.join())
+        .await
+        .map_err(|e| EngineError::Setup(format!("the store writer stopped: {e}")))?
+        .map_err(|_| EngineError::Setup("the store writer panicked".into()))?
+        .map_err(EngineError::Setup)?;
+    // The writer has the last word: it knows what was committed (a run
+    // that produced only failures is failed, not done).
+    let progress = finished.progress;
+    let (status, note) = finished.ended.unwrap_or((status, note));
+    Ok(RunOutcome {
+        run_id,
+        status,
+        progress,
+        note,
+    })
+}
+
+/// Judges `batches` on `concurrency` workers until done, stopped or cancelled.
+async fn work(ctx: &Arc<Ctx>, batches: Vec<Vec<Unit>>, concurrency: usize) {
+    // `concurrency` workers, each taking the next batch as soon as its last
+    // one is done: a freed slot sends its next request from the same task,
+    // with no hand-off through a coordinator, and answers that arrive
+    // together are parsed on every worker thread.
+    let workers = concurrency.max(1).min(batches.len().max(1));
+    let queue = Arc::new(std::sync::Mutex::new(std::collections::VecDeque::from(
+        batches,
+    )));
+    let handles: Vec<_> = (0..workers)
+        .map(|_| {
+            let (ctx, queue) = (ctx.clone(), queue.clone());
+            tokio::spawn(async move {
+                loop {
+                    let next = match queue.lock() {
+                        Ok(mut q) => q.pop_front(),
+                        Err(poisoned) => poisoned.into_inner().pop_front(),
+                    };
+                    let Some(batch) = next else { break };
+                    batch::judge_batch(&ctx, batch).await;
+                }
+            })
+        })
+        .collect();
+    for joined in futures_util::future::join_all(handles).await {
+        if let Err(e) = joined
+            && let Ok(mut n) = ctx.stop_note.lock()
+        {
+            // A panic in one worker stops the run instead of taking the
+            // process down; what arrived is kept.
+            n.get_or_insert_with(|| format!("internal error while judging a batch: {e}"));
+            ctx.stop.cancel();
+        }
+    }
+}
+
+/// How the run ends as the workers see it (the writer may know better):
+/// failed with a note when it stopped early, cancelled, or done.
+fn ending(
+    ledger: &RunLedger,
+    ctx: &Ctx,
+    cancel: &CancellationToken,
+) -> (RunStatus, Option<String>) {
+    let note = ledger
+        .final_note()
+        .or_else(|| ctx.stop_note.lock().ok().and_then(|n| n.clone()));
+    let status = if cancel.is_cancelled() && note.is_none() {
+        RunStatus::Cancelled
+    } else if note.is_some() {
+        RunStatus::Failed
+    } else {
+        RunStatus::Done
+    };
+    let note = note.or_else(|| (status == RunStatus::Cancelled).then(|| "cancelled".to_string()));
+    (status, note)
+}
+
+/// How the run's answers were asked for and how they came back.
+fn structured_summary(ctx: &Ctx, probe: &str) -> String {
+    let mode = ctx.client.tool_mode();
+    let mut parts: Vec<String> = ctx
+        .paths
+        .lock()
+        .map(|p| {
+            let mut v: Vec<(AnswerPath, u64)> = p.iter().map(|(k, n)| (*k, *n)).collect();
+            v.sort_by_key(|(k, _)| k.as_str());
+            v.into_iter()
+                .map(|(k, n)| format!("{n} {}", k.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if parts.is_empty() {
+        parts.push("no answers".into());
+    }
+    let mut s = format!("{}: {}", mode.as_str(), parts.join(", "));
+    if !probe.is_empty() {
+        s.push_str(" (");
+        s.push_str(probe);
+        s.push(')');
+    }
+    s
+}
+
+impl Ctx {
+    /// Stops the run early (no new request goes out; answers streaming in
+    /// are finished and kept), the first reason given kept as its note.
+    fn stop_with(&self, note: String) {
+        if let Ok(mut n) = self.stop_note.lock() {
+            n.get_or_insert(note);
+        }
+        self.stop.cancel();
+    }
+
+    fn note_path(&self, path: AnswerPath) {
+        if let Ok(mut p) = self.paths.lock() {
+            *p.entry(path).or_insert(0) += 1;
+        }
+    }
+}
+
+fn to_verdict(
+    run_id: i64,
+    spec: &RunSpec,
+    p: &ParsedVerdict,
+    latency: Duration,
+    tokens: u64,
+    position: Option<RequestPosition>,
+) -> Verdict {
+    Verdict {
+        run_id,
+        key: p.key.clone(),
+        persona_id: spec.persona_id.clone(),
+        protocol: spec.protocol,
+        mode: spec.mode,
+        model: spec.model.clone(),
+        value: p.value,
+        text: p.text.clone(),
+        evaluated_selection: p.evaluated_selection.clone(),
+        selection_mismatch: p.selection_mismatch,
+        latency_ms: latency.as_millis() as u64,
+        tokens,
+        raw: p.raw.clone(),
+        created_at: now(),
+        position,
+    }
+}
+
+/// Each item's place among the items of a request.
+fn item_positions(units: &[Unit]) -> HashMap<&str, RequestPosition> {
+    let order = crate::protocol::item_order(units);
+    let items = order.len() as u32;
+    order
+        .into_iter()
+        .map(|(id, index)| {
+            let index = index as u32;
+            (id, RequestPosition { index, items })
+        })
+        .collect()
+}
+
+/// Usage as the engine records it (unknown is not zero).
+pub fn usage_or_unknown(u: Option<Usage>) -> String {
+    match u {
+        Some(u) => format!("{} in / {} out", u.prompt_tokens, u.completion_tokens),
+        None => "unknown".into(),
+    }
+}

@@ -1,0 +1,128 @@
+//! Planning: which units, in which requests, before anything is sent.
+
+use crate::domain::{ComboKey, RunSpec};
+use crate::engine::{EngineConfig, EngineError, RunRequest};
+use crate::protocol::{JudgeProtocol, ParsedVerdict, Prompts, Unit};
+use crate::store::{Store, VerdictFilter};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// What the planning step decided, before any request is sent.
+pub struct Plan {
+    pub protocol: Arc<dyn JudgeProtocol>,
+    pub spec: RunSpec,
+    pub batches: Vec<Vec<Unit>>,
+    pub skipped: u64,
+    /// Verdicts decided without a request (a proposition whose precondition
+    /// does not hold); written when the run starts and counted in its total.
+    pub settled: Vec<ParsedVerdict>,
+}
+
+impl Plan {
+    pub fn units(&self) -> u64 {
+        self.batches.iter().map(|b| b.len() as u64).sum::<u64>() + self.settled.len() as u64
+    }
+}
+
+/// Builds the plan: which units, in which batches, skipping what `--resume` finds done.
+pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan, EngineError> {
+    req.validate(&cfg.provider)?;
+    let items = store.items()?;
+    let all_ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
+    // What the judge sees of each item: never 50 MB of it.
+    let items: Arc<HashMap<String, crate::domain::Item>> = Arc::new(
+        items
+            .into_iter()
+            .map(|i| (i.id.clone(), crate::protocol::caps::for_judge(i)))
+            .collect(),
+    );
+    let prompts = Prompts {
+        awag: &cfg.prompts,
+        dir: req.prompts_dir.as_deref(),
+    };
+    let built = crate::protocol::build(&req.spec, store, prompts, items)?;
+    let protocol = built.judge;
+    let ids = select(req, &*protocol, all_ids)?;
+    let spec = RunSpec {
+        protocol: req.spec.protocol(),
+        mode: protocol.mode(),
+        persona_id: built.persona_id,
+        perspective_ids: req.spec.perspective_ids(),
+        model: cfg.provider.model.clone(),
+        prompt_hash: built.prompt_hash,
+        params: serde_json::json!({
+            "batch_size": req.batch_size,
+            "concurrency": req.concurrency,
+            "max_attempts": req.max_attempts,
+            "temperature": cfg.provider.temperature,
+            "prompts": cfg.prompts.origin,
+            "items": ids.len(),
+            "options": req.spec.options_json(req.prompts_dir.as_deref()),
+            "shuffle_seed": req.shuffle_seed,
+        }),
+    };
+    let mut units = protocol.units(&ids);
+    let mut skipped = 0;
+    if req.resume {
+        let done = store.judged_keys(&VerdictFilter {
+            persona_id: &spec.persona_id,
+            protocol: spec.protocol,
+            mode: spec.mode,
+            model: &spec.model,
+            prompt_hash: &spec.prompt_hash,
+        })?;
+        let before = units.len();
+        units.retain(|u| !done.contains(&u.key));
+        skipped = (before - units.len()) as u64;
+    }
+    // Units a protocol settles without asking (a precondition that does not hold).
+    let settled = protocol.settle(&units);
+    if !settled.is_empty() {
+        let done: HashSet<&ComboKey> = settled.iter().map(|v| &v.key).collect();
+        units.retain(|u| !done.contains(&u.key));
+    }
+    let batches = protocol.batches(&units, req.batch_size);
+    Ok(Plan {
+        protocol,
+        spec,
+        batches,
+        skipped,
+        settled,
+    })
+}
+
+/// The item ids the run covers, in the order they are asked about.
+fn select(
+    req: &RunRequest,
+    protocol: &dyn JudgeProtocol,
+    all_ids: Vec<String>,
+) -> Result<Vec<String>, EngineError> {
+    // Without explicit ids, choose among the items this protocol can judge
+    // (a --limit or subset of inbox items is not spent on conversations).
+    let eligible: Vec<String> = match req.item_ids {
+        Some(_) => all_ids,
+        // One pass over every item's units: the ids that have any, in store order.
+        None => {
+            let judged: HashSet<String> = protocol
+                .units(&all_ids)
+                .into_iter()
+                .map(|u| u.key.item_id)
+                .collect();
+            all_ids
+                .into_iter()
+                .filter(|id| judged.contains(id))
+                .collect()
+        }
+    };
+    let mut ids = crate::engine::plan::select_items(
+        &eligible,
+        req.item_ids.as_deref(),
+        req.subset,
+        req.limit,
+    )
+    .map_err(EngineError::Setup)?;
+    if let Some(seed) = req.shuffle_seed {
+        crate::engine::plan::shuffle(&mut ids, seed);
+    }
+    Ok(ids)
+}

@@ -1,0 +1,125 @@
+//! From a [`JudgeSpec`] to the judge that asks: the protocol (units,
+//! requests, parser, tool schema), and what the run records of it. The
+//! engine calls [`build`] and never looks at which protocol it got.
+
+use super::guideline::{GuidelineCheck, GuidelinePrompts};
+use super::proposition::{Proposition, PropositionPrompts};
+use super::rubric::{Rubric, RubricPrompts};
+use super::spec::{JudgeSpec, NO_PERSONA, SpecError};
+use super::{JudgeProtocol, awag::Awag};
+use crate::domain::{Item, Persona};
+use crate::prompt::PromptSet;
+use crate::store::Store;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A judge ready to ask, and what its run records.
+pub struct Built {
+    pub judge: Arc<dyn JudgeProtocol>,
+    /// The persona id verdicts are recorded for ([`NO_PERSONA`] for none).
+    pub persona_id: String,
+    /// Hash of the prompt texts and settings that change what is asked.
+    pub prompt_hash: String,
+}
+
+/// Where the prompts come from: the AwAg set already loaded, and the
+/// directory the other protocols read theirs from (`None`: embedded).
+pub struct Prompts<'a> {
+    pub awag: &'a Arc<PromptSet>,
+    pub dir: Option<&'a Path>,
+}
+
+/// Builds the judge for `spec`, looking up the persona and perspectives it
+/// names in `store`; `items` are the items as the judge may see them.
+pub fn build(
+    spec: &JudgeSpec,
+    store: &Store,
+    prompts: Prompts<'_>,
+    items: Arc<HashMap<String, Item>>,
+) -> Result<Built, SpecError> {
+    let invalid = |e: String| SpecError::Invalid(e);
+    match spec {
+        JudgeSpec::Awag {
+            mode,
+            persona,
+            perspectives,
+        } => {
+            let persona = persona_in(store, persona)?;
+            let all = store.perspectives()?;
+            let mut chosen = Vec::with_capacity(perspectives.len());
+            for id in perspectives {
+                let p = all.iter().find(|p| &p.id == id).ok_or_else(|| {
+                    invalid(format!(
+                        "no perspective '{id}' in the store (see `jury list perspectives`)"
+                    ))
+                })?;
+                chosen.push(p.clone());
+            }
+            if chosen.is_empty() {
+                return Err(invalid("name at least one perspective".into()));
+            }
+            Ok(Built {
+                persona_id: persona.id.clone(),
+                prompt_hash: prompts.awag.hash().to_string(),
+                judge: Arc::new(Awag {
+                    mode: *mode,
+                    prompts: prompts.awag.clone(),
+                    persona,
+                    perspectives: chosen,
+                    items,
+                }),
+            })
+        }
+        JudgeSpec::Rubric {
+            dimensions,
+            persona,
+        } => {
+            let texts = RubricPrompts::load(prompts.dir).map_err(invalid)?;
+            Ok(Built {
+                persona_id: persona.as_deref().unwrap_or(NO_PERSONA).to_string(),
+                prompt_hash: texts.hash(dimensions),
+                judge: Arc::new(Rubric {
+                    prompts: texts,
+                    dimensions: dimensions.clone(),
+                    items,
+                }),
+            })
+        }
+        JudgeSpec::Proposition { settings, persona } => {
+            let texts = PropositionPrompts::load(prompts.dir).map_err(invalid)?;
+            let persona = persona
+                .as_deref()
+                .map(|id| persona_in(store, id))
+                .transpose()?;
+            Ok(Built {
+                persona_id: persona
+                    .as_ref()
+                    .map_or(NO_PERSONA.to_string(), |p| p.id.clone()),
+                prompt_hash: texts.hash(settings),
+                judge: Arc::new(
+                    Proposition::new(texts, settings.clone(), persona, items).map_err(invalid)?,
+                ),
+            })
+        }
+        JudgeSpec::Guideline { persona } => {
+            let texts = GuidelinePrompts::load(prompts.dir).map_err(invalid)?;
+            Ok(Built {
+                persona_id: persona.as_deref().unwrap_or(NO_PERSONA).to_string(),
+                prompt_hash: texts.hash(),
+                judge: Arc::new(GuidelineCheck {
+                    prompts: texts,
+                    items,
+                }),
+            })
+        }
+    }
+}
+
+fn persona_in(store: &Store, id: &str) -> Result<Persona, SpecError> {
+    store.persona(id)?.ok_or_else(|| {
+        SpecError::Invalid(format!(
+            "no persona '{id}' in the store (see `jury list personas`)"
+        ))
+    })
+}
