@@ -98,6 +98,26 @@ mod tests {
         assert_eq!(a, ids);
     }
 
+    /// The draws of every seeded choice, pinned: a seeded subset or order
+    /// must pick the same items on every machine and every jury version.
+    #[test]
+    fn seeded_draws_are_pinned() {
+        assert_eq!(
+            [0, 1, 42].map(splitmix64),
+            [0xe220_a839_7b1d_cdaf, 0x910a_2dec_8902_5cc1, 0xbdd7_3226_2feb_6e95]
+        );
+        let picked: Vec<usize> = (0..20)
+            .filter(|i| in_subset(&format!("item-{i}"), 30.0, 7))
+            .collect();
+        assert_eq!(picked, vec![0, 1, 2, 9, 13, 14, 15, 17]);
+        let mut order: Vec<u32> = (0..10).collect();
+        shuffle(&mut order, 1);
+        assert_eq!(order, vec![2, 1, 9, 7, 3, 4, 5, 6, 0, 8]);
+        let mut order: Vec<u32> = (0..10).collect();
+        shuffle(&mut order, 2);
+        assert_eq!(order, vec![4, 8, 9, 2, 3, 0, 1, 7, 5, 6]);
+    }
+
     #[test]
     fn explicit_ids_must_exist() {
         let ids = vec!["a".to_string(), "b".to_string()];

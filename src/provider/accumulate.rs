@@ -765,4 +765,82 @@ mod fast_path_tests {
             );
         }
     }
+
+    /// Chunks that bend the format read exactly as they always have, through
+    /// both front doors (text and parsed Value).
+    #[test]
+    fn odd_chunks_read_as_always() {
+        use crate::provider::ToolCall;
+        let ta = |index, id: Option<&str>, name: Option<&str>, fragment: &str| StreamFrame::ToolArgs {
+            index,
+            id: id.map(str::to_string),
+            name: name.map(str::to_string),
+            fragment: fragment.to_string(),
+        };
+        let call = |id: Option<&str>, name: &str, arguments: &str| ToolCall {
+            id: id.map(str::to_string),
+            name: name.to_string(),
+            arguments: arguments.to_string(),
+        };
+        type Case<'a> = (&'a [&'a str], Vec<StreamFrame>, Vec<ToolCall>, &'a str, Option<Usage>, Option<FinishReason>);
+        let cases: Vec<Case> = vec![
+            (
+                &[
+                    r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"x","function":{"name":"f","arguments":{"k":1}}}]}}]}"#,
+                    r#"{"choices":[{"delta":{"function_call":{"name":"g","arguments":"{}"}}}]}"#,
+                    r#"{"choices":[{"delta":{"tool_calls":[{"index":1.5,"id":7,"function":null}]}}]}"#,
+                    r#"{"choices":null,"usage":{"prompt_tokens":1.0,"completion_tokens":2}}"#,
+                    r#"{"choices":[{"message":{"content":"whole"},"finish_reason":"stop"}]}"#,
+                ],
+                vec![
+                    ta(0, Some("x"), Some("f"), "{\"k\":1}"),
+                    ta(0, None, None, "{}"),
+                    StreamFrame::Content("whole".into()),
+                ],
+                vec![call(Some("x"), "f", "{\"k\":1}{}")],
+                "whole",
+                Some(Usage { prompt_tokens: 0, completion_tokens: 2, cached_tokens: 0 }),
+                Some(FinishReason::Stop),
+            ),
+            (
+                &[
+                    r#"{"choices":[{"delta":null,"message":{"content":"hidden"}}]}"#,
+                    r#"{"choices":["x",{"delta":{"content":"second"}}]}"#,
+                    r#"{"choices":[{"delta":{"content":"a","content":"b"}}]}"#,
+                    r#"{"choices":[{"delta":{"tool_calls":["junk",{"index":-1,"function":{"name":"h","arguments":[1,true,null,{"z":0.5}]}}]}}]}"#,
+                    r#"{"usage":{"prompt_tokens":5,"completion_tokens":null,"prompt_tokens_details":"x"},"timings":{"cache_n":3}}"#,
+                    r#"{"choices":[{"delta":{"refusal":7,"content":""},"finish_reason":5}]}"#,
+                    r#"{"choices":[{"delta":"text","finish_reason":"length"}],"error":null}"#,
+                ],
+                vec![
+                    StreamFrame::Content("b".into()),
+                    ta(0, None, None, ""),
+                    ta(1, None, Some("h"), "[1,true,null,{\"z\":0.5}]"),
+                ],
+                vec![call(None, "", ""), call(None, "h", "[1,true,null,{\"z\":0.5}]")],
+                "b",
+                Some(Usage { prompt_tokens: 5, completion_tokens: 0, cached_tokens: 3 }),
+                Some(FinishReason::Length),
+            ),
+        ];
+        for (stream, frames, calls, content, usage, finish) in cases {
+            let (mut text, mut value) = (Accumulator::new(), Accumulator::new());
+            let (mut by_text, mut by_value) = (Vec::new(), Vec::new());
+            for data in stream {
+                by_text.extend(text.push_data(data).expect(data));
+                let v: Value = serde_json::from_str(data).unwrap();
+                by_value.extend(value.push_chunk(&v).expect(data));
+            }
+            assert_eq!(by_text, frames, "{stream:?}");
+            assert_eq!(by_value, frames, "{stream:?}");
+            for acc in [text, value] {
+                let c = acc.finish(true).expect("complete");
+                assert_eq!(c.tool_calls, calls, "{stream:?}");
+                assert_eq!(c.content, content);
+                assert_eq!(c.usage, usage);
+                assert_eq!(c.finish_reason, finish);
+                assert_eq!(c.refusal, None);
+            }
+        }
+    }
 }

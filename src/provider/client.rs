@@ -1180,6 +1180,14 @@ mod tests {
     }
 
     #[test]
+    fn jitter_draws_are_pinned() {
+        let c = Client::new(ProviderConfig::new("http://h/v1", "m")).expect("client");
+        c.rng.store(42, Ordering::Relaxed);
+        let draws = [c.random(), c.random(), c.random()];
+        assert_eq!(draws, [0.7415648787718233, 0.1599103928769201, 0.27860113025513866]);
+    }
+
+    #[test]
     fn client_debug_has_no_key() {
         let mut cfg = ProviderConfig::new("http://h/v1", "m");
         cfg.api_key = Some(crate::provider::Secret::new("sk-CANARY-123"));
