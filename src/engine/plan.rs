@@ -1,14 +1,8 @@
 //! Which items a run covers: explicit ids, a seeded percentage subset, a limit.
 
-/// splitmix64: a tiny, well-mixed, platform-independent hash, so a seeded
-/// subset is the same on every machine and every jury version.
-pub fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+// splitmix64 as a well-mixed, platform-independent hash, so a seeded subset
+// is the same on every machine and every jury version.
+use crate::rng::splitmix64;
 
 /// FNV-1a over the id bytes.
 fn fnv1a(s: &str) -> u64 {
