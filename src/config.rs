@@ -391,7 +391,9 @@ fn login_name() -> Option<String> {
 mod prices_tests {
     use std::io::Write;
 
-    fn table(text: &str) -> Result<std::collections::HashMap<String, Vec<f64>>, super::ConfigError> {
+    fn table(
+        text: &str,
+    ) -> Result<std::collections::HashMap<String, Vec<f64>>, super::ConfigError> {
         let mut f = tempfile::NamedTempFile::new().unwrap();
         f.write_all(text.as_bytes()).unwrap();
         super::load_prices_from(f.path())
@@ -414,7 +416,10 @@ mod prices_tests {
         ] {
             let e = table(text).unwrap_err();
             let m = e.to_string();
-            assert!(m.contains(".tmp") && m.contains(&format!("{key}: expected [input, output]")), "{m}");
+            assert!(
+                m.contains(".tmp") && m.contains(&format!("{key}: expected [input, output]")),
+                "{m}"
+            );
         }
         let e = table("gpt-4.1 = [2, 8]\n").unwrap_err().to_string();
         assert!(e.contains("must be quoted"), "{e}");
@@ -449,7 +454,10 @@ mod toml_error_tests {
         std::fs::write(&path, "model = \"m\"\nidle_timeout = \"soon\"\n").unwrap();
         let m = super::load_file(&path).unwrap_err().to_string();
         assert!(m.starts_with(&path.display().to_string()), "{m}");
-        assert!(m.contains("line 2, column 16: idle_timeout: invalid type"), "{m}");
+        assert!(
+            m.contains("line 2, column 16: idle_timeout: invalid type"),
+            "{m}"
+        );
         assert!(!m.contains("soon"), "{m}");
     }
 }

@@ -64,14 +64,29 @@ fn a_broken_price_table_stops_the_run_naming_file_and_entry() {
     ws.import_sample();
     let srv = ServerRt::demo();
     std::fs::create_dir_all(ws.path("xdg-config/jury")).unwrap();
-    ws.write("xdg-config/jury/prices.toml", "ok = [1, 2]\nmy-model = [0.5]\n");
+    ws.write(
+        "xdg-config/jury/prices.toml",
+        "ok = [1, 2]\nmy-model = [0.5]\n",
+    );
     let args = [
-        "run", "--mode", "2", "--persona", "kenton", "--perspective", "classification",
-        "--limit", "2", "--model", "my-model",
+        "run",
+        "--mode",
+        "2",
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+        "--limit",
+        "2",
+        "--model",
+        "my-model",
     ];
     let out = ws.run_with(&srv.url(), &args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("prices.toml") && err.contains("my-model: expected [input, output]"), "{err}");
+    assert!(
+        err.contains("prices.toml") && err.contains("my-model: expected [input, output]"),
+        "{err}"
+    );
     assert!(srv.completions().is_empty(), "{err}");
 }

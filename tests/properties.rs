@@ -41,7 +41,11 @@ fn the_generator_draws_are_pinned() {
     let mut rng = Rng::new(0x5eed_0000);
     assert_eq!(
         [rng.next(), rng.next(), rng.next()],
-        [0x1cc1_52e4_7d17_4d3c, 0x7f9b_63db_efc7_1284, 0xd048_e398_e6ed_eb3e]
+        [
+            0x1cc1_52e4_7d17_4d3c,
+            0x7f9b_63db_efc7_1284,
+            0xd048_e398_e6ed_eb3e
+        ]
     );
 }
 

@@ -98,7 +98,11 @@ mod tests {
     fn seeded_draws_are_pinned() {
         assert_eq!(
             [0, 1, 42].map(splitmix64),
-            [0xe220_a839_7b1d_cdaf, 0x910a_2dec_8902_5cc1, 0xbdd7_3226_2feb_6e95]
+            [
+                0xe220_a839_7b1d_cdaf,
+                0x910a_2dec_8902_5cc1,
+                0xbdd7_3226_2feb_6e95
+            ]
         );
         let picked: Vec<usize> = (0..20)
             .filter(|i| in_subset(&format!("item-{i}"), 30.0, 7))

@@ -128,11 +128,7 @@ impl Accumulator {
             return Err(e);
         }
         self.chunks += 1;
-        if let Some(u) = chunk
-            .usage
-            .0
-            .and_then(|u| u.read(chunk.timings.0.as_ref()))
-        {
+        if let Some(u) = chunk.usage.0.and_then(|u| u.read(chunk.timings.0.as_ref())) {
             self.usage = Some(u);
         }
         let mut frames = Vec::new();
@@ -176,7 +172,12 @@ impl Accumulator {
     ) -> Option<StreamFrame> {
         let id = id.0.filter(|s| !s.is_empty());
         let name = f.name.0.filter(|s| !s.is_empty());
-        self.tool_delta(index, id.as_deref(), name.as_deref(), f.arguments.0.into_owned())
+        self.tool_delta(
+            index,
+            id.as_deref(),
+            name.as_deref(),
+            f.arguments.0.into_owned(),
+        )
     }
 
     fn tool_delta(

@@ -124,8 +124,10 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Optio
 /// An object read as `T`; any other value as None.
 pub struct Obj<T>(pub Option<T>);
 /// A string; any other value as None.
+#[derive(Default)]
 pub struct Str<'a>(pub Option<Cow<'a, str>>);
 /// A non-negative integer; any other value (a float, a string) as None.
+#[derive(Default)]
 pub struct Num(pub Option<u64>);
 /// An array; any other value as None.
 pub struct Seq<T>(pub Option<Vec<T>>);
@@ -306,16 +308,6 @@ impl<T> Default for Seq<T> {
 impl<T> Default for First<T> {
     fn default() -> Self {
         First(None)
-    }
-}
-impl Default for Str<'_> {
-    fn default() -> Self {
-        Str(None)
-    }
-}
-impl Default for Num {
-    fn default() -> Self {
-        Num(None)
     }
 }
 impl Default for Args<'_> {

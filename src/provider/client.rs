@@ -185,7 +185,12 @@ impl Client {
 
     /// min(base·2ⁿ, cap) minus up to 25 % jitter.
     fn backoff(&self, n: u32) -> Duration {
-        retry::backoff(self.cfg.backoff_base, self.cfg.backoff_cap, n, self.random())
+        retry::backoff(
+            self.cfg.backoff_base,
+            self.cfg.backoff_cap,
+            n,
+            self.random(),
+        )
     }
 
     fn key(&self) -> Option<&super::Secret> {
@@ -424,7 +429,11 @@ impl Client {
     }
 
     /// Wait `delay`, unless the call is cancelled or the run stops first.
-    async fn pause(&self, cancel: &CancellationToken, delay: Duration) -> Result<(), ProviderError> {
+    async fn pause(
+        &self,
+        cancel: &CancellationToken,
+        delay: Duration,
+    ) -> Result<(), ProviderError> {
         tokio::select! {
             biased;
             _ = cancel.cancelled() => Err(ProviderError::Cancelled),
@@ -459,7 +468,10 @@ mod tests {
         let c = Client::new(ProviderConfig::new("http://h/v1", "m")).expect("client");
         c.rng.store(42, Ordering::Relaxed);
         let draws = [c.random(), c.random(), c.random()];
-        assert_eq!(draws, [0.7415648787718233, 0.1599103928769201, 0.27860113025513866]);
+        assert_eq!(
+            draws,
+            [0.7415648787718233, 0.1599103928769201, 0.27860113025513866]
+        );
     }
 
     #[test]

@@ -188,7 +188,6 @@ mod tests {
         }
     }
 
-
     /// What goes on the wire is the document `request_body` shows and stores,
     /// byte for byte, with its keys in this order, for every mode and setting.
     #[test]
@@ -234,7 +233,6 @@ mod tests {
             }
         }
     }
-
 
     #[test]
     fn bodies_per_mode() {

@@ -64,7 +64,14 @@ fn odd_chunks_read_as_always() {
         name: name.to_string(),
         arguments: arguments.to_string(),
     };
-    type Case<'a> = (&'a [&'a str], Vec<StreamFrame>, Vec<ToolCall>, &'a str, Option<Usage>, Option<FinishReason>);
+    type Case<'a> = (
+        &'a [&'a str],
+        Vec<StreamFrame>,
+        Vec<ToolCall>,
+        &'a str,
+        Option<Usage>,
+        Option<FinishReason>,
+    );
     let cases: Vec<Case> = vec![
         (
             &[
@@ -81,7 +88,11 @@ fn odd_chunks_read_as_always() {
             ],
             vec![call(Some("x"), "f", "{\"k\":1}{}")],
             "whole",
-            Some(Usage { prompt_tokens: 0, completion_tokens: 2, cached_tokens: 0 }),
+            Some(Usage {
+                prompt_tokens: 0,
+                completion_tokens: 2,
+                cached_tokens: 0,
+            }),
             Some(FinishReason::Stop),
         ),
         (
@@ -99,9 +110,16 @@ fn odd_chunks_read_as_always() {
                 ta(0, None, None, ""),
                 ta(1, None, Some("h"), "[1,true,null,{\"z\":0.5}]"),
             ],
-            vec![call(None, "", ""), call(None, "h", "[1,true,null,{\"z\":0.5}]")],
+            vec![
+                call(None, "", ""),
+                call(None, "h", "[1,true,null,{\"z\":0.5}]"),
+            ],
             "b",
-            Some(Usage { prompt_tokens: 5, completion_tokens: 0, cached_tokens: 3 }),
+            Some(Usage {
+                prompt_tokens: 5,
+                completion_tokens: 0,
+                cached_tokens: 3,
+            }),
             Some(FinishReason::Length),
         ),
     ];
