@@ -1,8 +1,13 @@
 //! Settings: flags override environment, which overrides `config.toml` in the
 //! platform config directory, which overrides defaults.
+//!
+//! The one place configuration is read: the environment (clap only parses
+//! flags), `config.toml` and `prices.toml`. A bad file is an error naming the
+//! file, the line and, where it is safe to show, the key.
 
 use crate::provider::{ProviderConfig, Secret};
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The model used when nothing else names one.
@@ -191,7 +196,8 @@ pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
     };
     let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
     // toml's own message quotes the offending line, which may hold the key.
-    let file: ConfigFile = toml::from_str(&text).map_err(|e| err(toml_error(&text, &e)))?;
+    let file: ConfigFile =
+        toml::from_str(&text).map_err(|e| err(locate(&text, &e, Some(CONFIG_KEYS))))?;
     #[cfg(unix)]
     if file.api_key.is_some() {
         use std::os::unix::fs::PermissionsExt;
@@ -215,14 +221,93 @@ pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
 /// value (either may be an API key). Quoted pieces before "expected" come
 /// from the file and are hidden; what follows "expected" is ours.
 pub fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    locate(text, e, None)
+}
+
+/// The keys `config.toml` knows. Only these are named in an error: an
+/// unknown key may be a pasted secret.
+const CONFIG_KEYS: &[&str] = &[
+    "base_url",
+    "api_key",
+    "model",
+    "db",
+    "prompts",
+    "theme",
+    "who",
+    "temperature",
+    "idle_timeout",
+    "request_timeout",
+    "structured",
+    "max_tokens_per_entry",
+    "max_answer_bytes",
+];
+
+/// [`toml_error`], naming the key of the offending line when it is one of
+/// `known`.
+fn locate(text: &str, e: &toml::de::Error, known: Option<&[&str]>) -> String {
     let what = hide_quoted(&e.message().trim().replace('\n', "; "));
-    match e.span() {
-        Some(r) => {
-            let (line, col) = line_col(text, r.start);
-            format!("line {line}, column {col}: {what}")
-        }
-        None => what,
+    let Some(r) = e.span() else {
+        return what;
+    };
+    let (line, col) = line_col(text, r.start);
+    let key = text
+        .lines()
+        .nth(line - 1)
+        .and_then(|l| l.split_once('='))
+        .map(|(k, _)| k.trim().trim_matches('"'))
+        .filter(|k| known.is_some_and(|known| known.contains(k)));
+    match key {
+        Some(k) => format!("line {line}, column {col}: {k}: {what}"),
+        None => format!("line {line}, column {col}: {what}"),
     }
+}
+
+/// `prices.toml` in the config directory.
+pub fn prices_path() -> Option<PathBuf> {
+    config_dir().map(|d| d.join("prices.toml"))
+}
+
+/// The user's price table (model → dollars per million input, output and,
+/// optionally, cached input tokens) from [`prices_path`]; no file, no table.
+pub fn load_prices() -> Result<HashMap<String, Vec<f64>>, ConfigError> {
+    match prices_path() {
+        Some(p) if p.exists() => load_prices_from(&p),
+        _ => Ok(HashMap::new()),
+    }
+}
+
+/// Reads and checks a price table: every entry `model = [input, output]` or
+/// `model = [input, output, cached_input]`, numbers of at least 0.
+pub fn load_prices_from(path: &Path) -> Result<HashMap<String, Vec<f64>>, ConfigError> {
+    let err = |message: String| ConfigError::File {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let table: toml::Table = toml::from_str(&text).map_err(|e| err(toml_error(&text, &e)))?;
+    let mut prices = HashMap::with_capacity(table.len());
+    for (model, value) in table {
+        let numbers = value.as_array().and_then(|a| {
+            a.iter()
+                .map(|x| x.as_float().or_else(|| x.as_integer().map(|i| i as f64)))
+                .collect::<Option<Vec<f64>>>()
+        });
+        let Some(p) = numbers
+            .filter(|p| (2..=3).contains(&p.len()) && p.iter().all(|x| x.is_finite() && *x >= 0.0))
+        else {
+            let hint = if value.is_table() {
+                " (a model name with a dot must be quoted: \"gpt-4.1\" = [2.0, 8.0])"
+            } else {
+                ""
+            };
+            return Err(err(format!(
+                "{}: expected [input, output] or [input, output, cached_input], dollars per million tokens, each at least 0{hint}",
+                crate::sanitize::one_line(&model, 80)
+            )));
+        };
+        prices.insert(model, p);
+    }
+    Ok(prices)
 }
 
 /// 1-based line and column (in characters) of byte `at` of `text`.
@@ -303,6 +388,47 @@ fn login_name() -> Option<String> {
 }
 
 #[cfg(test)]
+mod prices_tests {
+    use std::io::Write;
+
+    fn table(
+        text: &str,
+    ) -> Result<std::collections::HashMap<String, Vec<f64>>, super::ConfigError> {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        super::load_prices_from(f.path())
+    }
+
+    #[test]
+    fn a_good_table_reads_integers_as_dollars() {
+        let t = table("m = [1, 2.5]\n\"gpt-4.1\" = [2.0, 8.0, 0.5]\n").unwrap();
+        assert_eq!(t["m"], vec![1.0, 2.5]);
+        assert_eq!(t["gpt-4.1"], vec![2.0, 8.0, 0.5]);
+    }
+
+    #[test]
+    fn a_bad_entry_names_the_file_and_the_key() {
+        for (text, key) in [
+            ("ok = [1, 2]\nbad-model = [1]\n", "bad-model"),
+            ("neg = [1, -2]\n", "neg"),
+            ("word = \"cheap\"\n", "word"),
+            ("gpt-4.1 = [2, 8]\n", "gpt-4"),
+        ] {
+            let e = table(text).unwrap_err();
+            let m = e.to_string();
+            assert!(
+                m.contains(".tmp") && m.contains(&format!("{key}: expected [input, output]")),
+                "{m}"
+            );
+        }
+        let e = table("gpt-4.1 = [2, 8]\n").unwrap_err().to_string();
+        assert!(e.contains("must be quoted"), "{e}");
+        let e = table("m = [1, 2\n").unwrap_err().to_string();
+        assert!(e.contains(": line "), "{e}");
+    }
+}
+
+#[cfg(test)]
 mod toml_error_tests {
     #[test]
     fn errors_name_line_and_column_and_hide_the_values() {
@@ -319,6 +445,20 @@ mod toml_error_tests {
             "{m}"
         );
         assert!(m.contains("expected one of `base_url`"), "{m}");
+    }
+
+    #[test]
+    fn a_config_file_error_names_a_known_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "model = \"m\"\nidle_timeout = \"soon\"\n").unwrap();
+        let m = super::load_file(&path).unwrap_err().to_string();
+        assert!(m.starts_with(&path.display().to_string()), "{m}");
+        assert!(
+            m.contains("line 2, column 16: idle_timeout: invalid type"),
+            "{m}"
+        );
+        assert!(!m.contains("soon"), "{m}");
     }
 }
 

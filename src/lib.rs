@@ -19,6 +19,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod provider;
 pub mod report;
+pub mod rng;
 pub mod sanitize;
 pub mod store;
 pub mod testserver;

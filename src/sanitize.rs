@@ -5,6 +5,26 @@
 
 use std::fmt::Write;
 
+/// Bidi embeddings/overrides/isolates, zero-width and invisible formatting,
+/// the byte-order mark and tag characters: text that reads differently than
+/// it is. The one table of them (error messages drop them, display shows them).
+fn is_invisible_format(c: char) -> bool {
+    matches!(c,
+        '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{061c}'
+        | '\u{feff}'
+        | '\u{e0000}'..='\u{e007f}')
+}
+
+/// True for characters that must not reach a terminal or a log line:
+/// C0/C1 controls, DEL, and the invisible formatting characters above.
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control() || is_invisible_format(c)
+}
+
 /// Is this character one that must never reach a terminal as itself?
 fn visible_form(c: char, keep_newlines: bool) -> Option<String> {
     let u = c as u32;
@@ -15,17 +35,49 @@ fn visible_form(c: char, keep_newlines: bool) -> Option<String> {
         _ if u < 0x20 || u == 0x7f => Some(format!("\\x{u:02x}")),
         // C1 controls (0x80–0x9f) include CSI and OSC introducers.
         _ if (0x80..=0x9f).contains(&u) => Some(format!("\\u{{{u:x}}}")),
-        // Bidi embeddings/overrides/isolates, zero-width and invisible formatting,
-        // the byte-order mark, and tag characters.
-        '\u{202a}'..='\u{202e}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{200b}'..='\u{200f}'
-        | '\u{2060}'..='\u{2064}'
-        | '\u{061c}'
-        | '\u{feff}'
-        | '\u{e0000}'..='\u{e007f}' => Some(format!("<U+{u:04X}>")),
+        _ if is_invisible_format(c) => Some(format!("<U+{u:04X}>")),
         _ => None,
     }
+}
+
+/// `s` cut after `max` characters: the kept part and the rest (empty when
+/// nothing was cut). Only the first `max` characters are examined.
+pub fn split_chars(s: &str, max: usize) -> (&str, &str) {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => s.split_at(i),
+        None => (s, ""),
+    }
+}
+
+/// At most `max` characters, with `…` when cut.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    match split_chars(s, max) {
+        (head, "") => head.to_string(),
+        (head, _) => format!("{head}…"),
+    }
+}
+
+/// One line of plain text: whitespace runs collapsed to a space, unsafe
+/// characters removed (for error messages, where `<U+202E>` would only be
+/// noise).
+pub fn sanitize_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(4096));
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if is_unsafe_char(c) {
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
 }
 
 /// Sanitises `s` for display and truncates it to about `max_chars` characters
@@ -44,18 +96,15 @@ pub fn one_line(s: &str, max_chars: usize) -> String {
 
 fn sanitize(s: &str, max_chars: usize, keep_newlines: bool) -> String {
     let mut out = String::with_capacity(s.len().min(max_chars.saturating_mul(2)).saturating_add(8));
+    let (head, rest) = split_chars(s, max_chars);
     let mut combining_run = 0usize;
-    let mut chars = s.chars().enumerate().peekable();
-    while let Some((count, c)) = chars.next() {
-        if count >= max_chars {
-            out.push('…');
-            return out;
-        }
+    let mut chars = head.chars().peekable();
+    while let Some(c) = chars.next() {
         if c == '\r' {
             // \r\n is a newline (the \n shows it); a lone \r would move the
             // cursor back over what was drawn, so it is shown, never obeyed.
-            let crlf = matches!(chars.peek(), Some((_, '\n')));
-            if !(keep_newlines && crlf) {
+            let next = chars.peek().copied().or_else(|| rest.chars().next());
+            if !(keep_newlines && next == Some('\n')) {
                 out.push_str("\\r");
             }
             continue;
@@ -76,6 +125,9 @@ fn sanitize(s: &str, max_chars: usize, keep_newlines: bool) -> String {
             Some(v) => out.push_str(&v),
             None => out.push(c),
         }
+    }
+    if !rest.is_empty() {
+        out.push('…');
     }
     out
 }
@@ -374,6 +426,27 @@ pub fn lossy_for_display(bytes: &[u8], max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_table_for_display_and_for_messages() {
+        let odd = "\u{202e}\u{200b}\u{feff}\u{e0041}\u{061c}\u{2066}\u{9b}\x07\x7f";
+        for c in odd.chars() {
+            assert!(is_unsafe_char(c), "{c:?}");
+            assert!(visible_form(c, true).is_some(), "{c:?}");
+        }
+        assert_eq!(sanitize_line(&format!("a{odd} \n\t b")), "a b");
+        assert!(!is_unsafe_char('é') && visible_form('é', true).is_none());
+    }
+
+    #[test]
+    fn truncation_keeps_whole_characters() {
+        assert_eq!(truncate_chars("héllo", 2), "hé…");
+        assert_eq!(truncate_chars("héllo", 5), "héllo");
+        assert_eq!(split_chars("a\u{1F600}b", 2), ("a\u{1F600}", "b"));
+        // A \r\n pair cut between its halves is still a line break.
+        assert_eq!(for_display("ab\r\ncd", 3), "ab…");
+        assert_eq!(for_display("ab\rcd", 3), "ab\\r…");
+    }
 
     #[test]
     fn escapes_become_visible() {

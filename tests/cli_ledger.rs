@@ -55,3 +55,38 @@ fn the_ledger_books_each_configuration_and_prices_known_models() {
     let per: f64 = total[4].parse().unwrap();
     assert!((tokens / 60.0 - per).abs() <= 0.5, "{total:?}");
 }
+
+/// prices.toml is read by the one config loader: a bad entry stops a run
+/// before any request, naming the file and the entry.
+#[test]
+fn a_broken_price_table_stops_the_run_naming_file_and_entry() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    std::fs::create_dir_all(ws.path("xdg-config/jury")).unwrap();
+    ws.write(
+        "xdg-config/jury/prices.toml",
+        "ok = [1, 2]\nmy-model = [0.5]\n",
+    );
+    let args = [
+        "run",
+        "--mode",
+        "2",
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+        "--limit",
+        "2",
+        "--model",
+        "my-model",
+    ];
+    let out = ws.run_with(&srv.url(), &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("prices.toml") && err.contains("my-model: expected [input, output]"),
+        "{err}"
+    );
+    assert!(srv.completions().is_empty(), "{err}");
+}

@@ -24,7 +24,8 @@ mod evalgen;
 mod figures;
 mod kappa;
 mod ledger;
-mod rng;
+// The generators live in the crate's one home of randomness.
+use crate::rng;
 mod spearman;
 mod values;
 

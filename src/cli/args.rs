@@ -10,8 +10,9 @@ use std::path::PathBuf;
     about = "A terminal workbench for calibrating LLM judges against people"
 )]
 pub struct Cli {
-    /// The SQLite store (default: the platform data directory's jury.db).
-    #[arg(long, global = true, env = "JURY_DB", value_name = "PATH")]
+    /// The SQLite store (else JURY_DB, config, the platform data directory's
+    /// jury.db). Environment and config are read by jury's settings, not here.
+    #[arg(long, global = true, value_name = "PATH")]
     pub db: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -166,7 +167,8 @@ pub struct RunArgs {
     /// Proposition protocol: show only the last N events of a conversation.
     #[arg(long, value_name = "N")]
     pub last_n: Option<usize>,
-    #[arg(long, env = "JURY_MODEL")]
+    /// The judge model (else JURY_MODEL, config, gpt-4o-mini).
+    #[arg(long)]
     pub model: Option<String>,
     /// Requests in flight at once.
     #[arg(long, default_value_t = 4)]
@@ -335,7 +337,8 @@ pub struct PromptArgs {
     pub json: bool,
     #[arg(long, value_name = "DIR")]
     pub prompts: Option<PathBuf>,
-    #[arg(long, env = "JURY_MODEL")]
+    /// The judge model (else JURY_MODEL, config, gpt-4o-mini).
+    #[arg(long)]
     pub model: Option<String>,
 }
 
@@ -382,7 +385,8 @@ pub struct DoctorArgs {
     /// Check only the config and the store (no network, no key needed).
     #[arg(long)]
     pub skip_endpoint: bool,
-    #[arg(long, env = "JURY_MODEL")]
+    /// The judge model (else JURY_MODEL, config, gpt-4o-mini).
+    #[arg(long)]
     pub model: Option<String>,
     /// Longest wait for the endpoint, in seconds.
     #[arg(long, default_value_t = 60)]

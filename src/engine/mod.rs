@@ -145,6 +145,8 @@ impl RunRequest {
         if self.batch_size == 0 || self.concurrency == 0 {
             return bad("--batch-size and --concurrency must be at least 1".into());
         }
+        // A broken prices.toml stops the run here, naming the file and entry.
+        price::check_user_table().map_err(|e| EngineError::Setup(e.to_string()))?;
         if let Some(b) = self.budget_usd
             && price::price_for(&provider.model).is_none()
         {

@@ -1,14 +1,8 @@
 //! Which items a run covers: explicit ids, a seeded percentage subset, a limit.
 
-/// splitmix64: a tiny, well-mixed, platform-independent hash, so a seeded
-/// subset is the same on every machine and every jury version.
-pub fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+// splitmix64 as a well-mixed, platform-independent hash, so a seeded subset
+// is the same on every machine and every jury version.
+use crate::rng::splitmix64;
 
 /// FNV-1a over the id bytes.
 fn fnv1a(s: &str) -> u64 {
@@ -96,6 +90,30 @@ mod tests {
         assert_ne!(a, ids);
         a.sort();
         assert_eq!(a, ids);
+    }
+
+    /// The draws of every seeded choice, pinned: a seeded subset or order
+    /// must pick the same items on every machine and every jury version.
+    #[test]
+    fn seeded_draws_are_pinned() {
+        assert_eq!(
+            [0, 1, 42].map(splitmix64),
+            [
+                0xe220_a839_7b1d_cdaf,
+                0x910a_2dec_8902_5cc1,
+                0xbdd7_3226_2feb_6e95
+            ]
+        );
+        let picked: Vec<usize> = (0..20)
+            .filter(|i| in_subset(&format!("item-{i}"), 30.0, 7))
+            .collect();
+        assert_eq!(picked, vec![0, 1, 2, 9, 13, 14, 15, 17]);
+        let mut order: Vec<u32> = (0..10).collect();
+        shuffle(&mut order, 1);
+        assert_eq!(order, vec![2, 1, 9, 7, 3, 4, 5, 6, 0, 8]);
+        let mut order: Vec<u32> = (0..10).collect();
+        shuffle(&mut order, 2);
+        assert_eq!(order, vec![4, 8, 9, 2, 3, 0, 1, 7, 5, 6]);
     }
 
     #[test]

@@ -4,8 +4,6 @@
 //! `model = [input, output, cached_input]`) overrides and extends it. Unknown
 //! models (local servers) have no cost.
 
-use std::collections::HashMap;
-
 /// (model, input, output, cached input), dollars per million tokens.
 const BUILT_IN: &[(&str, f64, f64, f64)] = &[
     ("gpt-4o-mini", 0.15, 0.60, 0.075),
@@ -55,9 +53,18 @@ impl Price {
 /// How a user prices a model jury does not know (for messages).
 pub const HOW_TO_PRICE: &str = "add a line `MODEL = [input, output]` (dollars per million tokens) to prices.toml in the config directory";
 
+/// Whether the user's price table reads: a run checks it before it starts
+/// (`RunRequest::validate`), so a broken `prices.toml` is an error naming
+/// the file and the entry, never a silently missing price.
+pub fn check_user_table() -> Result<(), crate::config::ConfigError> {
+    crate::config::load_prices().map(|_| ())
+}
+
 /// The price of `model`: the user's table first, then the built-in one.
+/// A table that does not read counts as absent here: [`check_user_table`]
+/// has reported it before any run got this far.
 pub fn price_for(model: &str) -> Option<Price> {
-    let user = user_table();
+    let user = crate::config::load_prices().unwrap_or_default();
     let from = |m: &str| -> Option<Price> {
         if let Some(p) = user.get(m)
             && let [i, o, rest @ ..] = p.as_slice()
@@ -77,20 +84,6 @@ pub fn price_for(model: &str) -> Option<Price> {
             .max_by_key(|(n, ..)| n.len())
             .and_then(|(n, ..)| from(n))
     })
-}
-
-fn user_table() -> HashMap<String, Vec<f64>> {
-    let Some(path) = crate::config::config_dir().map(|d| d.join("prices.toml")) else {
-        return HashMap::new();
-    };
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return HashMap::new();
-    };
-    toml::from_str::<HashMap<String, Vec<f64>>>(&text)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(_, p)| (2..=3).contains(&p.len()) && p.iter().all(|x| x.is_finite() && *x >= 0.0))
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,14 +1,20 @@
-//! Assembles decoded chat-completions chunks into [`StreamFrame`]s and a final
-//! [`Completion`], and parses non-streamed answers into the same shape.
+//! Assembles chat-completions chunks into [`StreamFrame`]s and a final
+//! [`Completion`], and reads non-streamed answers into the same shape.
 //!
 //! Tool-call fragments concatenate per `index`. Ollama sends each call whole,
 //! possibly all at index 0 with different ids: a delta with a new id at an index
 //! whose call already has arguments (or a name, when the new delta brings one)
 //! starts a new call. Frames carry the position of the call in the final list,
 //! not the wire index, so such calls stay apart for consumers too.
+//!
+//! One reading of the wire format ([`super::chunk`]) with two front doors:
+//! payload text ([`Accumulator::push_data`], the streaming path) and a parsed
+//! [`Value`] ([`Accumulator::push_chunk`], [`parse_response`]).
 
+use super::chunk::{self, Chunk};
 use super::{Completion, FinishReason, ProviderError, StreamFrame, ToolCall, ToolMode};
 use crate::domain::Usage;
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -64,128 +70,8 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
-/// A tool call's arguments fragment: normally a string; some servers send an object.
-fn fragment_of(args: Option<&Value>) -> String {
-    match args {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
-}
-
-/// The common streamed chunk, borrowed from the payload (strings with escapes
-/// are unescaped into owned text). Unknown fields are ignored; a field of an
-/// unexpected type fails the parse and sends the chunk down the general path.
-mod fast {
-    use serde::Deserialize;
-    use serde::de::IgnoredAny;
-    use std::borrow::Cow;
-
-    #[derive(Deserialize)]
-    pub struct Chunk<'a> {
-        #[serde(borrow)]
-        pub choices: Option<Vec<Choice<'a>>>,
-        pub usage: Option<Usage>,
-        /// llama.cpp's own figures (`cache_n`: prompt tokens from its cache).
-        pub timings: Option<Timings>,
-        error: Option<IgnoredAny>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Timings {
-        pub cache_n: Option<u64>,
-    }
-
-    impl Chunk<'_> {
-        /// No error, and no choice in the non-streamed `message` shape.
-        pub fn is_plain(&self) -> bool {
-            self.error.is_none()
-                && self
-                    .choices
-                    .as_ref()
-                    .and_then(|c| c.first())
-                    .is_none_or(|c| c.message.is_none() && c.function_call_free())
-        }
-    }
-
-    #[derive(Deserialize)]
-    pub struct Choice<'a> {
-        #[serde(borrow)]
-        pub finish_reason: Option<Cow<'a, str>>,
-        #[serde(borrow)]
-        pub delta: Option<Delta<'a>>,
-        message: Option<IgnoredAny>,
-    }
-
-    impl Choice<'_> {
-        fn function_call_free(&self) -> bool {
-            self.delta
-                .as_ref()
-                .is_none_or(|d| d.function_call.is_none())
-        }
-    }
-
-    #[derive(Deserialize)]
-    pub struct Delta<'a> {
-        #[serde(borrow)]
-        pub content: Option<Cow<'a, str>>,
-        #[serde(borrow)]
-        pub refusal: Option<Cow<'a, str>>,
-        #[serde(borrow)]
-        pub tool_calls: Option<Vec<ToolCall<'a>>>,
-        function_call: Option<IgnoredAny>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct ToolCall<'a> {
-        pub index: Option<u64>,
-        #[serde(borrow)]
-        pub id: Option<Cow<'a, str>>,
-        #[serde(borrow)]
-        pub function: Option<Function<'a>>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Function<'a> {
-        #[serde(borrow)]
-        pub name: Option<Cow<'a, str>>,
-        #[serde(borrow)]
-        pub arguments: Option<Cow<'a, str>>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct Usage {
-        prompt_tokens: Option<u64>,
-        completion_tokens: Option<u64>,
-        prompt_tokens_details: Option<Details>,
-    }
-
-    #[derive(Deserialize)]
-    struct Details {
-        cached_tokens: Option<u64>,
-    }
-
-    impl Usage {
-        pub fn read(self, timings: Option<&Timings>) -> Option<crate::domain::Usage> {
-            if self.prompt_tokens.is_none() && self.completion_tokens.is_none() {
-                return None;
-            }
-            let cached = self
-                .prompt_tokens_details
-                .and_then(|d| d.cached_tokens)
-                .or_else(|| timings.and_then(|t| t.cache_n));
-            Some(crate::domain::Usage {
-                prompt_tokens: self.prompt_tokens.unwrap_or(0),
-                completion_tokens: self.completion_tokens.unwrap_or(0),
-                cached_tokens: cached.unwrap_or(0),
-            })
-        }
-    }
-}
-
-/// `{"error": ...}` (object or string) → ChunkError::Server.
-pub(crate) fn error_of(v: &Value) -> Option<ChunkError> {
-    let e = v.get("error")?;
+/// `{"error": ...}` (object or string; `null` is none) → ChunkError::Server.
+fn server_error(e: &Value) -> Option<ChunkError> {
     if e.is_null() {
         return None;
     }
@@ -203,141 +89,95 @@ pub(crate) fn error_of(v: &Value) -> Option<ChunkError> {
     Some(ChunkError::Server { message, code })
 }
 
-fn usage_of(v: &Value) -> Option<Usage> {
-    let u = v.get("usage")?;
-    if !u.is_object() {
-        return None;
-    }
-    let prompt = u.get("prompt_tokens").and_then(Value::as_u64);
-    let completion = u.get("completion_tokens").and_then(Value::as_u64);
-    if prompt.is_none() && completion.is_none() {
-        return None;
-    }
-    let cached = u
-        .pointer("/prompt_tokens_details/cached_tokens")
-        .and_then(Value::as_u64)
-        .or_else(|| v.pointer("/timings/cache_n").and_then(Value::as_u64));
-    Some(Usage {
-        prompt_tokens: prompt.unwrap_or(0),
-        completion_tokens: completion.unwrap_or(0),
-        cached_tokens: cached.unwrap_or(0),
-    })
-}
-
 impl Accumulator {
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Feed one SSE `data` payload (not `[DONE]`).
+    /// Feed one SSE `data` payload (not `[DONE]`): read straight from the
+    /// text, borrowing what needs no unescaping.
     pub fn push_data(&mut self, data: &str) -> Result<Vec<StreamFrame>, ChunkError> {
-        // The common chunk shape is read straight into borrowed fields; a
-        // chunk that deviates from it in any way (an error, a non-string
-        // argument, a legacy function_call...) takes the general path.
-        if let Ok(chunk) = serde_json::from_str::<fast::Chunk<'_>>(data)
-            && chunk.is_plain()
+        // Only an object is a chunk (serde would read an array as a struct's
+        // fields in order). Text the direct reading refuses (a duplicated
+        // key) goes through a Value, as it always did: the last one wins.
+        if data.trim_start().starts_with('{')
+            && let Ok(chunk) = serde_json::from_str::<Chunk<'_>>(data)
         {
-            return Ok(self.push_fast(chunk));
+            return self.apply(chunk);
         }
         let v: Value = serde_json::from_str(data)
             .map_err(|e| ChunkError::Malformed(format!("a stream chunk is not JSON ({e})")))?;
         self.push_chunk(&v)
     }
 
-    /// [`Accumulator::push_chunk`] for a chunk of the common shape.
-    fn push_fast(&mut self, chunk: fast::Chunk<'_>) -> Vec<StreamFrame> {
-        self.chunks += 1;
-        let timings = chunk.timings.as_ref();
-        if let Some(u) = chunk.usage.and_then(|u| u.read(timings)) {
-            self.usage = Some(u);
-        }
-        let mut frames = Vec::new();
-        let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) else {
-            return frames;
-        };
-        if let Some(fr) = &choice.finish_reason {
-            self.finish_reason = Some(FinishReason::parse(fr));
-        }
-        let Some(delta) = choice.delta else {
-            return frames;
-        };
-        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-            self.content.push_str(&text);
-            frames.push(StreamFrame::Content(text.into_owned()));
-        }
-        if let Some(text) = delta.refusal.filter(|t| !t.is_empty()) {
-            self.refusal.get_or_insert_with(String::new).push_str(&text);
-        }
-        for (n, tc) in delta.tool_calls.into_iter().flatten().enumerate() {
-            let index = tc.index.unwrap_or(n as u64);
-            let (name, args) = match tc.function {
-                Some(f) => (f.name, f.arguments),
-                None => (None, None),
-            };
-            let id = tc.id.filter(|s| !s.is_empty());
-            let name = name.filter(|s| !s.is_empty());
-            let fragment = args.map(|a| a.into_owned()).unwrap_or_default();
-            frames.extend(self.tool_delta(index, id.as_deref(), name.as_deref(), fragment));
-        }
-        frames
-    }
-
     /// Feed one decoded chunk.
     pub fn push_chunk(&mut self, v: &Value) -> Result<Vec<StreamFrame>, ChunkError> {
-        if let Some(e) = error_of(v) {
-            return Err(e);
-        }
         if !v.is_object() {
             return Err(ChunkError::Malformed(
                 "a stream chunk is not an object".into(),
             ));
         }
+        let chunk = Chunk::deserialize(v)
+            .map_err(|e| ChunkError::Malformed(format!("a stream chunk is unreadable ({e})")))?;
+        self.apply(chunk)
+    }
+
+    /// What one chunk adds: usage, the finish reason, text, tool-call fragments.
+    fn apply(&mut self, chunk: Chunk<'_>) -> Result<Vec<StreamFrame>, ChunkError> {
+        if let Some(e) = chunk.error.as_ref().and_then(server_error) {
+            return Err(e);
+        }
         self.chunks += 1;
-        if let Some(u) = usage_of(v) {
+        if let Some(u) = chunk.usage.0.and_then(|u| u.read(chunk.timings.0.as_ref())) {
             self.usage = Some(u);
         }
         let mut frames = Vec::new();
-        let Some(choice) = v
-            .get("choices")
-            .and_then(Value::as_array)
-            .and_then(|c| c.first())
-        else {
+        let Some(choice) = chunk.choices.0 else {
             return Ok(frames); // the usage chunk, or a keep-alive
         };
-        if let Some(fr) = str_field(choice, "finish_reason") {
+        let choice = choice.0.unwrap_or_default();
+        if let Some(fr) = &choice.finish_reason.0 {
             self.finish_reason = Some(FinishReason::parse(fr));
         }
-        let Some(delta) = choice.get("delta").or_else(|| choice.get("message")) else {
+        let Some(delta) = choice.delta.or(choice.message) else {
             return Ok(frames);
         };
-        if let Some(text) = str_field(delta, "content")
-            && !text.is_empty()
-        {
-            self.content.push_str(text);
-            frames.push(StreamFrame::Content(text.to_string()));
+        let delta = delta.0.unwrap_or_default();
+        if let Some(text) = delta.content.0.filter(|t| !t.is_empty()) {
+            self.content.push_str(&text);
+            frames.push(StreamFrame::Content(text.into_owned()));
         }
-        if let Some(text) = str_field(delta, "refusal")
-            && !text.is_empty()
-        {
-            self.refusal.get_or_insert_with(String::new).push_str(text);
+        if let Some(text) = delta.refusal.0.filter(|t| !t.is_empty()) {
+            self.refusal.get_or_insert_with(String::new).push_str(&text);
         }
-        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-            for (n, tc) in calls.iter().enumerate() {
-                let index = tc.get("index").and_then(Value::as_u64).unwrap_or(n as u64);
-                let func = tc.get("function");
-                let id = str_field(tc, "id").filter(|s| !s.is_empty());
-                let name = func
-                    .and_then(|f| str_field(f, "name"))
-                    .filter(|s| !s.is_empty());
-                let args = func.and_then(|f| f.get("arguments"));
-                frames.extend(self.tool_delta(index, id, name, fragment_of(args)));
+        if let Some(calls) = delta.tool_calls.0 {
+            for (n, tc) in calls.into_iter().enumerate() {
+                let tc = tc.0.unwrap_or_default();
+                let index = tc.index.0.unwrap_or(n as u64);
+                let f = tc.function.0.unwrap_or_default();
+                frames.extend(self.call_delta(index, tc.id, f));
             }
-        } else if let Some(fc) = delta.get("function_call").filter(|f| f.is_object()) {
+        } else if let Some(f) = delta.function_call.0 {
             // The legacy single `function_call` shape.
-            let name = str_field(fc, "name").filter(|s| !s.is_empty());
-            frames.extend(self.tool_delta(0, None, name, fragment_of(fc.get("arguments"))));
+            frames.extend(self.call_delta(0, chunk::Str(None), f));
         }
         Ok(frames)
+    }
+
+    fn call_delta(
+        &mut self,
+        index: u64,
+        id: chunk::Str<'_>,
+        f: chunk::Function<'_>,
+    ) -> Option<StreamFrame> {
+        let id = id.0.filter(|s| !s.is_empty());
+        let name = f.name.0.filter(|s| !s.is_empty());
+        self.tool_delta(
+            index,
+            id.as_deref(),
+            name.as_deref(),
+            f.arguments.0.into_owned(),
+        )
     }
 
     fn tool_delta(
@@ -453,7 +293,7 @@ impl Accumulator {
 /// Parse a non-streamed chat-completions answer (`choices[0].message`).
 /// Placeholders as in [`Accumulator::finish`].
 pub fn parse_response(v: &Value) -> Result<Completion, ChunkError> {
-    if let Some(e) = error_of(v) {
+    if let Some(e) = v.get("error").and_then(server_error) {
         return Err(e);
     }
     let Some(choice) = v
@@ -718,51 +558,4 @@ mod tests {
 }
 
 #[cfg(test)]
-mod fast_path_tests {
-    use super::*;
-
-    /// Every chunk fed as text (fast path where it applies) and as a parsed
-    /// Value (the general path) gives the same frames and the same answer.
-    #[test]
-    fn the_fast_path_reads_chunks_exactly_as_the_general_path() {
-        let streams: &[&[&str]] = &[
-            &[
-                r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_evaluations","arguments":""}}]},"finish_reason":null}]}"#,
-                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\": \"\u00e9\\n\""}}]}}]}"#,
-                r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"}"}}]}}]}"#,
-                r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":null}"#,
-                r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":20,"total_tokens":30}}"#,
-            ],
-            &[
-                r#"{"choices":[{"delta":{"content":"Hel"}}]}"#,
-                r#"{"choices":[{"delta":{"content":"lo","refusal":null}}]}"#,
-                r#"{"choices":[{"delta":{"refusal":"no"},"finish_reason":"stop"}]}"#,
-            ],
-            &[
-                // Deviations: object arguments, legacy function_call, a
-                // number id, a float index, usage as floats, an error.
-                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"x","function":{"name":"f","arguments":{"k":1}}}]}}]}"#,
-                r#"{"choices":[{"delta":{"function_call":{"name":"g","arguments":"{}"}}}]}"#,
-                r#"{"choices":[{"delta":{"tool_calls":[{"index":1.5,"id":7,"function":null}]}}]}"#,
-                r#"{"choices":null,"usage":{"prompt_tokens":1.0,"completion_tokens":2}}"#,
-                r#"{"choices":[{"message":{"content":"whole"},"finish_reason":"stop"}]}"#,
-            ],
-            &[r#"{"error":{"message":"overloaded","code":"server_error"}}"#],
-            &[r#"[1,2]"#],
-        ];
-        for stream in streams {
-            let (mut fast, mut general) = (Accumulator::new(), Accumulator::new());
-            for data in *stream {
-                let a = fast.push_data(data);
-                let v: Value = serde_json::from_str(data).unwrap();
-                let b = general.push_chunk(&v);
-                assert_eq!(a, b, "{data}");
-            }
-            assert_eq!(
-                fast.finish(true).ok(),
-                general.finish(true).ok(),
-                "{stream:?}"
-            );
-        }
-    }
-}
+mod front_door_tests;

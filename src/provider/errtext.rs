@@ -3,6 +3,8 @@
 //! HTML pages reduced to a note, everything truncated.
 
 use super::Secret;
+// The one table of unsafe characters and the one truncation live there.
+use crate::sanitize::{sanitize_line, truncate_chars};
 use serde_json::Value;
 
 /// Longest message kept from an error body, in characters.
@@ -17,50 +19,6 @@ pub fn redact(s: &str, key: Option<&Secret>) -> String {
         return s.to_string();
     };
     s.replace(key, REDACTED)
-}
-
-/// True for characters that must not reach a terminal or a log line:
-/// C0/C1 controls, DEL, bidi controls, zero-width characters, tag characters.
-pub fn is_unsafe_char(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{061C}'
-            | '\u{FEFF}'
-            | '\u{E0000}'..='\u{E007F}')
-}
-
-/// One line of plain text: whitespace runs collapsed to a space, unsafe
-/// characters removed.
-pub fn sanitize_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len().min(4096));
-    let mut space = false;
-    for c in s.chars() {
-        if c.is_whitespace() {
-            space = true;
-            continue;
-        }
-        if is_unsafe_char(c) {
-            continue;
-        }
-        if space && !out.is_empty() {
-            out.push(' ');
-        }
-        space = false;
-        out.push(c);
-    }
-    out
-}
-
-/// At most `max` characters, with `…` when cut.
-pub fn truncate_chars(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
 }
 
 /// Sanitize, redact and truncate any text headed for an error message.
@@ -172,6 +130,7 @@ pub fn body_message(body: &[u8], content_type: Option<&str>, key: Option<&Secret
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sanitize::is_unsafe_char;
 
     #[test]
     fn redacts_key_everywhere() {

@@ -2,6 +2,7 @@
 //! incremental tool-call assembly, retries and capability fallback.
 
 mod body;
+mod chunk;
 mod error;
 mod types;
 
@@ -9,10 +10,12 @@ pub mod accumulate;
 pub mod client;
 pub mod errtext;
 pub mod partial_json;
+pub mod retry;
 pub mod spend;
 pub mod sse;
 pub mod structured;
 mod transport;
+pub mod url;
 mod wire;
 
 pub use client::{Client, request_body};

@@ -169,3 +169,100 @@ impl<'a> WireBody<'a> {
         serde_json::to_value(self).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{Message, ToolSpec, request_body};
+    use serde_json::json;
+
+    fn call() -> ChatCall {
+        ChatCall {
+            messages: vec![Message::system("sys"), Message::user("judge this")],
+            tool: ToolSpec {
+                name: "get_evaluations".into(),
+                description: "Return the evaluations".into(),
+                parameters: json!({"type":"object","properties":{"a":{"type":"integer"}}}),
+            },
+            max_tokens: None,
+        }
+    }
+
+    /// What goes on the wire is the document `request_body` shows and stores,
+    /// byte for byte, with its keys in this order, for every mode and setting.
+    #[test]
+    fn wire_bytes_are_the_shown_body() {
+        let expect = [
+            (
+                ToolMode::Tools,
+                vec!["model", "messages", "tools", "tool_choice"],
+            ),
+            (
+                ToolMode::JsonSchema,
+                vec!["model", "messages", "response_format"],
+            ),
+            (
+                ToolMode::JsonContent,
+                vec!["model", "messages", "response_format"],
+            ),
+        ];
+        for stream in [true, false] {
+            for temperature in [None, Some(0.25), Some(f64::NAN)] {
+                for (mode, keys) in &expect {
+                    let mut cfg = ProviderConfig::new("http://h/v1", "m \"q\"");
+                    cfg.stream = stream;
+                    cfg.temperature = temperature;
+                    let mut c = call();
+                    c.messages[1].content = "ünïcode \u{1b}[2J \"quote\" \\ \n line".into();
+                    let wire = WireBody::new(&cfg, &c, *mode).to_bytes();
+                    let shown = request_body(&cfg, &c, *mode);
+                    assert_eq!(String::from_utf8(wire).unwrap(), shown.to_string());
+                    let mut want = keys.clone();
+                    if temperature.is_some() {
+                        want.push("temperature");
+                    }
+                    if stream {
+                        want.extend(["stream", "stream_options"]);
+                    }
+                    let got: Vec<&str> = shown
+                        .as_object()
+                        .map(|o| o.keys().map(String::as_str).collect())
+                        .unwrap_or_default();
+                    assert_eq!(got, want, "{mode:?} stream {stream} {temperature:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bodies_per_mode() {
+        let mut cfg = ProviderConfig::new("http://h/v1", "m");
+        cfg.temperature = Some(0.0);
+        let b = request_body(&cfg, &call(), ToolMode::Tools);
+        assert_eq!(b["model"], "m");
+        assert_eq!(b["stream"], true);
+        assert_eq!(b["stream_options"]["include_usage"], true);
+        assert_eq!(b["temperature"], 0.0);
+        assert_eq!(b["tools"][0]["function"]["name"], "get_evaluations");
+        assert_eq!(b["tool_choice"]["function"]["name"], "get_evaluations");
+        assert_eq!(b["messages"].as_array().map(Vec::len), Some(2));
+        cfg.stream = false;
+        cfg.temperature = None;
+        let b = request_body(&cfg, &call(), ToolMode::JsonSchema);
+        assert!(
+            b.get("stream").is_none() && b.get("temperature").is_none() && b.get("tools").is_none()
+        );
+        assert_eq!(b["response_format"]["type"], "json_schema");
+        assert_eq!(b["response_format"]["json_schema"]["strict"], false);
+        assert_eq!(
+            b["response_format"]["json_schema"]["schema"]["type"],
+            "object"
+        );
+        let b = request_body(&cfg, &call(), ToolMode::JsonContent);
+        assert_eq!(b["response_format"]["type"], "json_object");
+        let msgs = b["messages"].as_array().cloned().unwrap_or_default();
+        assert_eq!(msgs.len(), 3);
+        let last = msgs[2]["content"].as_str().unwrap_or("");
+        assert!(last.contains("JSON") && last.contains("\"properties\""));
+    }
+}

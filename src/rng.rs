@@ -1,12 +1,17 @@
-//! A small, portable PRNG so bootstrap intervals are reproducible on every
-//! platform and Rust version: xoshiro256++ seeded through splitmix64
-//! (Blackman & Vigna), with Lemire's unbiased bounded draw.
+//! The one home of randomness: small, portable generators, so every seeded
+//! choice is the same on every platform and Rust version.
 //!
-//! Each bootstrap resample `r` gets its own generator derived from
-//! `(seed, r)`, so a resample's draws do not depend on how many resamples ran
-//! before it (or on which thread runs it).
+//! - splitmix64 (Vigna): the seeded item subset and run order
+//!   (`engine::plan`), the provider's backoff jitter, seeds for the rest;
+//! - xoshiro256++ (Blackman & Vigna) with Lemire's unbiased bounded draw: the
+//!   bootstrap. Each resample `r` gets its own generator derived from
+//!   `(seed, r)`, so a resample's draws do not depend on how many resamples
+//!   ran before it (or on which thread runs it).
 
-/// splitmix64: used to expand seeds.
+/// splitmix64's increment (the golden ratio in 64 bits).
+pub const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// splitmix64 as a generator.
 #[derive(Debug, Clone)]
 pub struct SplitMix64(u64);
 
@@ -16,9 +21,27 @@ impl SplitMix64 {
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix64(self.0)
+        let state = self.0;
+        self.0 = state.wrapping_add(GAMMA);
+        splitmix64(state)
     }
+
+    /// Uniform in `0..n` by remainder (0 when `n` is 0): slightly biased
+    /// for huge `n`, which test generators do not mind.
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next_u64() % n }
+    }
+}
+
+/// The draw that follows `state`: one step of splitmix64 as a stateless
+/// hash (`SplitMix64::new(x).next_u64()`).
+pub fn splitmix64(state: u64) -> u64 {
+    mix64(state.wrapping_add(GAMMA))
+}
+
+/// A uniform number in [0, 1) from a 64-bit draw (its top 53 bits).
+pub fn unit_f64(z: u64) -> f64 {
+    (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// The splitmix64 finaliser.
@@ -95,6 +118,19 @@ mod tests {
         let mut sm = SplitMix64::new(0);
         assert_eq!(sm.next_u64(), 0xE220_A839_7B1D_CDAF);
         assert_eq!(sm.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+    }
+
+    #[test]
+    fn the_stateless_step_is_the_generator() {
+        let mut sm = SplitMix64::new(42);
+        let mut state = 42u64;
+        for _ in 0..5 {
+            assert_eq!(sm.next_u64(), splitmix64(state));
+            state = state.wrapping_add(GAMMA);
+        }
+        assert_eq!(splitmix64(0), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(unit_f64(u64::MAX), 1.0 - f64::EPSILON / 2.0);
+        assert_eq!(unit_f64(0), 0.0);
     }
 
     #[test]
