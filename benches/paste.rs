@@ -62,10 +62,10 @@ fn editor() -> App {
         "m",
         "me",
     );
-    app.size = (160, 45);
+    app.chrome.size = (160, 45);
     key(&mut app, KeyCode::Char('2'));
     key(&mut app, KeyCode::Char('n'));
-    assert!(app.popup.is_some(), "the note editor is open");
+    assert!(app.chrome.popup.is_some(), "the note editor is open");
     app
 }
 

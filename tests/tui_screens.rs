@@ -149,7 +149,7 @@ fn stale_events_of_unknown_runs_are_ignored() {
             },
         },
     );
-    assert!(app.streams.is_empty());
+    assert!(app.runs.streams.is_empty());
 }
 
 #[test]
@@ -240,8 +240,8 @@ fn compare_view_shows_three_modes() {
 #[test]
 fn help_lists_the_live_keymap() {
     let mut app = app();
-    app.keymap.merge_toml("[keys]\nx = \"quit\"\n").unwrap();
-    app.size = (120, 60);
+    app.chrome.keymap.merge_toml("[keys]\nx = \"quit\"\n").unwrap();
+    app.chrome.size = (120, 60);
     key(&mut app, '?');
     let s = screen(&app);
     assert!(s.contains("q, x, ctrl-c") || s.contains("q, x"), "{s}");
@@ -251,14 +251,14 @@ fn help_lists_the_live_keymap() {
 #[test]
 fn no_endpoint_explains_how_to_configure_one() {
     let mut app = app();
-    app.endpoint_error = Some(jury::config::NO_ENDPOINT.into());
+    app.runs.endpoint_error = Some(jury::config::NO_ENDPOINT.into());
     let fx = code(&mut app, KeyCode::Enter);
     assert!(fx.is_empty());
     let s = screen(&app);
     assert!(s.contains("OPENAI_BASE_URL"), "{s}");
     let fx = key(&mut app, 'R');
     assert!(fx.is_empty(), "any key closes the notice");
-    assert!(app.popup.is_none());
+    assert!(app.chrome.popup.is_none());
 }
 
 #[test]
@@ -315,7 +315,7 @@ fn disagreement_colours_come_from_the_theme() {
         "Not urgent.",
     ));
     let mut app = app_with(data);
-    app.theme = jury::tui::theme::Theme::builtin("ansi16");
+    app.chrome.theme = jury::tui::theme::Theme::builtin("ansi16");
     let fx = key(&mut app, '1');
     let Effect::SaveLabel { req, .. } = &fx[0] else {
         panic!()
@@ -337,6 +337,6 @@ fn disagreement_colours_come_from_the_theme() {
         .iter()
         .find(|c| c.symbol() == "≠")
         .expect("a mark");
-    assert_eq!(cell.bg, app.theme.disagreement_mark.bg.unwrap());
+    assert_eq!(cell.bg, app.chrome.theme.disagreement_mark.bg.unwrap());
     insta::assert_snapshot!("disagreement_colours", format!("{buf:?}"));
 }

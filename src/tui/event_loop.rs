@@ -69,7 +69,7 @@ pub async fn run(
             last_draw = Instant::now();
             dirty = false;
         }
-        if app.quit {
+        if app.chrome.quit {
             return Ok(Exit::Quit);
         }
         let wake = if dirty {

@@ -106,9 +106,9 @@ pub fn build_app_with_items(
     let (keymap, kw) = keymap::Keymap::load(dir.as_deref());
     let (theme, tw) = theme::Theme::load(&settings.theme, dir.as_deref());
     let mut app = App::with_items(items, data, keymap, theme, &settings.model, &settings.who);
-    app.endpoint_error = settings.provider().err();
+    app.runs.endpoint_error = settings.provider().err();
     if let Ok(cfg) = settings.provider() {
-        app.preview_cfg = crate::provider::ProviderConfig {
+        app.runs.preview_cfg = crate::provider::ProviderConfig {
             api_key: None,
             ..cfg
         };
@@ -117,7 +117,7 @@ pub fn build_app_with_items(
     match settings.structured.as_deref() {
         None | Some("auto") => {}
         Some(s) => match crate::provider::ToolMode::parse(s) {
-            Some(m) => app.structured = Some(m),
+            Some(m) => app.choices.structured = Some(m),
             // The value itself is not echoed: config errors never repeat the file.
             None => warnings.push(
                 "config structured must be auto, tools, json_schema or json: using auto".into(),
@@ -179,11 +179,11 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         settings.prompts_dir.as_deref(),
     )?);
     let mut app = app;
-    app.prompts = prompts.clone();
+    app.runs.prompts = prompts.clone();
     if let Some(w) = warnings.into_iter().next() {
-        app.message = Some((Level::Warning, crate::sanitize::one_line(&w, 300)));
+        app.chrome.message = Some((Level::Warning, crate::sanitize::one_line(&w, 300)));
     } else if let Some(n) = notes.pop() {
-        app.message = Some((Level::Info, crate::sanitize::one_line(&n, 300)));
+        app.chrome.message = Some((Level::Info, crate::sanitize::one_line(&n, 300)));
     }
     offer_replay(&mut app, &settings.db_path);
     let engine = effects::EngineLink {
@@ -238,7 +238,7 @@ fn offer_replay(app: &mut App, db_path: &Path) {
             let found = labels.len() + bad;
             let labels = quit::still_unsaved(app, labels);
             if bad > 0 {
-                app.message = Some((
+                app.chrome.message = Some((
                     Level::Warning,
                     format!(
                         "{}: {bad} line(s) unreadable; left in the file",
@@ -247,7 +247,7 @@ fn offer_replay(app: &mut App, db_path: &Path) {
                 ));
             }
             if !labels.is_empty() {
-                app.popup = Some(app::Popup::Replay {
+                app.chrome.popup = Some(app::Popup::Replay {
                     labels,
                     path: path.display().to_string(),
                 });
@@ -256,7 +256,7 @@ fn offer_replay(app: &mut App, db_path: &Path) {
             }
         }
         Err(e) => {
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Warning,
                 format!(
                     "{}: {}",

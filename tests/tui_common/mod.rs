@@ -89,8 +89,8 @@ pub fn app_with(data: Loaded) -> App {
         "gpt-4o-mini",
         "alice",
     );
-    app.endpoint_error = None;
-    app.size = (120, 32);
+    app.runs.endpoint_error = None;
+    app.chrome.size = (120, 32);
     app
 }
 
@@ -116,7 +116,7 @@ pub fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
 }
 
 pub fn screen(app: &App) -> String {
-    let t = draw(app, app.size.0, app.size.1);
+    let t = draw(app, app.chrome.size.0, app.chrome.size.1);
     format!("{}", t.backend())
 }
 

@@ -14,11 +14,11 @@ pub struct CompareView<'a>(pub &'a App);
 impl Widget for CompareView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
-        let t = &app.theme;
+        let t = &app.chrome.theme;
         let title = format!(
             " compare modes · persona {} · {} to start missing runs, esc back ",
             sanitize::one_line(app.persona_id(), 20),
-            app.keymap.hint(Action::RunMissing)
+            app.chrome.keymap.hint(Action::RunMissing)
         );
         let block = Block::bordered()
             .title(title)
@@ -37,7 +37,7 @@ impl Widget for CompareView<'_> {
         .areas(inner);
         let mut lines = vec![
             Line::styled(
-                format!("{} — {}", app.detail.meta, app.detail.title),
+                format!("{} — {}", app.list.detail.meta, app.list.detail.title),
                 t.muted,
             ),
             Line::from(vec![
@@ -61,7 +61,7 @@ impl Widget for CompareView<'_> {
             let modes_differ = present
                 .iter()
                 .any(|a| present.iter().any(|b| disagrees(*a, *b)));
-            let label = app.my_label(&key, app.mode.scale());
+            let label = app.my_label(&key, app.choices.mode.scale());
             let name = if app.active_perspectives().len() > 1 {
                 format!("{} · {}", c.id, r.perspective_id)
             } else {
@@ -71,10 +71,10 @@ impl Widget for CompareView<'_> {
                 Span::styled(
                     format!(
                         "{}{:<26} ",
-                        if ri == app.row { "▶" } else { " " },
+                        if ri == app.list.row { "▶" } else { " " },
                         sanitize::one_line(&name, 26)
                     ),
-                    if ri == app.row { t.selection } else { t.text },
+                    if ri == app.list.row { t.selection } else { t.text },
                 ),
                 Span::styled(
                     format!("{:<12}", sanitize::one_line(c.selected_text(), 11)),
@@ -84,7 +84,7 @@ impl Widget for CompareView<'_> {
             for (i, v) in values.iter().enumerate() {
                 let w = if i == 2 { 12 } else { 10 };
                 match v {
-                    None if app.streams.contains_key(&key) => {
+                    None if app.runs.streams.contains_key(&key) => {
                         spans.push(Span::styled(format!("{:<w$}", "…"), t.streaming))
                     }
                     None => spans.push(Span::styled(format!("{:<w$}", "–"), t.muted)),
@@ -108,14 +108,15 @@ impl Widget for CompareView<'_> {
         }
         Paragraph::new(lines).render(table, buf);
         // The focused row's texts, one column per mode.
-        let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else {
+        let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) else {
             return;
         };
         let cols = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(texts);
         for (i, m) in Mode::ALL.iter().enumerate() {
-            let text = match (app.verdict(&key, persona, *m), app.mode == *m) {
+            let text = match (app.verdict(&key, persona, *m), app.choices.mode == *m) {
                 (Some(v), _) => sanitize::for_display(&v.text, 4000),
                 (None, true) => app
+                    .runs
                     .streams
                     .get(&key)
                     .map(|s| s.text.clone())

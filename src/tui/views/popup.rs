@@ -22,7 +22,7 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 
 impl Widget for PopupView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let t = &self.app.theme;
+        let t = &self.app.chrome.theme;
         match self.popup {
             Popup::Notice { title, text } => {
                 let r = centered(area, 70, 9);
@@ -180,7 +180,7 @@ impl Widget for PopupView<'_> {
 
 /// The quit prompt's title and lines.
 fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
-    let t = &app.theme;
+    let t = &app.chrome.theme;
     match q {
         QuitPrompt::Saving => (
             " quitting ".into(),
@@ -274,7 +274,7 @@ fn break_at(text: &str, width: usize) -> Vec<String> {
 /// A bordered, centred box that fits its lines (long ones are broken at
 /// the box's width, so the height is known and the last line never cut).
 fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines: Vec<Line<'_>>) {
-    let t = &app.theme;
+    let t = &app.chrome.theme;
     let w = 90.min(area.width);
     let inner = w.saturating_sub(2).max(1) as usize;
     let mut rows: Vec<Line> = Vec::new();

@@ -13,7 +13,7 @@ pub struct RunsPane<'a> {
 
 impl Widget for RunsPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let t = &self.app.theme;
+        let t = &self.app.chrome.theme;
         let block = |title: &str| {
             Block::bordered()
                 .title(title.to_string())

@@ -14,7 +14,7 @@ pub struct TextView<'a> {
 
 impl Widget for TextView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let t = &self.app.theme;
+        let t = &self.app.chrome.theme;
         let lines: Vec<Line> = self
             .text
             .lines()
@@ -41,7 +41,7 @@ pub struct HelpView<'a> {
 
 impl Widget for HelpView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let t = &self.app.theme;
+        let t = &self.app.chrome.theme;
         let mut lines = vec![
             Line::styled(
                 "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back",
@@ -49,7 +49,7 @@ impl Widget for HelpView<'_> {
             ),
             Line::raw(""),
         ];
-        for (action, keys) in self.app.keymap.bindings() {
+        for (action, keys) in self.app.chrome.keymap.bindings() {
             let keys = if keys.is_empty() {
                 "(unbound)".to_string()
             } else {

@@ -23,14 +23,14 @@ struct RowDraw<'a> {
 impl Widget for VerdictPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
-        let t = &app.theme;
+        let t = &app.chrome.theme;
         let title = format!(
             " verdicts · mode {} ({}){} ",
-            app.mode,
-            app.mode.scale(),
-            if app.blind { " · BLIND" } else { "" }
+            app.choices.mode,
+            app.choices.mode.scale(),
+            if app.choices.blind { " · BLIND" } else { "" }
         );
-        let block = focused_block(title, app.focus == Pane::Verdicts, app);
+        let block = focused_block(title, app.chrome.focus == Pane::Verdicts, app);
         let inner = block.inner(area);
         block.render(area, buf);
         let Some(item) = app.current_item() else {
@@ -51,7 +51,7 @@ impl Widget for VerdictPane<'_> {
             .iter()
             .enumerate()
             .map(|(ri, r)| {
-                let focused = ri == app.row;
+                let focused = ri == app.list.row;
                 let c = &item.classifications[r.classification];
                 let key = match app.combo(r) {
                     Some(k) => k,
@@ -87,15 +87,15 @@ impl Widget for VerdictPane<'_> {
                     Line::from(head)
                 };
 
-                let verdict = app.verdict(&key, persona, app.mode);
+                let verdict = app.verdict(&key, persona, app.choices.mode);
                 let judge = visible_judge(app, &key);
-                let stream = app.streams.get(&key);
-                let label = app.my_label(&key, app.mode.scale());
+                let stream = app.runs.streams.get(&key);
+                let label = app.my_label(&key, app.choices.mode.scale());
                 let mut value = vec![Span::raw("  ")];
                 let text = match (stream, judge, verdict) {
                     (Some(s), _, _) => {
                         value.push(Span::styled(
-                            format!("J {} streaming", spinner(app.spinner)),
+                            format!("J {} streaming", spinner(app.runs.spinner)),
                             t.streaming,
                         ));
                         // While streaming, the newest text is what matters: show the tail.
@@ -111,7 +111,7 @@ impl Widget for VerdictPane<'_> {
                         if vd.selection_mismatch {
                             value.push(Span::styled(" ⚠selection", t.warning));
                         }
-                        let cap = room(focused) + app.verdict_scroll as usize * w;
+                        let cap = room(focused) + app.list.verdict_scroll as usize * w;
                         lines_of(
                             &sanitize::for_display(&vd.text, cap.min(MAX_VERDICT_CHARS)),
                             t.judge,
@@ -137,6 +137,7 @@ impl Widget for VerdictPane<'_> {
                 }
                 // Other people's labels on the same combination and persona.
                 let others: Vec<String> = app
+                    .data
                     .labels
                     .get(&key.item_id)
                     .into_iter()
@@ -144,12 +145,12 @@ impl Widget for VerdictPane<'_> {
                     .filter(|e| {
                         e.label.key == key
                             && e.label.persona_id == persona
-                            && e.label.who != app.who
+                            && e.label.who != app.data.who
                     })
                     .take(4)
                     .map(|e| format!("{} {}", sanitize::one_line(&e.label.who, 12), e.label.value))
                     .collect();
-                if !(others.is_empty() || app.blind && label.is_none()) {
+                if !(others.is_empty() || app.choices.blind && label.is_none()) {
                     value.push(Span::styled(
                         format!("  others: {}", others.join(" · ")),
                         t.muted,
@@ -170,13 +171,13 @@ impl Widget for VerdictPane<'_> {
                 }
             })
             .chain(proto_rows.iter().enumerate().map(|(pi, r)| {
-                let focused = rows.len() + pi == app.row;
+                let focused = rows.len() + pi == app.list.row;
                 proto_draw(app, r, focused, room(focused), w)
             }))
             .collect();
         // Each row: head, value, then its text (focused row up to 12 lines, others 3).
-        let cap = |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.row { 12 } else { 3 });
-        let mut first = app.row.min(draws.len() - 1);
+        let cap = |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.list.row { 12 } else { 3 });
+        let mut first = app.list.row.min(draws.len() - 1);
         let mut used = cap(first, &draws[first]);
         while first > 0 && used + cap(first - 1, &draws[first - 1]) <= inner.height {
             first -= 1;
@@ -188,7 +189,7 @@ impl Widget for VerdictPane<'_> {
                 break;
             }
             let h = cap(i, &d).min(inner.bottom() - y);
-            let scroll = if i == app.row { app.verdict_scroll } else { 0 };
+            let scroll = if i == app.list.row { app.list.verdict_scroll } else { 0 };
             let head_h = h.min(2);
             Paragraph::new(vec![d.head, d.value])
                 .render(Rect::new(inner.x, y, inner.width, head_h), buf);
@@ -211,7 +212,7 @@ impl Widget for VerdictPane<'_> {
 /// A protocol row: what is judged, the judge's value and text (streaming
 /// while it arrives), this person's label and a mark where they differ.
 fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usize) -> RowDraw<'a> {
-    let t = &app.theme;
+    let t = &app.chrome.theme;
     let mut head = vec![
         Span::styled(if focused { "▶ " } else { "  " }, t.accent),
         Span::styled(sanitize::one_line(&r.key.classification_id, 40), t.title),
@@ -232,16 +233,16 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     let verdict = app.proto_verdict(r);
     let judge = verdict
         .map(|v| v.value)
-        .filter(|_| !app.blind || label.is_some());
+        .filter(|_| !app.choices.blind || label.is_some());
     let mut value = vec![Span::raw("  ")];
     let mut text = Vec::new();
     if !r.about.is_empty() {
         text.push(Line::styled(sanitize::one_line(&r.about, room), t.muted));
     }
-    match (app.streams.get(&r.key), judge, verdict) {
+    match (app.runs.streams.get(&r.key), judge, verdict) {
         (Some(s), _, _) => {
             value.push(Span::styled(
-                format!("J {} streaming", spinner(app.spinner)),
+                format!("J {} streaming", spinner(app.runs.spinner)),
                 t.streaming,
             ));
             text.extend(lines_of(tail(&s.text, room), t.streaming));

@@ -16,24 +16,24 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Key(k) => key(app, k, &mut fx),
         Msg::Paste(s) => paste(app, &s),
         Msg::Resize(w, h) => {
-            app.size = (w, h);
+            app.chrome.size = (w, h);
             app.scroll_list_to_cursor();
         }
-        Msg::Tick => app.spinner = app.spinner.wrapping_add(1),
+        Msg::Tick => app.runs.spinner = app.runs.spinner.wrapping_add(1),
         Msg::Engine { tag, event } => engine_event(app, tag, event),
         Msg::RunEnded { tag, error } => {
-            if let Some(r) = app.runs.iter_mut().find(|r| r.tag == tag) {
+            if let Some(r) = app.runs.active.iter_mut().find(|r| r.tag == tag) {
                 r.finished = true;
             }
-            app.streams.retain(|_, s| s.tag != tag);
+            app.runs.streams.retain(|_, s| s.tag != tag);
             if let Some(e) = error {
-                app.message = Some((Level::Error, sanitize::one_line(&e, 300)));
+                app.chrome.message = Some((Level::Error, sanitize::one_line(&e, 300)));
             }
         }
         Msg::LabelSaved { req, result } => label_saved(app, req, result, &mut fx),
         Msg::UnsavedKept(r) => super::quit::kept(app, r),
         Msg::AgreementLoaded(r) => {
-            if let View::Agreement(a) = &mut app.view {
+            if let View::Agreement(a) = &mut app.chrome.view {
                 a.figures = match r {
                     Ok(groups) => FiguresState::Ready(groups),
                     Err(e) => FiguresState::Error(sanitize::one_line(&e, 300)),
@@ -42,12 +42,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::AgreementNotes(lines) => {
-            if let View::Agreement(a) = &mut app.view {
+            if let View::Agreement(a) = &mut app.chrome.view {
                 a.notes = lines;
             }
         }
         Msg::RunsLoaded(r) => {
-            if let View::Runs(rv) = &mut app.view {
+            if let View::Runs(rv) = &mut app.chrome.view {
                 *rv = match r {
                     Ok((runs, failures)) => RunsView::Loaded {
                         runs,
@@ -60,20 +60,20 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::PersonaSaved(r) => match r {
             Ok(p) => {
-                app.message = Some((
+                app.chrome.message = Some((
                     Level::Info,
                     format!("persona {} saved", sanitize::one_line(&p.id, 60)),
                 ));
-                match app.personas.iter_mut().find(|x| x.id == p.id) {
+                match app.data.personas.iter_mut().find(|x| x.id == p.id) {
                     Some(x) => *x = p,
                     None => {
-                        app.personas.push(p);
-                        app.personas.sort_by(|a, b| a.id.cmp(&b.id));
+                        app.data.personas.push(p);
+                        app.data.personas.sort_by(|a, b| a.id.cmp(&b.id));
                     }
                 }
             }
             Err(e) => {
-                app.message = Some((
+                app.chrome.message = Some((
                     Level::Error,
                     format!("persona NOT saved: {}", sanitize::one_line(&e, 200)),
                 ))
@@ -84,17 +84,17 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
 }
 
 fn key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
-    if app.popup.is_some() {
+    if app.chrome.popup.is_some() {
         popup_key(app, k, fx);
         return;
     }
-    let Some(action) = app.keymap.action(&k) else {
+    let Some(action) = app.chrome.keymap.action(&k) else {
         return;
     };
     if !matches!(action, Action::Quit | Action::Cancel) {
         // A new action replaces an informational message, never an error.
-        if matches!(app.message, Some((Level::Info, _))) {
-            app.message = None;
+        if matches!(app.chrome.message, Some((Level::Info, _))) {
+            app.chrome.message = None;
         }
     }
     act(app, action, fx);
@@ -106,18 +106,18 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     match action {
         Quit => super::quit::request(app, fx),
         Cancel => cancel(app, fx),
-        Help => app.view = View::Help { scroll: 0 },
-        Compare => app.view = View::Compare,
+        Help => app.chrome.view = View::Help { scroll: 0 },
+        Compare => app.chrome.view = View::Compare,
         Personas => {
-            let cursor = app.persona.min(app.personas.len().saturating_sub(1));
-            app.view = View::Personas { cursor };
+            let cursor = app.choices.persona.min(app.data.personas.len().saturating_sub(1));
+            app.chrome.view = View::Personas { cursor };
         }
         Runs => {
-            app.view = View::Runs(RunsView::Loading);
+            app.chrome.view = View::Runs(RunsView::Loading);
             fx.push(Effect::LoadRuns);
         }
         Agreement => {
-            app.view = View::Agreement(AgreementState {
+            app.chrome.view = View::Agreement(AgreementState {
                 quick: agreement_rows(app),
                 figures: FiguresState::Computing,
                 cursor: 0,
@@ -127,11 +127,11 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         Prompt => {
             let text = super::prompt::preview_text(app);
-            app.view = View::Prompt { text, scroll: 0 };
+            app.chrome.view = View::Prompt { text, scroll: 0 };
         }
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => movement(app, action),
-        FocusNext | FocusPrev if app.view == View::Main => {
-            app.focus = match (app.focus, action == FocusNext) {
+        FocusNext | FocusPrev if app.chrome.view == View::Main => {
+            app.chrome.focus = match (app.chrome.focus, action == FocusNext) {
                 (Pane::List, true) | (Pane::Verdicts, false) => Pane::Item,
                 (Pane::Item, true) | (Pane::List, false) => Pane::Verdicts,
                 (Pane::Verdicts, true) | (Pane::Item, false) => Pane::List,
@@ -139,44 +139,45 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         NextRow => move_row(app, 1),
         PrevRow => move_row(app, -1),
-        Judge if app.view == View::Main || app.view == View::Compare => {
+        Judge if app.chrome.view == View::Main || app.chrome.view == View::Compare => {
             if let Some(it) = app.current_item() {
                 let ids = vec![(it.id.clone(), it.kind.clone())];
-                start_runs(app, app.mode, ids, fx);
+                start_runs(app, app.choices.mode, ids, fx);
             }
         }
         Judge => {
-            if let View::Personas { cursor } = app.view
-                && cursor < app.personas.len()
+            if let View::Personas { cursor } = app.chrome.view
+                && cursor < app.data.personas.len()
             {
-                app.persona = cursor;
-                app.message = Some((
+                app.choices.persona = cursor;
+                app.chrome.message = Some((
                     Level::Info,
                     format!(
                         "persona: {}",
-                        sanitize::one_line(&app.personas[cursor].name, 60)
+                        sanitize::one_line(&app.data.personas[cursor].name, 60)
                     ),
                 ));
             }
         }
         RunFiltered => {
             let ids: Vec<(String, String)> = app
+                .list
                 .filtered
                 .iter()
                 .map(|i| {
-                    let it = &app.items[*i as usize];
+                    let it = &app.data.items[*i as usize];
                     (it.id.to_string(), it.kind.to_string())
                 })
                 .collect();
-            start_runs(app, app.mode, ids, fx);
+            start_runs(app, app.choices.mode, ids, fx);
         }
         RunMissing => {
-            if app.view != View::Compare {
-                app.message = Some((
+            if app.chrome.view != View::Compare {
+                app.chrome.message = Some((
                     Level::Info,
                     format!(
                         "open compare ({}) to start missing runs",
-                        app.keymap.hint(Compare)
+                        app.chrome.keymap.hint(Compare)
                     ),
                 ));
                 return;
@@ -197,7 +198,7 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 })
                 .collect();
             if missing.is_empty() {
-                app.message = Some((
+                app.chrome.message = Some((
                     Level::Info,
                     "every mode already has verdicts for this item".into(),
                 ));
@@ -207,48 +208,50 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         CycleMode => {
-            app.mode = app.mode.next();
+            app.choices.mode = app.choices.mode.next();
         }
         CycleStructured => {
             use crate::provider::ToolMode;
-            app.structured = match app.structured {
+            app.choices.structured = match app.choices.structured {
                 None => Some(ToolMode::Tools),
                 Some(ToolMode::Tools) => Some(ToolMode::JsonSchema),
                 Some(ToolMode::JsonSchema) => Some(ToolMode::JsonContent),
                 Some(ToolMode::JsonContent) => None,
             };
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Info,
                 format!(
                     "structured answers for the next runs: {}",
-                    structured_name(app.structured)
+                    structured_name(app.choices.structured)
                 ),
             ));
         }
         PickPersona => {
             let options = app
+                .data
                 .personas
                 .iter()
                 .map(|p| format!("{} — {}", p.id, p.name))
                 .collect();
-            app.popup = Some(Popup::Picker {
+            app.chrome.popup = Some(Popup::Picker {
                 kind: PickerKind::Persona,
                 options,
-                cursor: app.persona,
+                cursor: app.choices.persona,
             });
         }
         PickPerspective => {
             let mut options: Vec<String> = app
+                .data
                 .perspectives
                 .iter()
                 .map(|p| format!("{} — {}", p.id, p.name))
                 .collect();
             options.push("all perspectives".into());
-            let cursor = match app.perspective {
+            let cursor = match app.choices.perspective {
                 PerspectiveSel::One(i) => i,
-                PerspectiveSel::All => app.perspectives.len(),
+                PerspectiveSel::All => app.data.perspectives.len(),
             };
-            app.popup = Some(Popup::Picker {
+            app.chrome.popup = Some(Popup::Picker {
                 kind: PickerKind::Perspective,
                 options,
                 cursor,
@@ -262,18 +265,18 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         Agree | Disagree if app.focused_proto_row().is_some() => label_proto_row(app, action, fx),
         Score0 | Score6 | Score7 | Score8 | Score9 => {
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Warning,
                 "0 and 6–9 label 0–9 scores (proposition score rows)".into(),
             ));
         }
         Likert1 | Likert2 | Likert3 | Likert4 | Likert5 => {
             let n = action.likert().unwrap_or(3);
-            let v = match app.mode.scale() {
+            let v = match app.choices.mode.scale() {
                 Scale::Agreement => match Value::Likert(n).as_agreement() {
                     Some(a) => Value::Agreement(a),
                     None => {
-                        app.message = Some((
+                        app.chrome.message = Some((
                             Level::Warning,
                             "3 is undecided on the AGREE/DISAGREE scale of mode 3: use a or d"
                                 .into(),
@@ -294,15 +297,15 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         EditNote => edit_note(app),
         RetryUnsaved => {
             let n = retry_unsaved(app, fx);
-            app.message = Some((Level::Info, format!("retrying {n} unsaved label(s)")));
+            app.chrome.message = Some((Level::Info, format!("retrying {n} unsaved label(s)")));
         }
         ToggleBlind => {
-            app.blind = !app.blind;
-            app.message = Some((
+            app.choices.blind = !app.choices.blind;
+            app.chrome.message = Some((
                 Level::Info,
                 format!(
                     "blind review {}",
-                    if app.blind {
+                    if app.choices.blind {
                         "on: judge values hidden until you label"
                     } else {
                         "off"
@@ -311,9 +314,9 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             ));
         }
         Search => {
-            let mut area = TextArea::new(vec![app.search.clone()]);
+            let mut area = TextArea::new(vec![app.list.search.clone()]);
             area.move_cursor(ratatui_textarea::CursorMove::End);
-            app.popup = Some(Popup::Input {
+            app.chrome.popup = Some(Popup::Input {
                 kind: InputKind::Search,
                 area: Box::new(area),
                 target: None,
@@ -321,19 +324,19 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             });
         }
         CycleFilter => {
-            app.filter = app.filter.next();
+            app.list.filter = app.list.filter.next();
             app.refilter();
         }
         CycleOrder => {
-            app.order = app.order.next();
+            app.list.order = app.list.order.next();
             app.refilter();
-            app.cursor = 0;
-            app.list_offset = 0;
+            app.list.cursor = 0;
+            app.list.list_offset = 0;
             app.refresh_detail();
-            app.message = Some((Level::Info, format!("list order: {}", app.order.name())));
+            app.chrome.message = Some((Level::Info, format!("list order: {}", app.list.order.name())));
         }
         EditPersona | NewPersona => {
-            let View::Personas { cursor } = app.view else {
+            let View::Personas { cursor } = app.chrome.view else {
                 return;
             };
             let persona = if action == NewPersona {
@@ -343,14 +346,14 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                     definition: serde_json::json!({"type": "", "age": "", "gender": "", "does": "", "feelThinkBelieve": "", "technologyExperience": "", "problems": "", "needs": "", "existingSolutions": ""}),
                 }
             } else {
-                match app.personas.get(cursor) {
+                match app.data.personas.get(cursor) {
                     Some(p) => p.clone(),
                     None => return,
                 }
             };
             let json = serde_json::to_string_pretty(&persona).unwrap_or_default();
             let area = TextArea::new(json.lines().map(str::to_string).collect());
-            app.popup = Some(Popup::Input {
+            app.chrome.popup = Some(Popup::Input {
                 kind: InputKind::Persona,
                 area: Box::new(area),
                 target: None,
@@ -364,8 +367,8 @@ pub fn act(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
 /// Hands every unsaved label to the writer again; returns how many.
 pub fn retry_unsaved(app: &mut App, fx: &mut Vec<Effect>) -> usize {
     let mut n = 0;
-    let mut next = app.next_req;
-    for e in app.labels.values_mut().flatten() {
+    let mut next = app.data.next_req;
+    for e in app.data.labels.values_mut().flatten() {
         if matches!(e.state, SaveState::Unsaved(_)) {
             e.state = SaveState::Pending(next);
             fx.push(Effect::SaveLabel {
@@ -376,23 +379,23 @@ pub fn retry_unsaved(app: &mut App, fx: &mut Vec<Effect>) -> usize {
             n += 1;
         }
     }
-    app.next_req = next;
+    app.data.next_req = next;
     n
 }
 
 fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
-    if app.view != View::Main {
-        app.view = View::Main;
+    if app.chrome.view != View::Main {
+        app.chrome.view = View::Main;
     } else if app.running() {
-        for r in app.runs.iter().filter(|r| !r.finished) {
+        for r in app.runs.active.iter().filter(|r| !r.finished) {
             fx.push(Effect::CancelRun { tag: r.tag });
         }
-        app.message = Some((Level::Warning, "cancelling the run…".into()));
-    } else if !app.search.is_empty() {
-        app.search.clear();
+        app.chrome.message = Some((Level::Warning, "cancelling the run…".into()));
+    } else if !app.list.search.is_empty() {
+        app.list.search.clear();
         app.refilter();
     } else {
-        app.message = None;
+        app.chrome.message = None;
     }
 }
 
@@ -407,9 +410,9 @@ fn movement(app: &mut App, action: Action) {
         _ => i64::MAX / 2,
     };
     let step = |v: u16| (v as i64 + delta.clamp(-10_000, 10_000)).clamp(0, u16::MAX as i64) as u16;
-    match &mut app.view {
+    match &mut app.chrome.view {
         View::Help { scroll } | View::Prompt { scroll, .. } => *scroll = step(*scroll),
-        View::Personas { cursor } => *cursor = clamp_add(*cursor, delta, app.personas.len()),
+        View::Personas { cursor } => *cursor = clamp_add(*cursor, delta, app.data.personas.len()),
         View::Runs(RunsView::Loaded { runs, cursor, .. }) => {
             *cursor = clamp_add(*cursor, delta, runs.len())
         }
@@ -419,13 +422,13 @@ fn movement(app: &mut App, action: Action) {
             cursor,
             ..
         }) => *cursor = clamp_add(*cursor, delta, groups.len()),
-        View::Main => match app.focus {
+        View::Main => match app.chrome.focus {
             Pane::List => {
-                app.cursor = clamp_add(app.cursor, delta, app.filtered.len());
+                app.list.cursor = clamp_add(app.list.cursor, delta, app.list.filtered.len());
                 app.scroll_list_to_cursor();
                 app.refresh_detail();
             }
-            Pane::Item => app.text_scroll = step(app.text_scroll),
+            Pane::Item => app.list.text_scroll = step(app.list.text_scroll),
             Pane::Verdicts => move_row(app, delta.clamp(-1000, 1000) as i32),
         },
         _ => {}
@@ -441,7 +444,7 @@ fn clamp_add(v: usize, d: i64, len: usize) -> usize {
 
 fn move_row(app: &mut App, d: i32) {
     let n = app.row_count();
-    app.row = clamp_add(app.row, d as i64, n);
+    app.list.row = clamp_add(app.list.row, d as i64, n);
 }
 
 /// The protocol that judges an item of this kind from the workbench.
@@ -457,7 +460,7 @@ fn protocol_for_kind(kind: &str) -> Protocol {
 /// conversations with their own protocol — one run per protocol present.
 fn start_runs(app: &mut App, mode: Mode, items: Vec<(String, String)>, fx: &mut Vec<Effect>) {
     if items.is_empty() {
-        app.message = Some((Level::Warning, "no items to judge".into()));
+        app.chrome.message = Some((Level::Warning, "no items to judge".into()));
         return;
     }
     let mut by: std::collections::BTreeMap<Protocol, Vec<String>> = Default::default();
@@ -476,15 +479,15 @@ fn start_run(
     item_ids: Vec<String>,
     fx: &mut Vec<Effect>,
 ) {
-    if let Some(e) = &app.endpoint_error {
-        app.popup = Some(Popup::Notice {
+    if let Some(e) = &app.runs.endpoint_error {
+        app.chrome.popup = Some(Popup::Notice {
             title: "cannot judge: no endpoint".into(),
             text: e.clone(),
         });
         return;
     }
     if item_ids.is_empty() {
-        app.message = Some((Level::Warning, "no items to judge".into()));
+        app.chrome.message = Some((Level::Warning, "no items to judge".into()));
         return;
     }
     // Other protocols judge without a persona, under their own perspective.
@@ -493,7 +496,7 @@ fn start_run(
         ("-".to_string(), p, format!("with the {protocol} protocol"))
     } else {
         if app.persona().is_none() {
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Warning,
                 "no persona: import one (jury import) or create one (P, then N)".into(),
             ));
@@ -505,7 +508,7 @@ fn start_run(
             .map(|p| p.id.clone())
             .collect();
         if perspective_ids.is_empty() {
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Warning,
                 "no perspective: import one with jury import".into(),
             ));
@@ -514,9 +517,9 @@ fn start_run(
         let persona = app.persona_id().to_string();
         (persona, perspective_ids, format!("in mode {mode}"))
     };
-    let tag = app.next_tag;
-    app.next_tag += 1;
-    app.runs.push(ActiveRun {
+    let tag = app.runs.next_tag;
+    app.runs.next_tag += 1;
+    app.runs.active.push(ActiveRun {
         tag,
         run_id: None,
         protocol,
@@ -526,7 +529,7 @@ fn start_run(
         finished: false,
         note: None,
     });
-    app.message = Some((
+    app.chrome.message = Some((
         Level::Info,
         format!("judging {} item(s) {what}…", item_ids.len()),
     ));
@@ -535,7 +538,7 @@ fn start_run(
         plan: RunPlan {
             protocol,
             mode,
-            structured: app.structured,
+            structured: app.choices.structured,
             persona_id,
             perspective_ids,
             item_ids,
@@ -545,8 +548,8 @@ fn start_run(
 
 /// The judge value a row shows (None while blind review hides it).
 pub fn visible_judge(app: &App, key: &ComboKey) -> Option<Value> {
-    let v = app.verdict(key, app.persona_id(), app.mode)?.value;
-    if app.blind && app.my_label(key, app.mode.scale()).is_none() {
+    let v = app.verdict(key, app.persona_id(), app.choices.mode)?.value;
+    if app.choices.blind && app.my_label(key, app.choices.mode.scale()).is_none() {
         return None;
     }
     Some(v)
@@ -591,23 +594,23 @@ fn label_proto_row(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     match proto_value(row.scale, action) {
         Ok(value) => {
             let judge = app.proto_verdict(&row).map(|v| v.value);
-            let shown = judge.filter(|_| !app.blind || app.proto_label(&row).is_some());
+            let shown = judge.filter(|_| !app.choices.blind || app.proto_label(&row).is_some());
             let blind = judge.is_some() && shown.is_none();
             save_label(app, row.key, row.persona_id, value, shown, blind, fx);
         }
-        Err(why) => app.message = Some((Level::Warning, why.into())),
+        Err(why) => app.chrome.message = Some((Level::Warning, why.into())),
     }
 }
 
 fn set_label(app: &mut App, value: Value, fx: &mut Vec<Effect>) {
     let rows = app.rows();
-    let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else {
-        app.message = Some((Level::Warning, "no classification row to label".into()));
+    let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) else {
+        app.chrome.message = Some((Level::Warning, "no classification row to label".into()));
         return;
     };
     let replaced = visible_judge(app, &key);
     let persona = app.persona_id().to_string();
-    let blind = replaced.is_none() && app.verdict(&key, &persona, app.mode).is_some();
+    let blind = replaced.is_none() && app.verdict(&key, &persona, app.choices.mode).is_some();
     save_label(app, key, persona, value, replaced, blind, fx);
 }
 
@@ -622,10 +625,10 @@ fn save_label(
     blind: bool,
     fx: &mut Vec<Effect>,
 ) {
-    let who = app.who.clone();
-    let req = app.next_req;
-    app.next_req += 1;
-    let entries = app.labels.entry(key.item_id.clone()).or_default();
+    let who = app.data.who.clone();
+    let req = app.data.next_req;
+    app.data.next_req += 1;
+    let entries = app.data.labels.entry(key.item_id.clone()).or_default();
     let existing = entries.iter_mut().find(|e| {
         e.label.key == key
             && e.label.persona_id == persona
@@ -661,7 +664,7 @@ fn save_label(
             label
         }
     };
-    if let Some(&i) = app.index_of.get(&key.item_id) {
+    if let Some(&i) = app.data.index_of.get(&key.item_id) {
         app.item_changed(i as usize);
     }
     fx.push(Effect::SaveLabel { req, label });
@@ -669,6 +672,7 @@ fn save_label(
 
 fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut Vec<Effect>) {
     let Some(e) = app
+        .data
         .labels
         .values_mut()
         .flatten()
@@ -676,7 +680,7 @@ fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut Vec
     else {
         return; // superseded by a newer write of the same label
     };
-    record_answer(e, result, &app.keymap, &mut app.message);
+    record_answer(e, result, &app.chrome.keymap, &mut app.chrome.message);
     super::quit::label_answered(app, fx);
 }
 
@@ -705,13 +709,13 @@ fn record_answer(
 fn edit_note(app: &mut App) {
     if let Some(row) = app.focused_proto_row() {
         let Some(entry) = app.proto_label(&row) else {
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Warning,
                 "label this row first, then add a note".into(),
             ));
             return;
         };
-        app.popup = Some(Popup::Input {
+        app.chrome.popup = Some(Popup::Input {
             kind: InputKind::Note,
             area: Box::new(note_area(&entry.label.note)),
             target: Some((row.key, row.scale)),
@@ -720,11 +724,11 @@ fn edit_note(app: &mut App) {
         return;
     }
     let rows = app.rows();
-    let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else {
+    let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) else {
         return;
     };
-    let Some(entry) = app.my_label(&key, app.mode.scale()) else {
-        app.message = Some((
+    let Some(entry) = app.my_label(&key, app.choices.mode.scale()) else {
+        app.chrome.message = Some((
             Level::Warning,
             "label this row first (1–5, a/d), then add a note".into(),
         ));
@@ -732,7 +736,7 @@ fn edit_note(app: &mut App) {
     };
     let scale = entry.label.value.scale();
     let area = note_area(&entry.label.note);
-    app.popup = Some(Popup::Input {
+    app.chrome.popup = Some(Popup::Input {
         kind: InputKind::Note,
         area: Box::new(area),
         target: Some((key, scale)),
@@ -755,7 +759,7 @@ fn note_area(note: &str) -> TextArea<'static> {
 /// with a message anywhere else (it must never run as keystrokes).
 fn paste(app: &mut App, text: &str) {
     let text = paste_text(text);
-    let search = match &mut app.popup {
+    let search = match &mut app.chrome.popup {
         Some(Popup::Input {
             kind: InputKind::Search,
             area,
@@ -770,18 +774,18 @@ fn paste(app: &mut App, text: &str) {
             None
         }
         _ => {
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Warning,
                 format!(
                     "paste ignored: no text field has focus (press {} on a label to write a note)",
-                    app.keymap.hint(Action::EditNote)
+                    app.chrome.keymap.hint(Action::EditNote)
                 ),
             ));
             return;
         }
     };
     if let Some(q) = search {
-        app.search = q;
+        app.list.search = q;
         app.refilter();
     }
 }
@@ -796,7 +800,7 @@ pub fn paste_text(s: &str) -> String {
 }
 
 fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
-    let Some(popup) = app.popup.take() else {
+    let Some(popup) = app.chrome.popup.take() else {
         return;
     };
     match popup {
@@ -813,28 +817,25 @@ fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
             KeyCode::Enter => {
                 match kind {
                     PickerKind::Persona => {
-                        if cursor < app.personas.len() {
-                            app.persona = cursor;
+                        if cursor < app.data.personas.len() {
+                            app.choices.persona = cursor;
                         }
                     }
                     PickerKind::Perspective => {
-                        app.perspective = if cursor >= app.perspectives.len() {
+                        app.choices.perspective = if cursor >= app.data.perspectives.len() {
                             PerspectiveSel::All
                         } else {
                             PerspectiveSel::One(cursor)
                         };
                         let n = app.row_count();
-                        app.row = app.row.min(n.saturating_sub(1));
+                        app.list.row = app.list.row.min(n.saturating_sub(1));
                     }
                 }
-                let n = app.items.len();
-                for i in 0..n {
-                    app.refresh_marks(i);
-                }
+                app.refresh_all_marks();
             }
             KeyCode::Down | KeyCode::Char('j') => {
                 cursor = (cursor + 1).min(options.len().saturating_sub(1));
-                app.popup = Some(Popup::Picker {
+                app.chrome.popup = Some(Popup::Picker {
                     kind,
                     options,
                     cursor,
@@ -842,14 +843,14 @@ fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
             }
             KeyCode::Up | KeyCode::Char('k') => {
                 cursor = cursor.saturating_sub(1);
-                app.popup = Some(Popup::Picker {
+                app.chrome.popup = Some(Popup::Picker {
                     kind,
                     options,
                     cursor,
                 });
             }
             _ => {
-                app.popup = Some(Popup::Picker {
+                app.chrome.popup = Some(Popup::Picker {
                     kind,
                     options,
                     cursor,
@@ -880,10 +881,10 @@ fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
             }
             area.input(k);
             if kind == InputKind::Search {
-                app.search = area.lines().join(" ");
+                app.list.search = area.lines().join(" ");
                 app.refilter();
             }
-            app.popup = Some(Popup::Input {
+            app.chrome.popup = Some(Popup::Input {
                 kind,
                 area,
                 target,
@@ -903,7 +904,7 @@ fn submit_input(
     let text = area.lines().join("\n");
     match kind {
         InputKind::Search => {
-            app.search = text.replace('\n', " ");
+            app.list.search = text.replace('\n', " ");
             app.refilter();
         }
         InputKind::Note => {
@@ -913,10 +914,10 @@ fn submit_input(
                 Some(r) if r.key == key => r.persona_id,
                 _ => app.persona_id().to_string(),
             };
-            let who = app.who.clone();
-            let req = app.next_req;
-            app.next_req += 1;
-            if let Some(e) = app.labels.get_mut(&key.item_id).and_then(|v| {
+            let who = app.data.who.clone();
+            let req = app.data.next_req;
+            app.data.next_req += 1;
+            if let Some(e) = app.data.labels.get_mut(&key.item_id).and_then(|v| {
                 v.iter_mut().find(|e| {
                     e.label.key == key
                         && e.label.persona_id == persona
@@ -946,7 +947,7 @@ fn submit_input(
 }
 
 fn reopen(app: &mut App, kind: InputKind, area: TextArea<'static>, error: String) {
-    app.popup = Some(Popup::Input {
+    app.chrome.popup = Some(Popup::Input {
         kind,
         area: Box::new(area),
         target: None,
@@ -960,7 +961,7 @@ pub fn structured_name(m: Option<crate::provider::ToolMode>) -> &'static str {
 }
 
 fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
-    let Some(run) = app.runs.iter_mut().find(|r| r.tag == tag) else {
+    let Some(run) = app.runs.active.iter_mut().find(|r| r.tag == tag) else {
         return; // not a run of this session: stale
     };
     match ev {
@@ -978,11 +979,11 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         }
         EngineEvent::RequestStarted { keys, .. } => {
             for k in keys {
-                app.streams.insert(k, Stream::new(tag));
+                app.runs.streams.insert(k, Stream::new(tag));
             }
         }
         EngineEvent::TextDelta { key, text, .. } => {
-            let s = app.streams.entry(key).or_insert_with(|| Stream::new(tag));
+            let s = app.runs.streams.entry(key).or_insert_with(|| Stream::new(tag));
             if s.tag != tag {
                 *s = Stream::new(tag);
             }
@@ -995,9 +996,9 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             ..
         } => {
             for k in &keys {
-                app.streams.remove(k);
+                app.runs.streams.remove(k);
             }
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Warning,
                 format!(
                     "retrying in {:.1}s: {}",
@@ -1009,20 +1010,20 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         EngineEvent::Verdict { verdict, .. } => {
             let mut v = *verdict;
             super::queue::compact_raw(&mut v);
-            if app.streams.get(&v.key).is_some_and(|s| s.tag == tag) {
-                app.streams.remove(&v.key);
+            if app.runs.streams.get(&v.key).is_some_and(|s| s.tag == tag) {
+                app.runs.streams.remove(&v.key);
             }
             let item = v.key.item_id.clone();
-            app.verdicts.entry(item.clone()).or_default().push(v);
-            if let Some(&i) = app.index_of.get(&item) {
+            app.data.verdicts.entry(item.clone()).or_default().push(v);
+            if let Some(&i) = app.data.index_of.get(&item) {
                 app.item_changed(i as usize);
             }
         }
         EngineEvent::Failure { failure, .. } => {
             for k in &failure.keys {
-                app.streams.remove(k);
+                app.runs.streams.remove(k);
             }
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Error,
                 format!(
                     "judge failure ({}): {}",
@@ -1057,8 +1058,8 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
                 msg.push_str(&format!(" — {}", sanitize::one_line(n, 200)));
             }
             run.note = note;
-            app.streams.retain(|_, s| s.tag != tag);
-            app.message = Some((level, msg));
+            app.runs.streams.retain(|_, s| s.tag != tag);
+            app.chrome.message = Some((level, msg));
         }
     }
 }
@@ -1067,8 +1068,8 @@ fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
 /// on the same combination and persona.
 pub fn agreement_rows(app: &App) -> Vec<AgreementRow> {
     let mut rows: std::collections::BTreeMap<String, AgreementRow> = Default::default();
-    for (item, labels) in &app.labels {
-        let Some(vs) = app.verdicts.get(item) else {
+    for (item, labels) in &app.data.labels {
+        let Some(vs) = app.data.verdicts.get(item) else {
             continue;
         };
         for e in labels {
