@@ -14,7 +14,11 @@ use jury::tui::app::{App, Loaded};
 use jury::tui::keymap::Keymap;
 use jury::tui::msg::Msg;
 use jury::tui::theme::Theme;
-use jury::tui::update::update;
+
+/// `update` as the event loop calls it: with the time now.
+fn update(app: &mut jury::tui::app::App, msg: Msg) -> Vec<jury::tui::msg::Effect> {
+    jury::tui::update::update(app, msg, chrono::Utc::now())
+}
 use jury::tui::views::Root;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

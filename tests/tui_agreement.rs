@@ -10,7 +10,6 @@ use jury::domain::*;
 use jury::report::pairs::Comparison;
 use jury::tui::app::{FiguresState, View};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 
 /// Sample data with a mode 2 run whose values are known, in a real store.
 fn figures() -> Vec<jury::report::GroupFigures> {

@@ -7,7 +7,6 @@ use tui_common::*;
 use jury::domain::*;
 use jury::tui::effects::{EngineLink, Executor};
 use jury::tui::msg::Msg;
-use jury::tui::update::update;
 use std::time::Duration;
 
 fn store_with_items(path: &std::path::Path) {
@@ -121,7 +120,10 @@ async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
     assert!(app.verdict(&k, "kenton", Mode::Two).is_some(), "{s}");
     assert!(s.contains("J "), "{s}");
     assert!(
-        app.chrome.message.as_ref().is_some_and(|m| m.1.contains("done")),
+        app.chrome
+            .message
+            .as_ref()
+            .is_some_and(|m| m.1.contains("done")),
         "{:?}",
         app.chrome.message
     );

@@ -53,7 +53,12 @@ fn shared_texts_are_judged_once_and_flag_only_their_items() {
         data.items[i].classifications[0].description = INJECTION.into();
     }
     let mut app = app_with(data);
-    let m: Vec<bool> = app.data.marks.iter().map(|m| m & mark::INSTRUCTS != 0).collect();
+    let m: Vec<bool> = app
+        .data
+        .marks
+        .iter()
+        .map(|m| m & mark::INSTRUCTS != 0)
+        .collect();
     assert_eq!(m, vec![true, false, true]);
     // And the item view says so.
     app.chrome.size = (140, 40);

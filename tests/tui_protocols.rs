@@ -160,7 +160,8 @@ fn enter_on_a_conversation_starts_a_guideline_run_and_r_splits_by_protocol() {
         other => panic!("expected one StartRun, got {other:?}"),
     }
     assert!(
-        app.chrome.message
+        app.chrome
+            .message
             .as_ref()
             .unwrap()
             .1

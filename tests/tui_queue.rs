@@ -9,7 +9,8 @@ use jury::tui::queue::Order;
 
 /// The listed items' ids, in list order.
 fn ids(app: &jury::tui::app::App) -> Vec<String> {
-    app.list.filtered
+    app.list
+        .filtered
         .iter()
         .map(|&i| app.data.items[i as usize].id.to_string())
         .collect()
@@ -104,7 +105,7 @@ fn low_confidence_reads_stated_confidence_loaded_and_arriving() {
         Some(jury::tui::msg::Effect::StartRun { tag, .. }) => *tag,
         other => panic!("expected a run, got {other:?}"),
     };
-    jury::tui::update::update(
+    update(
         &mut app,
         jury::tui::msg::Msg::Engine {
             tag,

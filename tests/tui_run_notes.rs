@@ -10,7 +10,6 @@ use jury::domain::*;
 use jury::engine::{EngineEvent, Progress};
 use jury::tui::app::Level;
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 use std::time::Duration;
 
 fn start(app: &mut jury::tui::app::App) -> u64 {

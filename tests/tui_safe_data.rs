@@ -9,7 +9,6 @@ use crossterm::event::KeyCode;
 use jury::domain::*;
 use jury::tui::app::{InputKind, Popup, QuitPrompt, SaveState};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 
 fn one_save(fx: &[Effect]) -> (u64, Label) {
     match fx {
@@ -57,7 +56,10 @@ fn quit_retries_unsaved_labels_then_asks_and_keeps_them() {
     let (req, label) = one_save(&key(&mut app, 'q'));
     assert!(!app.chrome.quit);
     assert_eq!(label.value, Value::Likert(2));
-    assert!(matches!(app.chrome.popup, Some(Popup::Quit(QuitPrompt::Saving))));
+    assert!(matches!(
+        app.chrome.popup,
+        Some(Popup::Quit(QuitPrompt::Saving))
+    ));
     insta::assert_snapshot!("quit_saving", screen(&app));
     // Still refused: the prompt says how many and asks; the labels go to the recovery file.
     let fx = update(
@@ -140,7 +142,10 @@ fn esc_stays_and_retry_from_the_prompt_quits_once_saved() {
     );
     assert!(matches!(fx.as_slice(), [Effect::KeepUnsaved(_)]));
     let (req, _) = one_save(&key(&mut app, 'r'));
-    assert!(matches!(app.chrome.popup, Some(Popup::Quit(QuitPrompt::Saving))));
+    assert!(matches!(
+        app.chrome.popup,
+        Some(Popup::Quit(QuitPrompt::Saving))
+    ));
     update(
         &mut app,
         Msg::LabelSaved {
@@ -204,7 +209,14 @@ fn the_replay_can_wait_or_be_discarded() {
     offer(&mut app);
     assert!(key(&mut app, 'k').is_empty());
     assert!(app.chrome.popup.is_none() && !app.data.labels.contains_key("k-002"));
-    assert!(app.chrome.message.as_ref().unwrap().1.contains("offered again"));
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("offered again")
+    );
     offer(&mut app);
     assert_eq!(key(&mut app, 'x'), vec![Effect::ClearUnsaved]);
 }
@@ -276,7 +288,14 @@ fn a_paste_with_no_text_field_is_refused_and_changes_nothing() {
     key(&mut app, 'p');
     assert!(update(&mut app, Msg::Paste("x".into())).is_empty());
     assert!(matches!(app.chrome.popup, Some(Popup::Picker { .. })));
-    assert!(app.chrome.message.as_ref().unwrap().1.contains("paste ignored"));
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("paste ignored")
+    );
 }
 
 #[test]

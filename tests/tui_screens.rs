@@ -9,7 +9,6 @@ use crossterm::event::KeyCode;
 use jury::domain::*;
 use jury::engine::{EngineEvent, Progress};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 
 #[test]
 fn main_screen() {
@@ -240,7 +239,10 @@ fn compare_view_shows_three_modes() {
 #[test]
 fn help_lists_the_live_keymap() {
     let mut app = app();
-    app.chrome.keymap.merge_toml("[keys]\nx = \"quit\"\n").unwrap();
+    app.chrome
+        .keymap
+        .merge_toml("[keys]\nx = \"quit\"\n")
+        .unwrap();
     app.chrome.size = (120, 60);
     key(&mut app, '?');
     let s = screen(&app);

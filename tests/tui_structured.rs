@@ -12,7 +12,6 @@ use jury::provider::ToolMode;
 use jury::tui::app::{RunsView, View};
 use jury::tui::effects::{EngineLink, Executor};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 use std::time::Duration;
 
 fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Settings {
@@ -146,7 +145,10 @@ fn runs_view_shows_path_requests_unknown_usage_and_cached_share() {
             vec![],
         ))),
     );
-    assert!(matches!(app.chrome.view, View::Runs(RunsView::Loaded { .. })));
+    assert!(matches!(
+        app.chrome.view,
+        View::Runs(RunsView::Loaded { .. })
+    ));
     let s = screen(&app);
     assert!(
         s.contains(

@@ -8,7 +8,6 @@ use crossterm::event::KeyCode;
 use jury::domain::*;
 use jury::tui::app::{Filter, Pane, SaveState, mark};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {
@@ -317,4 +316,36 @@ fn incremental_stream_sanitising_matches_the_whole() {
     // A text that does not extend the previous one starts over.
     s.set("different");
     assert_eq!(s.text, "different");
+}
+
+#[test]
+fn labels_are_stamped_with_the_time_update_is_given() {
+    // The event loop reads the clock and passes it in: a test chooses the
+    // time, and moves it on without sleeping.
+    use crossterm::event::{KeyEvent, KeyModifiers};
+    let mut app = app();
+    let t0 = chrono::DateTime::parse_from_rfc3339("2031-05-04T10:00:00Z")
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let press = |app: &mut jury::tui::app::App, c: char, at| {
+        jury::tui::update::update(
+            app,
+            Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+            at,
+        )
+    };
+    let (_, l) = saved_label(&press(&mut app, '4', t0));
+    assert_eq!(l.created_at, "2031-05-04T10:00:00.000Z");
+    let later = t0 + chrono::Duration::seconds(90);
+    let (_, l) = saved_label(&press(&mut app, '2', later));
+    assert_eq!(l.value, Value::Likert(2));
+    assert_eq!(l.created_at, "2031-05-04T10:01:30.000Z");
+    assert_eq!(
+        app.my_label(&l.key, Scale::Likert)
+            .unwrap()
+            .label
+            .created_at,
+        "2031-05-04T10:01:30.000Z",
+        "the label on screen carries the given time too"
+    );
 }

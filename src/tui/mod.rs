@@ -278,7 +278,7 @@ fn keep_what_is_unsaved(
     while let Ok(m) = rx.try_recv() {
         if matches!(m, msg::Msg::LabelSaved { .. }) {
             // Effects are not run any more: only the labels' states matter here.
-            let _ = update::update(app, m);
+            let _ = update::update(app, m, chrono::Utc::now());
         }
     }
     let labels = app.unsaved_labels();

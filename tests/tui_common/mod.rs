@@ -7,7 +7,6 @@ use jury::tui::app::{App, Loaded};
 use jury::tui::keymap::Keymap;
 use jury::tui::msg::{Effect, Msg};
 use jury::tui::theme::Theme;
-use jury::tui::update::update;
 use jury::tui::views::Root;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -92,6 +91,11 @@ pub fn app_with(data: Loaded) -> App {
     app.runs.endpoint_error = None;
     app.chrome.size = (120, 32);
     app
+}
+
+/// `update` as the event loop calls it: with the time now.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    jury::tui::update::update(app, msg, chrono::Utc::now())
 }
 
 pub fn app() -> App {

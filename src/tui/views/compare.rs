@@ -74,7 +74,11 @@ impl Widget for CompareView<'_> {
                         if ri == app.list.row { "▶" } else { " " },
                         sanitize::one_line(&name, 26)
                     ),
-                    if ri == app.list.row { t.selection } else { t.text },
+                    if ri == app.list.row {
+                        t.selection
+                    } else {
+                        t.text
+                    },
                 ),
                 Span::styled(
                     format!("{:<12}", sanitize::one_line(c.selected_text(), 11)),

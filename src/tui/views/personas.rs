@@ -26,7 +26,11 @@ impl Widget for PersonasView<'_> {
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let cur = if i == app.choices.persona { "● " } else { "  " };
+                let cur = if i == app.choices.persona {
+                    "● "
+                } else {
+                    "  "
+                };
                 let st = if i == self.cursor {
                     t.selection
                 } else {

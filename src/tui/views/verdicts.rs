@@ -176,7 +176,8 @@ impl Widget for VerdictPane<'_> {
             }))
             .collect();
         // Each row: head, value, then its text (focused row up to 12 lines, others 3).
-        let cap = |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.list.row { 12 } else { 3 });
+        let cap =
+            |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.list.row { 12 } else { 3 });
         let mut first = app.list.row.min(draws.len() - 1);
         let mut used = cap(first, &draws[first]);
         while first > 0 && used + cap(first - 1, &draws[first - 1]) <= inner.height {
@@ -189,7 +190,11 @@ impl Widget for VerdictPane<'_> {
                 break;
             }
             let h = cap(i, &d).min(inner.bottom() - y);
-            let scroll = if i == app.list.row { app.list.verdict_scroll } else { 0 };
+            let scroll = if i == app.list.row {
+                app.list.verdict_scroll
+            } else {
+                0
+            };
             let head_h = h.min(2);
             Paragraph::new(vec![d.head, d.value])
                 .render(Rect::new(inner.x, y, inner.width, head_h), buf);
