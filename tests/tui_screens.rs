@@ -342,3 +342,64 @@ fn disagreement_colours_come_from_the_theme() {
     assert_eq!(cell.bg, app.chrome.theme.disagreement_mark.bg.unwrap());
     insta::assert_snapshot!("disagreement_colours", format!("{buf:?}"));
 }
+
+#[test]
+fn help_lists_the_popups_keys_from_the_keymap() {
+    let mut app = app();
+    // A user's binding on the quit prompt shows in the help and on the prompt.
+    app.chrome
+        .keymap
+        .merge_toml("[quit_prompt]\nz = \"quit_anyway\"\n")
+        .unwrap();
+    app.chrome.size = (120, 100);
+    key(&mut app, '?');
+    let s = screen(&app);
+    let line = |needle: &str| {
+        s.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?} in\n{s}"))
+            .to_string()
+    };
+    assert!(
+        s.contains("quit prompt (labels not saved) [quit_prompt]"),
+        "{s}"
+    );
+    assert!(line("quit_anyway").contains("q, y, z, ctrl-c"), "{s}");
+    assert!(line("retry_saving").contains("r, s"), "{s}");
+    assert!(line("stay in the workbench").contains("n, esc"), "{s}");
+    assert!(
+        s.contains("persona and perspective pickers [picker]"),
+        "{s}"
+    );
+    assert!(line("pick the highlighted entry").contains("enter"), "{s}");
+    assert!(line("next entry").contains("j, ↓"), "{s}");
+    assert!(line("previous entry").contains("k, ↑"), "{s}");
+    assert!(s.contains("replay offer"), "{s}");
+    assert!(line("persona JSON editor [persona_editor]").contains("persona_editor"));
+}
+
+#[test]
+fn popup_keys_come_from_the_keymap() {
+    let mut app = app();
+    app.chrome
+        .keymap
+        .merge_toml("[picker]\nl = \"next\"\nenter = \"none\"\nspace = \"pick\"\n")
+        .unwrap();
+    app.data.perspectives.push(Perspective {
+        id: "second".into(),
+        name: "Second".into(),
+        ..app.data.perspectives[0].clone()
+    });
+    key(&mut app, 'v');
+    assert!(screen(&app).contains("space picks, esc closes"));
+    key(&mut app, 'l');
+    // Enter is unbound on the picker now: the picker stays open.
+    code(&mut app, KeyCode::Enter);
+    assert!(app.chrome.popup.is_some());
+    key(&mut app, ' ');
+    assert!(app.chrome.popup.is_none());
+    assert_eq!(
+        app.choices.perspective,
+        jury::tui::app::PerspectiveSel::One(1)
+    );
+}

@@ -8,6 +8,7 @@ pub mod effects;
 pub mod event_loop;
 pub mod input;
 pub mod items;
+pub mod keycombo;
 pub mod keymap;
 pub mod msg;
 pub mod prompt;

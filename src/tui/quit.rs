@@ -2,13 +2,14 @@
 //! recovery file), and replaying the labels an earlier session kept there.
 //! Decisions only, like [`super::update`]: files are written by the executor.
 
+use super::action::{PopupAction, PopupKind};
 use super::app::{App, LabelEntry, Level, Popup, QuitPrompt, SaveState};
 use super::msg::Effect;
 use super::recovery::same_slot;
 use super::update::retry_unsaved;
 use crate::domain::Label;
 use crate::sanitize;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 /// The quit action: at once when every label is saved; else every unsaved
 /// label is retried and the answer awaited ([`QuitPrompt::Saving`]).
@@ -83,15 +84,12 @@ pub fn kept(app: &mut App, r: Result<String, String>) {
     }
 }
 
-fn is_quit_key(k: &KeyEvent) -> bool {
-    matches!(k.code, KeyCode::Char('q') | KeyCode::Char('y'))
-        || (k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL))
-}
-
-/// Keys on the quit prompt (the popup was taken out of `app`).
+/// Keys on the quit prompt (the popup was taken out of `app`); while the
+/// retry is being saved only "stay" acts.
 pub fn prompt_key(app: &mut App, q: QuitPrompt, k: KeyEvent, fx: &mut Vec<Effect>) {
-    match (&q, k.code) {
-        (_, KeyCode::Esc) | (QuitPrompt::Unsaved { .. }, KeyCode::Char('n')) => {
+    let action = app.chrome.keymap.popup_action(PopupKind::QuitPrompt, &k);
+    match (&q, action) {
+        (_, Some(PopupAction::Stay)) => {
             app.chrome.message = Some((
                 Level::Warning,
                 format!(
@@ -100,8 +98,8 @@ pub fn prompt_key(app: &mut App, q: QuitPrompt, k: KeyEvent, fx: &mut Vec<Effect
                 ),
             ));
         }
-        (QuitPrompt::Unsaved { .. }, _) if is_quit_key(&k) => finish(app, fx),
-        (QuitPrompt::Unsaved { .. }, KeyCode::Char('r') | KeyCode::Char('s')) => {
+        (QuitPrompt::Unsaved { .. }, Some(PopupAction::QuitAnyway)) => finish(app, fx),
+        (QuitPrompt::Unsaved { .. }, Some(PopupAction::RetrySaving)) => {
             retry_unsaved(app, fx);
             app.chrome.popup = Some(Popup::Quit(QuitPrompt::Saving));
         }
@@ -134,15 +132,15 @@ pub fn replay_key(
     fx: &mut Vec<Effect>,
 ) {
     let n = labels.len();
-    match k.code {
-        KeyCode::Char('r') | KeyCode::Enter => replay(app, labels, fx),
-        KeyCode::Char('k') | KeyCode::Esc => {
+    match app.chrome.keymap.popup_action(PopupKind::Replay, &k) {
+        Some(PopupAction::Replay) => replay(app, labels, fx),
+        Some(PopupAction::Keep) => {
             app.chrome.message = Some((
                 Level::Warning,
                 format!("{n} unsaved label(s) stay in {path}; offered again at the next start"),
             ))
         }
-        KeyCode::Char('x') => {
+        Some(PopupAction::Discard) => {
             fx.push(Effect::ClearUnsaved);
             app.chrome.message = Some((Level::Info, format!("discarded {n} recovered label(s)")));
         }

@@ -2,12 +2,12 @@
 //! bracketed pastes into them; the quit prompt and replay offer live in
 //! [`super::super::quit`].
 
-use super::super::action::Action;
+use super::super::action::{Action, PopupAction, PopupKind};
 use super::super::app::*;
 use super::super::msg::Effect;
 use crate::domain::{ComboKey, Persona, Scale};
 use crate::sanitize;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
 /// The persona or perspective picker.
@@ -149,6 +149,8 @@ pub fn paste_text(s: &str) -> String {
         .collect()
 }
 
+/// A key on a popup: what it means there comes from the popup's section of
+/// the keymap (a notice closes on any key; an editor types the rest).
 pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
     let Some(popup) = app.chrome.popup.take() else {
         return;
@@ -160,88 +162,94 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
         Popup::Picker {
             kind,
             options,
-            mut cursor,
-        } => match k.code {
-            KeyCode::Esc => {}
-            KeyCode::Char('q') => {}
-            KeyCode::Enter => {
-                match kind {
-                    PickerKind::Persona => {
-                        if cursor < app.data.personas.len() {
-                            app.choices.persona = cursor;
-                        }
-                    }
-                    PickerKind::Perspective => {
-                        app.choices.perspective = if cursor >= app.data.perspectives.len() {
-                            PerspectiveSel::All
-                        } else {
-                            PerspectiveSel::One(cursor)
-                        };
-                        let n = app.row_count();
-                        app.list.row = app.list.row.min(n.saturating_sub(1));
-                    }
-                }
-                app.refresh_all_marks();
-            }
-            KeyCode::Down | KeyCode::Char('j') => {
-                cursor = (cursor + 1).min(options.len().saturating_sub(1));
-                app.chrome.popup = Some(Popup::Picker {
-                    kind,
-                    options,
-                    cursor,
-                });
-            }
-            KeyCode::Up | KeyCode::Char('k') => {
-                cursor = cursor.saturating_sub(1);
-                app.chrome.popup = Some(Popup::Picker {
-                    kind,
-                    options,
-                    cursor,
-                });
-            }
-            _ => {
-                app.chrome.popup = Some(Popup::Picker {
-                    kind,
-                    options,
-                    cursor,
-                })
-            }
-        },
+            cursor,
+        } => picker_key(app, kind, options, cursor, k),
         Popup::Input {
             kind,
-            mut area,
+            area,
             target,
             error,
-        } => {
-            let submit = match kind {
-                InputKind::Persona => {
-                    k.code == KeyCode::Char('s') && k.modifiers.contains(KeyModifiers::CONTROL)
-                }
-                _ => k.code == KeyCode::Enter,
+        } => input_key(app, kind, area, target, error, k, fx),
+    }
+}
+
+fn picker_key(
+    app: &mut App,
+    kind: PickerKind,
+    options: Vec<String>,
+    mut cursor: usize,
+    k: KeyEvent,
+) {
+    match app.chrome.keymap.popup_action(PopupKind::Picker, &k) {
+        Some(PopupAction::Close) => return,
+        Some(PopupAction::Pick) => {
+            pick(app, kind, cursor);
+            return;
+        }
+        Some(PopupAction::Next) => cursor = (cursor + 1).min(options.len().saturating_sub(1)),
+        Some(PopupAction::Previous) => cursor = cursor.saturating_sub(1),
+        _ => {}
+    }
+    app.chrome.popup = Some(Popup::Picker {
+        kind,
+        options,
+        cursor,
+    });
+}
+
+fn pick(app: &mut App, kind: PickerKind, cursor: usize) {
+    match kind {
+        PickerKind::Persona => {
+            if cursor < app.data.personas.len() {
+                app.choices.persona = cursor;
+            }
+        }
+        PickerKind::Perspective => {
+            app.choices.perspective = if cursor >= app.data.perspectives.len() {
+                PerspectiveSel::All
+            } else {
+                PerspectiveSel::One(cursor)
             };
-            if k.code == KeyCode::Esc {
-                if kind == InputKind::Search {
-                    // Esc keeps what was typed: the list already shows it.
-                }
-                return;
-            }
-            if submit {
-                submit_input(app, kind, *area, target, fx);
-                return;
-            }
-            area.input(k);
-            if kind == InputKind::Search {
-                app.list.search = area.lines().join(" ");
-                app.refilter();
-            }
-            app.chrome.popup = Some(Popup::Input {
-                kind,
-                area,
-                target,
-                error,
-            });
+            let n = app.row_count();
+            app.list.row = app.list.row.min(n.saturating_sub(1));
         }
     }
+    app.refresh_all_marks();
+}
+
+fn input_key(
+    app: &mut App,
+    kind: InputKind,
+    mut area: Box<TextArea<'static>>,
+    target: Option<(ComboKey, Scale)>,
+    error: Option<String>,
+    k: KeyEvent,
+    fx: &mut Vec<Effect>,
+) {
+    let keys = match kind {
+        InputKind::Persona => PopupKind::PersonaEditor,
+        _ => PopupKind::Editor,
+    };
+    match app.chrome.keymap.popup_action(keys, &k) {
+        // Closing a search keeps what was typed: the list already shows it.
+        Some(PopupAction::Close) => return,
+        Some(PopupAction::Submit) => {
+            submit_input(app, kind, *area, target, fx);
+            return;
+        }
+        _ => {}
+    }
+    area.input(k);
+    if kind == InputKind::Search {
+        app.list.search = area.lines().join(" ");
+        app.refilter();
+    }
+    app.chrome.popup = Some(Popup::Input {
+        kind,
+        area,
+        target,
+        error,
+    });
 }
 
 fn submit_input(

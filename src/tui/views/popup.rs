@@ -1,4 +1,5 @@
 use crate::sanitize::one_line;
+use crate::tui::action::{PopupAction, PopupKind};
 use crate::tui::app::{App, InputKind, PickerKind, Popup, QuitPrompt};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -78,8 +79,14 @@ impl Widget for PopupView<'_> {
                     ));
                 }
                 lines.push(Line::raw(""));
+                let key = |a| self.app.chrome.keymap.popup_hint(PopupKind::Replay, a);
                 lines.push(Line::styled(
-                    "r replay them into the store · k keep them for later · x discard them",
+                    format!(
+                        "{} replay them into the store · {} keep them for later · {} discard them",
+                        key(PopupAction::Replay),
+                        key(PopupAction::Keep),
+                        key(PopupAction::Discard)
+                    ),
                     t.key,
                 ));
                 dialog(
@@ -100,10 +107,16 @@ impl Widget for PopupView<'_> {
                     .max(3);
                 let r = centered(area, 60, h);
                 Clear.render(r, buf);
-                let title = match kind {
-                    PickerKind::Persona => " persona (enter picks, esc closes) ",
-                    PickerKind::Perspective => " perspective (enter picks, esc closes) ",
-                };
+                let key = |a| self.app.chrome.keymap.popup_hint(PopupKind::Picker, a);
+                let title = format!(
+                    " {} ({} picks, {} closes) ",
+                    match kind {
+                        PickerKind::Persona => "persona",
+                        PickerKind::Perspective => "perspective",
+                    },
+                    key(PopupAction::Pick),
+                    key(PopupAction::Close)
+                );
                 let block = Block::bordered()
                     .title(title)
                     .border_style(t.border_focused)
@@ -135,19 +148,25 @@ impl Widget for PopupView<'_> {
                 error,
                 ..
             } => {
+                let keys = match kind {
+                    InputKind::Persona => PopupKind::PersonaEditor,
+                    _ => PopupKind::Editor,
+                };
+                let key = |a| self.app.chrome.keymap.popup_hint(keys, a);
+                let (submit, close) = (key(PopupAction::Submit), key(PopupAction::Close));
                 let (title, h, w) = match kind {
                     InputKind::Search => (
-                        " search id, title, sender (enter keeps, esc closes) ",
+                        format!(" search id, title, sender ({submit} keeps, {close} closes) "),
                         3,
                         70,
                     ),
                     InputKind::Note => (
-                        " note for this label (enter saves, esc cancels) ",
+                        format!(" note for this label ({submit} saves, {close} cancels) "),
                         2 + ta.lines().len().clamp(1, 8) as u16,
                         80,
                     ),
                     InputKind::Persona => (
-                        " persona JSON (ctrl-s saves, esc cancels) ",
+                        format!(" persona JSON ({submit} saves, {close} cancels) "),
                         area.height.saturating_sub(4),
                         100,
                     ),
@@ -181,6 +200,7 @@ impl Widget for PopupView<'_> {
 /// The quit prompt's title and lines.
 fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
     let t = &app.chrome.theme;
+    let key = |a| app.chrome.keymap.popup_hint(PopupKind::QuitPrompt, a);
     match q {
         QuitPrompt::Saving => (
             " quitting ".into(),
@@ -193,7 +213,7 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
                     t.warning,
                 ),
                 Line::raw(""),
-                Line::styled("esc stay", t.key),
+                Line::styled(format!("{} stay", key(PopupAction::Stay)), t.key),
             ],
         ),
         QuitPrompt::Unsaved {
@@ -228,7 +248,12 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
             }
             lines.push(Line::raw(""));
             lines.push(Line::styled(
-                "q quit anyway · r retry saving · esc stay",
+                format!(
+                    "{} quit anyway · {} retry saving · {} stay",
+                    key(PopupAction::QuitAnyway),
+                    key(PopupAction::RetrySaving),
+                    key(PopupAction::Stay)
+                ),
                 t.key,
             ));
             (format!(" {count} label(s) NOT saved "), lines)

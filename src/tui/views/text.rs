@@ -50,16 +50,7 @@ impl Widget for HelpView<'_> {
             Line::raw(""),
         ];
         for (action, keys) in self.app.chrome.keymap.bindings() {
-            let keys = if keys.is_empty() {
-                "(unbound)".to_string()
-            } else {
-                keys.join(", ")
-            };
-            lines.push(Line::from(vec![
-                Span::styled(format!("{keys:>16}  "), t.key),
-                Span::styled(format!("{:<18}", action.name()), t.muted),
-                Span::styled(action.help(), t.text),
-            ]));
+            lines.push(binding(t, &keys, &action.name(), action.help()));
         }
         lines.push(Line::raw(""));
         lines.push(Line::styled("list marks: J judged · H labelled · ≠ judge and human disagree · ! control characters or instruction-like text", t.muted));
@@ -67,6 +58,17 @@ impl Widget for HelpView<'_> {
             "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)",
             t.muted,
         ));
+        // What each popup answers to, from its own section of the keymap.
+        for (kind, actions) in self.app.chrome.keymap.popup_bindings() {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                format!("{} [{}]", kind.title(), kind.section()),
+                t.title,
+            ));
+            for (action, keys) in actions {
+                lines.push(binding(t, &keys, &action.name(), action.help()));
+            }
+        }
         Paragraph::new(lines)
             .scroll((self.scroll, 0))
             .block(
@@ -77,4 +79,23 @@ impl Widget for HelpView<'_> {
             )
             .render(area, buf);
     }
+}
+
+/// One help line: the keys, the action's name in keymap files, what it does.
+fn binding<'a>(
+    t: &crate::tui::theme::Theme,
+    keys: &[String],
+    name: &str,
+    help: &'a str,
+) -> Line<'a> {
+    let keys = if keys.is_empty() {
+        "(unbound)".to_string()
+    } else {
+        keys.join(", ")
+    };
+    Line::from(vec![
+        Span::styled(format!("{keys:>16}  "), t.key),
+        Span::styled(format!("{name:<18}"), t.muted),
+        Span::styled(help, t.text),
+    ])
 }
