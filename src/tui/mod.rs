@@ -17,6 +17,7 @@ pub mod queue;
 pub mod quit;
 pub mod recovery;
 pub mod signals;
+pub mod strings;
 pub mod terminal;
 pub mod theme;
 pub mod update;

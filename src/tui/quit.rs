@@ -38,7 +38,7 @@ pub fn label_answered(app: &mut App, fx: &mut Vec<Effect>) {
         fx.push(Effect::ClearUnsaved);
         app.chrome.message = Some((
             Level::Info,
-            "the recovered labels are saved; the recovery file is removed".into(),
+            crate::tui::strings::msg::RECOVERED_SAVED.into(),
         ));
     }
     if pending > 0 || !matches!(app.chrome.popup, Some(Popup::Quit(QuitPrompt::Saving))) {
@@ -77,7 +77,7 @@ pub fn kept(app: &mut App, r: Result<String, String>) {
             if let Err(e) = r {
                 app.chrome.message = Some((
                     Level::Error,
-                    format!("recovery file: {}", sanitize::one_line(&e, 200)),
+                    crate::tui::strings::msg::recovery_file_error(&sanitize::one_line(&e, 200)),
                 ));
             }
         }
@@ -92,10 +92,7 @@ pub fn prompt_key(app: &mut App, q: QuitPrompt, k: KeyEvent, fx: &mut Vec<Effect
         (_, Some(PopupAction::Stay)) => {
             app.chrome.message = Some((
                 Level::Warning,
-                format!(
-                    "not quitting: {} label(s) not saved yet",
-                    app.unsaved_count() + app.pending_count()
-                ),
+                crate::tui::strings::msg::not_quitting(app.unsaved_count() + app.pending_count()),
             ));
         }
         (QuitPrompt::Unsaved { .. }, Some(PopupAction::QuitAnyway)) => finish(app, fx),
@@ -137,12 +134,12 @@ pub fn replay_key(
         Some(PopupAction::Keep) => {
             app.chrome.message = Some((
                 Level::Warning,
-                format!("{n} unsaved label(s) stay in {path}; offered again at the next start"),
+                crate::tui::strings::msg::kept_for_later(n, &path),
             ))
         }
         Some(PopupAction::Discard) => {
             fx.push(Effect::ClearUnsaved);
-            app.chrome.message = Some((Level::Info, format!("discarded {n} recovered label(s)")));
+            app.chrome.message = Some((Level::Info, crate::tui::strings::msg::discarded(n)));
         }
         _ => app.chrome.popup = Some(Popup::Replay { labels, path }),
     }
@@ -173,8 +170,5 @@ fn replay(app: &mut App, labels: Vec<Label>, fx: &mut Vec<Effect>) {
         fx.push(Effect::SaveLabel { req, label: l });
     }
     app.data.replaying = true;
-    app.chrome.message = Some((
-        Level::Info,
-        format!("replaying {n} label(s) from the recovery file…"),
-    ));
+    app.chrome.message = Some((Level::Info, crate::tui::strings::msg::replaying(n)));
 }

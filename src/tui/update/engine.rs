@@ -19,7 +19,7 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             run.progress.run_id = run_id;
             run.progress.total = total;
             if skipped > 0 {
-                run.note = Some(format!("{skipped} already judged, skipped"));
+                run.note = Some(crate::tui::strings::msg::skipped(skipped));
             }
         }
         EngineEvent::RequestStarted { keys, .. } => {
@@ -49,10 +49,9 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             }
             app.chrome.message = Some((
                 Level::Warning,
-                format!(
-                    "retrying in {:.1}s: {}",
+                crate::tui::strings::msg::retrying(
                     delay.as_secs_f64(),
-                    sanitize::one_line(&reason, 200)
+                    &sanitize::one_line(&reason, 200),
                 ),
             ));
         }
@@ -74,10 +73,9 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             }
             app.chrome.message = Some((
                 Level::Error,
-                format!(
-                    "judge failure ({}): {}",
+                crate::tui::strings::msg::judge_failure(
                     failure.kind.as_str(),
-                    sanitize::one_line(&failure.reason, 200)
+                    &sanitize::one_line(&failure.reason, 200),
                 ),
             ));
         }
@@ -97,15 +95,15 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
                 _ if progress.failed > 0 || note.is_some() => Level::Warning,
                 _ => Level::Info,
             };
-            let mut msg = format!(
-                "run {} {status}: {} verdicts, {} failed",
+            let msg = crate::tui::strings::msg::run_finished(
                 run.run_id.unwrap_or(0),
+                &status.to_string(),
                 progress.verdicts,
-                progress.failed
+                progress.failed,
+                note.as_deref()
+                    .map(|n| sanitize::one_line(n, 200))
+                    .as_deref(),
             );
-            if let Some(n) = &note {
-                msg.push_str(&format!(" — {}", sanitize::one_line(n, 200)));
-            }
             run.note = note;
             app.runs.streams.retain(|_, s| s.tag != tag);
             app.chrome.message = Some((level, msg));

@@ -20,10 +20,8 @@ pub fn label_key(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) 
         Action::Disagree => Value::Agreement(crate::domain::Agreement::Disagree),
         _ => match action.likert() {
             None => {
-                app.chrome.message = Some((
-                    Level::Warning,
-                    "0 and 6–9 label 0–9 scores (proposition score rows)".into(),
-                ));
+                app.chrome.message =
+                    Some((Level::Warning, crate::tui::strings::msg::SCORE_KEYS.into()));
                 return;
             }
             Some(n) => match app.choices.mode.scale() {
@@ -32,8 +30,7 @@ pub fn label_key(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) 
                     None => {
                         app.chrome.message = Some((
                             Level::Warning,
-                            "3 is undecided on the AGREE/DISAGREE scale of mode 3: use a or d"
-                                .into(),
+                            crate::tui::strings::msg::UNDECIDED_IN_MODE_3.into(),
                         ));
                         return;
                     }
@@ -48,21 +45,14 @@ pub fn label_key(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) 
 /// The retry key: every unsaved label to the writer again.
 pub fn retry(app: &mut App, fx: &mut Vec<Effect>) {
     let n = retry_unsaved(app, fx);
-    app.chrome.message = Some((Level::Info, format!("retrying {n} unsaved label(s)")));
+    app.chrome.message = Some((Level::Info, crate::tui::strings::msg::retrying_unsaved(n)));
 }
 
 pub fn toggle_blind(app: &mut App) {
     app.choices.blind = !app.choices.blind;
     app.chrome.message = Some((
         Level::Info,
-        format!(
-            "blind review {}",
-            if app.choices.blind {
-                "on: judge values hidden until you label"
-            } else {
-                "off"
-            }
-        ),
+        crate::tui::strings::msg::blind_review(app.choices.blind),
     ));
 }
 
@@ -101,27 +91,27 @@ fn proto_value(scale: Scale, action: Action) -> Result<Value, &'static str> {
     match (scale, action) {
         (Scale::Likert, _) => match digit {
             Some(n @ 1..=5) => Ok(Value::Likert(n)),
-            _ => Err("this row is on a 1–5 scale: use 1–5"),
+            _ => Err(crate::tui::strings::msg::ROW_LIKERT),
         },
         (Scale::Score09, _) => digit
             .map(Value::Score)
-            .ok_or("this row is on a 0–9 scale: use 0–9"),
+            .ok_or(crate::tui::strings::msg::ROW_SCORE),
         (Scale::Bool, Action::Agree) => Ok(Value::Bool(true)),
         (Scale::Bool, Action::Disagree) => Ok(Value::Bool(false)),
-        (Scale::Bool, _) => Err("this row is true/false: a = true, d = false"),
+        (Scale::Bool, _) => Err(crate::tui::strings::msg::ROW_BOOL),
         (Scale::Degree, Action::Agree) => Ok(Value::Degree(Degree::Fully)),
         (Scale::Degree, Action::Disagree) => Ok(Value::Degree(Degree::No)),
         (Scale::Degree, _) => match digit {
             Some(1) => Ok(Value::Degree(Degree::No)),
             Some(2) => Ok(Value::Degree(Degree::Partially)),
             Some(3) => Ok(Value::Degree(Degree::Fully)),
-            _ => Err("this row is no/partially/fully: 1 no, 2 partially, 3 fully (or d / a)"),
+            _ => Err(crate::tui::strings::msg::ROW_DEGREE),
         },
         (Scale::Agreement, Action::Agree) => Ok(Value::Agreement(crate::domain::Agreement::Agree)),
         (Scale::Agreement, Action::Disagree) => {
             Ok(Value::Agreement(crate::domain::Agreement::Disagree))
         }
-        (Scale::Agreement, _) => Err("this row is AGREE/DISAGREE: use a or d"),
+        (Scale::Agreement, _) => Err(crate::tui::strings::msg::ROW_AGREEMENT),
     }
 }
 
@@ -144,7 +134,10 @@ fn label_proto_row(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>
 fn set_label(app: &mut App, value: Value, now: Now, fx: &mut Vec<Effect>) {
     let rows = app.rows();
     let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) else {
-        app.chrome.message = Some((Level::Warning, "no classification row to label".into()));
+        app.chrome.message = Some((
+            Level::Warning,
+            crate::tui::strings::msg::NO_ROW_TO_LABEL.into(),
+        ));
         return;
     };
     let replaced = visible_judge(app, &key);
@@ -237,10 +230,7 @@ fn record_answer(
             e.state = SaveState::Unsaved(err.clone());
             *message = Some((
                 Level::Error,
-                format!(
-                    "label NOT saved: {err} — kept as unsaved; press {} to retry",
-                    keymap.hint(Action::RetryUnsaved)
-                ),
+                crate::tui::strings::msg::label_not_saved(&err, &keymap.hint(Action::RetryUnsaved)),
             ));
         }
     }
@@ -251,7 +241,7 @@ pub fn edit_note(app: &mut App) {
         let Some(entry) = app.proto_label(&row) else {
             app.chrome.message = Some((
                 Level::Warning,
-                "label this row first, then add a note".into(),
+                crate::tui::strings::msg::LABEL_ROW_FIRST.into(),
             ));
             return;
         };
@@ -270,7 +260,7 @@ pub fn edit_note(app: &mut App) {
     let Some(entry) = app.my_label(&key, app.choices.mode.scale()) else {
         app.chrome.message = Some((
             Level::Warning,
-            "label this row first (1–5, a/d), then add a note".into(),
+            crate::tui::strings::msg::LABEL_AWAG_ROW_FIRST.into(),
         ));
         return;
     };

@@ -100,7 +100,7 @@ pub fn cycle_list(app: &mut App, action: Action) {
     app.refresh_detail();
     app.chrome.message = Some((
         Level::Info,
-        format!("list order: {}", app.list.order.name()),
+        crate::tui::strings::msg::list_order(app.list.order.name()),
     ));
 }
 
@@ -111,7 +111,7 @@ pub fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
         for r in app.runs.active.iter().filter(|r| !r.finished) {
             fx.push(Effect::CancelRun { tag: r.tag });
         }
-        app.chrome.message = Some((Level::Warning, "cancelling the run…".into()));
+        app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::CANCELLING.into()));
     } else if !app.list.search.is_empty() {
         app.list.search.clear();
         app.refilter();

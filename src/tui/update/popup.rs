@@ -27,7 +27,7 @@ pub fn open_picker(app: &mut App, action: Action) {
             .iter()
             .map(|p| format!("{} — {}", p.id, p.name))
             .collect();
-        options.push("all perspectives".into());
+        options.push(crate::tui::strings::prompt::ALL_PERSPECTIVES.into());
         let cursor = match app.choices.perspective {
             PerspectiveSel::One(i) => i,
             PerspectiveSel::All => app.data.perspectives.len(),
@@ -86,7 +86,7 @@ pub fn persona_saved(app: &mut App, r: Result<Persona, String>) {
         Ok(p) => {
             app.chrome.message = Some((
                 Level::Info,
-                format!("persona {} saved", sanitize::one_line(&p.id, 60)),
+                crate::tui::strings::msg::persona_saved(&sanitize::one_line(&p.id, 60)),
             ));
             match app.data.personas.iter_mut().find(|x| x.id == p.id) {
                 Some(x) => *x = p,
@@ -99,7 +99,7 @@ pub fn persona_saved(app: &mut App, r: Result<Persona, String>) {
         Err(e) => {
             app.chrome.message = Some((
                 Level::Error,
-                format!("persona NOT saved: {}", sanitize::one_line(&e, 200)),
+                crate::tui::strings::msg::persona_not_saved(&sanitize::one_line(&e, 200)),
             ))
         }
     }
@@ -126,10 +126,7 @@ pub fn paste(app: &mut App, text: &str) {
         _ => {
             app.chrome.message = Some((
                 Level::Warning,
-                format!(
-                    "paste ignored: no text field has focus (press {} on a label to write a note)",
-                    app.chrome.keymap.hint(Action::EditNote)
-                ),
+                crate::tui::strings::msg::paste_ignored(&app.chrome.keymap.hint(Action::EditNote)),
             ));
             return;
         }
@@ -292,14 +289,25 @@ fn submit_input(
             }
         }
         InputKind::Persona => match serde_json::from_str::<Persona>(&text) {
-            Ok(p) if p.id.trim().is_empty() => {
-                reopen(app, kind, area, "the persona needs an id".into())
-            }
-            Ok(p) if !p.definition.is_object() => {
-                reopen(app, kind, area, "definition must be a JSON object".into())
-            }
+            Ok(p) if p.id.trim().is_empty() => reopen(
+                app,
+                kind,
+                area,
+                crate::tui::strings::prompt::PERSONA_NEEDS_ID.into(),
+            ),
+            Ok(p) if !p.definition.is_object() => reopen(
+                app,
+                kind,
+                area,
+                crate::tui::strings::prompt::DEFINITION_NOT_OBJECT.into(),
+            ),
             Ok(p) => fx.push(Effect::SavePersona(p)),
-            Err(e) => reopen(app, kind, area, format!("not a persona: {e}")),
+            Err(e) => reopen(
+                app,
+                kind,
+                area,
+                crate::tui::strings::prompt::not_a_persona(&e.to_string()),
+            ),
         },
     }
 }

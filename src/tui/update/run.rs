@@ -22,10 +22,10 @@ pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
         app.choices.persona = cursor;
         app.chrome.message = Some((
             Level::Info,
-            format!(
-                "persona: {}",
-                sanitize::one_line(&app.data.personas[cursor].name, 60)
-            ),
+            crate::tui::strings::msg::persona_chosen(&sanitize::one_line(
+                &app.data.personas[cursor].name,
+                60,
+            )),
         ));
     }
 }
@@ -49,10 +49,7 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
     if app.chrome.view != View::Compare {
         app.chrome.message = Some((
             Level::Info,
-            format!(
-                "open compare ({}) to start missing runs",
-                app.chrome.keymap.hint(Action::Compare)
-            ),
+            crate::tui::strings::msg::open_compare_first(&app.chrome.keymap.hint(Action::Compare)),
         ));
         return;
     }
@@ -74,7 +71,7 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
     if missing.is_empty() {
         app.chrome.message = Some((
             Level::Info,
-            "every mode already has verdicts for this item".into(),
+            crate::tui::strings::msg::EVERY_MODE_JUDGED.into(),
         ));
     }
     for m in missing {
@@ -93,10 +90,7 @@ pub fn cycle_structured(app: &mut App) {
     };
     app.chrome.message = Some((
         Level::Info,
-        format!(
-            "structured answers for the next runs: {}",
-            structured_name(app.choices.structured)
-        ),
+        crate::tui::strings::msg::structured(structured_name(app.choices.structured)),
     ));
 }
 
@@ -124,7 +118,7 @@ fn protocol_for_kind(kind: &str) -> Protocol {
 /// conversations with their own protocol — one run per protocol present.
 fn start_runs(app: &mut App, mode: Mode, items: Vec<(String, String)>, fx: &mut Vec<Effect>) {
     if items.is_empty() {
-        app.chrome.message = Some((Level::Warning, "no items to judge".into()));
+        app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
         return;
     }
     let mut by: std::collections::BTreeMap<Protocol, Vec<String>> = Default::default();
@@ -145,25 +139,27 @@ fn start_run(
 ) {
     if let Some(e) = &app.runs.endpoint_error {
         app.chrome.popup = Some(Popup::Notice {
-            title: "cannot judge: no endpoint".into(),
+            title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
             text: e.clone(),
         });
         return;
     }
     if item_ids.is_empty() {
-        app.chrome.message = Some((Level::Warning, "no items to judge".into()));
+        app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
         return;
     }
     // Other protocols judge without a persona, under their own perspective.
     let (persona_id, perspective_ids, what) = if protocol != Protocol::Awag {
         let p = vec![protocol.as_str().to_string()];
-        ("-".to_string(), p, format!("with the {protocol} protocol"))
+        (
+            "-".to_string(),
+            p,
+            crate::tui::strings::msg::with_protocol(protocol.as_str()),
+        )
     } else {
         if app.persona().is_none() {
-            app.chrome.message = Some((
-                Level::Warning,
-                "no persona: import one (jury import) or create one (P, then N)".into(),
-            ));
+            app.chrome.message =
+                Some((Level::Warning, crate::tui::strings::msg::NO_PERSONA.into()));
             return;
         }
         let perspective_ids: Vec<String> = app
@@ -174,12 +170,16 @@ fn start_run(
         if perspective_ids.is_empty() {
             app.chrome.message = Some((
                 Level::Warning,
-                "no perspective: import one with jury import".into(),
+                crate::tui::strings::msg::NO_PERSPECTIVE.into(),
             ));
             return;
         }
         let persona = app.persona_id().to_string();
-        (persona, perspective_ids, format!("in mode {mode}"))
+        (
+            persona,
+            perspective_ids,
+            crate::tui::strings::msg::in_mode(&mode.to_string()),
+        )
     };
     let tag = app.runs.next_tag;
     app.runs.next_tag += 1;
@@ -195,7 +195,7 @@ fn start_run(
     });
     app.chrome.message = Some((
         Level::Info,
-        format!("judging {} item(s) {what}…", item_ids.len()),
+        crate::tui::strings::msg::judging(item_ids.len(), &what),
     ));
     fx.push(Effect::StartRun {
         tag,

@@ -1,6 +1,7 @@
 use crate::sanitize::one_line;
 use crate::tui::action::{PopupAction, PopupKind};
 use crate::tui::app::{App, InputKind, PickerKind, Popup, QuitPrompt};
+use crate::tui::strings;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
@@ -51,17 +52,14 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::QuitPrompt, a);
     match q {
         QuitPrompt::Saving => (
-            " quitting ".into(),
+            strings::prompt::QUITTING_TITLE.into(),
             vec![
                 Line::styled(
-                    format!(
-                        "saving {} label(s) before quitting…",
-                        app.pending_count() + app.unsaved_count()
-                    ),
+                    strings::prompt::saving_before_quit(app.pending_count() + app.unsaved_count()),
                     t.warning,
                 ),
                 Line::raw(""),
-                Line::styled(format!("{} stay", key(PopupAction::Stay)), t.key),
+                Line::styled(strings::prompt::stay(&key(PopupAction::Stay)), t.key),
             ],
         ),
         QuitPrompt::Unsaved {
@@ -70,41 +68,31 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
             kept,
         } => {
             let mut lines = vec![
-                Line::styled(
-                    format!("{count} label(s) could not be written to the store:"),
-                    t.error,
-                ),
+                Line::styled(strings::prompt::could_not_write(*count), t.error),
                 Line::styled(format!("  {}", one_line(reason, 200)), t.text),
                 Line::raw(""),
             ];
             match kept {
-                None => lines.push(Line::styled("keeping them in a recovery file…", t.muted)),
+                None => lines.push(Line::styled(strings::prompt::KEEPING, t.muted)),
                 Some(Ok(path)) => {
-                    lines.push(Line::styled(
-                        "They are kept in this file and offered for replay at the next start:",
-                        t.text,
-                    ));
+                    lines.push(Line::styled(strings::prompt::KEPT_IN, t.text));
                     lines.push(Line::styled(format!("  {}", one_line(path, 200)), t.muted));
                 }
                 Some(Err(e)) => {
-                    lines.push(Line::styled(
-                        "They could NOT be kept for later either: quitting loses them.",
-                        t.error,
-                    ));
+                    lines.push(Line::styled(strings::prompt::NOT_KEPT, t.error));
                     lines.push(Line::styled(format!("  {}", one_line(e, 200)), t.muted));
                 }
             }
             lines.push(Line::raw(""));
             lines.push(Line::styled(
-                format!(
-                    "{} quit anyway · {} retry saving · {} stay",
-                    key(PopupAction::QuitAnyway),
-                    key(PopupAction::RetrySaving),
-                    key(PopupAction::Stay)
+                strings::prompt::quit_keys(
+                    &key(PopupAction::QuitAnyway),
+                    &key(PopupAction::RetrySaving),
+                    &key(PopupAction::Stay),
                 ),
                 t.key,
             ));
-            (format!(" {count} label(s) NOT saved "), lines)
+            (strings::prompt::not_saved_title(*count), lines)
         }
     }
 }
@@ -178,7 +166,7 @@ fn notice(app: &App, area: Rect, buf: &mut Buffer, title: &str, text: &str) {
     Paragraph::new(vec![
         Line::styled(text.to_string(), t.text),
         Line::raw(""),
-        Line::styled("press any key", t.muted),
+        Line::styled(strings::prompt::PRESS_ANY_KEY, t.muted),
     ])
     .wrap(Wrap { trim: false })
     .block(
@@ -194,13 +182,7 @@ fn notice(app: &App, area: Rect, buf: &mut Buffer, title: &str, text: &str) {
 fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Label], path: &str) {
     let t = &app.chrome.theme;
     let mut lines = vec![
-        Line::styled(
-            format!(
-                "{} label(s) could not be saved when jury last closed; they were kept in",
-                labels.len()
-            ),
-            t.text,
-        ),
+        Line::styled(strings::prompt::replay_intro(labels.len()), t.text),
         Line::styled(format!("  {}", one_line(path, 200)), t.muted),
         Line::raw(""),
     ];
@@ -219,28 +201,21 @@ fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Labe
     }
     if labels.len() > 5 {
         lines.push(Line::styled(
-            format!("  … and {} more", labels.len() - 5),
+            strings::prompt::and_more(labels.len() - 5),
             t.muted,
         ));
     }
     lines.push(Line::raw(""));
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::Replay, a);
     lines.push(Line::styled(
-        format!(
-            "{} replay them into the store · {} keep them for later · {} discard them",
-            key(PopupAction::Replay),
-            key(PopupAction::Keep),
-            key(PopupAction::Discard)
+        strings::prompt::replay_keys(
+            &key(PopupAction::Replay),
+            &key(PopupAction::Keep),
+            &key(PopupAction::Discard),
         ),
         t.key,
     ));
-    dialog(
-        area,
-        buf,
-        app,
-        " unsaved labels from the last session ",
-        lines,
-    );
+    dialog(area, buf, app, strings::prompt::REPLAY_TITLE, lines);
 }
 
 fn picker(
@@ -258,14 +233,13 @@ fn picker(
     let r = centered(area, 60, h);
     Clear.render(r, buf);
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::Picker, a);
-    let title = format!(
-        " {} ({} picks, {} closes) ",
+    let title = strings::prompt::picker_title(
         match kind {
             PickerKind::Persona => "persona",
             PickerKind::Perspective => "perspective",
         },
-        key(PopupAction::Pick),
-        key(PopupAction::Close)
+        &key(PopupAction::Pick),
+        &key(PopupAction::Close),
     );
     let block = Block::bordered()
         .title(title)
@@ -309,18 +283,14 @@ fn input(
     let key = |a| app.chrome.keymap.popup_hint(keys, a);
     let (submit, close) = (key(PopupAction::Submit), key(PopupAction::Close));
     let (title, h, w) = match kind {
-        InputKind::Search => (
-            format!(" search id, title, sender ({submit} keeps, {close} closes) "),
-            3,
-            70,
-        ),
+        InputKind::Search => (strings::prompt::search_title(&submit, &close), 3, 70),
         InputKind::Note => (
-            format!(" note for this label ({submit} saves, {close} cancels) "),
+            strings::prompt::note_title(&submit, &close),
             2 + ta.lines().len().clamp(1, 8) as u16,
             80,
         ),
         InputKind::Persona => (
-            format!(" persona JSON ({submit} saves, {close} cancels) "),
+            strings::prompt::persona_title(&submit, &close),
             area.height.saturating_sub(4),
             100,
         ),

@@ -1,4 +1,5 @@
 use crate::tui::app::App;
+use crate::tui::strings;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -42,27 +43,18 @@ pub struct HelpView<'a> {
 impl Widget for HelpView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = &self.app.chrome.theme;
-        let mut lines = vec![
-            Line::styled(
-                "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back",
-                t.muted,
-            ),
-            Line::raw(""),
-        ];
+        let mut lines = vec![Line::styled(strings::help::HEADER, t.muted), Line::raw("")];
         for (action, keys) in self.app.chrome.keymap.bindings() {
             lines.push(binding(t, &keys, &action.name(), action.help()));
         }
         lines.push(Line::raw(""));
-        lines.push(Line::styled("list marks: J judged · H labelled · ≠ judge and human disagree · ! control characters or instruction-like text", t.muted));
-        lines.push(Line::styled(
-            "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)",
-            t.muted,
-        ));
+        lines.push(Line::styled(strings::help::LIST_MARKS, t.muted));
+        lines.push(Line::styled(strings::help::LABEL_STATES, t.muted));
         // What each popup answers to, from its own section of the keymap.
         for (kind, actions) in self.app.chrome.keymap.popup_bindings() {
             lines.push(Line::raw(""));
             lines.push(Line::styled(
-                format!("{} [{}]", kind.title(), kind.section()),
+                strings::help::popup_section(kind.title(), kind.section()),
                 t.title,
             ));
             for (action, keys) in actions {
@@ -89,7 +81,7 @@ fn binding<'a>(
     help: &'a str,
 ) -> Line<'a> {
     let keys = if keys.is_empty() {
-        "(unbound)".to_string()
+        strings::help::UNBOUND.to_string()
     } else {
         keys.join(", ")
     };
