@@ -11,6 +11,9 @@ use std::path::Path;
 
 const DEFAULT: &str = include_str!("default_keymap.toml");
 
+/// A popup action with its keys, as `?` lists it.
+pub type PopupBinding = (PopupAction, Vec<String>);
+
 type Section = BTreeMap<toml::Spanned<String>, toml::Spanned<String>>;
 
 #[derive(Debug, Deserialize)]
@@ -210,7 +213,7 @@ impl Keymap {
     }
 
     /// Every popup's actions with their keys, in help order.
-    pub fn popup_bindings(&self) -> Vec<(PopupKind, Vec<(PopupAction, Vec<String>)>)> {
+    pub fn popup_bindings(&self) -> Vec<(PopupKind, Vec<PopupBinding>)> {
         PopupKind::ALL
             .iter()
             .map(|kind| {

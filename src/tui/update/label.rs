@@ -125,7 +125,11 @@ fn label_proto_row(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>
             let judge = app.proto_verdict(&row).map(|v| v.value);
             let shown = judge.filter(|_| !app.choices.blind || app.proto_label(&row).is_some());
             let blind = judge.is_some() && shown.is_none();
-            save_label(app, row.key, row.persona_id, value, shown, blind, now, fx);
+            let seen = Seen {
+                replaced: shown,
+                blind,
+            };
+            save_label(app, row.key, row.persona_id, value, seen, now, fx);
         }
         Err(why) => app.chrome.message = Some((Level::Warning, why.into())),
     }
@@ -143,7 +147,15 @@ fn set_label(app: &mut App, value: Value, now: Now, fx: &mut Vec<Effect>) {
     let replaced = visible_judge(app, &key);
     let persona = app.persona_id().to_string();
     let blind = replaced.is_none() && app.verdict(&key, &persona, app.choices.mode).is_some();
-    save_label(app, key, persona, value, replaced, blind, now, fx);
+    save_label(app, key, persona, value, Seen { replaced, blind }, now, fx);
+}
+
+/// What the person saw of the judge when labelling.
+struct Seen {
+    /// The judge value the label replaces (shown on the row).
+    replaced: Option<Value>,
+    /// A verdict existed but blind review hid it.
+    blind: bool,
 }
 
 /// Records a label as pending and asks the writer to store it; the screen
@@ -153,11 +165,11 @@ fn save_label(
     key: ComboKey,
     persona: String,
     value: Value,
-    replaced: Option<Value>,
-    blind: bool,
+    seen: Seen,
     now: Now,
     fx: &mut Vec<Effect>,
 ) {
+    let Seen { replaced, blind } = seen;
     let who = app.data.who.clone();
     let req = app.data.next_req;
     app.data.next_req += 1;

@@ -94,9 +94,7 @@ fn mode_row<'a>(
 ) -> Option<Line<'a>> {
     let t = &app.chrome.theme;
     let persona = app.persona_id();
-    let Some(key) = app.combo(r) else {
-        return None;
-    };
+    let key = app.combo(r)?;
     let c = &item.classifications[r.classification];
     let values: Vec<Option<Value>> = Mode::ALL
         .iter()
