@@ -121,9 +121,7 @@ pub fn build_app_with_items(
         Some(s) => match crate::provider::ToolMode::parse(s) {
             Some(m) => app.choices.structured = Some(m),
             // The value itself is not echoed: config errors never repeat the file.
-            None => warnings.push(
-                "config structured must be auto, tools, json_schema or json: using auto".into(),
-            ),
+            None => warnings.push(strings::msg::BAD_STRUCTURED.into()),
         },
     }
     (app, warnings)
@@ -142,9 +140,7 @@ pub fn seed_new_workspace(
         return Ok(None);
     }
     if !store.holds_nothing()? {
-        return Ok(Some(
-            "this store has no items (sample data not loaded: it holds other work); add items with `jury import PATH`".into(),
-        ));
+        return Ok(Some(strings::msg::NO_ITEMS_OTHER_WORK.into()));
     }
     // The sample data: a directory when one is given, else the copy compiled
     // into the binary (works from anywhere).
@@ -155,12 +151,14 @@ pub fn seed_new_workspace(
         ),
         None => (
             crate::import::import_sample(store, who)?,
-            "the bundled sample data".into(),
+            strings::msg::BUNDLED_SAMPLE.into(),
         ),
     };
-    Ok(Some(format!(
-        "new workspace: sample data loaded ({} items, {} personas, {} perspectives from {})",
-        r.items, r.personas, r.perspectives, from
+    Ok(Some(strings::msg::sample_loaded(
+        r.items,
+        r.personas,
+        r.perspectives,
+        &from,
     )))
 }
 
@@ -242,9 +240,9 @@ fn offer_replay(app: &mut App, db_path: &Path) {
             if bad > 0 {
                 app.chrome.message = Some((
                     Level::Warning,
-                    format!(
-                        "{}: {bad} line(s) unreadable; left in the file",
-                        crate::sanitize::one_line(&path.display().to_string(), 200)
+                    strings::msg::recovery_unreadable(
+                        &crate::sanitize::one_line(&path.display().to_string(), 200),
+                        bad,
                     ),
                 ));
             }
@@ -289,10 +287,5 @@ fn keep_what_is_unsaved(
     }
     recovery::keep(&recovery::path_for(db_path), &labels)
         .map(|_| ())
-        .map_err(|e| {
-            format!(
-                "{} label(s) could not be saved nor kept for replay: {e}",
-                labels.len()
-            )
-        })
+        .map_err(|e| strings::msg::lost_labels(labels.len(), &e.to_string()))
 }

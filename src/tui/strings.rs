@@ -102,6 +102,18 @@ pub mod msg {
         )
     }
 
+    // ----- opening a workspace -----
+    pub const BAD_STRUCTURED: &str =
+        "config structured must be auto, tools, json_schema or json: using auto";
+    pub const NO_ITEMS_OTHER_WORK: &str = "this store has no items (sample data not loaded: it holds other work); add items with `jury import PATH`";
+    pub const BUNDLED_SAMPLE: &str = "the bundled sample data";
+
+    pub fn sample_loaded(items: usize, personas: usize, perspectives: usize, from: &str) -> String {
+        format!(
+            "new workspace: sample data loaded ({items} items, {personas} personas, {perspectives} perspectives from {from})"
+        )
+    }
+
     // ----- quitting and the recovery file -----
     pub const RECOVERED_SAVED: &str =
         "the recovered labels are saved; the recovery file is removed";
@@ -117,6 +129,13 @@ pub mod msg {
     }
     pub fn discarded(n: usize) -> String {
         format!("discarded {n} recovered label(s)")
+    }
+    pub fn recovery_unreadable(path: &str, bad: usize) -> String {
+        format!("{path}: {bad} line(s) unreadable; left in the file")
+    }
+    /// After a signal, on stderr.
+    pub fn lost_labels(n: usize, why: &str) -> String {
+        format!("{n} label(s) could not be saved nor kept for replay: {why}")
     }
     pub fn replaying(n: usize) -> String {
         format!("replaying {n} label(s) from the recovery file…")
@@ -186,14 +205,32 @@ pub mod prompt {
     }
 }
 
-/// The help screen's notes around the generated key list.
+/// The help screen's notes around the generated key list, and the hint line.
 pub mod help {
+    use crate::tui::action::Action;
+
     pub const HEADER: &str =
         "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";
     pub const LIST_MARKS: &str = "list marks: J judged · H labelled · ≠ judge and human disagree · ! control characters or instruction-like text";
     pub const LABEL_STATES: &str =
         "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)";
     pub const UNBOUND: &str = "(unbound)";
+
+    /// The hint line under the screen: each action's key (from the keymap)
+    /// and its word ("1-5 label" stands without a key).
+    pub const KEY_HINTS: &[(Action, &str)] = &[
+        (Action::Judge, "judge"),
+        (Action::Likert1, "1-5 label"),
+        (Action::Agree, "agree"),
+        (Action::Disagree, "disagree"),
+        (Action::CycleMode, "mode"),
+        (Action::PickPersona, "persona"),
+        (Action::PickPerspective, "perspective"),
+        (Action::Compare, "compare"),
+        (Action::RunFiltered, "run list"),
+        (Action::Help, "help"),
+        (Action::Quit, "quit"),
+    ];
 
     pub fn popup_section(title: &str, section: &str) -> String {
         format!("{title} [{section}]")

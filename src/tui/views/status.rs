@@ -110,19 +110,7 @@ impl Widget for MessageLine<'_> {
         }
         let k = |a: Action| app.chrome.keymap.hint(a);
         let mut spans = Vec::new();
-        for (a, what) in [
-            (Action::Judge, "judge"),
-            (Action::Likert1, "1-5 label"),
-            (Action::Agree, "agree"),
-            (Action::Disagree, "disagree"),
-            (Action::CycleMode, "mode"),
-            (Action::PickPersona, "persona"),
-            (Action::PickPerspective, "perspective"),
-            (Action::Compare, "compare"),
-            (Action::RunFiltered, "run list"),
-            (Action::Help, "help"),
-            (Action::Quit, "quit"),
-        ] {
+        for &(a, what) in crate::tui::strings::help::KEY_HINTS {
             let key = if a == Action::Likert1 {
                 String::new()
             } else {
