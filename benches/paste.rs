@@ -14,7 +14,11 @@ use jury::tui::app::{App, Loaded};
 use jury::tui::keymap::Keymap;
 use jury::tui::msg::Msg;
 use jury::tui::theme::Theme;
-use jury::tui::update::update;
+
+/// `update` as the event loop calls it: with the time now.
+fn update(app: &mut jury::tui::app::App, msg: Msg) -> Vec<jury::tui::msg::Effect> {
+    jury::tui::update::update(app, msg, chrono::Utc::now())
+}
 use jury::tui::views::Root;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -62,10 +66,10 @@ fn editor() -> App {
         "m",
         "me",
     );
-    app.size = (160, 45);
+    app.chrome.size = (160, 45);
     key(&mut app, KeyCode::Char('2'));
     key(&mut app, KeyCode::Char('n'));
-    assert!(app.popup.is_some(), "the note editor is open");
+    assert!(app.chrome.popup.is_some(), "the note editor is open");
     app
 }
 

@@ -14,7 +14,11 @@ use jury::tui::keymap::Keymap;
 use jury::tui::msg::{Effect, Msg};
 use jury::tui::queue::Order;
 use jury::tui::theme::Theme;
-use jury::tui::update::update;
+
+/// `update` as the event loop calls it: with the time now.
+fn update(app: &mut jury::tui::app::App, msg: Msg) -> Vec<jury::tui::msg::Effect> {
+    jury::tui::update::update(app, msg, chrono::Utc::now())
+}
 use jury::tui::views::Root;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -71,7 +75,7 @@ fn app(n: usize) -> App {
         "gpt-4o-mini",
         "me",
     );
-    a.size = (200, 50);
+    a.chrome.size = (200, 50);
     a
 }
 
@@ -181,7 +185,7 @@ fn judged(n: usize) -> App {
         "gpt-4o-mini",
         "me",
     );
-    a.size = (200, 50);
+    a.chrome.size = (200, 50);
     a
 }
 
@@ -200,20 +204,20 @@ fn bench(c: &mut Criterion) {
                 Order::PersonaPersona,
                 Order::LowConfidence,
             ] {
-                reviewed.order = order;
+                reviewed.list.order = order;
                 reviewed.refilter();
             }
         })
     });
     // A search keystroke while an order is chosen: filter and re-sort with
     // the priorities already known.
-    reviewed.order = Order::ModeMode;
+    reviewed.list.order = Order::ModeMode;
     reviewed.refilter();
     c.bench_function("search_key_in_review_order_100k_judged", |b| {
         b.iter(|| {
-            reviewed.search.push('7');
+            reviewed.list.search.push('7');
             reviewed.refilter();
-            reviewed.search.pop();
+            reviewed.list.search.pop();
             reviewed.refilter();
         })
     });

@@ -10,7 +10,6 @@ use jury::domain::*;
 use jury::report::pairs::Comparison;
 use jury::tui::app::{FiguresState, View};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 
 /// Sample data with a mode 2 run whose values are known, in a real store.
 fn figures() -> Vec<jury::report::GroupFigures> {
@@ -50,7 +49,7 @@ fn figures() -> Vec<jury::report::GroupFigures> {
 #[test]
 fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
     let mut app = app();
-    app.size = (170, 44);
+    app.chrome.size = (170, 44);
     let fx = key(&mut app, 'A');
     assert!(
         fx.iter().any(|e| matches!(e, Effect::LoadAgreement)),
@@ -63,7 +62,7 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
         .position(|g| g.comparison == Comparison::JudgeVsHuman)
         .expect("a judge-vs-human group");
     update(&mut app, Msg::AgreementLoaded(Ok(groups.clone())));
-    let View::Agreement(state) = &app.view else {
+    let View::Agreement(state) = &app.chrome.view else {
         panic!("not the agreement view")
     };
     assert!(matches!(&state.figures, FiguresState::Ready(g) if g.len() == groups.len()));
@@ -78,7 +77,7 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
     for _ in 0..jh {
         key(&mut app, 'j');
     }
-    let View::Agreement(state) = &app.view else {
+    let View::Agreement(state) = &app.chrome.view else {
         panic!()
     };
     assert_eq!(state.cursor, jh);
@@ -104,7 +103,7 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
     for _ in 0..groups.len() + 3 {
         key(&mut app, 'j');
     }
-    let View::Agreement(state) = &app.view else {
+    let View::Agreement(state) = &app.chrome.view else {
         panic!()
     };
     assert_eq!(state.cursor, groups.len() - 1);
@@ -128,7 +127,7 @@ fn an_error_is_shown_with_the_quick_counts() {
 #[test]
 fn self_consistency_and_position_bias_show_below_the_table() {
     let mut app = app();
-    app.size = (170, 44);
+    app.chrome.size = (170, 44);
     key(&mut app, 'A');
     update(&mut app, Msg::AgreementLoaded(Ok(figures())));
     let series = jury::report::pairs::PositionSeries {

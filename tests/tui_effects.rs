@@ -7,7 +7,6 @@ use tui_common::*;
 use jury::domain::*;
 use jury::tui::effects::{EngineLink, Executor};
 use jury::tui::msg::Msg;
-use jury::tui::update::update;
 use std::time::Duration;
 
 fn store_with_items(path: &std::path::Path) {
@@ -121,9 +120,12 @@ async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
     assert!(app.verdict(&k, "kenton", Mode::Two).is_some(), "{s}");
     assert!(s.contains("J "), "{s}");
     assert!(
-        app.message.as_ref().is_some_and(|m| m.1.contains("done")),
+        app.chrome
+            .message
+            .as_ref()
+            .is_some_and(|m| m.1.contains("done")),
         "{:?}",
-        app.message
+        app.chrome.message
     );
 }
 
@@ -211,7 +213,7 @@ async fn the_agreement_effect_sends_the_figures_then_the_consistency_notes() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut exec = Executor::new(db, EngineLink { config: None }, tx);
     let mut app = app();
-    app.size = (170, 44);
+    app.chrome.size = (170, 44);
     for fx in key(&mut app, 'A') {
         exec.run(fx);
     }

@@ -16,7 +16,7 @@ fn flagged(edit: impl Fn(&mut Item)) -> bool {
     let app = app_with(data);
     // The other items, sharing classification texts with it, stay unflagged
     // unless the shared text itself is the injection.
-    app.marks[1] & mark::INSTRUCTS != 0
+    app.data.marks[1] & mark::INSTRUCTS != 0
 }
 
 #[test]
@@ -53,10 +53,15 @@ fn shared_texts_are_judged_once_and_flag_only_their_items() {
         data.items[i].classifications[0].description = INJECTION.into();
     }
     let mut app = app_with(data);
-    let m: Vec<bool> = app.marks.iter().map(|m| m & mark::INSTRUCTS != 0).collect();
+    let m: Vec<bool> = app
+        .data
+        .marks
+        .iter()
+        .map(|m| m & mark::INSTRUCTS != 0)
+        .collect();
     assert_eq!(m, vec![true, false, true]);
     // And the item view says so.
-    app.size = (140, 40);
+    app.chrome.size = (140, 40);
     let s = screen(&app);
     assert!(
         s.contains("looks like it tries to instruct the judge"),

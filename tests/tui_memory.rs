@@ -66,9 +66,9 @@ fn state_with_100k_items_fits_in_300_mb() {
         before as f64 / 1024.0,
         after_items as f64 / 1024.0,
         after as f64 / 1024.0,
-        app.filtered.len()
+        app.list.filtered.len()
     );
-    assert_eq!(app.filtered.len(), 100_000);
+    assert_eq!(app.list.filtered.len(), 100_000);
     assert!(state_mb < 300.0, "state takes {state_mb:.1} MB");
 }
 

@@ -66,7 +66,7 @@ fn guidelines_are_rows_labelled_on_the_degree_scale_before_any_verdict() {
     assert!(!l.blind);
     // 4 means nothing on no/partially/fully: refused with a hint, nothing saved.
     assert!(key(&mut app, '4').is_empty());
-    assert!(app.message.as_ref().unwrap().1.contains("partially"));
+    assert!(app.chrome.message.as_ref().unwrap().1.contains("partially"));
     // a / d are fully / no; the next row is the second guideline.
     key(&mut app, ']');
     let l = saved(&key(&mut app, 'd'));
@@ -103,7 +103,7 @@ fn blind_review_hides_a_protocol_verdict_until_labelled() {
         "The agent apologised.",
     )]);
     key(&mut app, 'b');
-    assert!(app.blind);
+    assert!(app.choices.blind);
     let screen1 = screen(&app);
     assert!(screen1.contains("J hidden"), "{screen1}");
     assert!(!screen1.contains("J fully"), "{screen1}");
@@ -160,7 +160,8 @@ fn enter_on_a_conversation_starts_a_guideline_run_and_r_splits_by_protocol() {
         other => panic!("expected one StartRun, got {other:?}"),
     }
     assert!(
-        app.message
+        app.chrome
+            .message
             .as_ref()
             .unwrap()
             .1

@@ -9,9 +9,10 @@ use jury::tui::queue::Order;
 
 /// The listed items' ids, in list order.
 fn ids(app: &jury::tui::app::App) -> Vec<String> {
-    app.filtered
+    app.list
+        .filtered
         .iter()
-        .map(|&i| app.items[i as usize].id.to_string())
+        .map(|&i| app.data.items[i as usize].id.to_string())
         .collect()
 }
 
@@ -45,7 +46,7 @@ fn o_cycles_the_order_and_puts_disagreements_first() {
     let mut app = app_with(data);
     assert_eq!(ids(&app), ["k-001", "k-002", "k-003"]);
     key(&mut app, 'o');
-    assert_eq!(app.order, Order::JudgeHuman);
+    assert_eq!(app.list.order, Order::JudgeHuman);
     assert_eq!(ids(&app), ["k-003", "k-001", "k-002"]);
     assert_eq!(
         app.current_item().unwrap().id,
@@ -54,12 +55,12 @@ fn o_cycles_the_order_and_puts_disagreements_first() {
     );
     assert!(screen(&app).contains("judge≠human first"));
     key(&mut app, 'o');
-    assert_eq!(app.order, Order::ModeMode);
+    assert_eq!(app.list.order, Order::ModeMode);
     assert_eq!(ids(&app)[0], "k-002");
     for _ in 0..3 {
         key(&mut app, 'o');
     }
-    assert_eq!(app.order, Order::File);
+    assert_eq!(app.list.order, Order::File);
     assert_eq!(ids(&app), ["k-001", "k-002", "k-003"]);
 }
 
@@ -90,12 +91,12 @@ fn low_confidence_reads_stated_confidence_loaded_and_arriving() {
         ),
     ];
     let mut app = app_with(data);
-    while app.order != Order::LowConfidence {
+    while app.list.order != Order::LowConfidence {
         key(&mut app, 'o');
     }
     assert_eq!(ids(&app), ["k-002", "k-001", "k-003"]);
     // Only the stated figure is kept in memory.
-    let kept = &app.verdicts["k-002"][0].raw;
+    let kept = &app.data.verdicts["k-002"][0].raw;
     assert_eq!(kept, r#"{"confidence":0.35}"#);
 
     // k-003's check arrives unsure while the order is chosen: it moves up.
@@ -104,7 +105,7 @@ fn low_confidence_reads_stated_confidence_loaded_and_arriving() {
         Some(jury::tui::msg::Effect::StartRun { tag, .. }) => *tag,
         other => panic!("expected a run, got {other:?}"),
     };
-    jury::tui::update::update(
+    update(
         &mut app,
         jury::tui::msg::Msg::Engine {
             tag,
@@ -120,7 +121,7 @@ fn low_confidence_reads_stated_confidence_loaded_and_arriving() {
     // The order is kept current for the next re-sort (a search keystroke).
     key(&mut app, '/');
     key(&mut app, 'k');
-    assert_eq!(app.search, "k");
+    assert_eq!(app.list.search, "k");
     assert_eq!(ids(&app)[2], "k-001", "{:?}", ids(&app));
     assert!(ids(&app)[..2].contains(&"k-003".to_string()));
 }

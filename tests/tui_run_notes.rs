@@ -10,7 +10,6 @@ use jury::domain::*;
 use jury::engine::{EngineEvent, Progress};
 use jury::tui::app::Level;
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 use std::time::Duration;
 
 fn start(app: &mut jury::tui::app::App) -> u64 {
@@ -67,12 +66,12 @@ fn a_down_endpoint_shows_the_engines_sentence_with_its_url() {
         },
     );
     finished(&mut app, tag, RunStatus::Failed, 5, REFUSED);
-    let (level, msg) = app.message.clone().unwrap();
+    let (level, msg) = app.chrome.message.clone().unwrap();
     assert_eq!(level, Level::Error, "a failed run is an error: {msg}");
     assert!(msg.contains("run 4 failed"), "{msg}");
     assert!(msg.contains(REFUSED), "{msg}");
-    assert!(app.streams.is_empty(), "no stale spinner stays");
-    assert!(app.runs.iter().all(|r| r.finished));
+    assert!(app.runs.streams.is_empty(), "no stale spinner stays");
+    assert!(app.runs.active.iter().all(|r| r.finished));
     let s = screen(&app);
     assert!(s.contains(REFUSED), "{s}");
     assert!(!s.contains("streaming"), "{s}");
@@ -84,7 +83,7 @@ fn a_budget_stop_shows_the_budget_sentence() {
     let tag = start(&mut app);
     let note = "budget of $0.0100 reached: $0.0102 spent";
     finished(&mut app, tag, RunStatus::Cancelled, 0, note);
-    let (level, msg) = app.message.clone().unwrap();
+    let (level, msg) = app.chrome.message.clone().unwrap();
     assert_eq!(level, Level::Warning, "{msg}");
     assert!(msg.contains(note), "{msg}");
     assert!(screen(&app).contains(note));

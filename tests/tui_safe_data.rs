@@ -9,7 +9,6 @@ use crossterm::event::KeyCode;
 use jury::domain::*;
 use jury::tui::app::{InputKind, Popup, QuitPrompt, SaveState};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 
 fn one_save(fx: &[Effect]) -> (u64, Label) {
     match fx {
@@ -47,7 +46,7 @@ fn quit_with_everything_saved_quits_at_once() {
         },
     );
     assert!(key(&mut app, 'q').is_empty());
-    assert!(app.quit);
+    assert!(app.chrome.quit);
 }
 
 #[test]
@@ -55,9 +54,12 @@ fn quit_retries_unsaved_labels_then_asks_and_keeps_them() {
     let mut app = app_with_unsaved();
     // q: no quit yet; the label goes to the writer again.
     let (req, label) = one_save(&key(&mut app, 'q'));
-    assert!(!app.quit);
+    assert!(!app.chrome.quit);
     assert_eq!(label.value, Value::Likert(2));
-    assert!(matches!(app.popup, Some(Popup::Quit(QuitPrompt::Saving))));
+    assert!(matches!(
+        app.chrome.popup,
+        Some(Popup::Quit(QuitPrompt::Saving))
+    ));
     insta::assert_snapshot!("quit_saving", screen(&app));
     // Still refused: the prompt says how many and asks; the labels go to the recovery file.
     let fx = update(
@@ -74,7 +76,7 @@ fn quit_retries_unsaved_labels_then_asks_and_keeps_them() {
         }
         other => panic!("expected KeepUnsaved, got {other:?}"),
     }
-    assert!(!app.quit);
+    assert!(!app.chrome.quit);
     update(
         &mut app,
         Msg::UnsavedKept(Ok("/data/jury/jury.db.unsaved-labels.jsonl".into())),
@@ -84,9 +86,9 @@ fn quit_retries_unsaved_labels_then_asks_and_keeps_them() {
     assert!(s.contains("1 label(s) NOT saved") && s.contains("q quit anyway"));
     // Other keys do nothing; q quits.
     assert!(key(&mut app, 'j').is_empty());
-    assert!(!app.quit && app.popup.is_some());
+    assert!(!app.chrome.quit && app.chrome.popup.is_some());
     key(&mut app, 'q');
-    assert!(app.quit);
+    assert!(app.chrome.quit);
 }
 
 #[test]
@@ -127,7 +129,7 @@ fn esc_stays_and_retry_from_the_prompt_quits_once_saved() {
     );
     // esc: back to work, nothing lost.
     code(&mut app, KeyCode::Esc);
-    assert!(app.popup.is_none() && !app.quit);
+    assert!(app.chrome.popup.is_none() && !app.chrome.quit);
     assert_eq!(app.unsaved_count(), 1);
     // q again, and this time the lock is gone.
     let (req, _) = one_save(&key(&mut app, 'q'));
@@ -140,7 +142,10 @@ fn esc_stays_and_retry_from_the_prompt_quits_once_saved() {
     );
     assert!(matches!(fx.as_slice(), [Effect::KeepUnsaved(_)]));
     let (req, _) = one_save(&key(&mut app, 'r'));
-    assert!(matches!(app.popup, Some(Popup::Quit(QuitPrompt::Saving))));
+    assert!(matches!(
+        app.chrome.popup,
+        Some(Popup::Quit(QuitPrompt::Saving))
+    ));
     update(
         &mut app,
         Msg::LabelSaved {
@@ -148,7 +153,7 @@ fn esc_stays_and_retry_from_the_prompt_quits_once_saved() {
             result: Ok(()),
         },
     );
-    assert!(app.quit, "quits once everything is saved");
+    assert!(app.chrome.quit, "quits once everything is saved");
 }
 
 fn recovered(v: u8, at: &str) -> Label {
@@ -169,7 +174,7 @@ fn the_replay_offer_writes_the_labels_and_clears_the_file_once_saved() {
     let mut app = app();
     let labels =
         jury::tui::quit::still_unsaved(&app, vec![recovered(5, "2026-11-20T10:00:00.000Z")]);
-    app.popup = Some(Popup::Replay {
+    app.chrome.popup = Some(Popup::Replay {
         labels,
         path: "/data/jury/jury.db.unsaved-labels.jsonl".into(),
     });
@@ -178,8 +183,8 @@ fn the_replay_offer_writes_the_labels_and_clears_the_file_once_saved() {
     assert!(s.contains("k-002 · urgency · kenton · alice = 5"));
     let (req, l) = one_save(&key(&mut app, 'r'));
     assert_eq!(l, recovered(5, "2026-11-20T10:00:00.000Z"));
-    assert!(app.popup.is_none());
-    let e = &app.labels["k-002"][0];
+    assert!(app.chrome.popup.is_none());
+    let e = &app.data.labels["k-002"][0];
     assert_eq!(e.state, SaveState::Pending(req));
     let fx = update(
         &mut app,
@@ -189,22 +194,29 @@ fn the_replay_offer_writes_the_labels_and_clears_the_file_once_saved() {
         },
     );
     assert_eq!(fx, vec![Effect::ClearUnsaved]);
-    assert!(!app.replaying);
+    assert!(!app.data.replaying);
 }
 
 #[test]
 fn the_replay_can_wait_or_be_discarded() {
     let mut app = app();
     let offer = |app: &mut jury::tui::app::App| {
-        app.popup = Some(Popup::Replay {
+        app.chrome.popup = Some(Popup::Replay {
             labels: vec![recovered(5, "2026-11-20T10:00:00.000Z")],
             path: "/x.jsonl".into(),
         })
     };
     offer(&mut app);
     assert!(key(&mut app, 'k').is_empty());
-    assert!(app.popup.is_none() && !app.labels.contains_key("k-002"));
-    assert!(app.message.as_ref().unwrap().1.contains("offered again"));
+    assert!(app.chrome.popup.is_none() && !app.data.labels.contains_key("k-002"));
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("offered again")
+    );
     offer(&mut app);
     assert_eq!(key(&mut app, 'x'), vec![Effect::ClearUnsaved]);
 }
@@ -239,12 +251,12 @@ fn a_paste_goes_whole_into_the_note_and_is_saved_with_it() {
     key(&mut app, 'n');
     let text = "judge is wrong\r\na\nd\n4\nP\nq\x1b[31m end";
     assert!(update(&mut app, Msg::Paste(text.into())).is_empty());
-    assert_eq!(app.persona, 0);
+    assert_eq!(app.choices.persona, 0);
     let Some(Popup::Input {
         kind: InputKind::Note,
         area,
         ..
-    }) = &app.popup
+    }) = &app.chrome.popup
     else {
         panic!("the note editor stays open");
     };
@@ -258,7 +270,7 @@ fn a_paste_goes_whole_into_the_note_and_is_saved_with_it() {
     assert_eq!(l.value, Value::Likert(2));
     // Opened again, the note shows every line.
     key(&mut app, 'n');
-    let Some(Popup::Input { area, .. }) = &app.popup else {
+    let Some(Popup::Input { area, .. }) = &app.chrome.popup else {
         panic!("note editor");
     };
     assert_eq!(area.lines().len(), 6);
@@ -269,14 +281,21 @@ fn a_paste_with_no_text_field_is_refused_and_changes_nothing() {
     let mut app = app();
     let fx = update(&mut app, Msg::Paste("a\nd\n4\nP\nq\n".into()));
     assert!(fx.is_empty());
-    assert!(!app.quit && app.popup.is_none() && app.labels.is_empty());
+    assert!(!app.chrome.quit && app.chrome.popup.is_none() && app.data.labels.is_empty());
     let s = screen(&app);
     assert!(s.contains("paste ignored"), "{s}");
     // Nor in a picker.
     key(&mut app, 'p');
     assert!(update(&mut app, Msg::Paste("x".into())).is_empty());
-    assert!(matches!(app.popup, Some(Popup::Picker { .. })));
-    assert!(app.message.as_ref().unwrap().1.contains("paste ignored"));
+    assert!(matches!(app.chrome.popup, Some(Popup::Picker { .. })));
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("paste ignored")
+    );
 }
 
 #[test]
@@ -284,6 +303,6 @@ fn a_paste_into_search_is_one_line() {
     let mut app = app();
     key(&mut app, '/');
     update(&mut app, Msg::Paste("Lunch\non".into()));
-    assert_eq!(app.search, "Lunch on");
-    assert_eq!(app.filtered.len(), 1);
+    assert_eq!(app.list.search, "Lunch on");
+    assert_eq!(app.list.filtered.len(), 1);
 }

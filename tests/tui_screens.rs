@@ -9,7 +9,6 @@ use crossterm::event::KeyCode;
 use jury::domain::*;
 use jury::engine::{EngineEvent, Progress};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 
 #[test]
 fn main_screen() {
@@ -149,7 +148,7 @@ fn stale_events_of_unknown_runs_are_ignored() {
             },
         },
     );
-    assert!(app.streams.is_empty());
+    assert!(app.runs.streams.is_empty());
 }
 
 #[test]
@@ -240,8 +239,11 @@ fn compare_view_shows_three_modes() {
 #[test]
 fn help_lists_the_live_keymap() {
     let mut app = app();
-    app.keymap.merge_toml("[keys]\nx = \"quit\"\n").unwrap();
-    app.size = (120, 60);
+    app.chrome
+        .keymap
+        .merge_toml("[keys]\nx = \"quit\"\n")
+        .unwrap();
+    app.chrome.size = (120, 60);
     key(&mut app, '?');
     let s = screen(&app);
     assert!(s.contains("q, x, ctrl-c") || s.contains("q, x"), "{s}");
@@ -251,14 +253,14 @@ fn help_lists_the_live_keymap() {
 #[test]
 fn no_endpoint_explains_how_to_configure_one() {
     let mut app = app();
-    app.endpoint_error = Some(jury::config::NO_ENDPOINT.into());
+    app.runs.endpoint_error = Some(jury::config::NO_ENDPOINT.into());
     let fx = code(&mut app, KeyCode::Enter);
     assert!(fx.is_empty());
     let s = screen(&app);
     assert!(s.contains("OPENAI_BASE_URL"), "{s}");
     let fx = key(&mut app, 'R');
     assert!(fx.is_empty(), "any key closes the notice");
-    assert!(app.popup.is_none());
+    assert!(app.chrome.popup.is_none());
 }
 
 #[test]
@@ -315,7 +317,7 @@ fn disagreement_colours_come_from_the_theme() {
         "Not urgent.",
     ));
     let mut app = app_with(data);
-    app.theme = jury::tui::theme::Theme::builtin("ansi16");
+    app.chrome.theme = jury::tui::theme::Theme::builtin("ansi16");
     let fx = key(&mut app, '1');
     let Effect::SaveLabel { req, .. } = &fx[0] else {
         panic!()
@@ -337,6 +339,67 @@ fn disagreement_colours_come_from_the_theme() {
         .iter()
         .find(|c| c.symbol() == "≠")
         .expect("a mark");
-    assert_eq!(cell.bg, app.theme.disagreement_mark.bg.unwrap());
+    assert_eq!(cell.bg, app.chrome.theme.disagreement_mark.bg.unwrap());
     insta::assert_snapshot!("disagreement_colours", format!("{buf:?}"));
+}
+
+#[test]
+fn help_lists_the_popups_keys_from_the_keymap() {
+    let mut app = app();
+    // A user's binding on the quit prompt shows in the help and on the prompt.
+    app.chrome
+        .keymap
+        .merge_toml("[quit_prompt]\nz = \"quit_anyway\"\n")
+        .unwrap();
+    app.chrome.size = (120, 100);
+    key(&mut app, '?');
+    let s = screen(&app);
+    let line = |needle: &str| {
+        s.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?} in\n{s}"))
+            .to_string()
+    };
+    assert!(
+        s.contains("quit prompt (labels not saved) [quit_prompt]"),
+        "{s}"
+    );
+    assert!(line("quit_anyway").contains("q, y, z, ctrl-c"), "{s}");
+    assert!(line("retry_saving").contains("r, s"), "{s}");
+    assert!(line("stay in the workbench").contains("n, esc"), "{s}");
+    assert!(
+        s.contains("persona and perspective pickers [picker]"),
+        "{s}"
+    );
+    assert!(line("pick the highlighted entry").contains("enter"), "{s}");
+    assert!(line("next entry").contains("j, ↓"), "{s}");
+    assert!(line("previous entry").contains("k, ↑"), "{s}");
+    assert!(s.contains("replay offer"), "{s}");
+    assert!(line("persona JSON editor [persona_editor]").contains("persona_editor"));
+}
+
+#[test]
+fn popup_keys_come_from_the_keymap() {
+    let mut app = app();
+    app.chrome
+        .keymap
+        .merge_toml("[picker]\nl = \"next\"\nenter = \"none\"\nspace = \"pick\"\n")
+        .unwrap();
+    app.data.perspectives.push(Perspective {
+        id: "second".into(),
+        name: "Second".into(),
+        ..app.data.perspectives[0].clone()
+    });
+    key(&mut app, 'v');
+    assert!(screen(&app).contains("space picks, esc closes"));
+    key(&mut app, 'l');
+    // Enter is unbound on the picker now: the picker stays open.
+    code(&mut app, KeyCode::Enter);
+    assert!(app.chrome.popup.is_some());
+    key(&mut app, ' ');
+    assert!(app.chrome.popup.is_none());
+    assert_eq!(
+        app.choices.perspective,
+        jury::tui::app::PerspectiveSel::One(1)
+    );
 }

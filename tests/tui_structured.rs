@@ -12,7 +12,6 @@ use jury::provider::ToolMode;
 use jury::tui::app::{RunsView, View};
 use jury::tui::effects::{EngineLink, Executor};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 use std::time::Duration;
 
 fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Settings {
@@ -48,26 +47,26 @@ fn config_structured_is_the_default_and_a_bad_one_falls_back_to_auto() {
     let (mut app, warnings) =
         jury::tui::build_app(&settings(dir.path(), Some("json_schema")), loaded());
     assert!(warnings.is_empty(), "{warnings:?}");
-    assert_eq!(app.structured, Some(ToolMode::JsonSchema));
-    app.endpoint_error = None;
-    app.size = (140, 32);
+    assert_eq!(app.choices.structured, Some(ToolMode::JsonSchema));
+    app.runs.endpoint_error = None;
+    app.chrome.size = (140, 32);
     assert!(screen(&app).contains("structured json_schema"));
     assert_eq!(planned(&mut app), Some(ToolMode::JsonSchema));
 
     let (app, warnings) = jury::tui::build_app(&settings(dir.path(), Some("xml")), loaded());
-    assert_eq!(app.structured, None);
+    assert_eq!(app.choices.structured, None);
     assert_eq!(
         warnings,
         vec!["config structured must be auto, tools, json_schema or json: using auto".to_string()]
     );
     let (app, _) = jury::tui::build_app(&settings(dir.path(), Some("auto")), loaded());
-    assert_eq!(app.structured, None);
+    assert_eq!(app.choices.structured, None);
 }
 
 #[test]
 fn s_cycles_auto_tools_json_schema_json_and_the_run_uses_it() {
     let mut app = app();
-    app.size = (140, 32);
+    app.chrome.size = (140, 32);
     assert!(screen(&app).contains("structured auto"));
     for (want, word) in [
         (Some(ToolMode::Tools), "tools"),
@@ -76,7 +75,7 @@ fn s_cycles_auto_tools_json_schema_json_and_the_run_uses_it() {
         (None, "auto"),
     ] {
         key(&mut app, 'S');
-        assert_eq!(app.structured, want);
+        assert_eq!(app.choices.structured, want);
         let s = screen(&app);
         assert!(s.contains(&format!("structured {word} ")), "{s}");
         assert!(
@@ -127,7 +126,7 @@ fn run(id: i64, structured: Option<&str>, requests: u64, unknown: u64, cached: u
 #[test]
 fn runs_view_shows_path_requests_unknown_usage_and_cached_share() {
     let mut app = app();
-    app.size = (160, 30);
+    app.chrome.size = (160, 30);
     let fx = key(&mut app, 'U');
     assert_eq!(fx, vec![Effect::LoadRuns]);
     update(
@@ -146,7 +145,10 @@ fn runs_view_shows_path_requests_unknown_usage_and_cached_share() {
             vec![],
         ))),
     );
-    assert!(matches!(app.view, View::Runs(RunsView::Loaded { .. })));
+    assert!(matches!(
+        app.chrome.view,
+        View::Runs(RunsView::Loaded { .. })
+    ));
     let s = screen(&app);
     assert!(
         s.contains(
@@ -191,7 +193,7 @@ async fn the_chosen_path_is_the_one_the_server_sees() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut exec = Executor::new(db.clone(), EngineLink { config: Some(cfg) }, tx);
     let mut app = app();
-    app.structured = Some(ToolMode::JsonContent);
+    app.choices.structured = Some(ToolMode::JsonContent);
     for fx in code(&mut app, KeyCode::Enter) {
         exec.run(fx);
     }

@@ -8,7 +8,6 @@ use crossterm::event::KeyCode;
 use jury::domain::*;
 use jury::tui::app::{Filter, Pane, SaveState, mark};
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::update::update;
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {
@@ -42,17 +41,17 @@ fn blind_labels_work_before_any_verdict() {
         app.my_label(&l.key, Scale::Likert).unwrap().state,
         SaveState::Saved
     );
-    assert!(app.marks[0] & mark::LABELLED != 0);
+    assert!(app.data.marks[0] & mark::LABELLED != 0);
     // a/d in a Likert mode store on the agreement scale, beside the Likert label.
     let (_, l) = saved_label(&key(&mut app, 'd'));
     assert_eq!(l.value, Value::Agreement(Agreement::Disagree));
     // Mode 3: 1–5 become AGREE/DISAGREE, 3 is refused with a message.
     key(&mut app, 'm');
-    assert_eq!(app.mode, Mode::Three);
+    assert_eq!(app.choices.mode, Mode::Three);
     let (_, l) = saved_label(&key(&mut app, '5'));
     assert_eq!(l.value, Value::Agreement(Agreement::Agree));
     assert!(key(&mut app, '3').is_empty());
-    assert!(app.message.as_ref().unwrap().1.contains("undecided"));
+    assert!(app.chrome.message.as_ref().unwrap().1.contains("undecided"));
 }
 
 #[test]
@@ -150,7 +149,7 @@ fn blind_review_hides_the_judge_until_labelled() {
 fn notes_need_a_label_then_save_with_it() {
     let mut app = app();
     assert!(key(&mut app, 'n').is_empty());
-    assert!(app.popup.is_none());
+    assert!(app.chrome.popup.is_none());
     let (req, _) = saved_label(&key(&mut app, '4'));
     update(
         &mut app,
@@ -160,7 +159,7 @@ fn notes_need_a_label_then_save_with_it() {
         },
     );
     key(&mut app, 'n');
-    assert!(app.popup.is_some());
+    assert!(app.chrome.popup.is_some());
     for c in "kettles!".chars() {
         key(&mut app, c);
     }
@@ -175,25 +174,25 @@ fn keys_move_focus_rows_mode_filter_and_search() {
     key(&mut app, 'j');
     assert_eq!(app.current_item().unwrap().id, "k-002");
     code(&mut app, KeyCode::Tab);
-    assert_eq!(app.focus, Pane::Item);
+    assert_eq!(app.chrome.focus, Pane::Item);
     code(&mut app, KeyCode::Tab);
-    assert_eq!(app.focus, Pane::Verdicts);
+    assert_eq!(app.chrome.focus, Pane::Verdicts);
     key(&mut app, 'j');
-    assert_eq!(app.row, 1);
+    assert_eq!(app.list.row, 1);
     key(&mut app, 'm');
-    assert_eq!(app.mode, Mode::Three);
+    assert_eq!(app.choices.mode, Mode::Three);
     key(&mut app, 'f');
-    assert_eq!(app.filter, Filter::Unjudged);
+    assert_eq!(app.list.filter, Filter::Unjudged);
     key(&mut app, '/');
     for c in "invoice".chars() {
         key(&mut app, c);
     }
-    assert_eq!(app.filtered.len(), 1);
+    assert_eq!(app.list.filtered.len(), 1);
     code(&mut app, KeyCode::Enter);
     assert_eq!(app.current_item().unwrap().id, "k-003");
     code(&mut app, KeyCode::Esc);
-    assert_eq!(app.search, "");
-    assert_eq!(app.filtered.len(), 3);
+    assert_eq!(app.list.search, "");
+    assert_eq!(app.list.filtered.len(), 3);
     // R runs over the filtered list.
     let fx = key(&mut app, 'R');
     assert!(
@@ -207,7 +206,7 @@ fn keys_move_focus_rows_mode_filter_and_search() {
             .iter()
             .any(|f| matches!(f, Effect::CancelRun { .. }))
     );
-    assert!(app.quit);
+    assert!(app.chrome.quit);
 }
 
 #[test]
@@ -237,7 +236,7 @@ fn personas_view_edits_and_creates() {
     let mut app = app();
     key(&mut app, 'P');
     key(&mut app, 'N');
-    assert!(app.popup.is_some());
+    assert!(app.chrome.popup.is_some());
     // ctrl-s saves the JSON in the editor.
     let fx = update(
         &mut app,
@@ -251,7 +250,7 @@ fn personas_view_edits_and_creates() {
     };
     assert_eq!(p.id, "new-persona");
     update(&mut app, Msg::PersonaSaved(Ok(p.clone())));
-    assert_eq!(app.personas.len(), 2);
+    assert_eq!(app.data.personas.len(), 2);
 }
 
 #[test]
@@ -282,14 +281,14 @@ fn agreement_rows_count_judge_vs_human() {
     assert!(s.contains("urgency"), "{s}");
     let rows = jury::tui::update::agreement_rows(&app);
     assert_eq!((rows[0].n, rows[0].agree), (2, 1));
-    assert!(app.marks[1] & mark::DISAGREE != 0);
+    assert!(app.data.marks[1] & mark::DISAGREE != 0);
 }
 
 #[test]
 fn prompt_view_shows_the_request() {
     let mut app = app();
     key(&mut app, 'W');
-    let jury::tui::app::View::Prompt { text, .. } = &app.view else {
+    let jury::tui::app::View::Prompt { text, .. } = &app.chrome.view else {
         panic!()
     };
     assert!(text.contains("get_evaluations"), "{text}");
@@ -317,4 +316,36 @@ fn incremental_stream_sanitising_matches_the_whole() {
     // A text that does not extend the previous one starts over.
     s.set("different");
     assert_eq!(s.text, "different");
+}
+
+#[test]
+fn labels_are_stamped_with_the_time_update_is_given() {
+    // The event loop reads the clock and passes it in: a test chooses the
+    // time, and moves it on without sleeping.
+    use crossterm::event::{KeyEvent, KeyModifiers};
+    let mut app = app();
+    let t0 = chrono::DateTime::parse_from_rfc3339("2031-05-04T10:00:00Z")
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let press = |app: &mut jury::tui::app::App, c: char, at| {
+        jury::tui::update::update(
+            app,
+            Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+            at,
+        )
+    };
+    let (_, l) = saved_label(&press(&mut app, '4', t0));
+    assert_eq!(l.created_at, "2031-05-04T10:00:00.000Z");
+    let later = t0 + chrono::Duration::seconds(90);
+    let (_, l) = saved_label(&press(&mut app, '2', later));
+    assert_eq!(l.value, Value::Likert(2));
+    assert_eq!(l.created_at, "2031-05-04T10:01:30.000Z");
+    assert_eq!(
+        app.my_label(&l.key, Scale::Likert)
+            .unwrap()
+            .label
+            .created_at,
+        "2031-05-04T10:01:30.000Z",
+        "the label on screen carries the given time too"
+    );
 }

@@ -66,7 +66,13 @@ pub fn default_path() -> Option<PathBuf> {
 
 /// Timestamps are RFC 3339 UTC with milliseconds, so they sort as text.
 pub fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    timestamp(chrono::Utc::now())
+}
+
+/// `at` in the form of [`now`] (the workbench stamps labels with the time
+/// its event loop read, so tests drive that time).
+pub fn timestamp(at: chrono::DateTime<chrono::Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 impl Store {

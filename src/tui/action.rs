@@ -147,3 +147,115 @@ impl Action {
             .unwrap_or_default()
     }
 }
+
+/// The popups that read keys through the keymap, each from its own section
+/// of the keymap file (a notice closes on any key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PopupKind {
+    /// Quitting with labels not saved.
+    QuitPrompt,
+    /// Labels an earlier session could not save, offered at start.
+    Replay,
+    /// The persona and perspective pickers.
+    Picker,
+    /// The one-line search field and the note editor.
+    Editor,
+    /// The persona JSON editor (enter there is a new line).
+    PersonaEditor,
+}
+
+impl PopupKind {
+    /// In the order `?` lists them.
+    pub const ALL: &'static [PopupKind] = &[
+        PopupKind::QuitPrompt,
+        PopupKind::Replay,
+        PopupKind::Picker,
+        PopupKind::Editor,
+        PopupKind::PersonaEditor,
+    ];
+
+    /// Its section in the keymap file.
+    pub fn section(self) -> &'static str {
+        match self {
+            PopupKind::QuitPrompt => "quit_prompt",
+            PopupKind::Replay => "replay",
+            PopupKind::Picker => "picker",
+            PopupKind::Editor => "editor",
+            PopupKind::PersonaEditor => "persona_editor",
+        }
+    }
+
+    /// What `?` calls it.
+    pub fn title(self) -> &'static str {
+        match self {
+            PopupKind::QuitPrompt => "quit prompt (labels not saved)",
+            PopupKind::Replay => "replay offer (labels kept by the last session)",
+            PopupKind::Picker => "persona and perspective pickers",
+            PopupKind::Editor => "search field and note editor",
+            PopupKind::PersonaEditor => "persona JSON editor",
+        }
+    }
+
+    /// The popup's actions, in help order.
+    pub fn actions(self) -> &'static [PopupAction] {
+        use PopupAction::*;
+        match self {
+            PopupKind::QuitPrompt => &[QuitAnyway, RetrySaving, Stay],
+            PopupKind::Replay => &[Replay, Keep, Discard],
+            PopupKind::Picker => &[Pick, Next, Previous, Close],
+            PopupKind::Editor | PopupKind::PersonaEditor => &[Submit, Close],
+        }
+    }
+}
+
+macro_rules! popup_actions {
+    ($( $(#[doc = $doc:literal])+ $name:ident => $help:literal, )+) => {
+        /// What a key asks for on a popup ([`PopupKind`] says which).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum PopupAction {
+            $( $(#[doc = $doc])+ $name, )+
+        }
+        impl PopupAction {
+            /// One line for the help screen.
+            pub fn help(self) -> &'static str {
+                match self { $( PopupAction::$name => $help, )+ }
+            }
+        }
+    };
+}
+
+popup_actions! {
+    /// Quit prompt: quit with labels not saved (they stay in the recovery file).
+    QuitAnyway => "quit anyway (unsaved labels stay in the recovery file)",
+    /// Quit prompt: hand the unsaved labels to the store again.
+    RetrySaving => "retry saving the unsaved labels",
+    /// Quit prompt: do not quit.
+    Stay => "stay in the workbench",
+    /// Replay offer: write the recovered labels into the store.
+    Replay => "replay the recovered labels into the store",
+    /// Replay offer: leave them in the recovery file for the next start.
+    Keep => "keep them in the recovery file for the next start",
+    /// Replay offer: throw the recovered labels away.
+    Discard => "discard the recovered labels",
+    /// Picker: take the highlighted entry.
+    Pick => "pick the highlighted entry",
+    /// Picker: highlight the next entry.
+    Next => "next entry",
+    /// Picker: highlight the previous entry.
+    Previous => "previous entry",
+    /// Close the popup (a search keeps what was typed; a note or persona is not saved).
+    Close => "close (a search keeps what was typed; a note or persona is not saved)",
+    /// Editors: save the note or persona, keep the search.
+    Submit => "save the note or persona / keep the search",
+}
+
+impl PopupAction {
+    /// The name used in keymap files.
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+}

@@ -39,8 +39,10 @@ fn to_msg(ev: Event) -> Option<Msg> {
     }
 }
 
+/// The one place the workbench reads the wall clock: `update` is given the
+/// time, so it stays pure and tests choose it.
 fn apply(app: &mut App, exec: &mut Executor, msg: Msg) {
-    for fx in update(app, msg) {
+    for fx in update(app, msg, chrono::Utc::now()) {
         exec.run(fx);
     }
 }
@@ -69,7 +71,7 @@ pub async fn run(
             last_draw = Instant::now();
             dirty = false;
         }
-        if app.quit {
+        if app.chrome.quit {
             return Ok(Exit::Quit);
         }
         let wake = if dirty {

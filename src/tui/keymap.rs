@@ -1,134 +1,65 @@
-//! Keys → [`Action`]s: the embedded default map with the user's
+//! Keys → [`Action`]s for the main screen and → [`PopupAction`]s for each
+//! popup ([`PopupKind`]): the embedded default map with the user's
 //! `keymap.toml` merged over it.
 
-use super::action::Action;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use super::action::{Action, PopupAction, PopupKind};
+pub use super::keycombo::KeyCombo;
+use crossterm::event::KeyEvent;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 const DEFAULT: &str = include_str!("default_keymap.toml");
 
-/// A key with the modifiers that matter (shift is folded into the character).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct KeyCombo {
-    pub code: KeyCode,
-    pub mods: KeyModifiers,
-}
+/// A popup action with its keys, as `?` lists it.
+pub type PopupBinding = (PopupAction, Vec<String>);
 
-impl KeyCombo {
-    pub fn from_event(ev: &KeyEvent) -> KeyCombo {
-        let mods = ev.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
-        let code = match ev.code {
-            KeyCode::BackTab => KeyCode::BackTab,
-            KeyCode::Tab if ev.modifiers.contains(KeyModifiers::SHIFT) => KeyCode::BackTab,
-            c => c,
-        };
-        KeyCombo { code, mods }
-    }
-
-    /// Parses "j", "J", "?", "enter", "ctrl-c", "alt-x", "pagedown".
-    pub fn parse(s: &str) -> Result<KeyCombo, String> {
-        let mut mods = KeyModifiers::NONE;
-        let mut rest = s;
-        loop {
-            if let Some(r) = rest.strip_prefix("ctrl-").filter(|r| !r.is_empty()) {
-                mods |= KeyModifiers::CONTROL;
-                rest = r;
-            } else if let Some(r) = rest.strip_prefix("alt-").filter(|r| !r.is_empty()) {
-                mods |= KeyModifiers::ALT;
-                rest = r;
-            } else {
-                break;
-            }
-        }
-        let mut chars = rest.chars();
-        let code = match (chars.next(), chars.next()) {
-            (Some(c), None) => KeyCode::Char(c),
-            _ => match rest.to_ascii_lowercase().as_str() {
-                "enter" | "return" => KeyCode::Enter,
-                "tab" => KeyCode::Tab,
-                "backtab" | "shift-tab" => KeyCode::BackTab,
-                "esc" | "escape" => KeyCode::Esc,
-                "up" => KeyCode::Up,
-                "down" => KeyCode::Down,
-                "left" => KeyCode::Left,
-                "right" => KeyCode::Right,
-                "pageup" => KeyCode::PageUp,
-                "pagedown" => KeyCode::PageDown,
-                "home" => KeyCode::Home,
-                "end" => KeyCode::End,
-                "space" => KeyCode::Char(' '),
-                "backspace" => KeyCode::Backspace,
-                "delete" => KeyCode::Delete,
-                f if f.starts_with('f') && f[1..].parse::<u8>().is_ok() => {
-                    KeyCode::F(f[1..].parse().unwrap_or(1))
-                }
-                // The text is not echoed: the caller gives its line and column.
-                _ => {
-                    return Err(
-                        "unknown key (a character, or enter, tab, esc, up, pagedown, f1…, with an optional ctrl- or alt-)"
-                            .into(),
-                    );
-                }
-            },
-        };
-        Ok(KeyCombo { code, mods })
-    }
-
-    /// The form `parse` reads and `?` shows.
-    pub fn display(&self) -> String {
-        let mut out = String::new();
-        if self.mods.contains(KeyModifiers::CONTROL) {
-            out.push_str("ctrl-");
-        }
-        if self.mods.contains(KeyModifiers::ALT) {
-            out.push_str("alt-");
-        }
-        let name = match self.code {
-            KeyCode::Char(' ') => "space".to_string(),
-            KeyCode::Char(c) => c.to_string(),
-            KeyCode::Enter => "enter".into(),
-            KeyCode::Tab => "tab".into(),
-            KeyCode::BackTab => "shift-tab".into(),
-            KeyCode::Esc => "esc".into(),
-            KeyCode::Up => "↑".into(),
-            KeyCode::Down => "↓".into(),
-            KeyCode::Left => "←".into(),
-            KeyCode::Right => "→".into(),
-            KeyCode::PageUp => "pageup".into(),
-            KeyCode::PageDown => "pagedown".into(),
-            KeyCode::Home => "home".into(),
-            KeyCode::End => "end".into(),
-            KeyCode::Backspace => "backspace".into(),
-            KeyCode::Delete => "delete".into(),
-            KeyCode::F(n) => format!("f{n}"),
-            other => format!("{other:?}"),
-        };
-        out.push_str(&name);
-        out
-    }
-
-    fn sort_key(&self) -> (u8, String) {
-        let rank = match self.code {
-            KeyCode::Char(_) if self.mods.is_empty() => 0,
-            _ if self.mods.is_empty() => 1,
-            _ => 2,
-        };
-        (rank, self.display())
-    }
-}
+type Section = BTreeMap<toml::Spanned<String>, toml::Spanned<String>>;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct KeymapFile {
     #[serde(default)]
-    keys: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
+    keys: Section,
+    #[serde(default)]
+    quit_prompt: Section,
+    #[serde(default)]
+    replay: Section,
+    #[serde(default)]
+    picker: Section,
+    #[serde(default)]
+    editor: Section,
+    #[serde(default)]
+    persona_editor: Section,
+}
+
+impl KeymapFile {
+    fn popup(&self, kind: PopupKind) -> &Section {
+        match kind {
+            PopupKind::QuitPrompt => &self.quit_prompt,
+            PopupKind::Replay => &self.replay,
+            PopupKind::Picker => &self.picker,
+            PopupKind::Editor => &self.editor,
+            PopupKind::PersonaEditor => &self.persona_editor,
+        }
+    }
+}
+
+/// A section's bindings in the order the file lists them (a popup's hint
+/// shows the key listed first).
+fn in_file_order(section: &Section) -> Vec<(&toml::Spanned<String>, &toml::Spanned<String>)> {
+    let mut entries: Vec<_> = section.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    entries
 }
 
 #[derive(Debug, Clone)]
 pub struct Keymap {
     map: HashMap<KeyCombo, Action>,
+    /// Each popup binding with its place in the files (defaults first, then
+    /// the user's): a popup's hint shows the key listed first.
+    popups: HashMap<(PopupKind, KeyCombo), (PopupAction, u32)>,
+    next_seq: u32,
 }
 
 impl Keymap {
@@ -136,6 +67,8 @@ impl Keymap {
     pub fn default_map() -> Keymap {
         let mut k = Keymap {
             map: HashMap::new(),
+            popups: HashMap::new(),
+            next_seq: 0,
         };
         // The embedded file is tested (`default_keymap_parses`), so this cannot fail.
         k.merge_toml(DEFAULT).expect("embedded keymap is valid");
@@ -170,7 +103,8 @@ impl Keymap {
 
     /// Merges bindings from TOML text: a key bound again replaces the old
     /// binding, `"none"` removes it. Errors give the line and column, never
-    /// the file's text.
+    /// the file's text; a failed merge may have applied part of the file
+    /// (callers keep a copy, see [`Keymap::load`]).
     pub fn merge_toml(&mut self, text: &str) -> Result<(), String> {
         let at = |span: std::ops::Range<usize>, what: String| {
             let (line, col) = crate::config::line_col(text, span.start);
@@ -178,7 +112,7 @@ impl Keymap {
         };
         let file: KeymapFile =
             toml::from_str(text).map_err(|e| crate::config::toml_error(text, &e))?;
-        for (key, action) in file.keys {
+        for (key, action) in in_file_order(&file.keys) {
             let combo = KeyCombo::parse(key.get_ref()).map_err(|e| at(key.span(), e))?;
             if action.get_ref() == "none" {
                 self.map.remove(&combo);
@@ -193,6 +127,30 @@ impl Keymap {
             })?;
             self.map.insert(combo, parsed);
         }
+        for kind in PopupKind::ALL {
+            for (key, action) in in_file_order(file.popup(*kind)) {
+                let combo = KeyCombo::parse(key.get_ref()).map_err(|e| at(key.span(), e))?;
+                if action.get_ref() == "none" {
+                    self.popups.remove(&(*kind, combo));
+                    continue;
+                }
+                let name = serde_json::Value::String(action.get_ref().clone());
+                let parsed = serde_json::from_value::<PopupAction>(name)
+                    .ok()
+                    .filter(|a| kind.actions().contains(a))
+                    .ok_or_else(|| {
+                        at(
+                            action.span(),
+                            format!(
+                                "not an action of [{}] (the help screen, ?, lists them)",
+                                kind.section()
+                            ),
+                        )
+                    })?;
+                self.popups.insert((*kind, combo), (parsed, self.next_seq));
+                self.next_seq += 1;
+            }
+        }
         Ok(())
     }
 
@@ -200,16 +158,31 @@ impl Keymap {
         self.map.get(&KeyCombo::from_event(ev)).copied()
     }
 
+    /// What a key asks for on a popup of this kind.
+    pub fn popup_action(&self, kind: PopupKind, ev: &KeyEvent) -> Option<PopupAction> {
+        self.popups
+            .get(&(kind, KeyCombo::from_event(ev)))
+            .map(|(a, _)| *a)
+    }
+
     /// The keys bound to `action`, plain characters first.
     pub fn keys_for(&self, action: Action) -> Vec<String> {
-        let mut keys: Vec<KeyCombo> = self
-            .map
-            .iter()
-            .filter(|(_, a)| **a == action)
-            .map(|(k, _)| *k)
-            .collect();
-        keys.sort_by_key(|k| k.sort_key());
-        keys.iter().map(KeyCombo::display).collect()
+        sorted(
+            self.map
+                .iter()
+                .filter(|(_, a)| **a == action)
+                .map(|(k, _)| *k),
+        )
+    }
+
+    /// The keys bound to `action` on a popup of this kind, plain characters first.
+    pub fn popup_keys(&self, kind: PopupKind, action: PopupAction) -> Vec<String> {
+        sorted(
+            self.popups
+                .iter()
+                .filter(|((p, _), (a, _))| *p == kind && *a == action)
+                .map(|((_, k), _)| *k),
+        )
     }
 
     /// The first key for `action`, for hints ("press ? for help").
@@ -220,6 +193,17 @@ impl Keymap {
             .unwrap_or_else(|| format!("({})", action.name()))
     }
 
+    /// The key listed first for a popup's action, for the popup's own hint
+    /// line (the defaults list "esc" first for "stay", though "n" stays too).
+    pub fn popup_hint(&self, kind: PopupKind, action: PopupAction) -> String {
+        self.popups
+            .iter()
+            .filter(|((p, _), (a, _))| *p == kind && *a == action)
+            .min_by_key(|(_, (_, seq))| *seq)
+            .map(|((_, k), _)| k.display())
+            .unwrap_or_else(|| format!("({})", action.name()))
+    }
+
     /// Every action with its keys, in help order.
     pub fn bindings(&self) -> Vec<(Action, Vec<String>)> {
         Action::ALL
@@ -227,11 +211,33 @@ impl Keymap {
             .map(|a| (*a, self.keys_for(*a)))
             .collect()
     }
+
+    /// Every popup's actions with their keys, in help order.
+    pub fn popup_bindings(&self) -> Vec<(PopupKind, Vec<PopupBinding>)> {
+        PopupKind::ALL
+            .iter()
+            .map(|kind| {
+                let actions = kind
+                    .actions()
+                    .iter()
+                    .map(|a| (*a, self.popup_keys(*kind, *a)))
+                    .collect();
+                (*kind, actions)
+            })
+            .collect()
+    }
+}
+
+fn sorted(keys: impl Iterator<Item = KeyCombo>) -> Vec<String> {
+    let mut keys: Vec<KeyCombo> = keys.collect();
+    keys.sort_by_key(|k| k.sort_key());
+    keys.iter().map(KeyCombo::display).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     #[test]
     fn default_keymap_parses_and_binds_required_keys() {
@@ -247,6 +253,63 @@ mod tests {
         for a in Action::ALL {
             assert!(!k.keys_for(*a).is_empty(), "{a:?} has no key");
         }
+    }
+
+    #[test]
+    fn every_popup_action_has_a_default_key() {
+        let k = Keymap::default_map();
+        for kind in PopupKind::ALL {
+            for a in kind.actions() {
+                assert!(
+                    !k.popup_keys(*kind, *a).is_empty(),
+                    "{kind:?} {a:?} has no key"
+                );
+            }
+        }
+        let ev = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        // The same key means different things on different popups.
+        assert_eq!(
+            k.popup_action(PopupKind::Replay, &ev('k')),
+            Some(PopupAction::Keep)
+        );
+        assert_eq!(
+            k.popup_action(PopupKind::Picker, &ev('k')),
+            Some(PopupAction::Previous)
+        );
+        assert_eq!(k.popup_action(PopupKind::Editor, &ev('k')), None);
+        // The first key listed is the one hints show.
+        assert_eq!(
+            k.popup_hint(PopupKind::QuitPrompt, PopupAction::Stay),
+            "esc"
+        );
+        assert_eq!(
+            k.popup_keys(PopupKind::QuitPrompt, PopupAction::QuitAnyway),
+            ["q", "y", "ctrl-c"]
+        );
+    }
+
+    #[test]
+    fn a_popup_action_outside_its_popup_is_refused_with_its_place() {
+        let mut k = Keymap::default_map();
+        let e = k.merge_toml("[picker]\nx = \"discard\"\n").unwrap_err();
+        assert!(
+            e.starts_with("line 2, column 5: not an action of [picker]"),
+            "{e}"
+        );
+        k.merge_toml("[quit_prompt]\nx = \"quit_anyway\"\nq = \"none\"\n")
+            .unwrap();
+        let ev = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        assert_eq!(
+            k.popup_action(PopupKind::QuitPrompt, &ev('x')),
+            Some(PopupAction::QuitAnyway)
+        );
+        assert_eq!(k.popup_action(PopupKind::QuitPrompt, &ev('q')), None);
+        assert_eq!(
+            k.popup_hint(PopupKind::QuitPrompt, PopupAction::QuitAnyway),
+            "y"
+        );
+        // The main map is untouched by a popup section.
+        assert_eq!(k.action(&ev('q')), Some(Action::Quit));
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod effects;
 pub mod event_loop;
 pub mod input;
 pub mod items;
+pub mod keycombo;
 pub mod keymap;
 pub mod msg;
 pub mod prompt;
@@ -16,6 +17,7 @@ pub mod queue;
 pub mod quit;
 pub mod recovery;
 pub mod signals;
+pub mod strings;
 pub mod terminal;
 pub mod theme;
 pub mod update;
@@ -106,9 +108,9 @@ pub fn build_app_with_items(
     let (keymap, kw) = keymap::Keymap::load(dir.as_deref());
     let (theme, tw) = theme::Theme::load(&settings.theme, dir.as_deref());
     let mut app = App::with_items(items, data, keymap, theme, &settings.model, &settings.who);
-    app.endpoint_error = settings.provider().err();
+    app.runs.endpoint_error = settings.provider().err();
     if let Ok(cfg) = settings.provider() {
-        app.preview_cfg = crate::provider::ProviderConfig {
+        app.runs.preview_cfg = crate::provider::ProviderConfig {
             api_key: None,
             ..cfg
         };
@@ -117,11 +119,9 @@ pub fn build_app_with_items(
     match settings.structured.as_deref() {
         None | Some("auto") => {}
         Some(s) => match crate::provider::ToolMode::parse(s) {
-            Some(m) => app.structured = Some(m),
+            Some(m) => app.choices.structured = Some(m),
             // The value itself is not echoed: config errors never repeat the file.
-            None => warnings.push(
-                "config structured must be auto, tools, json_schema or json: using auto".into(),
-            ),
+            None => warnings.push(strings::msg::BAD_STRUCTURED.into()),
         },
     }
     (app, warnings)
@@ -140,9 +140,7 @@ pub fn seed_new_workspace(
         return Ok(None);
     }
     if !store.holds_nothing()? {
-        return Ok(Some(
-            "this store has no items (sample data not loaded: it holds other work); add items with `jury import PATH`".into(),
-        ));
+        return Ok(Some(strings::msg::NO_ITEMS_OTHER_WORK.into()));
     }
     // The sample data: a directory when one is given, else the copy compiled
     // into the binary (works from anywhere).
@@ -153,12 +151,14 @@ pub fn seed_new_workspace(
         ),
         None => (
             crate::import::import_sample(store, who)?,
-            "the bundled sample data".into(),
+            strings::msg::BUNDLED_SAMPLE.into(),
         ),
     };
-    Ok(Some(format!(
-        "new workspace: sample data loaded ({} items, {} personas, {} perspectives from {})",
-        r.items, r.personas, r.perspectives, from
+    Ok(Some(strings::msg::sample_loaded(
+        r.items,
+        r.personas,
+        r.perspectives,
+        &from,
     )))
 }
 
@@ -179,11 +179,11 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         settings.prompts_dir.as_deref(),
     )?);
     let mut app = app;
-    app.prompts = prompts.clone();
+    app.runs.prompts = prompts.clone();
     if let Some(w) = warnings.into_iter().next() {
-        app.message = Some((Level::Warning, crate::sanitize::one_line(&w, 300)));
+        app.chrome.message = Some((Level::Warning, crate::sanitize::one_line(&w, 300)));
     } else if let Some(n) = notes.pop() {
-        app.message = Some((Level::Info, crate::sanitize::one_line(&n, 300)));
+        app.chrome.message = Some((Level::Info, crate::sanitize::one_line(&n, 300)));
     }
     offer_replay(&mut app, &settings.db_path);
     let engine = effects::EngineLink {
@@ -238,16 +238,16 @@ fn offer_replay(app: &mut App, db_path: &Path) {
             let found = labels.len() + bad;
             let labels = quit::still_unsaved(app, labels);
             if bad > 0 {
-                app.message = Some((
+                app.chrome.message = Some((
                     Level::Warning,
-                    format!(
-                        "{}: {bad} line(s) unreadable; left in the file",
-                        crate::sanitize::one_line(&path.display().to_string(), 200)
+                    strings::msg::recovery_unreadable(
+                        &crate::sanitize::one_line(&path.display().to_string(), 200),
+                        bad,
                     ),
                 ));
             }
             if !labels.is_empty() {
-                app.popup = Some(app::Popup::Replay {
+                app.chrome.popup = Some(app::Popup::Replay {
                     labels,
                     path: path.display().to_string(),
                 });
@@ -256,7 +256,7 @@ fn offer_replay(app: &mut App, db_path: &Path) {
             }
         }
         Err(e) => {
-            app.message = Some((
+            app.chrome.message = Some((
                 Level::Warning,
                 format!(
                     "{}: {}",
@@ -278,7 +278,7 @@ fn keep_what_is_unsaved(
     while let Ok(m) = rx.try_recv() {
         if matches!(m, msg::Msg::LabelSaved { .. }) {
             // Effects are not run any more: only the labels' states matter here.
-            let _ = update::update(app, m);
+            let _ = update::update(app, m, chrono::Utc::now());
         }
     }
     let labels = app.unsaved_labels();
@@ -287,10 +287,5 @@ fn keep_what_is_unsaved(
     }
     recovery::keep(&recovery::path_for(db_path), &labels)
         .map(|_| ())
-        .map_err(|e| {
-            format!(
-                "{} label(s) could not be saved nor kept for replay: {e}",
-                labels.len()
-            )
-        })
+        .map_err(|e| strings::msg::lost_labels(labels.len(), &e.to_string()))
 }

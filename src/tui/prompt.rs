@@ -16,8 +16,8 @@ pub fn preview_text(app: &App) -> String {
     }
     let boundary = crate::protocol::new_boundary();
     let call = match crate::protocol::awag::preview(
-        app.prompts.clone(),
-        app.mode,
+        app.runs.prompts.clone(),
+        app.choices.mode,
         persona,
         &persp,
         item,
@@ -26,13 +26,13 @@ pub fn preview_text(app: &App) -> String {
         Ok(c) => c,
         Err(e) => return format!("cannot build the request: {}", sanitize::one_line(&e, 300)),
     };
-    let body = request_body(&app.preview_cfg, &call, ToolMode::Tools);
+    let body = request_body(&app.runs.preview_cfg, &call, ToolMode::Tools);
     let mut out = format!(
         "mode {} · model {} · prompt set {} (hash {}) · boundary {boundary} (fresh per run)\n\n",
-        app.mode,
-        app.preview_cfg.model,
-        app.prompts.origin,
-        app.prompts.hash()
+        app.choices.mode,
+        app.runs.preview_cfg.model,
+        app.runs.prompts.origin,
+        app.runs.prompts.hash()
     );
     for (i, m) in call.messages.iter().enumerate() {
         out.push_str(&format!(

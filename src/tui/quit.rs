@@ -2,13 +2,14 @@
 //! recovery file), and replaying the labels an earlier session kept there.
 //! Decisions only, like [`super::update`]: files are written by the executor.
 
+use super::action::{PopupAction, PopupKind};
 use super::app::{App, LabelEntry, Level, Popup, QuitPrompt, SaveState};
 use super::msg::Effect;
 use super::recovery::same_slot;
 use super::update::retry_unsaved;
 use crate::domain::Label;
 use crate::sanitize;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 /// The quit action: at once when every label is saved; else every unsaved
 /// label is retried and the answer awaited ([`QuitPrompt::Saving`]).
@@ -18,12 +19,12 @@ pub fn request(app: &mut App, fx: &mut Vec<Effect>) {
         return;
     }
     retry_unsaved(app, fx);
-    app.popup = Some(Popup::Quit(QuitPrompt::Saving));
+    app.chrome.popup = Some(Popup::Quit(QuitPrompt::Saving));
 }
 
 fn finish(app: &mut App, fx: &mut Vec<Effect>) {
-    app.quit = true;
-    for r in app.runs.iter().filter(|r| !r.finished) {
+    app.chrome.quit = true;
+    for r in app.runs.active.iter().filter(|r| !r.finished) {
         fx.push(Effect::CancelRun { tag: r.tag });
     }
 }
@@ -32,15 +33,15 @@ fn finish(app: &mut App, fx: &mut Vec<Effect>) {
 /// quit prompt on once nothing is pending.
 pub fn label_answered(app: &mut App, fx: &mut Vec<Effect>) {
     let pending = app.pending_count();
-    if app.replaying && pending == 0 && app.unsaved_count() == 0 {
-        app.replaying = false;
+    if app.data.replaying && pending == 0 && app.unsaved_count() == 0 {
+        app.data.replaying = false;
         fx.push(Effect::ClearUnsaved);
-        app.message = Some((
+        app.chrome.message = Some((
             Level::Info,
-            "the recovered labels are saved; the recovery file is removed".into(),
+            crate::tui::strings::msg::RECOVERED_SAVED.into(),
         ));
     }
-    if pending > 0 || !matches!(app.popup, Some(Popup::Quit(QuitPrompt::Saving))) {
+    if pending > 0 || !matches!(app.chrome.popup, Some(Popup::Quit(QuitPrompt::Saving))) {
         return;
     }
     let labels = app.unsaved_labels();
@@ -49,6 +50,7 @@ pub fn label_answered(app: &mut App, fx: &mut Vec<Effect>) {
         return;
     }
     let reason = app
+        .data
         .labels
         .values()
         .flatten()
@@ -57,7 +59,7 @@ pub fn label_answered(app: &mut App, fx: &mut Vec<Effect>) {
             _ => None,
         })
         .unwrap_or_default();
-    app.popup = Some(Popup::Quit(QuitPrompt::Unsaved {
+    app.chrome.popup = Some(Popup::Quit(QuitPrompt::Unsaved {
         count: labels.len(),
         reason,
         kept: None,
@@ -67,44 +69,38 @@ pub fn label_answered(app: &mut App, fx: &mut Vec<Effect>) {
 
 /// The executor's answer to [`Effect::KeepUnsaved`].
 pub fn kept(app: &mut App, r: Result<String, String>) {
-    match &mut app.popup {
+    match &mut app.chrome.popup {
         Some(Popup::Quit(QuitPrompt::Unsaved { kept, .. })) => {
             *kept = Some(r.map_err(|e| sanitize::one_line(&e, 200)))
         }
         _ => {
             if let Err(e) = r {
-                app.message = Some((
+                app.chrome.message = Some((
                     Level::Error,
-                    format!("recovery file: {}", sanitize::one_line(&e, 200)),
+                    crate::tui::strings::msg::recovery_file_error(&sanitize::one_line(&e, 200)),
                 ));
             }
         }
     }
 }
 
-fn is_quit_key(k: &KeyEvent) -> bool {
-    matches!(k.code, KeyCode::Char('q') | KeyCode::Char('y'))
-        || (k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL))
-}
-
-/// Keys on the quit prompt (the popup was taken out of `app`).
+/// Keys on the quit prompt (the popup was taken out of `app`); while the
+/// retry is being saved only "stay" acts.
 pub fn prompt_key(app: &mut App, q: QuitPrompt, k: KeyEvent, fx: &mut Vec<Effect>) {
-    match (&q, k.code) {
-        (_, KeyCode::Esc) | (QuitPrompt::Unsaved { .. }, KeyCode::Char('n')) => {
-            app.message = Some((
+    let action = app.chrome.keymap.popup_action(PopupKind::QuitPrompt, &k);
+    match (&q, action) {
+        (_, Some(PopupAction::Stay)) => {
+            app.chrome.message = Some((
                 Level::Warning,
-                format!(
-                    "not quitting: {} label(s) not saved yet",
-                    app.unsaved_count() + app.pending_count()
-                ),
+                crate::tui::strings::msg::not_quitting(app.unsaved_count() + app.pending_count()),
             ));
         }
-        (QuitPrompt::Unsaved { .. }, _) if is_quit_key(&k) => finish(app, fx),
-        (QuitPrompt::Unsaved { .. }, KeyCode::Char('r') | KeyCode::Char('s')) => {
+        (QuitPrompt::Unsaved { .. }, Some(PopupAction::QuitAnyway)) => finish(app, fx),
+        (QuitPrompt::Unsaved { .. }, Some(PopupAction::RetrySaving)) => {
             retry_unsaved(app, fx);
-            app.popup = Some(Popup::Quit(QuitPrompt::Saving));
+            app.chrome.popup = Some(Popup::Quit(QuitPrompt::Saving));
         }
-        _ => app.popup = Some(Popup::Quit(q)),
+        _ => app.chrome.popup = Some(Popup::Quit(q)),
     }
 }
 
@@ -113,7 +109,7 @@ pub fn still_unsaved(app: &App, labels: Vec<Label>) -> Vec<Label> {
     labels
         .into_iter()
         .filter(|l| {
-            !app.labels.get(&l.key.item_id).is_some_and(|es| {
+            !app.data.labels.get(&l.key.item_id).is_some_and(|es| {
                 es.iter().any(|e| {
                     e.state == SaveState::Saved
                         && same_slot(&e.label, l)
@@ -133,19 +129,19 @@ pub fn replay_key(
     fx: &mut Vec<Effect>,
 ) {
     let n = labels.len();
-    match k.code {
-        KeyCode::Char('r') | KeyCode::Enter => replay(app, labels, fx),
-        KeyCode::Char('k') | KeyCode::Esc => {
-            app.message = Some((
+    match app.chrome.keymap.popup_action(PopupKind::Replay, &k) {
+        Some(PopupAction::Replay) => replay(app, labels, fx),
+        Some(PopupAction::Keep) => {
+            app.chrome.message = Some((
                 Level::Warning,
-                format!("{n} unsaved label(s) stay in {path}; offered again at the next start"),
+                crate::tui::strings::msg::kept_for_later(n, &path),
             ))
         }
-        KeyCode::Char('x') => {
+        Some(PopupAction::Discard) => {
             fx.push(Effect::ClearUnsaved);
-            app.message = Some((Level::Info, format!("discarded {n} recovered label(s)")));
+            app.chrome.message = Some((Level::Info, crate::tui::strings::msg::discarded(n)));
         }
-        _ => app.popup = Some(Popup::Replay { labels, path }),
+        _ => app.chrome.popup = Some(Popup::Replay { labels, path }),
     }
 }
 
@@ -154,9 +150,9 @@ pub fn replay_key(
 fn replay(app: &mut App, labels: Vec<Label>, fx: &mut Vec<Effect>) {
     let n = labels.len();
     for l in labels {
-        let req = app.next_req;
-        app.next_req += 1;
-        let entries = app.labels.entry(l.key.item_id.clone()).or_default();
+        let req = app.data.next_req;
+        app.data.next_req += 1;
+        let entries = app.data.labels.entry(l.key.item_id.clone()).or_default();
         let state = SaveState::Pending(req);
         match entries.iter_mut().find(|e| same_slot(&e.label, &l)) {
             Some(e) => {
@@ -168,14 +164,11 @@ fn replay(app: &mut App, labels: Vec<Label>, fx: &mut Vec<Effect>) {
                 state,
             }),
         }
-        if let Some(&i) = app.index_of.get(&l.key.item_id) {
+        if let Some(&i) = app.data.index_of.get(&l.key.item_id) {
             app.item_changed(i as usize);
         }
         fx.push(Effect::SaveLabel { req, label: l });
     }
-    app.replaying = true;
-    app.message = Some((
-        Level::Info,
-        format!("replaying {n} label(s) from the recovery file…"),
-    ));
+    app.data.replaying = true;
+    app.chrome.message = Some((Level::Info, crate::tui::strings::msg::replaying(n)));
 }

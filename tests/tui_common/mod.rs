@@ -7,7 +7,6 @@ use jury::tui::app::{App, Loaded};
 use jury::tui::keymap::Keymap;
 use jury::tui::msg::{Effect, Msg};
 use jury::tui::theme::Theme;
-use jury::tui::update::update;
 use jury::tui::views::Root;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -89,9 +88,14 @@ pub fn app_with(data: Loaded) -> App {
         "gpt-4o-mini",
         "alice",
     );
-    app.endpoint_error = None;
-    app.size = (120, 32);
+    app.runs.endpoint_error = None;
+    app.chrome.size = (120, 32);
     app
+}
+
+/// `update` as the event loop calls it: with the time now.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    jury::tui::update::update(app, msg, chrono::Utc::now())
 }
 
 pub fn app() -> App {
@@ -116,7 +120,7 @@ pub fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
 }
 
 pub fn screen(app: &App) -> String {
-    let t = draw(app, app.size.0, app.size.1);
+    let t = draw(app, app.chrome.size.0, app.chrome.size.1);
     format!("{}", t.backend())
 }
 

@@ -19,7 +19,7 @@ pub struct AgreementView<'a> {
 
 impl Widget for AgreementView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let t = &self.app.theme;
+        let t = &self.app.chrome.theme;
         let block = Block::bordered()
             .title(" agreement (j/k select a group, esc back) ")
             .border_style(t.border_focused)

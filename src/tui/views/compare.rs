@@ -14,11 +14,11 @@ pub struct CompareView<'a>(pub &'a App);
 impl Widget for CompareView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
-        let t = &app.theme;
+        let t = &app.chrome.theme;
         let title = format!(
             " compare modes · persona {} · {} to start missing runs, esc back ",
             sanitize::one_line(app.persona_id(), 20),
-            app.keymap.hint(Action::RunMissing)
+            app.chrome.keymap.hint(Action::RunMissing)
         );
         let block = Block::bordered()
             .title(title)
@@ -37,7 +37,7 @@ impl Widget for CompareView<'_> {
         .areas(inner);
         let mut lines = vec![
             Line::styled(
-                format!("{} — {}", app.detail.meta, app.detail.title),
+                format!("{} — {}", app.list.detail.meta, app.list.detail.title),
                 t.muted,
             ),
             Line::from(vec![
@@ -51,71 +51,19 @@ impl Widget for CompareView<'_> {
         ];
         let persona = app.persona_id();
         for (ri, r) in rows.iter().enumerate() {
-            let Some(key) = app.combo(r) else { continue };
-            let c = &item.classifications[r.classification];
-            let values: Vec<Option<Value>> = Mode::ALL
-                .iter()
-                .map(|m| app.verdict(&key, persona, *m).map(|v| v.value))
-                .collect();
-            let present: Vec<Value> = values.iter().flatten().copied().collect();
-            let modes_differ = present
-                .iter()
-                .any(|a| present.iter().any(|b| disagrees(*a, *b)));
-            let label = app.my_label(&key, app.mode.scale());
-            let name = if app.active_perspectives().len() > 1 {
-                format!("{} · {}", c.id, r.perspective_id)
-            } else {
-                c.id.clone()
-            };
-            let mut spans = vec![
-                Span::styled(
-                    format!(
-                        "{}{:<26} ",
-                        if ri == app.row { "▶" } else { " " },
-                        sanitize::one_line(&name, 26)
-                    ),
-                    if ri == app.row { t.selection } else { t.text },
-                ),
-                Span::styled(
-                    format!("{:<12}", sanitize::one_line(c.selected_text(), 11)),
-                    t.muted,
-                ),
-            ];
-            for (i, v) in values.iter().enumerate() {
-                let w = if i == 2 { 12 } else { 10 };
-                match v {
-                    None if app.streams.contains_key(&key) => {
-                        spans.push(Span::styled(format!("{:<w$}", "…"), t.streaming))
-                    }
-                    None => spans.push(Span::styled(format!("{:<w$}", "–"), t.muted)),
-                    Some(v) => {
-                        let differs =
-                            modes_differ || label.is_some_and(|l| disagrees(*v, l.label.value));
-                        let style = if differs {
-                            t.disagreement_mark
-                        } else {
-                            value_style(*v, t)
-                        };
-                        spans.push(Span::styled(format!("{:<w$}", v.as_text()), style));
-                    }
-                }
-            }
-            spans.extend(label_span(label, t));
-            if modes_differ {
-                spans.push(Span::styled("  modes differ", t.disagree));
-            }
-            lines.push(Line::from(spans));
+            lines.extend(mode_row(app, item, ri, r));
         }
         Paragraph::new(lines).render(table, buf);
         // The focused row's texts, one column per mode.
-        let Some(key) = rows.get(app.row).and_then(|r| app.combo(r)) else {
+        let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) else {
             return;
         };
         let cols = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(texts);
         for (i, m) in Mode::ALL.iter().enumerate() {
-            let text = match (app.verdict(&key, persona, *m), app.mode == *m) {
+            let text = match (app.verdict(&key, persona, *m), app.choices.mode == *m) {
                 (Some(v), _) => sanitize::for_display(&v.text, 4000),
                 (None, true) => app
+                    .runs
                     .streams
                     .get(&key)
                     .map(|s| s.text.clone())
@@ -134,4 +82,73 @@ impl Widget for CompareView<'_> {
                 .render(cols[i], buf);
         }
     }
+}
+
+/// One classification row: the classifier's choice, each mode's value (marked
+/// where modes or judge and human differ) and the human label.
+fn mode_row<'a>(
+    app: &App,
+    item: &crate::domain::Item,
+    ri: usize,
+    r: &crate::tui::app::RowKey,
+) -> Option<Line<'a>> {
+    let t = &app.chrome.theme;
+    let persona = app.persona_id();
+    let key = app.combo(r)?;
+    let c = &item.classifications[r.classification];
+    let values: Vec<Option<Value>> = Mode::ALL
+        .iter()
+        .map(|m| app.verdict(&key, persona, *m).map(|v| v.value))
+        .collect();
+    let present: Vec<Value> = values.iter().flatten().copied().collect();
+    let modes_differ = present
+        .iter()
+        .any(|a| present.iter().any(|b| disagrees(*a, *b)));
+    let label = app.my_label(&key, app.choices.mode.scale());
+    let name = if app.active_perspectives().len() > 1 {
+        format!("{} · {}", c.id, r.perspective_id)
+    } else {
+        c.id.clone()
+    };
+    let mut spans = vec![
+        Span::styled(
+            format!(
+                "{}{:<26} ",
+                if ri == app.list.row { "▶" } else { " " },
+                sanitize::one_line(&name, 26)
+            ),
+            if ri == app.list.row {
+                t.selection
+            } else {
+                t.text
+            },
+        ),
+        Span::styled(
+            format!("{:<12}", sanitize::one_line(c.selected_text(), 11)),
+            t.muted,
+        ),
+    ];
+    for (i, v) in values.iter().enumerate() {
+        let w = if i == 2 { 12 } else { 10 };
+        match v {
+            None if app.runs.streams.contains_key(&key) => {
+                spans.push(Span::styled(format!("{:<w$}", "…"), t.streaming))
+            }
+            None => spans.push(Span::styled(format!("{:<w$}", "–"), t.muted)),
+            Some(v) => {
+                let differs = modes_differ || label.is_some_and(|l| disagrees(*v, l.label.value));
+                let style = if differs {
+                    t.disagreement_mark
+                } else {
+                    value_style(*v, t)
+                };
+                spans.push(Span::styled(format!("{:<w$}", v.as_text()), style));
+            }
+        }
+    }
+    spans.extend(label_span(label, t));
+    if modes_differ {
+        spans.push(Span::styled("  modes differ", t.disagree));
+    }
+    Some(Line::from(spans))
 }

@@ -12,8 +12,8 @@ pub struct ItemPane<'a>(pub &'a App);
 impl Widget for ItemPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
-        let t = &app.theme;
-        let block = focused_block(" item ", app.focus == Pane::Item, app);
+        let t = &app.chrome.theme;
+        let block = focused_block(" item ", app.chrome.focus == Pane::Item, app);
         let Some(item) = app.current_item() else {
             Paragraph::new("no item selected")
                 .style(t.muted)
@@ -21,7 +21,7 @@ impl Widget for ItemPane<'_> {
                 .render(area, buf);
             return;
         };
-        let d = &app.detail;
+        let d = &app.list.detail;
         let mut lines: Vec<Line> = vec![
             Line::styled(d.meta.clone(), t.muted),
             Line::styled(d.title.clone(), t.title),
@@ -69,7 +69,7 @@ impl Widget for ItemPane<'_> {
         Paragraph::new(lines)
             .block(block)
             .wrap(Wrap { trim: false })
-            .scroll((app.text_scroll, 0))
+            .scroll((app.list.text_scroll, 0))
             .render(area, buf);
     }
 }

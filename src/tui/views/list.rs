@@ -12,25 +12,25 @@ pub struct ListPane<'a>(pub &'a App);
 impl Widget for ListPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
-        let t = &app.theme;
+        let t = &app.chrome.theme;
         let mut title = format!(
             " items {}/{} · {} ",
-            app.filtered.len(),
-            app.items.len(),
-            app.filter.name()
+            app.list.filtered.len(),
+            app.data.items.len(),
+            app.list.filter.name()
         );
-        if app.order != crate::tui::queue::Order::File {
-            title.push_str(&format!("· {} ", app.order.name()));
+        if app.list.order != crate::tui::queue::Order::File {
+            title.push_str(&format!("· {} ", app.list.order.name()));
         }
-        if !app.search.is_empty() {
-            title.push_str(&format!("· /{} ", sanitize::one_line(&app.search, 20)));
+        if !app.list.search.is_empty() {
+            title.push_str(&format!("· /{} ", sanitize::one_line(&app.list.search, 20)));
         }
-        let block = focused_block(title, app.focus == Pane::List, app);
+        let block = focused_block(title, app.chrome.focus == Pane::List, app);
         let inner = block.inner(area);
         block.render(area, buf);
-        if app.filtered.is_empty() {
+        if app.list.filtered.is_empty() {
             Line::styled(
-                if app.items.is_empty() {
+                if app.data.items.is_empty() {
                     "no items: jury import FILE"
                 } else {
                     "nothing matches"
@@ -40,12 +40,12 @@ impl Widget for ListPane<'_> {
             .render(inner, buf);
             return;
         }
-        let end = (app.list_offset + inner.height as usize).min(app.filtered.len());
-        for (row, pos) in (app.list_offset..end).enumerate() {
-            let i = app.filtered[pos] as usize;
-            let it = &app.items[i];
-            let m = app.marks[i];
-            let selected = pos == app.cursor;
+        let end = (app.list.list_offset + inner.height as usize).min(app.list.filtered.len());
+        for (row, pos) in (app.list.list_offset..end).enumerate() {
+            let i = app.list.filtered[pos] as usize;
+            let it = &app.data.items[i];
+            let m = app.data.marks[i];
+            let selected = pos == app.list.cursor;
             let flag = |bit: u8, on: &'static str| if m & bit != 0 { on } else { " " };
             let w = inner.width as usize;
             let mut spans = vec![

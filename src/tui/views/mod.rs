@@ -55,7 +55,7 @@ pub fn focused_block<'a>(
     app: &App,
 ) -> ratatui::widgets::Block<'a> {
     ratatui::widgets::Block::bordered()
-        .border_style(app.theme.border(focused))
+        .border_style(app.chrome.theme.border(focused))
         .title(title)
-        .title_style(app.theme.title)
+        .title_style(app.chrome.theme.title)
 }

@@ -15,17 +15,22 @@ pub struct PersonasView<'a> {
 impl Widget for PersonasView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let t = &app.theme;
-        let k = |a| app.keymap.hint(a);
+        let t = &app.chrome.theme;
+        let k = |a| app.chrome.keymap.hint(a);
         let [left, right] =
             Layout::horizontal([Constraint::Percentage(30), Constraint::Percentage(70)])
                 .areas(area);
         let lines: Vec<Line> = app
+            .data
             .personas
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let cur = if i == app.persona { "● " } else { "  " };
+                let cur = if i == app.choices.persona {
+                    "● "
+                } else {
+                    "  "
+                };
                 let st = if i == self.cursor {
                     t.selection
                 } else {
@@ -55,7 +60,7 @@ impl Widget for PersonasView<'_> {
                     .title_style(t.title),
             )
             .render(left, buf);
-        let Some(p) = app.personas.get(self.cursor) else {
+        let Some(p) = app.data.personas.get(self.cursor) else {
             Paragraph::new("no personas yet")
                 .style(t.muted)
                 .block(Block::bordered().border_style(t.border))

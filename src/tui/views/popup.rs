@@ -1,5 +1,7 @@
 use crate::sanitize::one_line;
+use crate::tui::action::{PopupAction, PopupKind};
 use crate::tui::app::{App, InputKind, PickerKind, Popup, QuitPrompt};
+use crate::tui::strings;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
@@ -22,178 +24,42 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 
 impl Widget for PopupView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let t = &self.app.theme;
         match self.popup {
-            Popup::Notice { title, text } => {
-                let r = centered(area, 70, 9);
-                Clear.render(r, buf);
-                Paragraph::new(vec![
-                    Line::styled(text.clone(), t.text),
-                    Line::raw(""),
-                    Line::styled("press any key", t.muted),
-                ])
-                .wrap(Wrap { trim: false })
-                .block(
-                    Block::bordered()
-                        .title(format!(" {title} "))
-                        .border_style(t.error)
-                        .title_style(t.error),
-                )
-                .style(t.text)
-                .render(r, buf);
-            }
+            Popup::Notice { title, text } => notice(self.app, area, buf, title, text),
             Popup::Quit(q) => {
                 let (title, lines) = quit_lines(self.app, q);
                 dialog(area, buf, self.app, &title, lines);
             }
-            Popup::Replay { labels, path } => {
-                let mut lines = vec![
-                    Line::styled(
-                        format!(
-                            "{} label(s) could not be saved when jury last closed; they were kept in",
-                            labels.len()
-                        ),
-                        t.text,
-                    ),
-                    Line::styled(format!("  {}", one_line(path, 200)), t.muted),
-                    Line::raw(""),
-                ];
-                for l in labels.iter().take(5) {
-                    lines.push(Line::styled(
-                        format!(
-                            "  {} · {} · {} · {} = {}",
-                            one_line(&l.key.item_id, 30),
-                            one_line(&l.key.classification_id, 30),
-                            one_line(&l.persona_id, 20),
-                            one_line(&l.who, 20),
-                            l.value.as_text()
-                        ),
-                        t.human,
-                    ));
-                }
-                if labels.len() > 5 {
-                    lines.push(Line::styled(
-                        format!("  … and {} more", labels.len() - 5),
-                        t.muted,
-                    ));
-                }
-                lines.push(Line::raw(""));
-                lines.push(Line::styled(
-                    "r replay them into the store · k keep them for later · x discard them",
-                    t.key,
-                ));
-                dialog(
-                    area,
-                    buf,
-                    self.app,
-                    " unsaved labels from the last session ",
-                    lines,
-                );
-            }
+            Popup::Replay { labels, path } => replay(self.app, area, buf, labels, path),
             Popup::Picker {
                 kind,
                 options,
                 cursor,
-            } => {
-                let h = (options.len() as u16 + 2)
-                    .min(area.height.saturating_sub(4))
-                    .max(3);
-                let r = centered(area, 60, h);
-                Clear.render(r, buf);
-                let title = match kind {
-                    PickerKind::Persona => " persona (enter picks, esc closes) ",
-                    PickerKind::Perspective => " perspective (enter picks, esc closes) ",
-                };
-                let block = Block::bordered()
-                    .title(title)
-                    .border_style(t.border_focused)
-                    .title_style(t.title);
-                let inner = block.inner(r);
-                block.render(r, buf);
-                let first = cursor.saturating_sub(inner.height.saturating_sub(1) as usize);
-                for (row, (i, o)) in options
-                    .iter()
-                    .enumerate()
-                    .skip(first)
-                    .take(inner.height as usize)
-                    .enumerate()
-                {
-                    let line = Line::styled(
-                        format!(" {}", crate::sanitize::one_line(o, 56)),
-                        if i == *cursor { t.selection } else { t.text },
-                    );
-                    let lr = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
-                    if i == *cursor {
-                        buf.set_style(lr, t.selection);
-                    }
-                    line.render(lr, buf);
-                }
-            }
+            } => picker(self.app, area, buf, *kind, options, *cursor),
             Popup::Input {
                 kind,
                 area: ta,
                 error,
                 ..
-            } => {
-                let (title, h, w) = match kind {
-                    InputKind::Search => (
-                        " search id, title, sender (enter keeps, esc closes) ",
-                        3,
-                        70,
-                    ),
-                    InputKind::Note => (
-                        " note for this label (enter saves, esc cancels) ",
-                        2 + ta.lines().len().clamp(1, 8) as u16,
-                        80,
-                    ),
-                    InputKind::Persona => (
-                        " persona JSON (ctrl-s saves, esc cancels) ",
-                        area.height.saturating_sub(4),
-                        100,
-                    ),
-                };
-                let h = h + if error.is_some() { 1 } else { 0 };
-                let r = centered(area, w, h);
-                Clear.render(r, buf);
-                let block = Block::bordered()
-                    .title(title)
-                    .border_style(t.border_focused)
-                    .title_style(t.title);
-                let inner = block.inner(r);
-                block.render(r, buf);
-                let mut text_area = inner;
-                if let Some(e) = error {
-                    Line::styled(crate::sanitize::one_line(e, 200), t.error)
-                        .render(Rect::new(inner.x, inner.y, inner.width, 1), buf);
-                    text_area = Rect::new(
-                        inner.x,
-                        inner.y + 1,
-                        inner.width,
-                        inner.height.saturating_sub(1),
-                    );
-                }
-                ta.as_ref().render(text_area, buf);
-            }
+            } => input(self.app, area, buf, *kind, ta, error),
         }
     }
 }
 
 /// The quit prompt's title and lines.
 fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
-    let t = &app.theme;
+    let t = &app.chrome.theme;
+    let key = |a| app.chrome.keymap.popup_hint(PopupKind::QuitPrompt, a);
     match q {
         QuitPrompt::Saving => (
-            " quitting ".into(),
+            strings::prompt::QUITTING_TITLE.into(),
             vec![
                 Line::styled(
-                    format!(
-                        "saving {} label(s) before quitting…",
-                        app.pending_count() + app.unsaved_count()
-                    ),
+                    strings::prompt::saving_before_quit(app.pending_count() + app.unsaved_count()),
                     t.warning,
                 ),
                 Line::raw(""),
-                Line::styled("esc stay", t.key),
+                Line::styled(strings::prompt::stay(&key(PopupAction::Stay)), t.key),
             ],
         ),
         QuitPrompt::Unsaved {
@@ -202,36 +68,31 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
             kept,
         } => {
             let mut lines = vec![
-                Line::styled(
-                    format!("{count} label(s) could not be written to the store:"),
-                    t.error,
-                ),
+                Line::styled(strings::prompt::could_not_write(*count), t.error),
                 Line::styled(format!("  {}", one_line(reason, 200)), t.text),
                 Line::raw(""),
             ];
             match kept {
-                None => lines.push(Line::styled("keeping them in a recovery file…", t.muted)),
+                None => lines.push(Line::styled(strings::prompt::KEEPING, t.muted)),
                 Some(Ok(path)) => {
-                    lines.push(Line::styled(
-                        "They are kept in this file and offered for replay at the next start:",
-                        t.text,
-                    ));
+                    lines.push(Line::styled(strings::prompt::KEPT_IN, t.text));
                     lines.push(Line::styled(format!("  {}", one_line(path, 200)), t.muted));
                 }
                 Some(Err(e)) => {
-                    lines.push(Line::styled(
-                        "They could NOT be kept for later either: quitting loses them.",
-                        t.error,
-                    ));
+                    lines.push(Line::styled(strings::prompt::NOT_KEPT, t.error));
                     lines.push(Line::styled(format!("  {}", one_line(e, 200)), t.muted));
                 }
             }
             lines.push(Line::raw(""));
             lines.push(Line::styled(
-                "q quit anyway · r retry saving · esc stay",
+                strings::prompt::quit_keys(
+                    &key(PopupAction::QuitAnyway),
+                    &key(PopupAction::RetrySaving),
+                    &key(PopupAction::Stay),
+                ),
                 t.key,
             ));
-            (format!(" {count} label(s) NOT saved "), lines)
+            (strings::prompt::not_saved_title(*count), lines)
         }
     }
 }
@@ -274,7 +135,7 @@ fn break_at(text: &str, width: usize) -> Vec<String> {
 /// A bordered, centred box that fits its lines (long ones are broken at
 /// the box's width, so the height is known and the last line never cut).
 fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines: Vec<Line<'_>>) {
-    let t = &app.theme;
+    let t = &app.chrome.theme;
     let w = 90.min(area.width);
     let inner = w.saturating_sub(2).max(1) as usize;
     let mut rows: Vec<Line> = Vec::new();
@@ -296,4 +157,163 @@ fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines: Vec<Line<
         )
         .style(t.text)
         .render(r, buf);
+}
+
+fn notice(app: &App, area: Rect, buf: &mut Buffer, title: &str, text: &str) {
+    let t = &app.chrome.theme;
+    let r = centered(area, 70, 9);
+    Clear.render(r, buf);
+    Paragraph::new(vec![
+        Line::styled(text.to_string(), t.text),
+        Line::raw(""),
+        Line::styled(strings::prompt::PRESS_ANY_KEY, t.muted),
+    ])
+    .wrap(Wrap { trim: false })
+    .block(
+        Block::bordered()
+            .title(format!(" {title} "))
+            .border_style(t.error)
+            .title_style(t.error),
+    )
+    .style(t.text)
+    .render(r, buf);
+}
+
+fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Label], path: &str) {
+    let t = &app.chrome.theme;
+    let mut lines = vec![
+        Line::styled(strings::prompt::replay_intro(labels.len()), t.text),
+        Line::styled(format!("  {}", one_line(path, 200)), t.muted),
+        Line::raw(""),
+    ];
+    for l in labels.iter().take(5) {
+        lines.push(Line::styled(
+            format!(
+                "  {} · {} · {} · {} = {}",
+                one_line(&l.key.item_id, 30),
+                one_line(&l.key.classification_id, 30),
+                one_line(&l.persona_id, 20),
+                one_line(&l.who, 20),
+                l.value.as_text()
+            ),
+            t.human,
+        ));
+    }
+    if labels.len() > 5 {
+        lines.push(Line::styled(
+            strings::prompt::and_more(labels.len() - 5),
+            t.muted,
+        ));
+    }
+    lines.push(Line::raw(""));
+    let key = |a| app.chrome.keymap.popup_hint(PopupKind::Replay, a);
+    lines.push(Line::styled(
+        strings::prompt::replay_keys(
+            &key(PopupAction::Replay),
+            &key(PopupAction::Keep),
+            &key(PopupAction::Discard),
+        ),
+        t.key,
+    ));
+    dialog(area, buf, app, strings::prompt::REPLAY_TITLE, lines);
+}
+
+fn picker(
+    app: &App,
+    area: Rect,
+    buf: &mut Buffer,
+    kind: PickerKind,
+    options: &[String],
+    cursor: usize,
+) {
+    let t = &app.chrome.theme;
+    let h = (options.len() as u16 + 2)
+        .min(area.height.saturating_sub(4))
+        .max(3);
+    let r = centered(area, 60, h);
+    Clear.render(r, buf);
+    let key = |a| app.chrome.keymap.popup_hint(PopupKind::Picker, a);
+    let title = strings::prompt::picker_title(
+        match kind {
+            PickerKind::Persona => "persona",
+            PickerKind::Perspective => "perspective",
+        },
+        &key(PopupAction::Pick),
+        &key(PopupAction::Close),
+    );
+    let block = Block::bordered()
+        .title(title)
+        .border_style(t.border_focused)
+        .title_style(t.title);
+    let inner = block.inner(r);
+    block.render(r, buf);
+    let first = cursor.saturating_sub(inner.height.saturating_sub(1) as usize);
+    for (row, (i, o)) in options
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(inner.height as usize)
+        .enumerate()
+    {
+        let line = Line::styled(
+            format!(" {}", crate::sanitize::one_line(o, 56)),
+            if i == cursor { t.selection } else { t.text },
+        );
+        let lr = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
+        if i == cursor {
+            buf.set_style(lr, t.selection);
+        }
+        line.render(lr, buf);
+    }
+}
+
+fn input(
+    app: &App,
+    area: Rect,
+    buf: &mut Buffer,
+    kind: InputKind,
+    ta: &ratatui_textarea::TextArea<'static>,
+    error: &Option<String>,
+) {
+    let t = &app.chrome.theme;
+    let keys = match kind {
+        InputKind::Persona => PopupKind::PersonaEditor,
+        _ => PopupKind::Editor,
+    };
+    let key = |a| app.chrome.keymap.popup_hint(keys, a);
+    let (submit, close) = (key(PopupAction::Submit), key(PopupAction::Close));
+    let (title, h, w) = match kind {
+        InputKind::Search => (strings::prompt::search_title(&submit, &close), 3, 70),
+        InputKind::Note => (
+            strings::prompt::note_title(&submit, &close),
+            2 + ta.lines().len().clamp(1, 8) as u16,
+            80,
+        ),
+        InputKind::Persona => (
+            strings::prompt::persona_title(&submit, &close),
+            area.height.saturating_sub(4),
+            100,
+        ),
+    };
+    let h = h + if error.is_some() { 1 } else { 0 };
+    let r = centered(area, w, h);
+    Clear.render(r, buf);
+    let block = Block::bordered()
+        .title(title)
+        .border_style(t.border_focused)
+        .title_style(t.title);
+    let inner = block.inner(r);
+    block.render(r, buf);
+    let mut text_area = inner;
+    if let Some(e) = error {
+        Line::styled(crate::sanitize::one_line(e, 200), t.error)
+            .render(Rect::new(inner.x, inner.y, inner.width, 1), buf);
+        text_area = Rect::new(
+            inner.x,
+            inner.y + 1,
+            inner.width,
+            inner.height.saturating_sub(1),
+        );
+    }
+    ta.render(text_area, buf);
 }

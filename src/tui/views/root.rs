@@ -10,10 +10,10 @@ pub struct Root<'a>(pub &'a App);
 impl Widget for Root<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
-        buf.set_style(area, app.theme.text);
+        buf.set_style(area, app.chrome.theme.text);
         let p = layout::panes(area);
         let (body, _, _) = layout::body_and_bars(area);
-        match &app.view {
+        match &app.chrome.view {
             View::Main => {
                 super::list::ListPane(app).render(p.list, buf);
                 super::item::ItemPane(app).render(p.item, buf);
@@ -44,7 +44,7 @@ impl Widget for Root<'_> {
         }
         super::status::StatusBar(app).render(p.status, buf);
         super::status::MessageLine(app).render(p.message, buf);
-        if let Some(popup) = &app.popup {
+        if let Some(popup) = &app.chrome.popup {
             super::popup::PopupView { app, popup }.render(area, buf);
         }
     }

@@ -13,7 +13,7 @@ pub struct RunsPane<'a> {
 
 impl Widget for RunsPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let t = &self.app.theme;
+        let t = &self.app.chrome.theme;
         let block = |title: &str| {
             Block::bordered()
                 .title(title.to_string())
@@ -43,105 +43,13 @@ impl Widget for RunsPane<'_> {
         };
         let [top, bottom] =
             Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
-        let mut lines = vec![Line::styled(
-            format!(
-                "{:>5} {:<10} {:<5} {:<14} {:<18} {:>9} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
-                "id",
-                "status",
-                "mode",
-                "persona",
-                "model",
-                "verdicts",
-                "failed",
-                "tokens in/out",
-                "cached",
-                "requests",
-                "unknown",
-                "cost"
-            ),
-            t.title,
-        )];
         let h = top.height.saturating_sub(3) as usize;
-        let first = cursor.saturating_sub(h.saturating_sub(1));
-        for (i, r) in runs.iter().enumerate().skip(first).take(h.max(1)) {
-            let st = if i == cursor { t.selection } else { t.text };
-            lines.push(Line::styled(
-                format!(
-                    "{:>5} {:<10} {:<5} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
-                    r.id,
-                    r.status.as_str(),
-                    r.spec
-                        .mode
-                        .map(|m| m.to_string())
-                        .unwrap_or_else(|| "-".into()),
-                    sanitize::one_line(&r.spec.persona_id, 14),
-                    sanitize::one_line(&r.spec.model, 18),
-                    r.verdicts,
-                    r.total,
-                    r.failures,
-                    format!("{}/{}", r.prompt_tokens, r.completion_tokens),
-                    cached_share(r),
-                    r.requests,
-                    r.usage_unknown,
-                    r.cost_usd
-                        .map(|c| format!("${c:.4}"))
-                        .unwrap_or_else(|| "?".into()),
-                ),
-                st,
-            ));
-        }
-        if runs.is_empty() {
-            lines.push(Line::styled("no runs yet", t.muted));
-        }
+        let lines = run_table(self.app, runs, cursor, h);
         Paragraph::new(lines)
             .block(block(" runs (j/k select, esc back) "))
             .render(top, buf);
         let Some(run) = runs.get(cursor) else { return };
-        let mut lines = vec![Line::styled(
-            format!(
-                "structured: {} · {} request(s), every attempt · usage unknown on {} · cached {} of prompt tokens",
-                run.structured
-                    .as_deref()
-                    .map(|s| sanitize::one_line(s, 200))
-                    .unwrap_or_else(|| "not recorded".into()),
-                run.requests,
-                run.usage_unknown,
-                cached_share(run),
-            ),
-            t.text,
-        )];
-        if let Some(n) = &run.note {
-            lines.push(Line::styled(
-                format!("note: {}", sanitize::one_line(n, 300)),
-                t.warning,
-            ));
-        }
-        for f in failures.iter().filter(|f| f.run_id == run.id).take(20) {
-            lines.push(Line::styled(
-                format!(
-                    "{} · {} · attempt {} · http {} · finish {} · {} combination(s)",
-                    f.created_at,
-                    f.kind.as_str(),
-                    f.attempt,
-                    f.http_status
-                        .map(|s| s.to_string())
-                        .unwrap_or_else(|| "-".into()),
-                    sanitize::one_line(f.finish_reason.as_deref().unwrap_or("-"), 20),
-                    f.keys.len()
-                ),
-                t.error,
-            ));
-            lines.push(Line::styled(
-                format!("  reason: {}", sanitize::one_line(&f.reason, 300)),
-                t.text,
-            ));
-            for l in sanitize::for_display(&f.raw_response, 1500).lines() {
-                lines.push(Line::styled(format!("  │ {l}"), t.muted));
-            }
-        }
-        if lines.len() == 1 {
-            lines.push(Line::styled("no failures in this run", t.muted));
-        }
+        let lines = run_detail(self.app, run, failures);
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .block(block(&format!(
@@ -162,4 +70,114 @@ fn cached_share(r: &crate::domain::Run) -> String {
         "{:.0}%",
         100.0 * r.cached_tokens as f64 / r.prompt_tokens as f64
     )
+}
+
+/// The runs table, scrolled so the selected run shows in `h` rows.
+fn run_table<'a>(app: &App, runs: &[crate::domain::Run], cursor: usize, h: usize) -> Vec<Line<'a>> {
+    let t = &app.chrome.theme;
+    let mut lines = vec![Line::styled(
+        format!(
+            "{:>5} {:<10} {:<5} {:<14} {:<18} {:>9} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
+            "id",
+            "status",
+            "mode",
+            "persona",
+            "model",
+            "verdicts",
+            "failed",
+            "tokens in/out",
+            "cached",
+            "requests",
+            "unknown",
+            "cost"
+        ),
+        t.title,
+    )];
+    let first = cursor.saturating_sub(h.saturating_sub(1));
+    for (i, r) in runs.iter().enumerate().skip(first).take(h.max(1)) {
+        let st = if i == cursor { t.selection } else { t.text };
+        lines.push(Line::styled(
+            format!(
+                "{:>5} {:<10} {:<5} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
+                r.id,
+                r.status.as_str(),
+                r.spec
+                    .mode
+                    .map(|m| m.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                sanitize::one_line(&r.spec.persona_id, 14),
+                sanitize::one_line(&r.spec.model, 18),
+                r.verdicts,
+                r.total,
+                r.failures,
+                format!("{}/{}", r.prompt_tokens, r.completion_tokens),
+                cached_share(r),
+                r.requests,
+                r.usage_unknown,
+                r.cost_usd
+                    .map(|c| format!("${c:.4}"))
+                    .unwrap_or_else(|| "?".into()),
+            ),
+            st,
+        ));
+    }
+    if runs.is_empty() {
+        lines.push(Line::styled("no runs yet", t.muted));
+    }
+    lines
+}
+
+/// How the selected run answered, and its failures with their raw responses.
+fn run_detail<'a>(
+    app: &App,
+    run: &crate::domain::Run,
+    failures: &[crate::domain::Failure],
+) -> Vec<Line<'a>> {
+    let t = &app.chrome.theme;
+    let mut lines = vec![Line::styled(
+        format!(
+            "structured: {} · {} request(s), every attempt · usage unknown on {} · cached {} of prompt tokens",
+            run.structured
+                .as_deref()
+                .map(|s| sanitize::one_line(s, 200))
+                .unwrap_or_else(|| "not recorded".into()),
+            run.requests,
+            run.usage_unknown,
+            cached_share(run),
+        ),
+        t.text,
+    )];
+    if let Some(n) = &run.note {
+        lines.push(Line::styled(
+            format!("note: {}", sanitize::one_line(n, 300)),
+            t.warning,
+        ));
+    }
+    for f in failures.iter().filter(|f| f.run_id == run.id).take(20) {
+        lines.push(Line::styled(
+            format!(
+                "{} · {} · attempt {} · http {} · finish {} · {} combination(s)",
+                f.created_at,
+                f.kind.as_str(),
+                f.attempt,
+                f.http_status
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                sanitize::one_line(f.finish_reason.as_deref().unwrap_or("-"), 20),
+                f.keys.len()
+            ),
+            t.error,
+        ));
+        lines.push(Line::styled(
+            format!("  reason: {}", sanitize::one_line(&f.reason, 300)),
+            t.text,
+        ));
+        for l in sanitize::for_display(&f.raw_response, 1500).lines() {
+            lines.push(Line::styled(format!("  │ {l}"), t.muted));
+        }
+    }
+    if lines.len() == 1 {
+        lines.push(Line::styled("no failures in this run", t.muted));
+    }
+    lines
 }

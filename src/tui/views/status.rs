@@ -13,7 +13,7 @@ pub struct StatusBar<'a>(pub &'a App);
 impl Widget for StatusBar<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
-        let t = &app.theme;
+        let t = &app.chrome.theme;
         buf.set_style(area, t.status_bar);
         let sep = || Span::styled(" │ ", t.status_bar);
         let persona = app
@@ -32,19 +32,19 @@ impl Widget for StatusBar<'_> {
             ),
             sep(),
             Span::styled(
-                format!("mode {} ({})", app.mode, app.mode.scale()),
+                format!("mode {} ({})", app.choices.mode, app.choices.mode.scale()),
                 t.status_bar,
             ),
             sep(),
-            Span::styled(sanitize::one_line(&app.model, 30), t.status_bar),
+            Span::styled(sanitize::one_line(&app.runs.model, 30), t.status_bar),
         ];
-        let active: Vec<_> = app.runs.iter().filter(|r| !r.finished).collect();
+        let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
         if let Some(r) = active.first() {
             let p = &r.progress;
             spans.push(sep());
             let mut s = format!(
                 "{} run {}/{}",
-                spinner(app.spinner),
+                spinner(app.runs.spinner),
                 p.done(),
                 p.total.max(p.done())
             );
@@ -55,7 +55,7 @@ impl Widget for StatusBar<'_> {
                 s.push_str(&format!(" (+{} runs)", active.len() - 1));
             }
             spans.push(Span::styled(s, t.status_bar.patch(t.streaming)));
-        } else if let Some(r) = app.runs.last() {
+        } else if let Some(r) = app.runs.active.last() {
             spans.push(sep());
             spans.push(Span::styled(
                 format!(
@@ -74,7 +74,7 @@ impl Widget for StatusBar<'_> {
             spans.push(sep());
             spans.push(Span::styled(format!(" {unsaved} UNSAVED "), t.error));
         }
-        if app.blind {
+        if app.choices.blind {
             spans.push(sep());
             spans.push(Span::styled("blind", t.status_bar));
         }
@@ -84,7 +84,7 @@ impl Widget for StatusBar<'_> {
         spans.push(Span::styled(
             format!(
                 "structured {}",
-                crate::tui::update::structured_name(app.structured)
+                crate::tui::update::structured_name(app.choices.structured)
             ),
             t.status_bar,
         ));
@@ -98,8 +98,8 @@ pub struct MessageLine<'a>(pub &'a App);
 impl Widget for MessageLine<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
-        let t = &app.theme;
-        if let Some((level, text)) = &app.message {
+        let t = &app.chrome.theme;
+        if let Some((level, text)) = &app.chrome.message {
             let style = match level {
                 Level::Info => t.text,
                 Level::Warning => t.warning,
@@ -108,21 +108,9 @@ impl Widget for MessageLine<'_> {
             Line::styled(format!(" {text}"), style).render(area, buf);
             return;
         }
-        let k = |a: Action| app.keymap.hint(a);
+        let k = |a: Action| app.chrome.keymap.hint(a);
         let mut spans = Vec::new();
-        for (a, what) in [
-            (Action::Judge, "judge"),
-            (Action::Likert1, "1-5 label"),
-            (Action::Agree, "agree"),
-            (Action::Disagree, "disagree"),
-            (Action::CycleMode, "mode"),
-            (Action::PickPersona, "persona"),
-            (Action::PickPerspective, "perspective"),
-            (Action::Compare, "compare"),
-            (Action::RunFiltered, "run list"),
-            (Action::Help, "help"),
-            (Action::Quit, "quit"),
-        ] {
+        for &(a, what) in crate::tui::strings::help::KEY_HINTS {
             let key = if a == Action::Likert1 {
                 String::new()
             } else {

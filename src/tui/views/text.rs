@@ -1,4 +1,5 @@
 use crate::tui::app::App;
+use crate::tui::strings;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -14,7 +15,7 @@ pub struct TextView<'a> {
 
 impl Widget for TextView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let t = &self.app.theme;
+        let t = &self.app.chrome.theme;
         let lines: Vec<Line> = self
             .text
             .lines()
@@ -41,32 +42,25 @@ pub struct HelpView<'a> {
 
 impl Widget for HelpView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let t = &self.app.theme;
-        let mut lines = vec![
-            Line::styled(
-                "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back",
-                t.muted,
-            ),
-            Line::raw(""),
-        ];
-        for (action, keys) in self.app.keymap.bindings() {
-            let keys = if keys.is_empty() {
-                "(unbound)".to_string()
-            } else {
-                keys.join(", ")
-            };
-            lines.push(Line::from(vec![
-                Span::styled(format!("{keys:>16}  "), t.key),
-                Span::styled(format!("{:<18}", action.name()), t.muted),
-                Span::styled(action.help(), t.text),
-            ]));
+        let t = &self.app.chrome.theme;
+        let mut lines = vec![Line::styled(strings::help::HEADER, t.muted), Line::raw("")];
+        for (action, keys) in self.app.chrome.keymap.bindings() {
+            lines.push(binding(t, &keys, &action.name(), action.help()));
         }
         lines.push(Line::raw(""));
-        lines.push(Line::styled("list marks: J judged · H labelled · ≠ judge and human disagree · ! control characters or instruction-like text", t.muted));
-        lines.push(Line::styled(
-            "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)",
-            t.muted,
-        ));
+        lines.push(Line::styled(strings::help::LIST_MARKS, t.muted));
+        lines.push(Line::styled(strings::help::LABEL_STATES, t.muted));
+        // What each popup answers to, from its own section of the keymap.
+        for (kind, actions) in self.app.chrome.keymap.popup_bindings() {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                strings::help::popup_section(kind.title(), kind.section()),
+                t.title,
+            ));
+            for (action, keys) in actions {
+                lines.push(binding(t, &keys, &action.name(), action.help()));
+            }
+        }
         Paragraph::new(lines)
             .scroll((self.scroll, 0))
             .block(
@@ -77,4 +71,23 @@ impl Widget for HelpView<'_> {
             )
             .render(area, buf);
     }
+}
+
+/// One help line: the keys, the action's name in keymap files, what it does.
+fn binding<'a>(
+    t: &crate::tui::theme::Theme,
+    keys: &[String],
+    name: &str,
+    help: &'a str,
+) -> Line<'a> {
+    let keys = if keys.is_empty() {
+        strings::help::UNBOUND.to_string()
+    } else {
+        keys.join(", ")
+    };
+    Line::from(vec![
+        Span::styled(format!("{keys:>16}  "), t.key),
+        Span::styled(format!("{name:<18}"), t.muted),
+        Span::styled(help, t.text),
+    ])
 }

@@ -1,6 +1,6 @@
 use super::{focused_block, label_span, value_style};
 use crate::sanitize;
-use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, disagrees};
+use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, RowKey, disagrees};
 use crate::tui::protocol_rows::ProtoRow;
 use crate::tui::update::visible_judge;
 use ratatui::buffer::Buffer;
@@ -23,14 +23,14 @@ struct RowDraw<'a> {
 impl Widget for VerdictPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
-        let t = &app.theme;
+        let t = &app.chrome.theme;
         let title = format!(
             " verdicts · mode {} ({}){} ",
-            app.mode,
-            app.mode.scale(),
-            if app.blind { " · BLIND" } else { "" }
+            app.choices.mode,
+            app.choices.mode.scale(),
+            if app.choices.blind { " · BLIND" } else { "" }
         );
-        let block = focused_block(title, app.focus == Pane::Verdicts, app);
+        let block = focused_block(title, app.chrome.focus == Pane::Verdicts, app);
         let inner = block.inner(area);
         block.render(area, buf);
         let Some(item) = app.current_item() else {
@@ -44,139 +44,24 @@ impl Widget for VerdictPane<'_> {
         }
         // Text is drawn two columns in.
         let w = inner.width.saturating_sub(2).max(1) as usize;
-        let persona = app.persona_id();
         // Characters that can show in a row: only those are wrapped and drawn.
         let room = |focused: bool| (if focused { 12 } else { 3 }) * w;
         let draws: Vec<RowDraw> = rows
             .iter()
             .enumerate()
             .map(|(ri, r)| {
-                let focused = ri == app.row;
-                let c = &item.classifications[r.classification];
-                let key = match app.combo(r) {
-                    Some(k) => k,
-                    None => {
-                        return RowDraw {
-                            head: Line::raw(""),
-                            value: Line::raw(""),
-                            text: Vec::new(),
-                            text_rows: 0,
-                        };
-                    }
-                };
-                let mut head = vec![
-                    Span::styled(if focused { "▶ " } else { "  " }, t.accent),
-                    Span::styled(sanitize::one_line(&c.id, 40), t.title),
-                ];
-                if app.active_perspectives().len() > 1 {
-                    head.push(Span::styled(
-                        format!(" · {}", sanitize::one_line(&r.perspective_id, 30)),
-                        t.muted,
-                    ));
-                }
-                head.push(Span::styled(
-                    format!(
-                        "  classifier: {}",
-                        sanitize::one_line(c.selected_text(), 30)
-                    ),
-                    t.muted,
-                ));
-                let head = if focused {
-                    Line::from(head).style(t.selection)
-                } else {
-                    Line::from(head)
-                };
-
-                let verdict = app.verdict(&key, persona, app.mode);
-                let judge = visible_judge(app, &key);
-                let stream = app.streams.get(&key);
-                let label = app.my_label(&key, app.mode.scale());
-                let mut value = vec![Span::raw("  ")];
-                let text = match (stream, judge, verdict) {
-                    (Some(s), _, _) => {
-                        value.push(Span::styled(
-                            format!("J {} streaming", spinner(app.spinner)),
-                            t.streaming,
-                        ));
-                        // While streaming, the newest text is what matters: show the tail.
-                        let shown = if s.text.is_empty() {
-                            "waiting for the judge…"
-                        } else {
-                            tail(&s.text, room(focused))
-                        };
-                        lines_of(shown, t.streaming)
-                    }
-                    (None, Some(v), Some(vd)) => {
-                        value.push(Span::styled(format!("J {v}"), value_style(v, t)));
-                        if vd.selection_mismatch {
-                            value.push(Span::styled(" ⚠selection", t.warning));
-                        }
-                        let cap = room(focused) + app.verdict_scroll as usize * w;
-                        lines_of(
-                            &sanitize::for_display(&vd.text, cap.min(MAX_VERDICT_CHARS)),
-                            t.judge,
-                        )
-                    }
-                    (None, None, Some(_)) => {
-                        value.push(Span::styled("J hidden", t.muted));
-                        lines_of("(blind review: label this row to see the judge)", t.muted)
-                    }
-                    _ => {
-                        value.push(Span::styled("J –", t.muted));
-                        Vec::new()
-                    }
-                };
-                value.push(Span::raw("   "));
-                value.extend(label_span(label, t));
-                if let (Some(j), Some(l)) = (judge, label)
-                    && stream.is_none()
-                    && disagrees(j, l.label.value)
-                {
-                    value.push(Span::raw(" "));
-                    value.push(Span::styled(" ≠ ", t.disagreement_mark));
-                }
-                // Other people's labels on the same combination and persona.
-                let others: Vec<String> = app
-                    .labels
-                    .get(&key.item_id)
-                    .into_iter()
-                    .flatten()
-                    .filter(|e| {
-                        e.label.key == key
-                            && e.label.persona_id == persona
-                            && e.label.who != app.who
-                    })
-                    .take(4)
-                    .map(|e| format!("{} {}", sanitize::one_line(&e.label.who, 12), e.label.value))
-                    .collect();
-                if !(others.is_empty() || app.blind && label.is_none()) {
-                    value.push(Span::styled(
-                        format!("  others: {}", others.join(" · ")),
-                        t.muted,
-                    ));
-                }
-                if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
-                    value.push(Span::styled(
-                        format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)),
-                        t.muted,
-                    ));
-                }
-                let text_rows = wrapped_rows(&text, w);
-                RowDraw {
-                    head,
-                    value: Line::from(value),
-                    text,
-                    text_rows,
-                }
+                let focused = ri == app.list.row;
+                awag_draw(app, item, r, focused, room(focused), w)
             })
             .chain(proto_rows.iter().enumerate().map(|(pi, r)| {
-                let focused = rows.len() + pi == app.row;
+                let focused = rows.len() + pi == app.list.row;
                 proto_draw(app, r, focused, room(focused), w)
             }))
             .collect();
         // Each row: head, value, then its text (focused row up to 12 lines, others 3).
-        let cap = |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.row { 12 } else { 3 });
-        let mut first = app.row.min(draws.len() - 1);
+        let cap =
+            |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.list.row { 12 } else { 3 });
+        let mut first = app.list.row.min(draws.len() - 1);
         let mut used = cap(first, &draws[first]);
         while first > 0 && used + cap(first - 1, &draws[first - 1]) <= inner.height {
             first -= 1;
@@ -188,7 +73,11 @@ impl Widget for VerdictPane<'_> {
                 break;
             }
             let h = cap(i, &d).min(inner.bottom() - y);
-            let scroll = if i == app.row { app.verdict_scroll } else { 0 };
+            let scroll = if i == app.list.row {
+                app.list.verdict_scroll
+            } else {
+                0
+            };
             let head_h = h.min(2);
             Paragraph::new(vec![d.head, d.value])
                 .render(Rect::new(inner.x, y, inner.width, head_h), buf);
@@ -208,10 +97,123 @@ impl Widget for VerdictPane<'_> {
     }
 }
 
+/// An AwAg row: the classification, the judge's value and text (streaming
+/// while it arrives), this person's label and the others'.
+fn awag_draw<'a>(
+    app: &'a App,
+    item: &crate::domain::Item,
+    r: &RowKey,
+    focused: bool,
+    room: usize,
+    w: usize,
+) -> RowDraw<'a> {
+    let t = &app.chrome.theme;
+    let persona = app.persona_id();
+    let c = &item.classifications[r.classification];
+    let key = match app.combo(r) {
+        Some(k) => k,
+        None => {
+            return RowDraw {
+                head: Line::raw(""),
+                value: Line::raw(""),
+                text: Vec::new(),
+                text_rows: 0,
+            };
+        }
+    };
+    let mut head = vec![
+        Span::styled(if focused { "▶ " } else { "  " }, t.accent),
+        Span::styled(sanitize::one_line(&c.id, 40), t.title),
+    ];
+    if app.active_perspectives().len() > 1 {
+        head.push(Span::styled(
+            format!(" · {}", sanitize::one_line(&r.perspective_id, 30)),
+            t.muted,
+        ));
+    }
+    head.push(Span::styled(
+        format!(
+            "  classifier: {}",
+            sanitize::one_line(c.selected_text(), 30)
+        ),
+        t.muted,
+    ));
+    let head = if focused {
+        Line::from(head).style(t.selection)
+    } else {
+        Line::from(head)
+    };
+
+    let verdict = app.verdict(&key, persona, app.choices.mode);
+    let judge = visible_judge(app, &key);
+    let stream = app.runs.streams.get(&key);
+    let label = app.my_label(&key, app.choices.mode.scale());
+    let mut value = vec![Span::raw("  ")];
+    let text = match (stream, judge, verdict) {
+        (Some(s), _, _) => {
+            value.push(Span::styled(
+                format!("J {} streaming", spinner(app.runs.spinner)),
+                t.streaming,
+            ));
+            // While streaming, the newest text is what matters: show the tail.
+            let shown = if s.text.is_empty() {
+                "waiting for the judge…"
+            } else {
+                tail(&s.text, room)
+            };
+            lines_of(shown, t.streaming)
+        }
+        (None, Some(v), Some(vd)) => {
+            value.push(Span::styled(format!("J {v}"), value_style(v, t)));
+            if vd.selection_mismatch {
+                value.push(Span::styled(" ⚠selection", t.warning));
+            }
+            let cap = room + app.list.verdict_scroll as usize * w;
+            lines_of(
+                &sanitize::for_display(&vd.text, cap.min(MAX_VERDICT_CHARS)),
+                t.judge,
+            )
+        }
+        (None, None, Some(_)) => {
+            value.push(Span::styled("J hidden", t.muted));
+            lines_of("(blind review: label this row to see the judge)", t.muted)
+        }
+        _ => {
+            value.push(Span::styled("J –", t.muted));
+            Vec::new()
+        }
+    };
+    value.push(Span::raw("   "));
+    value.extend(label_span(label, t));
+    if let (Some(j), Some(l)) = (judge, label)
+        && stream.is_none()
+        && disagrees(j, l.label.value)
+    {
+        value.push(Span::raw(" "));
+        value.push(Span::styled(" ≠ ", t.disagreement_mark));
+    }
+    if !(app.choices.blind && label.is_none()) {
+        value.extend(others_span(app, &key, persona));
+    }
+    if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
+        value.push(Span::styled(
+            format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)),
+            t.muted,
+        ));
+    }
+    let text_rows = wrapped_rows(&text, w);
+    RowDraw {
+        head,
+        value: Line::from(value),
+        text,
+        text_rows,
+    }
+}
+
 /// A protocol row: what is judged, the judge's value and text (streaming
 /// while it arrives), this person's label and a mark where they differ.
 fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usize) -> RowDraw<'a> {
-    let t = &app.theme;
+    let t = &app.chrome.theme;
     let mut head = vec![
         Span::styled(if focused { "▶ " } else { "  " }, t.accent),
         Span::styled(sanitize::one_line(&r.key.classification_id, 40), t.title),
@@ -232,16 +234,16 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     let verdict = app.proto_verdict(r);
     let judge = verdict
         .map(|v| v.value)
-        .filter(|_| !app.blind || label.is_some());
+        .filter(|_| !app.choices.blind || label.is_some());
     let mut value = vec![Span::raw("  ")];
     let mut text = Vec::new();
     if !r.about.is_empty() {
         text.push(Line::styled(sanitize::one_line(&r.about, room), t.muted));
     }
-    match (app.streams.get(&r.key), judge, verdict) {
+    match (app.runs.streams.get(&r.key), judge, verdict) {
         (Some(s), _, _) => {
             value.push(Span::styled(
-                format!("J {} streaming", spinner(app.spinner)),
+                format!("J {} streaming", spinner(app.runs.spinner)),
                 t.streaming,
             ));
             text.extend(lines_of(tail(&s.text, room), t.streaming));
@@ -317,4 +319,26 @@ fn wrapped_rows(lines: &[Line], w: usize) -> u16 {
 pub fn spinner(n: u8) -> &'static str {
     const F: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
     F[(n as usize) % F.len()]
+}
+
+/// Other people's labels on the same combination and persona.
+fn others_span<'a>(app: &App, key: &crate::domain::ComboKey, persona: &str) -> Option<Span<'a>> {
+    let others: Vec<String> = app
+        .data
+        .labels
+        .get(&key.item_id)
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e.label.key == *key && e.label.persona_id == persona && e.label.who != app.data.who
+        })
+        .take(4)
+        .map(|e| format!("{} {}", sanitize::one_line(&e.label.who, 12), e.label.value))
+        .collect();
+    (!others.is_empty()).then(|| {
+        Span::styled(
+            format!("  others: {}", others.join(" · ")),
+            app.chrome.theme.muted,
+        )
+    })
 }

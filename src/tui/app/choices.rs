@@ -1,0 +1,35 @@
+//! The user's choices that shape the verdict rows and the next runs:
+//! persona, perspective, mode, structured path and blind review.
+
+use crate::domain::Mode;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PerspectiveSel {
+    One(usize),
+    All,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choices {
+    /// Index into the workspace's personas.
+    pub persona: usize,
+    pub perspective: PerspectiveSel,
+    pub mode: Mode,
+    /// How runs ask for structured answers (`None`: auto, the engine finds
+    /// the path); config `structured` is the default, a key cycles it.
+    pub structured: Option<crate::provider::ToolMode>,
+    /// Blind review: judge values hidden until the row is labelled.
+    pub blind: bool,
+}
+
+impl Default for Choices {
+    fn default() -> Choices {
+        Choices {
+            persona: 0,
+            perspective: PerspectiveSel::One(0),
+            mode: Mode::Two,
+            structured: None,
+            blind: false,
+        }
+    }
+}

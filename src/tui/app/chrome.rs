@@ -1,0 +1,156 @@
+//! The chrome: focus, the view and popup on screen, the status message,
+//! terminal size, keymap and theme.
+
+use crate::domain::{ComboKey, Failure, Label, Run};
+use crate::tui::keymap::Keymap;
+use crate::tui::theme::Theme;
+use ratatui_textarea::TextArea;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    List,
+    Item,
+    Verdicts,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickerKind {
+    Persona,
+    Perspective,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Search,
+    Note,
+    Persona,
+}
+
+pub enum Popup {
+    Picker {
+        kind: PickerKind,
+        options: Vec<String>,
+        cursor: usize,
+    },
+    Input {
+        kind: InputKind,
+        area: Box<TextArea<'static>>,
+        /// The combination a note belongs to.
+        target: Option<(ComboKey, crate::domain::Scale)>,
+        error: Option<String>,
+    },
+    /// A message that needs acknowledging (e.g. no endpoint configured).
+    Notice { title: String, text: String },
+    /// Quitting with labels not yet on disk.
+    Quit(QuitPrompt),
+    /// Labels an earlier session could not save, offered for replay at start.
+    Replay {
+        labels: Vec<Label>,
+        /// Where they are kept (shown).
+        path: String,
+    },
+}
+
+/// The quit prompt: first the retry of every unsaved label, then, when some
+/// still fail, the question.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QuitPrompt {
+    /// Waiting for the store's answers to the retry.
+    Saving,
+    Unsaved {
+        count: usize,
+        /// The store's last refusal.
+        reason: String,
+        /// Where the recovery file keeps them, or why it could not; `None`
+        /// while it is being written.
+        kept: Option<Result<String, String>>,
+    },
+}
+
+/// The views besides the main screen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum View {
+    Main,
+    Compare,
+    Personas { cursor: usize },
+    Runs(RunsView),
+    Agreement(AgreementState),
+    Prompt { text: String, scroll: u16 },
+    Help { scroll: u16 },
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum RunsView {
+    #[default]
+    Loading,
+    Loaded {
+        runs: Vec<Run>,
+        failures: Vec<Failure>,
+        cursor: usize,
+    },
+    Error(String),
+}
+
+/// The agreement view: counts at once from what the screen holds, the full
+/// figures (`jury report`'s) when a background task has computed them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgreementState {
+    pub quick: Vec<AgreementRow>,
+    pub figures: FiguresState,
+    /// The selected group (its confusion matrix and distributions are drawn).
+    pub cursor: usize,
+    /// Self-consistency and position-bias lines, as `jury report` prints them.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FiguresState {
+    Computing,
+    Ready(Vec<crate::report::GroupFigures>),
+    Error(String),
+}
+
+/// Judge vs human for one classification, counted from the screen's data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgreementRow {
+    pub classification: String,
+    pub n: usize,
+    pub agree: usize,
+    pub undecided: usize,
+    pub judge_agree: usize,
+    pub human_agree: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Warning,
+    Error,
+}
+
+pub struct Chrome {
+    pub focus: Pane,
+    pub view: View,
+    pub popup: Option<Popup>,
+    pub message: Option<(Level, String)>,
+    /// The last known terminal size.
+    pub size: (u16, u16),
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub quit: bool,
+}
+
+impl Chrome {
+    pub fn new(keymap: Keymap, theme: Theme) -> Chrome {
+        Chrome {
+            focus: Pane::List,
+            view: View::Main,
+            popup: None,
+            message: None,
+            size: (120, 40),
+            keymap,
+            theme,
+            quit: false,
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The item list: filter, search, review order and the selection (the
+//! current item, its focused verdict row and the panes' scroll).
+
+use super::workspace::{MAX_ITEM_CHARS, Workspace, mark};
+use crate::domain::Item;
+use crate::sanitize;
+use crate::tui::queue::Order;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    All,
+    Unjudged,
+    Judged,
+    Labelled,
+    Unlabelled,
+    Disagreements,
+}
+
+impl Filter {
+    pub fn next(self) -> Filter {
+        use Filter::*;
+        match self {
+            All => Unjudged,
+            Unjudged => Judged,
+            Judged => Labelled,
+            Labelled => Unlabelled,
+            Unlabelled => Disagreements,
+            Disagreements => All,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Filter::All => "all",
+            Filter::Unjudged => "unjudged",
+            Filter::Judged => "judged",
+            Filter::Labelled => "labelled",
+            Filter::Unlabelled => "unlabelled",
+            Filter::Disagreements => "judge≠human",
+        }
+    }
+    pub fn keeps(self, m: u8) -> bool {
+        match self {
+            Filter::All => true,
+            Filter::Unjudged => m & mark::JUDGED == 0,
+            Filter::Judged => m & mark::JUDGED != 0,
+            Filter::Labelled => m & mark::LABELLED != 0,
+            Filter::Unlabelled => m & mark::LABELLED == 0,
+            Filter::Disagreements => m & mark::DISAGREE != 0,
+        }
+    }
+}
+
+/// The current item's texts, sanitised once when the cursor lands on it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Detail {
+    pub index: Option<usize>,
+    /// The current item in full (rebuilt from its compact row).
+    pub item: Option<Item>,
+    pub title: String,
+    pub meta: String,
+    pub text: String,
+    pub warnings: Vec<String>,
+}
+
+pub struct ItemList {
+    /// Indexes into the workspace's items that pass the filter and search, in order.
+    pub filtered: Vec<u32>,
+    pub filter: Filter,
+    /// The list's order (the review queue).
+    pub order: Order,
+    /// Every item's priority under one order, computed when that order is
+    /// chosen and kept current item by item ([`ItemList::item_changed`]), so
+    /// a search keystroke re-sorts without re-reading 100 000 items' verdicts.
+    order_cache: Option<(Order, Vec<u32>)>,
+    pub search: String,
+    /// Position in `filtered`.
+    pub cursor: usize,
+    pub list_offset: usize,
+    pub detail: Detail,
+    /// The focused verdict row of the current item.
+    pub row: usize,
+    pub text_scroll: u16,
+    pub verdict_scroll: u16,
+}
+
+impl Default for ItemList {
+    fn default() -> ItemList {
+        ItemList {
+            filtered: Vec::new(),
+            filter: Filter::All,
+            order: Order::File,
+            order_cache: None,
+            search: String::new(),
+            cursor: 0,
+            list_offset: 0,
+            detail: Detail::default(),
+            row: 0,
+            text_scroll: 0,
+            verdict_scroll: 0,
+        }
+    }
+}
+
+impl ItemList {
+    pub fn current_index(&self) -> Option<usize> {
+        self.filtered.get(self.cursor).map(|i| *i as usize)
+    }
+
+    /// Item `i`'s verdicts or labels changed: its place in the review order.
+    pub fn item_changed(&mut self, data: &Workspace, i: usize) {
+        if let Some((order, cache)) = &mut self.order_cache {
+            cache[i] = data.priority(i, *order);
+        }
+    }
+
+    /// Rebuilds `filtered` from the filter and search, keeping the cursor on
+    /// the same item when it is still listed. `height` is the list pane's.
+    pub fn refilter(&mut self, data: &Workspace, height: usize) {
+        let keep = self.current_index();
+        let q = self.search.to_lowercase();
+        let filter = self.filter;
+        self.filtered = data
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(i, it)| {
+                filter.keeps(data.marks[*i])
+                    && (q.is_empty()
+                        || contains_ci(&it.id, &q)
+                        || contains_ci(&it.title, &q)
+                        || contains_ci(&it.source.originator, &q))
+            })
+            .map(|(i, _)| i as u32)
+            .collect();
+        if self.order != Order::File {
+            let order = self.order;
+            if self.order_cache.as_ref().map(|(o, _)| *o) != Some(order) {
+                // Both halves of the list at once: the first sort under an
+                // order reads every verdict.
+                let n = data.items.len();
+                let part = |range: std::ops::Range<usize>| -> Vec<u32> {
+                    range.map(|i| data.priority(i, order)).collect()
+                };
+                let (mut first, second) = crate::par::join(|| part(0..n / 2), || part(n / 2..n));
+                first.extend(second);
+                self.order_cache = Some((order, first));
+            }
+            if let Some((_, cache)) = &self.order_cache {
+                // Stable: file order among items of equal priority.
+                self.filtered
+                    .sort_by_key(|&i| std::cmp::Reverse(cache[i as usize]));
+            }
+        }
+        self.cursor = keep
+            .and_then(|k| self.filtered.iter().position(|i| *i as usize == k))
+            .unwrap_or(0);
+        self.list_offset = 0;
+        self.scroll_to_cursor(height);
+    }
+
+    pub fn scroll_to_cursor(&mut self, height: usize) {
+        let h = height.max(1);
+        if self.cursor < self.list_offset {
+            self.list_offset = self.cursor;
+        } else if self.cursor >= self.list_offset + h {
+            self.list_offset = self.cursor + 1 - h;
+        }
+    }
+
+    /// Sanitises the current item for the item pane (once per move, not per
+    /// frame); false when the cursor is still on the item shown.
+    pub fn load_detail(&mut self, data: &Workspace) -> bool {
+        let idx = self.current_index();
+        if idx == self.detail.index && idx.is_some() {
+            return false;
+        }
+        self.detail = match idx {
+            None => Detail::default(),
+            Some(i) => detail_of(data, i),
+        };
+        self.text_scroll = 0;
+        self.verdict_scroll = 0;
+        true
+    }
+}
+
+fn detail_of(data: &Workspace, i: usize) -> Detail {
+    let it = &data.items[i];
+    let mut warnings = Vec::new();
+    if data.marks[i] & mark::HIDDEN != 0 {
+        warnings.push("holds control, bidi or invisible characters (shown escaped)".into());
+    }
+    if data.marks[i] & mark::INSTRUCTS != 0 {
+        warnings.push("looks like it tries to instruct the judge".into());
+    }
+    if it.text.len() > MAX_ITEM_CHARS {
+        warnings.push(format!(
+            "long text: {} bytes, first {} characters shown",
+            it.text.len(),
+            MAX_ITEM_CHARS
+        ));
+    }
+    Detail {
+        index: Some(i),
+        item: Some(it.to_item()),
+        title: sanitize::one_line(&it.title, 500),
+        // Protocol inputs have no sender or time: leave the gaps out.
+        meta: [
+            sanitize::one_line(&it.id, 80),
+            sanitize::one_line(&it.source.kind, 40),
+            sanitize::one_line(&it.source.originator, 120),
+            match (&it.sent_text, it.kind.is_empty()) {
+                (Some(t), _) => sanitize::one_line(t, 40),
+                (None, true) => "no time".into(),
+                (None, false) => String::new(),
+            },
+        ]
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" · "),
+        text: sanitize::for_display(&it.text, MAX_ITEM_CHARS),
+        warnings,
+    }
+}
+
+fn contains_ci(hay: &str, needle_lower: &str) -> bool {
+    if hay.is_ascii() && needle_lower.is_ascii() {
+        let h = hay.as_bytes();
+        let n = needle_lower.as_bytes();
+        n.len() <= h.len()
+            && h.windows(n.len())
+                .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
+    } else {
+        hay.to_lowercase().contains(needle_lower)
+    }
+}

@@ -1,0 +1,263 @@
+//! The workbench state, split by concern: the workspace data ([`Workspace`]),
+//! the item list and selection ([`ItemList`]), the user's choices
+//! ([`Choices`]), the run tracker ([`RunTracker`]) and the chrome
+//! ([`Chrome`]). Plain data: built from what the store held at start,
+//! changed only by [`super::update::update`]. `App`'s own methods answer
+//! questions that need more than one part.
+
+mod choices;
+mod chrome;
+mod list;
+mod runs;
+mod workspace;
+
+pub use choices::*;
+pub use chrome::*;
+pub use list::*;
+pub use runs::*;
+pub use workspace::*;
+
+use super::keymap::Keymap;
+use super::protocol_rows::ProtoRow;
+use super::theme::Theme;
+use crate::domain::{ComboKey, Item, Label, Mode, Persona, Perspective, Verdict};
+
+/// One verdict row: a classification seen from a perspective.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowKey {
+    pub classification: usize,
+    pub perspective_id: String,
+}
+
+pub struct App {
+    pub data: Workspace,
+    pub list: ItemList,
+    pub choices: Choices,
+    pub runs: RunTracker,
+    pub chrome: Chrome,
+}
+
+impl App {
+    pub fn new(data: Loaded, keymap: Keymap, theme: Theme, model: &str, who: &str) -> App {
+        let Loaded {
+            items,
+            personas,
+            perspectives,
+            verdicts,
+            labels,
+        } = data;
+        let rest = Loaded {
+            items: Vec::new(),
+            personas,
+            perspectives,
+            verdicts,
+            labels,
+        };
+        App::with_items(items, rest, keymap, theme, model, who)
+    }
+
+    /// Builds the state from items as they come (a streaming store read
+    /// never holds every full `Item` at once); `data.items` is ignored.
+    pub fn with_items(
+        items: impl IntoIterator<Item = Item>,
+        data: Loaded,
+        keymap: Keymap,
+        theme: Theme,
+        model: &str,
+        who: &str,
+    ) -> App {
+        let mut app = App {
+            data: Workspace::new(items, data, who),
+            list: ItemList::default(),
+            choices: Choices::default(),
+            runs: RunTracker::new(model),
+            chrome: Chrome::new(keymap, theme),
+        };
+        app.refilter();
+        app
+    }
+
+    // ----- selection -----
+
+    pub fn persona(&self) -> Option<&Persona> {
+        self.data.personas.get(self.choices.persona)
+    }
+
+    pub fn persona_id(&self) -> &str {
+        self.persona().map(|p| p.id.as_str()).unwrap_or("")
+    }
+
+    /// The perspectives the rows and runs use.
+    pub fn active_perspectives(&self) -> Vec<&Perspective> {
+        match self.choices.perspective {
+            PerspectiveSel::All => self.data.perspectives.iter().collect(),
+            PerspectiveSel::One(i) => self.data.perspectives.get(i).into_iter().collect(),
+        }
+    }
+
+    pub fn perspective_label(&self) -> String {
+        match self.choices.perspective {
+            PerspectiveSel::All => format!("all ({})", self.data.perspectives.len()),
+            PerspectiveSel::One(i) => self
+                .data
+                .perspectives
+                .get(i)
+                .map(|p| p.id.clone())
+                .unwrap_or_else(|| "—".into()),
+        }
+    }
+
+    pub fn current_index(&self) -> Option<usize> {
+        self.list.current_index()
+    }
+
+    pub fn current_item(&self) -> Option<&Item> {
+        self.list.detail.item.as_ref()
+    }
+
+    /// The verdict rows of the current item.
+    pub fn rows(&self) -> Vec<RowKey> {
+        let Some(item) = self.current_item() else {
+            return Vec::new();
+        };
+        let persp = self.active_perspectives();
+        let mut out = Vec::new();
+        for ci in 0..item.classifications.len() {
+            for p in &persp {
+                out.push(RowKey {
+                    classification: ci,
+                    perspective_id: p.id.clone(),
+                });
+            }
+        }
+        out
+    }
+
+    /// Rows of the other judge styles on the current item (after the AwAg rows).
+    pub fn proto_rows(&self) -> Vec<ProtoRow> {
+        let Some(item) = self.current_item() else {
+            return Vec::new();
+        };
+        let verdicts = self
+            .data
+            .verdicts
+            .get(&item.id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let labels = self
+            .data
+            .labels
+            .get(&item.id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        super::protocol_rows::protocol_rows(item, verdicts, labels)
+    }
+
+    /// AwAg rows and protocol rows together: what `list.row` indexes.
+    pub fn row_count(&self) -> usize {
+        self.rows().len() + self.proto_rows().len()
+    }
+
+    /// The focused protocol row, when the focus is past the AwAg rows.
+    pub fn focused_proto_row(&self) -> Option<ProtoRow> {
+        let awag = self.rows().len();
+        let i = self.list.row.checked_sub(awag)?;
+        self.proto_rows().into_iter().nth(i)
+    }
+
+    /// The latest verdict on a protocol row.
+    pub fn proto_verdict(&self, r: &ProtoRow) -> Option<&Verdict> {
+        self.data.proto_verdict(r)
+    }
+
+    /// This person's label on a protocol row (on the row's scale).
+    pub fn proto_label(&self, r: &ProtoRow) -> Option<&LabelEntry> {
+        self.data.proto_label(r)
+    }
+
+    pub fn combo(&self, row: &RowKey) -> Option<ComboKey> {
+        let item = self.current_item()?;
+        let c = item.classifications.get(row.classification)?;
+        Some(ComboKey::new(&item.id, &c.id, &row.perspective_id))
+    }
+
+    /// The latest verdict for a combination, persona and mode.
+    pub fn verdict(&self, key: &ComboKey, persona: &str, mode: Mode) -> Option<&Verdict> {
+        self.data.verdict(key, persona, mode)
+    }
+
+    /// This person's label for a combination on the current persona: the one
+    /// on `prefer`'s scale, else one on another scale.
+    pub fn my_label(&self, key: &ComboKey, prefer: crate::domain::Scale) -> Option<&LabelEntry> {
+        self.data.my_label(key, self.persona_id(), prefer)
+    }
+
+    pub fn unsaved_count(&self) -> usize {
+        self.data.unsaved_count()
+    }
+
+    /// Labels handed to the writer and not yet answered.
+    pub fn pending_count(&self) -> usize {
+        self.data.pending_count()
+    }
+
+    /// Every label not (yet) on disk, as it would be written.
+    pub fn unsaved_labels(&self) -> Vec<Label> {
+        self.data.unsaved_labels()
+    }
+
+    pub fn running(&self) -> bool {
+        self.runs.running()
+    }
+
+    /// Session cost: the sum of this session's runs.
+    pub fn cost(&self) -> Option<f64> {
+        self.runs.cost()
+    }
+
+    // ----- derived state kept up to date by update -----
+
+    /// Item `i`'s verdicts or labels changed: its marks and its place in the
+    /// review order.
+    pub fn item_changed(&mut self, i: usize) {
+        self.data.refresh_marks(i);
+        self.list.item_changed(&self.data, i);
+    }
+
+    /// Recomputes every item's marks (the persona or perspective changed).
+    pub fn refresh_all_marks(&mut self) {
+        for i in 0..self.data.items.len() {
+            self.data.refresh_marks(i);
+        }
+    }
+
+    /// Rebuilds the list from the filter and search, keeping the cursor on
+    /// the same item when it is still listed.
+    pub fn refilter(&mut self) {
+        let h = self.list_height();
+        self.list.refilter(&self.data, h);
+        self.refresh_detail();
+    }
+
+    /// Rows the list pane shows (from the last known terminal size).
+    pub fn list_height(&self) -> usize {
+        super::views::layout::list_rows(self.chrome.size)
+    }
+
+    pub fn scroll_list_to_cursor(&mut self) {
+        let h = self.list_height();
+        self.list.scroll_to_cursor(h);
+    }
+
+    /// Sanitises the current item for the item pane (once per move, not per
+    /// frame) and keeps the focused row on one of its rows.
+    pub fn refresh_detail(&mut self) {
+        if !self.list.load_detail(&self.data) {
+            return;
+        }
+        let rows = self.row_count();
+        if self.list.row >= rows {
+            self.list.row = rows.saturating_sub(1);
+        }
+    }
+}

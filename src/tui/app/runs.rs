@@ -1,0 +1,132 @@
+//! The run tracker: the runs this session started (progress, notes), the
+//! judge texts streaming in, and what a new run needs (endpoint, prompts).
+
+use crate::domain::{ComboKey, Mode};
+use crate::engine::Progress;
+use crate::sanitize;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How much of a judge text is kept for display.
+pub const MAX_VERDICT_CHARS: usize = 4_000;
+
+/// Text of one combination as it streams in.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Stream {
+    pub tag: u64,
+    /// Sanitised for display.
+    pub text: String,
+    /// The raw text already sanitised into `text` (the engine sends the whole
+    /// text so far; only the new suffix is sanitised).
+    pub raw: String,
+    pub raw_chars: usize,
+    pub truncated: bool,
+}
+
+impl Stream {
+    pub fn new(tag: u64) -> Stream {
+        Stream {
+            tag,
+            ..Default::default()
+        }
+    }
+
+    /// Takes the whole text so far; sanitises only what is new when it
+    /// extends what was seen, else starts over.
+    pub fn set(&mut self, full: &str) {
+        if !full.starts_with(self.raw.as_str()) {
+            let tag = self.tag;
+            *self = Stream::new(tag);
+        }
+        if self.truncated {
+            return;
+        }
+        let suffix = &full[self.raw.len()..];
+        let room = MAX_VERDICT_CHARS - self.raw_chars;
+        let n = suffix.chars().take(room + 1).count();
+        self.text.push_str(&sanitize::for_display(suffix, room));
+        self.truncated = n > room;
+        self.raw_chars += n.min(room);
+        self.raw.push_str(suffix);
+    }
+}
+
+/// A run this session started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActiveRun {
+    pub tag: u64,
+    pub run_id: Option<i64>,
+    pub protocol: crate::domain::Protocol,
+    pub mode: Mode,
+    pub items: usize,
+    pub progress: Progress,
+    pub finished: bool,
+    pub note: Option<String>,
+}
+
+/// What a judge run should cover (turned into the engine's `RunRequest`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPlan {
+    /// AwAg for content items; rubric examples and conversations are judged
+    /// with their own protocol (default dimensions / their guidelines).
+    pub protocol: crate::domain::Protocol,
+    pub mode: Mode,
+    /// How structured answers are asked for; `None` is auto.
+    pub structured: Option<crate::provider::ToolMode>,
+    pub persona_id: String,
+    pub perspective_ids: Vec<String>,
+    pub item_ids: Vec<String>,
+}
+
+pub struct RunTracker {
+    pub active: Vec<ActiveRun>,
+    pub streams: HashMap<ComboKey, Stream>,
+    pub next_tag: u64,
+    pub spinner: u8,
+    pub model: String,
+    /// Why judging is impossible (no endpoint configured), if it is.
+    pub endpoint_error: Option<String>,
+    /// The prompt set runs use (for the prompt view).
+    pub prompts: Arc<crate::prompt::PromptSet>,
+    /// Model and parameters for the prompt view's request body (no key).
+    pub preview_cfg: crate::provider::ProviderConfig,
+}
+
+impl RunTracker {
+    pub fn new(model: &str) -> RunTracker {
+        RunTracker {
+            active: Vec::new(),
+            streams: HashMap::new(),
+            next_tag: 1,
+            spinner: 0,
+            model: model.to_string(),
+            endpoint_error: None,
+            prompts: Arc::new(crate::prompt::PromptSet::embedded()),
+            preview_cfg: crate::provider::ProviderConfig::new(
+                "http://127.0.0.1/v1".to_string(),
+                model.to_string(),
+            ),
+        }
+    }
+
+    pub fn running(&self) -> bool {
+        self.active.iter().any(|r| !r.finished)
+    }
+
+    /// Session cost: the sum of this session's runs.
+    pub fn cost(&self) -> Option<f64> {
+        let costs: Vec<f64> = self
+            .active
+            .iter()
+            .filter_map(|r| r.progress.cost_usd)
+            .collect();
+        (!costs.is_empty()).then(|| costs.iter().sum())
+    }
+
+    /// A new tag for a run to start.
+    pub fn take_tag(&mut self) -> u64 {
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        tag
+    }
+}

@@ -1,0 +1,268 @@
+//! The workspace data: items (as compact rows), personas, perspectives,
+//! verdicts and labels as the store held them, kept current by the engine's
+//! and the label writer's answers; and each item's marks derived from them.
+
+use crate::domain::{ComboKey, Item, Label, Mode, Persona, Perspective, Value, Verdict};
+use crate::sanitize;
+use crate::tui::items::{InstructionMemo, Interner, ItemRow};
+use crate::tui::protocol_rows::ProtoRow;
+use std::collections::HashMap;
+
+/// List marks, one byte per item.
+pub mod mark {
+    pub const JUDGED: u8 = 1;
+    pub const LABELLED: u8 = 2;
+    pub const DISAGREE: u8 = 4;
+    /// The item text looks like it tries to instruct the judge.
+    pub const INSTRUCTS: u8 = 8;
+    /// The item holds control, bidi or invisible characters.
+    pub const HIDDEN: u8 = 16;
+}
+
+/// How much of an item's text the item pane shows.
+pub const MAX_ITEM_CHARS: usize = 20_000;
+
+/// Everything loaded from the store at start.
+#[derive(Debug, Default, Clone)]
+pub struct Loaded {
+    pub items: Vec<Item>,
+    pub personas: Vec<Persona>,
+    pub perspectives: Vec<Perspective>,
+    pub verdicts: Vec<Verdict>,
+    pub labels: Vec<Label>,
+}
+
+/// Whether a label reached the disk.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SaveState {
+    Saved,
+    /// Sent to the writer as request `u64`.
+    Pending(u64),
+    /// The store refused it; kept here so it can be retried.
+    Unsaved(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelEntry {
+    pub label: Label,
+    pub state: SaveState,
+}
+
+pub struct Workspace {
+    pub items: Vec<ItemRow>,
+    pub marks: Vec<u8>,
+    pub index_of: HashMap<String, u32>,
+    pub personas: Vec<Persona>,
+    pub perspectives: Vec<Perspective>,
+    /// Verdicts per item id (their raw JSON dropped to save memory).
+    pub verdicts: HashMap<String, Vec<Verdict>>,
+    /// Labels per item id, every person's.
+    pub labels: HashMap<String, Vec<LabelEntry>>,
+    /// Who labels in this session.
+    pub who: String,
+    /// The next request id for the label writer.
+    pub next_req: u64,
+    /// Labels from the recovery file are being written: the file is removed
+    /// once every label is saved.
+    pub replaying: bool,
+}
+
+impl Workspace {
+    /// Builds the data from items as they come (a streaming store read never
+    /// holds every full `Item` at once); `data.items` is ignored.
+    pub fn new(items: impl IntoIterator<Item = Item>, data: Loaded, who: &str) -> Workspace {
+        let mut interner = Interner::default();
+        let rows: Vec<ItemRow> = items.into_iter().map(|it| interner.row(it)).collect();
+        drop(interner);
+        let n = rows.len();
+        let mut ws = Workspace {
+            index_of: rows
+                .iter()
+                .enumerate()
+                .map(|(i, it)| (it.id.to_string(), i as u32))
+                .collect(),
+            marks: vec![0; n],
+            items: rows,
+            personas: data.personas,
+            perspectives: data.perspectives,
+            verdicts: HashMap::new(),
+            labels: HashMap::new(),
+            who: who.to_string(),
+            next_req: 1,
+            replaying: false,
+        };
+        for mut v in data.verdicts {
+            crate::tui::queue::compact_raw(&mut v);
+            ws.verdicts
+                .entry(v.key.item_id.clone())
+                .or_default()
+                .push(v);
+        }
+        for l in data.labels {
+            ws.labels
+                .entry(l.key.item_id.clone())
+                .or_default()
+                .push(LabelEntry {
+                    label: l,
+                    state: SaveState::Saved,
+                });
+        }
+        let mut memo = InstructionMemo::default();
+        for i in 0..n {
+            let it = &ws.items[i];
+            let mut m = 0;
+            if it.looks_like_instructions(&mut memo) {
+                m |= mark::INSTRUCTS;
+            }
+            if sanitize::has_hidden_controls(&it.title) || has_hidden_prefix(&it.text) {
+                m |= mark::HIDDEN;
+            }
+            ws.marks[i] = m;
+            ws.refresh_marks(i);
+        }
+        ws
+    }
+
+    /// A request id for the label writer.
+    pub fn take_req(&mut self) -> u64 {
+        let req = self.next_req;
+        self.next_req += 1;
+        req
+    }
+
+    /// The latest verdict for a combination, persona and mode.
+    pub fn verdict(&self, key: &ComboKey, persona: &str, mode: Mode) -> Option<&Verdict> {
+        self.verdicts
+            .get(&key.item_id)?
+            .iter()
+            .filter(|v| v.key == *key && v.persona_id == persona && v.mode == Some(mode))
+            .max_by(|a, b| (&a.created_at, a.run_id).cmp(&(&b.created_at, b.run_id)))
+    }
+
+    /// The latest verdict on a protocol row.
+    pub fn proto_verdict(&self, r: &ProtoRow) -> Option<&Verdict> {
+        self.verdicts
+            .get(&r.key.item_id)?
+            .iter()
+            .filter(|v| v.key == r.key && v.persona_id == r.persona_id && v.protocol == r.protocol)
+            .max_by(|a, b| (&a.created_at, a.run_id).cmp(&(&b.created_at, b.run_id)))
+    }
+
+    /// This person's label on a protocol row (on the row's scale).
+    pub fn proto_label(&self, r: &ProtoRow) -> Option<&LabelEntry> {
+        self.labels.get(&r.key.item_id)?.iter().find(|e| {
+            e.label.key == r.key
+                && e.label.persona_id == r.persona_id
+                && e.label.who == self.who
+                && e.label.value.scale() == r.scale
+        })
+    }
+
+    /// This person's label for a combination and persona: the one on
+    /// `prefer`'s scale, else one on another scale.
+    pub fn my_label(
+        &self,
+        key: &ComboKey,
+        persona: &str,
+        prefer: crate::domain::Scale,
+    ) -> Option<&LabelEntry> {
+        let mine: Vec<&LabelEntry> = self
+            .labels
+            .get(&key.item_id)?
+            .iter()
+            .filter(|e| {
+                e.label.key == *key && e.label.persona_id == persona && e.label.who == self.who
+            })
+            .collect();
+        mine.iter()
+            .find(|e| e.label.value.scale() == prefer)
+            .or_else(|| {
+                mine.iter()
+                    .max_by(|a, b| a.label.created_at.cmp(&b.label.created_at))
+            })
+            .copied()
+    }
+
+    pub fn unsaved_count(&self) -> usize {
+        self.labels
+            .values()
+            .flatten()
+            .filter(|e| matches!(e.state, SaveState::Unsaved(_)))
+            .count()
+    }
+
+    /// Labels handed to the writer and not yet answered.
+    pub fn pending_count(&self) -> usize {
+        self.labels
+            .values()
+            .flatten()
+            .filter(|e| matches!(e.state, SaveState::Pending(_)))
+            .count()
+    }
+
+    /// Every label not (yet) on disk, as it would be written.
+    pub fn unsaved_labels(&self) -> Vec<Label> {
+        self.labels
+            .values()
+            .flatten()
+            .filter(|e| e.state != SaveState::Saved)
+            .map(|e| e.label.clone())
+            .collect()
+    }
+
+    /// Recomputes the judged / labelled / disagreement marks of item `i`.
+    pub fn refresh_marks(&mut self, i: usize) {
+        let id: &str = &self.items[i].id;
+        let mut m = self.marks[i] & (mark::INSTRUCTS | mark::HIDDEN);
+        let verdicts = self.verdicts.get(id);
+        if verdicts.is_some_and(|v| !v.is_empty()) {
+            m |= mark::JUDGED;
+        }
+        if let Some(labels) = self.labels.get(id).filter(|l| !l.is_empty()) {
+            m |= mark::LABELLED;
+            if let Some(vs) = verdicts {
+                let disagree = labels.iter().any(|e| {
+                    vs.iter()
+                        .filter(|v| v.key == e.label.key && v.persona_id == e.label.persona_id)
+                        .max_by(|a, b| a.created_at.cmp(&b.created_at))
+                        .is_some_and(|v| disagrees(v.value, e.label.value))
+                });
+                if disagree {
+                    m |= mark::DISAGREE;
+                }
+            }
+        }
+        self.marks[i] = m;
+    }
+
+    /// How strongly item `i` belongs at the front under `order`.
+    pub fn priority(&self, i: usize, order: crate::tui::queue::Order) -> u32 {
+        let id: &str = &self.items[i].id;
+        let vs = self.verdicts.get(id).map(Vec::as_slice).unwrap_or(&[]);
+        let ls = self.labels.get(id).map(Vec::as_slice).unwrap_or(&[]);
+        crate::tui::queue::priority(order, vs, ls)
+    }
+}
+
+/// Judge and human disagree: same scale and a different value (Likert: on
+/// opposite sides or two or more apart); across scales Likert ≥4 reads as
+/// AGREE, ≤2 as DISAGREE and 3 as undecided (no mark).
+pub fn disagrees(judge: Value, human: Value) -> bool {
+    match (judge, human) {
+        (Value::Likert(a), Value::Likert(b)) => {
+            a.abs_diff(b) >= 2
+                || matches!((judge.as_agreement(), human.as_agreement()), (Some(x), Some(y)) if x != y)
+        }
+        _ if judge.scale() == human.scale() => judge != human,
+        _ => matches!((judge.as_agreement(), human.as_agreement()), (Some(x), Some(y)) if x != y),
+    }
+}
+
+/// Checks only the start of a long text (a 10 MB item costs no more than a short one).
+fn has_hidden_prefix(text: &str) -> bool {
+    let mut end = text.len().min(MAX_ITEM_CHARS * 4);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    sanitize::has_hidden_controls(&text[..end])
+}

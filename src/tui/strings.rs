@@ -1,0 +1,238 @@
+//! The sentences the workbench shows a person, in one place (as gitui's
+//! `strings.rs`): status messages, the popups' prompts and the help screen's
+//! notes. Callers pass values already sanitised for display; key names come
+//! from the live keymap. What each key does is said beside the action itself
+//! (`action.rs`), where the keymap reads it.
+
+/// Status-bar messages.
+pub mod msg {
+    // ----- runs -----
+    pub const NO_ITEMS: &str = "no items to judge";
+    pub const NO_PERSONA: &str = "no persona: import one (jury import) or create one (P, then N)";
+    pub const NO_PERSPECTIVE: &str = "no perspective: import one with jury import";
+    pub const NO_ENDPOINT_TITLE: &str = "cannot judge: no endpoint";
+    pub const EVERY_MODE_JUDGED: &str = "every mode already has verdicts for this item";
+    pub const CANCELLING: &str = "cancelling the run…";
+
+    pub fn judging(items: usize, what: &str) -> String {
+        format!("judging {items} item(s) {what}…")
+    }
+    pub fn with_protocol(protocol: &str) -> String {
+        format!("with the {protocol} protocol")
+    }
+    pub fn in_mode(mode: &str) -> String {
+        format!("in mode {mode}")
+    }
+    pub fn open_compare_first(compare_key: &str) -> String {
+        format!("open compare ({compare_key}) to start missing runs")
+    }
+    pub fn structured(name: &str) -> String {
+        format!("structured answers for the next runs: {name}")
+    }
+    pub fn skipped(n: u64) -> String {
+        format!("{n} already judged, skipped")
+    }
+    pub fn retrying(seconds: f64, reason: &str) -> String {
+        format!("retrying in {seconds:.1}s: {reason}")
+    }
+    pub fn judge_failure(kind: &str, reason: &str) -> String {
+        format!("judge failure ({kind}): {reason}")
+    }
+    pub fn run_finished(
+        run_id: i64,
+        status: &str,
+        verdicts: u64,
+        failed: u64,
+        note: Option<&str>,
+    ) -> String {
+        let mut msg = format!("run {run_id} {status}: {verdicts} verdicts, {failed} failed");
+        if let Some(n) = note {
+            msg.push_str(&format!(" — {n}"));
+        }
+        msg
+    }
+
+    // ----- choices and the list -----
+    pub fn persona_chosen(name: &str) -> String {
+        format!("persona: {name}")
+    }
+    pub fn list_order(order: &str) -> String {
+        format!("list order: {order}")
+    }
+    pub fn blind_review(on: bool) -> String {
+        format!(
+            "blind review {}",
+            if on {
+                "on: judge values hidden until you label"
+            } else {
+                "off"
+            }
+        )
+    }
+    pub fn persona_saved(id: &str) -> String {
+        format!("persona {id} saved")
+    }
+    pub fn persona_not_saved(why: &str) -> String {
+        format!("persona NOT saved: {why}")
+    }
+
+    // ----- labels -----
+    pub const SCORE_KEYS: &str = "0 and 6–9 label 0–9 scores (proposition score rows)";
+    pub const UNDECIDED_IN_MODE_3: &str =
+        "3 is undecided on the AGREE/DISAGREE scale of mode 3: use a or d";
+    pub const NO_ROW_TO_LABEL: &str = "no classification row to label";
+    pub const LABEL_ROW_FIRST: &str = "label this row first, then add a note";
+    pub const LABEL_AWAG_ROW_FIRST: &str = "label this row first (1–5, a/d), then add a note";
+    pub const ROW_LIKERT: &str = "this row is on a 1–5 scale: use 1–5";
+    pub const ROW_SCORE: &str = "this row is on a 0–9 scale: use 0–9";
+    pub const ROW_BOOL: &str = "this row is true/false: a = true, d = false";
+    pub const ROW_DEGREE: &str =
+        "this row is no/partially/fully: 1 no, 2 partially, 3 fully (or d / a)";
+    pub const ROW_AGREEMENT: &str = "this row is AGREE/DISAGREE: use a or d";
+
+    pub fn retrying_unsaved(n: usize) -> String {
+        format!("retrying {n} unsaved label(s)")
+    }
+    pub fn label_not_saved(why: &str, retry_key: &str) -> String {
+        format!("label NOT saved: {why} — kept as unsaved; press {retry_key} to retry")
+    }
+    pub fn paste_ignored(note_key: &str) -> String {
+        format!(
+            "paste ignored: no text field has focus (press {note_key} on a label to write a note)"
+        )
+    }
+
+    // ----- opening a workspace -----
+    pub const BAD_STRUCTURED: &str =
+        "config structured must be auto, tools, json_schema or json: using auto";
+    pub const NO_ITEMS_OTHER_WORK: &str = "this store has no items (sample data not loaded: it holds other work); add items with `jury import PATH`";
+    pub const BUNDLED_SAMPLE: &str = "the bundled sample data";
+
+    pub fn sample_loaded(items: usize, personas: usize, perspectives: usize, from: &str) -> String {
+        format!(
+            "new workspace: sample data loaded ({items} items, {personas} personas, {perspectives} perspectives from {from})"
+        )
+    }
+
+    // ----- quitting and the recovery file -----
+    pub const RECOVERED_SAVED: &str =
+        "the recovered labels are saved; the recovery file is removed";
+
+    pub fn not_quitting(unsaved: usize) -> String {
+        format!("not quitting: {unsaved} label(s) not saved yet")
+    }
+    pub fn recovery_file_error(why: &str) -> String {
+        format!("recovery file: {why}")
+    }
+    pub fn kept_for_later(n: usize, path: &str) -> String {
+        format!("{n} unsaved label(s) stay in {path}; offered again at the next start")
+    }
+    pub fn discarded(n: usize) -> String {
+        format!("discarded {n} recovered label(s)")
+    }
+    pub fn recovery_unreadable(path: &str, bad: usize) -> String {
+        format!("{path}: {bad} line(s) unreadable; left in the file")
+    }
+    /// After a signal, on stderr.
+    pub fn lost_labels(n: usize, why: &str) -> String {
+        format!("{n} label(s) could not be saved nor kept for replay: {why}")
+    }
+    pub fn replaying(n: usize) -> String {
+        format!("replaying {n} label(s) from the recovery file…")
+    }
+}
+
+/// The popups' titles, lines and key hints (keys come from the keymap).
+pub mod prompt {
+    pub const PRESS_ANY_KEY: &str = "press any key";
+    pub const ALL_PERSPECTIVES: &str = "all perspectives";
+    pub const PERSONA_NEEDS_ID: &str = "the persona needs an id";
+    pub const DEFINITION_NOT_OBJECT: &str = "definition must be a JSON object";
+
+    pub fn not_a_persona(why: &str) -> String {
+        format!("not a persona: {why}")
+    }
+
+    pub fn picker_title(what: &str, pick: &str, close: &str) -> String {
+        format!(" {what} ({pick} picks, {close} closes) ")
+    }
+    pub fn search_title(submit: &str, close: &str) -> String {
+        format!(" search id, title, sender ({submit} keeps, {close} closes) ")
+    }
+    pub fn note_title(submit: &str, close: &str) -> String {
+        format!(" note for this label ({submit} saves, {close} cancels) ")
+    }
+    pub fn persona_title(submit: &str, close: &str) -> String {
+        format!(" persona JSON ({submit} saves, {close} cancels) ")
+    }
+
+    // ----- the quit prompt -----
+    pub const QUITTING_TITLE: &str = " quitting ";
+    pub const KEEPING: &str = "keeping them in a recovery file…";
+    pub const KEPT_IN: &str =
+        "They are kept in this file and offered for replay at the next start:";
+    pub const NOT_KEPT: &str = "They could NOT be kept for later either: quitting loses them.";
+
+    pub fn saving_before_quit(n: usize) -> String {
+        format!("saving {n} label(s) before quitting…")
+    }
+    pub fn stay(stay_key: &str) -> String {
+        format!("{stay_key} stay")
+    }
+    pub fn not_saved_title(n: usize) -> String {
+        format!(" {n} label(s) NOT saved ")
+    }
+    pub fn could_not_write(n: usize) -> String {
+        format!("{n} label(s) could not be written to the store:")
+    }
+    pub fn quit_keys(quit: &str, retry: &str, stay: &str) -> String {
+        format!("{quit} quit anyway · {retry} retry saving · {stay} stay")
+    }
+
+    // ----- the replay offer -----
+    pub const REPLAY_TITLE: &str = " unsaved labels from the last session ";
+
+    pub fn replay_intro(n: usize) -> String {
+        format!("{n} label(s) could not be saved when jury last closed; they were kept in")
+    }
+    pub fn and_more(n: usize) -> String {
+        format!("  … and {n} more")
+    }
+    pub fn replay_keys(replay: &str, keep: &str, discard: &str) -> String {
+        format!(
+            "{replay} replay them into the store · {keep} keep them for later · {discard} discard them"
+        )
+    }
+}
+
+/// The help screen's notes around the generated key list, and the hint line.
+pub mod help {
+    use crate::tui::action::Action;
+
+    pub const HEADER: &str =
+        "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";
+    pub const LIST_MARKS: &str = "list marks: J judged · H labelled · ≠ judge and human disagree · ! control characters or instruction-like text";
+    pub const LABEL_STATES: &str =
+        "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)";
+    pub const UNBOUND: &str = "(unbound)";
+
+    /// The hint line under the screen: each action's key (from the keymap)
+    /// and its word ("1-5 label" stands without a key).
+    pub const KEY_HINTS: &[(Action, &str)] = &[
+        (Action::Judge, "judge"),
+        (Action::Likert1, "1-5 label"),
+        (Action::Agree, "agree"),
+        (Action::Disagree, "disagree"),
+        (Action::CycleMode, "mode"),
+        (Action::PickPersona, "persona"),
+        (Action::PickPerspective, "perspective"),
+        (Action::Compare, "compare"),
+        (Action::RunFiltered, "run list"),
+        (Action::Help, "help"),
+        (Action::Quit, "quit"),
+    ];
+
+    pub fn popup_section(title: &str, section: &str) -> String {
+        format!("{title} [{section}]")
+    }
+}

@@ -1,0 +1,298 @@
+//! Human labels: the label keys on AwAg and protocol rows, notes, the
+//! label writer's answers and retries of unsaved labels.
+
+use super::super::action::Action;
+use super::super::app::*;
+use super::super::msg::Effect;
+use super::Now;
+use crate::domain::{ComboKey, Label, Scale, Value};
+use crate::sanitize;
+use ratatui_textarea::TextArea;
+
+/// 1–5, 0 and 6–9, a and d: a label on the focused row, on its scale.
+pub fn label_key(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
+    if app.focused_proto_row().is_some() {
+        label_proto_row(app, action, now, fx);
+        return;
+    }
+    let v = match action {
+        Action::Agree => Value::Agreement(crate::domain::Agreement::Agree),
+        Action::Disagree => Value::Agreement(crate::domain::Agreement::Disagree),
+        _ => match action.likert() {
+            None => {
+                app.chrome.message =
+                    Some((Level::Warning, crate::tui::strings::msg::SCORE_KEYS.into()));
+                return;
+            }
+            Some(n) => match app.choices.mode.scale() {
+                Scale::Agreement => match Value::Likert(n).as_agreement() {
+                    Some(a) => Value::Agreement(a),
+                    None => {
+                        app.chrome.message = Some((
+                            Level::Warning,
+                            crate::tui::strings::msg::UNDECIDED_IN_MODE_3.into(),
+                        ));
+                        return;
+                    }
+                },
+                _ => Value::Likert(n),
+            },
+        },
+    };
+    set_label(app, v, now, fx);
+}
+
+/// The retry key: every unsaved label to the writer again.
+pub fn retry(app: &mut App, fx: &mut Vec<Effect>) {
+    let n = retry_unsaved(app, fx);
+    app.chrome.message = Some((Level::Info, crate::tui::strings::msg::retrying_unsaved(n)));
+}
+
+pub fn toggle_blind(app: &mut App) {
+    app.choices.blind = !app.choices.blind;
+    app.chrome.message = Some((
+        Level::Info,
+        crate::tui::strings::msg::blind_review(app.choices.blind),
+    ));
+}
+
+/// Hands every unsaved label to the writer again; returns how many.
+pub fn retry_unsaved(app: &mut App, fx: &mut Vec<Effect>) -> usize {
+    let mut n = 0;
+    let mut next = app.data.next_req;
+    for e in app.data.labels.values_mut().flatten() {
+        if matches!(e.state, SaveState::Unsaved(_)) {
+            e.state = SaveState::Pending(next);
+            fx.push(Effect::SaveLabel {
+                req: next,
+                label: e.label.clone(),
+            });
+            next += 1;
+            n += 1;
+        }
+    }
+    app.data.next_req = next;
+    n
+}
+
+/// The judge value a row shows (None while blind review hides it).
+pub fn visible_judge(app: &App, key: &ComboKey) -> Option<Value> {
+    let v = app.verdict(key, app.persona_id(), app.choices.mode)?.value;
+    if app.choices.blind && app.my_label(key, app.choices.mode.scale()).is_none() {
+        return None;
+    }
+    Some(v)
+}
+
+/// The value a label key means on a protocol row's scale, or why it means none.
+fn proto_value(scale: Scale, action: Action) -> Result<Value, &'static str> {
+    use crate::domain::Degree;
+    let digit = action.likert().or(action.score_digit());
+    match (scale, action) {
+        (Scale::Likert, _) => match digit {
+            Some(n @ 1..=5) => Ok(Value::Likert(n)),
+            _ => Err(crate::tui::strings::msg::ROW_LIKERT),
+        },
+        (Scale::Score09, _) => digit
+            .map(Value::Score)
+            .ok_or(crate::tui::strings::msg::ROW_SCORE),
+        (Scale::Bool, Action::Agree) => Ok(Value::Bool(true)),
+        (Scale::Bool, Action::Disagree) => Ok(Value::Bool(false)),
+        (Scale::Bool, _) => Err(crate::tui::strings::msg::ROW_BOOL),
+        (Scale::Degree, Action::Agree) => Ok(Value::Degree(Degree::Fully)),
+        (Scale::Degree, Action::Disagree) => Ok(Value::Degree(Degree::No)),
+        (Scale::Degree, _) => match digit {
+            Some(1) => Ok(Value::Degree(Degree::No)),
+            Some(2) => Ok(Value::Degree(Degree::Partially)),
+            Some(3) => Ok(Value::Degree(Degree::Fully)),
+            _ => Err(crate::tui::strings::msg::ROW_DEGREE),
+        },
+        (Scale::Agreement, Action::Agree) => Ok(Value::Agreement(crate::domain::Agreement::Agree)),
+        (Scale::Agreement, Action::Disagree) => {
+            Ok(Value::Agreement(crate::domain::Agreement::Disagree))
+        }
+        (Scale::Agreement, _) => Err(crate::tui::strings::msg::ROW_AGREEMENT),
+    }
+}
+
+/// A label on the focused protocol row, on that row's own scale.
+fn label_proto_row(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
+    let Some(row) = app.focused_proto_row() else {
+        return;
+    };
+    match proto_value(row.scale, action) {
+        Ok(value) => {
+            let judge = app.proto_verdict(&row).map(|v| v.value);
+            let shown = judge.filter(|_| !app.choices.blind || app.proto_label(&row).is_some());
+            let blind = judge.is_some() && shown.is_none();
+            let seen = Seen {
+                replaced: shown,
+                blind,
+            };
+            save_label(app, row.key, row.persona_id, value, seen, now, fx);
+        }
+        Err(why) => app.chrome.message = Some((Level::Warning, why.into())),
+    }
+}
+
+fn set_label(app: &mut App, value: Value, now: Now, fx: &mut Vec<Effect>) {
+    let rows = app.rows();
+    let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) else {
+        app.chrome.message = Some((
+            Level::Warning,
+            crate::tui::strings::msg::NO_ROW_TO_LABEL.into(),
+        ));
+        return;
+    };
+    let replaced = visible_judge(app, &key);
+    let persona = app.persona_id().to_string();
+    let blind = replaced.is_none() && app.verdict(&key, &persona, app.choices.mode).is_some();
+    save_label(app, key, persona, value, Seen { replaced, blind }, now, fx);
+}
+
+/// What the person saw of the judge when labelling.
+struct Seen {
+    /// The judge value the label replaces (shown on the row).
+    replaced: Option<Value>,
+    /// A verdict existed but blind review hid it.
+    blind: bool,
+}
+
+/// Records a label as pending and asks the writer to store it; the screen
+/// shows it saved only when the store says so.
+fn save_label(
+    app: &mut App,
+    key: ComboKey,
+    persona: String,
+    value: Value,
+    seen: Seen,
+    now: Now,
+    fx: &mut Vec<Effect>,
+) {
+    let Seen { replaced, blind } = seen;
+    let who = app.data.who.clone();
+    let req = app.data.next_req;
+    app.data.next_req += 1;
+    let entries = app.data.labels.entry(key.item_id.clone()).or_default();
+    let existing = entries.iter_mut().find(|e| {
+        e.label.key == key
+            && e.label.persona_id == persona
+            && e.label.who == who
+            && e.label.value.scale() == value.scale()
+    });
+    let label = match existing {
+        Some(e) => {
+            e.label.value = value;
+            e.label.created_at = crate::store::timestamp(now);
+            if replaced.is_some() {
+                e.label.replaced_judge_value = replaced;
+            }
+            e.label.blind = blind;
+            e.state = SaveState::Pending(req);
+            e.label.clone()
+        }
+        None => {
+            let label = Label {
+                key: key.clone(),
+                persona_id: persona,
+                value,
+                note: String::new(),
+                who,
+                created_at: crate::store::timestamp(now),
+                replaced_judge_value: replaced,
+                blind,
+            };
+            entries.push(LabelEntry {
+                label: label.clone(),
+                state: SaveState::Pending(req),
+            });
+            label
+        }
+    };
+    if let Some(&i) = app.data.index_of.get(&key.item_id) {
+        app.item_changed(i as usize);
+    }
+    fx.push(Effect::SaveLabel { req, label });
+}
+
+pub fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut Vec<Effect>) {
+    let Some(e) = app
+        .data
+        .labels
+        .values_mut()
+        .flatten()
+        .find(|e| e.state == SaveState::Pending(req))
+    else {
+        return; // superseded by a newer write of the same label
+    };
+    record_answer(e, result, &app.chrome.keymap, &mut app.chrome.message);
+    super::super::quit::label_answered(app, fx);
+}
+
+fn record_answer(
+    e: &mut LabelEntry,
+    result: Result<(), String>,
+    keymap: &super::super::keymap::Keymap,
+    message: &mut Option<(Level, String)>,
+) {
+    match result {
+        Ok(()) => e.state = SaveState::Saved,
+        Err(err) => {
+            let err = sanitize::one_line(&err, 200);
+            e.state = SaveState::Unsaved(err.clone());
+            *message = Some((
+                Level::Error,
+                crate::tui::strings::msg::label_not_saved(&err, &keymap.hint(Action::RetryUnsaved)),
+            ));
+        }
+    }
+}
+
+pub fn edit_note(app: &mut App) {
+    if let Some(row) = app.focused_proto_row() {
+        let Some(entry) = app.proto_label(&row) else {
+            app.chrome.message = Some((
+                Level::Warning,
+                crate::tui::strings::msg::LABEL_ROW_FIRST.into(),
+            ));
+            return;
+        };
+        app.chrome.popup = Some(Popup::Input {
+            kind: InputKind::Note,
+            area: Box::new(note_area(&entry.label.note)),
+            target: Some((row.key, row.scale)),
+            error: None,
+        });
+        return;
+    }
+    let rows = app.rows();
+    let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) else {
+        return;
+    };
+    let Some(entry) = app.my_label(&key, app.choices.mode.scale()) else {
+        app.chrome.message = Some((
+            Level::Warning,
+            crate::tui::strings::msg::LABEL_AWAG_ROW_FIRST.into(),
+        ));
+        return;
+    };
+    let scale = entry.label.value.scale();
+    let area = note_area(&entry.label.note);
+    app.chrome.popup = Some(Popup::Input {
+        kind: InputKind::Note,
+        area: Box::new(area),
+        target: Some((key, scale)),
+        error: None,
+    });
+}
+
+/// The note editor on a label's note: every line of it (a pasted note keeps
+/// its newlines), the cursor at the end, soft-wrapped so a long line is laid
+/// out in screen rows and only the visible ones are drawn.
+fn note_area(note: &str) -> TextArea<'static> {
+    let mut area = TextArea::new(note.split('\n').map(str::to_string).collect());
+    area.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    area.move_cursor(ratatui_textarea::CursorMove::Bottom);
+    area.move_cursor(ratatui_textarea::CursorMove::End);
+    area
+}

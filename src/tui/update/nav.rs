@@ -1,0 +1,221 @@
+//! Moving around: panes, rows, the list's filter and order, the views
+//! besides the main screen (and what their background loads answer).
+
+use super::super::action::Action;
+use super::super::app::*;
+use super::super::msg::Effect;
+use crate::domain::Agreement;
+use crate::sanitize;
+
+/// Help, compare, personas, runs, agreement and prompt views.
+pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    app.chrome.view = match action {
+        Action::Help => View::Help { scroll: 0 },
+        Action::Compare => View::Compare,
+        Action::Personas => View::Personas {
+            cursor: app
+                .choices
+                .persona
+                .min(app.data.personas.len().saturating_sub(1)),
+        },
+        Action::Runs => {
+            fx.push(Effect::LoadRuns);
+            View::Runs(RunsView::Loading)
+        }
+        Action::Agreement => {
+            fx.push(Effect::LoadAgreement);
+            View::Agreement(AgreementState {
+                quick: agreement_rows(app),
+                figures: FiguresState::Computing,
+                cursor: 0,
+                notes: Vec::new(),
+            })
+        }
+        Action::Prompt => View::Prompt {
+            text: super::super::prompt::preview_text(app),
+            scroll: 0,
+        },
+        _ => return,
+    };
+}
+
+/// The runs view's store read answered.
+pub fn runs_loaded(
+    app: &mut App,
+    r: Result<(Vec<crate::domain::Run>, Vec<crate::domain::Failure>), String>,
+) {
+    if let View::Runs(rv) = &mut app.chrome.view {
+        *rv = match r {
+            Ok((runs, failures)) => RunsView::Loaded {
+                runs,
+                failures,
+                cursor: 0,
+            },
+            Err(e) => RunsView::Error(e),
+        };
+    }
+}
+
+/// The agreement view's figures arrived.
+pub fn agreement_loaded(app: &mut App, r: Result<Vec<crate::report::GroupFigures>, String>) {
+    if let View::Agreement(a) = &mut app.chrome.view {
+        a.figures = match r {
+            Ok(groups) => FiguresState::Ready(groups),
+            Err(e) => FiguresState::Error(sanitize::one_line(&e, 300)),
+        };
+        a.cursor = 0;
+    }
+}
+
+pub fn agreement_notes(app: &mut App, lines: Vec<String>) {
+    if let View::Agreement(a) = &mut app.chrome.view {
+        a.notes = lines;
+    }
+}
+
+/// Tab and shift-tab: the next or previous pane of the main screen.
+pub fn focus(app: &mut App, action: Action) {
+    if app.chrome.view != View::Main {
+        return;
+    }
+    let next = action == Action::FocusNext;
+    app.chrome.focus = match (app.chrome.focus, next) {
+        (Pane::List, true) | (Pane::Verdicts, false) => Pane::Item,
+        (Pane::Item, true) | (Pane::List, false) => Pane::Verdicts,
+        (Pane::Verdicts, true) | (Pane::Item, false) => Pane::List,
+    }
+}
+
+/// The list's filter or order changed.
+pub fn cycle_list(app: &mut App, action: Action) {
+    if action == Action::CycleFilter {
+        app.list.filter = app.list.filter.next();
+        app.refilter();
+        return;
+    }
+    app.list.order = app.list.order.next();
+    app.refilter();
+    app.list.cursor = 0;
+    app.list.list_offset = 0;
+    app.refresh_detail();
+    app.chrome.message = Some((
+        Level::Info,
+        crate::tui::strings::msg::list_order(app.list.order.name()),
+    ));
+}
+
+pub fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
+    if app.chrome.view != View::Main {
+        app.chrome.view = View::Main;
+    } else if app.running() {
+        for r in app.runs.active.iter().filter(|r| !r.finished) {
+            fx.push(Effect::CancelRun { tag: r.tag });
+        }
+        app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::CANCELLING.into()));
+    } else if !app.list.search.is_empty() {
+        app.list.search.clear();
+        app.refilter();
+    } else {
+        app.chrome.message = None;
+    }
+}
+
+pub fn movement(app: &mut App, action: Action) {
+    let page = app.list_height().max(1) as i64;
+    let delta: i64 = match action {
+        Action::MoveDown => 1,
+        Action::MoveUp => -1,
+        Action::PageDown => page,
+        Action::PageUp => -page,
+        Action::Top => i64::MIN / 2,
+        _ => i64::MAX / 2,
+    };
+    let step = |v: u16| (v as i64 + delta.clamp(-10_000, 10_000)).clamp(0, u16::MAX as i64) as u16;
+    match &mut app.chrome.view {
+        View::Help { scroll } | View::Prompt { scroll, .. } => *scroll = step(*scroll),
+        View::Personas { cursor } => *cursor = clamp_add(*cursor, delta, app.data.personas.len()),
+        View::Runs(RunsView::Loaded { runs, cursor, .. }) => {
+            *cursor = clamp_add(*cursor, delta, runs.len())
+        }
+        View::Compare => move_row(app, delta.clamp(-1000, 1000) as i32),
+        View::Agreement(AgreementState {
+            figures: FiguresState::Ready(groups),
+            cursor,
+            ..
+        }) => *cursor = clamp_add(*cursor, delta, groups.len()),
+        View::Main => match app.chrome.focus {
+            Pane::List => {
+                app.list.cursor = clamp_add(app.list.cursor, delta, app.list.filtered.len());
+                app.scroll_list_to_cursor();
+                app.refresh_detail();
+            }
+            Pane::Item => app.list.text_scroll = step(app.list.text_scroll),
+            Pane::Verdicts => move_row(app, delta.clamp(-1000, 1000) as i32),
+        },
+        _ => {}
+    }
+}
+
+fn clamp_add(v: usize, d: i64, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    (v as i64).saturating_add(d).clamp(0, len as i64 - 1) as usize
+}
+
+pub fn move_row(app: &mut App, d: i32) {
+    let n = app.row_count();
+    app.list.row = clamp_add(app.list.row, d as i64, n);
+}
+
+/// Judge vs human per classification over every label and the latest verdict
+/// on the same combination and persona.
+pub fn agreement_rows(app: &App) -> Vec<AgreementRow> {
+    let mut rows: std::collections::BTreeMap<String, AgreementRow> = Default::default();
+    for (item, labels) in &app.data.labels {
+        let Some(vs) = app.data.verdicts.get(item) else {
+            continue;
+        };
+        for e in labels {
+            let l = &e.label;
+            let Some(v) = vs
+                .iter()
+                .filter(|v| v.key == l.key && v.persona_id == l.persona_id)
+                .filter(|v| {
+                    v.value.scale() == l.value.scale()
+                        || v.value.as_agreement().is_some()
+                        || l.value.as_agreement().is_some()
+                })
+                .max_by(|a, b| a.created_at.cmp(&b.created_at))
+            else {
+                continue;
+            };
+            let r = rows
+                .entry(l.key.classification_id.clone())
+                .or_insert_with(|| AgreementRow {
+                    classification: l.key.classification_id.clone(),
+                    n: 0,
+                    agree: 0,
+                    undecided: 0,
+                    judge_agree: 0,
+                    human_agree: 0,
+                });
+            let cross = v.value.scale() != l.value.scale();
+            if cross && (v.value.as_agreement().is_none() || l.value.as_agreement().is_none()) {
+                r.undecided += 1;
+                continue;
+            }
+            r.n += 1;
+            if !disagrees(v.value, l.value) {
+                r.agree += 1;
+            }
+            if v.value.as_agreement() == Some(Agreement::Agree) {
+                r.judge_agree += 1;
+            }
+            if l.value.as_agreement() == Some(Agreement::Agree) {
+                r.human_agree += 1;
+            }
+        }
+    }
+    rows.into_values().collect()
+}
