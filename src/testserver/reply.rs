@@ -1,6 +1,7 @@
 //! What the fake server answers, and how a [`Reply`] becomes bytes on the wire.
 
 use super::RecordedRequest;
+use crate::demo_judge::http::{head, http_chunk};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -146,25 +147,6 @@ pub(crate) enum Step {
     Close,
 }
 
-fn reason(code: u16) -> &'static str {
-    match code {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        422 => "Unprocessable Entity",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Status",
-    }
-}
-
 /// `s` in pieces of `n` characters (never splitting a character); n = 0: whole.
 pub fn split_chars(s: &str, n: usize) -> Vec<String> {
     if n == 0 || s.is_empty() {
@@ -235,37 +217,6 @@ fn tool_delta(index: usize, id: Option<&str>, name: Option<&str>, args: &str) ->
         t["type"] = json!("function");
     }
     json!({"tool_calls": [t]})
-}
-
-fn head(
-    code: u16,
-    headers: &[(String, String)],
-    content_type: &str,
-    len: Option<usize>,
-) -> Vec<u8> {
-    let mut h = format!("HTTP/1.1 {code} {}\r\n", reason(code));
-    if !headers
-        .iter()
-        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-    {
-        h.push_str(&format!("Content-Type: {content_type}\r\n"));
-    }
-    for (k, v) in headers {
-        h.push_str(&format!("{k}: {v}\r\n"));
-    }
-    match len {
-        Some(n) => h.push_str(&format!("Content-Length: {n}\r\n")),
-        None => h.push_str("Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"),
-    }
-    h.push_str("\r\n");
-    h.into_bytes()
-}
-
-fn http_chunk(data: &[u8]) -> Vec<u8> {
-    let mut out = format!("{:x}\r\n", data.len()).into_bytes();
-    out.extend_from_slice(data);
-    out.extend_from_slice(b"\r\n");
-    out
 }
 
 /// A whole streamed response: SSE events, each written as two HTTP chunks
