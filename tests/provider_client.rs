@@ -685,7 +685,9 @@ async fn cancel_during_backoff_sleep() {
     assert_eq!(server.request_count(), 1, "the wait was not sat out");
 }
 
-#[tokio::test]
+/// Under paused time: the 300 ms idle timeout fires on tokio's clock, before
+/// the 3 s delayed answer.
+#[tokio::test(start_paused = true)]
 async fn idle_timeout_and_dropped_connections_are_retried() {
     let server = TestServer::start(|r| match r.seq {
         0 => Reply::tool("get_evaluations", "{}").delayed(Duration::from_secs(3)),

@@ -850,8 +850,9 @@ async fn reliability_11_idle_timeout_is_silence_not_length() {
 }
 
 /// Row 11: 408/409/5xx/timeout/reset back off with jitter and a cap; attempts
-/// are counted.
-#[tokio::test]
+/// are counted. Under paused time: the idle timeout and the delays run on
+/// tokio's clock.
+#[tokio::test(start_paused = true)]
 async fn reliability_11_transient_faults_backoff_jitter_cap() {
     for code in [408u16, 409, 500, 502, 503, 504] {
         let server = TestServer::start(move |r| match r.seq {
