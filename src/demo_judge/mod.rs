@@ -1,12 +1,14 @@
 //! `jury demo-judge`: a deterministic offline judge serving the OpenAI wire
 //! format on 127.0.0.1, so jury can be tried (README quick start) and
 //! demonstrated with no network and no key. A local judge beside the
-//! [`crate::provider`]: the keyword rules in [`judge`], the wire format in
+//! [`crate::provider`]: the keyword rules in [`judge`] (AwAg; the other
+//! protocols in `protocols`), the wire format in
 //! [`wire`], and the small HTTP core in [`http`] (which the test server, a
 //! test-only feature, builds its fault injection on).
 
 pub mod http;
 pub mod judge;
+mod protocols;
 pub mod wire;
 
 pub use judge::{Answer, MODEL, answer};

@@ -295,19 +295,7 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
             code,
             headers,
             body,
-        } => {
-            let t = body.trim_start().to_ascii_lowercase();
-            let ct = if t.starts_with('<') {
-                "text/html; charset=utf-8"
-            } else if t.starts_with('{') || t.starts_with('[') {
-                "application/json"
-            } else {
-                "text/plain; charset=utf-8"
-            };
-            let mut out = head(*code, headers, ct, Some(body.len()));
-            out.extend_from_slice(body.as_bytes());
-            vec![Step::Write(out)]
-        }
+        } => status_steps(*code, headers, body),
         Reply::ToolCall {
             name,
             arguments,
@@ -542,4 +530,19 @@ fn paced(gap: Duration, inner: Vec<Step>) -> Vec<Step> {
         steps.push(step);
     }
     steps
+}
+
+/// Any status; the content type guessed from the body unless a header gives it.
+fn status_steps(code: u16, headers: &[(String, String)], body: &str) -> Vec<Step> {
+    let t = body.trim_start().to_ascii_lowercase();
+    let ct = if t.starts_with('<') {
+        "text/html; charset=utf-8"
+    } else if t.starts_with('{') || t.starts_with('[') {
+        "application/json"
+    } else {
+        "text/plain; charset=utf-8"
+    };
+    let mut out = head(code, headers, ct, Some(body.len()));
+    out.extend_from_slice(body.as_bytes());
+    vec![Step::Write(out)]
 }
