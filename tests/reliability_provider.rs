@@ -815,8 +815,10 @@ fn assert_key_absent_from_files(dir: &Path) {
 
 /// The idle timeout measures silence between chunks, not the answer's length:
 /// a stream that trickles in for longer than the timeout is fine; one that
-/// stalls mid-answer for longer is retried with a clear reason.
-#[tokio::test]
+/// stalls mid-answer for longer is retried with a clear reason. Under paused
+/// time: the pauses and the timeout run on tokio's clock, so a busy machine
+/// cannot turn a 60 ms gap into a 300 ms silence.
+#[tokio::test(start_paused = true)]
 async fn reliability_11_idle_timeout_is_silence_not_length() {
     let server = TestServer::start(|r| {
         let answer = Reply::tool("get_evaluations", ARGS);
