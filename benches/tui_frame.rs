@@ -1,7 +1,8 @@
 //! Drawing one frame with 100 000 items listed (TestBackend 200×50),
 //! applying 10 000 streamed TextDelta events, and the review queue over
 //! 100 000 judged items (1.1 M verdicts): choosing each order, and a search
-//! keystroke while one is chosen.
+//! keystroke while one is chosen; a frame showing a 10 MB item, and one of
+//! 10 000 combining marks.
 //! Measured 2026-11-23 (2 cores): choosing all four orders 330 ms (1.64 s
 //! before priorities were cached and grouped without clones), a search
 //! keystroke under an order 9 ms (was one full re-read, 0.2–0.7 s).
@@ -253,6 +254,39 @@ fn bench(c: &mut Criterion) {
                 )),
             );
             term.draw(|f| f.render_widget(Root(&big), f.area()))
+                .unwrap();
+        })
+    });
+    // A 10 MB item, then one item of 10 000 combining marks: both are cut
+    // for display (tests/tui_screens.rs::a_huge_item_draws_quickly checks
+    // what is shown; this is how long it takes).
+    let mut data = items(10);
+    data.items[0].text = "x".repeat(10_000_000);
+    data.items[1].text = format!("a{}", "\u{0301}".repeat(10_000));
+    let mut huge = App::new(
+        data,
+        Keymap::default_map(),
+        Theme::builtin("dark"),
+        "gpt-4o-mini",
+        "me",
+    );
+    huge.size = (200, 50);
+    c.bench_function("frame_huge_item_10mb", |b| {
+        b.iter(|| {
+            term.draw(|f| f.render_widget(Root(black_box(&huge)), f.area()))
+                .unwrap();
+        })
+    });
+    update(
+        &mut huge,
+        Msg::Key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('j'),
+            crossterm::event::KeyModifiers::NONE,
+        )),
+    );
+    c.bench_function("frame_item_of_10k_combining_marks", |b| {
+        b.iter(|| {
+            term.draw(|f| f.render_widget(Root(black_box(&huge)), f.area()))
                 .unwrap();
         })
     });

@@ -5,11 +5,14 @@
 //! analytics and the front ends. The core compiles and tests without them:
 //! `cli` and `tui` exist only with the `tui` feature (default), and nothing
 //! outside them may import them (`cargo test --no-default-features` proves it).
+//! The fake server of the tests and benchmarks, [`testserver`], exists only
+//! with the `testserver` feature, which only they turn on.
 
 pub mod analytics;
 #[cfg(feature = "tui")]
 pub mod cli;
 pub mod config;
+pub mod demo_judge;
 pub mod domain;
 pub mod engine;
 pub mod fewshot;
@@ -22,6 +25,7 @@ pub mod report;
 pub mod rng;
 pub mod sanitize;
 pub mod store;
+#[cfg(feature = "testserver")]
 pub mod testserver;
 #[cfg(feature = "tui")]
 pub mod tui;

@@ -7,7 +7,9 @@ use jury::provider::{
 use jury::testserver::{RecordedRequest, Reply, TestServer};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+// Waits run on tokio's paused clock (`start_paused`), read with its Instant.
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 const ARGS: &str = r#"{"resultItems":[{"id":{"itemId":"it-1","perspectiveId":"p1","classificationId":"c1"},"evaluatedSelection":"none","evaluationLikert":4,"evaluationText":"Größtenteils richtig — 😀 漢字 \"quoted\" \\ done"}]}"#;
@@ -221,7 +223,9 @@ async fn rate_limited_with_retry_after_zero_then_success() {
     assert!(retries[0].2.contains("429"), "{}", retries[0].2);
 }
 
-#[tokio::test]
+/// Under paused time: the retry goes out only once tokio's clock has moved
+/// past the announced date.
+#[tokio::test(start_paused = true)]
 async fn retry_after_http_date_is_honoured() {
     let server = TestServer::start(|r| match r.seq {
         0 => {
@@ -632,7 +636,9 @@ async fn no_usage_chunk_means_unknown_usage() {
     }
 }
 
-#[tokio::test]
+/// Under paused time: the cancel (100 ms) ends the call before the server's
+/// answer (10 s) is written.
+#[tokio::test(start_paused = true)]
 async fn cancel_during_delay_returns_quickly() {
     let server = TestServer::start(|_| {
         Reply::tool("get_evaluations", "{}").delayed(Duration::from_secs(10))
@@ -646,17 +652,18 @@ async fn cancel_during_delay_returns_quickly() {
         tokio::time::sleep(Duration::from_millis(100)).await;
         c2.cancel();
     });
-    let start = Instant::now();
     let (r, _) = run_with(&client, &cancel).await;
     assert_eq!(r, Err(ProviderError::Cancelled));
+    assert_eq!(server.request_count(), 1);
     assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        start.elapsed()
+        server.answer_times().is_empty(),
+        "the call waited for the delayed answer"
     );
 }
 
-#[tokio::test]
+/// Under paused time: the cancel (200 ms) ends the 30 s Retry-After wait; no
+/// second request is sent.
+#[tokio::test(start_paused = true)]
 async fn cancel_during_backoff_sleep() {
     let server = TestServer::start(|_| Reply::Status {
         code: 503,
@@ -672,14 +679,15 @@ async fn cancel_during_backoff_sleep() {
         tokio::time::sleep(Duration::from_millis(200)).await;
         c2.cancel();
     });
-    let start = Instant::now();
     let (r, frames) = run_with(&client, &cancel).await;
     assert_eq!(r, Err(ProviderError::Cancelled));
     assert_eq!(retrying(&frames).len(), 1);
-    assert!(start.elapsed() < Duration::from_secs(2));
+    assert_eq!(server.request_count(), 1, "the wait was not sat out");
 }
 
-#[tokio::test]
+/// Under paused time: the 300 ms idle timeout fires on tokio's clock, before
+/// the 3 s delayed answer.
+#[tokio::test(start_paused = true)]
 async fn idle_timeout_and_dropped_connections_are_retried() {
     let server = TestServer::start(|r| match r.seq {
         0 => Reply::tool("get_evaluations", "{}").delayed(Duration::from_secs(3)),
@@ -725,15 +733,21 @@ async fn azure_style_query_is_kept() {
     ));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Under paused time: all 48 calls are on the wire at once; every request
+/// arrives before the first answer (200 ms after its request) goes out.
+#[tokio::test(start_paused = true)]
 async fn many_concurrent_requests() {
-    let server = TestServer::start(|_| {
+    let arrivals = Arc::new(Mutex::new(Vec::new()));
+    let seen = arrivals.clone();
+    let server = TestServer::start(move |_| {
+        if let Ok(mut a) = seen.lock() {
+            a.push(Instant::now());
+        }
         Reply::tool("get_evaluations", ARGS).delayed(Duration::from_millis(200))
     })
     .await
     .expect("server");
     let client = Arc::new(client(&server, true));
-    let start = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..48 {
         let client = client.clone();
@@ -743,10 +757,13 @@ async fn many_concurrent_requests() {
         let c = t.await.expect("join").expect("completion");
         assert_eq!(c.answer_text(), ARGS);
     }
-    assert!(
-        start.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        start.elapsed()
-    );
     assert_eq!(server.request_count(), 48);
+    let arrivals = arrivals.lock().map(|a| a.clone()).unwrap_or_default();
+    let first = arrivals.iter().min().copied().expect("arrivals");
+    let last = arrivals.iter().max().copied().expect("arrivals");
+    assert!(
+        last < first + Duration::from_millis(200),
+        "a request waited for another's answer: {:?} apart",
+        last - first
+    );
 }

@@ -14,7 +14,6 @@ use jury::testserver::{RecordedRequest, Reply, TestServer};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
 const CANARY: &str = "sk-CANARY-RELIABILITY";
 
@@ -239,12 +238,12 @@ fn reliability_22_bidi_zero_width_tags_visible() {
 }
 
 /// Row 23: a 10 MB item and 10 000 combining marks import, are cut for
-/// display, and nothing hangs.
+/// display, and nothing hangs. How long each step takes (cutting, import,
+/// `jury list items`) is `cargo bench --bench bounds`.
 #[test]
 fn reliability_23_huge_item_and_combining_marks_truncated() {
     let huge = "0123456789".repeat(1_000_000); // 10 MB
     let zalgo = format!("Z{}", "\u{0301}\u{0316}".repeat(5_000)); // 10 000 marks
-    let t = Instant::now();
     let shown = for_display(&huge, 2_000);
     assert_eq!(shown.chars().count(), 2_001);
     assert!(shown.ends_with('…'));
@@ -255,23 +254,12 @@ fn reliability_23_huge_item_and_combining_marks_truncated() {
         z.chars().count()
     );
     assert!(one_line(&zalgo, 80).chars().count() <= 10, "Z, 8 marks, …");
-    assert!(
-        t.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        t.elapsed()
-    );
 
     let dir = tempfile::tempdir().expect("tempdir");
     let db = base_store(dir.path());
-    let t = Instant::now();
     import_items(
         &db,
         &[item("huge", "Big", &huge), item("zalgo", &zalgo, &zalgo)],
-    );
-    assert!(
-        t.elapsed() < Duration::from_secs(20),
-        "import took {:?}",
-        t.elapsed()
     );
     let store = Store::open(&db).expect("store");
     assert_eq!(
@@ -284,10 +272,8 @@ fn reliability_23_huge_item_and_combining_marks_truncated() {
     );
     drop(store);
 
-    let t = Instant::now();
     let out = jury(&db).args(["list", "items"]).output().expect("jury");
     assert!(out.status.success());
-    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     let stdout = text(&out.stdout);
     for line in stdout.lines() {
         assert!(

@@ -17,7 +17,9 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+// Rows 10 and 12 run on tokio's paused clock, read with its Instant.
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 const ARGS: &str = r#"{"resultItems":[{"id":{"itemId":"it-1","perspectiveId":"p1","classificationId":"c1"},"evaluatedSelection":"none","evaluationLikert":4,"evaluationText":"Größtenteils richtig — 😀 漢字 \"quoted\" \\ done"}]}"#;
@@ -726,7 +728,8 @@ async fn reliability_09_no_usage_chunk_usage_unknown() {
 
 /// Row 10: 400/401/403/404/422 fail fast with a clear message and the key
 /// redacted everywhere: error Display/Debug, the store file, `jury export`.
-#[tokio::test]
+/// Under paused time, "fast" is exact: tokio's clock does not move.
+#[tokio::test(start_paused = true)]
 async fn reliability_10_client_errors_fail_fast_key_redacted() {
     fn echo(code: u16) -> impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static {
         move |r: &RecordedRequest| {
@@ -750,7 +753,7 @@ async fn reliability_10_client_errors_fail_fast_key_redacted() {
         let e = r.expect_err("rejected");
         assert_eq!(server.request_count(), 1, "{code}: fail fast, no retry");
         assert!(retrying(&frames).is_empty());
-        assert!(started.elapsed() < Duration::from_secs(2));
+        assert_eq!(Instant::now(), started, "{code}: no wait before failing");
         assert_eq!(
             server.requests()[0].header("authorization"),
             Some(&*format!("Bearer {CANARY}"))
@@ -812,8 +815,10 @@ fn assert_key_absent_from_files(dir: &Path) {
 
 /// The idle timeout measures silence between chunks, not the answer's length:
 /// a stream that trickles in for longer than the timeout is fine; one that
-/// stalls mid-answer for longer is retried with a clear reason.
-#[tokio::test]
+/// stalls mid-answer for longer is retried with a clear reason. Under paused
+/// time: the pauses and the timeout run on tokio's clock, so a busy machine
+/// cannot turn a 60 ms gap into a 300 ms silence.
+#[tokio::test(start_paused = true)]
 async fn reliability_11_idle_timeout_is_silence_not_length() {
     let server = TestServer::start(|r| {
         let answer = Reply::tool("get_evaluations", ARGS);
@@ -847,8 +852,9 @@ async fn reliability_11_idle_timeout_is_silence_not_length() {
 }
 
 /// Row 11: 408/409/5xx/timeout/reset back off with jitter and a cap; attempts
-/// are counted.
-#[tokio::test]
+/// are counted. Under paused time: the idle timeout and the delays run on
+/// tokio's clock.
+#[tokio::test(start_paused = true)]
 async fn reliability_11_transient_faults_backoff_jitter_cap() {
     for code in [408u16, 409, 500, 502, 503, 504] {
         let server = TestServer::start(move |r| match r.seq {
@@ -920,8 +926,9 @@ async fn reliability_11_transient_faults_backoff_jitter_cap() {
 }
 
 /// Row 12: Retry-After as seconds, HTTP date, 0, garbage and 86400: honoured,
-/// capped or a clear error.
-#[tokio::test]
+/// capped or a clear error. Under paused time: the retry goes out only once
+/// tokio's clock has moved by the announced wait.
+#[tokio::test(start_paused = true)]
 async fn reliability_12_retry_after_forms() {
     async fn first_delay(
         value: String,

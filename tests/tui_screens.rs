@@ -288,21 +288,19 @@ fn untrusted_text_is_shown_with_visible_escapes() {
     insta::assert_snapshot!("escapes", s);
 }
 
+/// A 10 MB item and a run of 10 000 combining marks draw cut to the screen;
+/// how long a frame takes is `cargo bench --bench tui_frame -- huge_item`.
 #[test]
 fn a_huge_item_draws_quickly() {
     let mut data = loaded();
     data.items[0].text = "x".repeat(10_000_000);
     data.items[1].text = format!("a{}", "\u{0301}".repeat(10_000));
     let mut app = app_with(data);
-    let t0 = std::time::Instant::now();
-    let _ = screen(&app);
+    let first = screen(&app);
+    assert!(first.contains("xxxx"), "{first}");
     key(&mut app, 'j');
-    let _ = screen(&app);
-    assert!(
-        t0.elapsed() < std::time::Duration::from_secs(2),
-        "{:?}",
-        t0.elapsed()
-    );
+    let second = screen(&app);
+    assert_ne!(first, second, "the cursor moved to the item of marks");
 }
 
 #[test]

@@ -275,10 +275,7 @@ pub fn demo_judge(a: DemoJudgeArgs) -> anyhow::Result<ExitCode> {
         .build()?;
     rt.block_on(async move {
         let latency = std::time::Duration::from_millis(a.latency_ms);
-        let server = crate::testserver::TestServer::start_on(a.port, move |req| {
-            crate::testserver::demo_judge::reply(req, latency)
-        })
-        .await?;
+        let server = crate::demo_judge::DemoJudge::start(a.port, latency).await?;
         println!(
             "demo judge listening: export OPENAI_BASE_URL={}",
             server.base_url()

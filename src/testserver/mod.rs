@@ -1,6 +1,9 @@
-//! A fake OpenAI-compatible server for tests, benchmarks and the demo judge:
-//! real HTTP/1.1 over TCP on 127.0.0.1, keep-alive, chunked SSE streams,
-//! scripted per request by a responder closure.
+//! A fake OpenAI-compatible server for tests and benchmarks: real HTTP/1.1
+//! over TCP on 127.0.0.1 (the demo judge's serving core,
+//! [`crate::demo_judge::http`]), keep-alive, chunked SSE streams, scripted per
+//! request by a responder closure, with fault injection ([`Reply`]) and a
+//! record of every request. Only in builds with the `testserver` feature,
+//! which the tests and benchmarks turn on (Cargo.toml's self dev-dependency).
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -19,85 +22,17 @@
 pub mod demo_judge;
 mod reply;
 
+pub use crate::demo_judge::http::Request as RecordedRequest;
 pub use reply::{Reply, models_reply, split_chars};
 
+use crate::demo_judge::http::{listen, read_request};
 use reply::{Step, render};
-use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
-
-/// Largest request head and body accepted.
-const MAX_HEAD: usize = 64 * 1024;
-const MAX_BODY: usize = 64 * 1024 * 1024;
-
-/// One request as the server saw it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RecordedRequest {
-    /// Arrival order, from 0.
-    pub seq: usize,
-    pub method: String,
-    /// The request target including any query string.
-    pub path: String,
-    /// Header names lower-cased, in order.
-    pub headers: Vec<(String, String)>,
-    /// The body as JSON; `Null` when empty, a JSON string when not JSON.
-    pub body: Value,
-}
-
-impl RecordedRequest {
-    /// `"stream": true` in the body.
-    pub fn wants_stream(&self) -> bool {
-        self.body.get("stream").and_then(Value::as_bool) == Some(true)
-    }
-
-    /// A header value by case-insensitive name.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The request offers tools.
-    pub fn uses_tools(&self) -> bool {
-        self.body
-            .get("tools")
-            .and_then(Value::as_array)
-            .is_some_and(|t| !t.is_empty())
-    }
-
-    /// The `response_format.type`, if any (`json_schema`, `json_object`).
-    pub fn response_format(&self) -> Option<&str> {
-        self.body
-            .get("response_format")
-            .and_then(|r| r.get("type"))
-            .and_then(Value::as_str)
-    }
-
-    /// The text of the last user message (content parts joined).
-    pub fn last_user_message(&self) -> Option<String> {
-        let msgs = self.body.get("messages")?.as_array()?;
-        let m = msgs
-            .iter()
-            .rev()
-            .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))?;
-        match m.get("content")? {
-            Value::String(s) => Some(s.clone()),
-            Value::Array(parts) => Some(
-                parts
-                    .iter()
-                    .filter_map(|p| p.get("text").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-            _ => None,
-        }
-    }
-}
 
 type Responder = dyn Fn(&RecordedRequest) -> Reply + Send + Sync;
 
@@ -139,8 +74,6 @@ impl TestServer {
     where
         F: Fn(&RecordedRequest) -> Reply + Send + Sync + 'static,
     {
-        let listener = TcpListener::bind(("127.0.0.1", port)).await?;
-        let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             responder: Box::new(responder),
             requests: Mutex::new(Vec::new()),
@@ -148,29 +81,12 @@ impl TestServer {
             answered: Mutex::new(Vec::new()),
         });
         let stop = CancellationToken::new();
-        let (s, st) = (shared.clone(), stop.clone());
-        tokio::spawn(async move {
-            loop {
-                let accepted = tokio::select! {
-                    _ = st.cancelled() => break,
-                    a = listener.accept() => a,
-                };
-                match accepted {
-                    Ok((sock, _)) => {
-                        let _ = sock.set_nodelay(true);
-                        let (s, st) = (s.clone(), st.clone());
-                        tokio::spawn(async move {
-                            tokio::select! {
-                                _ = st.cancelled() => {}
-                                _ = serve_connection(sock, &s) => {}
-                            }
-                        });
-                    }
-                    // Out of file descriptors and the like: back off a little.
-                    Err(_) => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
-                }
-            }
-        });
+        let s = shared.clone();
+        let addr = listen(port, stop.clone(), move |sock| {
+            let s = s.clone();
+            async move { serve_connection(sock, &s).await }
+        })
+        .await?;
         Ok(TestServer { addr, shared, stop })
     }
 
@@ -230,139 +146,13 @@ impl Drop for TestServer {
     }
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-/// Read more bytes into `buf`; false on EOF or error.
-async fn fill(sock: &mut TcpStream, buf: &mut Vec<u8>) -> bool {
-    let mut tmp = [0u8; 16 * 1024];
-    match sock.read(&mut tmp).await {
-        Ok(0) | Err(_) => false,
-        Ok(n) => {
-            buf.extend_from_slice(&tmp[..n]);
-            true
-        }
-    }
-}
-
-/// Take exactly `n` bytes from the front of `buf`, reading as needed.
-async fn take(sock: &mut TcpStream, buf: &mut Vec<u8>, n: usize) -> Option<Vec<u8>> {
-    while buf.len() < n {
-        if !fill(sock, buf).await {
-            return None;
-        }
-    }
-    Some(buf.drain(..n).collect())
-}
-
-/// Decode a chunked request body.
-async fn take_chunked(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        let line_end = loop {
-            if let Some(i) = find(buf, b"\r\n") {
-                break i;
-            }
-            if buf.len() > MAX_HEAD || !fill(sock, buf).await {
-                return None;
-            }
-        };
-        let line = String::from_utf8_lossy(&buf[..line_end]).to_string();
-        buf.drain(..line_end + 2);
-        let size_text = line.split(';').next().unwrap_or("").trim();
-        let size = usize::from_str_radix(size_text, 16).ok()?;
-        if size == 0 {
-            // Trailers until an empty line.
-            loop {
-                let end = loop {
-                    if let Some(i) = find(buf, b"\r\n") {
-                        break i;
-                    }
-                    if !fill(sock, buf).await {
-                        return None;
-                    }
-                };
-                buf.drain(..end + 2);
-                if end == 0 {
-                    return Some(body);
-                }
-            }
-        }
-        if body.len() + size > MAX_BODY {
-            return None;
-        }
-        body.extend(take(sock, buf, size + 2).await?.into_iter().take(size));
-    }
-}
-
 async fn serve_connection(mut sock: TcpStream, shared: &Shared) {
     let mut buf: Vec<u8> = Vec::with_capacity(8192);
     loop {
-        // The request head.
-        let head_end = loop {
-            if let Some(i) = find(&buf, b"\r\n\r\n") {
-                break i;
-            }
-            if buf.len() > MAX_HEAD || !fill(&mut sock, &mut buf).await {
-                return;
-            }
+        let Some((mut req, wants_close)) = read_request(&mut sock, &mut buf).await else {
+            return;
         };
-        let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-        buf.drain(..head_end + 4);
-        let mut lines = head.split("\r\n");
-        let request_line = lines.next().unwrap_or("");
-        let mut parts = request_line.split_whitespace();
-        let method = parts.next().unwrap_or("").to_string();
-        let path = parts.next().unwrap_or("").to_string();
-        let version = parts.next().unwrap_or("HTTP/1.1").to_string();
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                Some((k.trim().to_ascii_lowercase(), v.trim().to_string()))
-            })
-            .collect();
-        let get = |name: &str| {
-            headers
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.as_str())
-        };
-        let chunked =
-            get("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-        let body_bytes = if chunked {
-            match take_chunked(&mut sock, &mut buf).await {
-                Some(b) => b,
-                None => return,
-            }
-        } else {
-            let len = get("content-length")
-                .and_then(|v| v.parse::<usize>().ok())
-                .unwrap_or(0);
-            if len > MAX_BODY {
-                return;
-            }
-            match take(&mut sock, &mut buf, len).await {
-                Some(b) => b,
-                None => return,
-            }
-        };
-        let wants_close = get("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"))
-            || version == "HTTP/1.0";
-        let body = if body_bytes.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&body_bytes).unwrap_or_else(|_| {
-                Value::String(String::from_utf8_lossy(&body_bytes).into_owned())
-            })
-        };
-        let req = RecordedRequest {
-            seq: shared.seq.fetch_add(1, Ordering::SeqCst),
-            method,
-            path,
-            headers,
-            body,
-        };
+        req.seq = shared.seq.fetch_add(1, Ordering::SeqCst);
         match shared.requests.lock() {
             Ok(mut r) => r.push(req.clone()),
             Err(poisoned) => poisoned.into_inner().push(req.clone()),
@@ -414,6 +204,7 @@ async fn serve_connection(mut sock: TcpStream, shared: &Shared) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::AsyncReadExt;
 
     #[test]
     fn coalesced_replies_send_the_same_bytes_in_one_write() {

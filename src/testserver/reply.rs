@@ -1,6 +1,7 @@
 //! What the fake server answers, and how a [`Reply`] becomes bytes on the wire.
 
 use super::RecordedRequest;
+use crate::demo_judge::http::{head, http_chunk};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -146,25 +147,6 @@ pub(crate) enum Step {
     Close,
 }
 
-fn reason(code: u16) -> &'static str {
-    match code {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        422 => "Unprocessable Entity",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Status",
-    }
-}
-
 /// `s` in pieces of `n` characters (never splitting a character); n = 0: whole.
 pub fn split_chars(s: &str, n: usize) -> Vec<String> {
     if n == 0 || s.is_empty() {
@@ -237,37 +219,6 @@ fn tool_delta(index: usize, id: Option<&str>, name: Option<&str>, args: &str) ->
     json!({"tool_calls": [t]})
 }
 
-fn head(
-    code: u16,
-    headers: &[(String, String)],
-    content_type: &str,
-    len: Option<usize>,
-) -> Vec<u8> {
-    let mut h = format!("HTTP/1.1 {code} {}\r\n", reason(code));
-    if !headers
-        .iter()
-        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-    {
-        h.push_str(&format!("Content-Type: {content_type}\r\n"));
-    }
-    for (k, v) in headers {
-        h.push_str(&format!("{k}: {v}\r\n"));
-    }
-    match len {
-        Some(n) => h.push_str(&format!("Content-Length: {n}\r\n")),
-        None => h.push_str("Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"),
-    }
-    h.push_str("\r\n");
-    h.into_bytes()
-}
-
-fn http_chunk(data: &[u8]) -> Vec<u8> {
-    let mut out = format!("{:x}\r\n", data.len()).into_bytes();
-    out.extend_from_slice(data);
-    out.extend_from_slice(b"\r\n");
-    out
-}
-
 /// A whole streamed response: SSE events, each written as two HTTP chunks
 /// split mid-event (exercising the client's reassembly).
 fn sse_steps(ctx: &Ctx, events: Vec<String>, done: bool, close: bool) -> Vec<Step> {
@@ -337,126 +288,35 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
             steps.extend(render(inner, req));
             steps
         }
-        Reply::Coalesced(inner) => {
-            let mut steps: Vec<Step> = Vec::new();
-            for step in render(inner, req) {
-                match (steps.last_mut(), step) {
-                    (Some(Step::Write(joined)), Step::Write(more)) => joined.extend(more),
-                    (_, step) => steps.push(step),
-                }
-            }
-            steps
-        }
-        Reply::Paced(gap, inner) => {
-            let mut steps: Vec<Step> = Vec::new();
-            for step in render(inner, req) {
-                if matches!(step, Step::Write(_)) && matches!(steps.last(), Some(Step::Write(_))) {
-                    steps.push(Step::Sleep(*gap));
-                }
-                steps.push(step);
-            }
-            steps
-        }
+        Reply::Coalesced(inner) => coalesced(render(inner, req)),
+        Reply::Paced(gap, inner) => paced(*gap, render(inner, req)),
         Reply::Raw(bytes) => vec![Step::Write(bytes.clone()), Step::Close],
         Reply::Status {
             code,
             headers,
             body,
-        } => {
-            let t = body.trim_start().to_ascii_lowercase();
-            let ct = if t.starts_with('<') {
-                "text/html; charset=utf-8"
-            } else if t.starts_with('{') || t.starts_with('[') {
-                "application/json"
-            } else {
-                "text/plain; charset=utf-8"
-            };
-            let mut out = head(*code, headers, ct, Some(body.len()));
-            out.extend_from_slice(body.as_bytes());
-            vec![Step::Write(out)]
-        }
+        } => status_steps(*code, headers, body),
         Reply::ToolCall {
             name,
             arguments,
             chunk,
             finish,
             usage,
-        } => {
-            let finish = finish.as_deref().unwrap_or("tool_calls");
-            if stream {
-                let mut evs = vec![
-                    ctx.role(),
-                    ctx.chunk(tool_delta(0, Some("call_0"), Some(name), ""), None),
-                ];
-                for frag in split_chars(arguments, *chunk) {
-                    evs.push(ctx.chunk(tool_delta(0, None, None, &frag), None));
-                }
-                evs.push(ctx.chunk(json!({}), Some(finish)));
-                if let Some(u) = usage {
-                    evs.push(ctx.usage(*u));
-                }
-                sse_steps(&ctx, evs, true, false)
-            } else {
-                let msg = json!({"role": "assistant", "content": null, "tool_calls": [
-                    {"id": "call_0", "type": "function", "function": {"name": name, "arguments": arguments}}
-                ]});
-                json_steps(200, &ctx.message(msg, finish, *usage))
-            }
-        }
+        } => tool_call_steps(
+            &ctx,
+            stream,
+            name,
+            arguments,
+            *chunk,
+            finish.as_deref(),
+            *usage,
+        ),
         Reply::ToolCalls {
             calls,
             chunk,
             interleave,
             ollama_style,
-        } => {
-            if stream {
-                let mut evs = vec![ctx.role()];
-                if *ollama_style {
-                    for (i, (name, args)) in calls.iter().enumerate() {
-                        let id = format!("call_{i}");
-                        evs.push(ctx.chunk(tool_delta(0, Some(&id), Some(name), args), None));
-                    }
-                } else {
-                    let frags: Vec<Vec<String>> =
-                        calls.iter().map(|(_, a)| split_chars(a, *chunk)).collect();
-                    if *interleave {
-                        for (i, (name, _)) in calls.iter().enumerate() {
-                            let id = format!("call_{i}");
-                            evs.push(ctx.chunk(tool_delta(i, Some(&id), Some(name), ""), None));
-                        }
-                        let longest = frags.iter().map(Vec::len).max().unwrap_or(0);
-                        for k in 0..longest {
-                            for (i, f) in frags.iter().enumerate() {
-                                if let Some(frag) = f.get(k) {
-                                    evs.push(ctx.chunk(tool_delta(i, None, None, frag), None));
-                                }
-                            }
-                        }
-                    } else {
-                        for (i, (name, _)) in calls.iter().enumerate() {
-                            let id = format!("call_{i}");
-                            evs.push(ctx.chunk(tool_delta(i, Some(&id), Some(name), ""), None));
-                            for frag in &frags[i] {
-                                evs.push(ctx.chunk(tool_delta(i, None, None, frag), None));
-                            }
-                        }
-                    }
-                }
-                evs.push(ctx.chunk(json!({}), Some("tool_calls")));
-                sse_steps(&ctx, evs, true, false)
-            } else {
-                let tcs: Vec<Value> = calls
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (name, args))| {
-                        json!({"id": format!("call_{i}"), "type": "function",
-                               "function": {"name": name, "arguments": args}})
-                    })
-                    .collect();
-                let msg = json!({"role": "assistant", "content": null, "tool_calls": tcs});
-                json_steps(200, &ctx.message(msg, "tool_calls", None))
-            }
-        }
+        } => tool_calls_steps(&ctx, stream, calls, *chunk, *interleave, *ollama_style),
         Reply::Content {
             text,
             chunk,
@@ -488,34 +348,7 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
                 json_steps(200, &ctx.message(msg, "stop", None))
             }
         }
-        Reply::Truncated { arguments, cut_at } => {
-            let cut: String = arguments.chars().take(*cut_at).collect();
-            if stream {
-                let mut evs = vec![
-                    ctx.role(),
-                    ctx.chunk(
-                        tool_delta(0, Some("call_0"), Some("get_evaluations"), ""),
-                        None,
-                    ),
-                ];
-                for frag in split_chars(&cut, 8) {
-                    evs.push(ctx.chunk(tool_delta(0, None, None, &frag), None));
-                }
-                sse_steps(&ctx, evs, false, true)
-            } else {
-                let msg = json!({"role": "assistant", "content": null, "tool_calls": [
-                    {"id": "call_0", "type": "function", "function": {"name": "get_evaluations", "arguments": arguments}}
-                ]});
-                let body = ctx
-                    .message(msg, "tool_calls", None)
-                    .to_string()
-                    .into_bytes();
-                let conn = [("Connection".to_string(), "close".to_string())];
-                let mut out = head(200, &conn, "application/json", Some(body.len()));
-                out.extend_from_slice(&body[..body.len() / 2]);
-                vec![Step::Write(out), Step::Close]
-            }
-        }
+        Reply::Truncated { arguments, cut_at } => truncated_steps(&ctx, stream, arguments, *cut_at),
         Reply::CloseAfter(pause, inner) => {
             let mut steps = render(inner, req);
             steps.push(Step::Sleep(*pause));
@@ -552,4 +385,164 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
             }
         }
     }
+}
+
+/// One tool call in fragments of `chunk` characters.
+#[allow(clippy::too_many_arguments)]
+fn tool_call_steps(
+    ctx: &Ctx,
+    stream: bool,
+    name: &str,
+    arguments: &str,
+    chunk: usize,
+    finish: Option<&str>,
+    usage: Option<(u64, u64)>,
+) -> Vec<Step> {
+    let finish = finish.unwrap_or("tool_calls");
+    if stream {
+        let mut evs = vec![
+            ctx.role(),
+            ctx.chunk(tool_delta(0, Some("call_0"), Some(name), ""), None),
+        ];
+        for frag in split_chars(arguments, chunk) {
+            evs.push(ctx.chunk(tool_delta(0, None, None, &frag), None));
+        }
+        evs.push(ctx.chunk(json!({}), Some(finish)));
+        if let Some(u) = usage {
+            evs.push(ctx.usage(u));
+        }
+        sse_steps(ctx, evs, true, false)
+    } else {
+        let msg = json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_0", "type": "function", "function": {"name": name, "arguments": arguments}}
+        ]});
+        json_steps(200, &ctx.message(msg, finish, usage))
+    }
+}
+
+/// Several tool calls: fragments in turn, interleaved, or Ollama-style.
+fn tool_calls_steps(
+    ctx: &Ctx,
+    stream: bool,
+    calls: &[(String, String)],
+    chunk: usize,
+    interleave: bool,
+    ollama_style: bool,
+) -> Vec<Step> {
+    if stream {
+        let mut evs = vec![ctx.role()];
+        if ollama_style {
+            for (i, (name, args)) in calls.iter().enumerate() {
+                let id = format!("call_{i}");
+                evs.push(ctx.chunk(tool_delta(0, Some(&id), Some(name), args), None));
+            }
+        } else {
+            let frags: Vec<Vec<String>> =
+                calls.iter().map(|(_, a)| split_chars(a, chunk)).collect();
+            if interleave {
+                for (i, (name, _)) in calls.iter().enumerate() {
+                    let id = format!("call_{i}");
+                    evs.push(ctx.chunk(tool_delta(i, Some(&id), Some(name), ""), None));
+                }
+                let longest = frags.iter().map(Vec::len).max().unwrap_or(0);
+                for k in 0..longest {
+                    for (i, f) in frags.iter().enumerate() {
+                        if let Some(frag) = f.get(k) {
+                            evs.push(ctx.chunk(tool_delta(i, None, None, frag), None));
+                        }
+                    }
+                }
+            } else {
+                for (i, (name, _)) in calls.iter().enumerate() {
+                    let id = format!("call_{i}");
+                    evs.push(ctx.chunk(tool_delta(i, Some(&id), Some(name), ""), None));
+                    for frag in &frags[i] {
+                        evs.push(ctx.chunk(tool_delta(i, None, None, frag), None));
+                    }
+                }
+            }
+        }
+        evs.push(ctx.chunk(json!({}), Some("tool_calls")));
+        sse_steps(ctx, evs, true, false)
+    } else {
+        let tcs: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (name, args))| {
+                json!({"id": format!("call_{i}"), "type": "function",
+                       "function": {"name": name, "arguments": args}})
+            })
+            .collect();
+        let msg = json!({"role": "assistant", "content": null, "tool_calls": tcs});
+        json_steps(200, &ctx.message(msg, "tool_calls", None))
+    }
+}
+
+/// A tool call cut after `cut_at` characters, the connection closed.
+fn truncated_steps(ctx: &Ctx, stream: bool, arguments: &str, cut_at: usize) -> Vec<Step> {
+    let cut: String = arguments.chars().take(cut_at).collect();
+    if stream {
+        let mut evs = vec![
+            ctx.role(),
+            ctx.chunk(
+                tool_delta(0, Some("call_0"), Some("get_evaluations"), ""),
+                None,
+            ),
+        ];
+        for frag in split_chars(&cut, 8) {
+            evs.push(ctx.chunk(tool_delta(0, None, None, &frag), None));
+        }
+        sse_steps(ctx, evs, false, true)
+    } else {
+        let msg = json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_0", "type": "function", "function": {"name": "get_evaluations", "arguments": arguments}}
+        ]});
+        let body = ctx
+            .message(msg, "tool_calls", None)
+            .to_string()
+            .into_bytes();
+        let conn = [("Connection".to_string(), "close".to_string())];
+        let mut out = head(200, &conn, "application/json", Some(body.len()));
+        out.extend_from_slice(&body[..body.len() / 2]);
+        vec![Step::Write(out), Step::Close]
+    }
+}
+
+/// Consecutive writes joined into one.
+fn coalesced(inner: Vec<Step>) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    for step in inner {
+        match (steps.last_mut(), step) {
+            (Some(Step::Write(joined)), Step::Write(more)) => joined.extend(more),
+            (_, step) => steps.push(step),
+        }
+    }
+    steps
+}
+
+/// A pause of `gap` between consecutive writes.
+fn paced(gap: Duration, inner: Vec<Step>) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    for step in inner {
+        if matches!(step, Step::Write(_)) && matches!(steps.last(), Some(Step::Write(_))) {
+            steps.push(Step::Sleep(gap));
+        }
+        steps.push(step);
+    }
+    steps
+}
+
+/// Any status; the content type guessed from the body unless a header gives it.
+fn status_steps(code: u16, headers: &[(String, String)], body: &str) -> Vec<Step> {
+    let t = body.trim_start().to_ascii_lowercase();
+    let ct = if t.starts_with('<') {
+        "text/html; charset=utf-8"
+    } else if t.starts_with('{') || t.starts_with('[') {
+        "application/json"
+    } else {
+        "text/plain; charset=utf-8"
+    };
+    let mut out = head(code, headers, ct, Some(body.len()));
+    out.extend_from_slice(body.as_bytes());
+    vec![Step::Write(out)]
 }

@@ -1,0 +1,302 @@
+//! The small HTTP/1.1 serving core the demo judge stands on, shared with the
+//! test server (which adds fault injection on top, only in test builds):
+//! an accept loop on 127.0.0.1, request reading (Content-Length or chunked
+//! bodies, keep-alive) and response heads and chunks.
+
+use serde_json::Value;
+use std::future::Future;
+use std::net::SocketAddr;
+use tokio::io::AsyncReadExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+
+/// Largest request head and body accepted.
+const MAX_HEAD: usize = 64 * 1024;
+const MAX_BODY: usize = 64 * 1024 * 1024;
+
+/// One request as the server read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// Arrival order, from 0 (set by the server that counts them).
+    pub seq: usize,
+    pub method: String,
+    /// The request target including any query string.
+    pub path: String,
+    /// Header names lower-cased, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body as JSON; `Null` when empty, a JSON string when not JSON.
+    pub body: Value,
+}
+
+impl Request {
+    /// `"stream": true` in the body.
+    pub fn wants_stream(&self) -> bool {
+        self.body.get("stream").and_then(Value::as_bool) == Some(true)
+    }
+
+    /// A header value by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The request offers tools.
+    pub fn uses_tools(&self) -> bool {
+        self.body
+            .get("tools")
+            .and_then(Value::as_array)
+            .is_some_and(|t| !t.is_empty())
+    }
+
+    /// The `response_format.type`, if any (`json_schema`, `json_object`).
+    pub fn response_format(&self) -> Option<&str> {
+        self.body
+            .get("response_format")
+            .and_then(|r| r.get("type"))
+            .and_then(Value::as_str)
+    }
+
+    /// The text of the last user message (content parts joined).
+    pub fn last_user_message(&self) -> Option<String> {
+        let msgs = self.body.get("messages")?.as_array()?;
+        let m = msgs
+            .iter()
+            .rev()
+            .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))?;
+        match m.get("content")? {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(parts) => Some(
+                parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// Bind 127.0.0.1:`port` (0: any free one) and hand every accepted
+/// connection to `serve` on its own task until `stop` is cancelled (open
+/// connections are dropped then too). Must be called inside a tokio runtime.
+pub async fn listen<F, Fut>(
+    port: u16,
+    stop: CancellationToken,
+    serve: F,
+) -> std::io::Result<SocketAddr>
+where
+    F: Fn(TcpStream) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+    let addr = listener.local_addr()?;
+    tokio::spawn(async move {
+        loop {
+            let accepted = tokio::select! {
+                _ = stop.cancelled() => break,
+                a = listener.accept() => a,
+            };
+            match accepted {
+                Ok((sock, _)) => {
+                    let _ = sock.set_nodelay(true);
+                    let (st, conn) = (stop.clone(), serve(sock));
+                    tokio::spawn(async move {
+                        tokio::select! {
+                            _ = st.cancelled() => {}
+                            _ = conn => {}
+                        }
+                    });
+                }
+                // Out of file descriptors and the like: back off a little.
+                Err(_) => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
+            }
+        }
+    });
+    Ok(addr)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Read more bytes into `buf`; false on EOF or error.
+async fn fill(sock: &mut TcpStream, buf: &mut Vec<u8>) -> bool {
+    let mut tmp = [0u8; 16 * 1024];
+    match sock.read(&mut tmp).await {
+        Ok(0) | Err(_) => false,
+        Ok(n) => {
+            buf.extend_from_slice(&tmp[..n]);
+            true
+        }
+    }
+}
+
+/// Take exactly `n` bytes from the front of `buf`, reading as needed.
+async fn take(sock: &mut TcpStream, buf: &mut Vec<u8>, n: usize) -> Option<Vec<u8>> {
+    while buf.len() < n {
+        if !fill(sock, buf).await {
+            return None;
+        }
+    }
+    Some(buf.drain(..n).collect())
+}
+
+/// Decode a chunked request body.
+async fn take_chunked(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = loop {
+            if let Some(i) = find(buf, b"\r\n") {
+                break i;
+            }
+            if buf.len() > MAX_HEAD || !fill(sock, buf).await {
+                return None;
+            }
+        };
+        let line = String::from_utf8_lossy(&buf[..line_end]).to_string();
+        buf.drain(..line_end + 2);
+        let size_text = line.split(';').next().unwrap_or("").trim();
+        let size = usize::from_str_radix(size_text, 16).ok()?;
+        if size == 0 {
+            // Trailers until an empty line.
+            loop {
+                let end = loop {
+                    if let Some(i) = find(buf, b"\r\n") {
+                        break i;
+                    }
+                    if !fill(sock, buf).await {
+                        return None;
+                    }
+                };
+                buf.drain(..end + 2);
+                if end == 0 {
+                    return Some(body);
+                }
+            }
+        }
+        if body.len() + size > MAX_BODY {
+            return None;
+        }
+        body.extend(take(sock, buf, size + 2).await?.into_iter().take(size));
+    }
+}
+
+/// The next request on a kept-alive connection (`buf` carries bytes read
+/// past the previous one) with `seq` 0, and whether the client asked to
+/// close after it; `None` when the connection ended or sent something too
+/// large or unreadable.
+pub async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(Request, bool)> {
+    let head_end = loop {
+        if let Some(i) = find(buf, b"\r\n\r\n") {
+            break i;
+        }
+        if buf.len() > MAX_HEAD || !fill(sock, buf).await {
+            return None;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    buf.drain(..head_end + 4);
+    let mut lines = head.split("\r\n");
+    let request_line = lines.next().unwrap_or("");
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let path = parts.next().unwrap_or("").to_string();
+    let version = parts.next().unwrap_or("HTTP/1.1").to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            Some((k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        })
+        .collect();
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let chunked =
+        get("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
+    let body_bytes = if chunked {
+        take_chunked(sock, buf).await?
+    } else {
+        let len = get("content-length")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0);
+        if len > MAX_BODY {
+            return None;
+        }
+        take(sock, buf, len).await?
+    };
+    let wants_close =
+        get("connection").is_some_and(|v| v.eq_ignore_ascii_case("close")) || version == "HTTP/1.0";
+    let body = if body_bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&body_bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body_bytes).into_owned()))
+    };
+    let req = Request {
+        seq: 0,
+        method,
+        path,
+        headers,
+        body,
+    };
+    Some((req, wants_close))
+}
+
+pub fn reason(code: u16) -> &'static str {
+    match code {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Status",
+    }
+}
+
+/// A response head: `Content-Type` unless `headers` has one, then
+/// `Content-Length: len`, or chunked transfer when `len` is `None`.
+pub fn head(
+    code: u16,
+    headers: &[(String, String)],
+    content_type: &str,
+    len: Option<usize>,
+) -> Vec<u8> {
+    let mut h = format!("HTTP/1.1 {code} {}\r\n", reason(code));
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        h.push_str(&format!("Content-Type: {content_type}\r\n"));
+    }
+    for (k, v) in headers {
+        h.push_str(&format!("{k}: {v}\r\n"));
+    }
+    match len {
+        Some(n) => h.push_str(&format!("Content-Length: {n}\r\n")),
+        None => h.push_str("Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n"),
+    }
+    h.push_str("\r\n");
+    h.into_bytes()
+}
+
+/// One HTTP chunk of a chunked body.
+pub fn http_chunk(data: &[u8]) -> Vec<u8> {
+    let mut out = format!("{:x}\r\n", data.len()).into_bytes();
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\r\n");
+    out
+}

@@ -1,0 +1,132 @@
+//! Labels checked as `jury label` checks one, once every file of the import
+//! is read: what they refer to must exist, their value must be on the scale.
+
+use super::{Batch, ImportError, RecordError};
+use crate::domain::{Label, Scale};
+use crate::store::Store;
+use std::collections::{HashMap, HashSet};
+
+/// A label is checked as `jury label` checks one: its item, classification,
+/// persona and perspective must exist (in this import or already in the
+/// store), and its value must be on its classification's scale.
+pub(super) fn check_labels(
+    store: &Store,
+    batch: &mut Batch,
+    skip_invalid: bool,
+) -> Result<(), ImportError> {
+    if batch.labels.is_empty() {
+        return Ok(());
+    }
+    let mut known: HashMap<String, HashSet<String>> = HashMap::new();
+    for item in store.items()?.iter().chain(batch.items.iter()) {
+        known
+            .entry(item.id.clone())
+            .or_default()
+            .extend(item.classifications.iter().map(|c| c.id.clone()));
+        // A conversation's guidelines are what guideline labels are about.
+        known.entry(item.id.clone()).or_default().extend(
+            crate::protocol::guideline::guidelines(item)
+                .into_iter()
+                .map(|g| g.id),
+        );
+    }
+    let personas: HashSet<String> = store
+        .personas()?
+        .into_iter()
+        .map(|p| p.id)
+        .chain(batch.personas.iter().map(|p| p.id.clone()))
+        .collect();
+    let perspectives: HashSet<String> = store
+        .perspectives()?
+        .into_iter()
+        .map(|p| p.id)
+        .chain(batch.perspectives.iter().map(|p| p.id.clone()))
+        .collect();
+    // Claim ids and rubric dimensions are defined by runs, not by items.
+    let free = |p: &str| {
+        p == crate::protocol::proposition::PERSPECTIVE || p == crate::protocol::rubric::PERSPECTIVE
+    };
+    let mut kept = Vec::with_capacity(batch.labels.len());
+    let origins = std::mem::take(&mut batch.label_origins);
+    for (l, (file, at)) in std::mem::take(&mut batch.labels).into_iter().zip(origins) {
+        let problem = match known.get(&l.key.item_id) {
+            None => Some(("itemId", format!("no item '{}'", l.key.item_id))),
+            Some(c) if !c.contains(&l.key.classification_id) && !free(&l.key.perspective_id) => {
+                Some((
+                    "classificationId",
+                    format!(
+                        "item '{}' has no classification '{}'",
+                        l.key.item_id, l.key.classification_id
+                    ),
+                ))
+            }
+            _ => label_problem(&l, &personas, &perspectives),
+        };
+        match problem {
+            None => kept.push(l),
+            Some((field, message)) => {
+                let e = RecordError {
+                    file,
+                    at,
+                    field: field.into(),
+                    message,
+                };
+                if skip_invalid {
+                    batch.skipped.push(e);
+                } else {
+                    return Err(ImportError::Invalid(e));
+                }
+            }
+        }
+    }
+    batch.labels = kept;
+    Ok(())
+}
+
+/// The scales a label on `perspective` may use, as the judges of that
+/// protocol answer on them (and `jury label` reads them).
+fn scales_for(perspective: &str) -> &'static [Scale] {
+    use crate::protocol::{guideline, proposition, rubric};
+    match perspective {
+        p if p == rubric::PERSPECTIVE => &[Scale::Likert],
+        p if p == guideline::PERSPECTIVE => &[Scale::Degree],
+        p if p == proposition::PERSPECTIVE => &[Scale::Bool, Scale::Score09],
+        // Classifications: Likert (modes 1 and 2) or agreement (mode 3).
+        _ => &[Scale::Likert, Scale::Agreement],
+    }
+}
+
+/// What is wrong with a label's persona, perspective or scale, if anything.
+fn label_problem(
+    l: &Label,
+    personas: &HashSet<String>,
+    perspectives: &HashSet<String>,
+) -> Option<(&'static str, String)> {
+    use crate::protocol::{guideline, proposition, rubric};
+    let p = l.key.perspective_id.as_str();
+    let protocol =
+        p == rubric::PERSPECTIVE || p == guideline::PERSPECTIVE || p == proposition::PERSPECTIVE;
+    // Protocol labels belong to no persona ("-", as their runs record it).
+    let persona_ok = personas.contains(&l.persona_id) || (protocol && l.persona_id == "-");
+    if !persona_ok {
+        return Some(("personaId", format!("no persona '{}'", l.persona_id)));
+    }
+    if !protocol && !perspectives.contains(p) {
+        return Some(("perspectiveId", format!("no perspective '{p}'")));
+    }
+    let allowed = scales_for(p);
+    let scale = l.value.scale();
+    if !allowed.contains(&scale) {
+        let names: Vec<&str> = allowed.iter().map(|s| s.as_str()).collect();
+        return Some((
+            "value",
+            format!(
+                "'{}' is on the {} scale; a label on perspective '{p}' is on the {} scale",
+                l.value.as_text(),
+                scale.as_str(),
+                names.join(" or ")
+            ),
+        ));
+    }
+    None
+}

@@ -1,0 +1,232 @@
+//! Reading one file's bytes into the batch: JSONL, a JSON array, one record,
+//! or a whole Mode 1 request; each record checked for its file (duplicate
+//! ids, an item also in another file) before it is kept.
+
+use super::files::extension;
+use super::records::{self, Record, record};
+use super::{Batch, ImportError, Location, RecordError, fields};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::path::Path;
+
+pub(super) fn read_bytes(
+    path: &Path,
+    bytes: &[u8],
+    skip_invalid: bool,
+    who: &str,
+    batch: &mut Batch,
+) -> Result<(), ImportError> {
+    // A UTF-8 byte-order mark (editors on Windows write one) is not content.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut accept = Accept {
+        path,
+        who,
+        skip_invalid,
+        seen: HashSet::new(),
+        index: 0,
+    };
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let is_jsonl = extension(path).is_some_and(|x| x == "jsonl" || x == "ndjson")
+        || (first == Some(b'{') && looks_like_jsonl(bytes));
+    if is_jsonl {
+        read_jsonl(&mut accept, bytes, batch)
+    } else {
+        read_document(&mut accept, bytes, batch)
+    }
+}
+
+/// One record per non-blank line.
+fn read_jsonl(accept: &mut Accept<'_>, bytes: &[u8], batch: &mut Batch) -> Result<(), ImportError> {
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        let at = Location::Line(i + 1);
+        let parsed = match std::str::from_utf8(line) {
+            Err(e) => Err(format!("invalid UTF-8 at byte {}", e.valid_up_to())),
+            Ok(s) if s.trim().is_empty() => continue,
+            Ok(s) => serde_json::from_str::<Value>(s).map_err(|e| format!("invalid JSON: {e}")),
+        };
+        let parsed = parsed.map_err(|message| accept.error(&at, "", message));
+        accept.take(at, parsed, batch)?;
+    }
+    Ok(())
+}
+
+/// One JSON document: an array of records, a Mode 1 request, or one record.
+fn read_document(
+    accept: &mut Accept<'_>,
+    bytes: &[u8],
+    batch: &mut Batch,
+) -> Result<(), ImportError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        ImportError::Invalid(accept.error(&Location::Line(line), "", "invalid UTF-8".into()))
+    })?;
+    let doc: Value = serde_json::from_str(text).map_err(|e| {
+        let at = Location::Line(e.line());
+        ImportError::Invalid(accept.error(&at, "", format!("invalid JSON: {e}")))
+    })?;
+    match doc {
+        Value::Array(records) => {
+            for (i, v) in records.into_iter().enumerate() {
+                accept.take(Location::Path(format!("$[{i}]")), Ok(v), batch)?;
+            }
+            Ok(())
+        }
+        Value::Object(obj) if obj.contains_key("items") && !obj.contains_key("classifications") => {
+            read_request(accept, &obj, batch)
+        }
+        single => accept.take(Location::Path("$".into()), Ok(single), batch),
+    }
+}
+
+/// A whole Mode 1 request (S8.1.3): persona, perspectives, items.
+fn read_request(
+    accept: &mut Accept<'_>,
+    obj: &serde_json::Map<String, Value>,
+    batch: &mut Batch,
+) -> Result<(), ImportError> {
+    let whole = Location::Path("$".into());
+    if let Some(p) = obj.get("persona") {
+        accept.take(Location::Path("$.persona".into()), Ok(p.clone()), batch)?;
+    }
+    match obj.get("perspectives") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(ps)) => {
+            for (i, p) in ps.iter().enumerate() {
+                let at = Location::Path(format!("$.perspectives[{i}]"));
+                accept.take(at, Ok(p.clone()), batch)?;
+            }
+        }
+        Some(other) => {
+            let message = format!("must be an array, found {}", fields::kind(other));
+            return Err(ImportError::Invalid(accept.error(
+                &whole,
+                "perspectives",
+                message,
+            )));
+        }
+    }
+    match obj.get("items") {
+        Some(Value::Array(items)) => {
+            for (i, v) in items.iter().enumerate() {
+                let at = Location::Path(format!("$.items[{i}]"));
+                accept.take(at, Ok(v.clone()), batch)?;
+            }
+            Ok(())
+        }
+        other => {
+            let message = format!(
+                "must be an array, found {}",
+                other.map(fields::kind).unwrap_or("nothing")
+            );
+            Err(ImportError::Invalid(accept.error(&whole, "items", message)))
+        }
+    }
+}
+
+/// A file starting with `{` whose first line is a complete JSON value is JSONL.
+fn looks_like_jsonl(bytes: &[u8]) -> bool {
+    let first_line = bytes
+        .split(|b| *b == b'\n')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+    first_line.is_some_and(|l| serde_json::from_slice::<Value>(l).is_ok())
+        && bytes.iter().filter(|b| **b == b'\n').count() > 0
+}
+
+/// Takes one file's parsed values into the batch, in order.
+struct Accept<'a> {
+    path: &'a Path,
+    who: &'a str,
+    skip_invalid: bool,
+    /// `(kind, id)` of every record of this file so far.
+    seen: HashSet<(u8, String)>,
+    /// Index of the next value in the file (rubric skips are reported by it).
+    index: usize,
+}
+
+impl Accept<'_> {
+    fn error(&self, at: &Location, field: &str, message: String) -> RecordError {
+        RecordError {
+            file: self.path.to_path_buf(),
+            at: at.clone(),
+            field: field.into(),
+            message,
+        }
+    }
+
+    /// Keep the value at `at` (or its error, under `--skip-invalid`).
+    fn take(
+        &mut self,
+        at: Location,
+        v: Result<Value, RecordError>,
+        batch: &mut Batch,
+    ) -> Result<(), ImportError> {
+        let this_index = self.index;
+        self.index += 1;
+        // Invalid rubric examples are skipped with their index and reason, as the
+        // rubric harness specifies, whatever --skip-invalid says.
+        if let Ok(Value::Object(o)) = &v
+            && !o.contains_key("classifications")
+            && (o.contains_key("ticket") || o.contains_key("response"))
+            && let Err(e) = records::rubric_example(o)
+        {
+            batch
+                .rubric_skips
+                .push((self.path.display().to_string(), this_index, e.message));
+            return Ok(());
+        }
+        match v.and_then(|v| self.checked(&at, &v, batch)) {
+            Ok(Record::Item(i)) => {
+                batch
+                    .item_origins
+                    .entry(i.id.clone())
+                    .or_insert_with(|| (self.path.to_path_buf(), at.clone()));
+                batch.items.push(i);
+            }
+            Ok(Record::Persona(p)) => batch.personas.push(p),
+            Ok(Record::Perspective(p)) => batch.perspectives.push(p),
+            Ok(Record::Label(l)) => {
+                batch.labels.push(l);
+                batch.label_origins.push((self.path.to_path_buf(), at));
+            }
+            Err(e) if self.skip_invalid => batch.skipped.push(e),
+            Err(e) => return Err(ImportError::Invalid(e)),
+        }
+        Ok(())
+    }
+
+    /// The record in `v`, unless it is invalid, an item another file of the
+    /// import already has, or an id this file already had.
+    fn checked(&mut self, at: &Location, v: &Value, batch: &Batch) -> Result<Record, RecordError> {
+        let r = record(v, self.who).map_err(|e| self.error(at, &e.field, e.message))?;
+        // The same item in two files of one import: which one is meant?
+        if let Record::Item(i) = &r
+            && let Some((file, first)) = batch.item_origins.get(&i.id)
+            && file != self.path
+        {
+            let message = format!(
+                "item '{}' is also in {}: {first}; an id may appear in one file only",
+                crate::sanitize::one_line(&i.id, 80),
+                file.display()
+            );
+            return Err(self.error(at, "id", message));
+        }
+        let tag = match &r {
+            Record::Item(_) => 0,
+            Record::Persona(_) => 1,
+            Record::Perspective(_) => 2,
+            Record::Label(_) => 3,
+        };
+        if !self.seen.insert((tag, r.id())) {
+            let message = format!(
+                "duplicate id '{}' in this file",
+                crate::sanitize::one_line(&r.id(), 80)
+            );
+            return Err(self.error(at, "id", message));
+        }
+        Ok(r)
+    }
+}

@@ -1,0 +1,294 @@
+//! Collecting verdicts and labels as small interned records, read from the
+//! store on one or two connections, then handed to pairing.
+
+use super::pairing::Collected;
+use super::{Comparison, Judge, Judged, PairsByComparison, PositionSeries};
+use crate::domain::{ComboKey, Label, Mode, Protocol, Run, Value};
+use crate::store::VerdictValue;
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
+
+/// Strings and combinations interned to small ids, so a million verdicts
+/// cost a million small records, not a million sets of strings.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<Arc<str>, u32>,
+    names: Vec<Arc<str>>,
+}
+
+impl Interner {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
+            return i;
+        }
+        let a: Arc<str> = Arc::from(s);
+        let i = self.names.len() as u32;
+        self.names.push(a.clone());
+        self.ids.insert(a, i);
+        i
+    }
+}
+
+/// From this many verdicts on, [`Builder::read`] reads on two connections.
+pub const PARALLEL_READ_MIN: i64 = 100_000;
+
+/// Collects verdicts and labels, then pairs them ([`Builder::finish_with_positions`]).
+pub struct Builder {
+    strings: Interner,
+    combo_ids: HashMap<(u32, u32, u32), u32>,
+    combos: Vec<Arc<ComboKey>>,
+    judge_ids: HashMap<Judge, u32>,
+    judges: Vec<Judge>,
+    prompt_of_run: HashMap<i64, u32>,
+    last_combo: Option<u32>,
+    verdicts: Vec<Judged>,
+    labels: Vec<(u32, u32, Arc<str>, Value)>,
+}
+
+impl Builder {
+    /// `runs` give each verdict's prompt set (prompt versions are compared).
+    pub fn new(runs: &[Run]) -> Builder {
+        let mut strings = Interner::default();
+        let prompt_of_run = runs
+            .iter()
+            .map(|r| (r.id, strings.id(&r.spec.prompt_hash)))
+            .collect();
+        Builder {
+            strings,
+            combo_ids: HashMap::default(),
+            combos: Vec::new(),
+            judge_ids: HashMap::default(),
+            judges: Vec::new(),
+            prompt_of_run,
+            last_combo: None,
+            verdicts: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+
+    fn combo(&mut self, item: &str, classification: &str, perspective: &str) -> u32 {
+        // Consecutive verdicts of one request are often about the same
+        // combination or item: compare before hashing.
+        if let Some(c) = self.last_combo
+            && let k = &self.combos[c as usize]
+            && k.item_id == item
+            && k.classification_id == classification
+            && k.perspective_id == perspective
+        {
+            return c;
+        }
+        let c = self.combo_uncached(item, classification, perspective);
+        self.last_combo = Some(c);
+        c
+    }
+
+    fn combo_uncached(&mut self, item: &str, classification: &str, perspective: &str) -> u32 {
+        let k = (
+            self.strings.id(item),
+            self.strings.id(classification),
+            self.strings.id(perspective),
+        );
+        if let Some(&c) = self.combo_ids.get(&k) {
+            return c;
+        }
+        let c = self.combos.len() as u32;
+        self.combos
+            .push(Arc::new(ComboKey::new(item, classification, perspective)));
+        self.combo_ids.insert(k, c);
+        c
+    }
+
+    /// Verdicts in insertion order: a later one of the same judge on the
+    /// same combination and persona stands for that judge.
+    pub fn add_verdict(&mut self, v: VerdictValue<'_>) {
+        let combo = self.combo(v.item_id, v.classification_id, v.perspective_id);
+        let empty = self.strings.id("");
+        let judge = Judge {
+            protocol: v.protocol,
+            mode: v.mode,
+            model: self.strings.id(v.model),
+            prompt: self.prompt_of_run.get(&v.run_id).copied().unwrap_or(empty),
+        };
+        let next = self.judges.len() as u32;
+        let judge = *self.judge_ids.entry(judge.clone()).or_insert_with(|| {
+            self.judges.push(judge);
+            next
+        });
+        let persona = self.strings.id(v.persona_id);
+        self.verdicts.push(Judged {
+            judge,
+            combo,
+            persona,
+            run_id: v.run_id,
+            value: v.value,
+            rel: v.position.and_then(|p| p.relative()).map(|r| r as f32),
+        });
+    }
+
+    /// Appends what `later` collected (read after everything in `self`, e.g.
+    /// the second half of the verdict ids), re-keying its interned ids.
+    pub fn append(&mut self, later: Builder) {
+        let strings: Vec<u32> = later
+            .strings
+            .names
+            .iter()
+            .map(|n| self.strings.id(n))
+            .collect();
+        let combos: Vec<u32> = later
+            .combos
+            .iter()
+            .map(|k| self.combo_uncached(&k.item_id, &k.classification_id, &k.perspective_id))
+            .collect();
+        let judges: Vec<u32> = later
+            .judges
+            .iter()
+            .map(|j| {
+                let judge = Judge {
+                    protocol: j.protocol,
+                    mode: j.mode,
+                    model: strings[j.model as usize],
+                    prompt: strings[j.prompt as usize],
+                };
+                let next = self.judges.len() as u32;
+                *self.judge_ids.entry(judge.clone()).or_insert_with(|| {
+                    self.judges.push(judge);
+                    next
+                })
+            })
+            .collect();
+        self.verdicts.reserve(later.verdicts.len());
+        self.verdicts.extend(later.verdicts.iter().map(|v| Judged {
+            judge: judges[v.judge as usize],
+            combo: combos[v.combo as usize],
+            persona: strings[v.persona as usize],
+            ..*v
+        }));
+        self.labels
+            .extend(later.labels.into_iter().map(|(c, p, who, v)| {
+                let who_id = self.strings.id(&who);
+                (
+                    combos[c as usize],
+                    strings[p as usize],
+                    self.strings.names[who_id as usize].clone(),
+                    v,
+                )
+            }));
+        self.last_combo = None;
+    }
+
+    /// Reads every verdict and label of `store`. Large stores are read on two
+    /// connections at once (the first half of the verdict ids here, the
+    /// second on a scoped thread), then joined in id order.
+    pub fn read(store: &crate::store::Store) -> crate::store::Result<Builder> {
+        Self::read_with_runs(store, &store.runs()?, PARALLEL_READ_MIN)
+    }
+
+    /// [`Builder::read`] with the runs already read and its own threshold
+    /// for reading on two connections (tests split small stores).
+    pub fn read_with_runs(
+        store: &crate::store::Store,
+        runs: &[Run],
+        min_verdicts: i64,
+    ) -> crate::store::Result<Builder> {
+        let mut first = Builder::new(runs);
+        let split = match store.verdict_id_range()? {
+            Some((lo, hi)) if hi - lo >= min_verdicts && store.path().is_file() => {
+                Some((lo, lo + (hi - lo) / 2, hi))
+            }
+            _ => None,
+        };
+        let Some((lo, mid, hi)) = split else {
+            store.for_each_verdict_value(|v| first.add_verdict(v))?;
+            store.for_each_label(|l| first.add_label(&l))?;
+            return Ok(first);
+        };
+        let path = store.path().to_path_buf();
+        let (read, second) = crate::par::join(
+            || -> crate::store::Result<()> {
+                store.for_each_verdict_value_in(lo, mid, |v| first.add_verdict(v))?;
+                store.for_each_label(|l| first.add_label(&l))
+            },
+            || -> crate::store::Result<Builder> {
+                let other = crate::store::Store::open(&path)?;
+                let mut b = Builder::new(runs);
+                other.for_each_verdict_value_in(mid + 1, hi, |v| b.add_verdict(v))?;
+                Ok(b)
+            },
+        );
+        read?;
+        let second = second?;
+        first.append(second);
+        Ok(first)
+    }
+
+    pub fn add_label(&mut self, l: &Label) {
+        let combo = self.combo(
+            &l.key.item_id,
+            &l.key.classification_id,
+            &l.key.perspective_id,
+        );
+        let persona = self.strings.id(&l.persona_id);
+        let who_id = self.strings.id(&l.who);
+        let who = self.strings.names[who_id as usize].clone();
+        self.labels.push((combo, persona, who, l.value));
+    }
+
+    /// Pairs for every comparison, and each judge's placed verdicts.
+    pub fn finish_with_positions(self) -> (PairsByComparison, Vec<PositionSeries>) {
+        let Builder {
+            strings,
+            combos,
+            judges,
+            verdicts,
+            labels,
+            ..
+        } = self;
+        let judge_names = judge_names(&judges, &strings.names);
+        let done = Collected {
+            names: &strings.names,
+            combos: &combos,
+            judges: &judges,
+            judge_names: &judge_names,
+            verdicts: &verdicts,
+            labels: &labels,
+        };
+        // Run vs run and the position series need every verdict sorted, the
+        // rest only the standing ones: the two run side by side.
+        let (mut out, (retest, mut series)) = crate::par::join(
+            || done.standing_comparisons(),
+            || done.retest_and_positions(),
+        );
+        if !retest.is_empty() {
+            out.insert(Comparison::RunVsRun, retest);
+        }
+        series.sort_by(|a, b| a.judge.cmp(&b.judge));
+        (out, series)
+    }
+}
+
+/// A judge is named by protocol, mode and model; where one of those ran with
+/// several prompt sets, the prompt set is named too, so prompt versions are
+/// never pooled (their delta is the point).
+fn judge_names(judges: &[Judge], names: &[Arc<str>]) -> Vec<Arc<str>> {
+    let mut prompts_per: HashMap<(Protocol, Option<Mode>, u32), u32> = HashMap::default();
+    for j in judges {
+        *prompts_per
+            .entry((j.protocol, j.mode, j.model))
+            .or_default() += 1;
+    }
+    judges
+        .iter()
+        .map(|j| {
+            let base = crate::domain::judge_name(j.protocol, j.mode, &names[j.model as usize]);
+            Arc::from(if prompts_per[&(j.protocol, j.mode, j.model)] > 1 {
+                let hash = &names[j.prompt as usize];
+                format!(
+                    "{base} · prompts {}",
+                    hash.chars().take(8).collect::<String>()
+                )
+            } else {
+                base
+            })
+        })
+        .collect()
+}
