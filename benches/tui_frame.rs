@@ -270,7 +270,7 @@ fn bench(c: &mut Criterion) {
         "gpt-4o-mini",
         "me",
     );
-    huge.size = (200, 50);
+    huge.chrome.size = (200, 50);
     c.bench_function("frame_huge_item_10mb", |b| {
         b.iter(|| {
             term.draw(|f| f.render_widget(Root(black_box(&huge)), f.area()))

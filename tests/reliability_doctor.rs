@@ -334,16 +334,23 @@ async fn doctor_against_jury_demo_judge_process() {
     // Keep the pipe open: the demo judge prints a second line (SIGPIPE otherwise).
     let mut reader = BufReader::new(demo.stdout.take().expect("stdout"));
     reader.read_line(&mut first).expect("read");
-    let base = first
-        .split("OPENAI_BASE_URL=")
-        .nth(1)
-        .map(|s| s.trim().to_string())
-        .expect("the demo judge prints its URL");
-    let (code, out) = doctor(&db, Some(base), &["--model", "jury-demo-judge"]).await;
+    // `export OPENAI_BASE_URL=… JURY_MODEL=…`: what a user pastes.
+    let export = |name: &str| {
+        first
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("the demo judge prints {name}: {first}"))
+    };
+    let (base, model) = (export("OPENAI_BASE_URL"), export("JURY_MODEL"));
+    let (code, out) = doctor(&db, Some(base), &["--model", &model]).await;
     let _ = demo.kill();
     let _ = demo.wait();
     drop(reader);
     assert_eq!(code, Some(0), "{out}");
+    // The printed model is the one the demo judge lists: no warning at all.
+    line(&out, "ok", "endpoint");
     line(&out, "ok", "judge");
     line(&out, "ok", "streaming");
+    assert!(!out.contains("warning"), "{out}");
 }

@@ -276,9 +276,12 @@ pub fn demo_judge(a: DemoJudgeArgs) -> anyhow::Result<ExitCode> {
     rt.block_on(async move {
         let latency = std::time::Duration::from_millis(a.latency_ms);
         let server = crate::demo_judge::DemoJudge::start(a.port, latency).await?;
+        // The model too: jury's default (a hosted model's name) is not the
+        // demo judge's, and doctor and the cost estimate would say so.
         println!(
-            "demo judge listening: export OPENAI_BASE_URL={}",
-            server.base_url()
+            "demo judge listening: export OPENAI_BASE_URL={} JURY_MODEL={}",
+            server.base_url(),
+            crate::demo_judge::MODEL
         );
         println!("(a deterministic offline judge for trying jury out; Ctrl-C stops it)");
         tokio::signal::ctrl_c().await?;
