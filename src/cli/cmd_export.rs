@@ -270,52 +270,10 @@ fn awag_records(store: &Store, runs: &HashMap<i64, Run>) -> anyhow::Result<Value
             }
             by_item.entry(v.key.item_id.clone()).or_default().push(v);
         }
-        let mut out_items = Vec::new();
-        for item_id in order {
-            let vs = &by_item[&item_id];
-            let item = items.get(&item_id);
-            let mut cls_order: Vec<String> = Vec::new();
-            let mut by_cls: HashMap<String, Vec<Value>> = HashMap::new();
-            for v in vs {
-                let mut p =
-                    json!({"perspectiveId": v.key.perspective_id, "evaluationText": v.text});
-                match v.value {
-                    crate::domain::Value::Likert(n) => {
-                        p["evaluationLikertVal"] = json!(n);
-                        p["evaluationLikertText"] = json!(likert_label(n));
-                    }
-                    other => p["evaluationAgreement"] = json!(other.as_text()),
-                }
-                if !by_cls.contains_key(&v.key.classification_id) {
-                    cls_order.push(v.key.classification_id.clone());
-                }
-                by_cls
-                    .entry(v.key.classification_id.clone())
-                    .or_default()
-                    .push(p);
-            }
-            let responses: Vec<Value> = cls_order
-                .iter()
-                .map(|c| json!({"classificationName": c, "perspectives": by_cls[c]}))
-                .collect();
-            out_items.push(json!({
-                "itemId": item_id,
-                "tags": item.map(|i| i.tags.clone()).unwrap_or_default(),
-                "classifications": item.map(|i| i.classifications.iter().map(|c| json!({
-                    "classificationName": c.id,
-                    "classificationValue": c.selected_text(),
-                    "classificationOptions": c.available,
-                })).collect::<Vec<_>>()).unwrap_or_default(),
-                "evaluateSourceType": item.map(|i| i.source.kind.clone()).unwrap_or_default(),
-                "evaluateSourceOriginator": item.map(|i| i.source.originator.clone()).unwrap_or_default(),
-                "evaluateSourceChannel": item.map(|i| i.source.channel.clone()).unwrap_or_default(),
-                "evaluateTimeText": item.and_then(|i| i.sent_text.clone()).unwrap_or_default(),
-                "evaluateTimeMs": item.and_then(|i| i.sent_ms).unwrap_or(0),
-                "evaluateTitle": item.map(|i| i.title.clone()).unwrap_or_default(),
-                "evaluateText": item.map(|i| i.text.clone()).unwrap_or_default(),
-                "evaluationResponses": responses,
-            }));
-        }
+        let out_items: Vec<Value> = order
+            .iter()
+            .map(|id| item_record(id, &by_item[id], items.get(id)))
+            .collect();
         success.push(json!({
             "agent": "jury",
             "evaluationPersona": persona_json(&run.spec.persona_id),
@@ -359,6 +317,51 @@ fn awag_records(store: &Store, runs: &HashMap<i64, Run>) -> anyhow::Result<Value
         })
         .collect();
     Ok(json!({"evaluationData": success, "evaluationFailures": failures}))
+}
+
+/// One item of an S8.8 record: the item as imported and the run's
+/// verdicts on it, classification by classification, in first-seen order.
+fn item_record(item_id: &str, vs: &[&Verdict], item: Option<&crate::domain::Item>) -> Value {
+    let mut cls_order: Vec<String> = Vec::new();
+    let mut by_cls: HashMap<String, Vec<Value>> = HashMap::new();
+    for v in vs {
+        let mut p = json!({"perspectiveId": v.key.perspective_id, "evaluationText": v.text});
+        match v.value {
+            crate::domain::Value::Likert(n) => {
+                p["evaluationLikertVal"] = json!(n);
+                p["evaluationLikertText"] = json!(likert_label(n));
+            }
+            other => p["evaluationAgreement"] = json!(other.as_text()),
+        }
+        if !by_cls.contains_key(&v.key.classification_id) {
+            cls_order.push(v.key.classification_id.clone());
+        }
+        by_cls
+            .entry(v.key.classification_id.clone())
+            .or_default()
+            .push(p);
+    }
+    let responses: Vec<Value> = cls_order
+        .iter()
+        .map(|c| json!({"classificationName": c, "perspectives": by_cls[c]}))
+        .collect();
+    json!({
+        "itemId": item_id,
+        "tags": item.map(|i| i.tags.clone()).unwrap_or_default(),
+        "classifications": item.map(|i| i.classifications.iter().map(|c| json!({
+            "classificationName": c.id,
+            "classificationValue": c.selected_text(),
+            "classificationOptions": c.available,
+        })).collect::<Vec<_>>()).unwrap_or_default(),
+        "evaluateSourceType": item.map(|i| i.source.kind.clone()).unwrap_or_default(),
+        "evaluateSourceOriginator": item.map(|i| i.source.originator.clone()).unwrap_or_default(),
+        "evaluateSourceChannel": item.map(|i| i.source.channel.clone()).unwrap_or_default(),
+        "evaluateTimeText": item.and_then(|i| i.sent_text.clone()).unwrap_or_default(),
+        "evaluateTimeMs": item.and_then(|i| i.sent_ms).unwrap_or(0),
+        "evaluateTitle": item.map(|i| i.title.clone()).unwrap_or_default(),
+        "evaluateText": item.map(|i| i.text.clone()).unwrap_or_default(),
+        "evaluationResponses": responses,
+    })
 }
 
 /// The rubric harness's results.json: per example the latest score and
