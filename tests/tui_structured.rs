@@ -222,3 +222,25 @@ async fn the_chosen_path_is_the_one_the_server_sees() {
     assert!(st.starts_with("json"), "{st:?}");
     assert_eq!(runs[0].requests, reqs.len() as u64);
 }
+
+/// A model without a price (a local server, the demo judge) shows no cost,
+/// not an invented one and not a question mark (issue 15.9).
+#[test]
+fn a_run_without_a_price_shows_a_dash_for_its_cost() {
+    let mut app = app();
+    app.chrome.size = (160, 30);
+    key(&mut app, 'U');
+    let mut unpriced = run(1, None, 3, 0, 0);
+    unpriced.spec.model = "jury-demo-judge".into();
+    unpriced.cost_usd = None;
+    update(&mut app, Msg::RunsLoaded(Ok((vec![unpriced], vec![]))));
+    let s = screen(&app);
+    let row = s
+        .lines()
+        .find(|l| l.contains("jury-demo-judge"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        row.contains('—') && !row.contains('$') && !row.contains('?'),
+        "{row}"
+    );
+}

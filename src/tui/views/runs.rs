@@ -116,7 +116,7 @@ fn run_table<'a>(app: &App, runs: &[crate::domain::Run], cursor: usize, h: usize
                 r.usage_unknown,
                 r.cost_usd
                     .map(|c| format!("${c:.4}"))
-                    .unwrap_or_else(|| "?".into()),
+                    .unwrap_or_else(|| "—".into()),
             ),
             st,
         ));
