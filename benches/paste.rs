@@ -50,6 +50,7 @@ fn data() -> Loaded {
         }],
         verdicts: vec![],
         labels: vec![],
+        split: None,
     }
 }
 

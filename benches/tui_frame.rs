@@ -65,6 +65,7 @@ fn items(n: usize) -> Loaded {
         }],
         verdicts: vec![],
         labels: vec![],
+        split: None,
     }
 }
 

@@ -44,6 +44,7 @@ pub fn load_without_items(store: &Store) -> crate::store::Result<Loaded> {
         data.verdicts.push(v)
     })?;
     store.for_each_label(|l| data.labels.push(l))?;
+    data.split = store.split()?;
     data.personas = store.personas()?;
     data.perspectives = store.perspectives()?;
     Ok(data)
@@ -84,6 +85,7 @@ pub fn load(store: &Store) -> crate::store::Result<Loaded> {
         perspectives: store.perspectives()?,
         verdicts,
         labels,
+        split: store.split()?,
     })
 }
 

@@ -77,6 +77,7 @@ pub fn loaded() -> Loaded {
         }],
         verdicts: vec![],
         labels: vec![],
+        split: None,
     }
 }
 

@@ -45,6 +45,7 @@ impl App {
             perspectives,
             verdicts,
             labels,
+            split,
         } = data;
         let rest = Loaded {
             items: Vec::new(),
@@ -52,6 +53,7 @@ impl App {
             perspectives,
             verdicts,
             labels,
+            split,
         };
         App::with_items(items, rest, keymap, theme, model, who)
     }

@@ -30,6 +30,8 @@ pub struct Loaded {
     pub perspectives: Vec<Perspective>,
     pub verdicts: Vec<Verdict>,
     pub labels: Vec<Label>,
+    /// The workspace's held-out split (`jury split`), if one was made.
+    pub split: Option<crate::store::Split>,
 }
 
 /// Whether a label reached the disk.
@@ -65,6 +67,8 @@ pub struct Workspace {
     /// Labels from the recovery file are being written: the file is removed
     /// once every label is saved.
     pub replaying: bool,
+    /// The held-out split: each verdict row says its side.
+    pub split: Option<crate::store::Split>,
 }
 
 impl Workspace {
@@ -90,6 +94,7 @@ impl Workspace {
             who: who.to_string(),
             next_req: 1,
             replaying: false,
+            split: data.split,
         };
         for mut v in data.verdicts {
             crate::tui::queue::compact_raw(&mut v);

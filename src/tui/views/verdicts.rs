@@ -138,6 +138,18 @@ fn awag_draw<'a>(
         ),
         t.muted,
     ));
+    // The held-out split's side of this (item, classification): a `test`
+    // row is one a few-shot set must never learn from.
+    if let Some(split) = &app.data.split {
+        let side = split.side_of(&key.item_id, &key.classification_id);
+        head.push(Span::styled(
+            format!("  {}", side.as_str()),
+            match side {
+                crate::domain::Side::Test => t.accent,
+                crate::domain::Side::Train => t.muted,
+            },
+        ));
+    }
     let head = if focused {
         Line::from(head).style(t.selection)
     } else {
