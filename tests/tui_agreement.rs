@@ -52,7 +52,7 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
     app.chrome.size = (170, 44);
     let fx = key(&mut app, 'A');
     assert!(
-        fx.iter().any(|e| matches!(e, Effect::LoadAgreement)),
+        fx.iter().any(|e| matches!(e, Effect::LoadAgreement(None))),
         "{fx:?}"
     );
     assert!(screen(&app).contains("computing the figures"));
@@ -144,4 +144,39 @@ fn self_consistency_and_position_bias_show_below_the_table() {
     assert!(s.contains("-3.00"), "{s}");
     // The group table still shows above them.
     assert!(s.contains("judge·human"), "{s}");
+}
+
+/// Issue "Close the loop", point 3 in the workbench: `t` in the agreement view
+/// asks for the figures on the held-out test side, then on train, then on
+/// all pairs again, and the title says which; elsewhere it only explains.
+#[test]
+fn the_split_key_cycles_all_test_train_and_asks_for_those_figures() {
+    let mut app = app();
+    app.chrome.size = (170, 44);
+    let fx = key(&mut app, 't');
+    assert!(fx.is_empty(), "outside the agreement view: {fx:?}");
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .is_some_and(|(_, m)| m.contains("agreement view")),
+        "{:?}",
+        app.chrome.message
+    );
+    key(&mut app, 'A');
+    for (want, title) in [
+        (Some(Side::Test), "test side of the held-out split only"),
+        (Some(Side::Train), "train side of the held-out split only"),
+        (None, "agreement · all pairs"),
+    ] {
+        let fx = key(&mut app, 't');
+        assert_eq!(fx, vec![Effect::LoadAgreement(want)]);
+        let View::Agreement(state) = &app.chrome.view else {
+            panic!("not the agreement view")
+        };
+        assert_eq!(state.side, want);
+        assert!(matches!(state.figures, FiguresState::Computing));
+        let s = screen(&app);
+        assert!(s.contains(title), "{title}:\n{s}");
+    }
 }

@@ -104,6 +104,8 @@ actions! {
     Runs => "runs and failures",
     /// Open the agreement view (judge vs human).
     Agreement => "agreement judge vs human",
+    /// In the agreement view: figures on all pairs, the held-out test side, the train side.
+    CycleSplit => "agreement view: all pairs / held-out test / train",
     /// Open the prompt view (what is sent for this item).
     Prompt => "the request sent for this item",
     /// Show every key binding.

@@ -86,19 +86,31 @@ impl Executor {
                     let _ = tx.send(Msg::RunsLoaded(r.map_err(|e| e.to_string())));
                 });
             }
-            Effect::LoadAgreement => {
+            Effect::LoadAgreement(side) => {
                 let (path, tx) = (self.db_path.clone(), self.tx.clone());
                 tokio::task::spawn_blocking(move || {
                     // Fewer resamples than `jury report`: the view wants its
                     // figures in a moment; the CLI gives the full intervals.
-                    let r = Store::open(&path).and_then(|s| {
-                        let report = crate::report::Report::build(
-                            &s,
-                            None,
-                            Some(AGREEMENT_RESAMPLES),
-                            42,
-                            &mut (),
-                        )?;
+                    let r = Store::open(&path).map_err(|e| e.to_string()).and_then(|s| {
+                        let report = match side {
+                            None => crate::report::Report::build(
+                                &s,
+                                None,
+                                Some(AGREEMENT_RESAMPLES),
+                                42,
+                                &mut (),
+                            )
+                            .map_err(|e| e.to_string()),
+                            Some(side) => crate::report::Report::build_on(
+                                &s,
+                                None,
+                                Some(AGREEMENT_RESAMPLES),
+                                42,
+                                side,
+                                &mut (),
+                            )
+                            .map_err(|e| e.to_string()),
+                        }?;
                         let notes = report.notes();
                         Ok((report.groups, notes))
                     });
@@ -108,7 +120,7 @@ impl Executor {
                             let _ = tx.send(Msg::AgreementNotes(notes));
                         }
                         Err(e) => {
-                            let _ = tx.send(Msg::AgreementLoaded(Err(e.to_string())));
+                            let _ = tx.send(Msg::AgreementLoaded(Err(e)));
                         }
                     }
                 });

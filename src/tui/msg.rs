@@ -56,7 +56,8 @@ pub enum Effect {
     /// Read runs and failures from the store (answers `Msg::RunsLoaded`).
     LoadRuns,
     /// Compute the agreement figures (answers `Msg::AgreementLoaded`).
-    LoadAgreement,
+    /// The agreement figures, on one side of the held-out split or all.
+    LoadAgreement(Option<crate::domain::Side>),
     SavePersona(Persona),
     /// Add labels to the recovery file beside the store (answers `Msg::UnsavedKept`).
     KeepUnsaved(Vec<Label>),

@@ -6,6 +6,8 @@
 
 /// Status-bar messages.
 pub mod msg {
+    pub const SPLIT_IN_AGREEMENT: &str =
+        "the split key works in the agreement view: all pairs, held-out test, train";
     // ----- runs -----
     pub const NO_ITEMS: &str = "no items to judge";
     pub const NO_PERSONA: &str = "no persona: import one (jury import) or create one (P, then N)";

@@ -101,6 +101,9 @@ pub struct AgreementState {
     pub cursor: usize,
     /// Self-consistency and position-bias lines, as `jury report` prints them.
     pub notes: Vec<String>,
+    /// The side of the held-out split the figures cover (`None`: all pairs);
+    /// the split key cycles all → test → train.
+    pub side: Option<crate::domain::Side>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

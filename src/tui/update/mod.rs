@@ -70,6 +70,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         Quit => super::quit::request(app, fx),
         Cancel => nav::cancel(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
+        CycleSplit => nav::cycle_split(app, fx),
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => nav::movement(app, action),
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),

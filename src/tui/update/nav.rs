@@ -23,12 +23,13 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             View::Runs(RunsView::Loading)
         }
         Action::Agreement => {
-            fx.push(Effect::LoadAgreement);
+            fx.push(Effect::LoadAgreement(None));
             View::Agreement(AgreementState {
                 quick: agreement_rows(app),
                 figures: FiguresState::Computing,
                 cursor: 0,
                 notes: Vec::new(),
+                side: None,
             })
         }
         Action::Prompt => View::Prompt {
@@ -54,6 +55,28 @@ pub fn runs_loaded(
             Err(e) => RunsView::Error(e),
         };
     }
+}
+
+/// In the agreement view: the figures on all pairs, then on the held-out
+/// `test` side only, then on `train` (what `jury report --split` gives).
+pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
+    use crate::domain::Side;
+    let View::Agreement(a) = &mut app.chrome.view else {
+        app.chrome.message = Some((
+            crate::tui::app::Level::Info,
+            crate::tui::strings::msg::SPLIT_IN_AGREEMENT.into(),
+        ));
+        return;
+    };
+    a.side = match a.side {
+        None => Some(Side::Test),
+        Some(Side::Test) => Some(Side::Train),
+        Some(Side::Train) => None,
+    };
+    a.figures = FiguresState::Computing;
+    a.notes.clear();
+    a.cursor = 0;
+    fx.push(Effect::LoadAgreement(a.side));
 }
 
 /// The agreement view's figures arrived.

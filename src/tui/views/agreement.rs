@@ -20,8 +20,18 @@ pub struct AgreementView<'a> {
 impl Widget for AgreementView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = &self.app.chrome.theme;
+        let side = match self.state.side {
+            None => "all pairs".to_string(),
+            Some(s) => format!("{} side of the held-out split only", s.as_str()),
+        };
         let block = Block::bordered()
-            .title(" agreement (j/k select a group, esc back) ")
+            .title(format!(
+                " agreement · {side} (j/k select a group, {} all/test/train, esc back) ",
+                self.app
+                    .chrome
+                    .keymap
+                    .hint(crate::tui::action::Action::CycleSplit)
+            ))
             .border_style(t.border_focused)
             .title_style(t.title);
         let inner = block.inner(area);
