@@ -29,7 +29,14 @@ async fn labels_are_durable_before_shown_saved() {
     let db = dir.path().join("j.db");
     store_with_items(&db);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(db.clone(), EngineLink { config: None }, tx);
+    let mut exec = Executor::new(
+        db.clone(),
+        EngineLink {
+            config: None,
+            prompts_dir: None,
+        },
+        tx,
+    );
     let mut app = app();
     for fx in key(&mut app, '4') {
         exec.run(fx);
@@ -55,7 +62,14 @@ async fn a_store_that_cannot_be_opened_leaves_the_label_unsaved() {
     let db = dir.path().join("not-a-file");
     std::fs::create_dir(&db).unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(db, EngineLink { config: None }, tx);
+    let mut exec = Executor::new(
+        db,
+        EngineLink {
+            config: None,
+            prompts_dir: None,
+        },
+        tx,
+    );
     let mut app = app();
     for fx in key(&mut app, '1') {
         exec.run(fx);
@@ -88,7 +102,14 @@ async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
         prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(db.clone(), EngineLink { config: Some(cfg) }, tx);
+    let mut exec = Executor::new(
+        db.clone(),
+        EngineLink {
+            config: Some(cfg),
+            prompts_dir: None,
+        },
+        tx,
+    );
     let mut app = app();
     for fx in code(&mut app, crossterm::event::KeyCode::Enter) {
         exec.run(fx);
@@ -142,7 +163,14 @@ async fn a_locked_database_leaves_the_label_unsaved_until_retried() {
         .execute_batch("BEGIN IMMEDIATE; UPDATE items SET title = title WHERE id = 'k-001';")
         .unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(db.clone(), EngineLink { config: None }, tx);
+    let mut exec = Executor::new(
+        db.clone(),
+        EngineLink {
+            config: None,
+            prompts_dir: None,
+        },
+        tx,
+    );
     let mut app = app();
     for fx in key(&mut app, '3') {
         exec.run(fx);
@@ -211,7 +239,14 @@ async fn the_agreement_effect_sends_the_figures_then_the_consistency_notes() {
         }
     }
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(db, EngineLink { config: None }, tx);
+    let mut exec = Executor::new(
+        db,
+        EngineLink {
+            config: None,
+            prompts_dir: None,
+        },
+        tx,
+    );
     let mut app = app();
     app.chrome.size = (170, 44);
     for fx in key(&mut app, 'A') {
@@ -250,7 +285,14 @@ async fn labels_queued_behind_a_busy_one_wait_briefly() {
     let locker = rusqlite::Connection::open(&db).unwrap();
     locker.execute_batch("BEGIN IMMEDIATE").unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(db.clone(), EngineLink { config: None }, tx);
+    let mut exec = Executor::new(
+        db.clone(),
+        EngineLink {
+            config: None,
+            prompts_dir: None,
+        },
+        tx,
+    );
     let mut app = app();
     // Three labels handed over at once (three rows of two items).
     let mut fx = key(&mut app, '1');

@@ -17,6 +17,10 @@ use tokio_util::sync::CancellationToken;
 #[derive(Clone)]
 pub struct EngineLink {
     pub config: Option<EngineConfig>,
+    /// The prompt folder the workbench was opened with (`--prompts` or
+    /// config): AwAg's set is already in `config`, the other protocols read
+    /// their own files from it, as `jury run --prompts` does.
+    pub prompts_dir: Option<std::path::PathBuf>,
 }
 
 struct LabelJob {
@@ -37,6 +41,22 @@ pub struct Executor {
 
 /// Bootstrap resamples for the agreement view.
 const AGREEMENT_RESAMPLES: usize = 200;
+
+/// The request a workbench run sends: its spec built and checked by the
+/// constructor `jury run` uses (other protocols with their defaults — rubric:
+/// relevance and tone; guideline: each conversation's own guidelines), and
+/// the workbench's prompt folder, as `jury run --prompts` would pass it.
+pub fn run_request(
+    plan: RunPlan,
+    prompts_dir: Option<std::path::PathBuf>,
+) -> Result<RunRequest, String> {
+    let spec = JudgeSpec::from_flags(&spec_flags(&plan)).map_err(|e| e.to_string())?;
+    let mut req = RunRequest::for_spec(spec);
+    req.item_ids = Some(plan.item_ids);
+    req.structured = plan.structured;
+    req.prompts_dir = prompts_dir;
+    Ok(req)
+}
 
 impl Executor {
     /// Starts the label writer thread. Call inside a tokio runtime.
@@ -161,22 +181,16 @@ impl Executor {
             });
             return;
         };
-        // The spec is built and checked by the constructor `jury run` uses.
-        // Other protocols run with their defaults (rubric: relevance and tone;
-        // guideline: each conversation's own guidelines) and prompt sets.
-        let spec = match JudgeSpec::from_flags(&spec_flags(&plan)) {
-            Ok(spec) => spec,
+        let req = match run_request(plan, self.engine.prompts_dir.clone()) {
+            Ok(req) => req,
             Err(e) => {
                 let _ = self.tx.send(Msg::RunEnded {
                     tag,
-                    error: Some(e.to_string()),
+                    error: Some(e),
                 });
                 return;
             }
         };
-        let mut req = RunRequest::for_spec(spec);
-        req.item_ids = Some(plan.item_ids);
-        req.structured = plan.structured;
         let handle = spawn_run(cfg, req);
         self.cancels.insert(tag, handle.cancel.clone());
         let tx = self.tx.clone();
@@ -305,6 +319,17 @@ mod tests {
             persona_id: "kenton".into(),
             perspective_ids: vec!["classification".into()],
             item_ids: vec!["i1".into()],
+        }
+    }
+
+    #[test]
+    fn the_workbench_runs_every_protocol_with_its_prompt_folder() {
+        for p in [Protocol::Awag, Protocol::Rubric, Protocol::Guideline] {
+            let dir = std::path::PathBuf::from("my-prompts");
+            let req = run_request(plan(p), Some(dir.clone())).unwrap();
+            assert_eq!(req.prompts_dir, Some(dir), "{p:?}");
+            assert_eq!(req.item_ids, Some(vec!["i1".to_string()]));
+            assert!(run_request(plan(p), None).unwrap().prompts_dir.is_none());
         }
     }
 
