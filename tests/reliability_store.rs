@@ -131,10 +131,21 @@ async fn reliability_16_kill9_mid_run_then_resume() {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn jury run");
+    // A guard against hanging the whole test run if the child stalls before
+    // sending anything (not a claim about speed: the work takes well under a
+    // second).
+    let started = std::time::Instant::now();
     loop {
         let n = count(&fx.db, "SELECT count(*) FROM verdicts");
         if n >= 6 {
             break;
+        }
+        if started.elapsed() > Duration::from_secs(300) {
+            kill9(&mut child);
+            panic!(
+                "no progress in 5 minutes: {n} verdicts, {} requests",
+                server.request_count()
+            );
         }
         // Progress is counted in work, not seconds: six verdicts are three
         // answers; once all ten requests went out they must be saved.
