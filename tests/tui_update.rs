@@ -349,3 +349,47 @@ fn labels_are_stamped_with_the_time_update_is_given() {
         "the label on screen carries the given time too"
     );
 }
+
+/// Issue 15.7: `G` in the prompt and help views shows the last page of the
+/// text (not a blank one past its end), and `g` comes back to the top from
+/// anywhere.
+#[test]
+fn g_and_shift_g_in_text_views_land_on_the_first_and_last_page() {
+    use crossterm::event::{KeyEvent, KeyModifiers};
+    use jury::tui::app::View;
+    let mut app = app();
+    app.chrome.size = (120, 32);
+    for open in ['W', '?'] {
+        key(&mut app, open);
+        key(&mut app, 'G');
+        let s = screen(&app);
+        let body: Vec<&str> = s.lines().skip(1).take(28).collect();
+        let blank = body
+            .iter()
+            .filter(|l| {
+                l.trim_matches(|c: char| c == '"' || c == '│' || c == ' ')
+                    .is_empty()
+            })
+            .count();
+        assert!(blank < 10, "{open}: G shows a mostly blank page:\n{s}");
+        let last = match &app.chrome.view {
+            View::Prompt { scroll, .. } | View::Help { scroll } => *scroll,
+            v => panic!("{v:?}"),
+        };
+        assert!(last > 0, "{open}: the text is longer than a page");
+        key(&mut app, 'k');
+        let (View::Prompt { scroll, .. } | View::Help { scroll }) = &app.chrome.view else {
+            panic!()
+        };
+        assert_eq!(*scroll, last - 1, "{open}: one line up from the last page");
+        key(&mut app, 'g');
+        let (View::Prompt { scroll, .. } | View::Help { scroll }) = &app.chrome.view else {
+            panic!()
+        };
+        assert_eq!(*scroll, 0, "{open}: g is the top");
+        update(
+            &mut app,
+            Msg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+        );
+    }
+}

@@ -153,9 +153,13 @@ pub fn movement(app: &mut App, action: Action) {
         Action::Top => i64::MIN / 2,
         _ => i64::MAX / 2,
     };
+    // A text view scrolls from its top to where its last page fills the
+    // view: `G` shows the last page, `g` the first, whatever came before.
+    let limit = i64::from(crate::tui::views::text::scroll_limit(app, app.chrome.size));
+    let in_view = |v: u16| (v as i64).saturating_add(delta).clamp(0, limit) as u16;
     let step = |v: u16| (v as i64 + delta.clamp(-10_000, 10_000)).clamp(0, u16::MAX as i64) as u16;
     match &mut app.chrome.view {
-        View::Help { scroll } | View::Prompt { scroll, .. } => *scroll = step(*scroll),
+        View::Help { scroll } | View::Prompt { scroll, .. } => *scroll = in_view(*scroll),
         View::Personas { cursor } => *cursor = clamp_add(*cursor, delta, app.data.personas.len()),
         View::Runs(RunsView::Loaded { runs, cursor, .. }) => {
             *cursor = clamp_add(*cursor, delta, runs.len())
