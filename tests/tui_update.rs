@@ -45,6 +45,15 @@ fn blind_labels_work_before_any_verdict() {
     // a/d in a Likert mode store on the agreement scale, beside the Likert label.
     let (_, l) = saved_label(&key(&mut app, 'd'));
     assert_eq!(l.value, Value::Agreement(Agreement::Disagree));
+    // …and say so, since this mode's rows show only the Likert label (15.7).
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .is_some_and(|(_, m)| m.contains("mode 3 shows it")),
+        "{:?}",
+        app.chrome.message
+    );
     // Mode 3: 1–5 become AGREE/DISAGREE, 3 is refused with a message.
     key(&mut app, 'm');
     assert_eq!(app.choices.mode, Mode::Three);

@@ -39,7 +39,17 @@ pub fn label_key(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) 
             },
         },
     };
+    let agreement_in_likert_mode =
+        matches!(v, Value::Agreement(_)) && app.choices.mode.scale() == Scale::Likert;
     set_label(app, v, now, fx);
+    // a/d in a Likert mode: the label is kept on the agreement scale, which
+    // this mode's rows do not show; say where it went and what labels here.
+    if agreement_in_likert_mode && !fx.is_empty() {
+        app.chrome.message = Some((
+            Level::Info,
+            crate::tui::strings::msg::AGREEMENT_IN_LIKERT_MODE.into(),
+        ));
+    }
 }
 
 /// The retry key: every unsaved label to the writer again.
