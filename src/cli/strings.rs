@@ -506,3 +506,32 @@ pub mod doctor_endpoint {
 pub fn fatal(why: &str) -> String {
     format!("error: {why}")
 }
+
+#[cfg(test)]
+mod tests {
+    // The sentences assembled from optional parts read as they did when
+    // each command built them itself.
+    #[test]
+    fn optional_parts_join_as_before() {
+        assert_eq!(super::list::requests(3, None, None), "      3 request(s)");
+        assert_eq!(
+            super::list::requests(
+                3,
+                Some(super::list::usage_unknown(1)),
+                Some(super::list::cached_share(50.0))
+            ),
+            "      3 request(s), usage unknown for 1, 50 % of prompt tokens cached"
+        );
+        assert_eq!(
+            super::import::imported(1, 2, 3, 4, "s.db", 0),
+            "imported 1 items, 2 personas, 3 perspectives, 4 labels into s.db"
+        );
+        assert!(super::import::imported(1, 2, 3, 4, "s.db", 5).ends_with("s.db (5 skipped)"));
+        assert_eq!(super::failures::none(None), "no failures");
+        assert_eq!(super::failures::none(Some(7)), "no failures in run 7");
+        assert_eq!(
+            super::doctor_endpoint::model_not_listed("u", "m", 9, &["a", "b"]),
+            "u is reachable but does not list the model 'm' (9 model(s): a, b, …); pick one with --model or JURY_MODEL"
+        );
+    }
+}
