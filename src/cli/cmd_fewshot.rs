@@ -29,7 +29,7 @@ pub fn fewshot(s: &Settings, a: FewshotArgs) -> anyhow::Result<ExitCode> {
         "{}",
         say::wrote_set(
             &out,
-            &set.hash(),
+            set.hash(),
             &crate::sanitize::one_line(&base.origin, 200)
         )
     );
