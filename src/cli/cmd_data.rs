@@ -1,5 +1,6 @@
 //! `import`, `list`, `runs`, `failures`.
 
+use super::strings::{failures as say_failures, import as say_import, list as say_list};
 use super::{FailuresArgs, ImportArgs, ListArgs, ListWhat, open_store};
 use crate::config::Settings;
 use crate::sanitize::one_line;
@@ -36,33 +37,34 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
     } else {
         for (f, why) in &report.skipped_files {
             eprintln!(
-                "not read: {}: {why}",
-                crate::sanitize::one_line(&f.display().to_string(), 300)
+                "{}",
+                say_import::not_read(
+                    &crate::sanitize::one_line(&f.display().to_string(), 300),
+                    why
+                )
             );
         }
         for e in &report.skipped {
             eprintln!(
-                "skipped: {}",
-                crate::sanitize::for_display(&e.to_string(), 1000)
+                "{}",
+                say_import::skipped(&crate::sanitize::for_display(&e.to_string(), 1000))
             );
         }
         println!(
-            "imported {} items, {} personas, {} perspectives, {} labels into {}{}",
-            report.items,
-            report.personas,
-            report.perspectives,
-            report.labels,
-            s.db_path.display(),
-            if report.skipped.is_empty() {
-                String::new()
-            } else {
-                format!(" ({} skipped)", report.skipped.len())
-            }
+            "{}",
+            say_import::imported(
+                report.items,
+                report.personas,
+                report.perspectives,
+                report.labels,
+                &s.db_path.display().to_string(),
+                report.skipped.len()
+            )
         );
         if report.labels > 0 {
             println!(
-                "labels: {} new, {} newer than the store (replaced it), {} unchanged, {} older than the store (kept the store's)",
-                m.new, m.newer, m.unchanged, m.older
+                "{}",
+                say_import::label_merge(m.new, m.newer, m.unchanged, m.older)
             );
         }
     }
@@ -100,7 +102,7 @@ pub fn list(s: &Settings, a: ListArgs) -> anyhow::Result<ExitCode> {
                         one_line(&cls.join(" "), 120)
                     );
                 }
-                eprintln!("{} items", items.len());
+                eprintln!("{}", say_list::items(items.len()));
             }
         }
         ListWhat::Personas => {
@@ -179,24 +181,15 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
                 .unwrap_or_else(|| "-".into()),
         );
         if let Some(note) = &r.note {
-            println!("      note: {}", one_line(note, 200));
+            println!("{}", say_list::run_note(&one_line(note, 200)));
         }
-        let cached = if r.prompt_tokens > 0 {
-            format!(
-                ", {:.0} % of prompt tokens cached",
-                100.0 * r.cached_tokens as f64 / r.prompt_tokens as f64
-            )
-        } else {
-            String::new()
-        };
-        let unknown = if r.usage_unknown > 0 {
-            format!(", usage unknown for {}", r.usage_unknown)
-        } else {
-            String::new()
-        };
-        println!("      {} request(s){unknown}{cached}", r.requests);
+        let cached = (r.prompt_tokens > 0).then(|| {
+            say_list::cached_share(100.0 * r.cached_tokens as f64 / r.prompt_tokens as f64)
+        });
+        let unknown = (r.usage_unknown > 0).then(|| say_list::usage_unknown(r.usage_unknown));
+        println!("{}", say_list::requests(r.requests, unknown, cached));
         if let Some(st) = &r.structured {
-            println!("      structured: {}", one_line(st, 200));
+            println!("{}", say_list::structured(&one_line(st, 200)));
         }
     }
     print_ledger(&crate::analytics::ledger(&runs));
@@ -231,21 +224,13 @@ fn print_ledger(l: &crate::analytics::Ledger) {
             money(x.cost_per_verdict(), 6),
             [
                 (x.unpriced_runs > 0).then(|| {
-                    format!(
-                        "{} run(s) without a price: {}",
-                        x.unpriced_runs,
-                        crate::engine::price::HOW_TO_PRICE
-                    )
+                    say_list::unpriced(x.unpriced_runs, crate::engine::price::HOW_TO_PRICE)
                 }),
-                (x.usage_unknown > 0).then(|| {
-                    format!(
-                        "{} of {} request(s) with usage not reported (not in the tokens)",
-                        x.usage_unknown, x.requests
-                    )
-                }),
+                (x.usage_unknown > 0)
+                    .then(|| { say_list::usage_not_reported(x.usage_unknown, x.requests) }),
                 x.cached_share()
                     .filter(|c| *c > 0.0)
-                    .map(|c| format!("{:.0} % of prompt tokens cached", 100.0 * c)),
+                    .map(|c| say_list::cached_share(100.0 * c)),
             ]
             .into_iter()
             .flatten()
@@ -264,7 +249,7 @@ pub fn failures(s: &Settings, a: FailuresArgs) -> anyhow::Result<ExitCode> {
     if let Some(run) = a.run
         && store.run(run)?.is_none()
     {
-        anyhow::bail!("no run {run} in the store (see `jury runs`)");
+        anyhow::bail!(say_failures::no_run(run));
     }
     let failures = store.failures(a.run)?;
     if a.json {
@@ -274,10 +259,7 @@ pub fn failures(s: &Settings, a: FailuresArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if failures.is_empty() {
-        println!(
-            "no failures{}",
-            a.run.map(|r| format!(" in run {r}")).unwrap_or_default()
-        );
+        println!("{}", say_failures::none(a.run));
     }
     for f in failures {
         println!(
@@ -294,13 +276,13 @@ pub fn failures(s: &Settings, a: FailuresArgs) -> anyhow::Result<ExitCode> {
             f.created_at
         );
         println!(
-            "  reason: {}",
-            crate::sanitize::for_display(&f.reason, 2000)
+            "{}",
+            say_failures::reason(&crate::sanitize::for_display(&f.reason, 2000))
         );
         if !f.raw_response.is_empty() {
             println!(
-                "  raw: {}",
-                crate::sanitize::for_display(&f.raw_response, 4000)
+                "{}",
+                say_failures::raw(&crate::sanitize::for_display(&f.raw_response, 4000))
             );
         }
     }

@@ -1,5 +1,6 @@
 //! `jury export`.
 
+use super::strings::export as say;
 use super::{ExportArgs, ExportFormat, open_store};
 use crate::config::Settings;
 use crate::domain::{Failure, Label, Run, Verdict};
@@ -139,10 +140,7 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.out
         && crate::store::is_own_file(&s.db_path, p)
     {
-        anyhow::bail!(
-            "refusing to export to {}: that is the store itself (or its -wal/-shm); choose another --out path",
-            p.display()
-        );
+        anyhow::bail!(say::out_is_store(&p.display().to_string()));
     }
     let store = open_store(s)?;
     match &a.out {
@@ -151,7 +149,9 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
         Some(p) => crate::store::write_atomically(p, |w| {
             write_export(&store, a.format, w).map_err(std::io::Error::other)
         })
-        .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+        .map_err(|e| {
+            anyhow::anyhow!(say::cannot_write(&p.display().to_string(), &e.to_string()))
+        })?,
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             write_export(&store, a.format, &mut out)?;

@@ -1,6 +1,7 @@
 //! `jury fewshot --from-labels --k K --out DIR`: a prompt set with worked
 //! examples from `train` labels (see crate::fewshot).
 
+use super::strings::fewshot as say;
 use super::{FewshotArgs, open_store};
 use crate::config::Settings;
 use crate::prompt::PromptSet;
@@ -23,25 +24,22 @@ pub fn fewshot(s: &Settings, a: FewshotArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    let out = crate::sanitize::one_line(&a.out.display().to_string(), 200);
     println!(
-        "wrote the prompt set {} (version {}) from {} with worked examples from train labels:",
-        crate::sanitize::one_line(&a.out.display().to_string(), 200),
-        set.hash(),
-        crate::sanitize::one_line(&base.origin, 200)
+        "{}",
+        say::wrote_set(
+            &out,
+            set.hash(),
+            &crate::sanitize::one_line(&base.origin, 200)
+        )
     );
     for (mode, es) in &written.examples {
         let disagreements = es.iter().filter(|e| e.judge_said.is_some()).count();
         println!(
-            "  mode {}: {} example(s), {disagreements} where the judge said otherwise",
-            mode.number(),
-            es.len()
+            "{}",
+            say::mode_examples(mode.number(), es.len(), disagreements)
         );
     }
-    println!(
-        "where each came from: {}/{}; use it with --prompts {}",
-        crate::sanitize::one_line(&a.out.display().to_string(), 200),
-        crate::prompt::FEWSHOT_MANIFEST,
-        crate::sanitize::one_line(&a.out.display().to_string(), 200)
-    );
+    println!("{}", say::where_from(&out, crate::prompt::FEWSHOT_MANIFEST));
     Ok(ExitCode::SUCCESS)
 }

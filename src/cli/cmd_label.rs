@@ -1,5 +1,6 @@
 //! `jury label ITEM CLASSIFICATION VALUE`.
 
+use super::strings::{label as say, missing};
 use super::{LabelArgs, open_store};
 use crate::config::Settings;
 use crate::domain::{ComboKey, Label};
@@ -14,7 +15,7 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
     let mut store = open_store(s)?;
     let item = store
         .item(&a.item)?
-        .ok_or_else(|| anyhow::anyhow!("no item '{}' in the store", a.item))?;
+        .ok_or_else(|| anyhow::anyhow!(missing::item(&a.item)))?;
     // Protocol perspectives (rubric, proposition, guideline) label protocol
     // combinations: the "classification" is a dimension, claim id or guideline
     // id, the persona defaults to "-" (as their runs record it) and the scale
@@ -40,25 +41,28 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .any(|g| g.id == a.classification)
         {
-            anyhow::bail!("item '{}' has no guideline '{}'", a.item, a.classification);
+            anyhow::bail!(say::no_guideline(&a.item, &a.classification));
         }
         let persona = a.persona.clone().unwrap_or_else(|| "-".to_string());
         if persona != "-" && !store.personas()?.iter().any(|p| p.id == persona) {
-            anyhow::bail!("no persona '{persona}' in the store");
+            anyhow::bail!(missing::persona(&persona));
         }
         let value = scale.parse(&a.value).map_err(|e| {
-            anyhow::anyhow!("{e}; a {} label is {}", a.perspective, scale.expected())
+            anyhow::anyhow!(say::bad_protocol_value(
+                &e.to_string(),
+                &a.perspective,
+                scale.expected()
+            ))
         })?;
         return save(s, &mut store, a, persona, value);
     }
     if item.classification(&a.classification).is_none() {
         let known: Vec<&str> = item.classifications.iter().map(|c| c.id.as_str()).collect();
-        anyhow::bail!(
-            "item '{}' has no classification '{}' (it has: {})",
-            a.item,
-            a.classification,
-            known.join(", ")
-        );
+        anyhow::bail!(say::no_classification(
+            &a.item,
+            &a.classification,
+            &known.join(", ")
+        ));
     }
     let personas = store.personas()?;
     let persona = match a.persona.clone() {
@@ -66,21 +70,19 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
         None => match inbox_persona(&item.tags) {
             Some(p) => p.to_string(),
             None if personas.len() == 1 => personas[0].id.clone(),
-            None => anyhow::bail!("say which persona this label is for with --persona"),
+            None => anyhow::bail!(say::WHICH_PERSONA),
         },
     };
     if !personas.iter().any(|p| p.id == persona) {
-        anyhow::bail!("no persona '{persona}' in the store");
+        anyhow::bail!(missing::persona(&persona));
     }
     if !store.perspectives()?.iter().any(|p| p.id == a.perspective) {
-        anyhow::bail!("no perspective '{}' in the store", a.perspective);
+        anyhow::bail!(missing::perspective(&a.perspective));
     }
     let scale = crate::import::infer_scale_text(&a.value);
-    let value = scale.parse(&a.value).map_err(|e| {
-        anyhow::anyhow!(
-            "{e}; a label is 1–5, AGREE/DISAGREE, 0–9, true/false or no/partially/fully"
-        )
-    })?;
+    let value = scale
+        .parse(&a.value)
+        .map_err(|e| anyhow::anyhow!(say::bad_value(&e.to_string())))?;
     save(s, &mut store, a, persona, value)
 }
 
@@ -105,13 +107,15 @@ fn save(
     // Ids and names come from files and flags: neutralise them for the terminal.
     let show = |s: &str| crate::sanitize::one_line(s, 200);
     println!(
-        "labelled {}/{} as {} ({} scale) for {} by {}",
-        show(&label.key.item_id),
-        show(&label.key.classification_id),
-        label.value,
-        label.value.scale(),
-        show(&label.persona_id),
-        show(&label.who)
+        "{}",
+        say::labelled(
+            &show(&label.key.item_id),
+            &show(&label.key.classification_id),
+            &label.value.to_string(),
+            &label.value.scale().to_string(),
+            &show(&label.persona_id),
+            &show(&label.who)
+        )
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
 //! `jury prompt`: the exact request for one item, mode, persona and perspective.
 
+use super::strings::{missing, prompt as say};
 use super::{PromptArgs, open_store};
 use crate::config::Settings;
 use crate::domain::Mode;
@@ -9,13 +10,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub fn prompt(s: &Settings, a: PromptArgs) -> anyhow::Result<ExitCode> {
-    let mode =
-        Mode::from_number(a.mode).ok_or_else(|| anyhow::anyhow!("--mode must be 1, 2 or 3"))?;
+    let mode = Mode::from_number(a.mode).ok_or_else(|| anyhow::anyhow!(say::BAD_MODE))?;
     let store = open_store(s)?;
     let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
     let persona = store
         .persona(&a.persona)?
-        .ok_or_else(|| anyhow::anyhow!("no persona '{}' in the store", a.persona))?;
+        .ok_or_else(|| anyhow::anyhow!(missing::persona(&a.persona)))?;
     let all = store.perspectives()?;
     let mut perspectives = Vec::new();
     for id in &a.perspective {
@@ -23,12 +23,12 @@ pub fn prompt(s: &Settings, a: PromptArgs) -> anyhow::Result<ExitCode> {
             all.iter()
                 .find(|p| &p.id == id)
                 .cloned()
-                .ok_or_else(|| anyhow::anyhow!("no perspective '{id}' in the store"))?,
+                .ok_or_else(|| anyhow::anyhow!(missing::perspective(id)))?,
         );
     }
     let item = store
         .item(&a.item)?
-        .ok_or_else(|| anyhow::anyhow!("no item '{}' in the store", a.item))?;
+        .ok_or_else(|| anyhow::anyhow!(missing::item(&a.item)))?;
     let boundary = crate::protocol::new_boundary();
     let call = crate::protocol::awag::preview(
         prompts.clone(),
@@ -63,20 +63,22 @@ pub fn print_call(
         println!("{}", serde_json::to_string_pretty(&body)?);
         return Ok(());
     }
-    println!("# prompt set: {prompt_set}");
+    println!("{}", say::prompt_set(prompt_set));
     println!(
-        "# model: {}   endpoint: {}",
-        cfg.model,
-        s.base_url.as_deref().unwrap_or("(not configured)")
+        "{}",
+        say::model(
+            &cfg.model,
+            s.base_url.as_deref().unwrap_or(say::NO_ENDPOINT)
+        )
     );
-    println!("# boundary token: {boundary} (a fresh one is drawn for every run)\n");
+    println!("{}", say::boundary(boundary));
     for (i, m) in call.messages.iter().enumerate() {
-        println!("── message {} · {} ──", i + 1, m.role);
+        println!("{}", say::message(i + 1, &m.role));
         println!("{}\n", crate::sanitize::for_display(&m.content, usize::MAX));
     }
-    println!("── tools ──");
+    println!("{}", say::TOOLS);
     println!("{}\n", serde_json::to_string_pretty(&body["tools"])?);
-    println!("── tool_choice ──");
+    println!("{}", say::TOOL_CHOICE);
     println!("{}", serde_json::to_string_pretty(&body["tool_choice"])?);
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! `jury report`: the report the core computes, written to stdout.
 
+use super::strings::report as say;
 use super::{GroupBy, ReportArgs, ReportFormat, SplitSide, open_store};
 use crate::config::Settings;
 use crate::report::{self, Report};
@@ -9,10 +10,7 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.out
         && crate::store::is_own_file(&s.db_path, p)
     {
-        anyhow::bail!(
-            "refusing to write the report to {}: that is the store itself (or its -wal/-shm); choose another --out path",
-            p.display()
-        );
+        anyhow::bail!(say::out_is_store(&p.display().to_string()));
     }
     let store = open_store(s)?;
     let mut timer = Stages::new();
@@ -34,9 +32,10 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
     let text = report.render(format)?;
     match &a.out {
         Some(p) => {
-            crate::store::write_atomically(p, |w| w.write_all(text.as_bytes()))
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
-            eprintln!("wrote the report to {}", p.display());
+            crate::store::write_atomically(p, |w| w.write_all(text.as_bytes())).map_err(|e| {
+                anyhow::anyhow!(say::cannot_write(&p.display().to_string(), &e.to_string()))
+            })?;
+            eprintln!("{}", say::wrote(&p.display().to_string()));
         }
         None => println!("{text}"),
     }
@@ -62,7 +61,7 @@ impl report::Stage for Stages {
     fn done(&mut self, what: &str) {
         // Off stays off: only a started clock is restarted.
         if let Some(t) = self.0.as_mut() {
-            eprintln!("jury report: {what}: {:.3} s", t.elapsed().as_secs_f64());
+            eprintln!("{}", say::stage(what, t.elapsed().as_secs_f64()));
             *t = std::time::Instant::now();
         }
     }

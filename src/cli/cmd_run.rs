@@ -2,6 +2,7 @@
 
 mod drive;
 
+use super::strings::run as say;
 use super::{DemoJudgeArgs, RunArgs, open_store};
 use crate::config::Settings;
 use crate::engine::{EngineConfig, RunRequest};
@@ -61,14 +62,14 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
 /// The run's settings from the flags and the configuration.
 fn request(s: &Settings, a: &RunArgs, spec: JudgeSpec) -> anyhow::Result<RunRequest> {
     if a.concurrency == 0 {
-        anyhow::bail!("--concurrency must be at least 1");
+        anyhow::bail!(say::ZERO_CONCURRENCY);
     }
     let mut req = RunRequest::for_spec(spec);
     req.prompts_dir = s.prompts_dir.clone();
     req.concurrency = a.concurrency;
     if let Some(k) = a.batch_size {
         if k == 0 {
-            anyhow::bail!("--batch-size must be at least 1");
+            anyhow::bail!(say::ZERO_BATCH);
         }
         req.batch_size = k;
     }
@@ -87,9 +88,10 @@ fn request(s: &Settings, a: &RunArgs, spec: JudgeSpec) -> anyhow::Result<RunRequ
     }
     req.structured = match a.structured.as_deref().or(s.structured.as_deref()) {
         None | Some("auto") => None,
-        Some(other) => Some(crate::provider::ToolMode::parse(other).ok_or_else(|| {
-            anyhow::anyhow!("structured must be auto, tools, json_schema or json, not {other:?}")
-        })?),
+        Some(other) => Some(
+            crate::provider::ToolMode::parse(other)
+                .ok_or_else(|| anyhow::anyhow!(say::bad_structured(other)))?,
+        ),
     };
     Ok(req)
 }
@@ -107,9 +109,7 @@ impl EndpointFlags {
     fn from_args(a: &RunArgs) -> anyhow::Result<EndpointFlags> {
         let secs = |flag: &str, v: Option<f64>| -> anyhow::Result<Option<std::time::Duration>> {
             v.map(|x| {
-                crate::config::seconds(x).ok_or_else(|| {
-                    anyhow::anyhow!("{flag} must be a positive number of seconds, not {x}")
-                })
+                crate::config::seconds(x).ok_or_else(|| anyhow::anyhow!(say::bad_seconds(flag, x)))
             })
             .transpose()
         };
@@ -120,9 +120,7 @@ impl EndpointFlags {
             .map(|mb| {
                 (mb.is_finite() && mb > 0.0 && mb < 1e6)
                     .then_some((mb * 1024.0 * 1024.0) as usize)
-                    .ok_or_else(|| {
-                        anyhow::anyhow!("--max-answer-mb must be a positive number, not {mb}")
-                    })
+                    .ok_or_else(|| anyhow::anyhow!(say::bad_answer_mb(mb)))
             })
             .transpose()?;
         Ok(EndpointFlags {
@@ -161,11 +159,7 @@ fn show_request(
     protocol: crate::domain::Protocol,
 ) -> anyhow::Result<ExitCode> {
     let Some(batch) = plan.batches.first() else {
-        println!(
-            "dry run: nothing would be sent ({} combination(s) settled without a request, {} already judged)",
-            plan.settled.len(),
-            plan.skipped
-        );
+        println!("{}", say::nothing_sent(plan.settled.len(), plan.skipped));
         return Ok(ExitCode::SUCCESS);
     };
     let boundary = crate::protocol::new_boundary();
@@ -174,11 +168,7 @@ fn show_request(
         .build_call(batch, &boundary)
         .map_err(|e| anyhow::anyhow!(e))?;
     if !a.json {
-        println!(
-            "# request 1 of {} ({} combination(s) in it)",
-            plan.batches.len(),
-            batch.len()
-        );
+        println!("{}", say::request_heading(plan.batches.len(), batch.len()));
     }
     let set = format!(
         "{} {} (hash {})",
@@ -217,13 +207,15 @@ fn dry_run(
         println!("{summary}");
     } else {
         println!(
-            "dry run: {} request(s) for {} combination(s) ({} settled without a request, {} already judged, skipped); model {}, prompt set {}",
-            plan.batches.len(),
-            plan.units(),
-            plan.settled.len(),
-            plan.skipped,
-            s.model,
-            plan.spec.prompt_hash
+            "{}",
+            say::dry_run(
+                plan.batches.len(),
+                plan.units(),
+                plan.settled.len(),
+                plan.skipped,
+                &s.model,
+                &plan.spec.prompt_hash
+            )
         );
     }
     ExitCode::SUCCESS
@@ -232,12 +224,9 @@ fn dry_run(
 /// Nothing left to judge: said, and the run is not started.
 fn nothing_to_do(a: &RunArgs, plan: &crate::engine::Plan) -> ExitCode {
     let msg = if plan.skipped > 0 {
-        format!(
-            "nothing to judge: all {} combination(s) already have verdicts for this persona, mode, perspective, model and prompt set",
-            plan.skipped
-        )
+        say::all_judged(plan.skipped)
     } else {
-        "nothing to judge: the selection holds no items".to_string()
+        say::NO_ITEMS.to_string()
     };
     if a.json {
         println!(
@@ -279,11 +268,10 @@ pub fn demo_judge(a: DemoJudgeArgs) -> anyhow::Result<ExitCode> {
         // The model too: jury's default (a hosted model's name) is not the
         // demo judge's, and doctor and the cost estimate would say so.
         println!(
-            "demo judge listening: export OPENAI_BASE_URL={} JURY_MODEL={}",
-            server.base_url(),
-            crate::demo_judge::MODEL
+            "{}",
+            say::demo_judge_listening(&server.base_url(), crate::demo_judge::MODEL)
         );
-        println!("(a deterministic offline judge for trying jury out; Ctrl-C stops it)");
+        println!("{}", say::DEMO_JUDGE_NOTE);
         tokio::signal::ctrl_c().await?;
         Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
     })

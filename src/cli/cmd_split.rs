@@ -1,5 +1,6 @@
 //! `jury split`: the workspace's fixed train/test split (domain::split).
 
+use super::strings::split as say;
 use super::{SplitArgs, open_store};
 use crate::config::Settings;
 use crate::domain::SplitRule;
@@ -22,26 +23,26 @@ pub fn split(s: &Settings, a: SplitArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if counts.train + counts.test == 0 {
-        println!(
-            "split made (holdout {holdout}, seed {}), but nothing is labelled yet: labels added later join a side by the split's hash",
-            a.seed
-        );
+        println!("{}", say::made_empty(holdout, a.seed));
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "split {} labelled (item, classification) pairs: {} train, {} test (holdout {holdout}, seed {})",
-        counts.train + counts.test,
-        counts.train,
-        counts.test,
-        a.seed
+        "{}",
+        say::made(
+            counts.train + counts.test,
+            counts.train,
+            counts.test,
+            holdout,
+            a.seed
+        )
     );
     for (value, [train, test]) in &counts.by_label {
         println!(
-            "  label {:<10} {train:>5} train {test:>5} test",
-            crate::sanitize::one_line(value, 40)
+            "{}",
+            say::label_row(&crate::sanitize::one_line(value, 40), *train, *test)
         );
     }
-    println!("labels added later join a side by the same hash; the split never moves");
+    println!("{}", say::NEVER_MOVES);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -50,9 +51,7 @@ fn show(store: &crate::store::Store, as_json: bool) -> anyhow::Result<ExitCode> 
         if as_json {
             println!("null");
         } else {
-            println!(
-                "no split yet: `jury split --holdout 0.3 --seed 1` holds out 30 % of the labelled pairs"
-            );
+            println!("{}", say::NONE_YET);
         }
         return Ok(ExitCode::SUCCESS);
     };
@@ -71,13 +70,16 @@ fn show(store: &crate::store::Store, as_json: bool) -> anyhow::Result<ExitCode> 
         );
     } else {
         println!(
-            "split made {} by {} (holdout {}, seed {}): {} labelled pairs now, {train} train, {test} test ({} fixed when it was made)",
-            split.created_at,
-            crate::sanitize::one_line(&split.created_by, 60),
-            split.rule.holdout,
-            split.rule.seed,
-            train + test,
-            split.fixed()
+            "{}",
+            say::shown(
+                &split.created_at,
+                &crate::sanitize::one_line(&split.created_by, 60),
+                split.rule.holdout,
+                split.rule.seed,
+                train,
+                test,
+                split.fixed()
+            )
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -10,6 +10,7 @@ mod cmd_report;
 mod cmd_run;
 mod cmd_split;
 mod doctor;
+mod strings;
 
 pub use args::*;
 
@@ -38,8 +39,8 @@ pub fn main() -> ExitCode {
         Err(e) => {
             // Errors may quote untrusted text (file contents, server bodies).
             eprintln!(
-                "error: {}",
-                crate::sanitize::for_display(&format!("{e:#}"), 4000)
+                "{}",
+                strings::fatal(&crate::sanitize::for_display(&format!("{e:#}"), 4000))
             );
             ExitCode::from(1)
         }

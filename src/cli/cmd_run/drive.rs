@@ -2,6 +2,7 @@
 //! summary at the end and the exit code it means.
 
 use crate::cli::EXIT_FAILURES;
+use crate::cli::strings::drive as say;
 use crate::domain::RunStatus;
 use crate::engine::{EngineConfig, EngineEvent, Progress, RunRequest};
 use std::io::IsTerminal;
@@ -45,13 +46,13 @@ pub(super) async fn drive(
                     // A second signal: stop now. Everything committed is
                     // kept; the run shows as interrupted, since this
                     // process is gone, and --resume continues it.
-                    eprintln!("stopped before the run could finish cleanly");
+                    eprintln!("{}", say::STOPPED_AT_ONCE);
                     std::process::exit(1);
                 }
                 interrupted = true;
                 cancel.cancel();
                 if let Some(b) = &bar {
-                    b.println("cancelling: what has arrived is kept… (again to stop at once)");
+                    b.println(say::CANCELLING);
                 }
             }
         }
@@ -84,10 +85,7 @@ pub(super) async fn drive(
     if status == RunStatus::Failed && !only_failures {
         // A fault fatal for the whole run (refused key, quota, budget, a
         // server that cannot do what is asked): say where, and how to go on.
-        eprintln!(
-            "error: run {} stopped at {endpoint}; what arrived is stored, fix the cause and continue with the same command plus --resume",
-            outcome.run_id
-        );
+        eprintln!("{}", say::stopped_at(outcome.run_id, &endpoint));
     }
     Ok(match status {
         RunStatus::Done if missing == 0 => ExitCode::SUCCESS,
@@ -130,28 +128,22 @@ fn print_summary(
             })
         );
     } else {
+        let note = note.map(|n| crate::sanitize::one_line(n, 300));
         println!(
-            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {} tokens{}, {:.1}s{}",
-            run_id,
-            status.as_str(),
-            p.verdicts,
-            p.total,
-            missing,
-            records,
-            p.requests,
-            p.usage.prompt_tokens + p.usage.completion_tokens,
-            p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
-            p.elapsed.as_secs_f64(),
-            note.map(|n| format!(" — {}", crate::sanitize::one_line(n, 300)))
-                .unwrap_or_default()
+            "{}",
+            say::summary(
+                run_id,
+                status.as_str(),
+                p,
+                missing,
+                records,
+                note.as_deref()
+            )
         );
         if missing > 0 {
             point_at_failures(records, run_id, missing);
         } else if records > 0 {
-            eprintln!(
-                "every combination has its verdict; {records} failure record(s) on the way (retried or salvaged): jury failures {}",
-                run_id
-            );
+            eprintln!("{}", say::failures_on_the_way(records, run_id));
         }
     }
 }
@@ -168,36 +160,20 @@ fn on_event(
             if let Some(b) = bar {
                 b.set_length(total);
                 if skipped > 0 {
-                    b.println(format!(
-                        "resuming: {skipped} combination(s) already judged are skipped"
-                    ));
+                    b.println(say::resuming(skipped));
                 }
             }
         }
         EngineEvent::Progress(p) => {
             if let Some(b) = bar {
                 b.set_position(p.done());
-                b.set_message(format!(
-                    "{} tokens{}{}",
-                    p.usage.prompt_tokens + p.usage.completion_tokens,
-                    p.cost_usd
-                        .map(|c| format!(" · ${c:.4}"))
-                        .unwrap_or_default(),
-                    if p.failed > 0 {
-                        format!(" · {} failed", p.failed)
-                    } else {
-                        String::new()
-                    }
-                ));
+                b.set_message(say::bar_message(&p));
             }
             *last = Some(p);
         }
         EngineEvent::Retrying { reason, .. } => {
             if let Some(b) = bar {
-                b.set_message(format!(
-                    "retrying: {}",
-                    crate::sanitize::one_line(&reason, 80)
-                ));
+                b.set_message(say::retrying(&crate::sanitize::one_line(&reason, 80)));
             }
         }
         EngineEvent::RunFinished {
@@ -226,10 +202,8 @@ async fn signal_to_stop(terminate: &mut tokio::signal::unix::Signal) {
 /// were never sent, which are not failures), `--resume` for the rest.
 fn point_at_failures(recorded: u64, run_id: i64, missing: u64) {
     if recorded > 0 {
-        eprintln!("see the failures with: jury failures {run_id}");
+        eprintln!("{}", say::see_failures(run_id));
     } else {
-        eprintln!(
-            "{missing} combination(s) of run {run_id} have no verdict and no recorded failure (never sent, or cut off by the stop); the same command plus --resume asks for them"
-        );
+        eprintln!("{}", say::never_sent(missing, run_id));
     }
 }

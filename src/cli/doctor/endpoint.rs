@@ -2,6 +2,7 @@
 //! test judgement that shows which structured-answer path the server takes.
 
 use super::{Level, Report};
+use crate::cli::strings::doctor_endpoint as say;
 use crate::provider::{
     AnswerPath, ChatCall, Client, ProviderConfig, ProviderError, Secret, StreamFrame, errtext,
 };
@@ -26,11 +27,7 @@ pub(super) async fn check_endpoint(r: &mut Report, cfg: ProviderConfig, timeout_
     let client = match Client::new(cfg.clone()) {
         Ok(c) => c,
         Err(e) => {
-            r.line(
-                Level::Problem,
-                "endpoint",
-                &format!("{e}; check OPENAI_BASE_URL"),
-            );
+            r.line(Level::Problem, "endpoint", &say::bad_client(&e.to_string()));
             return;
         }
     };
@@ -51,9 +48,9 @@ fn check_key(r: &mut Report, client: &Client, key: Option<&Secret>) {
         },
         "key",
         match (key, is_openai) {
-            (Some(_), _) => "an API key is set (not shown)",
-            (None, true) => "no API key: the OpenAI API needs one; set OPENAI_API_KEY",
-            (None, false) => "no API key set (fine for local servers)",
+            (Some(_), _) => say::KEY_SET,
+            (None, true) => say::KEY_NEEDED,
+            (None, false) => say::KEY_NONE_LOCAL,
         },
     );
 }
@@ -68,11 +65,7 @@ async fn check_models(
     where_: &str,
 ) -> bool {
     let Some(models) = models_url(client) else {
-        r.line(
-            Level::Problem,
-            "endpoint",
-            &format!("cannot build the models URL from {where_}"),
-        );
+        r.line(Level::Problem, "endpoint", &say::no_models_url(where_));
         return false;
     };
     let mut http =
@@ -81,7 +74,7 @@ async fn check_models(
         http = http.no_proxy();
     }
     let Ok(http) = http.build() else {
-        r.line(Level::Problem, "endpoint", "cannot set up HTTP");
+        r.line(Level::Problem, "endpoint", say::NO_HTTP);
         return false;
     };
     let mut req = http.get(models.clone());
@@ -101,10 +94,7 @@ async fn check_models(
             r.line(
                 Level::Problem,
                 "endpoint",
-                &format!(
-                    "cannot reach {where_}: {}; is the server running? check OPENAI_BASE_URL",
-                    errtext::clean(&text, key)
-                ),
+                &say::unreachable(where_, &errtext::clean(&text, key)),
             );
             return false;
         }
@@ -126,23 +116,13 @@ async fn check_models(
                         .filter_map(|m| m.get("id").and_then(|i| i.as_str()).map(str::to_string))
                         .collect();
                     if ids.iter().any(|i| i == &cfg.model) {
-                        r.line(
-                            Level::Ok,
-                            "endpoint",
-                            &format!("{where_} is reachable and lists the model '{}'", cfg.model),
-                        );
+                        r.line(Level::Ok, "endpoint", &say::lists_model(where_, &cfg.model));
                     } else {
                         let some: Vec<&str> = ids.iter().take(8).map(String::as_str).collect();
                         r.line(
                             Level::Warning,
                             "endpoint",
-                            &format!(
-                                "{where_} is reachable but does not list the model '{}' ({} model(s): {}{}); pick one with --model or JURY_MODEL",
-                                cfg.model,
-                                ids.len(),
-                                some.join(", "),
-                                if ids.len() > some.len() { ", …" } else { "" }
-                            ),
+                            &say::model_not_listed(where_, &cfg.model, ids.len(), &some),
                         );
                     }
                 }
@@ -150,9 +130,9 @@ async fn check_models(
                     r.line(
                         Level::Problem,
                         "endpoint",
-                        &format!(
-                            "the key was refused (HTTP {status}): {}; check OPENAI_API_KEY",
-                            errtext::body_message(&body, ct.as_deref(), key)
+                        &say::key_refused(
+                            status,
+                            &errtext::body_message(&body, ct.as_deref(), key),
                         ),
                     );
                     return false;
@@ -160,9 +140,10 @@ async fn check_models(
                 _ => r.line(
                     Level::Warning,
                     "endpoint",
-                    &format!(
-                        "{where_} is reachable but GET /models answered HTTP {status} ({}); some servers have no model list",
-                        errtext::body_message(&body, ct.as_deref(), key)
+                    &say::no_model_list(
+                        where_,
+                        status,
+                        &errtext::body_message(&body, ct.as_deref(), key),
                     ),
                 ),
             }
@@ -177,11 +158,7 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
     let call = match probe_call() {
         Ok(c) => c,
         Err(e) => {
-            r.line(
-                Level::Problem,
-                "judge",
-                &format!("cannot build the test request: {e}"),
-            );
+            r.line(Level::Problem, "judge", &say::no_test_request(&e));
             return;
         }
     };
@@ -200,13 +177,9 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
             let text = e.to_string();
             let own_timeout = text.contains("request timeout") || text.contains("went silent");
             let msg = match &e {
-                _ if own_timeout => format!(
-                    "no answer within doctor's own {timeout_secs}s timeout ({text}); the server may just be slow (a small local model can take a minute per request): try --timeout-secs 300"
-                ),
-                ProviderError::Truncated { .. } => {
-                    format!("the server cut the test answer off before it finished: {text}")
-                }
-                _ => format!("a test judgement failed: {text}"),
+                _ if own_timeout => say::own_timeout(timeout_secs, &text),
+                ProviderError::Truncated { .. } => say::cut_off(&text),
+                _ => say::judgement_failed(&text),
             };
             r.line(Level::Problem, "judge", &msg);
         }
@@ -216,58 +189,41 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
                 .is_some_and(|v| v.get("resultItems").is_some());
             let secs = started.elapsed().as_secs_f64();
             match (c.path, answer_ok) {
-                (AnswerPath::ToolCall, true) => r.line(
-                    Level::Ok,
-                    "judge",
-                    &format!(
-                        "a forced tool call works: the server answered with a real tool call ({secs:.1}s, {} attempt(s))",
-                        c.attempts
-                    ),
-                ),
-                (AnswerPath::IgnoredToolChoice, true) => r.line(
-                    Level::Warning,
-                    "judge",
-                    "JSON in content: the server ignored tool_choice (llama.cpp does with an object tool_choice); use --structured json_schema (jury run --structured auto switches by itself and remembers it)",
-                ),
+                (AnswerPath::ToolCall, true) => {
+                    r.line(Level::Ok, "judge", &say::tool_call_works(secs, c.attempts))
+                }
+                (AnswerPath::IgnoredToolChoice, true) => {
+                    r.line(Level::Warning, "judge", say::IGNORED_TOOL_CHOICE)
+                }
                 (AnswerPath::ResponseFormat, true) => r.line(
                     Level::Warning,
                     "judge",
-                    &format!(
-                        "tool calls did not work; {} does ({secs:.1}s): use --structured {} (auto finds it too); vLLM needs --enable-auto-tool-choice for tools, llama.cpp --jinja",
+                    &say::response_format_works(
                         crate::provider::structured::mode_name(c.tool_mode),
-                        c.tool_mode.as_str()
+                        secs,
+                        c.tool_mode.as_str(),
                     ),
                 ),
                 _ => r.line(
                     Level::Problem,
                     "judge",
-                    &format!(
-                        "the test answer was not a valid evaluation (finish reason {}): {}",
+                    &say::not_an_evaluation(
                         c.finish_reason.as_ref().map_or("none", |f| f.as_str()),
-                        errtext::clean(c.answer_text(), key)
+                        &errtext::clean(c.answer_text(), key),
                     ),
                 ),
             }
             if fragments > 1 {
-                r.line(
-                    Level::Ok,
-                    "streaming",
-                    &format!("the answer streamed in {fragments} fragments"),
-                );
+                r.line(Level::Ok, "streaming", &say::streamed(fragments));
             } else {
-                r.line(
-                    Level::Warning,
-                    "streaming",
-                    "the answer arrived in one piece: the server or a proxy does not stream; texts will not appear while they arrive",
-                );
+                r.line(Level::Warning, "streaming", say::NOT_STREAMED);
             }
             r.line(
                 Level::Ok,
                 "mode",
-                &format!(
-                    "structured answers via {} ({})",
+                &say::structured_via(
                     crate::provider::structured::mode_name(client.tool_mode()),
-                    client.tool_mode().as_str()
+                    client.tool_mode().as_str(),
                 ),
             );
         }
@@ -276,10 +232,7 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
         r.line(
             Level::Warning,
             "judge",
-            &format!(
-                "needed a retry or fallback: {}",
-                errtext::clean(reason, key)
-            ),
+            &say::retried(&errtext::clean(reason, key)),
         );
     }
 }

@@ -6,6 +6,7 @@
 mod endpoint;
 
 use super::DoctorArgs;
+use super::strings::doctor as say;
 use crate::config::{ConfigFile, Overrides, Settings};
 use crate::sanitize::one_line;
 use endpoint::check_endpoint;
@@ -59,7 +60,7 @@ pub fn doctor(cli_db: Option<std::path::PathBuf>, a: DoctorArgs) -> anyhow::Resu
     let s = Settings::resolve_with(&o, file, crate::config::config_path())?;
     check_store(&mut r, &s.db_path);
     if a.skip_endpoint {
-        r.line(Level::Skipped, "endpoint", "not checked (--skip-endpoint)");
+        r.line(Level::Skipped, "endpoint", say::ENDPOINT_SKIPPED);
     } else {
         match s.provider() {
             Err(msg) => r.line(Level::Warning, "endpoint", &msg),
@@ -90,44 +91,33 @@ pub fn doctor(cli_db: Option<std::path::PathBuf>, a: DoctorArgs) -> anyhow::Resu
 /// what could be read (nothing when the file is bad) so the other checks run.
 fn check_config(r: &mut Report) -> ConfigFile {
     let Some(path) = crate::config::config_path() else {
-        r.line(
-            Level::Ok,
-            "config",
-            "no config directory on this platform; settings come from flags and the environment",
-        );
+        r.line(Level::Ok, "config", say::NO_CONFIG_DIR);
         return ConfigFile::default();
     };
     if !path.exists() {
         r.line(
             Level::Ok,
             "config",
-            &format!(
-                "no config file at {} (optional); settings come from flags and the environment",
-                path.display()
-            ),
+            &say::no_config_file(&path.display().to_string()),
         );
         return ConfigFile::default();
     }
     match crate::config::load_file(&path) {
         Ok(file) => {
             let key = if file.api_key.is_some() {
-                " holds api_key and is private (0600)"
+                say::KEY_PRIVATE
             } else {
                 ""
             };
             r.line(
                 Level::Ok,
                 "config",
-                &format!("{} is valid{key}", path.display()),
+                &say::config_valid(&path.display().to_string(), key),
             );
             file
         }
         Err(e) => {
-            r.line(
-                Level::Problem,
-                "config",
-                &format!("{e}; fix the file (the other checks run without it)"),
-            );
+            r.line(Level::Problem, "config", &say::config_bad(&e.to_string()));
             ConfigFile::default()
         }
     }
@@ -142,18 +132,7 @@ fn check_store(r: &mut Report, path: &Path) {
             .parent()
             .map(|d| d.as_os_str().is_empty() || d.exists())
             .unwrap_or(true);
-        r.line(
-            Level::Warning,
-            "store",
-            &format!(
-                "no store yet at {shown}; it is created on first use (e.g. jury import sample-data/){}",
-                if dir_ok {
-                    ""
-                } else {
-                    " together with its directory"
-                }
-            ),
-        );
+        r.line(Level::Warning, "store", &say::no_store(&shown, dir_ok));
         return;
     }
     let flags =
@@ -164,7 +143,7 @@ fn check_store(r: &mut Report, path: &Path) {
             r.line(
                 Level::Problem,
                 "store",
-                &format!("cannot open {shown}: {}", crate::store::StoreError::from(e)),
+                &say::cannot_open(&shown, &crate::store::StoreError::from(e).to_string()),
             );
             return;
         }
@@ -186,45 +165,27 @@ fn check_store(r: &mut Report, path: &Path) {
         .map_err(crate::store::StoreError::from)
     };
     match q("PRAGMA quick_check") {
-        Ok(s) if s == "ok" => r.line(Level::Ok, "store", &format!("{shown}: integrity ok")),
-        Ok(s) => r.line(
-            Level::Problem,
-            "store",
-            &format!(
-                "{shown} is damaged ({s}); do not write to it: copy it together with its -wal file and restore from a backup"
-            ),
-        ),
+        Ok(s) if s == "ok" => r.line(Level::Ok, "store", &say::integrity_ok(&shown)),
+        Ok(s) => r.line(Level::Problem, "store", &say::damaged(&shown, &s)),
         Err(e) => {
-            r.line(Level::Problem, "store", &format!("{shown}: {e}"));
+            r.line(
+                Level::Problem,
+                "store",
+                &say::store_error(&shown, &e.to_string()),
+            );
             return;
         }
     }
     match q("PRAGMA journal_mode") {
-        Ok(m) if m == "wal" => r.line(Level::Ok, "store", "journal mode WAL"),
-        Ok(m) => r.line(
-            Level::Warning,
-            "store",
-            &format!("journal mode is {m}, not WAL; any jury command that writes switches it back"),
-        ),
+        Ok(m) if m == "wal" => r.line(Level::Ok, "store", say::WAL),
+        Ok(m) => r.line(Level::Warning, "store", &say::not_wal(&m)),
         Err(e) => r.line(Level::Problem, "store", &e.to_string()),
     }
     let supported = crate::store::SCHEMA_VERSION;
     match q("PRAGMA user_version").map(|v| v.parse::<i64>().unwrap_or(-1)) {
-        Ok(v) if v == supported => r.line(Level::Ok, "store", &format!("schema version {v}")),
-        Ok(v) if v < supported => r.line(
-            Level::Warning,
-            "store",
-            &format!(
-                "schema version {v}; the next jury command that opens it upgrades it to {supported}"
-            ),
-        ),
-        Ok(v) => r.line(
-            Level::Problem,
-            "store",
-            &format!(
-                "schema version {v} is newer than this jury understands ({supported}); upgrade jury"
-            ),
-        ),
+        Ok(v) if v == supported => r.line(Level::Ok, "store", &say::schema_current(v)),
+        Ok(v) if v < supported => r.line(Level::Warning, "store", &say::schema_older(v, supported)),
+        Ok(v) => r.line(Level::Problem, "store", &say::schema_newer(v, supported)),
         Err(e) => r.line(Level::Problem, "store", &e.to_string()),
     }
     drop(conn);
@@ -238,7 +199,11 @@ fn check_permissions(r: &mut Report, path: &Path) {
     let mode = match std::fs::metadata(path) {
         Ok(m) => m.permissions().mode() & 0o777,
         Err(e) => {
-            r.line(Level::Problem, "store", &format!("{shown}: {e}"));
+            r.line(
+                Level::Problem,
+                "store",
+                &say::store_error(&shown, &e.to_string()),
+            );
             return;
         }
     };
@@ -256,32 +221,16 @@ fn check_permissions(r: &mut Report, path: &Path) {
         r.line(
             Level::Problem,
             "store",
-            &format!(
-                "{shown} can be changed by other users (mode {mode:o}); run: chmod 600 {shown}"
-            ),
+            &say::others_can_write(&shown, mode),
         );
     } else if !writable(path) || !writable(dir) {
-        r.line(
-            Level::Problem,
-            "store",
-            &format!(
-                "{shown} or its directory is read-only for you (mode {mode:o}); jury needs to write the file and its -wal/-shm files next to it"
-            ),
-        );
+        r.line(Level::Problem, "store", &say::read_only(&shown, mode));
     } else {
-        r.line(
-            Level::Ok,
-            "store",
-            &format!("permissions: mode {mode:o}, writable by you only"),
-        );
+        r.line(Level::Ok, "store", &say::permissions_ok(mode));
     }
 }
 
 #[cfg(not(unix))]
 fn check_permissions(r: &mut Report, _path: &Path) {
-    r.line(
-        Level::Skipped,
-        "store",
-        "permissions are not checked on this platform",
-    );
+    r.line(Level::Skipped, "store", say::PERMISSIONS_UNCHECKED);
 }

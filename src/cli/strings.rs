@@ -1,0 +1,537 @@
+//! The sentences the command line shows a person, in one place (as the
+//! workbench's `tui/strings.rs`): summaries and notes the commands print and
+//! the errors they raise. One module per command; `const` for fixed text,
+//! small `fn`s for text with values. Callers pass untrusted values already
+//! sanitised (crate::sanitize) where they did before; the wording is what
+//! tests and scripts match on, so change it only on purpose.
+//! Machine-readable output (JSON lines, CSV, the report renderer's tables)
+//! is not a sentence and stays with its command.
+
+/// Errors shared by several commands: what is missing from the store.
+pub mod missing {
+    pub fn persona(id: &str) -> String {
+        format!("no persona '{id}' in the store")
+    }
+    pub fn perspective(id: &str) -> String {
+        format!("no perspective '{id}' in the store")
+    }
+    pub fn item(id: &str) -> String {
+        format!("no item '{id}' in the store")
+    }
+}
+
+/// `jury fewshot`.
+pub mod fewshot {
+    pub fn wrote_set(out: &str, hash: &str, base: &str) -> String {
+        format!(
+            "wrote the prompt set {out} (version {hash}) from {base} with worked examples from train labels:"
+        )
+    }
+    pub fn mode_examples(mode: u8, examples: usize, disagreements: usize) -> String {
+        format!(
+            "  mode {mode}: {examples} example(s), {disagreements} where the judge said otherwise"
+        )
+    }
+    pub fn where_from(out: &str, manifest: &str) -> String {
+        format!("where each came from: {out}/{manifest}; use it with --prompts {out}")
+    }
+}
+
+/// `jury prompt` and `jury run --dry-run --show-request`.
+pub mod prompt {
+    pub const BAD_MODE: &str = "--mode must be 1, 2 or 3";
+    pub const NO_ENDPOINT: &str = "(not configured)";
+    pub const TOOLS: &str = "── tools ──";
+    pub const TOOL_CHOICE: &str = "── tool_choice ──";
+
+    pub fn prompt_set(set: &str) -> String {
+        format!("# prompt set: {set}")
+    }
+    pub fn model(model: &str, endpoint: &str) -> String {
+        format!("# model: {model}   endpoint: {endpoint}")
+    }
+    pub fn boundary(token: &str) -> String {
+        format!("# boundary token: {token} (a fresh one is drawn for every run)\n")
+    }
+    pub fn message(n: usize, role: &str) -> String {
+        format!("── message {n} · {role} ──")
+    }
+}
+
+/// `jury split`.
+pub mod split {
+    pub const NEVER_MOVES: &str =
+        "labels added later join a side by the same hash; the split never moves";
+    pub const NONE_YET: &str =
+        "no split yet: `jury split --holdout 0.3 --seed 1` holds out 30 % of the labelled pairs";
+
+    pub fn made_empty(holdout: f64, seed: u64) -> String {
+        format!(
+            "split made (holdout {holdout}, seed {seed}), but nothing is labelled yet: labels added later join a side by the split's hash"
+        )
+    }
+    pub fn made(pairs: usize, train: usize, test: usize, holdout: f64, seed: u64) -> String {
+        format!(
+            "split {pairs} labelled (item, classification) pairs: {train} train, {test} test (holdout {holdout}, seed {seed})"
+        )
+    }
+    pub fn label_row(value: &str, train: usize, test: usize) -> String {
+        format!("  label {value:<10} {train:>5} train {test:>5} test")
+    }
+    pub fn shown(
+        created_at: &str,
+        created_by: &str,
+        holdout: f64,
+        seed: u64,
+        train: usize,
+        test: usize,
+        fixed: usize,
+    ) -> String {
+        format!(
+            "split made {created_at} by {created_by} (holdout {holdout}, seed {seed}): {} labelled pairs now, {train} train, {test} test ({fixed} fixed when it was made)",
+            train + test
+        )
+    }
+}
+
+/// `jury report`.
+pub mod report {
+    pub fn out_is_store(path: &str) -> String {
+        format!(
+            "refusing to write the report to {path}: that is the store itself (or its -wal/-shm); choose another --out path"
+        )
+    }
+    pub fn cannot_write(path: &str, why: &str) -> String {
+        format!("cannot write {path}: {why}")
+    }
+    pub fn wrote(path: &str) -> String {
+        format!("wrote the report to {path}")
+    }
+    pub fn stage(what: &str, seconds: f64) -> String {
+        format!("jury report: {what}: {seconds:.3} s")
+    }
+}
+
+/// `jury label`.
+pub mod label {
+    pub const WHICH_PERSONA: &str = "say which persona this label is for with --persona";
+
+    pub fn no_guideline(item: &str, guideline: &str) -> String {
+        format!("item '{item}' has no guideline '{guideline}'")
+    }
+    pub fn bad_protocol_value(why: &str, perspective: &str, expected: &str) -> String {
+        format!("{why}; a {perspective} label is {expected}")
+    }
+    pub fn no_classification(item: &str, classification: &str, known: &str) -> String {
+        format!("item '{item}' has no classification '{classification}' (it has: {known})")
+    }
+    pub fn bad_value(why: &str) -> String {
+        format!("{why}; a label is 1–5, AGREE/DISAGREE, 0–9, true/false or no/partially/fully")
+    }
+    pub fn labelled(
+        item: &str,
+        classification: &str,
+        value: &str,
+        scale: &str,
+        persona: &str,
+        who: &str,
+    ) -> String {
+        format!(
+            "labelled {item}/{classification} as {value} ({scale} scale) for {persona} by {who}"
+        )
+    }
+}
+
+/// `jury import`.
+pub mod import {
+    pub fn not_read(file: &str, why: &str) -> String {
+        format!("not read: {file}: {why}")
+    }
+    pub fn skipped(what: &str) -> String {
+        format!("skipped: {what}")
+    }
+    pub fn imported(
+        items: usize,
+        personas: usize,
+        perspectives: usize,
+        labels: usize,
+        db: &str,
+        skipped: usize,
+    ) -> String {
+        let skipped = if skipped == 0 {
+            String::new()
+        } else {
+            format!(" ({skipped} skipped)")
+        };
+        format!(
+            "imported {items} items, {personas} personas, {perspectives} perspectives, {labels} labels into {db}{skipped}"
+        )
+    }
+    pub fn label_merge(new: usize, newer: usize, unchanged: usize, older: usize) -> String {
+        format!(
+            "labels: {new} new, {newer} newer than the store (replaced it), {unchanged} unchanged, {older} older than the store (kept the store's)"
+        )
+    }
+}
+
+/// `jury list` and `jury runs` (the column tables stay with the commands).
+pub mod list {
+    pub fn items(n: usize) -> String {
+        format!("{n} items")
+    }
+    pub fn run_note(note: &str) -> String {
+        format!("      note: {note}")
+    }
+    pub fn cached_share(percent: f64) -> String {
+        format!("{percent:.0} % of prompt tokens cached")
+    }
+    pub fn usage_unknown(n: u64) -> String {
+        format!("usage unknown for {n}")
+    }
+    pub fn requests(n: u64, unknown: Option<String>, cached: Option<String>) -> String {
+        let unknown = unknown.map(|u| format!(", {u}")).unwrap_or_default();
+        let cached = cached.map(|c| format!(", {c}")).unwrap_or_default();
+        format!("      {n} request(s){unknown}{cached}")
+    }
+    pub fn structured(name: &str) -> String {
+        format!("      structured: {name}")
+    }
+    pub fn unpriced(runs: u64, how_to_price: &str) -> String {
+        format!("{runs} run(s) without a price: {how_to_price}")
+    }
+    pub fn usage_not_reported(unknown: u64, requests: u64) -> String {
+        format!("{unknown} of {requests} request(s) with usage not reported (not in the tokens)")
+    }
+}
+
+/// `jury failures`.
+pub mod failures {
+    pub fn no_run(run: i64) -> String {
+        format!("no run {run} in the store (see `jury runs`)")
+    }
+    pub fn none(run: Option<i64>) -> String {
+        format!(
+            "no failures{}",
+            run.map(|r| format!(" in run {r}")).unwrap_or_default()
+        )
+    }
+    pub fn reason(reason: &str) -> String {
+        format!("  reason: {reason}")
+    }
+    pub fn raw(raw: &str) -> String {
+        format!("  raw: {raw}")
+    }
+}
+
+/// `jury export`.
+pub mod export {
+    pub fn out_is_store(path: &str) -> String {
+        format!(
+            "refusing to export to {path}: that is the store itself (or its -wal/-shm); choose another --out path"
+        )
+    }
+    pub fn cannot_write(path: &str, why: &str) -> String {
+        format!("{path}: {why}")
+    }
+}
+
+/// `jury run` and `jury demo-judge`.
+pub mod run {
+    pub const ZERO_CONCURRENCY: &str = "--concurrency must be at least 1";
+    pub const ZERO_BATCH: &str = "--batch-size must be at least 1";
+    pub const NO_ITEMS: &str = "nothing to judge: the selection holds no items";
+    pub const DEMO_JUDGE_NOTE: &str =
+        "(a deterministic offline judge for trying jury out; Ctrl-C stops it)";
+
+    pub fn bad_structured(other: &str) -> String {
+        format!("structured must be auto, tools, json_schema or json, not {other:?}")
+    }
+    pub fn bad_seconds(flag: &str, x: f64) -> String {
+        format!("{flag} must be a positive number of seconds, not {x}")
+    }
+    pub fn bad_answer_mb(mb: f64) -> String {
+        format!("--max-answer-mb must be a positive number, not {mb}")
+    }
+    pub fn nothing_sent(settled: usize, skipped: u64) -> String {
+        format!(
+            "dry run: nothing would be sent ({settled} combination(s) settled without a request, {skipped} already judged)"
+        )
+    }
+    pub fn request_heading(requests: usize, combinations: usize) -> String {
+        format!("# request 1 of {requests} ({combinations} combination(s) in it)")
+    }
+    pub fn dry_run(
+        requests: usize,
+        combinations: u64,
+        settled: usize,
+        skipped: u64,
+        model: &str,
+        prompt_hash: &str,
+    ) -> String {
+        format!(
+            "dry run: {requests} request(s) for {combinations} combination(s) ({settled} settled without a request, {skipped} already judged, skipped); model {model}, prompt set {prompt_hash}"
+        )
+    }
+    pub fn all_judged(skipped: u64) -> String {
+        format!(
+            "nothing to judge: all {skipped} combination(s) already have verdicts for this persona, mode, perspective, model and prompt set"
+        )
+    }
+    pub fn demo_judge_listening(base_url: &str, model: &str) -> String {
+        format!("demo judge listening: export OPENAI_BASE_URL={base_url} JURY_MODEL={model}")
+    }
+}
+
+/// `jury run` while it runs and when it ends.
+pub mod drive {
+    use crate::engine::Progress;
+
+    pub const STOPPED_AT_ONCE: &str = "stopped before the run could finish cleanly";
+    pub const CANCELLING: &str = "cancelling: what has arrived is kept… (again to stop at once)";
+
+    pub fn stopped_at(run_id: i64, endpoint: &str) -> String {
+        format!(
+            "error: run {run_id} stopped at {endpoint}; what arrived is stored, fix the cause and continue with the same command plus --resume"
+        )
+    }
+    /// The summary line; `note` is already sanitised by the caller.
+    pub fn summary(
+        run_id: i64,
+        status: &str,
+        p: &Progress,
+        missing: u64,
+        records: u64,
+        note: Option<&str>,
+    ) -> String {
+        format!(
+            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {} tokens{}, {:.1}s{}",
+            run_id,
+            status,
+            p.verdicts,
+            p.total,
+            missing,
+            records,
+            p.requests,
+            p.usage.prompt_tokens + p.usage.completion_tokens,
+            p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
+            p.elapsed.as_secs_f64(),
+            note.map(|n| format!(" — {n}")).unwrap_or_default()
+        )
+    }
+    pub fn failures_on_the_way(records: u64, run_id: i64) -> String {
+        format!(
+            "every combination has its verdict; {records} failure record(s) on the way (retried or salvaged): jury failures {run_id}"
+        )
+    }
+    pub fn resuming(skipped: u64) -> String {
+        format!("resuming: {skipped} combination(s) already judged are skipped")
+    }
+    pub fn bar_message(p: &Progress) -> String {
+        format!(
+            "{} tokens{}{}",
+            p.usage.prompt_tokens + p.usage.completion_tokens,
+            p.cost_usd
+                .map(|c| format!(" · ${c:.4}"))
+                .unwrap_or_default(),
+            if p.failed > 0 {
+                format!(" · {} failed", p.failed)
+            } else {
+                String::new()
+            }
+        )
+    }
+    pub fn retrying(reason: &str) -> String {
+        format!("retrying: {reason}")
+    }
+    pub fn see_failures(run_id: i64) -> String {
+        format!("see the failures with: jury failures {run_id}")
+    }
+    pub fn never_sent(missing: u64, run_id: i64) -> String {
+        format!(
+            "{missing} combination(s) of run {run_id} have no verdict and no recorded failure (never sent, or cut off by the stop); the same command plus --resume asks for them"
+        )
+    }
+}
+
+/// `jury doctor`: the message of each check line (the line's level and
+/// check name are its layout, in doctor/mod.rs).
+pub mod doctor {
+    pub const ENDPOINT_SKIPPED: &str = "not checked (--skip-endpoint)";
+    pub const NO_CONFIG_DIR: &str =
+        "no config directory on this platform; settings come from flags and the environment";
+    pub const KEY_PRIVATE: &str = " holds api_key and is private (0600)";
+    pub const WAL: &str = "journal mode WAL";
+    #[cfg(not(unix))]
+    pub const PERMISSIONS_UNCHECKED: &str = "permissions are not checked on this platform";
+
+    pub fn no_config_file(path: &str) -> String {
+        format!("no config file at {path} (optional); settings come from flags and the environment")
+    }
+    /// `key` is `KEY_PRIVATE` or empty.
+    pub fn config_valid(path: &str, key: &str) -> String {
+        format!("{path} is valid{key}")
+    }
+    pub fn config_bad(why: &str) -> String {
+        format!("{why}; fix the file (the other checks run without it)")
+    }
+    pub fn no_store(path: &str, dir_exists: bool) -> String {
+        format!(
+            "no store yet at {path}; it is created on first use (e.g. jury import sample-data/){}",
+            if dir_exists {
+                ""
+            } else {
+                " together with its directory"
+            }
+        )
+    }
+    pub fn cannot_open(path: &str, why: &str) -> String {
+        format!("cannot open {path}: {why}")
+    }
+    pub fn integrity_ok(path: &str) -> String {
+        format!("{path}: integrity ok")
+    }
+    pub fn damaged(path: &str, check: &str) -> String {
+        format!(
+            "{path} is damaged ({check}); do not write to it: copy it together with its -wal file and restore from a backup"
+        )
+    }
+    pub fn store_error(path: &str, why: &str) -> String {
+        format!("{path}: {why}")
+    }
+    pub fn not_wal(mode: &str) -> String {
+        format!("journal mode is {mode}, not WAL; any jury command that writes switches it back")
+    }
+    pub fn schema_current(v: i64) -> String {
+        format!("schema version {v}")
+    }
+    pub fn schema_older(v: i64, supported: i64) -> String {
+        format!(
+            "schema version {v}; the next jury command that opens it upgrades it to {supported}"
+        )
+    }
+    pub fn schema_newer(v: i64, supported: i64) -> String {
+        format!(
+            "schema version {v} is newer than this jury understands ({supported}); upgrade jury"
+        )
+    }
+    pub fn others_can_write(path: &str, mode: u32) -> String {
+        format!("{path} can be changed by other users (mode {mode:o}); run: chmod 600 {path}")
+    }
+    pub fn read_only(path: &str, mode: u32) -> String {
+        format!(
+            "{path} or its directory is read-only for you (mode {mode:o}); jury needs to write the file and its -wal/-shm files next to it"
+        )
+    }
+    pub fn permissions_ok(mode: u32) -> String {
+        format!("permissions: mode {mode:o}, writable by you only")
+    }
+}
+
+/// `jury doctor`'s endpoint checks (doctor/endpoint.rs).
+pub mod doctor_endpoint {
+    pub const KEY_SET: &str = "an API key is set (not shown)";
+    pub const KEY_NEEDED: &str = "no API key: the OpenAI API needs one; set OPENAI_API_KEY";
+    pub const KEY_NONE_LOCAL: &str = "no API key set (fine for local servers)";
+    pub const NO_HTTP: &str = "cannot set up HTTP";
+    pub const IGNORED_TOOL_CHOICE: &str = "JSON in content: the server ignored tool_choice (llama.cpp does with an object tool_choice); use --structured json_schema (jury run --structured auto switches by itself and remembers it)";
+    pub const NOT_STREAMED: &str = "the answer arrived in one piece: the server or a proxy does not stream; texts will not appear while they arrive";
+
+    pub fn bad_client(why: &str) -> String {
+        format!("{why}; check OPENAI_BASE_URL")
+    }
+    pub fn no_models_url(endpoint: &str) -> String {
+        format!("cannot build the models URL from {endpoint}")
+    }
+    pub fn unreachable(endpoint: &str, why: &str) -> String {
+        format!("cannot reach {endpoint}: {why}; is the server running? check OPENAI_BASE_URL")
+    }
+    pub fn lists_model(endpoint: &str, model: &str) -> String {
+        format!("{endpoint} is reachable and lists the model '{model}'")
+    }
+    /// `some` is the first few of the `count` model ids the server listed.
+    pub fn model_not_listed(endpoint: &str, model: &str, count: usize, some: &[&str]) -> String {
+        format!(
+            "{endpoint} is reachable but does not list the model '{model}' ({count} model(s): {}{}); pick one with --model or JURY_MODEL",
+            some.join(", "),
+            if count > some.len() { ", …" } else { "" }
+        )
+    }
+    pub fn key_refused(status: u16, why: &str) -> String {
+        format!("the key was refused (HTTP {status}): {why}; check OPENAI_API_KEY")
+    }
+    pub fn no_model_list(endpoint: &str, status: u16, why: &str) -> String {
+        format!(
+            "{endpoint} is reachable but GET /models answered HTTP {status} ({why}); some servers have no model list"
+        )
+    }
+    pub fn no_test_request(why: &str) -> String {
+        format!("cannot build the test request: {why}")
+    }
+    pub fn own_timeout(timeout_secs: u64, why: &str) -> String {
+        format!(
+            "no answer within doctor's own {timeout_secs}s timeout ({why}); the server may just be slow (a small local model can take a minute per request): try --timeout-secs 300"
+        )
+    }
+    pub fn cut_off(why: &str) -> String {
+        format!("the server cut the test answer off before it finished: {why}")
+    }
+    pub fn judgement_failed(why: &str) -> String {
+        format!("a test judgement failed: {why}")
+    }
+    pub fn tool_call_works(secs: f64, attempts: u32) -> String {
+        format!(
+            "a forced tool call works: the server answered with a real tool call ({secs:.1}s, {attempts} attempt(s))"
+        )
+    }
+    pub fn response_format_works(mode_name: &str, secs: f64, mode: &str) -> String {
+        format!(
+            "tool calls did not work; {mode_name} does ({secs:.1}s): use --structured {mode} (auto finds it too); vLLM needs --enable-auto-tool-choice for tools, llama.cpp --jinja"
+        )
+    }
+    pub fn not_an_evaluation(finish: &str, answer: &str) -> String {
+        format!("the test answer was not a valid evaluation (finish reason {finish}): {answer}")
+    }
+    pub fn streamed(fragments: usize) -> String {
+        format!("the answer streamed in {fragments} fragments")
+    }
+    pub fn structured_via(mode_name: &str, mode: &str) -> String {
+        format!("structured answers via {mode_name} ({mode})")
+    }
+    pub fn retried(reason: &str) -> String {
+        format!("needed a retry or fallback: {reason}")
+    }
+}
+
+/// Any command's fatal error, as `main` prints it (`why` already sanitised).
+pub fn fatal(why: &str) -> String {
+    format!("error: {why}")
+}
+
+#[cfg(test)]
+mod tests {
+    // The sentences assembled from optional parts read as they did when
+    // each command built them itself.
+    #[test]
+    fn optional_parts_join_as_before() {
+        assert_eq!(super::list::requests(3, None, None), "      3 request(s)");
+        assert_eq!(
+            super::list::requests(
+                3,
+                Some(super::list::usage_unknown(1)),
+                Some(super::list::cached_share(50.0))
+            ),
+            "      3 request(s), usage unknown for 1, 50 % of prompt tokens cached"
+        );
+        assert_eq!(
+            super::import::imported(1, 2, 3, 4, "s.db", 0),
+            "imported 1 items, 2 personas, 3 perspectives, 4 labels into s.db"
+        );
+        assert!(super::import::imported(1, 2, 3, 4, "s.db", 5).ends_with("s.db (5 skipped)"));
+        assert_eq!(super::failures::none(None), "no failures");
+        assert_eq!(super::failures::none(Some(7)), "no failures in run 7");
+        assert_eq!(
+            super::doctor_endpoint::model_not_listed("u", "m", 9, &["a", "b"]),
+            "u is reachable but does not list the model 'm' (9 model(s): a, b, …); pick one with --model or JURY_MODEL"
+        );
+    }
+}
