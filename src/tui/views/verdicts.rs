@@ -97,6 +97,25 @@ impl Widget for VerdictPane<'_> {
     }
 }
 
+/// The held-out split's side of this (item, classification), when the
+/// workspace has a split: a `test` row is one a few-shot set must never
+/// learn from.
+fn split_tag(app: &App, key: &crate::domain::ComboKey) -> Option<Span<'static>> {
+    let t = &app.chrome.theme;
+    let side = app
+        .data
+        .split
+        .as_ref()?
+        .side_of(&key.item_id, &key.classification_id);
+    Some(Span::styled(
+        format!("  {}", side.as_str()),
+        match side {
+            crate::domain::Side::Test => t.accent,
+            crate::domain::Side::Train => t.muted,
+        },
+    ))
+}
+
 /// An AwAg row: the classification, the judge's value and text (streaming
 /// while it arrives), this person's label and the others'.
 fn awag_draw<'a>(
@@ -138,18 +157,7 @@ fn awag_draw<'a>(
         ),
         t.muted,
     ));
-    // The held-out split's side of this (item, classification): a `test`
-    // row is one a few-shot set must never learn from.
-    if let Some(split) = &app.data.split {
-        let side = split.side_of(&key.item_id, &key.classification_id);
-        head.push(Span::styled(
-            format!("  {}", side.as_str()),
-            match side {
-                crate::domain::Side::Test => t.accent,
-                crate::domain::Side::Train => t.muted,
-            },
-        ));
-    }
+    head.extend(split_tag(app, &key));
     let head = if focused {
         Line::from(head).style(t.selection)
     } else {
