@@ -292,6 +292,21 @@ mod tests {
         }
     }
 
+    /// A grammar-constrained judge (llama.cpp's json_schema path) takes the
+    /// shortest answer the schema allows: a 0.5B model answered mode 1 with
+    /// empty `evaluations`/`perspectives` arrays until they had to hold one.
+    #[test]
+    fn mode_1_arrays_must_hold_an_entry() {
+        let set = PromptSet::embedded();
+        let s = set.result_schema(Mode::One);
+        let ri = &s["properties"]["resultItems"];
+        let ev = &ri["items"]["properties"]["evaluations"];
+        let pe = &ev["items"]["properties"]["perspectives"];
+        for (name, a) in [("resultItems", ri), ("evaluations", ev), ("perspectives", pe)] {
+            assert_eq!(a["minItems"], 1, "{name}");
+        }
+    }
+
     #[test]
     fn editing_an_element_changes_the_hash() {
         let dir = tempfile::tempdir().unwrap();
