@@ -302,7 +302,11 @@ mod tests {
         let ri = &s["properties"]["resultItems"];
         let ev = &ri["items"]["properties"]["evaluations"];
         let pe = &ev["items"]["properties"]["perspectives"];
-        for (name, a) in [("resultItems", ri), ("evaluations", ev), ("perspectives", pe)] {
+        for (name, a) in [
+            ("resultItems", ri),
+            ("evaluations", ev),
+            ("perspectives", pe),
+        ] {
             assert_eq!(a["minItems"], 1, "{name}");
         }
     }
