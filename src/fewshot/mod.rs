@@ -20,7 +20,7 @@ pub use write::{WriteError, Written, write_set};
 use crate::domain::{Label, Mode, Scale, Side, Value};
 use crate::store::{Split, Store};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// One chosen example: the person's label and what it shows.
 #[derive(Debug, Clone, Serialize)]
@@ -112,16 +112,22 @@ pub fn choose(store: &Store, k: usize) -> Result<BTreeMap<Mode, Vec<Example>>, F
             }
         }
     })?;
-    // The judge's latest value per (item, classification, perspective, persona, mode).
+    // The judge's latest value per (item, classification, perspective,
+    // persona, mode), for the labelled items only: read through the light
+    // verdict rows (no texts, no raw answers), so a store of a million
+    // verdicts costs only what the candidates need.
+    let labelled: HashSet<&str> = labels.keys().map(|k| k.0.as_str()).collect();
     let mut judged: HashMap<(String, String, String, String, Mode), Value> = HashMap::new();
-    store.for_each_verdict(|v| {
-        if let Some(mode) = v.mode {
+    store.for_each_verdict_value(|v| {
+        if let Some(mode) = v.mode
+            && labelled.contains(v.item_id)
+        {
             judged.insert(
                 (
-                    v.key.item_id,
-                    v.key.classification_id,
-                    v.key.perspective_id,
-                    v.persona_id,
+                    v.item_id.to_string(),
+                    v.classification_id.to_string(),
+                    v.perspective_id.to_string(),
+                    v.persona_id.to_string(),
                     mode,
                 ),
                 v.value,

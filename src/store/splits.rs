@@ -12,18 +12,20 @@ pub struct Split {
     pub rule: SplitRule,
     pub created_at: String,
     pub created_by: String,
-    members: HashMap<(String, String), Side>,
+    /// item → classification → side: looked up by `&str` on every pair a
+    /// report holds, so without building a key per lookup.
+    members: HashMap<String, HashMap<String, Side>>,
+    fixed: usize,
 }
 
 impl Split {
     /// The side of an (item, classification): the one fixed when the split
     /// was made, or, for a pair labelled since, the one its hash gives.
     pub fn side_of(&self, item_id: &str, classification_id: &str) -> Side {
-        // The map is keyed by owned pairs; a lookup without allocating would
-        // need a borrowed key type, and this is not a hot path per pair.
         match self
             .members
-            .get(&(item_id.to_string(), classification_id.to_string()))
+            .get(item_id)
+            .and_then(|m| m.get(classification_id))
         {
             Some(side) => *side,
             None => self.rule.side_by_hash(item_id, classification_id),
@@ -32,7 +34,7 @@ impl Split {
 
     /// Pairs fixed when the split was made.
     pub fn fixed(&self) -> usize {
-        self.members.len()
+        self.fixed
     }
 }
 
@@ -64,7 +66,8 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare("SELECT item_id, classification_id, side FROM split_members")?;
-        let mut members = HashMap::new();
+        let mut members: HashMap<String, HashMap<String, Side>> = HashMap::new();
+        let mut fixed = 0;
         let rows = stmt.query_map([], |r| {
             Ok((
                 r.get::<_, String>(0)?,
@@ -76,13 +79,15 @@ impl Store {
             let (item, cls, side) = row?;
             let side = Side::parse(&side)
                 .ok_or_else(|| StoreError::Data(format!("split side '{side}' for {item}/{cls}")))?;
-            members.insert((item, cls), side);
+            members.entry(item).or_default().insert(cls, side);
+            fixed += 1;
         }
         Ok(Some(Split {
             rule,
             created_at,
             created_by,
             members,
+            fixed,
         }))
     }
 
