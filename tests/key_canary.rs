@@ -96,3 +96,118 @@ fn a_key_echoed_in_500_bodies_and_error_events_is_never_written() {
         }
     }
 }
+
+const URL_CANARY: &str = "sk-URLCANARY-77";
+
+/// Every place a run can leave text: its output, the listings and exports,
+/// and the store's bytes.
+fn assert_nowhere(ws: &Workspace, out: &std::process::Output, canary: &str) {
+    let mut seen = vec![
+        ("run stdout".to_string(), text(&out.stdout)),
+        ("run stderr".to_string(), text(&out.stderr)),
+    ];
+    for a in [vec!["failures", "--json"], vec!["runs", "--json"]] {
+        let o = ws.run(&a);
+        seen.push((
+            format!("{a:?}"),
+            format!("{}{}", text(&o.stdout), text(&o.stderr)),
+        ));
+    }
+    for (what, s) in &seen {
+        assert!(
+            !s.contains(canary),
+            "{what} leaked the URL's credential: {s}"
+        );
+    }
+    for f in std::fs::read_dir(ws.db.parent().unwrap()).unwrap() {
+        let p = f.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("jury.db")
+        {
+            let bytes = std::fs::read(&p).unwrap();
+            assert!(
+                !bytes.windows(canary.len()).any(|w| w == canary.as_bytes()),
+                "{} holds the URL's credential",
+                p.display()
+            );
+        }
+    }
+}
+
+fn run_against(ws: &Workspace, base_url: &str) -> std::process::Output {
+    ws.cmd()
+        .env("OPENAI_BASE_URL", base_url)
+        .args([
+            "run",
+            "--mode",
+            "2",
+            "--persona",
+            "kenton",
+            "--perspective",
+            "classification",
+            "--limit",
+            "1",
+            "--concurrency",
+            "1",
+        ])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn credentials_in_the_base_url_are_masked_in_output_errors_and_the_store() {
+    // A working endpoint: the run prints its endpoint and `auto` remembers
+    // the structured path per endpoint in the store.
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::start(|r| demo_judge::reply(r, Duration::ZERO));
+    let with_creds = srv
+        .url()
+        .replace("http://", &format!("http://bob:{URL_CANARY}@"))
+        + &format!("?api-version=1&api-key={URL_CANARY}");
+    let out = run_against(&ws, &with_creds);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_nowhere(&ws, &out, URL_CANARY);
+    // The remembered path is there, under the masked URL.
+    let db = rusqlite::Connection::open(&ws.db).unwrap();
+    let endpoint: String = db
+        .query_row("SELECT endpoint FROM endpoint_paths", [], |r| r.get(0))
+        .unwrap();
+    assert!(endpoint.starts_with("http://***:***@127.0.0.1:"), "{endpoint}");
+    assert!(endpoint.ends_with("api-version=1&api-key=***"), "{endpoint}");
+
+    // Nothing listening: the unreachable message names the URL, masked.
+    let ws = Workspace::new();
+    ws.import_sample();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = run_against(&ws, &format!("http://bob:{URL_CANARY}@127.0.0.1:{port}/v1"));
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("http://***:***@127.0.0.1"), "{err}");
+    assert_nowhere(&ws, &out, URL_CANARY);
+
+    // A redirect whose Location carries credentials of its own.
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::start(|_| Reply::Status {
+        code: 307,
+        headers: vec![(
+            "location".into(),
+            format!("http://eve:{URL_CANARY}@elsewhere.invalid/v1/chat/completions"),
+        )],
+        body: String::new(),
+    });
+    let out = run_against(&ws, &srv.url());
+    let failures = text(&ws.run(&["failures", "1"]).stdout);
+    assert!(
+        failures.contains("redirected to http://***:***@elsewhere.invalid"),
+        "{failures}"
+    );
+    assert_nowhere(&ws, &out, URL_CANARY);
+}

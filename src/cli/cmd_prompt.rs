@@ -68,7 +68,9 @@ pub fn print_call(
         "{}",
         say::model(
             &cfg.model,
-            s.base_url.as_deref().unwrap_or(say::NO_ENDPOINT)
+            &s.base_url
+                .as_deref()
+                .map_or_else(|| say::NO_ENDPOINT.to_string(), crate::provider::url::shown)
         )
     );
     println!("{}", say::boundary(boundary));

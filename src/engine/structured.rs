@@ -7,6 +7,7 @@
 //! on to the `json_schema` response format, which llama.cpp, vLLM, Ollama and
 //! OpenAI constrain with a grammar.
 
+use crate::provider::url::shown;
 use crate::provider::{AnswerPath, ProviderConfig, ToolMode, client::endpoint_url};
 use crate::store::Store;
 
@@ -21,7 +22,7 @@ pub fn choose(provider: &mut ProviderConfig, choice: Option<ToolMode>, store: &S
     provider.fallback = true;
     let remembered = endpoint_url(&provider.base_url).ok().and_then(|e| {
         store
-            .endpoint_path(e.as_str(), &provider.model)
+            .endpoint_path(&shown(e.as_str()), &provider.model)
             .ok()
             .flatten()
     });
@@ -71,6 +72,6 @@ pub fn learnt(
 pub fn remember(store: &mut Store, provider: &ProviderConfig, mode: ToolMode, detail: &str) {
     if let Ok(e) = endpoint_url(&provider.base_url) {
         // A store that cannot take it only means the next run finds out again.
-        let _ = store.set_endpoint_path(e.as_str(), &provider.model, mode.as_str(), detail);
+        let _ = store.set_endpoint_path(&shown(e.as_str()), &provider.model, mode.as_str(), detail);
     }
 }

@@ -16,7 +16,6 @@ use super::structured::{self, mode_name, next_mode};
 use super::transport;
 use super::wire::WireBody;
 use super::{ChatCall, Completion, ProviderConfig, ProviderError, StreamFrame, ToolMode};
-use crate::sanitize::sanitize_line;
 use fault::{Fault, redact_completion, redact_error};
 use serde_json::Value;
 use std::sync::Arc;
@@ -58,7 +57,7 @@ pub struct Client {
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
-            .field("endpoint", &self.endpoint.as_str())
+            .field("endpoint", &super::url::shown(self.endpoint.as_str()))
             .field("model", &self.cfg.model)
             .field("tool_mode", &self.tool_mode())
             .finish_non_exhaustive()
@@ -314,7 +313,7 @@ impl Client {
                 tries.unreachable += 1;
                 if tries.unreachable >= 2 {
                     return Err(ProviderError::Unreachable {
-                        url: sanitize_line(self.base_url()),
+                        url: super::url::shown(self.base_url()),
                         cause,
                     });
                 }

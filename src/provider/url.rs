@@ -36,6 +36,68 @@ pub fn endpoint_url(base_url: &str) -> Result<reqwest::Url, ProviderError> {
     Ok(url)
 }
 
+/// Query parameters whose value is a credential (Azure's `api-key`, a
+/// proxy's `token`, a signed URL's `sig`...), matched on the lower-cased name.
+const SECRET_PARAMS: [&str; 7] = [
+    "key",
+    "token",
+    "secret",
+    "sig",
+    "pass",
+    "auth",
+    "credential",
+];
+
+const MASK: &str = "***";
+
+/// The base URL as it may be shown, logged or stored: a user name and a
+/// password in it become `***`, and so do the values of query parameters
+/// whose names say they carry a credential. Keys are sometimes put in the
+/// URL (`https://user:KEY@proxy/v1`, `?api-key=`), and the URL is printed by
+/// `jury run`, named in errors and kept in the store's `endpoint_paths`.
+pub fn shown(base: &str) -> String {
+    let base = base.trim();
+    let Ok(mut url) = reqwest::Url::parse(base) else {
+        return truncate_chars(&sanitize_line(&mask_authority(base)), 200);
+    };
+    if !url.username().is_empty() {
+        let _ = url.set_username(MASK);
+    }
+    if url.password().is_some() {
+        let _ = url.set_password(Some(MASK));
+    }
+    if url.query().is_some() {
+        let pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .map(|(k, v)| {
+                let lower = k.to_ascii_lowercase();
+                let secret = SECRET_PARAMS.iter().any(|s| lower.contains(s));
+                (
+                    k.into_owned(),
+                    if secret { MASK.into() } else { v.into_owned() },
+                )
+            })
+            .collect();
+        url.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    truncate_chars(&sanitize_line(url.as_str()), 200)
+}
+
+/// `scheme://user:pass@host/...` with the part before `@` masked, for text
+/// that does not parse as a URL.
+fn mask_authority(s: &str) -> String {
+    let Some(start) = s.find("://").map(|i| i + 3) else {
+        return s.to_string();
+    };
+    let end = s[start..]
+        .find(['/', '?', '#'])
+        .map_or(s.len(), |i| start + i);
+    match s[start..end].rfind('@') {
+        Some(at) => format!("{}{MASK}{}", &s[..start], &s[start + at..]),
+        None => s.to_string(),
+    }
+}
+
 /// Whether `url` names this machine.
 pub fn is_loopback(url: &reqwest::Url) -> bool {
     let Some(h) = url.host_str() else {
@@ -49,6 +111,28 @@ pub fn is_loopback(url: &reqwest::Url) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn shown_masks_credentials_in_the_url() {
+        assert_eq!(
+            shown("https://bob:sk-live-123@proxy.example/v1"),
+            "https://***:***@proxy.example/v1"
+        );
+        assert_eq!(
+            shown("https://sk-live-123@proxy.example/v1"),
+            "https://***@proxy.example/v1"
+        );
+        assert_eq!(
+            shown("https://x.openai.azure.com/openai?api-version=2024-06-01&api-key=sk-live-123"),
+            "https://x.openai.azure.com/openai?api-version=2024-06-01&api-key=***"
+        );
+        assert_eq!(
+            shown("http://127.0.0.1:8090/v1"),
+            "http://127.0.0.1:8090/v1"
+        );
+        // Not a URL at all: the authority is still masked.
+        assert_eq!(shown("ht tp://bob:sk-1@h /v1"), "ht tp://***@h /v1");
+    }
+
     #[test]
     fn endpoint_building() {
         let e = |s: &str| endpoint_url(s).map(|u| u.to_string());

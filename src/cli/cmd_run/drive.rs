@@ -15,7 +15,7 @@ pub(super) async fn drive(
     plan: crate::engine::Plan,
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let endpoint = crate::sanitize::one_line(&cfg.provider.base_url, 200);
+    let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
     let db_path = cfg.db_path.clone();
     let mut handle = crate::engine::spawn_planned(cfg, req, plan);
     let bar = (!as_json && std::io::stderr().is_terminal()).then(|| {

@@ -31,7 +31,10 @@ pub(super) async fn check_endpoint(r: &mut Report, cfg: ProviderConfig, timeout_
             return;
         }
     };
-    let where_ = errtext::clean(client.endpoint(), key.as_ref());
+    let where_ = errtext::clean(
+        &crate::provider::url::shown(client.endpoint()),
+        key.as_ref(),
+    );
     check_key(r, &client, key.as_ref());
     if check_models(r, &client, &cfg, key.as_ref(), &where_).await {
         check_judge(r, &client, key.as_ref(), timeout_secs).await;

@@ -5,7 +5,6 @@ use super::super::retry::parse_retry_after;
 use super::super::{ProviderError, ToolMode, errtext, structured};
 use super::Client;
 use super::fault::Fault;
-use crate::sanitize::sanitize_line;
 use reqwest::header::{CONTENT_TYPE, LOCATION};
 use std::time::SystemTime;
 use tokio_util::sync::CancellationToken;
@@ -34,8 +33,8 @@ impl Client {
                 })
                 .unwrap_or_else(|| "(no Location)".into());
             return Fault::Fatal(ProviderError::Redirected {
-                from: sanitize_line(self.endpoint.as_str()),
-                to: errtext::clean(&to, self.key()),
+                from: crate::provider::url::shown(self.endpoint.as_str()),
+                to: errtext::clean(&crate::provider::url::shown(&to), self.key()),
             });
         }
         let body = match self
