@@ -175,8 +175,14 @@ fn credentials_in_the_base_url_are_masked_in_output_errors_and_the_store() {
     let endpoint: String = db
         .query_row("SELECT endpoint FROM endpoint_paths", [], |r| r.get(0))
         .unwrap();
-    assert!(endpoint.starts_with("http://***:***@127.0.0.1:"), "{endpoint}");
-    assert!(endpoint.ends_with("api-version=1&api-key=***"), "{endpoint}");
+    assert!(
+        endpoint.starts_with("http://***:***@127.0.0.1:"),
+        "{endpoint}"
+    );
+    assert!(
+        endpoint.ends_with("api-version=1&api-key=***"),
+        "{endpoint}"
+    );
 
     // Nothing listening: the unreachable message names the URL, masked.
     let ws = Workspace::new();
@@ -210,4 +216,44 @@ fn credentials_in_the_base_url_are_masked_in_output_errors_and_the_store() {
         "{failures}"
     );
     assert_nowhere(&ws, &out, URL_CANARY);
+}
+
+#[test]
+fn an_answer_cut_off_inside_an_echoed_key_keeps_none_of_it() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    // Every answer echoes the key and is cut off twelve characters into it.
+    let srv = ServerRt::start(|r| {
+        let auth = r.header("authorization").unwrap_or("").to_string();
+        let key = auth.trim_start_matches("Bearer ");
+        let arguments =
+            format!(r#"{{"evaluations":[{{"itemId":"k-001","reasoning":"as {key} said"#);
+        let cut_at = arguments.find(key).unwrap_or(0) + 12;
+        Reply::Truncated { arguments, cut_at }
+    });
+    let out = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .env("OPENAI_API_KEY", CANARY)
+        .args([
+            "run",
+            "--mode",
+            "2",
+            "--persona",
+            "kenton",
+            "--perspective",
+            "classification",
+            "--limit",
+            "1",
+            "--concurrency",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(srv.completions().len() >= 2, "the cut answer was retried");
+    let failures = ws.run(&["failures", "1", "--json"]);
+    let failures = text(&failures.stdout);
+    // The cut answer is kept for the failure record, without the key's start.
+    assert!(failures.contains("<redacted>"), "{failures}");
+    assert_nowhere(&ws, &out, "CANARY");
 }

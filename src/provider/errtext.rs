@@ -12,13 +12,26 @@ pub const MAX_MESSAGE_CHARS: usize = 300;
 
 const REDACTED: &str = "<redacted>";
 
-/// Replace every occurrence of the key (and, if long, of its first and last
-/// parts that servers like to echo) with `<redacted>`.
+/// The shortest start of the key that is redacted when a text ends with it.
+const MIN_KEY_PREFIX: usize = 6;
+
+/// Replace every occurrence of the key with `<redacted>`, and the key's
+/// first characters when the text ends with them: an answer cut off inside
+/// an echoed key (a size cap, a dropped connection) and a stream shown
+/// while the key is still arriving both end that way.
 pub fn redact(s: &str, key: Option<&Secret>) -> String {
     let Some(key) = key.map(Secret::expose).filter(|k| k.len() >= 4) else {
         return s.to_string();
     };
-    s.replace(key, REDACTED)
+    let mut out = s.replace(key, REDACTED);
+    let cut = (MIN_KEY_PREFIX..key.len())
+        .rev()
+        .find(|&n| key.is_char_boundary(n) && out.ends_with(&key[..n]));
+    if let Some(n) = cut {
+        out.truncate(out.len() - n);
+        out.push_str(REDACTED);
+    }
+    out
 }
 
 /// Sanitize, redact and truncate any text headed for an error message.
@@ -131,6 +144,20 @@ pub fn body_message(body: &[u8], content_type: Option<&str>, key: Option<&Secret
 mod tests {
     use super::*;
     use crate::sanitize::is_unsafe_char;
+
+    #[test]
+    fn a_text_cut_inside_the_key_loses_the_part_it_holds() {
+        let key = Secret::new("sk-CANARY-51c0ffee");
+        let k = Some(&key);
+        assert_eq!(redact("echo: sk-CANARY-5", k), "echo: <redacted>");
+        assert_eq!(redact("echo: sk-CAN", k), "echo: <redacted>");
+        // Too short to be told from ordinary text.
+        assert_eq!(redact("echo: sk-CA", k), "echo: sk-CA");
+        assert_eq!(
+            redact("sk-CANARY-51c0ffee and sk-CANARY", k),
+            "<redacted> and <redacted>"
+        );
+    }
 
     #[test]
     fn redacts_key_everywhere() {
