@@ -905,3 +905,51 @@ fn all_verdicts_after_a_salvaged_failure_exit_0_and_say_so() {
     );
     assert!(all.contains("jury failures 1"), "{all}");
 }
+
+/// A server that answered and then went away (its process died: every new
+/// connection refused) stops the run once one request has spent its
+/// retries: exit 1, resumable, one failure recorded, instead of every
+/// remaining batch spending its own retries on a dead endpoint.
+#[test]
+fn a_server_that_goes_away_mid_run_stops_the_run_after_one_request() {
+    let ws = generated_workspace(12, 1);
+    let srv =
+        ServerRt::start(|r| jury::testserver::demo_judge::reply(r, Duration::from_millis(150)));
+    let url = srv.url();
+    let mut child = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", &url)
+        .args(run_args(&["--batch-size", "1", "--concurrency", "1"]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Two answers arrive, then the server is gone.
+    let mut waited = 0;
+    while srv.completions().len() < 2 {
+        std::thread::sleep(Duration::from_millis(20));
+        waited += 1;
+        assert!(waited < 3000, "the run never sent two requests");
+    }
+    drop(srv);
+    let out = child.wait_with_output().unwrap();
+    let all = out_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains(&format!("could not connect to {url}")),
+        "{all}"
+    );
+    assert!(all.contains("it had answered earlier in this run"), "{all}");
+    assert!(all.contains("--resume"), "{all}");
+    let failures = ws.store().failures(None).unwrap();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    // What arrived is kept; a server that answers again finishes the rest.
+    let good = ServerRt::demo();
+    let out = ws.run_with(&good.url(), &run_args(&["--resume"]));
+    assert_eq!(out.status.code(), Some(0), "{}", out_text(&out));
+    assert!(
+        good.completions().len() <= 10,
+        "{}",
+        good.completions().len()
+    );
+}

@@ -361,6 +361,19 @@ impl Client {
                 self.retry_after(tries, delay, reason, cancel, on_frame)
                     .await
             }
+            // An endpoint that did answer before and now refuses every
+            // connection: retried like a blip, but once the retries are spent
+            // the server is gone, and the run stops (resumable) instead of
+            // every remaining batch spending retries of its own on it.
+            Fault::Unreachable(reason) if tries.retries >= self.cfg.max_retries => {
+                Err(ProviderError::Unreachable {
+                    url: super::url::shown(self.base_url()),
+                    cause: format!(
+                        "{reason}; it had answered earlier in this run, then failed {} attempts in a row",
+                        tries.attempts
+                    ),
+                })
+            }
             // A dead connection twice in a row, or an endpoint that did
             // answer before: an ordinary retryable fault.
             Fault::DeadConnection(reason) | Fault::Unreachable(reason) => {
