@@ -27,12 +27,18 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|(f, why)| json!({"file": f, "reason": why}))
             .collect();
+        let unknown_owners: Vec<_> = report
+            .unknown_owners
+            .iter()
+            .map(|(name, n)| json!({"name": name, "items": n}))
+            .collect();
         println!(
             "{}",
             json!({"items": report.items, "personas": report.personas, "perspectives": report.perspectives,
                    "labels": report.labels,
                    "label_merge": {"new": m.new, "newer": m.newer, "unchanged": m.unchanged, "older": m.older},
-                   "skipped": skipped, "skipped_files": skipped_files})
+                   "skipped": skipped, "skipped_files": skipped_files,
+                   "unknown_owners": unknown_owners})
         );
     } else {
         for (f, why) in &report.skipped_files {
@@ -49,6 +55,9 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                 "{}",
                 say_import::skipped(&crate::sanitize::for_display(&e.to_string(), 1000))
             );
+        }
+        for (name, n) in &report.unknown_owners {
+            eprintln!("{}", say_import::unknown_owner(&one_line(name, 80), *n));
         }
         println!(
             "{}",

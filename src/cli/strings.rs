@@ -172,6 +172,12 @@ pub mod import {
             "labels: {new} new, {newer} newer than the store (replaced it), {unchanged} unchanged, {older} older than the store (kept the store's)"
         )
     }
+    pub fn unknown_owner(name: &str, items: usize) -> String {
+        format!(
+            "note: '{name}' (owner of {items} item(s)) is no persona: kept as the tag inbox:{name}; \
+             import a persona '{name}' and re-import to make it the owner"
+        )
+    }
 }
 
 /// `jury list` and `jury runs` (the column tables stay with the commands).

@@ -5,10 +5,12 @@
 mod fields;
 mod files;
 mod labels;
+mod owners;
 mod parse;
 mod records;
 
 pub use fields::FieldError;
+pub use owners::{INBOX_TAG, inbox_name};
 pub use records::{Record, infer_scale, is_not_relevant, record};
 
 /// The scale a typed value is on: `4` Likert, `agree` agreement, `true` boolean...
@@ -117,6 +119,9 @@ pub struct ImportReport {
     pub skipped: Vec<RecordError>,
     /// Files a directory import did not read, each with why.
     pub skipped_files: Vec<(PathBuf, String)>,
+    /// Owner names (a `persona` field or an `inbox:` tag) that are no
+    /// persona, with how many items named each: kept as `inbox:NAME` tags.
+    pub unknown_owners: Vec<(String, usize)>,
 }
 
 /// Everything parsed from the files, before it is written.
@@ -244,6 +249,7 @@ fn write_batch(
     replace: bool,
 ) -> Result<ImportReport, ImportError> {
     check_labels(store, &mut batch, skip_invalid)?;
+    let unknown_owners = owners::resolve_owners(store, &mut batch)?;
     if !replace {
         let changed = changed_under_work(store, &batch.items)?;
         if !changed.is_empty() {
@@ -280,6 +286,7 @@ fn write_batch(
         label_merge: counts.label_merge,
         skipped: batch.skipped,
         skipped_files: batch.skipped_files,
+        unknown_owners: unknown_owners.into_iter().collect(),
     })
 }
 
@@ -294,8 +301,12 @@ fn changed_under_work(store: &Store, items: &[Item]) -> Result<Vec<String>, Impo
     worked.extend(store.labelled_item_ids()?);
     let mut changed = Vec::new();
     for item in items.iter().filter(|i| worked.contains(&i.id)) {
+        // The owner is not content: the judge saw the same item either way.
         if let Some(stored) = store.item(&item.id)?
-            && stored != *item
+            && (Item {
+                owner: item.owner.clone(),
+                ..stored
+            }) != *item
         {
             changed.push(item.id.clone());
         }

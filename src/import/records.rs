@@ -128,8 +128,16 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         source,
         tags,
         classifications,
+        owner: owner(obj)?,
         ..Item::default()
     })
+}
+
+/// The persona an item names as its owner (`persona`), if it names one;
+/// import keeps it only when that persona exists (see `owners`).
+fn owner(obj: &Map<String, Value>) -> Result<Option<String>, FieldError> {
+    let name = text(obj, &["persona", "owner"])?;
+    Ok((!name.trim().is_empty()).then_some(name))
 }
 
 fn classification(v: &Value) -> Result<Classification, FieldError> {
@@ -436,6 +444,7 @@ pub fn conversation(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         text: guideline::render_events(&item_events, 1),
         source,
         tags: strings(obj, &["tags"])?,
+        owner: owner(obj)?,
         kind: guideline::KIND.into(),
         payload,
         ..Item::default()
