@@ -114,9 +114,15 @@ pub struct TuiArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Files or directories (.json, .jsonl).
+    /// Files or directories (.json, .jsonl; .csv files by name).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// Which CSV column holds which field: id=ID,title=Subject,text=Body,
+    /// classification:urgency=Urgent? (also sent, tags, persona, source_type,
+    /// source_originator, source_channel). Fields left out are guessed from
+    /// the headers; the mapping used is printed.
+    #[arg(long, value_name = "FIELD=COLUMN,...")]
+    pub map: Option<crate::import::CsvMap>,
     /// Import the valid records and report each skipped one.
     #[arg(long)]
     pub skip_invalid: bool,

@@ -172,6 +172,14 @@ pub mod import {
             "labels: {new} new, {newer} newer than the store (replaced it), {unchanged} unchanged, {older} older than the store (kept the store's)"
         )
     }
+    pub fn csv_mapping(file: &str, map: &str) -> String {
+        format!("{file}: read with {map}")
+    }
+    pub fn csv_rows_left_out(n: usize) -> String {
+        format!(
+            "{n} verdict and failure row(s) not imported: runs make verdicts, an import does not"
+        )
+    }
     pub fn unknown_owner(name: &str, items: usize) -> String {
         format!(
             "note: '{name}' (owner of {items} item(s)) is no persona: kept as the tag inbox:{name}; \
