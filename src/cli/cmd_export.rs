@@ -190,13 +190,6 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
                 }
             };
             let mut err = None;
-            // The CSV carries the items too, so `jury import` reads it back.
-            if csv {
-                store.for_each_item(|i| {
-                    err = emit(crate::import::csv_export::item_row(&i), out).err();
-                    err.is_none()
-                })?;
-            }
             let split = store.split()?;
             store.for_each_verdict(|v| {
                 if err.is_none() {
@@ -215,6 +208,14 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
                     }
                 }
             })?;
+            // The CSV carries the items too (after the rows it always had),
+            // so `jury import` reads it back.
+            if csv && err.is_none() {
+                store.for_each_item(|i| {
+                    err = emit(crate::import::csv_export::item_row(&i), out).err();
+                    err.is_none()
+                })?;
+            }
             if let Some(e) = err {
                 return Err(e.into());
             }
