@@ -93,3 +93,71 @@ fn a_persona_field_or_an_inbox_tag_names_the_owner_and_unknown_names_stay_tags()
         serde_json::json!([{"name": "bob", "items": 2}])
     );
 }
+
+#[test]
+fn run_persona_owner_judges_each_item_as_its_owner() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = common::ServerRt::demo();
+    let args = [
+        "run",
+        "--persona",
+        "owner",
+        "--perspective",
+        "classification",
+        "--mode",
+        "2",
+        "--items",
+        "k-001,m-001,t-001,m-002",
+    ];
+    let out = ws.run_with(&srv.url(), &args);
+    common::assert_success(&out, &args);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("judging 1 item(s) as their owner kenton"),
+        "{err}"
+    );
+    assert!(
+        err.contains("judging 2 item(s) as their owner maren"),
+        "{err}"
+    );
+    // One run per owner, each verdict under its item's owner.
+    let runs: Value = serde_json::from_str(&ws.ok(&["runs", "--json"])).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 3);
+    let verdicts: Vec<Value> = ws
+        .export_rows()
+        .into_iter()
+        .filter(|r| r["kind"] == "verdict")
+        .collect();
+    assert!(!verdicts.is_empty());
+    for v in &verdicts {
+        let owner = match &v["item_id"].as_str().unwrap()[..1] {
+            "k" => "kenton",
+            "m" => "maren",
+            _ => "tomasz",
+        };
+        assert_eq!(v["persona_id"], owner, "{v}");
+    }
+    // A cap would apply to each owner's run, not the whole: refused.
+    let out = ws.run_with(
+        &srv.url(),
+        &[
+            "run",
+            "--persona",
+            "owner",
+            "--perspective",
+            "classification",
+            "--mode",
+            "2",
+            "--limit",
+            "3",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr)
+            .contains("--limit, --subset-percent and --budget would apply to each run"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -136,14 +136,15 @@ pub struct ImportArgs {
     pub who: Option<String>,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     #[arg(long, default_value = "awag")]
     pub protocol: String,
     /// AwAg mode: 1, 2 or 3 (awag only).
     #[arg(long)]
     pub mode: Option<u8>,
-    /// The persona the judge role-plays (required for awag).
+    /// The persona the judge role-plays (required for awag); `owner` judges
+    /// each item as its owner, one run per owner persona.
     #[arg(long, default_value = "")]
     pub persona: String,
     /// One or more perspective ids, comma-separated (required for awag).
