@@ -248,7 +248,7 @@ pub struct LabelArgs {
     pub classification: String,
     /// 1–5, AGREE/DISAGREE, 0–9, true/false or no/partially/fully.
     pub value: String,
-    /// Default: the item's inbox persona, else the only persona.
+    /// Default: the item's owner (its inbox persona), else the only persona.
     #[arg(long)]
     pub persona: Option<String>,
     #[arg(long, default_value = "classification")]
