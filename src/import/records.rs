@@ -43,10 +43,10 @@ pub fn record(v: &Value, default_who: &str) -> Result<Record, FieldError> {
         return rubric_example(obj).map(Record::Item);
     }
     if !has(&["classifications"]) && has(&["events"]) {
-        return conversation(obj).map(Record::Item);
+        return owned(conversation(obj)?, obj);
     }
     if has(&["classifications"]) {
-        return item(obj).map(Record::Item);
+        return owned(item(obj)?, obj);
     }
     if has(&["definition"]) {
         return persona(obj).map(Record::Persona);
@@ -128,16 +128,16 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         source,
         tags,
         classifications,
-        owner: owner(obj)?,
         ..Item::default()
     })
 }
 
-/// The persona an item names as its owner (`persona`), if it names one;
+/// The item with the owner its record names (`persona`), if it names one;
 /// import keeps it only when that persona exists (see `owners`).
-fn owner(obj: &Map<String, Value>) -> Result<Option<String>, FieldError> {
+fn owned(mut item: Item, obj: &Map<String, Value>) -> Result<Record, FieldError> {
     let name = text(obj, &["persona", "owner"])?;
-    Ok((!name.trim().is_empty()).then_some(name))
+    item.owner = (!name.trim().is_empty()).then_some(name);
+    Ok(Record::Item(item))
 }
 
 fn classification(v: &Value) -> Result<Classification, FieldError> {
@@ -444,7 +444,6 @@ pub fn conversation(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         text: guideline::render_events(&item_events, 1),
         source,
         tags: strings(obj, &["tags"])?,
-        owner: owner(obj)?,
         kind: guideline::KIND.into(),
         payload,
         ..Item::default()
