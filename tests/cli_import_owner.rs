@@ -161,3 +161,46 @@ fn run_persona_owner_judges_each_item_as_its_owner() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_store_from_before_owners_takes_them_from_inbox_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    // Found by content: the lead may renumber migrations when merging.
+    let all = jury::store::migrations();
+    let owners = all
+        .iter()
+        .position(|m| m.contains("ADD COLUMN owner TEXT"))
+        .expect("the owner migration");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        for sql in &all[..owners] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", owners as i64)
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO personas (id, name, definition) VALUES ('maren', 'Maren', '{}');
+             INSERT INTO items (id, title, text, source_type, source_originator, source_channel, tags, position)
+               VALUES ('m1', 't', 'x', '', '', '', '[\"urgent\",\"inbox:maren\"]', 0),
+                      ('b1', 't', 'x', '', '', '', '[\"inbox:bob\"]', 1),
+                      ('n1', 't', 'x', '', '', '', '[]', 2);",
+        )
+        .unwrap();
+    }
+    let store = jury::store::Store::open(&path).unwrap();
+    let got: Vec<(String, Option<String>)> = store
+        .items()
+        .unwrap()
+        .into_iter()
+        .map(|i| (i.id, i.owner))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("m1".to_string(), Some("maren".to_string())),
+            ("b1".to_string(), None),
+            ("n1".to_string(), None),
+        ]
+    );
+}
