@@ -73,6 +73,11 @@ fn r_over_a_mixed_list_starts_one_run_per_owner() {
             ("maren".to_string(), vec!["k-002".to_string()]),
         ]
     );
+    let said = &app.chrome.message.as_ref().unwrap().1;
+    assert_eq!(
+        said,
+        "judging 3 items, each as its owner: kenton 2 · maren 1"
+    );
 }
 
 #[test]

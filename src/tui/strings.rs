@@ -65,6 +65,10 @@ pub mod msg {
             format!(" persona {id}")
         }
     }
+    pub fn judging_as_owners(n: usize, each: &[(String, usize)]) -> String {
+        let each: Vec<String> = each.iter().map(|(p, k)| format!("{p} {k}")).collect();
+        format!("judging {n} items, each as its owner: {}", each.join(" · "))
+    }
     pub fn persona_chosen(name: &str) -> String {
         format!("persona: {name}")
     }

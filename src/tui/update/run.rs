@@ -132,8 +132,13 @@ fn start_runs(app: &mut App, mode: Mode, items: Vec<(String, String)>, fx: &mut 
             continue;
         }
         // One run per persona the items are judged as (each its owner's).
-        for (persona, ids) in super::owners::group_by_persona(app, ids) {
+        let groups = super::owners::group_by_persona(app, ids);
+        let said = super::owners::as_owners(&groups);
+        for (persona, ids) in groups {
             start_run(app, protocol, mode, Some(persona), ids, fx);
+        }
+        if let Some(said) = said.filter(|_| app.runs.active.iter().any(|r| !r.finished)) {
+            app.chrome.message = Some((Level::Info, said));
         }
     }
 }
