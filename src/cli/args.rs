@@ -114,9 +114,15 @@ pub struct TuiArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// Files or directories (.json, .jsonl).
+    /// Files or directories (.json, .jsonl; .csv files by name).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// Which CSV column holds which field: id=ID,title=Subject,text=Body,
+    /// classification:urgency=Urgent? (also sent, tags, persona, source_type,
+    /// source_originator, source_channel). Fields left out are guessed from
+    /// the headers; the mapping used is printed.
+    #[arg(long, value_name = "FIELD=COLUMN,...")]
+    pub map: Option<crate::import::CsvMap>,
     /// Import the valid records and report each skipped one.
     #[arg(long)]
     pub skip_invalid: bool,
@@ -130,14 +136,15 @@ pub struct ImportArgs {
     pub who: Option<String>,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     #[arg(long, default_value = "awag")]
     pub protocol: String,
     /// AwAg mode: 1, 2 or 3 (awag only).
     #[arg(long)]
     pub mode: Option<u8>,
-    /// The persona the judge role-plays (required for awag).
+    /// The persona the judge role-plays (required for awag); `owner` judges
+    /// each item as its owner, one run per owner persona.
     #[arg(long, default_value = "")]
     pub persona: String,
     /// One or more perspective ids, comma-separated (required for awag).
@@ -241,7 +248,7 @@ pub struct LabelArgs {
     pub classification: String,
     /// 1–5, AGREE/DISAGREE, 0–9, true/false or no/partially/fully.
     pub value: String,
-    /// Default: the item's inbox persona, else the only persona.
+    /// Default: the item's owner (its inbox persona), else the only persona.
     #[arg(long)]
     pub persona: Option<String>,
     #[arg(long, default_value = "classification")]

@@ -13,6 +13,7 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
         skip_invalid: a.skip_invalid,
         replace: a.replace,
         who: s.who.clone(),
+        csv_map: a.map.clone(),
     };
     let report = crate::import::import_paths_with(&mut store, &a.paths, &options)?;
     let m = report.label_merge;
@@ -27,12 +28,25 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|(f, why)| json!({"file": f, "reason": why}))
             .collect();
+        let mappings: Vec<_> = report
+            .csv_mappings
+            .iter()
+            .map(|(f, m)| json!({"file": f, "map": m.used.iter().map(|(k, c)| json!({"field": k, "column": c})).collect::<Vec<_>>(),
+                                 "guessed": m.guessed, "unused_columns": m.unused}))
+            .collect();
+        let unknown_owners: Vec<_> = report
+            .unknown_owners
+            .iter()
+            .map(|(name, n)| json!({"name": name, "items": n}))
+            .collect();
         println!(
             "{}",
             json!({"items": report.items, "personas": report.personas, "perspectives": report.perspectives,
                    "labels": report.labels,
                    "label_merge": {"new": m.new, "newer": m.newer, "unchanged": m.unchanged, "older": m.older},
-                   "skipped": skipped, "skipped_files": skipped_files})
+                   "skipped": skipped, "skipped_files": skipped_files,
+                   "unknown_owners": unknown_owners, "csv_mappings": mappings,
+                   "csv_rows_left_out": report.csv_rows_left_out})
         );
     } else {
         for (f, why) in &report.skipped_files {
@@ -49,6 +63,24 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                 "{}",
                 say_import::skipped(&crate::sanitize::for_display(&e.to_string(), 1000))
             );
+        }
+        for (f, m) in &report.csv_mappings {
+            eprintln!(
+                "{}",
+                say_import::csv_mapping(
+                    &one_line(&f.display().to_string(), 300),
+                    &crate::sanitize::one_line(&m.to_string(), 2000)
+                )
+            );
+        }
+        if report.csv_rows_left_out > 0 {
+            eprintln!(
+                "{}",
+                say_import::csv_rows_left_out(report.csv_rows_left_out)
+            );
+        }
+        for (name, n) in &report.unknown_owners {
+            eprintln!("{}", say_import::unknown_owner(&one_line(name, 80), *n));
         }
         println!(
             "{}",

@@ -37,6 +37,16 @@ pub const COLUMNS: &[&str] = &[
     "blind",
     "failure_id",
     "split",
+    // Item rows (CSV only): what `jury import` needs to rebuild each item.
+    "title",
+    "sent",
+    "tags",
+    "source_type",
+    "source_originator",
+    "source_channel",
+    "classifications",
+    "item_kind",
+    "payload",
 ];
 
 pub fn verdict_row(v: &Verdict) -> Value {
@@ -198,6 +208,14 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
                     }
                 }
             })?;
+            // The CSV carries the items too (after the rows it always had),
+            // so `jury import` reads it back.
+            if csv && err.is_none() {
+                store.for_each_item(|i| {
+                    err = emit(crate::import::csv_export::item_row(&i), out).err();
+                    err.is_none()
+                })?;
+            }
             if let Some(e) = err {
                 return Err(e.into());
             }

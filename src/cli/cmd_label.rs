@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 /// The persona whose inbox an item sits in (`inbox:<id>` tag), if any.
 pub fn inbox_persona(tags: &[String]) -> Option<&str> {
-    tags.iter().find_map(|t| t.strip_prefix("inbox:"))
+    crate::import::inbox_name(tags)
 }
 
 pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
@@ -67,7 +67,8 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
     let personas = store.personas()?;
     let persona = match a.persona.clone() {
         Some(p) => p,
-        None => match inbox_persona(&item.tags) {
+        // The item's owner, else (a store imported before owners) its inbox tag.
+        None => match item.owner.as_deref().or(inbox_persona(&item.tags)) {
             Some(p) => p.to_string(),
             None if personas.len() == 1 => personas[0].id.clone(),
             None => anyhow::bail!(say::WHICH_PERSONA),

@@ -1,6 +1,7 @@
 //! `jury run` (headless batch) and `jury demo-judge`.
 
 mod drive;
+mod owner;
 
 use super::strings::run as say;
 use super::{DemoJudgeArgs, RunArgs, open_store};
@@ -12,6 +13,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
+    if owner::means_owner(s, &a)? {
+        return owner::run_by_owner(s, a);
+    }
     let spec = JudgeSpec::from_flags(&spec_flags(&a))?;
     let protocol = spec.protocol();
     let req = request(s, &a, spec)?;

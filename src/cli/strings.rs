@@ -172,6 +172,20 @@ pub mod import {
             "labels: {new} new, {newer} newer than the store (replaced it), {unchanged} unchanged, {older} older than the store (kept the store's)"
         )
     }
+    pub fn csv_mapping(file: &str, map: &str) -> String {
+        format!("{file}: read with {map}")
+    }
+    pub fn csv_rows_left_out(n: usize) -> String {
+        format!(
+            "{n} verdict and failure row(s) not imported: runs make verdicts, an import does not"
+        )
+    }
+    pub fn unknown_owner(name: &str, items: usize) -> String {
+        format!(
+            "note: '{name}' (owner of {items} item(s)) is no persona: kept as the tag inbox:{name}; \
+             import a persona '{name}' and re-import to make it the owner"
+        )
+    }
 }
 
 /// `jury list` and `jury runs` (the column tables stay with the commands).
@@ -240,6 +254,17 @@ pub mod run {
     pub const ZERO_CONCURRENCY: &str = "--concurrency must be at least 1";
     pub const ZERO_BATCH: &str = "--batch-size must be at least 1";
     pub const NO_ITEMS: &str = "nothing to judge: the selection holds no items";
+    pub const OWNER_AWAG_ONLY: &str =
+        "--persona owner is for --protocol awag (the other protocols judge without a persona)";
+    pub const OWNER_NOT_WITH: &str = "--persona owner starts one run per owner persona; --limit, --subset-percent and \
+         --budget would apply to each run, not to the whole: use --items, or run each owner with --persona ID";
+    pub const NO_OWNED_ITEMS: &str = "--persona owner: no item of the selection has an owner (an inbox:NAME tag or persona field naming a persona)";
+    pub fn unowned(n: usize) -> String {
+        format!("{n} item(s) have no owner and are not judged (judge them with --persona ID)")
+    }
+    pub fn as_owner(persona: &str, n: usize) -> String {
+        format!("judging {n} item(s) as their owner {persona}")
+    }
     pub const DEMO_JUDGE_NOTE: &str =
         "(a deterministic offline judge for trying jury out; Ctrl-C stops it)";
 

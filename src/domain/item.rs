@@ -49,6 +49,10 @@ pub struct Item {
     /// and guidelines...); `Null` for content items.
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub payload: serde_json::Value,
+    /// The persona whose item this is (whose inbox it sits in): runs over a
+    /// mixed list judge each item as its owner unless one persona is fixed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 impl Item {

@@ -2,13 +2,19 @@
 //! labels and whole Mode 1 request files. All-or-nothing unless asked to skip
 //! invalid records; errors name the file, the line (or JSON path) and the field.
 
+pub mod csv_export;
+mod csv_in;
+mod csv_map;
 mod fields;
 mod files;
 mod labels;
+mod owners;
 mod parse;
 mod records;
 
+pub use csv_map::{CsvMap, MappingNote};
 pub use fields::FieldError;
+pub use owners::{INBOX_TAG, inbox_name};
 pub use records::{Record, infer_scale, is_not_relevant, record};
 
 /// The scale a typed value is on: `4` Likert, `agree` agreement, `true` boolean...
@@ -34,6 +40,12 @@ use std::path::{Path, PathBuf};
 pub enum Location {
     Line(usize),
     Path(String),
+    /// A CSV cell: the line its record starts on (the header is line 1) and
+    /// the column's header.
+    Cell {
+        line: usize,
+        column: String,
+    },
 }
 
 impl fmt::Display for Location {
@@ -41,6 +53,11 @@ impl fmt::Display for Location {
         match self {
             Location::Line(n) => write!(f, "line {n}"),
             Location::Path(p) => write!(f, "{p}"),
+            Location::Cell { line, column } => write!(
+                f,
+                "line {line}, column '{}'",
+                crate::sanitize::one_line(column, 80)
+            ),
         }
     }
 }
@@ -70,6 +87,10 @@ pub enum ImportError {
     Read { path: PathBuf, message: String },
     #[error("{0}\nnothing was imported (use --skip-invalid to import the valid records)")]
     Invalid(RecordError),
+    /// The whole file cannot be read as asked (a CSV header or `--map`
+    /// problem): skipping records would not help.
+    #[error("{0}\nnothing was imported")]
+    File(RecordError),
     #[error(
         "{} item(s) already judged or labelled would change: {}\nnothing was imported. Their verdicts and labels were \
          given on the stored content; pass --replace to import the new content anyway",
@@ -102,6 +123,8 @@ pub struct ImportOptions {
     pub replace: bool,
     /// Who made the labels that do not say.
     pub who: String,
+    /// `--map`: which CSV column holds which field (else guessed).
+    pub csv_map: Option<CsvMap>,
 }
 
 /// What an import did.
@@ -117,6 +140,14 @@ pub struct ImportReport {
     pub skipped: Vec<RecordError>,
     /// Files a directory import did not read, each with why.
     pub skipped_files: Vec<(PathBuf, String)>,
+    /// Owner names (a `persona` field or an `inbox:` tag) that are no
+    /// persona, with how many items named each: kept as `inbox:NAME` tags.
+    pub unknown_owners: Vec<(String, usize)>,
+    /// Each CSV file's mapping of columns to fields, to show the person.
+    pub csv_mappings: Vec<(PathBuf, MappingNote)>,
+    /// Verdict and failure rows of a jury CSV export: runs made them; an
+    /// import does not.
+    pub csv_rows_left_out: usize,
 }
 
 /// Everything parsed from the files, before it is written.
@@ -134,6 +165,8 @@ struct Batch {
     item_origins: HashMap<String, (PathBuf, Location)>,
     skipped: Vec<RecordError>,
     skipped_files: Vec<(PathBuf, String)>,
+    csv_mappings: Vec<(PathBuf, MappingNote)>,
+    csv_rows_left_out: usize,
 }
 
 /// Reads every path (a directory means every .json/.jsonl file in it, sorted),
@@ -151,6 +184,7 @@ pub fn import_paths(
             skip_invalid,
             replace: false,
             who: who.to_string(),
+            csv_map: None,
         },
     )
 }
@@ -174,22 +208,27 @@ pub fn import_paths_with(
         }
     }
     for f in &files {
-        read_file(f, o.skip_invalid, &o.who, &mut batch)?;
+        read_file(f, o, &mut batch)?;
     }
     write_batch(store, batch, o.skip_invalid, o.replace)
 }
 
-fn read_file(
-    path: &Path,
-    skip_invalid: bool,
-    who: &str,
-    batch: &mut Batch,
-) -> Result<(), ImportError> {
+fn read_file(path: &Path, o: &ImportOptions, batch: &mut Batch) -> Result<(), ImportError> {
     let bytes = std::fs::read(path).map_err(|e| ImportError::Read {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    read_bytes(path, &bytes, skip_invalid, who, batch)
+    if files::extension(path).is_some_and(|x| x == "csv") {
+        return csv_in::read_csv(
+            path,
+            &bytes,
+            o.csv_map.as_ref(),
+            o.skip_invalid,
+            &o.who,
+            batch,
+        );
+    }
+    read_bytes(path, &bytes, o.skip_invalid, &o.who, batch)
 }
 
 /// The sample workspace compiled into the binary, so `jury` works from any directory.
@@ -244,6 +283,7 @@ fn write_batch(
     replace: bool,
 ) -> Result<ImportReport, ImportError> {
     check_labels(store, &mut batch, skip_invalid)?;
+    let unknown_owners = owners::resolve_owners(store, &mut batch)?;
     if !replace {
         let changed = changed_under_work(store, &batch.items)?;
         if !changed.is_empty() {
@@ -280,6 +320,9 @@ fn write_batch(
         label_merge: counts.label_merge,
         skipped: batch.skipped,
         skipped_files: batch.skipped_files,
+        unknown_owners: unknown_owners.into_iter().collect(),
+        csv_mappings: batch.csv_mappings,
+        csv_rows_left_out: batch.csv_rows_left_out,
     })
 }
 
@@ -294,8 +337,12 @@ fn changed_under_work(store: &Store, items: &[Item]) -> Result<Vec<String>, Impo
     worked.extend(store.labelled_item_ids()?);
     let mut changed = Vec::new();
     for item in items.iter().filter(|i| worked.contains(&i.id)) {
+        // The owner is not content: the judge saw the same item either way.
         if let Some(stored) = store.item(&item.id)?
-            && stored != *item
+            && (Item {
+                owner: item.owner.clone(),
+                ..stored
+            }) != *item
         {
             changed.push(item.id.clone());
         }

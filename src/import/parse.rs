@@ -18,13 +18,7 @@ pub(super) fn read_bytes(
 ) -> Result<(), ImportError> {
     // A UTF-8 byte-order mark (editors on Windows write one) is not content.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut accept = Accept {
-        path,
-        who,
-        skip_invalid,
-        seen: HashSet::new(),
-        index: 0,
-    };
+    let mut accept = Accept::new(path, who, skip_invalid);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let is_jsonl = extension(path).is_some_and(|x| x == "jsonl" || x == "ndjson")
         || (first == Some(b'{') && looks_like_jsonl(bytes));
@@ -137,7 +131,7 @@ fn looks_like_jsonl(bytes: &[u8]) -> bool {
 }
 
 /// Takes one file's parsed values into the batch, in order.
-struct Accept<'a> {
+pub(super) struct Accept<'a> {
     path: &'a Path,
     who: &'a str,
     skip_invalid: bool,
@@ -145,20 +139,57 @@ struct Accept<'a> {
     seen: HashSet<(u8, String)>,
     /// Index of the next value in the file (rubric skips are reported by it).
     index: usize,
+    /// For a CSV file: which column each record field came from (a field
+    /// path prefix and the column's header), so an error names the column.
+    pub(super) columns: Vec<(String, String)>,
 }
 
-impl Accept<'_> {
-    fn error(&self, at: &Location, field: &str, message: String) -> RecordError {
+impl<'a> Accept<'a> {
+    pub(super) fn new(path: &'a Path, who: &'a str, skip_invalid: bool) -> Accept<'a> {
+        Accept {
+            path,
+            who,
+            skip_invalid,
+            seen: HashSet::new(),
+            index: 0,
+            columns: Vec::new(),
+        }
+    }
+
+    pub(super) fn error(&self, at: &Location, field: &str, message: String) -> RecordError {
+        let at = match at {
+            Location::Line(line) => match self.column_of(field) {
+                Some(column) => Location::Cell {
+                    line: *line,
+                    column: column.to_string(),
+                },
+                None => at.clone(),
+            },
+            other => other.clone(),
+        };
         RecordError {
             file: self.path.to_path_buf(),
-            at: at.clone(),
+            at,
             field: field.into(),
             message,
         }
     }
 
+    /// The CSV column a record field came from, if this file is a CSV.
+    fn column_of(&self, field: &str) -> Option<&str> {
+        self.columns
+            .iter()
+            .filter(|(prefix, _)| {
+                field == prefix
+                    || field.starts_with(&format!("{prefix}."))
+                    || field.starts_with(&format!("{prefix}["))
+            })
+            .map(|(_, c)| c.as_str())
+            .next()
+    }
+
     /// Keep the value at `at` (or its error, under `--skip-invalid`).
-    fn take(
+    pub(super) fn take(
         &mut self,
         at: Location,
         v: Result<Value, RecordError>,

@@ -43,10 +43,10 @@ pub fn record(v: &Value, default_who: &str) -> Result<Record, FieldError> {
         return rubric_example(obj).map(Record::Item);
     }
     if !has(&["classifications"]) && has(&["events"]) {
-        return conversation(obj).map(Record::Item);
+        return owned(conversation(obj)?, obj);
     }
     if has(&["classifications"]) {
-        return item(obj).map(Record::Item);
+        return owned(item(obj)?, obj);
     }
     if has(&["definition"]) {
         return persona(obj).map(Record::Persona);
@@ -130,6 +130,14 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         classifications,
         ..Item::default()
     })
+}
+
+/// The item with the owner its record names (`persona`), if it names one;
+/// import keeps it only when that persona exists (see `owners`).
+fn owned(mut item: Item, obj: &Map<String, Value>) -> Result<Record, FieldError> {
+    let name = text(obj, &["persona", "owner"])?;
+    item.owner = (!name.trim().is_empty()).then_some(name);
+    Ok(Record::Item(item))
 }
 
 fn classification(v: &Value) -> Result<Classification, FieldError> {

@@ -49,12 +49,12 @@ impl Store {
                 |r| r.get(0),
             )?;
             let mut ins_item = tx.prepare(
-                "INSERT INTO items (id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, position, kind, payload)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                "INSERT INTO items (id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, position, kind, payload, owner)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                  ON CONFLICT(id) DO UPDATE SET sent_text=excluded.sent_text, sent_ms=excluded.sent_ms,
                    title=excluded.title, text=excluded.text, source_type=excluded.source_type,
                    source_originator=excluded.source_originator, source_channel=excluded.source_channel,
-                   tags=excluded.tags, kind=excluded.kind, payload=excluded.payload",
+                   tags=excluded.tags, kind=excluded.kind, payload=excluded.payload, owner=excluded.owner",
             )?;
             let mut del_cls = tx.prepare("DELETE FROM classifications WHERE item_id = ?1")?;
             let mut ins_cls = tx.prepare(
@@ -75,7 +75,8 @@ impl Store {
                     tags,
                     next_pos + i as i64,
                     item.kind,
-                    (!item.payload.is_null()).then(|| item.payload.to_string())
+                    (!item.payload.is_null()).then(|| item.payload.to_string()),
+                    item.owner
                 ])?;
                 del_cls.execute([&item.id])?;
                 for (pos, c) in item.classifications.iter().enumerate() {
@@ -188,7 +189,7 @@ impl Store {
             });
         }
         let mut stmt = self.conn.prepare(
-            "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload
+            "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload, owner
              FROM items ORDER BY position",
         )?;
         let rows = stmt.query_map([], item_from_row)?;
@@ -206,7 +207,7 @@ impl Store {
     /// reads 100 000 items this way). `f` returns false to stop early.
     pub fn for_each_item(&self, mut f: impl FnMut(Item) -> bool) -> Result<()> {
         let mut items = self.conn.prepare(
-            "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload
+            "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload, owner
              FROM items ORDER BY position",
         )?;
         // The primary key (item_id, id) serves each lookup.
@@ -241,7 +242,7 @@ impl Store {
         let item = self
             .conn
             .query_row(
-                "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload
+                "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload, owner
                  FROM items WHERE id = ?1",
                 [id],
                 item_from_row,
@@ -337,5 +338,6 @@ fn item_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
             .get::<_, Option<String>>(10)?
             .and_then(|p| serde_json::from_str(&p).ok())
             .unwrap_or(serde_json::Value::Null),
+        owner: r.get(11)?,
     })
 }

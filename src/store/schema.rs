@@ -187,6 +187,15 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (prompt_hash, item_id, classification_id)
     );
     "#,
+    // 9: the persona an item belongs to (its inbox owner), when it has one;
+    // items stored before it take the persona their `inbox:NAME` tag names.
+    r#"
+    ALTER TABLE items ADD COLUMN owner TEXT;
+    UPDATE items SET owner = (
+        SELECT substr(t.value, 7) FROM json_each(items.tags) t
+        WHERE substr(t.value, 1, 6) = 'inbox:' AND substr(t.value, 7) IN (SELECT id FROM personas)
+        LIMIT 1);
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

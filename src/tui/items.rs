@@ -34,6 +34,8 @@ pub struct ItemRow {
     pub kind: Arc<str>,
     /// Protocol input as imported; `None` for content items.
     pub payload: Option<Box<serde_json::Value>>,
+    /// The persona the item belongs to, shared (a few names over many items).
+    pub owner: Option<Arc<str>>,
 }
 
 impl ItemRow {
@@ -95,6 +97,7 @@ impl ItemRow {
                 .as_deref()
                 .cloned()
                 .unwrap_or(serde_json::Value::Null),
+            owner: self.owner.as_deref().map(str::to_string),
         }
     }
 }
@@ -163,9 +166,11 @@ impl Interner {
             .collect();
         let kind = self.str(it.kind);
         let payload = (!it.payload.is_null()).then(|| Box::new(it.payload));
+        let owner = it.owner.map(|o| self.str(o));
         ItemRow {
             kind,
             payload,
+            owner,
             id: it.id.into_boxed_str(),
             sent_text: it.sent_text.map(String::into_boxed_str),
             sent_ms: it.sent_ms,

@@ -56,6 +56,19 @@ pub mod msg {
     }
 
     // ----- choices and the list -----
+    /// The status bar's persona: whose item this is when each item is
+    /// judged as its owner.
+    pub fn persona_status(id: &str, owner: bool) -> String {
+        if owner {
+            format!(" persona {id} (item's owner)")
+        } else {
+            format!(" persona {id}")
+        }
+    }
+    pub fn judging_as_owners(n: usize, each: &[(String, usize)]) -> String {
+        let each: Vec<String> = each.iter().map(|(p, k)| format!("{p} {k}")).collect();
+        format!("judging {n} items, each as its owner: {}", each.join(" · "))
+    }
     pub fn persona_chosen(name: &str) -> String {
         format!("persona: {name}")
     }
@@ -149,6 +162,7 @@ pub mod msg {
 pub mod prompt {
     pub const PRESS_ANY_KEY: &str = "press any key";
     pub const ALL_PERSPECTIVES: &str = "all perspectives";
+    pub const EACH_ITEMS_OWNER: &str = "each item's owner (one run per owner)";
     pub const PERSONA_NEEDS_ID: &str = "the persona needs an id";
     pub const DEFINITION_NOT_OBJECT: &str = "definition must be a JSON object";
 

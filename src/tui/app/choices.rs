@@ -11,8 +11,12 @@ pub enum PerspectiveSel {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choices {
-    /// Index into the workspace's personas.
+    /// Index into the workspace's personas: the persona when one is fixed,
+    /// and for items without an owner.
     pub persona: usize,
+    /// Each item is judged and labelled as its owner (`Item::owner`); the
+    /// default when items have owners, until the user fixes one persona.
+    pub by_owner: bool,
     pub perspective: PerspectiveSel,
     pub mode: Mode,
     /// How runs ask for structured answers (`None`: auto, the engine finds
@@ -26,6 +30,7 @@ impl Default for Choices {
     fn default() -> Choices {
         Choices {
             persona: 0,
+            by_owner: false,
             perspective: PerspectiveSel::One(0),
             mode: Mode::Two,
             structured: None,

@@ -75,14 +75,34 @@ impl App {
             runs: RunTracker::new(model),
             chrome: Chrome::new(keymap, theme),
         };
+        app.choices.by_owner = app.data.has_owners;
         app.refilter();
         app
     }
 
     // ----- selection -----
 
+    /// The persona the current item is judged and labelled as: its owner
+    /// unless one persona is fixed (or it has none), else the chosen one.
     pub fn persona(&self) -> Option<&Persona> {
+        if self.choices.by_owner
+            && let Some(p) = self.owner_of(self.current_item().and_then(|i| i.owner.as_deref()))
+        {
+            return Some(p);
+        }
+        self.fixed_persona()
+    }
+
+    /// The persona chosen in the picker (for items without an owner when
+    /// each item's owner is the choice).
+    pub fn fixed_persona(&self) -> Option<&Persona> {
         self.data.personas.get(self.choices.persona)
+    }
+
+    /// The persona an owner name is, if it is one of the workspace's.
+    pub fn owner_of(&self, owner: Option<&str>) -> Option<&Persona> {
+        let owner = owner?;
+        self.data.personas.iter().find(|p| p.id == owner)
     }
 
     pub fn persona_id(&self) -> &str {

@@ -69,6 +69,9 @@ pub struct Workspace {
     pub replaying: bool,
     /// The held-out split: each verdict row says its side.
     pub split: Option<crate::store::Split>,
+    /// Some item belongs to a persona: the persona picker offers "each
+    /// item's owner" and it is the default.
+    pub has_owners: bool,
 }
 
 impl Workspace {
@@ -79,7 +82,9 @@ impl Workspace {
         let rows: Vec<ItemRow> = items.into_iter().map(|it| interner.row(it)).collect();
         drop(interner);
         let n = rows.len();
+        let has_owners = rows.iter().any(|r| r.owner.is_some());
         let mut ws = Workspace {
+            has_owners,
             index_of: rows
                 .iter()
                 .enumerate()

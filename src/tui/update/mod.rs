@@ -7,6 +7,7 @@
 pub mod engine;
 pub mod label;
 pub mod nav;
+pub mod owners;
 pub mod popup;
 pub mod run;
 

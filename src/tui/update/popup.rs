@@ -13,13 +13,19 @@ use ratatui_textarea::TextArea;
 /// The persona or perspective picker.
 pub fn open_picker(app: &mut App, action: Action) {
     let (kind, options, cursor) = if action == Action::PickPersona {
-        let options = app
+        let mut options: Vec<String> = app
             .data
             .personas
             .iter()
             .map(|p| format!("{} — {}", p.id, p.name))
             .collect();
-        (PickerKind::Persona, options, app.choices.persona)
+        let mut cursor = app.choices.persona;
+        // "Each item's owner" heads the list when items have owners.
+        if app.data.has_owners {
+            options.insert(0, crate::tui::strings::prompt::EACH_ITEMS_OWNER.into());
+            cursor = if app.choices.by_owner { 0 } else { cursor + 1 };
+        }
+        (PickerKind::Persona, options, cursor)
     } else {
         let mut options: Vec<String> = app
             .data
@@ -197,8 +203,12 @@ fn picker_key(
 fn pick(app: &mut App, kind: PickerKind, cursor: usize) {
     match kind {
         PickerKind::Persona => {
-            if cursor < app.data.personas.len() {
-                app.choices.persona = cursor;
+            let first = usize::from(app.data.has_owners);
+            if app.data.has_owners && cursor == 0 {
+                app.choices.by_owner = true;
+            } else if cursor.saturating_sub(first) < app.data.personas.len() {
+                app.choices.persona = cursor.saturating_sub(first);
+                app.choices.by_owner = false;
             }
         }
         PickerKind::Perspective => {

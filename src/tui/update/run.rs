@@ -20,6 +20,7 @@ pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
         && cursor < app.data.personas.len()
     {
         app.choices.persona = cursor;
+        app.choices.by_owner = false;
         app.chrome.message = Some((
             Level::Info,
             crate::tui::strings::msg::persona_chosen(&sanitize::one_line(
@@ -75,7 +76,7 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
         ));
     }
     for m in missing {
-        start_run(app, Protocol::Awag, m, vec![id.clone()], fx);
+        start_run(app, Protocol::Awag, m, None, vec![id.clone()], fx);
     }
 }
 
@@ -126,7 +127,19 @@ fn start_runs(app: &mut App, mode: Mode, items: Vec<(String, String)>, fx: &mut 
         by.entry(protocol_for_kind(&kind)).or_default().push(id);
     }
     for (protocol, ids) in by {
-        start_run(app, protocol, mode, ids, fx);
+        if protocol != Protocol::Awag {
+            start_run(app, protocol, mode, None, ids, fx);
+            continue;
+        }
+        // One run per persona the items are judged as (each its owner's).
+        let groups = super::owners::group_by_persona(app, ids);
+        let said = super::owners::as_owners(&groups);
+        for (persona, ids) in groups {
+            start_run(app, protocol, mode, Some(persona), ids, fx);
+        }
+        if let Some(said) = said.filter(|_| app.runs.active.iter().any(|r| !r.finished)) {
+            app.chrome.message = Some((Level::Info, said));
+        }
     }
 }
 
@@ -134,6 +147,7 @@ fn start_run(
     app: &mut App,
     protocol: Protocol,
     mode: Mode,
+    persona: Option<String>,
     item_ids: Vec<String>,
     fx: &mut Vec<Effect>,
 ) {
@@ -174,7 +188,7 @@ fn start_run(
             ));
             return;
         }
-        let persona = app.persona_id().to_string();
+        let persona = persona.unwrap_or_else(|| app.persona_id().to_string());
         (
             persona,
             perspective_ids,

@@ -20,8 +20,15 @@ impl Widget for StatusBar<'_> {
             .persona()
             .map(|p| sanitize::one_line(&p.id, 24))
             .unwrap_or_else(|| "no persona".into());
+        let owner = app.choices.by_owner
+            && app
+                .owner_of(app.current_item().and_then(|i| i.owner.as_deref()))
+                .is_some();
         let mut spans = vec![
-            Span::styled(format!(" persona {persona}"), t.status_bar),
+            Span::styled(
+                crate::tui::strings::msg::persona_status(&persona, owner),
+                t.status_bar,
+            ),
             sep(),
             Span::styled(
                 format!(

@@ -1,0 +1,44 @@
+//! `R` over a mixed list judges each item as its owner (issue 15.15):
+//! Maren's mail is judged speaking as Maren, not as whoever the picker shows.
+
+use super::super::app::App;
+
+/// What `R` says when it starts more than one run: who judges how many.
+pub fn as_owners(groups: &[(String, Vec<String>)]) -> Option<String> {
+    if groups.len() < 2 {
+        return None;
+    }
+    let n = groups.iter().map(|(_, ids)| ids.len()).sum();
+    let each: Vec<(String, usize)> = groups
+        .iter()
+        .map(|(p, ids)| (crate::sanitize::one_line(p, 24), ids.len()))
+        .collect();
+    Some(crate::tui::strings::msg::judging_as_owners(n, &each))
+}
+
+/// The content items to judge, grouped by the persona each is judged as:
+/// its owner when "each item's owner" is the choice and the owner is a
+/// persona of the workspace, else the fixed persona. Groups come in the
+/// order their first item does, so one run starts per persona.
+pub fn group_by_persona(app: &App, ids: Vec<String>) -> Vec<(String, Vec<String>)> {
+    let fixed = app
+        .fixed_persona()
+        .map(|p| p.id.clone())
+        .unwrap_or_default();
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for id in ids {
+        let owner = app
+            .choices
+            .by_owner
+            .then(|| app.data.index_of.get(&id))
+            .flatten()
+            .and_then(|i| app.data.items.get(*i as usize))
+            .and_then(|row| app.owner_of(row.owner.as_deref()));
+        let persona = owner.map(|p| p.id.clone()).unwrap_or_else(|| fixed.clone());
+        match groups.iter_mut().find(|(p, _)| *p == persona) {
+            Some((_, g)) => g.push(id),
+            None => groups.push((persona, vec![id])),
+        }
+    }
+    groups
+}
