@@ -62,6 +62,9 @@ pub mod msg {
     pub fn list_order(order: &str) -> String {
         format!("list order: {order}")
     }
+    pub fn blind_hides(blind_key: &str) -> String {
+        format!("blind review hides the judge here; {blind_key} turns it off")
+    }
     pub fn blind_review(on: bool) -> String {
         format!(
             "blind review {}",
@@ -142,6 +145,18 @@ pub mod msg {
     }
     pub fn replaying(n: usize) -> String {
         format!("replaying {n} label(s) from the recovery file…")
+    }
+}
+
+/// How a label on another scale than its row's reads.
+pub mod label {
+    /// `H AGREE (mapped: likert 4)`, or `H 3 (likert)` (no reading) on
+    /// an AGREE/DISAGREE row; `H DISAGREE (agreement)` on a Likert row.
+    pub fn other_scale(value: &str, scale: &str, mapped: Option<&str>) -> String {
+        match mapped {
+            Some(m) => format!("H {m} (mapped: {scale} {value})"),
+            None => format!("H {value} ({scale})"),
+        }
     }
 }
 

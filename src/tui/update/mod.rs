@@ -54,11 +54,12 @@ fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
     let Some(action) = app.chrome.keymap.action(&k) else {
         return;
     };
-    if !matches!(action, Action::Quit | Action::Cancel) {
-        // A new action replaces an informational message, never an error.
-        if matches!(app.chrome.message, Some((Level::Info, _))) {
-            app.chrome.message = None;
-        }
+    // A message lasts until the next action, errors too: the action either
+    // says something new or the key hints come back. Never on a tick, so a
+    // message cannot vanish before it is read. Quit keeps it: the quit
+    // prompt is about the unsaved label the message names.
+    if action != Action::Quit {
+        app.chrome.message = None;
     }
     act(app, action, now, fx);
 }

@@ -9,6 +9,14 @@ use crate::sanitize;
 
 /// Help, compare, personas, runs, agreement and prompt views.
 pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    // Both views are judge values side by side or figures made of them.
+    if app.choices.blind && matches!(action, Action::Compare | Action::Agreement) {
+        app.chrome.message = Some((
+            Level::Info,
+            crate::tui::strings::msg::blind_hides(&app.chrome.keymap.hint(Action::ToggleBlind)),
+        ));
+        return;
+    }
     app.chrome.view = match action {
         Action::Help => View::Help { scroll: 0 },
         Action::Compare => View::Compare,
@@ -113,7 +121,19 @@ pub fn focus(app: &mut App, action: Action) {
 pub fn cycle_list(app: &mut App, action: Action) {
     if action == Action::CycleFilter {
         app.list.filter = app.list.filter.next();
+        // Blind review: which items the judge disagrees on is the judge's answer.
+        if app.choices.blind && app.list.filter == Filter::Disagreements {
+            app.list.filter = app.list.filter.next();
+        }
         app.refilter();
+        return;
+    }
+    if app.choices.blind {
+        // Every other order is made of the judge's verdicts.
+        app.chrome.message = Some((
+            Level::Info,
+            crate::tui::strings::msg::blind_hides(&app.chrome.keymap.hint(Action::ToggleBlind)),
+        ));
         return;
     }
     app.list.order = app.list.order.next();

@@ -1,4 +1,4 @@
-use super::{focused_block, label_span, value_style};
+use super::{focused_block, label_on_scale, value_style};
 use crate::sanitize;
 use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, RowKey, disagrees};
 use crate::tui::protocol_rows::ProtoRow;
@@ -204,7 +204,7 @@ fn awag_draw<'a>(
         }
     };
     value.push(Span::raw("   "));
-    value.extend(label_span(label, t));
+    value.extend(label_on_scale(label, app.choices.mode.scale(), t));
     if let (Some(j), Some(l)) = (judge, label)
         && stream.is_none()
         && disagrees(j, l.label.value)
@@ -288,7 +288,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         _ => value.push(Span::styled("J –", t.muted)),
     }
     value.push(Span::raw("   "));
-    value.extend(label_span(label, t));
+    value.extend(label_on_scale(label, r.scale, t));
     if let (Some(j), Some(l)) = (judge, label)
         && j != l.label.value
     {

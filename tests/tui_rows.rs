@@ -1,0 +1,172 @@
+//! Issue 15, points 4–8: protocol rows, the runs view, the first screen,
+//! pickers, messages, mapped labels and blind review. Pure update tests and
+//! TestBackend snapshots.
+#![cfg(feature = "tui")]
+
+mod tui_common;
+use tui_common::*;
+
+use crossterm::event::KeyCode;
+use jury::domain::*;
+use jury::tui::app::{Filter, Level, Popup, View, mark};
+
+fn label(item: &str, c: &str, value: Value, who: &str) -> Label {
+    Label {
+        key: ComboKey::new(item, c, "classification"),
+        persona_id: "kenton".into(),
+        value,
+        note: String::new(),
+        who: who.into(),
+        created_at: "2026-11-22T10:00:00.000Z".into(),
+        replaced_judge_value: None,
+        blind: false,
+    }
+}
+
+fn two_personas() -> jury::tui::app::Loaded {
+    let mut data = loaded();
+    let mut p = data.personas[0].clone();
+    for id in ["maren", "tomasz"] {
+        p.id = id.into();
+        p.name = id.into();
+        data.personas.push(p.clone());
+    }
+    data
+}
+
+// ----- 7: pickers, messages, mapped labels -----
+
+#[test]
+fn g_and_capital_g_go_to_the_first_and_last_picker_entry() {
+    let mut app = app_with(two_personas());
+    key(&mut app, 'p');
+    let cursor = |app: &jury::tui::app::App| match &app.chrome.popup {
+        Some(Popup::Picker { cursor, .. }) => *cursor,
+        _ => panic!("expected the picker"),
+    };
+    assert_eq!(cursor(&app), 0);
+    key(&mut app, 'G');
+    assert_eq!(cursor(&app), 2);
+    key(&mut app, 'g');
+    assert_eq!(cursor(&app), 0);
+    code(&mut app, KeyCode::End);
+    assert_eq!(cursor(&app), 2);
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(app.persona_id(), "tomasz");
+    // `?` lists them in the picker's section.
+    let help = {
+        key(&mut app, '?');
+        screen_tall(&app)
+    };
+    assert!(help.contains("first entry") && help.contains("last entry"), "{help}");
+}
+
+fn screen_tall(app: &jury::tui::app::App) -> String {
+    let t = draw(app, 120, 120);
+    format!("{}", t.backend())
+}
+
+#[test]
+fn a_message_lasts_until_the_next_action_errors_too() {
+    let mut app = app();
+    app.chrome.message = Some((Level::Error, "the run stopped: boom".into()));
+    // Ticks do not clear it: it stays until it can be read.
+    for _ in 0..50 {
+        update(&mut app, jury::tui::msg::Msg::Tick);
+    }
+    assert!(app.chrome.message.is_some());
+    key(&mut app, 'j');
+    assert_eq!(app.chrome.message, None);
+    app.chrome.message = Some((Level::Warning, "no items to judge".into()));
+    key(&mut app, 'k');
+    assert_eq!(app.chrome.message, None);
+    // An action that says something replaces the old message with its own.
+    app.chrome.message = Some((Level::Error, "old".into()));
+    key(&mut app, 'b');
+    let (_, m) = app.chrome.message.clone().unwrap();
+    assert!(m.contains("blind review on"), "{m}");
+}
+
+#[test]
+fn a_likert_label_on_a_mode_3_row_shows_as_likert_mapped() {
+    let mut data = loaded();
+    data.labels = vec![
+        label("k-001", "urgency", Value::Likert(4), "alice"),
+        label("k-001", "work-pers", Value::Likert(3), "alice"),
+    ];
+    let mut app = app_with(data);
+    key(&mut app, 'm');
+    assert_eq!(app.choices.mode, Mode::Three);
+    let s = screen(&app);
+    assert!(s.contains("H AGREE (mapped: likert 4)"), "{s}");
+    assert!(s.contains("H 3 (likert)"), "{s}");
+    assert!(!s.contains("H 4 ✓"), "{s}");
+    insta::assert_snapshot!("mode3_likert_label_mapped", s);
+    // In mode 2 the same labels are this mode's own: plain values.
+    key(&mut app, 'm');
+    key(&mut app, 'm');
+    let s = screen(&app);
+    assert!(s.contains("H 4 ✓saved"), "{s}");
+}
+
+// ----- 8: blind review -----
+
+fn judged_and_disagreeing() -> jury::tui::app::App {
+    let mut data = loaded();
+    data.verdicts = vec![
+        verdict(1, "k-001", "urgency", Mode::Two, Value::Likert(5), "urgent: stores escalating"),
+        verdict(1, "k-002", "urgency", Mode::Two, Value::Likert(1), "a lunch invitation"),
+    ];
+    data.labels = vec![label("k-001", "urgency", Value::Likert(1), "alice")];
+    app_with(data)
+}
+
+#[test]
+fn blind_review_hides_the_lists_disagreement_marks() {
+    let mut app = judged_and_disagreeing();
+    assert!(app.data.marks[0] & mark::DISAGREE != 0);
+    let open = screen(&app);
+    assert!(open.contains("JH≠"), "{open}");
+    insta::assert_snapshot!("blind_off_list_marks", open);
+    key(&mut app, 'b');
+    assert!(app.choices.blind);
+    key(&mut app, 'j'); // k-002: judged, not labelled: its verdict is hidden
+    let blind = screen(&app);
+    assert!(!blind.contains('≠'), "{blind}");
+    assert!(blind.contains("J hidden"), "{blind}");
+    assert!(!blind.contains("a lunch invitation"), "{blind}");
+    insta::assert_snapshot!("blind_on_list_marks", blind);
+}
+
+#[test]
+fn blind_review_refuses_judge_made_filters_orders_and_views() {
+    let mut app = judged_and_disagreeing();
+    // Filter on judge≠human and a judge-made order, then go blind: both reset.
+    while app.list.filter != Filter::Disagreements {
+        key(&mut app, 'f');
+    }
+    assert_eq!(app.list.filtered.len(), 1);
+    key(&mut app, 'o');
+    assert_ne!(app.list.order, jury::tui::queue::Order::File);
+    key(&mut app, 'b');
+    assert_eq!(app.list.filter, Filter::All);
+    assert_eq!(app.list.order, jury::tui::queue::Order::File);
+    assert_eq!(app.list.filtered.len(), 3);
+    // Cycling the filter skips judge≠human while blind.
+    for _ in 0..12 {
+        key(&mut app, 'f');
+        assert_ne!(app.list.filter, Filter::Disagreements);
+    }
+    // Orders and the judge's views are refused, with the way out named.
+    key(&mut app, 'o');
+    assert_eq!(app.list.order, jury::tui::queue::Order::File);
+    assert!(app.chrome.message.as_ref().unwrap().1.contains("b turns it off"));
+    for k in ['c', 'A'] {
+        key(&mut app, k);
+        assert_eq!(app.chrome.view, View::Main, "{k}");
+        assert!(app.chrome.message.as_ref().unwrap().1.contains("blind review hides"));
+    }
+    key(&mut app, 'b');
+    key(&mut app, 'c');
+    assert_eq!(app.chrome.view, View::Compare);
+}
