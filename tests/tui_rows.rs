@@ -170,3 +170,82 @@ fn blind_review_refuses_judge_made_filters_orders_and_views() {
     key(&mut app, 'c');
     assert_eq!(app.chrome.view, View::Compare);
 }
+
+// ----- 6: the first screen -----
+
+#[test]
+fn the_first_start_legend_leaves_the_hints_and_help_in_sight_at_80_columns() {
+    let mut app = app();
+    app.chrome.size = (80, 24);
+    app.chrome.legend = Some("new workspace: sample data loaded (3 items)".into());
+    app.scroll_list_to_cursor();
+    let s = screen(&app);
+    for want in [
+        "what the marks mean",
+        "J judged",
+        "≠ judge and you disagree",
+        "J the judge's value",
+        "H your label",
+        "test/train",
+        "sample data loaded",
+        "esc hides this",
+        "? help",
+        "enter judge",
+    ] {
+        assert!(s.contains(want), "{want}:\n{s}");
+    }
+    // `?` sits at the right end of the status line.
+    let status = s.lines().nth(22).unwrap();
+    assert!(status.trim_end_matches('"').ends_with("? help "), "{status}");
+    insta::assert_snapshot!("first_start_80x24", s);
+    // The list is shorter while the legend shows (moving keeps the cursor in sight).
+    let with_legend = app.list_height();
+    // Esc hides the legend and does nothing else.
+    code(&mut app, KeyCode::Esc);
+    assert_eq!(app.chrome.legend, None);
+    assert_eq!(app.list_height(), with_legend + 7);
+    assert_eq!(app.chrome.view, View::Main);
+    let s = screen(&app);
+    assert!(!s.contains("what the marks mean"), "{s}");
+    assert!(s.contains("? help"), "{s}");
+}
+
+#[test]
+fn help_explains_the_marks_and_row_labels_one_a_line() {
+    let mut app = app();
+    app.chrome.size = (80, 24);
+    app.chrome.legend = Some(String::new());
+    key(&mut app, '?');
+    assert_eq!(app.chrome.legend, None, "the help lists the same marks");
+    assert!(matches!(app.chrome.view, View::Help { .. }));
+    // Tall enough for every line, 80 columns wide: nothing is cut.
+    let s = format!("{}", draw(&app, 80, 200).backend());
+    for want in [
+        "list marks:",
+        "  J judged",
+        "  ≠ judge and you disagree",
+        "  ! control characters or instruction-like text",
+        "verdict rows:",
+        "  H your label (another scale: mapped)",
+        "  test/train: its side of the split",
+        "blind review hides the judge:",
+        "  the ≠ marks",
+    ] {
+        assert!(s.contains(want), "{want}:\n{s}");
+    }
+    // Every view keeps `?` on the status line.
+    assert!(s.contains("? help"), "{s}");
+}
+
+#[test]
+fn a_message_does_not_hide_the_help_key() {
+    let mut app = app();
+    app.chrome.size = (80, 24);
+    app.chrome.message = Some((
+        Level::Warning,
+        "a long warning that takes the whole message line and more, much more than 80 columns"
+            .into(),
+    ));
+    let s = screen(&app);
+    assert!(s.contains("? help"), "{s}");
+}

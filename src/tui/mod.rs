@@ -182,10 +182,19 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     )?);
     let mut app = app;
     app.runs.prompts = prompts.clone();
+    let note = notes.pop().map(|n| crate::sanitize::one_line(&n, 300));
+    // First start: a new workspace was seeded now, or nothing was judged or
+    // labelled yet. Later starts do not show the legend again.
+    let first_start =
+        note.is_some() || (app.data.labels.is_empty() && app.data.verdicts.is_empty());
+    if first_start {
+        app.chrome.legend = Some(note.clone().unwrap_or_default());
+        app.scroll_list_to_cursor();
+    }
     if let Some(w) = warnings.into_iter().next() {
         app.chrome.message = Some((Level::Warning, crate::sanitize::one_line(&w, 300)));
-    } else if let Some(n) = notes.pop() {
-        app.chrome.message = Some((Level::Info, crate::sanitize::one_line(&n, 300)));
+    } else if let Some(n) = note.filter(|_| !first_start) {
+        app.chrome.message = Some((Level::Info, n));
     }
     offer_replay(&mut app, &settings.db_path);
     let engine = effects::EngineLink {

@@ -229,7 +229,16 @@ pub mod help {
 
     pub const HEADER: &str =
         "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";
-    pub const LIST_MARKS: &str = "list marks: J judged · H labelled · ≠ judge and human disagree · ! control characters or instruction-like text";
+    pub const LIST_MARKS: &str = "list marks: J judged · H labelled by you · ≠ judge and you disagree · ! control characters or instruction-like text";
+    pub const ROW_LABELS: &str = "verdict rows: J the judge's value · H your label (another scale: mapped) · test/train: its side of the split";
+    pub const BLIND_NOTE: &str =
+        "blind review hides the judge: J values until you label, the ≠ marks, compare and agreement";
+    pub const HELP_WORD: &str = "help";
+    pub const LEGEND_TITLE: &str = " what the marks mean ";
+
+    pub fn legend_hint(close: &str, help: &str) -> String {
+        format!("{close} hides this · {help} lists every key and these marks")
+    }
     pub const LABEL_STATES: &str =
         "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)";
     pub const UNBOUND: &str = "(unbound)";

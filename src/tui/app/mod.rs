@@ -243,7 +243,8 @@ impl App {
 
     /// Rows the list pane shows (from the last known terminal size).
     pub fn list_height(&self) -> usize {
-        super::views::layout::list_rows(self.chrome.size)
+        let legend = super::views::legend::height(self, self.chrome.size.0);
+        super::views::layout::list_rows(self.chrome.size, legend)
     }
 
     pub fn scroll_list_to_cursor(&mut self) {

@@ -61,6 +61,15 @@ fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
     if action != Action::Quit {
         app.chrome.message = None;
     }
+    // The first start's legend: Esc hides it (and does nothing else), `?`
+    // opens the help, which lists the same marks.
+    if app.chrome.legend.is_some() && matches!(action, Action::Cancel | Action::Help) {
+        app.chrome.legend = None;
+        app.scroll_list_to_cursor();
+        if action == Action::Cancel {
+            return;
+        }
+    }
     act(app, action, now, fx);
 }
 

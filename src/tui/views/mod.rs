@@ -5,6 +5,7 @@ pub mod agreement;
 pub mod compare;
 pub mod item;
 pub mod layout;
+pub mod legend;
 pub mod list;
 pub mod personas;
 pub mod popup;

@@ -88,7 +88,20 @@ impl Widget for StatusBar<'_> {
             ),
             t.status_bar,
         ));
-        Line::from(spans).render(area, buf);
+        // `?` is always in sight, at 80 columns too: the right end is kept
+        // for it and the rest is cut before it.
+        let help = format!(
+            " {} {} ",
+            app.chrome.keymap.hint(Action::Help),
+            crate::tui::strings::help::HELP_WORD
+        );
+        let help_w = (unicode_width::UnicodeWidthStr::width(help.as_str()) as u16).min(area.width);
+        let left = Rect::new(area.x, area.y, area.width - help_w, area.height);
+        Line::from(spans).render(left, buf);
+        Line::styled(help, t.status_bar.patch(t.key)).render(
+            Rect::new(left.right(), area.y, help_w, area.height),
+            buf,
+        );
     }
 }
 
@@ -99,17 +112,18 @@ impl Widget for MessageLine<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
         let t = &app.chrome.theme;
+        let mut spans = Vec::new();
         if let Some((level, text)) = &app.chrome.message {
             let style = match level {
                 Level::Info => t.text,
                 Level::Warning => t.warning,
                 Level::Error => t.error,
             };
-            Line::styled(format!(" {text}"), style).render(area, buf);
-            return;
+            // The hints follow the message where the line has room.
+            spans.push(Span::styled(format!(" {text} "), style));
+            spans.push(Span::styled("│", t.muted));
         }
         let k = |a: Action| app.chrome.keymap.hint(a);
-        let mut spans = Vec::new();
         for &(a, what) in crate::tui::strings::help::KEY_HINTS {
             let key = if a == Action::Likert1 {
                 String::new()
