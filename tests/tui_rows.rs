@@ -183,7 +183,7 @@ fn the_first_start_legend_leaves_the_hints_and_help_in_sight_at_80_columns() {
     for want in [
         "what the marks mean",
         "J judged",
-        "≠ judge and you disagree",
+        "≠ a label and the judge disagree",
         "J the judge's value",
         "H your label",
         "test/train",
@@ -223,7 +223,7 @@ fn help_explains_the_marks_and_row_labels_one_a_line() {
     for want in [
         "list marks:",
         "  J judged",
-        "  ≠ judge and you disagree",
+        "  ≠ a label and the judge disagree",
         "  ! control characters or instruction-like text",
         "verdict rows:",
         "  H your label (another scale: mapped)",
@@ -248,4 +248,108 @@ fn a_message_does_not_hide_the_help_key() {
     ));
     let s = screen(&app);
     assert!(s.contains("? help"), "{s}");
+}
+
+// ----- 4: proposition rows -----
+
+fn claim_label(item: &str, claim: &str, value: Value, who: &str) -> Label {
+    Label {
+        key: ComboKey::new(item, claim, "proposition"),
+        persona_id: "-".into(),
+        note: String::new(),
+        ..label(item, claim, value, who)
+    }
+}
+
+fn with_claims() -> jury::tui::app::App {
+    let mut data = loaded();
+    data.labels = vec![
+        claim_label("k-001", "c-deadline", Value::Bool(true), "bob"),
+        claim_label("k-002", "c-deadline", Value::Bool(false), "bob"),
+        claim_label("k-001", "c-secret", Value::Bool(true), "bob"),
+    ];
+    let mut v = verdict(3, "k-001", "c-deadline", Mode::Two, Value::Bool(false), "no deadline named");
+    v.key = ComboKey::new("k-001", "c-deadline", "proposition");
+    v.persona_id = "-".into();
+    v.protocol = Protocol::Proposition;
+    v.mode = None;
+    data.verdicts = vec![v];
+    let mut app = app_with(data);
+    app.data.claims = jury::tui::claims::parse(
+        "[[claim]]\nid = \"c-deadline\"\nclaim = \"A deadline \\u001b[31mtoday\\u001b[0m or tomorrow.\"\n",
+    )
+    .unwrap();
+    app
+}
+
+#[test]
+fn proposition_rows_show_the_claim_the_verdict_and_everyones_labels() {
+    let mut app = with_claims();
+    for _ in 0..2 {
+        key(&mut app, ']');
+    }
+    let s = screen(&app);
+    for want in [
+        "c-deadline · proposition (bool)",
+        "claim (check): A deadline",
+        "J false",
+        "others: bob true",
+        "claim text unknown",
+    ] {
+        assert!(s.contains(want), "{want}:\n{s}");
+    }
+    // The escape in the claim is shown neutralised, never sent to the terminal.
+    assert!(!s.contains('\u{1b}'), "{s}");
+    insta::assert_snapshot!("proposition_rows", s);
+    // Labelled like an AwAg row, on the claim's scale: `a` is true.
+    let fx = key(&mut app, 'a');
+    match fx.as_slice() {
+        [jury::tui::msg::Effect::SaveLabel { label, .. }] => {
+            assert_eq!(label.key, ComboKey::new("k-001", "c-deadline", "proposition"));
+            assert_eq!(label.value, Value::Bool(true));
+            assert_eq!(label.replaced_judge_value, Some(Value::Bool(false)));
+        }
+        other => panic!("expected one SaveLabel, got {other:?}"),
+    }
+    assert!(screen(&app).contains("H true"));
+}
+
+fn plans(fx: &[jury::tui::msg::Effect]) -> Vec<jury::tui::app::RunPlan> {
+    fx.iter()
+        .filter_map(|e| match e {
+            jury::tui::msg::Effect::StartRun { plan, .. } => Some(plan.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn enter_and_r_judge_proposition_rows_with_the_claims_settings() {
+    let mut app = with_claims();
+    // Enter: the item's AwAg rows and its known claim; the unknown one is named.
+    let p = plans(&code(&mut app, KeyCode::Enter));
+    assert_eq!(p.len(), 2, "{p:?}");
+    assert_eq!(p[0].protocol, Protocol::Awag);
+    let claim = &p[1];
+    assert_eq!(claim.protocol, Protocol::Proposition);
+    assert_eq!(claim.item_ids, vec!["k-001".to_string()]);
+    assert_eq!(claim.persona_id, "-");
+    let s = claim.claim.as_ref().unwrap();
+    assert_eq!(s.claim_id, "c-deadline");
+    let (_, m) = app.chrome.message.clone().unwrap();
+    assert!(m.contains("c-secret"), "{m}");
+    // The request is built by the constructor `jury run` uses, from the same flags.
+    let req = jury::tui::effects::run_request(claim.clone(), None).unwrap();
+    let cli = jury::protocol::spec::JudgeSpec::from_flags(&jury::protocol::spec::SpecFlags {
+        protocol: "proposition".into(),
+        claim: Some("A deadline \u{1b}[31mtoday\u{1b}[0m or tomorrow.".into()),
+        claim_id: Some("c-deadline".into()),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(req.spec, cli);
+    // R over the list: one proposition run over every listed item with the claim.
+    let p = plans(&key(&mut app, 'R'));
+    let claim = p.iter().find(|p| p.protocol == Protocol::Proposition).unwrap();
+    assert_eq!(claim.item_ids, vec!["k-001".to_string(), "k-002".to_string()]);
 }

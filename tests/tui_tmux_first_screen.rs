@@ -38,8 +38,8 @@ async fn first_start_shows_the_legend_and_the_help_key_at_80x24() {
     assert!(lines.iter().all(|l| l.chars().count() <= 80), "{screen}");
     for want in [
         "list marks: J judged",
-        "H labelled by you",
-        "≠ judge and you disagree",
+        "H labelled (by anyone)",
+        "≠ a label and the judge disagree",
         "verdict rows: J the judge's value",
         "test/train",
         "sample data loaded",

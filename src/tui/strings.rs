@@ -148,6 +148,18 @@ pub mod msg {
     }
 }
 
+/// A proposition row's claim line.
+pub mod claim {
+    pub const UNKNOWN: &str =
+        "claim text unknown: add it to claims.toml in the config directory to judge it here";
+    pub fn about(claim: &str, scoring: &str) -> String {
+        format!("claim ({scoring}): {claim}")
+    }
+    pub fn cannot_judge(ids: &str) -> String {
+        format!("not judged, claim text unknown (add to claims.toml): {ids}")
+    }
+}
+
 /// How a label on another scale than its row's reads.
 pub mod label {
     /// `H AGREE (mapped: likert 4)`, or `H 3 (likert)` (no reading) on
@@ -229,7 +241,7 @@ pub mod help {
 
     pub const HEADER: &str =
         "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";
-    pub const LIST_MARKS: &str = "list marks: J judged · H labelled by you · ≠ judge and you disagree · ! control characters or instruction-like text";
+    pub const LIST_MARKS: &str = "list marks: J judged · H labelled (by anyone) · ≠ a label and the judge disagree · ! control characters or instruction-like text";
     pub const ROW_LABELS: &str = "verdict rows: J the judge's value · H your label (another scale: mapped) · test/train: its side of the split";
     pub const BLIND_NOTE: &str =
         "blind review hides the judge: J values until you label, the ≠ marks, compare and agreement";

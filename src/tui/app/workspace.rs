@@ -69,6 +69,8 @@ pub struct Workspace {
     pub replaying: bool,
     /// The held-out split: each verdict row says its side.
     pub split: Option<crate::store::Split>,
+    /// What judging each proposition claim asks (see [`crate::tui::claims`]).
+    pub claims: crate::tui::claims::Claims,
 }
 
 impl Workspace {
@@ -95,6 +97,7 @@ impl Workspace {
             next_req: 1,
             replaying: false,
             split: data.split,
+            claims: Default::default(),
         };
         for mut v in data.verdicts {
             crate::tui::queue::compact_raw(&mut v);

@@ -295,6 +295,10 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         value.push(Span::raw(" "));
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
+    // As on an AwAg row: the others' labels, after one's own when blind.
+    if !(app.choices.blind && label.is_none()) {
+        value.extend(others_span(app, &r.key, &r.persona_id));
+    }
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
             format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)),
