@@ -182,6 +182,14 @@ double_check = true
     }
 
     #[test]
+    fn the_sample_claims_file_reads() {
+        let c = parse(include_str!("../../sample-data/proposition/claims.toml")).unwrap();
+        assert_eq!(c.len(), 14);
+        assert_eq!(c["c-resolved"].last_n, Some(2));
+        assert!(c["c-tone"].double_check);
+    }
+
+    #[test]
     fn a_bad_claims_file_names_the_line_or_the_claim() {
         let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\nwhat = 1\n").unwrap_err();
         assert!(e.contains("line 4"), "{e}");
