@@ -353,3 +353,94 @@ fn enter_and_r_judge_proposition_rows_with_the_claims_settings() {
     let claim = p.iter().find(|p| p.protocol == Protocol::Proposition).unwrap();
     assert_eq!(claim.item_ids, vec!["k-001".to_string(), "k-002".to_string()]);
 }
+
+// ----- 5: the runs view is live -----
+
+fn stored_run(id: i64) -> Run {
+    Run {
+        id,
+        spec: RunSpec {
+            protocol: Protocol::Awag,
+            mode: Some(Mode::Two),
+            persona_id: "kenton".into(),
+            perspective_ids: vec!["classification".into()],
+            model: "gpt-4o-mini".into(),
+            prompt_hash: "h".into(),
+            params: serde_json::Value::Null,
+        },
+        status: RunStatus::Running,
+        created_at: "2026-11-24T04:00:00Z".into(),
+        finished_at: None,
+        total: 10,
+        verdicts: 0,
+        failures: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cached_tokens: 0,
+        requests: 0,
+        usage_unknown: 0,
+        cost_usd: None,
+        note: None,
+        structured: None,
+    }
+}
+
+#[test]
+fn the_runs_view_is_live_and_agrees_with_the_status_bar() {
+    use jury::engine::{EngineEvent, Progress};
+    use jury::tui::msg::{Effect, Msg};
+    let mut app = app();
+    app.chrome.size = (160, 30);
+    let tag = match plans(&code(&mut app, KeyCode::Enter)).as_slice() {
+        [_] => app.runs.active[0].tag,
+        other => panic!("one run: {other:?}"),
+    };
+    let ev = |app: &mut jury::tui::app::App, event| update(app, Msg::Engine { tag, event });
+    ev(&mut app, EngineEvent::RunStarted { run_id: 7, total: 10, skipped: 0 });
+    assert_eq!(key(&mut app, 'U'), vec![Effect::LoadRuns]);
+    // The store was read before the run's first answers: its counters are 0.
+    update(&mut app, Msg::RunsLoaded(Ok((vec![stored_run(7), stored_run(6)], vec![]))));
+    key(&mut app, 'j'); // select run 6; the view keeps it selected across reads
+    let mut p = Progress {
+        run_id: 7,
+        total: 10,
+        verdicts: 3,
+        failed: 1,
+        requests: 4,
+        usage_unknown: 1,
+        cost_usd: Some(0.0123),
+        ..Default::default()
+    };
+    p.usage.prompt_tokens = 900;
+    p.usage.completion_tokens = 120;
+    ev(&mut app, EngineEvent::Progress(p.clone()));
+    let s = screen(&app);
+    // Live: the view shows what the engine reported, with its protocol.
+    let row = s.lines().find(|l| l.contains("    7 running")).expect(&s);
+    for want in ["awag 2", "3/10", "900/120", "$0.0123"] {
+        assert!(row.contains(want), "{want}: {row}");
+    }
+    // The view's session line and the status bar say the same numbers.
+    let status = s.lines().find(|l| l.starts_with("\" persona")).unwrap();
+    assert!(status.contains("run 4/10 ✗1") && status.contains("$0.0123"), "{status}");
+    assert!(s.contains("this session: ⠋ run 4/10 ✗1 · cost $0.0123"), "{s}");
+    insta::assert_snapshot!("runs_view_live", s);
+    // The run's end reads the store again, keeping the selection.
+    p.verdicts = 9;
+    let fx = ev(
+        &mut app,
+        EngineEvent::RunFinished { run_id: 7, status: RunStatus::Done, progress: p, note: None },
+    );
+    assert_eq!(fx, vec![Effect::LoadRuns]);
+    let mut done = stored_run(7);
+    done.status = RunStatus::Done;
+    update(&mut app, Msg::RunsLoaded(Ok((vec![done, stored_run(6)], vec![]))));
+    match &app.chrome.view {
+        View::Runs(jury::tui::app::RunsView::Loaded { cursor, .. }) => assert_eq!(*cursor, 1),
+        _ => panic!("the runs view"),
+    }
+    let s = screen(&app);
+    assert!(s.contains("last run 9/10 ✗1"), "{s}");
+    let row = s.lines().find(|l| l.contains("    7 done")).expect(&s);
+    assert!(row.contains("9/10"), "{row}");
+}

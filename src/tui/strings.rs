@@ -17,6 +17,13 @@ pub mod msg {
     pub const EVERY_MODE_JUDGED: &str = "every mode already has verdicts for this item";
     pub const CANCELLING: &str = "cancelling the run…";
 
+    /// The runs view's first line (the status bar's words for the runs).
+    pub fn session_runs(progress: Option<&str>, cost: &str) -> String {
+        match progress {
+            Some(p) => format!("this session: {p} · cost {cost}"),
+            None => "this session: no runs started yet".into(),
+        }
+    }
     pub fn judging(items: usize, what: &str) -> String {
         format!("judging {items} item(s) {what}…")
     }

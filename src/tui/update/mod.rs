@@ -35,7 +35,19 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
             app.scroll_list_to_cursor();
         }
         Msg::Tick => app.runs.spinner = app.runs.spinner.wrapping_add(1),
-        Msg::Engine { tag, event } => engine::engine_event(app, tag, event),
+        Msg::Engine { tag, event } => {
+            // A run's row appears in (or leaves) the store: an open runs
+            // view reads it again; progress in between is drawn live.
+            let reread = matches!(
+                event,
+                crate::engine::EngineEvent::RunStarted { .. }
+                    | crate::engine::EngineEvent::RunFinished { .. }
+            );
+            engine::engine_event(app, tag, event);
+            if reread && matches!(app.chrome.view, View::Runs(_)) {
+                fx.push(Effect::LoadRuns);
+            }
+        }
         Msg::RunEnded { tag, error } => run::run_ended(app, tag, error),
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
         Msg::UnsavedKept(r) => super::quit::kept(app, r),

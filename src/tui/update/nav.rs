@@ -54,11 +54,16 @@ pub fn runs_loaded(
     r: Result<(Vec<crate::domain::Run>, Vec<crate::domain::Failure>), String>,
 ) {
     if let View::Runs(rv) = &mut app.chrome.view {
+        // A read again while open keeps the selected run in place.
+        let cursor = match rv {
+            RunsView::Loaded { cursor, .. } => *cursor,
+            _ => 0,
+        };
         *rv = match r {
             Ok((runs, failures)) => RunsView::Loaded {
+                cursor: cursor.min(runs.len().saturating_sub(1)),
                 runs,
                 failures,
-                cursor: 0,
             },
             Err(e) => RunsView::Error(e),
         };

@@ -38,36 +38,18 @@ impl Widget for StatusBar<'_> {
             sep(),
             Span::styled(sanitize::one_line(&app.runs.model, 30), t.status_bar),
         ];
-        let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
-        if let Some(r) = active.first() {
-            let p = &r.progress;
+        if let Some(s) = run_progress(app) {
             spans.push(sep());
-            let mut s = format!(
-                "{} run {}/{}",
-                spinner(app.runs.spinner),
-                p.done(),
-                p.total.max(p.done())
-            );
-            if p.failed > 0 {
-                s.push_str(&format!(" ✗{}", p.failed));
-            }
-            if active.len() > 1 {
-                s.push_str(&format!(" (+{} runs)", active.len() - 1));
-            }
-            spans.push(Span::styled(s, t.status_bar.patch(t.streaming)));
-        } else if let Some(r) = app.runs.active.last() {
-            spans.push(sep());
-            spans.push(Span::styled(
-                format!(
-                    "last run {}/{} ✗{}",
-                    r.progress.verdicts, r.progress.total, r.progress.failed
-                ),
-                t.status_bar,
-            ));
+            let style = if app.running() {
+                t.status_bar.patch(t.streaming)
+            } else {
+                t.status_bar
+            };
+            spans.push(Span::styled(s, style));
         }
-        if let Some(c) = app.cost() {
+        if app.cost().is_some() {
             spans.push(sep());
-            spans.push(Span::styled(format!("${c:.4}"), t.status_bar));
+            spans.push(Span::styled(session_cost(app), t.status_bar));
         }
         let unsaved = app.unsaved_count();
         if unsaved > 0 {
@@ -103,6 +85,41 @@ impl Widget for StatusBar<'_> {
             buf,
         );
     }
+}
+
+/// This session's runs in a few words: the first running run's progress
+/// (`⠋ run 4/10 ✗1 (+1 runs)`), else the last run's. The status bar and
+/// the runs view both say it with this, so their numbers agree.
+pub fn run_progress(app: &App) -> Option<String> {
+    let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
+    if let Some(r) = active.first() {
+        let p = &r.progress;
+        let mut s = format!(
+            "{} run {}/{}",
+            spinner(app.runs.spinner),
+            p.done(),
+            p.total.max(p.done())
+        );
+        if p.failed > 0 {
+            s.push_str(&format!(" ✗{}", p.failed));
+        }
+        if active.len() > 1 {
+            s.push_str(&format!(" (+{} runs)", active.len() - 1));
+        }
+        return Some(s);
+    }
+    let r = app.runs.active.last()?;
+    Some(format!(
+        "last run {}/{} ✗{}",
+        r.progress.verdicts, r.progress.total, r.progress.failed
+    ))
+}
+
+/// The session's cost: `$0.0123`, or `—` when no run priced its requests.
+pub fn session_cost(app: &App) -> String {
+    app.cost()
+        .map(|c| format!("${c:.4}"))
+        .unwrap_or_else(|| "—".into())
 }
 
 /// The last message, or hints for the main keys.
