@@ -444,3 +444,30 @@ fn the_runs_view_is_live_and_agrees_with_the_status_bar() {
     let row = s.lines().find(|l| l.contains("    7 done")).expect(&s);
     assert!(row.contains("9/10"), "{row}");
 }
+
+#[test]
+fn blind_review_hides_the_raw_answers_of_failures() {
+    use jury::tui::msg::Msg;
+    let mut app = app();
+    app.chrome.size = (160, 30);
+    let failure = Failure {
+        run_id: 6,
+        kind: FailureKind::Invalid,
+        keys: vec![ComboKey::new("k-001", "urgency", "classification")],
+        reason: "value 'AGREE' is not likert".into(),
+        raw_response: "{\"value\": \"AGREE\", \"text\": \"urgent\"}".into(),
+        http_status: Some(200),
+        finish_reason: Some("stop".into()),
+        request: String::new(),
+        attempt: 1,
+        created_at: "2026-11-24T04:00:00Z".into(),
+    };
+    key(&mut app, 'U');
+    update(&mut app, Msg::RunsLoaded(Ok((vec![stored_run(6)], vec![failure]))));
+    let open = screen(&app);
+    assert!(open.contains("\"value\": \"AGREE\""), "{open}");
+    app.choices.blind = true;
+    let blind = screen(&app);
+    assert!(!blind.contains("AGREE"), "{blind}");
+    assert!(blind.contains("raw answer are hidden"), "{blind}");
+}

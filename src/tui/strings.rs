@@ -69,6 +69,7 @@ pub mod msg {
     pub fn list_order(order: &str) -> String {
         format!("list order: {order}")
     }
+    pub const BLIND_RAW: &str = "(blind review: the reason and the raw answer are hidden)";
     pub fn blind_hides(blind_key: &str) -> String {
         format!("blind review hides the judge here; {blind_key} turns it off")
     }

@@ -215,6 +215,15 @@ fn run_detail<'a>(
             ),
             t.error,
         ));
+        // The reason may quote the answer, and a raw answer is the judge's
+        // answer about items: blind review hides both.
+        if app.choices.blind {
+            lines.push(Line::styled(
+                format!("  │ {}", crate::tui::strings::msg::BLIND_RAW),
+                t.muted,
+            ));
+            continue;
+        }
         lines.push(Line::styled(
             format!("  reason: {}", sanitize::one_line(&f.reason, 300)),
             t.text,
