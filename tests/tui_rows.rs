@@ -93,6 +93,7 @@ fn a_likert_label_on_a_mode_3_row_shows_as_likert_mapped() {
     data.labels = vec![
         label("k-001", "urgency", Value::Likert(4), "alice"),
         label("k-001", "work-pers", Value::Likert(3), "alice"),
+        label("k-001", "urgency", Value::Likert(1), "bob"),
     ];
     let mut app = app_with(data);
     key(&mut app, 'm');
@@ -100,6 +101,9 @@ fn a_likert_label_on_a_mode_3_row_shows_as_likert_mapped() {
     let s = screen(&app);
     assert!(s.contains("H AGREE (mapped: likert 4)"), "{s}");
     assert!(s.contains("H 3 (likert)"), "{s}");
+    // Others' Likert labels name their scale too (wide enough to show them).
+    let wide = format!("{}", draw(&app, 240, 32).backend());
+    assert!(wide.contains("others: bob likert 1"), "{wide}");
     assert!(!s.contains("H 4 ✓"), "{s}");
     insta::assert_snapshot!("mode3_likert_label_mapped", s);
     // In mode 2 the same labels are this mode's own: plain values.
@@ -107,6 +111,8 @@ fn a_likert_label_on_a_mode_3_row_shows_as_likert_mapped() {
     key(&mut app, 'm');
     let s = screen(&app);
     assert!(s.contains("H 4 ✓saved"), "{s}");
+    let wide = format!("{}", draw(&app, 240, 32).backend());
+    assert!(wide.contains("others: bob 1"), "{wide}");
 }
 
 // ----- 8: blind review -----

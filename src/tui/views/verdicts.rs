@@ -213,7 +213,7 @@ fn awag_draw<'a>(
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
     if !(app.choices.blind && label.is_none()) {
-        value.extend(others_span(app, &key, persona));
+        value.extend(others_span(app, &key, persona, app.choices.mode.scale()));
     }
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
@@ -297,7 +297,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     }
     // As on an AwAg row: the others' labels, after one's own when blind.
     if !(app.choices.blind && label.is_none()) {
-        value.extend(others_span(app, &r.key, &r.persona_id));
+        value.extend(others_span(app, &r.key, &r.persona_id, r.scale));
     }
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
@@ -345,8 +345,14 @@ pub fn spinner(n: u8) -> &'static str {
     F[(n as usize) % F.len()]
 }
 
-/// Other people's labels on the same combination and persona.
-fn others_span<'a>(app: &App, key: &crate::domain::ComboKey, persona: &str) -> Option<Span<'a>> {
+/// Other people's labels on the same combination and persona; one on
+/// another scale than the row's names its scale (`bob likert 1`).
+fn others_span<'a>(
+    app: &App,
+    key: &crate::domain::ComboKey,
+    persona: &str,
+    row: crate::domain::Scale,
+) -> Option<Span<'a>> {
     let others: Vec<String> = app
         .data
         .labels
@@ -357,7 +363,15 @@ fn others_span<'a>(app: &App, key: &crate::domain::ComboKey, persona: &str) -> O
             e.label.key == *key && e.label.persona_id == persona && e.label.who != app.data.who
         })
         .take(4)
-        .map(|e| format!("{} {}", sanitize::one_line(&e.label.who, 12), e.label.value))
+        .map(|e| {
+            let v = e.label.value;
+            let who = sanitize::one_line(&e.label.who, 12);
+            if v.scale() == row {
+                format!("{who} {v}")
+            } else {
+                format!("{who} {} {v}", v.scale())
+            }
+        })
         .collect();
     (!others.is_empty()).then(|| {
         Span::styled(
