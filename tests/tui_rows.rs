@@ -58,7 +58,10 @@ fn g_and_capital_g_go_to_the_first_and_last_picker_entry() {
         key(&mut app, '?');
         screen_tall(&app)
     };
-    assert!(help.contains("first entry") && help.contains("last entry"), "{help}");
+    assert!(
+        help.contains("first entry") && help.contains("last entry"),
+        "{help}"
+    );
 }
 
 fn screen_tall(app: &jury::tui::app::App) -> String {
@@ -120,8 +123,22 @@ fn a_likert_label_on_a_mode_3_row_shows_as_likert_mapped() {
 fn judged_and_disagreeing() -> jury::tui::app::App {
     let mut data = loaded();
     data.verdicts = vec![
-        verdict(1, "k-001", "urgency", Mode::Two, Value::Likert(5), "urgent: stores escalating"),
-        verdict(1, "k-002", "urgency", Mode::Two, Value::Likert(1), "a lunch invitation"),
+        verdict(
+            1,
+            "k-001",
+            "urgency",
+            Mode::Two,
+            Value::Likert(5),
+            "urgent: stores escalating",
+        ),
+        verdict(
+            1,
+            "k-002",
+            "urgency",
+            Mode::Two,
+            Value::Likert(1),
+            "a lunch invitation",
+        ),
     ];
     data.labels = vec![label("k-001", "urgency", Value::Likert(1), "alice")];
     app_with(data)
@@ -166,11 +183,25 @@ fn blind_review_refuses_judge_made_filters_orders_and_views() {
     // Orders and the judge's views are refused, with the way out named.
     key(&mut app, 'o');
     assert_eq!(app.list.order, jury::tui::queue::Order::File);
-    assert!(app.chrome.message.as_ref().unwrap().1.contains("b turns it off"));
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("b turns it off")
+    );
     for k in ['c', 'A'] {
         key(&mut app, k);
         assert_eq!(app.chrome.view, View::Main, "{k}");
-        assert!(app.chrome.message.as_ref().unwrap().1.contains("blind review hides"));
+        assert!(
+            app.chrome
+                .message
+                .as_ref()
+                .unwrap()
+                .1
+                .contains("blind review hides")
+        );
     }
     key(&mut app, 'b');
     key(&mut app, 'c');
@@ -202,7 +233,10 @@ fn the_first_start_legend_leaves_the_hints_and_help_in_sight_at_80_columns() {
     }
     // `?` sits at the right end of the status line.
     let status = s.lines().nth(22).unwrap();
-    assert!(status.trim_end_matches('"').ends_with("? help "), "{status}");
+    assert!(
+        status.trim_end_matches('"').ends_with("? help "),
+        "{status}"
+    );
     insta::assert_snapshot!("first_start_80x24", s);
     // The list is shorter while the legend shows (moving keeps the cursor in sight).
     let with_legend = app.list_height();
@@ -274,7 +308,14 @@ fn with_claims() -> jury::tui::app::App {
         claim_label("k-002", "c-deadline", Value::Bool(false), "bob"),
         claim_label("k-001", "c-secret", Value::Bool(true), "bob"),
     ];
-    let mut v = verdict(3, "k-001", "c-deadline", Mode::Two, Value::Bool(false), "no deadline named");
+    let mut v = verdict(
+        3,
+        "k-001",
+        "c-deadline",
+        Mode::Two,
+        Value::Bool(false),
+        "no deadline named",
+    );
     v.key = ComboKey::new("k-001", "c-deadline", "proposition");
     v.persona_id = "-".into();
     v.protocol = Protocol::Proposition;
@@ -311,7 +352,10 @@ fn proposition_rows_show_the_claim_the_verdict_and_everyones_labels() {
     let fx = key(&mut app, 'a');
     match fx.as_slice() {
         [jury::tui::msg::Effect::SaveLabel { label, .. }] => {
-            assert_eq!(label.key, ComboKey::new("k-001", "c-deadline", "proposition"));
+            assert_eq!(
+                label.key,
+                ComboKey::new("k-001", "c-deadline", "proposition")
+            );
             assert_eq!(label.value, Value::Bool(true));
             assert_eq!(label.replaced_judge_value, Some(Value::Bool(false)));
         }
@@ -356,8 +400,14 @@ fn enter_and_r_judge_proposition_rows_with_the_claims_settings() {
     assert_eq!(req.spec, cli);
     // R over the list: one proposition run over every listed item with the claim.
     let p = plans(&key(&mut app, 'R'));
-    let claim = p.iter().find(|p| p.protocol == Protocol::Proposition).unwrap();
-    assert_eq!(claim.item_ids, vec!["k-001".to_string(), "k-002".to_string()]);
+    let claim = p
+        .iter()
+        .find(|p| p.protocol == Protocol::Proposition)
+        .unwrap();
+    assert_eq!(
+        claim.item_ids,
+        vec!["k-001".to_string(), "k-002".to_string()]
+    );
 }
 
 // ----- 5: the runs view is live -----
@@ -402,10 +452,20 @@ fn the_runs_view_is_live_and_agrees_with_the_status_bar() {
         other => panic!("one run: {other:?}"),
     };
     let ev = |app: &mut jury::tui::app::App, event| update(app, Msg::Engine { tag, event });
-    ev(&mut app, EngineEvent::RunStarted { run_id: 7, total: 10, skipped: 0 });
+    ev(
+        &mut app,
+        EngineEvent::RunStarted {
+            run_id: 7,
+            total: 10,
+            skipped: 0,
+        },
+    );
     assert_eq!(key(&mut app, 'U'), vec![Effect::LoadRuns]);
     // The store was read before the run's first answers: its counters are 0.
-    update(&mut app, Msg::RunsLoaded(Ok((vec![stored_run(7), stored_run(6)], vec![]))));
+    update(
+        &mut app,
+        Msg::RunsLoaded(Ok((vec![stored_run(7), stored_run(6)], vec![]))),
+    );
     key(&mut app, 'j'); // select run 6; the view keeps it selected across reads
     let mut p = Progress {
         run_id: 7,
@@ -419,7 +479,7 @@ fn the_runs_view_is_live_and_agrees_with_the_status_bar() {
     };
     p.usage.prompt_tokens = 900;
     p.usage.completion_tokens = 120;
-    ev(&mut app, EngineEvent::Progress(p.clone()));
+    ev(&mut app, EngineEvent::Progress(p));
     let s = screen(&app);
     // Live: the view shows what the engine reported, with its protocol.
     let row = s.lines().find(|l| l.contains("    7 running")).expect(&s);
@@ -428,19 +488,33 @@ fn the_runs_view_is_live_and_agrees_with_the_status_bar() {
     }
     // The view's session line and the status bar say the same numbers.
     let status = s.lines().find(|l| l.starts_with("\" persona")).unwrap();
-    assert!(status.contains("run 4/10 ✗1") && status.contains("$0.0123"), "{status}");
-    assert!(s.contains("this session: ⠋ run 4/10 ✗1 · cost $0.0123"), "{s}");
+    assert!(
+        status.contains("run 4/10 ✗1") && status.contains("$0.0123"),
+        "{status}"
+    );
+    assert!(
+        s.contains("this session: ⠋ run 4/10 ✗1 · cost $0.0123"),
+        "{s}"
+    );
     insta::assert_snapshot!("runs_view_live", s);
     // The run's end reads the store again, keeping the selection.
     p.verdicts = 9;
     let fx = ev(
         &mut app,
-        EngineEvent::RunFinished { run_id: 7, status: RunStatus::Done, progress: p, note: None },
+        EngineEvent::RunFinished {
+            run_id: 7,
+            status: RunStatus::Done,
+            progress: p,
+            note: None,
+        },
     );
     assert_eq!(fx, vec![Effect::LoadRuns]);
     let mut done = stored_run(7);
     done.status = RunStatus::Done;
-    update(&mut app, Msg::RunsLoaded(Ok((vec![done, stored_run(6)], vec![]))));
+    update(
+        &mut app,
+        Msg::RunsLoaded(Ok((vec![done, stored_run(6)], vec![]))),
+    );
     match &app.chrome.view {
         View::Runs(jury::tui::app::RunsView::Loaded { cursor, .. }) => assert_eq!(*cursor, 1),
         _ => panic!("the runs view"),
@@ -469,7 +543,10 @@ fn blind_review_hides_the_raw_answers_of_failures() {
         created_at: "2026-11-24T04:00:00Z".into(),
     };
     key(&mut app, 'U');
-    update(&mut app, Msg::RunsLoaded(Ok((vec![stored_run(6)], vec![failure]))));
+    update(
+        &mut app,
+        Msg::RunsLoaded(Ok((vec![stored_run(6)], vec![failure]))),
+    );
     let open = screen(&app);
     assert!(open.contains("\"value\": \"AGREE\""), "{open}");
     app.choices.blind = true;

@@ -87,7 +87,10 @@ pub fn to_flags(s: &Settings, persona: Option<String>) -> SpecFlags {
 /// left out: it cannot be asked again as it was.
 pub fn from_runs(runs: &[Run]) -> Claims {
     let mut out = Claims::new();
-    for r in runs.iter().filter(|r| r.spec.protocol == Protocol::Proposition) {
+    for r in runs
+        .iter()
+        .filter(|r| r.spec.protocol == Protocol::Proposition)
+    {
         let o = &r.spec.params["options"];
         let text = |f: &str| o[f].as_str().map(str::to_string);
         let (Some(claim), Some(id)) = (text("claim"), text("claim_id")) else {
@@ -128,14 +131,12 @@ pub fn load(config_dir: Option<&Path>) -> (Claims, Option<String>) {
 
 /// The claims of a `claims.toml` text.
 pub fn parse(text: &str) -> Result<Claims, String> {
-    let file: ClaimFile = toml::from_str(text).map_err(|e| {
-        match e.span() {
-            Some(span) => {
-                let (line, col) = crate::config::line_col(text, span.start);
-                format!("line {line}, column {col}: {}", e.message())
-            }
-            None => e.message().to_string(),
+    let file: ClaimFile = toml::from_str(text).map_err(|e| match e.span() {
+        Some(span) => {
+            let (line, col) = crate::config::line_col(text, span.start);
+            format!("line {line}, column {col}: {}", e.message())
         }
+        None => e.message().to_string(),
     })?;
     let mut out = Claims::new();
     for c in file.claim {
@@ -194,7 +195,10 @@ double_check = true
         let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\nwhat = 1\n").unwrap_err();
         assert!(e.contains("line 4"), "{e}");
         let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\nscoring = \"maybe\"\n").unwrap_err();
-        assert!(e.contains("claim 'a'") && e.contains("check or score"), "{e}");
+        assert!(
+            e.contains("claim 'a'") && e.contains("check or score"),
+            "{e}"
+        );
         let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\nprecondition = \"kind ==\"\n")
             .unwrap_err();
         assert!(e.contains("claim 'a'"), "{e}");

@@ -251,8 +251,7 @@ pub mod help {
         "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";
     pub const LIST_MARKS: &str = "list marks: J judged · H labelled (by anyone) · ≠ a label and the judge disagree · ! control characters or instruction-like text";
     pub const ROW_LABELS: &str = "verdict rows: J the judge's value · H your label (another scale: mapped) · test/train: its side of the split";
-    pub const BLIND_NOTE: &str =
-        "blind review hides the judge: J values until you label, the ≠ marks, compare and agreement";
+    pub const BLIND_NOTE: &str = "blind review hides the judge: J values until you label, the ≠ marks, compare and agreement";
     pub const HELP_WORD: &str = "help";
     pub const LEGEND_TITLE: &str = " what the marks mean ";
 

@@ -76,10 +76,7 @@ impl Widget for Legend<'_> {
         let Some(note) = &app.chrome.legend else {
             return;
         };
-        let mut text: Vec<Line> = lines()
-            .iter()
-            .map(|l| Line::styled(*l, t.text))
-            .collect();
+        let mut text: Vec<Line> = lines().iter().map(|l| Line::styled(*l, t.text)).collect();
         text.push(Line::styled(last_line(app, note), t.muted));
         let block = Block::new()
             .borders(Borders::TOP)

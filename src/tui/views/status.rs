@@ -80,10 +80,8 @@ impl Widget for StatusBar<'_> {
         let help_w = (unicode_width::UnicodeWidthStr::width(help.as_str()) as u16).min(area.width);
         let left = Rect::new(area.x, area.y, area.width - help_w, area.height);
         Line::from(spans).render(left, buf);
-        Line::styled(help, t.status_bar.patch(t.key)).render(
-            Rect::new(left.right(), area.y, help_w, area.height),
-            buf,
-        );
+        Line::styled(help, t.status_bar.patch(t.key))
+            .render(Rect::new(left.right(), area.y, help_w, area.height), buf);
     }
 }
 
