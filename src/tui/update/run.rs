@@ -105,7 +105,9 @@ pub fn run_ended(app: &mut App, tag: u64, error: Option<String>) {
     }
 }
 
-/// The protocol that judges an item of this kind from the workbench.
+/// The protocol that judges an item of this kind from the workbench. A
+/// proposition is no kind of item: its claims are rows on any item, judged
+/// by [`start_claim_runs`].
 fn protocol_for_kind(kind: &str) -> Protocol {
     match kind {
         crate::protocol::rubric::KIND => Protocol::Rubric,
