@@ -916,7 +916,7 @@ fn a_server_that_goes_away_mid_run_stops_the_run_after_one_request() {
     let srv =
         ServerRt::start(|r| jury::testserver::demo_judge::reply(r, Duration::from_millis(150)));
     let url = srv.url();
-    let mut child = ws
+    let child = ws
         .cmd()
         .env("OPENAI_BASE_URL", &url)
         .args(run_args(&["--batch-size", "1", "--concurrency", "1"]))

@@ -204,7 +204,7 @@ impl PopupKind {
         match self {
             PopupKind::QuitPrompt => &[QuitAnyway, RetrySaving, Stay],
             PopupKind::Replay => &[Replay, Keep, Discard],
-            PopupKind::Picker => &[Pick, Next, Previous, Close],
+            PopupKind::Picker => &[Pick, Next, Previous, First, Last, Close],
             PopupKind::Editor | PopupKind::PersonaEditor => &[Submit, Close],
         }
     }
@@ -246,6 +246,10 @@ popup_actions! {
     Next => "next entry",
     /// Picker: highlight the previous entry.
     Previous => "previous entry",
+    /// Picker: highlight the first entry.
+    First => "first entry",
+    /// Picker: highlight the last entry.
+    Last => "last entry",
     /// Close the popup (a search keeps what was typed; a note or persona is not saved).
     Close => "close (a search keeps what was typed; a note or persona is not saved)",
     /// Editors: save the note or persona, keep the search.

@@ -232,6 +232,12 @@ impl Drop for Executor {
 /// The workbench's choices as [`JudgeSpec::from_flags`] takes them: a mode,
 /// persona and perspectives for AwAg; other protocols need none of them.
 fn spec_flags(plan: &RunPlan) -> SpecFlags {
+    if let Some(claim) = &plan.claim {
+        // A claim row judged for a persona (a claim about what they see)
+        // keeps it; "-" is none.
+        let persona = Some(plan.persona_id.clone()).filter(|p| p != super::claims::NO_PERSONA);
+        return super::claims::to_flags(claim, persona);
+    }
     let awag = plan.protocol == crate::domain::Protocol::Awag;
     SpecFlags {
         protocol: plan.protocol.as_str().to_string(),
@@ -319,6 +325,7 @@ mod tests {
             persona_id: "kenton".into(),
             perspective_ids: vec!["classification".into()],
             item_ids: vec!["i1".into()],
+            claim: None,
         }
     }
 

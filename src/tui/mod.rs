@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod app;
+pub mod claims;
 pub mod effects;
 pub mod event_loop;
 pub mod input;
@@ -117,7 +118,9 @@ pub fn build_app_with_items(
             ..cfg
         };
     }
-    let mut warnings: Vec<String> = kw.into_iter().chain(tw).collect();
+    let (claims, cw) = claims::load(dir.as_deref());
+    app.data.claims = claims;
+    let mut warnings: Vec<String> = kw.into_iter().chain(tw).chain(cw).collect();
     match settings.structured.as_deref() {
         None | Some("auto") => {}
         Some(s) => match crate::provider::ToolMode::parse(s) {
@@ -171,6 +174,7 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     let mut notes = Vec::new();
     notes.extend(seed_new_workspace(&mut store, &opts, &settings.who)?);
     let data = load_without_items(&store)?;
+    let run_claims = claims::from_runs(&store.runs()?);
     drop(store);
     let (items, reader) = stream_items(&settings.db_path);
     let (app, warnings) = build_app_with_items(&settings, items, data);
@@ -181,11 +185,23 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         settings.prompts_dir.as_deref(),
     )?);
     let mut app = app;
+    // claims.toml (read in build_app_with_items) wins over earlier runs.
+    let from_config = std::mem::replace(&mut app.data.claims, run_claims);
+    app.data.claims.extend(from_config);
     app.runs.prompts = prompts.clone();
+    let note = notes.pop().map(|n| crate::sanitize::one_line(&n, 300));
+    // First start: a new workspace was seeded now, or nothing was judged or
+    // labelled yet. Later starts do not show the legend again.
+    let first_start =
+        note.is_some() || (app.data.labels.is_empty() && app.data.verdicts.is_empty());
+    if first_start {
+        app.chrome.legend = Some(note.clone().unwrap_or_default());
+        app.scroll_list_to_cursor();
+    }
     if let Some(w) = warnings.into_iter().next() {
         app.chrome.message = Some((Level::Warning, crate::sanitize::one_line(&w, 300)));
-    } else if let Some(n) = notes.pop() {
-        app.chrome.message = Some((Level::Info, crate::sanitize::one_line(&n, 300)));
+    } else if let Some(n) = note.filter(|_| !first_start) {
+        app.chrome.message = Some((Level::Info, n));
     }
     offer_replay(&mut app, &settings.db_path);
     let engine = effects::EngineLink {

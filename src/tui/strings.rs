@@ -17,6 +17,13 @@ pub mod msg {
     pub const EVERY_MODE_JUDGED: &str = "every mode already has verdicts for this item";
     pub const CANCELLING: &str = "cancelling the run…";
 
+    /// The runs view's first line (the status bar's words for the runs).
+    pub fn session_runs(progress: Option<&str>, cost: &str) -> String {
+        match progress {
+            Some(p) => format!("this session: {p} · cost {cost}"),
+            None => "this session: no runs started yet".into(),
+        }
+    }
     pub fn judging(items: usize, what: &str) -> String {
         format!("judging {items} item(s) {what}…")
     }
@@ -74,6 +81,10 @@ pub mod msg {
     }
     pub fn list_order(order: &str) -> String {
         format!("list order: {order}")
+    }
+    pub const BLIND_RAW: &str = "(blind review: the reason and the raw answer are hidden)";
+    pub fn blind_hides(blind_key: &str) -> String {
+        format!("blind review hides the judge here; {blind_key} turns it off")
     }
     pub fn blind_review(on: bool) -> String {
         format!(
@@ -158,6 +169,30 @@ pub mod msg {
     }
 }
 
+/// A proposition row's claim line.
+pub mod claim {
+    pub const UNKNOWN: &str =
+        "claim text unknown: add it to claims.toml in the config directory to judge it here";
+    pub fn about(claim: &str, scoring: &str) -> String {
+        format!("claim ({scoring}): {claim}")
+    }
+    pub fn cannot_judge(ids: &str) -> String {
+        format!("not judged, claim text unknown (add to claims.toml): {ids}")
+    }
+}
+
+/// How a label on another scale than its row's reads.
+pub mod label {
+    /// `H AGREE (mapped: likert 4)`, or `H 3 (likert)` (no reading) on
+    /// an AGREE/DISAGREE row; `H DISAGREE (agreement)` on a Likert row.
+    pub fn other_scale(value: &str, scale: &str, mapped: Option<&str>) -> String {
+        match mapped {
+            Some(m) => format!("H {m} (mapped: {scale} {value})"),
+            None => format!("H {value} ({scale})"),
+        }
+    }
+}
+
 /// The popups' titles, lines and key hints (keys come from the keymap).
 pub mod prompt {
     pub const PRESS_ANY_KEY: &str = "press any key";
@@ -228,7 +263,15 @@ pub mod help {
 
     pub const HEADER: &str =
         "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";
-    pub const LIST_MARKS: &str = "list marks: J judged · H labelled · ≠ judge and human disagree · ! control characters or instruction-like text";
+    pub const LIST_MARKS: &str = "list marks: J judged · H labelled (by anyone) · ≠ a label and the judge disagree · ! control characters or instruction-like text";
+    pub const ROW_LABELS: &str = "verdict rows: J the judge's value · H your label (another scale: mapped) · test/train: its side of the split";
+    pub const BLIND_NOTE: &str = "blind review hides the judge: J values until you label, the ≠ marks, compare and agreement";
+    pub const HELP_WORD: &str = "help";
+    pub const LEGEND_TITLE: &str = " what the marks mean ";
+
+    pub fn legend_hint(close: &str, help: &str) -> String {
+        format!("{close} hides this · {help} lists every key and these marks")
+    }
     pub const LABEL_STATES: &str =
         "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)";
     pub const UNBOUND: &str = "(unbound)";

@@ -141,6 +141,9 @@ pub struct Chrome {
     pub keymap: Keymap,
     pub theme: Theme,
     pub quit: bool,
+    /// The first start's legend is shown, with the start-up note (may be
+    /// empty) in its last line instead of over the key hints.
+    pub legend: Option<String>,
 }
 
 impl Chrome {
@@ -154,6 +157,7 @@ impl Chrome {
             keymap,
             theme,
             quit: false,
+            legend: None,
         }
     }
 }

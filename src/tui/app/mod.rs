@@ -172,7 +172,21 @@ impl App {
             .get(&item.id)
             .map(Vec::as_slice)
             .unwrap_or(&[]);
-        super::protocol_rows::protocol_rows(item, verdicts, labels)
+        let mut rows = super::protocol_rows::protocol_rows(item, verdicts, labels);
+        for r in rows
+            .iter_mut()
+            .filter(|r| r.protocol == crate::domain::Protocol::Proposition)
+        {
+            r.about = match self.data.claims.get(&r.key.classification_id) {
+                Some(s) => {
+                    // The scale the claim is judged on, labelled on.
+                    r.scale = s.scoring.scale();
+                    super::strings::claim::about(&s.claim, s.scoring.as_str())
+                }
+                None => super::strings::claim::UNKNOWN.into(),
+            };
+        }
+        rows
     }
 
     /// AwAg rows and protocol rows together: what `list.row` indexes.
@@ -263,7 +277,8 @@ impl App {
 
     /// Rows the list pane shows (from the last known terminal size).
     pub fn list_height(&self) -> usize {
-        super::views::layout::list_rows(self.chrome.size)
+        let legend = super::views::legend::height(self, self.chrome.size.0);
+        super::views::layout::list_rows(self.chrome.size, legend)
     }
 
     pub fn scroll_list_to_cursor(&mut self) {

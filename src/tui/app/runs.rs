@@ -76,6 +76,8 @@ pub struct RunPlan {
     pub persona_id: String,
     pub perspective_ids: Vec<String>,
     pub item_ids: Vec<String>,
+    /// The claim a proposition run asks (None for the other protocols).
+    pub claim: Option<crate::protocol::proposition::Settings>,
 }
 
 pub struct RunTracker {

@@ -72,6 +72,8 @@ pub struct Workspace {
     /// Some item belongs to a persona: the persona picker offers "each
     /// item's owner" and it is the default.
     pub has_owners: bool,
+    /// What judging each proposition claim asks (see [`crate::tui::claims`]).
+    pub claims: crate::tui::claims::Claims,
 }
 
 impl Workspace {
@@ -100,6 +102,7 @@ impl Workspace {
             next_req: 1,
             replaying: false,
             split: data.split,
+            claims: Default::default(),
         };
         for mut v in data.verdicts {
             crate::tui::queue::compact_raw(&mut v);

@@ -60,6 +60,17 @@ pub fn retry(app: &mut App, fx: &mut Vec<Effect>) {
 
 pub fn toggle_blind(app: &mut App) {
     app.choices.blind = !app.choices.blind;
+    // The list must not sort or filter by what the judge said either.
+    if app.choices.blind
+        && (app.list.filter == Filter::Disagreements
+            || app.list.order != crate::tui::queue::Order::File)
+    {
+        if app.list.filter == Filter::Disagreements {
+            app.list.filter = Filter::All;
+        }
+        app.list.order = crate::tui::queue::Order::File;
+        app.refilter();
+    }
     app.chrome.message = Some((
         Level::Info,
         crate::tui::strings::msg::blind_review(app.choices.blind),

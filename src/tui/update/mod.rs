@@ -4,6 +4,7 @@
 //! (human labels and their saving), [`run`] (starting runs), [`engine`]
 //! (the engine's events), [`popup`] (pickers, text fields, pastes).
 
+pub mod claims;
 pub mod engine;
 pub mod label;
 pub mod nav;
@@ -35,7 +36,19 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
             app.scroll_list_to_cursor();
         }
         Msg::Tick => app.runs.spinner = app.runs.spinner.wrapping_add(1),
-        Msg::Engine { tag, event } => engine::engine_event(app, tag, event),
+        Msg::Engine { tag, event } => {
+            // A run's row appears in (or leaves) the store: an open runs
+            // view reads it again; progress in between is drawn live.
+            let reread = matches!(
+                event,
+                crate::engine::EngineEvent::RunStarted { .. }
+                    | crate::engine::EngineEvent::RunFinished { .. }
+            );
+            engine::engine_event(app, tag, event);
+            if reread && matches!(app.chrome.view, View::Runs(_)) {
+                fx.push(Effect::LoadRuns);
+            }
+        }
         Msg::RunEnded { tag, error } => run::run_ended(app, tag, error),
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
         Msg::UnsavedKept(r) => super::quit::kept(app, r),
@@ -55,10 +68,20 @@ fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
     let Some(action) = app.chrome.keymap.action(&k) else {
         return;
     };
-    if !matches!(action, Action::Quit | Action::Cancel) {
-        // A new action replaces an informational message, never an error.
-        if matches!(app.chrome.message, Some((Level::Info, _))) {
-            app.chrome.message = None;
+    // A message lasts until the next action, errors too: the action either
+    // says something new or the key hints come back. Never on a tick, so a
+    // message cannot vanish before it is read. Quit keeps it: the quit
+    // prompt is about the unsaved label the message names.
+    if action != Action::Quit {
+        app.chrome.message = None;
+    }
+    // The first start's legend: Esc hides it (and does nothing else), `?`
+    // opens the help, which lists the same marks.
+    if app.chrome.legend.is_some() && matches!(action, Action::Cancel | Action::Help) {
+        app.chrome.legend = None;
+        app.scroll_list_to_cursor();
+        if action == Action::Cancel {
+            return;
         }
     }
     act(app, action, now, fx);

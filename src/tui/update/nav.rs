@@ -9,6 +9,14 @@ use crate::sanitize;
 
 /// Help, compare, personas, runs, agreement and prompt views.
 pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    // Both views are judge values side by side or figures made of them.
+    if app.choices.blind && matches!(action, Action::Compare | Action::Agreement) {
+        app.chrome.message = Some((
+            Level::Info,
+            crate::tui::strings::msg::blind_hides(&app.chrome.keymap.hint(Action::ToggleBlind)),
+        ));
+        return;
+    }
     app.chrome.view = match action {
         Action::Help => View::Help { scroll: 0 },
         Action::Compare => View::Compare,
@@ -46,11 +54,16 @@ pub fn runs_loaded(
     r: Result<(Vec<crate::domain::Run>, Vec<crate::domain::Failure>), String>,
 ) {
     if let View::Runs(rv) = &mut app.chrome.view {
+        // A read again while open keeps the selected run in place.
+        let cursor = match rv {
+            RunsView::Loaded { cursor, .. } => *cursor,
+            _ => 0,
+        };
         *rv = match r {
             Ok((runs, failures)) => RunsView::Loaded {
+                cursor: cursor.min(runs.len().saturating_sub(1)),
                 runs,
                 failures,
-                cursor: 0,
             },
             Err(e) => RunsView::Error(e),
         };
@@ -113,7 +126,19 @@ pub fn focus(app: &mut App, action: Action) {
 pub fn cycle_list(app: &mut App, action: Action) {
     if action == Action::CycleFilter {
         app.list.filter = app.list.filter.next();
+        // Blind review: which items the judge disagrees on is the judge's answer.
+        if app.choices.blind && app.list.filter == Filter::Disagreements {
+            app.list.filter = app.list.filter.next();
+        }
         app.refilter();
+        return;
+    }
+    if app.choices.blind {
+        // Every other order is made of the judge's verdicts.
+        app.chrome.message = Some((
+            Level::Info,
+            crate::tui::strings::msg::blind_hides(&app.chrome.keymap.hint(Action::ToggleBlind)),
+        ));
         return;
     }
     app.list.order = app.list.order.next();

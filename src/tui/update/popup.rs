@@ -191,6 +191,8 @@ fn picker_key(
         }
         Some(PopupAction::Next) => cursor = (cursor + 1).min(options.len().saturating_sub(1)),
         Some(PopupAction::Previous) => cursor = cursor.saturating_sub(1),
+        Some(PopupAction::First) => cursor = 0,
+        Some(PopupAction::Last) => cursor = options.len().saturating_sub(1),
         _ => {}
     }
     app.chrome.popup = Some(Popup::Picker {

@@ -76,7 +76,7 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
         ));
     }
     for m in missing {
-        start_run(app, Protocol::Awag, m, None, vec![id.clone()], fx);
+        start_run(app, Protocol::Awag, m, None, vec![id.clone()], None, fx);
     }
 }
 
@@ -106,7 +106,9 @@ pub fn run_ended(app: &mut App, tag: u64, error: Option<String>) {
     }
 }
 
-/// The protocol that judges an item of this kind from the workbench.
+/// The protocol that judges an item of this kind from the workbench. A
+/// proposition is no kind of item: its claims are rows on any item, judged
+/// by [`start_claim_runs`].
 fn protocol_for_kind(kind: &str) -> Protocol {
     match kind {
         crate::protocol::rubric::KIND => Protocol::Rubric,
@@ -123,23 +125,49 @@ fn start_runs(app: &mut App, mode: Mode, items: Vec<(String, String)>, fx: &mut 
         return;
     }
     let mut by: std::collections::BTreeMap<Protocol, Vec<String>> = Default::default();
+    let all: Vec<String> = items.iter().map(|(id, _)| id.clone()).collect();
     for (id, kind) in items {
         by.entry(protocol_for_kind(&kind)).or_default().push(id);
     }
     for (protocol, ids) in by {
         if protocol != Protocol::Awag {
-            start_run(app, protocol, mode, None, ids, fx);
+            start_run(app, protocol, mode, None, ids, None, fx);
             continue;
         }
         // One run per persona the items are judged as (each its owner's).
         let groups = super::owners::group_by_persona(app, ids);
         let said = super::owners::as_owners(&groups);
         for (persona, ids) in groups {
-            start_run(app, protocol, mode, Some(persona), ids, fx);
+            start_run(app, protocol, mode, Some(persona), ids, None, fx);
         }
         if let Some(said) = said.filter(|_| app.runs.active.iter().any(|r| !r.finished)) {
             app.chrome.message = Some((Level::Info, said));
         }
+    }
+    start_claim_runs(app, mode, &all, fx);
+}
+
+/// The proposition rows on `items`: one run per claim whose settings are
+/// known; the others are named in a warning.
+fn start_claim_runs(app: &mut App, mode: Mode, items: &[String], fx: &mut Vec<Effect>) {
+    let (runs, unknown) = super::claims::claim_runs(app, items);
+    for r in runs {
+        let claim = Some((r.settings, r.persona_id));
+        start_run(
+            app,
+            Protocol::Proposition,
+            mode,
+            None,
+            r.item_ids,
+            claim,
+            fx,
+        );
+    }
+    if !unknown.is_empty() {
+        app.chrome.message = Some((
+            Level::Warning,
+            crate::tui::strings::claim::cannot_judge(&sanitize::one_line(&unknown.join(", "), 200)),
+        ));
     }
 }
 
@@ -149,6 +177,7 @@ fn start_run(
     mode: Mode,
     persona: Option<String>,
     item_ids: Vec<String>,
+    claim: Option<(crate::protocol::proposition::Settings, String)>,
     fx: &mut Vec<Effect>,
 ) {
     if let Some(e) = &app.runs.endpoint_error {
@@ -162,8 +191,19 @@ fn start_run(
         app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
         return;
     }
-    // Other protocols judge without a persona, under their own perspective.
-    let (persona_id, perspective_ids, what) = if protocol != Protocol::Awag {
+    // Other protocols judge without a persona, under their own perspective
+    // (a claim keeps the persona its row is for).
+    let (persona_id, perspective_ids, what) = if let Some((s, persona)) = &claim {
+        (
+            persona.clone(),
+            vec![protocol.as_str().to_string()],
+            crate::tui::strings::msg::with_protocol(&format!(
+                "{} ({})",
+                protocol.as_str(),
+                sanitize::one_line(&s.claim_id, 40)
+            )),
+        )
+    } else if protocol != Protocol::Awag {
         let p = vec![protocol.as_str().to_string()];
         (
             "-".to_string(),
@@ -220,6 +260,7 @@ fn start_run(
             persona_id,
             perspective_ids,
             item_ids,
+            claim: claim.map(|(s, _)| s),
         },
     });
 }

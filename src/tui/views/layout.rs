@@ -6,6 +6,7 @@ pub struct Panes {
     pub list: Rect,
     pub item: Rect,
     pub verdicts: Rect,
+    pub legend: Rect,
     pub status: Rect,
     pub message: Rect,
 }
@@ -20,8 +21,13 @@ pub fn body_and_bars(area: Rect) -> (Rect, Rect, Rect) {
     (body, status, message)
 }
 
-pub fn panes(area: Rect) -> Panes {
+/// The panes of the main screen, with `legend` rows kept for the legend
+/// under them (0: none).
+pub fn panes(area: Rect, legend: u16) -> Panes {
     let (body, status, message) = body_and_bars(area);
+    let legend = legend.min(body.height.saturating_sub(3));
+    let [body, legend_area] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(legend)]).areas(body);
     let [list, item, verdicts] = Layout::horizontal([
         Constraint::Percentage(28),
         Constraint::Percentage(36),
@@ -32,13 +38,14 @@ pub fn panes(area: Rect) -> Panes {
         list,
         item,
         verdicts,
+        legend: legend_area,
         status,
         message,
     }
 }
 
 /// Item rows visible in the list for a terminal of `size`.
-pub fn list_rows(size: (u16, u16)) -> usize {
-    let p = panes(Rect::new(0, 0, size.0, size.1));
+pub fn list_rows(size: (u16, u16), legend: u16) -> usize {
+    let p = panes(Rect::new(0, 0, size.0, size.1), legend);
     p.list.height.saturating_sub(2) as usize
 }

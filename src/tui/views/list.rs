@@ -44,7 +44,13 @@ impl Widget for ListPane<'_> {
         for (row, pos) in (app.list.list_offset..end).enumerate() {
             let i = app.list.filtered[pos] as usize;
             let it = &app.data.items[i];
-            let m = app.data.marks[i];
+            // Blind review: the judge's disagreement with a label is the
+            // judge's answer, so the mark goes too.
+            let m = if app.choices.blind {
+                app.data.marks[i] & !mark::DISAGREE
+            } else {
+                app.data.marks[i]
+            };
             let selected = pos == app.list.cursor;
             let flag = |bit: u8, on: &'static str| if m & bit != 0 { on } else { " " };
             let w = inner.width as usize;

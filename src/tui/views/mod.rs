@@ -5,6 +5,7 @@ pub mod agreement;
 pub mod compare;
 pub mod item;
 pub mod layout;
+pub mod legend;
 pub mod list;
 pub mod personas;
 pub mod popup;
@@ -38,6 +39,34 @@ pub fn label_span<'a>(e: Option<&LabelEntry>, t: &Theme) -> Vec<Span<'a>> {
             ]
         }
     }
+}
+
+/// A human label on a row of scale `row`: as [`label_span`] when the label
+/// is on that scale; otherwise the label says which scale it was given on
+/// and, on an AGREE/DISAGREE row, how the report reads it (its `(mapped)`
+/// rule: Likert 4–5 AGREE, 1–2 DISAGREE, 3 no reading), never a bare value
+/// that looks like the row's own.
+pub fn label_on_scale<'a>(
+    e: Option<&LabelEntry>,
+    row: crate::domain::Scale,
+    t: &Theme,
+) -> Vec<Span<'a>> {
+    let mut spans = label_span(e, t);
+    if let Some(e) = e.filter(|e| e.label.value.scale() != row)
+        && let Some(first) = spans.first_mut()
+    {
+        let v = e.label.value;
+        let mapped = (row == crate::domain::Scale::Agreement)
+            .then(|| v.as_agreement())
+            .flatten();
+        let text = super::strings::label::other_scale(
+            &v.as_text(),
+            v.scale().as_str(),
+            mapped.map(|a| Value::Agreement(a).as_text()).as_deref(),
+        );
+        *first = Span::styled(text, t.human);
+    }
+    spans
 }
 
 /// The style of a value: agreement colours for AGREE/DISAGREE readings.

@@ -11,13 +11,14 @@ impl Widget for Root<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
         buf.set_style(area, app.chrome.theme.text);
-        let p = layout::panes(area);
+        let p = layout::panes(area, super::legend::height(app, area.width));
         let (body, _, _) = layout::body_and_bars(area);
         match &app.chrome.view {
             View::Main => {
                 super::list::ListPane(app).render(p.list, buf);
                 super::item::ItemPane(app).render(p.item, buf);
                 super::verdicts::VerdictPane(app).render(p.verdicts, buf);
+                super::legend::Legend(app).render(p.legend, buf);
             }
             View::Compare => super::compare::CompareView(app).render(body, buf),
             View::Personas { cursor } => super::personas::PersonasView {

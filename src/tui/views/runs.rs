@@ -43,12 +43,18 @@ impl Widget for RunsPane<'_> {
         };
         let [top, bottom] =
             Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
-        let h = top.height.saturating_sub(3) as usize;
-        let lines = run_table(self.app, runs, cursor, h);
+        // This session's runs as the engine reports them now, not as the
+        // store held them when the view was read.
+        let runs: Vec<std::borrow::Cow<crate::domain::Run>> =
+            runs.iter().map(|r| live(self.app, r)).collect();
+        let h = top.height.saturating_sub(4) as usize;
+        let mut lines = vec![Line::styled(session_line(self.app), t.text)];
+        lines.extend(run_table(self.app, &runs, cursor, h));
         Paragraph::new(lines)
             .block(block(" runs (j/k select, esc back) "))
             .render(top, buf);
         let Some(run) = runs.get(cursor) else { return };
+        let run: &crate::domain::Run = run;
         let lines = run_detail(self.app, run, failures);
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
@@ -58,6 +64,37 @@ impl Widget for RunsPane<'_> {
             )))
             .render(bottom, buf);
     }
+}
+
+/// A stored run with this session's live counters over it, when the engine
+/// runs it for this workbench: the same numbers the status bar shows.
+fn live<'r>(app: &App, r: &'r crate::domain::Run) -> std::borrow::Cow<'r, crate::domain::Run> {
+    let Some(a) = app.runs.active.iter().find(|a| a.run_id == Some(r.id)) else {
+        return std::borrow::Cow::Borrowed(r);
+    };
+    let p = &a.progress;
+    let mut r = r.clone();
+    r.total = p.total.max(p.done());
+    r.verdicts = p.verdicts;
+    r.failures = p.failed;
+    r.requests = p.requests;
+    r.prompt_tokens = p.usage.prompt_tokens;
+    r.completion_tokens = p.usage.completion_tokens;
+    r.cached_tokens = p.usage.cached_tokens;
+    r.usage_unknown = p.usage_unknown;
+    r.cost_usd = p.cost_usd;
+    if !a.finished {
+        r.status = crate::domain::RunStatus::Running;
+    }
+    std::borrow::Cow::Owned(r)
+}
+
+/// The view's first line: this session's runs as the status bar says them.
+fn session_line(app: &App) -> String {
+    crate::tui::strings::msg::session_runs(
+        super::status::run_progress(app).as_deref(),
+        &super::status::session_cost(app),
+    )
 }
 
 /// Share of the prompt tokens the server answered from its cache (`-` when no
@@ -73,14 +110,19 @@ fn cached_share(r: &crate::domain::Run) -> String {
 }
 
 /// The runs table, scrolled so the selected run shows in `h` rows.
-fn run_table<'a>(app: &App, runs: &[crate::domain::Run], cursor: usize, h: usize) -> Vec<Line<'a>> {
+fn run_table<'a>(
+    app: &App,
+    runs: &[std::borrow::Cow<crate::domain::Run>],
+    cursor: usize,
+    h: usize,
+) -> Vec<Line<'a>> {
     let t = &app.chrome.theme;
     let mut lines = vec![Line::styled(
         format!(
-            "{:>5} {:<10} {:<5} {:<14} {:<18} {:>9} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
+            "{:>5} {:<10} {:<13} {:<14} {:<18} {:>9} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
             "id",
             "status",
-            "mode",
+            "judge",
             "persona",
             "model",
             "verdicts",
@@ -98,13 +140,10 @@ fn run_table<'a>(app: &App, runs: &[crate::domain::Run], cursor: usize, h: usize
         let st = if i == cursor { t.selection } else { t.text };
         lines.push(Line::styled(
             format!(
-                "{:>5} {:<10} {:<5} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
+                "{:>5} {:<10} {:<13} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
                 r.id,
                 r.status.as_str(),
-                r.spec
-                    .mode
-                    .map(|m| m.to_string())
-                    .unwrap_or_else(|| "-".into()),
+                judge_name(r),
                 sanitize::one_line(&r.spec.persona_id, 14),
                 sanitize::one_line(&r.spec.model, 18),
                 r.verdicts,
@@ -125,6 +164,14 @@ fn run_table<'a>(app: &App, runs: &[crate::domain::Run], cursor: usize, h: usize
         lines.push(Line::styled("no runs yet", t.muted));
     }
     lines
+}
+
+/// The protocol, with the mode for AwAg: `awag 2`, `proposition`.
+fn judge_name(r: &crate::domain::Run) -> String {
+    match r.spec.mode {
+        Some(m) => format!("{} {m}", r.spec.protocol),
+        None => r.spec.protocol.to_string(),
+    }
 }
 
 /// How the selected run answered, and its failures with their raw responses.
@@ -168,6 +215,15 @@ fn run_detail<'a>(
             ),
             t.error,
         ));
+        // The reason may quote the answer, and a raw answer is the judge's
+        // answer about items: blind review hides both.
+        if app.choices.blind {
+            lines.push(Line::styled(
+                format!("  │ {}", crate::tui::strings::msg::BLIND_RAW),
+                t.muted,
+            ));
+            continue;
+        }
         lines.push(Line::styled(
             format!("  reason: {}", sanitize::one_line(&f.reason, 300)),
             t.text,

@@ -45,36 +45,18 @@ impl Widget for StatusBar<'_> {
             sep(),
             Span::styled(sanitize::one_line(&app.runs.model, 30), t.status_bar),
         ];
-        let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
-        if let Some(r) = active.first() {
-            let p = &r.progress;
+        if let Some(s) = run_progress(app) {
             spans.push(sep());
-            let mut s = format!(
-                "{} run {}/{}",
-                spinner(app.runs.spinner),
-                p.done(),
-                p.total.max(p.done())
-            );
-            if p.failed > 0 {
-                s.push_str(&format!(" ✗{}", p.failed));
-            }
-            if active.len() > 1 {
-                s.push_str(&format!(" (+{} runs)", active.len() - 1));
-            }
-            spans.push(Span::styled(s, t.status_bar.patch(t.streaming)));
-        } else if let Some(r) = app.runs.active.last() {
-            spans.push(sep());
-            spans.push(Span::styled(
-                format!(
-                    "last run {}/{} ✗{}",
-                    r.progress.verdicts, r.progress.total, r.progress.failed
-                ),
-                t.status_bar,
-            ));
+            let style = if app.running() {
+                t.status_bar.patch(t.streaming)
+            } else {
+                t.status_bar
+            };
+            spans.push(Span::styled(s, style));
         }
-        if let Some(c) = app.cost() {
+        if app.cost().is_some() {
             spans.push(sep());
-            spans.push(Span::styled(format!("${c:.4}"), t.status_bar));
+            spans.push(Span::styled(session_cost(app), t.status_bar));
         }
         let unsaved = app.unsaved_count();
         if unsaved > 0 {
@@ -95,8 +77,54 @@ impl Widget for StatusBar<'_> {
             ),
             t.status_bar,
         ));
-        Line::from(spans).render(area, buf);
+        // `?` is always in sight, at 80 columns too: the right end is kept
+        // for it and the rest is cut before it.
+        let help = format!(
+            " {} {} ",
+            app.chrome.keymap.hint(Action::Help),
+            crate::tui::strings::help::HELP_WORD
+        );
+        let help_w = (unicode_width::UnicodeWidthStr::width(help.as_str()) as u16).min(area.width);
+        let left = Rect::new(area.x, area.y, area.width - help_w, area.height);
+        Line::from(spans).render(left, buf);
+        Line::styled(help, t.status_bar.patch(t.key))
+            .render(Rect::new(left.right(), area.y, help_w, area.height), buf);
     }
+}
+
+/// This session's runs in a few words: the first running run's progress
+/// (`⠋ run 4/10 ✗1 (+1 runs)`), else the last run's. The status bar and
+/// the runs view both say it with this, so their numbers agree.
+pub fn run_progress(app: &App) -> Option<String> {
+    let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
+    if let Some(r) = active.first() {
+        let p = &r.progress;
+        let mut s = format!(
+            "{} run {}/{}",
+            spinner(app.runs.spinner),
+            p.done(),
+            p.total.max(p.done())
+        );
+        if p.failed > 0 {
+            s.push_str(&format!(" ✗{}", p.failed));
+        }
+        if active.len() > 1 {
+            s.push_str(&format!(" (+{} runs)", active.len() - 1));
+        }
+        return Some(s);
+    }
+    let r = app.runs.active.last()?;
+    Some(format!(
+        "last run {}/{} ✗{}",
+        r.progress.verdicts, r.progress.total, r.progress.failed
+    ))
+}
+
+/// The session's cost: `$0.0123`, or `—` when no run priced its requests.
+pub fn session_cost(app: &App) -> String {
+    app.cost()
+        .map(|c| format!("${c:.4}"))
+        .unwrap_or_else(|| "—".into())
 }
 
 /// The last message, or hints for the main keys.
@@ -106,17 +134,18 @@ impl Widget for MessageLine<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
         let t = &app.chrome.theme;
+        let mut spans = Vec::new();
         if let Some((level, text)) = &app.chrome.message {
             let style = match level {
                 Level::Info => t.text,
                 Level::Warning => t.warning,
                 Level::Error => t.error,
             };
-            Line::styled(format!(" {text}"), style).render(area, buf);
-            return;
+            // The hints follow the message where the line has room.
+            spans.push(Span::styled(format!(" {text} "), style));
+            spans.push(Span::styled("│", t.muted));
         }
         let k = |a: Action| app.chrome.keymap.hint(a);
-        let mut spans = Vec::new();
         for &(a, what) in crate::tui::strings::help::KEY_HINTS {
             let key = if a == Action::Likert1 {
                 String::new()

@@ -81,8 +81,18 @@ fn help_lines(app: &App) -> Vec<Line<'static>> {
         lines.push(binding(t, &keys, &action.name(), action.help()));
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled(strings::help::LIST_MARKS, t.muted));
-    lines.push(Line::styled(strings::help::LABEL_STATES, t.muted));
+    // One mark a line: the help must read at 80 columns too.
+    let legend = super::legend::lines();
+    for l in legend
+        .iter()
+        .chain([&strings::help::LABEL_STATES, &strings::help::BLIND_NOTE])
+    {
+        let (head, marks) = l.split_once(": ").unwrap_or(("", l));
+        lines.push(Line::styled(format!("{head}:"), t.title));
+        for m in marks.split(" · ").flat_map(|m| m.split(", ")) {
+            lines.push(Line::styled(format!("  {m}"), t.muted));
+        }
+    }
     // What each popup answers to, from its own section of the keymap.
     for (kind, actions) in app.chrome.keymap.popup_bindings() {
         lines.push(Line::raw(""));

@@ -1,4 +1,4 @@
-use super::{focused_block, label_span, value_style};
+use super::{focused_block, label_on_scale, value_style};
 use crate::sanitize;
 use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, RowKey, disagrees};
 use crate::tui::protocol_rows::ProtoRow;
@@ -204,7 +204,7 @@ fn awag_draw<'a>(
         }
     };
     value.push(Span::raw("   "));
-    value.extend(label_span(label, t));
+    value.extend(label_on_scale(label, app.choices.mode.scale(), t));
     if let (Some(j), Some(l)) = (judge, label)
         && stream.is_none()
         && disagrees(j, l.label.value)
@@ -213,7 +213,7 @@ fn awag_draw<'a>(
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
     if !(app.choices.blind && label.is_none()) {
-        value.extend(others_span(app, &key, persona));
+        value.extend(others_span(app, &key, persona, app.choices.mode.scale()));
     }
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
@@ -288,12 +288,16 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         _ => value.push(Span::styled("J –", t.muted)),
     }
     value.push(Span::raw("   "));
-    value.extend(label_span(label, t));
+    value.extend(label_on_scale(label, r.scale, t));
     if let (Some(j), Some(l)) = (judge, label)
         && j != l.label.value
     {
         value.push(Span::raw(" "));
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
+    }
+    // As on an AwAg row: the others' labels, after one's own when blind.
+    if !(app.choices.blind && label.is_none()) {
+        value.extend(others_span(app, &r.key, &r.persona_id, r.scale));
     }
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
@@ -341,8 +345,14 @@ pub fn spinner(n: u8) -> &'static str {
     F[(n as usize) % F.len()]
 }
 
-/// Other people's labels on the same combination and persona.
-fn others_span<'a>(app: &App, key: &crate::domain::ComboKey, persona: &str) -> Option<Span<'a>> {
+/// Other people's labels on the same combination and persona; one on
+/// another scale than the row's names its scale (`bob likert 1`).
+fn others_span<'a>(
+    app: &App,
+    key: &crate::domain::ComboKey,
+    persona: &str,
+    row: crate::domain::Scale,
+) -> Option<Span<'a>> {
     let others: Vec<String> = app
         .data
         .labels
@@ -353,7 +363,15 @@ fn others_span<'a>(app: &App, key: &crate::domain::ComboKey, persona: &str) -> O
             e.label.key == *key && e.label.persona_id == persona && e.label.who != app.data.who
         })
         .take(4)
-        .map(|e| format!("{} {}", sanitize::one_line(&e.label.who, 12), e.label.value))
+        .map(|e| {
+            let v = e.label.value;
+            let who = sanitize::one_line(&e.label.who, 12);
+            if v.scale() == row {
+                format!("{who} {v}")
+            } else {
+                format!("{who} {} {v}", v.scale())
+            }
+        })
         .collect();
     (!others.is_empty()).then(|| {
         Span::styled(

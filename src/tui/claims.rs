@@ -1,0 +1,206 @@
+//! The proposition claims the workbench can judge: what a claim row asks.
+//!
+//! A label or verdict names a claim only by id; what the judge is asked (the
+//! claim text, check or score, precondition, window, double-check) comes
+//! from the runs that judged it before (their recorded options) and from
+//! `claims.toml` in the config directory, which wins. Both are turned into
+//! settings by [`JudgeSpec::from_flags`], the constructor `jury run
+//! --protocol proposition` uses, so the workbench refuses what the CLI
+//! refuses, with the same words.
+
+use crate::domain::{Protocol, Run};
+use crate::protocol::proposition::Settings;
+use crate::protocol::spec::{JudgeSpec, SpecFlags};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub use crate::protocol::spec::NO_PERSONA;
+
+/// Claim id → what judging it asks.
+pub type Claims = BTreeMap<String, Settings>;
+
+/// One `[[claim]]` of `claims.toml`: `jury run --protocol proposition`'s
+/// flags by the same names.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaimEntry {
+    id: String,
+    claim: String,
+    scoring: Option<String>,
+    precondition: Option<String>,
+    first_n: Option<usize>,
+    last_n: Option<usize>,
+    #[serde(default)]
+    double_check: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaimFile {
+    #[serde(default)]
+    claim: Vec<ClaimEntry>,
+}
+
+fn settings_of(flags: SpecFlags) -> Result<Settings, String> {
+    match JudgeSpec::from_flags(&flags) {
+        Ok(JudgeSpec::Proposition { settings, .. }) => Ok(settings),
+        Ok(_) => Err("not a proposition".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn flags(
+    claim: String,
+    id: String,
+    scoring: Option<String>,
+    precondition: Option<String>,
+) -> SpecFlags {
+    SpecFlags {
+        protocol: Protocol::Proposition.as_str().into(),
+        claim: Some(claim),
+        claim_id: Some(id),
+        scoring,
+        precondition,
+        ..SpecFlags::default()
+    }
+}
+
+/// The flags that build `s` again (the workbench's runs are built from them).
+pub fn to_flags(s: &Settings, persona: Option<String>) -> SpecFlags {
+    SpecFlags {
+        persona,
+        first_n: s.first_n,
+        last_n: s.last_n,
+        double_check: s.double_check,
+        ..flags(
+            s.claim.clone(),
+            s.claim_id.clone(),
+            Some(s.scoring.as_str().into()),
+            s.precondition.clone(),
+        )
+    }
+}
+
+/// The claims earlier proposition runs asked, the newest run's settings per
+/// claim id (runs come oldest first). A run whose options do not build is
+/// left out: it cannot be asked again as it was.
+pub fn from_runs(runs: &[Run]) -> Claims {
+    let mut out = Claims::new();
+    for r in runs
+        .iter()
+        .filter(|r| r.spec.protocol == Protocol::Proposition)
+    {
+        let o = &r.spec.params["options"];
+        let text = |f: &str| o[f].as_str().map(str::to_string);
+        let (Some(claim), Some(id)) = (text("claim"), text("claim_id")) else {
+            continue;
+        };
+        let as_n = |f: &str| o[f].as_u64().and_then(|n| usize::try_from(n).ok());
+        let f = SpecFlags {
+            first_n: as_n("first_n"),
+            last_n: as_n("last_n"),
+            double_check: o["double_check"].as_bool().unwrap_or(false),
+            ..flags(claim, id.clone(), text("scoring"), text("precondition"))
+        };
+        if let Ok(s) = settings_of(f) {
+            out.insert(id, s);
+        }
+    }
+    out
+}
+
+/// Reads `claims.toml` from `config_dir`; a missing file is no claims. A bad
+/// file or claim is a warning naming the file (and the line or the claim),
+/// and no claim of that file is used.
+pub fn load(config_dir: Option<&Path>) -> (Claims, Option<String>) {
+    let Some(path) = config_dir.map(|d| d.join("claims.toml")) else {
+        return (Claims::new(), None);
+    };
+    if !path.exists() {
+        return (Claims::new(), None);
+    }
+    match std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| parse(&text))
+    {
+        Ok(c) => (c, None),
+        Err(e) => (Claims::new(), Some(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// The claims of a `claims.toml` text.
+pub fn parse(text: &str) -> Result<Claims, String> {
+    let file: ClaimFile = toml::from_str(text).map_err(|e| match e.span() {
+        Some(span) => {
+            let (line, col) = crate::config::line_col(text, span.start);
+            format!("line {line}, column {col}: {}", e.message())
+        }
+        None => e.message().to_string(),
+    })?;
+    let mut out = Claims::new();
+    for c in file.claim {
+        let id = c.id.trim().to_string();
+        if id.is_empty() {
+            return Err("a [[claim]] needs an id".into());
+        }
+        let s = settings_of(SpecFlags {
+            first_n: c.first_n,
+            last_n: c.last_n,
+            double_check: c.double_check,
+            ..flags(c.claim, id.clone(), c.scoring, c.precondition)
+        })
+        .map_err(|e| format!("claim '{id}': {e}"))?;
+        out.insert(id, s);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::proposition::Scoring;
+
+    #[test]
+    fn a_claims_file_builds_what_jury_run_builds() {
+        let c = parse(
+            r#"
+[[claim]]
+id = "c-resolved"
+claim = "The agent resolved the problem."
+scoring = "score"
+last_n = 2
+double_check = true
+"#,
+        )
+        .unwrap();
+        let s = &c["c-resolved"];
+        assert_eq!(s.scoring, Scoring::Score);
+        assert_eq!(s.last_n, Some(2));
+        assert!(s.double_check);
+        // Back to flags and through the CLI's constructor: the same settings.
+        assert_eq!(&settings_of(to_flags(s, None)).unwrap(), s);
+    }
+
+    #[test]
+    fn the_sample_claims_file_reads() {
+        let c = parse(include_str!("../../sample-data/proposition/claims.toml")).unwrap();
+        assert_eq!(c.len(), 14);
+        assert_eq!(c["c-resolved"].last_n, Some(2));
+        assert!(c["c-tone"].double_check);
+    }
+
+    #[test]
+    fn a_bad_claims_file_names_the_line_or_the_claim() {
+        let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\nwhat = 1\n").unwrap_err();
+        assert!(e.contains("line 4"), "{e}");
+        let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\nscoring = \"maybe\"\n").unwrap_err();
+        assert!(
+            e.contains("claim 'a'") && e.contains("check or score"),
+            "{e}"
+        );
+        let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\nprecondition = \"kind ==\"\n")
+            .unwrap_err();
+        assert!(e.contains("claim 'a'"), "{e}");
+    }
+}
