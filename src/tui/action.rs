@@ -110,8 +110,12 @@ actions! {
     Prompt => "the request sent for this item",
     /// Show every key binding.
     Help => "this help",
-    /// Cancel: stop running runs, close a view or popup, clear the search.
-    Cancel => "cancel run / close view / clear search",
+    /// Back out: close a view, clear the search, then the filter, then the
+    /// message. It never stops a run ([`Action::CancelRun`] does).
+    Cancel => "back out: close the view, clear the search, filter or message (not runs)",
+    /// Cancel a run: asks first when more than a few combinations are left,
+    /// and which run when several are running. Verdicts so far are kept.
+    CancelRun => "cancel a run (asks first; its verdicts so far are kept)",
     /// Quit the workbench.
     Quit => "quit",
 }
@@ -164,6 +168,8 @@ pub enum PopupKind {
     Editor,
     /// The persona JSON editor (enter there is a new line).
     PersonaEditor,
+    /// Cancelling a run: which one, and whether.
+    CancelRun,
 }
 
 impl PopupKind {
@@ -174,6 +180,7 @@ impl PopupKind {
         PopupKind::Picker,
         PopupKind::Editor,
         PopupKind::PersonaEditor,
+        PopupKind::CancelRun,
     ];
 
     /// Its section in the keymap file.
@@ -184,6 +191,7 @@ impl PopupKind {
             PopupKind::Picker => "picker",
             PopupKind::Editor => "editor",
             PopupKind::PersonaEditor => "persona_editor",
+            PopupKind::CancelRun => "cancel_run",
         }
     }
 
@@ -195,6 +203,7 @@ impl PopupKind {
             PopupKind::Picker => "persona and perspective pickers",
             PopupKind::Editor => "search field and note editor",
             PopupKind::PersonaEditor => "persona JSON editor",
+            PopupKind::CancelRun => "cancel a run",
         }
     }
 
@@ -206,6 +215,7 @@ impl PopupKind {
             PopupKind::Replay => &[Replay, Keep, Discard],
             PopupKind::Picker => &[Pick, Next, Previous, Close],
             PopupKind::Editor | PopupKind::PersonaEditor => &[Submit, Close],
+            PopupKind::CancelRun => &[ConfirmCancel, CancelAll, Next, Previous, KeepRunning],
         }
     }
 }
@@ -250,6 +260,12 @@ popup_actions! {
     Close => "close (a search keeps what was typed; a note or persona is not saved)",
     /// Editors: save the note or persona, keep the search.
     Submit => "save the note or persona / keep the search",
+    /// Cancel prompt: cancel the highlighted run.
+    ConfirmCancel => "cancel the highlighted run (its verdicts so far are kept)",
+    /// Cancel prompt: cancel every run still going.
+    CancelAll => "cancel every run still going",
+    /// Cancel prompt: cancel nothing.
+    KeepRunning => "keep the runs going",
 }
 
 impl PopupAction {

@@ -15,7 +15,8 @@ pub mod msg {
     pub const NO_PERSPECTIVE: &str = "no perspective: import one with jury import";
     pub const NO_ENDPOINT_TITLE: &str = "cannot judge: no endpoint";
     pub const EVERY_MODE_JUDGED: &str = "every mode already has verdicts for this item";
-    pub const CANCELLING: &str = "cancelling the run…";
+    pub const CANCELLING: &str = "cancelling: the verdicts that arrived are kept…";
+    pub const NO_RUN_TO_CANCEL: &str = "no run is going";
 
     pub fn judging(items: usize, what: &str) -> String {
         format!("judging {items} item(s) {what}…")
@@ -190,6 +191,32 @@ pub mod prompt {
     }
     pub fn quit_keys(quit: &str, retry: &str, stay: &str) -> String {
         format!("{quit} quit anyway · {retry} retry saving · {stay} stay")
+    }
+
+    // ----- the cancel prompt -----
+    pub const CANCEL_TITLE: &str = " cancel a run? ";
+    pub const CANCEL_KEPT: &str = "Verdicts that arrived are kept; the run shows as cancelled.";
+
+    /// "run 4 · awag mode 2 · 80 of 110 done" (the run id once the engine has one).
+    pub fn cancel_line(run: &str, what: &str, done: u64, total: u64) -> String {
+        if total == 0 {
+            format!("{run} · {what} · starting")
+        } else {
+            format!("{run} · {what} · {done} of {total} done")
+        }
+    }
+    pub fn run_name(run_id: Option<i64>, tag: u64) -> String {
+        match run_id {
+            Some(id) => format!("run {id}"),
+            None => format!("run #{tag} (not started)"),
+        }
+    }
+    pub fn cancel_keys(yes: &str, all: &str, keep: &str, several: bool) -> String {
+        if several {
+            format!("{yes} cancel the highlighted run · {all} cancel all · {keep} keep them going")
+        } else {
+            format!("{yes} cancel it · {keep} keep it going")
+        }
     }
 
     // ----- the replay offer -----

@@ -43,6 +43,9 @@ pub enum Popup {
     Notice { title: String, text: String },
     /// Quitting with labels not yet on disk.
     Quit(QuitPrompt),
+    /// Cancelling a run: the runs still going (tags, oldest first) and the
+    /// highlighted one.
+    CancelRun { tags: Vec<u64>, cursor: usize },
     /// Labels an earlier session could not save, offered for replay at start.
     Replay {
         labels: Vec<Label>,

@@ -61,7 +61,18 @@ pub struct ActiveRun {
     pub items: usize,
     pub progress: Progress,
     pub finished: bool,
+    /// Asked to stop (it finishes as cancelled, keeping its verdicts).
+    pub cancelled: bool,
     pub note: Option<String>,
+}
+
+impl ActiveRun {
+    /// Combinations not yet judged or failed; `None` before the engine has
+    /// planned the run.
+    pub fn left(&self) -> Option<u64> {
+        let p = &self.progress;
+        (p.total > 0 || self.run_id.is_some()).then(|| p.total.saturating_sub(p.done()))
+    }
 }
 
 /// What a judge run should cover (turned into the engine's `RunRequest`).

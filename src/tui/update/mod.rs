@@ -2,8 +2,10 @@
 //! The clock is read by the event loop and passed in, so tests drive time.
 //! One module per concern: [`nav`] (panes, rows, list, views), [`label`]
 //! (human labels and their saving), [`run`] (starting runs), [`engine`]
-//! (the engine's events), [`popup`] (pickers, text fields, pastes).
+//! (the engine's events), [`cancel`] (stopping runs), [`popup`] (pickers,
+//! text fields, pastes).
 
+pub mod cancel;
 pub mod engine;
 pub mod label;
 pub mod nav;
@@ -68,7 +70,8 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
     use Action::*;
     match action {
         Quit => super::quit::request(app, fx),
-        Cancel => nav::cancel(app, fx),
+        Cancel => nav::cancel(app),
+        CancelRun => cancel::ask(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
         CycleSplit => nav::cycle_split(app, fx),
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => nav::movement(app, action),

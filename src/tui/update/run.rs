@@ -191,6 +191,7 @@ fn start_run(
         items: item_ids.len(),
         progress: Default::default(),
         finished: false,
+        cancelled: false,
         note: None,
     });
     app.chrome.message = Some((

@@ -1,0 +1,145 @@
+//! Runs from the workbench: Esc backs out and never stops a run; `x`
+//! cancels one, asking first; `R` plans, says what it will send, and judges
+//! only what is missing unless re-judging is chosen.
+#![cfg(feature = "tui")]
+
+mod tui_common;
+use tui_common::*;
+
+use crossterm::event::KeyCode;
+use jury::engine::{EngineEvent, Progress};
+use jury::tui::app::Popup;
+use jury::tui::msg::{Effect, Msg};
+
+/// Starts a run on the current item (Enter) and returns its tag.
+fn start(app: &mut jury::tui::app::App) -> u64 {
+    match &code(app, KeyCode::Enter)[..] {
+        [Effect::StartRun { tag, .. }] => *tag,
+        other => panic!("expected one StartRun, got {other:?}"),
+    }
+}
+
+/// The engine planned run `run_id` for `tag` with `total` combinations, `done` of them done.
+fn progress(app: &mut jury::tui::app::App, tag: u64, run_id: i64, total: u64, done: u64) {
+    let event = EngineEvent::RunStarted {
+        run_id,
+        total,
+        skipped: 0,
+    };
+    update(app, Msg::Engine { tag, event });
+    let p = Progress {
+        run_id,
+        total,
+        verdicts: done,
+        ..Progress::default()
+    };
+    update(
+        app,
+        Msg::Engine {
+            tag,
+            event: EngineEvent::Progress(p),
+        },
+    );
+}
+
+fn cancels(fx: &[Effect]) -> Vec<u64> {
+    fx.iter()
+        .filter_map(|f| match f {
+            Effect::CancelRun { tag } => Some(*tag),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn esc_clears_the_search_and_the_run_goes_on() {
+    let mut app = app();
+    let tag = start(&mut app);
+    progress(&mut app, tag, 4, 110, 80);
+    key(&mut app, '/');
+    for c in "invoice".chars() {
+        key(&mut app, c);
+    }
+    // The first Esc closes the field, the second clears the search.
+    assert!(code(&mut app, KeyCode::Esc).is_empty());
+    assert!(app.chrome.popup.is_none());
+    assert_eq!(app.list.search, "invoice");
+    assert!(code(&mut app, KeyCode::Esc).is_empty());
+    assert_eq!(app.list.search, "");
+    // Then the filter, then the message; never the run.
+    key(&mut app, 'f');
+    assert_ne!(app.list.filter, jury::tui::app::Filter::All);
+    assert!(code(&mut app, KeyCode::Esc).is_empty());
+    assert_eq!(app.list.filter, jury::tui::app::Filter::All);
+    for _ in 0..3 {
+        assert!(code(&mut app, KeyCode::Esc).is_empty());
+    }
+    assert!(app.running());
+    assert!(!app.runs.active[0].cancelled);
+}
+
+#[test]
+fn x_asks_before_cancelling_a_run_with_many_requests_left() {
+    let mut app = app();
+    let tag = start(&mut app);
+    progress(&mut app, tag, 4, 110, 80);
+    assert!(key(&mut app, 'x').is_empty());
+    assert!(matches!(app.chrome.popup, Some(Popup::CancelRun { .. })));
+    assert!(screen(&app).contains("run 4 · awag mode 2 · 80 of 110 done"));
+    // n keeps it going.
+    assert!(key(&mut app, 'n').is_empty());
+    assert!(app.chrome.popup.is_none() && app.running());
+    // x, y cancels it.
+    key(&mut app, 'x');
+    assert_eq!(cancels(&key(&mut app, 'y')), vec![tag]);
+    assert!(app.chrome.popup.is_none());
+    assert!(app.runs.active[0].cancelled);
+    // Nothing left to cancel: said, nothing sent.
+    assert!(key(&mut app, 'x').is_empty());
+    assert!(app.chrome.popup.is_none());
+}
+
+#[test]
+fn x_cancels_at_once_when_only_a_few_are_left() {
+    let mut app = app();
+    let tag = start(&mut app);
+    progress(&mut app, tag, 4, 110, 107);
+    assert_eq!(cancels(&key(&mut app, 'x')), vec![tag]);
+    assert!(app.chrome.popup.is_none());
+}
+
+#[test]
+fn with_several_runs_x_asks_which_newest_first() {
+    let mut app = app();
+    let first = start(&mut app);
+    progress(&mut app, first, 4, 110, 10);
+    key(&mut app, 'j');
+    let second = start(&mut app);
+    progress(&mut app, second, 5, 30, 2);
+    key(&mut app, 'x');
+    match &app.chrome.popup {
+        Some(Popup::CancelRun { tags, cursor }) => {
+            assert_eq!(tags, &vec![first, second]);
+            assert_eq!(*cursor, 1, "the newest is highlighted");
+        }
+        _ => panic!("the cancel prompt is open"),
+    }
+    insta::assert_snapshot!("cancel_prompt_two_runs", screen(&app));
+    // k highlights the older run; y cancels that one only.
+    key(&mut app, 'k');
+    assert_eq!(cancels(&key(&mut app, 'y')), vec![first]);
+    // Again: only the second is left, and `a` cancels every run still going.
+    key(&mut app, 'x');
+    assert_eq!(cancels(&key(&mut app, 'a')), vec![second]);
+}
+
+#[test]
+fn esc_on_the_cancel_prompt_keeps_the_run() {
+    let mut app = app();
+    let tag = start(&mut app);
+    progress(&mut app, tag, 4, 110, 80);
+    key(&mut app, 'x');
+    insta::assert_snapshot!("cancel_prompt_one_run", screen(&app));
+    assert!(code(&mut app, KeyCode::Esc).is_empty());
+    assert!(app.chrome.popup.is_none() && app.running());
+}
