@@ -143,3 +143,180 @@ fn esc_on_the_cancel_prompt_keeps_the_run() {
     assert!(code(&mut app, KeyCode::Esc).is_empty());
     assert!(app.chrome.popup.is_none() && app.running());
 }
+
+fn planned(
+    protocol: jury::domain::Protocol,
+    persona: &str,
+    missing: (usize, u64, usize),
+    all: (usize, u64, usize),
+    cost: Option<f64>,
+) -> jury::tui::app::PlannedRun {
+    let count = |(items, combos, requests): (usize, u64, usize), cost: Option<f64>| {
+        jury::tui::app::RunCount {
+            items,
+            combos,
+            requests,
+            skipped: 0,
+            cost_usd: cost,
+        }
+    };
+    jury::tui::app::PlannedRun {
+        plan: jury::tui::app::RunPlan {
+            protocol,
+            mode: jury::domain::Mode::Two,
+            structured: None,
+            persona_id: persona.into(),
+            perspective_ids: vec!["classification".into()],
+            item_ids: (0..all.0).map(|i| format!("k-{i:03}")).collect(),
+            resume: true,
+        },
+        missing: count(missing, cost.map(|c| c * missing.2 as f64 / all.2 as f64)),
+        all: count(all, cost),
+    }
+}
+
+fn started(fx: &[Effect]) -> Vec<(jury::domain::Protocol, bool)> {
+    fx.iter()
+        .filter_map(|f| match f {
+            Effect::StartRun { plan, .. } => Some((plan.protocol, plan.resume)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn r_counts_first_then_starts_only_the_missing_runs() {
+    use jury::domain::Protocol;
+    let mut app = app();
+    // R sends nothing yet: it asks for the counts, off the UI thread.
+    let fx = key(&mut app, 'R');
+    assert!(matches!(&fx[..], [Effect::PlanRuns(p)] if p.len() == 1 && p[0].resume));
+    assert!(app.chrome.popup.is_none() && !app.running());
+    // The counts come back: the popup lists each run.
+    let runs = vec![
+        planned(Protocol::Awag, "kenton", (40, 80, 8), (94, 188, 19), Some(0.19)),
+        planned(Protocol::Guideline, "-", (0, 0, 0), (3, 6, 1), Some(0.01)),
+    ];
+    update(
+        &mut app,
+        Msg::RunsPlanned {
+            started: None,
+            result: Ok(runs.clone()),
+        },
+    );
+    assert!(matches!(app.chrome.popup, Some(Popup::ConfirmRuns { judged: false, .. })));
+    app.runs.model = "gpt-4o-mini".into();
+    insta::assert_snapshot!("confirm_runs", screen(&app));
+    // Enter starts the missing ones only: the guideline run has none.
+    let fx = code(&mut app, KeyCode::Enter);
+    assert_eq!(started(&fx), vec![(Protocol::Awag, true)]);
+    assert!(app.chrome.popup.is_none());
+    // Re-judging is its own key, and sends everything again.
+    update(
+        &mut app,
+        Msg::RunsPlanned {
+            started: None,
+            result: Ok(runs.clone()),
+        },
+    );
+    let fx = key(&mut app, 'r');
+    assert_eq!(
+        started(&fx),
+        vec![(Protocol::Awag, false), (Protocol::Guideline, false)]
+    );
+    // Esc starts nothing.
+    update(
+        &mut app,
+        Msg::RunsPlanned {
+            started: None,
+            result: Ok(runs),
+        },
+    );
+    assert!(code(&mut app, KeyCode::Esc).is_empty());
+    assert!(app.chrome.popup.is_none());
+}
+
+#[test]
+fn a_model_without_a_price_shows_a_dash_not_a_figure() {
+    let mut app = app();
+    app.runs.model = "jury-demo-judge".into();
+    let runs = vec![planned(
+        jury::domain::Protocol::Awag,
+        "kenton",
+        (3, 6, 1),
+        (3, 6, 1),
+        None,
+    )];
+    update(
+        &mut app,
+        Msg::RunsPlanned {
+            started: None,
+            result: Ok(runs),
+        },
+    );
+    let s = screen(&app);
+    assert!(s.contains("cost —"), "{s}");
+    assert!(!s.contains('$'), "{s}");
+}
+
+#[test]
+fn enter_on_a_judged_item_asks_before_re_judging_it() {
+    let mut app = app();
+    app.runs.model = "jury-demo-judge".into();
+    let tag = start(&mut app);
+    assert!(app.running());
+    // The engine found nothing missing: the run never started.
+    let runs = vec![planned(
+        jury::domain::Protocol::Awag,
+        "kenton",
+        (0, 0, 0),
+        (1, 2, 1),
+        None,
+    )];
+    update(
+        &mut app,
+        Msg::RunsPlanned {
+            started: Some(tag),
+            result: Ok(runs),
+        },
+    );
+    assert!(app.runs.active.is_empty() && !app.running());
+    assert!(matches!(app.chrome.popup, Some(Popup::ConfirmRuns { judged: true, .. })));
+    insta::assert_snapshot!("confirm_judged_item", screen(&app));
+    // Enter does not re-judge; r does.
+    assert!(code(&mut app, KeyCode::Enter).is_empty());
+    let tag = start(&mut app);
+    let runs = vec![planned(
+        jury::domain::Protocol::Awag,
+        "kenton",
+        (0, 0, 0),
+        (1, 2, 1),
+        None,
+    )];
+    update(
+        &mut app,
+        Msg::RunsPlanned {
+            started: Some(tag),
+            result: Ok(runs),
+        },
+    );
+    assert_eq!(
+        started(&key(&mut app, 'r')),
+        vec![(jury::domain::Protocol::Awag, false)]
+    );
+}
+
+#[test]
+fn a_planning_error_is_said_and_nothing_starts() {
+    let mut app = app();
+    key(&mut app, 'R');
+    update(
+        &mut app,
+        Msg::RunsPlanned {
+            started: None,
+            result: Err("prices.toml line 2: bad entry".into()),
+        },
+    );
+    assert!(app.chrome.popup.is_none());
+    assert!(app.chrome.message.as_ref().unwrap().1.contains("prices.toml line 2"));
+}

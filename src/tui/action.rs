@@ -170,6 +170,8 @@ pub enum PopupKind {
     PersonaEditor,
     /// Cancelling a run: which one, and whether.
     CancelRun,
+    /// What `R` (or Enter on a judged item) would send: start or not.
+    ConfirmRuns,
 }
 
 impl PopupKind {
@@ -181,6 +183,7 @@ impl PopupKind {
         PopupKind::Editor,
         PopupKind::PersonaEditor,
         PopupKind::CancelRun,
+        PopupKind::ConfirmRuns,
     ];
 
     /// Its section in the keymap file.
@@ -192,6 +195,7 @@ impl PopupKind {
             PopupKind::Editor => "editor",
             PopupKind::PersonaEditor => "persona_editor",
             PopupKind::CancelRun => "cancel_run",
+            PopupKind::ConfirmRuns => "confirm_runs",
         }
     }
 
@@ -204,6 +208,7 @@ impl PopupKind {
             PopupKind::Editor => "search field and note editor",
             PopupKind::PersonaEditor => "persona JSON editor",
             PopupKind::CancelRun => "cancel a run",
+            PopupKind::ConfirmRuns => "judging the list (R): what it will send",
         }
     }
 
@@ -216,6 +221,7 @@ impl PopupKind {
             PopupKind::Picker => &[Pick, Next, Previous, Close],
             PopupKind::Editor | PopupKind::PersonaEditor => &[Submit, Close],
             PopupKind::CancelRun => &[ConfirmCancel, CancelAll, Next, Previous, KeepRunning],
+            PopupKind::ConfirmRuns => &[StartMissing, RejudgeAll, DontStart],
         }
     }
 }
@@ -266,6 +272,12 @@ popup_actions! {
     CancelAll => "cancel every run still going",
     /// Cancel prompt: cancel nothing.
     KeepRunning => "keep the runs going",
+    /// Run confirmation: judge only what is missing (as `jury run --resume`).
+    StartMissing => "judge only the missing combinations",
+    /// Run confirmation: judge everything again, judged or not.
+    RejudgeAll => "re-judge everything (the counts say how much)",
+    /// Run confirmation: start nothing.
+    DontStart => "start nothing",
 }
 
 impl PopupAction {

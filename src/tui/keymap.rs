@@ -33,6 +33,8 @@ struct KeymapFile {
     persona_editor: Section,
     #[serde(default)]
     cancel_run: Section,
+    #[serde(default)]
+    confirm_runs: Section,
 }
 
 impl KeymapFile {
@@ -44,6 +46,7 @@ impl KeymapFile {
             PopupKind::Editor => &self.editor,
             PopupKind::PersonaEditor => &self.persona_editor,
             PopupKind::CancelRun => &self.cancel_run,
+            PopupKind::ConfirmRuns => &self.confirm_runs,
         }
     }
 }

@@ -17,6 +17,8 @@ pub mod msg {
     pub const EVERY_MODE_JUDGED: &str = "every mode already has verdicts for this item";
     pub const CANCELLING: &str = "cancelling: the verdicts that arrived are kept…";
     pub const NO_RUN_TO_CANCEL: &str = "no run is going";
+    pub const COUNTING: &str = "counting what the list needs…";
+    pub const NOTHING_MISSING: &str = "nothing is missing: every combination is judged with these settings";
 
     pub fn judging(items: usize, what: &str) -> String {
         format!("judging {items} item(s) {what}…")
@@ -216,6 +218,56 @@ pub mod prompt {
             format!("{yes} cancel the highlighted run · {all} cancel all · {keep} keep them going")
         } else {
             format!("{yes} cancel it · {keep} keep it going")
+        }
+    }
+
+    // ----- the run confirmation (R) -----
+    pub const CONFIRM_TITLE: &str = " judge the list? ";
+    pub const JUDGED_TITLE: &str = " already judged ";
+    pub const JUDGED_INTRO: &str =
+        "Every combination here is already judged with these settings (model, prompts, persona, mode).";
+
+    /// A run's heading: "awag mode 2 · persona kenton · 94 item(s)".
+    pub fn confirm_run(what: &str, persona: &str, items: usize) -> String {
+        if persona == "-" {
+            format!("{what} · {items} item(s)")
+        } else {
+            format!("{what} · persona {persona} · {items} item(s)")
+        }
+    }
+    /// One count line: "missing: 12 items · 24 combinations · 5 requests · at most $0.0123".
+    pub fn confirm_count(
+        label: &str,
+        items: usize,
+        combos: u64,
+        requests: usize,
+        cost: &str,
+    ) -> String {
+        format!(
+            "  {label:<9} {items} item(s) · {combos} combination(s) · {requests} request(s) · {cost}"
+        )
+    }
+    pub fn cost(c: Option<f64>) -> String {
+        match c {
+            Some(c) => format!("at most ${c:.4}"),
+            None => "cost —".into(),
+        }
+    }
+    pub fn confirm_total(label: &str, requests: usize, cost: &str) -> String {
+        format!("in all, {label} {requests} request(s) · {cost}")
+    }
+    pub fn cost_note(model: &str, priced: bool) -> String {
+        if priced {
+            format!("cost: the most it can cost at {model}'s price (prices.toml), every byte a token")
+        } else {
+            format!("cost —: no price for {model} (add it to prices.toml)")
+        }
+    }
+    pub fn confirm_keys(missing: &str, all: &str, none: &str, judged: bool) -> String {
+        if judged {
+            format!("{all} re-judge it · {none} leave it")
+        } else {
+            format!("{missing} judge the missing ones · {all} re-judge everything · {none} start nothing")
         }
     }
 

@@ -87,6 +87,30 @@ pub struct RunPlan {
     pub persona_id: String,
     pub perspective_ids: Vec<String>,
     pub item_ids: Vec<String>,
+    /// Skip combinations already judged with the same settings (`jury run
+    /// --resume`'s rule); false only when the user chose to re-judge.
+    pub resume: bool,
+}
+
+/// What a run would send, counted by the engine's own planning.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RunCount {
+    pub items: usize,
+    /// Combinations it would judge (a request holds several).
+    pub combos: u64,
+    pub requests: usize,
+    /// Combinations left out because they are already judged.
+    pub skipped: u64,
+    /// The most it can cost from the price table; `None`: the model has no price.
+    pub cost_usd: Option<f64>,
+}
+
+/// A run `R` would start: judging what is missing, or everything again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedRun {
+    pub plan: RunPlan,
+    pub missing: RunCount,
+    pub all: RunCount,
 }
 
 pub struct RunTracker {

@@ -2,10 +2,12 @@
 //! The clock is read by the event loop and passed in, so tests drive time.
 //! One module per concern: [`nav`] (panes, rows, list, views), [`label`]
 //! (human labels and their saving), [`run`] (starting runs), [`engine`]
-//! (the engine's events), [`cancel`] (stopping runs), [`popup`] (pickers,
+//! (the engine's events), [`confirm`] (what `R` will send), [`cancel`]
+//! (stopping runs), [`popup`] (pickers,
 //! text fields, pastes).
 
 pub mod cancel;
+pub mod confirm;
 pub mod engine;
 pub mod label;
 pub mod nav;
@@ -43,6 +45,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
+        Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
     }
     fx

@@ -10,9 +10,13 @@ use crate::sanitize;
 /// the selected persona in the personas view.
 pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
     if app.chrome.view == View::Main || app.chrome.view == View::Compare {
+        // One item is cheap: it starts at once, and like `R` it judges only
+        // what is missing; when nothing is, the run asks before re-judging.
         if let Some(it) = app.current_item() {
             let ids = vec![(it.id.clone(), it.kind.clone())];
-            start_runs(app, app.choices.mode, ids, fx);
+            for plan in plans_for(app, app.choices.mode, ids) {
+                start_run(app, plan, fx);
+            }
         }
         return;
     }
@@ -30,7 +34,8 @@ pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
     }
 }
 
-/// Judges every item the list shows.
+/// `R`: counts what judging every item the list shows would send (off the
+/// UI thread); the confirmation opens when the counts come back.
 pub fn run_filtered(app: &mut App, fx: &mut Vec<Effect>) {
     let ids: Vec<(String, String)> = app
         .list
@@ -41,7 +46,11 @@ pub fn run_filtered(app: &mut App, fx: &mut Vec<Effect>) {
             (it.id.to_string(), it.kind.to_string())
         })
         .collect();
-    start_runs(app, app.choices.mode, ids, fx);
+    let plans = plans_for(app, app.choices.mode, ids);
+    if !plans.is_empty() {
+        app.chrome.message = Some((Level::Info, crate::tui::strings::msg::COUNTING.into()));
+        fx.push(Effect::PlanRuns(plans));
+    }
 }
 
 /// In compare: one run per mode that has no verdict yet on some row.
@@ -75,7 +84,9 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
         ));
     }
     for m in missing {
-        start_run(app, Protocol::Awag, m, vec![id.clone()], fx);
+        if let Some(plan) = plan_for(app, Protocol::Awag, m, vec![id.clone()]) {
+            start_run(app, plan, fx);
+        }
     }
 }
 
@@ -114,53 +125,58 @@ fn protocol_for_kind(kind: &str) -> Protocol {
     }
 }
 
-/// Judges `(id, kind)` items: content items in `mode`, rubric examples and
-/// conversations with their own protocol — one run per protocol present.
-fn start_runs(app: &mut App, mode: Mode, items: Vec<(String, String)>, fx: &mut Vec<Effect>) {
+/// The runs that judge `(id, kind)` items: content items in `mode`, rubric
+/// examples and conversations with their own protocol — one per protocol
+/// present; each resumes (skips what is judged) until the user re-judges.
+/// Empty, with the reason on screen, when none can run.
+fn plans_for(app: &mut App, mode: Mode, items: Vec<(String, String)>) -> Vec<RunPlan> {
+    if no_endpoint(app) {
+        return Vec::new();
+    }
     if items.is_empty() {
         app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
-        return;
+        return Vec::new();
     }
     let mut by: std::collections::BTreeMap<Protocol, Vec<String>> = Default::default();
     for (id, kind) in items {
         by.entry(protocol_for_kind(&kind)).or_default().push(id);
     }
-    for (protocol, ids) in by {
-        start_run(app, protocol, mode, ids, fx);
-    }
+    by.into_iter()
+        .filter_map(|(protocol, ids)| plan_for(app, protocol, mode, ids))
+        .collect()
 }
 
-fn start_run(
+/// Says so and returns true when no endpoint is configured.
+fn no_endpoint(app: &mut App) -> bool {
+    let Some(e) = &app.runs.endpoint_error else {
+        return false;
+    };
+    app.chrome.popup = Some(Popup::Notice {
+        title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
+        text: e.clone(),
+    });
+    true
+}
+
+/// One run's plan with the current choices; `None` (said) when it cannot run.
+fn plan_for(
     app: &mut App,
     protocol: Protocol,
     mode: Mode,
     item_ids: Vec<String>,
-    fx: &mut Vec<Effect>,
-) {
-    if let Some(e) = &app.runs.endpoint_error {
-        app.chrome.popup = Some(Popup::Notice {
-            title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
-            text: e.clone(),
-        });
-        return;
-    }
+) -> Option<RunPlan> {
     if item_ids.is_empty() {
         app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
-        return;
+        return None;
     }
     // Other protocols judge without a persona, under their own perspective.
-    let (persona_id, perspective_ids, what) = if protocol != Protocol::Awag {
-        let p = vec![protocol.as_str().to_string()];
-        (
-            "-".to_string(),
-            p,
-            crate::tui::strings::msg::with_protocol(protocol.as_str()),
-        )
+    let (persona_id, perspective_ids) = if protocol != Protocol::Awag {
+        ("-".to_string(), vec![protocol.as_str().to_string()])
     } else {
         if app.persona().is_none() {
             app.chrome.message =
                 Some((Level::Warning, crate::tui::strings::msg::NO_PERSONA.into()));
-            return;
+            return None;
         }
         let perspective_ids: Vec<String> = app
             .active_perspectives()
@@ -172,23 +188,39 @@ fn start_run(
                 Level::Warning,
                 crate::tui::strings::msg::NO_PERSPECTIVE.into(),
             ));
-            return;
+            return None;
         }
-        let persona = app.persona_id().to_string();
-        (
-            persona,
-            perspective_ids,
-            crate::tui::strings::msg::in_mode(&mode.to_string()),
-        )
+        (app.persona_id().to_string(), perspective_ids)
     };
-    let tag = app.runs.next_tag;
-    app.runs.next_tag += 1;
+    Some(RunPlan {
+        protocol,
+        mode,
+        structured: app.choices.structured,
+        persona_id,
+        perspective_ids,
+        item_ids,
+        resume: true,
+    })
+}
+
+/// Starts a run: the one place the workbench does (Enter, `R`'s
+/// confirmation, compare's missing modes).
+pub fn start_run(app: &mut App, plan: RunPlan, fx: &mut Vec<Effect>) {
+    if no_endpoint(app) {
+        return;
+    }
+    let what = if plan.protocol != Protocol::Awag {
+        crate::tui::strings::msg::with_protocol(plan.protocol.as_str())
+    } else {
+        crate::tui::strings::msg::in_mode(&plan.mode.to_string())
+    };
+    let tag = app.runs.take_tag();
     app.runs.active.push(ActiveRun {
         tag,
         run_id: None,
-        protocol,
-        mode,
-        items: item_ids.len(),
+        protocol: plan.protocol,
+        mode: plan.mode,
+        items: plan.item_ids.len(),
         progress: Default::default(),
         finished: false,
         cancelled: false,
@@ -196,19 +228,9 @@ fn start_run(
     });
     app.chrome.message = Some((
         Level::Info,
-        crate::tui::strings::msg::judging(item_ids.len(), &what),
+        crate::tui::strings::msg::judging(plan.item_ids.len(), &what),
     ));
-    fx.push(Effect::StartRun {
-        tag,
-        plan: RunPlan {
-            protocol,
-            mode,
-            structured: app.choices.structured,
-            persona_id,
-            perspective_ids,
-            item_ids,
-        },
-    });
+    fx.push(Effect::StartRun { tag, plan });
 }
 
 /// `auto`, `tools`, `json_schema` or `json`: the words of `--structured`.

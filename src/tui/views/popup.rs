@@ -34,6 +34,9 @@ impl Widget for PopupView<'_> {
             Popup::CancelRun { tags, cursor } => {
                 super::run_popups::cancel_run(self.app, area, buf, tags, *cursor)
             }
+            Popup::ConfirmRuns { runs, judged } => {
+                super::run_popups::confirm_runs(self.app, area, buf, runs, *judged)
+            }
             Popup::Picker {
                 kind,
                 options,

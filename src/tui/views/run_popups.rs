@@ -1,4 +1,5 @@
-//! The run popups: the cancel prompt (which run, and whether).
+//! The run popups: the cancel prompt (which run, and whether) and `R`'s
+//! confirmation (what each run would send, and what it may cost).
 
 use super::popup::dialog;
 use crate::tui::action::{PopupAction, PopupKind};
@@ -51,4 +52,69 @@ pub fn cancel_run(app: &App, area: Rect, buf: &mut Buffer, tags: &[u64], cursor:
         t.key,
     ));
     dialog(area, buf, app, say::CANCEL_TITLE, lines);
+}
+
+/// What `R` would send, run by run: the missing combinations and everything.
+pub fn confirm_runs(
+    app: &App,
+    area: Rect,
+    buf: &mut Buffer,
+    runs: &[crate::tui::app::PlannedRun],
+    judged: bool,
+) {
+    let t = &app.chrome.theme;
+    let mut lines = Vec::new();
+    if judged {
+        lines.push(Line::styled(say::JUDGED_INTRO, t.text));
+        lines.push(Line::raw(""));
+    }
+    let count = |label: &str, c: &crate::tui::app::RunCount| {
+        say::confirm_count(label, c.items, c.combos, c.requests, &say::cost(c.cost_usd))
+    };
+    for r in runs {
+        lines.push(Line::styled(
+            say::confirm_run(
+                &run_what(r.plan.protocol, r.plan.mode),
+                &crate::sanitize::one_line(&r.plan.persona_id, 40),
+                r.plan.item_ids.len(),
+            ),
+            t.title,
+        ));
+        if !judged {
+            lines.push(Line::styled(count("missing:", &r.missing), t.text));
+        }
+        lines.push(Line::styled(count("re-judge:", &r.all), t.muted));
+    }
+    if runs.len() > 1 {
+        let sum = |f: fn(&crate::tui::app::PlannedRun) -> &crate::tui::app::RunCount| {
+            let requests = runs.iter().map(|r| f(r).requests).sum();
+            let cost = runs.iter().map(|r| f(r).cost_usd).sum::<Option<f64>>();
+            (requests, say::cost(cost))
+        };
+        lines.push(Line::raw(""));
+        let (n, c) = sum(|r| &r.missing);
+        lines.push(Line::styled(say::confirm_total("missing:", n, &c), t.text));
+        let (n, c) = sum(|r| &r.all);
+        lines.push(Line::styled(say::confirm_total("re-judge:", n, &c), t.muted));
+    }
+    lines.push(Line::raw(""));
+    let model = crate::sanitize::one_line(&app.runs.model, 40);
+    let priced = runs.iter().any(|r| r.all.cost_usd.is_some());
+    lines.push(Line::styled(say::cost_note(&model, priced), t.muted));
+    let key = |a| app.chrome.keymap.popup_hint(PopupKind::ConfirmRuns, a);
+    lines.push(Line::styled(
+        say::confirm_keys(
+            &key(PopupAction::StartMissing),
+            &key(PopupAction::RejudgeAll),
+            &key(PopupAction::DontStart),
+            judged,
+        ),
+        t.key,
+    ));
+    let title = if judged {
+        say::JUDGED_TITLE
+    } else {
+        say::CONFIRM_TITLE
+    };
+    dialog(area, buf, app, title, lines);
 }
