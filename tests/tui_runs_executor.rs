@@ -115,7 +115,10 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
     let ended = |m: &Msg| matches!(m, Msg::RunEnded { .. });
     drive(&mut app, &mut exec, &mut rx, fx, ended).await;
     assert_eq!(posts(&server), first.requests);
-    assert_eq!(jury::store::Store::open(&db).unwrap().runs().unwrap().len(), 1);
+    assert_eq!(
+        jury::store::Store::open(&db).unwrap().runs().unwrap().len(),
+        1
+    );
 
     // 3. R again: nothing missing; re-judging would send the same again.
     let fx = key(&mut app, 'R');
@@ -125,7 +128,10 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
     assert_eq!(runs[0].missing.requests, 0);
     assert_eq!(runs[0].missing.skipped, 50);
     assert_eq!(runs[0].all.requests, 5);
-    assert!(code(&mut app, KeyCode::Enter).is_empty(), "nothing to start");
+    assert!(
+        code(&mut app, KeyCode::Enter).is_empty(),
+        "nothing to start"
+    );
 
     // 4. Enter on a judged item: no request, no empty run; it asks instead.
     let fx = code(&mut app, KeyCode::Enter);
@@ -137,7 +143,10 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
     ));
     assert!(!app.running());
     assert_eq!(posts(&server), 5);
-    assert_eq!(jury::store::Store::open(&db).unwrap().runs().unwrap().len(), 1);
+    assert_eq!(
+        jury::store::Store::open(&db).unwrap().runs().unwrap().len(),
+        1
+    );
     // r re-judges it: one request.
     let fx = key(&mut app, 'r');
     assert!(matches!(&fx[..], [Effect::StartRun { plan, .. }] if !plan.resume));

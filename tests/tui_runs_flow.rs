@@ -194,7 +194,13 @@ fn r_counts_first_then_starts_only_the_missing_runs() {
     assert!(app.chrome.popup.is_none() && !app.running());
     // The counts come back: the popup lists each run.
     let runs = vec![
-        planned(Protocol::Awag, "kenton", (40, 80, 8), (94, 188, 19), Some(0.19)),
+        planned(
+            Protocol::Awag,
+            "kenton",
+            (40, 80, 8),
+            (94, 188, 19),
+            Some(0.19),
+        ),
         planned(Protocol::Guideline, "-", (0, 0, 0), (3, 6, 1), Some(0.01)),
     ];
     update(
@@ -204,7 +210,10 @@ fn r_counts_first_then_starts_only_the_missing_runs() {
             result: Ok(runs.clone()),
         },
     );
-    assert!(matches!(app.chrome.popup, Some(Popup::ConfirmRuns { judged: false, .. })));
+    assert!(matches!(
+        app.chrome.popup,
+        Some(Popup::ConfirmRuns { judged: false, .. })
+    ));
     app.runs.model = "gpt-4o-mini".into();
     insta::assert_snapshot!("confirm_runs", screen(&app));
     // Enter starts the missing ones only: the guideline run has none.
@@ -281,7 +290,10 @@ fn enter_on_a_judged_item_asks_before_re_judging_it() {
         },
     );
     assert!(app.runs.active.is_empty() && !app.running());
-    assert!(matches!(app.chrome.popup, Some(Popup::ConfirmRuns { judged: true, .. })));
+    assert!(matches!(
+        app.chrome.popup,
+        Some(Popup::ConfirmRuns { judged: true, .. })
+    ));
     insta::assert_snapshot!("confirm_judged_item", screen(&app));
     // Enter does not re-judge; r does.
     assert!(code(&mut app, KeyCode::Enter).is_empty());
@@ -318,5 +330,12 @@ fn a_planning_error_is_said_and_nothing_starts() {
         },
     );
     assert!(app.chrome.popup.is_none());
-    assert!(app.chrome.message.as_ref().unwrap().1.contains("prices.toml line 2"));
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("prices.toml line 2")
+    );
 }

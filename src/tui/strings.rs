@@ -18,7 +18,8 @@ pub mod msg {
     pub const CANCELLING: &str = "cancelling: the verdicts that arrived are kept…";
     pub const NO_RUN_TO_CANCEL: &str = "no run is going";
     pub const COUNTING: &str = "counting what the list needs…";
-    pub const NOTHING_MISSING: &str = "nothing is missing: every combination is judged with these settings";
+    pub const NOTHING_MISSING: &str =
+        "nothing is missing: every combination is judged with these settings";
 
     pub fn judging(items: usize, what: &str) -> String {
         format!("judging {items} item(s) {what}…")
@@ -224,8 +225,7 @@ pub mod prompt {
     // ----- the run confirmation (R) -----
     pub const CONFIRM_TITLE: &str = " judge the list? ";
     pub const JUDGED_TITLE: &str = " already judged ";
-    pub const JUDGED_INTRO: &str =
-        "Every combination here is already judged with these settings (model, prompts, persona, mode).";
+    pub const JUDGED_INTRO: &str = "Every combination here is already judged with these settings (model, prompts, persona, mode).";
 
     /// A run's heading: "awag mode 2 · persona kenton · 94 item(s)".
     pub fn confirm_run(what: &str, persona: &str, items: usize) -> String {
@@ -258,7 +258,9 @@ pub mod prompt {
     }
     pub fn cost_note(model: &str, priced: bool) -> String {
         if priced {
-            format!("cost: the most it can cost at {model}'s price (prices.toml), every byte a token")
+            format!(
+                "cost: the most it can cost at {model}'s price (prices.toml), every byte a token"
+            )
         } else {
             format!("cost —: no price for {model} (add it to prices.toml)")
         }
@@ -267,7 +269,9 @@ pub mod prompt {
         if judged {
             format!("{all} re-judge it · {none} leave it")
         } else {
-            format!("{missing} judge the missing ones · {all} re-judge everything · {none} start nothing")
+            format!(
+                "{missing} judge the missing ones · {all} re-judge everything · {none} start nothing"
+            )
         }
     }
 

@@ -31,13 +31,14 @@ pub fn ask(app: &mut App, fx: &mut Vec<Effect>) {
                 crate::tui::strings::msg::NO_RUN_TO_CANCEL.into(),
             ))
         }
-        [tag] if app
-            .runs
-            .active
-            .iter()
-            .find(|r| r.tag == *tag)
-            .and_then(|r| r.left())
-            .is_some_and(|left| left <= FEW_LEFT) =>
+        [tag]
+            if app
+                .runs
+                .active
+                .iter()
+                .find(|r| r.tag == *tag)
+                .and_then(|r| r.left())
+                .is_some_and(|left| left <= FEW_LEFT) =>
         {
             cancel(app, &[*tag], fx)
         }

@@ -8,11 +8,7 @@ use super::super::msg::Effect;
 use crossterm::event::KeyEvent;
 
 /// The counts for `R` (or for a run that found nothing missing: `started`).
-pub fn runs_planned(
-    app: &mut App,
-    started: Option<u64>,
-    result: Result<Vec<PlannedRun>, String>,
-) {
+pub fn runs_planned(app: &mut App, started: Option<u64>, result: Result<Vec<PlannedRun>, String>) {
     if let Some(tag) = started {
         // It never started: nothing to track.
         app.runs.active.retain(|r| r.tag != tag);
@@ -25,9 +21,12 @@ pub fn runs_planned(
             return;
         }
     };
-    app.chrome.message = started
-        .is_some()
-        .then(|| (Level::Info, crate::tui::strings::msg::NOTHING_MISSING.into()));
+    app.chrome.message = started.is_some().then(|| {
+        (
+            Level::Info,
+            crate::tui::strings::msg::NOTHING_MISSING.into(),
+        )
+    });
     // A popup the user opened meanwhile is theirs: the counts wait for `R` again.
     if app.chrome.popup.is_none() {
         app.chrome.popup = Some(Popup::ConfirmRuns {
@@ -59,7 +58,14 @@ pub fn popup_key(
                 ));
             }
             for plan in missing {
-                super::run::start_run(app, RunPlan { resume: true, ..plan }, fx);
+                super::run::start_run(
+                    app,
+                    RunPlan {
+                        resume: true,
+                        ..plan
+                    },
+                    fx,
+                );
             }
         }
         Some(PopupAction::RejudgeAll) => {

@@ -95,7 +95,10 @@ pub fn confirm_runs(
         let (n, c) = sum(|r| &r.missing);
         lines.push(Line::styled(say::confirm_total("missing:", n, &c), t.text));
         let (n, c) = sum(|r| &r.all);
-        lines.push(Line::styled(say::confirm_total("re-judge:", n, &c), t.muted));
+        lines.push(Line::styled(
+            say::confirm_total("re-judge:", n, &c),
+            t.muted,
+        ));
     }
     lines.push(Line::raw(""));
     let model = crate::sanitize::one_line(&app.runs.model, 40);
