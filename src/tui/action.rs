@@ -42,10 +42,12 @@ actions! {
     NextRow => "next classification row",
     /// Focus the previous classification row.
     PrevRow => "previous classification row",
-    /// Judge the current item with the current persona, perspective and mode.
-    Judge => "judge the current item",
-    /// Run the judge over every item in the filtered list.
-    RunFiltered => "judge every item in the filtered list",
+    /// Judge the current item with the current persona, perspective and mode:
+    /// at once, only what is missing; an item already judged asks before re-judging.
+    Judge => "judge the current item (only what is missing; asks before re-judging)",
+    /// Run the judge over every item in the filtered list, after saying what
+    /// it will send: the missing combinations, or everything again.
+    RunFiltered => "judge the filtered list: says what it sends, then missing only or all",
     /// Cycle the evaluation mode 1 → 2 → 3.
     CycleMode => "cycle the mode 1 → 2 → 3",
     /// Cycle how structured answers are asked for: auto → tools → json_schema → json.
