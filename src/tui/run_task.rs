@@ -6,7 +6,7 @@
 use super::app::{PlannedRun, RunCount, RunPlan};
 use super::effects::run_request;
 use super::msg::Msg;
-use crate::engine::{EngineConfig, EngineError, Plan, RunRequest, make_plan, spawn_planned};
+use crate::engine::{EngineConfig, EngineError, Plan, RunRequest, make_plan, spawn_planned_with};
 use crate::store::Store;
 use std::path::PathBuf;
 use tokio::sync::mpsc::UnboundedSender;
@@ -116,7 +116,7 @@ pub fn start(
     });
 }
 
-/// Sends the run's events to the loop until it ends, passing a cancel on.
+/// Sends the run's events to the loop until it ends.
 async fn forward(
     cfg: EngineConfig,
     req: RunRequest,
@@ -125,21 +125,11 @@ async fn forward(
     cancel: CancellationToken,
     tx: UnboundedSender<Msg>,
 ) {
-    let handle = spawn_planned(cfg, req, plan);
+    let handle = spawn_planned_with(cfg, req, plan, cancel);
     let mut events = handle.events;
-    let inner = handle.cancel;
-    loop {
-        tokio::select! {
-            event = events.recv() => match event {
-                Some(event) => {
-                    if tx.send(Msg::Engine { tag, event }).is_err() {
-                        inner.cancel();
-                        return;
-                    }
-                }
-                None => break,
-            },
-            _ = cancel.cancelled(), if !inner.is_cancelled() => inner.cancel(),
+    while let Some(event) = events.recv().await {
+        if tx.send(Msg::Engine { tag, event }).is_err() {
+            return;
         }
     }
     let error = match handle.join.await {
