@@ -233,6 +233,20 @@ fn r_counts_first_then_starts_only_the_missing_runs() {
         started(&fx),
         vec![(Protocol::Awag, false), (Protocol::Guideline, false)]
     );
+    // With runs going, the counts say that what they have not stored counts as missing.
+    update(
+        &mut app,
+        Msg::RunsPlanned {
+            started: None,
+            result: Ok(runs.clone()),
+        },
+    );
+    let s = screen(&app);
+    assert!(
+        s.contains("A run is going") && s.contains("x cancels it"),
+        "{s}"
+    );
+    code(&mut app, KeyCode::Esc);
     // Esc starts nothing.
     update(
         &mut app,
@@ -295,6 +309,7 @@ fn enter_on_a_judged_item_asks_before_re_judging_it() {
         Some(Popup::ConfirmRuns { judged: true, .. })
     ));
     insta::assert_snapshot!("confirm_judged_item", screen(&app));
+    assert!(!screen(&app).contains("A run is going"));
     // Enter does not re-judge; r does.
     assert!(code(&mut app, KeyCode::Enter).is_empty());
     let tag = start(&mut app);

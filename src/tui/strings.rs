@@ -225,6 +225,11 @@ pub mod prompt {
     // ----- the run confirmation (R) -----
     pub const CONFIRM_TITLE: &str = " judge the list? ";
     pub const JUDGED_TITLE: &str = " already judged ";
+    pub fn run_going(cancel_key: &str) -> String {
+        format!(
+            "A run is going: what it has not stored yet counts as missing here ({cancel_key} cancels it)."
+        )
+    }
     pub const JUDGED_INTRO: &str = "Every combination here is already judged with these settings (model, prompts, persona, mode).";
 
     /// A run's heading: "awag mode 2 · persona kenton · 94 item(s)".

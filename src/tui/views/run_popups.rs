@@ -101,6 +101,13 @@ pub fn confirm_runs(
         ));
     }
     lines.push(Line::raw(""));
+    if app.running() {
+        let cancel = app
+            .chrome
+            .keymap
+            .hint(crate::tui::action::Action::CancelRun);
+        lines.push(Line::styled(say::run_going(&cancel), t.warning));
+    }
     let model = crate::sanitize::one_line(&app.runs.model, 40);
     let priced = runs.iter().any(|r| r.all.cost_usd.is_some());
     lines.push(Line::styled(say::cost_note(&model, priced), t.muted));
