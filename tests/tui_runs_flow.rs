@@ -100,6 +100,25 @@ fn x_asks_before_cancelling_a_run_with_many_requests_left() {
 }
 
 #[test]
+fn a_run_that_ends_while_the_prompt_is_open_is_not_cancelled() {
+    let mut app = app();
+    let tag = start(&mut app);
+    progress(&mut app, tag, 4, 110, 80);
+    key(&mut app, 'x');
+    update(&mut app, Msg::RunEnded { tag, error: None });
+    assert!(key(&mut app, 'y').is_empty());
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("no run is going")
+    );
+    assert!(!app.runs.active[0].cancelled);
+}
+
+#[test]
 fn x_cancels_at_once_when_only_a_few_are_left() {
     let mut app = app();
     let tag = start(&mut app);

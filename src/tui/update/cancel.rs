@@ -78,11 +78,20 @@ pub fn popup_key(
 
 /// Asks the engine to stop these runs (those that ended meanwhile are skipped).
 fn cancel(app: &mut App, tags: &[u64], fx: &mut Vec<Effect>) {
+    let before = fx.len();
     for r in app.runs.active.iter_mut() {
         if tags.contains(&r.tag) && !r.finished && !r.cancelled {
             r.cancelled = true;
             fx.push(Effect::CancelRun { tag: r.tag });
         }
     }
-    app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::CANCELLING.into()));
+    app.chrome.message = Some(if fx.len() > before {
+        (Level::Warning, crate::tui::strings::msg::CANCELLING.into())
+    } else {
+        // It ended while the prompt was open.
+        (
+            Level::Info,
+            crate::tui::strings::msg::NO_RUN_TO_CANCEL.into(),
+        )
+    });
 }
