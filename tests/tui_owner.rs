@@ -29,9 +29,19 @@ fn owned_app() -> App {
 fn runs(fx: &[Effect]) -> Vec<(String, Vec<String>)> {
     fx.iter()
         .filter_map(|f| match f {
-            Effect::StartRun { plan, .. } => Some((plan.persona_id.clone(), plan.item_ids.clone())),
+            // `R` counts first: the plans it asks to count are the runs.
+            Effect::PlanRuns(plans) => Some(
+                plans
+                    .iter()
+                    .map(|p| (p.persona_id.clone(), p.item_ids.clone()))
+                    .collect(),
+            ),
+            Effect::StartRun { plan, .. } => {
+                Some(vec![(plan.persona_id.clone(), plan.item_ids.clone())])
+            }
             _ => None,
         })
+        .flatten()
         .collect()
 }
 
@@ -72,11 +82,6 @@ fn r_over_a_mixed_list_starts_one_run_per_owner() {
             ),
             ("maren".to_string(), vec!["k-002".to_string()]),
         ]
-    );
-    let said = &app.chrome.message.as_ref().unwrap().1;
-    assert_eq!(
-        said,
-        "judging 3 items, each as its owner: kenton 2 · maren 1"
     );
 }
 

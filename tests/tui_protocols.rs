@@ -168,17 +168,19 @@ fn enter_on_a_conversation_starts_a_guideline_run_and_r_splits_by_protocol() {
             .contains("guideline protocol")
     );
 
-    // R over a list holding inbox items and a conversation: one run each.
+    // R over a list holding inbox items and a conversation: one run each
+    // (counted first, tests/tui_runs_flow.rs starts them).
     let mut data = loaded();
     data.items.push(conversation());
     let mut app = app_with(data);
     let fx = key(&mut app, 'R');
     let plans: Vec<(Protocol, usize)> = fx
         .iter()
-        .filter_map(|e| match e {
-            Effect::StartRun { plan, .. } => Some((plan.protocol, plan.item_ids.len())),
-            _ => None,
+        .flat_map(|e| match e {
+            Effect::PlanRuns(plans) => plans.clone(),
+            _ => Vec::new(),
         })
+        .map(|plan| (plan.protocol, plan.item_ids.len()))
         .collect();
     assert_eq!(plans.len(), 2, "{fx:?}");
     assert_eq!(plans[0].0, Protocol::Awag);

@@ -202,14 +202,17 @@ fn keys_move_focus_rows_mode_filter_and_search() {
     code(&mut app, KeyCode::Esc);
     assert_eq!(app.list.search, "");
     assert_eq!(app.list.filtered.len(), 3);
-    // R runs over the filtered list.
+    // R counts what judging the filtered list would send (tests/tui_runs_flow.rs
+    // has the confirmation); Enter starts at once.
     let fx = key(&mut app, 'R');
     assert!(
-        matches!(&fx[..], [Effect::StartRun { plan, .. }] if plan.item_ids.len() == 3 && plan.mode == Mode::Three)
+        matches!(&fx[..], [Effect::PlanRuns(plans)] if plans[0].item_ids.len() == 3 && plans[0].mode == Mode::Three && plans[0].resume)
     );
-    // Esc cancels a running run.
-    let fx = code(&mut app, KeyCode::Esc);
-    assert!(matches!(&fx[..], [Effect::CancelRun { .. }]));
+    let fx = code(&mut app, KeyCode::Enter);
+    assert!(matches!(&fx[..], [Effect::StartRun { plan, .. }] if plan.resume));
+    // Esc never cancels a run (tests/tui_runs_flow.rs: x does, asking first).
+    assert!(code(&mut app, KeyCode::Esc).is_empty());
+    assert!(app.running());
     assert!(
         key(&mut app, 'q')
             .iter()

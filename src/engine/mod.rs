@@ -204,19 +204,34 @@ pub struct RunHandle {
 /// Starts a run on the current tokio runtime. Planning reads the store on a
 /// blocking thread; the run opens its own connection and commits as it goes.
 pub fn spawn_run(cfg: EngineConfig, req: RunRequest) -> RunHandle {
-    start(cfg, req, None)
+    start(cfg, req, None, CancellationToken::new())
 }
 
 /// Starts a run whose plan the caller already made (with [`make_plan`] and
 /// the same configuration and request), as the CLI does to show a dry run
 /// or say there is nothing to do before anything is sent.
 pub fn spawn_planned(cfg: EngineConfig, req: RunRequest, plan: Plan) -> RunHandle {
-    start(cfg, req, Some(plan))
+    start(cfg, req, Some(plan), CancellationToken::new())
 }
 
-fn start(cfg: EngineConfig, req: RunRequest, plan: Option<Plan>) -> RunHandle {
+/// As [`spawn_planned`], stopped by `cancel`: a token the caller made before
+/// it planned (the workbench hands it out when the run is asked for).
+pub fn spawn_planned_with(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    cancel: CancellationToken,
+) -> RunHandle {
+    start(cfg, req, Some(plan), cancel)
+}
+
+fn start(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Option<Plan>,
+    cancel: CancellationToken,
+) -> RunHandle {
     let (tx, rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
     let token = cancel.clone();
     let join = tokio::spawn(async move {
         let plan = match plan {

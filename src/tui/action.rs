@@ -42,10 +42,12 @@ actions! {
     NextRow => "next classification row",
     /// Focus the previous classification row.
     PrevRow => "previous classification row",
-    /// Judge the current item with the current persona, perspective and mode.
-    Judge => "judge the current item",
-    /// Run the judge over every item in the filtered list.
-    RunFiltered => "judge every item in the filtered list",
+    /// Judge the current item with the current persona, perspective and mode:
+    /// at once, only what is missing; an item already judged asks before re-judging.
+    Judge => "judge the current item (only what is missing; asks before re-judging)",
+    /// Run the judge over every item in the filtered list, after saying what
+    /// it will send: the missing combinations, or everything again.
+    RunFiltered => "judge the filtered list: says what it sends, then missing only or all",
     /// Cycle the evaluation mode 1 → 2 → 3.
     CycleMode => "cycle the mode 1 → 2 → 3",
     /// Cycle how structured answers are asked for: auto → tools → json_schema → json.
@@ -110,8 +112,12 @@ actions! {
     Prompt => "the request sent for this item",
     /// Show every key binding.
     Help => "this help",
-    /// Cancel: stop running runs, close a view or popup, clear the search.
-    Cancel => "cancel run / close view / clear search",
+    /// Back out: close a view, clear the search, then the filter, then the
+    /// message. It never stops a run ([`Action::CancelRun`] does).
+    Cancel => "back out: close the view, clear the search, filter or message (not runs)",
+    /// Cancel a run: asks first when more than a few combinations are left,
+    /// and which run when several are running. Verdicts so far are kept.
+    CancelRun => "cancel a run (asks first; its verdicts so far are kept)",
     /// Quit the workbench.
     Quit => "quit",
 }
@@ -164,6 +170,10 @@ pub enum PopupKind {
     Editor,
     /// The persona JSON editor (enter there is a new line).
     PersonaEditor,
+    /// Cancelling a run: which one, and whether.
+    CancelRun,
+    /// What `R` (or Enter on a judged item) would send: start or not.
+    ConfirmRuns,
 }
 
 impl PopupKind {
@@ -174,6 +184,8 @@ impl PopupKind {
         PopupKind::Picker,
         PopupKind::Editor,
         PopupKind::PersonaEditor,
+        PopupKind::CancelRun,
+        PopupKind::ConfirmRuns,
     ];
 
     /// Its section in the keymap file.
@@ -184,6 +196,8 @@ impl PopupKind {
             PopupKind::Picker => "picker",
             PopupKind::Editor => "editor",
             PopupKind::PersonaEditor => "persona_editor",
+            PopupKind::CancelRun => "cancel_run",
+            PopupKind::ConfirmRuns => "confirm_runs",
         }
     }
 
@@ -195,6 +209,8 @@ impl PopupKind {
             PopupKind::Picker => "persona and perspective pickers",
             PopupKind::Editor => "search field and note editor",
             PopupKind::PersonaEditor => "persona JSON editor",
+            PopupKind::CancelRun => "cancel a run",
+            PopupKind::ConfirmRuns => "judging the list (R): what it will send",
         }
     }
 
@@ -206,6 +222,8 @@ impl PopupKind {
             PopupKind::Replay => &[Replay, Keep, Discard],
             PopupKind::Picker => &[Pick, Next, Previous, First, Last, Close],
             PopupKind::Editor | PopupKind::PersonaEditor => &[Submit, Close],
+            PopupKind::CancelRun => &[ConfirmCancel, CancelAll, Next, Previous, KeepRunning],
+            PopupKind::ConfirmRuns => &[StartMissing, RejudgeAll, DontStart],
         }
     }
 }
@@ -254,6 +272,18 @@ popup_actions! {
     Close => "close (a search keeps what was typed; a note or persona is not saved)",
     /// Editors: save the note or persona, keep the search.
     Submit => "save the note or persona / keep the search",
+    /// Cancel prompt: cancel the highlighted run.
+    ConfirmCancel => "cancel the highlighted run (its verdicts so far are kept)",
+    /// Cancel prompt: cancel every run still going.
+    CancelAll => "cancel every run still going",
+    /// Cancel prompt: cancel nothing.
+    KeepRunning => "keep the runs going",
+    /// Run confirmation: judge only what is missing (as `jury run --resume`).
+    StartMissing => "judge only the missing combinations",
+    /// Run confirmation: judge everything again, judged or not.
+    RejudgeAll => "re-judge everything (the counts say how much)",
+    /// Run confirmation: start nothing.
+    DontStart => "start nothing",
 }
 
 impl PopupAction {

@@ -5,7 +5,7 @@
 use super::app::RunPlan;
 use super::msg::{Effect, Msg};
 use crate::domain::Label;
-use crate::engine::{EngineConfig, RunRequest, spawn_run};
+use crate::engine::{EngineConfig, RunRequest};
 use crate::protocol::{JudgeSpec, SpecFlags};
 use crate::store::Store;
 use std::collections::HashMap;
@@ -55,6 +55,7 @@ pub fn run_request(
     req.item_ids = Some(plan.item_ids);
     req.structured = plan.structured;
     req.prompts_dir = prompts_dir;
+    req.resume = plan.resume;
     Ok(req)
 }
 
@@ -94,6 +95,7 @@ impl Executor {
                 }
             }
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),
+            Effect::PlanRuns(plans) => self.plan_runs(plans),
             Effect::CancelRun { tag } => {
                 if let Some(c) = self.cancels.get(&tag) {
                     c.cancel();
@@ -181,33 +183,24 @@ impl Executor {
             });
             return;
         };
-        let req = match run_request(plan, self.engine.prompts_dir.clone()) {
-            Ok(req) => req,
-            Err(e) => {
-                let _ = self.tx.send(Msg::RunEnded {
-                    tag,
-                    error: Some(e),
-                });
-                return;
-            }
+        let cancel = CancellationToken::new();
+        self.cancels.insert(tag, cancel.clone());
+        let dir = self.engine.prompts_dir.clone();
+        super::run_task::start(cfg, tag, plan, dir, cancel, self.tx.clone());
+    }
+
+    fn plan_runs(&mut self, plans: Vec<RunPlan>) {
+        let result = |r| Msg::RunsPlanned {
+            started: None,
+            result: r,
         };
-        let handle = spawn_run(cfg, req);
-        self.cancels.insert(tag, handle.cancel.clone());
-        let tx = self.tx.clone();
-        let mut events = handle.events;
-        let join = handle.join;
-        tokio::spawn(async move {
-            while let Some(event) = events.recv().await {
-                if tx.send(Msg::Engine { tag, event }).is_err() {
-                    return;
-                }
-            }
-            let error = match join.await {
-                Ok(Ok(_)) => None,
-                Ok(Err(e)) => Some(e.to_string()),
-                Err(e) => Some(format!("the run stopped: {e}")),
-            };
-            let _ = tx.send(Msg::RunEnded { tag, error });
+        let Some(cfg) = self.engine.config.clone() else {
+            let _ = self.tx.send(result(Err(crate::config::NO_ENDPOINT.into())));
+            return;
+        };
+        let (dir, tx) = (self.engine.prompts_dir.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            let _ = tx.send(result(super::run_task::summarize(&cfg, plans, dir)));
         });
     }
 
@@ -326,6 +319,7 @@ mod tests {
             perspective_ids: vec!["classification".into()],
             item_ids: vec!["i1".into()],
             claim: None,
+            resume: true,
         }
     }
 

@@ -31,6 +31,10 @@ struct KeymapFile {
     editor: Section,
     #[serde(default)]
     persona_editor: Section,
+    #[serde(default)]
+    cancel_run: Section,
+    #[serde(default)]
+    confirm_runs: Section,
 }
 
 impl KeymapFile {
@@ -41,6 +45,8 @@ impl KeymapFile {
             PopupKind::Picker => &self.picker,
             PopupKind::Editor => &self.editor,
             PopupKind::PersonaEditor => &self.persona_editor,
+            PopupKind::CancelRun => &self.cancel_run,
+            PopupKind::ConfirmRuns => &self.confirm_runs,
         }
     }
 }

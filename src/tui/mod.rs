@@ -17,6 +17,7 @@ pub mod protocol_rows;
 pub mod queue;
 pub mod quit;
 pub mod recovery;
+pub mod run_task;
 pub mod signals;
 pub mod strings;
 pub mod terminal;

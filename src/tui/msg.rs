@@ -1,6 +1,6 @@
 //! Messages into [`super::update::update`] and effects out of it.
 
-use super::app::RunPlan;
+use super::app::{PlannedRun, RunPlan};
 use crate::domain::{Failure, Label, Persona, Run};
 use crate::engine::EngineEvent;
 use crossterm::event::KeyEvent;
@@ -29,6 +29,12 @@ pub enum Msg {
         result: Result<(), String>,
     },
     RunsLoaded(Result<(Vec<Run>, Vec<Failure>), String>),
+    /// What the planned runs would send. `started` is the run (tag) that was
+    /// asked to start and did not, because nothing was missing.
+    RunsPlanned {
+        started: Option<u64>,
+        result: Result<Vec<PlannedRun>, String>,
+    },
     /// The agreement figures, computed off the UI thread.
     AgreementLoaded(Result<Vec<crate::report::GroupFigures>, String>),
     /// Self-consistency and position-bias lines for the agreement view.
@@ -46,10 +52,14 @@ pub enum Effect {
         req: u64,
         label: Label,
     },
+    /// Start a run; one that resumes and finds nothing missing does not
+    /// start, and answers `Msg::RunsPlanned { started: Some(tag) }`.
     StartRun {
         tag: u64,
         plan: RunPlan,
     },
+    /// Count what these runs would send, missing and all (answers `Msg::RunsPlanned`).
+    PlanRuns(Vec<RunPlan>),
     CancelRun {
         tag: u64,
     },

@@ -15,7 +15,11 @@ pub mod msg {
     pub const NO_PERSPECTIVE: &str = "no perspective: import one with jury import";
     pub const NO_ENDPOINT_TITLE: &str = "cannot judge: no endpoint";
     pub const EVERY_MODE_JUDGED: &str = "every mode already has verdicts for this item";
-    pub const CANCELLING: &str = "cancelling the run…";
+    pub const CANCELLING: &str = "cancelling: the verdicts that arrived are kept…";
+    pub const NO_RUN_TO_CANCEL: &str = "no run is going";
+    pub const COUNTING: &str = "counting what the list needs…";
+    pub const NOTHING_MISSING: &str =
+        "nothing is missing: every combination is judged with these settings";
 
     /// The runs view's first line (the status bar's words for the runs).
     pub fn session_runs(progress: Option<&str>, cost: &str) -> String {
@@ -71,10 +75,6 @@ pub mod msg {
         } else {
             format!(" persona {id}")
         }
-    }
-    pub fn judging_as_owners(n: usize, each: &[(String, usize)]) -> String {
-        let each: Vec<String> = each.iter().map(|(p, k)| format!("{p} {k}")).collect();
-        format!("judging {n} items, each as its owner: {}", each.join(" · "))
     }
     pub fn persona_chosen(name: &str) -> String {
         format!("persona: {name}")
@@ -239,6 +239,90 @@ pub mod prompt {
     }
     pub fn quit_keys(quit: &str, retry: &str, stay: &str) -> String {
         format!("{quit} quit anyway · {retry} retry saving · {stay} stay")
+    }
+
+    // ----- the cancel prompt -----
+    pub const CANCEL_TITLE: &str = " cancel a run? ";
+    pub const CANCEL_KEPT: &str = "Verdicts that arrived are kept; the run shows as cancelled.";
+
+    /// "run 4 · awag mode 2 · 80 of 110 done" (the run id once the engine has one).
+    pub fn cancel_line(run: &str, what: &str, done: u64, total: u64) -> String {
+        if total == 0 {
+            format!("{run} · {what} · starting")
+        } else {
+            format!("{run} · {what} · {done} of {total} done")
+        }
+    }
+    pub fn run_name(run_id: Option<i64>, tag: u64) -> String {
+        match run_id {
+            Some(id) => format!("run {id}"),
+            None => format!("run #{tag} (not started)"),
+        }
+    }
+    pub fn cancel_keys(yes: &str, all: &str, keep: &str, several: bool) -> String {
+        if several {
+            format!("{yes} cancel the highlighted run · {all} cancel all · {keep} keep them going")
+        } else {
+            format!("{yes} cancel it · {keep} keep it going")
+        }
+    }
+
+    // ----- the run confirmation (R) -----
+    pub const CONFIRM_TITLE: &str = " judge the list? ";
+    pub const JUDGED_TITLE: &str = " already judged ";
+    pub fn run_going(cancel_key: &str) -> String {
+        format!(
+            "A run is going: what it has not stored yet counts as missing here ({cancel_key} cancels it)."
+        )
+    }
+    pub const JUDGED_INTRO: &str = "Every combination here is already judged with these settings (model, prompts, persona, mode).";
+
+    /// A run's heading: "awag mode 2 · persona kenton · 94 item(s)".
+    pub fn confirm_run(what: &str, persona: &str, items: usize) -> String {
+        if persona == "-" {
+            format!("{what} · {items} item(s)")
+        } else {
+            format!("{what} · persona {persona} · {items} item(s)")
+        }
+    }
+    /// One count line: "missing: 12 items · 24 combinations · 5 requests · at most $0.0123".
+    pub fn confirm_count(
+        label: &str,
+        items: usize,
+        combos: u64,
+        requests: usize,
+        cost: &str,
+    ) -> String {
+        format!(
+            "  {label:<9} {items} item(s) · {combos} combination(s) · {requests} request(s) · {cost}"
+        )
+    }
+    pub fn cost(c: Option<f64>) -> String {
+        match c {
+            Some(c) => format!("at most ${c:.4}"),
+            None => "cost —".into(),
+        }
+    }
+    pub fn confirm_total(label: &str, requests: usize, cost: &str) -> String {
+        format!("in all, {label} {requests} request(s) · {cost}")
+    }
+    pub fn cost_note(model: &str, priced: bool) -> String {
+        if priced {
+            format!(
+                "cost: the most it can cost at {model}'s price (prices.toml), every byte a token"
+            )
+        } else {
+            format!("cost —: no price for {model} (add it to prices.toml)")
+        }
+    }
+    pub fn confirm_keys(missing: &str, all: &str, none: &str, judged: bool) -> String {
+        if judged {
+            format!("{all} re-judge it · {none} leave it")
+        } else {
+            format!(
+                "{missing} judge the missing ones · {all} re-judge everything · {none} start nothing"
+            )
+        }
     }
 
     // ----- the replay offer -----

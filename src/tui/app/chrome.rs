@@ -43,6 +43,15 @@ pub enum Popup {
     Notice { title: String, text: String },
     /// Quitting with labels not yet on disk.
     Quit(QuitPrompt),
+    /// Cancelling a run: the runs still going (tags, oldest first) and the
+    /// highlighted one.
+    CancelRun { tags: Vec<u64>, cursor: usize },
+    /// What the runs would send, before they start. `judged` when the user
+    /// asked for one item that is already judged (only re-judging is left).
+    ConfirmRuns {
+        runs: Vec<super::PlannedRun>,
+        judged: bool,
+    },
     /// Labels an earlier session could not save, offered for replay at start.
     Replay {
         labels: Vec<Label>,

@@ -61,7 +61,18 @@ pub struct ActiveRun {
     pub items: usize,
     pub progress: Progress,
     pub finished: bool,
+    /// Asked to stop (it finishes as cancelled, keeping its verdicts).
+    pub cancelled: bool,
     pub note: Option<String>,
+}
+
+impl ActiveRun {
+    /// Combinations not yet judged or failed; `None` before the engine has
+    /// planned the run.
+    pub fn left(&self) -> Option<u64> {
+        let p = &self.progress;
+        (p.total > 0 || self.run_id.is_some()).then(|| p.total.saturating_sub(p.done()))
+    }
 }
 
 /// What a judge run should cover (turned into the engine's `RunRequest`).
@@ -78,6 +89,30 @@ pub struct RunPlan {
     pub item_ids: Vec<String>,
     /// The claim a proposition run asks (None for the other protocols).
     pub claim: Option<crate::protocol::proposition::Settings>,
+    /// Skip combinations already judged with the same settings (`jury run
+    /// --resume`'s rule); false only when the user chose to re-judge.
+    pub resume: bool,
+}
+
+/// What a run would send, counted by the engine's own planning.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RunCount {
+    pub items: usize,
+    /// Combinations it would judge (a request holds several).
+    pub combos: u64,
+    pub requests: usize,
+    /// Combinations left out because they are already judged.
+    pub skipped: u64,
+    /// The most it can cost from the price table; `None`: the model has no price.
+    pub cost_usd: Option<f64>,
+}
+
+/// A run `R` would start: judging what is missing, or everything again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedRun {
+    pub plan: RunPlan,
+    pub missing: RunCount,
+    pub all: RunCount,
 }
 
 pub struct RunTracker {

@@ -2,9 +2,13 @@
 //! The clock is read by the event loop and passed in, so tests drive time.
 //! One module per concern: [`nav`] (panes, rows, list, views), [`label`]
 //! (human labels and their saving), [`run`] (starting runs), [`engine`]
-//! (the engine's events), [`popup`] (pickers, text fields, pastes).
+//! (the engine's events), [`confirm`] (what `R` will send), [`cancel`]
+//! (stopping runs), [`popup`] (pickers,
+//! text fields, pastes).
 
+pub mod cancel;
 pub mod claims;
+pub mod confirm;
 pub mod engine;
 pub mod label;
 pub mod nav;
@@ -55,6 +59,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
+        Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
     }
     fx
@@ -92,7 +97,8 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
     use Action::*;
     match action {
         Quit => super::quit::request(app, fx),
-        Cancel => nav::cancel(app, fx),
+        Cancel => nav::cancel(app),
+        CancelRun => cancel::ask(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
         CycleSplit => nav::cycle_split(app, fx),
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => nav::movement(app, action),

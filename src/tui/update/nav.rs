@@ -152,16 +152,16 @@ pub fn cycle_list(app: &mut App, action: Action) {
     ));
 }
 
-pub fn cancel(app: &mut App, fx: &mut Vec<Effect>) {
+/// Esc: backs out one step — the view, the search, the filter, the message.
+/// Runs go on: stopping one is its own key ([`super::cancel::ask`]).
+pub fn cancel(app: &mut App) {
     if app.chrome.view != View::Main {
         app.chrome.view = View::Main;
-    } else if app.running() {
-        for r in app.runs.active.iter().filter(|r| !r.finished) {
-            fx.push(Effect::CancelRun { tag: r.tag });
-        }
-        app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::CANCELLING.into()));
     } else if !app.list.search.is_empty() {
         app.list.search.clear();
+        app.refilter();
+    } else if app.list.filter != Filter::All {
+        app.list.filter = Filter::All;
         app.refilter();
     } else {
         app.chrome.message = None;

@@ -3,19 +3,6 @@
 
 use super::super::app::App;
 
-/// What `R` says when it starts more than one run: who judges how many.
-pub fn as_owners(groups: &[(String, Vec<String>)]) -> Option<String> {
-    if groups.len() < 2 {
-        return None;
-    }
-    let n = groups.iter().map(|(_, ids)| ids.len()).sum();
-    let each: Vec<(String, usize)> = groups
-        .iter()
-        .map(|(p, ids)| (crate::sanitize::one_line(p, 24), ids.len()))
-        .collect();
-    Some(crate::tui::strings::msg::judging_as_owners(n, &each))
-}
-
 /// The content items to judge, grouped by the persona each is judged as:
 /// its owner when "each item's owner" is the choice and the owner is a
 /// persona of the workspace, else the fixed persona. Groups come in the

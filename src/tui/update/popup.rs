@@ -161,6 +161,8 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
     match popup {
         Popup::Notice { .. } => {} // any key closes it
         Popup::Quit(q) => super::super::quit::prompt_key(app, q, k, fx),
+        Popup::CancelRun { tags, cursor } => super::cancel::popup_key(app, tags, cursor, k, fx),
+        Popup::ConfirmRuns { runs, judged } => super::confirm::popup_key(app, runs, judged, k, fx),
         Popup::Replay { labels, path } => super::super::quit::replay_key(app, labels, path, k, fx),
         Popup::Picker {
             kind,

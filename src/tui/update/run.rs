@@ -10,9 +10,13 @@ use crate::sanitize;
 /// the selected persona in the personas view.
 pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
     if app.chrome.view == View::Main || app.chrome.view == View::Compare {
+        // One item is cheap: it starts at once, and like `R` it judges only
+        // what is missing; when nothing is, the run asks before re-judging.
         if let Some(it) = app.current_item() {
             let ids = vec![(it.id.clone(), it.kind.clone())];
-            start_runs(app, app.choices.mode, ids, fx);
+            for plan in plans_for(app, app.choices.mode, ids) {
+                start_run(app, plan, fx);
+            }
         }
         return;
     }
@@ -31,7 +35,8 @@ pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
     }
 }
 
-/// Judges every item the list shows.
+/// `R`: counts what judging every item the list shows would send (off the
+/// UI thread); the confirmation opens when the counts come back.
 pub fn run_filtered(app: &mut App, fx: &mut Vec<Effect>) {
     let ids: Vec<(String, String)> = app
         .list
@@ -42,7 +47,11 @@ pub fn run_filtered(app: &mut App, fx: &mut Vec<Effect>) {
             (it.id.to_string(), it.kind.to_string())
         })
         .collect();
-    start_runs(app, app.choices.mode, ids, fx);
+    let plans = plans_for(app, app.choices.mode, ids);
+    if !plans.is_empty() {
+        app.chrome.message = Some((Level::Info, crate::tui::strings::msg::COUNTING.into()));
+        fx.push(Effect::PlanRuns(plans));
+    }
 }
 
 /// In compare: one run per mode that has no verdict yet on some row.
@@ -76,7 +85,9 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
         ));
     }
     for m in missing {
-        start_run(app, Protocol::Awag, m, None, vec![id.clone()], None, fx);
+        if let Some(plan) = plan_for(app, Protocol::Awag, m, None, vec![id.clone()]) {
+            start_run(app, plan, fx);
+        }
     }
 }
 
@@ -117,104 +128,99 @@ fn protocol_for_kind(kind: &str) -> Protocol {
     }
 }
 
-/// Judges `(id, kind)` items: content items in `mode`, rubric examples and
-/// conversations with their own protocol — one run per protocol present.
-fn start_runs(app: &mut App, mode: Mode, items: Vec<(String, String)>, fx: &mut Vec<Effect>) {
+/// The runs that judge `(id, kind)` items: content items in `mode`, rubric
+/// examples and conversations with their own protocol — one per protocol
+/// present; each resumes (skips what is judged) until the user re-judges.
+/// Empty, with the reason on screen, when none can run.
+fn plans_for(app: &mut App, mode: Mode, items: Vec<(String, String)>) -> Vec<RunPlan> {
+    if no_endpoint(app) {
+        return Vec::new();
+    }
     if items.is_empty() {
         app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
-        return;
+        return Vec::new();
     }
     let mut by: std::collections::BTreeMap<Protocol, Vec<String>> = Default::default();
     let all: Vec<String> = items.iter().map(|(id, _)| id.clone()).collect();
     for (id, kind) in items {
         by.entry(protocol_for_kind(&kind)).or_default().push(id);
     }
+    let mut plans = Vec::new();
     for (protocol, ids) in by {
         if protocol != Protocol::Awag {
-            start_run(app, protocol, mode, None, ids, None, fx);
+            plans.extend(plan_for(app, protocol, mode, None, ids));
             continue;
         }
         // One run per persona the items are judged as (each its owner's).
-        let groups = super::owners::group_by_persona(app, ids);
-        let said = super::owners::as_owners(&groups);
-        for (persona, ids) in groups {
-            start_run(app, protocol, mode, Some(persona), ids, None, fx);
-        }
-        if let Some(said) = said.filter(|_| app.runs.active.iter().any(|r| !r.finished)) {
-            app.chrome.message = Some((Level::Info, said));
+        for (persona, ids) in super::owners::group_by_persona(app, ids) {
+            plans.extend(plan_for(app, protocol, mode, Some(persona), ids));
         }
     }
-    start_claim_runs(app, mode, &all, fx);
+    plans.extend(claim_plans(app, mode, &all));
+    plans
 }
 
 /// The proposition rows on `items`: one run per claim whose settings are
 /// known; the others are named in a warning.
-fn start_claim_runs(app: &mut App, mode: Mode, items: &[String], fx: &mut Vec<Effect>) {
+fn claim_plans(app: &mut App, mode: Mode, items: &[String]) -> Vec<RunPlan> {
     let (runs, unknown) = super::claims::claim_runs(app, items);
-    for r in runs {
-        let claim = Some((r.settings, r.persona_id));
-        start_run(
-            app,
-            Protocol::Proposition,
-            mode,
-            None,
-            r.item_ids,
-            claim,
-            fx,
-        );
-    }
     if !unknown.is_empty() {
         app.chrome.message = Some((
             Level::Warning,
             crate::tui::strings::claim::cannot_judge(&sanitize::one_line(&unknown.join(", "), 200)),
         ));
     }
+    runs.into_iter()
+        .filter_map(|r| {
+            let mut plan = plan_for(
+                app,
+                Protocol::Proposition,
+                mode,
+                Some(r.persona_id),
+                r.item_ids,
+            )?;
+            plan.claim = Some(r.settings);
+            Some(plan)
+        })
+        .collect()
 }
 
-fn start_run(
+/// Says so and returns true when no endpoint is configured.
+fn no_endpoint(app: &mut App) -> bool {
+    let Some(e) = &app.runs.endpoint_error else {
+        return false;
+    };
+    app.chrome.popup = Some(Popup::Notice {
+        title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
+        text: e.clone(),
+    });
+    true
+}
+
+/// One run's plan with the current choices; `None` (said) when it cannot run.
+fn plan_for(
     app: &mut App,
     protocol: Protocol,
     mode: Mode,
     persona: Option<String>,
     item_ids: Vec<String>,
-    claim: Option<(crate::protocol::proposition::Settings, String)>,
-    fx: &mut Vec<Effect>,
-) {
-    if let Some(e) = &app.runs.endpoint_error {
-        app.chrome.popup = Some(Popup::Notice {
-            title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
-            text: e.clone(),
-        });
-        return;
-    }
+) -> Option<RunPlan> {
     if item_ids.is_empty() {
         app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
-        return;
+        return None;
     }
-    // Other protocols judge without a persona, under their own perspective
+    // Other protocols judge under their own perspective, without a persona
     // (a claim keeps the persona its row is for).
-    let (persona_id, perspective_ids, what) = if let Some((s, persona)) = &claim {
+    let (persona_id, perspective_ids) = if protocol != Protocol::Awag {
         (
-            persona.clone(),
+            persona.unwrap_or_else(|| "-".to_string()),
             vec![protocol.as_str().to_string()],
-            crate::tui::strings::msg::with_protocol(&format!(
-                "{} ({})",
-                protocol.as_str(),
-                sanitize::one_line(&s.claim_id, 40)
-            )),
-        )
-    } else if protocol != Protocol::Awag {
-        let p = vec![protocol.as_str().to_string()];
-        (
-            "-".to_string(),
-            p,
-            crate::tui::strings::msg::with_protocol(protocol.as_str()),
         )
     } else {
         if app.persona().is_none() {
             app.chrome.message =
                 Some((Level::Warning, crate::tui::strings::msg::NO_PERSONA.into()));
-            return;
+            return None;
         }
         let perspective_ids: Vec<String> = app
             .active_perspectives()
@@ -226,43 +232,57 @@ fn start_run(
                 Level::Warning,
                 crate::tui::strings::msg::NO_PERSPECTIVE.into(),
             ));
-            return;
+            return None;
         }
         let persona = persona.unwrap_or_else(|| app.persona_id().to_string());
-        (
-            persona,
-            perspective_ids,
-            crate::tui::strings::msg::in_mode(&mode.to_string()),
-        )
+        (persona, perspective_ids)
     };
-    let tag = app.runs.next_tag;
-    app.runs.next_tag += 1;
+    Some(RunPlan {
+        protocol,
+        mode,
+        structured: app.choices.structured,
+        persona_id,
+        perspective_ids,
+        item_ids,
+        claim: None,
+        resume: true,
+    })
+}
+
+/// Starts a run: the one place the workbench does (Enter, `R`'s
+/// confirmation, compare's missing modes).
+pub fn start_run(app: &mut App, plan: RunPlan, fx: &mut Vec<Effect>) {
+    if no_endpoint(app) {
+        return;
+    }
+    let what = if let Some(claim) = &plan.claim {
+        crate::tui::strings::msg::with_protocol(&format!(
+            "{} ({})",
+            plan.protocol.as_str(),
+            sanitize::one_line(&claim.claim_id, 40)
+        ))
+    } else if plan.protocol != Protocol::Awag {
+        crate::tui::strings::msg::with_protocol(plan.protocol.as_str())
+    } else {
+        crate::tui::strings::msg::in_mode(&plan.mode.to_string())
+    };
+    let tag = app.runs.take_tag();
     app.runs.active.push(ActiveRun {
         tag,
         run_id: None,
-        protocol,
-        mode,
-        items: item_ids.len(),
+        protocol: plan.protocol,
+        mode: plan.mode,
+        items: plan.item_ids.len(),
         progress: Default::default(),
         finished: false,
+        cancelled: false,
         note: None,
     });
     app.chrome.message = Some((
         Level::Info,
-        crate::tui::strings::msg::judging(item_ids.len(), &what),
+        crate::tui::strings::msg::judging(plan.item_ids.len(), &what),
     ));
-    fx.push(Effect::StartRun {
-        tag,
-        plan: RunPlan {
-            protocol,
-            mode,
-            structured: app.choices.structured,
-            persona_id,
-            perspective_ids,
-            item_ids,
-            claim: claim.map(|(s, _)| s),
-        },
-    });
+    fx.push(Effect::StartRun { tag, plan });
 }
 
 /// `auto`, `tools`, `json_schema` or `json`: the words of `--structured`.

@@ -10,6 +10,7 @@ pub mod list;
 pub mod personas;
 pub mod popup;
 pub mod root;
+pub mod run_popups;
 pub mod runs;
 pub mod status;
 pub mod text;

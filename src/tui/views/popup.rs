@@ -31,6 +31,12 @@ impl Widget for PopupView<'_> {
                 dialog(area, buf, self.app, &title, lines);
             }
             Popup::Replay { labels, path } => replay(self.app, area, buf, labels, path),
+            Popup::CancelRun { tags, cursor } => {
+                super::run_popups::cancel_run(self.app, area, buf, tags, *cursor)
+            }
+            Popup::ConfirmRuns { runs, judged } => {
+                super::run_popups::confirm_runs(self.app, area, buf, runs, *judged)
+            }
             Popup::Picker {
                 kind,
                 options,
@@ -134,7 +140,7 @@ fn break_at(text: &str, width: usize) -> Vec<String> {
 
 /// A bordered, centred box that fits its lines (long ones are broken at
 /// the box's width, so the height is known and the last line never cut).
-fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines: Vec<Line<'_>>) {
+pub(super) fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines: Vec<Line<'_>>) {
     let t = &app.chrome.theme;
     let w = 90.min(area.width);
     let inner = w.saturating_sub(2).max(1) as usize;

@@ -1,0 +1,141 @@
+//! Run tasks for the executor: counting what runs would send (the `R`
+//! confirmation) and starting one. Both plan with the engine's own planning
+//! (`make_plan`, the rule `jury run --resume` uses), on a blocking thread:
+//! the UI never waits on the store.
+
+use super::app::{PlannedRun, RunCount, RunPlan};
+use super::effects::run_request;
+use super::msg::Msg;
+use crate::engine::{EngineConfig, EngineError, Plan, RunRequest, make_plan, spawn_planned_with};
+use crate::store::Store;
+use std::path::PathBuf;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+/// Counts each run twice: what is missing (resume) and everything (re-judge).
+pub fn summarize(
+    cfg: &EngineConfig,
+    plans: Vec<RunPlan>,
+    prompts_dir: Option<PathBuf>,
+) -> Result<Vec<PlannedRun>, String> {
+    let store = Store::open(&cfg.db_path).map_err(|e| e.to_string())?;
+    let price = crate::engine::price::price_for(&cfg.provider.model);
+    plans
+        .into_iter()
+        .map(|plan| {
+            let count = |resume: bool| -> Result<RunCount, String> {
+                let mut req = run_request(plan.clone(), prompts_dir.clone())?;
+                req.resume = resume;
+                let p = make_plan(cfg, &req, &store).map_err(|e| e.to_string())?;
+                Ok(count(&p, &req, price))
+            };
+            Ok(PlannedRun {
+                missing: count(true)?,
+                all: count(false)?,
+                plan,
+            })
+        })
+        .collect()
+}
+
+/// What a plan would send. The cost is the price table's worst case, as a
+/// `--budget` reserves it: every byte of a request a prompt token, every
+/// allowed answer token used (so "at most", never a guess below the bill).
+fn count(p: &Plan, req: &RunRequest, price: Option<crate::engine::price::Price>) -> RunCount {
+    let items: std::collections::HashSet<&str> = p
+        .batches
+        .iter()
+        .flatten()
+        .map(|u| u.key.item_id.as_str())
+        .chain(p.settled.iter().map(|v| v.key.item_id.as_str()))
+        .collect();
+    let boundary = crate::protocol::new_boundary();
+    let cost_usd = price.and_then(|price| {
+        p.batches.iter().try_fold(0.0, |sum, batch| {
+            let call = p.protocol.build_call(batch, &boundary).ok()?;
+            let bytes = call.messages.iter().map(|m| m.content.len()).sum::<usize>()
+                + call.tool.parameters.to_string().len()
+                + call.tool.description.len();
+            Some(sum + price.worst_case(bytes, req.max_tokens_for(batch.len())))
+        })
+    });
+    RunCount {
+        items: items.len(),
+        combos: p.units(),
+        requests: p.batches.len(),
+        skipped: p.skipped,
+        cost_usd,
+    }
+}
+
+/// Plans and starts run `tag`. A run that resumes and finds nothing missing
+/// is not started: its counts go back so the user can choose to re-judge.
+/// `cancel` stops it whether it is still planning or already sending.
+pub fn start(
+    cfg: EngineConfig,
+    tag: u64,
+    plan: RunPlan,
+    prompts_dir: Option<PathBuf>,
+    cancel: CancellationToken,
+    tx: UnboundedSender<Msg>,
+) {
+    tokio::spawn(async move {
+        let ended = |error: Option<String>| {
+            let _ = tx.send(Msg::RunEnded { tag, error });
+        };
+        let req = match run_request(plan.clone(), prompts_dir.clone()) {
+            Ok(req) => req,
+            Err(e) => return ended(Some(e)),
+        };
+        let (cfg2, req2) = (cfg.clone(), req.clone());
+        let planned = tokio::task::spawn_blocking(move || {
+            let store = Store::open(&cfg2.db_path)?;
+            make_plan(&cfg2, &req2, &store)
+        })
+        .await
+        .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")));
+        let p = match planned {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) | Err(e) => return ended(Some(e.to_string())),
+        };
+        if cancel.is_cancelled() {
+            return ended(None);
+        }
+        if req.resume && p.batches.is_empty() && p.settled.is_empty() {
+            let (cfg2, dir) = (cfg.clone(), prompts_dir.clone());
+            let result = tokio::task::spawn_blocking(move || summarize(&cfg2, vec![plan], dir))
+                .await
+                .unwrap_or_else(|e| Err(format!("counting stopped: {e}")));
+            let _ = tx.send(Msg::RunsPlanned {
+                started: Some(tag),
+                result,
+            });
+            return;
+        }
+        forward(cfg, req, p, tag, cancel, tx).await;
+    });
+}
+
+/// Sends the run's events to the loop until it ends.
+async fn forward(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    tag: u64,
+    cancel: CancellationToken,
+    tx: UnboundedSender<Msg>,
+) {
+    let handle = spawn_planned_with(cfg, req, plan, cancel);
+    let mut events = handle.events;
+    while let Some(event) = events.recv().await {
+        if tx.send(Msg::Engine { tag, event }).is_err() {
+            return;
+        }
+    }
+    let error = match handle.join.await {
+        Ok(Ok(_)) => None,
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(e) => Some(format!("the run stopped: {e}")),
+    };
+    let _ = tx.send(Msg::RunEnded { tag, error });
+}
