@@ -20,6 +20,40 @@ pub struct Choices {
     pub structured: Option<crate::provider::ToolMode>,
     /// Blind review: judge values hidden until the row is labelled.
     pub blind: bool,
+    /// What the compare view's columns are.
+    pub compare_axis: CompareAxis,
+}
+
+/// The compare view's columns: the modes, the personas or the models that
+/// judged the current item (DESIGN §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompareAxis {
+    #[default]
+    Mode,
+    Persona,
+    Model,
+}
+
+impl CompareAxis {
+    pub fn next(self) -> CompareAxis {
+        match self {
+            CompareAxis::Mode => CompareAxis::Persona,
+            CompareAxis::Persona => CompareAxis::Model,
+            CompareAxis::Model => CompareAxis::Mode,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareAxis::Mode => "mode",
+            CompareAxis::Persona => "persona",
+            CompareAxis::Model => "model",
+        }
+    }
+    pub fn parse(s: &str) -> Option<CompareAxis> {
+        [CompareAxis::Mode, CompareAxis::Persona, CompareAxis::Model]
+            .into_iter()
+            .find(|a| a.name() == s)
+    }
 }
 
 impl Default for Choices {
@@ -30,6 +64,7 @@ impl Default for Choices {
             mode: Mode::Two,
             structured: None,
             blind: false,
+            compare_axis: CompareAxis::Mode,
         }
     }
 }

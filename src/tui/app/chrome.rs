@@ -43,6 +43,8 @@ pub enum Popup {
     Notice { title: String, text: String },
     /// Quitting with labels not yet on disk.
     Quit(QuitPrompt),
+    /// A row's label history (any key closes it); lines already sanitised.
+    History { title: String, lines: Vec<String> },
     /// Labels an earlier session could not save, offered for replay at start.
     Replay {
         labels: Vec<Label>,

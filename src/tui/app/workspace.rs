@@ -69,6 +69,18 @@ pub struct Workspace {
     pub replaying: bool,
     /// The held-out split: each verdict row says its side.
     pub split: Option<crate::store::Split>,
+    /// This session's label changes, oldest first: what `u` walks back.
+    pub undo: Vec<UndoStep>,
+    /// Retractions handed to the writer, by request: put back if refused.
+    pub undo_pending: HashMap<u64, UndoStep>,
+}
+
+/// One label change of this session: the label before it (`None`: there
+/// was none) and after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UndoStep {
+    pub before: Option<Label>,
+    pub after: Label,
 }
 
 impl Workspace {
@@ -95,6 +107,8 @@ impl Workspace {
             next_req: 1,
             replaying: false,
             split: data.split,
+            undo: Vec::new(),
+            undo_pending: HashMap::new(),
         };
         for mut v in data.verdicts {
             crate::tui::queue::compact_raw(&mut v);

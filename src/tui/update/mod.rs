@@ -9,6 +9,7 @@ pub mod label;
 pub mod nav;
 pub mod popup;
 pub mod run;
+pub mod undo;
 
 use super::action::Action;
 use super::app::*;
@@ -42,6 +43,15 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
+        Msg::LabelHistory { key, result } => undo::history_loaded(app, key, result),
+        Msg::SessionNotSaved(e) => {
+            app.chrome.message = Some((
+                Level::Warning,
+                crate::tui::strings::session::session_not_saved(&crate::sanitize::one_line(
+                    &e, 200,
+                )),
+            ))
+        }
     }
     fx
 }
@@ -89,5 +99,8 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         EditNote => label::edit_note(app),
         RetryUnsaved => label::retry(app, fx),
         ToggleBlind => label::toggle_blind(app),
+        Undo => undo::undo(app, now, fx),
+        LabelHistory => undo::open_history(app, fx),
+        CompareBy => nav::cycle_compare_axis(app),
     }
 }

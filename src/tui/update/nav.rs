@@ -246,3 +246,16 @@ pub fn agreement_rows(app: &App) -> Vec<AgreementRow> {
     }
     rows.into_values().collect()
 }
+
+/// The compare view's columns: modes → personas → models (opens the view).
+pub fn cycle_compare_axis(app: &mut App) {
+    if app.chrome.view != View::Compare {
+        app.chrome.view = View::Compare;
+    } else {
+        app.choices.compare_axis = app.choices.compare_axis.next();
+    }
+    app.chrome.message = Some((
+        Level::Info,
+        crate::tui::strings::session::compare_axis(app.choices.compare_axis.name()),
+    ));
+}

@@ -153,7 +153,7 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
         return;
     };
     match popup {
-        Popup::Notice { .. } => {} // any key closes it
+        Popup::Notice { .. } | Popup::History { .. } => {} // any key closes it
         Popup::Quit(q) => super::super::quit::prompt_key(app, q, k, fx),
         Popup::Replay { labels, path } => super::super::quit::replay_key(app, labels, path, k, fx),
         Popup::Picker {

@@ -1,0 +1,151 @@
+//! Issue 15.13/14/16: undo and label history, the session kept across a
+//! restart, compare by persona and by model — pure update tests.
+#![cfg(feature = "tui")]
+
+mod tui_common;
+use tui_common::*;
+
+use jury::domain::*;
+use jury::tui::app::{Level, Popup, SaveState};
+use jury::tui::msg::{Effect, Msg};
+
+fn saved(app: &mut jury::tui::app::App, fx: &[Effect]) {
+    for f in fx {
+        let req = match f {
+            Effect::SaveLabel { req, .. } | Effect::UndoLabel { req, .. } => *req,
+            _ => continue,
+        };
+        update(
+            app,
+            Msg::LabelSaved {
+                req,
+                result: Ok(()),
+            },
+        );
+    }
+}
+
+fn undo_of(fx: &[Effect]) -> jury::store::LabelUndo {
+    match fx {
+        [Effect::UndoLabel { undo, .. }] => undo.clone(),
+        other => panic!("expected one UndoLabel, got {other:?}"),
+    }
+}
+
+fn message(app: &jury::tui::app::App) -> String {
+    app.chrome.message.clone().map(|m| m.1).unwrap_or_default()
+}
+
+#[test]
+fn u_walks_back_this_sessions_label_changes_across_items() {
+    let mut app = app();
+    let k1 = ComboKey::new("k-001", "urgency", "classification");
+    let k2 = ComboKey::new("k-002", "urgency", "classification");
+    let fx = key(&mut app, '4');
+    saved(&mut app, &fx);
+    let fx = key(&mut app, '2');
+    saved(&mut app, &fx);
+    key(&mut app, 'j'); // next item
+    let fx = key(&mut app, '5');
+    saved(&mut app, &fx);
+
+    // 1: k-002's label was new: the undo retracts it.
+    let fx = key(&mut app, 'u');
+    let u = undo_of(&fx);
+    assert_eq!(u.slot.key, k2);
+    assert_eq!(u.restore, None);
+    assert!(message(&app).contains("k-002"), "{}", message(&app));
+    assert!(message(&app).contains("no label"), "{}", message(&app));
+    assert!(app.data.my_label(&k2, "kenton", Scale::Likert).is_none());
+    saved(&mut app, &fx);
+    assert!(app.data.undo_pending.is_empty());
+
+    // 2: on k-001, from another item: back to 4, saved through the writer.
+    let fx = key(&mut app, 'u');
+    let u = undo_of(&fx);
+    assert_eq!(u.slot.key, k1);
+    let back = u.restore.clone().unwrap();
+    assert_eq!(back.value, Value::Likert(4));
+    assert!(message(&app).contains("back to 4"), "{}", message(&app));
+    let e = app.data.my_label(&k1, "kenton", Scale::Likert).unwrap();
+    assert_eq!(e.label.value, Value::Likert(4));
+    assert!(matches!(e.state, SaveState::Pending(_)));
+    saved(&mut app, &fx);
+    assert_eq!(
+        app.data.my_label(&k1, "kenton", Scale::Likert).unwrap().state,
+        SaveState::Saved
+    );
+
+    // 3: the first label: retracted; 4: nothing left, said so.
+    let u = undo_of(&key(&mut app, 'u'));
+    assert_eq!((u.slot.key.clone(), u.restore), (k1.clone(), None));
+    assert!(key(&mut app, 'u').is_empty());
+    assert!(message(&app).contains("nothing to undo"));
+}
+
+#[test]
+fn a_refused_retraction_puts_the_label_back() {
+    let mut app = app();
+    let k1 = ComboKey::new("k-001", "urgency", "classification");
+    let fx = key(&mut app, '3');
+    saved(&mut app, &fx);
+    let fx = key(&mut app, 'u');
+    let Effect::UndoLabel { req, .. } = &fx[0] else {
+        panic!("{fx:?}")
+    };
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req: *req,
+            result: Err("database is locked".into()),
+        },
+    );
+    let e = app.data.my_label(&k1, "kenton", Scale::Likert).unwrap();
+    assert_eq!(e.label.value, Value::Likert(3));
+    assert!(matches!(app.chrome.message, Some((Level::Error, _))));
+    assert_eq!(app.data.undo.len(), 1, "it can be undone again");
+}
+
+#[test]
+fn h_asks_the_store_for_the_rows_history_and_shows_it_sanitised() {
+    let mut app = app();
+    let k1 = ComboKey::new("k-001", "urgency", "classification");
+    let fx = key(&mut app, 'h');
+    assert_eq!(fx, vec![Effect::LoadLabelHistory(k1.clone())]);
+    let slot = jury::store::Slot {
+        key: k1.clone(),
+        persona_id: "kenton".into(),
+        who: "mal\u{1b}[31mlory".into(),
+        scale: Scale::Likert,
+    };
+    let ev = |v: Option<Value>, kind: &str, at: &str| jury::store::LabelEvent {
+        slot: slot.clone(),
+        value: v,
+        note: String::new(),
+        replaced_judge_value: Some(Value::Likert(5)),
+        created_at: at.into(),
+        blind: false,
+        kind: kind.into(),
+    };
+    update(
+        &mut app,
+        Msg::LabelHistory {
+            key: k1,
+            result: Ok(vec![
+                ev(None, "undo", "2026-11-24T04:00:02.000Z"),
+                ev(Some(Value::Likert(2)), "set", "2026-11-24T04:00:01.000Z"),
+            ]),
+        },
+    );
+    let Some(Popup::History { title, lines }) = &app.chrome.popup else {
+        panic!("no history popup");
+    };
+    assert!(title.contains("urgency · k-001"), "{title}");
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].contains("retracted") && lines[0].contains("[undo]"));
+    assert!(lines[1].contains("likert 2") && lines[1].contains("replaced judge 5"));
+    assert!(lines.iter().all(|l| !l.contains('\u{1b}')), "{lines:?}");
+    // Any key closes it.
+    key(&mut app, 'j');
+    assert!(app.chrome.popup.is_none());
+}
