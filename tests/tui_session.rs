@@ -149,3 +149,128 @@ fn h_asks_the_store_for_the_rows_history_and_shows_it_sanitised() {
     key(&mut app, 'j');
     assert!(app.chrome.popup.is_none());
 }
+
+fn two_personas() -> jury::tui::app::Loaded {
+    let mut data = loaded();
+    data.personas.push(Persona {
+        id: "maren".into(),
+        name: "Maren, buyer".into(),
+        definition: serde_json::json!({"type": "professional"}),
+    });
+    data
+}
+
+fn kept_state(fx: &[Effect]) -> Option<(String, String)> {
+    fx.iter().find_map(|f| match f {
+        Effect::SaveSession { who, state } => Some((who.clone(), state.clone())),
+        _ => None,
+    })
+}
+
+#[test]
+fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
+    let mut app = app_with(two_personas());
+    // Persona maren (picker: down, enter), mode 3, filter unjudged, order
+    // judge≠human first, search "k-00", blind review, item k-003.
+    key(&mut app, 'p');
+    key(&mut app, 'j');
+    code(&mut app, crossterm::event::KeyCode::Enter);
+    key(&mut app, 'm');
+    key(&mut app, 'f');
+    key(&mut app, 'o');
+    key(&mut app, '/');
+    for c in "k-00".chars() {
+        key(&mut app, c);
+    }
+    code(&mut app, crossterm::event::KeyCode::Enter);
+    key(&mut app, 'b');
+    key(&mut app, 'G');
+    key(&mut app, 'C'); // opens compare
+    key(&mut app, 'C'); // by persona
+    code(&mut app, crossterm::event::KeyCode::Esc);
+    let before = jury::tui::session::capture(&app);
+    assert_eq!(before.persona.as_deref(), Some("maren"));
+    assert_eq!(before.item.as_deref(), Some("k-003"));
+    let fx = key(&mut app, 'q');
+    let (who, state) = kept_state(&fx).expect("kept on quit");
+    assert_eq!(who, "alice");
+
+    // Through a real SQLite file, and a new process's store.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    jury::store::Store::open(&db)
+        .unwrap()
+        .save_workbench_session(&who, &state)
+        .unwrap();
+    let read = jury::store::Store::open(&db)
+        .unwrap()
+        .workbench_session("alice")
+        .unwrap()
+        .unwrap();
+    assert!(jury::store::Store::open(&db).unwrap().workbench_session("bob").unwrap().is_none());
+
+    let mut again = app_with(two_personas());
+    jury::tui::session::restore(&mut again, &jury::tui::session::parse(&read).unwrap());
+    assert_eq!(jury::tui::session::capture(&again), before);
+    assert_eq!(again.persona_id(), "maren");
+    assert_eq!(again.choices.mode, Mode::Three);
+    assert!(again.choices.blind);
+    assert_eq!(again.list.search, "k-00");
+    assert_eq!(again.list.filter, jury::tui::app::Filter::Unjudged);
+    assert_eq!(again.current_item().unwrap().id, "k-003");
+    assert_eq!(screen(&again), screen(&{
+        let mut a = app;
+        a.chrome.quit = false;
+        a.chrome.message = None;
+        a
+    }));
+}
+
+#[test]
+fn a_deleted_persona_or_item_falls_back_quietly() {
+    let mut app = app_with(two_personas());
+    key(&mut app, 'p');
+    key(&mut app, 'j');
+    code(&mut app, crossterm::event::KeyCode::Enter);
+    key(&mut app, 'G');
+    key(&mut app, 'm');
+    let state = jury::tui::session::capture(&app);
+    assert_eq!(state.item.as_deref(), Some("k-003"));
+    // Maren and k-003 are gone by the next start.
+    let mut data = loaded();
+    data.items.pop();
+    let mut again = app_with(data);
+    jury::tui::session::restore(&mut again, &state);
+    assert_eq!(again.persona_id(), "kenton");
+    assert_eq!(again.current_item().unwrap().id, "k-001");
+    assert_eq!(again.choices.mode, Mode::Three, "what still exists comes back");
+    assert!(again.chrome.message.is_none(), "quietly");
+    // Garbage is no session.
+    assert!(jury::tui::session::parse("{not json").is_none());
+    let odd = jury::tui::session::parse(r#"{"mode": 9, "filter": "nope", "extra": 1}"#).unwrap();
+    let mut third = tui_common::app();
+    jury::tui::session::restore(&mut third, &odd);
+    assert_eq!(third.choices.mode, Mode::Two);
+}
+
+#[test]
+fn the_session_is_kept_once_the_keys_are_calm_not_per_keystroke() {
+    let mut app = app();
+    for c in ['j', 'm', 'f'] {
+        assert!(kept_state(&key(&mut app, c)).is_none(), "not on a keystroke");
+    }
+    assert!(app.chrome.session.wants_tick());
+    let mut kept = 0;
+    for _ in 0..jury::tui::session::CALM_TICKS * 3 {
+        kept += kept_state(&update(&mut app, Msg::Tick)).iter().count();
+    }
+    assert_eq!(kept, 1, "once, after a calm moment");
+    assert!(!app.chrome.session.wants_tick(), "then the loop stops ticking");
+    // A key that changes nothing kept: no write.
+    key(&mut app, '?');
+    key(&mut app, '?');
+    code(&mut app, crossterm::event::KeyCode::Esc);
+    for _ in 0..jury::tui::session::CALM_TICKS {
+        assert!(kept_state(&update(&mut app, Msg::Tick)).is_none());
+    }
+}

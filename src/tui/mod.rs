@@ -16,6 +16,7 @@ pub mod protocol_rows;
 pub mod queue;
 pub mod quit;
 pub mod recovery;
+pub mod session;
 pub mod signals;
 pub mod strings;
 pub mod terminal;
@@ -171,6 +172,12 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     let mut notes = Vec::new();
     notes.extend(seed_new_workspace(&mut store, &opts, &settings.who)?);
     let data = load_without_items(&store)?;
+    // A session that cannot be read is no session: the defaults, quietly.
+    let kept = store
+        .workbench_session(&settings.who)
+        .ok()
+        .flatten()
+        .and_then(|json| session::parse(&json));
     drop(store);
     let (items, reader) = stream_items(&settings.db_path);
     let (app, warnings) = build_app_with_items(&settings, items, data);
@@ -181,6 +188,9 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         settings.prompts_dir.as_deref(),
     )?);
     let mut app = app;
+    if let Some(kept) = &kept {
+        session::restore(&mut app, kept);
+    }
     app.runs.prompts = prompts.clone();
     if let Some(w) = warnings.into_iter().next() {
         app.chrome.message = Some((Level::Warning, crate::sanitize::one_line(&w, 300)));

@@ -143,6 +143,8 @@ pub struct Chrome {
     pub keymap: Keymap,
     pub theme: Theme,
     pub quit: bool,
+    /// When the session (persona, mode, filter, item...) was last kept.
+    pub session: crate::tui::session::SessionTracker,
 }
 
 impl Chrome {
@@ -156,6 +158,7 @@ impl Chrome {
             keymap,
             theme,
             quit: false,
+            session: Default::default(),
         }
     }
 }

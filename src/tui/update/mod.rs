@@ -28,13 +28,22 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
     let mut fx = Vec::new();
     match msg {
         Msg::Key(k) if k.kind == KeyEventKind::Release => {}
-        Msg::Key(k) => key(app, k, now, &mut fx),
-        Msg::Paste(s) => popup::paste(app, &s),
+        Msg::Key(k) => {
+            key(app, k, now, &mut fx);
+            touched(app);
+        }
+        Msg::Paste(s) => {
+            popup::paste(app, &s);
+            touched(app);
+        }
         Msg::Resize(w, h) => {
             app.chrome.size = (w, h);
             app.scroll_list_to_cursor();
         }
-        Msg::Tick => app.runs.spinner = app.runs.spinner.wrapping_add(1),
+        Msg::Tick => {
+            app.runs.spinner = app.runs.spinner.wrapping_add(1);
+            super::session::tick(app, &mut fx);
+        }
         Msg::Engine { tag, event } => engine::engine_event(app, tag, event),
         Msg::RunEnded { tag, error } => run::run_ended(app, tag, error),
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
@@ -53,7 +62,19 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
             ))
         }
     }
+    // Quitting (from a key or from the quit prompt's last answer): the
+    // session goes to the writer, which finishes before the process ends.
+    if app.chrome.quit {
+        super::session::keep(app, &mut fx);
+    }
     fx
+}
+
+/// A key or paste may have changed the session: it is kept once the keys
+/// are calm (see [`super::session::tick`]), or on quit.
+fn touched(app: &mut App) {
+    app.chrome.session.touched = true;
+    app.chrome.session.idle_ticks = 0;
 }
 
 fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
