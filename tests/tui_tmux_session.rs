@@ -1,0 +1,68 @@
+//! Issue 15.14 end to end: the real binary in tmux. Choose a persona, a
+//! mode and a filter, move to the 7th item, quit, reopen: the same screen.
+#![cfg(feature = "tui")]
+
+mod tui_tmux_common;
+use tui_tmux_common::*;
+
+use std::time::{Duration, Instant};
+
+/// The screen without its last line (the start-up message and key hints).
+fn body(screen: &str) -> String {
+    let lines: Vec<&str> = screen.lines().collect();
+    lines[..lines.len().saturating_sub(1)].join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn persona_mode_filter_and_item_come_back_after_a_restart() {
+    if !have_tmux() {
+        eprintln!("tmux is not installed: skipping the end-to-end TUI test");
+        return;
+    }
+    let server = jury::testserver::TestServer::start(|r| {
+        jury::testserver::demo_judge::reply(r, Duration::from_millis(10))
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("session.db");
+    let name = format!("jury-session-{}", std::process::id());
+
+    let s = Session::start(&name, &db, &server.base_url());
+    wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
+    // The second persona, mode 3, filter "unlabelled", the 7th item.
+    s.keys(&["p"]);
+    wait_for(&s.name, "the persona picker", |x| x.contains("maren")).await;
+    s.keys(&["j", "Enter", "m", "f", "f", "f", "f"]);
+    wait_for(&s.name, "the filter", |x| x.contains("unlabelled")).await;
+    s.keys(&["j", "j", "j", "j", "j", "j"]);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before = capture(&s.name);
+    assert!(before.contains("mode 3"), "{before}");
+    assert!(!before.contains("persona kenton"), "{before}");
+    // The item pane shows the 7th listed item.
+    let lines: Vec<&str> = before.lines().collect();
+    let shown = lines[1]
+        .split("││")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .unwrap()
+        .to_string();
+    assert!(lines[7].contains(&format!(" {shown} ")), "{before}");
+    s.keys(&["q"]);
+    let t0 = Instant::now();
+    while alive(&s.name) && t0.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!alive(&s.name), "q quits");
+    drop(s);
+
+    let s = Session::start(&name, &db, &server.base_url());
+    let after = wait_for(&s.name, "the list, filtered as before", |x| {
+        x.contains("unlabelled")
+    })
+    .await;
+    eprintln!("--- before quit ---\n{before}\n--- reopened ---\n{after}");
+    assert_eq!(body(&after), body(&before), "the same screen after a restart");
+    s.keys(&["q"]);
+}
