@@ -6,12 +6,14 @@
 //! questions that need more than one part.
 
 mod choices;
+mod compare;
 mod chrome;
 mod list;
 mod runs;
 mod workspace;
 
 pub use choices::*;
+pub use compare::*;
 pub use chrome::*;
 pub use list::*;
 pub use runs::*;

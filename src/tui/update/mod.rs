@@ -4,6 +4,7 @@
 //! (human labels and their saving), [`run`] (starting runs), [`engine`]
 //! (the engine's events), [`popup`] (pickers, text fields, pastes).
 
+pub mod compare;
 pub mod engine;
 pub mod label;
 pub mod nav;

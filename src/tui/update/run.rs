@@ -53,6 +53,10 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
         ));
         return;
     }
+    if app.choices.compare_axis != CompareAxis::Mode {
+        super::compare::run_missing(app, fx);
+        return;
+    }
     let Some(item) = app.current_item() else {
         return;
     };
@@ -130,7 +134,7 @@ fn start_runs(app: &mut App, mode: Mode, items: Vec<(String, String)>, fx: &mut 
     }
 }
 
-fn start_run(
+pub(super) fn start_run(
     app: &mut App,
     protocol: Protocol,
     mode: Mode,
