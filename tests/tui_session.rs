@@ -188,6 +188,9 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
     key(&mut app, 'C'); // opens compare
     key(&mut app, 'C'); // by persona
     code(&mut app, crossterm::event::KeyCode::Esc);
+    key(&mut app, 'A');
+    key(&mut app, 't'); // agreement on the held-out test side
+    code(&mut app, crossterm::event::KeyCode::Esc);
     let before = jury::tui::session::capture(&app);
     assert_eq!(before.persona.as_deref(), Some("maren"));
     assert_eq!(before.item.as_deref(), Some("k-003"));
@@ -218,6 +221,13 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
     assert_eq!(again.list.search, "k-00");
     assert_eq!(again.list.filter, jury::tui::app::Filter::Unjudged);
     assert_eq!(again.current_item().unwrap().id, "k-003");
+    assert_eq!(again.choices.split_side, Some(Side::Test));
+    assert_eq!(
+        key(&mut again, 'A'),
+        vec![Effect::LoadAgreement(Some(Side::Test))],
+        "the agreement view opens on the side left"
+    );
+    code(&mut again, crossterm::event::KeyCode::Esc);
     assert_eq!(screen(&again), screen(&{
         let mut a = app;
         a.chrome.quit = false;
@@ -413,4 +423,28 @@ fn the_history_popup_lists_newest_first() {
     let s = screen(&app);
     assert!(!s.contains('\u{1b}'));
     insta::assert_snapshot!("history_popup", s);
+}
+
+#[test]
+fn an_undone_label_leaves_the_agreement_counts() {
+    let mut data = loaded();
+    data.verdicts.push(verdict(
+        1,
+        "k-001",
+        "urgency",
+        Mode::Two,
+        Value::Likert(4),
+        "Not urgent.",
+    ));
+    let mut app = app_with(data);
+    let fx = key(&mut app, '2');
+    saved(&mut app, &fx);
+    let n = |app: &jury::tui::app::App| -> usize {
+        jury::tui::update::agreement_rows(app).iter().map(|r| r.n).sum()
+    };
+    assert_eq!(n(&app), 1);
+    let fx = key(&mut app, 'u');
+    saved(&mut app, &fx);
+    assert_eq!(n(&app), 0, "the retracted label is not compared");
+    assert!(app.data.marks[0] & jury::tui::app::mark::LABELLED == 0);
 }

@@ -1,7 +1,7 @@
 //! The session a person comes back to: persona, perspective, mode, filter,
-//! search, order, blind review, compare axis and the selected item, kept per
-//! annotator in the store (`workbench_sessions`, a JSON the store never
-//! reads). Written by the label writer — on quit, and once the keyboard has
+//! search, order, blind review, the agreement view's split side, compare
+//! axis and the selected item, kept per annotator in the store
+//! (`workbench_sessions`, a JSON the store never reads). Written by the label writer — on quit, and once the keyboard has
 //! been calm for a moment — never on the UI thread; read once at start.
 //! Names, not indexes, are kept: a persona or item deleted since, or a value
 //! this build does not know, falls back quietly to the default.
@@ -27,6 +27,9 @@ pub struct SessionState {
     pub order: Option<String>,
     pub blind: bool,
     pub compare_axis: Option<String>,
+    /// The agreement view's side of the held-out split (`test`, `train`;
+    /// `None`: all pairs).
+    pub split: Option<String>,
     /// The selected item's id.
     pub item: Option<String>,
 }
@@ -60,6 +63,7 @@ pub fn capture(app: &App) -> SessionState {
         order: Some(app.list.order.name().to_string()),
         blind: app.choices.blind,
         compare_axis: Some(app.choices.compare_axis.name().to_string()),
+        split: app.choices.split_side.map(|s| s.as_str().to_string()),
         item: app
             .current_index()
             .map(|i| app.data.items[i].id.to_string()),
@@ -99,6 +103,7 @@ pub fn restore(app: &mut App, s: &SessionState) {
     if let Some(a) = s.compare_axis.as_deref().and_then(CompareAxis::parse) {
         app.choices.compare_axis = a;
     }
+    app.choices.split_side = s.split.as_deref().and_then(crate::domain::Side::parse);
     app.list.search = crate::sanitize::one_line(&s.search, 200);
     app.choices.blind = s.blind;
     app.refresh_all_marks();

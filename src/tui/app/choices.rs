@@ -22,6 +22,9 @@ pub struct Choices {
     pub blind: bool,
     /// What the compare view's columns are.
     pub compare_axis: CompareAxis,
+    /// The side of the held-out split the agreement view opens on (`None`:
+    /// all pairs); its split key changes it.
+    pub split_side: Option<crate::domain::Side>,
 }
 
 /// The compare view's columns: the modes, the personas or the models that
@@ -65,6 +68,7 @@ impl Default for Choices {
             structured: None,
             blind: false,
             compare_axis: CompareAxis::Mode,
+            split_side: None,
         }
     }
 }

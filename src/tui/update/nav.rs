@@ -23,13 +23,14 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             View::Runs(RunsView::Loading)
         }
         Action::Agreement => {
-            fx.push(Effect::LoadAgreement(None));
+            let side = app.choices.split_side;
+            fx.push(Effect::LoadAgreement(side));
             View::Agreement(AgreementState {
                 quick: agreement_rows(app),
                 figures: FiguresState::Computing,
                 cursor: 0,
                 notes: Vec::new(),
-                side: None,
+                side,
             })
         }
         Action::Prompt => View::Prompt {
@@ -76,6 +77,7 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     a.figures = FiguresState::Computing;
     a.notes.clear();
     a.cursor = 0;
+    app.choices.split_side = a.side;
     fx.push(Effect::LoadAgreement(a.side));
 }
 
