@@ -36,11 +36,11 @@ fn exported(ws: &Workspace, item: &str) -> Vec<Json> {
 /// n of the judge-vs-human groups (one classification here) in `jury report --format json`.
 fn report_n(ws: &Workspace) -> u64 {
     let doc: Json = serde_json::from_str(&ws.ok(&["report", "--format", "json"])).unwrap();
-    let groups = doc["judge_vs_human"].as_array().cloned().unwrap_or_default();
-    groups
-        .iter()
-        .map(|g| g["n"].as_u64().unwrap_or(0))
-        .sum()
+    let groups = doc["judge_vs_human"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    groups.iter().map(|g| g["n"].as_u64().unwrap_or(0)).sum()
 }
 
 #[test]
@@ -62,9 +62,12 @@ fn undo_restores_or_retracts_through_the_store_and_keeps_every_event() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let mut s = ws.store();
     let (a, b) = ("g-000000", "g-000001");
-    s.upsert_label(&label(a, 2, "2026-11-24T04:00:00.000Z")).unwrap();
-    s.upsert_label(&label(b, 1, "2026-11-24T04:00:01.000Z")).unwrap();
-    s.upsert_label(&label(b, 5, "2026-11-24T04:00:02.000Z")).unwrap();
+    s.upsert_label(&label(a, 2, "2026-11-24T04:00:00.000Z"))
+        .unwrap();
+    s.upsert_label(&label(b, 1, "2026-11-24T04:00:01.000Z"))
+        .unwrap();
+    s.upsert_label(&label(b, 5, "2026-11-24T04:00:02.000Z"))
+        .unwrap();
     assert_eq!(report_n(&ws), 2);
     assert_eq!(exported(&ws, b)[0]["value"], 5);
 
@@ -107,7 +110,9 @@ fn undo_restores_or_retracts_through_the_store_and_keeps_every_event() {
         ],
         "newest first"
     );
-    let ha = s.label_history(&ComboKey::new(a, "urgency", "classification")).unwrap();
+    let ha = s
+        .label_history(&ComboKey::new(a, "urgency", "classification"))
+        .unwrap();
     assert_eq!(ha.len(), 2);
     assert_eq!((ha[0].value, ha[0].kind.as_str()), (None, "undo"));
     assert_eq!(ha[0].slot.scale, Scale::Likert);
@@ -130,7 +135,8 @@ fn labels_from_before_the_history_become_its_first_event() {
         for sql in &jury::store::migrations()[..before] {
             conn.execute_batch(sql).unwrap();
         }
-        conn.pragma_update(None, "user_version", before as i64).unwrap();
+        conn.pragma_update(None, "user_version", before as i64)
+            .unwrap();
         conn.execute_batch(
             "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, replaced_judge_value, created_at)
                VALUES ('i', 'urgency', 'classification', 'p', 'ann', 'likert', '2', '4', '2026-01-01T00:00:00.000Z');",

@@ -72,7 +72,10 @@ fn u_walks_back_this_sessions_label_changes_across_items() {
     assert!(matches!(e.state, SaveState::Pending(_)));
     saved(&mut app, &fx);
     assert_eq!(
-        app.data.my_label(&k1, "kenton", Scale::Likert).unwrap().state,
+        app.data
+            .my_label(&k1, "kenton", Scale::Likert)
+            .unwrap()
+            .state,
         SaveState::Saved
     );
 
@@ -210,7 +213,13 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
         .workbench_session("alice")
         .unwrap()
         .unwrap();
-    assert!(jury::store::Store::open(&db).unwrap().workbench_session("bob").unwrap().is_none());
+    assert!(
+        jury::store::Store::open(&db)
+            .unwrap()
+            .workbench_session("bob")
+            .unwrap()
+            .is_none()
+    );
 
     let mut again = app_with(two_personas());
     jury::tui::session::restore(&mut again, &jury::tui::session::parse(&read).unwrap());
@@ -228,12 +237,15 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
         "the agreement view opens on the side left"
     );
     code(&mut again, crossterm::event::KeyCode::Esc);
-    assert_eq!(screen(&again), screen(&{
-        let mut a = app;
-        a.chrome.quit = false;
-        a.chrome.message = None;
-        a
-    }));
+    assert_eq!(
+        screen(&again),
+        screen(&{
+            let mut a = app;
+            a.chrome.quit = false;
+            a.chrome.message = None;
+            a
+        })
+    );
 }
 
 #[test]
@@ -253,7 +265,11 @@ fn a_deleted_persona_or_item_falls_back_quietly() {
     jury::tui::session::restore(&mut again, &state);
     assert_eq!(again.persona_id(), "kenton");
     assert_eq!(again.current_item().unwrap().id, "k-001");
-    assert_eq!(again.choices.mode, Mode::Three, "what still exists comes back");
+    assert_eq!(
+        again.choices.mode,
+        Mode::Three,
+        "what still exists comes back"
+    );
     assert!(again.chrome.message.is_none(), "quietly");
     // Garbage is no session.
     assert!(jury::tui::session::parse("{not json").is_none());
@@ -267,7 +283,10 @@ fn a_deleted_persona_or_item_falls_back_quietly() {
 fn the_session_is_kept_once_the_keys_are_calm_not_per_keystroke() {
     let mut app = app();
     for c in ['j', 'm', 'f'] {
-        assert!(kept_state(&key(&mut app, c)).is_none(), "not on a keystroke");
+        assert!(
+            kept_state(&key(&mut app, c)).is_none(),
+            "not on a keystroke"
+        );
     }
     assert!(app.chrome.session.wants_tick());
     let mut kept = 0;
@@ -275,7 +294,10 @@ fn the_session_is_kept_once_the_keys_are_calm_not_per_keystroke() {
         kept += kept_state(&update(&mut app, Msg::Tick)).iter().count();
     }
     assert_eq!(kept, 1, "once, after a calm moment");
-    assert!(!app.chrome.session.wants_tick(), "then the loop stops ticking");
+    assert!(
+        !app.chrome.session.wants_tick(),
+        "then the loop stops ticking"
+    );
     // A key that changes nothing kept: no write.
     key(&mut app, '?');
     key(&mut app, '?');
@@ -300,11 +322,51 @@ fn judged_three_ways() -> jury::tui::app::App {
         x.model = model.into();
         data.verdicts.push(x);
     };
-    v(1, "urgency", Mode::Two, Value::Likert(4), "Kenton: not urgent, agreed.", "kenton", "gpt-4o-mini");
-    v(1, "work-pers", Mode::Two, Value::Likert(2), "Kenton: it is work.", "kenton", "gpt-4o-mini");
-    v(2, "urgency", Mode::Two, Value::Likert(1), "Maren: this is urgent.", "maren", "gpt-4o-mini");
-    v(3, "urgency", Mode::Two, Value::Likert(5), "Llama: clearly not urgent.", "kenton", "llama-3-8b");
-    v(4, "urgency", Mode::Three, Value::Agreement(Agreement::Disagree), "Mode 3 disagrees.", "kenton", "gpt-4o-mini");
+    v(
+        1,
+        "urgency",
+        Mode::Two,
+        Value::Likert(4),
+        "Kenton: not urgent, agreed.",
+        "kenton",
+        "gpt-4o-mini",
+    );
+    v(
+        1,
+        "work-pers",
+        Mode::Two,
+        Value::Likert(2),
+        "Kenton: it is work.",
+        "kenton",
+        "gpt-4o-mini",
+    );
+    v(
+        2,
+        "urgency",
+        Mode::Two,
+        Value::Likert(1),
+        "Maren: this is urgent.",
+        "maren",
+        "gpt-4o-mini",
+    );
+    v(
+        3,
+        "urgency",
+        Mode::Two,
+        Value::Likert(5),
+        "Llama: clearly not urgent.",
+        "kenton",
+        "llama-3-8b",
+    );
+    v(
+        4,
+        "urgency",
+        Mode::Three,
+        Value::Agreement(Agreement::Disagree),
+        "Mode 3 disagrees.",
+        "kenton",
+        "gpt-4o-mini",
+    );
     data.labels.push(Label {
         key: ComboKey::new("k-001", "urgency", "classification"),
         persona_id: "kenton".into(),
@@ -344,7 +406,10 @@ fn compare_by_persona_has_a_column_per_persona_with_verdicts_and_judges_the_miss
     let mut app = judged_three_ways();
     key(&mut app, 'c');
     key(&mut app, 'C');
-    assert_eq!(app.choices.compare_axis, jury::tui::app::CompareAxis::Persona);
+    assert_eq!(
+        app.choices.compare_axis,
+        jury::tui::app::CompareAxis::Persona
+    );
     let cols: Vec<String> = app.compare_columns().into_iter().map(|c| c.title).collect();
     assert_eq!(cols, vec!["kenton", "maren"], "tomasz has no verdict here");
     let s = screen(&app);
@@ -374,7 +439,7 @@ fn compare_by_model_has_a_column_per_model_that_judged_the_item() {
     // the message says other models cannot be started from here.
     let fx = key(&mut app, 'r');
     assert!(started(&fx).is_empty());
-    assert!(message(&app).contains("no list of other models"), "{}", message(&app));
+    assert!(message(&app).contains("no model list"), "{}", message(&app));
     // In mode 1 nothing judged this item: no columns, said so; r judges
     // with the configured model.
     key(&mut app, 'm');
@@ -382,7 +447,10 @@ fn compare_by_model_has_a_column_per_model_that_judged_the_item() {
     assert_eq!(app.choices.mode, Mode::One);
     assert!(app.compare_columns().is_empty());
     assert!(screen(&app).contains("no model has judged this item"));
-    assert_eq!(started(&key(&mut app, 'r')), vec![("kenton".into(), Mode::One)]);
+    assert_eq!(
+        started(&key(&mut app, 'r')),
+        vec![("kenton".into(), Mode::One)]
+    );
     // Back to mode columns.
     key(&mut app, 'C');
     assert_eq!(app.choices.compare_axis, jury::tui::app::CompareAxis::Mode);
@@ -398,25 +466,40 @@ fn the_history_popup_lists_newest_first() {
         who: who.into(),
         scale: Scale::Likert,
     };
-    let ev = |who: &str, v: Option<Value>, judge: Option<Value>, kind: &str, at: &str, note: &str| {
-        jury::store::LabelEvent {
-            slot: slot(who),
-            value: v,
-            note: note.into(),
-            replaced_judge_value: judge,
-            created_at: at.into(),
-            blind: false,
-            kind: kind.into(),
-        }
-    };
+    let ev =
+        |who: &str, v: Option<Value>, judge: Option<Value>, kind: &str, at: &str, note: &str| {
+            jury::store::LabelEvent {
+                slot: slot(who),
+                value: v,
+                note: note.into(),
+                replaced_judge_value: judge,
+                created_at: at.into(),
+                blind: false,
+                kind: kind.into(),
+            }
+        };
     update(
         &mut app,
         Msg::LabelHistory {
             key: ComboKey::new("k-001", "urgency", "classification"),
             result: Ok(vec![
                 ev("alice", None, None, "undo", "2026-11-24T04:10:00.000Z", ""),
-                ev("alice", Some(Value::Likert(2)), Some(Value::Likert(5)), "set", "2026-11-24T04:05:00.000Z", "the judge\u{1b}[2J missed the deadline"),
-                ev("bob", Some(Value::Likert(4)), None, "import", "2026-11-23T09:00:00.000Z", ""),
+                ev(
+                    "alice",
+                    Some(Value::Likert(2)),
+                    Some(Value::Likert(5)),
+                    "set",
+                    "2026-11-24T04:05:00.000Z",
+                    "the judge\u{1b}[2J missed the deadline",
+                ),
+                ev(
+                    "bob",
+                    Some(Value::Likert(4)),
+                    None,
+                    "import",
+                    "2026-11-23T09:00:00.000Z",
+                    "",
+                ),
             ]),
         },
     );
@@ -440,7 +523,10 @@ fn an_undone_label_leaves_the_agreement_counts() {
     let fx = key(&mut app, '2');
     saved(&mut app, &fx);
     let n = |app: &jury::tui::app::App| -> usize {
-        jury::tui::update::agreement_rows(app).iter().map(|r| r.n).sum()
+        jury::tui::update::agreement_rows(app)
+            .iter()
+            .map(|r| r.n)
+            .sum()
     };
     assert_eq!(n(&app), 1);
     let fx = key(&mut app, 'u');

@@ -63,6 +63,10 @@ async fn persona_mode_filter_and_item_come_back_after_a_restart() {
     })
     .await;
     eprintln!("--- before quit ---\n{before}\n--- reopened ---\n{after}");
-    assert_eq!(body(&after), body(&before), "the same screen after a restart");
+    assert_eq!(
+        body(&after),
+        body(&before),
+        "the same screen after a restart"
+    );
     s.keys(&["q"]);
 }

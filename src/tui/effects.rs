@@ -26,9 +26,18 @@ pub struct EngineLink {
 /// The label writer's work, done in the order handed over (an undo after
 /// the write it undoes; the session after the labels before a quit).
 enum LabelJob {
-    Save { req: u64, label: Label },
-    Undo { req: u64, undo: crate::store::LabelUndo },
-    Session { who: String, state: String },
+    Save {
+        req: u64,
+        label: Label,
+    },
+    Undo {
+        req: u64,
+        undo: crate::store::LabelUndo,
+    },
+    Session {
+        who: String,
+        state: String,
+    },
 }
 
 pub struct Executor {
@@ -84,9 +93,11 @@ impl Executor {
 
     pub fn run(&mut self, fx: Effect) {
         match fx {
-            Effect::SaveLabel { req, label } => self.to_writer(LabelJob::Save { req, label }),
-            Effect::UndoLabel { req, undo } => self.to_writer(LabelJob::Undo { req, undo }),
-            Effect::SaveSession { who, state } => self.to_writer(LabelJob::Session { who, state }),
+            Effect::SaveLabel { req, label } => self.hand_to_writer(LabelJob::Save { req, label }),
+            Effect::UndoLabel { req, undo } => self.hand_to_writer(LabelJob::Undo { req, undo }),
+            Effect::SaveSession { who, state } => {
+                self.hand_to_writer(LabelJob::Session { who, state })
+            }
             Effect::LoadLabelHistory(key) => {
                 let (path, tx) = (self.db_path.clone(), self.tx.clone());
                 tokio::task::spawn_blocking(move || {
@@ -178,7 +189,7 @@ impl Executor {
 
     /// Hands a job to the label writer; when it is gone, answers as it would
     /// with the refusal.
-    fn to_writer(&mut self, job: LabelJob) {
+    fn hand_to_writer(&mut self, job: LabelJob) {
         let Some(writer) = self.labels.as_ref() else {
             self.writer_gone(job);
             return;
@@ -339,7 +350,9 @@ fn label_writer(
 /// The writer's answer to a job.
 fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
     match job {
-        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } => Msg::LabelSaved { req: *req, result },
+        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } => {
+            Msg::LabelSaved { req: *req, result }
+        }
         LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),
     }
 }

@@ -79,5 +79,8 @@ pub enum Effect {
     /// Read a combination's label history (answers `Msg::LabelHistory`).
     LoadLabelHistory(crate::domain::ComboKey),
     /// Keep the workbench session (JSON) for `who`'s next start.
-    SaveSession { who: String, state: String },
+    SaveSession {
+        who: String,
+        state: String,
+    },
 }

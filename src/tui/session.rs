@@ -91,7 +91,10 @@ pub fn restore(app: &mut App, s: &SessionState) {
     if let Some(p) = perspective.filter(|_| !app.data.perspectives.is_empty()) {
         app.choices.perspective = p;
     }
-    if let Some(m) = s.mode.and_then(|n| Mode::ALL.into_iter().find(|m| m.number() == n)) {
+    if let Some(m) = s
+        .mode
+        .and_then(|n| Mode::ALL.into_iter().find(|m| m.number() == n))
+    {
         app.choices.mode = m;
     }
     if let Some(f) = s.filter.as_deref().and_then(filter_named) {

@@ -277,10 +277,16 @@ pub mod compare {
     use crate::tui::app::{CompareAxis, HumanReading};
 
     pub const NO_VERDICT: &str = "no verdict";
-    pub const MAPPED_LEGEND: &str =
-        "mapped: a label on another scale, read as AGREE/DISAGREE (Likert ≥4 AGREE, ≤2 DISAGREE, 3 undecided)";
+    pub const MAPPED_LEGEND: &str = "mapped: a label on another scale, read as AGREE/DISAGREE (Likert ≥4 AGREE, ≤2 DISAGREE, 3 undecided)";
 
-    pub fn title(axis: &str, persona: &str, mode: &str, axis_key: &str, r: &str, r_does: &str) -> String {
+    pub fn title(
+        axis: &str,
+        persona: &str,
+        mode: &str,
+        axis_key: &str,
+        r: &str,
+        r_does: &str,
+    ) -> String {
         format!(
             " compare by {axis} · persona {persona} · mode {mode} · {axis_key} next axis · {r} {r_does} · esc back "
         )
@@ -312,7 +318,9 @@ pub mod compare {
         match r {
             None => "H –".into(),
             Some(HumanReading { value, mapped }) => {
-                let v = value.map(|v| v.as_text()).unwrap_or_else(|| "undecided".into());
+                let v = value
+                    .map(|v| v.as_text())
+                    .unwrap_or_else(|| "undecided".into());
                 if mapped {
                     format!("H {v} mapped")
                 } else {
@@ -323,8 +331,9 @@ pub mod compare {
     }
     pub fn models_need_a_list(model: &str) -> String {
         format!(
-            "only the configured model ({model}) can judge from here: the workbench has no list of other models (jury run --model NAME judges with another)"
+            "only the configured model ({model}) judges from here (no model list); jury run --model NAME judges with another"
         )
     }
-    pub const EVERY_PERSONA_JUDGED: &str = "every persona already has verdicts for this item in this mode";
+    pub const EVERY_PERSONA_JUDGED: &str =
+        "every persona already has verdicts for this item in this mode";
 }

@@ -6,15 +6,15 @@
 //! questions that need more than one part.
 
 mod choices;
-mod compare;
 mod chrome;
+mod compare;
 mod list;
 mod runs;
 mod workspace;
 
 pub use choices::*;
-pub use compare::*;
 pub use chrome::*;
+pub use compare::*;
 pub use list::*;
 pub use runs::*;
 pub use workspace::*;

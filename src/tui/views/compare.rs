@@ -86,9 +86,11 @@ impl Widget for CompareView<'_> {
         if mapped {
             lines.push(Line::styled(say::MAPPED_LEGEND, t.muted));
         }
-        let [table, texts] =
-            Layout::vertical([Constraint::Length(lines.len() as u16 + 1), Constraint::Min(0)])
-                .areas(inner);
+        let [table, texts] = Layout::vertical([
+            Constraint::Length(lines.len() as u16 + 1),
+            Constraint::Min(0),
+        ])
+        .areas(inner);
         Paragraph::new(lines).render(table, buf);
         if let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) {
             texts_of(app, &key, &cols, texts, buf);
@@ -164,7 +166,10 @@ fn row_lines<'a>(
         ));
     }
     if columns_differ {
-        judge.push(Span::styled(say::differ(app.choices.compare_axis), t.disagree));
+        judge.push(Span::styled(
+            say::differ(app.choices.compare_axis),
+            t.disagree,
+        ));
     }
     let mapped = readings.iter().flatten().any(|r| r.mapped);
     (Line::from(judge), Line::from(human), mapped)

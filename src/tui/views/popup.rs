@@ -170,7 +170,10 @@ fn history(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String
         .map(|l| Line::styled(l.clone(), t.text))
         .collect();
     if lines.len() > room {
-        out.push(Line::styled(strings::prompt::and_more(lines.len() - room), t.muted));
+        out.push(Line::styled(
+            strings::prompt::and_more(lines.len() - room),
+            t.muted,
+        ));
     }
     out.push(Line::raw(""));
     out.push(Line::styled(strings::prompt::PRESS_ANY_KEY, t.muted));
