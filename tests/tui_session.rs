@@ -277,6 +277,27 @@ fn a_deleted_persona_or_item_falls_back_quietly() {
     let mut third = tui_common::app();
     jury::tui::session::restore(&mut third, &odd);
     assert_eq!(third.choices.mode, Mode::Two);
+    assert_eq!(
+        third.choices.perspective,
+        jury::tui::app::PerspectiveSel::One(0),
+        "a field not kept keeps its default"
+    );
+    // All perspectives come back as all.
+    let mut fourth = tui_common::app();
+    key(&mut fourth, 'v');
+    key(&mut fourth, 'j');
+    code(&mut fourth, crossterm::event::KeyCode::Enter);
+    assert_eq!(
+        fourth.choices.perspective,
+        jury::tui::app::PerspectiveSel::All
+    );
+    let kept = jury::tui::session::capture(&fourth);
+    let mut fifth = tui_common::app();
+    jury::tui::session::restore(&mut fifth, &kept);
+    assert_eq!(
+        fifth.choices.perspective,
+        jury::tui::app::PerspectiveSel::All
+    );
 }
 
 #[test]

@@ -15,11 +15,15 @@ use serde::{Deserialize, Serialize};
 /// Ticks (120 ms each) without a key before the session is kept: about a second.
 pub const CALM_TICKS: u32 = 8;
 
+/// The kept perspective when every perspective was chosen (ids are names
+/// from files; this one cannot be confused with a missing field).
+pub const ALL_PERSPECTIVES: &str = "*";
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SessionState {
     pub persona: Option<String>,
-    /// A perspective id, or `None` for all of them.
+    /// A perspective id, or [`ALL_PERSPECTIVES`].
     pub perspective: Option<String>,
     pub mode: Option<u8>,
     pub filter: Option<String>,
@@ -54,7 +58,7 @@ pub fn capture(app: &App) -> SessionState {
     SessionState {
         persona: app.persona().map(|p| p.id.clone()),
         perspective: match app.choices.perspective {
-            PerspectiveSel::All => None,
+            PerspectiveSel::All => Some(ALL_PERSPECTIVES.to_string()),
             PerspectiveSel::One(i) => app.data.perspectives.get(i).map(|p| p.id.clone()),
         },
         mode: Some(app.choices.mode.number()),
@@ -79,13 +83,14 @@ pub fn restore(app: &mut App, s: &SessionState) {
     {
         app.choices.persona = i;
     }
-    let perspective = match &s.perspective {
-        None => Some(PerspectiveSel::All),
+    let perspective = match s.perspective.as_deref() {
+        None => None,
+        Some(ALL_PERSPECTIVES) => Some(PerspectiveSel::All),
         Some(id) => app
             .data
             .perspectives
             .iter()
-            .position(|p| &p.id == id)
+            .position(|p| p.id == id)
             .map(PerspectiveSel::One),
     };
     if let Some(p) = perspective.filter(|_| !app.data.perspectives.is_empty()) {
