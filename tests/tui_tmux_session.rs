@@ -70,3 +70,72 @@ async fn persona_mode_filter_and_item_come_back_after_a_restart() {
     );
     s.keys(&["q"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_and_history_on_the_real_binary() {
+    if !have_tmux() {
+        eprintln!("tmux is not installed: skipping the end-to-end TUI test");
+        return;
+    }
+    let server = jury::testserver::TestServer::start(|r| {
+        jury::testserver::demo_judge::reply(r, Duration::from_millis(10))
+    })
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("undo.db");
+    let name = format!("jury-undo-{}", std::process::id());
+    let s = Session::start(&name, &db, &server.base_url());
+    wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
+    s.keys(&["Enter"]);
+    wait_for(&s.name, "a verdict", |x| x.contains("run 1 done")).await;
+    s.keys(&["Tab", "Tab", "2"]);
+    wait_for(&s.name, "the first label", |x| x.contains("H 2 ✓saved")).await;
+    s.keys(&["4"]);
+    wait_for(&s.name, "the second label", |x| x.contains("H 4 ✓saved")).await;
+    s.keys(&["u"]);
+    let screen = wait_for(&s.name, "the undo", |x| {
+        x.contains("back to 2") && x.contains("H 2 ✓saved")
+    })
+    .await;
+    eprintln!("--- after u ---\n{screen}");
+    s.keys(&["u"]);
+    wait_for(&s.name, "the retraction", |x| x.contains("→ no label")).await;
+    s.keys(&["h"]);
+    let screen = wait_for(&s.name, "the history popup", |x| {
+        x.contains("label history") && x.contains("retracted")
+    })
+    .await;
+    eprintln!("--- history ---\n{screen}");
+    assert!(
+        screen.contains("[undo]") && screen.contains("likert 4"),
+        "{screen}"
+    );
+    // Any key closes the popup (not Escape: followed by q it reads as alt-q).
+    s.keys(&["x"]);
+    wait_for(&s.name, "the popup closed", |x| {
+        !x.contains("label history")
+    })
+    .await;
+    s.keys(&["q"]);
+    wait_gone(&s.name).await;
+    drop(s);
+    // Through the store: no current label left from this session, and
+    // the history holds all four changes.
+    assert!(
+        labels(&db, "k-001").is_empty(),
+        "{:?}",
+        labels(&db, "k-001")
+    );
+    let store = jury::store::Store::open(&db).unwrap();
+    let mut events = 0;
+    for c in ["work-pers", "urgency"] {
+        events += store
+            .label_history(&jury::domain::ComboKey::new("k-001", c, "classification"))
+            .unwrap()
+            .iter()
+            .filter(|e| e.slot.who == "tester")
+            .count();
+    }
+    assert_eq!(events, 4, "set 2, set 4, undo → 2, undo → retracted");
+}
