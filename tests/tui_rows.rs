@@ -367,9 +367,12 @@ fn proposition_rows_show_the_claim_the_verdict_and_everyones_labels() {
 fn plans(fx: &[jury::tui::msg::Effect]) -> Vec<jury::tui::app::RunPlan> {
     fx.iter()
         .filter_map(|e| match e {
-            jury::tui::msg::Effect::StartRun { plan, .. } => Some(plan.clone()),
+            jury::tui::msg::Effect::StartRun { plan, .. } => Some(vec![plan.clone()]),
+            // `R` counts first: the plans it asks to count are its runs.
+            jury::tui::msg::Effect::PlanRuns(plans) => Some(plans.clone()),
             _ => None,
         })
+        .flatten()
         .collect()
 }
 

@@ -1,6 +1,7 @@
 //! Human labels: written with `synchronous=FULL`, because a person's judgement
 //! is the one thing we cannot recompute.
 
+use super::label_history::EventKind;
 use super::{Result, Store, StoreError};
 use crate::domain::{ComboKey, Label, Scale};
 use rusqlite::{OptionalExtension, params};
@@ -9,7 +10,13 @@ use std::collections::HashSet;
 /// A stored label with its row id.
 pub type LabelRow = Label;
 
-pub(super) fn upsert_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Result<()> {
+/// Writes the label as the current answer and appends the row as it now
+/// stands to its history (`kind`: why it changed).
+pub(super) fn upsert_label_tx(
+    tx: &rusqlite::Transaction<'_>,
+    l: &Label,
+    kind: super::label_history::EventKind,
+) -> Result<()> {
     tx.execute(
         "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -31,7 +38,7 @@ pub(super) fn upsert_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Resu
             l.blind
         ],
     )?;
-    Ok(())
+    super::label_history::record_tx(tx, &super::label_history::Slot::of(l), kind)
 }
 
 /// How an imported label met the stored one for its combination.
@@ -73,9 +80,9 @@ pub(super) fn merge_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Resul
                 created_at: super::now(),
                 ..l.clone()
             };
-            upsert_label_tx(tx, &stamped)?;
+            upsert_label_tx(tx, &stamped, EventKind::Import)?;
         } else {
-            upsert_label_tx(tx, l)?;
+            upsert_label_tx(tx, l, EventKind::Import)?;
         }
         return Ok(Merge::New);
     };
@@ -91,7 +98,7 @@ pub(super) fn merge_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Resul
     if !newer {
         return Ok(Merge::Older);
     }
-    upsert_label_tx(tx, l)?;
+    upsert_label_tx(tx, l, EventKind::Import)?;
     Ok(Merge::Newer)
 }
 
@@ -103,7 +110,7 @@ impl Store {
         self.conn.pragma_update(None, "synchronous", "FULL")?;
         let result = (|| {
             let tx = self.immediate()?;
-            upsert_label_tx(&tx, l)?;
+            upsert_label_tx(&tx, l, EventKind::Set)?;
             tx.commit()?;
             Ok(())
         })();
@@ -121,11 +128,21 @@ impl Store {
         scale: Scale,
         note: &str,
     ) -> Result<bool> {
-        self.before_write()?;
-        let n = self.conn.execute(
+        let tx = self.immediate()?;
+        let n = tx.execute(
             "UPDATE labels SET note = ?1 WHERE item_id=?2 AND classification_id=?3 AND perspective_id=?4 AND persona_id=?5 AND who=?6 AND scale=?7",
             params![note, key.item_id, key.classification_id, key.perspective_id, persona, who, scale.as_str()],
         )?;
+        if n > 0 {
+            let slot = super::label_history::Slot {
+                key: key.clone(),
+                persona_id: persona.to_string(),
+                who: who.to_string(),
+                scale,
+            };
+            super::label_history::record_tx(&tx, &slot, EventKind::Note)?;
+        }
+        tx.commit()?;
         Ok(n > 0)
     }
 

@@ -6,15 +6,18 @@ mod error;
 mod files;
 mod health;
 mod items;
+mod label_history;
 mod labels;
 mod runs;
 mod schema;
+mod sessions;
 mod splits;
 mod verdicts;
 
 pub use error::{Result, StoreError};
 pub use files::{is_own_file, write_atomically};
 pub use items::{LabelCounts, UpsertCounts};
+pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::LabelRow;
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,

@@ -196,6 +196,39 @@ pub const MIGRATIONS: &[&str] = &[
         WHERE substr(t.value, 1, 6) = 'inbox:' AND substr(t.value, 7) IN (SELECT id FROM personas)
         LIMIT 1);
     "#,
+    // 10: label history and the workbench session. `labels` stays the current
+    // answer (what export, report and agreement read); `label_events` keeps
+    // every change to it, append-only: a set, a note, an import, an undo
+    // (`value` NULL: the label was retracted). Existing labels become their
+    // first event. `workbench_sessions` keeps each annotator's last screen
+    // (persona, mode, filter, selected item...) as JSON, so a restart comes
+    // back where the person left off.
+    r#"
+    CREATE TABLE label_events (
+        id INTEGER PRIMARY KEY,
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        perspective_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        who TEXT NOT NULL,
+        scale TEXT NOT NULL,
+        value TEXT,
+        note TEXT NOT NULL DEFAULT '',
+        replaced_judge_value TEXT,
+        created_at TEXT NOT NULL,
+        blind INTEGER NOT NULL DEFAULT 0,
+        kind TEXT NOT NULL
+    );
+    CREATE INDEX label_events_by_item ON label_events(item_id);
+    INSERT INTO label_events (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, kind)
+        SELECT item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, 'set'
+        FROM labels ORDER BY id;
+    CREATE TABLE workbench_sessions (
+        who TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        saved_at TEXT NOT NULL
+    );
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

@@ -110,6 +110,12 @@ actions! {
     CycleSplit => "agreement view: all pairs / held-out test / train",
     /// Open the prompt view (what is sent for this item).
     Prompt => "the request sent for this item",
+    /// Undo the last label change of this session (repeat to walk back).
+    Undo => "undo the last label change of this session (again: further back)",
+    /// The focused row's label history: who, when, value, judge value replaced.
+    LabelHistory => "label history of the focused row",
+    /// In compare: columns by mode, by persona or by model.
+    CompareBy => "compare view: columns by mode / persona / model",
     /// Show every key binding.
     Help => "this help",
     /// Back out: close a view, clear the search, then the filter, then the

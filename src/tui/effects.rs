@@ -23,9 +23,21 @@ pub struct EngineLink {
     pub prompts_dir: Option<std::path::PathBuf>,
 }
 
-struct LabelJob {
-    req: u64,
-    label: Label,
+/// The label writer's work, done in the order handed over (an undo after
+/// the write it undoes; the session after the labels before a quit).
+enum LabelJob {
+    Save {
+        req: u64,
+        label: Label,
+    },
+    Undo {
+        req: u64,
+        undo: crate::store::LabelUndo,
+    },
+    Session {
+        who: String,
+        state: String,
+    },
 }
 
 pub struct Executor {
@@ -82,17 +94,19 @@ impl Executor {
 
     pub fn run(&mut self, fx: Effect) {
         match fx {
-            Effect::SaveLabel { req, label } => {
-                let sent = self
-                    .labels
-                    .as_ref()
-                    .is_some_and(|l| l.send(LabelJob { req, label }).is_ok());
-                if !sent {
-                    let _ = self.tx.send(Msg::LabelSaved {
-                        req,
-                        result: Err("the label writer is not running".into()),
-                    });
-                }
+            Effect::SaveLabel { req, label } => self.hand_to_writer(LabelJob::Save { req, label }),
+            Effect::UndoLabel { req, undo } => self.hand_to_writer(LabelJob::Undo { req, undo }),
+            Effect::SaveSession { who, state } => {
+                self.hand_to_writer(LabelJob::Session { who, state })
+            }
+            Effect::LoadLabelHistory(key) => {
+                let (path, tx) = (self.db_path.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let result = Store::open(&path)
+                        .and_then(|s| s.label_history(&key))
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(Msg::LabelHistory { key, result });
+                });
             }
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),
             Effect::PlanRuns(plans) => self.plan_runs(plans),
@@ -173,6 +187,30 @@ impl Executor {
                 });
             }
         }
+    }
+
+    /// Hands a job to the label writer; when it is gone, answers as it would
+    /// with the refusal.
+    fn hand_to_writer(&mut self, job: LabelJob) {
+        let Some(writer) = self.labels.as_ref() else {
+            self.writer_gone(job);
+            return;
+        };
+        if let Err(std::sync::mpsc::SendError(job)) = writer.send(job) {
+            self.writer_gone(job);
+        }
+    }
+
+    fn writer_gone(&self, job: LabelJob) {
+        const GONE: &str = "the label writer is not running";
+        let msg = match job {
+            LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } => Msg::LabelSaved {
+                req,
+                result: Err(GONE.into()),
+            },
+            LabelJob::Session { .. } => Msg::SessionNotSaved(GONE.into()),
+        };
+        let _ = self.tx.send(msg);
     }
 
     fn start_run(&mut self, tag: u64, plan: RunPlan) {
@@ -280,10 +318,7 @@ fn label_writer(
             match Store::open(&path) {
                 Ok(s) => store = Some(s),
                 Err(e) => {
-                    let _ = reply.send(Msg::LabelSaved {
-                        req: job.req,
-                        result: Err(e.to_string()),
-                    });
+                    let _ = reply.send(answer(&job, Err(e.to_string())));
                     continue;
                 }
             }
@@ -296,12 +331,28 @@ fn label_writer(
         };
         // A connection that cannot change its wait keeps the one it has.
         let _ = s.set_busy_timeout(wait);
-        let result = s.upsert_label(&job.label);
+        let result = match &job {
+            LabelJob::Save { label, .. } => s.upsert_label(label),
+            LabelJob::Undo { undo, .. } => s.undo_label(undo),
+            LabelJob::Session { who, state } => s.save_workbench_session(who, state),
+        };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
-        let _ = reply.send(Msg::LabelSaved {
-            req: job.req,
-            result: result.map_err(|e| e.to_string()),
-        });
+        let result = result.map_err(|e| e.to_string());
+        // A kept session is answered only when it failed.
+        if matches!(job, LabelJob::Session { .. }) && result.is_ok() {
+            continue;
+        }
+        let _ = reply.send(answer(&job, result));
+    }
+}
+
+/// The writer's answer to a job.
+fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
+    match job {
+        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } => {
+            Msg::LabelSaved { req: *req, result }
+        }
+        LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),
     }
 }
 

@@ -89,7 +89,8 @@ pub async fn run(
             sig = signals.next() => return Ok(Exit::Signal(sig)),
             _ = hangup_check.tick() => if input::hung_up() { return Ok(Exit::Signal(HANGUP)); },
             Some(m) = rx.recv() => { apply(app, exec, m); dirty = true; }
-            _ = tick.tick() => if app.running() { apply(app, exec, Msg::Tick); dirty = true; },
+            // Ticks while a run shows progress, and until a changed session is kept.
+            _ = tick.tick() => if app.running() || app.chrome.session.wants_tick() { apply(app, exec, Msg::Tick); dirty = true; },
             _ = tokio::time::sleep_until(wake.into()) => {}
         }
         // Drain whatever else is queued before the next draw.

@@ -18,6 +18,7 @@ pub mod queue;
 pub mod quit;
 pub mod recovery;
 pub mod run_task;
+pub mod session;
 pub mod signals;
 pub mod strings;
 pub mod terminal;
@@ -176,6 +177,12 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     notes.extend(seed_new_workspace(&mut store, &opts, &settings.who)?);
     let data = load_without_items(&store)?;
     let run_claims = claims::from_runs(&store.runs()?);
+    // A session that cannot be read is no session: the defaults, quietly.
+    let kept = store
+        .workbench_session(&settings.who)
+        .ok()
+        .flatten()
+        .and_then(|json| session::parse(&json));
     drop(store);
     let (items, reader) = stream_items(&settings.db_path);
     let (app, warnings) = build_app_with_items(&settings, items, data);
@@ -189,6 +196,9 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     // claims.toml (read in build_app_with_items) wins over earlier runs.
     let from_config = std::mem::replace(&mut app.data.claims, run_claims);
     app.data.claims.extend(from_config);
+    if let Some(kept) = &kept {
+        session::restore(&mut app, kept);
+    }
     app.runs.prompts = prompts.clone();
     let note = notes.pop().map(|n| crate::sanitize::one_line(&n, 300));
     // First start: a new workspace was seeded now, or nothing was judged or

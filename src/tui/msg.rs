@@ -42,6 +42,13 @@ pub enum Msg {
     PersonaSaved(Result<Persona, String>),
     /// The recovery file was written: where, or why not.
     UnsavedKept(Result<String, String>),
+    /// A combination's label history, newest first (for the history popup).
+    LabelHistory {
+        key: crate::domain::ComboKey,
+        result: Result<Vec<crate::store::LabelEvent>, String>,
+    },
+    /// The session could not be saved (saved sessions are not answered).
+    SessionNotSaved(String),
 }
 
 /// Work for [`super::effects`] to do; never done inside `update`.
@@ -73,4 +80,17 @@ pub enum Effect {
     KeepUnsaved(Vec<Label>),
     /// Remove the recovery file: its labels are saved or were discarded.
     ClearUnsaved,
+    /// Undo a label change durably, after every label write handed over
+    /// before it; answers `Msg::LabelSaved { req }`.
+    UndoLabel {
+        req: u64,
+        undo: crate::store::LabelUndo,
+    },
+    /// Read a combination's label history (answers `Msg::LabelHistory`).
+    LoadLabelHistory(crate::domain::ComboKey),
+    /// Keep the workbench session (JSON) for `who`'s next start.
+    SaveSession {
+        who: String,
+        state: String,
+    },
 }

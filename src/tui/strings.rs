@@ -380,3 +380,101 @@ pub mod help {
         format!("{title} [{section}]")
     }
 }
+
+/// Undo, label history, the kept session and the compare axes.
+pub mod session {
+    pub const NOTHING_TO_UNDO: &str = "nothing to undo: no label changed in this session";
+    pub const NO_ROW_FOR_HISTORY: &str = "no row focused: move to a verdict row for its history";
+    pub const LOADING_HISTORY: &str = "reading the label history…";
+    pub const NO_HISTORY: &str = "no label on this row yet";
+    pub const RETRACTED: &str = "retracted";
+
+    /// `what` names the row ("urgency · k-001"); `back` the value restored.
+    pub fn undone(what: &str, undone: &str, back: Option<&str>) -> String {
+        match back {
+            Some(b) => format!("undone: {what} {undone} → back to {b}"),
+            None => format!("undone: {what} {undone} → no label"),
+        }
+    }
+    pub fn undo_failed(what: &str, err: &str) -> String {
+        format!("undo of {what} not saved: {err}")
+    }
+    pub fn history_title(what: &str) -> String {
+        format!("label history · {what} · newest first")
+    }
+    pub fn history_failed(err: &str) -> String {
+        format!("label history unreadable: {err}")
+    }
+    pub fn compare_axis(axis: &str) -> String {
+        format!("compare by {axis}")
+    }
+    pub fn session_not_saved(err: &str) -> String {
+        format!("the session (persona, mode, filter…) was not kept: {err}")
+    }
+}
+
+/// The compare view.
+pub mod compare {
+    use crate::tui::app::{CompareAxis, HumanReading};
+
+    pub const NO_VERDICT: &str = "no verdict";
+    pub const MAPPED_LEGEND: &str = "mapped: a label on another scale, read as AGREE/DISAGREE (Likert ≥4 AGREE, ≤2 DISAGREE, 3 undecided)";
+
+    pub fn title(
+        axis: &str,
+        persona: &str,
+        mode: &str,
+        axis_key: &str,
+        r: &str,
+        r_does: &str,
+    ) -> String {
+        format!(
+            " compare by {axis} · persona {persona} · mode {mode} · {axis_key} next axis · {r} {r_does} · esc back "
+        )
+    }
+    /// What `r` does on each axis.
+    pub fn run_missing_does(axis: CompareAxis) -> &'static str {
+        match axis {
+            CompareAxis::Mode => "judge missing modes",
+            CompareAxis::Persona => "judge missing personas",
+            CompareAxis::Model => "judge with the configured model",
+        }
+    }
+    pub fn no_columns(axis: CompareAxis, persona: &str) -> String {
+        match axis {
+            CompareAxis::Model => format!(
+                "no model has judged this item as {persona} in this mode yet (enter judges it with the configured model)"
+            ),
+            _ => "nothing to compare".into(),
+        }
+    }
+    pub fn more(n: usize) -> String {
+        format!("+{n} more")
+    }
+    pub fn differ(axis: CompareAxis) -> String {
+        format!("  {}s differ", axis.name())
+    }
+    /// A human cell: "H 4", "H AGREE mapped", "H undecided mapped", "H –".
+    pub fn human_cell(r: Option<HumanReading>) -> String {
+        match r {
+            None => "H –".into(),
+            Some(HumanReading { value, mapped }) => {
+                let v = value
+                    .map(|v| v.as_text())
+                    .unwrap_or_else(|| "undecided".into());
+                if mapped {
+                    format!("H {v} mapped")
+                } else {
+                    format!("H {v}")
+                }
+            }
+        }
+    }
+    pub fn models_need_a_list(model: &str) -> String {
+        format!(
+            "only the configured model ({model}) judges from here (no model list); jury run --model NAME judges with another"
+        )
+    }
+    pub const EVERY_PERSONA_JUDGED: &str =
+        "every persona already has verdicts for this item in this mode";
+}

@@ -24,6 +24,43 @@ pub struct Choices {
     pub structured: Option<crate::provider::ToolMode>,
     /// Blind review: judge values hidden until the row is labelled.
     pub blind: bool,
+    /// What the compare view's columns are.
+    pub compare_axis: CompareAxis,
+    /// The side of the held-out split the agreement view opens on (`None`:
+    /// all pairs); its split key changes it.
+    pub split_side: Option<crate::domain::Side>,
+}
+
+/// The compare view's columns: the modes, the personas or the models that
+/// judged the current item (DESIGN §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompareAxis {
+    #[default]
+    Mode,
+    Persona,
+    Model,
+}
+
+impl CompareAxis {
+    pub fn next(self) -> CompareAxis {
+        match self {
+            CompareAxis::Mode => CompareAxis::Persona,
+            CompareAxis::Persona => CompareAxis::Model,
+            CompareAxis::Model => CompareAxis::Mode,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareAxis::Mode => "mode",
+            CompareAxis::Persona => "persona",
+            CompareAxis::Model => "model",
+        }
+    }
+    pub fn parse(s: &str) -> Option<CompareAxis> {
+        [CompareAxis::Mode, CompareAxis::Persona, CompareAxis::Model]
+            .into_iter()
+            .find(|a| a.name() == s)
+    }
 }
 
 impl Default for Choices {
@@ -35,6 +72,8 @@ impl Default for Choices {
             mode: Mode::Two,
             structured: None,
             blind: false,
+            compare_axis: CompareAxis::Mode,
+            split_side: None,
         }
     }
 }

@@ -52,6 +52,8 @@ pub enum Popup {
         runs: Vec<super::PlannedRun>,
         judged: bool,
     },
+    /// A row's label history (any key closes it); lines already sanitised.
+    History { title: String, lines: Vec<String> },
     /// Labels an earlier session could not save, offered for replay at start.
     Replay {
         labels: Vec<Label>,
@@ -153,6 +155,8 @@ pub struct Chrome {
     /// The first start's legend is shown, with the start-up note (may be
     /// empty) in its last line instead of over the key hints.
     pub legend: Option<String>,
+    /// When the session (persona, mode, filter, item...) was last kept.
+    pub session: crate::tui::session::SessionTracker,
 }
 
 impl Chrome {
@@ -167,6 +171,7 @@ impl Chrome {
             theme,
             quit: false,
             legend: None,
+            session: Default::default(),
         }
     }
 }

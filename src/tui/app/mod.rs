@@ -7,12 +7,14 @@
 
 mod choices;
 mod chrome;
+mod compare;
 mod list;
 mod runs;
 mod workspace;
 
 pub use choices::*;
 pub use chrome::*;
+pub use compare::*;
 pub use list::*;
 pub use runs::*;
 pub use workspace::*;

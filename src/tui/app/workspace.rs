@@ -74,6 +74,18 @@ pub struct Workspace {
     pub has_owners: bool,
     /// What judging each proposition claim asks (see [`crate::tui::claims`]).
     pub claims: crate::tui::claims::Claims,
+    /// This session's label changes, oldest first: what `u` walks back.
+    pub undo: Vec<UndoStep>,
+    /// Retractions handed to the writer, by request: put back if refused.
+    pub undo_pending: HashMap<u64, UndoStep>,
+}
+
+/// One label change of this session: the label before it (`None`: there
+/// was none) and after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UndoStep {
+    pub before: Option<Label>,
+    pub after: Label,
 }
 
 impl Workspace {
@@ -103,6 +115,8 @@ impl Workspace {
             replaying: false,
             split: data.split,
             claims: Default::default(),
+            undo: Vec::new(),
+            undo_pending: HashMap::new(),
         };
         for mut v in data.verdicts {
             crate::tui::queue::compact_raw(&mut v);

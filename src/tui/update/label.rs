@@ -201,6 +201,7 @@ fn save_label(
             && e.label.who == who
             && e.label.value.scale() == value.scale()
     });
+    let before = existing.as_ref().map(|e| e.label.clone());
     let label = match existing {
         Some(e) => {
             e.label.value = value;
@@ -230,6 +231,10 @@ fn save_label(
             label
         }
     };
+    app.data.undo.push(UndoStep {
+        before,
+        after: label.clone(),
+    });
     if let Some(&i) = app.data.index_of.get(&key.item_id) {
         app.item_changed(i as usize);
     }
@@ -244,7 +249,10 @@ pub fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut
         .flatten()
         .find(|e| e.state == SaveState::Pending(req))
     else {
-        return; // superseded by a newer write of the same label
+        // A retraction has no entry left to mark; else superseded by a
+        // newer write of the same label.
+        super::undo::retraction_answered(app, req, result);
+        return;
     };
     record_answer(e, result, &app.chrome.keymap, &mut app.chrome.message);
     super::super::quit::label_answered(app, fx);

@@ -8,6 +8,7 @@
 
 pub mod cancel;
 pub mod claims;
+pub mod compare;
 pub mod confirm;
 pub mod engine;
 pub mod label;
@@ -15,6 +16,7 @@ pub mod nav;
 pub mod owners;
 pub mod popup;
 pub mod run;
+pub mod undo;
 
 use super::action::Action;
 use super::app::*;
@@ -33,13 +35,22 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
     let mut fx = Vec::new();
     match msg {
         Msg::Key(k) if k.kind == KeyEventKind::Release => {}
-        Msg::Key(k) => key(app, k, now, &mut fx),
-        Msg::Paste(s) => popup::paste(app, &s),
+        Msg::Key(k) => {
+            key(app, k, now, &mut fx);
+            touched(app);
+        }
+        Msg::Paste(s) => {
+            popup::paste(app, &s);
+            touched(app);
+        }
         Msg::Resize(w, h) => {
             app.chrome.size = (w, h);
             app.scroll_list_to_cursor();
         }
-        Msg::Tick => app.runs.spinner = app.runs.spinner.wrapping_add(1),
+        Msg::Tick => {
+            app.runs.spinner = app.runs.spinner.wrapping_add(1);
+            super::session::tick(app, &mut fx);
+        }
         Msg::Engine { tag, event } => {
             // A run's row appears in (or leaves) the store: an open runs
             // view reads it again; progress in between is drawn live.
@@ -61,8 +72,29 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
+        Msg::LabelHistory { key, result } => undo::history_loaded(app, key, result),
+        Msg::SessionNotSaved(e) => {
+            app.chrome.message = Some((
+                Level::Warning,
+                crate::tui::strings::session::session_not_saved(&crate::sanitize::one_line(
+                    &e, 200,
+                )),
+            ))
+        }
+    }
+    // Quitting (from a key or from the quit prompt's last answer): the
+    // session goes to the writer, which finishes before the process ends.
+    if app.chrome.quit {
+        super::session::keep(app, &mut fx);
     }
     fx
+}
+
+/// A key or paste may have changed the session: it is kept once the keys
+/// are calm (see [`super::session::tick`]), or on quit.
+fn touched(app: &mut App) {
+    app.chrome.session.touched = true;
+    app.chrome.session.idle_ticks = 0;
 }
 
 fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
@@ -119,5 +151,8 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         EditNote => label::edit_note(app),
         RetryUnsaved => label::retry(app, fx),
         ToggleBlind => label::toggle_blind(app),
+        Undo => undo::undo(app, now, fx),
+        LabelHistory => undo::open_history(app, fx),
+        CompareBy => nav::cycle_compare_axis(app),
     }
 }

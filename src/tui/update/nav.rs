@@ -31,13 +31,14 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             View::Runs(RunsView::Loading)
         }
         Action::Agreement => {
-            fx.push(Effect::LoadAgreement(None));
+            let side = app.choices.split_side;
+            fx.push(Effect::LoadAgreement(side));
             View::Agreement(AgreementState {
                 quick: agreement_rows(app),
                 figures: FiguresState::Computing,
                 cursor: 0,
                 notes: Vec::new(),
-                side: None,
+                side,
             })
         }
         Action::Prompt => View::Prompt {
@@ -89,6 +90,7 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     a.figures = FiguresState::Computing;
     a.notes.clear();
     a.cursor = 0;
+    app.choices.split_side = a.side;
     fx.push(Effect::LoadAgreement(a.side));
 }
 
@@ -270,4 +272,17 @@ pub fn agreement_rows(app: &App) -> Vec<AgreementRow> {
         }
     }
     rows.into_values().collect()
+}
+
+/// The compare view's columns: modes → personas → models (opens the view).
+pub fn cycle_compare_axis(app: &mut App) {
+    if app.chrome.view != View::Compare {
+        app.chrome.view = View::Compare;
+    } else {
+        app.choices.compare_axis = app.choices.compare_axis.next();
+    }
+    app.chrome.message = Some((
+        Level::Info,
+        crate::tui::strings::session::compare_axis(app.choices.compare_axis.name()),
+    ));
 }

@@ -159,7 +159,7 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
         return;
     };
     match popup {
-        Popup::Notice { .. } => {} // any key closes it
+        Popup::Notice { .. } | Popup::History { .. } => {} // any key closes it
         Popup::Quit(q) => super::super::quit::prompt_key(app, q, k, fx),
         Popup::CancelRun { tags, cursor } => super::cancel::popup_key(app, tags, cursor, k, fx),
         Popup::ConfirmRuns { runs, judged } => super::confirm::popup_key(app, runs, judged, k, fx),

@@ -14,8 +14,19 @@ pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
         // what is missing; when nothing is, the run asks before re-judging.
         if let Some(it) = app.current_item() {
             let ids = vec![(it.id.clone(), it.kind.clone())];
-            for plan in plans_for(app, app.choices.mode, ids) {
+            let plans = plans_for(app, app.choices.mode, ids);
+            // A warning from planning (a claim it cannot judge) outlives
+            // the "judging…" line of the runs that could start.
+            let warning = app
+                .chrome
+                .message
+                .clone()
+                .filter(|(level, _)| *level != Level::Info);
+            for plan in plans {
                 start_run(app, plan, fx);
+            }
+            if warning.is_some() {
+                app.chrome.message = warning;
             }
         }
         return;
@@ -61,6 +72,10 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
             Level::Info,
             crate::tui::strings::msg::open_compare_first(&app.chrome.keymap.hint(Action::Compare)),
         ));
+        return;
+    }
+    if app.choices.compare_axis != CompareAxis::Mode {
+        super::compare::run_missing(app, fx);
         return;
     }
     let Some(item) = app.current_item() else {
@@ -198,7 +213,7 @@ fn no_endpoint(app: &mut App) -> bool {
 }
 
 /// One run's plan with the current choices; `None` (said) when it cannot run.
-fn plan_for(
+pub(super) fn plan_for(
     app: &mut App,
     protocol: Protocol,
     mode: Mode,

@@ -1,24 +1,35 @@
-use super::{label_span, value_style};
-use crate::domain::{Mode, Value};
+use super::value_style;
+use crate::domain::{ComboKey, Value};
 use crate::sanitize;
 use crate::tui::action::Action;
-use crate::tui::app::{App, disagrees};
+use crate::tui::app::{App, CompareAxis, CompareColumn, HumanReading, disagrees, human_on_scale};
+use crate::tui::strings::compare as say;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
-/// Modes 1, 2 and 3 side by side for the current item, with the human label.
+/// Columns shown side by side (more are counted in the header).
+const MAX_COLUMNS: usize = 4;
+/// Width of a column's cell in the table.
+const CELL: usize = 18;
+
+/// The current item's verdicts side by side: by mode, by persona or by
+/// model (the axis key cycles), with the human label on each column's scale.
 pub struct CompareView<'a>(pub &'a App);
 
 impl Widget for CompareView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
         let t = &app.chrome.theme;
-        let title = format!(
-            " compare modes · persona {} · {} to start missing runs, esc back ",
-            sanitize::one_line(app.persona_id(), 20),
-            app.chrome.keymap.hint(Action::RunMissing)
+        let axis = app.choices.compare_axis;
+        let title = say::title(
+            axis.name(),
+            &sanitize::one_line(app.persona_id(), 20),
+            &app.choices.mode.to_string(),
+            &app.chrome.keymap.hint(Action::CompareBy),
+            &app.chrome.keymap.hint(Action::RunMissing),
+            say::run_missing_does(axis),
         );
         let block = Block::bordered()
             .title(title)
@@ -29,126 +40,170 @@ impl Widget for CompareView<'_> {
         let Some(item) = app.current_item() else {
             return;
         };
+        let all = app.compare_columns();
+        let cols: Vec<CompareColumn> = all.iter().take(MAX_COLUMNS).cloned().collect();
         let rows = app.rows();
+        let mut lines = vec![Line::styled(
+            format!("{} — {}", app.list.detail.meta, app.list.detail.title),
+            t.muted,
+        )];
+        if cols.is_empty() {
+            lines.push(Line::styled(
+                say::no_columns(axis, &sanitize::one_line(app.persona_id(), 20)),
+                t.muted,
+            ));
+            Paragraph::new(lines).render(inner, buf);
+            return;
+        }
+        let mut header = vec![
+            Span::styled(format!("{:<28}", "classification"), t.title),
+            Span::styled(format!("{:<12}", "classifier"), t.title),
+        ];
+        for c in &cols {
+            header.push(Span::styled(
+                format!("{:<CELL$}", sanitize::one_line(&c.title, CELL - 2)),
+                t.title,
+            ));
+        }
+        if all.len() > cols.len() {
+            header.push(Span::styled(say::more(all.len() - cols.len()), t.muted));
+        }
+        lines.push(Line::from(header));
+        let mut mapped = false;
+        for (ri, r) in rows.iter().enumerate() {
+            let Some(key) = app.combo(r) else { continue };
+            let c = &item.classifications[r.classification];
+            let name = if app.active_perspectives().len() > 1 {
+                format!("{} · {}", c.id, r.perspective_id)
+            } else {
+                c.id.clone()
+            };
+            let (judge, human, any_mapped) = row_lines(app, &key, &cols, ri, &name, c);
+            mapped |= any_mapped;
+            lines.push(judge);
+            lines.push(human);
+        }
+        if mapped {
+            lines.push(Line::styled(say::MAPPED_LEGEND, t.muted));
+        }
         let [table, texts] = Layout::vertical([
-            Constraint::Length(rows.len() as u16 + 3),
+            Constraint::Length(lines.len() as u16 + 1),
             Constraint::Min(0),
         ])
         .areas(inner);
-        let mut lines = vec![
-            Line::styled(
-                format!("{} — {}", app.list.detail.meta, app.list.detail.title),
-                t.muted,
-            ),
-            Line::from(vec![
-                Span::styled(format!("{:<28}", "classification"), t.title),
-                Span::styled(format!("{:<12}", "classifier"), t.title),
-                Span::styled(format!("{:<10}", "mode 1"), t.title),
-                Span::styled(format!("{:<10}", "mode 2"), t.title),
-                Span::styled(format!("{:<12}", "mode 3"), t.title),
-                Span::styled("human", t.title),
-            ]),
-        ];
-        let persona = app.persona_id();
-        for (ri, r) in rows.iter().enumerate() {
-            lines.extend(mode_row(app, item, ri, r));
-        }
         Paragraph::new(lines).render(table, buf);
-        // The focused row's texts, one column per mode.
-        let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) else {
-            return;
-        };
-        let cols = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(texts);
-        for (i, m) in Mode::ALL.iter().enumerate() {
-            let text = match (app.verdict(&key, persona, *m), app.choices.mode == *m) {
-                (Some(v), _) => sanitize::for_display(&v.text, 4000),
-                (None, true) => app
-                    .runs
-                    .streams
-                    .get(&key)
-                    .map(|s| s.text.clone())
-                    .unwrap_or_else(|| "no verdict".into()),
-                (None, false) => "no verdict".into(),
-            };
-            Paragraph::new(text)
-                .style(t.judge)
-                .wrap(Wrap { trim: false })
-                .block(
-                    Block::bordered()
-                        .title(format!(" mode {m} "))
-                        .border_style(t.border)
-                        .title_style(t.title),
-                )
-                .render(cols[i], buf);
+        if let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) {
+            texts_of(app, &key, &cols, texts, buf);
         }
     }
 }
 
-/// One classification row: the classifier's choice, each mode's value (marked
-/// where modes or judge and human differ) and the human label.
-fn mode_row<'a>(
+/// A classification's two lines: the judge value in each column (marked
+/// where columns, or judge and human, differ) and the human label read on
+/// each column's scale. Says whether a reading was mapped.
+fn row_lines<'a>(
     app: &App,
-    item: &crate::domain::Item,
+    key: &ComboKey,
+    cols: &[CompareColumn],
     ri: usize,
-    r: &crate::tui::app::RowKey,
-) -> Option<Line<'a>> {
+    name: &str,
+    c: &crate::domain::Classification,
+) -> (Line<'a>, Line<'a>, bool) {
     let t = &app.chrome.theme;
-    let persona = app.persona_id();
-    let key = app.combo(r)?;
-    let c = &item.classifications[r.classification];
-    let values: Vec<Option<Value>> = Mode::ALL
+    let focused = ri == app.list.row;
+    let values: Vec<Option<Value>> = cols
         .iter()
-        .map(|m| app.verdict(&key, persona, *m).map(|v| v.value))
+        .map(|col| app.column_verdict(key, col).map(|v| v.value))
+        .collect();
+    let readings: Vec<Option<HumanReading>> = cols
+        .iter()
+        .map(|col| {
+            app.column_label(key, col)
+                .map(|e| human_on_scale(e.label.value, col.mode.scale()))
+        })
         .collect();
     let present: Vec<Value> = values.iter().flatten().copied().collect();
-    let modes_differ = present
+    let columns_differ = present
         .iter()
         .any(|a| present.iter().any(|b| disagrees(*a, *b)));
-    let label = app.my_label(&key, app.choices.mode.scale());
-    let name = if app.active_perspectives().len() > 1 {
-        format!("{} · {}", c.id, r.perspective_id)
-    } else {
-        c.id.clone()
-    };
-    let mut spans = vec![
+    let mut judge = vec![
         Span::styled(
             format!(
                 "{}{:<26} ",
-                if ri == app.list.row { "▶" } else { " " },
-                sanitize::one_line(&name, 26)
+                if focused { "▶" } else { " " },
+                sanitize::one_line(name, 26)
             ),
-            if ri == app.list.row {
-                t.selection
-            } else {
-                t.text
-            },
+            if focused { t.selection } else { t.text },
         ),
         Span::styled(
             format!("{:<12}", sanitize::one_line(c.selected_text(), 11)),
             t.muted,
         ),
     ];
-    for (i, v) in values.iter().enumerate() {
-        let w = if i == 2 { 12 } else { 10 };
-        match v {
-            None if app.runs.streams.contains_key(&key) => {
-                spans.push(Span::styled(format!("{:<w$}", "…"), t.streaming))
+    let mut human = vec![Span::styled(format!("{:<40}", "  human"), t.human)];
+    for (i, col) in cols.iter().enumerate() {
+        let reading = readings[i];
+        match values[i] {
+            None if col.mode == app.choices.mode && app.runs.streams.contains_key(key) => {
+                judge.push(Span::styled(format!("{:<CELL$}", "…"), t.streaming))
             }
-            None => spans.push(Span::styled(format!("{:<w$}", "–"), t.muted)),
+            None => judge.push(Span::styled(format!("{:<CELL$}", "–"), t.muted)),
             Some(v) => {
-                let differs = modes_differ || label.is_some_and(|l| disagrees(*v, l.label.value));
-                let style = if differs {
+                let vs_human = reading
+                    .and_then(|r| r.value)
+                    .is_some_and(|h| disagrees(v, h));
+                let style = if columns_differ || vs_human {
                     t.disagreement_mark
                 } else {
-                    value_style(*v, t)
+                    value_style(v, t)
                 };
-                spans.push(Span::styled(format!("{:<w$}", v.as_text()), style));
+                judge.push(Span::styled(format!("{:<CELL$}", v.as_text()), style));
             }
         }
+        human.push(Span::styled(
+            format!("{:<CELL$}", say::human_cell(reading)),
+            t.human,
+        ));
     }
-    spans.extend(label_span(label, t));
-    if modes_differ {
-        spans.push(Span::styled("  modes differ", t.disagree));
+    if columns_differ {
+        judge.push(Span::styled(
+            say::differ(app.choices.compare_axis),
+            t.disagree,
+        ));
     }
-    Some(Line::from(spans))
+    let mapped = readings.iter().flatten().any(|r| r.mapped);
+    (Line::from(judge), Line::from(human), mapped)
+}
+
+/// The focused row's verdict texts, one pane per column.
+fn texts_of(app: &App, key: &ComboKey, cols: &[CompareColumn], area: Rect, buf: &mut Buffer) {
+    let t = &app.chrome.theme;
+    let n = cols.len().max(1) as u32;
+    let panes = Layout::horizontal(vec![Constraint::Ratio(1, n); cols.len()]).split(area);
+    for (i, col) in cols.iter().enumerate() {
+        let text = match app.column_verdict(key, col) {
+            Some(v) => sanitize::for_display(&v.text, 4000),
+            None if col.mode == app.choices.mode
+                && col.persona == app.persona_id()
+                && app.choices.compare_axis != CompareAxis::Model =>
+            {
+                app.runs
+                    .streams
+                    .get(key)
+                    .map(|s| s.text.clone())
+                    .unwrap_or_else(|| say::NO_VERDICT.into())
+            }
+            None => say::NO_VERDICT.into(),
+        };
+        Paragraph::new(text)
+            .style(t.judge)
+            .wrap(Wrap { trim: false })
+            .block(
+                Block::bordered()
+                    .title(format!(" {} ", sanitize::one_line(&col.title, 40)))
+                    .border_style(t.border)
+                    .title_style(t.title),
+            )
+            .render(panes[i], buf);
+    }
 }

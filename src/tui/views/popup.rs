@@ -26,6 +26,7 @@ impl Widget for PopupView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         match self.popup {
             Popup::Notice { title, text } => notice(self.app, area, buf, title, text),
+            Popup::History { title, lines } => history(self.app, area, buf, title, lines),
             Popup::Quit(q) => {
                 let (title, lines) = quit_lines(self.app, q);
                 dialog(area, buf, self.app, &title, lines);
@@ -163,6 +164,26 @@ pub(super) fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines
         )
         .style(t.text)
         .render(r, buf);
+}
+
+/// A row's label history, as many entries as fit, then the closing hint.
+fn history(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String]) {
+    let t = &app.chrome.theme;
+    let room = area.height.saturating_sub(6) as usize;
+    let mut out: Vec<Line> = lines
+        .iter()
+        .take(room)
+        .map(|l| Line::styled(l.clone(), t.text))
+        .collect();
+    if lines.len() > room {
+        out.push(Line::styled(
+            strings::prompt::and_more(lines.len() - room),
+            t.muted,
+        ));
+    }
+    out.push(Line::raw(""));
+    out.push(Line::styled(strings::prompt::PRESS_ANY_KEY, t.muted));
+    dialog(area, buf, app, &format!(" {title} "), out);
 }
 
 fn notice(app: &App, area: Rect, buf: &mut Buffer, title: &str, text: &str) {

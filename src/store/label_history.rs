@@ -1,0 +1,191 @@
+//! Label history: `labels` holds each person's current answer per
+//! combination, persona and scale; `label_events` keeps every change to it,
+//! append-only. Undo is one more event (the earlier answer restored, or the
+//! label retracted), so the history itself never loses a row.
+
+use super::{Result, Store, StoreError};
+use crate::domain::{ComboKey, Label, Scale, Value};
+use rusqlite::params;
+
+/// Why a label changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// Given by a person (workbench or `jury label`).
+    Set,
+    /// Its note edited.
+    Note,
+    /// Brought in by `jury import`.
+    Import,
+    /// An undo: the earlier answer back, or the label retracted.
+    Undo,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Set => "set",
+            EventKind::Note => "note",
+            EventKind::Import => "import",
+            EventKind::Undo => "undo",
+        }
+    }
+}
+
+/// Where a label lives: one per combination, persona, person and scale.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Slot {
+    pub key: ComboKey,
+    pub persona_id: String,
+    pub who: String,
+    pub scale: Scale,
+}
+
+impl Slot {
+    pub fn of(l: &Label) -> Slot {
+        Slot {
+            key: l.key.clone(),
+            persona_id: l.persona_id.clone(),
+            who: l.who.clone(),
+            scale: l.value.scale(),
+        }
+    }
+}
+
+/// One change in a label's history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelEvent {
+    pub slot: Slot,
+    /// `None`: the label was retracted.
+    pub value: Option<Value>,
+    pub note: String,
+    pub replaced_judge_value: Option<Value>,
+    pub created_at: String,
+    pub blind: bool,
+    /// `set`, `note`, `import` or `undo`.
+    pub kind: String,
+}
+
+/// Undoes one change: `restore` is the label as it was before (written back
+/// as the current answer), or `None` when there was none (the label is
+/// retracted: it leaves `labels`, its history stays).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelUndo {
+    pub slot: Slot,
+    pub restore: Option<Label>,
+    /// When the undo happened.
+    pub at: String,
+}
+
+const WHERE_SLOT: &str = "item_id=?1 AND classification_id=?2 AND perspective_id=?3 AND persona_id=?4 AND who=?5 AND scale=?6";
+
+/// Appends the slot's current row to its history.
+pub(super) fn record_tx(tx: &rusqlite::Transaction<'_>, s: &Slot, kind: EventKind) -> Result<()> {
+    tx.execute(
+        &format!(
+            "INSERT INTO label_events (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, kind)
+             SELECT item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, ?7
+             FROM labels WHERE {WHERE_SLOT}"
+        ),
+        params![
+            s.key.item_id,
+            s.key.classification_id,
+            s.key.perspective_id,
+            s.persona_id,
+            s.who,
+            s.scale.as_str(),
+            kind.as_str()
+        ],
+    )?;
+    Ok(())
+}
+
+impl Store {
+    /// Undoes a label change durably (as [`Store::upsert_label`] saves one).
+    pub fn undo_label(&mut self, u: &LabelUndo) -> Result<()> {
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
+        let result = (|| {
+            let tx = self.immediate()?;
+            match &u.restore {
+                Some(l) => {
+                    let back = Label {
+                        created_at: u.at.clone(),
+                        ..l.clone()
+                    };
+                    super::labels::upsert_label_tx(&tx, &back, EventKind::Undo)?;
+                }
+                None => retract_tx(&tx, &u.slot, &u.at)?,
+            }
+            tx.commit()?;
+            Ok(())
+        })();
+        let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
+        result.map_err(|e| self.with_wait(e))
+    }
+
+    /// Every change to the labels of one combination (every persona, person
+    /// and scale), newest first.
+    pub fn label_history(&self, key: &ComboKey) -> Result<Vec<LabelEvent>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, kind
+             FROM label_events WHERE item_id=?1 AND classification_id=?2 AND perspective_id=?3
+             ORDER BY id DESC",
+        )?;
+        let mut rows = stmt.query(params![
+            key.item_id,
+            key.classification_id,
+            key.perspective_id
+        ])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let scale_name: String = r.get(2)?;
+            let scale = Scale::parse_name(&scale_name).ok_or_else(|| {
+                StoreError::Data(format!("unknown scale '{scale_name}' in a label event"))
+            })?;
+            let value: Option<String> = r.get(3)?;
+            let replaced: Option<String> = r.get(5)?;
+            out.push(LabelEvent {
+                slot: Slot {
+                    key: key.clone(),
+                    persona_id: r.get(0)?,
+                    who: r.get(1)?,
+                    scale,
+                },
+                value: value.and_then(|t| scale.parse(&t).ok()),
+                note: r.get(4)?,
+                replaced_judge_value: replaced.and_then(|t| scale.parse(&t).ok()),
+                created_at: r.get(6)?,
+                blind: r.get(7)?,
+                kind: r.get(8)?,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The label leaves the current answers; its history gains the retraction.
+fn retract_tx(tx: &rusqlite::Transaction<'_>, s: &Slot, at: &str) -> Result<()> {
+    let p = params![
+        s.key.item_id,
+        s.key.classification_id,
+        s.key.perspective_id,
+        s.persona_id,
+        s.who,
+        s.scale.as_str()
+    ];
+    tx.execute(&format!("DELETE FROM labels WHERE {WHERE_SLOT}"), p)?;
+    tx.execute(
+        "INSERT INTO label_events (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, kind)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, '', NULL, ?7, 0, ?8)",
+        params![
+            s.key.item_id,
+            s.key.classification_id,
+            s.key.perspective_id,
+            s.persona_id,
+            s.who,
+            s.scale.as_str(),
+            at,
+            EventKind::Undo.as_str()
+        ],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,175 @@
+//! Undo of this session's label changes and the label history popup. An
+//! undo is stored as one more change (the earlier answer restored, or the
+//! label retracted), never as a deletion from the history.
+
+use super::super::app::*;
+use super::super::msg::Effect;
+use super::Now;
+use crate::domain::{ComboKey, Label};
+use crate::sanitize;
+use crate::store::{LabelEvent, LabelUndo, Slot};
+use crate::tui::strings::session as s;
+
+/// `u`: walks this session's label changes back, newest first, on any item.
+pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) {
+    let Some(step) = app.data.undo.pop() else {
+        app.chrome.message = Some((Level::Info, s::NOTHING_TO_UNDO.into()));
+        return;
+    };
+    let slot = Slot::of(&step.after);
+    let at = crate::store::timestamp(now);
+    let req = app.data.take_req();
+    let restore = step.before.clone().map(|l| Label {
+        created_at: at.clone(),
+        ..l
+    });
+    let entries = app.data.labels.entry(slot.key.item_id.clone()).or_default();
+    let i = entries.iter().position(|e| Slot::of(&e.label) == slot);
+    match (&restore, i) {
+        (Some(l), Some(i)) => {
+            entries[i].label = l.clone();
+            entries[i].state = SaveState::Pending(req);
+        }
+        (Some(l), None) => entries.push(LabelEntry {
+            label: l.clone(),
+            state: SaveState::Pending(req),
+        }),
+        (None, Some(i)) => {
+            entries.remove(i);
+            app.data.undo_pending.insert(req, step.clone());
+        }
+        (None, None) => {
+            app.data.undo_pending.insert(req, step.clone());
+        }
+    }
+    if let Some(&i) = app.data.index_of.get(&slot.key.item_id) {
+        app.item_changed(i as usize);
+    }
+    app.chrome.message = Some((
+        Level::Info,
+        s::undone(
+            &row_name(&slot.key),
+            &step.after.value.as_text(),
+            step.before.as_ref().map(|l| l.value.as_text()).as_deref(),
+        ),
+    ));
+    fx.push(Effect::UndoLabel {
+        req,
+        undo: LabelUndo { slot, restore, at },
+    });
+}
+
+/// The writer answered a retraction: a refused one puts the label back as
+/// the store still holds it, and the step back on the stack.
+pub fn retraction_answered(app: &mut App, req: u64, result: Result<(), String>) {
+    let Some(step) = app.data.undo_pending.remove(&req) else {
+        return;
+    };
+    let Err(err) = result else {
+        return;
+    };
+    let key = step.after.key.clone();
+    app.data
+        .labels
+        .entry(key.item_id.clone())
+        .or_default()
+        .push(LabelEntry {
+            label: step.after.clone(),
+            state: SaveState::Saved,
+        });
+    app.data.undo.push(step);
+    if let Some(&i) = app.data.index_of.get(&key.item_id) {
+        app.item_changed(i as usize);
+    }
+    app.chrome.message = Some((
+        Level::Error,
+        s::undo_failed(&row_name(&key), &sanitize::one_line(&err, 200)),
+    ));
+}
+
+/// `h`: asks the store for the focused row's history.
+pub fn open_history(app: &mut App, fx: &mut Vec<Effect>) {
+    let key = match app.focused_proto_row() {
+        Some(r) => Some(r.key),
+        None => app.rows().get(app.list.row).and_then(|r| app.combo(r)),
+    };
+    let Some(key) = key else {
+        app.chrome.message = Some((Level::Warning, s::NO_ROW_FOR_HISTORY.into()));
+        return;
+    };
+    app.chrome.message = Some((Level::Info, s::LOADING_HISTORY.into()));
+    fx.push(Effect::LoadLabelHistory(key));
+}
+
+/// The store answered: the popup opens when nothing else took the screen.
+pub fn history_loaded(app: &mut App, key: ComboKey, result: Result<Vec<LabelEvent>, String>) {
+    if matches!(app.chrome.message, Some((Level::Info, ref m)) if m == s::LOADING_HISTORY) {
+        app.chrome.message = None;
+    }
+    let events = match result {
+        Ok(ev) => ev,
+        Err(e) => {
+            app.chrome.message = Some((
+                Level::Error,
+                s::history_failed(&sanitize::one_line(&e, 200)),
+            ));
+            return;
+        }
+    };
+    if app.chrome.popup.is_some() {
+        return;
+    }
+    let mut lines: Vec<String> = events.iter().map(history_line).collect();
+    if lines.is_empty() {
+        lines.push(s::NO_HISTORY.into());
+    }
+    app.chrome.popup = Some(Popup::History {
+        title: s::history_title(&row_name(&key)),
+        lines,
+    });
+}
+
+/// One change: when, who (persona), the value on its scale, the judge value
+/// it replaced, why it changed, and the note's start. Every text sanitised.
+fn history_line(e: &LabelEvent) -> String {
+    let when: String = sanitize::one_line(&e.created_at, 40)
+        .replace('T', " ")
+        .chars()
+        .take(19)
+        .collect();
+    let value = match e.value {
+        Some(v) => v.as_text(),
+        None => s::RETRACTED.into(),
+    };
+    let mut line = format!(
+        "{when}  {} ({})  {} {}",
+        sanitize::one_line(&e.slot.who, 24),
+        sanitize::one_line(&e.slot.persona_id, 20),
+        e.slot.scale.as_str(),
+        value,
+    );
+    if let Some(j) = e.replaced_judge_value {
+        line.push_str(&format!("  replaced judge {}", j.as_text()));
+    }
+    if e.blind {
+        line.push_str("  blind");
+    }
+    line.push_str(&format!("  [{}]", sanitize::one_line(&e.kind, 10)));
+    if !e.note.is_empty() {
+        line.push_str(&format!("  “{}”", sanitize::one_line(&e.note, 40)));
+    }
+    line
+}
+
+/// "urgency · k-001" (with the perspective when it is not the usual one).
+fn row_name(k: &ComboKey) -> String {
+    let mut name = format!(
+        "{} · {}",
+        sanitize::one_line(&k.classification_id, 30),
+        sanitize::one_line(&k.item_id, 40)
+    );
+    if k.perspective_id != "classification" {
+        name.push_str(&format!(" ({})", sanitize::one_line(&k.perspective_id, 20)));
+    }
+    name
+}
