@@ -12,6 +12,7 @@
 //! before any is shown twice.
 
 mod render;
+pub mod workbench;
 mod write;
 
 pub use render::{example_block, fewshot_file_name};
@@ -117,10 +118,21 @@ pub fn choose(store: &Store, k: usize) -> Result<BTreeMap<Mode, Vec<Example>>, F
     // verdict rows (no texts, no raw answers), so a store of a million
     // verdicts costs only what the candidates need.
     let labelled: HashSet<&str> = labels.keys().map(|k| k.0.as_str()).collect();
+    // "The judge said otherwise" means the judge without examples: verdicts
+    // of a few-shot version would change the choice once the loop has run
+    // (the same labels must give the same examples, the same prompt version).
+    let shown = store.prompt_examples()?;
+    let with_examples: HashSet<i64> = store
+        .runs()?
+        .into_iter()
+        .filter(|r| shown.contains_key(&r.spec.prompt_hash))
+        .map(|r| r.id)
+        .collect();
     let mut judged: HashMap<(String, String, String, String, Mode), Value> = HashMap::new();
     store.for_each_verdict_value(|v| {
         if let Some(mode) = v.mode
             && labelled.contains(v.item_id)
+            && !with_examples.contains(&v.run_id)
         {
             judged.insert(
                 (

@@ -102,6 +102,9 @@ actions! {
     NewPersona => "personas view: create a persona",
     /// Open the runs view (progress, tokens, cost, failures).
     Runs => "runs and failures",
+    /// Few-shot loop: examples from `train` labels, a run on the held-out
+    /// `test` items (confirmed first), then the agreement view on the change.
+    FewShotLoop => "few-shot from train labels → run on held-out test → the change in κ",
     /// Open the agreement view (judge vs human).
     Agreement => "agreement judge vs human",
     /// In the agreement view: figures on all pairs, the held-out test side, the train side.
@@ -164,6 +167,8 @@ pub enum PopupKind {
     Editor,
     /// The persona JSON editor (enter there is a new line).
     PersonaEditor,
+    /// The few-shot loop's confirm step (how many requests it will send).
+    ConfirmRun,
 }
 
 impl PopupKind {
@@ -174,6 +179,7 @@ impl PopupKind {
         PopupKind::Picker,
         PopupKind::Editor,
         PopupKind::PersonaEditor,
+        PopupKind::ConfirmRun,
     ];
 
     /// Its section in the keymap file.
@@ -184,6 +190,7 @@ impl PopupKind {
             PopupKind::Picker => "picker",
             PopupKind::Editor => "editor",
             PopupKind::PersonaEditor => "persona_editor",
+            PopupKind::ConfirmRun => "confirm_run",
         }
     }
 
@@ -195,6 +202,7 @@ impl PopupKind {
             PopupKind::Picker => "persona and perspective pickers",
             PopupKind::Editor => "search field and note editor",
             PopupKind::PersonaEditor => "persona JSON editor",
+            PopupKind::ConfirmRun => "few-shot loop: confirm the run",
         }
     }
 
@@ -206,6 +214,7 @@ impl PopupKind {
             PopupKind::Replay => &[Replay, Keep, Discard],
             PopupKind::Picker => &[Pick, Next, Previous, Close],
             PopupKind::Editor | PopupKind::PersonaEditor => &[Submit, Close],
+            PopupKind::ConfirmRun => &[StartRun, Close],
         }
     }
 }
@@ -248,6 +257,8 @@ popup_actions! {
     Previous => "previous entry",
     /// Close the popup (a search keeps what was typed; a note or persona is not saved).
     Close => "close (a search keeps what was typed; a note or persona is not saved)",
+    /// Confirm step: start the run it describes.
+    StartRun => "start the run (its requests are counted on the popup)",
     /// Editors: save the note or persona, keep the search.
     Submit => "save the note or persona / keep the search",
 }

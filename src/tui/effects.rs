@@ -94,6 +94,24 @@ impl Executor {
                 }
             }
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),
+            Effect::StartLoopRun { tag, plan, prompts } => {
+                match super::fewshot_effects::loop_request(&self.engine, plan, prompts) {
+                    Ok((cfg, req)) => self.spawn(tag, cfg, req),
+                    Err(e) => {
+                        let _ = self.tx.send(Msg::RunEnded {
+                            tag,
+                            error: Some(e),
+                        });
+                    }
+                }
+            }
+            Effect::PrepareLoop { plan, baseline_for } => super::fewshot_effects::prepare(
+                self.db_path.clone(),
+                self.engine.clone(),
+                plan,
+                baseline_for,
+                self.tx.clone(),
+            ),
             Effect::CancelRun { tag } => {
                 if let Some(c) = self.cancels.get(&tag) {
                     c.cancel();
@@ -132,12 +150,13 @@ impl Executor {
                             .map_err(|e| e.to_string()),
                         }?;
                         let notes = report.notes();
-                        Ok((report.groups, notes))
+                        Ok((report.groups, notes, report.changes))
                     });
                     match r {
-                        Ok((groups, notes)) => {
+                        Ok((groups, notes, changes)) => {
                             let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
                             let _ = tx.send(Msg::AgreementNotes(notes));
+                            let _ = tx.send(Msg::AgreementChanges(changes));
                         }
                         Err(e) => {
                             let _ = tx.send(Msg::AgreementLoaded(Err(e)));
@@ -191,6 +210,11 @@ impl Executor {
                 return;
             }
         };
+        self.spawn(tag, cfg, req);
+    }
+
+    /// Starts the engine on `req` and forwards its events as `tag`'s.
+    fn spawn(&mut self, tag: u64, cfg: EngineConfig, req: RunRequest) {
         let handle = spawn_run(cfg, req);
         self.cancels.insert(tag, handle.cancel.clone());
         let tx = self.tx.clone();

@@ -31,6 +31,8 @@ struct KeymapFile {
     editor: Section,
     #[serde(default)]
     persona_editor: Section,
+    #[serde(default)]
+    confirm_run: Section,
 }
 
 impl KeymapFile {
@@ -41,6 +43,7 @@ impl KeymapFile {
             PopupKind::Picker => &self.picker,
             PopupKind::Editor => &self.editor,
             PopupKind::PersonaEditor => &self.persona_editor,
+            PopupKind::ConfirmRun => &self.confirm_run,
         }
     }
 }

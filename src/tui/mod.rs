@@ -6,6 +6,7 @@ pub mod action;
 pub mod app;
 pub mod effects;
 pub mod event_loop;
+pub mod fewshot_effects;
 pub mod input;
 pub mod items;
 pub mod keycombo;

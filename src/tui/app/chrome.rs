@@ -49,6 +49,8 @@ pub enum Popup {
         /// Where they are kept (shown).
         path: String,
     },
+    /// The few-shot loop's run, waiting for a yes.
+    ConfirmRun(Box<super::LoopReady>),
 }
 
 /// The quit prompt: first the retry of every unsaved label, then, when some

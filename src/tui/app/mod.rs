@@ -7,12 +7,14 @@
 
 mod choices;
 mod chrome;
+mod fewshot;
 mod list;
 mod runs;
 mod workspace;
 
 pub use choices::*;
 pub use chrome::*;
+pub use fewshot::*;
 pub use list::*;
 pub use runs::*;
 pub use workspace::*;

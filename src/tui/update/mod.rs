@@ -5,6 +5,7 @@
 //! (the engine's events), [`popup`] (pickers, text fields, pastes).
 
 pub mod engine;
+pub mod fewshot_loop;
 pub mod label;
 pub mod nav;
 pub mod popup;
@@ -35,13 +36,18 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         }
         Msg::Tick => app.runs.spinner = app.runs.spinner.wrapping_add(1),
         Msg::Engine { tag, event } => engine::engine_event(app, tag, event),
-        Msg::RunEnded { tag, error } => run::run_ended(app, tag, error),
+        Msg::RunEnded { tag, error } => {
+            fewshot_loop::run_ended(app, tag, &error, &mut fx);
+            run::run_ended(app, tag, error);
+        }
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
         Msg::UnsavedKept(r) => super::quit::kept(app, r),
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
+        Msg::AgreementChanges(c) => fewshot_loop::changes(app, c),
+        Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
     }
     fx
 }
@@ -71,6 +77,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         Cancel => nav::cancel(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
         CycleSplit => nav::cycle_split(app, fx),
+        FewShotLoop => fewshot_loop::start(app, fx),
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => nav::movement(app, action),
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),

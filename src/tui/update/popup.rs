@@ -156,6 +156,7 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
         Popup::Notice { .. } => {} // any key closes it
         Popup::Quit(q) => super::super::quit::prompt_key(app, q, k, fx),
         Popup::Replay { labels, path } => super::super::quit::replay_key(app, labels, path, k, fx),
+        Popup::ConfirmRun(ready) => super::fewshot_loop::confirm_key(app, ready, k, fx),
         Popup::Picker {
             kind,
             options,

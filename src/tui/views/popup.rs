@@ -31,6 +31,10 @@ impl Widget for PopupView<'_> {
                 dialog(area, buf, self.app, &title, lines);
             }
             Popup::Replay { labels, path } => replay(self.app, area, buf, labels, path),
+            Popup::ConfirmRun(ready) => {
+                let (title, lines) = super::fewshot_delta::confirm(self.app, ready);
+                dialog(area, buf, self.app, title, lines);
+            }
             Popup::Picker {
                 kind,
                 options,
