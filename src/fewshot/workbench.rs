@@ -70,8 +70,13 @@ pub fn write_loop_set(
     let hash = set.hash().to_string();
     let dir = data_dir.join(loop_dir_name(split.rule.seed, &hash));
     if dir.exists() {
+        // The hash covers the AwAg elements; the manifest says every
+        // example (the guideline's too).
+        let manifest =
+            |d: &Path| std::fs::read_to_string(d.join(crate::prompt::FEWSHOT_MANIFEST)).ok();
+        let same = PromptSet::load(Some(&dir)).is_ok_and(|s| s.hash() == hash)
+            && manifest(&dir) == manifest(&staging);
         let _ = std::fs::remove_dir_all(&staging);
-        let same = PromptSet::load(Some(&dir)).is_ok_and(|s| s.hash() == hash);
         if !same {
             return Err(LoopError::Taken(dir.display().to_string()));
         }
