@@ -235,3 +235,36 @@ fn jury_fewshot_says_which_protocols_take_no_examples() {
     );
     assert!(out.join("guideline/examples.txt").exists());
 }
+
+#[test]
+fn a_set_keeps_the_base_folders_own_prompts_for_every_protocol() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = workspace(dir.path());
+    let store = jury::store::Store::open(&db).unwrap();
+    // A user's prompt folder: the AwAg files plus their own rubric and
+    // guideline system prompts.
+    let base = dir.path().join("my-prompts");
+    std::fs::create_dir_all(base.join("rubric")).unwrap();
+    std::fs::create_dir_all(base.join("guideline")).unwrap();
+    let awag = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/prompts/awag"));
+    for e in std::fs::read_dir(&awag).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, base.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(base.join("rubric/system.txt"), "my rubric system\n").unwrap();
+    std::fs::write(base.join("guideline/system.txt"), "my guideline system\n").unwrap();
+    std::fs::write(base.join("guideline/examples.txt"), "My own examples.\n").unwrap();
+    let set = PromptSet::load(Some(&base)).unwrap();
+    let out = dir.path().join("set");
+    let written = jury::fewshot::write_set(&store, &set, 2, &out).unwrap();
+    assert!(!written.guideline.is_empty());
+    let read = |p: &str| std::fs::read_to_string(out.join(p)).unwrap();
+    assert_eq!(read("rubric/system.txt"), "my rubric system\n");
+    assert_eq!(read("guideline/system.txt"), "my guideline system\n");
+    let examples = read("guideline/examples.txt");
+    assert!(examples.starts_with("My own examples."), "{examples}");
+    assert!(examples.contains("Example 1, the request:"), "{examples}");
+    // What a guideline run with the set reads.
+    let g = jury::protocol::guideline::GuidelinePrompts::load(Some(&out)).unwrap();
+    assert_eq!(g.system, "my guideline system\n");
+}

@@ -325,15 +325,22 @@ struct Bench {
 }
 
 async fn bench() -> Bench {
+    bench_with(|r| jury::testserver::demo_judge::reply(r, Duration::from_millis(0))).await
+}
+
+async fn bench_with(
+    responder: impl Fn(&jury::testserver::RecordedRequest) -> jury::testserver::Reply
+    + Send
+    + Sync
+    + 'static,
+) -> Bench {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
     let db = dir.join("j.db");
     store_with_labels(&db);
-    let server = jury::testserver::TestServer::start(|r| {
-        jury::testserver::demo_judge::reply(r, Duration::from_millis(0))
-    })
-    .await
-    .unwrap();
+    let server = jury::testserver::TestServer::start(responder)
+        .await
+        .unwrap();
     let cfg = jury::engine::EngineConfig {
         db_path: db.clone(),
         provider: jury::provider::ProviderConfig::new(
@@ -474,5 +481,66 @@ async fn without_a_baseline_the_view_offers_one_and_then_shows_the_delta() {
     let base8: String = first.base_hash.chars().take(8).collect();
     assert!(s.contains(&format!("prompts {base8} → {hash8}, Δκ")), "{s}");
     assert!(!s.contains("needs a baseline run"), "{s}");
+    b.exec.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_l_after_a_cancel_continues_with_the_same_prompt_version() {
+    // The request holding `slow` hangs, the others answer at once: the
+    // cancel comes while part of the run is judged and part is not.
+    let slow: std::sync::Arc<std::sync::Mutex<Option<String>>> = Default::default();
+    let hang = slow.clone();
+    let mut b = bench_with(move |r| {
+        let reply = jury::testserver::demo_judge::reply(r, Duration::ZERO);
+        match hang.lock().unwrap().as_deref() {
+            Some(id) if r.body.to_string().contains(id) => {
+                jury::testserver::Reply::Delay(Duration::from_secs(20), Box::new(reply))
+            }
+            _ => reply,
+        }
+    })
+    .await;
+    b.press('R', |_, m| matches!(m, Msg::RunEnded { .. })).await;
+    b.press('L', is_ready).await;
+    let first = confirm(&b.app);
+    assert!(first.requests >= 2, "{first:?}");
+    *slow.lock().unwrap() = first.plan.item_ids.last().cloned();
+    b.press('y', |_, m| {
+        matches!(
+            m,
+            Msg::Engine {
+                event: jury::engine::EngineEvent::Verdict { .. },
+                ..
+            }
+        )
+    })
+    .await;
+    // Esc cancels the run; it ends short and says L continues it.
+    let fx = code(&mut b.app, KeyCode::Esc);
+    assert!(
+        matches!(fx.as_slice(), [Effect::CancelRun { .. }]),
+        "{fx:?}"
+    );
+    drive(&mut b.app, &mut b.exec, &mut b.rx, fx, |_, m| {
+        matches!(m, Msg::RunEnded { .. })
+    })
+    .await;
+    assert_eq!(b.app.chrome.view, View::Main);
+    let msg = b.app.chrome.message.clone().unwrap().1;
+    assert!(msg.contains("L continues it"), "{msg}");
+
+    // L again: the same examples, the same prompt version and folder; only
+    // what the cancel left is asked for.
+    *slow.lock().unwrap() = None;
+    b.press('L', is_ready).await;
+    let again = confirm(&b.app);
+    assert_eq!((&again.hash, &again.dir), (&first.hash, &first.dir));
+    assert!(again.reused);
+    assert!(again.skipped > 0, "{again:?}");
+    assert!(again.requests < first.requests, "{again:?}");
+    b.press('y', changes_in).await;
+    let hash8: String = first.hash.chars().take(8).collect();
+    let s = screen(&b.app);
+    assert!(s.contains(&format!("→ {hash8}, Δκ")), "{s}");
     b.exec.shutdown();
 }

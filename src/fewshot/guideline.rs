@@ -90,14 +90,17 @@ pub fn guideline_files(
     ])
 }
 
-/// The rubric and proposition files of the base folder, copied as they are
-/// (a set used with `--prompts` must not lose the user's own).
-pub fn unchanged_files(base: Option<&Path>) -> Result<Vec<(String, String)>, String> {
+/// The other protocols' files of the base folder in `subs`, copied as they
+/// are (a set used with `--prompts` must not lose the user's own).
+pub fn unchanged_files(
+    base: Option<&Path>,
+    subs: &[&str],
+) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     let Some(base) = base else {
         return Ok(out);
     };
-    for sub in NO_EXAMPLES {
+    for sub in subs {
         let Ok(entries) = std::fs::read_dir(base.join(sub)) else {
             continue;
         };

@@ -82,12 +82,19 @@ pub fn write_set(
     }
     let base_dir = super::guideline::base_dir(base);
     let guideline = guideline_examples(store, k, base_dir.as_deref(), &mut files)?;
-    let unchanged = super::guideline::unchanged_files(base_dir.as_deref()).map_err(|message| {
-        WriteError::Io {
-            path: base.origin.clone(),
-            message,
-        }
-    })?;
+    // The guideline files are written with the examples, when there are some.
+    let subs: &[&str] = if guideline.is_empty() {
+        &["rubric", "proposition", "guideline"]
+    } else {
+        super::guideline::NO_EXAMPLES
+    };
+    let unchanged =
+        super::guideline::unchanged_files(base_dir.as_deref(), subs).map_err(|message| {
+            WriteError::Io {
+                path: base.origin.clone(),
+                message,
+            }
+        })?;
     files.extend(unchanged);
     if examples.values().all(Vec::is_empty) && guideline.is_empty() {
         return Err(WriteError::Nothing);
