@@ -124,46 +124,7 @@ impl Executor {
                     let _ = tx.send(Msg::RunsLoaded(r.map_err(|e| e.to_string())));
                 });
             }
-            Effect::LoadAgreement(side) => {
-                let (path, tx) = (self.db_path.clone(), self.tx.clone());
-                tokio::task::spawn_blocking(move || {
-                    // Fewer resamples than `jury report`: the view wants its
-                    // figures in a moment; the CLI gives the full intervals.
-                    let r = Store::open(&path).map_err(|e| e.to_string()).and_then(|s| {
-                        let report = match side {
-                            None => crate::report::Report::build(
-                                &s,
-                                None,
-                                Some(AGREEMENT_RESAMPLES),
-                                42,
-                                &mut (),
-                            )
-                            .map_err(|e| e.to_string()),
-                            Some(side) => crate::report::Report::build_on(
-                                &s,
-                                None,
-                                Some(AGREEMENT_RESAMPLES),
-                                42,
-                                side,
-                                &mut (),
-                            )
-                            .map_err(|e| e.to_string()),
-                        }?;
-                        let notes = report.notes();
-                        Ok((report.groups, notes, report.changes))
-                    });
-                    match r {
-                        Ok((groups, notes, changes)) => {
-                            let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
-                            let _ = tx.send(Msg::AgreementNotes(notes));
-                            let _ = tx.send(Msg::AgreementChanges(changes));
-                        }
-                        Err(e) => {
-                            let _ = tx.send(Msg::AgreementLoaded(Err(e)));
-                        }
-                    }
-                });
-            }
+            Effect::LoadAgreement(side) => self.load_agreement(side),
             // Small and synchronous: the quit prompt waits on it, and the
             // process may end right after.
             Effect::KeepUnsaved(labels) => {
@@ -190,6 +151,49 @@ impl Executor {
                 });
             }
         }
+    }
+
+    /// The agreement figures, notes and prompt-version changes on `side`,
+    /// computed on a blocking task.
+    fn load_agreement(&self, side: Option<crate::domain::Side>) {
+        let (path, tx) = (self.db_path.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            // Fewer resamples than `jury report`: the view wants its
+            // figures in a moment; the CLI gives the full intervals.
+            let r = Store::open(&path).map_err(|e| e.to_string()).and_then(|s| {
+                let report = match side {
+                    None => crate::report::Report::build(
+                        &s,
+                        None,
+                        Some(AGREEMENT_RESAMPLES),
+                        42,
+                        &mut (),
+                    )
+                    .map_err(|e| e.to_string()),
+                    Some(side) => crate::report::Report::build_on(
+                        &s,
+                        None,
+                        Some(AGREEMENT_RESAMPLES),
+                        42,
+                        side,
+                        &mut (),
+                    )
+                    .map_err(|e| e.to_string()),
+                }?;
+                let notes = report.notes();
+                Ok((report.groups, notes, report.changes))
+            });
+            match r {
+                Ok((groups, notes, changes)) => {
+                    let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
+                    let _ = tx.send(Msg::AgreementNotes(notes));
+                    let _ = tx.send(Msg::AgreementChanges(changes));
+                }
+                Err(e) => {
+                    let _ = tx.send(Msg::AgreementLoaded(Err(e)));
+                }
+            }
+        });
     }
 
     fn start_run(&mut self, tag: u64, plan: RunPlan) {
