@@ -214,6 +214,14 @@ fn the_delta_line_is_the_one_a_paper_quotes() {
     assert!(app.chrome.popup.is_none());
     assert!(matches!(&app.chrome.view, View::Agreement(a) if a.side == Some(Side::Test)));
     assert!(screen(&app).contains("computing the change"));
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("nothing to send")
+    );
     update(
         &mut app,
         Msg::AgreementChanges(vec![change("512b3db5", "9703e6aa")]),

@@ -250,6 +250,8 @@ pub mod fewshot {
     pub const ALREADY_RUNNING: &str =
         "the few-shot loop's run is still going (esc cancels it; L then continues it)";
     pub const NOT_STARTED: &str = "not started: nothing was sent";
+    pub const ALL_JUDGED: &str =
+        "these prompts already judged every held-out item: nothing to send (resume)";
     pub const TITLE: &str = " few-shot loop: run on the held-out test items? ";
     pub const BASELINE_TITLE: &str = " baseline: run the current prompts on the held-out items? ";
     pub const COMPUTING: &str = "few-shot loop: computing the change on the held-out items…";

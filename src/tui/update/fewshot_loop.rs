@@ -105,8 +105,10 @@ pub fn ready(app: &mut App, r: Result<Box<LoopReady>, String>, fx: &mut Vec<Effe
         // A run finished earlier with these very prompts: nothing to send.
         remember(app, &ready, None);
         open_delta(app, fx);
+        app.chrome.message = Some((Level::Info, say::ALL_JUDGED.into()));
         return;
     }
+    app.chrome.message = None;
     app.chrome.popup = Some(Popup::ConfirmRun(ready));
 }
 
