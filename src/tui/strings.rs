@@ -242,7 +242,7 @@ pub mod help {
 
 /// The few-shot loop (`L`): its messages, confirm step and delta lines.
 pub mod fewshot {
-    pub const NO_SPLIT: &str = "no held-out split: examples may only come from train labels and the change is measured on test ones; make one with `jury split --holdout 0.3 --seed 1`, then press L again";
+    pub const NO_SPLIT: &str = "no held-out split: make one with `jury split --holdout 0.3 --seed 1`, then L again (examples come from train labels, the change is measured on test)";
     pub const PREPARING: &str =
         "building the few-shot set from train labels and planning its run on the held-out items…";
     pub const BASELINE_PREPARING: &str =
