@@ -17,10 +17,16 @@ pub fn fewshot(s: &Settings, a: FewshotArgs) -> anyhow::Result<ExitCode> {
             .examples
             .iter()
             .map(|(m, es)| (format!("mode{}", m.number()), es.len().into()))
+            .chain([("guideline".to_string(), written.guideline.len().into())])
             .collect();
         println!(
             "{}",
-            serde_json::json!({"out": a.out.display().to_string(), "prompt_hash": set.hash(), "examples": per_mode})
+            serde_json::json!({
+                "out": a.out.display().to_string(),
+                "prompt_hash": set.hash(),
+                "examples": per_mode,
+                "no_examples": crate::fewshot::guideline::NO_EXAMPLES,
+            })
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -40,6 +46,15 @@ pub fn fewshot(s: &Settings, a: FewshotArgs) -> anyhow::Result<ExitCode> {
             say::mode_examples(mode.number(), es.len(), disagreements)
         );
     }
+    let g = &written.guideline;
+    println!(
+        "{}",
+        say::guideline_examples(g.len(), g.iter().filter(|e| e.judge_said.is_some()).count())
+    );
+    println!(
+        "{}",
+        say::no_examples(&crate::fewshot::guideline::NO_EXAMPLES.join(" and "))
+    );
     println!("{}", say::where_from(&out, crate::prompt::FEWSHOT_MANIFEST));
     Ok(ExitCode::SUCCESS)
 }

@@ -32,6 +32,16 @@ pub mod fewshot {
             "  mode {mode}: {examples} example(s), {disagreements} where the judge said otherwise"
         )
     }
+    pub fn guideline_examples(examples: usize, disagreements: usize) -> String {
+        format!(
+            "  guideline: {examples} example(s) (train labels `no` or `fully`), {disagreements} where the judge said otherwise"
+        )
+    }
+    pub fn no_examples(protocols: &str) -> String {
+        format!(
+            "  {protocols}: their prompts have no place for worked examples; the set carries them unchanged"
+        )
+    }
     pub fn where_from(out: &str, manifest: &str) -> String {
         format!("where each came from: {out}/{manifest}; use it with --prompts {out}")
     }

@@ -11,7 +11,9 @@
 //! (classification, value) so every classification and every value is shown
 //! before any is shown twice.
 
+pub mod guideline;
 mod render;
+pub mod workbench;
 mod write;
 
 pub use render::{example_block, fewshot_file_name};
@@ -87,16 +89,58 @@ fn is_awag(l: &Label) -> bool {
     .contains(&l.key.perspective_id.as_str())
 }
 
+/// (item, classification, perspective, persona).
+type LabelKey = (String, String, String, String);
+/// The judge's latest value per label key and mode (`None`: other protocols).
+type Judged = HashMap<(String, String, String, String, Option<Mode>), Value>;
+
 /// Up to `k` examples per mode from the `train` labels of `store`.
 pub fn choose(store: &Store, k: usize) -> Result<BTreeMap<Mode, Vec<Example>>, FewShotError> {
     if k == 0 {
         return Err(FewShotError::NoK);
     }
     let split = store.split()?.ok_or(FewShotError::NoSplit)?;
-    // The newest label per (item, classification, perspective, persona).
-    let mut labels: BTreeMap<(String, String, String, String), Label> = BTreeMap::new();
+    let labels = train_labels(store, &split, is_awag)?;
+    let judged = judged_values(store, &labels)?;
+    let mut out = BTreeMap::new();
+    for mode in Mode::ALL {
+        let fit = |v: Value| value_in(mode, v);
+        let chosen = choose_for(&fit, Some(mode), &labels, &judged, &split, k);
+        out.insert(mode, chosen);
+    }
+    Ok(out)
+}
+
+/// Up to `k` guideline examples from the `train` labels on the guideline
+/// perspective. Only `no` and `fully` can be shown: the answer shape needs
+/// `guideline_applied`, which for `partially` depends on whether the missing
+/// part is functional, and a label does not say.
+pub fn choose_guideline(store: &Store, k: usize) -> Result<Vec<Example>, FewShotError> {
+    if k == 0 {
+        return Err(FewShotError::NoK);
+    }
+    let split = store.split()?.ok_or(FewShotError::NoSplit)?;
+    let labels = train_labels(store, &split, |l| {
+        l.key.perspective_id == crate::protocol::guideline::PERSPECTIVE
+    })?;
+    let judged = judged_values(store, &labels)?;
+    let fit = |v: Value| match v {
+        Value::Degree(crate::domain::Degree::No | crate::domain::Degree::Fully) => Some(v),
+        _ => None,
+    };
+    Ok(choose_for(&fit, None, &labels, &judged, &split, k))
+}
+
+/// The newest `train` label per (item, classification, perspective, persona)
+/// among those `keep` takes.
+fn train_labels(
+    store: &Store,
+    split: &Split,
+    keep: impl Fn(&Label) -> bool,
+) -> Result<BTreeMap<LabelKey, Label>, FewShotError> {
+    let mut labels: BTreeMap<LabelKey, Label> = BTreeMap::new();
     store.for_each_label(|l| {
-        if !is_awag(&l) || split.side_of(&l.key.item_id, &l.key.classification_id) != Side::Train {
+        if !keep(&l) || split.side_of(&l.key.item_id, &l.key.classification_id) != Side::Train {
             return;
         }
         let key = (
@@ -112,51 +156,64 @@ pub fn choose(store: &Store, k: usize) -> Result<BTreeMap<Mode, Vec<Example>>, F
             }
         }
     })?;
-    // The judge's latest value per (item, classification, perspective,
-    // persona, mode), for the labelled items only: read through the light
-    // verdict rows (no texts, no raw answers), so a store of a million
-    // verdicts costs only what the candidates need.
+    Ok(labels)
+}
+
+/// The judge's latest value per (item, classification, perspective,
+/// persona, mode), for the labelled items only: read through the light
+/// verdict rows (no texts, no raw answers), so a store of a million
+/// verdicts costs only what the candidates need.
+fn judged_values(
+    store: &Store,
+    labels: &BTreeMap<LabelKey, Label>,
+) -> Result<Judged, FewShotError> {
     let labelled: HashSet<&str> = labels.keys().map(|k| k.0.as_str()).collect();
-    let mut judged: HashMap<(String, String, String, String, Mode), Value> = HashMap::new();
+    // "The judge said otherwise" means the judge without examples: verdicts
+    // of a few-shot version would change the choice once the loop has run
+    // (the same labels must give the same examples, the same prompt version).
+    let shown = store.prompt_examples()?;
+    let with_examples: HashSet<i64> = store
+        .runs()?
+        .into_iter()
+        .filter(|r| shown.contains_key(&r.spec.prompt_hash))
+        .map(|r| r.id)
+        .collect();
+    let mut judged: Judged = HashMap::new();
     store.for_each_verdict_value(|v| {
-        if let Some(mode) = v.mode
-            && labelled.contains(v.item_id)
-        {
+        if labelled.contains(v.item_id) && !with_examples.contains(&v.run_id) {
             judged.insert(
                 (
                     v.item_id.to_string(),
                     v.classification_id.to_string(),
                     v.perspective_id.to_string(),
                     v.persona_id.to_string(),
-                    mode,
+                    v.mode,
                 ),
                 v.value,
             );
         }
     })?;
-    let mut out = BTreeMap::new();
-    for mode in Mode::ALL {
-        let chosen = choose_for(mode, &labels, &judged, &split, k);
-        out.insert(mode, chosen);
-    }
-    Ok(out)
+    Ok(judged)
 }
 
 /// A candidate: the example, whether the judge said otherwise, its place in
 /// the split's hash order.
 type Candidate = (Example, bool, f64);
 
+/// Up to `k` examples among `labels` that `fit` can show (as the value it
+/// gives), the judge's values looked up in `mode`.
 fn choose_for(
-    mode: Mode,
-    labels: &BTreeMap<(String, String, String, String), Label>,
-    judged: &HashMap<(String, String, String, String, Mode), Value>,
+    fit: &dyn Fn(Value) -> Option<Value>,
+    mode: Option<Mode>,
+    labels: &BTreeMap<LabelKey, Label>,
+    judged: &Judged,
     split: &Split,
     k: usize,
 ) -> Vec<Example> {
     // One candidate per (item, classification): the first label in key order.
     let mut per_pair: BTreeMap<(&str, &str), Candidate> = BTreeMap::new();
     for ((item, cls, persp, persona), l) in labels {
-        let Some(value) = value_in(mode, l.value) else {
+        let Some(value) = fit(l.value) else {
             continue;
         };
         if per_pair.contains_key(&(item.as_str(), cls.as_str())) {
@@ -171,7 +228,7 @@ fn choose_for(
                 mode,
             ))
             .copied()
-            .and_then(|j| value_in(mode, j))
+            .and_then(fit)
             .filter(|j| *j != value);
         let example = Example {
             item_id: item.clone(),

@@ -20,10 +20,10 @@ pub fn fewshot_file_name(mode: Mode) -> &'static str {
 
 /// The placeholder the run's boundary token replaces (as in
 /// `system_common.txt`).
-const BOUNDARY: &str = "{boundary}";
+pub(super) const BOUNDARY: &str = "{boundary}";
 
 /// The answer text of an example: the person's note, or what they gave.
-fn answer_text(e: &Example) -> String {
+pub(super) fn answer_text(e: &Example) -> String {
     if e.note.trim().is_empty() {
         format!("A person reviewing this gave {}.", e.value)
     } else {
@@ -91,7 +91,7 @@ pub fn example_block(
 /// `{\u0062oundary}` (the same JSON string): the run replaces the
 /// placeholder with its secret marker token, and an item must not be able to
 /// close the markers around itself by containing the placeholder.
-fn pretty(v: &Value) -> String {
+pub(super) fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v)
         .unwrap_or_else(|_| v.to_string())
         .replace(BOUNDARY, "{\\u0062oundary}")

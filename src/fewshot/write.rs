@@ -12,10 +12,11 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// What was written: examples per mode.
+/// What was written: examples per mode, and the guideline protocol's.
 #[derive(Debug, Clone)]
 pub struct Written {
     pub examples: BTreeMap<Mode, Vec<Example>>,
+    pub guideline: Vec<Example>,
 }
 
 /// Why a set could not be written.
@@ -79,7 +80,23 @@ pub fn write_set(
             files.push((fewshot_file_name(*mode).to_string(), fewshot_text(&blocks)));
         }
     }
-    if examples.values().all(Vec::is_empty) {
+    let base_dir = super::guideline::base_dir(base);
+    let guideline = guideline_examples(store, k, base_dir.as_deref(), &mut files)?;
+    // The guideline files are written with the examples, when there are some.
+    let subs: &[&str] = if guideline.is_empty() {
+        &["rubric", "proposition", "guideline"]
+    } else {
+        super::guideline::NO_EXAMPLES
+    };
+    let unchanged =
+        super::guideline::unchanged_files(base_dir.as_deref(), subs).map_err(|message| {
+            WriteError::Io {
+                path: base.origin.clone(),
+                message,
+            }
+        })?;
+    files.extend(unchanged);
+    if examples.values().all(Vec::is_empty) && guideline.is_empty() {
         return Err(WriteError::Nothing);
     }
     let split = store.split()?;
@@ -89,14 +106,63 @@ pub fn write_set(
         "base": base.origin,
         "baseHash": base.hash(),
         "split": split.as_ref().map(|s| json!({"holdout": s.rule.holdout, "seed": s.rule.seed, "createdAt": s.created_at})),
-        "examples": examples.iter().map(|(m, es)| (format!("mode{}", m.number()), json!(es))).collect::<serde_json::Map<_, _>>(),
+        "examples": examples
+            .iter()
+            .map(|(m, es)| (format!("mode{}", m.number()), json!(es)))
+            .chain((!guideline.is_empty()).then(|| ("guideline".to_string(), json!(guideline))))
+            .collect::<serde_json::Map<_, _>>(),
+        "noExamples": super::guideline::NO_EXAMPLES,
     });
     files.push((
         FEWSHOT_MANIFEST.to_string(),
         serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n",
     ));
     write_dir(out, &files)?;
-    Ok(Written { examples })
+    Ok(Written {
+        examples,
+        guideline,
+    })
+}
+
+/// Chooses the guideline examples and adds the guideline files with them to
+/// `files` (nothing when no `train` label can serve).
+fn guideline_examples(
+    store: &Store,
+    k: usize,
+    base_dir: Option<&Path>,
+    files: &mut Vec<(String, String)>,
+) -> Result<Vec<Example>, WriteError> {
+    let mut kept = Vec::new();
+    let mut blocks = Vec::new();
+    let chosen = super::choose_guideline(store, k)?;
+    if chosen.is_empty() {
+        return Ok(kept);
+    }
+    let template = crate::protocol::guideline::GuidelinePrompts::load(base_dir)
+        .map(|p| p.user)
+        .map_err(|message| WriteError::Io {
+            path: "guideline/user.txt".into(),
+            message,
+        })?;
+    for e in chosen {
+        let Some(item) = store.item(&e.item_id)? else {
+            continue;
+        };
+        if let Some(b) = super::guideline::guideline_block(blocks.len() + 1, &e, &item, &template) {
+            blocks.push(b);
+            kept.push(e);
+        }
+    }
+    if !blocks.is_empty() {
+        let more = super::guideline::guideline_files(base_dir, &blocks).map_err(|message| {
+            WriteError::Io {
+                path: "guideline".into(),
+                message,
+            }
+        })?;
+        files.extend(more);
+    }
+    Ok(kept)
 }
 
 /// Writes `files` into a temporary directory beside `out`, then renames it
@@ -120,6 +186,9 @@ fn write_dir(out: &Path, files: &[(String, String)]) -> Result<(), WriteError> {
     let result = (|| {
         for (n, text) in files {
             let p = tmp.join(n);
+            if let Some(dir) = p.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+            }
             std::fs::write(&p, text).map_err(|e| io(&p, e))?;
         }
         if out.exists() {

@@ -53,18 +53,18 @@ pub fn changes(
         let Some((judge, prompts)) = p.left.split_once(MARK) else {
             continue;
         };
-        if p.a.scale() != p.b.scale() {
+        let Some((a, b)) = on_one_scale(p.a, p.b) else {
             continue;
-        }
+        };
         by.entry((
             judge.to_string(),
             p.right.to_string(),
-            p.a.scale().as_str().to_string(),
+            a.scale().as_str().to_string(),
         ))
         .or_default()
         .entry(prompts.to_string())
         .or_default()
-        .insert(p.ctx.key.clone(), (p.a, p.b));
+        .insert(p.ctx.key.clone(), (a, b));
     }
     let mut out = Vec::new();
     for ((judge, person, scale), versions) in by {
@@ -99,6 +99,23 @@ pub fn changes(
         }
     }
     out
+}
+
+/// A pair on one scale: as it is when both sides share one; a cross-scale
+/// pair (mode 3's AGREE/DISAGREE against a Likert label) read as agreement,
+/// as the report's groups read it (a Likert 3 is undecided and left out).
+fn on_one_scale(a: Value, b: Value) -> Option<(Value, Value)> {
+    if a.scale() == b.scale() {
+        return Some((a, b));
+    }
+    if a.scale() != crate::domain::Scale::Agreement && b.scale() != crate::domain::Scale::Agreement
+    {
+        return None;
+    }
+    Some((
+        Value::Agreement(a.as_agreement()?),
+        Value::Agreement(b.as_agreement()?),
+    ))
 }
 
 fn kappa(pairs: &[(u8, u8)], k: usize) -> Option<f64> {
@@ -250,6 +267,27 @@ mod tests {
         assert!(lo > 0.5 && hi <= 2.0, "[{lo}, {hi}]");
         let [alo, _] = c.delta_agree_ci95.unwrap();
         assert!(alo > 0.3);
+    }
+
+    #[test]
+    fn mode_3_against_likert_labels_is_read_as_agreement() {
+        use crate::domain::Agreement::*;
+        let ag = Value::Agreement;
+        assert_eq!(
+            on_one_scale(ag(Agree), Value::Likert(5)),
+            Some((ag(Agree), ag(Agree)))
+        );
+        assert_eq!(
+            on_one_scale(Value::Likert(1), ag(Agree)),
+            Some((ag(Disagree), ag(Agree)))
+        );
+        // Undecided, and two scales neither of which is agreement: left out.
+        assert_eq!(on_one_scale(ag(Agree), Value::Likert(3)), None);
+        assert_eq!(on_one_scale(Value::Likert(4), Value::Score(4)), None);
+        assert_eq!(
+            on_one_scale(Value::Likert(4), Value::Likert(2)),
+            Some((Value::Likert(4), Value::Likert(2)))
+        );
     }
 
     #[test]

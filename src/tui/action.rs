@@ -104,6 +104,9 @@ actions! {
     NewPersona => "personas view: create a persona",
     /// Open the runs view (progress, tokens, cost, failures).
     Runs => "runs and failures",
+    /// Few-shot loop: examples from `train` labels, a run on the held-out
+    /// `test` items (confirmed first), then the agreement view on the change.
+    FewShotLoop => "few-shot from train labels → run on held-out test → the change in κ",
     /// Open the agreement view (judge vs human).
     Agreement => "agreement judge vs human",
     /// In the agreement view: figures on all pairs, the held-out test side, the train side.
@@ -180,6 +183,8 @@ pub enum PopupKind {
     CancelRun,
     /// What `R` (or Enter on a judged item) would send: start or not.
     ConfirmRuns,
+    /// The few-shot loop's confirm step (how many requests it will send).
+    ConfirmLoop,
 }
 
 impl PopupKind {
@@ -192,6 +197,7 @@ impl PopupKind {
         PopupKind::PersonaEditor,
         PopupKind::CancelRun,
         PopupKind::ConfirmRuns,
+        PopupKind::ConfirmLoop,
     ];
 
     /// Its section in the keymap file.
@@ -204,6 +210,7 @@ impl PopupKind {
             PopupKind::PersonaEditor => "persona_editor",
             PopupKind::CancelRun => "cancel_run",
             PopupKind::ConfirmRuns => "confirm_runs",
+            PopupKind::ConfirmLoop => "confirm_loop",
         }
     }
 
@@ -217,6 +224,7 @@ impl PopupKind {
             PopupKind::PersonaEditor => "persona JSON editor",
             PopupKind::CancelRun => "cancel a run",
             PopupKind::ConfirmRuns => "judging the list (R): what it will send",
+            PopupKind::ConfirmLoop => "few-shot loop: confirm the run",
         }
     }
 
@@ -230,6 +238,7 @@ impl PopupKind {
             PopupKind::Editor | PopupKind::PersonaEditor => &[Submit, Close],
             PopupKind::CancelRun => &[ConfirmCancel, CancelAll, Next, Previous, KeepRunning],
             PopupKind::ConfirmRuns => &[StartMissing, RejudgeAll, DontStart],
+            PopupKind::ConfirmLoop => &[StartRun, Close],
         }
     }
 }
@@ -276,6 +285,8 @@ popup_actions! {
     Last => "last entry",
     /// Close the popup (a search keeps what was typed; a note or persona is not saved).
     Close => "close (a search keeps what was typed; a note or persona is not saved)",
+    /// Confirm step: start the run it describes.
+    StartRun => "start the run (its requests are counted on the popup)",
     /// Editors: save the note or persona, keep the search.
     Submit => "save the note or persona / keep the search",
     /// Cancel prompt: cancel the highlighted run.

@@ -110,6 +110,28 @@ impl Executor {
             }
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),
             Effect::PlanRuns(plans) => self.plan_runs(plans),
+            Effect::StartLoopRun { tag, plan, prompts } => {
+                match super::fewshot_effects::loop_request(&self.engine, plan, prompts) {
+                    Ok((cfg, req)) => {
+                        let cancel = CancellationToken::new();
+                        self.cancels.insert(tag, cancel.clone());
+                        super::run_task::start_request(cfg, tag, req, cancel, self.tx.clone());
+                    }
+                    Err(e) => {
+                        let _ = self.tx.send(Msg::RunEnded {
+                            tag,
+                            error: Some(e),
+                        });
+                    }
+                }
+            }
+            Effect::PrepareLoop { plan, baseline_for } => super::fewshot_effects::prepare(
+                self.db_path.clone(),
+                self.engine.clone(),
+                plan,
+                baseline_for,
+                self.tx.clone(),
+            ),
             Effect::CancelRun { tag } => {
                 if let Some(c) = self.cancels.get(&tag) {
                     c.cancel();
@@ -122,45 +144,7 @@ impl Executor {
                     let _ = tx.send(Msg::RunsLoaded(r.map_err(|e| e.to_string())));
                 });
             }
-            Effect::LoadAgreement(side) => {
-                let (path, tx) = (self.db_path.clone(), self.tx.clone());
-                tokio::task::spawn_blocking(move || {
-                    // Fewer resamples than `jury report`: the view wants its
-                    // figures in a moment; the CLI gives the full intervals.
-                    let r = Store::open(&path).map_err(|e| e.to_string()).and_then(|s| {
-                        let report = match side {
-                            None => crate::report::Report::build(
-                                &s,
-                                None,
-                                Some(AGREEMENT_RESAMPLES),
-                                42,
-                                &mut (),
-                            )
-                            .map_err(|e| e.to_string()),
-                            Some(side) => crate::report::Report::build_on(
-                                &s,
-                                None,
-                                Some(AGREEMENT_RESAMPLES),
-                                42,
-                                side,
-                                &mut (),
-                            )
-                            .map_err(|e| e.to_string()),
-                        }?;
-                        let notes = report.notes();
-                        Ok((report.groups, notes))
-                    });
-                    match r {
-                        Ok((groups, notes)) => {
-                            let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
-                            let _ = tx.send(Msg::AgreementNotes(notes));
-                        }
-                        Err(e) => {
-                            let _ = tx.send(Msg::AgreementLoaded(Err(e)));
-                        }
-                    }
-                });
-            }
+            Effect::LoadAgreement(side) => self.load_agreement(side),
             // Small and synchronous: the quit prompt waits on it, and the
             // process may end right after.
             Effect::KeepUnsaved(labels) => {
@@ -211,6 +195,49 @@ impl Executor {
             LabelJob::Session { .. } => Msg::SessionNotSaved(GONE.into()),
         };
         let _ = self.tx.send(msg);
+    }
+
+    /// The agreement figures, notes and prompt-version changes on `side`,
+    /// computed on a blocking task.
+    fn load_agreement(&self, side: Option<crate::domain::Side>) {
+        let (path, tx) = (self.db_path.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            // Fewer resamples than `jury report`: the view wants its
+            // figures in a moment; the CLI gives the full intervals.
+            let r = Store::open(&path).map_err(|e| e.to_string()).and_then(|s| {
+                let report = match side {
+                    None => crate::report::Report::build(
+                        &s,
+                        None,
+                        Some(AGREEMENT_RESAMPLES),
+                        42,
+                        &mut (),
+                    )
+                    .map_err(|e| e.to_string()),
+                    Some(side) => crate::report::Report::build_on(
+                        &s,
+                        None,
+                        Some(AGREEMENT_RESAMPLES),
+                        42,
+                        side,
+                        &mut (),
+                    )
+                    .map_err(|e| e.to_string()),
+                }?;
+                let notes = report.notes();
+                Ok((report.groups, notes, report.changes))
+            });
+            match r {
+                Ok((groups, notes, changes)) => {
+                    let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
+                    let _ = tx.send(Msg::AgreementNotes(notes));
+                    let _ = tx.send(Msg::AgreementChanges(changes));
+                }
+                Err(e) => {
+                    let _ = tx.send(Msg::AgreementLoaded(Err(e)));
+                }
+            }
+        });
     }
 
     fn start_run(&mut self, tag: u64, plan: RunPlan) {

@@ -35,6 +35,8 @@ struct KeymapFile {
     cancel_run: Section,
     #[serde(default)]
     confirm_runs: Section,
+    #[serde(default)]
+    confirm_loop: Section,
 }
 
 impl KeymapFile {
@@ -47,6 +49,7 @@ impl KeymapFile {
             PopupKind::PersonaEditor => &self.persona_editor,
             PopupKind::CancelRun => &self.cancel_run,
             PopupKind::ConfirmRuns => &self.confirm_runs,
+            PopupKind::ConfirmLoop => &self.confirm_loop,
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod app;
 pub mod claims;
 pub mod effects;
 pub mod event_loop;
+pub mod fewshot_effects;
 pub mod input;
 pub mod items;
 pub mod keycombo;

@@ -49,6 +49,10 @@ pub enum Msg {
     },
     /// The session could not be saved (saved sessions are not answered).
     SessionNotSaved(String),
+    /// The agreement view's prompt-version changes (the few-shot loop's delta).
+    AgreementChanges(Vec<crate::report::prompt_change::PromptChange>),
+    /// The few-shot loop's run is planned (answers `Effect::PrepareLoop`).
+    LoopReady(Result<Box<super::app::LoopReady>, String>),
 }
 
 /// Work for [`super::effects`] to do; never done inside `update`.
@@ -92,5 +96,20 @@ pub enum Effect {
     SaveSession {
         who: String,
         state: String,
+    },
+    /// The few-shot loop: write the set from `train` labels beside the store
+    /// (or, with `baseline_for`, reuse that set's examples to leave their
+    /// items out) and plan the run on the held-out items with resume
+    /// (answers `Msg::LoopReady`).
+    PrepareLoop {
+        plan: RunPlan,
+        baseline_for: Option<std::path::PathBuf>,
+    },
+    /// A run with `--resume` semantics, with the prompt set in `prompts`
+    /// (`None`: the workbench's own).
+    StartLoopRun {
+        tag: u64,
+        plan: RunPlan,
+        prompts: Option<std::path::PathBuf>,
     },
 }

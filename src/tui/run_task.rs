@@ -68,6 +68,38 @@ fn count(p: &Plan, req: &RunRequest, price: Option<crate::engine::price::Price>)
     }
 }
 
+/// Plans `req` off the UI thread and runs it as `tag`: the few-shot loop's
+/// run, whose request and config carry their own prompt set (the loop has
+/// already said what it will send, so nothing is counted again here).
+pub fn start_request(
+    cfg: EngineConfig,
+    tag: u64,
+    req: RunRequest,
+    cancel: CancellationToken,
+    tx: UnboundedSender<Msg>,
+) {
+    tokio::spawn(async move {
+        let ended = |error: Option<String>| {
+            let _ = tx.send(Msg::RunEnded { tag, error });
+        };
+        let (cfg2, req2) = (cfg.clone(), req.clone());
+        let planned = tokio::task::spawn_blocking(move || {
+            let store = Store::open(&cfg2.db_path)?;
+            make_plan(&cfg2, &req2, &store)
+        })
+        .await
+        .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")));
+        let p = match planned {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) | Err(e) => return ended(Some(e.to_string())),
+        };
+        if cancel.is_cancelled() {
+            return ended(None);
+        }
+        forward(cfg, req, p, tag, cancel, tx).await;
+    });
+}
+
 /// Plans and starts run `tag`. A run that resumes and finds nothing missing
 /// is not started: its counts go back so the user can choose to re-judge.
 /// `cancel` stops it whether it is still planning or already sending.

@@ -41,6 +41,45 @@ pub struct GuidelineCheck {
     pub items: Arc<HashMap<String, Item>>,
 }
 
+/// The request's user message: the conversation, the guidelines asked
+/// about (`asked`, as JSON), the agent's name and ids, each between the
+/// markers. `data` is applied to each piece of data before it is delimited
+/// (few-shot examples use it to keep the placeholder out of the data).
+pub fn user_text(
+    template: &str,
+    item: &Item,
+    asked: &[Value],
+    ids: &[&str],
+    boundary: &str,
+    data: &dyn Fn(String) -> String,
+) -> String {
+    // Tool results stay JSON (not JSON-in-a-string) so the judge reads them as data.
+    let evs: Vec<Value> = item.payload["events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| json!({"event_source": e["source"], "event_kind": e["kind"], "content": e["content"]}))
+        .collect();
+    let delimit = |t: String| super::awag::request::delimit(&data(t), boundary);
+    let agent = item.payload["agent"]["name"]
+        .as_str()
+        .unwrap_or("the agent");
+    // The agent's name and the guideline ids come from the imported
+    // conversation: like everything else from it, inside the markers.
+    template
+        .replace("{agent}", &delimit(agent.to_string()))
+        .replace(
+            "{events}",
+            &delimit(serde_json::to_string_pretty(&evs).unwrap_or_default()),
+        )
+        .replace(
+            "{guidelines}",
+            &delimit(serde_json::to_string_pretty(&asked).unwrap_or_default()),
+        )
+        .replace("{count}", &ids.len().to_string())
+        .replace("{ids}", &delimit(ids.join(", ")))
+}
+
 impl JudgeProtocol for GuidelineCheck {
     fn protocol(&self) -> Protocol {
         Protocol::Guideline
@@ -101,42 +140,11 @@ impl JudgeProtocol for GuidelineCheck {
                 })?;
             asked.push(json!({"guideline_id": g.id, "condition": g.condition, "action": g.action}));
         }
-        // Tool results stay JSON (not JSON-in-a-string) so the judge reads them as data.
-        let evs: Vec<Value> = item.payload["events"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|e| json!({"event_source": e["source"], "event_kind": e["kind"], "content": e["content"]}))
+        let ids: Vec<&str> = batch
+            .iter()
+            .map(|u| u.key.classification_id.as_str())
             .collect();
-        let delimit = |t: &str| super::awag::request::delimit(t, boundary);
-        let agent = item.payload["agent"]["name"]
-            .as_str()
-            .unwrap_or("the agent");
-        // The agent's name and the guideline ids come from the imported
-        // conversation: like everything else from it, inside the markers.
-        let user = self
-            .prompts
-            .user
-            .replace("{agent}", &delimit(agent))
-            .replace(
-                "{events}",
-                &delimit(&serde_json::to_string_pretty(&evs).unwrap_or_default()),
-            )
-            .replace(
-                "{guidelines}",
-                &delimit(&serde_json::to_string_pretty(&asked).unwrap_or_default()),
-            )
-            .replace("{count}", &batch.len().to_string())
-            .replace(
-                "{ids}",
-                &delimit(
-                    &batch
-                        .iter()
-                        .map(|u| u.key.classification_id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ),
-            );
+        let user = user_text(&self.prompts.user, item, &asked, &ids, boundary, &|t| t);
         Ok(ChatCall {
             messages: vec![
                 Message::system(
@@ -145,7 +153,14 @@ impl JudgeProtocol for GuidelineCheck {
                         .replace("{boundary}", boundary)
                         .trim_end(),
                 ),
-                Message::user(self.prompts.examples.trim_end()),
+                // Few-shot examples (`jury fewshot`) hold conversations
+                // between the markers: the placeholder there is the run's too.
+                Message::user(
+                    self.prompts
+                        .examples
+                        .replace("{boundary}", boundary)
+                        .trim_end(),
+                ),
                 Message::user(user.trim_end()),
             ],
             tool: ToolSpec {

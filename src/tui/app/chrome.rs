@@ -60,6 +60,8 @@ pub enum Popup {
         /// Where they are kept (shown).
         path: String,
     },
+    /// The few-shot loop's run, waiting for a yes.
+    ConfirmLoop(Box<super::LoopReady>),
 }
 
 /// The quit prompt: first the retry of every unsaved label, then, when some

@@ -8,6 +8,7 @@
 mod choices;
 mod chrome;
 mod compare;
+mod fewshot;
 mod list;
 mod runs;
 mod workspace;
@@ -15,6 +16,7 @@ mod workspace;
 pub use choices::*;
 pub use chrome::*;
 pub use compare::*;
+pub use fewshot::*;
 pub use list::*;
 pub use runs::*;
 pub use workspace::*;

@@ -127,6 +127,8 @@ pub struct RunTracker {
     pub prompts: Arc<crate::prompt::PromptSet>,
     /// Model and parameters for the prompt view's request body (no key).
     pub preview_cfg: crate::provider::ProviderConfig,
+    /// The few-shot loop (`L`) of this session, once one was started.
+    pub fewshot: Option<super::FewShotLoop>,
 }
 
 impl RunTracker {
@@ -143,6 +145,7 @@ impl RunTracker {
                 "http://127.0.0.1/v1".to_string(),
                 model.to_string(),
             ),
+            fewshot: None,
         }
     }
 

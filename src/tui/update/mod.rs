@@ -11,6 +11,7 @@ pub mod claims;
 pub mod compare;
 pub mod confirm;
 pub mod engine;
+pub mod fewshot_loop;
 pub mod label;
 pub mod nav;
 pub mod owners;
@@ -64,7 +65,10 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
                 fx.push(Effect::LoadRuns);
             }
         }
-        Msg::RunEnded { tag, error } => run::run_ended(app, tag, error),
+        Msg::RunEnded { tag, error } => {
+            fewshot_loop::run_ended(app, tag, &error, &mut fx);
+            run::run_ended(app, tag, error);
+        }
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
         Msg::UnsavedKept(r) => super::quit::kept(app, r),
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
@@ -81,6 +85,8 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
                 )),
             ))
         }
+        Msg::AgreementChanges(c) => fewshot_loop::changes(app, c),
+        Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
     }
     // Quitting (from a key or from the quit prompt's last answer): the
     // session goes to the writer, which finishes before the process ends.
@@ -133,6 +139,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         CancelRun => cancel::ask(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
         CycleSplit => nav::cycle_split(app, fx),
+        FewShotLoop => fewshot_loop::start(app, fx),
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => nav::movement(app, action),
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),

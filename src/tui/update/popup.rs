@@ -164,6 +164,7 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
         Popup::CancelRun { tags, cursor } => super::cancel::popup_key(app, tags, cursor, k, fx),
         Popup::ConfirmRuns { runs, judged } => super::confirm::popup_key(app, runs, judged, k, fx),
         Popup::Replay { labels, path } => super::super::quit::replay_key(app, labels, path, k, fx),
+        Popup::ConfirmLoop(ready) => super::fewshot_loop::confirm_key(app, ready, k, fx),
         Popup::Picker {
             kind,
             options,

@@ -36,6 +36,7 @@ impl Widget for AgreementView<'_> {
             .title_style(t.title);
         let inner = block.inner(area);
         block.render(area, buf);
+        let inner = super::fewshot_delta::take_rows(self.app, self.state, inner, buf);
         let groups = match &self.state.figures {
             FiguresState::Ready(g) if !g.is_empty() => g,
             FiguresState::Ready(_) => {

@@ -3,6 +3,7 @@
 
 pub mod agreement;
 pub mod compare;
+pub mod fewshot_delta;
 pub mod item;
 pub mod layout;
 pub mod legend;

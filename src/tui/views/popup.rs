@@ -38,6 +38,10 @@ impl Widget for PopupView<'_> {
             Popup::ConfirmRuns { runs, judged } => {
                 super::run_popups::confirm_runs(self.app, area, buf, runs, *judged)
             }
+            Popup::ConfirmLoop(ready) => {
+                let (title, lines) = super::fewshot_delta::confirm(self.app, ready);
+                dialog(area, buf, self.app, title, lines);
+            }
             Popup::Picker {
                 kind,
                 options,

@@ -1,0 +1,151 @@
+//! The workbench's few-shot loop (`L`): examples from `train` labels, a run
+//! on the held-out `test` items, the change it made. Plain data; the steps
+//! are in `update::fewshot_loop`.
+
+use super::RunPlan;
+use crate::report::prompt_change::PromptChange;
+use std::path::PathBuf;
+
+/// Which run of the loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopStage {
+    /// The few-shot set on the test items.
+    FewShot,
+    /// The workbench's own prompts on the test items (the delta's baseline).
+    Baseline,
+}
+
+/// A loop run planned and waiting for the user's yes: what the confirm step
+/// shows and what starting it needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopReady {
+    pub stage: LoopStage,
+    /// The run, its items the held-out ones.
+    pub plan: RunPlan,
+    /// The few-shot set's folder (also for a baseline: its examples' items
+    /// are left out of the test items).
+    pub dir: PathBuf,
+    /// The few-shot set's prompt version.
+    pub hash: String,
+    /// The workbench's prompt version (the baseline's).
+    pub base_hash: String,
+    /// Examples in the set (every mode).
+    pub examples: usize,
+    /// Held-out items left out because an example shows them.
+    pub left_out: usize,
+    /// Requests the run will send (resume: what is already judged is skipped).
+    pub requests: usize,
+    /// Combinations already judged with these prompts (a cancelled run's).
+    pub skipped: u64,
+    /// The set was already there with these very examples.
+    pub reused: bool,
+}
+
+impl LoopReady {
+    /// The prompt version this run judges with.
+    pub fn run_hash(&self) -> &str {
+        match self.stage {
+            LoopStage::FewShot => &self.hash,
+            LoopStage::Baseline => &self.base_hash,
+        }
+    }
+}
+
+/// The loop of this session: its set, its running run, the change it made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FewShotLoop {
+    pub ready: LoopReady,
+    /// The loop's run going now, if one is.
+    pub tag: Option<u64>,
+    /// The prompt-version changes on `test` the agreement view last loaded
+    /// (`None` while they are computed).
+    pub changes: Option<Vec<PromptChange>>,
+}
+
+/// The change the few-shot set made on `test`, as the view shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoopDelta {
+    /// Still computing.
+    Computing,
+    /// No other prompt version judged the test items: a baseline run is needed.
+    NeedsBaseline,
+    /// Before → after (per judge and person).
+    Found(Vec<DeltaLine>),
+}
+
+/// One judge's and person's change, oriented old prompts → few-shot set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeltaLine {
+    pub judge: String,
+    pub person: String,
+    pub from: String,
+    pub to: String,
+    pub n: usize,
+    pub kappa_before: Option<f64>,
+    pub kappa_after: Option<f64>,
+    /// The 95 % interval of κ after (only when the few-shot version is the
+    /// later one: the report's interval is of the later version).
+    pub kappa_after_ci95: Option<[f64; 2]>,
+    pub delta: Option<f64>,
+    pub delta_ci95: Option<[f64; 2]>,
+}
+
+fn prefix(h: &str) -> String {
+    h.chars().take(8).collect()
+}
+
+impl FewShotLoop {
+    /// The few-shot set's change, from the changes the report found on `test`:
+    /// any earlier version → the set, or, when the baseline was judged after
+    /// the set (a baseline run asked for by the view), set → baseline turned
+    /// around.
+    pub fn delta(&self) -> LoopDelta {
+        let Some(changes) = &self.changes else {
+            return LoopDelta::Computing;
+        };
+        let (fs, base) = (prefix(&self.ready.hash), prefix(&self.ready.base_hash));
+        let mut lines = Vec::new();
+        for c in changes {
+            let line = if prefix(&c.to) == fs {
+                DeltaLine {
+                    judge: c.judge.clone(),
+                    person: c.person.clone(),
+                    from: c.from.clone(),
+                    to: c.to.clone(),
+                    n: c.n,
+                    kappa_before: c.kappa_from,
+                    kappa_after: c.kappa_to,
+                    kappa_after_ci95: c.kappa_to_ci95,
+                    delta: c.delta_kappa,
+                    delta_ci95: c.delta_kappa_ci95,
+                }
+            } else if prefix(&c.from) == fs && prefix(&c.to) == base {
+                DeltaLine {
+                    judge: c.judge.clone(),
+                    person: c.person.clone(),
+                    from: c.to.clone(),
+                    to: c.from.clone(),
+                    n: c.n,
+                    kappa_before: c.kappa_to,
+                    kappa_after: c.kappa_from,
+                    kappa_after_ci95: None,
+                    delta: c.delta_kappa.map(|d| -d),
+                    delta_ci95: c.delta_kappa_ci95.map(|[a, b]| [-b, -a]),
+                }
+            } else {
+                continue;
+            };
+            lines.push(line);
+        }
+        if lines.is_empty() {
+            LoopDelta::NeedsBaseline
+        } else {
+            LoopDelta::Found(lines)
+        }
+    }
+
+    /// Whether the view should offer the baseline run.
+    pub fn needs_baseline(&self) -> bool {
+        self.delta() == LoopDelta::NeedsBaseline
+    }
+}

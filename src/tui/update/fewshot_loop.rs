@@ -1,0 +1,216 @@
+//! The few-shot loop (`L`): build the few-shot set from `train` labels
+//! beside the store, confirm its run on the held-out `test` items (how many
+//! requests), run it with `--resume` semantics, then open the agreement
+//! view on `test` with the change it made. In that view, when no earlier
+//! version judged the test items, `L` offers the baseline run instead.
+//! Every step's I/O is an Effect (`tui::fewshot_effects`).
+
+use super::super::action::{Action, PopupAction, PopupKind};
+use super::super::app::*;
+use super::super::msg::Effect;
+use super::super::strings::fewshot as say;
+use crate::domain::{Protocol, Side};
+use crate::sanitize;
+use crossterm::event::KeyEvent;
+
+/// `L`.
+pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
+    if let Some(e) = &app.runs.endpoint_error {
+        app.chrome.popup = Some(Popup::Notice {
+            title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
+            text: e.clone(),
+        });
+        return;
+    }
+    if app.runs.fewshot.as_ref().is_some_and(|l| {
+        l.tag
+            .is_some_and(|t| app.runs.active.iter().any(|r| r.tag == t && !r.finished))
+    }) {
+        app.chrome.message = Some((Level::Warning, say::ALREADY_RUNNING.into()));
+        return;
+    }
+    if app.data.split.is_none() {
+        app.chrome.message = Some((Level::Warning, say::NO_SPLIT.into()));
+        return;
+    }
+    let Some(plan) = awag_plan(app) else {
+        return;
+    };
+    let on_test = matches!(&app.chrome.view, View::Agreement(a) if a.side == Some(Side::Test));
+    let baseline_for = app
+        .runs
+        .fewshot
+        .as_ref()
+        .filter(|l| on_test && l.needs_baseline())
+        .map(|l| l.ready.dir.clone());
+    app.chrome.message = Some((
+        Level::Info,
+        if baseline_for.is_some() {
+            say::BASELINE_PREPARING
+        } else {
+            say::PREPARING
+        }
+        .into(),
+    ));
+    fx.push(Effect::PrepareLoop { plan, baseline_for });
+}
+
+/// The run's plan from the workbench's choices (items filled in later with
+/// the held-out ones); `None` after saying what is missing.
+fn awag_plan(app: &mut App) -> Option<RunPlan> {
+    if app.persona().is_none() {
+        app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_PERSONA.into()));
+        return None;
+    }
+    let perspective_ids: Vec<String> = app
+        .active_perspectives()
+        .iter()
+        .map(|p| p.id.clone())
+        .collect();
+    if perspective_ids.is_empty() {
+        app.chrome.message = Some((
+            Level::Warning,
+            crate::tui::strings::msg::NO_PERSPECTIVE.into(),
+        ));
+        return None;
+    }
+    Some(RunPlan {
+        protocol: Protocol::Awag,
+        mode: app.choices.mode,
+        structured: app.choices.structured,
+        persona_id: app.persona_id().to_string(),
+        perspective_ids,
+        item_ids: Vec::new(),
+        claim: None,
+        resume: true,
+    })
+}
+
+/// The set is written and the run planned: ask (or, when everything is
+/// already judged, go straight to the change).
+pub fn ready(app: &mut App, r: Result<Box<LoopReady>, String>, fx: &mut Vec<Effect>) {
+    let ready = match r {
+        Ok(r) => r,
+        Err(e) => {
+            app.chrome.message = Some((Level::Error, say::failed(&sanitize::one_line(&e, 300))));
+            return;
+        }
+    };
+    if ready.plan.item_ids.is_empty() {
+        app.chrome.message = Some((
+            Level::Warning,
+            say::no_test_items(&sanitize::one_line(&ready.plan.persona_id, 40)),
+        ));
+        return;
+    }
+    if ready.requests == 0 {
+        // A run finished earlier with these very prompts: nothing to send.
+        remember(app, &ready, None);
+        open_delta(app, fx);
+        app.chrome.message = Some((Level::Info, say::ALL_JUDGED.into()));
+        return;
+    }
+    app.chrome.message = None;
+    app.chrome.popup = Some(Popup::ConfirmLoop(ready));
+}
+
+/// A key on the confirm step.
+pub fn confirm_key(app: &mut App, ready: Box<LoopReady>, k: KeyEvent, fx: &mut Vec<Effect>) {
+    match app.chrome.keymap.popup_action(PopupKind::ConfirmLoop, &k) {
+        Some(PopupAction::StartRun) => start_run(app, *ready, fx),
+        Some(PopupAction::Close) => {
+            app.chrome.message = Some((Level::Info, say::NOT_STARTED.into()));
+        }
+        _ => app.chrome.popup = Some(Popup::ConfirmLoop(ready)),
+    }
+}
+
+/// Keeps the loop's state; a baseline keeps the few-shot set it serves.
+fn remember(app: &mut App, ready: &LoopReady, tag: Option<u64>) {
+    match (&mut app.runs.fewshot, ready.stage) {
+        (Some(l), LoopStage::Baseline) => l.tag = tag,
+        _ => {
+            app.runs.fewshot = Some(FewShotLoop {
+                ready: ready.clone(),
+                tag,
+                changes: None,
+            })
+        }
+    }
+}
+
+fn start_run(app: &mut App, ready: LoopReady, fx: &mut Vec<Effect>) {
+    let tag = app.runs.take_tag();
+    let plan = ready.plan.clone();
+    app.runs.active.push(ActiveRun {
+        tag,
+        run_id: None,
+        protocol: plan.protocol,
+        mode: plan.mode,
+        items: plan.item_ids.len(),
+        progress: Default::default(),
+        finished: false,
+        cancelled: false,
+        note: None,
+    });
+    app.chrome.message = Some((
+        Level::Info,
+        crate::tui::strings::msg::judging(
+            plan.item_ids.len(),
+            &crate::tui::strings::msg::in_mode(&plan.mode.to_string()),
+        ),
+    ));
+    let prompts = (ready.stage == LoopStage::FewShot).then(|| ready.dir.clone());
+    remember(app, &ready, Some(tag));
+    fx.push(Effect::StartLoopRun { tag, plan, prompts });
+}
+
+/// A run ended: when it was the loop's and it ran to the end, the change.
+pub fn run_ended(app: &mut App, tag: u64, error: &Option<String>, fx: &mut Vec<Effect>) {
+    let Some(l) = app.runs.fewshot.as_mut() else {
+        return;
+    };
+    if l.tag != Some(tag) {
+        return;
+    }
+    l.tag = None;
+    if error.is_some() {
+        return; // run_ended already shows it
+    }
+    let stopped = app
+        .runs
+        .active
+        .iter()
+        .find(|r| r.tag == tag)
+        .is_some_and(|r| r.note.is_some());
+    if stopped {
+        let key = app.chrome.keymap.hint(Action::FewShotLoop);
+        app.chrome.message = Some((Level::Warning, say::stopped(&key)));
+        return;
+    }
+    open_delta(app, fx);
+}
+
+/// Opens the agreement view on the `test` side (its figures and the
+/// prompt-version changes are computed by `Effect::LoadAgreement`).
+fn open_delta(app: &mut App, fx: &mut Vec<Effect>) {
+    if let Some(l) = app.runs.fewshot.as_mut() {
+        l.changes = None;
+    }
+    super::nav::open_view(app, Action::Agreement, fx);
+    if let View::Agreement(a) = &mut app.chrome.view {
+        a.side = Some(Side::Test);
+    }
+    if let Some(Effect::LoadAgreement(side)) = fx.last_mut() {
+        *side = Some(Side::Test);
+    }
+}
+
+/// The agreement view's prompt-version changes arrived: the loop keeps
+/// those on `test`.
+pub fn changes(app: &mut App, changes: Vec<crate::report::prompt_change::PromptChange>) {
+    let on_test = matches!(&app.chrome.view, View::Agreement(a) if a.side == Some(Side::Test));
+    if let (true, Some(l)) = (on_test, app.runs.fewshot.as_mut()) {
+        l.changes = Some(changes);
+    }
+}
