@@ -79,7 +79,13 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         Judge => run::judge(app, fx),
         RunFiltered => run::run_filtered(app, fx),
         RunMissing => run::run_missing(app, fx),
-        CycleMode => app.choices.mode = app.choices.mode.next(),
+        CycleMode => {
+            app.choices.mode = app.choices.mode.next();
+            // `judge:` terms read the verdicts of the mode shown.
+            if app.list.query.reads_judge() {
+                app.refilter();
+            }
+        }
         CycleStructured => run::cycle_structured(app),
         PickPersona | PickPerspective => popup::open_picker(app, action),
         Search => popup::open_search(app),

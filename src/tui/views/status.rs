@@ -37,6 +37,8 @@ impl Widget for StatusBar<'_> {
             ),
             sep(),
             Span::styled(sanitize::one_line(&app.runs.model, 30), t.status_bar),
+            sep(),
+            Span::styled(super::list::progress(app), t.status_bar),
         ];
         let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
         if let Some(r) = active.first() {

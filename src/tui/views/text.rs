@@ -83,6 +83,10 @@ fn help_lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::raw(""));
     lines.push(Line::styled(strings::help::LIST_MARKS, t.muted));
     lines.push(Line::styled(strings::help::LABEL_STATES, t.muted));
+    lines.push(Line::raw(""));
+    for l in strings::help::SEARCH_TERMS {
+        lines.push(Line::styled(*l, t.muted));
+    }
     // What each popup answers to, from its own section of the keymap.
     for (kind, actions) in app.chrome.keymap.popup_bindings() {
         lines.push(Line::raw(""));
