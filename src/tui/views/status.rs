@@ -37,8 +37,6 @@ impl Widget for StatusBar<'_> {
             ),
             sep(),
             Span::styled(sanitize::one_line(&app.runs.model, 30), t.status_bar),
-            sep(),
-            Span::styled(super::list::progress(app), t.status_bar),
         ];
         let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
         if let Some(r) = active.first() {
@@ -80,6 +78,9 @@ impl Widget for StatusBar<'_> {
             spans.push(sep());
             spans.push(Span::styled("blind", t.status_bar));
         }
+        // After what a run and unsaved labels say (they matter more).
+        spans.push(sep());
+        spans.push(Span::styled(super::list::progress(app), t.status_bar));
         // Last: on a narrow screen the run's progress, cost and unsaved
         // labels matter more than how the next run asks for its answers.
         spans.push(sep());
