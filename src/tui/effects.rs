@@ -132,12 +132,14 @@ impl Executor {
                             .map_err(|e| e.to_string()),
                         }?;
                         let notes = report.notes();
-                        Ok((report.groups, notes))
+                        let cells = report.cells();
+                        Ok((report.groups, notes, cells))
                     });
                     match r {
-                        Ok((groups, notes)) => {
+                        Ok((groups, notes, cells)) => {
                             let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
                             let _ = tx.send(Msg::AgreementNotes(notes));
+                            let _ = tx.send(Msg::AgreementCells(cells));
                         }
                         Err(e) => {
                             let _ = tx.send(Msg::AgreementLoaded(Err(e)));

@@ -6,6 +6,8 @@
 
 /// Status-bar messages.
 pub mod msg {
+    pub const CELLS_COMING: &str =
+        "the pairs behind the figures are still being read: enter again in a moment";
     pub const AGREEMENT_IN_LIKERT_MODE: &str = "kept as AGREE/DISAGREE beside the Likert label (mode 3 shows it); 1-5 label this mode's rows";
     pub const SPLIT_IN_AGREEMENT: &str =
         "the split key works in the agreement view: all pairs, held-out test, train";

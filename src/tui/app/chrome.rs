@@ -104,6 +104,15 @@ pub struct AgreementState {
     /// The side of the held-out split the figures cover (`None`: all pairs);
     /// the split key cycles all → test → train.
     pub side: Option<crate::domain::Side>,
+    /// Each group's pairs as matrix cells (`figures[i]` ↔ `cells[i]`);
+    /// empty until the background task sends them.
+    pub cells: Vec<crate::report::GroupCells>,
+    /// The selected confusion-matrix cell `(row, column)` when the focus is
+    /// in the matrix (tab), else `None` (the group table has it).
+    pub cell: Option<(usize, usize)>,
+    /// Per annotator: of the judged items listed, how many they labelled
+    /// (every shown row), as `(who, labelled)`; and that number of items.
+    pub progress: (Vec<(String, usize)>, usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -141,6 +150,9 @@ pub struct Chrome {
     pub keymap: Keymap,
     pub theme: Theme,
     pub quit: bool,
+    /// The agreement view a drill came from: Esc on the drilled list goes
+    /// back to it as it was.
+    pub back: Option<Box<AgreementState>>,
 }
 
 impl Chrome {
@@ -154,6 +166,7 @@ impl Chrome {
             keymap,
             theme,
             quit: false,
+            back: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! (human labels and their saving), [`run`] (starting runs), [`engine`]
 //! (the engine's events), [`popup`] (pickers, text fields, pastes).
 
+pub mod drill;
 pub mod engine;
 pub mod label;
 pub mod nav;
@@ -40,6 +41,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::UnsavedKept(r) => super::quit::kept(app, r),
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
+        Msg::AgreementCells(cells) => drill::cells_loaded(app, cells),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
     }
@@ -68,14 +70,24 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
     use Action::*;
     match action {
         Quit => super::quit::request(app, fx),
-        Cancel => nav::cancel(app, fx),
+        Cancel => {
+            if !drill::back(app) {
+                nav::cancel(app, fx)
+            }
+        }
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
         CycleSplit => nav::cycle_split(app, fx),
+        MoveDown | MoveUp if drill::move_cell(app, action) => {}
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => nav::movement(app, action),
+        MoveLeft | MoveRight => {
+            drill::move_cell(app, action);
+        }
+        FocusNext | FocusPrev if drill::toggle_matrix(app) => {}
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),
         PrevRow => nav::move_row(app, -1),
         CycleFilter | CycleOrder => nav::cycle_list(app, action),
+        Judge if matches!(app.chrome.view, View::Agreement(_)) => drill::open(app),
         Judge => run::judge(app, fx),
         RunFiltered => run::run_filtered(app, fx),
         RunMissing => run::run_missing(app, fx),

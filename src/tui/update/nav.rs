@@ -30,6 +30,9 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 cursor: 0,
                 notes: Vec::new(),
                 side: None,
+                cells: Vec::new(),
+                cell: None,
+                progress: super::drill::annotator_progress(app),
             })
         }
         Action::Prompt => View::Prompt {
@@ -75,6 +78,8 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     };
     a.figures = FiguresState::Computing;
     a.notes.clear();
+    a.cells.clear();
+    a.cell = None;
     a.cursor = 0;
     fx.push(Effect::LoadAgreement(a.side));
 }
@@ -87,6 +92,7 @@ pub fn agreement_loaded(app: &mut App, r: Result<Vec<crate::report::GroupFigures
             Err(e) => FiguresState::Error(sanitize::one_line(&e, 300)),
         };
         a.cursor = 0;
+        a.cell = None;
     }
 }
 
