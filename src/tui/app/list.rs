@@ -1,6 +1,7 @@
 //! The item list: filter, search, review order and the selection (the
 //! current item, its focused verdict row and the panes' scroll).
 
+use super::judge_cache::JudgeCache;
 use super::query::Query;
 use super::workspace::{MAX_ITEM_CHARS, Workspace, mark};
 use crate::domain::{Item, Mode};
@@ -93,6 +94,8 @@ pub struct ItemList {
     pub labelled: usize,
     /// Per workspace item: in `filtered` (so a label counts in O(1)).
     listed: Vec<bool>,
+    /// What the judge said per item, for `judge:` terms.
+    judge_cache: JudgeCache,
     /// Position in `filtered`.
     pub cursor: usize,
     pub list_offset: usize,
@@ -115,6 +118,7 @@ impl Default for ItemList {
             drill: None,
             labelled: 0,
             listed: Vec::new(),
+            judge_cache: JudgeCache::default(),
             cursor: 0,
             list_offset: 0,
             detail: Detail::default(),
@@ -136,6 +140,7 @@ impl ItemList {
         if let Some((order, cache)) = &mut self.order_cache {
             cache[i] = data.priority(i, *order);
         }
+        self.judge_cache.item_changed(data, i);
         if self.listed.get(i).copied().unwrap_or(false) {
             let now = data.marks[i] & mark::DONE != 0;
             match (was & mark::DONE != 0, now) {
@@ -163,26 +168,20 @@ impl ItemList {
     pub fn refilter(&mut self, data: &Workspace, height: usize, mode: Mode) {
         let keep = self.current_index();
         self.query = Query::parse(&self.search, data);
+        self.judge_cache.prepare(data, &self.query, mode);
         let (filter, query, drill) = (self.filter, &self.query, &self.drill);
-        let pass = |i: usize| {
-            filter.keeps(data.marks[i])
-                && drill
-                    .as_ref()
-                    .is_none_or(|d| d.members.get(i).copied().unwrap_or(false))
-                && (query.is_empty() || query.keeps(data, i, mode))
-        };
+        let judge = &self.judge_cache;
         let n = data.items.len();
-        let part = |range: std::ops::Range<usize>| -> Vec<u32> {
-            range.filter(|&i| pass(i)).map(|i| i as u32).collect()
-        };
-        // Both halves at once: a `judge:` term reads every item's verdicts.
-        let (mut first, second) = if query.reads_judge() {
-            crate::par::join(|| part(0..n / 2), || part(n / 2..n))
-        } else {
-            (part(0..n), Vec::new())
-        };
-        first.extend(second);
-        self.filtered = first;
+        self.filtered = (0..n)
+            .filter(|&i| {
+                filter.keeps(data.marks[i])
+                    && drill
+                        .as_ref()
+                        .is_none_or(|d| d.members.get(i).copied().unwrap_or(false))
+                    && (query.is_empty() || query.keeps(data, i, mode, judge))
+            })
+            .map(|i| i as u32)
+            .collect();
         if self.order != Order::File {
             let order = self.order;
             if self.order_cache.as_ref().map(|(o, _)| *o) != Some(order) {

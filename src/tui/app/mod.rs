@@ -7,6 +7,7 @@
 
 mod choices;
 mod chrome;
+mod judge_cache;
 mod list;
 mod query;
 mod runs;

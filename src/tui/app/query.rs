@@ -4,6 +4,7 @@
 //! and `split:test` (the side of the held-out split). A term that cannot be
 //! read is left out of the filter and named in `errors`; parsing never fails.
 
+use super::judge_cache::JudgeCache;
 use super::workspace::Workspace;
 use crate::domain::{Mode, Scale, Side, Value};
 use crate::tui::strings::query as msg;
@@ -88,8 +89,9 @@ impl Query {
 
 impl Query {
     /// Whether item `i` passes the free text and every term; `mode` is the
-    /// mode whose verdicts `judge:` terms read.
-    pub fn keeps(&self, data: &Workspace, i: usize, mode: Mode) -> bool {
+    /// mode whose verdicts `judge:` terms read (from `judge`, prepared for
+    /// this query).
+    pub fn keeps(&self, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -> bool {
         let it = &data.items[i];
         if !self.text.is_empty()
             && !(contains_ci(&it.id, &self.text)
@@ -105,7 +107,7 @@ impl Query {
                         .as_deref()
                         .is_some_and(|s| s.eq_ignore_ascii_case(value))
             }),
-            Term::Judge { cls, values, .. } => judge_says(data, i, cls, values, mode),
+            Term::Judge { cls, values, .. } => judge.says(cls, mode, i, values),
             Term::By(who) => data
                 .labels
                 .get(&*it.id)
@@ -117,26 +119,6 @@ impl Query {
             }),
         })
     }
-}
-
-/// Whether the judge's latest verdict on `cls`, from one of the shown
-/// perspectives, for the current persona in `mode`, is one of `values`.
-fn judge_says(data: &Workspace, i: usize, cls: &str, values: &[Value], mode: Mode) -> bool {
-    let Some(vs) = data.verdicts.get(&*data.items[i].id) else {
-        return false;
-    };
-    let ctx = &data.rows_for;
-    ctx.perspectives.iter().any(|p| {
-        vs.iter()
-            .filter(|v| {
-                v.mode == Some(mode)
-                    && v.key.classification_id == cls
-                    && v.key.perspective_id == *p
-                    && v.persona_id == ctx.persona
-            })
-            .max_by(|a, b| (&a.created_at, a.run_id).cmp(&(&b.created_at, b.run_id)))
-            .is_some_and(|v| values.contains(&v.value))
-    })
 }
 
 /// Case-insensitive substring test; `needle_lower` is already lower case.
