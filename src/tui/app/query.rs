@@ -93,11 +93,11 @@ impl Query {
     /// this query).
     pub fn keeps(&self, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -> bool {
         let it = &data.items[i];
-        if !self.text.is_empty()
-            && !(contains_ci(&it.id, &self.text)
-                || contains_ci(&it.title, &self.text)
-                || contains_ci(&it.source.originator, &self.text))
-        {
+        let text = self.text.is_empty()
+            || contains_ci(&it.id, &self.text)
+            || contains_ci(&it.title, &self.text)
+            || contains_ci(&it.source.originator, &self.text);
+        if !text {
             return false;
         }
         self.terms.iter().all(|t| match t {
