@@ -8,6 +8,7 @@ use tui_common::*;
 use crossterm::event::KeyCode;
 use jury::domain::*;
 use jury::tui::app::{App, Filter, Term};
+use jury::tui::msg::Msg;
 
 fn label(item: &str, c: &str, who: &str, value: Value) -> Label {
     Label {
@@ -235,4 +236,52 @@ fn split_term_keeps_the_items_on_that_side() {
         assert!(!want.is_empty());
         assert_eq!(listed(&app), want);
     }
+}
+
+#[test]
+fn a_judge_term_follows_new_verdicts() {
+    let mut app = workspace();
+    search(&mut app, "judge:urgency=4");
+    assert!(listed(&app).is_empty());
+    // A run of this session (its verdicts are taken in).
+    search(&mut app, "");
+    let tag = code(&mut app, KeyCode::Enter)
+        .iter()
+        .find_map(|e| match e {
+            jury::tui::msg::Effect::StartRun { tag, .. } => Some(*tag),
+            _ => None,
+        })
+        .expect("a run starts");
+    // A verdict streams in: the term reads it (the list is rebuilt on the
+    // next filter change, as for every mark).
+    let v = verdict(9, "k-002", "urgency", Mode::Two, Value::Likert(4), "ok");
+    update(
+        &mut app,
+        Msg::Engine {
+            tag,
+            event: jury::engine::EngineEvent::Verdict {
+                run_id: 9,
+                verdict: Box::new(v),
+            },
+        },
+    );
+    search(&mut app, "judge:urgency=4");
+    assert_eq!(listed(&app), ["k-002"]);
+    // A later verdict replaces it.
+    let mut v = verdict(10, "k-002", "urgency", Mode::Two, Value::Likert(1), "no");
+    v.created_at = "2026-11-23T10:00:00.000Z".into();
+    update(
+        &mut app,
+        Msg::Engine {
+            tag,
+            event: jury::engine::EngineEvent::Verdict {
+                run_id: 10,
+                verdict: Box::new(v),
+            },
+        },
+    );
+    search(&mut app, "judge:urgency=4");
+    assert!(listed(&app).is_empty());
+    search(&mut app, "judge:urgency=1");
+    assert_eq!(listed(&app), ["k-002"]);
 }
