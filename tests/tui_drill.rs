@@ -158,12 +158,16 @@ fn the_agreement_view_says_what_each_annotator_labelled() {
         panic!()
     };
     let (people, of) = state.progress.clone();
-    // Every judged item listed is one the sample's annotator labelled rows of.
+    // The items a comparison can hold: judged, or labelled by someone.
     let judged = app
         .list
         .filtered
         .iter()
-        .filter(|&&i| app.data.marks[i as usize] & jury::tui::app::mark::JUDGED != 0)
+        .filter(|&&i| {
+            app.data.marks[i as usize]
+                & (jury::tui::app::mark::JUDGED | jury::tui::app::mark::LABELLED)
+                != 0
+        })
         .count();
     assert_eq!(of, judged);
     // The sample's two annotators, each counted by the workspace's own
@@ -176,7 +180,10 @@ fn the_agreement_view_says_what_each_annotator_labelled() {
             .filtered
             .iter()
             .map(|&i| i as usize)
-            .filter(|&i| app.data.marks[i] & jury::tui::app::mark::JUDGED != 0)
+            .filter(|&i| {
+                app.data.marks[i] & (jury::tui::app::mark::JUDGED | jury::tui::app::mark::LABELLED)
+                    != 0
+            })
             .filter(|&i| app.data.labelled_by(i, who))
             .count();
         assert_eq!(*n, by_hand, "{who}");
@@ -184,7 +191,7 @@ fn the_agreement_view_says_what_each_annotator_labelled() {
     assert!(people.iter().all(|(_, n)| *n > 0));
     let s = screen(&app);
     let line = format!(
-        "judged items listed: alice {}/{of} · bob {}/{of}",
+        "judged or labelled items listed: alice {}/{of} · bob {}/{of}",
         people[0].1, people[1].1
     );
     assert!(s.contains(&line), "{s}");

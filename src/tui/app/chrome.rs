@@ -110,7 +110,7 @@ pub struct AgreementState {
     /// The selected confusion-matrix cell `(row, column)` when the focus is
     /// in the matrix (tab), else `None` (the group table has it).
     pub cell: Option<(usize, usize)>,
-    /// Per annotator: of the judged items listed, how many they labelled
+    /// Per annotator: of the judged or labelled items listed, how many they labelled
     /// (every shown row), as `(who, labelled)`; and that number of items.
     pub progress: (Vec<(String, usize)>, usize),
 }

@@ -15,15 +15,16 @@ pub fn cells_loaded(app: &mut App, cells: Vec<crate::report::GroupCells>) {
     }
 }
 
-/// Per annotator, of the judged items listed: how many they labelled
-/// (every row shown under the current persona and perspective).
+/// Per annotator, of the items listed that a comparison can hold (judged,
+/// or labelled by someone): how many they labelled (every row shown under
+/// the current persona and perspective).
 pub fn annotator_progress(app: &App) -> (Vec<(String, usize)>, usize) {
     let judged: Vec<usize> = app
         .list
         .filtered
         .iter()
         .map(|&i| i as usize)
-        .filter(|&i| app.data.marks[i] & mark::JUDGED != 0)
+        .filter(|&i| app.data.marks[i] & (mark::JUDGED | mark::LABELLED) != 0)
         .collect();
     let mut people: Vec<&str> = app
         .data

@@ -79,7 +79,7 @@ impl Widget for AgreementView<'_> {
     }
 }
 
-/// Per annotator: how many of the judged items listed they labelled.
+/// Per annotator: how many of the judged or labelled items listed they labelled.
 fn progress_line(state: &AgreementState) -> String {
     let (people, of) = &state.progress;
     let each: Vec<String> = people
@@ -87,10 +87,12 @@ fn progress_line(state: &AgreementState) -> String {
         .map(|(who, n)| format!("{} {n}/{of}", sanitize::one_line(who, 24)))
         .collect();
     if each.is_empty() {
-        format!("labelled (every shown row) of the {of} judged items listed: nobody yet")
+        format!(
+            "labelled (every shown row) of the {of} judged or labelled items listed: nobody yet"
+        )
     } else {
         format!(
-            "labelled (every shown row) of the {of} judged items listed: {}",
+            "labelled (every shown row) of the {of} judged or labelled items listed: {}",
             each.join(" · ")
         )
     }
