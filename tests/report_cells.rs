@@ -61,11 +61,7 @@ fn every_groups_cells_add_up_to_its_confusion_matrix() {
             for (r, c, _) in cs {
                 counted[*r][*c] += 1;
             }
-            let want: Vec<Vec<u64>> = m
-                .iter()
-                .map(|row| row.iter().map(|&x| x as u64).collect())
-                .collect();
-            assert_eq!(counted, want, "{} ({})", g.group, g.scale_name());
+            assert_eq!(&counted, m, "{} ({})", g.group, g.scale_name());
             assert_eq!(cs.len(), g.figures.n, "{}", g.group);
         }
     }
