@@ -434,7 +434,8 @@ async fn labels_split_judge_l_run_on_test_and_the_delta_with_no_test_item_in_any
     let mut b = bench().await;
     // The judge as it is, on every item (README's second command).
     // R counts first and asks; Enter starts the missing ones.
-    b.press('R', |_, m| matches!(m, Msg::RunsPlanned { .. })).await;
+    b.press('R', |_, m| matches!(m, Msg::RunsPlanned { .. }))
+        .await;
     let fx = code(&mut b.app, KeyCode::Enter);
     drive(&mut b.app, &mut b.exec, &mut b.rx, fx, |_, m| {
         matches!(m, Msg::RunEnded { .. })
@@ -517,7 +518,8 @@ async fn a_second_l_after_a_cancel_continues_with_the_same_prompt_version() {
     })
     .await;
     // R counts first and asks; Enter starts the missing ones.
-    b.press('R', |_, m| matches!(m, Msg::RunsPlanned { .. })).await;
+    b.press('R', |_, m| matches!(m, Msg::RunsPlanned { .. }))
+        .await;
     let fx = code(&mut b.app, KeyCode::Enter);
     drive(&mut b.app, &mut b.exec, &mut b.rx, fx, |_, m| {
         matches!(m, Msg::RunEnded { .. })

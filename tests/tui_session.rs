@@ -186,7 +186,6 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
         key(&mut app, c);
     }
     code(&mut app, crossterm::event::KeyCode::Enter);
-    key(&mut app, 'b');
     key(&mut app, 'G');
     key(&mut app, 'C'); // opens compare
     key(&mut app, 'C'); // by persona
@@ -194,6 +193,8 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
     key(&mut app, 'A');
     key(&mut app, 't'); // agreement on the held-out test side
     code(&mut app, crossterm::event::KeyCode::Esc);
+    // Blind review last: it refuses compare and agreement while on.
+    key(&mut app, 'b');
     let before = jury::tui::session::capture(&app);
     assert_eq!(before.persona.as_deref(), Some("maren"));
     assert_eq!(before.item.as_deref(), Some("k-003"));
@@ -231,12 +232,16 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
     assert_eq!(again.list.filter, jury::tui::app::Filter::Unjudged);
     assert_eq!(again.current_item().unwrap().id, "k-003");
     assert_eq!(again.choices.split_side, Some(Side::Test));
+    // Blind review refuses the agreement view: off, A, back, on again.
+    key(&mut again, 'b');
     assert_eq!(
         key(&mut again, 'A'),
         vec![Effect::LoadAgreement(Some(Side::Test))],
         "the agreement view opens on the side left"
     );
     code(&mut again, crossterm::event::KeyCode::Esc);
+    key(&mut again, 'b');
+    again.chrome.message = None;
     assert_eq!(
         screen(&again),
         screen(&{

@@ -44,10 +44,11 @@ async fn persona_mode_filter_and_item_come_back_after_a_restart() {
 
     let s = Session::start(&name, &db, &server.base_url());
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
-    // The second persona, mode 3, filter "unlabelled", the 7th item.
+    // Persona maren (the picker lists "each item's owner", kenton, maren),
+    // mode 3, filter "unlabelled", the 7th item.
     s.keys(&["p"]);
     wait_for(&s.name, "the persona picker", |x| x.contains("maren")).await;
-    s.keys(&["j", "Enter", "m", "f", "f", "f", "f"]);
+    s.keys(&["j", "j", "Enter", "m", "f", "f", "f", "f"]);
     wait_for(&s.name, "the filter", |x| x.contains("unlabelled")).await;
     s.keys(&["j", "j", "j", "j", "j", "j"]);
     let before = wait_for(&s.name, "the 7th item, fully drawn", |x| {

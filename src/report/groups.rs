@@ -64,6 +64,33 @@ pub fn compute_from(
     )
 }
 
+/// Each group's pairs, in the order [`compute_from`] gives the groups (so
+/// `group_members(..)[i]` made `compute_from(..)[i]`): what the workbench
+/// lists when a figure is opened.
+pub fn group_members(
+    all: &BTreeMap<Comparison, Vec<Pair>>,
+    by: Option<GroupBy>,
+) -> Vec<Vec<&Pair>> {
+    all.values()
+        .flat_map(|pairs| group_pairs(pairs, by).into_iter().map(|(_, ps)| ps))
+        .collect()
+}
+
+/// The confusion-matrix cell `(row, column)` a pair counts in, on its
+/// group's scale (`mapped`: read as AGREE/DISAGREE); `None` for a pair left
+/// out as undecided.
+pub fn cell_of(p: &Pair, mapped: bool) -> Option<(usize, usize)> {
+    if mapped {
+        let (a, b) = (p.a.as_agreement()?, p.b.as_agreement()?);
+        Some((
+            analytics::agreement_index(a) as usize,
+            analytics::agreement_index(b) as usize,
+        ))
+    } else {
+        Some((p.a.ordinal() as usize, p.b.ordinal() as usize))
+    }
+}
+
 /// One comparison's pairs by group: one pair of sides (e.g. "awag mode 2 ·
 /// model" vs "alice") on one scale — pairs on a shared scale keep it,
 /// cross-scale pairs are read as agreement — optionally split further by

@@ -15,7 +15,7 @@ mod render;
 use crate::analytics;
 use crate::domain::{Scale, Side};
 use crate::store::Store;
-pub use groups::{auto_resamples, compute_from};
+pub use groups::{auto_resamples, cell_of, compute_from, group_members};
 use pairs::Comparison;
 pub use render::{to_json, value_with_ci};
 
@@ -43,6 +43,9 @@ pub enum ReportFormat {
     /// terminal); [`ReportFormat::Table`] fits 80–120 columns.
     TableWide,
 }
+
+/// One group's pairs as `(row, column, combination)` of its confusion matrix.
+pub type GroupCells = Vec<(usize, usize, std::sync::Arc<crate::domain::ComboKey>)>;
 
 /// One group of one comparison, with its figures.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,6 +117,8 @@ pub struct Report {
     pub changes: Vec<prompt_change::PromptChange>,
     /// The side of the held-out split the figures cover; `None`: all pairs.
     pub side: Option<Side>,
+    /// How the groups were split (`--by`).
+    pub by: Option<GroupBy>,
 }
 
 /// Why a report could not be made.
@@ -248,7 +253,22 @@ impl Report {
             positions,
             changes,
             side: on.map(|(_, side)| side),
+            by,
         })
+    }
+
+    /// Each group's pairs as confusion-matrix cells (`groups[i]` ↔ `[i]`),
+    /// undecided pairs left out: which combinations make each cell.
+    pub fn cells(&self) -> Vec<GroupCells> {
+        group_members(&self.pairs, self.by)
+            .into_iter()
+            .zip(&self.groups)
+            .map(|(ps, g)| {
+                ps.into_iter()
+                    .filter_map(|p| cell_of(p, g.mapped).map(|(r, c)| (r, c, p.ctx.key.clone())))
+                    .collect()
+            })
+            .collect()
     }
 
     /// The sections below the comparison table, as table lines.

@@ -30,6 +30,10 @@ actions! {
     PageDown => "page down",
     /// Move a page up.
     PageUp => "page up",
+    /// Agreement view, in the confusion matrix: the cell to the left.
+    MoveLeft => "agreement matrix: the cell to the left",
+    /// Agreement view, in the confusion matrix: the cell to the right.
+    MoveRight => "agreement matrix: the cell to the right",
     /// Jump to the first entry.
     Top => "first entry",
     /// Jump to the last entry.

@@ -225,12 +225,14 @@ impl Executor {
                     .map_err(|e| e.to_string()),
                 }?;
                 let notes = report.notes();
-                Ok((report.groups, notes, report.changes))
+                let cells = report.cells();
+                Ok((report.groups, notes, cells, report.changes))
             });
             match r {
-                Ok((groups, notes, changes)) => {
+                Ok((groups, notes, cells, changes)) => {
                     let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
                     let _ = tx.send(Msg::AgreementNotes(notes));
+                    let _ = tx.send(Msg::AgreementCells(cells));
                     let _ = tx.send(Msg::AgreementChanges(changes));
                 }
                 Err(e) => {

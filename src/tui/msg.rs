@@ -39,6 +39,9 @@ pub enum Msg {
     AgreementLoaded(Result<Vec<crate::report::GroupFigures>, String>),
     /// Self-consistency and position-bias lines for the agreement view.
     AgreementNotes(Vec<String>),
+    /// Each agreement group's pairs as confusion-matrix cells (in the
+    /// order of the groups), so Enter on a cell lists its items.
+    AgreementCells(Vec<crate::report::GroupCells>),
     PersonaSaved(Result<Persona, String>),
     /// The recovery file was written: where, or why not.
     UnsavedKept(Result<String, String>),

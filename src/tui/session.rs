@@ -22,7 +22,11 @@ pub const ALL_PERSPECTIVES: &str = "*";
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SessionState {
+    /// The persona picked (judges items without an owner when `by_owner`).
     pub persona: Option<String>,
+    /// Each item judged as its owner ("each item's owner" in the picker);
+    /// `None` in sessions kept before owners existed.
+    pub by_owner: Option<bool>,
     /// A perspective id, or [`ALL_PERSPECTIVES`].
     pub perspective: Option<String>,
     pub mode: Option<u8>,
@@ -56,7 +60,8 @@ impl SessionTracker {
 /// What the screen is now, as it would be kept.
 pub fn capture(app: &App) -> SessionState {
     SessionState {
-        persona: app.persona().map(|p| p.id.clone()),
+        persona: app.fixed_persona().map(|p| p.id.clone()),
+        by_owner: Some(app.choices.by_owner),
         perspective: match app.choices.perspective {
             PerspectiveSel::All => Some(ALL_PERSPECTIVES.to_string()),
             PerspectiveSel::One(i) => app.data.perspectives.get(i).map(|p| p.id.clone()),
@@ -82,6 +87,9 @@ pub fn restore(app: &mut App, s: &SessionState) {
         .and_then(|id| app.data.personas.iter().position(|p| &p.id == id))
     {
         app.choices.persona = i;
+    }
+    if let Some(by_owner) = s.by_owner {
+        app.choices.by_owner = by_owner && app.data.has_owners;
     }
     let perspective = match s.perspective.as_deref() {
         None => None,

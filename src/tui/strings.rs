@@ -6,6 +6,8 @@
 
 /// Status-bar messages.
 pub mod msg {
+    pub const CELLS_COMING: &str =
+        "the pairs behind the figures are still being read: enter again in a moment";
     pub const AGREEMENT_IN_LIKERT_MODE: &str = "kept as AGREE/DISAGREE beside the Likert label (mode 3 shows it); 1-5 label this mode's rows";
     pub const SPLIT_IN_AGREEMENT: &str =
         "the split key works in the agreement view: all pairs, held-out test, train";
@@ -209,7 +211,9 @@ pub mod prompt {
         format!(" {what} ({pick} picks, {close} closes) ")
     }
     pub fn search_title(submit: &str, close: &str) -> String {
-        format!(" search id, title, sender ({submit} keeps, {close} closes) ")
+        format!(
+            " search: words · cls=value · judge:cls=value · by:name · split:test ({submit} keeps, {close} closes) "
+        )
     }
     pub fn note_title(submit: &str, close: &str) -> String {
         format!(" note for this label ({submit} saves, {close} cancels) ")
@@ -359,6 +363,16 @@ pub mod help {
     pub const LABEL_STATES: &str =
         "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)";
     pub const UNBOUND: &str = "(unbound)";
+    /// The search field's terms (issue 15.11) and what "labelled" counts (15.10).
+    pub const SEARCH_TERMS: &[&str] = &[
+        "search (/): free words match id, title or sender; terms narrow further, all combined with the filter (f) and order (o):",
+        "  urgency=not        the classifier's value on a classification",
+        "  judge:urgency=2    the judge's latest value there (current persona, mode, shown perspectives)",
+        "  by:alice           someone named alice labelled a row of the item",
+        "  split:test         a classification of the item is on that side of the held-out split",
+        "progress \"37/200 labelled\": of the items listed, those where you labelled every row shown (each classification × shown perspective, current persona)",
+        "agreement view: tab moves into the confusion matrix (arrows move between cells); enter lists the items behind the cell or group; esc comes back",
+    ];
 
     /// The hint line under the screen: each action's key (from the keymap)
     /// and its word ("1-5 label" stands without a key).
@@ -571,5 +585,52 @@ pub mod fewshot {
         format!(
             "few-shot loop: no earlier prompt version judged these held-out items, so the delta needs a baseline run; {l_key} runs the current prompts on them too"
         )
+    }
+}
+
+/// The search field's typed terms: why a term was left out.
+pub mod query {
+    fn list(values: &[impl AsRef<str>]) -> String {
+        let shown: Vec<&str> = values.iter().take(8).map(AsRef::as_ref).collect();
+        let more = if values.len() > 8 { ", …" } else { "" };
+        format!("{}{more}", shown.join(", "))
+    }
+
+    pub fn unknown_classification(token: &str, cls: &str, known: &[&str]) -> String {
+        format!(
+            "{token}: no classification \"{cls}\" (known: {})",
+            list(known)
+        )
+    }
+
+    pub fn no_value(token: &str, values: &[String]) -> String {
+        format!("{token}: give a value ({})", list(values))
+    }
+
+    pub fn unknown_value(token: &str, cls: &str, value: &str, values: &[String]) -> String {
+        format!("{token}: {cls} has no value \"{value}\" ({})", list(values))
+    }
+
+    pub fn not_a_judge_value(token: &str, value: &str) -> String {
+        format!(
+            "{token}: \"{value}\" is no judge value (1–5, agree, disagree, 0–9, true, false, no, partially, fully)"
+        )
+    }
+
+    pub fn no_annotator(token: &str) -> String {
+        format!("{token}: give a name, e.g. by:alice")
+    }
+
+    pub fn no_split(token: &str) -> String {
+        format!("{token}: this workspace has no held-out split (jury split --holdout 0.3 --seed 1)")
+    }
+
+    pub fn bad_side(token: &str) -> String {
+        format!("{token}: the side is test or train")
+    }
+
+    /// Shown in the list title when terms were left out.
+    pub fn ignored(n: usize) -> String {
+        format!("{n} term(s) ignored")
     }
 }

@@ -117,6 +117,15 @@ pub struct AgreementState {
     /// The side of the held-out split the figures cover (`None`: all pairs);
     /// the split key cycles all → test → train.
     pub side: Option<crate::domain::Side>,
+    /// Each group's pairs as matrix cells (`figures[i]` ↔ `cells[i]`);
+    /// empty until the background task sends them.
+    pub cells: Vec<crate::report::GroupCells>,
+    /// The selected confusion-matrix cell `(row, column)` when the focus is
+    /// in the matrix (tab), else `None` (the group table has it).
+    pub cell: Option<(usize, usize)>,
+    /// Per annotator: of the judged or labelled items listed, how many they labelled
+    /// (every shown row), as `(who, labelled)`; and that number of items.
+    pub progress: (Vec<(String, usize)>, usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -159,6 +168,9 @@ pub struct Chrome {
     pub legend: Option<String>,
     /// When the session (persona, mode, filter, item...) was last kept.
     pub session: crate::tui::session::SessionTracker,
+    /// The agreement view a drill came from: Esc on the drilled list goes
+    /// back to it as it was.
+    pub back: Option<Box<AgreementState>>,
 }
 
 impl Chrome {
@@ -174,6 +186,7 @@ impl Chrome {
             quit: false,
             legend: None,
             session: Default::default(),
+            back: None,
         }
     }
 }

@@ -1,8 +1,10 @@
 //! The item list: filter, search, review order and the selection (the
 //! current item, its focused verdict row and the panes' scroll).
 
+use super::judge_cache::JudgeCache;
+use super::query::Query;
 use super::workspace::{MAX_ITEM_CHARS, Workspace, mark};
-use crate::domain::Item;
+use crate::domain::{Item, Mode};
 use crate::sanitize;
 use crate::tui::queue::Order;
 
@@ -62,6 +64,16 @@ pub struct Detail {
     pub warnings: Vec<String>,
 }
 
+/// The list narrowed to the items behind one figure of the agreement view
+/// (a confusion-matrix cell or a whole group).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drill {
+    /// What the items are, for the list title.
+    pub label: String,
+    /// Per workspace item: behind the figure.
+    pub members: Vec<bool>,
+}
+
 pub struct ItemList {
     /// Indexes into the workspace's items that pass the filter and search, in order.
     pub filtered: Vec<u32>,
@@ -73,6 +85,17 @@ pub struct ItemList {
     /// a search keystroke re-sorts without re-reading 100 000 items' verdicts.
     order_cache: Option<(Order, Vec<u32>)>,
     pub search: String,
+    /// `search` as read at the last refilter (terms, and the ones left out).
+    pub query: Query,
+    /// Set from the agreement view: only the items behind a figure.
+    pub drill: Option<Drill>,
+    /// Listed items with [`mark::DONE`]: the progress "37/200 labelled",
+    /// kept current item by item ([`ItemList::item_changed`]).
+    pub labelled: usize,
+    /// Per workspace item: in `filtered` (so a label counts in O(1)).
+    listed: Vec<bool>,
+    /// What the judge said per item, for `judge:` terms.
+    judge_cache: JudgeCache,
     /// Position in `filtered`.
     pub cursor: usize,
     pub list_offset: usize,
@@ -91,6 +114,11 @@ impl Default for ItemList {
             order: Order::File,
             order_cache: None,
             search: String::new(),
+            query: Query::default(),
+            drill: None,
+            labelled: 0,
+            listed: Vec::new(),
+            judge_cache: JudgeCache::default(),
             cursor: 0,
             list_offset: 0,
             detail: Detail::default(),
@@ -106,31 +134,53 @@ impl ItemList {
         self.filtered.get(self.cursor).map(|i| *i as usize)
     }
 
-    /// Item `i`'s verdicts or labels changed: its place in the review order.
-    pub fn item_changed(&mut self, data: &Workspace, i: usize) {
+    /// Item `i`'s verdicts or labels changed (its marks were `was` before):
+    /// its place in the review order and the progress count.
+    pub fn item_changed(&mut self, data: &Workspace, i: usize, was: u8) {
         if let Some((order, cache)) = &mut self.order_cache {
             cache[i] = data.priority(i, *order);
         }
+        self.judge_cache.item_changed(data, i);
+        if self.listed.get(i).copied().unwrap_or(false) {
+            let now = data.marks[i] & mark::DONE != 0;
+            match (was & mark::DONE != 0, now) {
+                (false, true) => self.labelled += 1,
+                (true, false) => self.labelled = self.labelled.saturating_sub(1),
+                _ => {}
+            }
+        }
     }
 
-    /// Rebuilds `filtered` from the filter and search, keeping the cursor on
-    /// the same item when it is still listed. `height` is the list pane's.
-    pub fn refilter(&mut self, data: &Workspace, height: usize) {
-        let keep = self.current_index();
-        let q = self.search.to_lowercase();
-        let filter = self.filter;
-        self.filtered = data
-            .items
+    /// Counts the listed items with [`mark::DONE`] again (the marks were
+    /// recomputed for another persona or perspective).
+    pub fn recount(&mut self, data: &Workspace) {
+        self.labelled = self
+            .filtered
             .iter()
-            .enumerate()
-            .filter(|(i, it)| {
-                filter.keeps(data.marks[*i])
-                    && (q.is_empty()
-                        || contains_ci(&it.id, &q)
-                        || contains_ci(&it.title, &q)
-                        || contains_ci(&it.source.originator, &q))
+            .filter(|&&i| data.marks[i as usize] & mark::DONE != 0)
+            .count();
+    }
+
+    /// Rebuilds `filtered` from the filter, the search (free text and
+    /// terms) and a drill from the agreement view, keeping the cursor on the
+    /// same item when it is still listed. `height` is the list pane's;
+    /// `mode` the one `judge:` terms read.
+    pub fn refilter(&mut self, data: &Workspace, height: usize, mode: Mode) {
+        let keep = self.current_index();
+        self.query = Query::parse(&self.search, data);
+        self.judge_cache.prepare(data, &self.query, mode);
+        let (filter, query, drill) = (self.filter, &self.query, &self.drill);
+        let judge = &self.judge_cache;
+        let n = data.items.len();
+        self.filtered = (0..n)
+            .filter(|&i| {
+                filter.keeps(data.marks[i])
+                    && drill
+                        .as_ref()
+                        .is_none_or(|d| d.members.get(i).copied().unwrap_or(false))
+                    && (query.is_empty() || query.keeps(data, i, mode, judge))
             })
-            .map(|(i, _)| i as u32)
+            .map(|i| i as u32)
             .collect();
         if self.order != Order::File {
             let order = self.order;
@@ -151,6 +201,12 @@ impl ItemList {
                     .sort_by_key(|&i| std::cmp::Reverse(cache[i as usize]));
             }
         }
+        self.listed.clear();
+        self.listed.resize(n, false);
+        for &i in &self.filtered {
+            self.listed[i as usize] = true;
+        }
+        self.recount(data);
         self.cursor = keep
             .and_then(|k| self.filtered.iter().position(|i| *i as usize == k))
             .unwrap_or(0);
@@ -221,17 +277,5 @@ fn detail_of(data: &Workspace, i: usize) -> Detail {
         .join(" · "),
         text: sanitize::for_display(&it.text, MAX_ITEM_CHARS),
         warnings,
-    }
-}
-
-fn contains_ci(hay: &str, needle_lower: &str) -> bool {
-    if hay.is_ascii() && needle_lower.is_ascii() {
-        let h = hay.as_bytes();
-        let n = needle_lower.as_bytes();
-        n.len() <= h.len()
-            && h.windows(n.len())
-                .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
-    } else {
-        hay.to_lowercase().contains(needle_lower)
     }
 }

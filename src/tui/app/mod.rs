@@ -9,7 +9,9 @@ mod choices;
 mod chrome;
 mod compare;
 mod fewshot;
+mod judge_cache;
 mod list;
+mod query;
 mod runs;
 mod workspace;
 
@@ -18,6 +20,7 @@ pub use chrome::*;
 pub use compare::*;
 pub use fewshot::*;
 pub use list::*;
+pub use query::*;
 pub use runs::*;
 pub use workspace::*;
 
@@ -80,6 +83,11 @@ impl App {
             chrome: Chrome::new(keymap, theme),
         };
         app.choices.by_owner = app.data.has_owners;
+        // The workspace marks for the first persona and perspective, as the
+        // choices start; only other choices cost a second pass.
+        if app.data.rows_for != app.row_ctx() {
+            app.refresh_all_marks();
+        }
         app.refilter();
         app
     }
@@ -260,14 +268,34 @@ impl App {
     /// Item `i`'s verdicts or labels changed: its marks and its place in the
     /// review order.
     pub fn item_changed(&mut self, i: usize) {
+        let was = self.data.marks[i];
         self.data.refresh_marks(i);
-        self.list.item_changed(&self.data, i);
+        self.list.item_changed(&self.data, i, was);
     }
 
-    /// Recomputes every item's marks (the persona or perspective changed).
+    /// The rows the choices show, as the progress mark counts them.
+    pub fn row_ctx(&self) -> RowCtx {
+        RowCtx {
+            persona: self.persona_id().to_string(),
+            perspectives: self
+                .active_perspectives()
+                .iter()
+                .map(|p| p.id.clone())
+                .collect(),
+        }
+    }
+
+    /// Recomputes every item's marks (the persona or perspective changed)
+    /// and the list's progress count; `judge:` terms read the new persona.
     pub fn refresh_all_marks(&mut self) {
+        self.data.rows_for = self.row_ctx();
         for i in 0..self.data.items.len() {
             self.data.refresh_marks(i);
+        }
+        if self.list.query.reads_judge() {
+            self.refilter();
+        } else {
+            self.list.recount(&self.data);
         }
     }
 
@@ -275,7 +303,7 @@ impl App {
     /// the same item when it is still listed.
     pub fn refilter(&mut self) {
         let h = self.list_height();
-        self.list.refilter(&self.data, h);
+        self.list.refilter(&self.data, h, self.choices.mode);
         self.refresh_detail();
     }
 

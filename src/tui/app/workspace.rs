@@ -17,6 +17,17 @@ pub mod mark {
     pub const INSTRUCTS: u8 = 8;
     /// The item holds control, bidi or invisible characters.
     pub const HIDDEN: u8 = 16;
+    /// Every row the item shows under the current persona and perspective
+    /// has a label from the current annotator (see [`super::RowCtx`]).
+    pub const DONE: u8 = 32;
+}
+
+/// What "every row shown" means for the progress mark: the persona and the
+/// active perspectives the rows are drawn for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowCtx {
+    pub persona: String,
+    pub perspectives: Vec<String>,
 }
 
 /// How much of an item's text the item pane shows.
@@ -78,6 +89,12 @@ pub struct Workspace {
     pub undo: Vec<UndoStep>,
     /// Retractions handed to the writer, by request: put back if refused.
     pub undo_pending: HashMap<u64, UndoStep>,
+    /// The rows [`mark::DONE`] is computed for (kept equal to the choices
+    /// by [`super::App::refresh_all_marks`]).
+    pub rows_for: RowCtx,
+    /// Every classification id the items hold, with its values (the
+    /// search's `urgency=not` terms are checked against them).
+    pub cls_values: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// One label change of this session: the label before it (`None`: there
@@ -97,6 +114,36 @@ impl Workspace {
         drop(interner);
         let n = rows.len();
         let has_owners = rows.iter().any(|r| r.owner.is_some());
+        let mut cls_values = std::collections::BTreeMap::new();
+        let mut seen_meta = std::collections::HashSet::new();
+        for it in &rows {
+            for c in it.classifications.iter() {
+                // Shared metas: each distinct classification is read once.
+                if seen_meta.insert(std::sync::Arc::as_ptr(&c.meta) as usize) {
+                    let vals: &mut Vec<String> = cls_values.entry(c.meta.id.clone()).or_default();
+                    for v in &c.meta.available {
+                        if !vals.contains(v) {
+                            vals.push(v.clone());
+                        }
+                    }
+                }
+            }
+        }
+        // The rows the choices start with (`Choices::default`): the first
+        // persona, the first perspective.
+        let rows_for = RowCtx {
+            persona: data
+                .personas
+                .first()
+                .map(|p| p.id.clone())
+                .unwrap_or_default(),
+            perspectives: data
+                .perspectives
+                .first()
+                .map(|p| p.id.clone())
+                .into_iter()
+                .collect(),
+        };
         let mut ws = Workspace {
             has_owners,
             index_of: rows
@@ -117,6 +164,8 @@ impl Workspace {
             claims: Default::default(),
             undo: Vec::new(),
             undo_pending: HashMap::new(),
+            rows_for,
+            cls_values,
         };
         for mut v in data.verdicts {
             crate::tui::queue::compact_raw(&mut v);
@@ -241,6 +290,9 @@ impl Workspace {
     pub fn refresh_marks(&mut self, i: usize) {
         let id: &str = &self.items[i].id;
         let mut m = self.marks[i] & (mark::INSTRUCTS | mark::HIDDEN);
+        if self.labelled_by(i, &self.who) {
+            m |= mark::DONE;
+        }
         let verdicts = self.verdicts.get(id);
         if verdicts.is_some_and(|v| !v.is_empty()) {
             m |= mark::JUDGED;
@@ -260,6 +312,33 @@ impl Workspace {
             }
         }
         self.marks[i] = m;
+    }
+
+    /// Whether `who` labelled every row item `i` shows under [`Self::rows_for`]:
+    /// each classification from each active perspective, on any scale. An
+    /// item without classifications (a protocol input) counts once `who`
+    /// labelled any of its rows.
+    pub fn labelled_by(&self, i: usize, who: &str) -> bool {
+        let it = &self.items[i];
+        let Some(labels) = self.labels.get(&*it.id) else {
+            return false;
+        };
+        if it.classifications.is_empty() {
+            return labels.iter().any(|e| e.label.who == who);
+        }
+        let ctx = &self.rows_for;
+        !ctx.perspectives.is_empty()
+            && it.classifications.iter().all(|c| {
+                ctx.perspectives.iter().all(|p| {
+                    labels.iter().any(|e| {
+                        let l = &e.label;
+                        l.who == who
+                            && l.persona_id == ctx.persona
+                            && l.key.classification_id == c.meta.id
+                            && l.key.perspective_id == *p
+                    })
+                })
+            })
     }
 
     /// How strongly item `i` belongs at the front under `order`.

@@ -10,6 +10,7 @@ pub mod cancel;
 pub mod claims;
 pub mod compare;
 pub mod confirm;
+pub mod drill;
 pub mod engine;
 pub mod fewshot_loop;
 pub mod label;
@@ -73,6 +74,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::UnsavedKept(r) => super::quit::kept(app, r),
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
+        Msg::AgreementCells(cells) => drill::cells_loaded(app, cells),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
@@ -118,9 +120,11 @@ fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
     if action != Action::Quit {
         app.chrome.message = None;
     }
-    // The first start's legend: Esc hides it (and does nothing else), `?`
-    // opens the help, which lists the same marks.
-    if app.chrome.legend.is_some() && matches!(action, Action::Cancel | Action::Help) {
+    // The first start's legend: Esc hides it once there is nothing else to
+    // back out of (a search, a filter, a view come first), `?` opens the
+    // help, which lists the same marks.
+    let esc_for_legend = action == Action::Cancel && nav::nothing_to_back_out(app);
+    if app.chrome.legend.is_some() && (esc_for_legend || action == Action::Help) {
         app.chrome.legend = None;
         app.scroll_list_to_cursor();
         if action == Action::Cancel {
@@ -135,20 +139,36 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
     use Action::*;
     match action {
         Quit => super::quit::request(app, fx),
-        Cancel => nav::cancel(app),
+        Cancel => {
+            if !drill::back(app) {
+                nav::cancel(app)
+            }
+        }
         CancelRun => cancel::ask(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
         CycleSplit => nav::cycle_split(app, fx),
         FewShotLoop => fewshot_loop::start(app, fx),
+        MoveDown | MoveUp if drill::move_cell(app, action) => {}
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => nav::movement(app, action),
+        MoveLeft | MoveRight => {
+            drill::move_cell(app, action);
+        }
+        FocusNext | FocusPrev if drill::toggle_matrix(app) => {}
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),
         PrevRow => nav::move_row(app, -1),
         CycleFilter | CycleOrder => nav::cycle_list(app, action),
+        Judge if matches!(app.chrome.view, View::Agreement(_)) => drill::open(app),
         Judge => run::judge(app, fx),
         RunFiltered => run::run_filtered(app, fx),
         RunMissing => run::run_missing(app, fx),
-        CycleMode => app.choices.mode = app.choices.mode.next(),
+        CycleMode => {
+            app.choices.mode = app.choices.mode.next();
+            // `judge:` terms read the verdicts of the mode shown.
+            if app.list.query.reads_judge() {
+                app.refilter();
+            }
+        }
         CycleStructured => run::cycle_structured(app),
         PickPersona | PickPerspective => popup::open_picker(app, action),
         Search => popup::open_search(app),

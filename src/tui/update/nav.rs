@@ -39,6 +39,9 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 cursor: 0,
                 notes: Vec::new(),
                 side,
+                cells: Vec::new(),
+                cell: None,
+                progress: super::drill::annotator_progress(app),
             })
         }
         Action::Prompt => View::Prompt {
@@ -89,6 +92,8 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     };
     a.figures = FiguresState::Computing;
     a.notes.clear();
+    a.cells.clear();
+    a.cell = None;
     a.cursor = 0;
     app.choices.split_side = a.side;
     fx.push(Effect::LoadAgreement(a.side));
@@ -102,6 +107,7 @@ pub fn agreement_loaded(app: &mut App, r: Result<Vec<crate::report::GroupFigures
             Err(e) => FiguresState::Error(sanitize::one_line(&e, 300)),
         };
         a.cursor = 0;
+        a.cell = None;
     }
 }
 
@@ -156,6 +162,15 @@ pub fn cycle_list(app: &mut App, action: Action) {
 
 /// Esc: backs out one step — the view, the search, the filter, the message.
 /// Runs go on: stopping one is its own key ([`super::cancel::ask`]).
+/// Esc would change nothing but the message: no view, search, filter or
+/// drilled list to back out of.
+pub fn nothing_to_back_out(app: &App) -> bool {
+    app.chrome.view == View::Main
+        && app.list.search.is_empty()
+        && app.list.filter == Filter::All
+        && app.chrome.back.is_none()
+}
+
 pub fn cancel(app: &mut App) {
     if app.chrome.view != View::Main {
         app.chrome.view = View::Main;

@@ -140,6 +140,10 @@ pub fn paste(app: &mut App, text: &str) {
     if let Some(q) = search {
         app.list.search = q;
         app.refilter();
+        let e = app.list.query.errors.first().cloned();
+        if let Some(Popup::Input { error, .. }) = &mut app.chrome.popup {
+            *error = e;
+        }
     }
 }
 
@@ -252,10 +256,14 @@ fn input_key(
         _ => {}
     }
     area.input(k);
-    if kind == InputKind::Search {
+    let error = if kind == InputKind::Search {
         app.list.search = area.lines().join(" ");
         app.refilter();
-    }
+        // A term that cannot be read says why under the field, as typed.
+        app.list.query.errors.first().cloned()
+    } else {
+        error
+    };
     app.chrome.popup = Some(Popup::Input {
         kind,
         area,
@@ -276,6 +284,9 @@ fn submit_input(
         InputKind::Search => {
             app.list.search = text.replace('\n', " ");
             app.refilter();
+            if let Some(e) = app.list.query.errors.first() {
+                app.chrome.message = Some((Level::Warning, e.clone()));
+            }
         }
         InputKind::Note => {
             let Some((key, scale)) = target else { return };

@@ -9,7 +9,7 @@ use crate::tui::app::{AgreementRow, AgreementState, App, FiguresState};
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Paragraph, Widget, Wrap};
 
 pub struct AgreementView<'a> {
@@ -26,7 +26,7 @@ impl Widget for AgreementView<'_> {
         };
         let block = Block::bordered()
             .title(format!(
-                " agreement · {side} (j/k select a group, {} all/test/train, esc back) ",
+                " agreement · {side} (j/k select a group, tab cells, enter items, {} all/test/train, esc back) ",
                 self.app
                     .chrome
                     .keymap
@@ -45,6 +45,7 @@ impl Widget for AgreementView<'_> {
                     t.muted,
                 )];
                 lines.extend(quick_lines(&self.state.quick, t));
+                lines.push(Line::styled(progress_line(self.state), t.text));
                 Paragraph::new(lines).render(inner, buf);
                 return;
             }
@@ -55,13 +56,16 @@ impl Widget for AgreementView<'_> {
                 };
                 let mut lines = vec![Line::styled(note, t.muted), Line::raw("")];
                 lines.extend(quick_lines(&self.state.quick, t));
+                lines.push(Line::styled(progress_line(self.state), t.text));
                 Paragraph::new(lines).render(inner, buf);
                 return;
             }
         };
         let [table, detail] =
             Layout::vertical([Constraint::Percentage(55), Constraint::Min(8)]).areas(inner);
-        render_table(groups, self.state.cursor, &self.state.notes, table, buf, t);
+        let mut notes = vec![progress_line(self.state)];
+        notes.extend(self.state.notes.iter().cloned());
+        render_table(groups, self.state.cursor, &notes, table, buf, t);
         if let Some(g) = groups.get(self.state.cursor) {
             let [matrix, figures, chart] = Layout::horizontal([
                 Constraint::Percentage(34),
@@ -69,10 +73,29 @@ impl Widget for AgreementView<'_> {
                 Constraint::Percentage(33),
             ])
             .areas(detail);
-            render_matrix(g, matrix, buf, t);
+            render_matrix(g, self.state.cell, matrix, buf, t);
             render_figures(g, figures, buf, t);
             render_distributions(g, chart, buf, t);
         }
+    }
+}
+
+/// Per annotator: how many of the judged or labelled items listed they labelled.
+fn progress_line(state: &AgreementState) -> String {
+    let (people, of) = &state.progress;
+    let each: Vec<String> = people
+        .iter()
+        .map(|(who, n)| format!("{} {n}/{of}", sanitize::one_line(who, 24)))
+        .collect();
+    if each.is_empty() {
+        format!(
+            "labelled (every shown row) of the {of} judged or labelled items listed: nobody yet"
+        )
+    } else {
+        format!(
+            "labelled (every shown row) of the {of} judged or labelled items listed: {}",
+            each.join(" · ")
+        )
     }
 }
 
@@ -195,7 +218,13 @@ fn categories(g: &GroupFigures) -> Vec<String> {
     }
 }
 
-fn render_matrix(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
+fn render_matrix(
+    g: &GroupFigures,
+    cell: Option<(usize, usize)>,
+    area: Rect,
+    buf: &mut Buffer,
+    t: &Theme,
+) {
     let cats = categories(g);
     let f = &g.figures;
     let w = cats
@@ -226,12 +255,26 @@ fn render_matrix(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
         ),
     ];
     for (i, row) in f.confusion_matrix.iter().enumerate() {
-        let cells: Vec<String> = row.iter().map(|c| format!("{c:>w$}")).collect();
-        lines.push(Line::styled(
-            format!("{:>w$} {}", cats[i], cells.join(" ")),
-            t.text,
-        ));
+        let mut spans = vec![Span::styled(format!("{:>w$}", cats[i]), t.text)];
+        for (j, c) in row.iter().enumerate() {
+            spans.push(Span::raw(" "));
+            // Brackets as well as the colour: the selection reads on any theme.
+            let (text, style) = if cell == Some((i, j)) {
+                (format!("{:>w$}", format!("[{c}]")), t.selection)
+            } else {
+                (format!("{c:>w$}"), t.text)
+            };
+            spans.push(Span::styled(text, style));
+        }
+        lines.push(Line::from(spans));
     }
+    lines.push(Line::styled(
+        match cell {
+            Some(_) => "enter lists the items of this cell · tab back to the groups",
+            None => "tab: into the matrix (arrows pick a cell) · enter lists the group's items",
+        },
+        t.muted,
+    ));
     if let Some(e) = &g.evalgen {
         lines.push(Line::raw(""));
         lines.push(Line::styled(

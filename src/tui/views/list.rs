@@ -6,6 +6,37 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
+/// "37/200 labelled": listed items whose every shown row has this
+/// person's label (the status bar shows it too).
+pub fn progress(app: &App) -> String {
+    format!("{}/{} labelled", app.list.labelled, app.list.filtered.len())
+}
+
+/// The drill from the agreement view, the search terms and free text as
+/// read, and how many terms were left out.
+fn search_title(app: &App) -> String {
+    let q = &app.list.query;
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(d) = &app.list.drill {
+        parts.push(sanitize::one_line(&d.label, 60));
+    }
+    parts.extend(
+        q.terms
+            .iter()
+            .map(|t| sanitize::one_line(&t.describe(), 30)),
+    );
+    if !q.text.is_empty() {
+        parts.push(format!("/{}", sanitize::one_line(&q.text, 20)));
+    }
+    if !q.errors.is_empty() {
+        parts.push(format!(
+            "⚠ {}",
+            crate::tui::strings::query::ignored(q.errors.len())
+        ));
+    }
+    parts.iter().map(|p| format!("· {p} ")).collect()
+}
+
 /// The item list: draws only the visible window of the filtered index.
 pub struct ListPane<'a>(pub &'a App);
 
@@ -13,19 +44,21 @@ impl Widget for ListPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
         let t = &app.chrome.theme;
+        // Top border: how many and which coarse filter and order; bottom
+        // border: the progress and what narrows the list (a narrow pane
+        // keeps both readable).
         let mut title = format!(
             " items {}/{} · {} ",
             app.list.filtered.len(),
             app.data.items.len(),
-            app.list.filter.name()
+            app.list.filter.name(),
         );
         if app.list.order != crate::tui::queue::Order::File {
             title.push_str(&format!("· {} ", app.list.order.name()));
         }
-        if !app.list.search.is_empty() {
-            title.push_str(&format!("· /{} ", sanitize::one_line(&app.list.search, 20)));
-        }
-        let block = focused_block(title, app.chrome.focus == Pane::List, app);
+        let bottom = format!(" {} {}", progress(app), search_title(app));
+        let block = focused_block(title, app.chrome.focus == Pane::List, app)
+            .title_bottom(Line::styled(bottom, t.title));
         let inner = block.inner(area);
         block.render(area, buf);
         if app.list.filtered.is_empty() {

@@ -314,7 +314,7 @@ fn input(
     let key = |a| app.chrome.keymap.popup_hint(keys, a);
     let (submit, close) = (key(PopupAction::Submit), key(PopupAction::Close));
     let (title, h, w) = match kind {
-        InputKind::Search => (strings::prompt::search_title(&submit, &close), 3, 70),
+        InputKind::Search => (strings::prompt::search_title(&submit, &close), 3, 100),
         InputKind::Note => (
             strings::prompt::note_title(&submit, &close),
             2 + ta.lines().len().clamp(1, 8) as u16,

@@ -67,6 +67,9 @@ impl Widget for StatusBar<'_> {
             spans.push(sep());
             spans.push(Span::styled("blind", t.status_bar));
         }
+        // After what a run and unsaved labels say (they matter more).
+        spans.push(sep());
+        spans.push(Span::styled(super::list::progress(app), t.status_bar));
         // Last: on a narrow screen the run's progress, cost and unsaved
         // labels matter more than how the next run asks for its answers.
         spans.push(sep());

@@ -93,6 +93,10 @@ fn help_lines(app: &App) -> Vec<Line<'static>> {
             lines.push(Line::styled(format!("  {m}"), t.muted));
         }
     }
+    lines.push(Line::raw(""));
+    for l in strings::help::SEARCH_TERMS {
+        lines.push(Line::styled(*l, t.muted));
+    }
     // What each popup answers to, from its own section of the keymap.
     for (kind, actions) in app.chrome.keymap.popup_bindings() {
         lines.push(Line::raw(""));

@@ -1,0 +1,209 @@
+//! The search field read as a typed filter: free text plus terms that follow
+//! the question — `urgency=not` (the classifier's value), `judge:urgency=2`
+//! (what the judge said on that classification), `by:alice` (who labelled)
+//! and `split:test` (the side of the held-out split). A term that cannot be
+//! read is left out of the filter and named in `errors`; parsing never fails.
+
+use super::judge_cache::JudgeCache;
+use super::workspace::Workspace;
+use crate::domain::{Mode, Scale, Side, Value};
+use crate::tui::strings::query as msg;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Term {
+    /// The item's classification `cls` has the classifier value `value`.
+    Classifier { cls: String, value: String },
+    /// The judge's latest verdict on `cls` (current persona, mode and a
+    /// shown perspective) is one of `values` (the typed value read on every
+    /// scale it fits: "2" is Likert 2 and score 2); `text` as typed.
+    Judge {
+        cls: String,
+        text: String,
+        values: Vec<Value>,
+    },
+    /// Someone named `who` labelled a row of the item.
+    By(String),
+    /// A classification of the item is on this side of the held-out split.
+    Split(Side),
+}
+
+impl Term {
+    /// The term as the user would type it (for the list title).
+    pub fn describe(&self) -> String {
+        match self {
+            Term::Classifier { cls, value } => format!("{cls}={value}"),
+            Term::Judge { cls, text, .. } => format!("judge:{cls}={text}"),
+            Term::By(who) => format!("by:{who}"),
+            Term::Split(side) => format!("split:{}", side.as_str()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Query {
+    /// The free words, lower case, joined by one space (matched as one
+    /// substring of the id, title or sender, as the plain search always was).
+    pub text: String,
+    pub terms: Vec<Term>,
+    /// One line per term left out, saying why.
+    pub errors: Vec<String>,
+}
+
+impl Query {
+    /// Reads `search` against what the workspace holds.
+    pub fn parse(search: &str, data: &Workspace) -> Query {
+        let mut q = Query::default();
+        let mut words = Vec::new();
+        for token in search.split_whitespace() {
+            let lower = token.to_lowercase();
+            let parsed = if let Some(rest) = lower.strip_prefix("judge:") {
+                Some(judge_term(token, rest, data))
+            } else if let Some(rest) = lower.strip_prefix("by:") {
+                Some(by_term(token, &token[3..], rest))
+            } else if let Some(rest) = lower.strip_prefix("split:") {
+                Some(split_term(token, rest, data))
+            } else if lower.contains('=') && !lower.starts_with('=') {
+                Some(classifier_term(token, &lower, data))
+            } else {
+                None
+            };
+            match parsed {
+                Some(Ok(t)) => q.terms.push(t),
+                Some(Err(e)) => q.errors.push(e),
+                None => words.push(lower),
+            }
+        }
+        q.text = words.join(" ");
+        q
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty() && self.terms.is_empty()
+    }
+
+    /// Whether a term reads the judge's verdicts under the current mode.
+    pub fn reads_judge(&self) -> bool {
+        self.terms.iter().any(|t| matches!(t, Term::Judge { .. }))
+    }
+}
+
+impl Query {
+    /// Whether item `i` passes the free text and every term; `mode` is the
+    /// mode whose verdicts `judge:` terms read (from `judge`, prepared for
+    /// this query).
+    pub fn keeps(&self, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -> bool {
+        let it = &data.items[i];
+        let text = self.text.is_empty()
+            || contains_ci(&it.id, &self.text)
+            || contains_ci(&it.title, &self.text)
+            || contains_ci(&it.source.originator, &self.text);
+        if !text {
+            return false;
+        }
+        self.terms.iter().all(|t| match t {
+            Term::Classifier { cls, value } => it.classifications.iter().any(|c| {
+                c.meta.id == *cls
+                    && c.selected
+                        .as_deref()
+                        .is_some_and(|s| s.eq_ignore_ascii_case(value))
+            }),
+            Term::Judge { cls, values, .. } => judge.says(cls, mode, i, values),
+            Term::By(who) => data
+                .labels
+                .get(&*it.id)
+                .is_some_and(|ls| ls.iter().any(|e| e.label.who.eq_ignore_ascii_case(who))),
+            Term::Split(side) => data.split.as_ref().is_some_and(|s| {
+                it.classifications
+                    .iter()
+                    .any(|c| s.side_of(&it.id, &c.meta.id) == *side)
+            }),
+        })
+    }
+}
+
+/// Case-insensitive substring test; `needle_lower` is already lower case.
+pub fn contains_ci(hay: &str, needle_lower: &str) -> bool {
+    if hay.is_ascii() && needle_lower.is_ascii() {
+        let h = hay.as_bytes();
+        let n = needle_lower.as_bytes();
+        n.len() <= h.len()
+            && h.windows(n.len())
+                .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
+    } else {
+        hay.to_lowercase().contains(needle_lower)
+    }
+}
+
+/// `cls=value` split at the first `=`, the classification checked.
+fn cls_and_value<'a>(
+    token: &str,
+    text: &'a str,
+    data: &'a Workspace,
+) -> Result<(&'a str, &'a [String], &'a str), String> {
+    let (cls, value) = text.split_once('=').unwrap_or((text, ""));
+    let Some((id, values)) = data
+        .cls_values
+        .iter()
+        .find(|(id, _)| id.eq_ignore_ascii_case(cls))
+    else {
+        let known: Vec<&str> = data.cls_values.keys().map(String::as_str).collect();
+        return Err(msg::unknown_classification(token, cls, &known));
+    };
+    if value.is_empty() {
+        return Err(msg::no_value(token, values));
+    }
+    Ok((id, values, value))
+}
+
+fn classifier_term(token: &str, lower: &str, data: &Workspace) -> Result<Term, String> {
+    let (cls, values, value) = cls_and_value(token, lower, data)?;
+    match values.iter().find(|v| v.eq_ignore_ascii_case(value)) {
+        Some(v) => Ok(Term::Classifier {
+            cls: cls.to_string(),
+            value: v.to_lowercase(),
+        }),
+        None => Err(msg::unknown_value(token, cls, value, values)),
+    }
+}
+
+fn judge_term(token: &str, rest: &str, data: &Workspace) -> Result<Term, String> {
+    let (cls, _, value) = cls_and_value(token, rest, data)?;
+    // Any scale a judge answers on: Likert 1–5, AGREE/DISAGREE, 0–9,
+    // true/false, no/partially/fully.
+    let values: Vec<Value> = [
+        Scale::Likert,
+        Scale::Agreement,
+        Scale::Score09,
+        Scale::Bool,
+        Scale::Degree,
+    ]
+    .iter()
+    .filter_map(|s| s.parse(value).ok())
+    .collect();
+    if values.is_empty() {
+        return Err(msg::not_a_judge_value(token, value));
+    }
+    Ok(Term::Judge {
+        cls: cls.to_string(),
+        text: value.to_string(),
+        values,
+    })
+}
+
+fn by_term(token: &str, original: &str, lower: &str) -> Result<Term, String> {
+    if lower.is_empty() {
+        return Err(msg::no_annotator(token));
+    }
+    Ok(Term::By(original.to_string()))
+}
+
+fn split_term(token: &str, rest: &str, data: &Workspace) -> Result<Term, String> {
+    if data.split.is_none() {
+        return Err(msg::no_split(token));
+    }
+    match rest {
+        "test" => Ok(Term::Split(Side::Test)),
+        "train" => Ok(Term::Split(Side::Train)),
+        _ => Err(msg::bad_side(token)),
+    }
+}

@@ -1,0 +1,163 @@
+//! From figure to items (issue 15.12): in the agreement view, tab moves the
+//! focus into the selected group's confusion matrix, the arrows move between
+//! its cells, and Enter lists exactly the items behind the cell (or, from
+//! the group table, behind the whole group). Esc on that list comes back to
+//! the agreement view as it was; Esc there goes back to the full list.
+
+use super::super::action::Action;
+use super::super::app::*;
+use crate::sanitize;
+
+/// The background task sent each group's pairs as matrix cells.
+pub fn cells_loaded(app: &mut App, cells: Vec<crate::report::GroupCells>) {
+    if let View::Agreement(a) = &mut app.chrome.view {
+        a.cells = cells;
+    }
+}
+
+/// Per annotator, of the items listed that a comparison can hold (judged,
+/// or labelled by someone): how many they labelled (every row shown under
+/// the current persona and perspective).
+pub fn annotator_progress(app: &App) -> (Vec<(String, usize)>, usize) {
+    let judged: Vec<usize> = app
+        .list
+        .filtered
+        .iter()
+        .map(|&i| i as usize)
+        .filter(|&i| app.data.marks[i] & (mark::JUDGED | mark::LABELLED) != 0)
+        .collect();
+    let mut people: Vec<&str> = app
+        .data
+        .labels
+        .values()
+        .flatten()
+        .map(|e| e.label.who.as_str())
+        .collect();
+    people.sort_unstable();
+    people.dedup();
+    let counts = people
+        .into_iter()
+        .map(|who| {
+            let n = judged
+                .iter()
+                .filter(|&&i| app.data.labelled_by(i, who))
+                .count();
+            (who.to_string(), n)
+        })
+        .collect();
+    (counts, judged.len())
+}
+
+/// The selected group's matrix size, when its figures are in.
+fn matrix_size(a: &AgreementState) -> Option<usize> {
+    match &a.figures {
+        FiguresState::Ready(groups) => groups
+            .get(a.cursor)
+            .map(|g| g.figures.confusion_matrix.len()),
+        _ => None,
+    }
+}
+
+/// Tab in the agreement view: into the matrix (its first cell) and back to
+/// the group table. True when the agreement view took the key.
+pub fn toggle_matrix(app: &mut App) -> bool {
+    let View::Agreement(a) = &mut app.chrome.view else {
+        return false;
+    };
+    a.cell = match (a.cell, matrix_size(a)) {
+        (None, Some(k)) if k > 0 => Some((0, 0)),
+        _ => None,
+    };
+    true
+}
+
+/// Arrows inside the matrix: one cell up, down, left or right (clamped).
+/// False when the focus is not in a matrix (the keys move the group table).
+pub fn move_cell(app: &mut App, action: Action) -> bool {
+    let View::Agreement(a) = &mut app.chrome.view else {
+        return false;
+    };
+    let (Some((r, c)), Some(k)) = (a.cell, matrix_size(a)) else {
+        return false;
+    };
+    let last = k.saturating_sub(1);
+    a.cell = Some(match action {
+        Action::MoveDown => ((r + 1).min(last), c),
+        Action::MoveUp => (r.saturating_sub(1), c),
+        Action::MoveRight => (r, (c + 1).min(last)),
+        Action::MoveLeft => (r, c.saturating_sub(1)),
+        _ => return false,
+    });
+    true
+}
+
+/// Enter in the agreement view: the list narrowed to the items behind the
+/// selected cell (or group); the view is kept for Esc.
+pub fn open(app: &mut App) {
+    let View::Agreement(a) = &app.chrome.view else {
+        return;
+    };
+    let FiguresState::Ready(groups) = &a.figures else {
+        return;
+    };
+    let (Some(g), Some(cells)) = (groups.get(a.cursor), a.cells.get(a.cursor)) else {
+        app.chrome.message = Some((Level::Info, crate::tui::strings::msg::CELLS_COMING.into()));
+        return;
+    };
+    let mut members = vec![false; app.data.items.len()];
+    let mut pairs = 0;
+    for (r, c, key) in cells {
+        if a.cell.is_some_and(|cell| cell != (*r, *c)) {
+            continue;
+        }
+        pairs += 1;
+        if let Some(&i) = app.data.index_of.get(&key.item_id) {
+            members[i as usize] = true;
+        }
+    }
+    let names: Vec<String> = g.scale.values().iter().map(|v| v.as_text()).collect();
+    let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| i.to_string());
+    // The count and cell first: a narrow list pane cuts the group's name.
+    let what = match a.cell {
+        Some((r, c)) => format!("{pairs} pairs: {}×{} · {}", name(r), name(c), g.group),
+        None => format!("{pairs} pairs: {}", g.group),
+    };
+    let label = sanitize::one_line(&what, 80);
+    let View::Agreement(state) = std::mem::replace(&mut app.chrome.view, View::Main) else {
+        return;
+    };
+    app.chrome.back = Some(Box::new(state));
+    app.chrome.focus = Pane::List;
+    app.list.drill = Some(Drill { label, members });
+    app.refilter();
+    app.list.cursor = 0;
+    app.list.list_offset = 0;
+    app.refresh_detail();
+}
+
+/// Esc: from a drilled list back to the agreement view it came from; from
+/// the agreement view (or a list drilled without one) to the full list.
+/// False when there was no drill to back out of.
+pub fn back(app: &mut App) -> bool {
+    match &app.chrome.view {
+        View::Main => {
+            if let Some(state) = app.chrome.back.take() {
+                app.chrome.view = View::Agreement(*state);
+                return true;
+            }
+            if app.list.drill.take().is_some() {
+                app.refilter();
+                return true;
+            }
+            false
+        }
+        View::Agreement(_) if app.list.drill.is_some() => {
+            app.list.drill = None;
+            app.chrome.back = None;
+            app.chrome.view = View::Main;
+            app.refilter();
+            true
+        }
+        _ => false,
+    }
+}
