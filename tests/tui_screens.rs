@@ -349,7 +349,8 @@ fn help_lists_the_popups_keys_from_the_keymap() {
         .keymap
         .merge_toml("[quit_prompt]\nz = \"quit_anyway\"\n")
         .unwrap();
-    app.chrome.size = (120, 100);
+    // Tall enough for the whole help on one page.
+    app.chrome.size = (120, 200);
     key(&mut app, '?');
     let s = screen(&app);
     let line = |needle: &str| {
