@@ -68,6 +68,20 @@ fn count(p: &Plan, req: &RunRequest, price: Option<crate::engine::price::Price>)
     }
 }
 
+/// The engine's plan for `req`, made on a blocking thread (it reads the
+/// store to skip what is judged).
+async fn plan_off_thread(cfg: &EngineConfig, req: &RunRequest) -> Result<Plan, String> {
+    let (cfg, req) = (cfg.clone(), req.clone());
+    tokio::task::spawn_blocking(move || {
+        let store = Store::open(&cfg.db_path)?;
+        make_plan(&cfg, &req, &store)
+    })
+    .await
+    .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")))
+    .and_then(|r| r)
+    .map_err(|e| e.to_string())
+}
+
 /// Plans `req` off the UI thread and runs it as `tag`: the few-shot loop's
 /// run, whose request and config carry their own prompt set (the loop has
 /// already said what it will send, so nothing is counted again here).
@@ -82,16 +96,9 @@ pub fn start_request(
         let ended = |error: Option<String>| {
             let _ = tx.send(Msg::RunEnded { tag, error });
         };
-        let (cfg2, req2) = (cfg.clone(), req.clone());
-        let planned = tokio::task::spawn_blocking(move || {
-            let store = Store::open(&cfg2.db_path)?;
-            make_plan(&cfg2, &req2, &store)
-        })
-        .await
-        .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")));
-        let p = match planned {
-            Ok(Ok(p)) => p,
-            Ok(Err(e)) | Err(e) => return ended(Some(e.to_string())),
+        let p = match plan_off_thread(&cfg, &req).await {
+            Ok(p) => p,
+            Err(e) => return ended(Some(e)),
         };
         if cancel.is_cancelled() {
             return ended(None);
@@ -119,16 +126,9 @@ pub fn start(
             Ok(req) => req,
             Err(e) => return ended(Some(e)),
         };
-        let (cfg2, req2) = (cfg.clone(), req.clone());
-        let planned = tokio::task::spawn_blocking(move || {
-            let store = Store::open(&cfg2.db_path)?;
-            make_plan(&cfg2, &req2, &store)
-        })
-        .await
-        .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")));
-        let p = match planned {
-            Ok(Ok(p)) => p,
-            Ok(Err(e)) | Err(e) => return ended(Some(e.to_string())),
+        let p = match plan_off_thread(&cfg, &req).await {
+            Ok(p) => p,
+            Err(e) => return ended(Some(e)),
         };
         if cancel.is_cancelled() {
             return ended(None);

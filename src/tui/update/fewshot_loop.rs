@@ -140,26 +140,9 @@ fn remember(app: &mut App, ready: &LoopReady, tag: Option<u64>) {
 }
 
 fn start_run(app: &mut App, ready: LoopReady, fx: &mut Vec<Effect>) {
-    let tag = app.runs.take_tag();
     let plan = ready.plan.clone();
-    app.runs.active.push(ActiveRun {
-        tag,
-        run_id: None,
-        protocol: plan.protocol,
-        mode: plan.mode,
-        items: plan.item_ids.len(),
-        progress: Default::default(),
-        finished: false,
-        cancelled: false,
-        note: None,
-    });
-    app.chrome.message = Some((
-        Level::Info,
-        crate::tui::strings::msg::judging(
-            plan.item_ids.len(),
-            &crate::tui::strings::msg::in_mode(&plan.mode.to_string()),
-        ),
-    ));
+    let what = crate::tui::strings::msg::in_mode(&plan.mode.to_string());
+    let tag = super::run::track(app, &plan, &what);
     let prompts = (ready.stage == LoopStage::FewShot).then(|| ready.dir.clone());
     remember(app, &ready, Some(tag));
     fx.push(Effect::StartLoopRun { tag, plan, prompts });

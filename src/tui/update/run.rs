@@ -281,6 +281,13 @@ pub fn start_run(app: &mut App, plan: RunPlan, fx: &mut Vec<Effect>) {
     } else {
         crate::tui::strings::msg::in_mode(&plan.mode.to_string())
     };
+    let tag = track(app, &plan, &what);
+    fx.push(Effect::StartRun { tag, plan });
+}
+
+/// A new run in the tracker (the status bar and runs view follow it), and
+/// the message that says it started; its tag.
+pub(super) fn track(app: &mut App, plan: &RunPlan, what: &str) -> u64 {
     let tag = app.runs.take_tag();
     app.runs.active.push(ActiveRun {
         tag,
@@ -295,9 +302,9 @@ pub fn start_run(app: &mut App, plan: RunPlan, fx: &mut Vec<Effect>) {
     });
     app.chrome.message = Some((
         Level::Info,
-        crate::tui::strings::msg::judging(plan.item_ids.len(), &what),
+        crate::tui::strings::msg::judging(plan.item_ids.len(), what),
     ));
-    fx.push(Effect::StartRun { tag, plan });
+    tag
 }
 
 /// `auto`, `tools`, `json_schema` or `json`: the words of `--structured`.
