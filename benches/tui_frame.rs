@@ -247,6 +247,16 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // The first keystroke that completes a `judge:` term: its value table is
+    // built from every item's verdicts, then kept for the next keystrokes.
+    reviewed.list.search = "judge:urgency=2".to_string();
+    c.bench_function("filter_key_judge_term_first_100k_judged", |b| {
+        b.iter(|| {
+            reviewed.list.forget_judge_tables();
+            reviewed.refilter();
+            black_box(reviewed.list.filtered.len())
+        })
+    });
     reviewed.list.search.clear();
     drop(reviewed);
 

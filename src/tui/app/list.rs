@@ -130,6 +130,13 @@ impl Default for ItemList {
 }
 
 impl ItemList {
+    /// Drops the `judge:` terms' value tables; the next keystroke that needs
+    /// one builds it again (what `benches/tui_frame.rs` times as the first
+    /// keystroke of a `judge:` term).
+    pub fn forget_judge_tables(&mut self) {
+        self.judge_cache = JudgeCache::default();
+    }
+
     pub fn current_index(&self) -> Option<usize> {
         self.filtered.get(self.cursor).map(|i| *i as usize)
     }
