@@ -91,7 +91,11 @@ fn change(from: &str, to: &str) -> PromptChange {
 #[test]
 fn without_a_split_l_says_so_and_offers_nothing() {
     let mut app = app();
+    // No split in memory: the store is asked (one made with `jury split`
+    // since the workbench opened would count); it has none either.
     let fx = key(&mut app, 'L');
+    assert_eq!(fx, vec![Effect::LoadSplitForLoop]);
+    let fx = update(&mut app, Msg::SplitForLoop(Ok(None)));
     assert!(fx.is_empty(), "{fx:?}");
     let (level, msg) = app.chrome.message.clone().unwrap();
     assert_eq!(level, jury::tui::app::Level::Warning);
@@ -100,6 +104,23 @@ fn without_a_split_l_says_so_and_offers_nothing() {
         "{msg}"
     );
     assert!(app.chrome.popup.is_none());
+}
+
+#[test]
+fn a_split_made_while_the_workbench_is_open_is_read_and_l_goes_on() {
+    let mut app = app();
+    assert!(app.data.split.is_none());
+    let fx = key(&mut app, 'L');
+    assert_eq!(fx, vec![Effect::LoadSplitForLoop]);
+    // `jury split` ran in another terminal: the store has one now.
+    let split = with_split().data.split.clone();
+    assert!(split.is_some());
+    let fx = update(&mut app, Msg::SplitForLoop(Ok(split)));
+    assert!(app.data.split.is_some(), "kept: rows show their side");
+    assert!(
+        matches!(fx.as_slice(), [Effect::PrepareLoop { .. }]),
+        "{fx:?}"
+    );
 }
 
 #[test]

@@ -137,6 +137,13 @@ impl Executor {
                     c.cancel();
                 }
             }
+            Effect::LoadSplitForLoop => {
+                let (path, tx) = (self.db_path.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let r = Store::open(&path).and_then(|s| s.split());
+                    let _ = tx.send(Msg::SplitForLoop(r.map_err(|e| e.to_string())));
+                });
+            }
             Effect::LoadRuns => {
                 let (path, tx) = (self.db_path.clone(), self.tx.clone());
                 tokio::task::spawn_blocking(move || {

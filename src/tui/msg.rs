@@ -8,6 +8,9 @@ use crossterm::event::KeyEvent;
 /// Everything that can change the state.
 #[derive(Debug, Clone)]
 pub enum Msg {
+    /// The store's split, read for `L` (made with `jury split` while the
+    /// workbench was open, perhaps); answers `Effect::LoadSplitForLoop`.
+    SplitForLoop(Result<Option<crate::store::Split>, String>),
     Key(KeyEvent),
     Paste(String),
     Resize(u16, u16),
@@ -61,6 +64,9 @@ pub enum Msg {
 /// Work for [`super::effects`] to do; never done inside `update`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
+    /// Read the store's held-out split, then go on with `L` (answers
+    /// `Msg::SplitForLoop`).
+    LoadSplitForLoop,
     /// Write a label durably and answer with `Msg::LabelSaved { req }`.
     SaveLabel {
         req: u64,

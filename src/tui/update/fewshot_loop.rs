@@ -30,7 +30,9 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
         return;
     }
     if app.data.split.is_none() {
-        app.chrome.message = Some((Level::Warning, say::NO_SPLIT.into()));
+        // Made with `jury split` since the workbench opened, perhaps: the
+        // store says, and `L` goes on from there.
+        fx.push(Effect::LoadSplitForLoop);
         return;
     }
     let Some(plan) = awag_plan(app) else {
@@ -53,6 +55,25 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
         .into(),
     ));
     fx.push(Effect::PrepareLoop { plan, baseline_for });
+}
+
+/// The store's split arrived for `L`: kept (rows show their side from now
+/// on) and the loop goes on; none, and `L` says how to make one.
+pub fn split_loaded(
+    app: &mut App,
+    r: Result<Option<crate::store::Split>, String>,
+    fx: &mut Vec<Effect>,
+) {
+    match r {
+        Ok(Some(split)) => {
+            app.data.split = Some(split);
+            start(app, fx);
+        }
+        Ok(None) => app.chrome.message = Some((Level::Warning, say::NO_SPLIT.into())),
+        Err(e) => {
+            app.chrome.message = Some((Level::Error, say::failed(&sanitize::one_line(&e, 300))))
+        }
+    }
 }
 
 /// The run's plan from the workbench's choices (items filled in later with

@@ -89,6 +89,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         }
         Msg::AgreementChanges(c) => fewshot_loop::changes(app, c),
         Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
+        Msg::SplitForLoop(r) => fewshot_loop::split_loaded(app, r, &mut fx),
     }
     // Quitting (from a key or from the quit prompt's last answer): the
     // session goes to the writer, which finishes before the process ends.
