@@ -49,6 +49,25 @@ pub struct Overrides {
     pub who: Option<String>,
 }
 
+impl Overrides {
+    /// Only who labels (`--who`).
+    pub fn who(who: &Option<String>) -> Overrides {
+        Overrides {
+            who: who.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// The judge's model and prompt set (`--model`, `--prompts`).
+    pub fn judge(model: &Option<String>, prompts: &Option<PathBuf>) -> Overrides {
+        Overrides {
+            model: model.clone(),
+            prompts: prompts.clone(),
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub db_path: PathBuf,

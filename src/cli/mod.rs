@@ -85,34 +85,15 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Import(a) => {
-            let s = settings(
-                cli.db,
-                Overrides {
-                    who: a.who.clone(),
-                    ..Default::default()
-                },
-            )?;
+            let s = settings(cli.db, Overrides::who(&a.who))?;
             cmd_data::import(&s, a)
         }
         Command::Run(a) => {
-            let s = settings(
-                cli.db,
-                Overrides {
-                    model: a.model.clone(),
-                    prompts: a.prompts.clone(),
-                    ..Default::default()
-                },
-            )?;
+            let s = settings(cli.db, Overrides::judge(&a.model, &a.prompts))?;
             cmd_run::run(&s, *a)
         }
         Command::Label(a) => {
-            let s = settings(
-                cli.db,
-                Overrides {
-                    who: a.who.clone(),
-                    ..Default::default()
-                },
-            )?;
+            let s = settings(cli.db, Overrides::who(&a.who))?;
             cmd_label::label(&s, a)
         }
         Command::Report(a) => {
@@ -124,14 +105,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_export::export(&s, a)
         }
         Command::Prompt(a) => {
-            let s = settings(
-                cli.db,
-                Overrides {
-                    model: a.model.clone(),
-                    prompts: a.prompts.clone(),
-                    ..Default::default()
-                },
-            )?;
+            let s = settings(cli.db, Overrides::judge(&a.model, &a.prompts))?;
             cmd_prompt::prompt(&s, a)
         }
         Command::Runs(a) => {
@@ -147,23 +121,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_data::list(&s, a)
         }
         Command::Split(a) => {
-            let s = settings(
-                cli.db,
-                Overrides {
-                    who: a.who.clone(),
-                    ..Default::default()
-                },
-            )?;
+            let s = settings(cli.db, Overrides::who(&a.who))?;
             cmd_split::split(&s, a)
         }
         Command::Fewshot(a) => {
-            let s = settings(
-                cli.db,
-                Overrides {
-                    prompts: a.prompts.clone(),
-                    ..Default::default()
-                },
-            )?;
+            let s = settings(cli.db, Overrides::judge(&None, &a.prompts))?;
             cmd_fewshot::fewshot(&s, a)
         }
         Command::Doctor(a) => doctor::doctor(cli.db, a),

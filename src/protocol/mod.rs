@@ -65,7 +65,10 @@ pub struct ParseOutcome {
 /// The seam every judge style implements.
 pub trait JudgeProtocol: Send + Sync {
     fn protocol(&self) -> Protocol;
-    fn mode(&self) -> Option<Mode>;
+    /// The AwAg mode; the other judge styles have none.
+    fn mode(&self) -> Option<Mode> {
+        None
+    }
     fn scale(&self) -> Scale;
     /// Every unit to judge for these items (in order), skipping items this
     /// protocol cannot judge.

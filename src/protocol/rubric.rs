@@ -2,7 +2,7 @@
 //! response}, scored 1–5 on each dimension (relevance and tone by default, plus
 //! user-defined ones), one request per example and dimension, with reasoning.
 
-use crate::domain::{ComboKey, Item, Mode, Protocol, Scale};
+use crate::domain::{ComboKey, Item, Protocol, Scale};
 use crate::protocol::{JudgeProtocol, ParseOutcome, ParsedVerdict, Unit};
 use crate::provider::{ChatCall, Message, ToolSpec};
 use serde_json::Value;
@@ -140,10 +140,6 @@ pub fn example_parts(item: &Item) -> (String, String) {
 impl JudgeProtocol for Rubric {
     fn protocol(&self) -> Protocol {
         Protocol::Rubric
-    }
-
-    fn mode(&self) -> Option<Mode> {
-        None
     }
 
     fn scale(&self) -> Scale {

@@ -23,7 +23,7 @@ pub use check::expected_applied;
 pub use conversation::{Event, Guideline, events, guidelines, normalise_event, render_events};
 pub use prompts::GuidelinePrompts;
 
-use crate::domain::{ComboKey, Item, Mode, Protocol, Scale};
+use crate::domain::{ComboKey, Item, Protocol, Scale};
 use crate::protocol::{JudgeProtocol, ParseOutcome, Unit};
 use crate::provider::{ChatCall, Message, ToolSpec};
 use serde_json::{Value, json};
@@ -83,10 +83,6 @@ pub fn user_text(
 impl JudgeProtocol for GuidelineCheck {
     fn protocol(&self) -> Protocol {
         Protocol::Guideline
-    }
-
-    fn mode(&self) -> Option<Mode> {
-        None
     }
 
     fn scale(&self) -> Scale {

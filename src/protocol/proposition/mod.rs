@@ -12,7 +12,7 @@ mod settings;
 pub use claim::{field_values, render_claim, window};
 pub use settings::{PropositionPrompts, Scoring, Settings};
 
-use crate::domain::{ComboKey, Item, Mode, Persona, Protocol, Scale};
+use crate::domain::{ComboKey, Item, Persona, Protocol, Scale};
 use crate::protocol::guideline;
 use crate::protocol::{JudgeProtocol, ParseOutcome, ParsedVerdict, Unit};
 use crate::provider::{ChatCall, Message, ToolSpec};
@@ -162,10 +162,6 @@ impl Proposition {
 impl JudgeProtocol for Proposition {
     fn protocol(&self) -> Protocol {
         Protocol::Proposition
-    }
-
-    fn mode(&self) -> Option<Mode> {
-        None
     }
 
     fn scale(&self) -> Scale {
