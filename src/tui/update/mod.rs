@@ -121,16 +121,10 @@ fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
     if action != Action::Quit {
         app.chrome.message = None;
     }
-    // The first start's legend: Esc hides it once there is nothing else to
-    // back out of (a search, a filter, a view come first), `?` opens the
-    // help, which lists the same marks.
-    let esc_for_legend = action == Action::Cancel && nav::nothing_to_back_out(app);
-    if app.chrome.legend.is_some() && (esc_for_legend || action == Action::Help) {
-        app.chrome.legend = None;
+    // The first start's legend goes once `?` opens the help, which lists
+    // the same marks (Esc puts it away too, see `nav::cancel`).
+    if action == Action::Help && app.chrome.legend.take().is_some() {
         app.scroll_list_to_cursor();
-        if action == Action::Cancel {
-            return;
-        }
     }
     act(app, action, now, fx);
 }
@@ -140,11 +134,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
     use Action::*;
     match action {
         Quit => super::quit::request(app, fx),
-        Cancel => {
-            if !drill::back(app) {
-                nav::cancel(app)
-            }
-        }
+        Cancel => nav::cancel(app),
         CancelRun => cancel::ask(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
         CycleSplit => nav::cycle_split(app, fx),

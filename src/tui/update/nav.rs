@@ -162,16 +162,13 @@ pub fn cycle_list(app: &mut App, action: Action) {
 
 /// Esc: backs out one step — the view, the search, the filter, the message.
 /// Runs go on: stopping one is its own key ([`super::cancel::ask`]).
-/// Esc would change nothing but the message: no view, search, filter or
-/// drilled list to back out of.
-pub fn nothing_to_back_out(app: &App) -> bool {
-    app.chrome.view == View::Main
-        && app.list.search.is_empty()
-        && app.list.filter == Filter::All
-        && app.chrome.back.is_none()
-}
-
+/// Esc backs out one step: a drilled list (to the figure it came from), a
+/// view, the search, the filter, then the first start's legend. It never
+/// stops a run. (The message went already: any action clears it.)
 pub fn cancel(app: &mut App) {
+    if super::drill::back(app) {
+        return;
+    }
     if app.chrome.view != View::Main {
         app.chrome.view = View::Main;
     } else if !app.list.search.is_empty() {
@@ -180,8 +177,8 @@ pub fn cancel(app: &mut App) {
     } else if app.list.filter != Filter::All {
         app.list.filter = Filter::All;
         app.refilter();
-    } else {
-        app.chrome.message = None;
+    } else if app.chrome.legend.take().is_some() {
+        app.scroll_list_to_cursor();
     }
 }
 
