@@ -232,6 +232,14 @@ def main():
     # First draws of the generator, for a direct check.
     rng = Xoshiro.for_stream(BOOT_SEED := 20240601, 0)
     print("const STREAM0_FIRST: [u64; 3] = [" + ", ".join(str(rng.next()) for _ in range(3)) + "];")
+    # Wilson score intervals of shares (statsmodels' proportion_confint).
+    from statsmodels.stats.proportion import proportion_confint
+    print("const WILSON: &[(u64, u64, f64, f64)] = &[")
+    for s, n in [(0, 1), (1, 1), (0, 2), (2, 2), (1, 2), (3, 7), (13, 17), (0, 30), (30, 30),
+                 (41, 100), (999, 1000), (5, 12345)]:
+        lo, hi = proportion_confint(s, n, alpha=0.05, method="wilson")
+        print(f"    ({s}, {n}, {float(lo)!r}, {float(hi)!r}),")
+    print("];")
     print("// ---- end generated ----")
 
 

@@ -337,6 +337,20 @@ const STREAM0_FIRST: [u64; 3] = [
     16403747807918473611,
     10710835029089717996,
 ];
+const WILSON: &[(u64, u64, f64, f64)] = &[
+    (0, 1, 0.0, 0.7934506856227627),
+    (1, 1, 0.2065493143772374, 1.0),
+    (0, 2, 0.0, 0.657619772493347),
+    (2, 2, 0.342380227506653, 1.0),
+    (1, 2, 0.09453120573423068, 0.9054687942657693),
+    (3, 7, 0.15821985525146964, 0.7495416354723428),
+    (13, 17, 0.5273820188043501, 0.9044495567791988),
+    (0, 30, 0.0, 0.1135133931739688),
+    (30, 30, 0.8864866068260311, 1.0),
+    (41, 100, 0.3186731302113651, 0.5079856994658921),
+    (999, 1000, 0.9943574414020421, 0.9998234536293739),
+    (5, 12345, 0.0001730133228718399, 0.000947857721335086),
+];
 // ---- end generated ----
 
 const ALL: [(&str, &Dataset); 7] = [
@@ -501,7 +515,9 @@ fn bootstrap_matches_python_port_of_the_prng() {
     );
     let f = Figures::compute(p, k, true, 200, BOOT_SEED).unwrap();
     assert_eq!(f.weighted_kappa_quadratic.ci95, Some([kq.0, kq.1]));
-    assert_eq!(f.percent_agreement.ci95, Some([pa.0, pa.1]));
+    // A share in the report takes Wilson, not the percentile bootstrap.
+    let hits = p.iter().filter(|(a, b)| a == b).count() as u64;
+    assert_eq!(f.percent_agreement.ci95, wilson(hits, p.len() as u64));
 }
 
 #[test]
@@ -523,7 +539,7 @@ fn from_values_to_figures() {
     assert_eq!(cross.undecided, undecided);
     assert_eq!(cross.pairs.len() + undecided, values.len());
     let readings: Vec<Option<Agreement>> = values.iter().map(|(a, _)| a.as_agreement()).collect();
-    let acc = AccuracyEstimate::from_readings(&readings, 200, 1);
+    let acc = AccuracyEstimate::from_readings(&readings);
     let agree = LIKERT30.pairs.iter().filter(|(a, _)| *a >= 3).count() as f64;
     let decided = LIKERT30.pairs.iter().filter(|(a, _)| *a != 2).count() as f64;
     close("accuracy", "share", acc.accuracy, Some(agree / decided));
@@ -619,4 +635,19 @@ fn large_input_completes_with_intervals() {
     let f = Figures::compute(&pairs, 5, true, resamples, 9).unwrap();
     assert_eq!(f.n, n);
     assert!(f.cohen_kappa.ci95.is_some());
+}
+
+#[test]
+fn wilson_intervals_match_statsmodels() {
+    for &(s, n, lo, hi) in WILSON {
+        let [a, b] = wilson(s, n).unwrap();
+        assert!(
+            (a - lo).abs() < 1e-12 && (b - hi).abs() < 1e-12,
+            "{s}/{n}: [{a}, {b}] vs [{lo}, {hi}]"
+        );
+    }
+    // Every share the report prints carries this interval.
+    let f = Figures::compute(&[(0, 0), (1, 1), (0, 1)], 2, false, 100, 1).unwrap();
+    assert_eq!(f.percent_agreement.ci95, wilson(2, 3));
+    assert_eq!(f.percent_agreement.ci_method, Some(CiMethod::Wilson));
 }

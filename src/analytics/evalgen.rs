@@ -13,6 +13,7 @@
 //! - alignment = harmonic mean of coverage and (1 − FFR); `None` if either
 //!   is `None`, 0 when both are 0.
 
+use super::interval::wilson;
 use serde::Serialize;
 
 /// Counts and rates for one binary comparison; see the module docs.
@@ -24,7 +25,11 @@ pub struct EvalGen {
     pub false_negatives: u64,
     pub true_negatives: u64,
     pub coverage: Option<f64>,
+    /// 95 % Wilson interval of `coverage`.
+    pub coverage_ci95: Option<[f64; 2]>,
     pub false_failure_rate: Option<f64>,
+    /// 95 % Wilson interval of `false_failure_rate`.
+    pub false_failure_rate_ci95: Option<[f64; 2]>,
     pub precision: Option<f64>,
     pub alignment: Option<f64>,
 }
@@ -56,7 +61,9 @@ impl EvalGen {
             false_negatives: fn_,
             true_negatives: tn,
             coverage,
+            coverage_ci95: wilson(tp, tp + fn_),
             false_failure_rate,
+            false_failure_rate_ci95: wilson(fp, fp + tn),
             precision: ratio(tp, tp + fp),
             alignment,
         }

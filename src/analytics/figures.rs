@@ -1,18 +1,25 @@
 //! Every figure for one comparison group, with bootstrap intervals.
 
 use super::bootstrap::{bootstrap_matrices, percentile_interval};
+use super::interval::{CiMethod, NoInterval, bootstrap_rule, wilson};
 use super::{AlphaMetric, BaseRate, ConfusionMatrix, KappaWeights, PairsError};
 use serde::Serialize;
 
-/// A point estimate and its 95 % bootstrap interval.
+/// A point estimate and its 95 % interval, made by the rules of
+/// [`interval`](super::interval): Wilson for shares, a bootstrap for the
+/// rest from 30 pairs on, or no interval and the reason.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Figure {
     /// `None` when the figure is undefined for these data (see each
     /// function's docs) or does not apply to the scale.
     pub value: Option<f64>,
-    /// `None` when `value` is `None`, no resamples were asked for, or the
-    /// figure was undefined on every resample.
+    /// `None` when `value` is `None`, when the rules give none (`no_ci`
+    /// says why), or when the figure was undefined on every resample.
     pub ci95: Option<[f64; 2]>,
+    /// How `ci95` was made.
+    pub ci_method: Option<CiMethod>,
+    /// Why a figure with a value has no interval.
+    pub no_ci: Option<NoInterval>,
 }
 
 impl Figure {
@@ -20,7 +27,52 @@ impl Figure {
     pub const NONE: Figure = Figure {
         value: None,
         ci95: None,
+        ci_method: None,
+        no_ci: None,
     };
+
+    /// A share of `successes` in `n` with its Wilson interval.
+    pub fn share(successes: u64, n: u64) -> Figure {
+        if n == 0 {
+            return Figure::NONE;
+        }
+        Figure {
+            value: Some(successes as f64 / n as f64),
+            ci95: wilson(successes, n),
+            ci_method: Some(CiMethod::Wilson),
+            no_ci: None,
+        }
+    }
+
+    /// A value whose bootstrap interval (`interval`, from `resamples`
+    /// resamples over `n` pairs) passes [`bootstrap_rule`], or the reason it
+    /// does not.
+    pub fn bootstrapped(
+        value: Option<f64>,
+        n: usize,
+        sides_vary: bool,
+        resamples: usize,
+        interval: Option<[f64; 2]>,
+        method: CiMethod,
+    ) -> Figure {
+        if value.is_none() {
+            return Figure::NONE;
+        }
+        match bootstrap_rule(n, sides_vary, resamples, interval) {
+            Ok(ci) => Figure {
+                value,
+                ci95: ci,
+                ci_method: ci.map(|_| method),
+                no_ci: None,
+            },
+            Err(why) => Figure {
+                value,
+                ci95: None,
+                ci_method: None,
+                no_ci: Some(why),
+            },
+        }
+    }
 }
 
 /// All agreement figures for one comparison (e.g. judge vs human on one
@@ -107,7 +159,14 @@ impl Figures {
         let m = ConfusionMatrix::try_from_pairs(pairs, k)?;
         let points = point_values(&m, ordinal);
         let mut intervals: [Option<[f64; 2]>; F] = [None; F];
-        if !pairs.is_empty() && bootstrap_resamples > 0 && points.iter().any(Option::is_some) {
+        let varies = |marginal: &[u64]| marginal.iter().filter(|&&c| c > 0).count() > 1;
+        let sides_vary = varies(m.first_marginal()) && varies(m.second_marginal());
+        // Shares take Wilson intervals; only the rest need resamples, and
+        // only where the rules would keep their interval.
+        let wanted = pairs.len() >= super::MIN_PAIRS_FOR_BOOTSTRAP
+            && sides_vary
+            && points[2..].iter().any(Option::is_some);
+        if wanted && bootstrap_resamples > 0 {
             // k ≤ 256, so a cell index a·k + b fits in u16.
             let cells: Vec<u16> = pairs
                 .iter()
@@ -125,22 +184,43 @@ impl Figures {
                     }
                 })
                 .collect();
-            for (f, s) in samples.iter_mut().enumerate() {
+            for (f, s) in samples.iter_mut().enumerate().skip(2) {
                 if points[f].is_some() {
                     intervals[f] = percentile_interval(s).map(|(lo, hi)| [lo, hi]);
                 }
             }
         }
-        let fig = |f: usize| Figure {
-            value: points[f],
-            ci95: points[f].and(intervals[f]),
+        let n = pairs.len();
+        let fig = |f: usize| {
+            Figure::bootstrapped(
+                points[f],
+                n,
+                sides_vary,
+                bootstrap_resamples,
+                intervals[f],
+                CiMethod::Bootstrap,
+            )
+        };
+        let share = |hit: fn(usize, usize) -> bool, applies: bool| {
+            if !applies {
+                return Figure::NONE;
+            }
+            let mut hits = 0u64;
+            for i in 0..k {
+                for j in 0..k {
+                    if hit(i, j) {
+                        hits += m.get(i, j);
+                    }
+                }
+            }
+            Figure::share(hits, m.n())
         };
         Ok(Figures {
             n: pairs.len(),
             k,
             ordinal,
-            percent_agreement: fig(0),
-            within_one: fig(1),
+            percent_agreement: share(|i, j| i == j, true),
+            within_one: share(|i, j| i.abs_diff(j) <= 1, ordinal),
             cohen_kappa: fig(2),
             weighted_kappa_quadratic: fig(3),
             krippendorff_alpha: fig(4),
@@ -195,8 +275,12 @@ mod tests {
         assert_eq!(f.spearman.value, spearman(&p, 5));
         assert_eq!(f.mean_abs_diff.value, mean_abs_diff(&p, 5));
         let ci = |stat: Stat| bootstrap_ci(&p, 5, stat, 300, 11).map(|(a, b)| [a, b]);
-        assert_eq!(f.percent_agreement.ci95, ci(percent_agreement));
+        // Shares: Wilson; the rest: the pairwise bootstrap (60 pairs ≥ the floor).
+        let hits = p.iter().filter(|(a, b)| a == b).count() as u64;
+        assert_eq!(f.percent_agreement.ci95, wilson(hits, 60));
+        assert_eq!(f.percent_agreement.ci_method, Some(CiMethod::Wilson));
         assert_eq!(f.cohen_kappa.ci95, ci(cohen_kappa));
+        assert_eq!(f.cohen_kappa.ci_method, Some(CiMethod::Bootstrap));
         assert_eq!(
             f.weighted_kappa_quadratic.ci95,
             ci(weighted_kappa_quadratic)
@@ -272,20 +356,64 @@ mod tests {
         assert_eq!(f.base_rate.first.mode_share, None);
         let f = Figures::compute(&[], 0, false, 100, 1).unwrap();
         assert_eq!(f.confusion_matrix, Vec::<Vec<u64>>::new());
-        // One category only: raw agreement 1, chance-corrected figures None.
+        // One category only: raw agreement 1 (with a Wilson interval, never
+        // a point), chance-corrected figures None.
         let f = Figures::compute(&[(2, 2); 4], 5, true, 100, 1).unwrap();
         assert_eq!(f.percent_agreement.value, Some(1.0));
-        assert_eq!(f.percent_agreement.ci95, Some([1.0, 1.0]));
+        assert_eq!(f.percent_agreement.ci95, wilson(4, 4));
         assert_eq!(f.cohen_kappa, Figure::NONE);
         assert_eq!(f.krippendorff_alpha, Figure::NONE);
         assert_eq!(f.spearman, Figure::NONE);
         assert_eq!(f.base_rate.second.mode_share, Some(1.0));
-        // No resamples: values but no intervals.
+        // No resamples: values, no bootstrap intervals, and the reason.
         let f = Figures::compute(&likert(), 5, true, 0, 1).unwrap();
         assert!(f.cohen_kappa.value.is_some() && f.cohen_kappa.ci95.is_none());
+        assert_eq!(f.cohen_kappa.no_ci, Some(NoInterval::NotComputed));
+        assert!(f.percent_agreement.ci95.is_some());
         // Invalid input is an error, not a panic.
         assert!(Figures::compute(&[(0, 5)], 5, true, 10, 1).is_err());
         assert!(Figures::compute(&[], 300, true, 10, 1).is_err());
+    }
+
+    #[test]
+    fn small_samples_never_get_a_point_interval() {
+        // n = 2, the judge wrong both times, the human varying: agreement 0
+        // with a Wilson interval; kappa 0 with no interval and the reason.
+        let f = Figures::compute(&[(0, 1), (1, 0)], 2, false, 1000, 1).unwrap();
+        assert_eq!(f.percent_agreement.value, Some(0.0));
+        let [lo, hi] = f.percent_agreement.ci95.unwrap();
+        assert!(lo == 0.0 && hi > 0.6);
+        assert!(f.cohen_kappa.value.is_some());
+        assert_eq!(f.cohen_kappa.ci95, None);
+        assert_eq!(f.cohen_kappa.no_ci, Some(NoInterval::FewPairs));
+        // 40 pairs, the judge always says the same: kappa 0, no interval.
+        let one: Vec<(u8, u8)> = (0..40u8).map(|i| (1, i % 2)).collect();
+        let f = Figures::compute(&one, 2, false, 1000, 1).unwrap();
+        assert_eq!(f.cohen_kappa.value, Some(0.0));
+        assert_eq!(f.cohen_kappa.no_ci, Some(NoInterval::OneValue));
+        // 40 pairs in perfect agreement: every resample gives 1.
+        let same: Vec<(u8, u8)> = (0..40u8).map(|i| (i % 2, i % 2)).collect();
+        let f = Figures::compute(&same, 2, false, 1000, 1).unwrap();
+        assert_eq!(f.cohen_kappa.value, Some(1.0));
+        assert_eq!(f.cohen_kappa.no_ci, Some(NoInterval::NoSpread));
+        // No figure anywhere has a zero-width interval from under 30 pairs.
+        for n in 1..30u8 {
+            let p: Vec<(u8, u8)> = (0..n).map(|i| (i % 3, (i / 2) % 3)).collect();
+            let f = Figures::compute(&p, 3, true, 200, 3).unwrap();
+            for fig in [
+                f.percent_agreement,
+                f.within_one,
+                f.cohen_kappa,
+                f.weighted_kappa_quadratic,
+                f.krippendorff_alpha,
+                f.spearman,
+                f.mean_abs_diff,
+            ] {
+                if let Some([lo, hi]) = fig.ci95 {
+                    assert!(hi > lo, "n {n}: [{lo}, {hi}]");
+                }
+            }
+        }
     }
 
     #[test]
@@ -293,7 +421,9 @@ mod tests {
         let f = Figures::compute(&[(1, 1)], 3, true, 10, 1).unwrap();
         let json = serde_json::to_string(&f).unwrap();
         assert!(
-            json.contains("\"cohen_kappa\":{\"value\":null,\"ci95\":null}"),
+            json.contains(
+                "\"cohen_kappa\":{\"value\":null,\"ci95\":null,\"ci_method\":null,\"no_ci\":null}"
+            ),
             "{json}"
         );
         assert!(!json.contains("NaN"));

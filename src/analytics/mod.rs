@@ -22,6 +22,7 @@ mod bootstrap;
 mod confusion;
 mod evalgen;
 mod figures;
+mod interval;
 mod kappa;
 mod ledger;
 // The generators live in the crate's one home of randomness.
@@ -44,6 +45,9 @@ pub use bootstrap::{
 pub use confusion::{ConfusionMatrix, MAX_K, PairsError};
 pub use evalgen::{EvalGen, evalgen};
 pub use figures::{Figure, Figures};
+pub use interval::{
+    CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, wilson, wilson_z,
+};
 pub use kappa::{
     KappaWeights, cohen_kappa, weighted_kappa, weighted_kappa_linear, weighted_kappa_quadratic,
 };

@@ -2,7 +2,7 @@
 //! figures.
 
 use super::pairs::{Comparison, Pair};
-use super::{GroupBy, GroupFigures};
+use super::{Ceiling, GroupBy, GroupFigures};
 use crate::analytics;
 use crate::domain::{Agreement, Mode, Scale, Value};
 use std::collections::BTreeMap;
@@ -57,11 +57,88 @@ pub fn compute_from(
         .into_iter()
         .flat_map(|(c, gs)| gs.into_iter().map(move |(k, ps)| (c, k, ps)))
         .collect();
+    let people = PeoplePairs::index(all);
     crate::par::map_weighted(
         jobs,
         |(_, _, ps)| ps.len(),
-        |(comparison, key, ps)| group_figures(comparison, key, &ps, resamples, seed),
+        |(comparison, key, ps)| {
+            let mut g = group_figures(comparison, key, &ps, resamples, seed);
+            if comparison == Comparison::JudgeVsHuman {
+                g.ceiling = Some(people.ceiling(&ps, g.mapped, g.scale, resamples, seed));
+            }
+            g
+        },
     )
+}
+
+/// Every pair of people, by the combination and persona they labelled: what
+/// a judge group's human ceiling is made of.
+struct PeoplePairs<'a> {
+    by_combo: rustc_hash::FxHashMap<(&'a crate::domain::ComboKey, &'a str), Vec<&'a Pair>>,
+}
+
+impl<'a> PeoplePairs<'a> {
+    fn index(all: &'a BTreeMap<Comparison, Vec<Pair>>) -> Self {
+        let mut by_combo: rustc_hash::FxHashMap<_, Vec<&Pair>> = Default::default();
+        for p in all.get(&Comparison::HumanVsHuman).into_iter().flatten() {
+            by_combo
+                .entry((&*p.ctx.key, &*p.ctx.persona))
+                .or_default()
+                .push(p);
+        }
+        PeoplePairs { by_combo }
+    }
+
+    /// The human ceiling of a judge group (see [`Ceiling`]): every pair of
+    /// people on the combinations (and personas) the group's pairs cover,
+    /// on the group's scale — read as AGREE/DISAGREE when the group is.
+    fn ceiling(
+        &self,
+        ps: &[&Pair],
+        mapped: bool,
+        scale: Scale,
+        resamples: usize,
+        seed: u64,
+    ) -> Ceiling {
+        let mut seen: rustc_hash::FxHashSet<(&crate::domain::ComboKey, &str)> = Default::default();
+        let mut values = Vec::new();
+        let mut people: std::collections::BTreeSet<&str> = Default::default();
+        for p in ps {
+            let key = (&*p.ctx.key, &*p.ctx.persona);
+            if !seen.insert(key) {
+                continue;
+            }
+            for h in self.by_combo.get(&key).into_iter().flatten() {
+                let pair = if mapped {
+                    match (h.a.as_agreement(), h.b.as_agreement()) {
+                        (Some(a), Some(b)) => (Value::Agreement(a), Value::Agreement(b)),
+                        _ => continue,
+                    }
+                } else if h.a.scale() == scale {
+                    (h.a, h.b)
+                } else {
+                    continue;
+                };
+                people.insert(&h.left);
+                people.insert(&h.right);
+                values.push(pair);
+            }
+        }
+        let (pairs, k, ordinal) = analytics::pairs_from_values(&values);
+        let k = if values.is_empty() {
+            scale.values().len()
+        } else {
+            k
+        };
+        let f = analytics::Figures::compute(&pairs, k, ordinal, resamples, seed)
+            .expect("indices come from the scale itself");
+        Ceiling {
+            n: f.n,
+            people: people.len(),
+            percent_agreement: f.percent_agreement,
+            cohen_kappa: f.cohen_kappa,
+        }
+    }
 }
 
 /// Each group's pairs, in the order [`compute_from`] gives the groups (so
@@ -188,7 +265,7 @@ fn group_figures(
             .collect();
         (
             Some(wrong_as_positive(&readings)),
-            Some(analytics::accuracy_by_rater(&readings, resamples, seed)),
+            Some(analytics::accuracy_by_rater(&readings)),
         )
     } else {
         (None, None)
@@ -204,6 +281,7 @@ fn group_figures(
         figures,
         evalgen,
         accuracy,
+        ceiling: None,
     }
 }
 

@@ -4,7 +4,8 @@
 //! sides' distributions per group, self-consistency, position bias and
 //! prompt-version deltas.
 
-use super::{GroupFigures, Report, value_with_ci};
+use super::paired::ci_or_reason;
+use super::{GroupFigures, Report, figure_text};
 use crate::analytics::Figure;
 use crate::domain::Value;
 
@@ -38,7 +39,7 @@ fn esc(s: &str) -> String {
 }
 
 fn fig(f: &Figure) -> String {
-    esc(&value_with_ci(f.value, f.ci95))
+    esc(&figure_text(f))
 }
 
 fn opt(v: Option<f64>) -> String {
@@ -272,44 +273,54 @@ fn notes(h: &mut String, report: &Report) {
         h.push_str("</table>\n");
     }
     if !report.deltas.is_empty() {
-        h.push_str("<h2>Prompt versions</h2>\n<table id=\"prompt-versions\"><tr><th>judge vs person</th><th>classification</th><th>prompt version</th><th>n</th><th>agree</th><th>kappa</th><th>Δ agree</th></tr>\n");
+        h.push_str("<h2>Prompt versions</h2>\n<p class=\"note\">Each version's agreement on what it judged; Δ from the previous version on the combinations both judged (paired).</p>\n<table id=\"prompt-versions\"><tr><th>judge vs person</th><th>classification</th><th>prompt version</th><th>n</th><th>agree</th><th>kappa</th><th>paired n</th><th>Δ agree</th></tr>\n");
         for d in &report.deltas {
             for v in &d.versions {
+                let (paired_n, delta) = match &v.change {
+                    None => (String::new(), String::new()),
+                    Some(c) if c.n == 0 => ("0".into(), "no shared combination".into()),
+                    Some(c) => (
+                        c.n.to_string(),
+                        format!(
+                            "{}{}",
+                            opt(c.delta_agree.value),
+                            ci_or_reason(&c.delta_agree)
+                        ),
+                    ),
+                };
                 h.push_str(&format!(
-                    "<tr><td>{} vs {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                    "<tr><td>{} vs {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                     esc(&d.judge),
                     esc(&d.person),
                     esc(&d.classification),
                     esc(&v.prompts),
                     v.n,
-                    opt(v.percent_agreement),
-                    opt(v.cohen_kappa),
-                    opt(v.delta_percent_agreement)
+                    fig(&v.percent_agreement),
+                    fig(&v.cohen_kappa),
+                    paired_n,
+                    esc(&delta)
                 ));
             }
         }
         h.push_str("</table>\n");
     }
     if !report.changes.is_empty() {
-        let ci =
-            |c: Option<[f64; 2]>| c.map_or(String::new(), |[a, b]| format!(" [{a:.2}, {b:.2}]"));
-        h.push_str("<h2>Prompt version changes</h2>\n<p class=\"note\">On the combinations both versions judged; paired bootstrap 95 % intervals.</p>\n<table id=\"prompt-changes\"><tr><th>judge vs person</th><th>scale</th><th>from → to</th><th>n</th><th>kappa</th><th>Δ kappa</th><th>Δ agree</th></tr>\n");
+        let pf = |f: &Figure| esc(&format!("{}{}", opt(f.value), ci_or_reason(f)));
+        h.push_str("<h2>Prompt version changes</h2>\n<p class=\"note\">On the combinations both versions judged; paired bootstrap 95 % intervals from 30 combinations on.</p>\n<table id=\"prompt-changes\"><tr><th>judge vs person</th><th>scale</th><th>from → to</th><th>n</th><th>kappa</th><th>Δ kappa</th><th>Δ agree</th></tr>\n");
         for c in &report.changes {
+            let p = &c.paired;
             h.push_str(&format!(
-                "<tr><td>{} vs {}</td><td>{}</td><td>{} → {}</td><td>{}</td><td>{} → {}{}</td><td>{}{}</td><td>{}{}</td></tr>\n",
+                "<tr><td>{} vs {}</td><td>{}</td><td>{} → {}</td><td>{}</td><td>{} → {}</td><td>{}</td><td>{}</td></tr>\n",
                 esc(&c.judge),
                 esc(&c.person),
                 esc(&c.scale),
                 esc(&c.from),
                 esc(&c.to),
-                c.n,
-                opt(c.kappa_from),
-                opt(c.kappa_to),
-                ci(c.kappa_to_ci95),
-                opt(c.delta_kappa),
-                ci(c.delta_kappa_ci95),
-                opt(c.delta_agree),
-                ci(c.delta_agree_ci95)
+                p.n,
+                opt(p.kappa_from.value),
+                pf(&p.kappa_to),
+                pf(&p.delta_kappa),
+                pf(&p.delta_agree)
             ));
         }
         h.push_str("</table>\n");

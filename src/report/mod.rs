@@ -6,6 +6,7 @@ pub mod consistency;
 pub mod csv;
 mod groups;
 pub mod html;
+pub mod paired;
 pub mod pairs;
 pub mod position;
 pub mod prompt_change;
@@ -17,7 +18,7 @@ use crate::domain::{Scale, Side};
 use crate::store::Store;
 pub use groups::{auto_resamples, cell_of, compute_from, group_members};
 use pairs::Comparison;
-pub use render::{to_json, value_with_ci};
+pub use render::{figure_text, to_json, value_with_ci};
 
 /// What a report's groups are split by (`jury report --by`), besides the
 /// comparison and its two sides.
@@ -71,6 +72,41 @@ pub struct GroupFigures {
     /// The classifier's accuracy as each side sees it, `[left, right]`
     /// (judge vs human: the judge's estimate next to the humans').
     pub accuracy: Option<[analytics::AccuracyEstimate; 2]>,
+    /// Judge vs human only: how well people agree with each other where
+    /// this judge was measured (see [`Ceiling`]).
+    pub ceiling: Option<Ceiling>,
+}
+
+/// The human ceiling of a judge-vs-human group, defined once: every pair of
+/// two different people who labelled the same combination under the same
+/// persona, pooled over the combinations the group covers, on the group's
+/// scale (read as AGREE/DISAGREE where the group is). A judge cannot be
+/// shown to agree with people better than they agree with each other.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Ceiling {
+    /// Pairs of people pooled.
+    pub n: usize,
+    /// Distinct people among them.
+    pub people: usize,
+    pub percent_agreement: analytics::Figure,
+    pub cohen_kappa: analytics::Figure,
+}
+
+impl Ceiling {
+    /// "people agree 0.780 [0.60,0.90] on 23 pairs of 3 people", or that
+    /// no two people labelled these combinations.
+    pub fn describe(&self) -> String {
+        if self.n == 0 {
+            return "no two people labelled these combinations".into();
+        }
+        format!(
+            "people agree {} · kappa {} on {} pair(s) of {} people",
+            render::figure_text(&self.percent_agreement),
+            render::figure_text(&self.cohen_kappa),
+            self.n,
+            self.people
+        )
+    }
 }
 
 impl GroupFigures {
@@ -236,13 +272,9 @@ impl Report {
                 .find(|r| r.spec.prompt_hash.starts_with(hash_prefix))
                 .map_or(i64::MAX, |r| r.id)
         };
-        let deltas = prompt_delta::deltas(&pairs, &first_run_of);
-        let changes = prompt_change::changes(
-            &pairs,
-            &first_run_of,
-            resamples.unwrap_or(analytics::DEFAULT_RESAMPLES),
-            seed,
-        );
+        let paired_resamples = resamples.unwrap_or(analytics::DEFAULT_RESAMPLES);
+        let deltas = prompt_delta::deltas(&pairs, &first_run_of, paired_resamples, seed);
+        let changes = prompt_change::changes(&pairs, &first_run_of, paired_resamples, seed);
         let groups = compute_from(&pairs, by, resamples, seed);
         stage.done("figures");
         Ok(Report {

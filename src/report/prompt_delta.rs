@@ -1,13 +1,19 @@
-//! Prompt versions (DESIGN §7): when the same judge (protocol, mode, model)
-//! ran with two or more prompt sets, judge-vs-human agreement per
-//! classification for each version, in the order the versions were first
-//! run, and the change from the previous version.
+//! Prompt versions per classification (DESIGN §7): when the same judge
+//! (protocol, mode, model) ran with two or more prompt sets, each version's
+//! own judge-vs-human agreement on what it judged, and — the figure to act
+//! on — its change from the version before, computed only on the
+//! combinations both versions judged, with paired intervals
+//! ([`paired`](super::paired)). A version run on a subset never shows a
+//! delta made of two different item sets.
 
-use super::GroupBy;
-use super::GroupFigures;
+use super::paired::{Both, PairedDelta, ci_or_reason, paired_delta};
 use super::pairs::{Comparison, Pair};
+use super::prompt_change::on_one_scale;
+use crate::analytics::Figure;
+use crate::domain::{ComboKey, Value};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One classification, one person, one judge: agreement per prompt version.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -22,12 +28,15 @@ pub struct PromptDelta {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Version {
     pub prompts: String,
+    /// Combinations this version judged and the person labelled.
     pub n: usize,
-    pub percent_agreement: Option<f64>,
-    pub cohen_kappa: Option<f64>,
-    /// Change in percent agreement from the previous version.
-    pub delta_percent_agreement: Option<f64>,
-    pub delta_cohen_kappa: Option<f64>,
+    /// On this version's own `n` (not comparable across versions when the
+    /// item sets differ: `change` is).
+    pub percent_agreement: Figure,
+    pub cohen_kappa: Figure,
+    /// From the previous version, on the combinations both judged; `None`
+    /// for the first version.
+    pub change: Option<PairedDelta>,
 }
 
 const MARK: &str = " · prompts ";
@@ -35,69 +44,82 @@ const MARK: &str = " · prompts ";
 /// Judge, person, classification, scale.
 type DeltaKey = (String, String, String, String);
 
+/// Version → combination → (judge value, person value), on one scale.
+type Answers = BTreeMap<String, BTreeMap<Arc<ComboKey>, (Value, Value)>>;
+
 /// `first_run_of` orders prompt hashes by the first run that used them.
 pub fn deltas(
     pairs: &BTreeMap<Comparison, Vec<Pair>>,
     first_run_of: &dyn Fn(&str) -> i64,
+    resamples: usize,
+    seed: u64,
 ) -> Vec<PromptDelta> {
-    let versioned: Vec<Pair> = pairs
-        .get(&Comparison::JudgeVsHuman)
-        .into_iter()
-        .flatten()
-        .filter(|p| p.left.contains(MARK))
-        .cloned()
-        .collect();
-    if versioned.is_empty() {
-        return Vec::new();
-    }
-    let mut only = BTreeMap::new();
-    only.insert(Comparison::JudgeVsHuman, versioned);
-    let groups: Vec<GroupFigures> =
-        super::compute_from(&only, Some(GroupBy::Classification), Some(0), 0);
-    // (judge, person, classification, scale) → versions.
-    let mut by: BTreeMap<DeltaKey, Vec<(i64, Version)>> = BTreeMap::new();
-    for g in groups {
-        let Some((judge, prompts)) = g.left.split_once(MARK) else {
+    let mut by: BTreeMap<DeltaKey, Answers> = BTreeMap::new();
+    for p in pairs.get(&Comparison::JudgeVsHuman).into_iter().flatten() {
+        let Some((judge, prompts)) = p.left.split_once(MARK) else {
             continue;
         };
-        let classification = g.group.split(" · ").next().unwrap_or("").to_string();
-        let v = Version {
-            prompts: prompts.to_string(),
-            n: g.figures.n,
-            percent_agreement: g.figures.percent_agreement.value,
-            cohen_kappa: g.figures.cohen_kappa.value,
-            delta_percent_agreement: None,
-            delta_cohen_kappa: None,
+        let Some((a, b)) = on_one_scale(p.a, p.b) else {
+            continue;
         };
         by.entry((
             judge.to_string(),
-            g.right.clone(),
-            classification,
-            g.scale.as_str().to_string(),
+            p.right.to_string(),
+            p.ctx.key.classification_id.clone(),
+            a.scale().as_str().to_string(),
         ))
         .or_default()
-        .push((first_run_of(prompts), v));
+        .entry(prompts.to_string())
+        .or_default()
+        .insert(p.ctx.key.clone(), (a, b));
     }
     by.into_iter()
         .filter(|(_, vs)| vs.len() > 1)
-        .map(|((judge, person, classification, scale), mut vs)| {
-            vs.sort_by_key(|(first, _)| *first);
-            let mut versions: Vec<Version> = vs.into_iter().map(|(_, v)| v).collect();
-            for i in 1..versions.len() {
-                let d = |a: Option<f64>, b: Option<f64>| Some(b? - a?);
-                versions[i].delta_percent_agreement = d(
-                    versions[i - 1].percent_agreement,
-                    versions[i].percent_agreement,
-                );
-                versions[i].delta_cohen_kappa =
-                    d(versions[i - 1].cohen_kappa, versions[i].cohen_kappa);
+        .map(|((judge, person, classification, scale), versions)| {
+            let mut order: Vec<&String> = versions.keys().collect();
+            order.sort_by_key(|v| first_run_of(v));
+            let k = versions
+                .values()
+                .flat_map(|m| m.values())
+                .next()
+                .map_or(0, |(v, _)| v.scale().values().len());
+            let mut out: Vec<Version> = Vec::with_capacity(order.len());
+            for (i, name) in order.iter().enumerate() {
+                let mine = &versions[*name];
+                let own: Vec<(u8, u8)> = mine
+                    .values()
+                    .map(|(a, b)| (a.ordinal(), b.ordinal()))
+                    .collect();
+                let f = crate::analytics::Figures::compute(&own, k, false, resamples, seed)
+                    .expect("indices come from the scale itself");
+                let change = (i > 0).then(|| {
+                    let before = &versions[order[i - 1]];
+                    let both: Vec<Both> = before
+                        .iter()
+                        .filter_map(|(key, a)| {
+                            let b = mine.get(key)?;
+                            Some([
+                                (a.0.ordinal(), a.1.ordinal()),
+                                (b.0.ordinal(), b.1.ordinal()),
+                            ])
+                        })
+                        .collect();
+                    paired_delta(&both, k, resamples, seed)
+                });
+                out.push(Version {
+                    prompts: (*name).clone(),
+                    n: own.len(),
+                    percent_agreement: f.percent_agreement,
+                    cohen_kappa: f.cohen_kappa,
+                    change,
+                });
             }
             PromptDelta {
                 judge,
                 person,
                 classification,
                 scale,
-                versions,
+                versions: out,
             }
         })
         .collect()
@@ -112,7 +134,7 @@ pub fn table(deltas: &[PromptDelta]) -> Vec<String> {
     let g = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into());
     let mut out = vec![
         String::new(),
-        "prompt versions: judge vs human per classification (Δ from the previous version)".into(),
+        "prompt versions: judge vs human per classification; Δ from the previous version on the combinations both judged (paired)".into(),
     ];
     for d in deltas {
         out.push(format!(
@@ -124,13 +146,29 @@ pub fn table(deltas: &[PromptDelta]) -> Vec<String> {
         ));
         for v in &d.versions {
             out.push(format!(
-                "    prompts {:<10} n {:>5}  agree {} ({})  kappa {} ({})",
+                "    prompts {:<10} n {:>5}  agree {}  kappa {}",
                 crate::sanitize::one_line(&v.prompts, 10),
                 v.n,
-                g(v.percent_agreement),
-                f(v.delta_percent_agreement),
-                g(v.cohen_kappa),
-                f(v.delta_cohen_kappa)
+                g(v.percent_agreement.value),
+                g(v.cohen_kappa.value),
+            ));
+            let Some(c) = &v.change else { continue };
+            if c.n == 0 {
+                out.push(
+                    "        no combination judged by both versions: no delta (the item sets differ)"
+                        .into(),
+                );
+                continue;
+            }
+            out.push(format!(
+                "        Δ on {} paired: agree {} → {} {}{}  kappa {}{}",
+                c.n,
+                g(c.agree_from.value),
+                g(c.agree_to.value),
+                f(c.delta_agree.value),
+                ci_or_reason(&c.delta_agree),
+                f(c.delta_kappa.value),
+                ci_or_reason(&c.delta_kappa),
             ));
         }
     }

@@ -78,6 +78,9 @@ pub fn to_json(groups: &[GroupFigures]) -> serde_json::Value {
                     if let Some([l, r]) = &g.accuracy {
                         o.insert("classifier_accuracy".into(), json!({"left": l, "right": r}));
                     }
+                    if let Some(c) = &g.ceiling {
+                        o.insert("human_ceiling".into(), json!(c));
+                    }
                 }
                 v
             })
@@ -92,7 +95,16 @@ fn fmt(v: Option<f64>) -> String {
 }
 
 fn fmt_ci(f: &analytics::Figure) -> String {
-    value_with_ci(f.value, f.ci95)
+    figure_text(f)
+}
+
+/// A figure as the report and the agreement view write it: "0.812
+/// [0.74,0.88]", or with no interval the short reason, "0.000 (n<30)".
+pub fn figure_text(f: &analytics::Figure) -> String {
+    match (f.value, f.no_ci) {
+        (Some(v), Some(why)) if f.ci95.is_none() => format!("{v:.3} ({})", why.short()),
+        _ => value_with_ci(f.value, f.ci95),
+    }
 }
 
 /// "0.812 [0.74,0.88]", or the value alone (or "–") without an interval:
@@ -272,6 +284,9 @@ fn to_blocks(groups: &[GroupFigures]) -> String {
                 share(e.alignment)
             ));
         }
+        if let Some(c) = &g.ceiling {
+            cells.push(format!("ceiling: {}", c.describe()));
+        }
         let mut line = String::from("   ");
         for c in cells {
             if line.chars().count() + 2 + c.chars().count() > NARROW && !line.trim().is_empty() {
@@ -287,7 +302,10 @@ fn to_blocks(groups: &[GroupFigures]) -> String {
 agreement for chance. base rate L/R is each side's share of its most common value (a rater that\n\
 always gives it scores that raw agreement with zero kappa). accuracy L/R is the classifier's\n\
 accuracy as each side reads it (AGREE share); coverage/FFR/align treat \"the classifier was wrong\"\n\
-as positive, the human as reference. [a,b] is a seeded bootstrap 95 % interval; n counts pairs,\n\
+as positive, the human as reference. [a,b] is a 95 % interval: Wilson for shares (agree, within-1,
+accuracy, coverage), a seeded bootstrap for kappa, alpha and Spearman from 30 pairs on where both
+sides varied; otherwise the figure shows why it has none: (n<30), (one value): a side never
+varied, (no spread): every resample gave the same value. n counts pairs,\n\
 undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted. A scale marked\n\
 (mapped) compares answers given on different scales, read as AGREE/DISAGREE. --wide: one row\n\
 per group.".into());
@@ -298,7 +316,7 @@ fn to_csv(groups: &[GroupFigures]) -> String {
     // Group and side names are persona, classification and model names
     // from the store: untrusted text, treated as `jury export` treats it.
     let esc = csv::text;
-    let mut out = vec!["comparison,group,left,right,scale,n,undecided,percent_agreement,percent_agreement_lo,percent_agreement_hi,within_one,cohen_kappa,cohen_kappa_lo,cohen_kappa_hi,weighted_kappa_quadratic,krippendorff_alpha,spearman,mean_abs_diff,base_rate_left,base_rate_right,accuracy_left,accuracy_right,coverage,false_failure_rate,alignment,scale_mapped".to_string()];
+    let mut out = vec!["comparison,group,left,right,scale,n,undecided,percent_agreement,percent_agreement_lo,percent_agreement_hi,within_one,cohen_kappa,cohen_kappa_lo,cohen_kappa_hi,weighted_kappa_quadratic,krippendorff_alpha,spearman,mean_abs_diff,base_rate_left,base_rate_right,accuracy_left,accuracy_right,coverage,false_failure_rate,alignment,scale_mapped,cohen_kappa_no_ci,human_ceiling_agreement,human_ceiling_n".to_string()];
     for g in groups {
         let f = &g.figures;
         let ci =
@@ -333,6 +351,15 @@ fn to_csv(groups: &[GroupFigures]) -> String {
             v(eg(|e| e.false_failure_rate)),
             v(eg(|e| e.alignment)),
             g.mapped.to_string(),
+            f.cohen_kappa
+                .no_ci
+                .map(|w| w.short().to_string())
+                .unwrap_or_default(),
+            v(g.ceiling.as_ref().and_then(|c| c.percent_agreement.value)),
+            g.ceiling
+                .as_ref()
+                .map(|c| c.n.to_string())
+                .unwrap_or_default(),
         ];
         out.push(cells.join(","));
     }

@@ -82,12 +82,10 @@ pub struct DeltaLine {
     pub to: String,
     pub n: usize,
     pub kappa_before: Option<f64>,
-    pub kappa_after: Option<f64>,
-    /// The 95 % interval of κ after (only when the few-shot version is the
-    /// later one: the report's interval is of the later version).
-    pub kappa_after_ci95: Option<[f64; 2]>,
-    pub delta: Option<f64>,
-    pub delta_ci95: Option<[f64; 2]>,
+    /// κ after, with its interval (or why it has none).
+    pub kappa_after: crate::analytics::Figure,
+    /// The paired change in κ, with its interval (or why it has none).
+    pub delta: crate::analytics::Figure,
 }
 
 fn prefix(h: &str) -> String {
@@ -112,12 +110,10 @@ impl FewShotLoop {
                     person: c.person.clone(),
                     from: c.from.clone(),
                     to: c.to.clone(),
-                    n: c.n,
-                    kappa_before: c.kappa_from,
-                    kappa_after: c.kappa_to,
-                    kappa_after_ci95: c.kappa_to_ci95,
-                    delta: c.delta_kappa,
-                    delta_ci95: c.delta_kappa_ci95,
+                    n: c.paired.n,
+                    kappa_before: c.paired.kappa_from.value,
+                    kappa_after: c.paired.kappa_to,
+                    delta: c.paired.delta_kappa,
                 }
             } else if prefix(&c.from) == fs && prefix(&c.to) == base {
                 DeltaLine {
@@ -125,12 +121,14 @@ impl FewShotLoop {
                     person: c.person.clone(),
                     from: c.to.clone(),
                     to: c.from.clone(),
-                    n: c.n,
-                    kappa_before: c.kappa_to,
-                    kappa_after: c.kappa_from,
-                    kappa_after_ci95: None,
-                    delta: c.delta_kappa.map(|d| -d),
-                    delta_ci95: c.delta_kappa_ci95.map(|[a, b]| [-b, -a]),
+                    n: c.paired.n,
+                    kappa_before: c.paired.kappa_to.value,
+                    kappa_after: c.paired.kappa_from,
+                    delta: crate::analytics::Figure {
+                        value: c.paired.delta_kappa.value.map(|d| -d),
+                        ci95: c.paired.delta_kappa.ci95.map(|[a, b]| [-b, -a]),
+                        ..c.paired.delta_kappa
+                    },
                 }
             } else {
                 continue;

@@ -115,20 +115,6 @@ fn short(c: Comparison) -> &'static str {
     }
 }
 
-/// How well people agree on the same scale: the ceiling a judge is measured
-/// against (the human-vs-human group that includes this judge's person).
-fn ceiling<'a>(g: &GroupFigures, all: &'a [GroupFigures]) -> Option<&'a GroupFigures> {
-    (g.comparison == Comparison::JudgeVsHuman)
-        .then(|| {
-            all.iter().find(|h| {
-                h.comparison == Comparison::HumanVsHuman
-                    && h.scale == g.scale
-                    && (h.left == g.right || h.right == g.right)
-            })
-        })
-        .flatten()
-}
-
 fn render_table(
     groups: &[GroupFigures],
     cursor: usize,
@@ -148,7 +134,7 @@ fn render_table(
         "alpha",
         "base L/R",
         "acc L/R",
-        "human ceiling κ"
+        "people agree"
     );
     let mut lines = vec![Line::styled(header, t.title)];
     // Header and legend, then the notes below them; groups get the rest.
@@ -167,9 +153,11 @@ fn render_table(
             Some([l, r]) => format!("{}/{}", fig(l.accuracy), fig(r.accuracy)),
             None => "–".into(),
         };
-        let ceil = match ceiling(g, groups) {
-            Some(h) => format!("{} (n {})", fig(h.figures.cohen_kappa.value), h.figures.n),
-            None => "–".into(),
+        // The one human ceiling (report::Ceiling): every pair of people on
+        // the combinations this judge was measured on.
+        let ceil = match &g.ceiling {
+            Some(c) if c.n > 0 => format!("{} (n {})", fig(c.percent_agreement.value), c.n),
+            _ => "–".into(),
         };
         let text = format!(
             "{:<16} {:<44} {:<9} {:>6} {:>6} {:>6} {:>6} {:>9} {:>9} {:>16}",
@@ -300,7 +288,10 @@ fn render_figures(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
     let f = &g.figures;
     let with_ci = crate::report::value_with_ci;
     let row = |name: &str, x: &crate::analytics::Figure| {
-        Line::styled(format!("{name:<18} {}", with_ci(x.value, x.ci95)), t.text)
+        Line::styled(
+            format!("{name:<18} {}", crate::report::figure_text(x)),
+            t.text,
+        )
     };
     let mut lines = vec![
         Line::styled(
@@ -347,9 +338,15 @@ fn render_figures(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
             t.text,
         ));
     }
+    if let Some(c) = &g.ceiling {
+        lines.push(Line::styled(
+            format!("human ceiling      {}", c.describe()),
+            t.text,
+        ));
+    }
     lines.push(Line::styled(
         format!(
-            "[a, b]: seeded bootstrap 95 %, {} resamples",
+            "[a, b] 95 %: Wilson for shares; kappa, α, ρ bootstrap ({} resamples) from 30 pairs",
             f.bootstrap_resamples
         ),
         t.muted,

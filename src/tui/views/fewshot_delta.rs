@@ -57,9 +57,7 @@ fn fig(v: Option<f64>) -> String {
     v.map_or("–".into(), |x| format!("{x:.2}"))
 }
 
-fn ci(c: Option<[f64; 2]>) -> String {
-    c.map_or(String::new(), |[a, b]| format!(" [{a:.2}, {b:.2}]"))
-}
+use crate::report::paired::ci_or_reason as ci;
 
 /// The loop's lines for the agreement view (none when no loop ran this
 /// session or the view is not on `test`).
@@ -87,15 +85,15 @@ pub fn lines(app: &App, state: &AgreementState) -> Vec<String> {
                         &one_line(&d.judge, 50),
                         &one_line(&d.person, 20),
                         &fig(d.kappa_before),
-                        &fig(d.kappa_after),
-                        &ci(d.kappa_after_ci95),
+                        &fig(d.kappa_after.value),
+                        &ci(&d.kappa_after),
                         d.n,
                     ),
                     say::delta_line(
                         &short(&d.from),
                         &short(&d.to),
-                        &d.delta.map_or("–".into(), |x| format!("{x:+.2}")),
-                        &ci(d.delta_ci95),
+                        &d.delta.value.map_or("–".into(), |x| format!("{x:+.2}")),
+                        &ci(&d.delta),
                     ),
                 ]
             })

@@ -1,0 +1,164 @@
+//! Which 95 % interval a figure gets, and when it honestly gets none.
+//!
+//! - A share (agreement, within-one, accuracy, coverage, false failure rate)
+//!   gets a Wilson score interval at every n: it never collapses to a point
+//!   (two pairs that agree give [0.34, 1.00], not [1, 1]).
+//! - A chance-corrected or rank figure (kappa, weighted kappa, alpha,
+//!   Spearman) and a mean difference get a percentile bootstrap only from
+//!   [`MIN_PAIRS_FOR_BOOTSTRAP`] pairs on, and only when each side used more
+//!   than one value. Below that a percentile bootstrap is too unstable to
+//!   read, and a figure from a side that never varied is not a measurement
+//!   of agreement at all; the figure is then shown with no interval and the
+//!   reason ([`NoInterval`]).
+//! - A bootstrap whose every resample gave the same value (perfect agreement,
+//!   identical answers of two prompt versions) has nothing to say about the
+//!   uncertainty: shown with no interval either ([`NoInterval::NoSpread`]).
+//!
+//! The floor is 30 pairs: the usual rule of thumb for a normal-ish sampling
+//! distribution, and the calibration floor of the selective-trust procedure
+//! (Jung et al. 2025) that jury also uses.
+
+use serde::Serialize;
+
+/// Fewest pairs for a bootstrap interval of a chance-corrected figure or a
+/// difference (see the module docs).
+pub const MIN_PAIRS_FOR_BOOTSTRAP: usize = 30;
+
+/// z for a two-sided 95 % interval, Φ⁻¹(0.975).
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// How an interval was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CiMethod {
+    /// Wilson score interval of a share.
+    Wilson,
+    /// Seeded percentile bootstrap over pairs.
+    Bootstrap,
+    /// Seeded percentile bootstrap over combinations, both sides of a
+    /// comparison drawn together (differences).
+    PairedBootstrap,
+}
+
+/// Why a figure that has a value shows no interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoInterval {
+    /// Fewer than [`MIN_PAIRS_FOR_BOOTSTRAP`] pairs.
+    FewPairs,
+    /// One side used a single value: chance correction has nothing to work on.
+    OneValue,
+    /// Every resample gave the same value.
+    NoSpread,
+    /// No resamples were asked for (`--bootstrap 0`).
+    NotComputed,
+}
+
+impl NoInterval {
+    /// A few characters for a table cell: "0.000 (n<30)".
+    pub fn short(self) -> &'static str {
+        match self {
+            NoInterval::FewPairs => "n<30",
+            NoInterval::OneValue => "one value",
+            NoInterval::NoSpread => "no spread",
+            NoInterval::NotComputed => "no CI",
+        }
+    }
+
+    /// The reason in words (JSON, legends, the HTML report).
+    pub fn reason(self) -> &'static str {
+        match self {
+            NoInterval::FewPairs => {
+                "fewer than 30 pairs: a bootstrap interval of this figure would not be reliable"
+            }
+            NoInterval::OneValue => {
+                "one side used a single value: the chance-corrected figure measures nothing here"
+            }
+            NoInterval::NoSpread => {
+                "every resample gave the same value: the data show no spread to build an interval from"
+            }
+            NoInterval::NotComputed => "no resamples were asked for",
+        }
+    }
+}
+
+/// The 95 % Wilson score interval of `successes` out of `n`; `None` for n = 0.
+/// Matches statsmodels' `proportion_confint(method="wilson")`.
+pub fn wilson(successes: u64, n: u64) -> Option<[f64; 2]> {
+    wilson_z(successes, n, Z95)
+}
+
+/// [`wilson`] with another z.
+pub fn wilson_z(successes: u64, n: u64, z: f64) -> Option<[f64; 2]> {
+    if n == 0 || successes > n {
+        return None;
+    }
+    let n = n as f64;
+    let p = successes as f64 / n;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    Some([(centre - half).max(0.0), (centre + half).min(1.0)])
+}
+
+/// What a bootstrap interval becomes under the rules above: kept when `n`
+/// reaches the floor, both sides varied and the resamples spread; otherwise
+/// the reason there is none.
+pub fn bootstrap_rule(
+    n: usize,
+    sides_vary: bool,
+    resamples: usize,
+    interval: Option<[f64; 2]>,
+) -> Result<Option<[f64; 2]>, NoInterval> {
+    if n < MIN_PAIRS_FOR_BOOTSTRAP {
+        return Err(NoInterval::FewPairs);
+    }
+    if !sides_vary {
+        return Err(NoInterval::OneValue);
+    }
+    if resamples == 0 {
+        return Err(NoInterval::NotComputed);
+    }
+    match interval {
+        Some([lo, hi]) if hi - lo <= f64::EPSILON * 4.0 => Err(NoInterval::NoSpread),
+        other => Ok(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_never_collapses() {
+        let [lo, hi] = wilson(2, 2).unwrap();
+        assert!(lo > 0.3 && hi == 1.0, "[{lo}, {hi}]");
+        let [lo, hi] = wilson(0, 2).unwrap();
+        assert!(lo == 0.0 && hi > 0.6, "[{lo}, {hi}]");
+        assert_eq!(wilson(0, 0), None);
+        assert_eq!(wilson(3, 2), None);
+    }
+
+    #[test]
+    fn the_rule_names_its_reason() {
+        let ci = Some([0.1, 0.5]);
+        assert_eq!(
+            bootstrap_rule(29, true, 1000, ci),
+            Err(NoInterval::FewPairs)
+        );
+        assert_eq!(
+            bootstrap_rule(30, false, 1000, ci),
+            Err(NoInterval::OneValue)
+        );
+        assert_eq!(
+            bootstrap_rule(30, true, 0, ci),
+            Err(NoInterval::NotComputed)
+        );
+        assert_eq!(
+            bootstrap_rule(40, true, 1000, Some([1.0, 1.0])),
+            Err(NoInterval::NoSpread)
+        );
+        assert_eq!(bootstrap_rule(30, true, 1000, ci), Ok(ci));
+    }
+}
