@@ -58,8 +58,8 @@ fn every_groups_cells_add_up_to_its_confusion_matrix() {
         for (g, cs) in report.groups.iter().zip(&cells) {
             let m = &g.figures.confusion_matrix;
             let mut counted = vec![vec![0u64; m.len()]; m.len()];
-            for (r, c, _) in cs {
-                counted[*r][*c] += 1;
+            for p in cs {
+                counted[p.row][p.col] += 1;
             }
             assert_eq!(&counted, m, "{} ({})", g.group, g.scale_name());
             assert_eq!(cs.len(), g.figures.n, "{}", g.group);

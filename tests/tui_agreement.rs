@@ -52,7 +52,13 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
     app.chrome.size = (170, 44);
     let fx = key(&mut app, 'A');
     assert!(
-        fx.iter().any(|e| matches!(e, Effect::LoadAgreement(None))),
+        fx.iter().any(|e| matches!(
+            e,
+            Effect::LoadAgreement(jury::report::Scope {
+                side: None,
+                items: None
+            })
+        )),
         "{fx:?}"
     );
     assert!(screen(&app).contains("computing the figures"));
@@ -167,10 +173,13 @@ fn the_split_key_cycles_all_test_train_and_asks_for_those_figures() {
     for (want, title) in [
         (Some(Side::Test), "test side of the held-out split only"),
         (Some(Side::Train), "train side of the held-out split only"),
-        (None, "agreement · all pairs"),
+        (None, "agreement · on every item · all pairs"),
     ] {
         let fx = key(&mut app, 't');
-        assert_eq!(fx, vec![Effect::LoadAgreement(want)]);
+        assert_eq!(
+            fx,
+            vec![Effect::LoadAgreement(jury::report::Scope::on(want))]
+        );
         let View::Agreement(state) = &app.chrome.view else {
             panic!("not the agreement view")
         };

@@ -9,7 +9,9 @@ mod tui_common;
 use tui_common::*;
 
 use crossterm::event::KeyCode;
+use jury::analytics::{CiMethod, Figure};
 use jury::domain::*;
+use jury::report::paired::PairedDelta;
 use jury::report::prompt_change::PromptChange;
 use jury::tui::app::{App, LoopReady, LoopStage, Popup, RunPlan, View};
 use jury::tui::effects::{EngineLink, Executor};
@@ -75,16 +77,24 @@ fn change(from: &str, to: &str) -> PromptChange {
         scale: "likert".into(),
         from: from.into(),
         to: to.into(),
-        n: 120,
-        kappa_from: Some(0.41),
-        kappa_to: Some(0.58),
-        kappa_to_ci95: Some([0.49, 0.66]),
-        delta_kappa: Some(0.17),
-        delta_kappa_ci95: Some([0.05, 0.29]),
-        agree_from: Some(0.5),
-        agree_to: Some(0.6),
-        delta_agree: Some(0.1),
-        delta_agree_ci95: Some([0.02, 0.16]),
+        paired: PairedDelta {
+            n: 120,
+            kappa_from: fig(0.41, None),
+            kappa_to: fig(0.58, Some([0.49, 0.66])),
+            delta_kappa: fig(0.17, Some([0.05, 0.29])),
+            agree_from: fig(0.5, None),
+            agree_to: fig(0.6, None),
+            delta_agree: fig(0.1, Some([0.02, 0.16])),
+        },
+    }
+}
+
+fn fig(value: f64, ci95: Option<[f64; 2]>) -> Figure {
+    Figure {
+        value: Some(value),
+        ci95,
+        ci_method: ci95.map(|_| CiMethod::PairedBootstrap),
+        no_ci: None,
     }
 }
 
@@ -177,7 +187,12 @@ fn l_plans_confirms_runs_and_opens_the_delta_on_test() {
 
     // It ends: the agreement view on the test side, figures loading.
     let fx = update(&mut app, Msg::RunEnded { tag, error: None });
-    assert_eq!(fx, vec![Effect::LoadAgreement(Some(Side::Test))]);
+    assert_eq!(
+        fx,
+        vec![Effect::LoadAgreement(jury::report::Scope::on(Some(
+            Side::Test
+        )))]
+    );
     let View::Agreement(a) = &app.chrome.view else {
         panic!("not the agreement view")
     };
@@ -210,7 +225,12 @@ fn l_plans_confirms_runs_and_opens_the_delta_on_test() {
             error: None,
         },
     );
-    assert_eq!(fx, vec![Effect::LoadAgreement(Some(Side::Test))]);
+    assert_eq!(
+        fx,
+        vec![Effect::LoadAgreement(jury::report::Scope::on(Some(
+            Side::Test
+        )))]
+    );
     // The baseline judged after the set: the report's change set → baseline
     // is shown turned around, old prompts → few-shot.
     update(

@@ -289,7 +289,8 @@ pub struct ReportArgs {
     /// pairs, so the whole bootstrap stays within about 2×10⁸ draws.
     #[arg(long)]
     pub bootstrap: Option<usize>,
-    #[arg(long, default_value_t = 42)]
+    /// The bootstrap's seed (the workbench's agreement view uses the same).
+    #[arg(long, default_value_t = crate::report::DEFAULT_SEED)]
     pub seed: u64,
     /// Figures on one side of the workspace's held-out split only (`jury split`).
     #[arg(long, value_enum)]
@@ -302,6 +303,11 @@ pub struct ReportArgs {
     /// instead of stdout.
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
+    /// Only the ranking: which judge configuration (mode, persona, model,
+    /// prompt set) agrees best with people, on the combinations every one
+    /// judged, with paired intervals and the human ceiling (table or json).
+    #[arg(long)]
+    pub rank: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -29,7 +29,11 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
         (ReportFormat::Table, true) => report::ReportFormat::TableWide,
         (f, _) => f.into(),
     };
-    let text = report.render(format)?;
+    let text = if a.rank {
+        report.render_ranking(format)?
+    } else {
+        report.render(format)?
+    };
     match &a.out {
         Some(p) => {
             crate::store::write_atomically(p, |w| w.write_all(text.as_bytes())).map_err(|e| {

@@ -73,12 +73,12 @@ pub fn compute_from(
 
 /// Every pair of people, by the combination and persona they labelled: what
 /// a judge group's human ceiling is made of.
-struct PeoplePairs<'a> {
+pub(super) struct PeoplePairs<'a> {
     by_combo: rustc_hash::FxHashMap<(&'a crate::domain::ComboKey, &'a str), Vec<&'a Pair>>,
 }
 
 impl<'a> PeoplePairs<'a> {
-    fn index(all: &'a BTreeMap<Comparison, Vec<Pair>>) -> Self {
+    pub(super) fn index(all: &'a BTreeMap<Comparison, Vec<Pair>>) -> Self {
         let mut by_combo: rustc_hash::FxHashMap<_, Vec<&Pair>> = Default::default();
         for p in all.get(&Comparison::HumanVsHuman).into_iter().flatten() {
             by_combo
@@ -100,15 +100,24 @@ impl<'a> PeoplePairs<'a> {
         resamples: usize,
         seed: u64,
     ) -> Ceiling {
-        let mut seen: rustc_hash::FxHashSet<(&crate::domain::ComboKey, &str)> = Default::default();
+        let units: std::collections::BTreeSet<(&crate::domain::ComboKey, &str)> =
+            ps.iter().map(|p| (&*p.ctx.key, &*p.ctx.persona)).collect();
+        self.ceiling_on(&units, scale, mapped, resamples, seed)
+    }
+
+    /// The ceiling over the given (combination, persona) units.
+    pub(super) fn ceiling_on(
+        &self,
+        units: &std::collections::BTreeSet<(&crate::domain::ComboKey, &str)>,
+        scale: Scale,
+        mapped: bool,
+        resamples: usize,
+        seed: u64,
+    ) -> Ceiling {
         let mut values = Vec::new();
         let mut people: std::collections::BTreeSet<&str> = Default::default();
-        for p in ps {
-            let key = (&*p.ctx.key, &*p.ctx.persona);
-            if !seen.insert(key) {
-                continue;
-            }
-            for h in self.by_combo.get(&key).into_iter().flatten() {
+        for key in units {
+            for h in self.by_combo.get(key).into_iter().flatten() {
                 let pair = if mapped {
                     match (h.a.as_agreement(), h.b.as_agreement()) {
                         (Some(a), Some(b)) => (Value::Agreement(a), Value::Agreement(b)),

@@ -60,11 +60,53 @@ pub fn to_html(report: &Report) -> String {
             side.as_str()
         ));
     }
+    ranking(&mut h, &report.rankings);
     comparisons(&mut h, &report.groups);
     charts(&mut h, &report.groups);
     notes(&mut h, report);
     h.push_str("</body></html>\n");
     h
+}
+
+/// Which judge agrees best, first: the question the report exists for.
+fn ranking(h: &mut String, rankings: &[super::rank::Ranking]) {
+    if rankings.is_empty() {
+        return;
+    }
+    h.push_str("<h2>Which judge agrees best</h2>\n<p class=\"note\">Each judge configuration read right/wrong against each person, on the units (combination × person) every configuration judged; Δ is the paired difference from the best with a paired bootstrap 95 % interval (from 30 units on); own is each one on everything it judged.</p>\n");
+    let pf = |f: &Figure| match f.value {
+        Some(v) => esc(&format!("{v:.2}{}", ci_or_reason(f))),
+        None => "–".into(),
+    };
+    for r in rankings {
+        h.push_str(&format!(
+            "<h3>{} · {} shared unit(s)</h3>\n<table class=\"ranking\"><tr><th>#</th><th>judge</th><th>persona</th><th>agree</th><th>kappa</th><th>Δ from best</th><th>own agree</th><th>own n</th></tr>\n",
+            esc(&r.scope),
+            r.n_shared
+        ));
+        for (i, c) in r.configurations.iter().enumerate() {
+            let gap = match &c.behind_best {
+                None => "best".to_string(),
+                Some(d) => pf(&d.delta_agree),
+            };
+            h.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                i + 1,
+                esc(&c.judge),
+                esc(&c.persona),
+                pf(&c.agreement),
+                pf(&c.kappa),
+                gap,
+                pf(&c.agreement_own),
+                c.n_own
+            ));
+        }
+        h.push_str(&format!(
+            "</table>\n<p class=\"note\">Human ceiling: {}. {}</p>\n",
+            esc(&r.human_ceiling.describe()),
+            esc(&r.summary)
+        ));
+    }
 }
 
 fn comparisons(h: &mut String, groups: &[GroupFigures]) {
@@ -89,7 +131,7 @@ fn comparisons(h: &mut String, groups: &[GroupFigures]) {
             fig(&f.spearman)
         ));
     }
-    h.push_str("</table>\n<p class=\"note\">Brackets are 95 % bootstrap intervals. Kappa and alpha correct agreement for chance.</p>\n");
+    h.push_str("</table>\n<p class=\"note\">Brackets are 95 % intervals: Wilson for agreement; a seeded bootstrap for kappa, alpha and Spearman from 30 pairs on where both sides varied, else the reason there is none (n&lt;30, one value, no spread). Kappa and alpha correct agreement for chance.</p>\n");
 }
 
 fn charts(h: &mut String, groups: &[GroupFigures]) {

@@ -11,6 +11,7 @@ pub mod pairs;
 pub mod position;
 pub mod prompt_change;
 pub mod prompt_delta;
+pub mod rank;
 mod render;
 
 use crate::analytics;
@@ -45,8 +46,21 @@ pub enum ReportFormat {
     TableWide,
 }
 
-/// One group's pairs as `(row, column, combination)` of its confusion matrix.
-pub type GroupCells = Vec<(usize, usize, std::sync::Arc<crate::domain::ComboKey>)>;
+/// One pair of a group, placed in its confusion matrix: which combination,
+/// and the judge configuration it was judged under (so a drill-down opens
+/// the item as the pair was made).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellPair {
+    pub row: usize,
+    pub col: usize,
+    pub key: std::sync::Arc<crate::domain::ComboKey>,
+    pub persona: std::sync::Arc<str>,
+    pub mode: Option<crate::domain::Mode>,
+    pub protocol: crate::domain::Protocol,
+}
+
+/// One group's pairs as confusion-matrix cells.
+pub type GroupCells = Vec<CellPair>;
 
 /// One group of one comparison, with its figures.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,6 +144,28 @@ pub fn compute(
     Ok(Report::build(store, by, resamples, seed, &mut ())?.groups)
 }
 
+/// The bootstrap seed `jury report` uses unless told otherwise, and the
+/// workbench always: one seed, the same intervals in every view.
+pub const DEFAULT_SEED: u64 = 42;
+
+/// Item ids a report is limited to.
+pub type ItemSet = rustc_hash::FxHashSet<String>;
+
+/// What a report covers: one side of the held-out split or all pairs, and
+/// every item or only these (the workbench's listed items).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scope {
+    pub side: Option<Side>,
+    pub items: Option<std::sync::Arc<ItemSet>>,
+}
+
+impl Scope {
+    /// One side of the split (or all pairs), every item.
+    pub fn on(side: Option<Side>) -> Scope {
+        Scope { side, items: None }
+    }
+}
+
 /// Told when each stage of [`Report::build`] ends.
 pub trait Stage {
     fn done(&mut self, what: &str);
@@ -151,8 +187,13 @@ pub struct Report {
     pub positions: Vec<position::PositionBias>,
     /// Each prompt version's change from the one before, paired.
     pub changes: Vec<prompt_change::PromptChange>,
+    /// Which judge configuration agrees best with people, per protocol.
+    pub rankings: Vec<rank::Ranking>,
     /// The side of the held-out split the figures cover; `None`: all pairs.
     pub side: Option<Side>,
+    /// How many items the figures were limited to (the workbench's listed
+    /// items); `None`: every item.
+    pub items: Option<usize>,
     /// How the groups were split (`--by`).
     pub by: Option<GroupBy>,
 }
@@ -188,7 +229,7 @@ impl Report {
         seed: u64,
         stage: &mut dyn Stage,
     ) -> crate::store::Result<Report> {
-        Report::compute(store, by, resamples, seed, None, stage)
+        Report::compute(store, by, resamples, seed, None, None, stage)
     }
 
     /// [`Report::build`] on one side of the workspace's held-out split only
@@ -204,6 +245,35 @@ impl Report {
         side: Side,
         stage: &mut dyn Stage,
     ) -> Result<Report, ReportError> {
+        let scope = Scope {
+            side: Some(side),
+            items: None,
+        };
+        Report::build_in(store, by, resamples, seed, &scope, stage)
+    }
+
+    /// The one entry every view uses (`jury report`, the workbench's
+    /// agreement view and its drill-down): the figures on `scope`, with the
+    /// same seed and resamples giving the same numbers everywhere.
+    pub fn build_in(
+        store: &Store,
+        by: Option<GroupBy>,
+        resamples: Option<usize>,
+        seed: u64,
+        scope: &Scope,
+        stage: &mut dyn Stage,
+    ) -> Result<Report, ReportError> {
+        let Some(side) = scope.side else {
+            return Ok(Report::compute(
+                store,
+                by,
+                resamples,
+                seed,
+                None,
+                scope.items.as_deref(),
+                stage,
+            )?);
+        };
         let split = store.split()?.ok_or(ReportError::NoSplit)?;
         // A prompt version that shows a held-out pair as an example has seen
         // the answer: its figures on `test` would flatter it. (On `train`
@@ -232,6 +302,7 @@ impl Report {
             resamples,
             seed,
             Some((&split, side)),
+            scope.items.as_deref(),
             stage,
         )?)
     }
@@ -242,6 +313,7 @@ impl Report {
         resamples: Option<usize>,
         seed: u64,
         on: Option<(&crate::store::Split, Side)>,
+        items: Option<&ItemSet>,
         stage: &mut dyn Stage,
     ) -> crate::store::Result<Report> {
         let runs = store.runs()?;
@@ -256,8 +328,16 @@ impl Report {
             }
             pairs.retain(|_, ps| !ps.is_empty());
         }
+        if let Some(items) = items {
+            for ps in pairs.values_mut() {
+                ps.retain(|p| items.contains(&p.ctx.key.item_id));
+            }
+            pairs.retain(|_, ps| !ps.is_empty());
+        }
         stage.done("pair");
-        let (flips, positions) = if on.is_some() {
+        // The double-check counts and position bias carry no item ids: on
+        // a part of the items they are left out rather than shown for all.
+        let (flips, positions) = if on.is_some() || items.is_some() {
             (consistency::retest_flip_rates(&pairs), Vec::new())
         } else {
             (
@@ -275,6 +355,7 @@ impl Report {
         let paired_resamples = resamples.unwrap_or(analytics::DEFAULT_RESAMPLES);
         let deltas = prompt_delta::deltas(&pairs, &first_run_of, paired_resamples, seed);
         let changes = prompt_change::changes(&pairs, &first_run_of, paired_resamples, seed);
+        let rankings = rank::rankings(&pairs, by, paired_resamples, seed);
         let groups = compute_from(&pairs, by, resamples, seed);
         stage.done("figures");
         Ok(Report {
@@ -284,7 +365,9 @@ impl Report {
             deltas,
             positions,
             changes,
+            rankings,
             side: on.map(|(_, side)| side),
+            items: items.map(|i| i.len()),
             by,
         })
     }
@@ -297,7 +380,16 @@ impl Report {
             .zip(&self.groups)
             .map(|(ps, g)| {
                 ps.into_iter()
-                    .filter_map(|p| cell_of(p, g.mapped).map(|(r, c)| (r, c, p.ctx.key.clone())))
+                    .filter_map(|p| {
+                        cell_of(p, g.mapped).map(|(row, col)| CellPair {
+                            row,
+                            col,
+                            key: p.ctx.key.clone(),
+                            persona: p.ctx.persona.clone(),
+                            mode: p.ctx.mode,
+                            protocol: p.ctx.protocol,
+                        })
+                    })
                     .collect()
             })
             .collect()

@@ -19,6 +19,38 @@ impl Report {
         }
     }
 
+    /// The rankings as table lines, a blank line after (nothing when there
+    /// is nothing to rank).
+    fn ranking_lines(&self) -> String {
+        let lines = super::rank::table(&self.rankings);
+        if lines.is_empty() {
+            return String::new();
+        }
+        // The table starts each ranking with a blank line: not the report.
+        let mut t = lines[1..].join("\n");
+        t.push_str("\n\n");
+        t
+    }
+
+    /// `jury report --rank`: the rankings alone (JSON: their array; other
+    /// formats: the table lines).
+    pub fn render_ranking(&self, format: ReportFormat) -> serde_json::Result<String> {
+        if format == ReportFormat::Json {
+            return serde_json::to_string_pretty(&self.rankings);
+        }
+        if self.rankings.is_empty() {
+            return Ok(format!(
+                "{}nothing to rank yet: a ranking needs two judge configurations (modes, personas, models or prompt sets) with verdicts on combinations people labelled",
+                self.split_line()
+            ));
+        }
+        Ok(format!(
+            "{}{}",
+            self.split_line(),
+            self.ranking_lines().trim_end()
+        ))
+    }
+
     /// The whole report in `format`; the table carries the sections below it.
     pub fn render(&self, format: ReportFormat) -> serde_json::Result<String> {
         Ok(match format {
@@ -27,6 +59,7 @@ impl Report {
                 v["self_consistency"] = json!(self.flips);
                 v["prompt_versions"] = json!(self.deltas);
                 v["prompt_version_changes"] = json!(self.changes);
+                v["ranking"] = json!(self.rankings);
                 v["position_bias"] = json!(self.positions);
                 v["split"] = json!(self.side.map(Side::as_str));
                 serde_json::to_string_pretty(&v)?
@@ -36,6 +69,7 @@ impl Report {
             ReportFormat::Md => format!("{}{}", self.split_line(), to_table(&self.groups, true)),
             ReportFormat::Table => {
                 let mut t = self.split_line();
+                t.push_str(&self.ranking_lines());
                 t.push_str(&to_blocks(&self.groups));
                 for l in self.notes() {
                     t.push('\n');

@@ -52,7 +52,6 @@ pub struct Executor {
 }
 
 /// Bootstrap resamples for the agreement view.
-const AGREEMENT_RESAMPLES: usize = 200;
 
 /// The request a workbench run sends: its spec built and checked by the
 /// constructor `jury run` uses (other protocols with their defaults — rubric:
@@ -151,7 +150,7 @@ impl Executor {
                     let _ = tx.send(Msg::RunsLoaded(r.map_err(|e| e.to_string())));
                 });
             }
-            Effect::LoadAgreement(side) => self.load_agreement(side),
+            Effect::LoadAgreement(scope) => self.load_agreement(scope),
             // Small and synchronous: the quit prompt waits on it, and the
             // process may end right after.
             Effect::KeepUnsaved(labels) => {
@@ -204,41 +203,31 @@ impl Executor {
         let _ = self.tx.send(msg);
     }
 
-    /// The agreement figures, notes and prompt-version changes on `side`,
-    /// computed on a blocking task.
-    fn load_agreement(&self, side: Option<crate::domain::Side>) {
+    /// The agreement figures, notes, ranking and prompt-version changes on
+    /// `scope`, computed on a blocking task exactly as `jury report` computes
+    /// them (the same seed and resamples: the same numbers).
+    fn load_agreement(&self, scope: crate::report::Scope) {
         let (path, tx) = (self.db_path.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
-            // Fewer resamples than `jury report`: the view wants its
-            // figures in a moment; the CLI gives the full intervals.
             let r = Store::open(&path).map_err(|e| e.to_string()).and_then(|s| {
-                let report = match side {
-                    None => crate::report::Report::build(
-                        &s,
-                        None,
-                        Some(AGREEMENT_RESAMPLES),
-                        42,
-                        &mut (),
-                    )
-                    .map_err(|e| e.to_string()),
-                    Some(side) => crate::report::Report::build_on(
-                        &s,
-                        None,
-                        Some(AGREEMENT_RESAMPLES),
-                        42,
-                        side,
-                        &mut (),
-                    )
-                    .map_err(|e| e.to_string()),
-                }?;
+                let report = crate::report::Report::build_in(
+                    &s,
+                    None,
+                    None,
+                    crate::report::DEFAULT_SEED,
+                    &scope,
+                    &mut (),
+                )
+                .map_err(|e| e.to_string())?;
                 let notes = report.notes();
                 let cells = report.cells();
-                Ok((report.groups, notes, cells, report.changes))
+                Ok((report.groups, notes, report.rankings, cells, report.changes))
             });
             match r {
-                Ok((groups, notes, cells, changes)) => {
+                Ok((groups, notes, ranking, cells, changes)) => {
                     let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
                     let _ = tx.send(Msg::AgreementNotes(notes));
+                    let _ = tx.send(Msg::AgreementRanking(ranking));
                     let _ = tx.send(Msg::AgreementCells(cells));
                     let _ = tx.send(Msg::AgreementChanges(changes));
                 }

@@ -40,6 +40,9 @@ pub enum Msg {
     },
     /// The agreement figures, computed off the UI thread.
     AgreementLoaded(Result<Vec<crate::report::GroupFigures>, String>),
+    /// Which judge agrees best (`jury report --rank`'s lines), for the top
+    /// of the agreement view.
+    AgreementRanking(Vec<crate::report::rank::Ranking>),
     /// Self-consistency and position-bias lines for the agreement view.
     AgreementNotes(Vec<String>),
     /// Each agreement group's pairs as confusion-matrix cells (in the
@@ -85,9 +88,10 @@ pub enum Effect {
     },
     /// Read runs and failures from the store (answers `Msg::RunsLoaded`).
     LoadRuns,
-    /// Compute the agreement figures (answers `Msg::AgreementLoaded`).
-    /// The agreement figures, on one side of the held-out split or all.
-    LoadAgreement(Option<crate::domain::Side>),
+    /// Compute the agreement figures (answers `Msg::AgreementLoaded`, then
+    /// the notes, the ranking, the cells and the prompt changes), on one side
+    /// of the held-out split or all, and on the listed items.
+    LoadAgreement(crate::report::Scope),
     SavePersona(Persona),
     /// Add labels to the recovery file beside the store (answers `Msg::UnsavedKept`).
     KeepUnsaved(Vec<Label>),

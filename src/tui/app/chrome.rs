@@ -114,9 +114,13 @@ pub struct AgreementState {
     pub cursor: usize,
     /// Self-consistency and position-bias lines, as `jury report` prints them.
     pub notes: Vec<String>,
+    /// Which judge agrees best (`jury report --rank`), shown first.
+    pub ranking: Vec<crate::report::rank::Ranking>,
     /// The side of the held-out split the figures cover (`None`: all pairs);
     /// the split key cycles all → test → train.
     pub side: Option<crate::domain::Side>,
+    /// The listed items the figures are limited to (`None`: every item).
+    pub items: Option<std::sync::Arc<crate::report::ItemSet>>,
     /// Each group's pairs as matrix cells (`figures[i]` ↔ `cells[i]`);
     /// empty until the background task sends them.
     pub cells: Vec<crate::report::GroupCells>,

@@ -324,9 +324,34 @@ impl App {
         if !self.list.load_detail(&self.data) {
             return;
         }
+        self.focus_drilled_row();
         let rows = self.row_count();
         if self.list.row >= rows {
             self.list.row = rows.saturating_sub(1);
+        }
+    }
+
+    /// On a list drilled from a figure, an opened item shows the row of the
+    /// pair that put it there.
+    fn focus_drilled_row(&mut self) {
+        let (Some(drill), Some(i)) = (&self.list.drill, self.list.current_index()) else {
+            return;
+        };
+        let Some((cls, persp)) = drill.rows.get(&(i as u32)) else {
+            return;
+        };
+        let Some(item) = self.data.items.get(i) else {
+            return;
+        };
+        let Some(ci) = item.classifications.iter().position(|c| c.meta.id == *cls) else {
+            return;
+        };
+        if let Some(r) = self
+            .rows()
+            .iter()
+            .position(|r| r.classification == ci && r.perspective_id == *persp)
+        {
+            self.list.row = r;
         }
     }
 }

@@ -105,16 +105,28 @@ pub fn open(app: &mut App) {
         return;
     };
     let mut members = vec![false; app.data.items.len()];
+    let mut rows = std::collections::HashMap::new();
     let mut pairs = 0;
-    for (r, c, key) in cells {
-        if a.cell.is_some_and(|cell| cell != (*r, *c)) {
+    let mut modes = std::collections::BTreeSet::new();
+    let mut personas = std::collections::BTreeSet::new();
+    for p in cells {
+        if a.cell.is_some_and(|cell| cell != (p.row, p.col)) {
             continue;
         }
         pairs += 1;
-        if let Some(&i) = app.data.index_of.get(&key.item_id) {
+        modes.insert(p.mode);
+        personas.insert(p.persona.clone());
+        if let Some(&i) = app.data.index_of.get(&p.key.item_id) {
             members[i as usize] = true;
+            rows.entry(i).or_insert_with(|| {
+                (
+                    p.key.classification_id.clone(),
+                    p.key.perspective_id.clone(),
+                )
+            });
         }
     }
+
     let names: Vec<String> = g.scale.values().iter().map(|v| v.as_text()).collect();
     let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| i.to_string());
     // The count and cell first: a narrow list pane cuts the group's name.
@@ -128,11 +140,64 @@ pub fn open(app: &mut App) {
     };
     app.chrome.back = Some(Box::new(state));
     app.chrome.focus = Pane::List;
-    app.list.drill = Some(Drill { label, members });
+    app.list.drill = Some(Drill {
+        label,
+        members,
+        rows,
+    });
+    let opened_as = open_as(app, &modes, &personas);
     app.refilter();
     app.list.cursor = 0;
     app.list.list_offset = 0;
+    // A new item for the detail: the drilled row is focused on it.
+    app.list.detail.index = None;
     app.refresh_detail();
+    if let Some(said) = opened_as {
+        app.chrome.message = Some((Level::Info, said));
+    }
+}
+
+/// The group's pairs were made in one mode (and as one persona): the
+/// workbench shows the drilled items the same way, so the verdict beside
+/// each label is the one the figure counted. Says what it changed.
+fn open_as(
+    app: &mut App,
+    modes: &std::collections::BTreeSet<Option<crate::domain::Mode>>,
+    personas: &std::collections::BTreeSet<std::sync::Arc<str>>,
+) -> Option<String> {
+    let mut said = Vec::new();
+    if let [Some(mode)] = modes.iter().collect::<Vec<_>>()[..]
+        && *mode != app.choices.mode
+    {
+        app.choices.mode = *mode;
+        said.push(format!("mode {mode}"));
+    }
+    if let [persona] = personas.iter().collect::<Vec<_>>()[..]
+        && let Some(i) = app.data.personas.iter().position(|p| *p.id == **persona)
+        && (app.choices.by_owner || app.choices.persona != i)
+    {
+        // Each item's owner stays when every drilled item is its owner's.
+        let members = app.list.drill.as_ref().map(|d| d.members.as_slice());
+        let owners_all = app.choices.by_owner
+            && members.is_some_and(|m| {
+                app.data
+                    .items
+                    .iter()
+                    .zip(m)
+                    .all(|(item, &member)| !member || item.owner.as_deref() == Some(&**persona))
+            });
+        if !owners_all {
+            app.choices.by_owner = false;
+            app.choices.persona = i;
+            said.push(format!("persona {}", sanitize::one_line(persona, 30)));
+        }
+    }
+    (!said.is_empty()).then(|| {
+        format!(
+            "shown as the figure's pairs were judged: {}",
+            said.join(", ")
+        )
+    })
 }
 
 /// Esc: from a drilled list back to the agreement view it came from; from

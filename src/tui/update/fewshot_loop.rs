@@ -205,8 +205,8 @@ fn open_delta(app: &mut App, fx: &mut Vec<Effect>) {
     if let View::Agreement(a) = &mut app.chrome.view {
         a.side = Some(Side::Test);
     }
-    if let Some(Effect::LoadAgreement(side)) = fx.last_mut() {
-        *side = Some(Side::Test);
+    if let Some(Effect::LoadAgreement(scope)) = fx.last_mut() {
+        scope.side = Some(Side::Test);
     }
 }
 

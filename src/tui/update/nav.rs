@@ -32,13 +32,19 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::Agreement => {
             let side = app.choices.split_side;
-            fx.push(Effect::LoadAgreement(side));
+            let items = listed_items(app);
+            fx.push(Effect::LoadAgreement(crate::report::Scope {
+                side,
+                items: items.clone(),
+            }));
             View::Agreement(AgreementState {
                 quick: agreement_rows(app),
                 figures: FiguresState::Computing,
                 cursor: 0,
                 notes: Vec::new(),
+                ranking: Vec::new(),
                 side,
+                items,
                 cells: Vec::new(),
                 cell: None,
                 progress: super::drill::annotator_progress(app),
@@ -92,11 +98,39 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     };
     a.figures = FiguresState::Computing;
     a.notes.clear();
+    a.ranking.clear();
     a.cells.clear();
     a.cell = None;
     a.cursor = 0;
     app.choices.split_side = a.side;
-    fx.push(Effect::LoadAgreement(a.side));
+    fx.push(Effect::LoadAgreement(crate::report::Scope {
+        side: a.side,
+        items: a.items.clone(),
+    }));
+}
+
+/// The items the list shows, when it shows fewer than all (a filter, a
+/// search or a drill): the agreement view's figures are made on these, so
+/// that a figure and the items behind it are about the same items.
+fn listed_items(app: &App) -> Option<std::sync::Arc<crate::report::ItemSet>> {
+    if app.list.filtered.len() == app.data.items.len() {
+        return None;
+    }
+    Some(std::sync::Arc::new(
+        app.list
+            .filtered
+            .iter()
+            .filter_map(|&i| app.data.items.get(i as usize))
+            .map(|item| item.id.to_string())
+            .collect(),
+    ))
+}
+
+/// The ranking's lines arrived.
+pub fn agreement_ranking(app: &mut App, rankings: Vec<crate::report::rank::Ranking>) {
+    if let View::Agreement(a) = &mut app.chrome.view {
+        a.ranking = rankings;
+    }
 }
 
 /// The agreement view's figures arrived.

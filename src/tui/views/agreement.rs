@@ -4,6 +4,7 @@
 
 use crate::report::GroupFigures;
 use crate::report::pairs::Comparison;
+use crate::report::rank::{Ranking, Separation};
 use crate::sanitize;
 use crate::tui::app::{AgreementRow, AgreementState, App, FiguresState};
 use crate::tui::theme::Theme;
@@ -24,9 +25,17 @@ impl Widget for AgreementView<'_> {
             None => "all pairs".to_string(),
             Some(s) => format!("{} side of the held-out split only", s.as_str()),
         };
+        let on = match &self.state.items {
+            Some(items) => format!(
+                "on {} listed items ({}) · ",
+                items.len(),
+                self.app.list.filter.name()
+            ),
+            None => "on every item · ".to_string(),
+        };
         let block = Block::bordered()
             .title(format!(
-                " agreement · {side} (j/k select a group, tab cells, enter items, {} all/test/train, esc back) ",
+                " agreement · {on}{side} (j/k select a group, tab cells, enter items, {} all/test/train, esc back) ",
                 self.app
                     .chrome
                     .keymap
@@ -37,6 +46,7 @@ impl Widget for AgreementView<'_> {
         let inner = block.inner(area);
         block.render(area, buf);
         let inner = super::fewshot_delta::take_rows(self.app, self.state, inner, buf);
+        let inner = ranking_rows(&self.state.ranking, inner, buf, t);
         let groups = match &self.state.figures {
             FiguresState::Ready(g) if !g.is_empty() => g,
             FiguresState::Ready(_) => {
@@ -78,6 +88,63 @@ impl Widget for AgreementView<'_> {
             render_distributions(g, chart, buf, t);
         }
     }
+}
+
+/// Which judge agrees best, one line per configuration, at the top of the
+/// view (`jury report --rank` in short); returns the area left below.
+fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -> Rect {
+    if rankings.is_empty() {
+        return area;
+    }
+    let g = |f: &crate::analytics::Figure| {
+        f.value.map_or("–".into(), |v| {
+            format!("{v:.2}{}", crate::report::paired::ci_or_reason(f))
+        })
+    };
+    let mut lines = Vec::new();
+    for r in rankings {
+        lines.push(Line::styled(
+            format!(
+                "which judge agrees best · {} · {} unit(s) all judged · human ceiling: {}",
+                sanitize::one_line(&r.scope, 30),
+                r.n_shared,
+                r.human_ceiling.describe()
+            ),
+            t.title,
+        ));
+        for (i, c) in r.configurations.iter().enumerate() {
+            let gap = match (&c.behind_best, c.separation) {
+                (None, _) => "best".to_string(),
+                (Some(d), sep) => format!(
+                    "Δ {}{} {}",
+                    d.delta_agree
+                        .value
+                        .map_or("–".into(), |v| format!("{v:+.2}")),
+                    crate::report::paired::ci_or_reason(&d.delta_agree),
+                    match sep {
+                        Separation::Behind => "behind",
+                        Separation::NotSeparable => "not separable",
+                        _ => "cannot tell",
+                    }
+                ),
+            };
+            lines.push(Line::styled(
+                format!(
+                    " {}. {:<48} agree {:<20} {}",
+                    i + 1,
+                    sanitize::one_line(&format!("{} as {}", c.judge, c.persona), 48),
+                    g(&c.agreement),
+                    gap
+                ),
+                t.text,
+            ));
+        }
+        lines.push(Line::styled(sanitize::one_line(&r.summary, 300), t.muted));
+    }
+    let rows = (lines.len() as u16).min(area.height / 3);
+    let [top, rest] = Layout::vertical([Constraint::Length(rows), Constraint::Min(0)]).areas(area);
+    Paragraph::new(lines).render(top, buf);
+    rest
 }
 
 /// Per annotator: how many of the judged or labelled items listed they labelled.
@@ -339,14 +406,20 @@ fn render_figures(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
         ));
     }
     if let Some(c) = &g.ceiling {
-        lines.push(Line::styled(
-            format!("human ceiling      {}", c.describe()),
-            t.text,
-        ));
+        let text = if c.n == 0 {
+            "no two people here".to_string()
+        } else {
+            format!(
+                "{} · {} pairs",
+                crate::report::figure_text(&c.percent_agreement),
+                c.n
+            )
+        };
+        lines.push(Line::styled(format!("people agree       {text}"), t.text));
     }
     lines.push(Line::styled(
         format!(
-            "[a, b] 95 %: Wilson for shares; kappa, α, ρ bootstrap ({} resamples) from 30 pairs",
+            "[a,b] 95 %: Wilson for shares, else {} resamples (n≥30)",
             f.bootstrap_resamples
         ),
         t.muted,

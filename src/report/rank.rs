@@ -1,0 +1,310 @@
+//! Which judge agrees best with people: the AwAg study's question.
+//!
+//! A judge configuration is a judge (protocol, mode, model, prompt set) and
+//! the persona it role-played. Each is read the way the modes can be
+//! compared at all: the classifier right or wrong (AGREE / Likert ≥ 4 vs
+//! DISAGREE / Likert ≤ 2; Likert 3 is undecided and left out), against each
+//! person's reading of the same combination. The unit is one combination and
+//! one person.
+//!
+//! Configurations are ranked by agreement on the units *every* ranked
+//! configuration judged (the only fair race), with each one's agreement on
+//! its own units beside it, the paired difference from the best (a paired
+//! bootstrap over shared units, [`paired`](super::paired)) and the human
+//! ceiling on the shared combinations. Rankings are made per protocol (and
+//! per `--by` value): a rubric score and an AwAg verdict are not about the
+//! same combinations.
+
+use super::paired::{Both, PairedDelta, ci_or_reason, paired_delta};
+use super::pairs::{Comparison, Pair};
+use super::{Ceiling, GroupBy};
+use crate::analytics::{Figure, Figures};
+use crate::domain::{Agreement, ComboKey, Scale};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One configuration's place in a ranking.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ranked {
+    /// The judge as the report names it ("awag mode 2 · gpt-4o-mini").
+    pub judge: String,
+    pub persona: String,
+    /// Decided units this configuration has (its own).
+    pub n_own: usize,
+    /// Agreement with people on its own units.
+    pub agreement_own: Figure,
+    /// Agreement and kappa on the units every ranked configuration judged.
+    pub agreement: Figure,
+    pub kappa: Figure,
+    /// This configuration against the best on the shared units (its
+    /// `delta_*` are this one minus the best). `None` for the best.
+    pub behind_best: Option<PairedDelta>,
+    /// What the interval of the difference says.
+    pub separation: Separation,
+}
+
+/// Whether a configuration can be told apart from the best.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Separation {
+    /// The best itself.
+    Best,
+    /// The paired interval of its difference lies below zero.
+    Behind,
+    /// The interval includes zero: these data cannot separate it from the best.
+    NotSeparable,
+    /// Too few shared units (or no spread) for an interval: cannot tell.
+    CannotTell,
+}
+
+/// One ranking: configurations of one protocol (and `--by` value).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ranking {
+    /// The protocol, and the `--by` value when there is one.
+    pub scope: String,
+    /// Units (combination, person) every configuration judged and decided.
+    pub n_shared: usize,
+    pub configurations: Vec<Ranked>,
+    /// People against people on the shared combinations (AGREE/DISAGREE reading).
+    pub human_ceiling: Ceiling,
+    /// The ranking in one plain sentence.
+    pub summary: String,
+}
+
+/// A unit: combination and person.
+type Unit<'a> = (&'a ComboKey, &'a str);
+
+/// A configuration: judge name and persona.
+type Config = (String, String);
+
+fn reading(p: &Pair) -> Option<(u8, u8)> {
+    let idx = |a: Agreement| crate::analytics::agreement_index(a);
+    Some((idx(p.a.as_agreement()?), idx(p.b.as_agreement()?)))
+}
+
+fn scope_of(p: &Pair, by: Option<GroupBy>) -> String {
+    let protocol = p.ctx.protocol.to_string();
+    let by_value = match by {
+        None | Some(GroupBy::Mode) | Some(GroupBy::Model) | Some(GroupBy::Persona) => None,
+        Some(GroupBy::Classification) => Some(p.ctx.key.classification_id.clone()),
+        Some(GroupBy::Perspective) => Some(p.ctx.key.perspective_id.clone()),
+    };
+    match by_value {
+        Some(v) => format!("{protocol} · {v}"),
+        None => protocol,
+    }
+}
+
+/// Every ranking the pairs support (scopes with at least two configurations).
+/// `--by mode|model|persona` would split the very configurations being
+/// ranked, so those rank across them as without `--by`.
+pub fn rankings(
+    all: &BTreeMap<Comparison, Vec<Pair>>,
+    by: Option<GroupBy>,
+    resamples: usize,
+    seed: u64,
+) -> Vec<Ranking> {
+    // scope → configuration → unit → (judge, person) reading.
+    type Readings<'a> = BTreeMap<Config, BTreeMap<Unit<'a>, (u8, u8)>>;
+    let mut scopes: BTreeMap<String, Readings<'_>> = BTreeMap::new();
+    for p in all.get(&Comparison::JudgeVsHuman).into_iter().flatten() {
+        let Some(r) = reading(p) else { continue };
+        scopes
+            .entry(scope_of(p, by))
+            .or_default()
+            .entry((p.left.to_string(), p.ctx.persona.to_string()))
+            .or_default()
+            .insert((&*p.ctx.key, &*p.right), r);
+    }
+    let people = super::groups::PeoplePairs::index(all);
+    scopes
+        .into_iter()
+        .filter(|(_, configs)| configs.len() > 1)
+        .map(|(scope, configs)| rank_one(scope, &configs, &people, resamples, seed))
+        .collect()
+}
+
+fn rank_one(
+    scope: String,
+    configs: &BTreeMap<Config, BTreeMap<Unit<'_>, (u8, u8)>>,
+    people: &super::groups::PeoplePairs<'_>,
+    resamples: usize,
+    seed: u64,
+) -> Ranking {
+    // Units every configuration judged, in a stable order.
+    let mut shared: Vec<Unit<'_>> = configs
+        .values()
+        .next()
+        .map(|m| m.keys().copied().collect())
+        .unwrap_or_default();
+    for m in configs.values().skip(1) {
+        shared.retain(|u| m.contains_key(u));
+    }
+    let on_shared = |m: &BTreeMap<Unit<'_>, (u8, u8)>| -> Vec<(u8, u8)> {
+        shared.iter().map(|u| m[u]).collect()
+    };
+    let figures = |pairs: &[(u8, u8)]| {
+        Figures::compute(pairs, 2, false, resamples, seed).expect("agreement readings are 0 or 1")
+    };
+    let mut rows: Vec<(Config, Figures, Figures)> = configs
+        .iter()
+        .map(|(c, m)| {
+            let own: Vec<(u8, u8)> = m.values().copied().collect();
+            (c.clone(), figures(&own), figures(&on_shared(m)))
+        })
+        .collect();
+    let key = |f: &Figures| {
+        (
+            f.percent_agreement.value.unwrap_or(-1.0),
+            f.cohen_kappa.value.unwrap_or(-2.0),
+        )
+    };
+    rows.sort_by(|a, b| {
+        let (ka, kb) = if shared.is_empty() {
+            (key(&a.1), key(&b.1))
+        } else {
+            (key(&a.2), key(&b.2))
+        };
+        kb.partial_cmp(&ka)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.0.cmp(&b.0))
+    });
+    let best = &configs[&rows[0].0];
+    let ranked: Vec<Ranked> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (c, own, common))| {
+            let behind_best = (i > 0).then(|| {
+                let mine = &configs[c];
+                let both: Vec<Both> = shared.iter().map(|u| [best[u], mine[u]]).collect();
+                paired_delta(&both, 2, resamples, seed)
+            });
+            let separation = match &behind_best {
+                None => Separation::Best,
+                Some(d) => match d.delta_agree.ci95 {
+                    Some([_, hi]) if hi < 0.0 => Separation::Behind,
+                    Some(_) => Separation::NotSeparable,
+                    None => Separation::CannotTell,
+                },
+            };
+            Ranked {
+                judge: c.0.clone(),
+                persona: c.1.clone(),
+                n_own: own.n,
+                agreement_own: own.percent_agreement,
+                agreement: common.percent_agreement,
+                kappa: common.cohen_kappa,
+                behind_best,
+                separation,
+            }
+        })
+        .collect();
+    // The ceiling on the shared combinations, under each persona ranked.
+    let units: BTreeSet<(&ComboKey, &str)> = configs
+        .keys()
+        .flat_map(|(_, persona)| shared.iter().map(move |(k, _)| (*k, persona.as_str())))
+        .collect();
+    let human_ceiling = people.ceiling_on(&units, Scale::Agreement, true, resamples, seed);
+    let summary = summary(&ranked, shared.len());
+    Ranking {
+        scope,
+        n_shared: shared.len(),
+        configurations: ranked,
+        human_ceiling,
+        summary,
+    }
+}
+
+fn name(r: &Ranked) -> String {
+    format!("{} as {}", r.judge, r.persona)
+}
+
+/// The ranking in words: who is best, and whether the data can say so.
+fn summary(ranked: &[Ranked], shared: usize) -> String {
+    if shared == 0 {
+        return "no combination was judged by every configuration: each is shown on its own units only, and these cannot be compared".into();
+    }
+    let best = name(&ranked[0]);
+    let leaders: Vec<String> = ranked
+        .iter()
+        .take_while(|r| r.agreement.value == ranked[0].agreement.value)
+        .map(name)
+        .collect();
+    if leaders.len() == ranked.len() {
+        return format!(
+            "all {} configurations agree with people equally often on the {shared} shared unit(s): these data do not rank them",
+            ranked.len()
+        );
+    }
+    let rest = &ranked[1..];
+    let tied: Vec<String> = rest
+        .iter()
+        .filter(|r| r.separation != Separation::Behind)
+        .map(name)
+        .collect();
+    if tied.is_empty() {
+        format!(
+            "{best} agrees best with people on the {shared} shared unit(s), ahead of every other configuration (each paired interval lies below zero)"
+        )
+    } else if tied.len() == rest.len() {
+        format!(
+            "{best} leads on the {shared} shared unit(s), but the intervals cannot separate it from any other configuration: no judge can be called better on these data"
+        )
+    } else {
+        format!(
+            "{best} leads on the {shared} shared unit(s); the intervals cannot separate it from {}",
+            tied.join(", ")
+        )
+    }
+}
+
+/// Table lines for the rankings (empty when nothing can be ranked).
+pub fn table(rankings: &[Ranking]) -> Vec<String> {
+    let mut out = Vec::new();
+    let g = |f: &Figure| {
+        f.value
+            .map_or("–".into(), |v| format!("{v:.2}{}", ci_or_reason(f)))
+    };
+    for r in rankings {
+        out.push(String::new());
+        out.push(format!(
+            "which judge agrees best · {} · on {} unit(s) every configuration judged (combination × person, read right/wrong)",
+            crate::sanitize::one_line(&r.scope, 40),
+            r.n_shared
+        ));
+        for (i, c) in r.configurations.iter().enumerate() {
+            let gap = match &c.behind_best {
+                None => "best".to_string(),
+                Some(d) => format!(
+                    "Δ {}{} {}",
+                    d.delta_agree
+                        .value
+                        .map_or("–".into(), |v| format!("{v:+.2}")),
+                    ci_or_reason(&d.delta_agree),
+                    match c.separation {
+                        Separation::Behind => "behind",
+                        Separation::NotSeparable => "not separable",
+                        _ => "cannot tell",
+                    }
+                ),
+            };
+            out.push(format!(
+                "  {}. {} as {}",
+                i + 1,
+                crate::sanitize::one_line(&c.judge, 50),
+                crate::sanitize::one_line(&c.persona, 20),
+            ));
+            out.push(format!(
+                "       agree {}  kappa {}  ·  {}  ·  own: agree {} on {}",
+                g(&c.agreement),
+                g(&c.kappa),
+                gap,
+                g(&c.agreement_own),
+                c.n_own
+            ));
+        }
+        out.push(format!("  human ceiling: {}", r.human_ceiling.describe()));
+        out.push(format!("  {}", crate::sanitize::one_line(&r.summary, 400)));
+    }
+    out
+}
