@@ -196,3 +196,57 @@ fn the_agreement_view_says_what_each_annotator_labelled() {
     );
     assert!(s.contains(&line), "{s}");
 }
+
+/// A drilled item opens as its pair was judged: the group's mode (the
+/// workbench was on another), and the row of the pair's classification
+/// focused, so the verdict beside the label is the one the figure counted.
+#[test]
+fn a_drilled_item_opens_in_the_groups_mode_with_the_pairs_row_focused() {
+    let (_dir, store) = workspace();
+    let report = jury::report::Report::build(&store, None, Some(50), 42, &mut ()).unwrap();
+    let mut app = app_with(jury::tui::load(&store).unwrap());
+    app.chrome.size = (170, 44);
+    app.choices.mode = Mode::One;
+    key(&mut app, 'A');
+    update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
+    update(&mut app, Msg::AgreementCells(report.cells()));
+    let g = report
+        .groups
+        .iter()
+        .position(|g| g.comparison == Comparison::JudgeVsHuman && !g.mapped)
+        .expect("a same-scale judge-vs-human group");
+    for _ in 0..g {
+        key(&mut app, 'j');
+    }
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(app.chrome.view, View::Main);
+    assert_eq!(
+        app.choices.mode,
+        Mode::Two,
+        "the group's pairs are mode 2's"
+    );
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .is_some_and(|(_, m)| m.contains("mode 2")),
+        "{:?}",
+        app.chrome.message
+    );
+    // Each listed item: the focused row is one of the group's pairs on it.
+    let cells = &report.cells()[g];
+    for step in 0..app.list.filtered.len().min(5) {
+        let i = app.list.current_index().unwrap();
+        let item = &app.data.items[i];
+        let row = &app.rows()[app.list.row];
+        let cls = &item.classifications[row.classification].meta.id;
+        assert!(
+            cells
+                .iter()
+                .any(|p| *p.key.item_id == *item.id && p.key.classification_id == *cls),
+            "step {step}: {} / {cls}",
+            item.id
+        );
+        key(&mut app, 'j');
+    }
+}

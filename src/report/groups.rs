@@ -327,3 +327,62 @@ fn common_scale(ps: &[&Pair]) -> (Scale, Vec<(Value, Value)>, usize, bool) {
     }
     (Scale::Agreement, values, undecided, true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{ComboKey, Protocol};
+    use crate::report::pairs::PairContext;
+
+    fn pair(item: usize, left: &str, right: &str, a: u8, b: u8) -> Pair {
+        Pair {
+            ctx: PairContext {
+                key: Arc::new(ComboKey::new(&format!("i{item}"), "urgency", "p")),
+                protocol: Protocol::Awag,
+                persona: Arc::from("kenton"),
+                mode: None,
+                model: Arc::from(""),
+            },
+            left: Arc::from(left),
+            right: Arc::from(right),
+            a: Value::Likert(a),
+            b: Value::Likert(b),
+        }
+    }
+
+    /// The ceiling beside a judge pools every pair of people on the judge's
+    /// combinations: root vs alice, root vs bob and alice vs bob alike, not
+    /// one person picked.
+    #[test]
+    fn the_human_ceiling_pools_every_pair_of_people_on_the_judges_combinations() {
+        let mut people = Vec::new();
+        for i in 0..6 {
+            people.push(pair(i, "alice", "root", 4, 4));
+            people.push(pair(i, "bob", "root", 2, 4));
+            people.push(pair(i, "alice", "bob", 4, 2));
+        }
+        // Another combination the judge never saw.
+        people.push(pair(99, "alice", "root", 1, 1));
+        let judge: Vec<Pair> = (0..6).map(|i| pair(i, "judge", "root", 4, 4)).collect();
+        let all = BTreeMap::from([
+            (Comparison::JudgeVsHuman, judge),
+            (Comparison::HumanVsHuman, people),
+        ]);
+        let groups = compute_from(&all, None, Some(100), 1);
+        let g = groups
+            .iter()
+            .find(|g| g.comparison == Comparison::JudgeVsHuman)
+            .unwrap();
+        let c = g.ceiling.as_ref().unwrap();
+        assert_eq!((c.n, c.people), (18, 3));
+        // Six of eighteen pairs agree (alice and root).
+        assert!((c.percent_agreement.value.unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        assert!(c.percent_agreement.ci95.is_some());
+        assert!(
+            groups
+                .iter()
+                .filter(|g| g.comparison != Comparison::JudgeVsHuman)
+                .all(|g| g.ceiling.is_none())
+        );
+    }
+}

@@ -72,9 +72,9 @@ pub struct Drill {
     pub label: String,
     /// Per workspace item: behind the figure.
     pub members: Vec<bool>,
-    /// Per member item: the row (classification id, perspective id) of its
-    /// first pair, focused when the item is opened.
-    pub rows: std::collections::HashMap<u32, (String, String)>,
+    /// Per member item: the rows (classification id, perspective id) of its
+    /// pairs; the first one shown is focused when the item is opened.
+    pub rows: std::collections::HashMap<u32, Vec<(String, String)>>,
 }
 
 pub struct ItemList {

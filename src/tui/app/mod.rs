@@ -337,20 +337,20 @@ impl App {
         let (Some(drill), Some(i)) = (&self.list.drill, self.list.current_index()) else {
             return;
         };
-        let Some((cls, persp)) = drill.rows.get(&(i as u32)) else {
+        let (Some(pairs), Some(item)) = (drill.rows.get(&(i as u32)), self.data.items.get(i))
+        else {
             return;
         };
-        let Some(item) = self.data.items.get(i) else {
-            return;
-        };
-        let Some(ci) = item.classifications.iter().position(|c| c.meta.id == *cls) else {
-            return;
-        };
-        if let Some(r) = self
-            .rows()
-            .iter()
-            .position(|r| r.classification == ci && r.perspective_id == *persp)
-        {
+        let rows = self.rows();
+        let found = pairs.iter().find_map(|(cls, persp)| {
+            let ci = item
+                .classifications
+                .iter()
+                .position(|c| c.meta.id == *cls)?;
+            rows.iter()
+                .position(|r| r.classification == ci && r.perspective_id == *persp)
+        });
+        if let Some(r) = found {
             self.list.row = r;
         }
     }

@@ -109,6 +109,7 @@ pub fn open(app: &mut App) {
     let mut pairs = 0;
     let mut modes = std::collections::BTreeSet::new();
     let mut personas = std::collections::BTreeSet::new();
+    let mut perspectives = std::collections::BTreeSet::new();
     for p in cells {
         if a.cell.is_some_and(|cell| cell != (p.row, p.col)) {
             continue;
@@ -116,14 +117,13 @@ pub fn open(app: &mut App) {
         pairs += 1;
         modes.insert(p.mode);
         personas.insert(p.persona.clone());
+        perspectives.insert(p.key.perspective_id.clone());
         if let Some(&i) = app.data.index_of.get(&p.key.item_id) {
             members[i as usize] = true;
-            rows.entry(i).or_insert_with(|| {
-                (
-                    p.key.classification_id.clone(),
-                    p.key.perspective_id.clone(),
-                )
-            });
+            rows.entry(i).or_insert_with(Vec::new).push((
+                p.key.classification_id.clone(),
+                p.key.perspective_id.clone(),
+            ));
         }
     }
 
@@ -145,7 +145,7 @@ pub fn open(app: &mut App) {
         members,
         rows,
     });
-    let opened_as = open_as(app, &modes, &personas);
+    let opened_as = open_as(app, &modes, &personas, &perspectives);
     app.refilter();
     app.list.cursor = 0;
     app.list.list_offset = 0;
@@ -164,8 +164,29 @@ fn open_as(
     app: &mut App,
     modes: &std::collections::BTreeSet<Option<crate::domain::Mode>>,
     personas: &std::collections::BTreeSet<std::sync::Arc<str>>,
+    perspectives: &std::collections::BTreeSet<String>,
 ) -> Option<String> {
     let mut said = Vec::new();
+    // The pairs' rows must be shown: their perspective, or all of them.
+    let shown: Vec<&str> = app
+        .active_perspectives()
+        .iter()
+        .map(|p| p.id.as_str())
+        .collect();
+    if !perspectives.iter().all(|p| shown.contains(&p.as_str())) {
+        let one = match perspectives.iter().collect::<Vec<_>>()[..] {
+            [only] => app.data.perspectives.iter().position(|p| p.id == *only),
+            _ => None,
+        };
+        app.choices.perspective = match one {
+            Some(i) => PerspectiveSel::One(i),
+            None => PerspectiveSel::All,
+        };
+        said.push(format!(
+            "perspective {}",
+            sanitize::one_line(&app.perspective_label(), 30)
+        ));
+    }
     if let [Some(mode)] = modes.iter().collect::<Vec<_>>()[..]
         && *mode != app.choices.mode
     {
