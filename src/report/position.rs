@@ -103,8 +103,15 @@ fn one_judge(s: &PositionSeries, resamples: usize, seed: u64) -> PositionBias {
     }
     let n = shifts.len();
     let mean = (n > 0).then(|| shifts.iter().sum::<f64>() / n as f64);
-    let ci95 = mean_interval(&shifts, resamples, seed);
-    let depends = match ci95 {
+    let raw = mean_interval(&shifts, resamples, seed);
+    // Shown by the interval rules of every other figure: none below 30
+    // moved combinations or when every resample gave the same mean. (Twenty
+    // items that all dropped 3 points still answer "does it depend?".)
+    let varies = shifts.iter().any(|&x| x != shifts[0]);
+    let ci95 = crate::analytics::bootstrap_rule(n, varies, resamples, raw)
+        .ok()
+        .flatten();
+    let depends = match raw {
         Some([lo, hi]) if n >= MIN_MOVED => Some(lo > 0.0 || hi < 0.0),
         _ => None,
     };
@@ -164,6 +171,8 @@ pub fn table(rows: &[PositionBias]) -> Vec<String> {
     for r in rows {
         let shift = match (r.mean_shift_late_minus_early, r.ci95) {
             (Some(m), Some([lo, hi])) => format!("{m:+.2} [{lo:+.2},{hi:+.2}]"),
+            (Some(m), None) if r.moved_combinations < 30 => format!("{m:+.2} (n<30)"),
+            (Some(m), None) => format!("{m:+.2} (no spread)"),
             _ => "– (no item moved)".into(),
         };
         let changed = match r.changed_share {
@@ -209,7 +218,8 @@ mod tests {
         assert_eq!(r.moved_combinations, 20);
         assert_eq!(r.changed, 20);
         assert_eq!(r.mean_shift_late_minus_early, Some(-3.0));
-        assert_eq!(r.ci95, Some([-3.0, -3.0]));
+        // Every resample gives −3: no point interval is shown.
+        assert_eq!(r.ci95, None);
         assert_eq!(r.depends_on_position, Some(true));
         assert_eq!(r.by_third[0].mean_score, Some(5.0));
         assert_eq!(r.by_third[1].n, 0);
