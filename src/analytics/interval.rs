@@ -111,11 +111,12 @@ pub fn bootstrap_rule(
     resamples: usize,
     interval: Option<[f64; 2]>,
 ) -> Result<Option<[f64; 2]>, NoInterval> {
-    if n < MIN_PAIRS_FOR_BOOTSTRAP {
-        return Err(NoInterval::FewPairs);
-    }
+    // A side that never varied is the more basic reason: say it first.
     if !sides_vary {
         return Err(NoInterval::OneValue);
+    }
+    if n < MIN_PAIRS_FOR_BOOTSTRAP {
+        return Err(NoInterval::FewPairs);
     }
     if resamples == 0 {
         return Err(NoInterval::NotComputed);
