@@ -25,6 +25,7 @@ mod figures;
 mod interval;
 mod kappa;
 mod ledger;
+pub mod ppi;
 // The generators live in the crate's one home of randomness.
 use crate::rng;
 mod spearman;
