@@ -88,12 +88,19 @@ fn labels_split_fewshot_run_and_the_held_out_report() {
     let c = &changes[0];
     assert_eq!(c["n"].as_u64().unwrap() as usize, test_pairs, "{c}");
     assert!(
-        c["kappa_to"].is_number() && c["delta_kappa"].is_number(),
+        c["kappa_to"]["value"].is_number() && c["delta_kappa"]["value"].is_number(),
         "{c}"
     );
+    // An interval, or the reason there is none (25 held-out pairs: under 30).
+    for f in ["kappa_to", "delta_kappa", "delta_agree"] {
+        assert!(
+            c[f]["ci95"].is_array() || c[f]["no_ci"].is_string(),
+            "{f}: {c}"
+        );
+    }
     assert!(
-        c["kappa_to_ci95"].is_array() && c["delta_kappa_ci95"].is_array(),
-        "{c}"
+        c["agree_to"]["ci95"].is_array(),
+        "agreement: Wilson at any n: {c}"
     );
     let table = ws.ok(&["report", "--split", "test"]);
     assert!(table.contains("prompt version changes"), "{table}");

@@ -219,9 +219,10 @@ fn report_csv_neutralises_names_and_keeps_numbers() {
             !row.contains(",=") && !row.contains(",\"="),
             "--by {by}: a cell starts a formula: {row}"
         );
-        // n, undecided and percent agreement stay numbers (n is the 21st
-        // cell from the end: 20 figure columns and `scale_mapped` follow it).
-        let n_at = cells.len() - 21;
+        // n, undecided and percent agreement stay numbers (n is the 24th
+        // cell from the end: 20 figure columns, `scale_mapped`, the kappa's
+        // no-interval reason and the two human-ceiling columns follow it).
+        let n_at = cells.len() - 24;
         assert_eq!(
             &cells[n_at..n_at + 3],
             ["4", "0", "0.75"],
