@@ -458,3 +458,112 @@ fn stage_timings_only_with_jury_debug() {
     assert!(err.contains("jury report: figures:"), "{err}");
     assert_eq!(timed.stdout, quiet.stdout, "timing changes nothing else");
 }
+
+/// `jury estimate` end to end: the STATISTICS.md fixture as a store holds it
+/// (12 combinations a person labelled and the judge read, 30 the judge
+/// alone read) gives ppi-python 0.2.3's numbers in JSON, and says in the
+/// table that 12 labels make no valid interval.
+#[test]
+fn estimate_gives_ppi_pythons_numbers_from_the_store() {
+    use jury::domain::{Agreement, ComboKey, Label, Mode, Protocol, RunSpec, Value as V, Verdict};
+    let ws = generated_workspace(42, 1);
+    let y = [1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1];
+    let yh = [1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1];
+    let yu = [
+        1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    ];
+    let ag = |b: i32| {
+        V::Agreement(if b == 1 {
+            Agreement::Agree
+        } else {
+            Agreement::Disagree
+        })
+    };
+    let mut store = ws.store();
+    let spec = RunSpec {
+        protocol: Protocol::Awag,
+        mode: Some(Mode::Three),
+        persona_id: "tester".into(),
+        perspective_ids: vec!["classification".into()],
+        model: "m".into(),
+        prompt_hash: "h".into(),
+        params: serde_json::Value::Null,
+    };
+    let run = store.create_run(&spec, 0).unwrap();
+    let cls = "work-urgent";
+    let key = |i: usize| ComboKey::new(&format!("g-{i:06}"), cls, "classification");
+    let verdicts: Vec<Verdict> = yh
+        .iter()
+        .chain(&yu)
+        .enumerate()
+        .map(|(i, &b)| Verdict {
+            run_id: run,
+            key: key(i),
+            persona_id: "tester".into(),
+            protocol: Protocol::Awag,
+            mode: Some(Mode::Three),
+            model: "m".into(),
+            value: ag(b),
+            text: "t".into(),
+            evaluated_selection: None,
+            selection_mismatch: false,
+            latency_ms: 1,
+            tokens: 1,
+            raw: String::new(),
+            created_at: "2026-11-26T00:00:00.000Z".into(),
+            position: None,
+        })
+        .collect();
+    store.insert_verdicts(&verdicts).unwrap();
+    for (i, &b) in y.iter().enumerate() {
+        store
+            .upsert_label(&Label {
+                key: key(i),
+                persona_id: "tester".into(),
+                value: ag(b),
+                note: String::new(),
+                who: "alice".into(),
+                created_at: "2026-11-26T00:00:00Z".into(),
+                replaced_judge_value: None,
+                blind: false,
+            })
+            .unwrap();
+    }
+    let out: Value =
+        serde_json::from_str(&ws.ok(&["estimate", "--alpha", "0.1", "--format", "json"])).unwrap();
+    let e = out
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["classification"] == cls)
+        .unwrap_or_else(|| panic!("{out:#}"));
+    assert_eq!(
+        (e["n"].as_u64(), e["N"].as_u64()),
+        (Some(12), Some(30)),
+        "{e:#}"
+    );
+    let close =
+        |v: &Value, want: f64| assert!((v.as_f64().unwrap() - want).abs() < 1e-9, "{v} vs {want}");
+    close(&e["ppi"]["lambda"], 0.431397306397306);
+    close(&e["ppi"]["estimate"], 0.771569865319865);
+    close(&e["ppi"]["ci"][0], 0.591115962226891);
+    close(&e["ppi"]["ci"][1], 0.95202376841284);
+    close(&e["human_only"]["ci"][0], 0.544393296631066);
+    close(&e["human_only"]["ci"][1], 0.955606703368934);
+    assert_eq!(e["judge"], "awag mode 3 · m");
+    let table = ws.ok(&["estimate"]);
+    assert!(
+        table.contains("classifier right 0.77 on 12 label(s) + 30 judged · no valid interval"),
+        "{table}"
+    );
+    let csv = ws.ok(&["estimate", "--format", "csv"]);
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .starts_with("classification,perspective,judge,persona,n,N,")
+    );
+    let bad = ws.run(&["estimate", "--alpha", "1.5"]);
+    assert_eq!(bad.status.code(), Some(1), "a bad flag is fatal");
+    assert!(text(&bad.stderr).contains("between 0 and 1"), "{bad:?}");
+}

@@ -116,6 +116,12 @@ pub fn ppi_mean_ci(y: &[f64], y_hat: &[f64], y_hat_u: &[f64], alpha: f64) -> Opt
 
 /// Φ⁻¹(p), the standard normal quantile, by Wichura's AS 241 (PPND16):
 /// about 1e-16 relative error on (0, 1). NaN outside (0, 1).
+// The coefficients are written as the algorithm publishes them.
+#[allow(
+    clippy::inconsistent_digit_grouping,
+    clippy::excessive_precision,
+    clippy::unreadable_literal
+)]
 pub fn normal_quantile(p: f64) -> f64 {
     if !(p > 0.0 && p < 1.0) {
         return f64::NAN;

@@ -36,6 +36,10 @@ pub enum Command {
     Label(LabelArgs),
     /// Agreement figures: judge vs human, human vs human, mode vs mode...
     Report(ReportArgs),
+    /// The classifier's accuracy per classification and judge: people's labels
+    /// alone, and prediction-powered (PPI++) from the labels plus the judge's
+    /// verdicts on every combination.
+    Estimate(EstimateArgs),
     /// Write verdicts, labels and failures.
     Export(ExportArgs),
     /// Print exactly what would be sent for one item (no key needed).
@@ -308,6 +312,35 @@ pub struct ReportArgs {
     /// judged, with paired intervals and the human ceiling (table or json).
     #[arg(long)]
     pub rank: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// Error level: the intervals cover the truth with probability 1 − ALPHA.
+    #[arg(long, default_value_t = 0.05, value_parser = alpha_in_unit)]
+    pub alpha: f64,
+    /// One person's labels are the truth (default: the people's majority per
+    /// combination; a tie is left out).
+    #[arg(long)]
+    pub who: Option<String>,
+    #[arg(long, value_enum, default_value_t = EstimateFormat::Table)]
+    pub format: EstimateFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum EstimateFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+fn alpha_in_unit(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!(
+            "{s}: the error level must be a number between 0 and 1 (e.g. 0.05)"
+        )),
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

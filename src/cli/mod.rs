@@ -2,6 +2,7 @@
 
 mod args;
 mod cmd_data;
+mod cmd_estimate;
 mod cmd_export;
 mod cmd_fewshot;
 mod cmd_label;
@@ -99,6 +100,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report(a) => {
             let s = settings(cli.db, Overrides::default())?;
             cmd_report::report(&s, a)
+        }
+        Command::Estimate(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_estimate::estimate(&s, a)
         }
         Command::Export(a) => {
             let s = settings(cli.db, Overrides::default())?;

@@ -4,6 +4,7 @@
 
 pub mod consistency;
 pub mod csv;
+pub mod estimate;
 mod groups;
 pub mod html;
 pub mod paired;

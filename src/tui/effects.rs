@@ -51,8 +51,6 @@ pub struct Executor {
     cancels: HashMap<u64, CancellationToken>,
 }
 
-/// Bootstrap resamples for the agreement view.
-
 /// The request a workbench run sends: its spec built and checked by the
 /// constructor `jury run` uses (other protocols with their defaults — rubric:
 /// relevance and tone; guideline: each conversation's own guidelines), and

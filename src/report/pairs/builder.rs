@@ -266,6 +266,60 @@ impl Builder {
     }
 }
 
+/// What the store holds, reduced to readings for the estimates: every
+/// standing verdict (the latest of each judge per combination and persona)
+/// and every label.
+pub struct Readings {
+    pub verdicts: Vec<StandingVerdict>,
+    pub labels: Vec<LabelReading>,
+}
+
+/// `(judge name, persona, combination, value)`, the judge named as the
+/// report names it.
+pub type StandingVerdict = (Arc<str>, Arc<str>, Arc<ComboKey>, Value);
+
+/// `(persona, combination, who, value)`.
+pub type LabelReading = (Arc<str>, Arc<ComboKey>, Arc<str>, Value);
+
+impl Builder {
+    /// The standing verdicts and the labels (see [`Readings`]).
+    pub fn finish_readings(self) -> Readings {
+        let judge_names = judge_names(&self.judges, &self.strings.names);
+        let mut latest: HashMap<(u32, u32, u32), usize> = HashMap::default();
+        for (i, v) in self.verdicts.iter().enumerate() {
+            latest.insert((v.judge, v.combo, v.persona), i);
+        }
+        let mut standing: Vec<usize> = latest.into_values().collect();
+        standing.sort_unstable();
+        let names = &self.strings.names;
+        let verdicts = standing
+            .into_iter()
+            .map(|i| {
+                let v = &self.verdicts[i];
+                (
+                    judge_names[v.judge as usize].clone(),
+                    names[v.persona as usize].clone(),
+                    self.combos[v.combo as usize].clone(),
+                    v.value,
+                )
+            })
+            .collect();
+        let labels = self
+            .labels
+            .iter()
+            .map(|(c, p, who, value)| {
+                (
+                    names[*p as usize].clone(),
+                    self.combos[*c as usize].clone(),
+                    who.clone(),
+                    *value,
+                )
+            })
+            .collect();
+        Readings { verdicts, labels }
+    }
+}
+
 /// A judge is named by protocol, mode and model; where one of those ran with
 /// several prompt sets, the prompt set is named too, so prompt versions are
 /// never pooled (their delta is the point).

@@ -1,0 +1,21 @@
+//! `jury estimate`: the classifier's accuracy with a valid interval, from the
+//! core's estimates (`report::estimate`), written to stdout.
+
+use super::{EstimateArgs, EstimateFormat, open_store};
+use crate::config::Settings;
+use crate::report::estimate;
+use crate::report::pairs::Builder;
+use std::process::ExitCode;
+
+pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
+    let store = open_store(s)?;
+    let readings = Builder::read(&store)?.finish_readings();
+    let es = estimate::estimates(&readings, a.alpha, a.who.as_deref());
+    let text = match a.format {
+        EstimateFormat::Table => estimate::table(&es),
+        EstimateFormat::Json => serde_json::to_string_pretty(&es)?,
+        EstimateFormat::Csv => estimate::csv(&es),
+    };
+    println!("{text}");
+    Ok(ExitCode::SUCCESS)
+}

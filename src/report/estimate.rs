@@ -1,0 +1,463 @@
+//! `jury estimate`: the classifier's accuracy as people would judge it, per
+//! classification, perspective and judge configuration — from people's
+//! labels alone, and prediction-powered (PPI++, [`crate::analytics::ppi`])
+//! from the labels plus the judge's verdicts on every combination. The
+//! second interval stays valid when the judge is biased, and is narrower
+//! when the judge tracks people.
+//!
+//! Readings (STATISTICS.md): AGREE or Likert ≥ 4 is 1 (the classifier was
+//! right), DISAGREE or Likert ≤ 2 is 0, Likert 3 is undecided. People's
+//! reading of a combination is their majority (one vote per person; a tie
+//! is undecided) or one named person's. Undecided readings are left out and
+//! counted.
+
+use super::pairs::Readings;
+use crate::analytics::ppi::{MeanEstimate, PpiEstimate, classical_mean_ci, ppi_mean_ci};
+use crate::domain::{Agreement, ComboKey, Value};
+use rustc_hash::FxHashMap as HashMap;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What was left out of an estimate, and why.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LeftOut {
+    /// Labelled combinations where people's reading was undecided (a tie,
+    /// or only Likert 3 labels).
+    pub people_undecided: usize,
+    /// Combinations the judge answered with a Likert 3.
+    pub judge_undecided: usize,
+    /// With `--who`: combinations labelled by others but not by that person
+    /// (neither a labelled nor an unlabelled combination for this estimate).
+    pub labelled_by_others: usize,
+}
+
+/// One classification, perspective and judge configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    pub classification: String,
+    pub perspective: String,
+    /// The judge as the report names it (protocol, mode, model, prompt set).
+    pub judge: String,
+    pub persona: String,
+    /// Combinations with both people's and the judge's reading.
+    pub n: usize,
+    /// Combinations with the judge's reading only (no person labelled them).
+    #[serde(rename = "N")]
+    pub big_n: usize,
+    pub alpha: f64,
+    /// The accuracy from people's labels alone.
+    pub human_only: Option<MeanEstimate>,
+    /// The prediction-powered estimate (`None` without unlabelled combinations).
+    pub ppi: Option<PpiEstimate>,
+    /// How many labels the judge's verdicts are worth: the labels-alone
+    /// interval's width over the PPI interval's, squared (1.6: as narrow as
+    /// 1.6× the labels would make it).
+    pub worth_labels: Option<f64>,
+    pub left_out: LeftOut,
+    /// Why the intervals should not be read (they are computed exactly as
+    /// ppi_py computes them all the same): fewer than
+    /// [`MIN_LABELS`] labels, or labels that never vary, where the normal
+    /// approximation both intervals rest on does not hold.
+    pub not_valid: Option<&'static str>,
+    /// The judge's own share of "right" on the unlabelled combinations (no
+    /// estimate of accuracy by itself: shown where nothing else can be).
+    pub judge_alone: Option<f64>,
+}
+
+/// Fewest labels for an interval to be shown as valid: both intervals rest
+/// on a normal approximation, as the agreement figures' bootstrap does (see
+/// `analytics::MIN_PAIRS_FOR_BOOTSTRAP`).
+pub const MIN_LABELS: usize = crate::analytics::MIN_PAIRS_FOR_BOOTSTRAP;
+
+/// The reading of one value: right (1), wrong (0) or undecided.
+fn reading(v: &Value) -> Option<bool> {
+    v.as_agreement().map(|a| a == Agreement::Agree)
+}
+
+/// People's reading of one combination: the majority of each person's
+/// decided reading (`who`: that person's alone). `Err(())`: undecided.
+fn people_reading(labels: &[(&str, Option<bool>)], who: Option<&str>) -> Result<bool, ()> {
+    let mut per_person: BTreeMap<&str, Option<bool>> = BTreeMap::new();
+    for &(person, r) in labels {
+        if who.is_some_and(|w| w != person) {
+            continue;
+        }
+        let slot = per_person.entry(person).or_insert(r);
+        // One person, two readings that differ (labels on two scales):
+        // that person is undecided.
+        if *slot != r {
+            *slot = None;
+        }
+    }
+    let (mut right, mut wrong) = (0, 0);
+    for r in per_person.values().flatten() {
+        if *r {
+            right += 1;
+        } else {
+            wrong += 1;
+        }
+    }
+    match right.cmp(&wrong) {
+        std::cmp::Ordering::Greater => Ok(true),
+        std::cmp::Ordering::Less => Ok(false),
+        std::cmp::Ordering::Equal => Err(()),
+    }
+}
+
+/// Each person's reading of one combination.
+type PersonReadings<'a> = Vec<(&'a str, Option<bool>)>;
+
+/// Every estimate the store's readings support, at level 1 − `alpha`.
+pub fn estimates(readings: &Readings, alpha: f64, who: Option<&str>) -> Vec<Estimate> {
+    // (persona, combination) → every label's (who, reading).
+    let mut labels: HashMap<(&str, &ComboKey), PersonReadings<'_>> = HashMap::default();
+    for (persona, key, person, value) in &readings.labels {
+        labels
+            .entry((persona, key))
+            .or_default()
+            .push((person, reading(value)));
+    }
+    /// (classification, perspective, judge, persona).
+    type Key = (String, String, Arc<str>, Arc<str>);
+    #[derive(Default)]
+    struct Collect {
+        y: Vec<f64>,
+        y_hat: Vec<f64>,
+        y_hat_u: Vec<f64>,
+        left_out: LeftOut,
+    }
+    let mut groups: BTreeMap<Key, Collect> = BTreeMap::new();
+    for (judge, persona, key, value) in &readings.verdicts {
+        let g = groups
+            .entry((
+                key.classification_id.clone(),
+                key.perspective_id.clone(),
+                judge.clone(),
+                persona.clone(),
+            ))
+            .or_default();
+        let Some(j) = reading(value) else {
+            g.left_out.judge_undecided += 1;
+            continue;
+        };
+        let j = f64::from(u8::from(j));
+        match labels.get(&(&**persona, &**key)) {
+            None => g.y_hat_u.push(j),
+            Some(ls) if who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) => {
+                g.left_out.labelled_by_others += 1;
+            }
+            Some(ls) => match people_reading(ls, who) {
+                Ok(p) => {
+                    g.y.push(f64::from(u8::from(p)));
+                    g.y_hat.push(j);
+                }
+                Err(()) => g.left_out.people_undecided += 1,
+            },
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((classification, perspective, judge, persona), c)| {
+            let human_only = classical_mean_ci(&c.y, alpha);
+            let ppi = ppi_mean_ci(&c.y, &c.y_hat, &c.y_hat_u, alpha);
+            let width = |ci: [f64; 2]| ci[1] - ci[0];
+            let worth_labels = match (&human_only, &ppi) {
+                (Some(h), Some(p)) if width(p.ci) > 0.0 => {
+                    Some((width(h.ci) / width(p.ci)).powi(2))
+                }
+                _ => None,
+            };
+            let varies = c.y.iter().any(|&v| v != c.y[0]);
+            let not_valid = if c.y.is_empty() {
+                Some("no person labelled these combinations")
+            } else if c.y.len() < MIN_LABELS {
+                Some("fewer than 30 labels: the normal approximation the intervals rest on does not hold")
+            } else if !varies {
+                Some("the labels never vary: the intervals collapse to a point")
+            } else {
+                None
+            };
+            let judge_alone = (!c.y_hat_u.is_empty())
+                .then(|| c.y_hat_u.iter().sum::<f64>() / c.y_hat_u.len() as f64);
+            Estimate {
+                classification,
+                perspective,
+                judge: judge.to_string(),
+                persona: persona.to_string(),
+                n: c.y.len(),
+                big_n: c.y_hat_u.len(),
+                alpha,
+                human_only,
+                ppi,
+                worth_labels,
+                left_out: c.left_out,
+                not_valid,
+                judge_alone,
+            }
+        })
+        .collect()
+}
+
+fn pct(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+fn ci(c: [f64; 2]) -> String {
+    format!("[{}, {}]", pct(c[0]), pct(c[1]))
+}
+
+/// The one line a researcher quotes, e.g. "urgency: classifier right 0.69
+/// [0.60, 0.78] · judge on 400 + 80 labels · labels alone [0.59, 0.79]".
+pub fn headline(e: &Estimate) -> String {
+    if e.n == 0 {
+        return format!(
+            "{}: no person labelled it{} — label a random sample to estimate the accuracy",
+            e.classification,
+            e.judge_alone.map_or(String::new(), |j| format!(
+                " (the judge alone reads {} right on {})",
+                pct(j),
+                e.big_n
+            ))
+        );
+    }
+    if e.not_valid.is_some() {
+        let point = e
+            .ppi
+            .map(|p| p.estimate)
+            .or(e.human_only.map(|h| h.estimate));
+        return format!(
+            "{}: classifier right {} on {} label(s) + {} judged · no valid interval: {}",
+            e.classification,
+            point.map_or("–".into(), pct),
+            e.n,
+            e.big_n,
+            e.not_valid.unwrap_or_default()
+        );
+    }
+    let labels_alone = e.human_only.map_or("no decided label".into(), |h| {
+        format!("labels alone {}", ci(h.ci))
+    });
+    match &e.ppi {
+        Some(p) => format!(
+            "{}: classifier right {} {} · judge on {} + {} labels · {labels_alone}",
+            e.classification,
+            pct(p.estimate),
+            ci(p.ci),
+            e.big_n,
+            e.n
+        ),
+        None => format!(
+            "{}: {labels_alone} on {} label(s) (the judge judged nothing unlabelled)",
+            e.classification, e.n
+        ),
+    }
+}
+
+/// Table lines: per estimate a heading and its figures.
+pub fn table(es: &[Estimate]) -> String {
+    if es.is_empty() {
+        return "nothing to estimate yet: the estimate needs a judge's verdicts and people's labels on the same classification (jury run, jury label or the workbench)".into();
+    }
+    let level = es.first().map_or(95.0, |e| (1.0 - e.alpha) * 100.0);
+    let mut out = vec![format!(
+        "the classifier's accuracy as people would judge it ({level:.0} % intervals; PPI++ = people's labels plus the judge's verdicts on every combination)"
+    )];
+    for e in es {
+        out.push(String::new());
+        out.push(format!(
+            "{} · {} · {} as {}",
+            crate::sanitize::one_line(&e.classification, 30),
+            crate::sanitize::one_line(&e.perspective, 30),
+            crate::sanitize::one_line(&e.judge, 50),
+            crate::sanitize::one_line(&e.persona, 20),
+        ));
+        out.push(format!(
+            "   {}",
+            crate::sanitize::one_line(&headline(e), 300)
+        ));
+        let mut rest = Vec::new();
+        if let Some(p) = &e.ppi {
+            rest.push(format!("λ {:.2}", p.lambda));
+        }
+        if let (Some(w), None) = (e.worth_labels, e.not_valid) {
+            rest.push(format!("the judge's verdicts worth {w:.1}× the labels"));
+        }
+        let l = &e.left_out;
+        if l.people_undecided + l.judge_undecided + l.labelled_by_others > 0 {
+            rest.push(format!(
+                "left out: {} people-undecided, {} judge-undecided (Likert 3), {} labelled by others",
+                l.people_undecided, l.judge_undecided, l.labelled_by_others
+            ));
+        }
+        if !rest.is_empty() {
+            out.push(format!("   {}", rest.join(" · ")));
+        }
+    }
+    out.push(String::new());
+    out.push(
+        "Valid only if the labelled combinations are a random sample of all of them: labels a person \
+chose (the disagreement-first queue, a search, a filter) can bias both intervals."
+            .into(),
+    );
+    out.join("\n")
+}
+
+/// CSV rows (one per estimate), untrusted names neutralised.
+pub fn csv(es: &[Estimate]) -> String {
+    let t = super::csv::text;
+    let f = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let mut out = vec![
+        "classification,perspective,judge,persona,n,N,alpha,human_only,human_only_lo,human_only_hi,ppi,ppi_lo,ppi_hi,lambda,worth_labels,people_undecided,judge_undecided,labelled_by_others,not_valid"
+            .to_string(),
+    ];
+    for e in es {
+        let h = e.human_only;
+        let p = e.ppi;
+        out.push(
+            [
+                t(&e.classification),
+                t(&e.perspective),
+                t(&e.judge),
+                t(&e.persona),
+                e.n.to_string(),
+                e.big_n.to_string(),
+                e.alpha.to_string(),
+                f(h.map(|h| h.estimate)),
+                f(h.map(|h| h.ci[0])),
+                f(h.map(|h| h.ci[1])),
+                f(p.map(|p| p.estimate)),
+                f(p.map(|p| p.ci[0])),
+                f(p.map(|p| p.ci[1])),
+                f(p.map(|p| p.lambda)),
+                f(e.worth_labels),
+                e.left_out.people_undecided.to_string(),
+                e.left_out.judge_undecided.to_string(),
+                e.left_out.labelled_by_others.to_string(),
+                t(e.not_valid.unwrap_or_default()),
+            ]
+            .join(","),
+        );
+    }
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Agreement::*;
+
+    fn key(item: usize) -> Arc<ComboKey> {
+        Arc::new(ComboKey::new(&format!("i{item}"), "urgency", "p"))
+    }
+
+    /// The STATISTICS.md fixture as a store would hold it: 12 labelled
+    /// combinations (one person each) and 30 the judge alone read.
+    fn fixture() -> Readings {
+        let y = [1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1];
+        let yh = [1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1];
+        let yu = [
+            1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1,
+            1,
+        ];
+        let ag = |b: u8| Value::Agreement(if b == 1 { Agree } else { Disagree });
+        let judge: Arc<str> = Arc::from("awag mode 3 · m");
+        let persona: Arc<str> = Arc::from("kenton");
+        let mut verdicts = Vec::new();
+        let mut labels = Vec::new();
+        for (i, (&a, &b)) in y.iter().zip(&yh).enumerate() {
+            verdicts.push((judge.clone(), persona.clone(), key(i), ag(b)));
+            labels.push((persona.clone(), key(i), Arc::from("alice"), ag(a)));
+        }
+        for (i, &b) in yu.iter().enumerate() {
+            verdicts.push((judge.clone(), persona.clone(), key(100 + i), ag(b)));
+        }
+        Readings { verdicts, labels }
+    }
+
+    #[test]
+    fn the_store_shaped_fixture_gives_ppi_pythons_numbers() {
+        let es = estimates(&fixture(), 0.1, None);
+        assert_eq!(es.len(), 1);
+        let e = &es[0];
+        assert_eq!((e.n, e.big_n), (12, 30));
+        let p = e.ppi.unwrap();
+        assert!((p.lambda - 0.431397306397306).abs() < 1e-9);
+        assert!((p.estimate - 0.771569865319865).abs() < 1e-9);
+        assert!((p.ci[0] - 0.591115962226891).abs() < 1e-9);
+        let h = e.human_only.unwrap();
+        assert!((h.ci[0] - 0.544393296631066).abs() < 1e-9);
+        assert!(e.worth_labels.unwrap() > 1.0);
+        // Twelve labels: the numbers are ppi_py's, but not shown as valid.
+        assert!(e.not_valid.is_some_and(|w| w.contains("fewer than 30")));
+        assert!(
+            headline(e).starts_with(
+                "urgency: classifier right 0.77 on 12 label(s) + 30 judged · no valid interval"
+            ),
+            "{}",
+            headline(e)
+        );
+    }
+
+    #[test]
+    fn people_disagreeing_and_undecided_readings_are_left_out_and_counted() {
+        let mut r = fixture();
+        // A second person on item 0 who disagrees with alice: a tie.
+        r.labels.push((
+            Arc::from("kenton"),
+            key(0),
+            Arc::from("bob"),
+            Value::Agreement(Disagree),
+        ));
+        // A Likert 3 verdict.
+        r.verdicts.push((
+            Arc::from("awag mode 3 · m"),
+            Arc::from("kenton"),
+            key(500),
+            Value::Likert(3),
+        ));
+        let e = &estimates(&r, 0.05, None)[0];
+        assert_eq!(e.n, 11);
+        assert_eq!(e.left_out.people_undecided, 1);
+        assert_eq!(e.left_out.judge_undecided, 1);
+        // One person named: bob labelled one combination; alice's eleven
+        // others are labelled by others, not unlabelled.
+        let e = &estimates(&r, 0.05, Some("bob"))[0];
+        assert_eq!((e.n, e.big_n), (1, 30));
+        assert_eq!(e.left_out.labelled_by_others, 11);
+    }
+
+    #[test]
+    fn enough_varying_labels_give_the_quotable_line() {
+        let mut r = fixture();
+        let (verdicts, labels) = (r.verdicts.clone(), r.labels.clone());
+        // The twelve labelled combinations three times over (new items).
+        for copy in 1..3 {
+            let re = |k: &Arc<ComboKey>| {
+                Arc::new(ComboKey::new(
+                    &format!("{}-{copy}", k.item_id),
+                    "urgency",
+                    "p",
+                ))
+            };
+            r.verdicts.extend(
+                verdicts
+                    .iter()
+                    .take(12)
+                    .map(|(j, p, k, v)| (j.clone(), p.clone(), re(k), *v)),
+            );
+            r.labels.extend(
+                labels
+                    .iter()
+                    .map(|(p, k, w, v)| (p.clone(), re(k), w.clone(), *v)),
+            );
+        }
+        let e = &estimates(&r, 0.05, None)[0];
+        assert_eq!((e.n, e.big_n, e.not_valid), (36, 30, None));
+        let line = headline(e);
+        assert!(
+            line.contains("· judge on 30 + 36 labels · labels alone ["),
+            "{line}"
+        );
+    }
+}
