@@ -26,6 +26,7 @@ mod interval;
 mod kappa;
 mod ledger;
 pub mod ppi;
+pub mod trust;
 // The generators live in the crate's one home of randomness.
 use crate::rng;
 mod spearman;
