@@ -378,6 +378,19 @@ pub mod drive {
     pub fn retrying(reason: &str) -> String {
         format!("retrying: {reason}")
     }
+    pub fn store_waiting(waited: std::time::Duration) -> String {
+        format!(
+            "waiting for the store: another process holds its write lock ({} s so far); the answers that arrived are kept and written once it is free",
+            waited.as_secs()
+        )
+    }
+    pub fn claimed_elsewhere(skipped: u64, runs: &[i64]) -> String {
+        let runs: Vec<String> = runs.iter().map(|r| r.to_string()).collect();
+        format!(
+            "{skipped} combination(s) skipped: run {} (still running) is judging them; `--resume` once it ends picks up what it leaves",
+            runs.join(", ")
+        )
+    }
     pub fn see_failures(run_id: i64) -> String {
         format!("see the failures with: jury failures {run_id}")
     }

@@ -310,6 +310,21 @@ impl Store {
         }
     }
 
+    /// One write statement in a transaction of its own, begun IMMEDIATE:
+    /// it takes the write lock up front, waiting the busy timeout for it,
+    /// and a refusal says how long it waited. Inside
+    /// [`Store::in_one_transaction`] it joins that transaction.
+    fn write_one(&mut self, sql: &str, p: impl rusqlite::Params) -> Result<usize> {
+        if self.grouped {
+            return Ok(self.conn.execute(sql, p)?);
+        }
+        let wait = self.busy_timeout;
+        let tx = self.immediate()?;
+        let n = tx.execute(sql, p)?;
+        tx.commit().map_err(|e| with_wait(e.into(), wait))?;
+        Ok(n)
+    }
+
     fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>> {
         self.before_write()?;
         let wait = self.busy_timeout;

@@ -116,8 +116,7 @@ impl Store {
 
     /// Tells other processes the run is still alive.
     pub fn heartbeat(&mut self, run_id: i64) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        self.write_one(
             "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'",
             params![run_id, now()],
         )?;
@@ -127,8 +126,7 @@ impl Store {
     /// Ends a run. The note is the run's own: one left by another process
     /// that took the run for dead is replaced, as is its status.
     pub fn finish_run(&mut self, run_id: i64, status: RunStatus, note: Option<&str>) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        self.write_one(
             "UPDATE runs SET status = ?2, finished_at = ?3, note = ?4 WHERE id = ?1",
             params![run_id, status.as_str(), now(), note],
         )?;
@@ -142,9 +140,8 @@ impl Store {
         usage: Option<Usage>,
         cost_usd: Option<f64>,
     ) -> Result<()> {
-        self.before_write()?;
         let u = usage.unwrap_or_default();
-        self.conn.execute(
+        self.write_one(
             "UPDATE runs SET requests = requests + 1,
                usage_unknown = usage_unknown + ?5,
                prompt_tokens = prompt_tokens + ?2, completion_tokens = completion_tokens + ?3,
@@ -165,8 +162,7 @@ impl Store {
 
     /// Records how the run's structured answers were asked for and came back.
     pub fn set_run_structured(&mut self, run_id: i64, structured: &str) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        self.write_one(
             "UPDATE runs SET structured = ?2 WHERE id = ?1",
             params![run_id, structured],
         )?;
@@ -192,8 +188,7 @@ impl Store {
         structured: &str,
         detail: &str,
     ) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        self.write_one(
             "INSERT INTO endpoint_paths (endpoint, model, structured, detail, probed_at)
              VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (endpoint, model) DO UPDATE SET structured = ?3, detail = ?4, probed_at = ?5",
@@ -256,10 +251,9 @@ impl Store {
             if except.contains(&id) || !owner.is_gone(at, &host, pid_alive) {
                 continue;
             }
-            self.before_write()?;
             // The heartbeat is checked again in the update: the owner may
             // have beaten since it was read.
-            n += self.conn.execute(
+            n += self.write_one(
                 "UPDATE runs SET status = 'failed', note = ?2, finished_at = ?3
                  WHERE id = ?1 AND status = 'running' AND heartbeat_at IS ?4",
                 params![id, INTERRUPTED_NOTE, now(), owner.heartbeat_at],
