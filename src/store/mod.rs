@@ -1,6 +1,7 @@
 //! The SQLite store (WAL). Every verdict, failure and label is committed the
 //! moment it arrives, so a crash loses nothing already reported as saved.
 
+mod claims;
 mod create;
 mod error;
 mod files;
@@ -14,6 +15,7 @@ mod sessions;
 mod splits;
 mod verdicts;
 
+pub use claims::Claimed;
 pub use error::{Result, StoreError};
 pub use files::{is_own_file, write_atomically};
 pub use items::{LabelCounts, UpsertCounts};

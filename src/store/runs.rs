@@ -126,10 +126,14 @@ impl Store {
     /// Ends a run. The note is the run's own: one left by another process
     /// that took the run for dead is replaced, as is its status.
     pub fn finish_run(&mut self, run_id: i64, status: RunStatus, note: Option<&str>) -> Result<()> {
-        self.write_one(
+        // Its claims go with it: what it did not judge is free for others.
+        let tx = self.immediate()?;
+        tx.execute(
             "UPDATE runs SET status = ?2, finished_at = ?3, note = ?4 WHERE id = ?1",
             params![run_id, status.as_str(), now(), note],
         )?;
+        super::claims::release_tx(&tx, run_id)?;
+        tx.commit()?;
         Ok(())
     }
 
@@ -218,23 +222,7 @@ impl Store {
 
     /// Who owns each run still marked running.
     pub fn running_owners(&self) -> Result<Vec<(i64, RunOwner)>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM runs WHERE status = 'running' ORDER BY id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                RunOwner {
-                    pid: r
-                        .get::<_, Option<i64>>(1)?
-                        .and_then(|p| u32::try_from(p).ok()),
-                    host: r.get(2)?,
-                    heartbeat_at: r.get(3)?,
-                    created_at: r.get(4)?,
-                },
-            ))
-        })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        running_owners_on(&self.conn)
     }
 
     /// Runs left `running` by a process that is gone (see [`RunOwner::is_gone`]):
@@ -261,6 +249,28 @@ impl Store {
         }
         Ok(n)
     }
+}
+
+/// Who owns each run still marked running, read on `conn` (inside a
+/// transaction when the answer must hold until it commits).
+pub(super) fn running_owners_on(conn: &rusqlite::Connection) -> Result<Vec<(i64, RunOwner)>> {
+    let mut stmt = conn.prepare(
+            "SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM runs WHERE status = 'running' ORDER BY id",
+        )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            RunOwner {
+                pid: r
+                    .get::<_, Option<i64>>(1)?
+                    .and_then(|p| u32::try_from(p).ok()),
+                host: r.get(2)?,
+                heartbeat_at: r.get(3)?,
+                created_at: r.get(4)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
 fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
