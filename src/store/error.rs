@@ -54,6 +54,11 @@ pub enum StoreError {
         seed: i64,
         made: String,
     },
+    /// An undo found the label changed since the change it would revert.
+    #[error("{}", label_changed(current.as_deref()))]
+    LabelChanged {
+        current: Option<Box<crate::domain::Label>>,
+    },
     #[error("database error: {0}")]
     Sql(rusqlite::Error),
 }
@@ -72,6 +77,27 @@ impl From<rusqlite::Error> for StoreError {
             };
         }
         StoreError::Sql(e)
+    }
+}
+
+/// "not undone: the label changed since …", saying what it is now.
+fn label_changed(current: Option<&crate::domain::Label>) -> String {
+    match current {
+        None => "not undone: the label was removed since (by another process); nothing was changed"
+            .into(),
+        Some(l) => {
+            let mut s = format!(
+                "not undone: the label changed since (now {} by {}, {})",
+                l.value.as_text(),
+                l.who,
+                l.created_at
+            );
+            if !l.note.is_empty() {
+                s.push_str(&format!(", note \"{}\"", l.note));
+            }
+            s.push_str("); nothing was changed");
+            s
+        }
     }
 }
 

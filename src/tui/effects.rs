@@ -373,6 +373,23 @@ fn label_writer(
             LabelJob::Session { who, state } => s.save_workbench_session(who, state),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
+        if let (
+            LabelJob::Undo { req, .. },
+            Err(crate::store::StoreError::LabelChanged { current }),
+        ) = (&job, &result)
+        {
+            let why = result
+                .as_ref()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            let _ = reply.send(Msg::UndoRefused {
+                req: *req,
+                current: current.as_deref().cloned(),
+                why,
+            });
+            continue;
+        }
         let result = result.map_err(|e| e.to_string());
         // A kept session is answered only when it failed.
         if matches!(job, LabelJob::Session { .. }) && result.is_ok() {

@@ -31,6 +31,13 @@ pub enum Msg {
         req: u64,
         result: Result<(), String>,
     },
+    /// The undo `req` was refused: the label changed since the change it
+    /// would revert (`current`: the label the store holds now, if any).
+    UndoRefused {
+        req: u64,
+        current: Option<Label>,
+        why: String,
+    },
     RunsLoaded(Result<(Vec<Run>, Vec<Failure>), String>),
     /// What the planned runs would send. `started` is the run (tag) that was
     /// asked to start and did not, because nothing was missing.
