@@ -164,7 +164,14 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
         })?,
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            write_export(&store, a.format, &mut out)?;
+            let written = write_export(&store, a.format, &mut out)
+                .and_then(|()| out.flush().map_err(anyhow::Error::from));
+            if let Err(e) = written {
+                match e.downcast_ref::<std::io::Error>() {
+                    Some(io) => super::stdout_failed(io),
+                    None => return Err(e),
+                }
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

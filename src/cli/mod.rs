@@ -1,5 +1,24 @@
 //! The command line: a thin front end over the library.
 
+// Standard output that cannot be written (`> /dev/full`, a full disk) is a
+// clear error and exit 1, not std's panic: every `println!` and `print!` of
+// the command line goes through [`out`] (these shadow std's in this module
+// and the ones below it).
+macro_rules! println {
+    () => {
+        $crate::cli::out(format_args!("\n"))
+    };
+    ($($t:tt)*) => {
+        $crate::cli::out(format_args!("{}\n", format_args!($($t)*)))
+    };
+}
+#[allow(unused_macros)] // kept so a future `print!` cannot bypass `out`
+macro_rules! print {
+    ($($t:tt)*) => {
+        $crate::cli::out(format_args!($($t)*))
+    };
+}
+
 mod args;
 mod cmd_data;
 mod cmd_export;
@@ -30,11 +49,21 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            if let Err(w) = e.print()
+                && !e.use_stderr()
+            {
+                // `jury --help > /dev/full`: the help was not written.
+                stdout_failed(&w);
+            }
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
-    match dispatch(cli) {
+    let ended = dispatch(cli);
+    // What is still buffered must reach its reader too, or exit 1.
+    if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
+        stdout_failed(&e);
+    }
+    match ended {
         Ok(code) => code,
         Err(e) => {
             // Errors may quote untrusted text (file contents, server bodies).
@@ -131,6 +160,29 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(a) => doctor::doctor(cli.db, a),
         Command::DemoJudge(a) => cmd_run::demo_judge(a),
     }
+}
+
+/// Writes to standard output; a write that fails ends the process (see
+/// [`stdout_failed`]).
+pub(crate) fn out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        stdout_failed(&e);
+    }
+}
+
+/// Standard output failed: a reader that went away (`| head -1`) ends the
+/// command quietly, as Unix tools do; anything else (a full disk,
+/// `/dev/full`) is a clear error and exit 1.
+pub(crate) fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!(
+        "{}",
+        strings::fatal(&strings::stdout_failed(&e.to_string()))
+    );
+    std::process::exit(1);
 }
 
 /// `jury list items | head` should end quietly like any Unix tool, not panic

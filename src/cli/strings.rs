@@ -583,3 +583,7 @@ mod tests {
         );
     }
 }
+
+pub fn stdout_failed(why: &str) -> String {
+    format!("cannot write to standard output: {why}; the output is incomplete")
+}
