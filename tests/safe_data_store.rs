@@ -312,3 +312,115 @@ fn a_read_only_directory_reads_and_refuses_writes_with_path_and_cause() {
         "{err}"
     );
 }
+
+/// Runs `cmd` to its end, failing the test (and killing it) if it has not
+/// ended within a minute: a read of a FIFO would block for ever.
+fn bounded(mut cmd: std::process::Command) -> std::process::Output {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn jury");
+    for _ in 0..1200 {
+        if child.try_wait().expect("try_wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    panic!("{cmd:?} blocked (a FIFO read?)");
+}
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.to_str().expect("utf-8")).expect("path");
+    // SAFETY: a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
+/// Anything that is not a regular file is refused by name, never opened as
+/// a store, read as config or input, or waited on: a device as the store
+/// (`/dev/null` is not "an empty store file"), a FIFO as the store (for
+/// every command and `doctor`), as `config.toml`, `prices.toml`,
+/// `claims.toml` or an import input.
+#[test]
+fn a_device_or_fifo_is_refused_by_name_and_never_blocks() {
+    let ws = seeded();
+    let out = bounded({
+        let mut c = ws.cmd();
+        c.args(["--db", "/dev/null", "list", "items"]);
+        c
+    });
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("/dev/null is a character device") && !err.contains("delete the empty file"),
+        "{err}"
+    );
+
+    let fifo = ws.path("fifo.db");
+    mkfifo(&fifo);
+    for args in [&["list", "items"][..], &["doctor", "--skip-endpoint"]] {
+        let out = bounded({
+            let mut c = ws.cmd();
+            c.arg("--db").arg(&fifo).args(args);
+            c
+        });
+        let said = text(&out.stderr) + &text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {said}");
+        assert!(said.contains("fifo.db is a FIFO"), "{args:?}: {said}");
+    }
+
+    let config = ws.path("config-fifo.toml");
+    mkfifo(&config);
+    let out = bounded({
+        let mut c = ws.cmd();
+        c.env("JURY_CONFIG", &config).args(["list", "items"]);
+        c
+    });
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("config-fifo.toml") && err.contains("FIFO"),
+        "{err}"
+    );
+
+    let input = ws.path("items.jsonl");
+    mkfifo(&input);
+    let out = bounded({
+        let mut c = ws.cmd();
+        c.arg("import").arg(&input);
+        c
+    });
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("items.jsonl") && err.contains("FIFO"), "{err}");
+
+    let dir = ws.path("xdg-config").join("jury");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    mkfifo(&dir.join("prices.toml"));
+    let out = bounded({
+        let mut c = ws.cmd();
+        c.env("OPENAI_BASE_URL", "http://127.0.0.1:9").args([
+            "run",
+            "--mode",
+            "2",
+            "--persona",
+            "kenton",
+            "--perspective",
+            "classification",
+        ]);
+        c
+    });
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("prices.toml") && err.contains("FIFO"), "{err}");
+
+    mkfifo(&dir.join("claims.toml"));
+    let (claims, warning) = jury::tui::claims::load(Some(&dir));
+    assert!(claims.is_empty());
+    let warning = warning.expect("a warning naming the file");
+    assert!(
+        warning.contains("claims.toml") && warning.contains("FIFO"),
+        "{warning}"
+    );
+}

@@ -14,6 +14,11 @@ pub enum StoreError {
     )]
     EmptyFile { path: PathBuf },
     #[error(
+        "{path} is {kind}, not a jury store: a store is a regular file. Pass the path of a store, or a path that \
+         does not exist yet for a new one (--db)"
+    )]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error(
         "{path} does not exist but {path}-wal does and holds data: a new store would replay another database's log. \
          Restore the store file from a copy, or move the -wal away to start a new workspace"
     )]

@@ -97,6 +97,12 @@ impl Store {
         }
         match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => create::create_new(path),
+            // SQLite would block on a FIFO for ever, and take a device
+            // (`/dev/null`) for an empty file: only a regular file is a store.
+            Ok(m) if !m.is_file() => Err(StoreError::NotAFile {
+                path: path.to_path_buf(),
+                kind: crate::readfile::kind_of(m.file_type()),
+            }),
             Ok(m) if m.len() == 0 && !create::wal_has_content(path) => Err(StoreError::EmptyFile {
                 path: path.to_path_buf(),
             }),

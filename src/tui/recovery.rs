@@ -16,7 +16,7 @@ pub fn path_for(db: &Path) -> PathBuf {
 /// The labels kept in `path` (none when there is no file) and how many lines
 /// could not be read.
 pub fn read(path: &Path) -> std::io::Result<(Vec<Label>, usize)> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::readfile::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
         Err(e) => return Err(e),
