@@ -424,3 +424,114 @@ fn a_device_or_fifo_is_refused_by_name_and_never_blocks() {
         "{warning}"
     );
 }
+
+/// The temporary files beside `target` (`.NAME.jury-tmp-PID-NANOS`).
+fn temporaries(target: &Path) -> Vec<String> {
+    let name = target.file_name().and_then(|n| n.to_str()).expect("name");
+    let prefix = format!(".{name}.jury-tmp-");
+    std::fs::read_dir(target.parent().expect("dir"))
+        .expect("read dir")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(String::from))
+        .filter(|n| n.starts_with(&prefix))
+        .collect()
+}
+
+/// Every file jury keeps beside the store is refused as `--out` (the labels
+/// kept for replay, as the store and its -wal); an export ended by SIGTERM
+/// removes its temporary file, and a stale one left by SIGKILL is removed
+/// by the next export to the same place (one of a live process is not).
+#[test]
+fn exports_never_replace_jurys_files_nor_leave_temporaries() {
+    let ws = seeded();
+    let kept = ws.path("jury.db.unsaved-labels.jsonl");
+    std::fs::write(&kept, "{\"kept\":true}\n").expect("write");
+    for cmd in ["export", "report"] {
+        let out = ws.run(&[cmd, "--out", kept.to_str().expect("utf-8")]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{cmd}: {err}");
+        assert!(err.contains("refusing"), "{cmd}: {err}");
+        assert_eq!(digest(&kept), b"{\"kept\":true}\n", "{cmd}");
+    }
+
+    let big = common::generated_workspace(10_000, 3);
+    let mut labels = String::new();
+    for i in 0..10_000 {
+        for (c, _) in common::CLASSES.iter() {
+            labels.push_str(
+                &serde_json::json!({"itemId": format!("g-{i:06}"), "classificationId": c,
+                    "perspectiveId": "classification", "personaId": "tester", "value": 1 + i % 5,
+                    "createdAt": "2026-01-02T03:04:05Z"})
+                .to_string(),
+            );
+            labels.push('\n');
+        }
+    }
+    let lf = big.write("labels.jsonl", labels);
+    big.ok(&["import", lf.to_str().expect("utf-8")]);
+    let target = big.path("export.jsonl");
+    std::fs::write(&target, "the previous export\n").expect("write");
+    // SIGTERM while the temporary file is being written (seen beside the
+    // target); an export that ends before it is seen is tried again.
+    let mut caught = 0;
+    for _ in 0..5 {
+        let mut child = big
+            .cmd()
+            .args(["export", "--format", "jsonl", "--out"])
+            .arg(&target)
+            .spawn()
+            .expect("spawn");
+        let mut seen = false;
+        for _ in 0..5000 {
+            if child.try_wait().expect("try_wait").is_some() {
+                break;
+            }
+            if !temporaries(&target).is_empty() {
+                seen = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        if seen {
+            // SAFETY: SIGTERM to our own child, not yet reaped.
+            unsafe {
+                libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+            }
+        }
+        let status = child.wait().expect("wait");
+        assert_eq!(temporaries(&target), Vec::<String>::new(), "{status:?}");
+        if seen && !status.success() {
+            caught += 1;
+            assert_eq!(digest(&target), b"the previous export\n");
+        }
+        std::fs::write(&target, "the previous export\n").expect("write");
+    }
+    assert!(caught > 0, "no export was caught while writing");
+
+    // What a SIGKILL leaves: a temporary of a process that is gone.
+    let dead = {
+        let mut c = std::process::Command::new("true").spawn().expect("true");
+        let pid = c.id();
+        c.wait().expect("reap");
+        pid
+    };
+    let stale = big.path(&format!(".export.jsonl.jury-tmp-{dead}-12345"));
+    std::fs::write(&stale, "half an export").expect("write");
+    let live = big.path(&format!(
+        ".export.jsonl.jury-tmp-{}-6789",
+        std::process::id()
+    ));
+    std::fs::write(&live, "another export under way").expect("write");
+    big.ok(&[
+        "export",
+        "--format",
+        "jsonl",
+        "--out",
+        target.to_str().expect("utf-8"),
+    ]);
+    assert!(!stale.exists(), "the stale temporary file is removed");
+    assert!(
+        live.exists(),
+        "a live process's temporary file is left alone"
+    );
+}

@@ -152,6 +152,9 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
     {
         anyhow::bail!(say::out_is_store(&p.display().to_string()));
     }
+    if a.out.is_some() {
+        super::remove_temporaries_on_signal();
+    }
     let store = open_store(s)?;
     match &a.out {
         // Written beside the target and renamed over it when complete: a

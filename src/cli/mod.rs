@@ -185,6 +185,43 @@ pub(crate) fn stdout_failed(e: &std::io::Error) -> ! {
     std::process::exit(1);
 }
 
+/// For a command that writes a file through a temporary one beside it: a
+/// SIGTERM, SIGINT or SIGHUP removes the temporary file before the process
+/// ends on it as it would have. The signals are blocked here (threads made
+/// later inherit that) and taken by one thread of ours, which cleans up,
+/// then lets the signal do what it does by default.
+fn remove_temporaries_on_signal() {
+    #[cfg(unix)]
+    // SAFETY: the signal set is a local initialised by sigemptyset before
+    // use; blocking signals and waiting for them have no other preconditions.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let waiting = std::thread::Builder::new()
+            .name("jury-signals".into())
+            .spawn(move || {
+                let mut sig = 0;
+                if libc::sigwait(&set, &mut sig) != 0 {
+                    return;
+                }
+                crate::store::remove_temporaries();
+                libc::signal(sig, libc::SIG_DFL);
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+                libc::raise(sig);
+            });
+        if waiting.is_err() {
+            // No thread to take them: the signals act as before.
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        }
+    }
+}
+
 /// `jury list items | head` should end quietly like any Unix tool, not panic
 /// on the closed pipe: restore the default SIGPIPE action Rust turns off.
 fn restore_sigpipe() {

@@ -108,7 +108,7 @@ pub mod split {
 pub mod report {
     pub fn out_is_store(path: &str) -> String {
         format!(
-            "refusing to write the report to {path}: that is the store itself (or its -wal/-shm); choose another --out path"
+            "refusing to write the report to {path}: that is the store or a file jury keeps beside it (-wal, -shm, the labels kept for replay); choose another --out path"
         )
     }
     pub fn cannot_write(path: &str, why: &str) -> String {
@@ -251,7 +251,7 @@ pub mod failures {
 pub mod export {
     pub fn out_is_store(path: &str) -> String {
         format!(
-            "refusing to export to {path}: that is the store itself (or its -wal/-shm); choose another --out path"
+            "refusing to export to {path}: that is the store or a file jury keeps beside it (-wal, -shm, the labels kept for replay); choose another --out path"
         )
     }
     pub fn cannot_write(path: &str, why: &str) -> String {

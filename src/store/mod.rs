@@ -17,7 +17,7 @@ mod verdicts;
 
 pub use claims::Claimed;
 pub use error::{Result, StoreError};
-pub use files::{is_own_file, write_atomically};
+pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_atomically};
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::LabelRow;

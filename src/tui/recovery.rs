@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// The recovery file of the store at `db` (beside it, so each workspace has its own).
 pub fn path_for(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_owned();
-    name.push(".unsaved-labels.jsonl");
+    name.push(crate::store::UNSAVED_LABELS_SUFFIX);
     PathBuf::from(name)
 }
 
