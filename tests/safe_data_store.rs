@@ -535,3 +535,59 @@ fn exports_never_replace_jurys_files_nor_leave_temporaries() {
         "a live process's temporary file is left alone"
     );
 }
+
+/// A full disk under the store: reading commands still read (the store is
+/// opened for reading when there is no room for its -shm), and a write says
+/// the disk is full instead of "disk I/O error". It needs a small file
+/// system of its own: a tmpfs in a private mount namespace (`unshare -rm`);
+/// where none can be made the test says so and checks nothing else.
+#[test]
+fn a_full_disk_says_so_and_reads_still_work() {
+    let private = std::process::Command::new("unshare")
+        .args(["-rm", "true"])
+        .stderr(std::process::Stdio::null())
+        .status();
+    if !private.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no private mount namespace here (unshare -rm) for a small tmpfs");
+        return;
+    }
+    let ws = Workspace::new();
+    let small = ws.path("small");
+    std::fs::create_dir(&small).expect("mkdir");
+    let script = r#"
+        set -e
+        mount -t tmpfs -o size=2m tmpfs "$SMALL"
+        "$JURY" --db "$SMALL/j.db" import "$SAMPLE" > /dev/null
+        dd if=/dev/zero of="$SMALL/fill" bs=4k 2> /dev/null || true
+        set +e
+        "$JURY" --db "$SMALL/j.db" list items > "$OUT/list.out" 2> "$OUT/list.err"; echo $? > "$OUT/list.rc"
+        "$JURY" --db "$SMALL/j.db" report > /dev/null 2> "$OUT/report.err"; echo $? > "$OUT/report.rc"
+        "$JURY" --db "$SMALL/j.db" label k-001 urgency 3 --persona kenton > /dev/null 2> "$OUT/label.err"; echo $? > "$OUT/label.rc"
+    "#;
+    let mut cmd = std::process::Command::new("unshare");
+    cmd.args(["-rm", "sh", "-c", script]);
+    for (k, v) in ws.cmd().get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    let out = cmd
+        .env("SMALL", &small)
+        .env("OUT", ws.dir.path())
+        .env("JURY", env!("CARGO_BIN_EXE_jury"))
+        .env("SAMPLE", common::sample_data())
+        .output()
+        .expect("unshare");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let read = |name: &str| std::fs::read_to_string(ws.path(name)).expect(name);
+    assert_eq!(read("list.rc").trim(), "0", "{}", read("list.err"));
+    assert!(read("list.out").contains("k-001"), "{}", read("list.out"));
+    assert_eq!(read("report.rc").trim(), "0", "{}", read("report.err"));
+    let err = read("label.err");
+    assert_eq!(read("label.rc").trim(), "1", "{err}");
+    assert!(
+        err.contains("disk is full") && !err.contains("disk I/O error\n"),
+        "{err}"
+    );
+}

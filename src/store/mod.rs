@@ -107,7 +107,12 @@ impl Store {
                 path: path.to_path_buf(),
             }),
             _ => match Store::open_at(path, false) {
-                Err(e) if path.is_file() && health::is_permission_problem(&e) => {
+                // A full disk (no room for the -shm) still lets the store be read.
+                Err(e)
+                    if path.is_file()
+                        && (health::is_permission_problem(&e)
+                            || matches!(e, StoreError::Full(_))) =>
+                {
                     health::open_read_only(path, e)
                 }
                 other => other.map(Store::note_read_only),

@@ -1,6 +1,6 @@
 //! Runs and their counters, and who owns a running one.
 
-use super::{Result, Store, now};
+use super::{Result, Store, StoreError, now};
 use crate::domain::{Mode, Run, RunSpec, RunStatus, Usage};
 use rusqlite::{OptionalExtension, params};
 use std::time::Duration;
@@ -241,11 +241,20 @@ impl Store {
             }
             // The heartbeat is checked again in the update: the owner may
             // have beaten since it was read.
-            n += self.write_one(
+            match self.write_one(
                 "UPDATE runs SET status = 'failed', note = ?2, finished_at = ?3
                  WHERE id = ?1 AND status = 'running' AND heartbeat_at IS ?4",
                 params![id, INTERRUPTED_NOTE, now(), owner.heartbeat_at],
-            )?;
+            ) {
+                Ok(k) => n += k,
+                // Marking is a courtesy to whoever reads the list: a store
+                // that cannot take the write now (full disk, held lock)
+                // must still be read. The next command marks the run.
+                Err(StoreError::Full(_) | StoreError::Busy { .. } | StoreError::ReadOnly(_)) => {
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
         }
         Ok(n)
     }
