@@ -176,6 +176,27 @@ fn an_empty_store_file_is_refused_and_a_missing_one_is_new() {
     assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
     assert!(std::fs::metadata(&fresh).expect("db").len() > 0);
 
+    // What creating a store left when it was killed (SIGKILL) is removed
+    // by the next creation in the same place; a live process's is not.
+    let dead = {
+        let mut c = std::process::Command::new("true").spawn().expect("true");
+        let pid = c.id();
+        c.wait().expect("reap");
+        pid
+    };
+    let left = ws.path(&format!("fresh/.again.db.new-{dead}-42"));
+    let left_wal = ws.path(&format!("fresh/.again.db.new-{dead}-42-wal"));
+    let live = ws.path(&format!("fresh/.again.db.new-{}-43", std::process::id()));
+    for f in [&left, &left_wal, &live] {
+        std::fs::write(f, b"half a store").expect("scratch");
+    }
+    drop(Store::open(&ws.path("fresh/again.db")).expect("new store"));
+    assert!(
+        !left.exists() && !left_wal.exists(),
+        "stale scratch files removed"
+    );
+    assert!(live.exists(), "a live process's scratch file is left alone");
+
     // A -wal left without its store is not replayed into a new one.
     let orphan = ws.path("orphan.db");
     std::fs::write(ws.path("orphan.db-wal"), b"frames of another database").expect("wal");

@@ -171,8 +171,9 @@ pub fn remove_temporaries() {
 
 /// Removes temporary files of earlier writes to the same target whose
 /// process is gone (killed with SIGKILL, which leaves no chance to clean
-/// up): `<prefix><pid>-<nanos>` with a pid no process of this host has.
-fn remove_stale(dir: &Path, prefix: &str) {
+/// up): `<prefix><pid>-<nanos>` (and its `-wal`/`-shm`) with a pid no
+/// process of this host has.
+pub(super) fn remove_stale(dir: &Path, prefix: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
