@@ -34,6 +34,10 @@ enum LabelJob {
         req: u64,
         undo: crate::store::LabelUndo,
     },
+    Note {
+        req: u64,
+        label: Label,
+    },
     Session {
         who: String,
         state: String,
@@ -96,6 +100,7 @@ impl Executor {
         match fx {
             Effect::SaveLabel { req, label } => self.hand_to_writer(LabelJob::Save { req, label }),
             Effect::UndoLabel { req, undo } => self.hand_to_writer(LabelJob::Undo { req, undo }),
+            Effect::SaveNote { req, label } => self.hand_to_writer(LabelJob::Note { req, label }),
             Effect::SaveSession { who, state } => {
                 self.hand_to_writer(LabelJob::Session { who, state })
             }
@@ -195,7 +200,9 @@ impl Executor {
     fn writer_gone(&self, job: LabelJob) {
         const GONE: &str = "the label writer is not running";
         let msg = match job {
-            LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } => Msg::LabelSaved {
+            LabelJob::Save { req, .. }
+            | LabelJob::Undo { req, .. }
+            | LabelJob::Note { req, .. } => Msg::LabelSaved {
                 req,
                 result: Err(GONE.into()),
             },
@@ -370,6 +377,16 @@ fn label_writer(
         let result = match &job {
             LabelJob::Save { label, .. } => s.upsert_label(label),
             LabelJob::Undo { undo, .. } => s.undo_label(undo),
+            // The note alone: a value changed since by another process stays.
+            LabelJob::Note { label, .. } => s
+                .set_label_note(
+                    &label.key,
+                    &label.persona_id,
+                    &label.who,
+                    label.value.scale(),
+                    &label.note,
+                )
+                .and_then(|held| if held { Ok(()) } else { s.upsert_label(label) }),
             LabelJob::Session { who, state } => s.save_workbench_session(who, state),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
@@ -402,7 +419,7 @@ fn label_writer(
 /// The writer's answer to a job.
 fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
     match job {
-        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } => {
+        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } | LabelJob::Note { req, .. } => {
             Msg::LabelSaved { req: *req, result }
         }
         LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),

@@ -79,6 +79,14 @@ pub enum Effect {
         req: u64,
         label: Label,
     },
+    /// Save only the note of a label (`label.note`): the value the store
+    /// holds stays, since it may be newer than the one shown (`jury label`
+    /// from a shell). A label the store does not hold yet is saved whole.
+    /// Answers `Msg::LabelSaved { req }`.
+    SaveNote {
+        req: u64,
+        label: Label,
+    },
     /// Start a run; one that resumes and finds nothing missing does not
     /// start, and answers `Msg::RunsPlanned { started: Some(tag) }`.
     StartRun {
