@@ -77,7 +77,7 @@ fn undo_restores_or_retracts_through_the_store_and_keeps_every_event() {
         slot: slot.clone(),
         restore: Some(label(b, 1, "2026-11-24T04:00:01.000Z")),
         at: "2026-11-24T04:00:03.000Z".into(),
-        undoes: label(b, 5, "2026-11-24T04:00:02.000Z"),
+        undoes: Box::new(label(b, 5, "2026-11-24T04:00:02.000Z")),
     })
     .unwrap();
     let rows = exported(&ws, b);
@@ -89,7 +89,7 @@ fn undo_restores_or_retracts_through_the_store_and_keeps_every_event() {
         slot: Slot::of(&label(a, 2, "")),
         restore: None,
         at: "2026-11-24T04:00:04.000Z".into(),
-        undoes: label(a, 2, "2026-11-24T04:00:00.000Z"),
+        undoes: Box::new(label(a, 2, "2026-11-24T04:00:00.000Z")),
     })
     .unwrap();
     assert!(exported(&ws, a).is_empty());
@@ -189,7 +189,7 @@ fn an_undo_never_reverts_a_label_changed_since() {
             slot: Slot::of(&mine),
             restore: None,
             at: "2026-11-24T04:00:09.000Z".into(),
-            undoes: mine.clone(),
+            undoes: Box::new(mine.clone()),
         })
         .expect_err("the label changed since: no undo");
     let said = e.to_string();
@@ -217,7 +217,7 @@ fn an_undo_never_reverts_a_label_changed_since() {
         slot: Slot::of(&current),
         restore: Some(mine.clone()),
         at: "2026-11-24T04:00:10.000Z".into(),
-        undoes: current.clone(),
+        undoes: Box::new(current.clone()),
     })
     .unwrap();
     assert_eq!(exported(&ws, item)[0]["value"], 2);

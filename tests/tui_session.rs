@@ -125,10 +125,10 @@ fn each_undo_names_the_label_it_reverts() {
     saved(&mut app, &fx);
     let fx = key(&mut app, 'u');
     let first = undo_of(&fx);
-    assert_eq!(first.undoes, two);
+    assert_eq!(*first.undoes, two);
     saved(&mut app, &fx);
     let second = undo_of(&key(&mut app, 'u'));
-    assert_eq!(Some(second.undoes), first.restore);
+    assert_eq!(Some(*second.undoes), first.restore);
 }
 
 /// The store refused the undo: the label changed since (`jury label` from
@@ -148,7 +148,7 @@ fn a_refused_undo_shows_the_newer_label_and_says_so() {
         value: Value::Likert(5),
         note: "from the shell".into(),
         created_at: "2026-11-24T05:00:00.000Z".into(),
-        ..undo.undoes.clone()
+        ..(*undo.undoes).clone()
     };
     update(
         &mut app,

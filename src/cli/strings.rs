@@ -555,6 +555,10 @@ pub fn fatal(why: &str) -> String {
     format!("error: {why}")
 }
 
+pub fn stdout_failed(why: &str) -> String {
+    format!("cannot write to standard output: {why}; the output is incomplete")
+}
+
 #[cfg(test)]
 mod tests {
     // The sentences assembled from optional parts read as they did when
@@ -582,8 +586,4 @@ mod tests {
             "u is reachable but does not list the model 'm' (9 model(s): a, b, …); pick one with --model or JURY_MODEL"
         );
     }
-}
-
-pub fn stdout_failed(why: &str) -> String {
-    format!("cannot write to standard output: {why}; the output is incomplete")
 }

@@ -75,7 +75,7 @@ pub struct LabelUndo {
     /// The label the change being undone left. The undo happens only while
     /// it is still the current one (same value, same time): a label given
     /// since, from another process or `jury label`, is never reverted.
-    pub undoes: Label,
+    pub undoes: Box<Label>,
     /// When the undo happened.
     pub at: String,
 }

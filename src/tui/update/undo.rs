@@ -71,7 +71,7 @@ pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) {
             slot,
             restore,
             at,
-            undoes: step.after,
+            undoes: Box::new(step.after),
         },
     });
 }
