@@ -213,7 +213,7 @@ pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let text = crate::readfile::read_to_string(path).map_err(|e| err(e.to_string()))?;
     // toml's own message quotes the offending line, which may hold the key.
     let file: ConfigFile =
         toml::from_str(&text).map_err(|e| err(locate(&text, &e, Some(CONFIG_KEYS))))?;
@@ -302,7 +302,7 @@ pub fn load_prices_from(path: &Path) -> Result<HashMap<String, Vec<f64>>, Config
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    let text = crate::readfile::read_to_string(path).map_err(|e| err(e.to_string()))?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| err(toml_error(&text, &e)))?;
     let mut prices = HashMap::with_capacity(table.len());
     for (model, value) in table {

@@ -21,6 +21,7 @@ pub mod par;
 pub mod prompt;
 pub mod protocol;
 pub mod provider;
+pub mod readfile;
 pub mod report;
 pub mod rng;
 pub mod sanitize;

@@ -63,3 +63,62 @@ fn a_complete_run_exits_0_and_one_with_failures_exits_2() {
     let out = run(&ws, &broken);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+/// Standard output that cannot be written (`> /dev/full`) is a clear error
+/// and exit 1 on every command, never a panic; a reader that goes away
+/// (`| head -1`) ends the command quietly.
+#[test]
+fn a_stdout_that_cannot_be_written_is_an_error_and_a_closed_pipe_is_quiet() {
+    use std::io::BufRead;
+    let ws = Workspace::new();
+    ws.import_sample();
+    let commands: &[&[&str]] = &[
+        &["list", "items"],
+        &["report"],
+        &["report", "--format", "json"],
+        &["export"],
+        &["runs"],
+        &["list", "personas"],
+        &["--help"],
+    ];
+    for args in commands {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = ws
+            .cmd()
+            .args(*args)
+            .stdout(full)
+            .output()
+            .expect("spawn jury");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write to standard output") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+    // `jury list items | head -1`.
+    let mut child = ws
+        .cmd()
+        .args(["list", "items"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn jury");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("one line");
+    assert!(!first.is_empty());
+    let out = child.wait_with_output().expect("wait");
+    let err = text(&out.stderr);
+    assert!(err.is_empty(), "a closed pipe is quiet: {err}");
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        out.status.success() || out.status.signal() == Some(libc::SIGPIPE),
+        "{:?}",
+        out.status
+    );
+}

@@ -953,3 +953,60 @@ fn a_server_that_goes_away_mid_run_stops_the_run_after_one_request() {
         good.completions().len()
     );
 }
+
+/// Another process holds the store's write lock past the busy timeout while
+/// answers arrive (a long `jury import`, a writer holding its lock): the
+/// run's writer waits for the lock, says it is waiting, and keeps every
+/// verdict; the run ends done, not "store refused a write".
+#[test]
+fn a_held_write_lock_is_waited_out_and_no_verdict_is_dropped() {
+    use std::sync::atomic::AtomicBool;
+    let (_dir, db) = store_with(6, 2);
+    // The judge answers only once the lock is held, so every answer meets it.
+    let held = Arc::new(AtomicBool::new(false));
+    let gate = held.clone();
+    let srv = ServerRt::start(move |r| {
+        for _ in 0..6000 {
+            if gate.load(Ordering::SeqCst) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        demo_judge::reply(r, Duration::ZERO)
+    });
+    let cfg = config(&db, srv.url());
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let (outcome, waited) = rt.block_on(async {
+        let mut h = jury::engine::spawn_run(cfg, request(Mode::Two, 2, 4));
+        let mut lock: Option<rusqlite::Connection> = None;
+        let mut waited = false;
+        while let Some(e) = h.events.recv().await {
+            match e {
+                jury::engine::EngineEvent::RunStarted { .. } => {
+                    let conn = rusqlite::Connection::open(&db).expect("open");
+                    conn.execute_batch("BEGIN IMMEDIATE")
+                        .expect("take the lock");
+                    lock = Some(conn);
+                    held.store(true, Ordering::SeqCst);
+                }
+                jury::engine::EngineEvent::StoreWaiting { .. } => {
+                    waited = true;
+                    if let Some(conn) = lock.take() {
+                        conn.execute_batch("COMMIT").expect("release the lock");
+                    }
+                }
+                _ => {}
+            }
+        }
+        let outcome = h.join.await.expect("join").expect("run");
+        (outcome, waited)
+    });
+    assert!(waited, "the writer never said it was waiting for the lock");
+    assert_eq!(outcome.status, RunStatus::Done, "{:?}", outcome.note);
+    assert_eq!(outcome.progress.verdicts, 12);
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.verdicts_for_run(outcome.run_id).unwrap().len(), 12);
+    let run = store.run(outcome.run_id).unwrap().unwrap();
+    assert_eq!(run.status, RunStatus::Done);
+    assert_eq!(run.requests, 6, "every request's usage was kept too");
+}

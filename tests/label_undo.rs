@@ -77,6 +77,7 @@ fn undo_restores_or_retracts_through_the_store_and_keeps_every_event() {
         slot: slot.clone(),
         restore: Some(label(b, 1, "2026-11-24T04:00:01.000Z")),
         at: "2026-11-24T04:00:03.000Z".into(),
+        undoes: Box::new(label(b, 5, "2026-11-24T04:00:02.000Z")),
     })
     .unwrap();
     let rows = exported(&ws, b);
@@ -88,6 +89,7 @@ fn undo_restores_or_retracts_through_the_store_and_keeps_every_event() {
         slot: Slot::of(&label(a, 2, "")),
         restore: None,
         at: "2026-11-24T04:00:04.000Z".into(),
+        undoes: Box::new(label(a, 2, "2026-11-24T04:00:00.000Z")),
     })
     .unwrap();
     assert!(exported(&ws, a).is_empty());
@@ -129,7 +131,8 @@ fn labels_from_before_the_history_become_its_first_event() {
     // as its first event, so a row's history starts complete.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("old.db");
-    let before = jury::store::migrations().len() - 1;
+    // Version 9: the last one before label history (migration 10).
+    let before = 9;
     {
         let conn = rusqlite::Connection::open(&path).unwrap();
         for sql in &jury::store::migrations()[..before] {
@@ -156,4 +159,66 @@ fn labels_from_before_the_history_become_its_first_event() {
         s.workbench_session("ann").unwrap().is_none(),
         "no session kept yet"
     );
+}
+
+/// The workbench labels, `jury label` from a shell changes the same label
+/// (value and note), then the workbench's undo arrives: it reverts nothing,
+/// says what the label is now, and the newer label and its note stay.
+#[test]
+fn an_undo_never_reverts_a_label_changed_since() {
+    let ws = generated_workspace(2, 1);
+    let mut s = ws.store();
+    let item = "g-000000";
+    let mine = label(item, 2, "2026-11-24T04:00:00.000Z");
+    s.upsert_label(&mine).unwrap();
+    let out = ws.run(&[
+        "label",
+        item,
+        "urgency",
+        "4",
+        "--persona",
+        "tester",
+        "--who",
+        "tester",
+        "--note",
+        "checked with the sender",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let e = s
+        .undo_label(&LabelUndo {
+            slot: Slot::of(&mine),
+            restore: None,
+            at: "2026-11-24T04:00:09.000Z".into(),
+            undoes: Box::new(mine.clone()),
+        })
+        .expect_err("the label changed since: no undo");
+    let said = e.to_string();
+    assert!(
+        said.contains("changed since")
+            && said.contains("now 4")
+            && said.contains("checked with the sender"),
+        "{said}"
+    );
+    let rows = exported(&ws, item);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["value"], 4);
+    assert_eq!(rows[0]["text"], "checked with the sender");
+    let kinds: Vec<String> = s
+        .label_history(&mine.key)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(kinds, ["set", "set"], "no undo event was written");
+
+    // An undo of the change that is still current goes through.
+    let current = s.labels_for_item(item).unwrap().remove(0);
+    s.undo_label(&LabelUndo {
+        slot: Slot::of(&current),
+        restore: Some(mine.clone()),
+        at: "2026-11-24T04:00:10.000Z".into(),
+        undoes: Box::new(current.clone()),
+    })
+    .unwrap();
+    assert_eq!(exported(&ws, item)[0]["value"], 2);
 }

@@ -294,3 +294,129 @@ fn a_bad_flag_exits_1_and_help_exits_0() {
     assert!(help.contains("Exit codes: 0"), "{help}");
     assert!(help.contains("1 a fatal error: bad flags"), "{help}");
 }
+
+/// Two `jury run --resume` started together on the same combinations: the
+/// second leaves to the first (alive, judging) what it has claimed, says
+/// so, and sends nothing; every combination is paid for once.
+#[test]
+fn a_resume_leaves_to_a_live_run_what_it_has_claimed() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let ws = generated_workspace(3, 2);
+    // The judge holds its answers until the second run has had its say.
+    let open = Arc::new(AtomicBool::new(false));
+    let gate = open.clone();
+    let srv = ServerRt::start(move |r| {
+        for _ in 0..6000 {
+            if gate.load(Ordering::SeqCst) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        demo_judge::reply(r, Duration::ZERO)
+    });
+    let mut resume = RUN.to_vec();
+    resume.push("--resume");
+    let first = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .args(&resume)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the first run");
+    let mut waited = 0;
+    while srv.completions().is_empty() {
+        assert!(waited < 1200, "the first run never sent its request");
+        std::thread::sleep(Duration::from_millis(50));
+        waited += 1;
+    }
+    let second = ws.run_with(&srv.url(), &resume);
+    let said = text(&second.stderr) + &text(&second.stdout);
+    assert_eq!(second.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("6 combination(s) skipped") && said.contains("run 1"),
+        "the second run says what it left to which run: {said}"
+    );
+    assert_eq!(srv.completions().len(), 1, "the second run sent nothing");
+    open.store(true, Ordering::SeqCst);
+    let out = first.wait_with_output().expect("wait for the first run");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let store = ws.store();
+    assert_eq!(store.verdicts_for_run(1).unwrap().len(), 6);
+    assert_eq!(store.verdicts_for_run(2).unwrap().len(), 0);
+    let second_run = run_row(&ws, 2);
+    assert_eq!(second_run["total"], 0, "{second_run}");
+    assert_eq!(second_run["status"], "done", "{second_run}");
+    // The first run's end released its claims.
+    assert_eq!(store.claims_of(1).unwrap(), 0);
+}
+
+/// Claims hold only while their run lives: a run whose owner is gone holds
+/// nothing (its claims are cleared), an ended run has released its own, and
+/// a run that is not a `--resume` (a deliberate repeat) claims everything.
+#[test]
+fn claims_of_ended_or_dead_runs_hold_nothing() {
+    use jury::domain::ComboKey;
+    use jury::store::VerdictFilter;
+    let ws = generated_workspace(1, 1);
+    let mut store = ws.store();
+    let keys = vec![
+        ComboKey::new("a", "urgency", "classification"),
+        ComboKey::new("b", "urgency", "classification"),
+    ];
+    let s = spec();
+    let f = VerdictFilter {
+        persona_id: &s.persona_id,
+        protocol: s.protocol,
+        mode: s.mode,
+        model: &s.model,
+        prompt_hash: &s.prompt_hash,
+    };
+    let first = store.create_run(&s, 2).unwrap();
+    assert!(
+        store
+            .claim_combinations(first, &f, &keys, true)
+            .unwrap()
+            .held
+            .is_empty()
+    );
+    let second = store.create_run(&s, 2).unwrap();
+    let c = store.claim_combinations(second, &f, &keys, true).unwrap();
+    assert_eq!(c.held.len(), 2);
+    assert_eq!(c.by_runs, vec![first]);
+    assert_eq!(store.run(second).unwrap().unwrap().total, 0);
+    store
+        .finish_run(second, jury::domain::RunStatus::Done, None)
+        .unwrap();
+    // A repeat run (no --resume) claims and judges everything.
+    let repeat = store.create_run(&s, 2).unwrap();
+    let c = store.claim_combinations(repeat, &f, &keys, false).unwrap();
+    assert!(c.held.is_empty());
+    assert_eq!(store.claims_of(repeat).unwrap(), 2);
+    store
+        .finish_run(
+            repeat,
+            jury::domain::RunStatus::Cancelled,
+            Some("cancelled"),
+        )
+        .unwrap();
+    assert_eq!(
+        store.claims_of(repeat).unwrap(),
+        0,
+        "an ended run releases its claims"
+    );
+    // The first run's process is gone: its claims hold nothing.
+    let conn = rusqlite::Connection::open(&ws.db).expect("open the store");
+    conn.execute(
+        "UPDATE runs SET owner_pid = ?2 WHERE id = ?1",
+        rusqlite::params![first, dead_pid()],
+    )
+    .unwrap();
+    drop(conn);
+    let third = store.create_run(&s, 2).unwrap();
+    let c = store.claim_combinations(third, &f, &keys, true).unwrap();
+    assert!(c.held.is_empty(), "{c:?}");
+    assert_eq!(store.claims_of(first).unwrap(), 0);
+    assert_eq!(store.claims_of(third).unwrap(), 2);
+}

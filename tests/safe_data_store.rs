@@ -176,6 +176,27 @@ fn an_empty_store_file_is_refused_and_a_missing_one_is_new() {
     assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
     assert!(std::fs::metadata(&fresh).expect("db").len() > 0);
 
+    // What creating a store left when it was killed (SIGKILL) is removed
+    // by the next creation in the same place; a live process's is not.
+    let dead = {
+        let mut c = std::process::Command::new("true").spawn().expect("true");
+        let pid = c.id();
+        c.wait().expect("reap");
+        pid
+    };
+    let left = ws.path(&format!("fresh/.again.db.new-{dead}-42"));
+    let left_wal = ws.path(&format!("fresh/.again.db.new-{dead}-42-wal"));
+    let live = ws.path(&format!("fresh/.again.db.new-{}-43", std::process::id()));
+    for f in [&left, &left_wal, &live] {
+        std::fs::write(f, b"half a store").expect("scratch");
+    }
+    drop(Store::open(&ws.path("fresh/again.db")).expect("new store"));
+    assert!(
+        !left.exists() && !left_wal.exists(),
+        "stale scratch files removed"
+    );
+    assert!(live.exists(), "a live process's scratch file is left alone");
+
     // A -wal left without its store is not replayed into a new one.
     let orphan = ws.path("orphan.db");
     std::fs::write(ws.path("orphan.db-wal"), b"frames of another database").expect("wal");
@@ -309,6 +330,285 @@ fn a_read_only_directory_reads_and_refuses_writes_with_path_and_cause() {
             && err.contains(&dir.display().to_string())
             && err.contains("not writable")
             && err.contains("nothing was saved"),
+        "{err}"
+    );
+}
+
+/// Runs `cmd` to its end, failing the test (and killing it) if it has not
+/// ended within a minute: a read of a FIFO would block for ever.
+fn bounded(mut cmd: std::process::Command) -> std::process::Output {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn jury");
+    for _ in 0..1200 {
+        if child.try_wait().expect("try_wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    panic!("{cmd:?} blocked (a FIFO read?)");
+}
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.to_str().expect("utf-8")).expect("path");
+    // SAFETY: a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
+/// Anything that is not a regular file is refused by name, never opened as
+/// a store, read as config or input, or waited on: a device as the store
+/// (`/dev/null` is not "an empty store file"), a FIFO as the store (for
+/// every command and `doctor`), as `config.toml`, `prices.toml`,
+/// `claims.toml` or an import input.
+#[test]
+fn a_device_or_fifo_is_refused_by_name_and_never_blocks() {
+    let ws = seeded();
+    let out = bounded({
+        let mut c = ws.cmd();
+        c.args(["--db", "/dev/null", "list", "items"]);
+        c
+    });
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("/dev/null is a character device") && !err.contains("delete the empty file"),
+        "{err}"
+    );
+
+    let fifo = ws.path("fifo.db");
+    mkfifo(&fifo);
+    for args in [&["list", "items"][..], &["doctor", "--skip-endpoint"]] {
+        let out = bounded({
+            let mut c = ws.cmd();
+            c.arg("--db").arg(&fifo).args(args);
+            c
+        });
+        let said = text(&out.stderr) + &text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {said}");
+        assert!(said.contains("fifo.db is a FIFO"), "{args:?}: {said}");
+    }
+
+    let config = ws.path("config-fifo.toml");
+    mkfifo(&config);
+    let out = bounded({
+        let mut c = ws.cmd();
+        c.env("JURY_CONFIG", &config).args(["list", "items"]);
+        c
+    });
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("config-fifo.toml") && err.contains("FIFO"),
+        "{err}"
+    );
+
+    let input = ws.path("items.jsonl");
+    mkfifo(&input);
+    let out = bounded({
+        let mut c = ws.cmd();
+        c.arg("import").arg(&input);
+        c
+    });
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("items.jsonl") && err.contains("FIFO"), "{err}");
+
+    let dir = ws.path("xdg-config").join("jury");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    mkfifo(&dir.join("prices.toml"));
+    let out = bounded({
+        let mut c = ws.cmd();
+        c.env("OPENAI_BASE_URL", "http://127.0.0.1:9").args([
+            "run",
+            "--mode",
+            "2",
+            "--persona",
+            "kenton",
+            "--perspective",
+            "classification",
+        ]);
+        c
+    });
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("prices.toml") && err.contains("FIFO"), "{err}");
+
+    mkfifo(&dir.join("claims.toml"));
+    let (claims, warning) = jury::tui::claims::load(Some(&dir));
+    assert!(claims.is_empty());
+    let warning = warning.expect("a warning naming the file");
+    assert!(
+        warning.contains("claims.toml") && warning.contains("FIFO"),
+        "{warning}"
+    );
+}
+
+/// The temporary files beside `target` (`.NAME.jury-tmp-PID-NANOS`).
+fn temporaries(target: &Path) -> Vec<String> {
+    let name = target.file_name().and_then(|n| n.to_str()).expect("name");
+    let prefix = format!(".{name}.jury-tmp-");
+    std::fs::read_dir(target.parent().expect("dir"))
+        .expect("read dir")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(String::from))
+        .filter(|n| n.starts_with(&prefix))
+        .collect()
+}
+
+/// Every file jury keeps beside the store is refused as `--out` (the labels
+/// kept for replay, as the store and its -wal); an export ended by SIGTERM
+/// removes its temporary file, and a stale one left by SIGKILL is removed
+/// by the next export to the same place (one of a live process is not).
+#[test]
+fn exports_never_replace_jurys_files_nor_leave_temporaries() {
+    let ws = seeded();
+    let kept = ws.path("jury.db.unsaved-labels.jsonl");
+    std::fs::write(&kept, "{\"kept\":true}\n").expect("write");
+    for cmd in ["export", "report"] {
+        let out = ws.run(&[cmd, "--out", kept.to_str().expect("utf-8")]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{cmd}: {err}");
+        assert!(err.contains("refusing"), "{cmd}: {err}");
+        assert_eq!(digest(&kept), b"{\"kept\":true}\n", "{cmd}");
+    }
+
+    let big = common::generated_workspace(10_000, 3);
+    let mut labels = String::new();
+    for i in 0..10_000 {
+        for (c, _) in common::CLASSES.iter() {
+            labels.push_str(
+                &serde_json::json!({"itemId": format!("g-{i:06}"), "classificationId": c,
+                    "perspectiveId": "classification", "personaId": "tester", "value": 1 + i % 5,
+                    "createdAt": "2026-01-02T03:04:05Z"})
+                .to_string(),
+            );
+            labels.push('\n');
+        }
+    }
+    let lf = big.write("labels.jsonl", labels);
+    big.ok(&["import", lf.to_str().expect("utf-8")]);
+    let target = big.path("export.jsonl");
+    std::fs::write(&target, "the previous export\n").expect("write");
+    // SIGTERM while the temporary file is being written (seen beside the
+    // target); an export that ends before it is seen is tried again.
+    let mut caught = 0;
+    for _ in 0..5 {
+        let mut child = big
+            .cmd()
+            .args(["export", "--format", "jsonl", "--out"])
+            .arg(&target)
+            .spawn()
+            .expect("spawn");
+        let mut seen = false;
+        for _ in 0..5000 {
+            if child.try_wait().expect("try_wait").is_some() {
+                break;
+            }
+            if !temporaries(&target).is_empty() {
+                seen = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        if seen {
+            // SAFETY: SIGTERM to our own child, not yet reaped.
+            unsafe {
+                libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+            }
+        }
+        let status = child.wait().expect("wait");
+        assert_eq!(temporaries(&target), Vec::<String>::new(), "{status:?}");
+        if seen && !status.success() {
+            caught += 1;
+            assert_eq!(digest(&target), b"the previous export\n");
+        }
+        std::fs::write(&target, "the previous export\n").expect("write");
+    }
+    assert!(caught > 0, "no export was caught while writing");
+
+    // What a SIGKILL leaves: a temporary of a process that is gone.
+    let dead = {
+        let mut c = std::process::Command::new("true").spawn().expect("true");
+        let pid = c.id();
+        c.wait().expect("reap");
+        pid
+    };
+    let stale = big.path(&format!(".export.jsonl.jury-tmp-{dead}-12345"));
+    std::fs::write(&stale, "half an export").expect("write");
+    let live = big.path(&format!(
+        ".export.jsonl.jury-tmp-{}-6789",
+        std::process::id()
+    ));
+    std::fs::write(&live, "another export under way").expect("write");
+    big.ok(&[
+        "export",
+        "--format",
+        "jsonl",
+        "--out",
+        target.to_str().expect("utf-8"),
+    ]);
+    assert!(!stale.exists(), "the stale temporary file is removed");
+    assert!(
+        live.exists(),
+        "a live process's temporary file is left alone"
+    );
+}
+
+/// A full disk under the store: reading commands still read (the store is
+/// opened for reading when there is no room for its -shm), and a write says
+/// the disk is full instead of "disk I/O error". It needs a small file
+/// system of its own: a tmpfs in a private mount namespace (`unshare -rm`);
+/// where none can be made the test says so and checks nothing else.
+#[test]
+fn a_full_disk_says_so_and_reads_still_work() {
+    let private = std::process::Command::new("unshare")
+        .args(["-rm", "true"])
+        .stderr(std::process::Stdio::null())
+        .status();
+    if !private.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no private mount namespace here (unshare -rm) for a small tmpfs");
+        return;
+    }
+    let ws = Workspace::new();
+    let small = ws.path("small");
+    std::fs::create_dir(&small).expect("mkdir");
+    let script = r#"
+        set -e
+        mount -t tmpfs -o size=2m tmpfs "$SMALL"
+        "$JURY" --db "$SMALL/j.db" import "$SAMPLE" > /dev/null
+        dd if=/dev/zero of="$SMALL/fill" bs=4k 2> /dev/null || true
+        set +e
+        "$JURY" --db "$SMALL/j.db" list items > "$OUT/list.out" 2> "$OUT/list.err"; echo $? > "$OUT/list.rc"
+        "$JURY" --db "$SMALL/j.db" report > /dev/null 2> "$OUT/report.err"; echo $? > "$OUT/report.rc"
+        "$JURY" --db "$SMALL/j.db" label k-001 urgency 3 --persona kenton > /dev/null 2> "$OUT/label.err"; echo $? > "$OUT/label.rc"
+    "#;
+    let mut cmd = std::process::Command::new("unshare");
+    cmd.args(["-rm", "sh", "-c", script]);
+    for (k, v) in ws.cmd().get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    let out = cmd
+        .env("SMALL", &small)
+        .env("OUT", ws.dir.path())
+        .env("JURY", env!("CARGO_BIN_EXE_jury"))
+        .env("SAMPLE", common::sample_data())
+        .output()
+        .expect("unshare");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let read = |name: &str| std::fs::read_to_string(ws.path(name)).expect(name);
+    assert_eq!(read("list.rc").trim(), "0", "{}", read("list.err"));
+    assert!(read("list.out").contains("k-001"), "{}", read("list.out"));
+    assert_eq!(read("report.rc").trim(), "0", "{}", read("report.err"));
+    let err = read("label.err");
+    assert_eq!(read("label.rc").trim(), "1", "{err}");
+    assert!(
+        err.contains("disk is full") && !err.contains("disk I/O error\n"),
         "{err}"
     );
 }

@@ -513,3 +513,51 @@ async fn the_agreement_view_is_made_of_the_listed_items() {
     let n = |gs: &[jury::report::GroupFigures]| gs.iter().map(|g| g.figures.n).sum::<usize>();
     assert!(n(&groups) < n(&all.groups));
 }
+
+/// A note edited in the workbench saves the note alone: a value another
+/// process gave the label since (`jury label` from a shell) is not put back
+/// to the one the workbench still shows.
+#[tokio::test]
+async fn a_note_edit_keeps_a_value_changed_since_by_another_process() {
+    use crossterm::event::KeyCode;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    store_with_items(&db);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut exec = Executor::new(
+        db.clone(),
+        EngineLink {
+            config: None,
+            prompts_dir: None,
+        },
+        tx,
+    );
+    let mut app = app();
+    for fx in key(&mut app, '2') {
+        exec.run(fx);
+    }
+    let msg = next(&mut rx).await;
+    update(&mut app, msg);
+    // Another process changes the same label.
+    let mut other = jury::store::Store::open(&db).unwrap();
+    let mut newer = other.labels_for_item("k-001").unwrap().remove(0);
+    newer.value = Value::Likert(5);
+    newer.created_at = "2099-01-01T00:00:00.000Z".into();
+    other.upsert_label(&newer).unwrap();
+    drop(other);
+    key(&mut app, 'n');
+    update(&mut app, Msg::Paste("checked with the sender".into()));
+    for fx in code(&mut app, KeyCode::Enter) {
+        exec.run(fx);
+    }
+    let msg = next(&mut rx).await;
+    assert!(
+        matches!(msg, Msg::LabelSaved { result: Ok(()), .. }),
+        "{msg:?}"
+    );
+    let s = jury::store::Store::open(&db).unwrap();
+    let labels = s.labels_for_item("k-001").unwrap();
+    assert_eq!(labels.len(), 1);
+    assert_eq!(labels[0].value, Value::Likert(5), "the newer value stays");
+    assert_eq!(labels[0].note, "checked with the sender");
+}

@@ -12,7 +12,9 @@ use jury::tui::msg::{Effect, Msg};
 
 fn one_save(fx: &[Effect]) -> (u64, Label) {
     match fx {
-        [Effect::SaveLabel { req, label }] => (*req, label.clone()),
+        [Effect::SaveLabel { req, label }] | [Effect::SaveNote { req, label }] => {
+            (*req, label.clone())
+        }
         other => panic!("expected one SaveLabel, got {other:?}"),
     }
 }

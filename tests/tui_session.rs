@@ -109,6 +109,64 @@ fn a_refused_retraction_puts_the_label_back() {
     assert_eq!(app.data.undo.len(), 1, "it can be undone again");
 }
 
+/// Each undo names the label it reverts (the store refuses it when the
+/// label changed since); after an undo that restored an answer, the next
+/// undo of the same label expects the answer that undo wrote.
+#[test]
+fn each_undo_names_the_label_it_reverts() {
+    let mut app = app();
+    let fx = key(&mut app, '4');
+    saved(&mut app, &fx);
+    let fx = key(&mut app, '2');
+    let Effect::SaveLabel { label: two, .. } = &fx[0] else {
+        panic!("{fx:?}")
+    };
+    let two = two.clone();
+    saved(&mut app, &fx);
+    let fx = key(&mut app, 'u');
+    let first = undo_of(&fx);
+    assert_eq!(*first.undoes, two);
+    saved(&mut app, &fx);
+    let second = undo_of(&key(&mut app, 'u'));
+    assert_eq!(Some(*second.undoes), first.restore);
+}
+
+/// The store refused the undo: the label changed since (`jury label` from
+/// a shell). The workbench shows the label the store holds now, says what
+/// changed, and does not offer the spent step again.
+#[test]
+fn a_refused_undo_shows_the_newer_label_and_says_so() {
+    let mut app = app();
+    let k1 = ComboKey::new("k-001", "urgency", "classification");
+    let fx = key(&mut app, '3');
+    saved(&mut app, &fx);
+    let fx = key(&mut app, 'u');
+    let Effect::UndoLabel { req, undo } = &fx[0] else {
+        panic!("{fx:?}")
+    };
+    let newer = Label {
+        value: Value::Likert(5),
+        note: "from the shell".into(),
+        created_at: "2026-11-24T05:00:00.000Z".into(),
+        ..(*undo.undoes).clone()
+    };
+    update(
+        &mut app,
+        Msg::UndoRefused {
+            req: *req,
+            current: Some(newer.clone()),
+            why: "not undone: the label changed since (now 5 by kenton)".into(),
+        },
+    );
+    let e = app.data.my_label(&k1, "kenton", Scale::Likert).unwrap();
+    assert_eq!(e.label, newer);
+    assert_eq!(e.state, SaveState::Saved);
+    assert!(message(&app).contains("changed since"), "{}", message(&app));
+    assert!(matches!(app.chrome.message, Some((Level::Warning, _))));
+    assert!(app.data.undo.is_empty());
+    assert!(app.data.undo_pending.is_empty());
+}
+
 #[test]
 fn h_asks_the_store_for_the_rows_history_and_shows_it_sanitised() {
     let mut app = app();

@@ -11,7 +11,9 @@ use jury::tui::msg::{Effect, Msg};
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {
-        [Effect::SaveLabel { req, label }] => (*req, label.clone()),
+        [Effect::SaveLabel { req, label }] | [Effect::SaveNote { req, label }] => {
+            (*req, label.clone())
+        }
         other => panic!("expected one SaveLabel, got {other:?}"),
     }
 }

@@ -152,6 +152,9 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
     {
         anyhow::bail!(say::out_is_store(&p.display().to_string()));
     }
+    if a.out.is_some() {
+        super::remove_temporaries_on_signal();
+    }
     let store = open_store(s)?;
     match &a.out {
         // Written beside the target and renamed over it when complete: a
@@ -164,7 +167,14 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
         })?,
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            write_export(&store, a.format, &mut out)?;
+            let written = write_export(&store, a.format, &mut out)
+                .and_then(|()| out.flush().map_err(anyhow::Error::from));
+            if let Err(e) = written {
+                match e.downcast_ref::<std::io::Error>() {
+                    Some(io) => super::stdout_failed(io),
+                    None => return Err(e),
+                }
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -12,6 +12,9 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
     {
         anyhow::bail!(say::out_is_store(&p.display().to_string()));
     }
+    if a.out.is_some() {
+        super::remove_temporaries_on_signal();
+    }
     let store = open_store(s)?;
     let mut timer = Stages::new();
     let by = a.by.map(Into::into);

@@ -1,5 +1,24 @@
 //! The command line: a thin front end over the library.
 
+// Standard output that cannot be written (`> /dev/full`, a full disk) is a
+// clear error and exit 1, not std's panic: every `println!` and `print!` of
+// the command line goes through [`out`] (these shadow std's in this module
+// and the ones below it).
+macro_rules! println {
+    () => {
+        $crate::cli::out(format_args!("\n"))
+    };
+    ($($t:tt)*) => {
+        $crate::cli::out(format_args!("{}\n", format_args!($($t)*)))
+    };
+}
+#[allow(unused_macros)] // kept so a future `print!` cannot bypass `out`
+macro_rules! print {
+    ($($t:tt)*) => {
+        $crate::cli::out(format_args!($($t)*))
+    };
+}
+
 mod args;
 mod cmd_data;
 mod cmd_estimate;
@@ -31,11 +50,21 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            if let Err(w) = e.print()
+                && !e.use_stderr()
+            {
+                // `jury --help > /dev/full`: the help was not written.
+                stdout_failed(&w);
+            }
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
-    match dispatch(cli) {
+    let ended = dispatch(cli);
+    // What is still buffered must reach its reader too, or exit 1.
+    if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
+        stdout_failed(&e);
+    }
+    match ended {
         Ok(code) => code,
         Err(e) => {
             // Errors may quote untrusted text (file contents, server bodies).
@@ -135,6 +164,66 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Doctor(a) => doctor::doctor(cli.db, a),
         Command::DemoJudge(a) => cmd_run::demo_judge(a),
+    }
+}
+
+/// Writes to standard output; a write that fails ends the process (see
+/// [`stdout_failed`]).
+pub(crate) fn out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        stdout_failed(&e);
+    }
+}
+
+/// Standard output failed: a reader that went away (`| head -1`) ends the
+/// command quietly, as Unix tools do; anything else (a full disk,
+/// `/dev/full`) is a clear error and exit 1.
+pub(crate) fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!(
+        "{}",
+        strings::fatal(&strings::stdout_failed(&e.to_string()))
+    );
+    std::process::exit(1);
+}
+
+/// For a command that writes a file through a temporary one beside it: a
+/// SIGTERM, SIGINT or SIGHUP removes the temporary file before the process
+/// ends on it as it would have. The signals are blocked here (threads made
+/// later inherit that) and taken by one thread of ours, which cleans up,
+/// then lets the signal do what it does by default.
+fn remove_temporaries_on_signal() {
+    #[cfg(unix)]
+    // SAFETY: the signal set is a local initialised by sigemptyset before
+    // use; blocking signals and waiting for them have no other preconditions.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let waiting = std::thread::Builder::new()
+            .name("jury-signals".into())
+            .spawn(move || {
+                let mut sig = 0;
+                if libc::sigwait(&set, &mut sig) != 0 {
+                    return;
+                }
+                crate::store::remove_temporaries();
+                libc::signal(sig, libc::SIG_DFL);
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+                libc::raise(sig);
+            });
+        if waiting.is_err() {
+            // No thread to take them: the signals act as before.
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        }
     }
 }
 

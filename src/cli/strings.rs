@@ -108,7 +108,7 @@ pub mod split {
 pub mod report {
     pub fn out_is_store(path: &str) -> String {
         format!(
-            "refusing to write the report to {path}: that is the store itself (or its -wal/-shm); choose another --out path"
+            "refusing to write the report to {path}: that is the store or a file jury keeps beside it (-wal, -shm, the labels kept for replay); choose another --out path"
         )
     }
     pub fn cannot_write(path: &str, why: &str) -> String {
@@ -251,7 +251,7 @@ pub mod failures {
 pub mod export {
     pub fn out_is_store(path: &str) -> String {
         format!(
-            "refusing to export to {path}: that is the store itself (or its -wal/-shm); choose another --out path"
+            "refusing to export to {path}: that is the store or a file jury keeps beside it (-wal, -shm, the labels kept for replay); choose another --out path"
         )
     }
     pub fn cannot_write(path: &str, why: &str) -> String {
@@ -377,6 +377,19 @@ pub mod drive {
     }
     pub fn retrying(reason: &str) -> String {
         format!("retrying: {reason}")
+    }
+    pub fn store_waiting(waited: std::time::Duration) -> String {
+        format!(
+            "waiting for the store: another process holds its write lock ({} s so far); the answers that arrived are kept and written once it is free",
+            waited.as_secs()
+        )
+    }
+    pub fn claimed_elsewhere(skipped: u64, runs: &[i64]) -> String {
+        let runs: Vec<String> = runs.iter().map(|r| r.to_string()).collect();
+        format!(
+            "{skipped} combination(s) skipped: run {} (still running) is judging them; `--resume` once it ends picks up what it leaves",
+            runs.join(", ")
+        )
     }
     pub fn see_failures(run_id: i64) -> String {
         format!("see the failures with: jury failures {run_id}")
@@ -540,6 +553,10 @@ pub mod doctor_endpoint {
 /// Any command's fatal error, as `main` prints it (`why` already sanitised).
 pub fn fatal(why: &str) -> String {
     format!("error: {why}")
+}
+
+pub fn stdout_failed(why: &str) -> String {
+    format!("cannot write to standard output: {why}; the output is incomplete")
 }
 
 #[cfg(test)]

@@ -34,6 +34,16 @@ pub enum EngineEvent {
     Verdict { run_id: i64, verdict: Box<Verdict> },
     /// A failure was committed to the store.
     Failure { run_id: i64, failure: Box<Failure> },
+    /// The store's write lock is held by another process: what arrived is
+    /// kept in memory and written once the lock is free (`waited` so far).
+    StoreWaiting { run_id: i64, waited: Duration },
+    /// Combinations left out because another live run has claimed them
+    /// (it is judging them now); `runs` are those runs.
+    ClaimedElsewhere {
+        run_id: i64,
+        skipped: u64,
+        runs: Vec<i64>,
+    },
     /// Counters after each request.
     Progress(Progress),
     /// The run ended; its final status is in the store.

@@ -86,22 +86,45 @@ fn write(store: &mut Store, run_id: i64, cmd: &WriteCmd) -> Result<Written, Stor
 
 /// Writes `group` in one transaction; if that fails, each command on its
 /// own, so the outcome per command is as if each had been written alone.
+/// A write lock held by another process is waited out (`waiting` hears of
+/// each busy timeout that passed): what arrived is never dropped for it.
 fn commit_group(
     store: &mut Store,
     run_id: i64,
     group: &[WriteCmd],
+    waiting: &mut dyn FnMut(),
 ) -> Vec<Result<Written, StoreError>> {
-    if group.len() > 1
-        && let Ok(written) = store.in_one_transaction(|s| {
-            group
-                .iter()
-                .map(|c| write(s, run_id, c))
-                .collect::<Result<Vec<_>, _>>()
-        })
-    {
-        return written.into_iter().map(Ok).collect::<Vec<_>>();
+    if group.len() > 1 {
+        let whole = until_free(waiting, || {
+            store.in_one_transaction(|s| {
+                group
+                    .iter()
+                    .map(|c| write(s, run_id, c))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+        });
+        if let Ok(written) = whole {
+            return written.into_iter().map(Ok).collect::<Vec<_>>();
+        }
     }
-    group.iter().map(|c| write(store, run_id, c)).collect()
+    group
+        .iter()
+        .map(|c| until_free(waiting, || write(store, run_id, c)))
+        .collect()
+}
+
+/// `attempt` again for as long as another process holds the write lock
+/// (each attempt waits the store's busy timeout first).
+fn until_free<T>(
+    waiting: &mut dyn FnMut(),
+    mut attempt: impl FnMut() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    loop {
+        match attempt() {
+            Err(StoreError::Busy { .. }) => waiting(),
+            other => return other,
+        }
+    }
 }
 
 /// The progress and events of one committed command.
@@ -231,7 +254,13 @@ pub fn start(
                     group.pop();
                 }
                 progress.elapsed = started.elapsed();
-                let results = commit_group(&mut store, run_id, &group);
+                let mut waited = std::time::Duration::ZERO;
+                let wait = store.busy_timeout();
+                let mut waiting = || {
+                    waited += wait;
+                    let _ = events.send(EngineEvent::StoreWaiting { run_id, waited });
+                };
+                let results = commit_group(&mut store, run_id, &group, &mut waiting);
                 for (cmd, r) in group.into_iter().zip(results) {
                     match r {
                         Ok(w) => {
@@ -250,9 +279,12 @@ pub fn start(
                 };
                 ended = Some((status, note.clone()));
                 progress.elapsed = started.elapsed();
-                // Best effort: if even this fails the run stays "running" and is
-                // marked interrupted on the next start.
-                let _ = store.finish_run(run_id, status, note.as_deref());
+                // A held lock is waited out (the end releases the run's
+                // claims). Past that, best effort: if even this fails the run
+                // stays "running" and is marked interrupted on the next start.
+                let _ = until_free(&mut || {}, || {
+                    store.finish_run(run_id, status, note.as_deref())
+                });
                 let _ = events.send(EngineEvent::RunFinished {
                     run_id,
                     status,
@@ -323,7 +355,7 @@ mod tests {
             },
             WriteCmd::Verdicts(vec![verdict(run, "c"), verdict(run, "a")]),
         ];
-        let results = commit_group(&mut store, run, &group);
+        let results = commit_group(&mut store, run, &group, &mut || {});
         assert!(matches!(results[0], Ok(ref f) if f == &[true]));
         assert!(results[1].is_err());
         assert!(results[2].is_ok());
@@ -340,7 +372,7 @@ mod tests {
             WriteCmd::Failed(1),
             WriteCmd::Verdicts(vec![verdict(run, "e")]),
         ];
-        let results = commit_group(&mut store, run, &group);
+        let results = commit_group(&mut store, run, &group, &mut || {});
         assert!(results.iter().all(Result::is_ok));
         assert_eq!(store.verdicts_for_run(run).unwrap().len(), 4);
     }

@@ -110,7 +110,8 @@ pub fn unchanged_files(
             .collect();
         names.sort();
         for p in names {
-            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let text =
+                crate::readfile::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
             let name = p
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())

@@ -72,8 +72,9 @@ pub fn write_loop_set(
     if dir.exists() {
         // The hash covers the AwAg elements; the manifest says every
         // example (the guideline's too).
-        let manifest =
-            |d: &Path| std::fs::read_to_string(d.join(crate::prompt::FEWSHOT_MANIFEST)).ok();
+        let manifest = |d: &Path| {
+            crate::readfile::read_to_string(&d.join(crate::prompt::FEWSHOT_MANIFEST)).ok()
+        };
         let same = PromptSet::load(Some(&dir)).is_ok_and(|s| s.hash() == hash)
             && manifest(&dir) == manifest(&staging);
         let _ = std::fs::remove_dir_all(&staging);

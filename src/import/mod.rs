@@ -214,7 +214,7 @@ pub fn import_paths_with(
 }
 
 fn read_file(path: &Path, o: &ImportOptions, batch: &mut Batch) -> Result<(), ImportError> {
-    let bytes = std::fs::read(path).map_err(|e| ImportError::Read {
+    let bytes = crate::readfile::read(path).map_err(|e| ImportError::Read {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;

@@ -113,7 +113,7 @@ pub struct PromptSet {
 /// The example pairs a few-shot manifest names (no manifest: none).
 fn read_manifest(dir: &Path) -> Result<Vec<(String, String)>, PromptError> {
     let path = dir.join(FEWSHOT_MANIFEST);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::readfile::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => {
@@ -176,7 +176,7 @@ impl PromptSet {
         let mut texts = Vec::new();
         for name in ELEMENTS {
             let path = dir.join(name);
-            let text = std::fs::read_to_string(&path).map_err(|e| PromptError::Read {
+            let text = crate::readfile::read_to_string(&path).map_err(|e| PromptError::Read {
                 path: path.clone(),
                 message: e.to_string(),
             })?;
@@ -184,7 +184,7 @@ impl PromptSet {
         }
         for name in OPTIONAL_ELEMENTS {
             let path = dir.join(name);
-            match std::fs::read_to_string(&path) {
+            match crate::readfile::read_to_string(&path) {
                 Ok(text) => texts.push((name.to_string(), text)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => {

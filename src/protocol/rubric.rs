@@ -53,7 +53,7 @@ impl Dimension {
         if name.is_empty() {
             return Err(format!("--dimension '{arg}': the name is empty"));
         }
-        let rubric = std::fs::read_to_string(Path::new(path.trim()))
+        let rubric = crate::readfile::read_to_string(Path::new(path.trim()))
             .map_err(|e| format!("--dimension {name}: {}: {e}", path.trim()))?;
         if rubric.trim().is_empty() {
             return Err(format!("--dimension {name}: {} is empty", path.trim()));
@@ -80,7 +80,9 @@ impl RubricPrompts {
                 .map(|d| d.join("rubric").join(name))
                 .filter(|p| p.exists())
             {
-                Some(p) => std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display())),
+                Some(p) => {
+                    crate::readfile::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))
+                }
                 None => Ok(fallback.to_string()),
             }
         };

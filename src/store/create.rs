@@ -40,6 +40,9 @@ pub(super) fn create_new(path: &Path) -> Result<Store> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
+    // A store being made by a process killed with SIGKILL stays behind
+    // under its scratch name: the next creation here removes it.
+    super::files::remove_stale(&dir, &format!(".{name}.new-"));
     let tmp = dir.join(format!(".{name}.new-{}-{nanos}", std::process::id()));
     let built = Store::open_at(&tmp, false).map(drop);
     let placed = built.and_then(|()| {

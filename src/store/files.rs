@@ -41,14 +41,28 @@ fn store_file(store: &Path) -> PathBuf {
     }
 }
 
-/// Is `out` the store at `store`, or its `-wal`, `-shm` or `-journal`, by any
-/// name (relative, through symlinks, or a hard link)?
+/// The labels the store refused when the workbench closed, kept beside it
+/// for replay at the next start (`<store>.unsaved-labels.jsonl`).
+pub const UNSAVED_LABELS_SUFFIX: &str = ".unsaved-labels.jsonl";
+
+/// Every file jury keeps beside the store, by its suffix to the store's
+/// name: SQLite's own, and the labels kept for replay (and their
+/// replacement while it is written).
+const OWN_SUFFIXES: &[&str] = &[
+    "",
+    "-wal",
+    "-shm",
+    "-journal",
+    UNSAVED_LABELS_SUFFIX,
+    ".unsaved-labels.jsonl.tmp",
+];
+
+/// Is `out` the store at `store`, or a file jury keeps beside it (its
+/// `-wal`, `-shm`, `-journal`, the labels kept for replay), by any name
+/// (relative, through symlinks, or a hard link)?
 pub fn is_own_file(store: &Path, out: &Path) -> bool {
     let base = resolve(&store_file(store));
-    let own: Vec<PathBuf> = ["", "-wal", "-shm", "-journal"]
-        .iter()
-        .map(|s| sibling(&base, s))
-        .collect();
+    let own: Vec<PathBuf> = OWN_SUFFIXES.iter().map(|s| sibling(&base, s)).collect();
     let target = resolve(out);
     if own.contains(&target) {
         return true;
@@ -90,7 +104,10 @@ pub fn write_atomically(
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    let tmp = dir.join(format!(".{name}.jury-tmp-{}-{nanos}", std::process::id()));
+    let prefix = format!(".{name}.jury-tmp-");
+    remove_stale(dir, &prefix);
+    let tmp = dir.join(format!("{prefix}{}-{nanos}", std::process::id()));
+    let _registered = InProgress::register(&tmp);
     let result = (|| {
         let file = std::fs::OpenOptions::new()
             .write(true)
@@ -110,4 +127,64 @@ pub fn write_atomically(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Temporary files of writes under way in this process: a signal that ends
+/// it removes them first (see [`remove_temporaries`]).
+fn in_progress() -> &'static std::sync::Mutex<Vec<PathBuf>> {
+    static FILES: std::sync::OnceLock<std::sync::Mutex<Vec<PathBuf>>> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| std::sync::Mutex::new(Vec::new()))
+}
+
+/// A temporary file registered for as long as the value lives.
+struct InProgress(PathBuf);
+
+impl InProgress {
+    fn register(p: &Path) -> InProgress {
+        if let Ok(mut v) = in_progress().lock() {
+            v.push(p.to_path_buf());
+        }
+        InProgress(p.to_path_buf())
+    }
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        if let Ok(mut v) = in_progress().lock() {
+            v.retain(|p| p != &self.0);
+        }
+    }
+}
+
+/// Removes the temporary files of writes under way, for a process about to
+/// end on a signal (SIGTERM, Ctrl-C): the previous file stays as it was and
+/// nothing half-written is left beside it.
+pub fn remove_temporaries() {
+    let files = match in_progress().lock() {
+        Ok(v) => v.clone(),
+        Err(p) => p.into_inner().clone(),
+    };
+    for f in files {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+/// Removes temporary files of earlier writes to the same target whose
+/// process is gone (killed with SIGKILL, which leaves no chance to clean
+/// up): `<prefix><pid>-<nanos>` (and its `-wal`/`-shm`) with a pid no
+/// process of this host has.
+pub(super) fn remove_stale(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+            continue;
+        };
+        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|p| !super::pid_alive(p)) && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }

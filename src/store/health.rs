@@ -92,7 +92,10 @@ pub(super) fn is_permission_problem(e: &StoreError) -> bool {
 /// plainly read-only, else (when no -wal holds commits it would miss) as an
 /// immutable file, which needs no -shm beside it.
 pub(super) fn open_read_only(path: &Path, first: StoreError) -> Result<Store> {
-    let cause = write_cause(path).unwrap_or_else(|| first.to_string());
+    let cause = write_cause(path).unwrap_or_else(|| match &first {
+        StoreError::Full(detail) => format!("the disk is full ({detail})"),
+        other => other.to_string(),
+    });
     let readable = |s: Store| -> Result<Store> {
         s.conn
             .query_row("SELECT count(*) FROM sqlite_master", [], |r| {

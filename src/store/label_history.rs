@@ -72,6 +72,10 @@ pub struct LabelEvent {
 pub struct LabelUndo {
     pub slot: Slot,
     pub restore: Option<Label>,
+    /// The label the change being undone left. The undo happens only while
+    /// it is still the current one (same value, same time): a label given
+    /// since, from another process or `jury label`, is never reverted.
+    pub undoes: Box<Label>,
     /// When the undo happened.
     pub at: String,
 }
@@ -105,6 +109,15 @@ impl Store {
         self.conn.pragma_update(None, "synchronous", "FULL")?;
         let result = (|| {
             let tx = self.immediate()?;
+            let current = current_tx(&tx, &u.slot)?;
+            let still = current
+                .as_ref()
+                .is_some_and(|c| c.value == u.undoes.value && c.created_at == u.undoes.created_at);
+            if !still {
+                return Err(StoreError::LabelChanged {
+                    current: current.map(Box::new),
+                });
+            }
             match &u.restore {
                 Some(l) => {
                     let back = Label {
@@ -160,6 +173,52 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// The slot's current label, if it has one.
+fn current_tx(tx: &rusqlite::Transaction<'_>, s: &Slot) -> Result<Option<Label>> {
+    use rusqlite::OptionalExtension;
+    let row = tx
+        .query_row(
+            &format!(
+                "SELECT value, note, replaced_judge_value, created_at, blind FROM labels WHERE {WHERE_SLOT}"
+            ),
+            params![
+                s.key.item_id,
+                s.key.classification_id,
+                s.key.perspective_id,
+                s.persona_id,
+                s.who,
+                s.scale.as_str()
+            ],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, bool>(4)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((value, note, replaced, created_at, blind)) = row else {
+        return Ok(None);
+    };
+    let value = s
+        .scale
+        .parse(&value)
+        .map_err(|e| StoreError::Data(format!("a stored label's value '{value}': {e}")))?;
+    Ok(Some(Label {
+        key: s.key.clone(),
+        persona_id: s.persona_id.clone(),
+        value,
+        note,
+        who: s.who.clone(),
+        created_at,
+        replaced_judge_value: replaced.and_then(|t| s.scale.parse(&t).ok()),
+        blind,
+    }))
 }
 
 /// The label leaves the current answers; its history gains the retraction.

@@ -128,6 +128,21 @@ impl Store {
         scale: Scale,
         note: &str,
     ) -> Result<bool> {
+        // As durable as a label (a person's words).
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
+        let result = self.set_label_note_tx(key, persona, who, scale, note);
+        let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
+        result.map_err(|e| self.with_wait(e))
+    }
+
+    fn set_label_note_tx(
+        &mut self,
+        key: &ComboKey,
+        persona: &str,
+        who: &str,
+        scale: Scale,
+        note: &str,
+    ) -> Result<bool> {
         let tx = self.immediate()?;
         let n = tx.execute(
             "UPDATE labels SET note = ?1 WHERE item_id=?2 AND classification_id=?3 AND perspective_id=?4 AND persona_id=?5 AND who=?6 AND scale=?7",

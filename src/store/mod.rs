@@ -1,6 +1,7 @@
 //! The SQLite store (WAL). Every verdict, failure and label is committed the
 //! moment it arrives, so a crash loses nothing already reported as saved.
 
+mod claims;
 mod create;
 mod error;
 mod files;
@@ -14,8 +15,9 @@ mod sessions;
 mod splits;
 mod verdicts;
 
+pub use claims::Claimed;
 pub use error::{Result, StoreError};
-pub use files::{is_own_file, write_atomically};
+pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_atomically};
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::LabelRow;
@@ -95,11 +97,22 @@ impl Store {
         }
         match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => create::create_new(path),
+            // SQLite would block on a FIFO for ever, and take a device
+            // (`/dev/null`) for an empty file: only a regular file is a store.
+            Ok(m) if !m.is_file() => Err(StoreError::NotAFile {
+                path: path.to_path_buf(),
+                kind: crate::readfile::kind_of(m.file_type()),
+            }),
             Ok(m) if m.len() == 0 && !create::wal_has_content(path) => Err(StoreError::EmptyFile {
                 path: path.to_path_buf(),
             }),
             _ => match Store::open_at(path, false) {
-                Err(e) if path.is_file() && health::is_permission_problem(&e) => {
+                // A full disk (no room for the -shm) still lets the store be read.
+                Err(e)
+                    if path.is_file()
+                        && (health::is_permission_problem(&e)
+                            || matches!(e, StoreError::Full(_))) =>
+                {
                     health::open_read_only(path, e)
                 }
                 other => other.map(Store::note_read_only),
@@ -308,6 +321,21 @@ impl Store {
                 Err(e)
             }
         }
+    }
+
+    /// One write statement in a transaction of its own, begun IMMEDIATE:
+    /// it takes the write lock up front, waiting the busy timeout for it,
+    /// and a refusal says how long it waited. Inside
+    /// [`Store::in_one_transaction`] it joins that transaction.
+    fn write_one(&mut self, sql: &str, p: impl rusqlite::Params) -> Result<usize> {
+        if self.grouped {
+            return Ok(self.conn.execute(sql, p)?);
+        }
+        let wait = self.busy_timeout;
+        let tx = self.immediate()?;
+        let n = tx.execute(sql, p)?;
+        tx.commit().map_err(|e| with_wait(e.into(), wait))?;
+        Ok(n)
     }
 
     fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>> {

@@ -1,6 +1,6 @@
 //! Runs and their counters, and who owns a running one.
 
-use super::{Result, Store, now};
+use super::{Result, Store, StoreError, now};
 use crate::domain::{Mode, Run, RunSpec, RunStatus, Usage};
 use rusqlite::{OptionalExtension, params};
 use std::time::Duration;
@@ -116,8 +116,7 @@ impl Store {
 
     /// Tells other processes the run is still alive.
     pub fn heartbeat(&mut self, run_id: i64) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        self.write_one(
             "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'",
             params![run_id, now()],
         )?;
@@ -127,11 +126,14 @@ impl Store {
     /// Ends a run. The note is the run's own: one left by another process
     /// that took the run for dead is replaced, as is its status.
     pub fn finish_run(&mut self, run_id: i64, status: RunStatus, note: Option<&str>) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        // Its claims go with it: what it did not judge is free for others.
+        let tx = self.immediate()?;
+        tx.execute(
             "UPDATE runs SET status = ?2, finished_at = ?3, note = ?4 WHERE id = ?1",
             params![run_id, status.as_str(), now(), note],
         )?;
+        super::claims::release_tx(&tx, run_id)?;
+        tx.commit()?;
         Ok(())
     }
 
@@ -142,9 +144,8 @@ impl Store {
         usage: Option<Usage>,
         cost_usd: Option<f64>,
     ) -> Result<()> {
-        self.before_write()?;
         let u = usage.unwrap_or_default();
-        self.conn.execute(
+        self.write_one(
             "UPDATE runs SET requests = requests + 1,
                usage_unknown = usage_unknown + ?5,
                prompt_tokens = prompt_tokens + ?2, completion_tokens = completion_tokens + ?3,
@@ -165,8 +166,7 @@ impl Store {
 
     /// Records how the run's structured answers were asked for and came back.
     pub fn set_run_structured(&mut self, run_id: i64, structured: &str) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        self.write_one(
             "UPDATE runs SET structured = ?2 WHERE id = ?1",
             params![run_id, structured],
         )?;
@@ -192,8 +192,7 @@ impl Store {
         structured: &str,
         detail: &str,
     ) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        self.write_one(
             "INSERT INTO endpoint_paths (endpoint, model, structured, detail, probed_at)
              VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (endpoint, model) DO UPDATE SET structured = ?3, detail = ?4, probed_at = ?5",
@@ -223,23 +222,7 @@ impl Store {
 
     /// Who owns each run still marked running.
     pub fn running_owners(&self) -> Result<Vec<(i64, RunOwner)>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM runs WHERE status = 'running' ORDER BY id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                RunOwner {
-                    pid: r
-                        .get::<_, Option<i64>>(1)?
-                        .and_then(|p| u32::try_from(p).ok()),
-                    host: r.get(2)?,
-                    heartbeat_at: r.get(3)?,
-                    created_at: r.get(4)?,
-                },
-            ))
-        })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        running_owners_on(&self.conn)
     }
 
     /// Runs left `running` by a process that is gone (see [`RunOwner::is_gone`]):
@@ -256,17 +239,47 @@ impl Store {
             if except.contains(&id) || !owner.is_gone(at, &host, pid_alive) {
                 continue;
             }
-            self.before_write()?;
             // The heartbeat is checked again in the update: the owner may
             // have beaten since it was read.
-            n += self.conn.execute(
+            match self.write_one(
                 "UPDATE runs SET status = 'failed', note = ?2, finished_at = ?3
                  WHERE id = ?1 AND status = 'running' AND heartbeat_at IS ?4",
                 params![id, INTERRUPTED_NOTE, now(), owner.heartbeat_at],
-            )?;
+            ) {
+                Ok(k) => n += k,
+                // Marking is a courtesy to whoever reads the list: a store
+                // that cannot take the write now (full disk, held lock)
+                // must still be read. The next command marks the run.
+                Err(StoreError::Full(_) | StoreError::Busy { .. } | StoreError::ReadOnly(_)) => {
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
         }
         Ok(n)
     }
+}
+
+/// Who owns each run still marked running, read on `conn` (inside a
+/// transaction when the answer must hold until it commits).
+pub(super) fn running_owners_on(conn: &rusqlite::Connection) -> Result<Vec<(i64, RunOwner)>> {
+    let mut stmt = conn.prepare(
+            "SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM runs WHERE status = 'running' ORDER BY id",
+        )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            RunOwner {
+                pid: r
+                    .get::<_, Option<i64>>(1)?
+                    .and_then(|p| u32::try_from(p).ok()),
+                host: r.get(2)?,
+                heartbeat_at: r.get(3)?,
+                created_at: r.get(4)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
 fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {

@@ -229,6 +229,23 @@ pub const MIGRATIONS: &[&str] = &[
         saved_at TEXT NOT NULL
     );
     "#,
+    // 11: the combinations a running run has claimed (it is judging them),
+    // so a second run started on the same ones (`--resume` twice at once)
+    // leaves them to it. `config` is the persona, protocol, mode, model and
+    // prompt set a verdict is matched on by `--resume`. A claim counts only
+    // while its run is `running` and its owner alive (the rule that marks a
+    // run interrupted); a run's end removes its claims.
+    r#"
+    CREATE TABLE run_claims (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        config TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        perspective_id TEXT NOT NULL
+    );
+    CREATE INDEX run_claims_by_config ON run_claims(config);
+    CREATE INDEX run_claims_by_run ON run_claims(run_id);
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

@@ -20,8 +20,7 @@ impl Store {
 
     /// Replaces `who`'s saved session.
     pub fn save_workbench_session(&mut self, who: &str, state: &str) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        self.write_one(
             "INSERT INTO workbench_sessions (who, state, saved_at) VALUES (?1, ?2, ?3)
              ON CONFLICT(who) DO UPDATE SET state = excluded.state, saved_at = excluded.saved_at",
             params![who, state, super::now()],

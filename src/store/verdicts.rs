@@ -49,8 +49,7 @@ impl Store {
     }
 
     pub fn insert_failure(&mut self, f: &Failure) -> Result<()> {
-        self.before_write()?;
-        self.conn.execute(
+        self.write_one(
             "INSERT INTO failures (run_id, kind, keys, reason, raw_response, http_status, finish_reason, request, attempt, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![

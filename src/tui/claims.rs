@@ -120,7 +120,7 @@ pub fn load(config_dir: Option<&Path>) -> (Claims, Option<String>) {
     if !path.exists() {
         return (Claims::new(), None);
     }
-    match std::fs::read_to_string(&path)
+    match crate::readfile::read_to_string(&path)
         .map_err(|e| e.to_string())
         .and_then(|text| parse(&text))
     {

@@ -34,6 +34,10 @@ enum LabelJob {
         req: u64,
         undo: crate::store::LabelUndo,
     },
+    Note {
+        req: u64,
+        label: Label,
+    },
     Session {
         who: String,
         state: String,
@@ -93,6 +97,7 @@ impl Executor {
         match fx {
             Effect::SaveLabel { req, label } => self.hand_to_writer(LabelJob::Save { req, label }),
             Effect::UndoLabel { req, undo } => self.hand_to_writer(LabelJob::Undo { req, undo }),
+            Effect::SaveNote { req, label } => self.hand_to_writer(LabelJob::Note { req, label }),
             Effect::SaveSession { who, state } => {
                 self.hand_to_writer(LabelJob::Session { who, state })
             }
@@ -192,7 +197,9 @@ impl Executor {
     fn writer_gone(&self, job: LabelJob) {
         const GONE: &str = "the label writer is not running";
         let msg = match job {
-            LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } => Msg::LabelSaved {
+            LabelJob::Save { req, .. }
+            | LabelJob::Undo { req, .. }
+            | LabelJob::Note { req, .. } => Msg::LabelSaved {
                 req,
                 result: Err(GONE.into()),
             },
@@ -357,9 +364,36 @@ fn label_writer(
         let result = match &job {
             LabelJob::Save { label, .. } => s.upsert_label(label),
             LabelJob::Undo { undo, .. } => s.undo_label(undo),
+            // The note alone: a value changed since by another process stays.
+            LabelJob::Note { label, .. } => s
+                .set_label_note(
+                    &label.key,
+                    &label.persona_id,
+                    &label.who,
+                    label.value.scale(),
+                    &label.note,
+                )
+                .and_then(|held| if held { Ok(()) } else { s.upsert_label(label) }),
             LabelJob::Session { who, state } => s.save_workbench_session(who, state),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
+        if let (
+            LabelJob::Undo { req, .. },
+            Err(crate::store::StoreError::LabelChanged { current }),
+        ) = (&job, &result)
+        {
+            let why = result
+                .as_ref()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            let _ = reply.send(Msg::UndoRefused {
+                req: *req,
+                current: current.as_deref().cloned(),
+                why,
+            });
+            continue;
+        }
         let result = result.map_err(|e| e.to_string());
         // A kept session is answered only when it failed.
         if matches!(job, LabelJob::Session { .. }) && result.is_ok() {
@@ -372,7 +406,7 @@ fn label_writer(
 /// The writer's answer to a job.
 fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
     match job {
-        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } => {
+        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } | LabelJob::Note { req, .. } => {
             Msg::LabelSaved { req: *req, result }
         }
         LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),

@@ -94,7 +94,7 @@ impl Keymap {
         if !path.exists() {
             return (k, None);
         }
-        let warn = match std::fs::read_to_string(&path) {
+        let warn = match crate::readfile::read_to_string(&path) {
             Ok(text) => {
                 let backup = k.clone();
                 match k.merge_toml(&text) {

@@ -307,7 +307,10 @@ fn keep_what_is_unsaved(
     db_path: &Path,
 ) -> Result<(), String> {
     while let Ok(m) = rx.try_recv() {
-        if matches!(m, msg::Msg::LabelSaved { .. }) {
+        if matches!(
+            m,
+            msg::Msg::LabelSaved { .. } | msg::Msg::UndoRefused { .. }
+        ) {
             // Effects are not run any more: only the labels' states matter here.
             let _ = update::update(app, m, chrono::Utc::now());
         }

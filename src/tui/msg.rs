@@ -31,6 +31,13 @@ pub enum Msg {
         req: u64,
         result: Result<(), String>,
     },
+    /// The undo `req` was refused: the label changed since the change it
+    /// would revert (`current`: the label the store holds now, if any).
+    UndoRefused {
+        req: u64,
+        current: Option<Label>,
+        why: String,
+    },
     RunsLoaded(Result<(Vec<Run>, Vec<Failure>), String>),
     /// What the planned runs would send. `started` is the run (tag) that was
     /// asked to start and did not, because nothing was missing.
@@ -72,6 +79,14 @@ pub enum Effect {
     LoadSplitForLoop,
     /// Write a label durably and answer with `Msg::LabelSaved { req }`.
     SaveLabel {
+        req: u64,
+        label: Label,
+    },
+    /// Save only the note of a label (`label.note`): the value the store
+    /// holds stays, since it may be newer than the one shown (`jury label`
+    /// from a shell). A label the store does not hold yet is saved whole.
+    /// Answers `Msg::LabelSaved { req }`.
+    SaveNote {
         req: u64,
         label: Label,
     },

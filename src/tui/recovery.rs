@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 /// The recovery file of the store at `db` (beside it, so each workspace has its own).
 pub fn path_for(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_owned();
-    name.push(".unsaved-labels.jsonl");
+    name.push(crate::store::UNSAVED_LABELS_SUFFIX);
     PathBuf::from(name)
 }
 
 /// The labels kept in `path` (none when there is no file) and how many lines
 /// could not be read.
 pub fn read(path: &Path) -> std::io::Result<(Vec<Label>, usize)> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::readfile::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
         Err(e) => return Err(e),

@@ -174,7 +174,7 @@ impl Theme {
         let known = BUILTIN.iter().any(|(n, _)| *n == name);
         let user = config_dir.map(|d| d.join("themes").join(format!("{name}.toml")));
         match user.filter(|p| p.exists()) {
-            Some(p) => match std::fs::read_to_string(&p)
+            Some(p) => match crate::readfile::read_to_string(&p)
                 .map_err(|e| e.to_string())
                 .and_then(|s| t.merge_toml(&s))
             {

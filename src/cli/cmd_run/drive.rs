@@ -176,6 +176,15 @@ fn on_event(
                 b.set_message(say::retrying(&crate::sanitize::one_line(&reason, 80)));
             }
         }
+        // Said whether or not there is a bar: both change what this run does.
+        EngineEvent::StoreWaiting { waited, .. } => match bar {
+            Some(b) => b.println(say::store_waiting(waited)),
+            None => eprintln!("{}", say::store_waiting(waited)),
+        },
+        EngineEvent::ClaimedElsewhere { skipped, runs, .. } => match bar {
+            Some(b) => b.println(say::claimed_elsewhere(skipped, &runs)),
+            None => eprintln!("{}", say::claimed_elsewhere(skipped, &runs)),
+        },
         EngineEvent::RunFinished {
             status,
             progress,

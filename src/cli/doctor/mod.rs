@@ -135,6 +135,17 @@ fn check_store(r: &mut Report, path: &Path) {
         r.line(Level::Warning, "store", &say::no_store(&shown, dir_ok));
         return;
     }
+    // Opening a FIFO would block doctor for ever; a device is no store.
+    if let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+    {
+        let e = crate::store::StoreError::NotAFile {
+            path: path.to_path_buf(),
+            kind: crate::readfile::kind_of(m.file_type()),
+        };
+        r.line(Level::Problem, "store", &e.to_string());
+        return;
+    }
     let flags =
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = match rusqlite::Connection::open_with_flags(path, flags) {

@@ -61,16 +61,32 @@ pub async fn execute(
     let probe_note = super::structured::choose(&mut provider, req.structured, &store);
     let auto = req.structured.is_none();
     let provider_for_memory = provider.clone();
+    let mut plan = plan;
+    let run_id = store.create_run(&plan.spec, plan.units())?;
+    let left = match claim(&mut store, run_id, &req, &mut plan) {
+        Ok(left) => left,
+        Err(e) => {
+            // Nothing was sent: the run ends here rather than stay "running".
+            let _ = store.finish_run(run_id, RunStatus::Failed, Some(&e.to_string()));
+            return Err(e);
+        }
+    };
     let total = plan.units();
-    let run_id = store.create_run(&plan.spec, total)?;
     // What a few-shot set showed as examples, so a report on held-out
     // items can refuse a version that saw them.
     store.record_prompt_examples(&plan.spec.prompt_hash, cfg.prompts.example_pairs())?;
     let _ = events.send(EngineEvent::RunStarted {
         run_id,
         total,
-        skipped: plan.skipped,
+        skipped: plan.skipped + left.judged.len() as u64,
     });
+    if !left.held.is_empty() {
+        let _ = events.send(EngineEvent::ClaimedElsewhere {
+            run_id,
+            skipped: left.held.len() as u64,
+            runs: left.by_runs.clone(),
+        });
+    }
     let progress = Progress {
         run_id,
         total,
@@ -149,6 +165,40 @@ pub async fn execute(
         progress,
         note,
     })
+}
+
+/// Claims the plan's combinations for the run; a `--resume` leaves out
+/// those another live run is judging (or that were judged since planning),
+/// and is cut into requests again without them.
+fn claim(
+    store: &mut Store,
+    run_id: i64,
+    req: &RunRequest,
+    plan: &mut Plan,
+) -> Result<crate::store::Claimed, EngineError> {
+    let keys: Vec<crate::domain::ComboKey> = plan
+        .batches
+        .iter()
+        .flatten()
+        .map(|u| u.key.clone())
+        .collect();
+    let filter = crate::store::VerdictFilter {
+        persona_id: &plan.spec.persona_id,
+        protocol: plan.spec.protocol,
+        mode: plan.spec.mode,
+        model: &plan.spec.model,
+        prompt_hash: &plan.spec.prompt_hash,
+    };
+    let claimed = store.claim_combinations(run_id, &filter, &keys, req.resume)?;
+    if !claimed.held.is_empty() || !claimed.judged.is_empty() {
+        let units: Vec<Unit> = std::mem::take(&mut plan.batches)
+            .into_iter()
+            .flatten()
+            .filter(|u| !claimed.skips(&u.key))
+            .collect();
+        plan.batches = plan.protocol.batches(&units, req.batch_size);
+    }
+    Ok(claimed)
 }
 
 /// Judges `batches` on `concurrency` workers until done, stopped or cancelled.

@@ -107,7 +107,9 @@ impl PropositionPrompts {
                 .map(|d| d.join("proposition").join(name))
                 .filter(|p| p.exists())
             {
-                Some(p) => std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display())),
+                Some(p) => {
+                    crate::readfile::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))
+                }
                 None => Ok(fallback.to_string()),
             }
         };

@@ -48,6 +48,16 @@ pub mod msg {
     pub fn skipped(n: u64) -> String {
         format!("{n} already judged, skipped")
     }
+    pub fn store_waiting(waited: std::time::Duration) -> String {
+        format!(
+            "waiting for the store's write lock (another process holds it, {} s so far); answers are kept",
+            waited.as_secs()
+        )
+    }
+    pub fn claimed_elsewhere(skipped: u64, runs: &[i64]) -> String {
+        let runs: Vec<String> = runs.iter().map(|r| r.to_string()).collect();
+        format!("{skipped} skipped: run {} is judging them", runs.join(", "))
+    }
     pub fn retrying(seconds: f64, reason: &str) -> String {
         format!("retrying in {seconds:.1}s: {reason}")
     }

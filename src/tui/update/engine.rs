@@ -80,6 +80,20 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             ));
         }
         EngineEvent::Progress(p) => run.progress = p,
+        EngineEvent::StoreWaiting { waited, .. } => {
+            app.chrome.message = Some((
+                Level::Warning,
+                crate::tui::strings::msg::store_waiting(waited),
+            ));
+        }
+        EngineEvent::ClaimedElsewhere { skipped, runs, .. } => {
+            let said = crate::tui::strings::msg::claimed_elsewhere(skipped, &runs);
+            app.chrome.message = Some((Level::Warning, said.clone()));
+            run.note = Some(match run.note.take() {
+                Some(n) => format!("{n}; {said}"),
+                None => said,
+            });
+        }
         EngineEvent::RunFinished {
             status,
             progress,

@@ -71,6 +71,10 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
             run::run_ended(app, tag, error);
         }
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
+        Msg::UndoRefused { req, current, why } => {
+            undo::undo_refused(app, req, current, &why);
+            super::quit::label_answered(app, &mut fx);
+        }
         Msg::UnsavedKept(r) => super::quit::kept(app, r),
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),

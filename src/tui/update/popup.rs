@@ -308,7 +308,7 @@ fn submit_input(
             }) {
                 e.label.note = text;
                 e.state = SaveState::Pending(req);
-                fx.push(Effect::SaveLabel {
+                fx.push(Effect::SaveNote {
                     req,
                     label: e.label.clone(),
                 });

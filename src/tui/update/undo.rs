@@ -23,6 +23,18 @@ pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) {
         created_at: at.clone(),
         ..l
     });
+    // The next undo of this slot reverts to what this one writes: that is
+    // the label it then expects to find (the store checks it).
+    if let Some(l) = &restore
+        && let Some(older) = app
+            .data
+            .undo
+            .iter_mut()
+            .rev()
+            .find(|s| Slot::of(&s.after) == slot)
+    {
+        older.after = l.clone();
+    }
     let entries = app.data.labels.entry(slot.key.item_id.clone()).or_default();
     let i = entries.iter().position(|e| Slot::of(&e.label) == slot);
     match (&restore, i) {
@@ -55,7 +67,12 @@ pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) {
     ));
     fx.push(Effect::UndoLabel {
         req,
-        undo: LabelUndo { slot, restore, at },
+        undo: LabelUndo {
+            slot,
+            restore,
+            at,
+            undoes: Box::new(step.after),
+        },
     });
 }
 
@@ -84,6 +101,38 @@ pub fn retraction_answered(app: &mut App, req: u64, result: Result<(), String>) 
     app.chrome.message = Some((
         Level::Error,
         s::undo_failed(&row_name(&key), &sanitize::one_line(&err, 200)),
+    ));
+}
+
+/// The store refused undo `req`: the label changed since (another process,
+/// `jury label`). Nothing was changed: the workbench shows the label the
+/// store holds now and says what it is; the step is spent.
+pub fn undo_refused(app: &mut App, req: u64, current: Option<Label>, why: &str) {
+    let slot = match app.data.undo_pending.remove(&req) {
+        Some(step) => Some(Slot::of(&step.after)),
+        None => app
+            .data
+            .labels
+            .values()
+            .flatten()
+            .find(|e| e.state == SaveState::Pending(req))
+            .map(|e| Slot::of(&e.label)),
+    };
+    let Some(slot) = slot else { return };
+    let entries = app.data.labels.entry(slot.key.item_id.clone()).or_default();
+    entries.retain(|e| Slot::of(&e.label) != slot);
+    if let Some(label) = current {
+        entries.push(LabelEntry {
+            label,
+            state: SaveState::Saved,
+        });
+    }
+    if let Some(&i) = app.data.index_of.get(&slot.key.item_id) {
+        app.item_changed(i as usize);
+    }
+    app.chrome.message = Some((
+        Level::Warning,
+        format!("{}: {}", row_name(&slot.key), sanitize::one_line(why, 200)),
     ));
 }
 

@@ -1,0 +1,159 @@
+//! Claims: the combinations a running run is judging. Two runs started
+//! together on the same combinations would otherwise both pay for every one
+//! of them; with claims the second (a `--resume`) leaves to the first what
+//! it has claimed. A claim is void once its run ended or its owner is gone
+//! (the liveness rule of [`super::RunOwner::is_gone`]), so a killed run's
+//! claims never block anyone.
+
+use super::{Result, Store, VerdictFilter, host_name, pid_alive};
+use crate::domain::ComboKey;
+use rusqlite::params;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// What a run's claim found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Claimed {
+    /// Combinations another live run has claimed: left to it.
+    pub held: HashSet<ComboKey>,
+    /// The runs holding them.
+    pub by_runs: Vec<i64>,
+    /// Combinations judged (same persona, protocol, mode, model and prompt
+    /// set) since the run was planned: a run that ended meanwhile.
+    pub judged: HashSet<ComboKey>,
+}
+
+impl Claimed {
+    pub fn skips(&self, key: &ComboKey) -> bool {
+        self.held.contains(key) || self.judged.contains(key)
+    }
+}
+
+/// The matching key of a verdict's configuration (see migration 11).
+fn config_of(f: &VerdictFilter<'_>) -> String {
+    let mode = f.mode.map(|m| m.number().to_string()).unwrap_or_default();
+    [
+        f.persona_id,
+        f.protocol.as_str(),
+        &mode,
+        f.model,
+        f.prompt_hash,
+    ]
+    .join("\u{1f}")
+}
+
+impl Store {
+    /// Claims `keys` for `run_id`, in one transaction with the check, so two
+    /// runs claiming at once are served one after the other. With
+    /// `leave_held` (a `--resume`), keys another live run holds, or judged
+    /// since planning, are not claimed and are returned; the run's total
+    /// drops by as many. Without it (a deliberate repeat) everything is
+    /// claimed. Claims of runs that ended or whose owner is gone are
+    /// removed on the way.
+    pub fn claim_combinations(
+        &mut self,
+        run_id: i64,
+        f: &VerdictFilter<'_>,
+        keys: &[ComboKey],
+        leave_held: bool,
+    ) -> Result<Claimed> {
+        let config = config_of(f);
+        let judged = if leave_held {
+            self.judged_keys(f)?
+        } else {
+            HashSet::new()
+        };
+        let tx = self.immediate()?;
+        // Read under the write lock: a run that claims meanwhile waits for us.
+        let live = live_runs(&tx)?;
+        // Claims of runs no longer live: their runs cannot judge them.
+        let claimants: Vec<i64> = {
+            let mut stmt = tx.prepare("SELECT DISTINCT run_id FROM run_claims")?;
+            stmt.query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        for dead in claimants.iter().filter(|id| !live.contains(id)) {
+            tx.execute("DELETE FROM run_claims WHERE run_id = ?1", [dead])?;
+        }
+        let mut out = Claimed::default();
+        if leave_held {
+            let mut holders: HashMap<ComboKey, i64> = HashMap::new();
+            let mut stmt = tx.prepare(
+                "SELECT item_id, classification_id, perspective_id, run_id FROM run_claims WHERE config = ?1 AND run_id != ?2",
+            )?;
+            let rows = stmt.query_map(params![config, run_id], |r| {
+                Ok((
+                    ComboKey::new(
+                        &r.get::<_, String>(0)?,
+                        &r.get::<_, String>(1)?,
+                        &r.get::<_, String>(2)?,
+                    ),
+                    r.get::<_, i64>(3)?,
+                ))
+            })?;
+            for row in rows {
+                let (k, by) = row?;
+                holders.insert(k, by);
+            }
+            drop(stmt);
+            let mut by = BTreeSet::new();
+            for k in keys {
+                if let Some(r) = holders.get(k) {
+                    out.held.insert(k.clone());
+                    by.insert(*r);
+                } else if judged.contains(k) {
+                    out.judged.insert(k.clone());
+                }
+            }
+            out.by_runs = by.into_iter().collect();
+        }
+        {
+            let mut insert = tx.prepare(
+                "INSERT INTO run_claims (run_id, config, item_id, classification_id, perspective_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for k in keys.iter().filter(|k| !out.skips(k)) {
+                insert.execute(params![
+                    run_id,
+                    config,
+                    k.item_id,
+                    k.classification_id,
+                    k.perspective_id
+                ])?;
+            }
+        }
+        let left = (out.held.len() + out.judged.len()) as i64;
+        if left > 0 {
+            tx.execute(
+                "UPDATE runs SET total = max(total - ?2, 0) WHERE id = ?1",
+                params![run_id, left],
+            )?;
+        }
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// The combinations `run_id` holds (tests and `doctor`).
+    pub fn claims_of(&self, run_id: i64) -> Result<usize> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM run_claims WHERE run_id = ?1",
+            [run_id],
+            |r| r.get::<_, i64>(0),
+        )? as usize)
+    }
+}
+
+/// Runs still `running` whose owner is alive.
+fn live_runs(conn: &rusqlite::Connection) -> Result<HashSet<i64>> {
+    let (at, host) = (chrono::Utc::now(), host_name());
+    Ok(super::runs::running_owners_on(conn)?
+        .into_iter()
+        .filter(|(_, o)| !o.is_gone(at, &host, pid_alive))
+        .map(|(id, _)| id)
+        .collect())
+}
+
+/// Removes a run's claims (inside the transaction that ends it).
+pub(super) fn release_tx(conn: &rusqlite::Connection, run_id: i64) -> Result<()> {
+    conn.execute("DELETE FROM run_claims WHERE run_id = ?1", [run_id])?;
+    Ok(())
+}
