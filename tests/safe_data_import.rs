@@ -464,3 +464,65 @@ fn changed_items_under_verdicts_need_replace() {
             .contains("The text the judge never saw.")
     );
 }
+
+/// A folder that links to itself (`ln -s . s1`, four times) is read once:
+/// each real directory is followed once, the links that lead back are named
+/// and skipped (was: every path through the loop read again, 262143 copies).
+#[test]
+fn a_symlink_loop_is_followed_once_and_the_links_are_named() {
+    let ws = Workspace::new();
+    let dir = ws.path("data");
+    std::fs::create_dir(&dir).expect("mkdir");
+    std::fs::write(dir.join("items.jsonl"), common::items_jsonl(2, 1)).expect("w");
+    std::fs::write(
+        dir.join("personas.json"),
+        json!([common::persona_json()]).to_string(),
+    )
+    .expect("w");
+    for n in 1..=4 {
+        std::os::unix::fs::symlink(".", dir.join(format!("s{n}"))).expect("symlink");
+    }
+    // A link to a real directory outside is followed (once).
+    let other = ws.path("other");
+    std::fs::create_dir(&other).expect("mkdir");
+    std::fs::write(other.join("more-items.jsonl"), format!("{}\n", common::item_json(7, 1)))
+        .expect("w");
+    std::os::unix::fs::symlink(&other, dir.join("linked")).expect("symlink");
+    std::os::unix::fs::symlink(&other, dir.join("linked-again")).expect("symlink");
+    let out = ws.run(&["import", dir.to_str().expect("utf-8")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(said.contains("imported 3 items, 1 personas"), "{said}");
+    let err = text(&out.stderr);
+    for n in 1..=4 {
+        assert!(
+            err.contains(&format!("s{n}: a link to a directory already read")),
+            "{err}"
+        );
+    }
+    assert!(
+        err.contains("linked-again: a link to a directory already read"),
+        "{err}"
+    );
+}
+
+/// `--persona owner` means "each item's owner": a persona with that id
+/// would make the flag ambiguous, so import refuses it, naming the record.
+#[test]
+fn a_persona_named_owner_is_refused_at_import() {
+    let ws = Workspace::new();
+    let mut p = common::persona_json();
+    p["id"] = json!("owner");
+    let f = ws.write("personas.jsonl", format!("{}\n{p}\n", common::persona_json()));
+    let out = import(&ws, &f, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}: line 2: field 'id': 'owner' is reserved: `jury run --persona owner` means each item's owner; give the persona another id",
+            f.display()
+        )),
+        "{err}"
+    );
+    assert!(ws.store().personas().expect("personas").is_empty());
+}

@@ -275,6 +275,17 @@ pub mod run {
     pub fn as_owner(persona: &str, n: usize) -> String {
         format!("judging {n} item(s) as their owner {persona}")
     }
+    /// An id a list flag names more than once: the plan keeps its first place.
+    pub fn named_twice(flag: &str, ids: &[String]) -> String {
+        let shown: Vec<String> = ids
+            .iter()
+            .map(|i| crate::sanitize::one_line(i, 80))
+            .collect();
+        format!(
+            "note: {flag} names {} twice; each is judged once",
+            shown.join(", ")
+        )
+    }
     pub const DEMO_JUDGE_NOTE: &str =
         "(a deterministic offline judge for trying jury out; Ctrl-C stops it)";
 

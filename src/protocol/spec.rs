@@ -121,6 +121,7 @@ impl JudgeSpec {
                     .map(|p| p.trim().to_string())
                     .filter(|p| !p.is_empty())
                     .collect();
+                let perspectives = crate::domain::first_of_each(perspectives).0;
                 match persona {
                     Some(persona) if !perspectives.is_empty() => JudgeSpec::Awag {
                         mode,
@@ -144,6 +145,24 @@ impl JudgeSpec {
             },
             Protocol::Guideline => JudgeSpec::Guideline { persona },
         })
+    }
+
+    /// The spec with each perspective and dimension once, at its first
+    /// place: whoever built it (flags, the workbench), a plan never asks for
+    /// one combination twice.
+    pub fn without_repeats(&self) -> JudgeSpec {
+        let mut spec = self.clone();
+        match &mut spec {
+            JudgeSpec::Awag { perspectives, .. } => {
+                *perspectives = crate::domain::first_of_each(std::mem::take(perspectives)).0;
+            }
+            JudgeSpec::Rubric { dimensions, .. } => {
+                let mut seen = std::collections::HashSet::new();
+                dimensions.retain(|d| seen.insert(d.name.clone()));
+            }
+            JudgeSpec::Proposition { .. } | JudgeSpec::Guideline { .. } => {}
+        }
+        spec
     }
 
     pub fn protocol(&self) -> Protocol {
@@ -213,8 +232,28 @@ fn rubric_dimensions(f: &SpecFlags) -> Result<Vec<Dimension>, SpecError> {
     } else {
         Dimension::defaults()
     };
+    let mut given: Vec<(&str, Dimension)> = Vec::new();
     for d in &f.dimensions {
-        dims.push(Dimension::from_arg(d).map_err(SpecError::Invalid)?);
+        let dim = Dimension::from_arg(d).map_err(SpecError::Invalid)?;
+        // One name is one dimension: the same rubric twice is kept once, two
+        // rubrics under one name are a choice only the person can make.
+        match given.iter().find(|(_, g)| g.name == dim.name) {
+            Some((_, g)) if g.rubric == dim.rubric => continue,
+            Some((first, _)) => {
+                return invalid(format!(
+                    "--dimension {first} and --dimension {d} name the same dimension '{}': give each name once",
+                    dim.name
+                ));
+            }
+            None => given.push((d, dim)),
+        }
+    }
+    for (_, dim) in given {
+        // A dimension named like a default one replaces it, in its place.
+        match dims.iter_mut().find(|x| x.name == dim.name) {
+            Some(default) => *default = dim,
+            None => dims.push(dim),
+        }
     }
     if dims.is_empty() {
         return invalid(
