@@ -504,6 +504,17 @@ fn a_symlink_loop_is_followed_once_and_the_links_are_named() {
         err.contains("linked-again: a link to a directory already read"),
         "{err}"
     );
+    // The same file named twice on the command line is read once.
+    let items = dir.join("items.jsonl");
+    let items = items.to_str().expect("utf-8");
+    let out = ws.run(&["import", items, items]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("imported 2 items"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("items.jsonl: the same file as one already read"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// `--persona owner` means "each item's owner": a persona with that id

@@ -197,12 +197,19 @@ pub fn import_paths_with(
 ) -> Result<ImportReport, ImportError> {
     let mut files = Vec::new();
     let mut batch = Batch::default();
+    // Real directories and files already taken: each is read once however
+    // many paths (links, a file named twice) lead to it.
+    let mut seen = std::collections::HashSet::new();
     for p in paths {
         if p.is_dir() {
             let mut inner = Vec::new();
-            data_files_under(p, &mut inner, &mut batch.skipped_files, 0)?;
+            data_files_under(p, &mut inner, &mut batch.skipped_files, &mut seen, 0)?;
             inner.sort_by_key(|f| import_order(f));
             files.extend(inner);
+        } else if p.is_file() && !seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())) {
+            batch
+                .skipped_files
+                .push((p.clone(), "the same file as one already read".into()));
         } else {
             files.push(p.clone());
         }
