@@ -1,5 +1,19 @@
 use serde::{Deserialize, Serialize};
 
+/// The `--persona` value that means "each item's owner" (`jury run
+/// --persona owner`, `R` in the workbench); no persona may take it as its id,
+/// or a run could not tell which one is meant.
+pub const OWNER_CHOICE: &str = "owner";
+
+/// Why a persona id is refused, if it is: the one reserved word.
+pub fn reserved_id(id: &str) -> Option<String> {
+    (id.trim() == OWNER_CHOICE).then(|| {
+        format!(
+            "'{OWNER_CHOICE}' is reserved: `jury run --persona {OWNER_CHOICE}` means each item's owner; give the persona another id"
+        )
+    })
+}
+
 /// Who the judge role-plays (S8.1.1). The definition is kept as the JSON object
 /// it was imported as, so fields we do not know about survive a round trip and
 /// reach the judge unchanged.

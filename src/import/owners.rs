@@ -35,10 +35,11 @@ pub(super) fn resolve_owners(
         .chain(batch.personas.iter().map(|p| p.id.clone()))
         .collect();
     for item in &mut batch.items {
+        let tagged = inbox_name(&item.tags).map(|n| n.trim().to_string());
         let name = match item.owner.take() {
             Some(n) => n.trim().to_string(),
-            None => match inbox_name(&item.tags) {
-                Some(n) => n.to_string(),
+            None => match &tagged {
+                Some(n) => n.clone(),
                 None => continue,
             },
         };
@@ -49,6 +50,9 @@ pub(super) fn resolve_owners(
             item.owner = Some(name);
             continue;
         }
+        // A field naming no persona does not hide what the item's inbox tag
+        // says: that persona, when it is one, still owns the item.
+        item.owner = tagged.filter(|t| personas.contains(t));
         let tag = format!("{INBOX_TAG}{name}");
         if !item.tags.contains(&tag) {
             item.tags.push(tag);

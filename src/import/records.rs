@@ -194,6 +194,9 @@ fn classification(v: &Value) -> Result<Classification, FieldError> {
 
 pub fn persona(obj: &Map<String, Value>) -> Result<Persona, FieldError> {
     let id = id(obj, &["id", "personaId", "persona_id"])?;
+    if let Some(why) = crate::domain::reserved_id(&id) {
+        return Err(FieldError::new("id", why));
+    }
     let name = text(obj, &["name"])?;
     let definition = match pick(obj, &["definition"]) {
         Some((_, d @ Value::Object(_))) => d.clone(),
