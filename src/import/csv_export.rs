@@ -6,6 +6,10 @@
 use crate::domain::Item;
 use serde_json::{Map, Value, json};
 
+/// The export columns that hold JSON text (read back as JSON, not as text
+/// with escapes).
+pub const JSON_COLUMNS: &[&str] = &["tags", "classifications", "payload"];
+
 /// Which export column each record field comes from (for errors).
 pub const COLUMN_OF_FIELD: &[(&str, &str)] = &[
     ("id", "item_id"),
@@ -79,12 +83,14 @@ fn sent_cell(i: &Item) -> Option<String> {
     }
 }
 
-/// A text cell as jury wrote it: the export puts a `'` before text starting
-/// with `=`, `+`, `-` or `@` so spreadsheets do not read a formula.
-pub fn unprefixed(cell: &str) -> String {
-    match cell.strip_prefix('\'') {
-        Some(rest) if rest.len() > 1 && rest.starts_with(['=', '+', '-', '@']) => rest.to_string(),
-        _ => cell.to_string(),
+/// A cell of column `column` as jury wrote it: JSON cells as they are, text
+/// cells without the `'` and the escapes the export added (see
+/// [`crate::report::csv::text`]), so what comes back is what was stored.
+pub fn cell_text(column: &str, cell: &str) -> String {
+    if JSON_COLUMNS.contains(&column) {
+        cell.to_string()
+    } else {
+        crate::report::csv::from_text_cell(cell)
     }
 }
 

@@ -103,6 +103,25 @@ fn records(text: &str) -> Result<(Vec<String>, Vec<Row>), ReadError> {
         Some(Err(e)) => return Err((1, None, format!("cannot read the header: {e}"))),
         Some(Ok(h)) => h.iter().map(|c| c.trim().to_string()).collect(),
     };
+    // Two columns under one header: a field mapped or guessed by that name
+    // would silently take the first, so neither is taken.
+    for (i, h) in headers.iter().enumerate().filter(|(_, h)| !h.is_empty()) {
+        if let Some(j) = headers[i + 1..]
+            .iter()
+            .position(|o| o.eq_ignore_ascii_case(h))
+        {
+            return Err((
+                1,
+                None,
+                format!(
+                    "columns {} and {} are both headed '{}': rename one so each column says what it holds",
+                    i + 1,
+                    i + j + 2,
+                    crate::sanitize::one_line(h, 80)
+                ),
+            ));
+        }
+    }
     if let Some((line, field)) = unclosed {
         let column = headers.get(field).cloned();
         return Err((
@@ -307,7 +326,7 @@ fn read_export(
             headers
                 .iter()
                 .position(|h| h == name)
-                .map(|c| super::csv_export::unprefixed(&row.cells[c]))
+                .map(|c| super::csv_export::cell_text(name, &row.cells[c]))
                 .unwrap_or_default()
         };
         let at = Location::Line(row.line);
