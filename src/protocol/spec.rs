@@ -305,6 +305,41 @@ mod tests {
         }
     }
 
+    /// A perspective or dimension named twice is one: a plan never asks
+    /// for one combination twice.
+    #[test]
+    fn a_perspective_or_dimension_named_twice_is_kept_once() {
+        let mut f = flags("awag");
+        f.mode = Some(2);
+        f.persona = Some("ana".into());
+        f.perspectives = vec!["b".into(), " a".into(), "b".into(), "a ".into()];
+        assert_eq!(
+            JudgeSpec::from_flags(&f).unwrap().perspective_ids(),
+            vec!["b".to_string(), "a".to_string()]
+        );
+        let dir = std::env::temp_dir().join(format!("jury-spec-dims-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (one, two) = (dir.join("one.txt"), dir.join("two.txt"));
+        std::fs::write(&one, "Is it clear?").unwrap();
+        std::fs::write(&two, "Is it short?").unwrap();
+        let mut f = flags("rubric");
+        let arg = |name: &str, p: &std::path::Path| format!("{name}={}", p.display());
+        f.dimensions = vec![arg("clarity", &one), arg("clarity", &one), arg("relevance", &two)];
+        let JudgeSpec::Rubric { dimensions, .. } = JudgeSpec::from_flags(&f).unwrap() else {
+            panic!("a rubric spec");
+        };
+        let names: Vec<&str> = dimensions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["relevance", "tone", "clarity"]);
+        assert_eq!(dimensions[0].rubric, "Is it short?", "the default is replaced");
+        f.dimensions = vec![arg("clarity", &one), arg("clarity", &two)];
+        assert!(
+            refused(&f).contains("name the same dimension 'clarity'"),
+            "{}",
+            refused(&f)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn awag_needs_a_mode_a_persona_and_a_perspective() {
         let mut f = flags("awag");

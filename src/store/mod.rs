@@ -5,6 +5,7 @@ mod create;
 mod error;
 mod files;
 mod health;
+mod import_tx;
 mod items;
 mod label_history;
 mod labels;
@@ -16,6 +17,7 @@ mod verdicts;
 
 pub use error::{Result, StoreError};
 pub use files::{is_own_file, write_atomically};
+pub use import_tx::ImportTx;
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::LabelRow;
