@@ -211,10 +211,46 @@ fn export_csv_then_import_round_trips_items_and_labels() {
 /// already there, tabs, CR, CRLF, controls, C1, bidi, long combining runs,
 /// backslashes and text that looks like jury's own escapes.
 const PIECES: &[&str] = &[
-    "'", "=", "+", "-", "@", "\t", "\r", "\n", "\r\n", "\\", "\\e", "\\x07", "\\x", "\\u{85}",
-    "\\u{", "\\\\", "\u{1b}", "\u{7}", "\u{1}", "\u{7f}", "\u{85}", "\u{9b}", "\u{202e}", "\u{feff}",
-    "\u{e0041}", "\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}", "\"", ",", " ",
-    "<U+202E>", "é", "a", "Z", "0", "'=", "''", "\u{1b}[2J", "\t=", "{", "[\"x\"]",
+    "'",
+    "=",
+    "+",
+    "-",
+    "@",
+    "\t",
+    "\r",
+    "\n",
+    "\r\n",
+    "\\",
+    "\\e",
+    "\\x07",
+    "\\x",
+    "\\u{85}",
+    "\\u{",
+    "\\\\",
+    "\u{1b}",
+    "\u{7}",
+    "\u{1}",
+    "\u{7f}",
+    "\u{85}",
+    "\u{9b}",
+    "\u{202e}",
+    "\u{feff}",
+    "\u{e0041}",
+    "\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}",
+    "\"",
+    ",",
+    " ",
+    "<U+202E>",
+    "é",
+    "a",
+    "Z",
+    "0",
+    "'=",
+    "''",
+    "\u{1b}[2J",
+    "\t=",
+    "{",
+    "[\"x\"]",
 ];
 
 fn random_text(rng: &mut jury::rng::SplitMix64, min: usize) -> String {
@@ -263,7 +299,10 @@ fn any_text_round_trips_through_the_csv_export() {
         labels_file.to_str().unwrap(),
     ]);
     let first = a.ok(&["export", "--format", "csv"]);
-    assert!(!first.contains('\u{1b}') && !first.contains('\u{85}'), "{first:?}");
+    assert!(
+        !first.contains('\u{1b}') && !first.contains('\u{85}'),
+        "{first:?}"
+    );
     let csv = a.write("export.csv", &first);
 
     let b = Workspace::new();
@@ -308,13 +347,15 @@ fn a_leading_quote_and_a_tab_come_back_as_written() {
 #[test]
 fn a_header_named_twice_is_an_error_naming_both_columns() {
     let ws = Workspace::new();
-    let sheet = ws.write(
-        "twice.csv",
-        "ID,Subject,ID,Urgent?\na1,ok,b1,yes\n",
-    );
+    let sheet = ws.write("twice.csv", "ID,Subject,ID,Urgent?\na1,ok,b1,yes\n");
     let err = refused(
         &ws,
-        &["import", sheet.to_str().unwrap(), "--map", "classification:urgency=Urgent?"],
+        &[
+            "import",
+            sheet.to_str().unwrap(),
+            "--map",
+            "classification:urgency=Urgent?",
+        ],
     );
     assert_eq!(
         err.trim_end(),
@@ -353,5 +394,8 @@ fn an_unknown_owner_cell_falls_back_to_the_inbox_tag() {
     assert_eq!(owner("o2"), Value::Null);
     assert_eq!(owner("o3"), "tester");
     let err = text(&out.stderr);
-    assert!(err.contains("note: 'bob' (owner of 2 item(s)) is no persona"), "{err}");
+    assert!(
+        err.contains("note: 'bob' (owner of 2 item(s)) is no persona"),
+        "{err}"
+    );
 }

@@ -983,9 +983,16 @@ fn an_id_named_twice_in_the_flags_is_judged_once_and_said() {
     let unique: HashSet<_> = asked.iter().cloned().collect();
     assert_eq!(asked.len(), 4, "{asked:?}");
     assert_eq!(unique.len(), 4, "{asked:?}");
-    let verdicts = ws.export_rows().iter().filter(|r| r["kind"] == "verdict").count();
+    let verdicts = ws
+        .export_rows()
+        .iter()
+        .filter(|r| r["kind"] == "verdict")
+        .count();
     assert_eq!(verdicts, 4);
-    let again = ws.run_with(&srv.url(), &run_args(&["--items", "g-000001,g-000000", "--resume"]));
+    let again = ws.run_with(
+        &srv.url(),
+        &run_args(&["--items", "g-000001,g-000000", "--resume"]),
+    );
     assert_eq!(again.status.code(), Some(0), "{}", out_text(&again));
     assert_eq!(srv.completions().len(), 1, "nothing left to ask");
 }
@@ -1016,5 +1023,8 @@ async fn a_request_naming_a_combination_twice_sends_it_once() {
     assert_eq!(outcome.progress.failed, 0);
     let asked: Vec<_> = server.requests().iter().flat_map(asked_keys).collect();
     assert_eq!(asked.len(), 4, "{asked:?}");
-    assert_eq!(asked[0].item_id, "g-000002", "first appearance keeps its place");
+    assert_eq!(
+        asked[0].item_id, "g-000002",
+        "first appearance keeps its place"
+    );
 }

@@ -485,8 +485,11 @@ fn a_symlink_loop_is_followed_once_and_the_links_are_named() {
     // A link to a real directory outside is followed (once).
     let other = ws.path("other");
     std::fs::create_dir(&other).expect("mkdir");
-    std::fs::write(other.join("more-items.jsonl"), format!("{}\n", common::item_json(7, 1)))
-        .expect("w");
+    std::fs::write(
+        other.join("more-items.jsonl"),
+        format!("{}\n", common::item_json(7, 1)),
+    )
+    .expect("w");
     std::os::unix::fs::symlink(&other, dir.join("linked")).expect("symlink");
     std::os::unix::fs::symlink(&other, dir.join("linked-again")).expect("symlink");
     let out = ws.run(&["import", dir.to_str().expect("utf-8")]);
@@ -509,7 +512,11 @@ fn a_symlink_loop_is_followed_once_and_the_links_are_named() {
     let items = items.to_str().expect("utf-8");
     let out = ws.run(&["import", items, items]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("imported 2 items"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("imported 2 items"),
+        "{}",
+        text(&out.stdout)
+    );
     assert!(
         text(&out.stderr).contains("items.jsonl: the same file as one already read"),
         "{}",
@@ -524,7 +531,10 @@ fn a_persona_named_owner_is_refused_at_import() {
     let ws = Workspace::new();
     let mut p = common::persona_json();
     p["id"] = json!("owner");
-    let f = ws.write("personas.jsonl", format!("{}\n{p}\n", common::persona_json()));
+    let f = ws.write(
+        "personas.jsonl",
+        format!("{}\n{p}\n", common::persona_json()),
+    );
     let out = import(&ws, &f, &[]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
@@ -536,4 +546,38 @@ fn a_persona_named_owner_is_refused_at_import() {
         "{err}"
     );
     assert!(ws.store().personas().expect("personas").is_empty());
+}
+
+/// An import writes records as it reads them, in one transaction: an error
+/// on the last line of a long file (JSONL or CSV) still leaves the store as
+/// it was, and the next import works.
+#[test]
+fn an_error_on_the_last_line_of_a_long_file_writes_nothing() {
+    let ws = Workspace::new();
+    let mut jsonl = common::items_jsonl(20_000, 1);
+    jsonl.push_str("{\"itemId\": \"last\", \"title\": \"no classifications\"}\n");
+    let f = ws.write("items.jsonl", jsonl);
+    let out = import(&ws, &f, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("line 20001") && err.contains("classifications"),
+        "{err}"
+    );
+    let mut csv = String::from("ID,Subject,Urgent?\n");
+    for i in 0..20_000 {
+        csv.push_str(&format!("c-{i},Subject {i},yes\n"));
+    }
+    csv.push_str("c-last,one cell too many,yes,extra\n");
+    let f = ws.write("items.csv", csv);
+    let out = import(&ws, &f, &["--map", "classification:urgency=Urgent?"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("line 20002: has 4 cells, the header has 3"),
+        "{err}"
+    );
+    assert!(ws.store().items().expect("items").is_empty());
+    let f = ws.write("one.jsonl", common::items_jsonl(1, 1));
+    assert!(import(&ws, &f, &[]).status.success());
 }

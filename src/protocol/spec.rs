@@ -324,13 +324,20 @@ mod tests {
         std::fs::write(&two, "Is it short?").unwrap();
         let mut f = flags("rubric");
         let arg = |name: &str, p: &std::path::Path| format!("{name}={}", p.display());
-        f.dimensions = vec![arg("clarity", &one), arg("clarity", &one), arg("relevance", &two)];
+        f.dimensions = vec![
+            arg("clarity", &one),
+            arg("clarity", &one),
+            arg("relevance", &two),
+        ];
         let JudgeSpec::Rubric { dimensions, .. } = JudgeSpec::from_flags(&f).unwrap() else {
             panic!("a rubric spec");
         };
         let names: Vec<&str> = dimensions.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["relevance", "tone", "clarity"]);
-        assert_eq!(dimensions[0].rubric, "Is it short?", "the default is replaced");
+        assert_eq!(
+            dimensions[0].rubric, "Is it short?",
+            "the default is replaced"
+        );
         f.dimensions = vec![arg("clarity", &one), arg("clarity", &two)];
         assert!(
             refused(&f).contains("name the same dimension 'clarity'"),

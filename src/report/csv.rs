@@ -87,9 +87,8 @@ pub fn escape(s: &str) -> String {
             Some(e) => out.push_str(e),
             None if *c == '\\' => {
                 let next = tokens.get(i + 1);
-                let ambiguous = next.is_some_and(|(n, e)| {
-                    e.is_some() || matches!(n, '\\' | 'r' | 'e' | 'x' | 'u')
-                });
+                let ambiguous = next
+                    .is_some_and(|(n, e)| e.is_some() || matches!(n, '\\' | 'r' | 'e' | 'x' | 'u'));
                 out.push_str(if ambiguous { "\\\\" } else { "\\" });
             }
             None => out.push(*c),
@@ -190,7 +189,10 @@ mod tests {
         assert_eq!(text("'=already quoted"), "''=already quoted");
         assert_eq!(text("\tx"), "'\tx");
         assert!(!text("a\u{1b}[31mred").contains('\u{1b}'));
-        assert_eq!(escape("a\u{1b}]0;x\u{7}\r\n\u{85}\u{202e}"), "a\\e]0;x\\x07\\r\n\\u{85}\\u{202e}");
+        assert_eq!(
+            escape("a\u{1b}]0;x\u{7}\r\n\u{85}\u{202e}"),
+            "a\\e]0;x\\x07\\r\n\\u{85}\\u{202e}"
+        );
         assert_eq!(cell(&json!(-0.25)), "-0.25");
         assert_eq!(cell(&json!(3)), "3");
         assert_eq!(cell(&Value::Null), "");
@@ -199,7 +201,10 @@ mod tests {
     #[test]
     fn a_backslash_is_doubled_only_where_it_could_be_read_as_an_escape() {
         assert_eq!(escape(r"C:\temp\new"), r"C:\temp\new");
-        assert_eq!(escape(r"\e \x07 \u{85} \\ \r"), r"\\e \\x07 \\u{85} \\\ \\r");
+        assert_eq!(
+            escape(r"\e \x07 \u{85} \\ \r"),
+            r"\\e \\x07 \\u{85} \\\ \\r"
+        );
         assert_eq!(escape("\\\u{1b}"), "\\\\\\e");
         assert_eq!(escape("end\\"), "end\\");
         assert_eq!(unescape(r"\q \x \xZZ \u{zz} \u{"), r"\q \x \xZZ \u{zz} \u{");
@@ -210,9 +215,38 @@ mod tests {
     #[test]
     fn escape_then_unescape_is_the_identity() {
         const PIECES: &[&str] = &[
-            "'", "=", "+", "-", "@", "\t", "\r", "\n", "\\", "e", "x", "u", "{", "}", "0", "7f",
-            "r", "\u{1b}", "\u{7}", "\u{0}", "\u{7f}", "\u{85}", "\u{9b}", "\u{202e}", "\u{feff}",
-            "\u{e0041}", "\u{301}", "é", " ", "\"", ",", "a",
+            "'",
+            "=",
+            "+",
+            "-",
+            "@",
+            "\t",
+            "\r",
+            "\n",
+            "\\",
+            "e",
+            "x",
+            "u",
+            "{",
+            "}",
+            "0",
+            "7f",
+            "r",
+            "\u{1b}",
+            "\u{7}",
+            "\u{0}",
+            "\u{7f}",
+            "\u{85}",
+            "\u{9b}",
+            "\u{202e}",
+            "\u{feff}",
+            "\u{e0041}",
+            "\u{301}",
+            "é",
+            " ",
+            "\"",
+            ",",
+            "a",
         ];
         let mut rng = crate::rng::SplitMix64::new(7);
         for case in 0..20_000 {
@@ -223,8 +257,10 @@ mod tests {
             let cell = prefixed(escape(&s));
             assert_eq!(from_text_cell(&cell), s, "case {case}: {s:?} -> {cell:?}");
             assert!(
-                !cell.chars().any(|c| c == '\r'
-                    || (crate::sanitize::is_unsafe_char(c) && c != '\n' && c != '\t')),
+                !cell
+                    .chars()
+                    .any(|c| c == '\r'
+                        || (crate::sanitize::is_unsafe_char(c) && c != '\n' && c != '\t')),
                 "case {case}: {cell:?}"
             );
             let json = serde_json::to_string(&json!([s])).unwrap();

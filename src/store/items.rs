@@ -219,7 +219,7 @@ impl Store {
 /// One item with its classifications, read on `conn` (a store's
 /// connection or an import's open transaction).
 pub(super) fn item_on(conn: &rusqlite::Connection, id: &str) -> Result<Option<Item>> {
-        let item = conn
+    let item = conn
             .query_row(
                 "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload, owner
                  FROM items WHERE id = ?1",
@@ -227,32 +227,32 @@ pub(super) fn item_on(conn: &rusqlite::Connection, id: &str) -> Result<Option<It
                 item_from_row,
             )
             .optional()?;
-        let Some(mut item) = item else {
-            return Ok(None);
-        };
-        let mut stmt = conn.prepare(
+    let Some(mut item) = item else {
+        return Ok(None);
+    };
+    let mut stmt = conn.prepare(
             "SELECT id, description, available, selected FROM classifications WHERE item_id = ?1 ORDER BY position",
         )?;
-        let rows = stmt.query_map([id], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-            ))
-        })?;
-        for row in rows {
-            let (cid, description, available, selected) = row?;
-            item.classifications.push(Classification {
-                available: serde_json::from_str(&available)
-                    .map_err(|e| StoreError::Data(format!("classification {id}/{cid}: {e}")))?,
-                id: cid,
-                description,
-                selected,
-            });
-        }
-        Ok(Some(item))
+    let rows = stmt.query_map([id], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, Option<String>>(3)?,
+        ))
+    })?;
+    for row in rows {
+        let (cid, description, available, selected) = row?;
+        item.classifications.push(Classification {
+            available: serde_json::from_str(&available)
+                .map_err(|e| StoreError::Data(format!("classification {id}/{cid}: {e}")))?,
+            id: cid,
+            description,
+            selected,
+        });
     }
+    Ok(Some(item))
+}
 
 fn item_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
     let tags: String = r.get(8)?;

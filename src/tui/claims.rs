@@ -209,8 +209,12 @@ double_check = true
         let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\nprecondition = \"kind ==\"\n")
             .unwrap_err();
         assert!(e.contains("claim 'a'"), "{e}");
-        let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\n[[claim]]\nid = \" a\"\nclaim = \"y\"\n")
-            .unwrap_err();
-        assert_eq!(e, "claim 'a' is defined twice: give each [[claim]] its own id");
+        let e =
+            parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\n[[claim]]\nid = \" a\"\nclaim = \"y\"\n")
+                .unwrap_err();
+        assert_eq!(
+            e,
+            "claim 'a' is defined twice: give each [[claim]] its own id"
+        );
     }
 }
