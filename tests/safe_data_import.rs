@@ -546,6 +546,19 @@ fn a_persona_named_owner_is_refused_at_import() {
         "{err}"
     );
     assert!(ws.store().personas().expect("personas").is_empty());
+    // `-` is how runs without a persona are recorded; `rubric` (and the
+    // other protocols' names) is where those protocols record theirs.
+    p["id"] = json!("-");
+    let f = ws.write("dash.jsonl", format!("{p}\n"));
+    let err = text(&import(&ws, &f, &[]).stderr);
+    assert!(err.contains("line 1: field 'id': '-' is reserved"), "{err}");
+    let persp = json!({"id": "rubric", "text": "Is it good?"});
+    let f = ws.write("persp.jsonl", format!("{persp}\n"));
+    let err = text(&import(&ws, &f, &[]).stderr);
+    assert!(
+        err.contains("line 1: field 'id': 'rubric' is reserved"),
+        "{err}"
+    );
 }
 
 /// An import writes records as it reads them, in one transaction: an error

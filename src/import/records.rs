@@ -217,6 +217,9 @@ pub fn persona(obj: &Map<String, Value>) -> Result<Persona, FieldError> {
 
 pub fn perspective(obj: &Map<String, Value>) -> Result<Perspective, FieldError> {
     let id = id(obj, &["perspectiveId", "perspective_id", "id"])?;
+    if let Some(why) = crate::domain::reserved_perspective_id(&id) {
+        return Err(FieldError::new("id", why));
+    }
     let name = text(obj, &["perspectiveName", "perspective_name", "name"])?;
     let text = text(obj, &["perspectiveText", "perspective_text", "text"])?;
     if text.trim().is_empty() {
