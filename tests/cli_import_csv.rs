@@ -117,6 +117,18 @@ fn bad_csv_names_file_line_and_column_and_imports_nothing() {
         )
     );
 
+    // A quoted cell that ends the file (no newline after it) is closed.
+    let last = ws.write("last.csv", "ID,Subject,Urgent?\na1,\"ok, fine\",\"yes\"");
+    let out = ws.run(&[
+        "import",
+        last.to_str().unwrap(),
+        "--map",
+        map,
+        "--db",
+        ws.path("other.db").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
     let sheet = ws.write("items.csv", "ID,Subject,Body,Urgent?\na1,ok,fine,yes\n");
     let err = refused(
         &ws,

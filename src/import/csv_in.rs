@@ -221,7 +221,8 @@ fn scan(path: &Path) -> std::io::Result<Result<Option<(usize, usize)>, ReadError
     loop {
         buf.clear();
         if r.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(Ok(open));
+            // A quote that was the file's last byte closed its cell.
+            return Ok(Ok(open.filter(|_| !quote_pending)));
         }
         if std::str::from_utf8(&buf).is_err() {
             return Ok(Err((line, None, "invalid UTF-8".into())));
