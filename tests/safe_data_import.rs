@@ -590,6 +590,26 @@ fn an_error_on_the_last_line_of_a_long_file_writes_nothing() {
         err.contains("line 20002: has 4 cells, the header has 3"),
         "{err}"
     );
+    // A JSON array is read an element at a time too.
+    let mut array: Vec<Value> = (0..20_000).map(|i| common::item_json(i, 1)).collect();
+    array.push(json!({"itemId": "last", "title": "no classifications"}));
+    let f = ws.write("items.json", Value::Array(array).to_string());
+    let out = import(&ws, &f, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("$[20000]") && err.contains("classifications"),
+        "{err}"
+    );
+    let f = ws.write(
+        "broken.json",
+        format!("[{},\n{{\"itemId\": ]", common::item_json(0, 1)),
+    );
+    let err = text(&import(&ws, &f, &[]).stderr);
+    assert!(
+        err.contains("line 2") && err.contains("invalid JSON"),
+        "{err}"
+    );
     assert!(ws.store().items().expect("items").is_empty());
     let f = ws.write("one.jsonl", common::items_jsonl(1, 1));
     assert!(import(&ws, &f, &[]).status.success());

@@ -49,8 +49,84 @@ pub(super) fn read_path(
         }
         break;
     }
+    if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        // An array of records: one element in memory at a time.
+        if let Some(line) = first_bad_utf8_line(path).map_err(cannot_read)? {
+            let e = accept.error(&Location::Line(line), "", "invalid UTF-8".into());
+            return Err(ImportError::Invalid(e));
+        }
+        return read_array(&mut accept, std::io::Cursor::new(head).chain(r), batch);
+    }
     r.read_to_end(&mut head).map_err(cannot_read)?;
     read_document(&mut accept, &head, batch)
+}
+
+/// The first line of the file that is not UTF-8, if any (read a line at a time).
+fn first_bad_utf8_line(path: &Path) -> std::io::Result<Option<usize>> {
+    let mut r = BufReader::with_capacity(1 << 16, File::open(path)?);
+    skip_bom(&mut r)?;
+    let mut line = Vec::new();
+    for n in 1.. {
+        line.clear();
+        if r.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        if std::str::from_utf8(&line).is_err() {
+            return Ok(Some(n));
+        }
+    }
+    Ok(None)
+}
+
+/// A JSON array of records, each taken as soon as it is parsed.
+fn read_array(
+    accept: &mut Accept<'_>,
+    r: impl Read,
+    batch: &mut Batch<'_>,
+) -> Result<(), ImportError> {
+    use serde::Deserializer as _;
+    use serde::de::{Error as _, SeqAccess, Visitor};
+
+    struct Each<'x, 'a, 'b> {
+        accept: &'x mut Accept<'a>,
+        batch: &'x mut Batch<'b>,
+        /// Why taking an element stopped the parse (not a JSON error).
+        stopped: &'x mut Option<ImportError>,
+    }
+    impl<'de> Visitor<'de> for Each<'_, '_, '_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an array of records")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0usize;
+            while let Some(v) = seq.next_element::<Value>()? {
+                let at = Location::Path(format!("$[{i}]"));
+                if let Err(e) = self.accept.take(at, Ok(v), self.batch) {
+                    *self.stopped = Some(e);
+                    return Err(A::Error::custom("stopped"));
+                }
+                i += 1;
+            }
+            Ok(())
+        }
+    }
+    let mut de = serde_json::Deserializer::from_reader(r);
+    let mut stopped = None;
+    let parsed = de
+        .deserialize_seq(Each {
+            accept,
+            batch,
+            stopped: &mut stopped,
+        })
+        .and_then(|()| de.end());
+    if let Some(e) = stopped {
+        return Err(e);
+    }
+    parsed.map_err(|e| {
+        let at = Location::Line(e.line());
+        ImportError::Invalid(accept.error(&at, "", format!("invalid JSON: {e}")))
+    })
 }
 
 /// Drops a UTF-8 byte-order mark (editors on Windows write one): it is not content.
