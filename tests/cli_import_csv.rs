@@ -299,7 +299,8 @@ fn any_text_round_trips_through_the_csv_export() {
         items_jsonl.push_str(&format!("{item}\n"));
         let label = json!({"itemId": id, "classificationId": "urgency", "perspectiveId": "classification",
             "personaId": "tester", "value": 1 + i % 5, "who": random_text(&mut rng, 1),
-            "note": random_text(&mut rng, 0), "createdAt": "2026-01-01T00:00:00Z"});
+            "note": random_text(&mut rng, 0), "createdAt": "2026-01-01T00:00:00Z",
+            "blind": i % 2 == 0, "replacedJudgeValue": (i % 3 == 0).then_some(5 - i % 5)});
         labels_jsonl.push_str(&format!("{label}\n"));
     }
     let items_file = a.write("items.jsonl", items_jsonl);
@@ -329,6 +330,16 @@ fn any_text_round_trips_through_the_csv_export() {
         assert_eq!(x, y, "an item changed on the way");
     }
     let labels = |ws: &Workspace| ws.ok(&["export", "--format", "jsonl"]);
+    // A label's blind flag and the judge value it replaced travel too.
+    let rows = jsonl(&labels(&a));
+    assert!(
+        rows.iter().any(|r| r["blind"] == true),
+        "blind kept on import"
+    );
+    assert!(
+        rows.iter().any(|r| r["replaced_judge_value"].is_number()),
+        "replaced value kept"
+    );
     assert_eq!(labels(&a), labels(&b));
     assert_eq!(b.ok(&["export", "--format", "csv"]), first);
 }

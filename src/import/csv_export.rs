@@ -22,6 +22,8 @@ pub const COLUMN_OF_FIELD: &[(&str, &str)] = &[
     ("scale", "scale"),
     ("createdAt", "created_at"),
     ("who", "who"),
+    ("replacedJudgeValue", "replaced_judge_value"),
+    ("blind", "blind"),
     ("title", "title"),
     ("summary", "text"),
     ("text", "text"),
@@ -154,6 +156,8 @@ pub fn label_from_cells(cell: &dyn Fn(&str) -> String) -> Value {
         ("note", "text"),
         ("who", "who"),
         ("createdAt", "created_at"),
+        ("replacedJudgeValue", "replaced_judge_value"),
+        ("blind", "blind"),
     ] {
         let v = cell(column);
         if !v.is_empty() || field == "value" {
