@@ -1010,3 +1010,78 @@ fn a_held_write_lock_is_waited_out_and_no_verdict_is_dropped() {
     assert_eq!(run.status, RunStatus::Done);
     assert_eq!(run.requests, 6, "every request's usage was kept too");
 }
+
+// ---- duplicate ids ------------------------------------------------------------------
+
+/// An item or a perspective named twice is one combination: it is asked for
+/// once, the run ends complete (exit 0), the repeat is named, and a resumed
+/// run finds nothing left (was: sent twice, "5 without a verdict", exit 2).
+#[test]
+fn an_id_named_twice_in_the_flags_is_judged_once_and_said() {
+    let ws = generated_workspace(3, 2);
+    let srv = ServerRt::demo();
+    let out = ws.run_with(
+        &srv.url(),
+        &run_args(&[
+            "--items",
+            "g-000001,g-000000,g-000001",
+            "--perspective",
+            "classification",
+        ]),
+    );
+    let all = out_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("--items names g-000001 twice"), "{all}");
+    assert!(
+        all.contains("--perspective names classification twice"),
+        "{all}"
+    );
+    let asked: Vec<_> = srv.completions().iter().flat_map(asked_keys).collect();
+    let unique: HashSet<_> = asked.iter().cloned().collect();
+    assert_eq!(asked.len(), 4, "{asked:?}");
+    assert_eq!(unique.len(), 4, "{asked:?}");
+    let verdicts = ws
+        .export_rows()
+        .iter()
+        .filter(|r| r["kind"] == "verdict")
+        .count();
+    assert_eq!(verdicts, 4);
+    let again = ws.run_with(
+        &srv.url(),
+        &run_args(&["--items", "g-000001,g-000000", "--resume"]),
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", out_text(&again));
+    assert_eq!(srv.completions().len(), 1, "nothing left to ask");
+}
+
+/// Whatever built the request (the workbench, a claims file), a plan never
+/// holds one combination twice: it is sent once, first place kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_naming_a_combination_twice_sends_it_once() {
+    let (_dir, db) = store_with(3, 2);
+    let server = TestServer::start(|r| demo_judge::reply(r, Duration::ZERO))
+        .await
+        .unwrap();
+    let mut req = jury::engine::RunRequest::new(
+        Mode::Two,
+        "tester",
+        vec!["classification".into(), "classification".into()],
+    );
+    req.item_ids = Some(vec![
+        "g-000002".into(),
+        "g-000000".into(),
+        "g-000002".into(),
+    ]);
+    req.batch_size = 10;
+    let (outcome, _) = run(config(&db, server.base_url()), req).await;
+    assert_eq!(outcome.status, RunStatus::Done, "{:?}", outcome.note);
+    assert_eq!(outcome.progress.total, 4, "{:?}", outcome.progress);
+    assert_eq!(outcome.progress.verdicts, 4, "{:?}", outcome.progress);
+    assert_eq!(outcome.progress.failed, 0);
+    let asked: Vec<_> = server.requests().iter().flat_map(asked_keys).collect();
+    assert_eq!(asked.len(), 4, "{asked:?}");
+    assert_eq!(
+        asked[0].item_id, "g-000002",
+        "first appearance keeps its place"
+    );
+}

@@ -4,6 +4,7 @@ use super::strings::export as say;
 use super::{ExportArgs, ExportFormat, open_store};
 use crate::config::Settings;
 use crate::domain::{Failure, Label, Run, Verdict};
+use crate::import::csv_export::JSON_COLUMNS;
 use crate::store::Store;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -192,7 +193,12 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
                 if csv {
                     let cells: Vec<String> = COLUMNS
                         .iter()
-                        .map(|c| crate::report::csv::cell(&row[*c]))
+                        .map(|c| match &row[*c] {
+                            Value::String(j) if JSON_COLUMNS.contains(c) => {
+                                crate::report::csv::json_text(j)
+                            }
+                            v => crate::report::csv::cell(v),
+                        })
                         .collect();
                     writeln!(out, "{}", cells.join(","))
                 } else {

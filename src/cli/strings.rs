@@ -268,12 +268,25 @@ pub mod run {
         "--persona owner is for --protocol awag (the other protocols judge without a persona)";
     pub const OWNER_NOT_WITH: &str = "--persona owner starts one run per owner persona; --limit, --subset-percent and \
          --budget would apply to each run, not to the whole: use --items, or run each owner with --persona ID";
+    pub const OWNER_IS_A_PERSONA: &str = "note: --persona owner means the persona whose id is 'owner' in this store, \
+         not each item's owner (import refuses that id now; give the persona another id to judge items as their owners)";
     pub const NO_OWNED_ITEMS: &str = "--persona owner: no item of the selection has an owner (an inbox:NAME tag or persona field naming a persona)";
     pub fn unowned(n: usize) -> String {
         format!("{n} item(s) have no owner and are not judged (judge them with --persona ID)")
     }
     pub fn as_owner(persona: &str, n: usize) -> String {
         format!("judging {n} item(s) as their owner {persona}")
+    }
+    /// An id a list flag names more than once: the plan keeps its first place.
+    pub fn named_twice(flag: &str, ids: &[String]) -> String {
+        let shown: Vec<String> = ids
+            .iter()
+            .map(|i| crate::sanitize::one_line(i, 80))
+            .collect();
+        format!(
+            "note: {flag} names {} twice; each is judged once",
+            shown.join(", ")
+        )
     }
     pub const DEMO_JUDGE_NOTE: &str =
         "(a deterministic offline judge for trying jury out; Ctrl-C stops it)";
