@@ -8,7 +8,6 @@
 pub mod msg {
     pub const CELLS_COMING: &str =
         "the pairs behind the figures are still being read: enter again in a moment";
-    pub const AGREEMENT_IN_LIKERT_MODE: &str = "kept as AGREE/DISAGREE beside the Likert label (mode 3 shows it); 1-5 label this mode's rows";
     pub const SPLIT_IN_AGREEMENT: &str =
         "the split key works in the agreement view: all pairs, held-out test, train";
     // ----- runs -----
@@ -112,6 +111,11 @@ pub mod msg {
     pub const NO_ROW_TO_LABEL: &str = "no classification row to label";
     pub const LABEL_ROW_FIRST: &str = "label this row first, then add a note";
     pub const LABEL_AWAG_ROW_FIRST: &str = "label this row first (1–5, a/d), then add a note";
+    pub fn agreement_on_likert_row(mode: &str, mode_key: &str) -> String {
+        format!(
+            "a/d label AGREE/DISAGREE rows (mode 3; {mode_key} switches modes): this row is Likert in mode {mode}, use 1–5"
+        )
+    }
     pub const ROW_LIKERT: &str = "this row is on a 1–5 scale: use 1–5";
     pub const ROW_SCORE: &str = "this row is on a 0–9 scale: use 0–9";
     pub const ROW_BOOL: &str = "this row is true/false: a = true, d = false";
