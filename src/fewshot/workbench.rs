@@ -120,7 +120,7 @@ pub fn test_items(
     store.for_each_label(|l| {
         if l.persona_id == persona_id
             && perspective_ids.contains(&l.key.perspective_id)
-            && split.side_of(&l.key.item_id, &l.key.classification_id) == Side::Test
+            && split.item_side(&l.key.item_id) == Side::Test
         {
             held_out.insert(l.key.item_id);
         }

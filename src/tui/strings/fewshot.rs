@@ -18,6 +18,11 @@ pub fn no_test_items(persona: &str) -> String {
         "no held-out (test) labels for persona {persona} and the chosen perspective(s): label more items, or pick the persona people labelled for"
     )
 }
+pub fn pair_level_split(count: usize, example: &str, holdout: f64, seed: u64) -> String {
+    format!(
+        "the split was made by (item, classification) pair: {count} item(s) have pairs on both sides (e.g. {example}), so an example could show a held-out item; remake it by item with `jury split --replace --holdout {holdout} --seed {seed}`, then L again"
+    )
+}
 pub fn failed(e: &str) -> String {
     format!("few-shot loop: {e}")
 }

@@ -35,6 +35,22 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
         fx.push(Effect::LoadSplitForLoop);
         return;
     }
+    // A split made by pair (before splits were by item) leaks: an item's
+    // text could be an example while it is scored as held-out.
+    if let Some(split) = &app.data.split
+        && let Some(first) = split.mixed_items().first()
+    {
+        app.chrome.message = Some((
+            Level::Warning,
+            say::pair_level_split(
+                split.mixed_items().len(),
+                &sanitize::one_line(first, 40),
+                split.rule.holdout,
+                split.rule.seed,
+            ),
+        ));
+        return;
+    }
     let Some(plan) = awag_plan(app) else {
         return;
     };
