@@ -70,11 +70,16 @@ pub mod msg {
     // ----- choices and the list -----
     /// The status bar's persona: whose item this is when each item is
     /// judged as its owner.
-    pub fn persona_status(id: &str, owner: bool) -> String {
+    pub fn persona_status(id: &str) -> String {
+        format!(" persona {id}")
+    }
+    /// Each item's owner is the choice: `id` is the one this item is read
+    /// as (its owner, or the picked persona for an item without one).
+    pub fn persona_by_owner_status(id: &str, owner: bool) -> String {
         if owner {
-            format!(" persona {id} (item's owner)")
+            format!(" persona: each item's owner ({id})")
         } else {
-            format!(" persona {id}")
+            format!(" persona: each item's owner ({id}: no owner)")
         }
     }
     pub fn persona_chosen(name: &str) -> String {
