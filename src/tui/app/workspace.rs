@@ -236,15 +236,6 @@ impl Workspace {
         self.personas.get(fixed)
     }
 
-    /// Whether item `i` is judged as its own owner under the rows in view.
-    pub fn as_owner(&self, i: usize) -> bool {
-        self.rows_for.by_owner
-            && self.items[i]
-                .owner
-                .as_deref()
-                .is_some_and(|o| self.personas.iter().any(|p| p.id == o))
-    }
-
     /// The persona item `i` is read as under the rows in view
     /// ([`Self::rows_for`]); "" without personas.
     pub fn persona_of(&self, i: usize) -> &str {

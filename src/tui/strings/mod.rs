@@ -73,6 +73,7 @@ pub mod msg {
     pub fn persona_status(id: &str) -> String {
         format!(" persona {id}")
     }
+    pub const PERSONA_BY_OWNER: &str = " persona: each item's owner";
     /// Each item's owner is the choice: `id` is the one this item is read
     /// as (its owner, or the picked persona for an item without one).
     pub fn persona_by_owner_status(id: &str, owner: bool) -> String {

@@ -20,7 +20,9 @@ impl Widget for StatusBar<'_> {
             .persona()
             .map(|p| sanitize::one_line(&p.id, 24))
             .unwrap_or_else(|| "no persona".into());
-        let status = if app.choices.by_owner {
+        let status = if app.choices.by_owner && app.current_item().is_none() {
+            crate::tui::strings::msg::PERSONA_BY_OWNER.to_string()
+        } else if app.choices.by_owner {
             crate::tui::strings::msg::persona_by_owner_status(&persona, app.as_owner())
         } else {
             crate::tui::strings::msg::persona_status(&persona)
