@@ -625,7 +625,13 @@ fn store_with_owners(path: &std::path::Path) -> Vec<Item> {
         name: "Maren, gardener".into(),
         definition: serde_json::json!({"type": "personal", "does": "gardens"}),
     });
-    let owner = |i: usize| if i % 2 == 0 { "kenton" } else { "maren" };
+    let owner = |i: usize| {
+        if i.is_multiple_of(2) {
+            "kenton"
+        } else {
+            "maren"
+        }
+    };
     let items: Vec<Item> = (0..24)
         .map(|i| Item {
             owner: Some(owner(i).into()),
@@ -669,7 +675,11 @@ async fn l_in_owner_mode_runs_each_held_out_item_as_its_owner() {
     let split = store.split().unwrap().unwrap();
     let owner_of = |id: &str| {
         let i: usize = id[2..].parse().unwrap();
-        if i % 2 == 0 { "kenton" } else { "maren" }
+        if i.is_multiple_of(2) {
+            "kenton"
+        } else {
+            "maren"
+        }
     };
     let held_out: Vec<String> = (0..24)
         .map(|i| format!("g-{i:03}"))
