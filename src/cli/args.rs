@@ -50,8 +50,8 @@ pub enum Command {
     Failures(FailuresArgs),
     /// What the workspace holds.
     List(ListArgs),
-    /// A fixed train/test split of the labelled (item, classification) pairs,
-    /// stratified by label; shows the current one without --holdout.
+    /// A fixed train/test split of the labelled items (every pair of an item
+    /// on its side), stratified by label; shows the current one without --holdout.
     Split(SplitArgs),
     /// Write a prompt set with worked examples from `train` labels (AwAg modes 1-3).
     Fewshot(FewshotArgs),
@@ -82,7 +82,7 @@ pub struct FewshotArgs {
 
 #[derive(Debug, Args)]
 pub struct SplitArgs {
-    /// The share of labelled pairs held out as `test` (e.g. 0.3). Without it,
+    /// The share of labelled items held out as `test` (e.g. 0.3). Without it,
     /// the current split is shown.
     #[arg(long, value_name = "SHARE")]
     pub holdout: Option<f64>,
@@ -91,7 +91,8 @@ pub struct SplitArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Make a new split although the workspace has one (held-out figures and
-    /// few-shot sets made from the old one no longer line up).
+    /// few-shot sets made from the old one no longer line up); also remakes
+    /// a split made by pair before splits were by item.
     #[arg(long)]
     pub replace: bool,
     #[arg(long)]

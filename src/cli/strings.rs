@@ -70,36 +70,57 @@ pub mod prompt {
 
 /// `jury split`.
 pub mod split {
-    pub const NEVER_MOVES: &str =
-        "labels added later join a side by the same hash; the split never moves";
+    pub const NEVER_MOVES: &str = "every pair of an item is on its side; items labelled later join a side by their hash, pairs labelled later their item's side; the split never moves";
     pub const NONE_YET: &str =
-        "no split yet: `jury split --holdout 0.3 --seed 1` holds out 30 % of the labelled pairs";
+        "no split yet: `jury split --holdout 0.3 --seed 1` holds out 30 % of the labelled items";
 
     pub fn made_empty(holdout: f64, seed: u64) -> String {
         format!(
-            "split made (holdout {holdout}, seed {seed}), but nothing is labelled yet: labels added later join a side by the split's hash"
+            "split made (holdout {holdout}, seed {seed}), but nothing is labelled yet: items labelled later join a side by the split's hash"
         )
     }
-    pub fn made(pairs: usize, train: usize, test: usize, holdout: f64, seed: u64) -> String {
+    pub fn made(
+        items: [usize; 2],
+        pairs: usize,
+        train: usize,
+        test: usize,
+        holdout: f64,
+        seed: u64,
+    ) -> String {
         format!(
-            "split {pairs} labelled (item, classification) pairs: {train} train, {test} test (holdout {holdout}, seed {seed})"
+            "split {} labelled items by item: {} train, {} test ({pairs} labelled (item, classification) pairs: {train} train, {test} test; holdout {holdout}, seed {seed})",
+            items[0] + items[1],
+            items[0],
+            items[1]
         )
     }
     pub fn label_row(value: &str, train: usize, test: usize) -> String {
         format!("  label {value:<10} {train:>5} train {test:>5} test")
     }
+    #[allow(clippy::too_many_arguments)]
     pub fn shown(
         created_at: &str,
         created_by: &str,
         holdout: f64,
         seed: u64,
+        items: [usize; 2],
         train: usize,
         test: usize,
         fixed: usize,
     ) -> String {
         format!(
-            "split made {created_at} by {created_by} (holdout {holdout}, seed {seed}): {} labelled pairs now, {train} train, {test} test ({fixed} fixed when it was made)",
+            "split made {created_at} by {created_by} (holdout {holdout}, seed {seed}): {} labelled items now, {} train, {} test; {} labelled pairs, {train} train, {test} test ({fixed} fixed when it was made)",
+            items[0] + items[1],
+            items[0],
+            items[1],
             train + test
+        )
+    }
+    pub fn pair_level(count: usize, example: &str, holdout: f64, seed: u64) -> String {
+        format!(
+            "this split was made by (item, classification) pair, not by item: {count} item(s) have pairs on both sides (e.g. {example}), \
+             so an item's text can be a few-shot example while another of its pairs is scored as held-out. \
+             `jury report --split` and `jury fewshot` refuse it; `jury split --replace --holdout {holdout} --seed {seed}` remakes it by item"
         )
     }
 }

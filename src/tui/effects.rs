@@ -127,11 +127,16 @@ impl Executor {
                     }
                 }
             }
-            Effect::PrepareLoop { plan, baseline_for } => super::fewshot_effects::prepare(
+            Effect::PrepareLoop {
+                plan,
+                baseline_for,
+                by_owner,
+            } => super::fewshot_effects::prepare(
                 self.db_path.clone(),
                 self.engine.clone(),
                 plan,
                 baseline_for,
+                by_owner,
                 self.tx.clone(),
             ),
             Effect::CancelRun { tag } => {

@@ -132,6 +132,9 @@ pub enum Effect {
     PrepareLoop {
         plan: RunPlan,
         baseline_for: Option<std::path::PathBuf>,
+        /// Each item is judged as its owner (`plan.persona_id` for items
+        /// without one): one run per owner persona.
+        by_owner: bool,
     },
     /// A run with `--resume` semantics, with the prompt set in `prompts`
     /// (`None`: the workbench's own).

@@ -160,10 +160,9 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         RunMissing => run::run_missing(app, fx),
         CycleMode => {
             app.choices.mode = app.choices.mode.next();
-            // `judge:` terms read the verdicts of the mode shown.
-            if app.list.query.reads_judge() {
-                app.refilter();
-            }
+            // The `≠` marks, the judge≠human filter and `judge:` terms read
+            // the verdicts of the mode shown.
+            app.refresh_all_marks();
         }
         CycleStructured => run::cycle_structured(app),
         PickPersona | PickPerspective => popup::open_picker(app, action),

@@ -20,15 +20,15 @@ impl Widget for StatusBar<'_> {
             .persona()
             .map(|p| sanitize::one_line(&p.id, 24))
             .unwrap_or_else(|| "no persona".into());
-        let owner = app.choices.by_owner
-            && app
-                .owner_of(app.current_item().and_then(|i| i.owner.as_deref()))
-                .is_some();
+        let status = if app.choices.by_owner && app.current_item().is_none() {
+            crate::tui::strings::msg::PERSONA_BY_OWNER.to_string()
+        } else if app.choices.by_owner {
+            crate::tui::strings::msg::persona_by_owner_status(&persona, app.as_owner())
+        } else {
+            crate::tui::strings::msg::persona_status(&persona)
+        };
         let mut spans = vec![
-            Span::styled(
-                crate::tui::strings::msg::persona_status(&persona, owner),
-                t.status_bar,
-            ),
+            Span::styled(status, t.status_bar),
             sep(),
             Span::styled(
                 format!(
