@@ -903,6 +903,7 @@ fn trusted_verdicts_keep_their_promise_in_simulation() {
         "a threshold was found in {found}/{studies}"
     );
     let share = kept as f64 / studies as f64;
+    eprintln!("trust: a threshold in {found}/{studies}; the promise kept in {kept}/{studies}");
     assert!(
         share >= 1.0 - delta - 0.03,
         "kept the promise in {kept}/{studies}"
