@@ -393,6 +393,19 @@ async fn the_agreement_view_and_jury_report_give_identical_figures() {
     let Msg::AgreementRanking(ranking) = next(&mut rx).await else {
         panic!("no ranking")
     };
+    // Then the classifier's accuracy per classification, `jury estimate`'s
+    // line for each, at the top of the view.
+    let Msg::AgreementEstimates(lines) = next(&mut rx).await else {
+        panic!("no estimates")
+    };
+    assert!(
+        lines.iter().any(|l| l.starts_with("urgency: ")),
+        "{lines:?}"
+    );
+    update(&mut app, Msg::AgreementLoaded(Ok(groups.clone())));
+    update(&mut app, Msg::AgreementEstimates(lines.clone()));
+    let s = screen(&app);
+    assert!(s.contains(&lines[0][..30]), "{s}");
     let cli = |extra: &[&str]| -> serde_json::Value {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
             .args(["--db", db.to_str().unwrap(), "report", "--format", "json"])

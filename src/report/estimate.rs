@@ -108,6 +108,64 @@ fn people_reading(labels: &[(&str, Option<bool>)], who: Option<&str>) -> Result<
 /// Each person's reading of one combination.
 type PersonReadings<'a> = Vec<(&'a str, Option<bool>)>;
 
+/// The estimates on a report's scope (one side of the split by item, the
+/// listed items): what the agreement view and the HTML report head with.
+pub fn for_scope(
+    store: &crate::store::Store,
+    scope: &super::Scope,
+    alpha: f64,
+) -> crate::store::Result<Vec<Estimate>> {
+    let mut readings = super::pairs::Builder::read(store)?.finish_readings();
+    let split = match scope.side {
+        Some(_) => store.split()?,
+        None => None,
+    };
+    let keep = |key: &ComboKey| {
+        scope
+            .items
+            .as_ref()
+            .is_none_or(|i| i.contains(&key.item_id))
+            && match (&split, scope.side) {
+                (Some(s), Some(side)) => s.item_side(&key.item_id) == side,
+                _ => true,
+            }
+    };
+    readings.verdicts.retain(|v| keep(&v.2));
+    readings.labels.retain(|l| keep(&l.1));
+    Ok(estimates(&readings, alpha, None))
+}
+
+/// Per classification, the one estimate to head a view with: the judge
+/// configuration with the most labelled combinations (then the most judged
+/// ones) among those with a valid interval, else among all. Valid ones
+/// first, then by labels; classifications nobody labelled are left out.
+pub fn headlines(es: &[Estimate]) -> Vec<String> {
+    let mut best: BTreeMap<&str, &Estimate> = BTreeMap::new();
+    for e in es {
+        let rank = |e: &Estimate| (e.not_valid.is_none() && e.ppi.is_some(), e.n, e.big_n);
+        best.entry(&e.classification)
+            .and_modify(|b| {
+                if rank(e) > rank(b) {
+                    *b = e;
+                }
+            })
+            .or_insert(e);
+    }
+    let mut chosen: Vec<&Estimate> = best.into_values().filter(|e| e.n > 0).collect();
+    chosen.sort_by_key(|e| (e.not_valid.is_some(), std::cmp::Reverse(e.n)));
+    chosen
+        .into_iter()
+        .map(|e| {
+            format!(
+                "{} ({} as {})",
+                headline(e),
+                crate::sanitize::one_line(&e.judge, 40),
+                crate::sanitize::one_line(&e.persona, 20)
+            )
+        })
+        .collect()
+}
+
 /// Every estimate the store's readings support, at level 1 − `alpha`.
 pub fn estimates(readings: &Readings, alpha: f64, who: Option<&str>) -> Vec<Estimate> {
     // (persona, combination) → every label's (who, reading).
@@ -226,13 +284,17 @@ pub fn headline(e: &Estimate) -> String {
             .ppi
             .map(|p| p.estimate)
             .or(e.human_only.map(|h| h.estimate));
+        let why = if e.n < MIN_LABELS {
+            format!("{} label(s) < {MIN_LABELS}", e.n)
+        } else {
+            "the labels never vary".into()
+        };
         return format!(
-            "{}: classifier right {} on {} label(s) + {} judged · no valid interval: {}",
+            "{}: classifier right {} on {} label(s) + {} judged · no valid interval ({why})",
             e.classification,
             point.map_or("–".into(), pct),
             e.n,
             e.big_n,
-            e.not_valid.unwrap_or_default()
         );
     }
     let labels_alone = e.human_only.map_or("no decided label".into(), |h| {

@@ -190,6 +190,9 @@ pub struct Report {
     pub changes: Vec<prompt_change::PromptChange>,
     /// Which judge configuration agrees best with people, per protocol.
     pub rankings: Vec<rank::Ranking>,
+    /// The classifier's accuracy per classification (`estimate::headlines`),
+    /// when the caller asked for it ([`Report::with_estimates`]).
+    pub estimates: Vec<String>,
     /// The side of the held-out split the figures cover; `None`: all pairs.
     pub side: Option<Side>,
     /// How many items the figures were limited to (the workbench's listed
@@ -387,10 +390,19 @@ impl Report {
             positions,
             changes,
             rankings,
+            estimates: Vec::new(),
             side: on.map(|(_, side)| side),
             items: items.map(|i| i.len()),
             by,
         })
+    }
+
+    /// Adds the classifier's accuracy per classification on `scope` (a
+    /// second read of the store: only the views that head with it pay).
+    pub fn with_estimates(mut self, store: &Store, scope: &Scope) -> crate::store::Result<Report> {
+        let es = estimate::for_scope(store, scope, 0.05)?;
+        self.estimates = estimate::headlines(&es);
+        Ok(self)
     }
 
     /// Each group's pairs as confusion-matrix cells (`groups[i]` ↔ `[i]`),

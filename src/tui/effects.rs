@@ -229,15 +229,26 @@ impl Executor {
                     &mut (),
                 )
                 .map_err(|e| e.to_string())?;
+                let report = report
+                    .with_estimates(&s, &scope)
+                    .map_err(|e| e.to_string())?;
                 let notes = report.notes();
                 let cells = report.cells();
-                Ok((report.groups, notes, report.rankings, cells, report.changes))
+                Ok((
+                    report.groups,
+                    notes,
+                    report.rankings,
+                    report.estimates,
+                    cells,
+                    report.changes,
+                ))
             });
             match r {
-                Ok((groups, notes, ranking, cells, changes)) => {
+                Ok((groups, notes, ranking, estimates, cells, changes)) => {
                     let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
                     let _ = tx.send(Msg::AgreementNotes(notes));
                     let _ = tx.send(Msg::AgreementRanking(ranking));
+                    let _ = tx.send(Msg::AgreementEstimates(estimates));
                     let _ = tx.send(Msg::AgreementCells(cells));
                     let _ = tx.send(Msg::AgreementChanges(changes));
                 }

@@ -50,6 +50,9 @@ pub enum Msg {
     /// Which judge agrees best (`jury report --rank`'s lines), for the top
     /// of the agreement view.
     AgreementRanking(Vec<crate::report::rank::Ranking>),
+    /// The classifier's accuracy per classification (`jury estimate`'s
+    /// headline lines), for the very top of the agreement view.
+    AgreementEstimates(Vec<String>),
     /// Self-consistency and position-bias lines for the agreement view.
     AgreementNotes(Vec<String>),
     /// Each agreement group's pairs as confusion-matrix cells (in the

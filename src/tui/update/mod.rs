@@ -79,6 +79,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
         Msg::AgreementRanking(lines) => nav::agreement_ranking(app, lines),
+        Msg::AgreementEstimates(lines) => nav::agreement_estimates(app, lines),
         Msg::AgreementCells(cells) => drill::cells_loaded(app, cells),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),

@@ -43,6 +43,7 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 cursor: 0,
                 notes: Vec::new(),
                 ranking: Vec::new(),
+                estimates: Vec::new(),
                 side,
                 items,
                 cells: Vec::new(),
@@ -99,6 +100,7 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     a.figures = FiguresState::Computing;
     a.notes.clear();
     a.ranking.clear();
+    a.estimates.clear();
     a.cells.clear();
     a.cell = None;
     a.cursor = 0;
@@ -124,6 +126,13 @@ fn listed_items(app: &App) -> Option<std::sync::Arc<crate::report::ItemSet>> {
             .map(|item| item.id.to_string())
             .collect(),
     ))
+}
+
+/// The classifier's accuracy per classification arrived.
+pub fn agreement_estimates(app: &mut App, lines: Vec<String>) {
+    if let View::Agreement(a) = &mut app.chrome.view {
+        a.estimates = lines;
+    }
 }
 
 /// The ranking's lines arrived.

@@ -46,6 +46,7 @@ impl Widget for AgreementView<'_> {
         let inner = block.inner(area);
         block.render(area, buf);
         let inner = super::fewshot_delta::take_rows(self.app, self.state, inner, buf);
+        let inner = estimate_rows(&self.state.estimates, inner, buf, t);
         let inner = ranking_rows(&self.state.ranking, inner, buf, t);
         let groups = match &self.state.figures {
             FiguresState::Ready(g) if !g.is_empty() => g,
@@ -88,6 +89,24 @@ impl Widget for AgreementView<'_> {
             render_distributions(g, chart, buf, t);
         }
     }
+}
+
+/// The classifier's accuracy, one line per classification, at the very top;
+/// returns the area left below.
+fn estimate_rows(lines: &[String], area: Rect, buf: &mut Buffer, t: &Theme) -> Rect {
+    if lines.is_empty() {
+        return area;
+    }
+    let rows = (lines.len() as u16).min(area.height / 4);
+    let [top, rest] = Layout::vertical([Constraint::Length(rows), Constraint::Min(0)]).areas(area);
+    Paragraph::new(
+        lines
+            .iter()
+            .map(|l| Line::styled(sanitize::one_line(l, 300), t.title))
+            .collect::<Vec<_>>(),
+    )
+    .render(top, buf);
+    rest
 }
 
 /// Which judge agrees best, one line per configuration, at the top of the
