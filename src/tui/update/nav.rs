@@ -282,6 +282,15 @@ pub fn move_row(app: &mut App, d: i32) {
 pub fn agreement_rows(app: &App) -> Vec<AgreementRow> {
     let mut rows: std::collections::BTreeMap<String, AgreementRow> = Default::default();
     for (item, labels) in &app.data.labels {
+        // The listed items only, as the figures below them.
+        let listed = app
+            .data
+            .index_of
+            .get(item.as_str())
+            .is_some_and(|&i| app.list.is_listed(i as usize));
+        if !listed {
+            continue;
+        }
         let Some(vs) = app.data.verdicts.get(item) else {
             continue;
         };
