@@ -169,8 +169,14 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
     let mut fragments = 0usize;
     let mut retries = Vec::new();
     let cancel = tokio_util::sync::CancellationToken::new();
+    // Doctor's timeout bounds the whole check, retries included, under the
+    // same progress rules as a run.
+    let limit = crate::provider::TimeLimit::after(
+        Duration::from_secs(timeout_secs),
+        format!("doctor's test ({timeout_secs}s)"),
+    );
     let result = client
-        .complete(&call, &cancel, &mut |f| match f {
+        .complete_within(&call, Some(&limit), &cancel, &mut |f| match f {
             StreamFrame::Content(_) | StreamFrame::ToolArgs { .. } => fragments += 1,
             StreamFrame::Retrying { reason, .. } => retries.push(reason),
         })
@@ -178,7 +184,8 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
     match result {
         Err(e) => {
             let text = e.to_string();
-            let own_timeout = text.contains("request timeout") || text.contains("went silent");
+            // Jury's own timeouts say whose they are.
+            let own_timeout = text.contains("jury's") || text.contains("went silent");
             let msg = match &e {
                 _ if own_timeout => say::own_timeout(timeout_secs, &text),
                 ProviderError::Truncated { .. } => say::cut_off(&text),

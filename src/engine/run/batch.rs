@@ -9,7 +9,7 @@ use crate::domain::{ComboKey, FailureKind, Verdict};
 use crate::engine::EngineEvent;
 use crate::engine::writer::WriteCmd;
 use crate::protocol::{ParseOutcome, Unit};
-use crate::provider::{ChatCall, Completion, ProviderError};
+use crate::provider::{ChatCall, Completion, ProviderError, TimeLimit};
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
@@ -40,9 +40,21 @@ struct Allowance {
 /// every entry complete within it) does not use up the batch's allowance;
 /// `max_attempts` requests that keep nothing end it, and never more than
 /// `max_attempts` plus the batch's size requests are sent in all.
+///
+/// A batch's time is bounded too: `max_attempts` request timeouts from its
+/// first request; no request starts after that, and an answer still arriving
+/// then is cut (its failure says so).
 pub(super) async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
     let mut pending = batch;
     let mut attempt = 0u32;
+    let timeout = ctx.client.config().request_timeout;
+    let limit = TimeLimit::after(
+        timeout.saturating_mul(ctx.max_attempts),
+        format!(
+            "the batch ({} × the {timeout:?} request timeout)",
+            ctx.max_attempts
+        ),
+    );
     let mut allowance = Allowance {
         fruitless: 0,
         cap: ctx.max_attempts.saturating_add(pending.len() as u32),
@@ -51,8 +63,26 @@ pub(super) async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
         if ctx.cancel.is_cancelled() || ctx.stop.is_cancelled() {
             break;
         }
+        if limit.passed() {
+            // Said once, for what is left: the last answer's failure may
+            // name only the request timeout that ended at the same moment.
+            ctx.record_failure(FailureRecord {
+                kind: FailureKind::Provider,
+                keys: pending.iter().map(|u| u.key.clone()).collect(),
+                reason: format!(
+                    "{}: no further request was sent for these",
+                    limit.ran_out()
+                ),
+                raw: "",
+                status: None,
+                finish: None,
+                request: "",
+                attempt,
+            });
+            break;
+        }
         attempt += 1;
-        match ask(ctx, &mut pending, &mut attempt, allowance).await {
+        match ask(ctx, &mut pending, &mut attempt, allowance, &limit).await {
             Next::Stop => break,
             Next::Again { progressed: false } => allowance.fruitless += 1,
             Next::Again { progressed: true } => {}
@@ -76,6 +106,7 @@ struct Attempt<'c> {
     call: ChatCall,
     number: u32,
     allowance: Allowance,
+    limit: &'c TimeLimit,
     keys: Vec<ComboKey>,
     started: Instant,
     /// From sending to the end of the answer.
@@ -83,7 +114,13 @@ struct Attempt<'c> {
 }
 
 /// Sends `pending` once and handles what came back.
-async fn ask(ctx: &Ctx, pending: &mut Vec<Unit>, attempt: &mut u32, allowance: Allowance) -> Next {
+async fn ask(
+    ctx: &Ctx,
+    pending: &mut Vec<Unit>,
+    attempt: &mut u32,
+    allowance: Allowance,
+    limit: &TimeLimit,
+) -> Next {
     let keys: Vec<ComboKey> = pending.iter().map(|u| u.key.clone()).collect();
     let mut call = match ctx.protocol.build_call(pending, &ctx.boundary) {
         Ok(c) => c,
@@ -110,7 +147,9 @@ async fn ask(ctx: &Ctx, pending: &mut Vec<Unit>, attempt: &mut u32, allowance: A
     let mut streamer = TextStreamer::new(ctx, pending);
     let result = ctx
         .client
-        .complete(&call, &ctx.cancel, &mut |frame| streamer.on_frame(frame))
+        .complete_within(&call, Some(limit), &ctx.cancel, &mut |frame| {
+            streamer.on_frame(frame)
+        })
         .await;
     streamer.finish();
     let sent = Attempt {
@@ -118,6 +157,7 @@ async fn ask(ctx: &Ctx, pending: &mut Vec<Unit>, attempt: &mut u32, allowance: A
         call,
         number: *attempt,
         allowance,
+        limit,
         keys,
         started,
         latency: started.elapsed(),
@@ -232,7 +272,7 @@ impl Attempt<'_> {
                 .follow_up(pending, &self.call, last.0.answer_text(), &outcome)
         {
             next.max_tokens = self.call.max_tokens;
-            match follow_up(ctx, &next, pending).await {
+            match follow_up(ctx, &next, pending, self.limit).await {
                 Ok((c2, request2)) => {
                     outcome = ctx
                         .protocol

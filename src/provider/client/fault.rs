@@ -102,9 +102,11 @@ pub(super) fn redact_error(e: ProviderError, key: Option<&Secret>) -> ProviderEr
         ProviderError::Truncated {
             partial,
             http_status,
+            cause,
         } => ProviderError::Truncated {
             partial: errtext::redact(&partial, key),
             http_status,
+            cause: errtext::redact(&cause, key),
         },
         ProviderError::TooLarge { limit, partial } => ProviderError::TooLarge {
             limit,
