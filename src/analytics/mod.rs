@@ -24,6 +24,7 @@ mod evalgen;
 mod figures;
 mod kappa;
 mod ledger;
+pub mod usage_text;
 // The generators live in the crate's one home of randomness.
 use crate::rng;
 mod spearman;
