@@ -154,4 +154,12 @@ fn usage_never_reported_is_shown_as_unknown_not_zero() {
         .collect();
     // total, runs, verdicts, tokens, tok/verdict, cost, $/verdict
     assert_eq!(&total[3..7], ["?", "?", "?", "?"], "{runs}");
+    // The AwAg export says unknown too.
+    let awag: serde_json::Value =
+        serde_json::from_str(&ws.ok(&["export", "--format", "awag"])).unwrap();
+    let usage = awag.to_string();
+    assert!(
+        usage.contains(r#""usage":{"prompt_tokens":null,"completion_tokens":null,"usage_unknown_requests":1}"#),
+        "{usage}"
+    );
 }

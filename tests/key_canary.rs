@@ -366,3 +366,39 @@ fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
         }
     }
 }
+
+/// `jury doctor` names the models a server lists when the chosen one is not
+/// among them: a server that lists the key (plainly or JSON-escaped) as a
+/// model id does not get it printed.
+#[test]
+fn doctor_never_prints_a_key_the_server_lists_as_a_model() {
+    let ws = Workspace::new();
+    let srv = ServerRt::start(|r| {
+        let auth = r.header("authorization").unwrap_or("").to_string();
+        let key = auth.trim_start_matches("Bearer ").to_string();
+        if r.method == "GET" {
+            let body = format!(
+                r#"{{"object":"list","data":[{{"id":"{key}"}},{{"id":"{}"}}]}}"#,
+                escaped_key_forms(&key)[0]
+            );
+            Reply::Status {
+                code: 200,
+                headers: vec![],
+                body,
+            }
+        } else {
+            demo_judge::reply(r, Duration::ZERO)
+        }
+    });
+    let out = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .env("OPENAI_API_KEY", CANARY)
+        .args(["doctor", "--model", "m"])
+        .output()
+        .unwrap();
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(said.contains("does not list the model"), "{said}");
+    assert!(said.contains("<redacted>"), "{said}");
+    assert!(!said.contains("CANARY"), "doctor leaked the key: {said}");
+}

@@ -121,7 +121,10 @@ async fn check_models(
                     if ids.iter().any(|i| i == &cfg.model) {
                         r.line(Level::Ok, "endpoint", &say::lists_model(where_, &cfg.model));
                     } else {
-                        let some: Vec<&str> = ids.iter().take(8).map(String::as_str).collect();
+                        // The server's words: the key redacted, controls dropped.
+                        let some: Vec<String> =
+                            ids.iter().take(8).map(|i| errtext::clean(i, key)).collect();
+                        let some: Vec<&str> = some.iter().map(String::as_str).collect();
                         r.line(
                             Level::Warning,
                             "endpoint",
