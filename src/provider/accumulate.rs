@@ -454,6 +454,26 @@ mod tests {
         assert_eq!(c.usage, None);
     }
 
+    /// Progress is growth by more than whitespace: whitespace fragments,
+    /// empty deltas and repeated role chunks leave it where it was.
+    #[test]
+    fn only_visible_growth_is_substance() {
+        let mut acc = Accumulator::new();
+        let mut grew = |c: Value| {
+            let before = acc.substance();
+            acc.push_chunk(&c).expect("chunk");
+            acc.substance() > before
+        };
+        assert!(grew(json!({"choices":[{"delta":{"role":"assistant"}}]})), "the start");
+        assert!(!grew(json!({"choices":[{"delta":{"role":"assistant"}}]})));
+        assert!(grew(tc(0, Some("x"), Some("f"), Some(""))), "a new call");
+        assert!(!grew(tc(0, None, None, Some("   \n\t "))));
+        assert!(!grew(json!({"choices":[{"delta":{}}]})));
+        assert!(!grew(json!({"choices":[{"delta":{"content":"  "}}]})));
+        assert!(grew(tc(0, None, None, Some(" {"))));
+        assert!(grew(json!({"choices":[{"delta":{},"finish_reason":"tool_calls"}]})));
+    }
+
     #[test]
     fn truncated_without_done_or_finish() {
         let (_, c) = run(
