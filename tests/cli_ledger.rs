@@ -98,21 +98,23 @@ fn a_broken_price_table_stops_the_run_naming_file_and_entry() {
 fn usage_never_reported_is_shown_as_unknown_not_zero() {
     let ws = Workspace::new();
     ws.import_sample();
-    let srv = ServerRt::start(|r| match jury::testserver::demo_judge::reply(r, std::time::Duration::ZERO) {
-        jury::testserver::Reply::ToolCall {
-            name,
-            arguments,
-            chunk,
-            finish,
-            ..
-        } => jury::testserver::Reply::ToolCall {
-            name,
-            arguments,
-            chunk,
-            finish,
-            usage: None,
-        },
-        other => other,
+    let srv = ServerRt::start(|r| {
+        match jury::testserver::demo_judge::reply(r, std::time::Duration::ZERO) {
+            jury::testserver::Reply::ToolCall {
+                name,
+                arguments,
+                chunk,
+                finish,
+                ..
+            } => jury::testserver::Reply::ToolCall {
+                name,
+                arguments,
+                chunk,
+                finish,
+                usage: None,
+            },
+            other => other,
+        }
     });
     let args = [
         "run",
@@ -135,7 +137,10 @@ fn usage_never_reported_is_shown_as_unknown_not_zero() {
         .find(|l| l.starts_with("run 1 "))
         .unwrap_or_else(|| panic!("no summary in:\n{said}"));
     assert!(summary.contains("tokens unknown"), "{summary}");
-    assert!(!summary.contains(" 0 tokens") && !summary.contains('$'), "{summary}");
+    assert!(
+        !summary.contains(" 0 tokens") && !summary.contains('$'),
+        "{summary}"
+    );
     let runs = ws.ok(&["runs"]);
     let row: Vec<&str> = runs
         .lines()
@@ -159,7 +164,9 @@ fn usage_never_reported_is_shown_as_unknown_not_zero() {
         serde_json::from_str(&ws.ok(&["export", "--format", "awag"])).unwrap();
     let usage = awag.to_string();
     assert!(
-        usage.contains(r#""usage":{"prompt_tokens":null,"completion_tokens":null,"usage_unknown_requests":1}"#),
+        usage.contains(
+            r#""usage":{"prompt_tokens":null,"completion_tokens":null,"usage_unknown_requests":1}"#
+        ),
         "{usage}"
     );
 }

@@ -190,10 +190,16 @@ async fn open_connections_are_limited() {
     let addr = addr_of(&demo);
     let mut held = Vec::new();
     for _ in 0..jury::demo_judge::http::MAX_CONNECTIONS {
-        held.push(tokio::net::TcpStream::connect(&addr).await.expect("connect"));
+        held.push(
+            tokio::net::TcpStream::connect(&addr)
+                .await
+                .expect("connect"),
+        );
     }
     let models = b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    let mut sock = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+    let mut sock = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
     let _ = sock.write_all(models).await;
     let got = read_until_closed(&mut sock).await.expect("an answer");
     let got = String::from_utf8_lossy(&got);
@@ -202,7 +208,9 @@ async fn open_connections_are_limited() {
     // The closed connections free their places (the server notices at once).
     let mut answered = String::new();
     for _ in 0..50 {
-        let mut sock = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+        let mut sock = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("connect");
         sock.write_all(models).await.expect("write");
         answered = String::from_utf8_lossy(&read_until_closed(&mut sock).await.expect("answer"))
             .into_owned();

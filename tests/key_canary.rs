@@ -323,7 +323,12 @@ fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     // The escaped key really went out in the first answer.
-    assert!(srv.completions()[0].header("authorization").unwrap().contains(CANARY));
+    assert!(
+        srv.completions()[0]
+            .header("authorization")
+            .unwrap()
+            .contains(CANARY)
+    );
     let failures = text(&ws.run(&["failures", "--json"]).stdout);
     assert!(failures.contains("without complete ids"), "{failures}");
     let mut seen = vec![
@@ -354,7 +359,11 @@ fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
     }
     for f in std::fs::read_dir(ws.db.parent().unwrap()).unwrap() {
         let p = f.unwrap().path();
-        if p.file_name().unwrap().to_string_lossy().starts_with("jury.db") {
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("jury.db")
+        {
             let bytes = std::fs::read(&p).unwrap();
             for part in [&b"CANARY"[..], b"ECHO-51c0ffee", b"u002DECHO"] {
                 assert!(

@@ -80,8 +80,14 @@ mod tests {
         assert_eq!(cost_cell(Some(0.0), 4, known(1, 1)), "?");
         assert_eq!(cost_cell(Some(0.5), 2, known(2, 1)), "$0.50+?");
         assert_eq!(cost_cell(None, 4, Known::All), "-");
-        assert_eq!(tokens_phrase(0, 1, 1), "tokens unknown (the server reported no usage)");
+        assert_eq!(
+            tokens_phrase(0, 1, 1),
+            "tokens unknown (the server reported no usage)"
+        );
         assert_eq!(cost_phrase(Some(0.0), 1, 1), None);
-        assert_eq!(cost_phrase(Some(0.01), 2, 1).as_deref(), Some("at least $0.0100"));
+        assert_eq!(
+            cost_phrase(Some(0.01), 2, 1).as_deref(),
+            Some("at least $0.0100")
+        );
     }
 }

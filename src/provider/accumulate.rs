@@ -464,14 +464,19 @@ mod tests {
             acc.push_chunk(&c).expect("chunk");
             acc.substance() > before
         };
-        assert!(grew(json!({"choices":[{"delta":{"role":"assistant"}}]})), "the start");
+        assert!(
+            grew(json!({"choices":[{"delta":{"role":"assistant"}}]})),
+            "the start"
+        );
         assert!(!grew(json!({"choices":[{"delta":{"role":"assistant"}}]})));
         assert!(grew(tc(0, Some("x"), Some("f"), Some(""))), "a new call");
         assert!(!grew(tc(0, None, None, Some("   \n\t "))));
         assert!(!grew(json!({"choices":[{"delta":{}}]})));
         assert!(!grew(json!({"choices":[{"delta":{"content":"  "}}]})));
         assert!(grew(tc(0, None, None, Some(" {"))));
-        assert!(grew(json!({"choices":[{"delta":{},"finish_reason":"tool_calls"}]})));
+        assert!(grew(
+            json!({"choices":[{"delta":{},"finish_reason":"tool_calls"}]})
+        ));
     }
 
     #[test]

@@ -73,7 +73,11 @@ fn decode_at(s: &str, i: usize) -> Decoded {
         None => Decoded::Cut,
         Some(b'u') => {
             let hex = &after[1..];
-            let digits = hex.bytes().take(4).take_while(u8::is_ascii_hexdigit).count();
+            let digits = hex
+                .bytes()
+                .take(4)
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
             if digits < 4 {
                 return if digits == hex.len() {
                     Decoded::Cut
@@ -81,7 +85,10 @@ fn decode_at(s: &str, i: usize) -> Decoded {
                     Decoded::Other
                 };
             }
-            match u32::from_str_radix(&hex[..4], 16).ok().and_then(char::from_u32) {
+            match u32::from_str_radix(&hex[..4], 16)
+                .ok()
+                .and_then(char::from_u32)
+            {
                 Some(c) => Decoded::Char(c, at + 5),
                 None => Decoded::Other,
             }
@@ -272,7 +279,10 @@ mod tests {
             (r#"\u0073\u006B\u002D\u0043ANARY/51"#, "<redacted>"),
             (r#"\u0073\u006b\u002d\u0043ANARY\/51"#, "<redacted>"),
             // Nested: arguments held in a JSON string double the backslashes.
-            (r#""{\"t\":\"\\u0073k-CANARY/51\"}""#, r#""{\"t\":\"<redacted>\"}""#),
+            (
+                r#""{\"t\":\"\\u0073k-CANARY/51\"}""#,
+                r#""{\"t\":\"<redacted>\"}""#,
+            ),
             // Cut inside the key, and inside an escape of it.
             (r#"as \u0073k-CANA"#, "as <redacted>"),
             (r#"as sk-CANARY\u00"#, "as <redacted>"),

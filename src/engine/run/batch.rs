@@ -69,10 +69,7 @@ pub(super) async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
             ctx.record_failure(FailureRecord {
                 kind: FailureKind::Provider,
                 keys: pending.iter().map(|u| u.key.clone()).collect(),
-                reason: format!(
-                    "{}: no further request was sent for these",
-                    limit.ran_out()
-                ),
+                reason: format!("{}: no further request was sent for these", limit.ran_out()),
                 raw: "",
                 status: None,
                 finish: None,
