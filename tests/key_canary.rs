@@ -283,6 +283,23 @@ fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
         if r.seq > 0 {
             return answer;
         }
+        // An unknown finish reason is kept verbatim: it echoes the key too.
+        let finish = Some(format!("done-{key}"));
+        let answer = match answer {
+            Reply::ToolCall {
+                name,
+                arguments,
+                usage,
+                ..
+            } => Reply::ToolCall {
+                name,
+                arguments,
+                chunk: 3,
+                finish,
+                usage,
+            },
+            other => other,
+        };
         answer.reshaped(3, |args| {
             let mut v: serde_json::Value = serde_json::from_str(&args).unwrap();
             let list = v
@@ -331,6 +348,7 @@ fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
     );
     let failures = text(&ws.run(&["failures", "--json"]).stdout);
     assert!(failures.contains("without complete ids"), "{failures}");
+    assert!(failures.contains("done-<redacted>"), "{failures}");
     let mut seen = vec![
         ("run stdout".to_string(), text(&out.stdout)),
         ("run stderr".to_string(), text(&out.stderr)),

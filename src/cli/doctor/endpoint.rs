@@ -221,7 +221,10 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
                     Level::Problem,
                     "judge",
                     &say::not_an_evaluation(
-                        c.finish_reason.as_ref().map_or("none", |f| f.as_str()),
+                        &errtext::clean(
+                            c.finish_reason.as_ref().map_or("none", |f| f.as_str()),
+                            key,
+                        ),
                         &errtext::clean(c.answer_text(), key),
                     ),
                 ),

@@ -32,7 +32,7 @@ impl Ctx {
             reason: self.redact(&f.reason),
             raw_response: self.redact(f.raw),
             http_status: f.status,
-            finish_reason: f.finish,
+            finish_reason: f.finish.map(|s| self.redact(&s)),
             request: f.request.to_string(),
             attempt: f.attempt,
             created_at: now(),
