@@ -836,7 +836,7 @@ fn ppi_intervals_cover_the_truth_in_simulation() {
     for s in 0..studies {
         let mut rng = Xoshiro256pp::for_stream(20261126, s);
         let truth = 0.55 + 0.3 * unit(&mut rng);
-        let mut draw = |rng: &mut Xoshiro256pp| {
+        let draw = |rng: &mut Xoshiro256pp| {
             let y = f64::from(u8::from(unit(rng) < truth));
             let read = if unit(rng) < 0.85 { y } else { 1.0 - y };
             let judge = if unit(rng) < 0.2 { 1.0 } else { read };
@@ -878,7 +878,7 @@ fn trusted_verdicts_keep_their_promise_in_simulation() {
     let mut found = 0;
     for s in 0..studies {
         let mut rng = Xoshiro256pp::for_stream(7, s);
-        let mut pair = |rng: &mut Xoshiro256pp| {
+        let pair = |rng: &mut Xoshiro256pp| {
             let c = 0.5 + 0.5 * unit(rng);
             (c, unit(rng) < c.powf(1.5))
         };

@@ -94,22 +94,31 @@ async fn cut_off_answers_keep_complete_entries_and_ask_only_for_the_rest() {
 }
 
 /// Every attempt cut: what arrived complete is still kept (was: nothing).
+/// Attempts that keep new entries are free; the ones that keep nothing (a
+/// lone entry cut before its end) use up the allowance, and the total is
+/// bounded by the allowance plus the batch's size.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_every_attempt_is_cut_the_complete_entries_are_still_kept() {
     let (_dir, db) = store_with(4, 3);
     let server = TestServer::start(|r| cut(r, 0.7)).await.unwrap();
     let (outcome, _) = run(config(&db, server.base_url()), request(Mode::Two, 12, 1)).await;
     let reqs = server.requests();
-    assert_eq!(reqs.len(), 3, "max_attempts requests");
-    assert!(outcome.progress.verdicts >= 8, "{:?}", outcome.progress);
-    // Each retry asks only for what is still missing: a strict subset.
+    assert!(reqs.len() <= 12 + 3, "{} requests", reqs.len());
+    assert!(outcome.progress.verdicts >= 10, "{:?}", outcome.progress);
+    // Each retry asks only for what is still missing.
     for pair in reqs.windows(2) {
         let (before, after): (HashSet<_>, HashSet<_>) = (
             asked_keys(&pair[0]).into_iter().collect(),
             asked_keys(&pair[1]).into_iter().collect(),
         );
-        assert!(after.is_subset(&before) && after.len() < before.len());
+        assert!(after.is_subset(&before));
     }
+    // The last three kept nothing (the same entry, asked three times).
+    let last: Vec<HashSet<_>> = reqs[reqs.len() - 3..]
+        .iter()
+        .map(|r| asked_keys(r).into_iter().collect())
+        .collect();
+    assert!(last[0] == last[1] && last[1] == last[2], "{last:?}");
     let judged: HashSet<_> = Store::open(&db)
         .unwrap()
         .verdicts_for_run(outcome.run_id)
@@ -117,9 +126,35 @@ async fn when_every_attempt_is_cut_the_complete_entries_are_still_kept() {
         .into_iter()
         .map(|v| v.key)
         .collect();
-    let last: HashSet<_> = asked_keys(&reqs[2]).into_iter().collect();
     assert_eq!(judged.len() as u64, outcome.progress.verdicts);
-    assert!(judged.len() + last.len() >= 12);
+    assert_eq!(judged.len() + last[2].len(), 12);
+}
+
+/// Answers cut half-way whenever more than two entries are asked for: every
+/// attempt delivers new entries, so the batch goes on past `max_attempts`
+/// until all are judged (was: three attempts, then 2 of 10 without a verdict).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attempts_that_deliver_new_entries_do_not_use_up_the_allowance() {
+    let (_dir, db) = store_with(10, 1);
+    let server = TestServer::start(|r| {
+        if asked_keys(r).len() > 2 {
+            cut(r, 0.5)
+        } else {
+            demo_judge::reply(r, Duration::ZERO)
+        }
+    })
+    .await
+    .unwrap();
+    let (outcome, _) = run(config(&db, server.base_url()), request(Mode::Two, 10, 1)).await;
+    let reqs = server.requests();
+    assert_eq!(outcome.status, RunStatus::Done, "{:?}", outcome.note);
+    assert_eq!(
+        (outcome.progress.verdicts, outcome.progress.failed),
+        (10, 0),
+        "{} requests",
+        reqs.len()
+    );
+    assert!(reqs.len() > 3 && reqs.len() <= 10 + 3, "{}", reqs.len());
 }
 
 /// `finish_reason: length` keeps the complete entries and asks for the rest

@@ -218,7 +218,9 @@ pub struct RunArgs {
     pub json: bool,
     #[arg(long, value_name = "DIR")]
     pub prompts: Option<PathBuf>,
-    /// Requests per batch in all, counting retries of missing entries (at least 1).
+    /// Requests per batch that keep no new verdict before it gives up (at least 1); requests that
+    /// keep new entries are free (at most this plus the batch's size in all), and the batch's time
+    /// is at most this many request timeouts.
     #[arg(long, default_value_t = 3)]
     pub max_attempts: u32,
     /// Never send a request whose worst case (every prompt byte a token, every allowed answer token used, at the model's price) could take the run past this many dollars. Needs a priced model and a server that reports usage.

@@ -321,7 +321,7 @@ fn awag_records(store: &Store, runs: &HashMap<i64, Run>) -> anyhow::Result<Value
                     "temperature": run.spec.params.get("temperature").cloned().unwrap_or(Value::Null),
                     "promptText": format!("prompt set {} ({})", run.spec.prompt_hash, run.spec.params.get("prompts").and_then(Value::as_str).unwrap_or("embedded")),
                     "promptQueryJson": {"mode": run.spec.mode.map(|m| m.number()), "params": run.spec.params},
-                    "queryState": {"status": run.status.as_str(), "usage": {"prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens}},
+                    "queryState": {"status": run.status.as_str(), "usage": usage_json(run)},
                 },
             },
         }));
@@ -430,4 +430,17 @@ fn rubric_results(store: &Store) -> anyhow::Result<Value> {
         .map(|(_, index, reason)| json!({"index": index, "reason": reason}))
         .collect();
     Ok(json!({"results": results, "skipped": skipped}))
+}
+
+/// A run's token usage for the AwAg export: unknown is `null`, not `0`, and
+/// the requests whose usage was never reported are counted.
+fn usage_json(run: &crate::domain::Run) -> Value {
+    use crate::analytics::usage_text::{Known, known};
+    let all_unknown = known(run.requests, run.usage_unknown) == Known::None;
+    let tokens = |n: u64| if all_unknown { Value::Null } else { json!(n) };
+    json!({
+        "prompt_tokens": tokens(run.prompt_tokens),
+        "completion_tokens": tokens(run.completion_tokens),
+        "usage_unknown_requests": run.usage_unknown,
+    })
 }

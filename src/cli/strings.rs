@@ -372,8 +372,9 @@ pub mod drive {
         records: u64,
         note: Option<&str>,
     ) -> String {
+        use crate::analytics::usage_text::{cost_phrase, tokens_phrase};
         format!(
-            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {} tokens{}, {:.1}s{}",
+            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {}{}, {:.1}s{}",
             run_id,
             status,
             p.verdicts,
@@ -381,8 +382,14 @@ pub mod drive {
             missing,
             records,
             p.requests,
-            p.usage.prompt_tokens + p.usage.completion_tokens,
-            p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
+            tokens_phrase(
+                p.usage.prompt_tokens + p.usage.completion_tokens,
+                p.requests,
+                p.usage_unknown
+            ),
+            cost_phrase(p.cost_usd, p.requests, p.usage_unknown)
+                .map(|c| format!(", {c}"))
+                .unwrap_or_default(),
             p.elapsed.as_secs_f64(),
             note.map(|n| format!(" — {n}")).unwrap_or_default()
         )
@@ -396,11 +403,16 @@ pub mod drive {
         format!("resuming: {skipped} combination(s) already judged are skipped")
     }
     pub fn bar_message(p: &Progress) -> String {
+        use crate::analytics::usage_text::{cost_phrase, tokens_phrase};
         format!(
-            "{} tokens{}{}",
-            p.usage.prompt_tokens + p.usage.completion_tokens,
-            p.cost_usd
-                .map(|c| format!(" · ${c:.4}"))
+            "{}{}{}",
+            tokens_phrase(
+                p.usage.prompt_tokens + p.usage.completion_tokens,
+                p.requests,
+                p.usage_unknown
+            ),
+            cost_phrase(p.cost_usd, p.requests, p.usage_unknown)
+                .map(|c| format!(" · {c}"))
                 .unwrap_or_default(),
             if p.failed > 0 {
                 format!(" · {} failed", p.failed)
