@@ -328,6 +328,10 @@ pub struct EstimateArgs {
     pub who: Option<String>,
     #[arg(long, value_enum, default_value_t = EstimateFormat::Table)]
     pub format: EstimateFormat,
+    /// Only labels given in the workbench's random `sample` order: a random
+    /// sample, as the intervals assume (labels a person chose are left out).
+    #[arg(long)]
+    pub sampled_only: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -38,6 +38,8 @@ pub const COLUMNS: &[&str] = &[
     "blind",
     "failure_id",
     "split",
+    "sampled",
+    "sample_seed",
     // Item rows (CSV only): what `jury import` needs to rebuild each item.
     "title",
     "sent",
@@ -73,8 +75,14 @@ pub fn verdict_row(v: &Verdict) -> Value {
 }
 
 /// A label row; `split` is its side of the workspace's held-out split
-/// (`train`/`test`), null when the workspace has none.
-pub fn label_row(l: &Label, split: Option<&crate::store::Split>) -> Value {
+/// (`train`/`test`), null when the workspace has none; `sample_seed` the
+/// seed of the workbench's random `sample` order it was given in, if it was
+/// (`sampled: false`: a person chose the item).
+pub fn label_row(
+    l: &Label,
+    split: Option<&crate::store::Split>,
+    sample_seed: Option<u64>,
+) -> Value {
     json!({
         "kind": "label",
         "run_id": null,
@@ -93,6 +101,8 @@ pub fn label_row(l: &Label, split: Option<&crate::store::Split>) -> Value {
         "replaced_judge_value": l.replaced_judge_value.map(|v| v.to_json()),
         "blind": l.blind,
         "split": split.map(|s| s.side_of(&l.key.item_id, &l.key.classification_id).as_str()),
+        "sampled": sample_seed.is_some(),
+        "sample_seed": sample_seed,
     })
 }
 
@@ -207,6 +217,7 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
             };
             let mut err = None;
             let split = store.split()?;
+            let sampled = store.sampled_labels()?;
             store.for_each_verdict(|v| {
                 if err.is_none() {
                     err = emit(verdict_row(&v), out).err();
@@ -214,7 +225,10 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
             })?;
             store.for_each_label(|l| {
                 if err.is_none() {
-                    err = emit(label_row(&l, split.as_ref()), out).err();
+                    let seed = sampled
+                        .get(&(l.key.clone(), l.persona_id.clone(), l.who.clone()))
+                        .copied();
+                    err = emit(label_row(&l, split.as_ref(), seed), out).err();
                 }
             })?;
             store.for_each_failure(None, |id, f| {

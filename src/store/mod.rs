@@ -11,6 +11,7 @@ mod items;
 mod label_history;
 mod labels;
 mod runs;
+mod samples;
 mod schema;
 mod sessions;
 mod splits;
@@ -26,6 +27,7 @@ pub use labels::LabelRow;
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,
 };
+pub use samples::SampledKey;
 pub use splits::{Split, SplitCounts};
 pub use verdicts::{VerdictFilter, VerdictValue};
 

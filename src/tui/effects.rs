@@ -42,6 +42,12 @@ enum LabelJob {
         who: String,
         state: String,
     },
+    Sampled {
+        key: crate::domain::ComboKey,
+        persona: String,
+        who: String,
+        seed: u64,
+    },
 }
 
 pub struct Executor {
@@ -96,6 +102,17 @@ impl Executor {
     pub fn run(&mut self, fx: Effect) {
         match fx {
             Effect::SaveLabel { req, label } => self.hand_to_writer(LabelJob::Save { req, label }),
+            Effect::MarkSampled {
+                key,
+                persona,
+                who,
+                seed,
+            } => self.hand_to_writer(LabelJob::Sampled {
+                key,
+                persona,
+                who,
+                seed,
+            }),
             Effect::UndoLabel { req, undo } => self.hand_to_writer(LabelJob::Undo { req, undo }),
             Effect::SaveNote { req, label } => self.hand_to_writer(LabelJob::Note { req, label }),
             Effect::SaveSession { who, state } => {
@@ -209,6 +226,7 @@ impl Executor {
                 result: Err(GONE.into()),
             },
             LabelJob::Session { .. } => Msg::SessionNotSaved(GONE.into()),
+            LabelJob::Sampled { .. } => Msg::SampleNotKept(GONE.into()),
         };
         let _ = self.tx.send(msg);
     }
@@ -391,6 +409,12 @@ fn label_writer(
                 )
                 .and_then(|held| if held { Ok(()) } else { s.upsert_label(label) }),
             LabelJob::Session { who, state } => s.save_workbench_session(who, state),
+            LabelJob::Sampled {
+                key,
+                persona,
+                who,
+                seed,
+            } => s.mark_sampled(key, persona, who, *seed),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
         if let (
@@ -411,8 +435,8 @@ fn label_writer(
             continue;
         }
         let result = result.map_err(|e| e.to_string());
-        // A kept session is answered only when it failed.
-        if matches!(job, LabelJob::Session { .. }) && result.is_ok() {
+        // A kept session or sample mark is answered only when it failed.
+        if matches!(job, LabelJob::Session { .. } | LabelJob::Sampled { .. }) && result.is_ok() {
             continue;
         }
         let _ = reply.send(answer(&job, result));
@@ -426,6 +450,7 @@ fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
             Msg::LabelSaved { req: *req, result }
         }
         LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),
+        LabelJob::Sampled { .. } => Msg::SampleNotKept(result.err().unwrap_or_default()),
     }
 }
 

@@ -410,6 +410,9 @@ impl Workspace {
     /// How strongly item `i` belongs at the front under `order`.
     pub fn priority(&self, i: usize, order: crate::tui::queue::Order) -> u32 {
         let id: &str = &self.items[i].id;
+        if order == crate::tui::queue::Order::Sample {
+            return crate::tui::queue::sample_priority(id);
+        }
         let vs = self.verdicts.get(id).map(Vec::as_slice).unwrap_or(&[]);
         let ls = self.labels.get(id).map(Vec::as_slice).unwrap_or(&[]);
         crate::tui::queue::priority(order, vs, ls)

@@ -242,6 +242,15 @@ fn save_label(
     if let Some(&i) = app.data.index_of.get(&key.item_id) {
         app.item_changed(i as usize);
     }
+    // Given in the random `sample` order: a person did not choose this item.
+    if app.list.order == crate::tui::queue::Order::Sample {
+        fx.push(Effect::MarkSampled {
+            key: label.key.clone(),
+            persona: label.persona_id.clone(),
+            who: label.who.clone(),
+            seed: crate::tui::queue::SAMPLE_SEED,
+        });
+    }
     fx.push(Effect::SaveLabel { req, label });
 }
 
