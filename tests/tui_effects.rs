@@ -329,6 +329,20 @@ async fn labels_queued_behind_a_busy_one_wait_briefly() {
 
 /// The sample workspace with two judges (mode 2 on Likert, mode 3 on
 /// AGREE/DISAGREE) answering every labelled row, values varying by item.
+/// An executor on the store at `db` with no endpoint, and its answers.
+fn executor(db: &std::path::Path) -> (Executor, tokio::sync::mpsc::UnboundedReceiver<Msg>) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let exec = Executor::new(
+        db.to_path_buf(),
+        EngineLink {
+            config: None,
+            prompts_dir: None,
+        },
+        tx,
+    );
+    (exec, rx)
+}
+
 fn judged_twice(db: &std::path::Path) {
     let mut s = jury::store::Store::open(db).unwrap();
     jury::import::import_sample(&mut s, "me").unwrap();
@@ -372,15 +386,7 @@ async fn the_agreement_view_and_jury_report_give_identical_figures() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     judged_twice(&db);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app_with(jury::tui::load(&jury::store::Store::open(&db).unwrap()).unwrap());
     app.chrome.size = (170, 44);
     for fx in key(&mut app, 'A') {
@@ -449,15 +455,7 @@ async fn the_agreement_view_is_made_of_the_listed_items() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     judged_twice(&db);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app_with(jury::tui::load(&jury::store::Store::open(&db).unwrap()).unwrap());
     app.chrome.size = (170, 44);
     key(&mut app, '/');
@@ -536,15 +534,7 @@ async fn a_note_edit_keeps_a_value_changed_since_by_another_process() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     store_with_items(&db);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app();
     for fx in key(&mut app, '2') {
         exec.run(fx);
@@ -583,15 +573,7 @@ async fn labels_given_in_the_sample_order_are_recorded_as_sampled() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     store_with_items(&db);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app();
     // A label in file order: chosen by a person.
     let chosen = app.data.items[app.list.current_index().unwrap()]
