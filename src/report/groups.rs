@@ -100,7 +100,7 @@ impl<'a> PeoplePairs<'a> {
         resamples: usize,
         seed: u64,
     ) -> Ceiling {
-        let units: std::collections::BTreeSet<(&crate::domain::ComboKey, &str)> =
+        let units: rustc_hash::FxHashSet<(&crate::domain::ComboKey, &str)> =
             ps.iter().map(|p| (&*p.ctx.key, &*p.ctx.persona)).collect();
         self.ceiling_on(&units, scale, mapped, resamples, seed)
     }
@@ -108,7 +108,7 @@ impl<'a> PeoplePairs<'a> {
     /// The ceiling over the given (combination, persona) units.
     pub(super) fn ceiling_on(
         &self,
-        units: &std::collections::BTreeSet<(&crate::domain::ComboKey, &str)>,
+        units: &rustc_hash::FxHashSet<(&crate::domain::ComboKey, &str)>,
         scale: Scale,
         mapped: bool,
         resamples: usize,

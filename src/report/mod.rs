@@ -378,8 +378,11 @@ impl Report {
         };
         let paired_resamples = resamples.unwrap_or(analytics::DEFAULT_RESAMPLES);
         let deltas = prompt_delta::deltas(&pairs, &first_run_of, paired_resamples, seed);
+        stage.done("prompt versions");
         let changes = prompt_change::changes(&pairs, &first_run_of, paired_resamples, seed);
+        stage.done("prompt version changes");
         let rankings = rank::rankings(&pairs, by, paired_resamples, seed);
+        stage.done("ranking");
         let groups = compute_from(&pairs, by, resamples, seed);
         stage.done("figures");
         Ok(Report {

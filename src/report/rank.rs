@@ -21,7 +21,7 @@ use super::{Ceiling, GroupBy};
 use crate::analytics::{Figure, Figures};
 use crate::domain::{Agreement, ComboKey, Scale};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// One configuration's place in a ranking.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -75,23 +75,34 @@ pub struct Ranking {
 type Unit<'a> = (&'a ComboKey, &'a str);
 
 /// A configuration: judge name and persona.
-type Config = (String, String);
+type Config<'a> = (&'a str, &'a str);
+
+/// One configuration's (judge, person) reading per unit. Hashed, not
+/// ordered: a ranking over a million verdicts holds 100 000 units per
+/// configuration (the shared units are sorted once, for a stable bootstrap).
+type UnitReadings<'a> = rustc_hash::FxHashMap<Unit<'a>, (u8, u8)>;
 
 fn reading(p: &Pair) -> Option<(u8, u8)> {
     let idx = |a: Agreement| crate::analytics::agreement_index(a);
     Some((idx(p.a.as_agreement()?), idx(p.b.as_agreement()?)))
 }
 
-fn scope_of(p: &Pair, by: Option<GroupBy>) -> String {
-    let protocol = p.ctx.protocol.to_string();
+/// A ranking's scope: the protocol, and the `--by` value when it splits.
+type Scope<'a> = (crate::domain::Protocol, Option<&'a str>);
+
+fn scope_of(p: &Pair, by: Option<GroupBy>) -> Scope<'_> {
     let by_value = match by {
         None | Some(GroupBy::Mode) | Some(GroupBy::Model) | Some(GroupBy::Persona) => None,
-        Some(GroupBy::Classification) => Some(p.ctx.key.classification_id.clone()),
-        Some(GroupBy::Perspective) => Some(p.ctx.key.perspective_id.clone()),
+        Some(GroupBy::Classification) => Some(p.ctx.key.classification_id.as_str()),
+        Some(GroupBy::Perspective) => Some(p.ctx.key.perspective_id.as_str()),
     };
+    (p.ctx.protocol, by_value)
+}
+
+fn scope_name((protocol, by_value): Scope<'_>) -> String {
     match by_value {
         Some(v) => format!("{protocol} · {v}"),
-        None => protocol,
+        None => protocol.to_string(),
     }
 }
 
@@ -105,14 +116,15 @@ pub fn rankings(
     seed: u64,
 ) -> Vec<Ranking> {
     // scope → configuration → unit → (judge, person) reading.
-    type Readings<'a> = BTreeMap<Config, BTreeMap<Unit<'a>, (u8, u8)>>;
-    let mut scopes: BTreeMap<String, Readings<'_>> = BTreeMap::new();
+    // Borrowed keys: a million pairs make no string of their own.
+    type Readings<'a> = BTreeMap<Config<'a>, UnitReadings<'a>>;
+    let mut scopes: BTreeMap<Scope<'_>, Readings<'_>> = BTreeMap::new();
     for p in all.get(&Comparison::JudgeVsHuman).into_iter().flatten() {
         let Some(r) = reading(p) else { continue };
         scopes
             .entry(scope_of(p, by))
             .or_default()
-            .entry((p.left.to_string(), p.ctx.persona.to_string()))
+            .entry((&*p.left, &*p.ctx.persona))
             .or_default()
             .insert((&*p.ctx.key, &*p.right), r);
     }
@@ -120,13 +132,13 @@ pub fn rankings(
     scopes
         .into_iter()
         .filter(|(_, configs)| configs.len() > 1)
-        .map(|(scope, configs)| rank_one(scope, &configs, &people, resamples, seed))
+        .map(|(scope, configs)| rank_one(scope_name(scope), &configs, &people, resamples, seed))
         .collect()
 }
 
 fn rank_one(
     scope: String,
-    configs: &BTreeMap<Config, BTreeMap<Unit<'_>, (u8, u8)>>,
+    configs: &BTreeMap<Config<'_>, UnitReadings<'_>>,
     people: &super::groups::PeoplePairs<'_>,
     resamples: usize,
     seed: u64,
@@ -140,16 +152,29 @@ fn rank_one(
     for m in configs.values().skip(1) {
         shared.retain(|u| m.contains_key(u));
     }
-    let on_shared = |m: &BTreeMap<Unit<'_>, (u8, u8)>| -> Vec<(u8, u8)> {
-        shared.iter().map(|u| m[u]).collect()
-    };
+    // Small sets are resampled unit by unit: in key order, so the intervals
+    // never depend on the hash map's (large ones draw one multinomial).
+    if shared.len() < crate::analytics::MULTINOMIAL_MIN_PAIRS {
+        shared.sort_unstable();
+    }
+    let on_shared =
+        |m: &UnitReadings<'_>| -> Vec<(u8, u8)> { shared.iter().map(|u| m[u]).collect() };
     let figures = |pairs: &[(u8, u8)]| {
         Figures::compute(pairs, 2, false, resamples, seed).expect("agreement readings are 0 or 1")
     };
     let mut rows: Vec<(Config, Figures, Figures)> = configs
         .iter()
         .map(|(c, m)| {
-            let own: Vec<(u8, u8)> = m.values().copied().collect();
+            // Small sets are bootstrapped pair by pair: in key order, so the
+            // figures never depend on the hash map's (large ones draw one
+            // multinomial over the cells, whatever the order).
+            let own: Vec<(u8, u8)> = if m.len() < crate::analytics::MULTINOMIAL_MIN_PAIRS {
+                let mut e: Vec<(&Unit<'_>, &(u8, u8))> = m.iter().collect();
+                e.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                e.into_iter().map(|(_, r)| *r).collect()
+            } else {
+                m.values().copied().collect()
+            };
             (c.clone(), figures(&own), figures(&on_shared(m)))
         })
         .collect();
@@ -188,8 +213,8 @@ fn rank_one(
                 },
             };
             Ranked {
-                judge: c.0.clone(),
-                persona: c.1.clone(),
+                judge: c.0.to_string(),
+                persona: c.1.to_string(),
                 n_own: own.n,
                 agreement_own: own.percent_agreement,
                 agreement: common.percent_agreement,
@@ -200,9 +225,9 @@ fn rank_one(
         })
         .collect();
     // The ceiling on the shared combinations, under each persona ranked.
-    let units: BTreeSet<(&ComboKey, &str)> = configs
+    let units: rustc_hash::FxHashSet<(&ComboKey, &str)> = configs
         .keys()
-        .flat_map(|(_, persona)| shared.iter().map(move |(k, _)| (*k, persona.as_str())))
+        .flat_map(|(_, persona)| shared.iter().map(move |(k, _)| (*k, *persona)))
         .collect();
     let human_ceiling = people.ceiling_on(&units, Scale::Agreement, true, resamples, seed);
     let summary = summary(&ranked, shared.len());
