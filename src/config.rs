@@ -37,6 +37,8 @@ pub struct ConfigFile {
     pub max_tokens_per_entry: Option<u32>,
     /// Largest answer read, in bytes.
     pub max_answer_bytes: Option<usize>,
+    /// `logprobs`, `repeats` or `off`: how verdicts get a confidence.
+    pub confidence: Option<String>,
 }
 
 /// What the command line said (None = not given).
@@ -84,6 +86,8 @@ pub struct Settings {
     pub structured: Option<String>,
     pub max_tokens_per_entry: Option<u32>,
     pub max_answer_bytes: Option<usize>,
+    /// `logprobs`, `repeats` or `off` (None: off).
+    pub confidence: Option<String>,
     pub config_path: Option<PathBuf>,
 }
 
@@ -135,6 +139,18 @@ impl Settings {
             .or_else(|| env("USERNAME"))
             .or_else(login_name)
             .unwrap_or_else(|| "me".into());
+        if let Some(c) = file.confidence.as_deref()
+            && !CONFIDENCE_CHOICES.contains(&c)
+        {
+            return Err(ConfigError::File {
+                path: config_path.clone().unwrap_or_default(),
+                message: format!(
+                    "confidence: '{}' is not one of {}",
+                    crate::sanitize::one_line(c, 40),
+                    CONFIDENCE_CHOICES.join(", ")
+                ),
+            });
+        }
         Ok(Settings {
             db_path,
             base_url: env("OPENAI_BASE_URL").or(file.base_url.clone()),
@@ -161,6 +177,7 @@ impl Settings {
             structured: file.structured.clone(),
             max_tokens_per_entry: file.max_tokens_per_entry,
             max_answer_bytes: file.max_answer_bytes,
+            confidence: file.confidence.clone(),
             config_path,
         })
     }
@@ -188,9 +205,13 @@ impl Settings {
         if let Some(b) = self.max_answer_bytes.filter(|b| *b > 0) {
             cfg.max_answer_bytes = b;
         }
+        cfg.logprobs = self.confidence.as_deref() == Some("logprobs");
         Ok(cfg)
     }
 }
+
+/// The values of `confidence` (config) and `--confidence`.
+pub const CONFIDENCE_CHOICES: [&str; 3] = ["logprobs", "repeats", "off"];
 
 /// A positive, finite number of seconds as a duration.
 pub fn seconds(s: f64) -> Option<std::time::Duration> {
@@ -259,6 +280,7 @@ const CONFIG_KEYS: &[&str] = &[
     "structured",
     "max_tokens_per_entry",
     "max_answer_bytes",
+    "confidence",
 ];
 
 /// [`toml_error`], naming the key of the offending line when it is one of

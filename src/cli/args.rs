@@ -232,6 +232,9 @@ pub struct RunArgs {
     /// How structured answers are asked for: auto (a forced tool call, moving on to json_schema, then JSON in the content when the server ignores or refuses it; the path found is remembered per endpoint and model), tools, json_schema or json (kept for the whole run). Config: structured.
     #[arg(long, value_name = "PATH", value_parser = ["auto", "tools", "json_schema", "json"])]
     pub structured: Option<String>,
+    /// How each verdict gets a confidence: logprobs (the probability of the value's first token among the scale's values; asks for token probabilities and answers as JSON in the content, since tool calls carry none), repeats (the majority's share where one judge configuration judged a combination several times, e.g. runs differing only in --shuffle-seed; computed when reading) or off. Config: confidence [default: off].
+    #[arg(long, value_name = "HOW", value_parser = ["logprobs", "repeats", "off"])]
+    pub confidence: Option<String>,
     /// Seconds an answer may stay silent before it is cut (SSE keep-alive comments do not count) [default: 120; config: idle_timeout].
     #[arg(long, value_name = "SECS")]
     pub idle_timeout: Option<f64>,

@@ -107,6 +107,8 @@ struct EndpointFlags {
     whole: Option<std::time::Duration>,
     answer_cap: Option<usize>,
     stream: bool,
+    /// `--confidence logprobs` (Some(true)) or another choice (Some(false)).
+    logprobs: Option<bool>,
 }
 
 impl EndpointFlags {
@@ -133,6 +135,7 @@ impl EndpointFlags {
             whole,
             answer_cap,
             stream: !a.no_stream,
+            logprobs: a.confidence.as_deref().map(|c| c == "logprobs"),
         })
     }
 
@@ -150,6 +153,9 @@ impl EndpointFlags {
             p.max_answer_bytes = b;
         }
         p.stream = self.stream;
+        if let Some(l) = self.logprobs {
+            p.logprobs = l;
+        }
         p
     }
 }

@@ -14,4 +14,5 @@ pub use persona::{Persona, Perspective};
 pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use split::{Side, SplitError, SplitRule};
-pub use verdict::{ComboKey, Failure, FailureKind, Label, RequestPosition, Usage, Verdict};
+pub use verdict::{
+    ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Label, RequestPosition, Usage, Verdict};

@@ -64,6 +64,8 @@ pub struct Accumulator {
     finish_reason: Option<FinishReason>,
     usage: Option<Usage>,
     chunks: usize,
+    /// Content tokens with their probabilities, when the server sent any.
+    logprobs: Option<Vec<super::logprobs::TokenLogprob>>,
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -136,6 +138,13 @@ impl Accumulator {
             return Ok(frames); // the usage chunk, or a keep-alive
         };
         let choice = choice.0.unwrap_or_default();
+        if let Some(tokens) = choice
+            .logprobs
+            .as_ref()
+            .and_then(super::logprobs::read_choice_logprobs)
+        {
+            self.logprobs.get_or_insert_with(Vec::new).extend(tokens);
+        }
         if let Some(fr) = &choice.finish_reason.0 {
             self.finish_reason = Some(FinishReason::parse(fr));
         }
@@ -286,6 +295,7 @@ impl Accumulator {
             path: super::AnswerPath::Text,
             attempts: 1,
             latency: Duration::ZERO,
+            logprobs: self.logprobs,
         }
     }
 }

@@ -372,7 +372,12 @@ mod tests {
         for (i, &b) in yu.iter().enumerate() {
             verdicts.push((judge.clone(), persona.clone(), key(100 + i), ag(b)));
         }
-        Readings { verdicts, labels }
+        let confidences = vec![None; verdicts.len()];
+        Readings {
+            verdicts,
+            labels,
+            confidences,
+        }
     }
 
     #[test]

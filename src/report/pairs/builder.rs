@@ -122,6 +122,7 @@ impl Builder {
             run_id: v.run_id,
             value: v.value,
             rel: v.position.and_then(|p| p.relative()).map(|r| r as f32),
+            conf: v.confidence,
         });
     }
 
@@ -272,6 +273,21 @@ impl Builder {
 pub struct Readings {
     pub verdicts: Vec<StandingVerdict>,
     pub labels: Vec<LabelReading>,
+    /// Beside each standing verdict (same index): how sure the judge was,
+    /// when that is known. See [`Confident`].
+    pub confidences: Vec<Option<Confident>>,
+}
+
+/// A standing verdict's confidence and the value it is the confidence of:
+/// the verdict's own value with its stored token-probability confidence;
+/// or, where the same judge configuration judged the combination several
+/// times (runs differing only in their shuffle seed, repeats) and no token
+/// probabilities were kept, the majority value and its share (no majority,
+/// a tie: none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Confident {
+    pub value: Value,
+    pub confidence: crate::domain::Confidence,
 }
 
 /// `(judge name, persona, combination, value)`, the judge named as the
@@ -281,21 +297,75 @@ pub type StandingVerdict = (Arc<str>, Arc<str>, Arc<ComboKey>, Value);
 /// `(persona, combination, who, value)`.
 pub type LabelReading = (Arc<str>, Arc<ComboKey>, Arc<str>, Value);
 
+/// The majority value of repeated verdicts and its share; None on a tie.
+fn majority(values: &[Value]) -> Option<(Value, f64)> {
+    let mut counts: Vec<(Value, usize)> = Vec::new();
+    for v in values {
+        match counts.iter_mut().find(|(x, _)| x == v) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((*v, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    match counts.as_slice() {
+        [(v, n)] => Some((*v, *n as f64 / values.len() as f64)),
+        [(v, n), (_, m), ..] if n > m => Some((*v, *n as f64 / values.len() as f64)),
+        _ => None,
+    }
+}
+
 impl Builder {
     /// The standing verdicts and the labels (see [`Readings`]).
     pub fn finish_readings(self) -> Readings {
+        use crate::domain::{Confidence, ConfidenceSource};
         let judge_names = judge_names(&self.judges, &self.strings.names);
-        let mut latest: HashMap<(u32, u32, u32), usize> = HashMap::default();
+        // Per judge, combination and persona: the latest verdict and how
+        // many there are.
+        let mut latest: HashMap<(u32, u32, u32), (usize, u32)> = HashMap::default();
         for (i, v) in self.verdicts.iter().enumerate() {
-            latest.insert((v.judge, v.combo, v.persona), i);
+            let e = latest.entry((v.judge, v.combo, v.persona)).or_insert((i, 0));
+            *e = (i, e.1 + 1);
         }
-        let mut standing: Vec<usize> = latest.into_values().collect();
+        // The values of combinations judged more than once (repeats).
+        let mut repeated: HashMap<(u32, u32, u32), Vec<Value>> = HashMap::default();
+        if latest.values().any(|(_, n)| *n > 1) {
+            for v in &self.verdicts {
+                let k = (v.judge, v.combo, v.persona);
+                if latest.get(&k).is_some_and(|(_, n)| *n > 1) {
+                    repeated.entry(k).or_default().push(v.value);
+                }
+            }
+        }
+        let mut standing: Vec<usize> = latest.into_values().map(|(i, _)| i).collect();
         standing.sort_unstable();
         let names = &self.strings.names;
+        let mut confidences = Vec::with_capacity(standing.len());
         let verdicts = standing
             .into_iter()
             .map(|i| {
                 let v = &self.verdicts[i];
+                let confident = match v.conf {
+                    Some(c) => Some(Confident {
+                        value: v.value,
+                        confidence: Confidence {
+                            value: c,
+                            source: ConfidenceSource::Logprobs,
+                            expected_score: None,
+                        },
+                    }),
+                    None => repeated
+                        .get(&(v.judge, v.combo, v.persona))
+                        .and_then(|vs| majority(vs))
+                        .map(|(value, share)| Confident {
+                            value,
+                            confidence: Confidence {
+                                value: share,
+                                source: ConfidenceSource::Repeats,
+                                expected_score: None,
+                            },
+                        }),
+                };
+                confidences.push(confident);
                 (
                     judge_names[v.judge as usize].clone(),
                     names[v.persona as usize].clone(),
@@ -316,7 +386,11 @@ impl Builder {
                 )
             })
             .collect();
-        Readings { verdicts, labels }
+        Readings {
+            verdicts,
+            labels,
+            confidences,
+        }
     }
 }
 

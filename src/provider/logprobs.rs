@@ -1,0 +1,494 @@
+//! A verdict's confidence from the answer's token probabilities.
+//!
+//! With `logprobs: true, top_logprobs: k` a server returns, for every
+//! content token, its log probability and the k most likely tokens at that
+//! place (`choices[0].logprobs.content[]`, streamed chunks too; tool-call
+//! arguments carry none, so such runs use the content path). Most tokens of
+//! a JSON answer are forced by the grammar and their probabilities mean
+//! nothing (a key at −10). Only the token where a verdict's value starts
+//! counts: its alternatives that start a value of the scale (`AG` for
+//! AGREE, `DIS` for DISAGREE, a Likert digit), normalised, give the value's
+//! probability; for numeric scales Σ p(s)·s is the G-Eval score too.
+//!
+//! Which token belongs to which verdict is found in the answer text: a small
+//! scanner walks the JSON, noting where each scalar value starts, under
+//! which key and inside which objects. A verdict's value is the scalar with
+//! the verdict's value whose objects (its own, with what it holds, and its
+//! enclosing ones) name the verdict's item, classification and perspective.
+
+use crate::domain::{ComboKey, Confidence, ConfidenceSource, Scale, Value};
+use serde_json::Value as Json;
+use std::collections::{HashMap, HashSet};
+
+/// How many alternatives per token are asked for.
+pub const TOP_LOGPROBS: u8 = 5;
+
+/// One content token with its log probability and its top alternatives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenLogprob {
+    pub token: String,
+    pub logprob: f64,
+    pub top: Vec<(String, f64)>,
+}
+
+/// The tokens of a chunk's or answer's `choices[0].logprobs` (`{content:
+/// [...]}`); None when there are none (`null`, absent, or another shape).
+/// Read leniently: an entry without a token text is kept as an empty token
+/// (so the alignment check below notices the gap).
+pub fn read_choice_logprobs(v: &Json) -> Option<Vec<TokenLogprob>> {
+    let content = v.get("content")?.as_array()?;
+    Some(
+        content
+            .iter()
+            .map(|t| TokenLogprob {
+                token: t
+                    .get("token")
+                    .and_then(Json::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                logprob: t
+                    .get("logprob")
+                    .and_then(Json::as_f64)
+                    .unwrap_or(f64::NEG_INFINITY),
+                top: t
+                    .get("top_logprobs")
+                    .and_then(Json::as_array)
+                    .map(|alts| {
+                        alts.iter()
+                            .filter_map(|a| {
+                                Some((
+                                    a.get("token")?.as_str()?.to_string(),
+                                    a.get("logprob")?.as_f64()?,
+                                ))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+            .collect(),
+    )
+}
+
+/// The confidence of each verdict (by combination) found in `content`,
+/// whose tokens are `tokens`. Verdicts whose value cannot be placed (the
+/// tokens do not spell the content, no value token found, no alternative
+/// that starts a value) are left out: unknown, never guessed.
+pub fn confidences(
+    content: &str,
+    tokens: &[TokenLogprob],
+    scale: Scale,
+    verdicts: &[(&ComboKey, Value)],
+) -> HashMap<ComboKey, Confidence> {
+    let mut out = HashMap::new();
+    let Some(offsets) = token_offsets(content, tokens) else {
+        return out;
+    };
+    let doc = scan(content);
+    let mut used = HashSet::new();
+    // Whether the answer names combinations at all (a single-combination
+    // protocol may not): if not, values are taken in order.
+    let named = doc.spots.iter().any(|s| {
+        verdicts
+            .iter()
+            .any(|(k, _)| doc.context_has(s, &k.item_id))
+    });
+    for (key, value) in verdicts {
+        let fits = |s: &Spot| scale.parse(&s.text).ok() == Some(*value) && !is_id_key(&s.key);
+        let pick = doc
+            .spots
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| !used.contains(i) && fits(s))
+            .map(|(i, s)| {
+                let score = [&key.item_id, &key.classification_id, &key.perspective_id]
+                    .iter()
+                    .filter(|id| doc.context_has(s, id))
+                    .count();
+                (i, score)
+            })
+            .filter(|(_, score)| !named || *score > 0)
+            // The best match, the first of equals.
+            .fold(None::<(usize, usize)>, |best, (i, score)| match best {
+                Some((_, b)) if b >= score => best,
+                _ => Some((i, score)),
+            });
+        let Some((i, _)) = pick else { continue };
+        used.insert(i);
+        if let Some(c) = value_confidence(content, tokens, &offsets, doc.spots[i].start, scale, *value)
+        {
+            out.insert((*key).clone(), c);
+        }
+    }
+    out
+}
+
+/// Keys that hold ids and names, never a verdict's value.
+fn is_id_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    k.ends_with("id") || k.contains("name") || k.contains("selection") || k.contains("text")
+}
+
+/// Each token's byte offset in `content`; None when the tokens do not
+/// spell it exactly.
+fn token_offsets(content: &str, tokens: &[TokenLogprob]) -> Option<Vec<usize>> {
+    let mut offsets = Vec::with_capacity(tokens.len());
+    let mut at = 0;
+    for t in tokens {
+        offsets.push(at);
+        if !content[at..].starts_with(t.token.as_str()) {
+            return None;
+        }
+        at += t.token.len();
+    }
+    (at == content.len()).then_some(offsets)
+}
+
+/// The probability of `value` read at the token holding byte `start` (where
+/// the value's text begins).
+fn value_confidence(
+    content: &str,
+    tokens: &[TokenLogprob],
+    offsets: &[usize],
+    start: usize,
+    scale: Scale,
+    value: Value,
+) -> Option<Confidence> {
+    let i = offsets.partition_point(|&o| o <= start).checked_sub(1)?;
+    let token = &tokens[i];
+    // What of the token comes before the value (`"` or ` `): an alternative
+    // counts only when it has the same lead.
+    let lead = content.get(offsets[i]..start)?;
+    let values = scale.values();
+    let mut mass = vec![0.0f64; values.len()];
+    let mut seen = HashSet::new();
+    let chosen = std::iter::once((token.token.as_str(), token.logprob));
+    for (alt, lp) in token
+        .top
+        .iter()
+        .map(|(t, lp)| (t.as_str(), *lp))
+        .chain(chosen)
+    {
+        // The chosen token is usually among its alternatives already.
+        if !seen.insert(alt) || !lp.is_finite() {
+            continue;
+        }
+        let Some(rest) = alt.strip_prefix(lead) else {
+            continue;
+        };
+        let start: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if start.is_empty() {
+            continue;
+        }
+        let mut starts = values
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.as_text().to_ascii_lowercase().starts_with(&start));
+        // A token that could start two values says nothing about either.
+        if let (Some((k, _)), None) = (starts.next(), starts.next()) {
+            mass[k] += lp.exp();
+        }
+    }
+    let total: f64 = mass.iter().sum();
+    let k = values.iter().position(|v| *v == value)?;
+    if total <= 0.0 || mass[k] <= 0.0 {
+        return None;
+    }
+    let expected_score = matches!(scale, Scale::Likert | Scale::Score09).then(|| {
+        values
+            .iter()
+            .zip(&mass)
+            .map(|(v, m)| match v {
+                Value::Likert(n) | Value::Score(n) => f64::from(*n) * m / total,
+                _ => 0.0,
+            })
+            .sum()
+    });
+    Some(Confidence {
+        value: (mass[k] / total).min(1.0),
+        source: ConfidenceSource::Logprobs,
+        expected_score,
+    })
+}
+
+/// A scalar value in the answer: its text, the key it is under, the object
+/// it is in, and the byte where its text starts.
+#[derive(Debug)]
+struct Spot {
+    obj: Option<usize>,
+    key: String,
+    text: String,
+    start: usize,
+}
+
+#[derive(Debug, Default)]
+struct Obj {
+    parent: Option<usize>,
+    /// The scalars directly in this object.
+    fields: Vec<String>,
+    /// The scalars in this object and every object inside it.
+    all: HashSet<String>,
+}
+
+#[derive(Debug, Default)]
+struct Doc {
+    objs: Vec<Obj>,
+    spots: Vec<Spot>,
+}
+
+impl Doc {
+    /// Whether `s`'s object (with what it holds) or an enclosing object
+    /// names `id`.
+    fn context_has(&self, s: &Spot, id: &str) -> bool {
+        let Some(mut o) = s.obj else { return false };
+        if self.objs[o].all.contains(id) {
+            return true;
+        }
+        while let Some(p) = self.objs[o].parent {
+            if self.objs[p].fields.iter().any(|f| f == id) {
+                return true;
+            }
+            o = p;
+        }
+        false
+    }
+}
+
+enum Frame {
+    Object {
+        id: usize,
+        key: Option<String>,
+        want_key: bool,
+    },
+    Array {
+        key: String,
+    },
+}
+
+/// Walks the JSON in `text` (from its first `{` or `[`; what a fence or a
+/// preamble adds before is skipped), leniently: it never fails, it notes
+/// what it can.
+fn scan(text: &str) -> Doc {
+    let b = text.as_bytes();
+    let mut doc = Doc::default();
+    let mut stack: Vec<Frame> = Vec::new();
+    let Some(mut i) = text.find(['{', '[']) else {
+        return doc;
+    };
+    let enclosing = |stack: &[Frame]| {
+        stack.iter().rev().find_map(|f| match f {
+            Frame::Object { id, .. } => Some(*id),
+            Frame::Array { .. } => None,
+        })
+    };
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'{' | b'[' => {
+                let key = match stack.last_mut() {
+                    Some(Frame::Object { key, .. }) => key.take().unwrap_or_default(),
+                    Some(Frame::Array { key }) => key.clone(),
+                    None => String::new(),
+                };
+                if c == b'{' {
+                    let id = doc.objs.len();
+                    doc.objs.push(Obj {
+                        parent: enclosing(&stack),
+                        ..Obj::default()
+                    });
+                    stack.push(Frame::Object {
+                        id,
+                        key: None,
+                        want_key: true,
+                    });
+                } else {
+                    stack.push(Frame::Array { key });
+                }
+                i += 1;
+            }
+            b'}' | b']' => {
+                stack.pop();
+                if stack.is_empty() {
+                    break;
+                }
+                i += 1;
+            }
+            b',' => {
+                if let Some(Frame::Object { want_key, .. }) = stack.last_mut() {
+                    *want_key = true;
+                }
+                i += 1;
+            }
+            b'"' => {
+                let (s, end) = read_string(text, i + 1);
+                let start = i + 1;
+                i = end;
+                match stack.last_mut() {
+                    Some(Frame::Object { key, want_key, .. }) if *want_key => {
+                        *key = Some(s);
+                        *want_key = false;
+                    }
+                    _ => note(&mut doc, &mut stack, s, start),
+                }
+            }
+            c if c.is_ascii_alphanumeric() || c == b'-' => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b"+-.".contains(&b[i])) {
+                    i += 1;
+                }
+                note(&mut doc, &mut stack, text[start..i].to_string(), start);
+            }
+            _ => i += 1,
+        }
+    }
+    // Children come after their parents: fold each object's scalars upward.
+    for o in (0..doc.objs.len()).rev() {
+        let fields = doc.objs[o].fields.clone();
+        doc.objs[o].all.extend(fields);
+        if let Some(p) = doc.objs[o].parent {
+            let all: Vec<String> = doc.objs[o].all.iter().cloned().collect();
+            doc.objs[p].all.extend(all);
+        }
+    }
+    doc
+}
+
+/// Notes a scalar value at `start` under the current key.
+fn note(doc: &mut Doc, stack: &mut [Frame], text: String, start: usize) {
+    let enclosing = stack.iter().rev().find_map(|f| match f {
+        Frame::Object { id, .. } => Some(*id),
+        Frame::Array { .. } => None,
+    });
+    let (obj, key) = match stack.last_mut() {
+        Some(Frame::Object { id, key, .. }) => (Some(*id), key.take().unwrap_or_default()),
+        Some(Frame::Array { key }) => (enclosing, key.clone()),
+        None => return,
+    };
+    if let Some(o) = obj {
+        doc.objs[o].fields.push(text.clone());
+    }
+    doc.spots.push(Spot {
+        obj,
+        key,
+        text,
+        start,
+    });
+}
+
+/// A JSON string's text from byte `from` (after its opening quote), and the
+/// byte after its closing quote. Escapes are decoded as far as ids and
+/// values need (`\"`, `\\`, `\/`, `\n`, `\t`, `\uXXXX`).
+fn read_string(text: &str, from: usize) -> (String, usize) {
+    let mut out = String::new();
+    let mut chars = text[from..].char_indices();
+    while let Some((j, c)) = chars.next() {
+        match c {
+            '"' => return (out, from + j + 1),
+            '\\' => match chars.next() {
+                Some((_, 'n')) => out.push('\n'),
+                Some((_, 't')) => out.push('\t'),
+                Some((_, 'u')) => {
+                    let hex: String = chars.by_ref().take(4).map(|(_, h)| h).collect();
+                    if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        out.push(ch);
+                    }
+                }
+                Some((_, other)) => out.push(other),
+                None => break,
+            },
+            c => out.push(c),
+        }
+    }
+    (out, text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Agreement;
+
+    fn tok(t: &str, lp: f64, top: &[(&str, f64)]) -> TokenLogprob {
+        TokenLogprob {
+            token: t.into(),
+            logprob: lp,
+            top: top.iter().map(|(a, l)| (a.to_string(), *l)).collect(),
+        }
+    }
+
+    /// Splits `text` into tokens: the pieces given (each must follow the
+    /// last), every other byte run as one grammar-forced token.
+    fn tokens(text: &str, special: &[TokenLogprob]) -> Vec<TokenLogprob> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for s in special {
+            let j = at + text[at..].find(s.token.as_str()).expect("piece in text");
+            if j > at {
+                out.push(tok(&text[at..j], -10.0, &[]));
+            }
+            out.push(s.clone());
+            at = j + s.token.len();
+        }
+        if at < text.len() {
+            out.push(tok(&text[at..], -10.0, &[]));
+        }
+        out
+    }
+
+    #[test]
+    fn agreement_split_over_tokens_reads_the_first_token_only() {
+        // The values of two combinations, "AGREE" as AG + REE; the key's
+        // forced tokens at −10 count for nothing.
+        let text = r#"{"resultItems":[{"id":{"itemId":"a","classificationId":"c","perspectiveId":"p"},"evaluationAgreement":"AGREE"},{"id":{"itemId":"b","classificationId":"c","perspectiveId":"p"},"evaluationAgreement":"DISAGREE"}]}"#;
+        let toks = tokens(
+            text,
+            &[
+                tok("AG", -1.24, &[("AG", -1.24), ("DIS", -1.74), ("Hello", -0.5)]),
+                tok("REE", -0.01, &[]),
+                tok("DIS", -0.1, &[("DIS", -0.1), ("AG", -2.4)]),
+            ],
+        );
+        let (a, b) = (ComboKey::new("a", "c", "p"), ComboKey::new("b", "c", "p"));
+        let got = confidences(
+            text,
+            &toks,
+            Scale::Agreement,
+            &[
+                (&a, Value::Agreement(Agreement::Agree)),
+                (&b, Value::Agreement(Agreement::Disagree)),
+            ],
+        );
+        let pa = (-1.24f64).exp() / ((-1.24f64).exp() + (-1.74f64).exp());
+        assert!((got[&a].value - pa).abs() < 1e-12, "{:?}", got[&a]);
+        let pb = (-0.1f64).exp() / ((-0.1f64).exp() + (-2.4f64).exp());
+        assert!((got[&b].value - pb).abs() < 1e-12);
+        assert_eq!(got[&a].expected_score, None);
+    }
+
+    #[test]
+    fn likert_gives_the_expected_score_and_order_of_entries_does_not_matter() {
+        // Mode 1's nesting: the item id two objects up.
+        let text = r#"{"resultItems":[{"itemId":"x","evaluations":[{"classificationName":"c","perspectives":[{"perspectiveId":"p","evaluationLikert": 5}]}]}]}"#;
+        let toks = tokens(
+            text,
+            &[tok(" 5", -0.4, &[(" 5", -0.4), (" 4", -1.33), (" 3", -3.41), ("5", -0.2)])],
+        );
+        let k = ComboKey::new("x", "c", "p");
+        let got = confidences(text, &toks, Scale::Likert, &[(&k, Value::Likert(5))]);
+        let (p5, p4, p3) = ((-0.4f64).exp(), (-1.33f64).exp(), (-3.41f64).exp());
+        let t = p5 + p4 + p3;
+        assert!((got[&k].value - p5 / t).abs() < 1e-12);
+        let e = (5.0 * p5 + 4.0 * p4 + 3.0 * p3) / t;
+        assert!((got[&k].expected_score.unwrap() - e).abs() < 1e-12);
+    }
+
+    #[test]
+    fn tokens_that_do_not_spell_the_content_give_nothing() {
+        let text = r#"{"evaluationLikert":4}"#;
+        let toks = vec![tok("{\"evaluationLikert\":", -9.0, &[]), tok("5}", -0.1, &[])];
+        let k = ComboKey::new("x", "c", "p");
+        assert!(confidences(text, &toks, Scale::Likert, &[(&k, Value::Likert(4))]).is_empty());
+    }
+}
