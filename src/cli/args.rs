@@ -40,6 +40,13 @@ pub enum Command {
     /// alone, and prediction-powered (PPI++) from the labels plus the judge's
     /// verdicts on every combination.
     Estimate(EstimateArgs),
+    /// Which verdicts can stand without a person: per classification and
+    /// judge, the lowest confidence threshold whose verdicts agree with
+    /// people at a rate ≥ 1 − ALPHA with probability ≥ 1 − DELTA, and the
+    /// share of verdicts at or above it. Needs verdicts with a confidence
+    /// (`jury run --confidence logprobs`, or repeated runs) and labels that
+    /// are a random sample.
+    Trust(TrustArgs),
     /// Write verdicts, labels and failures.
     Export(ExportArgs),
     /// Print exactly what would be sent for one item (no key needed).
@@ -328,6 +335,31 @@ pub struct EstimateArgs {
     pub who: Option<String>,
     #[arg(long, value_enum, default_value_t = EstimateFormat::Table)]
     pub format: EstimateFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// Most disagreement allowed among trusted verdicts (e.g. 0.1: they agree
+    /// with people at least 90 % of the time).
+    #[arg(long, value_parser = alpha_in_unit)]
+    pub alpha: f64,
+    /// Chance the guarantee fails (e.g. 0.1: it holds with probability 0.9).
+    #[arg(long, value_parser = alpha_in_unit)]
+    pub delta: f64,
+    /// Fewest calibration pairs at or above a threshold for it to be tried.
+    #[arg(long, default_value_t = 30)]
+    pub min_calibration: usize,
+    /// One person's labels are the truth (default: the people's majority).
+    #[arg(long)]
+    pub who: Option<String>,
+    #[arg(long, value_enum, default_value_t = TrustFormat::Table)]
+    pub format: TrustFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TrustFormat {
+    Table,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

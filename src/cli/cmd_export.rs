@@ -33,6 +33,9 @@ pub const COLUMNS: &[&str] = &[
     "reason",
     "position",
     "request_items",
+    "confidence",
+    "confidence_source",
+    "expected_score",
     "replaced_judge_value",
     "blind",
     "failure_id",
@@ -68,6 +71,11 @@ pub fn verdict_row(v: &Verdict) -> Value {
         "selection_mismatch": v.selection_mismatch,
         "position": v.position.map(|p| p.index),
         "request_items": v.position.map(|p| p.items),
+        // Full precision: serde_json writes the shortest text that reads
+        // back as the same f64.
+        "confidence": v.confidence.map(|c| c.value),
+        "confidence_source": v.confidence.map(|c| c.source.as_str()),
+        "expected_score": v.confidence.and_then(|c| c.expected_score),
     })
 }
 

@@ -22,6 +22,7 @@ macro_rules! print {
 mod args;
 mod cmd_data;
 mod cmd_estimate;
+mod cmd_trust;
 mod cmd_export;
 mod cmd_fewshot;
 mod cmd_label;
@@ -133,6 +134,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Estimate(a) => {
             let s = settings(cli.db, Overrides::default())?;
             cmd_estimate::estimate(&s, a)
+        }
+        Command::Trust(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_trust::trust(&s, a)
         }
         Command::Export(a) => {
             let s = settings(cli.db, Overrides::default())?;

@@ -71,13 +71,13 @@ pub struct Estimate {
 pub const MIN_LABELS: usize = crate::analytics::MIN_PAIRS_FOR_BOOTSTRAP;
 
 /// The reading of one value: right (1), wrong (0) or undecided.
-fn reading(v: &Value) -> Option<bool> {
+pub(crate) fn reading(v: &Value) -> Option<bool> {
     v.as_agreement().map(|a| a == Agreement::Agree)
 }
 
 /// People's reading of one combination: the majority of each person's
 /// decided reading (`who`: that person's alone). `Err(())`: undecided.
-fn people_reading(labels: &[(&str, Option<bool>)], who: Option<&str>) -> Result<bool, ()> {
+pub(crate) fn people_reading(labels: &[(&str, Option<bool>)], who: Option<&str>) -> Result<bool, ()> {
     let mut per_person: BTreeMap<&str, Option<bool>> = BTreeMap::new();
     for &(person, r) in labels {
         if who.is_some_and(|w| w != person) {

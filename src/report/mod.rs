@@ -13,6 +13,7 @@ pub mod position;
 pub mod prompt_change;
 pub mod prompt_delta;
 pub mod rank;
+pub mod trust;
 mod render;
 
 use crate::analytics;

@@ -1,0 +1,179 @@
+//! `jury trust`: which verdicts can stand without a person. Per
+//! classification, perspective and judge configuration, the lowest
+//! confidence threshold whose trusted verdicts agree with people at a rate
+//! ≥ 1 − α with probability ≥ 1 − δ ([`crate::analytics::trust`]), and its
+//! coverage: the share of the judge's verdicts (those with a confidence) at
+//! or above it. The rest need a person.
+//!
+//! Calibration pairs are the labelled combinations with the judge's
+//! confidence and whether the judge's reading (AGREE or Likert ≥ 4 against
+//! DISAGREE or Likert ≤ 2) is people's (their majority, as `jury estimate`
+//! reads it, or one person's). The guarantee holds only when the labelled
+//! combinations are a random sample of those judged.
+
+use super::estimate::{people_reading, reading};
+use super::pairs::Readings;
+use crate::analytics::trust::{coverage, trust_threshold};
+use crate::domain::ComboKey;
+use rustc_hash::FxHashMap as HashMap;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One classification, perspective and judge configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Trust {
+    pub classification: String,
+    pub perspective: String,
+    /// The judge as the report names it (protocol, mode, model, prompt set).
+    pub judge: String,
+    pub persona: String,
+    pub alpha: f64,
+    pub delta: f64,
+    /// Labelled combinations with a confidence and a decided reading on both sides.
+    pub n_calibration: usize,
+    /// None: no threshold meets the guarantee.
+    pub threshold: Option<f64>,
+    /// Share of the judged combinations (with a confidence) at or above the
+    /// threshold; 0 without one.
+    pub coverage: f64,
+    /// Judged combinations with a confidence.
+    pub n_judged: usize,
+    /// Calibration pairs at or above the threshold, and their disagreements.
+    pub n_trusted: usize,
+    pub disagreements: usize,
+    /// The Clopper–Pearson upper bound of the trusted pairs' disagreement rate.
+    pub upper_bound: Option<f64>,
+    /// `logprobs`, `repeats`, or both joined with `+`.
+    pub confidence_source: String,
+}
+
+/// Every trust threshold the readings support.
+pub fn thresholds(
+    readings: &Readings,
+    alpha: f64,
+    delta: f64,
+    min_calibration: usize,
+    who: Option<&str>,
+) -> Vec<Trust> {
+    let mut labels: HashMap<(&str, &ComboKey), Vec<(&str, Option<bool>)>> = HashMap::default();
+    for (persona, key, person, value) in &readings.labels {
+        labels
+            .entry((persona, key))
+            .or_default()
+            .push((person, reading(value)));
+    }
+    type Key = (String, String, Arc<str>, Arc<str>);
+    #[derive(Default)]
+    struct Collect {
+        calibration: Vec<(f64, bool)>,
+        all: Vec<f64>,
+        sources: std::collections::BTreeSet<&'static str>,
+    }
+    let mut groups: BTreeMap<Key, Collect> = BTreeMap::new();
+    for ((judge, persona, key, _), confident) in readings.verdicts.iter().zip(&readings.confidences)
+    {
+        let Some(c) = confident else { continue };
+        let g = groups
+            .entry((
+                key.classification_id.clone(),
+                key.perspective_id.clone(),
+                judge.clone(),
+                persona.clone(),
+            ))
+            .or_default();
+        g.all.push(c.confidence.value);
+        g.sources.insert(c.confidence.source.as_str());
+        let Some(j) = reading(&c.value) else { continue };
+        if let Some(ls) = labels.get(&(&**persona, &**key))
+            && let Ok(people) = people_reading(ls, who)
+        {
+            g.calibration.push((c.confidence.value, j == people));
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((classification, perspective, judge, persona), g)| {
+            let t = trust_threshold(&g.calibration, alpha, delta, min_calibration);
+            Trust {
+                classification,
+                perspective,
+                judge: judge.to_string(),
+                persona: persona.to_string(),
+                alpha,
+                delta,
+                n_calibration: g.calibration.len(),
+                threshold: t.threshold,
+                coverage: t
+                    .threshold
+                    .and_then(|l| coverage(&g.all, l))
+                    .unwrap_or(0.0),
+                n_judged: g.all.len(),
+                n_trusted: t.n_trusted,
+                disagreements: t.disagreements,
+                upper_bound: t.upper_bound,
+                confidence_source: g.sources.into_iter().collect::<Vec<_>>().join("+"),
+            }
+        })
+        .collect()
+}
+
+/// Said when no verdict has a confidence.
+pub const NO_CONFIDENCE: &str = "no verdict has a confidence: run the judge with --confidence logprobs (token probabilities), or judge the same combinations again with another --shuffle-seed (repeats)";
+
+/// The thresholds as text, one block per configuration.
+pub fn table(ts: &[Trust]) -> String {
+    let Some(first) = ts.first() else {
+        return NO_CONFIDENCE.to_string();
+    };
+    let mut out = format!(
+        "Verdicts at or above the threshold agree with people at a rate of at least {} with probability at least {} \
+         (valid only if the labelled combinations are a random sample of the judged ones).\n",
+        pct(1.0 - first.alpha),
+        pct(1.0 - first.delta)
+    );
+    for t in ts {
+        let persona = if t.persona == crate::protocol::NO_PERSONA {
+            String::new()
+        } else {
+            format!(" (persona {})", t.persona)
+        };
+        out.push_str(&format!(
+            "\n{} · {} · {}{}\n",
+            t.classification, t.perspective, t.judge, persona
+        ));
+        match t.threshold {
+            Some(l) => out.push_str(&format!(
+                "  threshold {l:.4}: {} of {} verdicts stand without a person; {} calibration pairs, {} of {} trusted disagree (upper bound {:.4} ≤ {})\n",
+                pct(t.coverage),
+                t.n_judged,
+                t.n_calibration,
+                t.disagreements,
+                t.n_trusted,
+                t.upper_bound.unwrap_or(1.0),
+                t.alpha
+            )),
+            None => out.push_str(&format!(
+                "  no threshold meets it: every one of the {} verdicts needs a person ({} calibration pairs{})\n",
+                t.n_judged,
+                t.n_calibration,
+                if t.n_calibration == 0 {
+                    ", no labelled combination has a confidence".to_string()
+                } else {
+                    String::new()
+                }
+            )),
+        }
+        out.push_str(&format!("  confidence from {}\n", t.confidence_source));
+    }
+    out.trim_end().to_string()
+}
+
+fn pct(x: f64) -> String {
+    let p = x * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{p:.0} %")
+    } else {
+        format!("{p:.1} %")
+    }
+}
