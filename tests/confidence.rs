@@ -151,6 +151,19 @@ fn run_with_logprobs_stores_and_exports_each_verdicts_confidence() {
         }
         let rows = verdict_rows(&ws);
         assert_eq!(rows.len(), 8, "stream {stream}");
+        // The dry run shows the body as it is sent.
+        let shown = ws.ok(&run_args(&[
+            "--confidence",
+            "logprobs",
+            "--dry-run",
+            "--show-request",
+            "--json",
+            "--items",
+            "g-000000",
+        ]));
+        let body: Value = serde_json::from_str(&shown).expect("the body");
+        assert_eq!(body["logprobs"], true, "{body}");
+        assert_eq!(body["response_format"]["type"], "json_schema");
         for r in &rows {
             let c = r["confidence"].as_f64().expect("a confidence");
             assert!(c > 0.0 && c <= 1.0, "{r}");
@@ -254,7 +267,11 @@ fn the_config_key_asks_for_logprobs_and_a_bad_value_names_file_and_key() {
         .output()
         .expect("jury");
     common::assert_success(&out, &["off"]);
-    assert!(srv.completions().last().unwrap().body.get("logprobs").is_none());
+    let last = srv.completions().last().cloned().expect("a request");
+    assert!(last.body.get("logprobs").is_none());
+    // The logprobs run's content path is not remembered as the endpoint's
+    // path: this run starts with a forced tool call again.
+    assert!(last.body.get("tools").is_some(), "{}", last.body);
     let bad = ws.write("bad.toml", "confidence = \"maybe\"\n");
     let out = ws
         .cmd()

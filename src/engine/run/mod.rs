@@ -137,7 +137,10 @@ pub async fn execute(
     let _ = writer
         .tx
         .send(WriteCmd::Structured(structured_summary(&ctx, &probe_note)));
+    // A run that asked for token probabilities was kept off the tool-call
+    // path: what it found says nothing of what tools can do there.
     if auto
+        && !provider_for_memory.logprobs
         && let Ok(paths) = ctx.paths.lock()
         && let Some((mode, detail)) = super::structured::learnt(ctx.client.tool_mode(), &paths)
     {
