@@ -400,3 +400,34 @@ fn repeated_runs_give_a_confidence_when_reading() {
     let said = empty.ok(&["trust", "--alpha", "0.1", "--delta", "0.1"]);
     assert!(said.contains("no verdict has a confidence"), "{said}");
 }
+
+/// `jury demo-judge`'s own server (not the test server's copy) sends token
+/// probabilities on the content path, streamed and not: the workflow runs
+/// offline.
+#[test]
+fn the_demo_judge_server_sends_logprobs() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let judge = rt
+        .block_on(jury::demo_judge::DemoJudge::start(0, std::time::Duration::ZERO))
+        .expect("demo judge");
+    for stream in [true, false] {
+        let ws = common::generated_workspace(3, 2);
+        let mut extra = vec!["--confidence", "logprobs"];
+        if !stream {
+            extra.push("--no-stream");
+        }
+        let out = ws.run_with(&judge.base_url(), &run_args(&extra));
+        common::assert_success(&out, &extra);
+        let rows = verdict_rows(&ws);
+        assert_eq!(rows.len(), 6);
+        assert!(
+            rows.iter()
+                .all(|r| r["confidence"].as_f64().is_some_and(|c| c > 0.0 && c <= 1.0)),
+            "stream {stream}: {rows:?}"
+        );
+    }
+}
