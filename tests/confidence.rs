@@ -29,12 +29,20 @@ fn tok(t: &str, lp: f64, top: &[(&str, f64)]) -> TokenLogprob {
 fn split_answer() -> Vec<TokenLogprob> {
     let forced = |t: &str| tok(t, -10.0, &[(t, -10.0)]);
     vec![
-        forced(r#"{"resultItems":[{"id":{"itemId":"a","classificationId":"c","perspectiveId":"p"},"#),
+        forced(
+            r#"{"resultItems":[{"id":{"itemId":"a","classificationId":"c","perspectiveId":"p"},"#,
+        ),
         forced(r#""evaluationAgreement":""#),
         tok("AG", -1.24, &[("AG", -1.24), ("DIS", -1.74), ("The", -2.0)]),
         tok("REE", -0.01, &[("REE", -0.01)]),
-        forced(r#""},{"id":{"itemId":"b","classificationId":"c","perspectiveId":"p"},"evaluationAgreement":"#),
-        tok("\"DIS", -0.2, &[("\"DIS", -0.2), ("\"AG", -1.9), ("DIS", -0.5)]),
+        forced(
+            r#""},{"id":{"itemId":"b","classificationId":"c","perspectiveId":"p"},"evaluationAgreement":"#,
+        ),
+        tok(
+            "\"DIS",
+            -0.2,
+            &[("\"DIS", -0.2), ("\"AG", -1.9), ("DIS", -0.5)],
+        ),
         forced(r#"AGREE"}]}"#),
     ]
 }
@@ -87,8 +95,14 @@ async fn logprobs_are_read_streamed_and_not_and_a_split_value_counts_its_first_t
                 (&b, V::Agreement(Agreement::Disagree)),
             ],
         );
-        assert!((got[&a].value - p_agree).abs() < 1e-12, "stream {stream}: {got:?}");
-        assert!((got[&b].value - p_dis).abs() < 1e-12, "stream {stream}: {got:?}");
+        assert!(
+            (got[&a].value - p_agree).abs() < 1e-12,
+            "stream {stream}: {got:?}"
+        );
+        assert!(
+            (got[&b].value - p_dis).abs() < 1e-12,
+            "stream {stream}: {got:?}"
+        );
     }
     // Both requests asked for them on the content path, never with tools.
     for r in server.requests() {
@@ -185,7 +199,10 @@ fn run_with_logprobs_stores_and_exports_each_verdicts_confidence() {
                 r[ci].parse().expect("a number")
             })
             .collect();
-        let from_jsonl: Vec<f64> = rows.iter().map(|r| r["confidence"].as_f64().unwrap()).collect();
+        let from_jsonl: Vec<f64> = rows
+            .iter()
+            .map(|r| r["confidence"].as_f64().unwrap())
+            .collect();
         assert_eq!(from_csv, from_jsonl);
     }
 }
@@ -257,7 +274,11 @@ fn the_config_key_asks_for_logprobs_and_a_bad_value_names_file_and_key() {
         .expect("jury");
     common::assert_success(&out, &["config"]);
     assert!(srv.completions().iter().all(|r| r.body["logprobs"] == true));
-    assert!(verdict_rows(&ws).iter().all(|r| r["confidence"].is_number()));
+    assert!(
+        verdict_rows(&ws)
+            .iter()
+            .all(|r| r["confidence"].is_number())
+    );
     // --confidence off overrides the file.
     let out = ws
         .cmd()
@@ -281,7 +302,10 @@ fn the_config_key_asks_for_logprobs_and_a_bad_value_names_file_and_key() {
         .expect("jury");
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("bad.toml") && err.contains("confidence") && err.contains("maybe"), "{err}");
+    assert!(
+        err.contains("bad.toml") && err.contains("confidence") && err.contains("maybe"),
+        "{err}"
+    );
 }
 
 /// Labels (as an import file) for `(item, classification, value)`.
@@ -333,7 +357,15 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     let mut calibration = Vec::new();
     for (k, (item, value, c)) in g.iter().take(30).enumerate() {
         let agree = k < 24;
-        labels.push((item.clone(), good.clone(), if agree { value.as_str() } else { opposite(value) }));
+        labels.push((
+            item.clone(),
+            good.clone(),
+            if agree {
+                value.as_str()
+            } else {
+                opposite(value)
+            },
+        ));
         calibration.push((*c, agree));
     }
     for (item, value, _) in by_cls[&bad].iter().take(30) {
@@ -352,7 +384,15 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     let all: Vec<f64> = by_cls[&good].iter().map(|x| x.2).collect();
     let want_cov = jury::analytics::trust::coverage(&all, want_t).unwrap();
     let args = [
-        "trust", "--alpha", "0.25", "--delta", "0.1", "--min-calibration", "10", "--format", "json",
+        "trust",
+        "--alpha",
+        "0.25",
+        "--delta",
+        "0.1",
+        "--min-calibration",
+        "10",
+        "--format",
+        "json",
     ];
     let got: Value = serde_json::from_str(&ws.ok(&args)).expect("json");
     let got = got.as_array().expect("an array");
@@ -361,7 +401,10 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     let g_row = row(&good);
     assert_eq!(g_row["perspective"], "classification");
     assert_eq!(g_row["persona"], "tester");
-    assert!(g_row["judge"].as_str().unwrap().contains("mode 3"), "{g_row}");
+    assert!(
+        g_row["judge"].as_str().unwrap().contains("mode 3"),
+        "{g_row}"
+    );
     assert_eq!(g_row["alpha"], 0.25);
     assert_eq!(g_row["delta"], 0.1);
     assert_eq!(g_row["n_calibration"], 30);
@@ -372,7 +415,15 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     assert!(b_row["threshold"].is_null(), "{b_row}");
     assert_eq!(b_row["coverage"], 0.0);
     // The table says it plainly.
-    let table = ws.ok(&["trust", "--alpha", "0.25", "--delta", "0.1", "--min-calibration", "10"]);
+    let table = ws.ok(&[
+        "trust",
+        "--alpha",
+        "0.25",
+        "--delta",
+        "0.1",
+        "--min-calibration",
+        "10",
+    ]);
     assert!(table.contains("no threshold meets it"), "{table}");
     assert!(table.contains("random sample"), "{table}");
     assert!(table.contains(&format!("threshold {want_t:.4}")), "{table}");
@@ -412,7 +463,10 @@ fn the_demo_judge_server_sends_logprobs() {
         .build()
         .expect("runtime");
     let judge = rt
-        .block_on(jury::demo_judge::DemoJudge::start(0, std::time::Duration::ZERO))
+        .block_on(jury::demo_judge::DemoJudge::start(
+            0,
+            std::time::Duration::ZERO,
+        ))
         .expect("demo judge");
     for stream in [true, false] {
         let ws = common::generated_workspace(3, 2);
@@ -425,8 +479,9 @@ fn the_demo_judge_server_sends_logprobs() {
         let rows = verdict_rows(&ws);
         assert_eq!(rows.len(), 6);
         assert!(
-            rows.iter()
-                .all(|r| r["confidence"].as_f64().is_some_and(|c| c > 0.0 && c <= 1.0)),
+            rows.iter().all(|r| r["confidence"]
+                .as_f64()
+                .is_some_and(|c| c > 0.0 && c <= 1.0)),
             "stream {stream}: {rows:?}"
         );
     }

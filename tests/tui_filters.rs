@@ -313,7 +313,11 @@ fn conf_terms_filter_by_the_judges_confidence_and_the_pane_shows_it() {
     let mut app = app_with(data);
     search(&mut app, "conf<0.7");
     assert_eq!(listed(&app), ["k-003"]);
-    assert!(app.list.query.errors.is_empty(), "{:?}", app.list.query.errors);
+    assert!(
+        app.list.query.errors.is_empty(),
+        "{:?}",
+        app.list.query.errors
+    );
     search(&mut app, "conf>=0.9");
     assert_eq!(listed(&app), ["k-001"]);
     assert!(screen(&app).contains("conf 0.93"), "{}", screen(&app));

@@ -242,7 +242,7 @@ mod tests {
         // the walk goes down to the 60th pair and fails in the noisy half.
         let lam = t.threshold.unwrap();
         assert!(
-            lam <= 0.99 - 29.0 * 0.001 && lam >= 0.5 - 40.0 * 0.001,
+            (0.5 - 40.0 * 0.001..=0.99 - 29.0 * 0.001).contains(&lam),
             "{t:?}"
         );
         assert!(t.upper_bound.unwrap() <= 0.1);

@@ -22,7 +22,6 @@ macro_rules! print {
 mod args;
 mod cmd_data;
 mod cmd_estimate;
-mod cmd_trust;
 mod cmd_export;
 mod cmd_fewshot;
 mod cmd_label;
@@ -30,6 +29,7 @@ mod cmd_prompt;
 mod cmd_report;
 mod cmd_run;
 mod cmd_split;
+mod cmd_trust;
 mod doctor;
 mod strings;
 

@@ -36,9 +36,17 @@ pub fn tokens(text: &str) -> Vec<TokenLogprob> {
     while !rest.is_empty() {
         let after_colon = last == ':';
         let p = sureness(&text[..at]);
-        if after_colon && let Some(v) = ["\"AGREE\"", "\"DISAGREE\""].iter().find(|v| rest.starts_with(**v)) {
+        if after_colon
+            && let Some(v) = ["\"AGREE\"", "\"DISAGREE\""]
+                .iter()
+                .find(|v| rest.starts_with(**v))
+        {
             let agree = *v == "\"AGREE\"";
-            let (first, second, other) = if agree { ("AG", "REE", "DIS") } else { ("DIS", "AGREE", "AG") };
+            let (first, second, other) = if agree {
+                ("AG", "REE", "DIS")
+            } else {
+                ("DIS", "AGREE", "AG")
+            };
             push_certain(&mut out, "\"");
             out.push(TokenLogprob {
                 token: first.into(),
@@ -60,7 +68,8 @@ pub fn tokens(text: &str) -> Vec<TokenLogprob> {
             rest = &rest[n..];
             continue;
         }
-        if after_colon && c.is_ascii_digit() && !rest[1..].starts_with(|d: char| d.is_ascii_digit()) {
+        if after_colon && c.is_ascii_digit() && !rest[1..].starts_with(|d: char| d.is_ascii_digit())
+        {
             let d = c.to_digit(10).unwrap_or(0);
             let near = if d > 1 { d - 1 } else { d + 1 };
             let far = if d > 2 { d - 2 } else { d + 2 };
@@ -123,7 +132,10 @@ mod tests {
     fn tokens_spell_the_answer_and_values_carry_alternatives() {
         let text = r#"{"resultItems":[{"id":{"itemId":"a"},"evaluationAgreement":"DISAGREE","evaluationLikert": 4}]}"#;
         let toks = tokens(text);
-        assert_eq!(toks.iter().map(|t| t.token.as_str()).collect::<String>(), text);
+        assert_eq!(
+            toks.iter().map(|t| t.token.as_str()).collect::<String>(),
+            text
+        );
         let dis = toks.iter().find(|t| t.token == "DIS").expect("DIS token");
         assert_eq!(dis.top.len(), 2);
         assert!(toks.iter().any(|t| t.token == "4" && t.top.len() == 3));

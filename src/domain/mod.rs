@@ -15,4 +15,6 @@ pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use split::{Side, SplitError, SplitRule};
 pub use verdict::{
-    ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Label, RequestPosition, Usage, Verdict};
+    ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Label, RequestPosition, Usage,
+    Verdict,
+};

@@ -19,7 +19,9 @@ pub fn choose(provider: &mut ProviderConfig, choice: Option<ToolMode>, store: &S
     // them answers as JSON in the content (the JSON-schema path) instead.
     if provider.logprobs && provider.tool_mode == ToolMode::Tools {
         provider.tool_mode = ToolMode::JsonSchema;
-        return format!("{note}; json_schema instead of tools for token probabilities (--confidence logprobs)");
+        return format!(
+            "{note}; json_schema instead of tools for token probabilities (--confidence logprobs)"
+        );
     }
     note
 }

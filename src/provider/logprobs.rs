@@ -87,11 +87,10 @@ pub fn confidences(
     let mut used = HashSet::new();
     // Whether the answer names combinations at all (a single-combination
     // protocol may not): if not, values are taken in order.
-    let named = doc.spots.iter().any(|s| {
-        verdicts
-            .iter()
-            .any(|(k, _)| doc.context_has(s, &k.item_id))
-    });
+    let named = doc
+        .spots
+        .iter()
+        .any(|s| verdicts.iter().any(|(k, _)| doc.context_has(s, &k.item_id)));
     for (key, value) in verdicts {
         let fits = |s: &Spot| scale.parse(&s.text).ok() == Some(*value) && !is_id_key(&s.key);
         let pick = doc
@@ -114,7 +113,8 @@ pub fn confidences(
             });
         let Some((i, _)) = pick else { continue };
         used.insert(i);
-        if let Some(c) = value_confidence(content, tokens, &offsets, doc.spots[i].start, scale, *value)
+        if let Some(c) =
+            value_confidence(content, tokens, &offsets, doc.spots[i].start, scale, *value)
         {
             out.insert((*key).clone(), c);
         }
@@ -445,7 +445,11 @@ mod tests {
         let toks = tokens(
             text,
             &[
-                tok("AG", -1.24, &[("AG", -1.24), ("DIS", -1.74), ("Hello", -0.5)]),
+                tok(
+                    "AG",
+                    -1.24,
+                    &[("AG", -1.24), ("DIS", -1.74), ("Hello", -0.5)],
+                ),
                 tok("REE", -0.01, &[]),
                 tok("DIS", -0.1, &[("DIS", -0.1), ("AG", -2.4)]),
             ],
@@ -473,7 +477,11 @@ mod tests {
         let text = r#"{"resultItems":[{"itemId":"x","evaluations":[{"classificationName":"c","perspectives":[{"perspectiveId":"p","evaluationLikert": 5}]}]}]}"#;
         let toks = tokens(
             text,
-            &[tok(" 5", -0.4, &[(" 5", -0.4), (" 4", -1.33), (" 3", -3.41), ("5", -0.2)])],
+            &[tok(
+                " 5",
+                -0.4,
+                &[(" 5", -0.4), (" 4", -1.33), (" 3", -3.41), ("5", -0.2)],
+            )],
         );
         let k = ComboKey::new("x", "c", "p");
         let got = confidences(text, &toks, Scale::Likert, &[(&k, Value::Likert(5))]);
@@ -487,7 +495,10 @@ mod tests {
     #[test]
     fn tokens_that_do_not_spell_the_content_give_nothing() {
         let text = r#"{"evaluationLikert":4}"#;
-        let toks = vec![tok("{\"evaluationLikert\":", -9.0, &[]), tok("5}", -0.1, &[])];
+        let toks = vec![
+            tok("{\"evaluationLikert\":", -9.0, &[]),
+            tok("5}", -0.1, &[]),
+        ];
         let k = ComboKey::new("x", "c", "p");
         assert!(confidences(text, &toks, Scale::Likert, &[(&k, Value::Likert(4))]).is_empty());
     }

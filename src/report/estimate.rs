@@ -77,7 +77,10 @@ pub(crate) fn reading(v: &Value) -> Option<bool> {
 
 /// People's reading of one combination: the majority of each person's
 /// decided reading (`who`: that person's alone). `Err(())`: undecided.
-pub(crate) fn people_reading(labels: &[(&str, Option<bool>)], who: Option<&str>) -> Result<bool, ()> {
+pub(crate) fn people_reading(
+    labels: &[(&str, Option<bool>)],
+    who: Option<&str>,
+) -> Result<bool, ()> {
     let mut per_person: BTreeMap<&str, Option<bool>> = BTreeMap::new();
     for &(person, r) in labels {
         if who.is_some_and(|w| w != person) {

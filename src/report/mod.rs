@@ -13,8 +13,8 @@ pub mod position;
 pub mod prompt_change;
 pub mod prompt_delta;
 pub mod rank;
-pub mod trust;
 mod render;
+pub mod trust;
 
 use crate::analytics;
 use crate::domain::{Scale, Side};

@@ -48,6 +48,9 @@ pub struct Trust {
     pub confidence_source: String,
 }
 
+/// Each person's reading of one combination.
+type PersonReadings<'a> = Vec<(&'a str, Option<bool>)>;
+
 /// Every trust threshold the readings support.
 pub fn thresholds(
     readings: &Readings,
@@ -56,7 +59,7 @@ pub fn thresholds(
     min_calibration: usize,
     who: Option<&str>,
 ) -> Vec<Trust> {
-    let mut labels: HashMap<(&str, &ComboKey), Vec<(&str, Option<bool>)>> = HashMap::default();
+    let mut labels: HashMap<(&str, &ComboKey), PersonReadings<'_>> = HashMap::default();
     for (persona, key, person, value) in &readings.labels {
         labels
             .entry((persona, key))
@@ -104,10 +107,7 @@ pub fn thresholds(
                 delta,
                 n_calibration: g.calibration.len(),
                 threshold: t.threshold,
-                coverage: t
-                    .threshold
-                    .and_then(|l| coverage(&g.all, l))
-                    .unwrap_or(0.0),
+                coverage: t.threshold.and_then(|l| coverage(&g.all, l)).unwrap_or(0.0),
                 n_judged: g.all.len(),
                 n_trusted: t.n_trusted,
                 disagreements: t.disagreements,

@@ -2,7 +2,8 @@
 
 use super::{Result, Store, StoreError};
 use crate::domain::{
-    ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Mode, Protocol, RequestPosition, Scale, Value, Verdict,
+    ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Mode, Protocol, RequestPosition,
+    Scale, Value, Verdict,
 };
 use rusqlite::params;
 use std::collections::HashSet;

@@ -29,12 +29,7 @@ pub(super) fn read(ctx: &Ctx, answer: &Completion, outcome: &ParseOutcome) -> Su
     };
     let verdicts: Vec<(&ComboKey, crate::domain::Value)> =
         outcome.verdicts.iter().map(|v| (&v.key, v.value)).collect();
-    crate::provider::logprobs::confidences(
-        &answer.content,
-        tokens,
-        ctx.protocol.scale(),
-        &verdicts,
-    )
+    crate::provider::logprobs::confidences(&answer.content, tokens, ctx.protocol.scale(), &verdicts)
 }
 
 /// Said once per run when the server ignores `logprobs`.

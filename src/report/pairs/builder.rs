@@ -306,7 +306,7 @@ fn majority(values: &[Value]) -> Option<(Value, f64)> {
             None => counts.push((*v, 1)),
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     match counts.as_slice() {
         [(v, n)] => Some((*v, *n as f64 / values.len() as f64)),
         [(v, n), (_, m), ..] if n > m => Some((*v, *n as f64 / values.len() as f64)),
@@ -323,7 +323,9 @@ impl Builder {
         // many there are.
         let mut latest: HashMap<(u32, u32, u32), (usize, u32)> = HashMap::default();
         for (i, v) in self.verdicts.iter().enumerate() {
-            let e = latest.entry((v.judge, v.combo, v.persona)).or_insert((i, 0));
+            let e = latest
+                .entry((v.judge, v.combo, v.persona))
+                .or_insert((i, 0));
             *e = (i, e.1 + 1);
         }
         // The values of combinations judged more than once (repeats).

@@ -180,7 +180,9 @@ fn confidences(data: &Workspace, i: usize, mode: Mode) -> impl Iterator<Item = f
             None => latest.push(v),
         }
     }
-    latest.into_iter().filter_map(|v| v.confidence.map(|c| c.value))
+    latest
+        .into_iter()
+        .filter_map(|v| v.confidence.map(|c| c.value))
 }
 
 /// `conf<0.7`, `conf>=0.9`: `rest` is what follows `conf`.

@@ -40,7 +40,9 @@ pub fn bad_side(token: &str) -> String {
 }
 
 pub fn bad_conf(token: &str) -> String {
-    format!("{token}: compare the judge's confidence with a number from 0 to 1, e.g. conf<0.7 or conf>=0.9")
+    format!(
+        "{token}: compare the judge's confidence with a number from 0 to 1, e.g. conf<0.7 or conf>=0.9"
+    )
 }
 
 /// Shown in the list title when terms were left out.

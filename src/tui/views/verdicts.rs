@@ -317,10 +317,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
 }
 
 /// How sure the judge was of its value (`conf 0.82`), when known.
-fn conf_span(
-    vd: &crate::domain::Verdict,
-    t: &crate::tui::theme::Theme,
-) -> Option<Span<'static>> {
+fn conf_span(vd: &crate::domain::Verdict, t: &crate::tui::theme::Theme) -> Option<Span<'static>> {
     vd.confidence
         .map(|c| Span::styled(format!(" conf {:.2}", c.value), t.muted))
 }
