@@ -486,3 +486,41 @@ fn the_demo_judge_server_sends_logprobs() {
         );
     }
 }
+
+/// `--repeats K` at a temperature above 0: K runs of one configuration,
+/// whose majority share `jury trust` reads as the confidence; at
+/// temperature 0 it is refused before anything is sent.
+#[test]
+fn repeats_k_runs_the_configuration_k_times() {
+    let ws = common::generated_workspace(4, 1);
+    let srv = ServerRt::demo();
+    let out = ws.run_with(&srv.url(), &run_args(&["--repeats", "3"]));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("temperature above 0"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(srv.completions().is_empty());
+    let out = ws.run_with(
+        &srv.url(),
+        &run_args(&[
+            "--repeats",
+            "3",
+            "--temperature",
+            "0.7",
+            "--confidence",
+            "repeats",
+        ]),
+    );
+    common::assert_success(&out, &["--repeats 3"]);
+    let runs: Value = serde_json::from_str(&ws.ok(&["runs", "--json"])).expect("runs");
+    assert_eq!(runs.as_array().map(Vec::len), Some(3), "{runs}");
+    assert_eq!(verdict_rows(&ws).len(), 12);
+    let got: Value = serde_json::from_str(&ws.ok(&[
+        "trust", "--alpha", "0.1", "--delta", "0.1", "--format", "json",
+    ]))
+    .expect("json");
+    assert_eq!(got[0]["confidence_source"], "repeats", "{got}");
+    assert_eq!(got[0]["n_judged"], 4);
+}

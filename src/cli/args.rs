@@ -242,6 +242,9 @@ pub struct RunArgs {
     /// How each verdict gets a confidence: logprobs (the probability of the value's first token among the scale's values; asks for token probabilities and answers as JSON in the content, since tool calls carry none), repeats (the majority's share where one judge configuration judged a combination several times, e.g. runs differing only in --shuffle-seed; computed when reading) or off. Config: confidence [default: off].
     #[arg(long, value_name = "HOW", value_parser = ["logprobs", "repeats", "off"])]
     pub confidence: Option<String>,
+    /// Judge the same combinations K times, one run each (needs a temperature above 0: at 0 a judge answers the same every time); with --confidence repeats, the majority's share is each combination's confidence.
+    #[arg(long, value_name = "K")]
+    pub repeats: Option<u32>,
     /// Seconds an answer may stay silent before it is cut (SSE keep-alive comments do not count) [default: 120; config: idle_timeout].
     #[arg(long, value_name = "SECS")]
     pub idle_timeout: Option<f64>,

@@ -13,6 +13,36 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
+    match a.repeats {
+        Some(k) if k > 1 => repeated(s, a, k),
+        Some(0) => anyhow::bail!(say::ZERO_REPEATS),
+        _ => run_once(s, a),
+    }
+}
+
+/// `--repeats K`: K runs of the same judge configuration, one after the
+/// other; the first that does not end well ends the series.
+fn repeated(s: &Settings, a: RunArgs, k: u32) -> anyhow::Result<ExitCode> {
+    let temperature = a.temperature.or(s.temperature).unwrap_or(0.0);
+    if !(temperature > 0.0) {
+        anyhow::bail!(say::REPEATS_NEED_TEMPERATURE);
+    }
+    if a.resume {
+        anyhow::bail!(say::REPEATS_WITH_RESUME);
+    }
+    for i in 1..=k {
+        if !a.json {
+            println!("{}", say::repeat_of(i, k));
+        }
+        let code = run_once(s, a.clone())?;
+        if code != ExitCode::SUCCESS {
+            return Ok(code);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_once(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     if owner::means_owner(s, &a)? {
         return owner::run_by_owner(s, a);
     }

@@ -87,10 +87,11 @@ pub fn confidences(
     let mut used = HashSet::new();
     // Whether the answer names combinations at all (a single-combination
     // protocol may not): if not, values are taken in order.
-    let named = doc
-        .spots
-        .iter()
-        .any(|s| verdicts.iter().any(|(k, _)| doc.context_has(s, &k.item_id)));
+    let named = doc.spots.iter().any(|s| {
+        verdicts
+            .iter()
+            .any(|(k, _)| doc.context_has(s, &k.item_id) || s.key == k.classification_id)
+    });
     for (key, value) in verdicts {
         let fits = |s: &Spot| scale.parse(&s.text).ok() == Some(*value) && !is_id_key(&s.key);
         let pick = doc
@@ -99,10 +100,13 @@ pub fn confidences(
             .enumerate()
             .filter(|(i, s)| !used.contains(i) && fits(s))
             .map(|(i, s)| {
+                // A value under its classification's name (`"clarity": 4`)
+                // is named by its key.
                 let score = [&key.item_id, &key.classification_id, &key.perspective_id]
                     .iter()
                     .filter(|id| doc.context_has(s, id))
-                    .count();
+                    .count()
+                    + usize::from(s.key == key.classification_id);
                 (i, score)
             })
             .filter(|(_, score)| !named || *score > 0)
@@ -122,10 +126,14 @@ pub fn confidences(
     out
 }
 
-/// Keys that hold ids and names, never a verdict's value.
+/// Keys that hold ids, names, texts or a self-reported confidence, never a
+/// verdict's value.
 fn is_id_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
-    k.ends_with("id") || k.contains("name") || k.contains("selection") || k.contains("text")
+    k.ends_with("id")
+        || ["name", "selection", "text", "confidence", "reason"]
+            .iter()
+            .any(|w| k.contains(w))
 }
 
 /// Each token's byte offset in `content`; None when the tokens do not
@@ -490,6 +498,24 @@ mod tests {
         assert!((got[&k].value - p5 / t).abs() < 1e-12);
         let e = (5.0 * p5 + 4.0 * p4 + 3.0 * p3) / t;
         assert!((got[&k].expected_score.unwrap() - e).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_self_reported_confidence_or_a_reason_is_never_the_value() {
+        // A 0–9 score of 1 after a "confidence": 1 the judge wrote itself.
+        let text = r#"{"confidence": 1,"reason":"1","score": 1}"#;
+        let toks = tokens(
+            text,
+            &[
+                tok(" 1", -0.3, &[(" 1", -0.3), (" 2", -0.4)]),
+                tok("1", -2.0, &[("1", -2.0)]),
+                tok(" 1", -0.1, &[(" 1", -0.1), (" 0", -2.3)]),
+            ],
+        );
+        let k = ComboKey::new("x", "c", "p");
+        let got = confidences(text, &toks, Scale::Score09, &[(&k, Value::Score(1))]);
+        let p = (-0.1f64).exp() / ((-0.1f64).exp() + (-2.3f64).exp());
+        assert!((got[&k].value - p).abs() < 1e-12, "{got:?}");
     }
 
     #[test]
