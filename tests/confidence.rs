@@ -524,3 +524,53 @@ fn repeats_k_runs_the_configuration_k_times() {
     assert_eq!(got[0]["confidence_source"], "repeats", "{got}");
     assert_eq!(got[0]["n_judged"], 4);
 }
+
+/// With `confidence = "repeats"` in the config, the majority of a
+/// configuration's repeated verdicts is the one `jury estimate` uses (and
+/// `jury trust` reads its share); without it, the latest stands as before.
+#[test]
+fn with_repeats_the_majority_is_the_verdict_the_estimate_uses() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let ws = common::generated_workspace(6, 1);
+    // Runs 1 and 2 answer as the demo judge; run 3 (requests from the
+    // third on, one request per run) says DISAGREE everywhere.
+    let seen = AtomicUsize::new(0);
+    let srv = ServerRt::start(move |r| {
+        let reply = jury::testserver::demo_judge::reply(r, std::time::Duration::ZERO);
+        if r.method != "POST" || seen.fetch_add(1, Ordering::SeqCst) < 2 {
+            return reply;
+        }
+        reply.reshaped(0, |args| args.replace("\"AGREE\"", "\"DISAGREE\""))
+    });
+    for seed in ["1", "2", "3"] {
+        let out = ws.run_with(
+            &srv.url(),
+            &run_args(&["--shuffle-seed", seed, "--batch-size", "50"]),
+        );
+        common::assert_success(&out, &[seed]);
+    }
+    assert_eq!(srv.completions().len(), 3);
+    let judge_alone = |config: Option<&str>| -> f64 {
+        let mut cmd = ws.cmd();
+        if let Some(c) = config {
+            cmd.env("JURY_CONFIG", ws.write("config.toml", c));
+        }
+        let out = cmd
+            .args(["estimate", "--format", "json"])
+            .output()
+            .expect("jury");
+        common::assert_success(&out, &["estimate"]);
+        let es: Value = serde_json::from_slice(&out.stdout).expect("json");
+        es[0]["judge_alone"].as_f64().expect("the judge's share")
+    };
+    let first_runs: f64 = {
+        let rows = verdict_rows(&ws);
+        let run1: Vec<&Value> = rows.iter().filter(|r| r["run_id"] == 1).collect();
+        run1.iter().filter(|r| r["value"] == "AGREE").count() as f64 / run1.len() as f64
+    };
+    assert!(first_runs > 0.0, "the demo judge agreed somewhere");
+    // The latest run (all DISAGREE) stands without the setting.
+    assert_eq!(judge_alone(None), 0.0);
+    // The majority (runs 1 and 2) stands with it.
+    assert_eq!(judge_alone(Some("confidence = \"repeats\"\n")), first_runs);
+}

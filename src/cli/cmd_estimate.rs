@@ -9,7 +9,12 @@ use std::process::ExitCode;
 
 pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
-    let readings = Builder::read(&store)?.finish_readings();
+    let mut readings = Builder::read(&store)?.finish_readings();
+    // With repeats as the confidence, the majority of a configuration's
+    // repeated verdicts is its verdict.
+    if s.confidence.as_deref() == Some("repeats") {
+        readings.use_majority();
+    }
     let es = estimate::estimates(&readings, a.alpha, a.who.as_deref());
     let text = match a.format {
         EstimateFormat::Table => estimate::table(&es),

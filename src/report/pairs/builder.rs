@@ -290,6 +290,22 @@ pub struct Confident {
     pub confidence: crate::domain::Confidence,
 }
 
+impl Readings {
+    /// Where repeats of one judge configuration give a majority, that
+    /// majority stands for the judge instead of its latest verdict (what
+    /// `confidence = "repeats"` asks of the estimates).
+    pub fn use_majority(&mut self) {
+        use crate::domain::ConfidenceSource;
+        for (v, c) in self.verdicts.iter_mut().zip(&self.confidences) {
+            if let Some(c) = c
+                && c.confidence.source == ConfidenceSource::Repeats
+            {
+                v.3 = c.value;
+            }
+        }
+    }
+}
+
 /// `(judge name, persona, combination, value)`, the judge named as the
 /// report names it.
 pub type StandingVerdict = (Arc<str>, Arc<str>, Arc<ComboKey>, Value);
