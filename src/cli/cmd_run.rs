@@ -24,7 +24,8 @@ pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
 /// other; the first that does not end well ends the series.
 fn repeated(s: &Settings, a: RunArgs, k: u32) -> anyhow::Result<ExitCode> {
     let temperature = a.temperature.or(s.temperature).unwrap_or(0.0);
-    if !(temperature > 0.0) {
+    // NaN is no temperature above 0 either.
+    if temperature.is_nan() || temperature <= 0.0 {
         anyhow::bail!(say::REPEATS_NEED_TEMPERATURE);
     }
     if a.resume {
