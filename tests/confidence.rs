@@ -20,6 +20,7 @@ fn tok(t: &str, lp: f64, top: &[(&str, f64)]) -> TokenLogprob {
         token: t.into(),
         logprob: lp,
         top: top.iter().map(|(a, l)| (a.to_string(), *l)).collect(),
+        bytes: None,
     }
 }
 
@@ -85,7 +86,16 @@ async fn logprobs_are_read_streamed_and_not_and_a_split_value_counts_its_first_t
     for stream in [true, false] {
         let c = complete(&server, stream).await;
         let tokens = c.logprobs.as_deref().expect("token probabilities");
-        assert_eq!(tokens, split_answer().as_slice(), "stream {stream}");
+        let spelled: Vec<(&str, f64, Option<&[u8]>)> = tokens
+            .iter()
+            .map(|t| (t.token.as_str(), t.logprob, t.bytes.as_deref()))
+            .collect();
+        let want = split_answer();
+        let sent: Vec<(&str, f64, Option<&[u8]>)> = want
+            .iter()
+            .map(|t| (t.token.as_str(), t.logprob, Some(t.token.as_bytes())))
+            .collect();
+        assert_eq!(spelled, sent, "stream {stream}");
         let got = confidences(
             &c.content,
             tokens,

@@ -20,6 +20,9 @@ pub fn to_json(tokens: &[TokenLogprob]) -> Value {
     let entry = |t: &str, lp: f64| json!({"token": t, "logprob": lp, "bytes": t.as_bytes()});
     json!({"content": tokens.iter().map(|t| {
         let mut e = entry(&t.token, t.logprob);
+        if let Some(b) = &t.bytes {
+            e["bytes"] = json!(b);
+        }
         e["top_logprobs"] = t.top.iter().map(|(a, lp)| entry(a, *lp)).collect();
         e
     }).collect::<Vec<_>>()})
@@ -52,6 +55,7 @@ pub fn tokens(text: &str) -> Vec<TokenLogprob> {
                 token: first.into(),
                 logprob: p.ln(),
                 top: vec![(first.into(), p.ln()), (other.into(), (1.0 - p).ln())],
+                bytes: None,
             });
             push_certain(&mut out, second);
             push_certain(&mut out, "\"");
@@ -82,6 +86,7 @@ pub fn tokens(text: &str) -> Vec<TokenLogprob> {
                     (near.to_string(), ((1.0 - p) * 0.8).ln()),
                     (far.to_string(), ((1.0 - p) * 0.2).ln()),
                 ],
+                bytes: None,
             });
             at += 1;
             rest = &rest[1..];
@@ -112,6 +117,7 @@ fn push_certain(out: &mut Vec<TokenLogprob>, t: &str) {
         token: t.into(),
         logprob: 0.0,
         top: vec![(t.into(), 0.0)],
+        bytes: None,
     });
 }
 

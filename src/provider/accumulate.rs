@@ -143,7 +143,12 @@ impl Accumulator {
             .as_ref()
             .and_then(super::logprobs::read_choice_logprobs)
         {
-            self.logprobs.get_or_insert_with(Vec::new).extend(tokens);
+            let kept = self.logprobs.get_or_insert_with(Vec::new);
+            // Bounded like the answer: past the cap the tokens no longer
+            // spell the answer, and no confidence is read from them.
+            if kept.len() + tokens.len() <= super::logprobs::MAX_TOKENS {
+                kept.extend(tokens);
+            }
         }
         if let Some(fr) = &choice.finish_reason.0 {
             self.finish_reason = Some(FinishReason::parse(fr));

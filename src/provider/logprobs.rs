@@ -23,12 +23,21 @@ use std::collections::{HashMap, HashSet};
 /// How many alternatives per token are asked for.
 pub const TOP_LOGPROBS: u8 = 5;
 
+/// Most tokens kept per answer (each with its alternatives, a few hundred
+/// bytes): a verdict answer is a few thousand; a runaway one is not read
+/// for confidences.
+pub const MAX_TOKENS: usize = 200_000;
+
 /// One content token with its log probability and its top alternatives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenLogprob {
     pub token: String,
     pub logprob: f64,
     pub top: Vec<(String, f64)>,
+    /// The token's exact bytes, when the server sends them: a character
+    /// split over two tokens shows as `\u{fffd}` in each token's text, and
+    /// only the bytes spell the answer then.
+    pub bytes: Option<Vec<u8>>,
 }
 
 /// The tokens of a chunk's or answer's `choices[0].logprobs` (`{content:
@@ -64,6 +73,11 @@ pub fn read_choice_logprobs(v: &Json) -> Option<Vec<TokenLogprob>> {
                             .collect()
                     })
                     .unwrap_or_default(),
+                bytes: t.get("bytes").and_then(Json::as_array).and_then(|b| {
+                    b.iter()
+                        .map(|x| x.as_u64().and_then(|x| u8::try_from(x).ok()))
+                        .collect()
+                }),
             })
             .collect(),
     )
@@ -136,19 +150,21 @@ fn is_id_key(key: &str) -> bool {
             .any(|w| k.contains(w))
 }
 
-/// Each token's byte offset in `content`; None when the tokens do not
-/// spell it exactly.
+/// Each token's byte offset in `content`; None when the tokens (their
+/// bytes where sent, else their text) do not spell it exactly.
 fn token_offsets(content: &str, tokens: &[TokenLogprob]) -> Option<Vec<usize>> {
     let mut offsets = Vec::with_capacity(tokens.len());
+    let text = content.as_bytes();
     let mut at = 0;
     for t in tokens {
         offsets.push(at);
-        if !content[at..].starts_with(t.token.as_str()) {
+        let piece = t.bytes.as_deref().unwrap_or(t.token.as_bytes());
+        if !text[at..].starts_with(piece) {
             return None;
         }
-        at += t.token.len();
+        at += piece.len();
     }
-    (at == content.len()).then_some(offsets)
+    (at == text.len()).then_some(offsets)
 }
 
 /// The probability of `value` read at the token holding byte `start` (where
@@ -423,6 +439,7 @@ mod tests {
             token: t.into(),
             logprob: lp,
             top: top.iter().map(|(a, l)| (a.to_string(), *l)).collect(),
+            bytes: None,
         }
     }
 
@@ -515,6 +532,28 @@ mod tests {
         let k = ComboKey::new("x", "c", "p");
         let got = confidences(text, &toks, Scale::Score09, &[(&k, Value::Score(1))]);
         let p = (-0.1f64).exp() / ((-0.1f64).exp() + (-2.3f64).exp());
+        assert!((got[&k].value - p).abs() < 1e-12, "{got:?}");
+    }
+
+    #[test]
+    fn a_character_split_over_two_tokens_is_spelled_by_their_bytes() {
+        // "é" as two tokens whose texts are both U+FFFD, before the value.
+        let text = "{\"evaluationText\":\"é\",\"evaluationLikert\":2}";
+        let mut half = |b: u8| TokenLogprob {
+            bytes: Some(vec![b]),
+            ..tok("\u{fffd}", -0.1, &[])
+        };
+        let toks = vec![
+            tok("{\"evaluationText\":\"", -9.0, &[]),
+            half(0xc3),
+            half(0xa9),
+            tok("\",\"evaluationLikert\":", -9.0, &[]),
+            tok("2", -0.2, &[("2", -0.2), ("1", -1.8)]),
+            tok("}", 0.0, &[]),
+        ];
+        let k = ComboKey::new("x", "c", "p");
+        let got = confidences(text, &toks, Scale::Likert, &[(&k, Value::Likert(2))]);
+        let p = (-0.2f64).exp() / ((-0.2f64).exp() + (-1.8f64).exp());
         assert!((got[&k].value - p).abs() < 1e-12, "{got:?}");
     }
 
