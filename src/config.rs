@@ -37,8 +37,27 @@ pub struct ConfigFile {
     pub max_tokens_per_entry: Option<u32>,
     /// Largest answer read, in bytes.
     pub max_answer_bytes: Option<usize>,
-    /// `logprobs`, `repeats` or `off`: how verdicts get a confidence.
-    pub confidence: Option<String>,
+    /// How verdicts get a confidence.
+    pub confidence: Option<ConfidenceChoice>,
+}
+
+/// `confidence` in `config.toml` (and `--confidence`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfidenceChoice {
+    Logprobs,
+    Repeats,
+    Off,
+}
+
+impl ConfidenceChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfidenceChoice::Logprobs => "logprobs",
+            ConfidenceChoice::Repeats => "repeats",
+            ConfidenceChoice::Off => "off",
+        }
+    }
 }
 
 /// What the command line said (None = not given).
@@ -139,18 +158,6 @@ impl Settings {
             .or_else(|| env("USERNAME"))
             .or_else(login_name)
             .unwrap_or_else(|| "me".into());
-        if let Some(c) = file.confidence.as_deref()
-            && !CONFIDENCE_CHOICES.contains(&c)
-        {
-            return Err(ConfigError::File {
-                path: config_path.clone().unwrap_or_default(),
-                message: format!(
-                    "confidence: '{}' is not one of {}",
-                    crate::sanitize::one_line(c, 40),
-                    CONFIDENCE_CHOICES.join(", ")
-                ),
-            });
-        }
         Ok(Settings {
             db_path,
             base_url: env("OPENAI_BASE_URL").or(file.base_url.clone()),
@@ -177,7 +184,7 @@ impl Settings {
             structured: file.structured.clone(),
             max_tokens_per_entry: file.max_tokens_per_entry,
             max_answer_bytes: file.max_answer_bytes,
-            confidence: file.confidence.clone(),
+            confidence: file.confidence.map(|c| c.as_str().to_string()),
             config_path,
         })
     }
@@ -209,9 +216,6 @@ impl Settings {
         Ok(cfg)
     }
 }
-
-/// The values of `confidence` (config) and `--confidence`.
-pub const CONFIDENCE_CHOICES: [&str; 3] = ["logprobs", "repeats", "off"];
 
 /// A positive, finite number of seconds as a duration.
 pub fn seconds(s: f64) -> Option<std::time::Duration> {
