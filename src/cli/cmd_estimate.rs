@@ -9,12 +9,16 @@ use std::process::ExitCode;
 
 pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
-    let mut readings = Builder::read(&store)?.finish_readings();
     // With repeats as the confidence, the majority of a configuration's
     // repeated verdicts is its verdict.
-    if s.confidence.as_deref() == Some("repeats") {
-        readings.use_majority();
-    }
+    let builder = Builder::read(&store)?;
+    let readings = if s.confidence.as_deref() == Some("repeats") {
+        let mut r = builder.finish_readings_with_confidence();
+        r.use_majority();
+        r
+    } else {
+        builder.finish_readings()
+    };
     let es = estimate::estimates(&readings, a.alpha, a.who.as_deref());
     let text = match a.format {
         EstimateFormat::Table => estimate::table(&es),

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
-    let readings = Builder::read(&store)?.finish_readings();
+    let readings = Builder::read(&store)?.finish_readings_with_confidence();
     let ts = trust::thresholds(
         &readings,
         a.alpha,

@@ -274,7 +274,8 @@ pub struct Readings {
     pub verdicts: Vec<StandingVerdict>,
     pub labels: Vec<LabelReading>,
     /// Beside each standing verdict (same index): how sure the judge was,
-    /// when that is known. See [`Confident`].
+    /// when that is known (see [`Confident`]); empty unless read with
+    /// [`Builder::finish_readings_with_confidence`].
     pub confidences: Vec<Option<Confident>>,
 }
 
@@ -331,8 +332,19 @@ fn majority(values: &[Value]) -> Option<(Value, f64)> {
 }
 
 impl Builder {
-    /// The standing verdicts and the labels (see [`Readings`]).
+    /// The standing verdicts and the labels (see [`Readings`]), without
+    /// confidences.
     pub fn finish_readings(self) -> Readings {
+        self.readings(false)
+    }
+
+    /// As [`Builder::finish_readings`], with each standing verdict's
+    /// confidence (stored, or from repeats).
+    pub fn finish_readings_with_confidence(self) -> Readings {
+        self.readings(true)
+    }
+
+    fn readings(self, with_confidence: bool) -> Readings {
         use crate::domain::{Confidence, ConfidenceSource};
         let judge_names = judge_names(&self.judges, &self.strings.names);
         // Per judge, combination and persona: the latest verdict and how
@@ -346,7 +358,7 @@ impl Builder {
         }
         // The values of combinations judged more than once (repeats).
         let mut repeated: HashMap<(u32, u32, u32), Vec<Value>> = HashMap::default();
-        if latest.values().any(|(_, n)| *n > 1) {
+        if with_confidence && latest.values().any(|(_, n)| *n > 1) {
             for v in &self.verdicts {
                 let k = (v.judge, v.combo, v.persona);
                 if latest.get(&k).is_some_and(|(_, n)| *n > 1) {
@@ -357,7 +369,7 @@ impl Builder {
         let mut standing: Vec<usize> = latest.into_values().map(|(i, _)| i).collect();
         standing.sort_unstable();
         let names = &self.strings.names;
-        let mut confidences = Vec::with_capacity(standing.len());
+        let mut confidences = Vec::with_capacity(if with_confidence { standing.len() } else { 0 });
         let verdicts = standing
             .into_iter()
             .map(|i| {
@@ -383,7 +395,9 @@ impl Builder {
                             },
                         }),
                 };
-                confidences.push(confident);
+                if with_confidence {
+                    confidences.push(confident);
+                }
                 (
                     judge_names[v.judge as usize].clone(),
                     names[v.persona as usize].clone(),
