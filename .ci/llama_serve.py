@@ -22,6 +22,9 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--parallel", type=int, default=1)
     ap.add_argument("--alias", default="")
+    # The sampling seed of requests that carry none (jury sends none): with
+    # temperature 0 the answer is the greedy one; the seed pins the rest.
+    ap.add_argument("--seed", type=int, default=42)
     # `--jinja` is llama-server's switch for the model's chat template, which
     # is what makes `tools` work at all; the capability test needs it off.
     ap.add_argument("--no-jinja", action="store_true")
@@ -36,6 +39,11 @@ def main() -> int:
     p.n_ctx = a.ctx
     p.n_parallel = a.parallel
     p.use_jinja = not a.no_jinja
+    sampling = getattr(p, "sampling", None)
+    if sampling is not None and hasattr(sampling, "seed"):
+        sampling.seed = a.seed
+    else:
+        print("llama_serve: this xllamacpp has no sampling.seed; the seed is not set", flush=True)
     p.cpuparams.n_threads = a.threads
     p.cpuparams_batch.n_threads = a.threads
     # Same defaults as the llama-server binary: /props answers, no web UI.
@@ -45,7 +53,7 @@ def main() -> int:
     server = xlc.Server(p)
     print(
         f"llama_serve: listening on {server.listening_address} "
-        f"(jinja={'off' if a.no_jinja else 'on'}, ctx={a.ctx}, threads={a.threads})",
+        f"(jinja={'off' if a.no_jinja else 'on'}, ctx={a.ctx}, threads={a.threads}, seed={a.seed})",
         flush=True,
     )
 

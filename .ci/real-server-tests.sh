@@ -4,7 +4,7 @@
 #
 #   .ci/real-server-tests.sh [--port N] [--keep]     --keep leaves the server running
 #
-# .ci/run calls it after the test command (see there). Downloads (~520 MB,
+# .ci/run calls it after the test command, through .ci/real-server-step.sh. Downloads (~520 MB,
 # cached under $JURY_CACHE) and a slow judge: on 2 free cores a mode 2 request
 # of 10 entries takes about a minute, on shared cores many.
 set -euo pipefail
@@ -21,7 +21,10 @@ done
 
 # A server that was already up (someone's, reused) is left running.
 if .ci/llama-server.sh status --port "$port" >/dev/null 2>&1; then keep=1; fi
-env_lines="$(.ci/llama-server.sh start --port "$port" --threads "${JURY_LLAMA_THREADS:-2}")"
+# Its exit 75 (the server or the model cannot be fetched) is passed on as
+# is: .ci/real-server-step.sh skips the step on it, loudly.
+env_lines="$(.ci/llama-server.sh start --port "$port" --threads "${JURY_LLAMA_THREADS:-2}" \
+  --seed "${JURY_LLAMA_SEED:-42}")" || exit $?
 while IFS= read -r line; do
   case "$line" in JURY_REAL_SERVER_*=*) export "$line" ;; esac
 done <<<"$env_lines"

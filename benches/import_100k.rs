@@ -3,6 +3,12 @@
 //! `cargo bench --bench import_100k` times the release `jury import` into a
 //! fresh store three times and prints the median wall time and the peak RSS
 //! (from `wait4`'s rusage). Targets: < 5 s and < 600 MB.
+//!
+//! `JURY_BENCH_MILLION=1 cargo bench --bench import_100k` measures instead
+//! the peak RSS of importing 1 000 000 rows, as a spreadsheet CSV, as JSONL
+//! and as one JSON array: an import streams, so memory must stay under 600 MB
+//! however long the file (it held the whole file and every item before:
+//! 2.1 GB for a 65 MB CSV, 1.99 GB for the JSONL).
 
 #[path = "common/mod.rs"]
 mod common;
@@ -14,6 +20,9 @@ const ITEMS: usize = 100_000;
 const RUNS: usize = 3;
 
 fn main() {
+    if std::env::var_os("JURY_BENCH_MILLION").is_some_and(|v| v != "0") {
+        return million();
+    }
     let dir = tempfile::tempdir().expect("tempdir");
     let items = dir.path().join("items.jsonl");
     common::write_items(&items, ITEMS);
@@ -49,4 +58,79 @@ fn main() {
         common::median(times).as_secs_f64(),
         peaks[peaks.len() / 2] as f64 / 1024.0
     );
+}
+
+const MILLION: usize = 1_000_000;
+const PEAK_LIMIT_MB: f64 = 600.0;
+
+/// 1 M small rows as CSV and as JSONL: the peak RSS of each import.
+fn million() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let csv = dir.path().join("rows.csv");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&csv).expect("create csv"));
+    writeln!(w, "ID,Subject,Body,Urgent?").expect("write");
+    for i in 0..MILLION {
+        let urgent = if i % 3 == 0 { "no" } else { "yes" };
+        writeln!(
+            w,
+            "r-{i:07},Subject {i} about the meeting,Body of row {i},{urgent}"
+        )
+        .expect("write");
+    }
+    w.flush().expect("flush");
+    drop(w);
+    let jsonl = dir.path().join("rows.jsonl");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&jsonl).expect("create jsonl"));
+    for i in 0..MILLION {
+        let urgent = if i % 3 == 0 { "no" } else { "yes" };
+        writeln!(
+            w,
+            r#"{{"itemId":"r-{i:07}","title":"Subject {i} about the meeting","summary":"Body of row {i}","classifications":[{{"name":"urgency","available":["yes","no"],"selected":"{urgent}"}}]}}"#
+        )
+        .expect("write");
+    }
+    w.flush().expect("flush");
+    drop(w);
+    // The same rows as one JSON array.
+    let json = dir.path().join("rows.json");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&json).expect("create json"));
+    write!(w, "[").expect("write");
+    for (i, line) in std::fs::read_to_string(&jsonl)
+        .expect("read jsonl")
+        .lines()
+        .enumerate()
+    {
+        write!(w, "{}{line}", if i == 0 { "" } else { ",\n" }).expect("write");
+    }
+    writeln!(w, "]").expect("write");
+    w.flush().expect("flush");
+    drop(w);
+    for (name, file, extra) in [
+        (
+            "csv",
+            &csv,
+            &["--map", "classification:urgency=Urgent?"][..],
+        ),
+        ("jsonl", &jsonl, &[][..]),
+        ("json", &json, &[][..]),
+    ] {
+        let ws = dir.path().join(format!("ws-{name}"));
+        std::fs::create_dir_all(&ws).expect("mkdir");
+        let mut cmd = common::jury_in(&ws);
+        cmd.arg("import")
+            .arg(file)
+            .args(extra)
+            .stdout(Stdio::null());
+        let (wall, rss_kib, code) = common::run_measured(&mut cmd);
+        assert_eq!(code, 0, "{name} import failed");
+        let size = std::fs::metadata(file).expect("size").len();
+        let peak = rss_kib as f64 / 1024.0;
+        println!(
+            "import_1m {name}: {MILLION} rows ({:.1} MB): {:.1} s, peak RSS {peak:.1} MB (limit {PEAK_LIMIT_MB} MB)",
+            size as f64 / 1e6,
+            wall.as_secs_f64(),
+        );
+        assert!(peak < PEAK_LIMIT_MB, "{name}: peak RSS {peak:.1} MB");
+    }
 }

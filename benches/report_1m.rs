@@ -251,4 +251,31 @@ fn main() {
         m.as_secs_f64() / 2.0,
         peak as f64 / 1024.0
     );
+    // `jury estimate` over the same store: every standing verdict read,
+    // each judge configuration's PPI++ per classification.
+    let mut times: Vec<Duration> = Vec::new();
+    let mut peak = 0u64;
+    for i in 0..RUNS {
+        let out = dir.path().join(format!("estimate{i}.json"));
+        let mut cmd = common::jury_in(dir.path());
+        cmd.env("JURY_DB", &db)
+            .args(["estimate", "--format", "json"])
+            .stdout(Stdio::from(std::fs::File::create(&out).expect("out")));
+        let (wall, rss_kib, code) = common::run_measured(&mut cmd);
+        assert_eq!(code, 0, "jury estimate failed");
+        times.push(wall);
+        peak = peak.max(rss_kib);
+    }
+    let estimates: serde_json::Value = serde_json::from_reader(
+        std::fs::File::open(dir.path().join("estimate0.json")).expect("open estimate"),
+    )
+    .expect("estimate is JSON");
+    let m = common::median(times);
+    println!(
+        "estimate_1m: median {:.3} s over {RUNS} runs (target 2 s, ratio {:.2}), peak RSS {:.0} MB, {} estimates",
+        m.as_secs_f64(),
+        m.as_secs_f64() / 2.0,
+        peak as f64 / 1024.0,
+        estimates.as_array().map_or(0, Vec::len)
+    );
 }

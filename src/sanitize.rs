@@ -8,7 +8,7 @@ use std::fmt::Write;
 /// Bidi embeddings/overrides/isolates, zero-width and invisible formatting,
 /// the byte-order mark and tag characters: text that reads differently than
 /// it is. The one table of them (error messages drop them, display shows them).
-fn is_invisible_format(c: char) -> bool {
+pub(crate) fn is_invisible_format(c: char) -> bool {
     matches!(c,
         '\u{202a}'..='\u{202e}'
         | '\u{2066}'..='\u{2069}'
@@ -132,7 +132,7 @@ fn sanitize(s: &str, max_chars: usize, keep_newlines: bool) -> String {
     out
 }
 
-fn is_combining(c: char) -> bool {
+pub(crate) fn is_combining(c: char) -> bool {
     matches!(c as u32, 0x0300..=0x036f | 0x1ab0..=0x1aff | 0x1dc0..=0x1dff | 0x20d0..=0x20ff | 0xfe20..=0xfe2f)
 }
 

@@ -204,3 +204,42 @@ fn a_store_from_before_owners_takes_them_from_inbox_tags() {
         ]
     );
 }
+
+/// Items are written as they are read, before a persona file named after
+/// them: their owner is still found once the persona is in, and the note
+/// names only what stays unknown.
+#[test]
+fn a_persona_file_after_the_items_still_owns_them() {
+    let ws = Workspace::new();
+    let mut by_field = item_json(1, 1);
+    by_field["persona"] = "tester".into();
+    by_field["tags"] = serde_json::json!([]);
+    let mut by_tag = item_json(2, 1);
+    by_tag["tags"] = serde_json::json!(["inbox:tester"]);
+    let mut unknown = item_json(3, 1);
+    unknown["tags"] = serde_json::json!(["inbox:bob"]);
+    let items = ws.write(
+        "items.jsonl",
+        [by_field, by_tag, unknown]
+            .iter()
+            .map(|v| format!("{v}\n"))
+            .collect::<String>(),
+    );
+    let persona = ws.write("p.json", persona_json().to_string());
+    let out = ws.run(&["import", items.to_str().unwrap(), persona.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(!err.contains("'tester'"), "{err}");
+    assert!(err.contains("note: 'bob' (owner of 1 item(s))"), "{err}");
+    let got = owners(&ws);
+    let of = |id: &str| got.iter().find(|(i, _, _)| i == id).unwrap().clone();
+    assert_eq!(of("g-000001").1, "tester");
+    assert_eq!(
+        of("g-000001").2,
+        serde_json::json!([]),
+        "no inbox tag left behind"
+    );
+    assert_eq!(of("g-000002").1, "tester");
+    assert_eq!(of("g-000002").2, serde_json::json!(["inbox:tester"]));
+    assert_eq!(of("g-000003").1, Value::Null);
+}

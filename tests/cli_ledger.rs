@@ -90,3 +90,83 @@ fn a_broken_price_table_stops_the_run_naming_file_and_entry() {
     );
     assert!(srv.completions().is_empty(), "{err}");
 }
+
+/// A server that reports no usage: the run's summary, `jury runs` and the
+/// ledger say the tokens and the cost are unknown (was: "0 tokens" and a
+/// cost of nothing).
+#[test]
+fn usage_never_reported_is_shown_as_unknown_not_zero() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::start(|r| {
+        match jury::testserver::demo_judge::reply(r, std::time::Duration::ZERO) {
+            jury::testserver::Reply::ToolCall {
+                name,
+                arguments,
+                chunk,
+                finish,
+                ..
+            } => jury::testserver::Reply::ToolCall {
+                name,
+                arguments,
+                chunk,
+                finish,
+                usage: None,
+            },
+            other => other,
+        }
+    });
+    let args = [
+        "run",
+        "--mode",
+        "2",
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+        "--limit",
+        "2",
+        "--model",
+        "gpt-4o-mini",
+    ];
+    let out = ws.run_with(&srv.url(), &args);
+    assert_success(&out, &args);
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    let summary = said
+        .lines()
+        .find(|l| l.starts_with("run 1 "))
+        .unwrap_or_else(|| panic!("no summary in:\n{said}"));
+    assert!(summary.contains("tokens unknown"), "{summary}");
+    assert!(
+        !summary.contains(" 0 tokens") && !summary.contains('$'),
+        "{summary}"
+    );
+    let runs = ws.ok(&["runs"]);
+    let row: Vec<&str> = runs
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .unwrap_or_else(|| panic!("no row in:\n{runs}"))
+        .split_whitespace()
+        .collect();
+    // ... verdicts, failures, tokens, cost
+    let n = row.len();
+    assert_eq!((row[n - 2], row[n - 1]), ("?", "?"), "{runs}");
+    let total: Vec<&str> = runs
+        .lines()
+        .find(|l| l.starts_with("total"))
+        .unwrap_or_else(|| panic!("no total in:\n{runs}"))
+        .split_whitespace()
+        .collect();
+    // total, runs, verdicts, tokens, tok/verdict, cost, $/verdict
+    assert_eq!(&total[3..7], ["?", "?", "?", "?"], "{runs}");
+    // The AwAg export says unknown too.
+    let awag: serde_json::Value =
+        serde_json::from_str(&ws.ok(&["export", "--format", "awag"])).unwrap();
+    let usage = awag.to_string();
+    assert!(
+        usage.contains(
+            r#""usage":{"prompt_tokens":null,"completion_tokens":null,"usage_unknown_requests":1}"#
+        ),
+        "{usage}"
+    );
+}

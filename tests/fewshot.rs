@@ -189,3 +189,44 @@ fn examples_come_from_train_labels_only_and_a_run_sends_them_inside_the_markers(
         .unwrap();
     assert_eq!(pos, messages.len() - 2);
 }
+
+/// An example shows its item's text and the person's reasoning: no item
+/// with a held-out pair may be one, whichever classification the example
+/// is about (items here have two labelled classifications each).
+#[test]
+fn no_example_shows_an_item_that_is_held_out() {
+    let ws = generated_workspace(30, 2);
+    for i in 0..30 {
+        let id = format!("g-{i:06}");
+        ws.ok(&["label", &id, "urgency", &(i % 5 + 1).to_string()]);
+        ws.ok(&["label", &id, "work-pers", &((i + 2) % 5 + 1).to_string()]);
+    }
+    ws.ok(&["split", "--holdout", "0.3", "--seed", "1"]);
+    let side_of = sides(&ws);
+    let held_out: std::collections::BTreeSet<&str> = side_of
+        .iter()
+        .filter(|(_, s)| *s == "test")
+        .map(|((item, _), _)| item.as_str())
+        .collect();
+    assert!(!held_out.is_empty());
+    let out = ws.path("set");
+    ws.ok(&[
+        "fewshot",
+        "--from-labels",
+        "--k",
+        "60",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("fewshot.json")).unwrap()).unwrap();
+    let mut shown = 0;
+    for (mode, examples) in manifest["examples"].as_object().unwrap() {
+        for e in examples.as_array().unwrap() {
+            let item = e["itemId"].as_str().unwrap();
+            assert!(!held_out.contains(item), "{mode}: {item} is held out");
+            shown += 1;
+        }
+    }
+    assert!(shown > 0);
+}

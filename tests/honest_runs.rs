@@ -94,22 +94,31 @@ async fn cut_off_answers_keep_complete_entries_and_ask_only_for_the_rest() {
 }
 
 /// Every attempt cut: what arrived complete is still kept (was: nothing).
+/// Attempts that keep new entries are free; the ones that keep nothing (a
+/// lone entry cut before its end) use up the allowance, and the total is
+/// bounded by the allowance plus the batch's size.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_every_attempt_is_cut_the_complete_entries_are_still_kept() {
     let (_dir, db) = store_with(4, 3);
     let server = TestServer::start(|r| cut(r, 0.7)).await.unwrap();
     let (outcome, _) = run(config(&db, server.base_url()), request(Mode::Two, 12, 1)).await;
     let reqs = server.requests();
-    assert_eq!(reqs.len(), 3, "max_attempts requests");
-    assert!(outcome.progress.verdicts >= 8, "{:?}", outcome.progress);
-    // Each retry asks only for what is still missing: a strict subset.
+    assert!(reqs.len() <= 12 + 3, "{} requests", reqs.len());
+    assert!(outcome.progress.verdicts >= 10, "{:?}", outcome.progress);
+    // Each retry asks only for what is still missing.
     for pair in reqs.windows(2) {
         let (before, after): (HashSet<_>, HashSet<_>) = (
             asked_keys(&pair[0]).into_iter().collect(),
             asked_keys(&pair[1]).into_iter().collect(),
         );
-        assert!(after.is_subset(&before) && after.len() < before.len());
+        assert!(after.is_subset(&before));
     }
+    // The last three kept nothing (the same entry, asked three times).
+    let last: Vec<HashSet<_>> = reqs[reqs.len() - 3..]
+        .iter()
+        .map(|r| asked_keys(r).into_iter().collect())
+        .collect();
+    assert!(last[0] == last[1] && last[1] == last[2], "{last:?}");
     let judged: HashSet<_> = Store::open(&db)
         .unwrap()
         .verdicts_for_run(outcome.run_id)
@@ -117,9 +126,35 @@ async fn when_every_attempt_is_cut_the_complete_entries_are_still_kept() {
         .into_iter()
         .map(|v| v.key)
         .collect();
-    let last: HashSet<_> = asked_keys(&reqs[2]).into_iter().collect();
     assert_eq!(judged.len() as u64, outcome.progress.verdicts);
-    assert!(judged.len() + last.len() >= 12);
+    assert_eq!(judged.len() + last[2].len(), 12);
+}
+
+/// Answers cut half-way whenever more than two entries are asked for: every
+/// attempt delivers new entries, so the batch goes on past `max_attempts`
+/// until all are judged (was: three attempts, then 2 of 10 without a verdict).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attempts_that_deliver_new_entries_do_not_use_up_the_allowance() {
+    let (_dir, db) = store_with(10, 1);
+    let server = TestServer::start(|r| {
+        if asked_keys(r).len() > 2 {
+            cut(r, 0.5)
+        } else {
+            demo_judge::reply(r, Duration::ZERO)
+        }
+    })
+    .await
+    .unwrap();
+    let (outcome, _) = run(config(&db, server.base_url()), request(Mode::Two, 10, 1)).await;
+    let reqs = server.requests();
+    assert_eq!(outcome.status, RunStatus::Done, "{:?}", outcome.note);
+    assert_eq!(
+        (outcome.progress.verdicts, outcome.progress.failed),
+        (10, 0),
+        "{} requests",
+        reqs.len()
+    );
+    assert!(reqs.len() > 3 && reqs.len() <= 10 + 3, "{}", reqs.len());
 }
 
 /// `finish_reason: length` keeps the complete entries and asks for the rest
@@ -1009,4 +1044,79 @@ fn a_held_write_lock_is_waited_out_and_no_verdict_is_dropped() {
     let run = store.run(outcome.run_id).unwrap().unwrap();
     assert_eq!(run.status, RunStatus::Done);
     assert_eq!(run.requests, 6, "every request's usage was kept too");
+}
+
+// ---- duplicate ids ------------------------------------------------------------------
+
+/// An item or a perspective named twice is one combination: it is asked for
+/// once, the run ends complete (exit 0), the repeat is named, and a resumed
+/// run finds nothing left (was: sent twice, "5 without a verdict", exit 2).
+#[test]
+fn an_id_named_twice_in_the_flags_is_judged_once_and_said() {
+    let ws = generated_workspace(3, 2);
+    let srv = ServerRt::demo();
+    let out = ws.run_with(
+        &srv.url(),
+        &run_args(&[
+            "--items",
+            "g-000001,g-000000,g-000001",
+            "--perspective",
+            "classification",
+        ]),
+    );
+    let all = out_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("--items names g-000001 twice"), "{all}");
+    assert!(
+        all.contains("--perspective names classification twice"),
+        "{all}"
+    );
+    let asked: Vec<_> = srv.completions().iter().flat_map(asked_keys).collect();
+    let unique: HashSet<_> = asked.iter().cloned().collect();
+    assert_eq!(asked.len(), 4, "{asked:?}");
+    assert_eq!(unique.len(), 4, "{asked:?}");
+    let verdicts = ws
+        .export_rows()
+        .iter()
+        .filter(|r| r["kind"] == "verdict")
+        .count();
+    assert_eq!(verdicts, 4);
+    let again = ws.run_with(
+        &srv.url(),
+        &run_args(&["--items", "g-000001,g-000000", "--resume"]),
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", out_text(&again));
+    assert_eq!(srv.completions().len(), 1, "nothing left to ask");
+}
+
+/// Whatever built the request (the workbench, a claims file), a plan never
+/// holds one combination twice: it is sent once, first place kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_naming_a_combination_twice_sends_it_once() {
+    let (_dir, db) = store_with(3, 2);
+    let server = TestServer::start(|r| demo_judge::reply(r, Duration::ZERO))
+        .await
+        .unwrap();
+    let mut req = jury::engine::RunRequest::new(
+        Mode::Two,
+        "tester",
+        vec!["classification".into(), "classification".into()],
+    );
+    req.item_ids = Some(vec![
+        "g-000002".into(),
+        "g-000000".into(),
+        "g-000002".into(),
+    ]);
+    req.batch_size = 10;
+    let (outcome, _) = run(config(&db, server.base_url()), req).await;
+    assert_eq!(outcome.status, RunStatus::Done, "{:?}", outcome.note);
+    assert_eq!(outcome.progress.total, 4, "{:?}", outcome.progress);
+    assert_eq!(outcome.progress.verdicts, 4, "{:?}", outcome.progress);
+    assert_eq!(outcome.progress.failed, 0);
+    let asked: Vec<_> = server.requests().iter().flat_map(asked_keys).collect();
+    assert_eq!(asked.len(), 4, "{asked:?}");
+    assert_eq!(
+        asked[0].item_id, "g-000002",
+        "first appearance keeps its place"
+    );
 }

@@ -257,3 +257,175 @@ fn an_answer_cut_off_inside_an_echoed_key_keeps_none_of_it() {
     assert!(failures.contains("<redacted>"), "{failures}");
     assert_nowhere(&ws, &out, "CANARY");
 }
+
+/// The key written with JSON escapes, as a server echoing it inside a 200
+/// answer may send it: `\u0073k-…`, uppercase hex, a `\u002D` for the dash.
+fn escaped_key_forms(key: &str) -> [String; 3] {
+    [
+        key.replacen('s', "\\u0073", 1),
+        key.replace('-', "\\u002D").replacen('C', "\\u0043", 1),
+        key.replacen("sk-", "\\u0073\\u006B\\u002d", 1),
+    ]
+}
+
+#[test]
+fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    // The first answer echoes the key, escaped, in one entry's text and
+    // selection, and in a second entry that has no ids (reported as
+    // malformed, quoting it); small fragments split the escapes across
+    // stream chunks. Later answers are the demo judge's own.
+    let srv = ServerRt::start(|r| {
+        let auth = r.header("authorization").unwrap_or("").to_string();
+        let key = auth.trim_start_matches("Bearer ").to_string();
+        let answer = demo_judge::reply(r, Duration::ZERO);
+        if r.seq > 0 {
+            return answer;
+        }
+        // An unknown finish reason is kept verbatim: it echoes the key too.
+        let finish = Some(format!("done-{key}"));
+        let answer = match answer {
+            Reply::ToolCall {
+                name,
+                arguments,
+                usage,
+                ..
+            } => Reply::ToolCall {
+                name,
+                arguments,
+                chunk: 3,
+                finish,
+                usage,
+            },
+            other => other,
+        };
+        answer.reshaped(3, |args| {
+            let mut v: serde_json::Value = serde_json::from_str(&args).unwrap();
+            let list = v
+                .as_object_mut()
+                .unwrap()
+                .values_mut()
+                .find_map(|x| x.as_array_mut())
+                .unwrap();
+            list[0]["evaluationText"] = "key is @0@ indeed".into();
+            list[0]["evaluatedSelection"] = "@1@".into();
+            list[1]["evaluationText"] = "again @2@".into();
+            list[1].as_object_mut().unwrap().remove("id");
+            let mut text = v.to_string();
+            for (i, form) in escaped_key_forms(&key).iter().enumerate() {
+                text = text.replace(&format!("@{i}@"), form);
+            }
+            text
+        })
+    });
+    let out = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .env("OPENAI_API_KEY", CANARY)
+        .args([
+            "run",
+            "--mode",
+            "2",
+            "--persona",
+            "kenton",
+            "--perspective",
+            "classification",
+            "--limit",
+            "2",
+            "--concurrency",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The escaped key really went out in the first answer.
+    assert!(
+        srv.completions()[0]
+            .header("authorization")
+            .unwrap()
+            .contains(CANARY)
+    );
+    let failures = text(&ws.run(&["failures", "--json"]).stdout);
+    assert!(failures.contains("without complete ids"), "{failures}");
+    assert!(failures.contains("done-<redacted>"), "{failures}");
+    let mut seen = vec![
+        ("run stdout".to_string(), text(&out.stdout)),
+        ("run stderr".to_string(), text(&out.stderr)),
+        ("failures".to_string(), failures),
+    ];
+    for a in [
+        vec!["failures"],
+        vec!["export", "--format", "jsonl"],
+        vec!["export", "--format", "csv"],
+        vec!["export", "--format", "awag"],
+        vec!["report", "--format", "json", "--bootstrap", "0"],
+    ] {
+        let o = ws.run(&a);
+        seen.push((
+            format!("{a:?}"),
+            format!("{}{}", text(&o.stdout), text(&o.stderr)),
+        ));
+    }
+    let export = text(&ws.run(&["export", "--format", "jsonl"]).stdout);
+    assert!(export.contains("key is <redacted> indeed"), "{export}");
+    for (what, s) in &seen {
+        // Neither the decoded key nor any escaped form of it.
+        for part in ["CANARY", "ECHO-51c0ffee", "u002DECHO"] {
+            assert!(!s.contains(part), "{what} leaked the key: {s}");
+        }
+    }
+    for f in std::fs::read_dir(ws.db.parent().unwrap()).unwrap() {
+        let p = f.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("jury.db")
+        {
+            let bytes = std::fs::read(&p).unwrap();
+            for part in [&b"CANARY"[..], b"ECHO-51c0ffee", b"u002DECHO"] {
+                assert!(
+                    !bytes.windows(part.len()).any(|w| w == part),
+                    "{} holds the key",
+                    p.display()
+                );
+            }
+        }
+    }
+}
+
+/// `jury doctor` names the models a server lists when the chosen one is not
+/// among them: a server that lists the key (plainly or JSON-escaped) as a
+/// model id does not get it printed.
+#[test]
+fn doctor_never_prints_a_key_the_server_lists_as_a_model() {
+    let ws = Workspace::new();
+    let srv = ServerRt::start(|r| {
+        let auth = r.header("authorization").unwrap_or("").to_string();
+        let key = auth.trim_start_matches("Bearer ").to_string();
+        if r.method == "GET" {
+            let body = format!(
+                r#"{{"object":"list","data":[{{"id":"{key}"}},{{"id":"{}"}}]}}"#,
+                escaped_key_forms(&key)[0]
+            );
+            Reply::Status {
+                code: 200,
+                headers: vec![],
+                body,
+            }
+        } else {
+            demo_judge::reply(r, Duration::ZERO)
+        }
+    });
+    let out = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .env("OPENAI_API_KEY", CANARY)
+        .args(["doctor", "--model", "m"])
+        .output()
+        .unwrap();
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(said.contains("does not list the model"), "{said}");
+    assert!(said.contains("<redacted>"), "{said}");
+    assert!(!said.contains("CANARY"), "doctor leaked the key: {said}");
+}

@@ -10,8 +10,8 @@
 //! `JURY_REAL_SERVER_MODEL` names the model
 //! (llama.cpp serves whatever it loaded, the name only lands in the store).
 //!
-//! Each test drives the real binary with `--limit 2` and compares what came
-//! back with what the same flags plan in a dry run. A small model on two
+//! Each test drives the real binary with `--limit 2 --temperature 0` and
+//! compares what came back with what the same flags plan in a dry run. A small model on two
 //! cores is slow and not always right, so the bars are "most of it" for the
 //! AwAg modes and "something" for the other protocols, not "all of it".
 #![cfg(feature = "tui")]
@@ -172,6 +172,10 @@ fn judge(real: &Real, args: &[&str]) -> Outcome {
         "2",
         "--concurrency",
         "1",
+        // Deterministic: greedy sampling (the server's seed is fixed too,
+        // see .ci/llama-server.sh), so a failure is the same failure again.
+        "--temperature",
+        "0",
         // A small model on two cores reads a 4k-token prompt for a minute or
         // more, sending only keep-alive comments meanwhile.
         "--idle-timeout",

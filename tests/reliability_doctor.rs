@@ -354,3 +354,49 @@ async fn doctor_against_jury_demo_judge_process() {
     line(&out, "ok", "streaming");
     assert!(!out.contains("warning"), "{out}");
 }
+
+/// A server that keeps the test answer alive with one whitespace fragment
+/// after another is cut by doctor's own timeout, which bounds the whole
+/// check (one request, not one per retry), and the problem says whose
+/// timeout it was (was: "the server cut the test answer off").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_cuts_a_whitespace_trickle_with_its_own_timeout() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = store(dir.path());
+    let server = TestServer::start(|r| {
+        if r.method == "GET" {
+            jury::testserver::models_reply(&["m"])
+        } else {
+            let arguments = format!("{{\"resultItems\": [{}", " ".repeat(400));
+            Reply::Paced(
+                Duration::from_millis(100),
+                Box::new(Reply::ToolCall {
+                    name: "get_evaluations".into(),
+                    arguments,
+                    chunk: 16,
+                    finish: None,
+                    usage: None,
+                }),
+            )
+        }
+    })
+    .await
+    .expect("server");
+    let (code, out) = doctor(
+        &db,
+        Some(server.base_url()),
+        &["--model", "m", "--timeout-secs", "1"],
+    )
+    .await;
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        line(&out, "problem", "judge").contains("doctor's own 1s timeout"),
+        "{out}"
+    );
+    let posts = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(posts, 1, "{out}");
+}

@@ -1184,3 +1184,128 @@ async fn reliability_15_no_tool_support_falls_back_or_clear_error() {
         assert_eq!(f[0].0, "provider");
     }
 }
+
+/// A tool call whose arguments open, then go on as one whitespace fragment
+/// every `every` (SSE events keep coming, the answer does not grow).
+fn whitespace_trickle(every: Duration) -> Reply {
+    Reply::Paced(
+        every,
+        Box::new(Reply::ToolCall {
+            name: "get_evaluations".into(),
+            arguments: format!("{{\"resultItems\":[{}", " ".repeat(16 * 1000)),
+            chunk: 16,
+            finish: None,
+            usage: None,
+        }),
+    )
+}
+
+/// Whitespace is not progress: a stream that only adds whitespace is idle,
+/// cut after the idle timeout (not the request timeout), and the failure
+/// says jury's own timeout cut it (was: 10 s, "cut off before it finished").
+/// Under paused time.
+#[tokio::test(start_paused = true)]
+async fn a_whitespace_trickle_is_idle_and_the_cut_names_jurys_timeout() {
+    let server = TestServer::start(|_| whitespace_trickle(Duration::from_millis(50)))
+        .await
+        .expect("server");
+    let mut c = cfg(&server, true);
+    c.idle_timeout = Duration::from_millis(300);
+    let client = Client::new(c).expect("client");
+    let started = Instant::now();
+    let (r, _) = run(&client).await;
+    let e = r.expect_err("cut");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(matches!(e, ProviderError::Truncated { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("jury's idle timeout") && msg.contains("300ms"),
+        "{msg}"
+    );
+
+    // A stream that does grow, but past the request timeout: that timeout
+    // is named too.
+    let server = TestServer::start(|_| {
+        Reply::Paced(
+            Duration::from_millis(50),
+            Box::new(Reply::ToolCall {
+                name: "get_evaluations".into(),
+                arguments: format!("{{\"resultItems\":[\"{}", "x".repeat(4000)),
+                chunk: 4,
+                finish: None,
+                usage: None,
+            }),
+        )
+    })
+    .await
+    .expect("server");
+    let mut c = cfg(&server, true);
+    c.idle_timeout = Duration::from_millis(300);
+    c.request_timeout = Duration::from_secs(2);
+    let (r, _) = run(&Client::new(c).expect("client")).await;
+    let msg = r.expect_err("cut").to_string();
+    assert!(
+        msg.contains("jury's request timeout") && msg.contains("2s"),
+        "{msg}"
+    );
+}
+
+/// A batch's time is bounded: answers that each deliver one new entry and
+/// then keep growing until the request timeout would be free retries, one
+/// per entry; the batch stops at `max_attempts` request timeouts and says
+/// so. Under paused time.
+#[tokio::test(start_paused = true)]
+async fn a_batch_that_keeps_delivering_slowly_is_bounded_in_time() {
+    // Four items of two classifications: one batch of 8.
+    let fx = fixture(4);
+    let server = TestServer::start(|r| {
+        let args = demo_judge::reply(r, Duration::ZERO);
+        let Reply::ToolCall { arguments, .. } = args else {
+            return args;
+        };
+        // The first entry complete, then a second that never ends.
+        let v: Value = serde_json::from_str(&arguments).expect("args");
+        let first = v["resultItems"][0].to_string();
+        let arguments = format!(
+            "{{\"resultItems\":[{first},{{\"evaluationText\":\"{}",
+            "y".repeat(100_000)
+        );
+        Reply::Paced(
+            Duration::from_millis(50),
+            Box::new(Reply::ToolCall {
+                name: "get_evaluations".into(),
+                arguments,
+                chunk: 200,
+                finish: None,
+                usage: None,
+            }),
+        )
+    })
+    .await
+    .expect("server");
+    let mut cfg = engine_cfg(&fx.db, &server, None);
+    cfg.provider.request_timeout = Duration::from_secs(1);
+    cfg.provider.idle_timeout = Duration::from_millis(500);
+    let started = Instant::now();
+    let (out, _) = run_engine(cfg, req(Mode::Two, 8)).await;
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_millis(3500),
+        "{took:?}, {} requests: {:?}",
+        server.request_count(),
+        failure_rows(&fx.db)
+    );
+    assert!(server.request_count() <= 4, "{}", server.request_count());
+    assert!(out.progress.verdicts >= 2, "{:?}", out.progress);
+    let reasons: Vec<String> = failure_rows(&fx.db).into_iter().map(|f| f.1).collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("time limit for the batch (3 × the 1s request timeout)")),
+        "{reasons:?}"
+    );
+}

@@ -554,7 +554,7 @@ fn estimate_gives_ppi_pythons_numbers_from_the_store() {
     assert_eq!(e["judge"], "awag mode 3 · m");
     let table = ws.ok(&["estimate"]);
     assert!(
-        table.contains("classifier right 0.77 on 12 label(s) + 30 judged · no valid interval"),
+        table.contains("classifier right 0.77 on 12 label(s) + 30 judged · no valid interval (12 label(s) < 30)"),
         "{table}"
     );
     let csv = ws.ok(&["estimate", "--format", "csv"]);

@@ -118,6 +118,11 @@ fn the_html_report_is_self_contained_and_its_charts_render_in_a_browser() {
     let without_ns = html.replace("http://www.w3.org/2000/svg", "");
     assert!(!without_ns.contains("http://") && !without_ns.contains("https://"));
     assert!(html.contains("judge_vs_human") && html.contains("human_vs_human"));
+    // It heads with the classifier's accuracy, as `jury estimate` reads it.
+    assert!(
+        html.contains("How accurate is the classifier") && html.contains("classifier right"),
+        "no estimate section"
+    );
     assert!(html.matches("<svg class=\"confusion\"").count() >= 2);
 
     // Refused onto the store, as exports are.

@@ -464,3 +464,153 @@ fn changed_items_under_verdicts_need_replace() {
             .contains("The text the judge never saw.")
     );
 }
+
+/// A folder that links to itself (`ln -s . s1`, four times) is read once:
+/// each real directory is followed once, the links that lead back are named
+/// and skipped (was: every path through the loop read again, 262143 copies).
+#[test]
+fn a_symlink_loop_is_followed_once_and_the_links_are_named() {
+    let ws = Workspace::new();
+    let dir = ws.path("data");
+    std::fs::create_dir(&dir).expect("mkdir");
+    std::fs::write(dir.join("items.jsonl"), common::items_jsonl(2, 1)).expect("w");
+    std::fs::write(
+        dir.join("personas.json"),
+        json!([common::persona_json()]).to_string(),
+    )
+    .expect("w");
+    for n in 1..=4 {
+        std::os::unix::fs::symlink(".", dir.join(format!("s{n}"))).expect("symlink");
+    }
+    // A link to a real directory outside is followed (once).
+    let other = ws.path("other");
+    std::fs::create_dir(&other).expect("mkdir");
+    std::fs::write(
+        other.join("more-items.jsonl"),
+        format!("{}\n", common::item_json(7, 1)),
+    )
+    .expect("w");
+    std::os::unix::fs::symlink(&other, dir.join("linked")).expect("symlink");
+    std::os::unix::fs::symlink(&other, dir.join("linked-again")).expect("symlink");
+    let out = ws.run(&["import", dir.to_str().expect("utf-8")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(said.contains("imported 3 items, 1 personas"), "{said}");
+    let err = text(&out.stderr);
+    for n in 1..=4 {
+        assert!(
+            err.contains(&format!("s{n}: a link to a directory already read")),
+            "{err}"
+        );
+    }
+    assert!(
+        err.contains("linked-again: a link to a directory already read"),
+        "{err}"
+    );
+    // The same file named twice on the command line is read once.
+    let items = dir.join("items.jsonl");
+    let items = items.to_str().expect("utf-8");
+    let out = ws.run(&["import", items, items]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("imported 2 items"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains("items.jsonl: the same file as one already read"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// `--persona owner` means "each item's owner": a persona with that id
+/// would make the flag ambiguous, so import refuses it, naming the record.
+#[test]
+fn a_persona_named_owner_is_refused_at_import() {
+    let ws = Workspace::new();
+    let mut p = common::persona_json();
+    p["id"] = json!("owner");
+    let f = ws.write(
+        "personas.jsonl",
+        format!("{}\n{p}\n", common::persona_json()),
+    );
+    let out = import(&ws, &f, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}: line 2: field 'id': 'owner' is reserved: `jury run --persona owner` means each item's owner; give the persona another id",
+            f.display()
+        )),
+        "{err}"
+    );
+    assert!(ws.store().personas().expect("personas").is_empty());
+    // `-` is how runs without a persona are recorded; `rubric` (and the
+    // other protocols' names) is where those protocols record theirs.
+    p["id"] = json!("-");
+    let f = ws.write("dash.jsonl", format!("{p}\n"));
+    let err = text(&import(&ws, &f, &[]).stderr);
+    assert!(err.contains("line 1: field 'id': '-' is reserved"), "{err}");
+    let persp = json!({"id": "rubric", "text": "Is it good?"});
+    let f = ws.write("persp.jsonl", format!("{persp}\n"));
+    let err = text(&import(&ws, &f, &[]).stderr);
+    assert!(
+        err.contains("line 1: field 'id': 'rubric' is reserved"),
+        "{err}"
+    );
+}
+
+/// An import writes records as it reads them, in one transaction: an error
+/// on the last line of a long file (JSONL or CSV) still leaves the store as
+/// it was, and the next import works.
+#[test]
+fn an_error_on_the_last_line_of_a_long_file_writes_nothing() {
+    let ws = Workspace::new();
+    let mut jsonl = common::items_jsonl(20_000, 1);
+    jsonl.push_str("{\"itemId\": \"last\", \"title\": \"no classifications\"}\n");
+    let f = ws.write("items.jsonl", jsonl);
+    let out = import(&ws, &f, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("line 20001") && err.contains("classifications"),
+        "{err}"
+    );
+    let mut csv = String::from("ID,Subject,Urgent?\n");
+    for i in 0..20_000 {
+        csv.push_str(&format!("c-{i},Subject {i},yes\n"));
+    }
+    csv.push_str("c-last,one cell too many,yes,extra\n");
+    let f = ws.write("items.csv", csv);
+    let out = import(&ws, &f, &["--map", "classification:urgency=Urgent?"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("line 20002: has 4 cells, the header has 3"),
+        "{err}"
+    );
+    // A JSON array is read an element at a time too.
+    let mut array: Vec<Value> = (0..20_000).map(|i| common::item_json(i, 1)).collect();
+    array.push(json!({"itemId": "last", "title": "no classifications"}));
+    let f = ws.write("items.json", Value::Array(array).to_string());
+    let out = import(&ws, &f, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("$[20000]") && err.contains("classifications"),
+        "{err}"
+    );
+    let f = ws.write(
+        "broken.json",
+        format!("[{},\n{{\"itemId\": ]", common::item_json(0, 1)),
+    );
+    let err = text(&import(&ws, &f, &[]).stderr);
+    assert!(
+        err.contains("line 2") && err.contains("invalid JSON"),
+        "{err}"
+    );
+    assert!(ws.store().items().expect("items").is_empty());
+    let f = ws.write("one.jsonl", common::items_jsonl(1, 1));
+    assert!(import(&ws, &f, &[]).status.success());
+}

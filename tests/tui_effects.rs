@@ -329,6 +329,20 @@ async fn labels_queued_behind_a_busy_one_wait_briefly() {
 
 /// The sample workspace with two judges (mode 2 on Likert, mode 3 on
 /// AGREE/DISAGREE) answering every labelled row, values varying by item.
+/// An executor on the store at `db` with no endpoint, and its answers.
+fn executor(db: &std::path::Path) -> (Executor, tokio::sync::mpsc::UnboundedReceiver<Msg>) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let exec = Executor::new(
+        db.to_path_buf(),
+        EngineLink {
+            config: None,
+            prompts_dir: None,
+        },
+        tx,
+    );
+    (exec, rx)
+}
+
 fn judged_twice(db: &std::path::Path) {
     let mut s = jury::store::Store::open(db).unwrap();
     jury::import::import_sample(&mut s, "me").unwrap();
@@ -372,15 +386,7 @@ async fn the_agreement_view_and_jury_report_give_identical_figures() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     judged_twice(&db);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app_with(jury::tui::load(&jury::store::Store::open(&db).unwrap()).unwrap());
     app.chrome.size = (170, 44);
     for fx in key(&mut app, 'A') {
@@ -393,6 +399,19 @@ async fn the_agreement_view_and_jury_report_give_identical_figures() {
     let Msg::AgreementRanking(ranking) = next(&mut rx).await else {
         panic!("no ranking")
     };
+    // Then the classifier's accuracy per classification, `jury estimate`'s
+    // line for each, at the top of the view.
+    let Msg::AgreementEstimates(lines) = next(&mut rx).await else {
+        panic!("no estimates")
+    };
+    assert!(
+        lines.iter().any(|l| l.starts_with("urgency: ")),
+        "{lines:?}"
+    );
+    update(&mut app, Msg::AgreementLoaded(Ok(groups.clone())));
+    update(&mut app, Msg::AgreementEstimates(lines.clone()));
+    let s = screen(&app);
+    assert!(s.contains(&lines[0][..30]), "{s}");
     let cli = |extra: &[&str]| -> serde_json::Value {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
             .args(["--db", db.to_str().unwrap(), "report", "--format", "json"])
@@ -436,15 +455,7 @@ async fn the_agreement_view_is_made_of_the_listed_items() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     judged_twice(&db);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app_with(jury::tui::load(&jury::store::Store::open(&db).unwrap()).unwrap());
     app.chrome.size = (170, 44);
     key(&mut app, '/');
@@ -523,15 +534,7 @@ async fn a_note_edit_keeps_a_value_changed_since_by_another_process() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     store_with_items(&db);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app();
     for fx in key(&mut app, '2') {
         exec.run(fx);
@@ -560,4 +563,81 @@ async fn a_note_edit_keeps_a_value_changed_since_by_another_process() {
     assert_eq!(labels.len(), 1);
     assert_eq!(labels[0].value, Value::Likert(5), "the newer value stays");
     assert_eq!(labels[0].note, "checked with the sender");
+}
+
+/// The random `sample` order: labels given in it are recorded as sampled
+/// (with the order's seed), `jury export` says so per label, and `jury
+/// estimate` counts them apart from labels a person chose.
+#[tokio::test]
+async fn labels_given_in_the_sample_order_are_recorded_as_sampled() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    store_with_items(&db);
+    let (mut exec, mut rx) = executor(&db);
+    let mut app = app();
+    // A label in file order: chosen by a person.
+    let chosen = app.data.items[app.list.current_index().unwrap()]
+        .id
+        .to_string();
+    for fx in key(&mut app, '2') {
+        exec.run(fx);
+    }
+    assert!(matches!(
+        next(&mut rx).await,
+        Msg::LabelSaved { result: Ok(()), .. }
+    ));
+    // `o` until the sample order.
+    for _ in 0..8 {
+        if app.list.order == jury::tui::queue::Order::Sample {
+            break;
+        }
+        key(&mut app, 'o');
+    }
+    assert_eq!(app.list.order, jury::tui::queue::Order::Sample);
+    assert!(screen(&app).contains("random sample"), "{}", screen(&app));
+    let current = |app: &jury::tui::app::App| {
+        app.data.items[app.list.current_index().unwrap()]
+            .id
+            .to_string()
+    };
+    if current(&app) == chosen {
+        key(&mut app, 'j');
+    }
+    let item = current(&app);
+    assert_ne!(item, chosen);
+    let fx = key(&mut app, '4');
+    assert!(
+        fx.iter()
+            .any(|f| matches!(f, jury::tui::msg::Effect::MarkSampled { seed: 1, .. })),
+        "{fx:?}"
+    );
+    for f in fx {
+        exec.run(f);
+    }
+    assert!(matches!(
+        next(&mut rx).await,
+        Msg::LabelSaved { result: Ok(()), .. }
+    ));
+    let s = jury::store::Store::open(&db).unwrap();
+    let sampled = s.sampled_labels().unwrap();
+    assert_eq!(sampled.len(), 1, "{sampled:?}");
+    let ((key, _, _), seed) = sampled.iter().next().unwrap();
+    assert_eq!((key.item_id.as_str(), *seed), (item.as_str(), 1));
+    // The export says which label was sampled.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
+        .args(["--db", db.to_str().unwrap(), "export", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r["kind"] == "label")
+        .collect();
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        let was = r["item_id"] == item.as_str();
+        assert_eq!(r["sampled"], was, "{r}");
+        assert_eq!(r["sample_seed"].as_u64(), was.then_some(1), "{r}");
+    }
 }

@@ -59,6 +59,8 @@ fn ready(requests: usize, stage: LoopStage) -> LoopReady {
             claim: None,
             resume: true,
         },
+        more: Vec::new(),
+        by_owner: false,
         dir: PathBuf::from("/data/fewshot-seed1-9703e6aa"),
         hash: "9703e6aa11".into(),
         base_hash: "512b3db522".into(),
@@ -140,10 +142,18 @@ fn l_plans_confirms_runs_and_opens_the_delta_on_test() {
     app.chrome.size = (150, 40);
     // L: the set is built and the run planned off the UI thread.
     let fx = key(&mut app, 'L');
-    let [Effect::PrepareLoop { plan, baseline_for }] = fx.as_slice() else {
+    let [
+        Effect::PrepareLoop {
+            plan,
+            baseline_for,
+            by_owner,
+        },
+    ] = fx.as_slice()
+    else {
         panic!("{fx:?}")
     };
     assert_eq!(baseline_for, &None);
+    assert!(!by_owner, "the items have no owners");
     assert_eq!((plan.mode, plan.persona_id.as_str()), (Mode::Two, "kenton"));
     assert_eq!(plan.perspective_ids, vec!["classification".to_string()]);
     assert!(plan.item_ids.is_empty(), "the effect finds the test items");
@@ -385,10 +395,20 @@ async fn bench_with(
     + Sync
     + 'static,
 ) -> Bench {
+    bench_on(store_with_labels, responder).await
+}
+
+async fn bench_on(
+    fill: fn(&std::path::Path) -> Vec<Item>,
+    responder: impl Fn(&jury::testserver::RecordedRequest) -> jury::testserver::Reply
+    + Send
+    + Sync
+    + 'static,
+) -> Bench {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_path_buf();
     let db = dir.join("j.db");
-    store_with_labels(&db);
+    fill(&db);
     let server = jury::testserver::TestServer::start(responder)
         .await
         .unwrap();
@@ -612,4 +632,108 @@ async fn a_second_l_after_a_cancel_continues_with_the_same_prompt_version() {
     let s = screen(&b.app);
     assert!(s.contains(&format!("→ {hash8}, Δκ")), "{s}");
     b.exec.shutdown();
+}
+
+/// 24 items, the even ones Kenton's and the odd ones Maren's, each labelled
+/// as its owner on both classifications; split by item.
+fn store_with_owners(path: &std::path::Path) -> Vec<Item> {
+    let mut s = jury::store::Store::open(path).unwrap();
+    let d = loaded();
+    let mut personas = d.personas.clone();
+    personas.push(Persona {
+        id: "maren".into(),
+        name: "Maren, gardener".into(),
+        definition: serde_json::json!({"type": "personal", "does": "gardens"}),
+    });
+    let owner = |i: usize| {
+        if i.is_multiple_of(2) {
+            "kenton"
+        } else {
+            "maren"
+        }
+    };
+    let items: Vec<Item> = (0..24)
+        .map(|i| Item {
+            owner: Some(owner(i).into()),
+            ..item(
+                &format!("g-{i:03}"),
+                &format!("Message {i}"),
+                "Lunch on Thursday?",
+            )
+        })
+        .collect();
+    s.upsert_all(&items, &personas, &d.perspectives, &[])
+        .unwrap();
+    for (i, it) in items.iter().enumerate() {
+        for (c, v) in [("urgency", i % 5 + 1), ("work-pers", (i * 3) % 5 + 1)] {
+            s.upsert_label(&Label {
+                persona_id: owner(i).into(),
+                ..label(&it.id, c, Value::Likert(v as u8))
+            })
+            .unwrap();
+        }
+    }
+    s.make_split(SplitRule::new(0.3, 7).unwrap(), "tester", false)
+        .unwrap();
+    items
+}
+
+/// With each item's owner the choice, `L` runs each held-out item as its
+/// owner — one run per owner persona — and says so, instead of running
+/// only the items labelled as the picker's persona, as that persona.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn l_in_owner_mode_runs_each_held_out_item_as_its_owner() {
+    let mut b = bench_on(store_with_owners, |r| {
+        jury::testserver::demo_judge::reply(r, Duration::from_millis(0))
+    })
+    .await;
+    assert!(b.app.choices.by_owner, "items have owners");
+    b.press('L', is_ready).await;
+    let r = confirm(&b.app);
+    assert!(r.by_owner);
+    let store = jury::store::Store::open(&b.db).unwrap();
+    let split = store.split().unwrap().unwrap();
+    let owner_of = |id: &str| {
+        let i: usize = id[2..].parse().unwrap();
+        if i.is_multiple_of(2) {
+            "kenton"
+        } else {
+            "maren"
+        }
+    };
+    let held_out: Vec<String> = (0..24)
+        .map(|i| format!("g-{i:03}"))
+        .filter(|id| split.item_side(id) == Side::Test)
+        .collect();
+    let personas: Vec<&str> = r.plans().map(|p| p.persona_id.as_str()).collect();
+    assert_eq!(personas, ["kenton", "maren"], "{r:?}");
+    let mut planned: Vec<String> = Vec::new();
+    for p in r.plans() {
+        for item in &p.item_ids {
+            assert_eq!(owner_of(item), p.persona_id, "{item} judged as its owner");
+        }
+        planned.extend(p.item_ids.iter().cloned());
+    }
+    planned.sort();
+    assert_eq!(
+        planned.len() + r.left_out,
+        held_out.len(),
+        "every held-out item, as its owner: {planned:?} of {held_out:?}"
+    );
+    let s = screen(&b.app);
+    assert!(s.contains("as each item's owner (kenton "), "{s}");
+    assert!(
+        s.contains(&format!("Run it on {} held-out", planned.len())),
+        "{s}"
+    );
+    // Yes: one run per owner persona.
+    let fx = key(&mut b.app, 'y');
+    let started: Vec<&str> = fx
+        .iter()
+        .filter_map(|f| match f {
+            Effect::StartLoopRun { plan, .. } => Some(plan.persona_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, ["kenton", "maren"], "{fx:?}");
 }

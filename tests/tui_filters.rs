@@ -286,6 +286,66 @@ fn a_judge_term_follows_new_verdicts() {
     assert_eq!(listed(&app), ["k-002"]);
 }
 
+/// The `≠` marks and the judge≠human filter follow the judge configuration
+/// in view: a mode-2 verdict that disagrees with a label marks the item in
+/// mode 2 only; with no mode-3 verdict, mode 3 marks nothing and the filter
+/// keeps nothing; a verdict of another persona never marks.
+#[test]
+fn marks_and_the_disagreement_filter_follow_the_mode_and_persona_in_view() {
+    use jury::tui::app::mark;
+    let mut data = loaded();
+    data.personas.push(Persona {
+        id: "maren".into(),
+        name: "Maren".into(),
+        definition: serde_json::json!({"type": "personal"}),
+    });
+    // Mode 2 (Likert) disagrees with bob on k-001; maren's judge disagrees
+    // with bob's maren label on k-002; nothing was judged in mode 3.
+    let mut maren = verdict(2, "k-002", "urgency", Mode::Two, Value::Likert(5), "yes");
+    maren.persona_id = "maren".into();
+    data.verdicts = vec![
+        verdict(1, "k-001", "urgency", Mode::Two, Value::Likert(5), "yes"),
+        maren,
+    ];
+    let mut maren_label = label("k-002", "urgency", "bob", Value::Likert(1));
+    maren_label.persona_id = "maren".into();
+    data.labels = vec![
+        label("k-001", "urgency", "bob", Value::Likert(1)),
+        maren_label,
+    ];
+    let mut app = app_with(data);
+    assert_eq!(app.choices.mode, Mode::Two);
+    let marked = |app: &App| -> Vec<String> {
+        (0..app.data.items.len())
+            .filter(|&i| app.data.marks[i] & mark::DISAGREE != 0)
+            .map(|i| app.data.items[i].id.to_string())
+            .collect()
+    };
+    // Kenton in view: k-002's disagreement is maren's, not in view.
+    assert_eq!(marked(&app), ["k-001"]);
+    while app.list.filter != Filter::Disagreements {
+        key(&mut app, 'f');
+    }
+    assert_eq!(listed(&app), ["k-001"]);
+    let row_marked = |app: &App| {
+        screen(app)
+            .lines()
+            .any(|l| l.contains("k-001") && l.contains('≠') && !l.contains("judge≠human"))
+    };
+    assert!(row_marked(&app), "{}", screen(&app));
+    // Mode 3: no verdicts there, so no mark and nothing listed.
+    key(&mut app, 'm');
+    assert_eq!(app.choices.mode, Mode::Three);
+    assert!(marked(&app).is_empty(), "{:?}", marked(&app));
+    assert!(listed(&app).is_empty(), "{:?}", listed(&app));
+    assert!(!row_marked(&app), "{}", screen(&app));
+    // Back to mode 2 (via mode 1, Likert but not judged either).
+    key(&mut app, 'm');
+    assert!(marked(&app).is_empty());
+    key(&mut app, 'm');
+    assert_eq!(listed(&app), ["k-001"]);
+}
+
 /// The judge's confidence: shown beside its value in the verdict pane, and
 /// `conf<0.7` / `conf>=0.9` keep the items whose latest shown verdict has
 /// such a confidence (verdicts without one match neither).

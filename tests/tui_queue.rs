@@ -57,9 +57,17 @@ fn o_cycles_the_order_and_puts_disagreements_first() {
     key(&mut app, 'o');
     assert_eq!(app.list.order, Order::ModeMode);
     assert_eq!(ids(&app)[0], "k-002");
-    for _ in 0..3 {
+    for _ in 0..2 {
         key(&mut app, 'o');
     }
+    // The random sample order, then back to the file's.
+    assert_eq!(app.list.order, Order::LowConfidence);
+    key(&mut app, 'o');
+    assert_eq!(app.list.order, Order::Sample);
+    let mut sample = ids(&app);
+    sample.sort();
+    assert_eq!(sample, ["k-001", "k-002", "k-003"], "every item, reordered");
+    key(&mut app, 'o');
     assert_eq!(app.list.order, Order::File);
     assert_eq!(ids(&app), ["k-001", "k-002", "k-003"]);
 }

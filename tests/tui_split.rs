@@ -84,3 +84,72 @@ fn verdict_rows_show_the_split_side_read_from_the_store() {
         .unwrap();
     assert!(!row.contains("train") && !row.contains("test"), "{row}");
 }
+
+/// A split an earlier jury made by (item, classification) pair, with an
+/// item on both sides: `L` says so and how to remake it, and starts nothing.
+#[test]
+fn a_pair_level_split_is_named_and_l_builds_nothing_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let mut store = jury::store::Store::open(&db).unwrap();
+    let data = loaded();
+    store.upsert_persona(&data.personas[0]).unwrap();
+    for item in &data.items {
+        for c in &item.classifications {
+            store
+                .upsert_label(&Label {
+                    key: ComboKey {
+                        item_id: item.id.clone(),
+                        classification_id: c.id.clone(),
+                        perspective_id: "classification".into(),
+                    },
+                    persona_id: "kenton".into(),
+                    value: Value::Likert(2),
+                    note: String::new(),
+                    who: "tester".into(),
+                    created_at: "2026-11-24T00:00:00Z".into(),
+                    replaced_judge_value: None,
+                    blind: false,
+                })
+                .unwrap();
+        }
+    }
+    store
+        .make_split(SplitRule::new(0.5, 3).unwrap(), "tester", false)
+        .unwrap();
+    let made = store.split().unwrap().unwrap();
+    assert!(made.mixed_items().is_empty(), "made by item");
+    // As a pair-level split stored it: k-001's urgency on the other side.
+    let other = match made.side_of("k-001", "urgency") {
+        Side::Test => "train",
+        Side::Train => "test",
+    };
+    drop(store);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE split_members SET side = ?1 WHERE item_id = 'k-001' AND classification_id = 'urgency'",
+        [other],
+    )
+    .unwrap();
+    drop(conn);
+    let split = jury::store::Store::open(&db)
+        .unwrap()
+        .split()
+        .unwrap()
+        .unwrap();
+    assert_eq!(split.mixed_items(), ["k-001".to_string()]);
+    assert_eq!(split.item_side("k-001"), Side::Test, "never an example");
+
+    let mut with_split = data.clone();
+    with_split.split = Some(split);
+    let mut app = app_with(with_split);
+    let fx = key(&mut app, 'L');
+    assert!(fx.is_empty(), "{fx:?}");
+    let (_, m) = app.chrome.message.clone().expect("a message");
+    assert!(
+        m.contains("made by (item, classification) pair")
+            && m.contains("k-001")
+            && m.contains("jury split --replace --holdout 0.5 --seed 3"),
+        "{m}"
+    );
+}

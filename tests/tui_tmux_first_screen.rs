@@ -52,7 +52,7 @@ async fn first_start_shows_the_legend_and_the_help_key_at_80x24() {
     let status = lines
         .iter()
         .rev()
-        .find(|l| l.starts_with(" persona "))
+        .find(|l| l.starts_with(" persona"))
         .expect("a status line");
     assert!(status.trim_end().ends_with("? help"), "{status}");
     assert!(lines.iter().any(|l| l.contains("enter judge")), "{screen}");

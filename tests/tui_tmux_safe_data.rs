@@ -126,7 +126,10 @@ async fn a_bracketed_paste_goes_whole_into_the_note_and_never_runs_as_keys() {
     assert_eq!(ls[0].value, Value::Likert(2));
     assert_eq!(ls[0].note, note, "the note holds the whole paste");
     let screen = capture(&s.name);
-    assert!(screen.contains("persona kenton"), "{screen}");
+    assert!(
+        screen.contains("persona: each item's owner (kenton)"),
+        "{screen}"
+    );
     s.keys(&["q"]);
     wait_gone(&s.name).await;
 }

@@ -44,18 +44,8 @@ fn blind_labels_work_before_any_verdict() {
         SaveState::Saved
     );
     assert!(app.data.marks[0] & mark::LABELLED != 0);
-    // a/d in a Likert mode store on the agreement scale, beside the Likert label.
-    let (_, l) = saved_label(&key(&mut app, 'd'));
-    assert_eq!(l.value, Value::Agreement(Agreement::Disagree));
-    // …and say so, since this mode's rows show only the Likert label (15.7).
-    assert!(
-        app.chrome
-            .message
-            .as_ref()
-            .is_some_and(|(_, m)| m.contains("mode 3 shows it")),
-        "{:?}",
-        app.chrome.message
-    );
+    // a/d on a Likert row store nothing (see the test below).
+    assert!(key(&mut app, 'd').is_empty());
     // Mode 3: 1–5 become AGREE/DISAGREE, 3 is refused with a message.
     key(&mut app, 'm');
     assert_eq!(app.choices.mode, Mode::Three);
@@ -63,6 +53,34 @@ fn blind_labels_work_before_any_verdict() {
     assert_eq!(l.value, Value::Agreement(Agreement::Agree));
     assert!(key(&mut app, '3').is_empty());
     assert!(app.chrome.message.as_ref().unwrap().1.contains("undecided"));
+}
+
+/// `a`/`d` on a Likert row (modes 1 and 2) would store an AGREE/DISAGREE
+/// label the row never shows, and the report would count it as a group of
+/// its own: refused, with a message naming the keys the row takes.
+#[test]
+fn a_and_d_on_a_likert_row_are_refused_and_say_which_keys_it_takes() {
+    for mode_presses in [0, 2] {
+        let mut app = app();
+        for _ in 0..mode_presses {
+            key(&mut app, 'm');
+        }
+        assert_eq!(app.choices.mode.scale(), Scale::Likert);
+        for k in ['a', 'd'] {
+            let fx = key(&mut app, k);
+            assert!(fx.is_empty(), "{k} in mode {}: {fx:?}", app.choices.mode);
+            let (level, m) = app.chrome.message.clone().expect("a message");
+            assert_eq!(level, jury::tui::app::Level::Warning, "{m}");
+            assert!(m.contains("1–5") && m.contains("mode 3"), "{m}");
+        }
+        assert!(app.data.labels.is_empty(), "nothing stored");
+        assert_eq!(app.data.marks[0] & mark::LABELLED, 0);
+    }
+    // In mode 3 they label the row.
+    let mut app = app();
+    key(&mut app, 'm');
+    let (_, l) = saved_label(&key(&mut app, 'd'));
+    assert_eq!(l.value, Value::Agreement(Agreement::Disagree));
 }
 
 #[test]

@@ -27,6 +27,7 @@ mod kappa;
 mod ledger;
 pub mod ppi;
 pub mod trust;
+pub mod usage_text;
 // The generators live in the crate's one home of randomness.
 use crate::rng;
 mod spearman;

@@ -57,8 +57,8 @@ pub enum Command {
     Failures(FailuresArgs),
     /// What the workspace holds.
     List(ListArgs),
-    /// A fixed train/test split of the labelled (item, classification) pairs,
-    /// stratified by label; shows the current one without --holdout.
+    /// A fixed train/test split of the labelled items (every pair of an item
+    /// on its side), stratified by label; shows the current one without --holdout.
     Split(SplitArgs),
     /// Write a prompt set with worked examples from `train` labels (AwAg modes 1-3).
     Fewshot(FewshotArgs),
@@ -89,7 +89,7 @@ pub struct FewshotArgs {
 
 #[derive(Debug, Args)]
 pub struct SplitArgs {
-    /// The share of labelled pairs held out as `test` (e.g. 0.3). Without it,
+    /// The share of labelled items held out as `test` (e.g. 0.3). Without it,
     /// the current split is shown.
     #[arg(long, value_name = "SHARE")]
     pub holdout: Option<f64>,
@@ -98,7 +98,8 @@ pub struct SplitArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Make a new split although the workspace has one (held-out figures and
-    /// few-shot sets made from the old one no longer line up).
+    /// few-shot sets made from the old one no longer line up); also remakes
+    /// a split made by pair before splits were by item.
     #[arg(long)]
     pub replace: bool,
     #[arg(long)]
@@ -224,7 +225,9 @@ pub struct RunArgs {
     pub json: bool,
     #[arg(long, value_name = "DIR")]
     pub prompts: Option<PathBuf>,
-    /// Requests per batch in all, counting retries of missing entries (at least 1).
+    /// Requests per batch that keep no new verdict before it gives up (at least 1); requests that
+    /// keep new entries are free (at most this plus the batch's size in all), and the batch's time
+    /// is at most this many request timeouts.
     #[arg(long, default_value_t = 3)]
     pub max_attempts: u32,
     /// Never send a request whose worst case (every prompt byte a token, every allowed answer token used, at the model's price) could take the run past this many dollars. Needs a priced model and a server that reports usage.
@@ -338,6 +341,10 @@ pub struct EstimateArgs {
     pub who: Option<String>,
     #[arg(long, value_enum, default_value_t = EstimateFormat::Table)]
     pub format: EstimateFormat,
+    /// Only labels given in the workbench's random `sample` order: a random
+    /// sample, as the intervals assume (labels a person chose are left out).
+    #[arg(long)]
+    pub sampled_only: bool,
 }
 
 #[derive(Debug, Args)]

@@ -2,6 +2,7 @@
 
 use super::strings::{failures as say_failures, import as say_import, list as say_list};
 use super::{FailuresArgs, ImportArgs, ListArgs, ListWhat, open_store};
+use crate::analytics::usage_text::{cost_cell, count_cell, known};
 use crate::config::Settings;
 use crate::sanitize::one_line;
 use serde_json::json;
@@ -193,6 +194,7 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
         "cost"
     );
     for r in &runs {
+        let usage = known(r.requests, r.usage_unknown);
         println!(
             "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
             r.id,
@@ -207,10 +209,8 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
             one_line(&r.spec.model, 16),
             format!("{}/{}", r.verdicts, r.total),
             r.failures,
-            r.prompt_tokens + r.completion_tokens,
-            r.cost_usd
-                .map(|c| format!("${c:.4}"))
-                .unwrap_or_else(|| "-".into()),
+            count_cell(&(r.prompt_tokens + r.completion_tokens).to_string(), usage),
+            cost_cell(r.cost_usd, 4, usage),
         );
         if let Some(note) = &r.note {
             println!("{}", say_list::run_note(&one_line(note, 200)));
@@ -233,27 +233,24 @@ fn print_ledger(l: &crate::analytics::Ledger) {
     if l.total.runs == 0 {
         return;
     }
-    let money = |c: Option<f64>, digits: usize| {
-        c.map(|c| format!("${c:.digits$}"))
-            .unwrap_or_else(|| "-".into())
-    };
     println!();
     println!(
         "{:<34} {:>5} {:>9} {:>12} {:>12} {:>10} {:>12}",
         "cost ledger", "runs", "verdicts", "tokens", "tok/verdict", "cost", "$/verdict"
     );
     let line = |name: &str, x: &crate::analytics::LedgerLine| {
+        let usage = known(x.requests, x.usage_unknown);
         println!(
             "{:<34} {:>5} {:>9} {:>12} {:>12} {:>10} {:>12}{}",
             one_line(name, 34),
             x.runs,
             x.verdicts,
-            x.prompt_tokens + x.completion_tokens,
+            count_cell(&(x.prompt_tokens + x.completion_tokens).to_string(), usage),
             x.tokens_per_verdict()
-                .map(|t| format!("{t:.0}"))
+                .map(|t| count_cell(&format!("{t:.0}"), usage))
                 .unwrap_or_else(|| "-".into()),
-            money(x.cost_usd, 4),
-            money(x.cost_per_verdict(), 6),
+            cost_cell(x.cost_usd, 4, usage),
+            cost_cell(x.cost_per_verdict(), 6, usage),
             [
                 (x.unpriced_runs > 0).then(|| {
                     say_list::unpriced(x.unpriced_runs, crate::engine::price::HOW_TO_PRICE)

@@ -19,7 +19,11 @@ pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
     } else {
         builder.finish_readings()
     };
-    let es = estimate::estimates(&readings, a.alpha, a.who.as_deref());
+    let sampling = estimate::Sampling {
+        sampled: store.sampled_labels()?,
+        only: a.sampled_only,
+    };
+    let es = estimate::estimates(&readings, a.alpha, a.who.as_deref(), &sampling);
     let text = match a.format {
         EstimateFormat::Table => estimate::table(&es),
         EstimateFormat::Json => serde_json::to_string_pretty(&es)?,

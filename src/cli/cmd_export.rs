@@ -4,6 +4,7 @@ use super::strings::export as say;
 use super::{ExportArgs, ExportFormat, open_store};
 use crate::config::Settings;
 use crate::domain::{Failure, Label, Run, Verdict};
+use crate::import::csv_export::JSON_COLUMNS;
 use crate::store::Store;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -40,6 +41,8 @@ pub const COLUMNS: &[&str] = &[
     "blind",
     "failure_id",
     "split",
+    "sampled",
+    "sample_seed",
     // Item rows (CSV only): what `jury import` needs to rebuild each item.
     "title",
     "sent",
@@ -80,8 +83,14 @@ pub fn verdict_row(v: &Verdict) -> Value {
 }
 
 /// A label row; `split` is its side of the workspace's held-out split
-/// (`train`/`test`), null when the workspace has none.
-pub fn label_row(l: &Label, split: Option<&crate::store::Split>) -> Value {
+/// (`train`/`test`), null when the workspace has none; `sample_seed` the
+/// seed of the workbench's random `sample` order it was given in, if it was
+/// (`sampled: false`: a person chose the item).
+pub fn label_row(
+    l: &Label,
+    split: Option<&crate::store::Split>,
+    sample_seed: Option<u64>,
+) -> Value {
     json!({
         "kind": "label",
         "run_id": null,
@@ -100,6 +109,8 @@ pub fn label_row(l: &Label, split: Option<&crate::store::Split>) -> Value {
         "replaced_judge_value": l.replaced_judge_value.map(|v| v.to_json()),
         "blind": l.blind,
         "split": split.map(|s| s.side_of(&l.key.item_id, &l.key.classification_id).as_str()),
+        "sampled": sample_seed.is_some(),
+        "sample_seed": sample_seed,
     })
 }
 
@@ -200,7 +211,12 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
                 if csv {
                     let cells: Vec<String> = COLUMNS
                         .iter()
-                        .map(|c| crate::report::csv::cell(&row[*c]))
+                        .map(|c| match &row[*c] {
+                            Value::String(j) if JSON_COLUMNS.contains(c) => {
+                                crate::report::csv::json_text(j)
+                            }
+                            v => crate::report::csv::cell(v),
+                        })
                         .collect();
                     writeln!(out, "{}", cells.join(","))
                 } else {
@@ -209,6 +225,7 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
             };
             let mut err = None;
             let split = store.split()?;
+            let sampled = store.sampled_labels()?;
             store.for_each_verdict(|v| {
                 if err.is_none() {
                     err = emit(verdict_row(&v), out).err();
@@ -216,7 +233,10 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
             })?;
             store.for_each_label(|l| {
                 if err.is_none() {
-                    err = emit(label_row(&l, split.as_ref()), out).err();
+                    let seed = sampled
+                        .get(&(l.key.clone(), l.persona_id.clone(), l.who.clone()))
+                        .copied();
+                    err = emit(label_row(&l, split.as_ref(), seed), out).err();
                 }
             })?;
             store.for_each_failure(None, |id, f| {
@@ -323,7 +343,7 @@ fn awag_records(store: &Store, runs: &HashMap<i64, Run>) -> anyhow::Result<Value
                     "temperature": run.spec.params.get("temperature").cloned().unwrap_or(Value::Null),
                     "promptText": format!("prompt set {} ({})", run.spec.prompt_hash, run.spec.params.get("prompts").and_then(Value::as_str).unwrap_or("embedded")),
                     "promptQueryJson": {"mode": run.spec.mode.map(|m| m.number()), "params": run.spec.params},
-                    "queryState": {"status": run.status.as_str(), "usage": {"prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens}},
+                    "queryState": {"status": run.status.as_str(), "usage": usage_json(run)},
                 },
             },
         }));
@@ -432,4 +452,17 @@ fn rubric_results(store: &Store) -> anyhow::Result<Value> {
         .map(|(_, index, reason)| json!({"index": index, "reason": reason}))
         .collect();
     Ok(json!({"results": results, "skipped": skipped}))
+}
+
+/// A run's token usage for the AwAg export: unknown is `null`, not `0`, and
+/// the requests whose usage was never reported are counted.
+fn usage_json(run: &crate::domain::Run) -> Value {
+    use crate::analytics::usage_text::{Known, known};
+    let all_unknown = known(run.requests, run.usage_unknown) == Known::None;
+    let tokens = |n: u64| if all_unknown { Value::Null } else { json!(n) };
+    json!({
+        "prompt_tokens": tokens(run.prompt_tokens),
+        "completion_tokens": tokens(run.completion_tokens),
+        "usage_unknown_requests": run.usage_unknown,
+    })
 }

@@ -28,6 +28,13 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
             Report::build_on(&store, by, a.bootstrap, a.seed, side, &mut timer)?
         }
     };
+    // The HTML page heads with the classifier's accuracy.
+    let report = if a.format == ReportFormat::Html {
+        let scope = report::Scope::on(report.side);
+        report.with_estimates(&store, &scope)?
+    } else {
+        report
+    };
     let format = match (a.format, a.wide) {
         (ReportFormat::Table, true) => report::ReportFormat::TableWide,
         (f, _) => f.into(),

@@ -12,7 +12,8 @@ use crate::protocol::{JudgeSpec, SpecFlags};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-pub fn run(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
+pub fn run(s: &Settings, mut a: RunArgs) -> anyhow::Result<ExitCode> {
+    drop_repeats(&mut a);
     match a.repeats {
         Some(k) if k > 1 => repeated(s, a, k),
         Some(0) => anyhow::bail!(say::ZERO_REPEATS),
@@ -92,6 +93,35 @@ fn run_once(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     // The plan made above is the one run: planning again would read every
     // item a second time before the first request.
     rt.block_on(drive::drive(cfg, req, plan, a.json))
+}
+
+/// Each id list as a plan reads it: an id named twice is one combination
+/// (sent twice it was judged twice and then counted as missing). What was
+/// dropped is said on stderr, so `--json` stays one document.
+fn drop_repeats(a: &mut RunArgs) {
+    use crate::engine::plan::first_of_each;
+    let mut notes = Vec::new();
+    if let Some(items) = a.items.take() {
+        let (kept, repeated) = first_of_each(items);
+        if !repeated.is_empty() {
+            notes.push(say::named_twice("--items", &repeated));
+        }
+        a.items = Some(kept);
+    }
+    for (flag, list) in [
+        ("--perspective", &mut a.perspective),
+        ("--dimension", &mut a.dimension),
+    ] {
+        let trimmed: Vec<String> = list.iter().map(|p| p.trim().to_string()).collect();
+        let (kept, repeated) = first_of_each(trimmed);
+        if !repeated.is_empty() {
+            notes.push(say::named_twice(flag, &repeated));
+        }
+        *list = kept;
+    }
+    for n in notes {
+        eprintln!("{n}");
+    }
 }
 
 /// The run's settings from the flags and the configuration.

@@ -17,7 +17,8 @@ pub fn split(s: &Settings, a: SplitArgs) -> anyhow::Result<ExitCode> {
     if a.json {
         println!(
             "{}",
-            json!({"holdout": holdout, "seed": a.seed, "train": counts.train, "test": counts.test,
+            json!({"by": "item", "holdout": holdout, "seed": a.seed, "train": counts.train, "test": counts.test,
+                   "train_items": counts.train_items, "test_items": counts.test_items,
                    "by_label": counts.by_label})
         );
         return Ok(ExitCode::SUCCESS);
@@ -29,6 +30,7 @@ pub fn split(s: &Settings, a: SplitArgs) -> anyhow::Result<ExitCode> {
     println!(
         "{}",
         say::made(
+            [counts.train_items, counts.test_items],
             counts.train + counts.test,
             counts.train,
             counts.test,
@@ -56,17 +58,28 @@ fn show(store: &crate::store::Store, as_json: bool) -> anyhow::Result<ExitCode> 
         return Ok(ExitCode::SUCCESS);
     };
     let (mut train, mut test) = (0usize, 0usize);
+    let mut items: std::collections::BTreeMap<String, crate::domain::Side> = Default::default();
     for (item, cls) in store.labelled_pair_keys()? {
         match split.side_of(&item, &cls) {
             crate::domain::Side::Train => train += 1,
             crate::domain::Side::Test => test += 1,
         }
+        let side = split.item_side(&item);
+        items.insert(item, side);
     }
+    let test_items = items
+        .values()
+        .filter(|s| **s == crate::domain::Side::Test)
+        .count();
+    let item_counts = [items.len() - test_items, test_items];
+    let mixed = split.mixed_items();
     if as_json {
         println!(
             "{}",
-            json!({"holdout": split.rule.holdout, "seed": split.rule.seed, "created_at": split.created_at,
-                   "created_by": split.created_by, "fixed": split.fixed(), "train": train, "test": test})
+            json!({"by": if mixed.is_empty() { "item" } else { "pair" }, "mixed_items": mixed.len(),
+                   "holdout": split.rule.holdout, "seed": split.rule.seed, "created_at": split.created_at,
+                   "created_by": split.created_by, "fixed": split.fixed(), "train": train, "test": test,
+                   "train_items": item_counts[0], "test_items": item_counts[1]})
         );
     } else {
         println!(
@@ -76,11 +89,23 @@ fn show(store: &crate::store::Store, as_json: bool) -> anyhow::Result<ExitCode> 
                 &crate::sanitize::one_line(&split.created_by, 60),
                 split.rule.holdout,
                 split.rule.seed,
+                item_counts,
                 train,
                 test,
                 split.fixed()
             )
         );
+        if let Some(first) = mixed.first() {
+            println!(
+                "{}",
+                say::pair_level(
+                    mixed.len(),
+                    &crate::sanitize::one_line(first, 60),
+                    split.rule.holdout,
+                    split.rule.seed
+                )
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

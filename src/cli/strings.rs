@@ -70,36 +70,57 @@ pub mod prompt {
 
 /// `jury split`.
 pub mod split {
-    pub const NEVER_MOVES: &str =
-        "labels added later join a side by the same hash; the split never moves";
+    pub const NEVER_MOVES: &str = "every pair of an item is on its side; items labelled later join a side by their hash, pairs labelled later their item's side; the split never moves";
     pub const NONE_YET: &str =
-        "no split yet: `jury split --holdout 0.3 --seed 1` holds out 30 % of the labelled pairs";
+        "no split yet: `jury split --holdout 0.3 --seed 1` holds out 30 % of the labelled items";
 
     pub fn made_empty(holdout: f64, seed: u64) -> String {
         format!(
-            "split made (holdout {holdout}, seed {seed}), but nothing is labelled yet: labels added later join a side by the split's hash"
+            "split made (holdout {holdout}, seed {seed}), but nothing is labelled yet: items labelled later join a side by the split's hash"
         )
     }
-    pub fn made(pairs: usize, train: usize, test: usize, holdout: f64, seed: u64) -> String {
+    pub fn made(
+        items: [usize; 2],
+        pairs: usize,
+        train: usize,
+        test: usize,
+        holdout: f64,
+        seed: u64,
+    ) -> String {
         format!(
-            "split {pairs} labelled (item, classification) pairs: {train} train, {test} test (holdout {holdout}, seed {seed})"
+            "split {} labelled items by item: {} train, {} test ({pairs} labelled (item, classification) pairs: {train} train, {test} test; holdout {holdout}, seed {seed})",
+            items[0] + items[1],
+            items[0],
+            items[1]
         )
     }
     pub fn label_row(value: &str, train: usize, test: usize) -> String {
         format!("  label {value:<10} {train:>5} train {test:>5} test")
     }
+    #[allow(clippy::too_many_arguments)]
     pub fn shown(
         created_at: &str,
         created_by: &str,
         holdout: f64,
         seed: u64,
+        items: [usize; 2],
         train: usize,
         test: usize,
         fixed: usize,
     ) -> String {
         format!(
-            "split made {created_at} by {created_by} (holdout {holdout}, seed {seed}): {} labelled pairs now, {train} train, {test} test ({fixed} fixed when it was made)",
+            "split made {created_at} by {created_by} (holdout {holdout}, seed {seed}): {} labelled items now, {} train, {} test; {} labelled pairs, {train} train, {test} test ({fixed} fixed when it was made)",
+            items[0] + items[1],
+            items[0],
+            items[1],
             train + test
+        )
+    }
+    pub fn pair_level(count: usize, example: &str, holdout: f64, seed: u64) -> String {
+        format!(
+            "this split was made by (item, classification) pair, not by item: {count} item(s) have pairs on both sides (e.g. {example}), \
+             so an item's text can be a few-shot example while another of its pairs is scored as held-out. \
+             `jury report --split` and `jury fewshot` refuse it; `jury split --replace --holdout {holdout} --seed {seed}` remakes it by item"
         )
     }
 }
@@ -275,12 +296,25 @@ pub mod run {
         "--persona owner is for --protocol awag (the other protocols judge without a persona)";
     pub const OWNER_NOT_WITH: &str = "--persona owner starts one run per owner persona; --limit, --subset-percent and \
          --budget would apply to each run, not to the whole: use --items, or run each owner with --persona ID";
+    pub const OWNER_IS_A_PERSONA: &str = "note: --persona owner means the persona whose id is 'owner' in this store, \
+         not each item's owner (import refuses that id now; give the persona another id to judge items as their owners)";
     pub const NO_OWNED_ITEMS: &str = "--persona owner: no item of the selection has an owner (an inbox:NAME tag or persona field naming a persona)";
     pub fn unowned(n: usize) -> String {
         format!("{n} item(s) have no owner and are not judged (judge them with --persona ID)")
     }
     pub fn as_owner(persona: &str, n: usize) -> String {
         format!("judging {n} item(s) as their owner {persona}")
+    }
+    /// An id a list flag names more than once: the plan keeps its first place.
+    pub fn named_twice(flag: &str, ids: &[String]) -> String {
+        let shown: Vec<String> = ids
+            .iter()
+            .map(|i| crate::sanitize::one_line(i, 80))
+            .collect();
+        format!(
+            "note: {flag} names {} twice; each is judged once",
+            shown.join(", ")
+        )
     }
     pub const DEMO_JUDGE_NOTE: &str =
         "(a deterministic offline judge for trying jury out; Ctrl-C stops it)";
@@ -345,8 +379,9 @@ pub mod drive {
         records: u64,
         note: Option<&str>,
     ) -> String {
+        use crate::analytics::usage_text::{cost_phrase, tokens_phrase};
         format!(
-            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {} tokens{}, {:.1}s{}",
+            "run {} {}: {}/{} verdicts, {} without a verdict, {} failure record(s), {} requests, {}{}, {:.1}s{}",
             run_id,
             status,
             p.verdicts,
@@ -354,8 +389,14 @@ pub mod drive {
             missing,
             records,
             p.requests,
-            p.usage.prompt_tokens + p.usage.completion_tokens,
-            p.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default(),
+            tokens_phrase(
+                p.usage.prompt_tokens + p.usage.completion_tokens,
+                p.requests,
+                p.usage_unknown
+            ),
+            cost_phrase(p.cost_usd, p.requests, p.usage_unknown)
+                .map(|c| format!(", {c}"))
+                .unwrap_or_default(),
             p.elapsed.as_secs_f64(),
             note.map(|n| format!(" — {n}")).unwrap_or_default()
         )
@@ -369,11 +410,16 @@ pub mod drive {
         format!("resuming: {skipped} combination(s) already judged are skipped")
     }
     pub fn bar_message(p: &Progress) -> String {
+        use crate::analytics::usage_text::{cost_phrase, tokens_phrase};
         format!(
-            "{} tokens{}{}",
-            p.usage.prompt_tokens + p.usage.completion_tokens,
-            p.cost_usd
-                .map(|c| format!(" · ${c:.4}"))
+            "{}{}{}",
+            tokens_phrase(
+                p.usage.prompt_tokens + p.usage.completion_tokens,
+                p.requests,
+                p.usage_unknown
+            ),
+            cost_phrase(p.cost_usd, p.requests, p.usage_unknown)
+                .map(|c| format!(" · {c}"))
                 .unwrap_or_default(),
             if p.failed > 0 {
                 format!(" · {} failed", p.failed)

@@ -6,13 +6,26 @@
 use serde_json::Value;
 use std::future::Future;
 use std::net::SocketAddr;
-use tokio::io::AsyncReadExt;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-/// Largest request head and body accepted.
+/// Largest request head accepted, and largest trailer section after a
+/// chunked body's last chunk (a chunk-size line is held to it too).
 const MAX_HEAD: usize = 64 * 1024;
+/// Largest request body accepted.
 const MAX_BODY: usize = 64 * 1024 * 1024;
+/// Connections served at once; one more gets a 503 and is closed.
+pub const MAX_CONNECTIONS: usize = 128;
+/// A kept-alive connection that sends no next request for this long is closed.
+const KEEP_ALIVE_IDLE: Duration = Duration::from_secs(60);
+/// A request's head must arrive within this of its first byte...
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// ...and its body within this of the head's end.
+const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One request as the server read it.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,7 +94,10 @@ impl Request {
 
 /// Bind 127.0.0.1:`port` (0: any free one) and hand every accepted
 /// connection to `serve` on its own task until `stop` is cancelled (open
-/// connections are dropped then too). Must be called inside a tokio runtime.
+/// connections are dropped then too). At most [`MAX_CONNECTIONS`] are served
+/// at once: past that a connection is answered 503 and closed, so a client
+/// that opens connections and never closes them cannot use up the process.
+/// Must be called inside a tokio runtime.
 pub async fn listen<F, Fut>(
     port: u16,
     stop: CancellationToken,
@@ -93,6 +109,7 @@ where
 {
     let listener = TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
+    let open = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     tokio::spawn(async move {
         loop {
             let accepted = tokio::select! {
@@ -102,12 +119,17 @@ where
             match accepted {
                 Ok((sock, _)) => {
                     let _ = sock.set_nodelay(true);
+                    let Ok(permit) = open.clone().try_acquire_owned() else {
+                        tokio::spawn(refuse(sock));
+                        continue;
+                    };
                     let (st, conn) = (stop.clone(), serve(sock));
                     tokio::spawn(async move {
                         tokio::select! {
                             _ = st.cancelled() => {}
                             _ = conn => {}
                         }
+                        drop(permit);
                     });
                 }
                 // Out of file descriptors and the like: back off a little.
@@ -118,8 +140,68 @@ where
     Ok(addr)
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+/// A connection past the limit: told so, and closed.
+async fn refuse(mut sock: TcpStream) {
+    let body = r#"{"error":{"message":"too many open connections; try again shortly","type":"server_busy"}}"#;
+    let mut out = head(
+        503,
+        &[("Connection".into(), "close".into())],
+        "application/json",
+        Some(body.len()),
+    );
+    out.extend_from_slice(body.as_bytes());
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        let _ = sock.write_all(&out).await;
+        let _ = sock.shutdown().await;
+    })
+    .await;
+}
+
+/// Where `needle` starts in `hay`, looking from `from` on: callers that read
+/// more bytes resume where the last look ended, so a line that never ends
+/// costs linear time, not a rescan per read.
+fn find_from(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    let from = from.min(hay.len());
+    hay[from..]
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|i| i + from)
+}
+
+/// The end of the next CRLF-terminated line in `buf` (reading as needed),
+/// `None` at EOF or past `max` bytes without one.
+async fn line_end(sock: &mut TcpStream, buf: &mut Vec<u8>, max: usize) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        if let Some(i) = find_from(buf, b"\r\n", from) {
+            return Some(i);
+        }
+        if buf.len() > max {
+            return None;
+        }
+        from = buf.len().saturating_sub(1);
+        if !fill(sock, buf).await {
+            return None;
+        }
+    }
+}
+
+/// Where the head in `buf` ends (before its blank line), reading as needed;
+/// `None` at EOF or past [`MAX_HEAD`].
+async fn head_end(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        if let Some(i) = find_from(buf, b"\r\n\r\n", from) {
+            return Some(i);
+        }
+        if buf.len() > MAX_HEAD {
+            return None;
+        }
+        from = buf.len().saturating_sub(3);
+        if !fill(sock, buf).await {
+            return None;
+        }
+    }
 }
 
 /// Read more bytes into `buf`; false on EOF or error.
@@ -144,40 +226,32 @@ async fn take(sock: &mut TcpStream, buf: &mut Vec<u8>, n: usize) -> Option<Vec<u
     Some(buf.drain(..n).collect())
 }
 
-/// Decode a chunked request body.
+/// Decode a chunked request body. Chunk-size lines and the trailers after
+/// the last chunk are held to [`MAX_HEAD`] bytes, the body to [`MAX_BODY`].
 async fn take_chunked(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
     let mut body = Vec::new();
     loop {
-        let line_end = loop {
-            if let Some(i) = find(buf, b"\r\n") {
-                break i;
-            }
-            if buf.len() > MAX_HEAD || !fill(sock, buf).await {
-                return None;
-            }
-        };
-        let line = String::from_utf8_lossy(&buf[..line_end]).to_string();
-        buf.drain(..line_end + 2);
+        let end = line_end(sock, buf, MAX_HEAD).await?;
+        let line = String::from_utf8_lossy(&buf[..end]).to_string();
+        buf.drain(..end + 2);
         let size_text = line.split(';').next().unwrap_or("").trim();
         let size = usize::from_str_radix(size_text, 16).ok()?;
         if size == 0 {
-            // Trailers until an empty line.
+            // Trailers until an empty line, all of them within MAX_HEAD.
+            let mut trailers = 0usize;
             loop {
-                let end = loop {
-                    if let Some(i) = find(buf, b"\r\n") {
-                        break i;
-                    }
-                    if !fill(sock, buf).await {
-                        return None;
-                    }
-                };
+                let end = line_end(sock, buf, MAX_HEAD - trailers).await?;
                 buf.drain(..end + 2);
                 if end == 0 {
                     return Some(body);
                 }
+                trailers += end + 2;
+                if trailers > MAX_HEAD {
+                    return None;
+                }
             }
         }
-        if body.len() + size > MAX_BODY {
+        if body.len().checked_add(size)? > MAX_BODY {
             return None;
         }
         body.extend(take(sock, buf, size + 2).await?.into_iter().take(size));
@@ -186,17 +260,22 @@ async fn take_chunked(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>
 
 /// The next request on a kept-alive connection (`buf` carries bytes read
 /// past the previous one) with `seq` 0, and whether the client asked to
-/// close after it; `None` when the connection ended or sent something too
-/// large or unreadable.
+/// close after it; `None` when the connection ended, sent something too
+/// large or unreadable, or was too slow: idle for [`KEEP_ALIVE_IDLE`]
+/// before a request, a head not complete within [`HEAD_TIMEOUT`] of its
+/// first byte, a body not within [`BODY_TIMEOUT`] of the head.
 pub async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(Request, bool)> {
-    let head_end = loop {
-        if let Some(i) = find(buf, b"\r\n\r\n") {
-            break i;
-        }
-        if buf.len() > MAX_HEAD || !fill(sock, buf).await {
+    if buf.is_empty() {
+        let more = tokio::time::timeout(KEEP_ALIVE_IDLE, fill(sock, buf))
+            .await
+            .ok()?;
+        if !more {
             return None;
         }
-    };
+    }
+    let head_end = tokio::time::timeout(HEAD_TIMEOUT, head_end(sock, buf))
+        .await
+        .ok()??;
     let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
     buf.drain(..head_end + 4);
     let mut lines = head.split("\r\n");
@@ -219,17 +298,21 @@ pub async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(Re
     };
     let chunked =
         get("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-    let body_bytes = if chunked {
-        take_chunked(sock, buf).await?
-    } else {
-        let len = get("content-length")
-            .and_then(|v| v.parse::<usize>().ok())
-            .unwrap_or(0);
-        if len > MAX_BODY {
-            return None;
+    let body_bytes = tokio::time::timeout(BODY_TIMEOUT, async {
+        if chunked {
+            take_chunked(sock, buf).await
+        } else {
+            let len = get("content-length")
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0);
+            if len > MAX_BODY {
+                return None;
+            }
+            take(sock, buf, len).await
         }
-        take(sock, buf, len).await?
-    };
+    })
+    .await
+    .ok()??;
     let wants_close =
         get("connection").is_some_and(|v| v.eq_ignore_ascii_case("close")) || version == "HTTP/1.0";
     let body = if body_bytes.is_empty() {

@@ -49,6 +49,9 @@ impl Drop for DemoJudge {
     }
 }
 
+/// Longest wait for a client to take an answer.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
 async fn serve(mut sock: TcpStream, latency: Duration) {
     let mut buf = Vec::with_capacity(8192);
     while let Some((req, close)) = http::read_request(&mut sock, &mut buf).await {
@@ -58,7 +61,13 @@ async fn serve(mut sock: TcpStream, latency: Duration) {
             tokio::time::sleep_until(arrived + latency).await;
         }
         let bytes = wire::response(&answer, &req);
-        if sock.write_all(&bytes).await.is_err() || sock.flush().await.is_err() || close {
+        // A client that never reads its answer does not hold the connection.
+        let written = tokio::time::timeout(WRITE_TIMEOUT, async {
+            sock.write_all(&bytes).await?;
+            sock.flush().await
+        })
+        .await;
+        if !matches!(written, Ok(Ok(()))) || close {
             let _ = sock.shutdown().await;
             return;
         }

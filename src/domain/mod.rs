@@ -10,7 +10,7 @@ mod verdict;
 
 pub use item::{Classification, Item, Source};
 pub use mode::{Mode, Protocol, judge_name};
-pub use persona::{Persona, Perspective};
+pub use persona::{OWNER_CHOICE, Persona, Perspective, reserved_id, reserved_perspective_id};
 pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use split::{Side, SplitError, SplitRule};
@@ -18,3 +18,20 @@ pub use verdict::{
     ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Label, RequestPosition, Usage,
     Verdict,
 };
+
+/// `ids` with each id kept at its first place, and the ids that were named
+/// more than once (each once, in order): a combination named twice is one
+/// combination, judged once.
+pub fn first_of_each(ids: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    let mut repeated = Vec::new();
+    let mut kept = Vec::with_capacity(ids.len());
+    for id in ids {
+        if seen.insert(id.clone()) {
+            kept.push(id);
+        } else if !repeated.contains(&id) {
+            repeated.push(id);
+        }
+    }
+    (kept, repeated)
+}

@@ -44,7 +44,10 @@ pub struct RunRequest {
     pub limit: Option<usize>,
     /// `(percent, seed)`.
     pub subset: Option<(f64, u64)>,
-    /// Requests per batch in all, counting retries of missing entries.
+    /// Requests per batch that keep no new verdict before it gives up;
+    /// requests that keep new entries are free (at most this plus the
+    /// batch's size in all). Also bounds the batch's time: this many
+    /// request timeouts.
     pub max_attempts: u32,
     /// Never send a request whose worst case could take the run's estimated
     /// spending past this many dollars.

@@ -21,6 +21,8 @@ pub fn in_subset(id: &str, percent: f64, seed: u64) -> bool {
     (h as f64 / u64::MAX as f64) * 100.0 < percent
 }
 
+pub use crate::domain::first_of_each;
+
 /// Applies the item selection flags to the store's items (in store order).
 pub fn select_items(
     all: &[String],
@@ -34,7 +36,7 @@ pub fn select_items(
             if let Some(missing) = wanted.iter().find(|w| !known.contains(w)) {
                 return Err(format!("no item '{missing}' in the store"));
             }
-            wanted.to_vec()
+            first_of_each(wanted.to_vec()).0
         }
         None => all.to_vec(),
     };
@@ -114,6 +116,20 @@ mod tests {
         let mut order: Vec<u32> = (0..10).collect();
         shuffle(&mut order, 2);
         assert_eq!(order, vec![4, 8, 9, 2, 3, 0, 1, 7, 5, 6]);
+    }
+
+    #[test]
+    fn an_id_named_twice_is_kept_once_at_its_first_place() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            first_of_each(v(&["b", "a", "b", "c", "a", "b"])),
+            (v(&["b", "a", "c"]), v(&["b", "a"]))
+        );
+        let all = v(&["a", "b"]);
+        assert_eq!(
+            select_items(&all, Some(&v(&["b", "a", "b"])), None, None).unwrap(),
+            v(&["b", "a"])
+        );
     }
 
     #[test]

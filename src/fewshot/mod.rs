@@ -2,8 +2,9 @@
 //! worked examples chosen from `train` labels only, written into a copy of a
 //! prompt set, with a manifest saying where each example came from.
 //!
-//! Choice, per AwAg mode: the labels on the `train` side of the workspace's
-//! split whose value the mode can show (Likert 1–5 for modes 1 and 2; AGREE /
+//! Choice, per AwAg mode: the labels of the items on the `train` side of
+//! the workspace's split (made by item, so no held-out item's text is ever
+//! an example) whose value the mode can show (Likert 1–5 for modes 1 and 2; AGREE /
 //! DISAGREE for mode 3, where a Likert label of 4–5 reads as AGREE and 1–2 as
 //! DISAGREE), one per (item, classification). Labels where the judge said
 //! something else come first (they are what the judge gets wrong), then the
@@ -57,6 +58,16 @@ pub enum FewShotError {
         "this workspace has no held-out split: examples may only come from `train` labels, so make one first (`jury split --holdout 0.3 --seed 1`)"
     )]
     NoSplit,
+    #[error(
+        "the stored split was made by (item, classification) pair: {count} item(s) have pairs on both sides (e.g. {example}), \
+         so an example could show an item that is also scored as held-out. `jury split --replace --holdout {holdout} --seed {seed}` remakes it by item"
+    )]
+    PairLevelSplit {
+        count: usize,
+        example: String,
+        holdout: f64,
+        seed: u64,
+    },
     #[error("--k must be at least 1")]
     NoK,
     #[error(transparent)]
@@ -99,7 +110,7 @@ pub fn choose(store: &Store, k: usize) -> Result<BTreeMap<Mode, Vec<Example>>, F
     if k == 0 {
         return Err(FewShotError::NoK);
     }
-    let split = store.split()?.ok_or(FewShotError::NoSplit)?;
+    let split = item_level_split(store)?;
     let labels = train_labels(store, &split, is_awag)?;
     let judged = judged_values(store, &labels)?;
     let mut out = BTreeMap::new();
@@ -119,7 +130,7 @@ pub fn choose_guideline(store: &Store, k: usize) -> Result<Vec<Example>, FewShot
     if k == 0 {
         return Err(FewShotError::NoK);
     }
-    let split = store.split()?.ok_or(FewShotError::NoSplit)?;
+    let split = item_level_split(store)?;
     let labels = train_labels(store, &split, |l| {
         l.key.perspective_id == crate::protocol::guideline::PERSPECTIVE
     })?;
@@ -131,6 +142,20 @@ pub fn choose_guideline(store: &Store, k: usize) -> Result<Vec<Example>, FewShot
     Ok(choose_for(&fit, None, &labels, &judged, &split, k))
 }
 
+/// The workspace's split, refused when it was made by pair (it leaks).
+fn item_level_split(store: &Store) -> Result<Split, FewShotError> {
+    let split = store.split()?.ok_or(FewShotError::NoSplit)?;
+    if let Some(first) = split.mixed_items().first() {
+        return Err(FewShotError::PairLevelSplit {
+            count: split.mixed_items().len(),
+            example: first.clone(),
+            holdout: split.rule.holdout,
+            seed: split.rule.seed,
+        });
+    }
+    Ok(split)
+}
+
 /// The newest `train` label per (item, classification, perspective, persona)
 /// among those `keep` takes.
 fn train_labels(
@@ -140,7 +165,8 @@ fn train_labels(
 ) -> Result<BTreeMap<LabelKey, Label>, FewShotError> {
     let mut labels: BTreeMap<LabelKey, Label> = BTreeMap::new();
     store.for_each_label(|l| {
-        if !keep(&l) || split.side_of(&l.key.item_id, &l.key.classification_id) != Side::Train {
+        // By item: no text of a held-out item may be an example.
+        if !keep(&l) || split.item_side(&l.key.item_id) != Side::Train {
             return;
         }
         let key = (

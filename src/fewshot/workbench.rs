@@ -103,31 +103,69 @@ pub fn write_loop_set(
     })
 }
 
-/// The held-out items of a persona and perspectives: items with a `test`
-/// label of theirs, minus any item an example of `set` shows (its text is
-/// in the prompt, so judging it would flatter the set). Returns the items
-/// and how many were left out for that reason.
+/// A persona and the held-out items judged as it.
+pub type PersonaItems = (String, Vec<String>);
+
+/// Who the held-out items are judged as: one persona, or each item its
+/// owner (items without an owner persona: `fallback`), as the workbench's
+/// "each item's owner" reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopPersona<'a> {
+    One(&'a str),
+    EachOwner { fallback: &'a str },
+}
+
+/// The held-out items, grouped by the persona each is judged as: items on
+/// the `test` side with a label of that persona on one of the perspectives,
+/// minus any item an example of `set` shows (its text is in the prompt, so
+/// judging it would flatter the set). Groups are ordered by persona.
+/// Returns the groups and how many items were left out for that reason.
 pub fn test_items(
     store: &Store,
-    persona_id: &str,
+    persona: LoopPersona,
     perspective_ids: &[String],
     examples: &[(String, String)],
-) -> Result<(Vec<String>, usize), LoopError> {
+) -> Result<(Vec<PersonaItems>, usize), LoopError> {
     let split = store
         .split()?
         .ok_or(WriteError::Choose(super::FewShotError::NoSplit))?;
+    // item → its owner persona, read only when each item is its owner's.
+    let mut owners: std::collections::HashMap<String, String> = Default::default();
+    if let LoopPersona::EachOwner { .. } = persona {
+        let personas: BTreeSet<String> = store.personas()?.into_iter().map(|p| p.id).collect();
+        store.for_each_item(|i| {
+            if let Some(o) = i.owner.filter(|o| personas.contains(o)) {
+                owners.insert(i.id, o);
+            }
+            true
+        })?;
+    }
+    let persona_of = |item: &str| -> String {
+        match persona {
+            LoopPersona::One(p) => p.to_string(),
+            LoopPersona::EachOwner { fallback } => owners
+                .get(item)
+                .cloned()
+                .unwrap_or_else(|| fallback.to_string()),
+        }
+    };
     let shown: BTreeSet<&str> = examples.iter().map(|(i, _)| i.as_str()).collect();
-    let mut held_out: BTreeSet<String> = BTreeSet::new();
+    let mut held_out: std::collections::BTreeMap<String, String> = Default::default();
     store.for_each_label(|l| {
-        if l.persona_id == persona_id
-            && perspective_ids.contains(&l.key.perspective_id)
-            && split.side_of(&l.key.item_id, &l.key.classification_id) == Side::Test
+        if perspective_ids.contains(&l.key.perspective_id)
+            && split.item_side(&l.key.item_id) == Side::Test
+            && !held_out.contains_key(&l.key.item_id)
+            && l.persona_id == persona_of(&l.key.item_id)
         {
-            held_out.insert(l.key.item_id);
+            held_out.insert(l.key.item_id, l.persona_id);
         }
     })?;
     let before = held_out.len();
-    held_out.retain(|i| !shown.contains(i.as_str()));
+    held_out.retain(|i, _| !shown.contains(i.as_str()));
     let left_out = before - held_out.len();
-    Ok((held_out.into_iter().collect(), left_out))
+    let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (item, persona) in held_out {
+        groups.entry(persona).or_default().push(item);
+    }
+    Ok((groups.into_iter().collect(), left_out))
 }

@@ -105,7 +105,7 @@ pub fn write_set(
         "k": k,
         "base": base.origin,
         "baseHash": base.hash(),
-        "split": split.as_ref().map(|s| json!({"holdout": s.rule.holdout, "seed": s.rule.seed, "createdAt": s.created_at})),
+        "split": split.as_ref().map(|s| json!({"holdout": s.rule.holdout, "seed": s.rule.seed, "createdAt": s.created_at, "by": "item"})),
         "examples": examples
             .iter()
             .map(|(m, es)| (format!("mode{}", m.number()), json!(es)))

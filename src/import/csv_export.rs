@@ -6,6 +6,10 @@
 use crate::domain::Item;
 use serde_json::{Map, Value, json};
 
+/// The export columns that hold JSON text (read back as JSON, not as text
+/// with escapes).
+pub const JSON_COLUMNS: &[&str] = &["tags", "classifications", "payload"];
+
 /// Which export column each record field comes from (for errors).
 pub const COLUMN_OF_FIELD: &[(&str, &str)] = &[
     ("id", "item_id"),
@@ -18,6 +22,8 @@ pub const COLUMN_OF_FIELD: &[(&str, &str)] = &[
     ("scale", "scale"),
     ("createdAt", "created_at"),
     ("who", "who"),
+    ("replacedJudgeValue", "replaced_judge_value"),
+    ("blind", "blind"),
     ("title", "title"),
     ("summary", "text"),
     ("text", "text"),
@@ -79,12 +85,14 @@ fn sent_cell(i: &Item) -> Option<String> {
     }
 }
 
-/// A text cell as jury wrote it: the export puts a `'` before text starting
-/// with `=`, `+`, `-` or `@` so spreadsheets do not read a formula.
-pub fn unprefixed(cell: &str) -> String {
-    match cell.strip_prefix('\'') {
-        Some(rest) if rest.len() > 1 && rest.starts_with(['=', '+', '-', '@']) => rest.to_string(),
-        _ => cell.to_string(),
+/// A cell of column `column` as jury wrote it: JSON cells as they are, text
+/// cells without the `'` and the escapes the export added (see
+/// [`crate::report::csv::text`]), so what comes back is what was stored.
+pub fn cell_text(column: &str, cell: &str) -> String {
+    if JSON_COLUMNS.contains(&column) {
+        cell.to_string()
+    } else {
+        crate::report::csv::from_text_cell(cell)
     }
 }
 
@@ -148,6 +156,8 @@ pub fn label_from_cells(cell: &dyn Fn(&str) -> String) -> Value {
         ("note", "text"),
         ("who", "who"),
         ("createdAt", "created_at"),
+        ("replacedJudgeValue", "replaced_judge_value"),
+        ("blind", "blind"),
     ] {
         let v = cell(column);
         if !v.is_empty() || field == "value" {

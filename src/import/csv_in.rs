@@ -8,174 +8,262 @@ use super::csv_map::{self, CsvMap, Resolved};
 use super::parse::Accept;
 use super::{Batch, ImportError, Location, RecordError};
 use serde_json::{Map, Value, json};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 /// One record as read: the line it starts on and its cells.
-struct Row {
+struct Row<'r> {
     line: usize,
-    cells: Vec<String>,
+    cells: &'r csv::StringRecord,
 }
 
+/// A problem with the whole file: (line, column, what).
+type ReadError = (usize, Option<String>, String);
+
+/// Reads a CSV file a record at a time. A spreadsheet is read twice: first
+/// to check every record and collect the values each classification column
+/// holds (they are its available values), then to write the items; jury's
+/// own export once. Memory stays flat however many rows the file has.
 pub(super) fn read_csv(
     path: &Path,
-    bytes: &[u8],
     map: Option<&CsvMap>,
     skip_invalid: bool,
     who: &str,
-    batch: &mut Batch,
+    batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
-    let invalid = |line: usize, column: Option<&str>, message: String| {
+    let invalid = |(line, column, message): ReadError| {
         ImportError::File(RecordError {
             file: path.to_path_buf(),
             at: match column {
-                Some(c) => Location::Cell {
-                    line,
-                    column: c.to_string(),
-                },
+                Some(c) => Location::Cell { line, column: c },
                 None => Location::Line(line),
             },
             field: String::new(),
             message,
         })
     };
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
-            + 1;
-        invalid(line, None, "invalid UTF-8".into())
-    })?;
-    let (headers, rows) =
-        records(text).map_err(|(line, col, m)| invalid(line, col.as_deref(), m))?;
-    let mut accept = Accept::new(path, who, skip_invalid);
+    let cannot_read = |e: std::io::Error| ImportError::Read {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let unclosed = scan(path).map_err(cannot_read)?.map_err(invalid)?;
+    let mut rows = Records::open(path).map_err(cannot_read)?;
+    let headers = rows.headers(unclosed).map_err(invalid)?;
+    let mut accept = Accept::new(path, who, skip_invalid, batch);
     if is_jury_export(&headers) {
-        return read_export(&mut accept, &headers, rows, batch);
+        return read_export(&mut accept, &headers, rows, batch).map_err(|e| e.into_import(invalid));
     }
-    let resolved = csv_map::resolve(&headers, map).map_err(|m| invalid(1, None, m))?;
+    let resolved = csv_map::resolve(&headers, map).map_err(|m| invalid((1, None, m)))?;
     let classes = resolved.classifications();
     if classes.is_empty() {
-        return Err(invalid(
+        return Err(invalid((
             1,
             None,
             format!(
                 "no classification column: an item needs one; map it with --map classification:NAME=COLUMN (columns: {})",
                 headers.join(", ")
             ),
-        ));
+        )));
     }
     if resolved.column("id").is_none() {
-        return Err(invalid(
+        return Err(invalid((
             1,
             None,
             format!(
                 "no id column: map it with --map id=COLUMN (columns: {})",
                 headers.join(", ")
             ),
-        ));
+        )));
+    }
+    // First pass: every record well-formed, and each classification's values.
+    let mut available: Vec<Vec<String>> = vec![Vec::new(); classes.len()];
+    while let Some(row) = rows.next(headers.len()).map_err(invalid)? {
+        for ((_, c), seen) in classes.iter().zip(available.iter_mut()) {
+            let v = row.cells[*c].trim();
+            if !v.is_empty() && !super::is_not_relevant(v) && !seen.iter().any(|s| s == v) {
+                seen.push(v.to_string());
+            }
+        }
     }
     batch
         .csv_mappings
         .push((path.to_path_buf(), csv_map::note(&headers, &resolved)));
     accept.columns = columns_of(&headers, &resolved);
-    let available = available_values(&rows, &classes);
-    for row in &rows {
-        let record = item_record(row, &resolved, &classes, &available);
+    let mut rows = Records::open(path).map_err(cannot_read)?;
+    rows.headers(None).map_err(invalid)?;
+    while let Some(row) = rows.next(headers.len()).map_err(invalid)? {
+        let record = item_record(&row, &resolved, &classes, &available);
         accept.take(Location::Line(row.line), Ok(record), batch)?;
     }
     Ok(())
 }
 
-/// The header and the records, each with the line it starts on; a quote
-/// that is never closed is named by the line and column it opens in (the
-/// csv reader would read the rest of the file into that one cell).
-type ReadError = (usize, Option<String>, String);
-fn records(text: &str) -> Result<(Vec<String>, Vec<Row>), ReadError> {
-    let unclosed = unclosed_quote(text);
-    let mut rdr = ::csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(text.as_bytes());
-    let mut all = rdr.records();
-    let headers: Vec<String> = match all.next() {
-        None => return Err((1, None, "is empty: a CSV needs a header row".into())),
-        Some(Err(e)) => return Err((1, None, format!("cannot read the header: {e}"))),
-        Some(Ok(h)) => h.iter().map(|c| c.trim().to_string()).collect(),
-    };
-    if let Some((line, field)) = unclosed {
-        let column = headers.get(field).cloned();
-        return Err((
-            line,
-            column,
-            "unbalanced quote: the quoted cell that starts here is never closed".into(),
-        ));
-    }
-    let mut rows = Vec::new();
-    for r in all {
-        let r = r.map_err(|e| {
-            let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
-            (line, None, format!("cannot read this record: {e}"))
-        })?;
-        let line = r.position().map(|p| p.line() as usize).unwrap_or(0);
-        if r.iter().all(|c| c.trim().is_empty()) {
-            continue;
-        }
-        if r.len() != headers.len() {
-            return Err((
-                line,
-                None,
-                format!(
-                    "has {} cells, the header has {} (a cell holding a comma must be quoted)",
-                    r.len(),
-                    headers.len()
-                ),
-            ));
-        }
-        rows.push(Row {
-            line,
-            cells: r.iter().map(str::to_string).collect(),
-        });
-    }
-    Ok((headers, rows))
+/// The csv reader over a file, with the record it reads into reused.
+struct Records {
+    rdr: csv::Reader<BufReader<File>>,
+    record: csv::StringRecord,
 }
 
-/// Where a quoted cell opens that is never closed: (line, cell index).
-fn unclosed_quote(text: &str) -> Option<(usize, usize)> {
+impl Records {
+    fn open(path: &Path) -> std::io::Result<Records> {
+        let mut r = BufReader::with_capacity(1 << 16, crate::readfile::open(path)?);
+        super::parse::skip_bom(&mut r)?;
+        let rdr = ::csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(r);
+        Ok(Records {
+            rdr,
+            record: csv::StringRecord::new(),
+        })
+    }
+
+    /// The header row (trimmed), each header once. `unclosed` is where a
+    /// quoted cell opens that is never closed (the csv reader would read
+    /// the rest of the file into that one cell): named by its column.
+    fn headers(&mut self, unclosed: Option<(usize, usize)>) -> Result<Vec<String>, ReadError> {
+        let headers: Vec<String> = match self.rdr.read_record(&mut self.record) {
+            Ok(false) => return Err((1, None, "is empty: a CSV needs a header row".into())),
+            Err(e) => return Err((1, None, format!("cannot read the header: {}", utf8_or(&e)))),
+            Ok(true) => self.record.iter().map(|c| c.trim().to_string()).collect(),
+        };
+        // Two columns under one header: a field mapped or guessed by that
+        // name would silently take the first, so neither is taken.
+        for (i, h) in headers.iter().enumerate().filter(|(_, h)| !h.is_empty()) {
+            if let Some(j) = headers[i + 1..]
+                .iter()
+                .position(|o| o.eq_ignore_ascii_case(h))
+            {
+                return Err((
+                    1,
+                    None,
+                    format!(
+                        "columns {} and {} are both headed '{}': rename one so each column says what it holds",
+                        i + 1,
+                        i + j + 2,
+                        crate::sanitize::one_line(h, 80)
+                    ),
+                ));
+            }
+        }
+        if let Some((line, field)) = unclosed {
+            let column = headers.get(field).cloned();
+            return Err((
+                line,
+                column,
+                "unbalanced quote: the quoted cell that starts here is never closed".into(),
+            ));
+        }
+        Ok(headers)
+    }
+
+    /// The next record that is not blank, with as many cells as the header.
+    fn next(&mut self, width: usize) -> Result<Option<Row<'_>>, ReadError> {
+        loop {
+            match self.rdr.read_record(&mut self.record) {
+                Ok(false) => return Ok(None),
+                Err(e) => {
+                    let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
+                    return Err((
+                        line,
+                        None,
+                        format!("cannot read this record: {}", utf8_or(&e)),
+                    ));
+                }
+                Ok(true) => {}
+            }
+            let line = self
+                .record
+                .position()
+                .map(|p| p.line() as usize)
+                .unwrap_or(0);
+            if self.record.iter().all(|c| c.trim().is_empty()) {
+                continue;
+            }
+            if self.record.len() != width {
+                return Err((
+                    line,
+                    None,
+                    format!(
+                        "has {} cells, the header has {width} (a cell holding a comma must be quoted)",
+                        self.record.len(),
+                    ),
+                ));
+            }
+            return Ok(Some(Row {
+                line,
+                cells: &self.record,
+            }));
+        }
+    }
+}
+
+/// A csv error in words: invalid UTF-8 said as such.
+fn utf8_or(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Utf8 { .. } => "invalid UTF-8".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// One pass over the bytes before the csv reader reads them: the first line
+/// that is not UTF-8 (an error), and where a quoted cell opens that is
+/// never closed, as (line, cell index). Only ASCII bytes steer it, so it
+/// reads UTF-8 byte by byte.
+fn scan(path: &Path) -> std::io::Result<Result<Option<(usize, usize)>, ReadError>> {
+    let mut r = BufReader::with_capacity(1 << 16, crate::readfile::open(path)?);
+    super::parse::skip_bom(&mut r)?;
     let (mut line, mut field, mut at_start) = (1usize, 0usize, true);
     let mut open: Option<(usize, usize)> = None;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if open.is_some() {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    chars.next();
+    let mut quote_pending = false;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if r.read_until(b'\n', &mut buf)? == 0 {
+            // A quote that was the file's last byte closed its cell.
+            return Ok(Ok(open.filter(|_| !quote_pending)));
+        }
+        if std::str::from_utf8(&buf).is_err() {
+            return Ok(Err((line, None, "invalid UTF-8".into())));
+        }
+        for &b in &buf {
+            if open.is_some() {
+                // `""` inside a quoted cell is a quote, not its end.
+                if quote_pending {
+                    quote_pending = false;
+                    if b == b'"' {
+                        continue;
+                    }
+                    open = None;
+                } else {
+                    match b {
+                        b'"' => quote_pending = true,
+                        b'\n' => line += 1,
+                        _ => {}
+                    }
+                    continue;
                 }
-                '"' => open = None,
-                '\n' => line += 1,
+            }
+            match b {
+                b'"' if at_start => open = Some((line, field)),
+                b',' => {
+                    field += 1;
+                    at_start = true;
+                    continue;
+                }
+                b'\n' => {
+                    line += 1;
+                    field = 0;
+                    at_start = true;
+                    continue;
+                }
+                b'\r' => continue,
                 _ => {}
             }
-            continue;
+            at_start = false;
         }
-        match c {
-            '"' if at_start => open = Some((line, field)),
-            ',' => {
-                field += 1;
-                at_start = true;
-                continue;
-            }
-            '\n' => {
-                line += 1;
-                field = 0;
-                at_start = true;
-                continue;
-            }
-            '\r' => continue,
-            _ => {}
-        }
-        at_start = false;
     }
-    open
 }
 
 /// Each mapped field's record path and its column, for errors.
@@ -204,27 +292,9 @@ fn columns_of(headers: &[String], r: &Resolved) -> Vec<(String, String)> {
     out
 }
 
-/// A classification's values are those its column holds (first seen first),
-/// "not relevant" spellings and empty cells aside.
-fn available_values(rows: &[Row], classes: &[(String, usize)]) -> Vec<Vec<String>> {
-    classes
-        .iter()
-        .map(|(_, c)| {
-            let mut seen: Vec<String> = Vec::new();
-            for row in rows {
-                let v = row.cells[*c].trim();
-                if !v.is_empty() && !super::is_not_relevant(v) && !seen.iter().any(|s| s == v) {
-                    seen.push(v.to_string());
-                }
-            }
-            seen
-        })
-        .collect()
-}
-
 /// One spreadsheet row as an item record.
 fn item_record(
-    row: &Row,
+    row: &Row<'_>,
     r: &Resolved,
     classes: &[(String, usize)],
     available: &[Vec<String>],
@@ -288,38 +358,58 @@ fn is_jury_export(headers: &[String]) -> bool {
     has("kind") && has("item_id") && has("classification_id") && has("persona_id")
 }
 
+/// Why reading jury's own export stopped: the file (a record that cannot be
+/// read) or a record (the import's own error).
+enum ExportError {
+    File(ReadError),
+    Import(ImportError),
+}
+
+impl ExportError {
+    fn into_import(self, file: impl Fn(ReadError) -> ImportError) -> ImportError {
+        match self {
+            ExportError::File(e) => file(e),
+            ExportError::Import(e) => e,
+        }
+    }
+}
+
 /// jury's own CSV export: item rows become items, label rows labels;
 /// verdict and failure rows are what runs wrote and are not imported.
 fn read_export(
     accept: &mut Accept<'_>,
     headers: &[String],
-    rows: Vec<Row>,
-    batch: &mut Batch,
-) -> Result<(), ImportError> {
+    mut rows: Records,
+    batch: &mut Batch<'_>,
+) -> Result<(), ExportError> {
     accept.columns = super::csv_export::COLUMN_OF_FIELD
         .iter()
         .filter(|(_, c)| headers.iter().any(|h| h == c))
         .map(|(f, c)| (f.to_string(), c.to_string()))
         .collect();
     let mut left_out = 0usize;
-    for row in rows {
+    while let Some(row) = rows.next(headers.len()).map_err(ExportError::File)? {
         let cell = |name: &str| -> String {
             headers
                 .iter()
                 .position(|h| h == name)
-                .map(|c| super::csv_export::unprefixed(&row.cells[c]))
+                .map(|c| super::csv_export::cell_text(name, &row.cells[c]))
                 .unwrap_or_default()
         };
         let at = Location::Line(row.line);
-        match cell("kind").as_str() {
+        let taken = match cell("kind").as_str() {
             "item" => {
                 let v = super::csv_export::item_from_cells(&cell)
                     .map_err(|(field, m)| accept.error(&at, field, m));
-                accept.take(at, v, batch)?;
+                accept.take(at, v, batch)
             }
-            "label" => accept.take(at, Ok(super::csv_export::label_from_cells(&cell)), batch)?,
-            _ => left_out += 1,
-        }
+            "label" => accept.take(at, Ok(super::csv_export::label_from_cells(&cell)), batch),
+            _ => {
+                left_out += 1;
+                Ok(())
+            }
+        };
+        taken.map_err(ExportError::Import)?;
     }
     batch.csv_rows_left_out += left_out;
     Ok(())

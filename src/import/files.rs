@@ -1,10 +1,12 @@
 //! Which files a directory import reads, and in what order.
 
 use super::ImportError;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Deepest directory level a directory import descends to (sample-data/ has
-/// one level of protocol folders; this only stops a symlink loop).
+/// one level of protocol folders); links are followed to each real
+/// directory once, so this only bounds a very deep tree.
 const MAX_DEPTH: usize = 8;
 
 /// The extension of `f` in lower case (`.JSONL` is `.jsonl`).
@@ -16,16 +18,23 @@ pub(super) fn extension(f: &Path) -> Option<String> {
 
 /// Every .json/.jsonl/.ndjson file (in any case) under `dir`, its
 /// subdirectories included; every entry left out goes to `skipped` with why.
+/// `seen` holds the real (canonical) directories and files already taken:
+/// a link back into a folder (`ln -s . again`) or to a file already read is
+/// named and skipped, so a loop of links is read once, not once per path.
 pub(super) fn data_files_under(
     dir: &Path,
     out: &mut Vec<PathBuf>,
     skipped: &mut Vec<(PathBuf, String)>,
+    seen: &mut HashSet<PathBuf>,
     depth: usize,
 ) -> Result<(), ImportError> {
     let entries = std::fs::read_dir(dir).map_err(|e| ImportError::Read {
         path: dir.to_path_buf(),
         message: e.to_string(),
     })?;
+    if let Ok(real) = dir.canonicalize() {
+        seen.insert(real);
+    }
     let mut entries: Vec<_> = entries.collect();
     entries.sort_by_key(|e| e.as_ref().map(|e| e.path()).ok());
     for e in entries {
@@ -42,8 +51,11 @@ pub(super) fn data_files_under(
             continue;
         }
         if f.is_dir() {
-            if depth < MAX_DEPTH {
-                data_files_under(&f, out, skipped, depth + 1)?;
+            let real = f.canonicalize().unwrap_or_else(|_| f.clone());
+            if seen.contains(&real) {
+                skipped.push((f, "a link to a directory already read".into()));
+            } else if depth < MAX_DEPTH {
+                data_files_under(&f, out, skipped, seen, depth + 1)?;
             } else {
                 skipped.push((f, format!("deeper than {MAX_DEPTH} levels")));
             }
@@ -51,6 +63,8 @@ pub(super) fn data_files_under(
             skipped.push((f, "not a .json, .jsonl or .ndjson file".into()));
         } else if !f.is_file() {
             skipped.push((f, "not a regular file".into()));
+        } else if !seen.insert(f.canonicalize().unwrap_or_else(|_| f.clone())) {
+            skipped.push((f, "a link to a file already read".into()));
         } else {
             out.push(f);
         }

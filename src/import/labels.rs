@@ -3,53 +3,43 @@
 
 use super::{Batch, ImportError, RecordError};
 use crate::domain::{Label, Scale};
-use crate::store::Store;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// A label is checked as `jury label` checks one: its item, classification,
 /// persona and perspective must exist (in this import or already in the
-/// store), and its value must be on its classification's scale.
-pub(super) fn check_labels(
-    store: &Store,
-    batch: &mut Batch,
-    skip_invalid: bool,
-) -> Result<(), ImportError> {
+/// store: the import's transaction holds both), and its value must be on its
+/// classification's scale.
+pub(super) fn check_labels(batch: &mut Batch<'_>, skip_invalid: bool) -> Result<(), ImportError> {
     if batch.labels.is_empty() {
         return Ok(());
     }
-    let mut known: HashMap<String, HashSet<String>> = HashMap::new();
-    for item in store.items()?.iter().chain(batch.items.iter()) {
-        known
-            .entry(item.id.clone())
-            .or_default()
-            .extend(item.classifications.iter().map(|c| c.id.clone()));
-        // A conversation's guidelines are what guideline labels are about.
-        known.entry(item.id.clone()).or_default().extend(
-            crate::protocol::guideline::guidelines(item)
-                .into_iter()
-                .map(|g| g.id),
-        );
-    }
-    let personas: HashSet<String> = store
-        .personas()?
-        .into_iter()
-        .map(|p| p.id)
-        .chain(batch.personas.iter().map(|p| p.id.clone()))
-        .collect();
-    let perspectives: HashSet<String> = store
-        .perspectives()?
-        .into_iter()
-        .map(|p| p.id)
-        .chain(batch.perspectives.iter().map(|p| p.id.clone()))
-        .collect();
+    let personas = batch.tx.persona_ids()?;
+    let perspectives = batch.tx.perspective_ids()?;
     // Claim ids and rubric dimensions are defined by runs, not by items.
     let free = |p: &str| {
         p == crate::protocol::proposition::PERSPECTIVE || p == crate::protocol::rubric::PERSPECTIVE
     };
+    // What each item offers to label (its classifications, a conversation's
+    // guidelines); labels of one item usually come together.
+    let mut last: Option<(String, Option<HashSet<String>>)> = None;
     let mut kept = Vec::with_capacity(batch.labels.len());
     let origins = std::mem::take(&mut batch.label_origins);
     for (l, (file, at)) in std::mem::take(&mut batch.labels).into_iter().zip(origins) {
-        let problem = match known.get(&l.key.item_id) {
+        if last.as_ref().is_none_or(|(id, _)| *id != l.key.item_id) {
+            let offered = batch.tx.item(&l.key.item_id)?.map(|item| {
+                let mut ids: HashSet<String> =
+                    item.classifications.iter().map(|c| c.id.clone()).collect();
+                ids.extend(
+                    crate::protocol::guideline::guidelines(&item)
+                        .into_iter()
+                        .map(|g| g.id),
+                );
+                ids
+            });
+            last = Some((l.key.item_id.clone(), offered));
+        }
+        let offered = last.as_ref().and_then(|(_, o)| o.as_ref());
+        let problem = match offered {
             None => Some(("itemId", format!("no item '{}'", l.key.item_id))),
             Some(c) if !c.contains(&l.key.classification_id) && !free(&l.key.perspective_id) => {
                 Some((

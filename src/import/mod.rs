@@ -150,23 +150,141 @@ pub struct ImportReport {
     pub csv_rows_left_out: usize,
 }
 
-/// Everything parsed from the files, before it is written.
-#[derive(Debug, Default)]
-struct Batch {
-    items: Vec<Item>,
-    personas: Vec<Persona>,
-    perspectives: Vec<Perspective>,
+/// One import in progress: the open transaction every checked record is
+/// written to as it is read (so a million rows are never held in memory),
+/// and what must wait for the end (labels, owners named before their
+/// persona, items whose change needs --replace).
+struct Batch<'s> {
+    tx: crate::store::ImportTx<'s>,
+    /// Replace items whose content changed under verdicts or labels.
+    replace: bool,
+    /// Labels, checked once every file is read (they may refer to items
+    /// and personas of a later file), each with where it came from.
     labels: Vec<Label>,
+    label_origins: Vec<(PathBuf, Location)>,
     /// Rubric examples skipped as the harness does: (file, index, reason).
     rubric_skips: Vec<(String, usize, String)>,
-    /// Where each label came from, for errors found after parsing.
-    label_origins: Vec<(PathBuf, Location)>,
-    /// Where each item id was first seen (the same id in two files is an error).
-    item_origins: HashMap<String, (PathBuf, Location)>,
+    /// The files read so far; [`Batch::item_origins`] names them by index.
+    files: Vec<PathBuf>,
+    /// Where each item id was first seen: (file index, place). The same id
+    /// twice is an error, in one file or across two.
+    item_origins: HashMap<String, (u32, Location)>,
+    owners: owners::Owners,
+    /// Items verdicts or labels refer to (read when the first item comes).
+    worked: Option<std::collections::HashSet<String>>,
+    /// Ids of items whose content changed under verdicts or labels.
+    changed: Vec<String>,
     skipped: Vec<RecordError>,
     skipped_files: Vec<(PathBuf, String)>,
     csv_mappings: Vec<(PathBuf, MappingNote)>,
     csv_rows_left_out: usize,
+}
+
+impl<'s> Batch<'s> {
+    fn new(tx: crate::store::ImportTx<'s>, replace: bool) -> Result<Batch<'s>, ImportError> {
+        let owners = owners::Owners::new(tx.persona_ids()?);
+        Ok(Batch {
+            tx,
+            replace,
+            labels: Vec::new(),
+            label_origins: Vec::new(),
+            rubric_skips: Vec::new(),
+            files: Vec::new(),
+            item_origins: HashMap::new(),
+            owners,
+            worked: None,
+            changed: Vec::new(),
+            skipped: Vec::new(),
+            skipped_files: Vec::new(),
+            csv_mappings: Vec::new(),
+            csv_rows_left_out: 0,
+        })
+    }
+
+    /// The index `path` is known by in [`Batch::item_origins`].
+    fn file_index(&mut self, path: &Path) -> u32 {
+        match self.files.iter().position(|f| f == path) {
+            Some(i) => i as u32,
+            None => {
+                self.files.push(path.to_path_buf());
+                (self.files.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Writes a checked item: its owner resolved, and noted when it would
+    /// change an item verdicts or labels were given on.
+    fn put_item(&mut self, mut item: Item) -> Result<(), ImportError> {
+        self.owners.resolve(&mut item);
+        if !self.replace {
+            if self.worked.is_none() {
+                self.worked = Some(self.tx.worked_item_ids()?);
+            }
+            // The owner is not content: the judge saw the same item either way.
+            if self.worked.as_ref().is_some_and(|w| w.contains(&item.id))
+                && let Some(stored) = self.tx.item(&item.id)?
+                && (Item {
+                    owner: item.owner.clone(),
+                    ..stored
+                }) != item
+            {
+                self.changed.push(item.id.clone());
+            }
+        }
+        Ok(self.tx.put_item(&item)?)
+    }
+
+    fn put_persona(&mut self, p: Persona) -> Result<(), ImportError> {
+        self.tx.put_persona(&p)?;
+        self.owners.known(p.id);
+        Ok(())
+    }
+
+    fn put_perspective(&mut self, p: Perspective) -> Result<(), ImportError> {
+        Ok(self.tx.put_perspective(&p)?)
+    }
+
+    /// What must wait for every file, then the commit: nothing is written
+    /// unless all of it is.
+    fn finish(mut self, skip_invalid: bool) -> Result<ImportReport, ImportError> {
+        let unknown_owners = self.owners.finish(&mut self.tx)?;
+        check_labels(&mut self, skip_invalid)?;
+        if !self.changed.is_empty() {
+            return Err(ImportError::Changed { ids: self.changed });
+        }
+        if !self.rubric_skips.is_empty() {
+            let skips: Vec<(String, String, usize, String)> = self
+                .rubric_skips
+                .iter()
+                .map(|(f, i, r)| ("rubric".to_string(), f.clone(), *i, r.clone()))
+                .collect();
+            self.tx.record_skips(&skips)?;
+            for (file, i, reason) in &self.rubric_skips {
+                self.skipped.push(RecordError {
+                    file: PathBuf::from(file),
+                    at: Location::Path(format!("$[{i}]")),
+                    field: String::new(),
+                    message: format!("rubric example skipped: {reason}"),
+                });
+            }
+        }
+        for l in std::mem::take(&mut self.labels) {
+            self.tx.merge_label(&l)?;
+        }
+        let counts = self.tx.commit()?;
+        Ok(ImportReport {
+            items: counts.items,
+            personas: counts.personas,
+            perspectives: counts.perspectives,
+            labels: counts.labels,
+            label_merge: counts.label_merge,
+            skipped: self.skipped,
+            skipped_files: self.skipped_files,
+            unknown_owners: unknown_owners.into_iter().collect(),
+            csv_mappings: self.csv_mappings,
+            csv_rows_left_out: self.csv_rows_left_out,
+        })
+    }
 }
 
 /// Reads every path (a directory means every .json/.jsonl file in it, sorted),
@@ -189,46 +307,44 @@ pub fn import_paths(
     )
 }
 
-/// [`import_paths`] with every option.
+/// [`import_paths`] with every option. Files are read one record at a
+/// time into one transaction: memory does not grow with the file, and an
+/// error anywhere leaves the store as it was.
 pub fn import_paths_with(
     store: &mut Store,
     paths: &[PathBuf],
     o: &ImportOptions,
 ) -> Result<ImportReport, ImportError> {
     let mut files = Vec::new();
-    let mut batch = Batch::default();
+    let mut skipped_files = Vec::new();
+    // Real directories and files already taken: each is read once however
+    // many paths (links, a file named twice) lead to it.
+    let mut seen = std::collections::HashSet::new();
     for p in paths {
         if p.is_dir() {
             let mut inner = Vec::new();
-            data_files_under(p, &mut inner, &mut batch.skipped_files, 0)?;
+            data_files_under(p, &mut inner, &mut skipped_files, &mut seen, 0)?;
             inner.sort_by_key(|f| import_order(f));
             files.extend(inner);
+        } else if p.is_file() && !seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())) {
+            skipped_files.push((p.clone(), "the same file as one already read".into()));
         } else {
             files.push(p.clone());
         }
     }
+    let mut batch = Batch::new(store.begin_import()?, o.replace)?;
+    batch.skipped_files = skipped_files;
     for f in &files {
         read_file(f, o, &mut batch)?;
     }
-    write_batch(store, batch, o.skip_invalid, o.replace)
+    batch.finish(o.skip_invalid)
 }
 
-fn read_file(path: &Path, o: &ImportOptions, batch: &mut Batch) -> Result<(), ImportError> {
-    let bytes = crate::readfile::read(path).map_err(|e| ImportError::Read {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+fn read_file(path: &Path, o: &ImportOptions, batch: &mut Batch<'_>) -> Result<(), ImportError> {
     if files::extension(path).is_some_and(|x| x == "csv") {
-        return csv_in::read_csv(
-            path,
-            &bytes,
-            o.csv_map.as_ref(),
-            o.skip_invalid,
-            &o.who,
-            batch,
-        );
+        return csv_in::read_csv(path, o.csv_map.as_ref(), o.skip_invalid, &o.who, batch);
     }
-    read_bytes(path, &bytes, o.skip_invalid, &o.who, batch)
+    parse::read_path(path, o.skip_invalid, &o.who, batch)
 }
 
 /// The sample workspace compiled into the binary, so `jury` works from any directory.
@@ -269,83 +385,9 @@ pub const SAMPLE_DATA: &[(&str, &str)] = &[
 
 /// Loads the bundled sample data (a new workspace starts with it).
 pub fn import_sample(store: &mut Store, who: &str) -> Result<ImportReport, ImportError> {
-    let mut batch = Batch::default();
+    let mut batch = Batch::new(store.begin_import()?, false)?;
     for (name, text) in SAMPLE_DATA {
         read_bytes(Path::new(name), text.as_bytes(), false, who, &mut batch)?;
     }
-    write_batch(store, batch, false, false)
-}
-
-fn write_batch(
-    store: &mut Store,
-    mut batch: Batch,
-    skip_invalid: bool,
-    replace: bool,
-) -> Result<ImportReport, ImportError> {
-    check_labels(store, &mut batch, skip_invalid)?;
-    let unknown_owners = owners::resolve_owners(store, &mut batch)?;
-    if !replace {
-        let changed = changed_under_work(store, &batch.items)?;
-        if !changed.is_empty() {
-            return Err(ImportError::Changed { ids: changed });
-        }
-    }
-    if !batch.rubric_skips.is_empty() {
-        let skips: Vec<(String, String, usize, String)> = batch
-            .rubric_skips
-            .iter()
-            .map(|(f, i, r)| ("rubric".to_string(), f.clone(), *i, r.clone()))
-            .collect();
-        store.record_skips(&skips)?;
-        for (file, i, reason) in &batch.rubric_skips {
-            batch.skipped.push(RecordError {
-                file: PathBuf::from(file),
-                at: Location::Path(format!("$[{i}]")),
-                field: String::new(),
-                message: format!("rubric example skipped: {reason}"),
-            });
-        }
-    }
-    let counts = store.upsert_all(
-        &batch.items,
-        &batch.personas,
-        &batch.perspectives,
-        &batch.labels,
-    )?;
-    Ok(ImportReport {
-        items: counts.items,
-        personas: counts.personas,
-        perspectives: counts.perspectives,
-        labels: counts.labels,
-        label_merge: counts.label_merge,
-        skipped: batch.skipped,
-        skipped_files: batch.skipped_files,
-        unknown_owners: unknown_owners.into_iter().collect(),
-        csv_mappings: batch.csv_mappings,
-        csv_rows_left_out: batch.csv_rows_left_out,
-    })
-}
-
-/// Ids of incoming items that differ from the stored item of the same id
-/// while verdicts or labels refer to it: replacing them would leave those
-/// judgements about content nobody judged.
-fn changed_under_work(store: &Store, items: &[Item]) -> Result<Vec<String>, ImportError> {
-    if items.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut worked = store.judged_item_ids()?;
-    worked.extend(store.labelled_item_ids()?);
-    let mut changed = Vec::new();
-    for item in items.iter().filter(|i| worked.contains(&i.id)) {
-        // The owner is not content: the judge saw the same item either way.
-        if let Some(stored) = store.item(&item.id)?
-            && (Item {
-                owner: item.owner.clone(),
-                ..stored
-            }) != *item
-        {
-            changed.push(item.id.clone());
-        }
-    }
-    Ok(changed)
+    batch.finish(false)
 }

@@ -7,48 +7,207 @@ use super::records::{self, Record, record};
 use super::{Batch, ImportError, Location, RecordError, fields};
 use serde_json::Value;
 use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+/// Reads one file from disk. JSONL (by its extension, or a file whose first
+/// record is a whole line) is read a line at a time; a JSON document (an
+/// array, a Mode 1 request) is parsed whole.
+pub(super) fn read_path(
+    path: &Path,
+    skip_invalid: bool,
+    who: &str,
+    batch: &mut Batch<'_>,
+) -> Result<(), ImportError> {
+    let cannot_read = |e: std::io::Error| ImportError::Read {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let mut r =
+        BufReader::with_capacity(1 << 16, crate::readfile::open(path).map_err(cannot_read)?);
+    skip_bom(&mut r).map_err(cannot_read)?;
+    let mut accept = Accept::new(path, who, skip_invalid, batch);
+    if extension(path).is_some_and(|x| x == "jsonl" || x == "ndjson") {
+        return read_jsonl(&mut accept, r, Vec::new(), batch);
+    }
+    // The lines up to the first that is not blank tell JSONL from a document.
+    let mut head = Vec::new();
+    loop {
+        let start = head.len();
+        if r.read_until(b'\n', &mut head).map_err(cannot_read)? == 0 {
+            break;
+        }
+        let line = &head[start..];
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let is_jsonl = line.first() == Some(&b'{')
+            && line.ends_with(b"\n")
+            && serde_json::from_slice::<Value>(line).is_ok();
+        if is_jsonl {
+            return read_jsonl(&mut accept, r, head, batch);
+        }
+        break;
+    }
+    if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        // An array of records: one element in memory at a time.
+        if let Some(line) = first_bad_utf8_line(path).map_err(cannot_read)? {
+            let e = accept.error(&Location::Line(line), "", "invalid UTF-8".into());
+            return Err(ImportError::Invalid(e));
+        }
+        return read_array(&mut accept, std::io::Cursor::new(head).chain(r), batch);
+    }
+    r.read_to_end(&mut head).map_err(cannot_read)?;
+    read_document(&mut accept, &head, batch)
+}
+
+/// The first line of the file that is not UTF-8, if any (read a line at a time).
+fn first_bad_utf8_line(path: &Path) -> std::io::Result<Option<usize>> {
+    let mut r = BufReader::with_capacity(1 << 16, crate::readfile::open(path)?);
+    skip_bom(&mut r)?;
+    let mut line = Vec::new();
+    for n in 1.. {
+        line.clear();
+        if r.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        if std::str::from_utf8(&line).is_err() {
+            return Ok(Some(n));
+        }
+    }
+    Ok(None)
+}
+
+/// A JSON array of records, each taken as soon as it is parsed.
+fn read_array(
+    accept: &mut Accept<'_>,
+    r: impl Read,
+    batch: &mut Batch<'_>,
+) -> Result<(), ImportError> {
+    use serde::Deserializer as _;
+    use serde::de::{Error as _, SeqAccess, Visitor};
+
+    struct Each<'x, 'a, 'b> {
+        accept: &'x mut Accept<'a>,
+        batch: &'x mut Batch<'b>,
+        /// Why taking an element stopped the parse (not a JSON error).
+        stopped: &'x mut Option<ImportError>,
+    }
+    impl<'de> Visitor<'de> for Each<'_, '_, '_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an array of records")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0usize;
+            while let Some(v) = seq.next_element::<Value>()? {
+                let at = Location::Path(format!("$[{i}]"));
+                if let Err(e) = self.accept.take(at, Ok(v), self.batch) {
+                    *self.stopped = Some(e);
+                    return Err(A::Error::custom("stopped"));
+                }
+                i += 1;
+            }
+            Ok(())
+        }
+    }
+    let mut de = serde_json::Deserializer::from_reader(r);
+    let mut stopped = None;
+    let parsed = de
+        .deserialize_seq(Each {
+            accept,
+            batch,
+            stopped: &mut stopped,
+        })
+        .and_then(|()| de.end());
+    if let Some(e) = stopped {
+        return Err(e);
+    }
+    parsed.map_err(|e| {
+        let at = Location::Line(e.line());
+        ImportError::Invalid(accept.error(&at, "", format!("invalid JSON: {e}")))
+    })
+}
+
+/// Drops a UTF-8 byte-order mark (editors on Windows write one): it is not content.
+pub(super) fn skip_bom(r: &mut impl BufRead) -> std::io::Result<()> {
+    if r.fill_buf()?.starts_with(b"\xEF\xBB\xBF") {
+        r.consume(3);
+    }
+    Ok(())
+}
+
+/// A file already in memory (the bundled sample data).
 pub(super) fn read_bytes(
     path: &Path,
     bytes: &[u8],
     skip_invalid: bool,
     who: &str,
-    batch: &mut Batch,
+    batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
-    // A UTF-8 byte-order mark (editors on Windows write one) is not content.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut accept = Accept::new(path, who, skip_invalid);
+    let mut accept = Accept::new(path, who, skip_invalid, batch);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let is_jsonl = extension(path).is_some_and(|x| x == "jsonl" || x == "ndjson")
         || (first == Some(b'{') && looks_like_jsonl(bytes));
     if is_jsonl {
-        read_jsonl(&mut accept, bytes, batch)
+        read_jsonl(&mut accept, bytes, Vec::new(), batch)
     } else {
         read_document(&mut accept, bytes, batch)
     }
 }
 
-/// One record per non-blank line.
-fn read_jsonl(accept: &mut Accept<'_>, bytes: &[u8], batch: &mut Batch) -> Result<(), ImportError> {
-    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        let at = Location::Line(i + 1);
-        let parsed = match std::str::from_utf8(line) {
-            Err(e) => Err(format!("invalid UTF-8 at byte {}", e.valid_up_to())),
-            Ok(s) if s.trim().is_empty() => continue,
-            Ok(s) => serde_json::from_str::<Value>(s).map_err(|e| format!("invalid JSON: {e}")),
-        };
-        let parsed = parsed.map_err(|message| accept.error(&at, "", message));
-        accept.take(at, parsed, batch)?;
+/// One record per non-blank line: the lines of `head` (already read), then
+/// the rest of `r`, one line in memory at a time.
+fn read_jsonl(
+    accept: &mut Accept<'_>,
+    mut r: impl BufRead,
+    head: Vec<u8>,
+    batch: &mut Batch<'_>,
+) -> Result<(), ImportError> {
+    let mut n = 0usize;
+    for line in head.split_inclusive(|b| *b == b'\n') {
+        n += 1;
+        jsonl_line(accept, n, line, batch)?;
     }
-    Ok(())
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = r
+            .read_until(b'\n', &mut line)
+            .map_err(|e| ImportError::Read {
+                path: accept.path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        if read == 0 {
+            return Ok(());
+        }
+        n += 1;
+        jsonl_line(accept, n, &line, batch)?;
+    }
+}
+
+fn jsonl_line(
+    accept: &mut Accept<'_>,
+    n: usize,
+    line: &[u8],
+    batch: &mut Batch<'_>,
+) -> Result<(), ImportError> {
+    let at = Location::Line(n);
+    let parsed = match std::str::from_utf8(line) {
+        Err(e) => Err(format!("invalid UTF-8 at byte {}", e.valid_up_to())),
+        Ok(s) if s.trim().is_empty() => return Ok(()),
+        Ok(s) => serde_json::from_str::<Value>(s).map_err(|e| format!("invalid JSON: {e}")),
+    };
+    let parsed = parsed.map_err(|message| accept.error(&at, "", message));
+    accept.take(at, parsed, batch)
 }
 
 /// One JSON document: an array of records, a Mode 1 request, or one record.
 fn read_document(
     accept: &mut Accept<'_>,
     bytes: &[u8],
-    batch: &mut Batch,
+    batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()]
@@ -80,7 +239,7 @@ fn read_document(
 fn read_request(
     accept: &mut Accept<'_>,
     obj: &serde_json::Map<String, Value>,
-    batch: &mut Batch,
+    batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
     let whole = Location::Path("$".into());
     if let Some(p) = obj.get("persona") {
@@ -135,7 +294,10 @@ pub(super) struct Accept<'a> {
     path: &'a Path,
     who: &'a str,
     skip_invalid: bool,
-    /// `(kind, id)` of every record of this file so far.
+    /// Which of the import's files this is.
+    file: u32,
+    /// `(kind, id)` of every persona, perspective and label of this file so
+    /// far (items are in the batch's `item_origins`).
     seen: HashSet<(u8, String)>,
     /// Index of the next value in the file (rubric skips are reported by it).
     index: usize,
@@ -145,8 +307,14 @@ pub(super) struct Accept<'a> {
 }
 
 impl<'a> Accept<'a> {
-    pub(super) fn new(path: &'a Path, who: &'a str, skip_invalid: bool) -> Accept<'a> {
+    pub(super) fn new(
+        path: &'a Path,
+        who: &'a str,
+        skip_invalid: bool,
+        batch: &mut Batch<'_>,
+    ) -> Accept<'a> {
         Accept {
+            file: batch.file_index(path),
             path,
             who,
             skip_invalid,
@@ -193,7 +361,7 @@ impl<'a> Accept<'a> {
         &mut self,
         at: Location,
         v: Result<Value, RecordError>,
-        batch: &mut Batch,
+        batch: &mut Batch<'_>,
     ) -> Result<(), ImportError> {
         let this_index = self.index;
         self.index += 1;
@@ -214,11 +382,11 @@ impl<'a> Accept<'a> {
                 batch
                     .item_origins
                     .entry(i.id.clone())
-                    .or_insert_with(|| (self.path.to_path_buf(), at.clone()));
-                batch.items.push(i);
+                    .or_insert_with(|| (self.file, at));
+                batch.put_item(i)?;
             }
-            Ok(Record::Persona(p)) => batch.personas.push(p),
-            Ok(Record::Perspective(p)) => batch.perspectives.push(p),
+            Ok(Record::Persona(p)) => batch.put_persona(p)?,
+            Ok(Record::Perspective(p)) => batch.put_perspective(p)?,
             Ok(Record::Label(l)) => {
                 batch.labels.push(l);
                 batch.label_origins.push((self.path.to_path_buf(), at));
@@ -231,27 +399,34 @@ impl<'a> Accept<'a> {
 
     /// The record in `v`, unless it is invalid, an item another file of the
     /// import already has, or an id this file already had.
-    fn checked(&mut self, at: &Location, v: &Value, batch: &Batch) -> Result<Record, RecordError> {
+    fn checked(
+        &mut self,
+        at: &Location,
+        v: &Value,
+        batch: &Batch<'_>,
+    ) -> Result<Record, RecordError> {
         let r = record(v, self.who).map_err(|e| self.error(at, &e.field, e.message))?;
         // The same item in two files of one import: which one is meant?
-        if let Record::Item(i) = &r
-            && let Some((file, first)) = batch.item_origins.get(&i.id)
-            && file != self.path
-        {
-            let message = format!(
-                "item '{}' is also in {}: {first}; an id may appear in one file only",
-                crate::sanitize::one_line(&i.id, 80),
-                file.display()
-            );
-            return Err(self.error(at, "id", message));
-        }
+        // (The import's one table of item ids also finds an item twice in
+        // this file, without a second copy of every id per file.)
         let tag = match &r {
-            Record::Item(_) => 0,
-            Record::Persona(_) => 1,
-            Record::Perspective(_) => 2,
-            Record::Label(_) => 3,
+            Record::Item(i) => match batch.item_origins.get(&i.id) {
+                Some((file, first)) if *file != self.file => {
+                    let message = format!(
+                        "item '{}' is also in {}: {first}; an id may appear in one file only",
+                        crate::sanitize::one_line(&i.id, 80),
+                        batch.files[*file as usize].display()
+                    );
+                    return Err(self.error(at, "id", message));
+                }
+                Some(_) => None,
+                None => return Ok(r),
+            },
+            Record::Persona(_) => Some(1),
+            Record::Perspective(_) => Some(2),
+            Record::Label(_) => Some(3),
         };
-        if !self.seen.insert((tag, r.id())) {
+        if tag.is_none_or(|tag| !self.seen.insert((tag, r.id()))) {
             let message = format!(
                 "duplicate id '{}' in this file",
                 crate::sanitize::one_line(&r.id(), 80)

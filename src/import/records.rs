@@ -194,6 +194,9 @@ fn classification(v: &Value) -> Result<Classification, FieldError> {
 
 pub fn persona(obj: &Map<String, Value>) -> Result<Persona, FieldError> {
     let id = id(obj, &["id", "personaId", "persona_id"])?;
+    if let Some(why) = crate::domain::reserved_id(&id) {
+        return Err(FieldError::new("id", why));
+    }
     let name = text(obj, &["name"])?;
     let definition = match pick(obj, &["definition"]) {
         Some((_, d @ Value::Object(_))) => d.clone(),
@@ -214,6 +217,9 @@ pub fn persona(obj: &Map<String, Value>) -> Result<Persona, FieldError> {
 
 pub fn perspective(obj: &Map<String, Value>) -> Result<Perspective, FieldError> {
     let id = id(obj, &["perspectiveId", "perspective_id", "id"])?;
+    if let Some(why) = crate::domain::reserved_perspective_id(&id) {
+        return Err(FieldError::new("id", why));
+    }
     let name = text(obj, &["perspectiveName", "perspective_name", "name"])?;
     let text = text(obj, &["perspectiveText", "perspective_text", "text"])?;
     if text.trim().is_empty() {
@@ -250,6 +256,30 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         .from_json(raw)
         .map_err(|e| FieldError::new(vk, e.to_string()))?;
     let who = text(obj, &["who", "annotator", "by"])?;
+    // What jury's own exports carry besides the value: the judge's value a
+    // label replaced, and whether it was given blind. Read back, an
+    // export → import round trip keeps them.
+    let replaced_judge_value = match pick(obj, &["replacedJudgeValue", "replaced_judge_value"]) {
+        None => None,
+        Some((_, Value::String(s))) if s.is_empty() => None,
+        Some((k, raw)) => Some(
+            scale
+                .from_json(raw)
+                .map_err(|e| FieldError::new(k, e.to_string()))?,
+        ),
+    };
+    let blind = match pick(obj, &["blind"]) {
+        None => false,
+        Some((_, Value::Bool(b))) => *b,
+        Some((_, Value::String(s))) if s == "true" => true,
+        Some((_, Value::String(s))) if s == "false" || s.is_empty() => false,
+        Some((k, other)) => {
+            return Err(FieldError::new(
+                k,
+                format!("must be true or false, found {}", kind(other)),
+            ));
+        }
+    };
     Ok(Label {
         key: ComboKey {
             item_id,
@@ -267,8 +297,8 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         // Empty when the file does not say: the store then stamps a new
         // label now and never lets an undated one replace a stored one.
         created_at: fields::timestamp(obj, &["createdAt", "created_at"])?,
-        replaced_judge_value: None,
-        blind: false,
+        replaced_judge_value,
+        blind,
     })
 }
 

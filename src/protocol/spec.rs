@@ -121,6 +121,7 @@ impl JudgeSpec {
                     .map(|p| p.trim().to_string())
                     .filter(|p| !p.is_empty())
                     .collect();
+                let perspectives = crate::domain::first_of_each(perspectives).0;
                 match persona {
                     Some(persona) if !perspectives.is_empty() => JudgeSpec::Awag {
                         mode,
@@ -144,6 +145,24 @@ impl JudgeSpec {
             },
             Protocol::Guideline => JudgeSpec::Guideline { persona },
         })
+    }
+
+    /// The spec with each perspective and dimension once, at its first
+    /// place: whoever built it (flags, the workbench), a plan never asks for
+    /// one combination twice.
+    pub fn without_repeats(&self) -> JudgeSpec {
+        let mut spec = self.clone();
+        match &mut spec {
+            JudgeSpec::Awag { perspectives, .. } => {
+                *perspectives = crate::domain::first_of_each(std::mem::take(perspectives)).0;
+            }
+            JudgeSpec::Rubric { dimensions, .. } => {
+                let mut seen = std::collections::HashSet::new();
+                dimensions.retain(|d| seen.insert(d.name.clone()));
+            }
+            JudgeSpec::Proposition { .. } | JudgeSpec::Guideline { .. } => {}
+        }
+        spec
     }
 
     pub fn protocol(&self) -> Protocol {
@@ -213,8 +232,28 @@ fn rubric_dimensions(f: &SpecFlags) -> Result<Vec<Dimension>, SpecError> {
     } else {
         Dimension::defaults()
     };
+    let mut given: Vec<(&str, Dimension)> = Vec::new();
     for d in &f.dimensions {
-        dims.push(Dimension::from_arg(d).map_err(SpecError::Invalid)?);
+        let dim = Dimension::from_arg(d).map_err(SpecError::Invalid)?;
+        // One name is one dimension: the same rubric twice is kept once, two
+        // rubrics under one name are a choice only the person can make.
+        match given.iter().find(|(_, g)| g.name == dim.name) {
+            Some((_, g)) if g.rubric == dim.rubric => continue,
+            Some((first, _)) => {
+                return invalid(format!(
+                    "--dimension {first} and --dimension {d} name the same dimension '{}': give each name once",
+                    dim.name
+                ));
+            }
+            None => given.push((d, dim)),
+        }
+    }
+    for (_, dim) in given {
+        // A dimension named like a default one replaces it, in its place.
+        match dims.iter_mut().find(|x| x.name == dim.name) {
+            Some(default) => *default = dim,
+            None => dims.push(dim),
+        }
     }
     if dims.is_empty() {
         return invalid(
@@ -264,6 +303,48 @@ mod tests {
             Err(SpecError::Invalid(m)) => m,
             other => panic!("expected a refusal, got {other:?}"),
         }
+    }
+
+    /// A perspective or dimension named twice is one: a plan never asks
+    /// for one combination twice.
+    #[test]
+    fn a_perspective_or_dimension_named_twice_is_kept_once() {
+        let mut f = flags("awag");
+        f.mode = Some(2);
+        f.persona = Some("ana".into());
+        f.perspectives = vec!["b".into(), " a".into(), "b".into(), "a ".into()];
+        assert_eq!(
+            JudgeSpec::from_flags(&f).unwrap().perspective_ids(),
+            vec!["b".to_string(), "a".to_string()]
+        );
+        let dir = std::env::temp_dir().join(format!("jury-spec-dims-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (one, two) = (dir.join("one.txt"), dir.join("two.txt"));
+        std::fs::write(&one, "Is it clear?").unwrap();
+        std::fs::write(&two, "Is it short?").unwrap();
+        let mut f = flags("rubric");
+        let arg = |name: &str, p: &std::path::Path| format!("{name}={}", p.display());
+        f.dimensions = vec![
+            arg("clarity", &one),
+            arg("clarity", &one),
+            arg("relevance", &two),
+        ];
+        let JudgeSpec::Rubric { dimensions, .. } = JudgeSpec::from_flags(&f).unwrap() else {
+            panic!("a rubric spec");
+        };
+        let names: Vec<&str> = dimensions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["relevance", "tone", "clarity"]);
+        assert_eq!(
+            dimensions[0].rubric, "Is it short?",
+            "the default is replaced"
+        );
+        f.dimensions = vec![arg("clarity", &one), arg("clarity", &two)];
+        assert!(
+            refused(&f).contains("name the same dimension 'clarity'"),
+            "{}",
+            refused(&f)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -19,6 +19,10 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Duration;
 
+/// Why an answer that simply stopped (no `[DONE]`, no finish reason) failed.
+pub const SERVER_CUT: &str =
+    "the server cut the answer off before it finished (no [DONE], no finish reason)";
+
 /// A chunk or answer that reports a failure instead of an answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChunkError {
@@ -64,6 +68,10 @@ pub struct Accumulator {
     finish_reason: Option<FinishReason>,
     usage: Option<Usage>,
     chunks: usize,
+    /// How much of the answer is more than whitespace: its non-whitespace
+    /// characters, calls and finish reason. Growth is progress; a stream
+    /// that only adds whitespace or empty chunks is idle.
+    substance: usize,
     /// Content tokens with their probabilities, when the server sent any.
     logprobs: Option<Vec<super::logprobs::TokenLogprob>>,
 }
@@ -89,6 +97,11 @@ fn server_error(e: &Value) -> Option<ChunkError> {
         _ => str_field(e, "type").map(str::to_string),
     };
     Some(ChunkError::Server { message, code })
+}
+
+/// The characters of `s` that are more than whitespace.
+fn substance(s: &str) -> usize {
+    s.chars().filter(|c| !c.is_whitespace()).count()
 }
 
 impl Accumulator {
@@ -130,6 +143,10 @@ impl Accumulator {
             return Err(e);
         }
         self.chunks += 1;
+        if self.chunks == 1 {
+            // The answer has begun (a first chunk often holds only the role).
+            self.substance += 1;
+        }
         if let Some(u) = chunk.usage.0.and_then(|u| u.read(chunk.timings.0.as_ref())) {
             self.usage = Some(u);
         }
@@ -151,6 +168,9 @@ impl Accumulator {
             }
         }
         if let Some(fr) = &choice.finish_reason.0 {
+            if self.finish_reason.is_none() {
+                self.substance += 1;
+            }
             self.finish_reason = Some(FinishReason::parse(fr));
         }
         let Some(delta) = choice.delta.or(choice.message) else {
@@ -158,10 +178,12 @@ impl Accumulator {
         };
         let delta = delta.0.unwrap_or_default();
         if let Some(text) = delta.content.0.filter(|t| !t.is_empty()) {
+            self.substance += substance(&text);
             self.content.push_str(&text);
             frames.push(StreamFrame::Content(text.into_owned()));
         }
         if let Some(text) = delta.refusal.0.filter(|t| !t.is_empty()) {
+            self.substance += substance(&text);
             self.refusal.get_or_insert_with(String::new).push_str(&text);
         }
         if let Some(calls) = delta.tool_calls.0 {
@@ -236,6 +258,10 @@ impl Accumulator {
             new_name = call.name.clone();
         }
         call.arguments.push_str(&fragment);
+        self.substance += substance(&fragment)
+            + usize::from(first)
+            + usize::from(new_id.is_some())
+            + usize::from(new_name.is_some());
         if first || new_id.is_some() || new_name.is_some() || !fragment.is_empty() {
             Some(StreamFrame::ToolArgs {
                 index: pos,
@@ -254,6 +280,12 @@ impl Accumulator {
             Some(c) if !c.arguments.is_empty() => c.arguments.clone(),
             _ => self.content.clone(),
         }
+    }
+
+    /// How much of the answer so far is more than whitespace (grows with
+    /// every fragment that brings a visible character, a call or the finish).
+    pub fn substance(&self) -> usize {
+        self.substance
     }
 
     /// The usage reported so far (None: not yet, or never).
@@ -275,6 +307,7 @@ impl Accumulator {
             return Err(ProviderError::Truncated {
                 partial: self.partial_text(),
                 http_status: 200,
+                cause: SERVER_CUT.into(),
             });
         }
         Ok(self.into_completion())
@@ -436,6 +469,31 @@ mod tests {
         assert_eq!(c.usage, None);
     }
 
+    /// Progress is growth by more than whitespace: whitespace fragments,
+    /// empty deltas and repeated role chunks leave it where it was.
+    #[test]
+    fn only_visible_growth_is_substance() {
+        let mut acc = Accumulator::new();
+        let mut grew = |c: Value| {
+            let before = acc.substance();
+            acc.push_chunk(&c).expect("chunk");
+            acc.substance() > before
+        };
+        assert!(
+            grew(json!({"choices":[{"delta":{"role":"assistant"}}]})),
+            "the start"
+        );
+        assert!(!grew(json!({"choices":[{"delta":{"role":"assistant"}}]})));
+        assert!(grew(tc(0, Some("x"), Some("f"), Some(""))), "a new call");
+        assert!(!grew(tc(0, None, None, Some("   \n\t "))));
+        assert!(!grew(json!({"choices":[{"delta":{}}]})));
+        assert!(!grew(json!({"choices":[{"delta":{"content":"  "}}]})));
+        assert!(grew(tc(0, None, None, Some(" {"))));
+        assert!(grew(
+            json!({"choices":[{"delta":{},"finish_reason":"tool_calls"}]})
+        ));
+    }
+
     #[test]
     fn truncated_without_done_or_finish() {
         let (_, c) = run(
@@ -451,7 +509,8 @@ mod tests {
             c,
             Err(ProviderError::Truncated {
                 partial: "{\"evaluationText\":\"hal".into(),
-                http_status: 200
+                http_status: 200,
+                cause: SERVER_CUT.into(),
             })
         );
         // [DONE] without a finish reason is accepted.

@@ -35,10 +35,6 @@ pub struct ChunkReader<'a> {
     idle: Pin<Box<Sleep>>,
     idle_after: Duration,
     last_chunk: Instant,
-    /// Whether any chunk counts as progress. A stream counts only what its
-    /// reader says is an answer ([`ChunkReader::progress`]): SSE comments
-    /// such as `: keepalive` are bytes, not progress.
-    chunks_are_progress: bool,
 }
 
 impl<'a> ChunkReader<'a> {
@@ -47,7 +43,6 @@ impl<'a> ChunkReader<'a> {
         cancel: &'a CancellationToken,
         deadline: Instant,
         idle_after: Duration,
-        chunks_are_progress: bool,
     ) -> Self {
         let now = Instant::now();
         ChunkReader {
@@ -57,11 +52,12 @@ impl<'a> ChunkReader<'a> {
             idle: Box::pin(tokio::time::sleep_until(now + idle_after)),
             idle_after,
             last_chunk: now,
-            chunks_are_progress,
         }
     }
 
-    /// Something that counts arrived: the idle clock starts again.
+    /// Something that counts arrived: the idle clock starts again. Bytes
+    /// alone do not count (SSE comments such as `: keepalive`, whitespace):
+    /// the reader says what is progress.
     pub fn progress(&mut self) {
         self.last_chunk = Instant::now();
     }
@@ -97,9 +93,6 @@ impl<'a> ChunkReader<'a> {
     }
 
     fn took(&mut self, r: reqwest::Result<Option<Bytes>>) -> Result<Option<Bytes>, ReadStop> {
-        if self.chunks_are_progress {
-            self.last_chunk = Instant::now();
-        }
         r.map_err(ReadStop::Broken)
     }
 }

@@ -32,6 +32,35 @@ pub use super::url::endpoint_url;
 /// down endpoint stops the run within seconds.
 const UNREACHABLE_RETRY: Duration = Duration::from_millis(250);
 
+/// A time limit of the caller's on top of each attempt's request timeout
+/// (a batch's time, doctor's test): no attempt or wait starts past it, and
+/// an answer still arriving there is cut, the failure naming it.
+#[derive(Debug, Clone)]
+pub struct TimeLimit {
+    pub at: tokio::time::Instant,
+    /// What the limit is, for the failure: "the batch (3 × the 600s request timeout)".
+    pub what: String,
+}
+
+impl TimeLimit {
+    /// `after` from now.
+    pub fn after(after: Duration, what: impl Into<String>) -> TimeLimit {
+        TimeLimit {
+            at: tokio::time::Instant::now() + after,
+            what: what.into(),
+        }
+    }
+
+    /// The failure's words when this limit cuts an answer or stops a retry.
+    pub fn ran_out(&self) -> String {
+        format!("jury's time limit for {} ran out", self.what)
+    }
+
+    pub fn passed(&self) -> bool {
+        tokio::time::Instant::now() >= self.at
+    }
+}
+
 /// A client for one endpoint and model. Cheap to share behind an `Arc`;
 /// `complete` may run concurrently.
 pub struct Client {
@@ -209,7 +238,18 @@ impl Client {
         cancel: &CancellationToken,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
     ) -> Result<Completion, ProviderError> {
-        self.complete_inner(call, cancel, on_frame)
+        self.complete_within(call, None, cancel, on_frame).await
+    }
+
+    /// As [`Client::complete`], within the caller's `limit` as well.
+    pub async fn complete_within(
+        &self,
+        call: &ChatCall,
+        limit: Option<&TimeLimit>,
+        cancel: &CancellationToken,
+        on_frame: &mut (dyn FnMut(StreamFrame) + Send),
+    ) -> Result<Completion, ProviderError> {
+        self.complete_inner(call, limit, cancel, on_frame)
             .await
             .map_err(|e| redact_error(e, self.key()))
     }
@@ -217,6 +257,7 @@ impl Client {
     async fn complete_inner(
         &self,
         call: &ChatCall,
+        limit: Option<&TimeLimit>,
         cancel: &CancellationToken,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
     ) -> Result<Completion, ProviderError> {
@@ -227,17 +268,23 @@ impl Client {
             if cancel.is_cancelled() || self.stop.is_cancelled() {
                 return Err(ProviderError::Cancelled);
             }
+            if let Some(l) = limit.filter(|l| l.passed()) {
+                return Err(ProviderError::RetriesExhausted {
+                    attempts: tries.attempts,
+                    last: l.ran_out(),
+                });
+            }
             tries.attempts += 1;
             // Another request of the run may have moved the path on.
             mode = mode.max(self.tool_mode());
-            let fault = match self.attempt(call, mode, cancel, on_frame).await {
+            let fault = match self.attempt(call, mode, limit, cancel, on_frame).await {
                 Ok(c) => match self.accept(c, mode, call, tries.attempts, start) {
                     Ok(c) => return Ok(c),
                     Err(f) => f,
                 },
                 Err(f) => f,
             };
-            self.after_fault(fault, &mut tries, &mut mode, cancel, on_frame)
+            self.after_fault(fault, &mut tries, &mut mode, limit, cancel, on_frame)
                 .await?;
         }
     }
@@ -286,6 +333,7 @@ impl Client {
         fault: Fault,
         tries: &mut Tries,
         mode: &mut ToolMode,
+        limit: Option<&TimeLimit>,
         cancel: &CancellationToken,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
     ) -> Result<(), ProviderError> {
@@ -335,6 +383,7 @@ impl Client {
                     return Err(ProviderError::Truncated {
                         partial,
                         http_status: 200,
+                        cause: reason,
                     });
                 }
                 if silent {
@@ -358,7 +407,7 @@ impl Client {
                         last: reason,
                     });
                 }
-                self.retry_after(tries, delay, reason, cancel, on_frame)
+                self.retry_after(tries, delay, reason, limit, cancel, on_frame)
                     .await
             }
             // An endpoint that did answer before and now refuses every
@@ -385,7 +434,8 @@ impl Client {
                     });
                 }
                 let delay = self.backoff(tries.retries);
-                self.retry_after(tries, delay, last, cancel, on_frame).await
+                self.retry_after(tries, delay, last, limit, cancel, on_frame)
+                    .await
             }
         }
     }
@@ -428,9 +478,17 @@ impl Client {
         tries: &mut Tries,
         delay: Duration,
         reason: String,
+        limit: Option<&TimeLimit>,
         cancel: &CancellationToken,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
     ) -> Result<(), ProviderError> {
+        // A wait that would end past the caller's limit is not begun.
+        if let Some(l) = limit.filter(|l| tokio::time::Instant::now() + delay >= l.at) {
+            return Err(ProviderError::RetriesExhausted {
+                attempts: tries.attempts,
+                last: format!("{reason}; {} before another attempt", l.ran_out()),
+            });
+        }
         tries.retries += 1;
         on_frame(StreamFrame::Retrying {
             attempt: tries.attempts + 1,

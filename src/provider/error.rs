@@ -21,9 +21,15 @@ pub enum ProviderError {
         "the server asked to retry after {wait:?}, longer than the {cap:?} limit; the run is paused: resume it later with --resume"
     )]
     RetryAfterTooLong { wait: Duration, cap: Duration },
-    /// The stream closed before `[DONE]` or a finish reason. `partial` is what arrived.
-    #[error("the answer was cut off before it finished")]
-    Truncated { partial: String, http_status: u16 },
+    /// The answer ended before `[DONE]` or a finish reason. `partial` is what
+    /// arrived; `cause` says who cut it: the server (closed early, broke
+    /// off) or one of jury's own timeouts.
+    #[error("{cause}")]
+    Truncated {
+        partial: String,
+        http_status: u16,
+        cause: String,
+    },
     /// The server cannot do tool calls, JSON schema or JSON content.
     #[error("the server cannot return structured answers: {0}")]
     Capability(String),

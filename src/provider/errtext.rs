@@ -19,19 +19,130 @@ const MIN_KEY_PREFIX: usize = 6;
 /// first characters when the text ends with them: an answer cut off inside
 /// an echoed key (a size cap, a dropped connection) and a stream shown
 /// while the key is still arriving both end that way.
+///
+/// The key is found as the text reads and as JSON would decode it: a server
+/// that echoes it inside a JSON answer may write any of its characters as an
+/// escape (`\u0073k-…`, uppercase hex, `\/`), at any level of nesting
+/// (`\\u0073` in arguments held in a JSON string), and an answer is JSON
+/// text that is decoded only later, when its fields are read. Every span
+/// that decodes to the key is replaced, escapes and all.
 pub fn redact(s: &str, key: Option<&Secret>) -> String {
     let Some(key) = key.map(Secret::expose).filter(|k| k.len() >= 4) else {
         return s.to_string();
     };
-    let mut out = s.replace(key, REDACTED);
-    let cut = (MIN_KEY_PREFIX..key.len())
-        .rev()
-        .find(|&n| key.is_char_boundary(n) && out.ends_with(&key[..n]));
-    if let Some(n) = cut {
-        out.truncate(out.len() - n);
-        out.push_str(REDACTED);
+    let spans = key_spans(s, key);
+    if spans.is_empty() {
+        return s.to_string();
     }
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    for (start, end) in spans {
+        out.push_str(&s[at..start]);
+        out.push_str(REDACTED);
+        at = end;
+    }
+    out.push_str(&s[at..]);
     out
+}
+
+/// One character of a text read as JSON string content would decode it.
+enum Decoded {
+    /// The character and the byte just after it.
+    Char(char, usize),
+    /// An escape that the end of the text cuts short.
+    Cut,
+    /// Not a character the key can hold here.
+    Other,
+}
+
+/// The character at byte `i` of `s`: itself, or the escape starting there.
+/// A run of backslashes counts as one (escapes nested in JSON strings
+/// double them).
+fn decode_at(s: &str, i: usize) -> Decoded {
+    let rest = &s[i..];
+    let Some(c) = rest.chars().next() else {
+        return Decoded::Cut;
+    };
+    if c != '\\' {
+        return Decoded::Char(c, i + c.len_utf8());
+    }
+    let run = rest.bytes().take_while(|&b| b == b'\\').count();
+    let after = &rest[run..];
+    let at = i + run;
+    match after.bytes().next() {
+        None => Decoded::Cut,
+        Some(b'u') => {
+            let hex = &after[1..];
+            let digits = hex
+                .bytes()
+                .take(4)
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
+            if digits < 4 {
+                return if digits == hex.len() {
+                    Decoded::Cut
+                } else {
+                    Decoded::Other
+                };
+            }
+            match u32::from_str_radix(&hex[..4], 16)
+                .ok()
+                .and_then(char::from_u32)
+            {
+                Some(c) => Decoded::Char(c, at + 5),
+                None => Decoded::Other,
+            }
+        }
+        Some(b) => match b {
+            b'/' => Decoded::Char('/', at + 1),
+            b'"' => Decoded::Char('"', at + 1),
+            b'b' => Decoded::Char('\u{8}', at + 1),
+            b'f' => Decoded::Char('\u{c}', at + 1),
+            b'n' => Decoded::Char('\n', at + 1),
+            b'r' => Decoded::Char('\r', at + 1),
+            b't' => Decoded::Char('\t', at + 1),
+            _ => Decoded::Other,
+        },
+    }
+}
+
+/// Where the key starts at byte `i` of `s`, the byte after it: the whole key,
+/// or at least [`MIN_KEY_PREFIX`] of its characters running to the end of
+/// the text.
+fn key_at(s: &str, i: usize, key: &str) -> Option<usize> {
+    let mut j = i;
+    for (n, kc) in key.chars().enumerate() {
+        if j == s.len() {
+            return (n >= MIN_KEY_PREFIX).then_some(j);
+        }
+        match decode_at(s, j) {
+            Decoded::Char(c, next) if c == kc => j = next,
+            // Cut inside an escape that may be the key's next character.
+            Decoded::Cut => return (n + 1 >= MIN_KEY_PREFIX).then_some(s.len()),
+            _ => return None,
+        }
+    }
+    Some(j)
+}
+
+/// The byte spans of `s` that read as the key, in order, not overlapping.
+fn key_spans(s: &str, key: &str) -> Vec<(usize, usize)> {
+    let Some(first) = key.chars().next() else {
+        return Vec::new();
+    };
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while let Some(c) = s[i..].chars().next() {
+        if (c == first || c == '\\')
+            && let Some(end) = key_at(s, i, key)
+        {
+            spans.push((i, end));
+            i = end;
+            continue;
+        }
+        i += c.len_utf8();
+    }
+    spans
 }
 
 /// Sanitize, redact and truncate any text headed for an error message.
@@ -157,6 +268,33 @@ mod tests {
             redact("sk-CANARY-51c0ffee and sk-CANARY", k),
             "<redacted> and <redacted>"
         );
+    }
+
+    #[test]
+    fn a_key_written_with_json_escapes_is_found() {
+        let key = Secret::new("sk-CANARY/51");
+        let k = Some(&key);
+        for (text, want) in [
+            (r#"key is \u0073k-CANARY\/51."#, "key is <redacted>."),
+            (r#"\u0073\u006B\u002D\u0043ANARY/51"#, "<redacted>"),
+            (r#"\u0073\u006b\u002d\u0043ANARY\/51"#, "<redacted>"),
+            // Nested: arguments held in a JSON string double the backslashes.
+            (
+                r#""{\"t\":\"\\u0073k-CANARY/51\"}""#,
+                r#""{\"t\":\"<redacted>\"}""#,
+            ),
+            // Cut inside the key, and inside an escape of it.
+            (r#"as \u0073k-CANA"#, "as <redacted>"),
+            (r#"as sk-CANARY\u00"#, "as <redacted>"),
+            // An escaped backslash before an ordinary letter is no escape of it.
+            (r#"sk-CANARY\\n"#, r#"sk-CANARY\\n"#),
+            ("no key here: sk-other", "no key here: sk-other"),
+        ] {
+            assert_eq!(redact(text, k), want, "{text}");
+        }
+        // The decoded text of every field is clean too.
+        let v: Value = serde_json::from_str(r#"{"t":"\u0073k-CANARY\/51"}"#).unwrap();
+        assert_eq!(redact(v["t"].as_str().unwrap(), k), "<redacted>");
     }
 
     #[test]

@@ -19,6 +19,6 @@ mod transport;
 pub mod url;
 mod wire;
 
-pub use client::{Client, request_body};
+pub use client::{Client, TimeLimit, request_body};
 pub use error::ProviderError;
 pub use types::*;

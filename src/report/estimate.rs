@@ -30,6 +30,28 @@ pub struct LeftOut {
     /// With `--who`: combinations labelled by others but not by that person
     /// (neither a labelled nor an unlabelled combination for this estimate).
     pub labelled_by_others: usize,
+    /// With `--sampled-only`: labelled combinations whose labels a person
+    /// chose (not given in the workbench's `sample` order).
+    pub chosen_by_hand: usize,
+}
+
+/// How the labels were chosen, for the validity of the estimate.
+#[derive(Debug, Clone, Default)]
+pub struct Sampling {
+    /// Labels given in the workbench's random `sample` order.
+    pub sampled: std::collections::HashMap<crate::store::SampledKey, u64>,
+    /// Use those alone (`--sampled-only`).
+    pub only: bool,
+}
+
+impl Sampling {
+    fn is_sampled(&self, key: &ComboKey, persona: &str, who: &str) -> bool {
+        // Looked up without building a key per label when nothing is sampled.
+        !self.sampled.is_empty()
+            && self
+                .sampled
+                .contains_key(&(key.clone(), persona.to_string(), who.to_string()))
+    }
 }
 
 /// One classification, perspective and judge configuration.
@@ -42,6 +64,10 @@ pub struct Estimate {
     pub persona: String,
     /// Combinations with both people's and the judge's reading.
     pub n: usize,
+    /// Of the `n`: combinations whose label was given in the random `sample`
+    /// order, and those a person chose (the queue, a search, a filter).
+    pub labels_sampled: usize,
+    pub labels_chosen: usize,
     /// Combinations with the judge's reading only (no person labelled them).
     #[serde(rename = "N")]
     pub big_n: usize,
@@ -111,15 +137,88 @@ pub(crate) fn people_reading(
 /// Each person's reading of one combination.
 type PersonReadings<'a> = Vec<(&'a str, Option<bool>)>;
 
+/// The estimates on a report's scope (one side of the split by item, the
+/// listed items): what the agreement view and the HTML report head with.
+pub fn for_scope(
+    store: &crate::store::Store,
+    scope: &super::Scope,
+    alpha: f64,
+) -> crate::store::Result<Vec<Estimate>> {
+    let mut readings = super::pairs::Builder::read(store)?.finish_readings();
+    let split = match scope.side {
+        Some(_) => store.split()?,
+        None => None,
+    };
+    let keep = |key: &ComboKey| {
+        scope
+            .items
+            .as_ref()
+            .is_none_or(|i| i.contains(&key.item_id))
+            && match (&split, scope.side) {
+                (Some(s), Some(side)) => s.item_side(&key.item_id) == side,
+                _ => true,
+            }
+    };
+    readings.verdicts.retain(|v| keep(&v.2));
+    readings.labels.retain(|l| keep(&l.1));
+    let sampling = Sampling {
+        sampled: store.sampled_labels()?,
+        only: false,
+    };
+    Ok(estimates(&readings, alpha, None, &sampling))
+}
+
+/// Per classification, the one estimate to head a view with: the judge
+/// configuration with the most labelled combinations (then the most judged
+/// ones) among those with a valid interval, else among all. Valid ones
+/// first, then by labels; classifications nobody labelled are left out.
+pub fn headlines(es: &[Estimate]) -> Vec<String> {
+    let mut best: BTreeMap<&str, &Estimate> = BTreeMap::new();
+    for e in es {
+        let rank = |e: &Estimate| (e.not_valid.is_none() && e.ppi.is_some(), e.n, e.big_n);
+        best.entry(&e.classification)
+            .and_modify(|b| {
+                if rank(e) > rank(b) {
+                    *b = e;
+                }
+            })
+            .or_insert(e);
+    }
+    let mut chosen: Vec<&Estimate> = best.into_values().filter(|e| e.n > 0).collect();
+    chosen.sort_by_key(|e| (e.not_valid.is_some(), std::cmp::Reverse(e.n)));
+    chosen
+        .into_iter()
+        .map(|e| {
+            format!(
+                "{} ({} as {})",
+                headline(e),
+                crate::sanitize::one_line(&e.judge, 40),
+                crate::sanitize::one_line(&e.persona, 20)
+            )
+        })
+        .collect()
+}
+
 /// Every estimate the store's readings support, at level 1 − `alpha`.
-pub fn estimates(readings: &Readings, alpha: f64, who: Option<&str>) -> Vec<Estimate> {
-    // (persona, combination) → every label's (who, reading).
-    let mut labels: HashMap<(&str, &ComboKey), PersonReadings<'_>> = HashMap::default();
+pub fn estimates(
+    readings: &Readings,
+    alpha: f64,
+    who: Option<&str>,
+    sampling: &Sampling,
+) -> Vec<Estimate> {
+    // (persona, combination) → every label's (who, reading), and whether
+    // any of them was given in the sample order.
+    let mut labels: HashMap<(&str, &ComboKey), (PersonReadings<'_>, bool)> = HashMap::default();
     for (persona, key, person, value) in &readings.labels {
-        labels
-            .entry((persona, key))
-            .or_default()
-            .push((person, reading(value)));
+        let sampled = sampling.is_sampled(key, persona, person);
+        let e = labels.entry((persona, key)).or_default();
+        if sampling.only && !sampled {
+            // Counted, not used: the combination is neither labelled nor
+            // unlabelled for this estimate.
+            continue;
+        }
+        e.0.push((person, reading(value)));
+        e.1 |= sampled;
     }
     /// (classification, perspective, judge, persona).
     type Key = (String, String, Arc<str>, Arc<str>);
@@ -128,6 +227,7 @@ pub fn estimates(readings: &Readings, alpha: f64, who: Option<&str>) -> Vec<Esti
         y: Vec<f64>,
         y_hat: Vec<f64>,
         y_hat_u: Vec<f64>,
+        sampled: usize,
         left_out: LeftOut,
     }
     let mut groups: BTreeMap<Key, Collect> = BTreeMap::new();
@@ -147,13 +247,15 @@ pub fn estimates(readings: &Readings, alpha: f64, who: Option<&str>) -> Vec<Esti
         let j = f64::from(u8::from(j));
         match labels.get(&(&**persona, &**key)) {
             None => g.y_hat_u.push(j),
-            Some(ls) if who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) => {
+            Some((ls, _)) if ls.is_empty() => g.left_out.chosen_by_hand += 1,
+            Some((ls, _)) if who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) => {
                 g.left_out.labelled_by_others += 1;
             }
-            Some(ls) => match people_reading(ls, who) {
+            Some((ls, sampled)) => match people_reading(ls, who) {
                 Ok(p) => {
                     g.y.push(f64::from(u8::from(p)));
                     g.y_hat.push(j);
+                    g.sampled += usize::from(*sampled);
                 }
                 Err(()) => g.left_out.people_undecided += 1,
             },
@@ -189,6 +291,8 @@ pub fn estimates(readings: &Readings, alpha: f64, who: Option<&str>) -> Vec<Esti
                 judge: judge.to_string(),
                 persona: persona.to_string(),
                 n: c.y.len(),
+                labels_sampled: c.sampled,
+                labels_chosen: c.y.len() - c.sampled,
                 big_n: c.y_hat_u.len(),
                 alpha,
                 human_only,
@@ -229,13 +333,17 @@ pub fn headline(e: &Estimate) -> String {
             .ppi
             .map(|p| p.estimate)
             .or(e.human_only.map(|h| h.estimate));
+        let why = if e.n < MIN_LABELS {
+            format!("{} label(s) < {MIN_LABELS}", e.n)
+        } else {
+            "the labels never vary".into()
+        };
         return format!(
-            "{}: classifier right {} on {} label(s) + {} judged · no valid interval: {}",
+            "{}: classifier right {} on {} label(s) + {} judged · no valid interval ({why})",
             e.classification,
             point.map_or("–".into(), pct),
             e.n,
             e.big_n,
-            e.not_valid.unwrap_or_default()
         );
     }
     let labels_alone = e.human_only.map_or("no decided label".into(), |h| {
@@ -286,11 +394,21 @@ pub fn table(es: &[Estimate]) -> String {
         if let (Some(w), None) = (e.worth_labels, e.not_valid) {
             rest.push(format!("the judge's verdicts worth {w:.1}× the labels"));
         }
+        if e.n > 0 {
+            rest.push(if e.labels_chosen == 0 {
+                format!("all {} labels from the random sample order", e.n)
+            } else {
+                format!(
+                    "{} of {} labels chosen by a person, not sampled: the interval assumes a random sample (--sampled-only uses the {} sampled)",
+                    e.labels_chosen, e.n, e.labels_sampled
+                )
+            });
+        }
         let l = &e.left_out;
-        if l.people_undecided + l.judge_undecided + l.labelled_by_others > 0 {
+        if l.people_undecided + l.judge_undecided + l.labelled_by_others + l.chosen_by_hand > 0 {
             rest.push(format!(
-                "left out: {} people-undecided, {} judge-undecided (Likert 3), {} labelled by others",
-                l.people_undecided, l.judge_undecided, l.labelled_by_others
+                "left out: {} people-undecided, {} judge-undecided (Likert 3), {} labelled by others, {} chosen by hand",
+                l.people_undecided, l.judge_undecided, l.labelled_by_others, l.chosen_by_hand
             ));
         }
         if !rest.is_empty() {
@@ -300,7 +418,8 @@ pub fn table(es: &[Estimate]) -> String {
     out.push(String::new());
     out.push(
         "Valid only if the labelled combinations are a random sample of all of them: labels a person \
-chose (the disagreement-first queue, a search, a filter) can bias both intervals."
+chose (the disagreement-first queue, a search, a filter) can bias both intervals. Labels given in the \
+workbench's random `sample` order (o cycles orders) are recorded as sampled."
             .into(),
     );
     out.join("\n")
@@ -311,7 +430,7 @@ pub fn csv(es: &[Estimate]) -> String {
     let t = super::csv::text;
     let f = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     let mut out = vec![
-        "classification,perspective,judge,persona,n,N,alpha,human_only,human_only_lo,human_only_hi,ppi,ppi_lo,ppi_hi,lambda,worth_labels,people_undecided,judge_undecided,labelled_by_others,not_valid"
+        "classification,perspective,judge,persona,n,N,alpha,human_only,human_only_lo,human_only_hi,ppi,ppi_lo,ppi_hi,lambda,worth_labels,people_undecided,judge_undecided,labelled_by_others,not_valid,labels_sampled,labels_chosen,chosen_by_hand"
             .to_string(),
     ];
     for e in es {
@@ -338,6 +457,9 @@ pub fn csv(es: &[Estimate]) -> String {
                 e.left_out.judge_undecided.to_string(),
                 e.left_out.labelled_by_others.to_string(),
                 t(e.not_valid.unwrap_or_default()),
+                e.labels_sampled.to_string(),
+                e.labels_chosen.to_string(),
+                e.left_out.chosen_by_hand.to_string(),
             ]
             .join(","),
         );
@@ -385,7 +507,7 @@ mod tests {
 
     #[test]
     fn the_store_shaped_fixture_gives_ppi_pythons_numbers() {
-        let es = estimates(&fixture(), 0.1, None);
+        let es = estimates(&fixture(), 0.1, None, &Sampling::default());
         assert_eq!(es.len(), 1);
         let e = &es[0];
         assert_eq!((e.n, e.big_n), (12, 30));
@@ -424,15 +546,44 @@ mod tests {
             key(500),
             Value::Likert(3),
         ));
-        let e = &estimates(&r, 0.05, None)[0];
+        let e = &estimates(&r, 0.05, None, &Sampling::default())[0];
         assert_eq!(e.n, 11);
         assert_eq!(e.left_out.people_undecided, 1);
         assert_eq!(e.left_out.judge_undecided, 1);
         // One person named: bob labelled one combination; alice's eleven
         // others are labelled by others, not unlabelled.
-        let e = &estimates(&r, 0.05, Some("bob"))[0];
+        let e = &estimates(&r, 0.05, Some("bob"), &Sampling::default())[0];
         assert_eq!((e.n, e.big_n), (1, 30));
         assert_eq!(e.left_out.labelled_by_others, 11);
+    }
+
+    #[test]
+    fn sampled_and_chosen_labels_are_counted_and_sampled_only_keeps_the_sample() {
+        let r = fixture();
+        // Alice gave the first five labels in the sample order.
+        let sampled = (0..5)
+            .map(|i| {
+                (
+                    (
+                        ComboKey::new(&format!("i{i}"), "urgency", "p"),
+                        "kenton".to_string(),
+                        "alice".to_string(),
+                    ),
+                    1,
+                )
+            })
+            .collect();
+        let mut sampling = Sampling {
+            sampled,
+            only: false,
+        };
+        let e = &estimates(&r, 0.05, None, &sampling)[0];
+        assert_eq!((e.n, e.labels_sampled, e.labels_chosen), (12, 5, 7));
+        assert!(table(std::slice::from_ref(e)).contains("7 of 12 labels chosen by a person"));
+        sampling.only = true;
+        let e = &estimates(&r, 0.05, None, &sampling)[0];
+        assert_eq!((e.n, e.labels_sampled, e.big_n), (5, 5, 30));
+        assert_eq!(e.left_out.chosen_by_hand, 7);
     }
 
     #[test]
@@ -460,7 +611,7 @@ mod tests {
                     .map(|(p, k, w, v)| (p.clone(), re(k), w.clone(), *v)),
             );
         }
-        let e = &estimates(&r, 0.05, None)[0];
+        let e = &estimates(&r, 0.05, None, &Sampling::default())[0];
         assert_eq!((e.n, e.big_n, e.not_valid), (36, 30, None));
         let line = headline(e);
         assert!(

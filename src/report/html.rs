@@ -60,6 +60,13 @@ pub fn to_html(report: &Report) -> String {
             side.as_str()
         ));
     }
+    if !report.estimates.is_empty() {
+        h.push_str("<h2>How accurate is the classifier</h2>\n<ul id=\"estimates\">\n");
+        for line in &report.estimates {
+            h.push_str(&format!("<li>{}</li>\n", esc(line)));
+        }
+        h.push_str("</ul>\n<p class=\"note\">95 % intervals: PPI++ from people's labels plus the judge's verdicts on every combination (valid when the labelled combinations are a random sample), beside the labels alone. <code>jury estimate</code> gives every judge configuration.</p>\n");
+    }
     ranking(&mut h, &report.rankings);
     comparisons(&mut h, &report.groups);
     charts(&mut h, &report.groups);

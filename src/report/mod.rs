@@ -191,6 +191,9 @@ pub struct Report {
     pub changes: Vec<prompt_change::PromptChange>,
     /// Which judge configuration agrees best with people, per protocol.
     pub rankings: Vec<rank::Ranking>,
+    /// The classifier's accuracy per classification (`estimate::headlines`),
+    /// when the caller asked for it ([`Report::with_estimates`]).
+    pub estimates: Vec<String>,
     /// The side of the held-out split the figures cover; `None`: all pairs.
     pub side: Option<Side>,
     /// How many items the figures were limited to (the workbench's listed
@@ -210,7 +213,18 @@ pub enum ReportError {
     )]
     NoSplit,
     #[error(
-        "prompt version {version} shows {count} {side} pair(s) as few-shot examples (e.g. {example}): figures on {side} would flatter it. \
+        "the stored split was made by (item, classification) pair: {count} item(s) have pairs on both sides (e.g. {example}), \
+         so an item's text can be a few-shot example while another of its pairs is scored as held-out. \
+         `jury split --replace --holdout {holdout} --seed {seed}` remakes it by item (then build few-shot sets again)"
+    )]
+    PairLevelSplit {
+        count: usize,
+        example: String,
+        holdout: f64,
+        seed: u64,
+    },
+    #[error(
+        "prompt version {version} shows {count} {side} item(s) as few-shot examples (e.g. {example}): figures on {side} would flatter it. \
          Build the few-shot set again from the current split (`jury fewshot --from-labels`) and run it"
     )]
     SeenExamples {
@@ -235,8 +249,9 @@ impl Report {
     }
 
     /// [`Report::build`] on one side of the workspace's held-out split only
-    /// (`jury report --split test`): every pair whose (item, classification)
-    /// is on the other side is left out before anything is computed. The
+    /// (`jury report --split test`): every pair whose item is on the other
+    /// side is left out before anything is computed (the split is by item;
+    /// a stored pair-level split is refused). The
     /// double-check flip counts and position bias carry no item ids and are
     /// left out on a split rather than shown for all items.
     pub fn build_on(
@@ -277,24 +292,34 @@ impl Report {
             )?);
         };
         let split = store.split()?.ok_or(ReportError::NoSplit)?;
-        // A prompt version that shows a held-out pair as an example has seen
-        // the answer: its figures on `test` would flatter it. (On `train`
-        // the examples are expected.)
+        if let Some(first) = split.mixed_items().first() {
+            return Err(ReportError::PairLevelSplit {
+                count: split.mixed_items().len(),
+                example: first.clone(),
+                holdout: split.rule.holdout,
+                seed: split.rule.seed,
+            });
+        }
+        // A prompt version that shows a held-out item as an example (any of
+        // its classifications: the text and the reasoning are the item's)
+        // has seen the answer: its figures on `test` would flatter it. (On
+        // `train` the examples are expected.)
         let examples = match side {
             Side::Test => store.prompt_examples()?,
             Side::Train => Default::default(),
         };
         for (hash, pairs) in examples {
-            let seen: Vec<&(String, String)> = pairs
+            let seen: std::collections::BTreeSet<&str> = pairs
                 .iter()
-                .filter(|(item, cls)| split.side_of(item, cls) == side)
+                .filter(|(item, _)| split.item_side(item) == side)
+                .map(|(item, _)| item.as_str())
                 .collect();
-            if let Some((item, cls)) = seen.first() {
+            if let Some(item) = seen.first() {
                 return Err(ReportError::SeenExamples {
                     version: hash.chars().take(8).collect(),
                     side: side.as_str(),
                     count: seen.len(),
-                    example: format!("{item}/{cls}"),
+                    example: item.to_string(),
                 });
             }
         }
@@ -324,9 +349,7 @@ impl Report {
         let (mut pairs, placed) = builder.finish_with_positions();
         if let Some((split, side)) = on {
             for ps in pairs.values_mut() {
-                ps.retain(|p| {
-                    split.side_of(&p.ctx.key.item_id, &p.ctx.key.classification_id) == side
-                });
+                ps.retain(|p| split.item_side(&p.ctx.key.item_id) == side);
             }
             pairs.retain(|_, ps| !ps.is_empty());
         }
@@ -368,10 +391,19 @@ impl Report {
             positions,
             changes,
             rankings,
+            estimates: Vec::new(),
             side: on.map(|(_, side)| side),
             items: items.map(|i| i.len()),
             by,
         })
+    }
+
+    /// Adds the classifier's accuracy per classification on `scope` (a
+    /// second read of the store: only the views that head with it pay).
+    pub fn with_estimates(mut self, store: &Store, scope: &Scope) -> crate::store::Result<Report> {
+        let es = estimate::for_scope(store, scope, 0.05)?;
+        self.estimates = estimate::headlines(&es);
+        Ok(self)
     }
 
     /// Each group's pairs as confusion-matrix cells (`groups[i]` ↔ `[i]`),

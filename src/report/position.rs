@@ -188,11 +188,13 @@ pub fn table(rows: &[PositionBias]) -> Vec<String> {
         ));
         out.push(format!("     late − early {shift}  changed {changed}"));
     }
+    // Two lines, not one with a newline in it: the agreement view shows
+    // each note on a line of its own.
     out.push(
-        "repeat a mode 1 run with other --shuffle-seed values to move items; an interval that\n\
-excludes 0 means the verdict depends on where the item stood."
+        "repeat a mode 1 run with other --shuffle-seed values to move items; an interval that"
             .into(),
     );
+    out.push("excludes 0 means the verdict depends on where the item stood.".into());
     out
 }
 

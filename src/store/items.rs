@@ -40,89 +40,20 @@ impl Store {
         perspectives: &[Perspective],
         labels: &[crate::domain::Label],
     ) -> Result<UpsertCounts> {
-        let mut merge = LabelCounts::default();
-        let tx = self.immediate()?;
-        {
-            let next_pos: i64 = tx.query_row(
-                "SELECT coalesce(max(position), -1) + 1 FROM items",
-                [],
-                |r| r.get(0),
-            )?;
-            let mut ins_item = tx.prepare(
-                "INSERT INTO items (id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, position, kind, payload, owner)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                 ON CONFLICT(id) DO UPDATE SET sent_text=excluded.sent_text, sent_ms=excluded.sent_ms,
-                   title=excluded.title, text=excluded.text, source_type=excluded.source_type,
-                   source_originator=excluded.source_originator, source_channel=excluded.source_channel,
-                   tags=excluded.tags, kind=excluded.kind, payload=excluded.payload, owner=excluded.owner",
-            )?;
-            let mut del_cls = tx.prepare("DELETE FROM classifications WHERE item_id = ?1")?;
-            let mut ins_cls = tx.prepare(
-                "INSERT INTO classifications (item_id, id, description, available, selected, position)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?;
-            for (i, item) in items.iter().enumerate() {
-                let tags = serde_json::to_string(&item.tags).unwrap_or_else(|_| "[]".into());
-                ins_item.execute(params![
-                    item.id,
-                    item.sent_text,
-                    item.sent_ms,
-                    item.title,
-                    item.text,
-                    item.source.kind,
-                    item.source.originator,
-                    item.source.channel,
-                    tags,
-                    next_pos + i as i64,
-                    item.kind,
-                    (!item.payload.is_null()).then(|| item.payload.to_string()),
-                    item.owner
-                ])?;
-                del_cls.execute([&item.id])?;
-                for (pos, c) in item.classifications.iter().enumerate() {
-                    let available =
-                        serde_json::to_string(&c.available).unwrap_or_else(|_| "[]".into());
-                    ins_cls.execute(params![
-                        item.id,
-                        c.id,
-                        c.description,
-                        available,
-                        c.selected,
-                        pos as i64
-                    ])?;
-                }
-            }
-            let mut ins_persona = tx.prepare(
-                "INSERT INTO personas (id, name, definition) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(id) DO UPDATE SET name=excluded.name, definition=excluded.definition",
-            )?;
-            for p in personas {
-                ins_persona.execute(params![p.id, p.name, p.definition.to_string()])?;
-            }
-            let mut ins_persp = tx.prepare(
-                "INSERT INTO perspectives (id, name, text) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(id) DO UPDATE SET name=excluded.name, text=excluded.text",
-            )?;
-            for p in perspectives {
-                ins_persp.execute(params![p.id, p.name, p.text])?;
-            }
-            for l in labels {
-                match super::labels::merge_label_tx(&tx, l)? {
-                    super::labels::Merge::New => merge.new += 1,
-                    super::labels::Merge::Newer => merge.newer += 1,
-                    super::labels::Merge::Unchanged => merge.unchanged += 1,
-                    super::labels::Merge::Older => merge.older += 1,
-                }
-            }
+        let mut tx = self.begin_import()?;
+        for item in items {
+            tx.put_item(item)?;
         }
-        tx.commit()?;
-        Ok(UpsertCounts {
-            items: items.len(),
-            personas: personas.len(),
-            perspectives: perspectives.len(),
-            labels: labels.len(),
-            label_merge: merge,
-        })
+        for p in personas {
+            tx.put_persona(p)?;
+        }
+        for p in perspectives {
+            tx.put_perspective(p)?;
+        }
+        for l in labels {
+            tx.merge_label(l)?;
+        }
+        tx.commit()
     }
 
     /// Records protocol inputs skipped as invalid: (protocol, file, index, reason).
@@ -239,40 +170,7 @@ impl Store {
 
     /// One item with its classifications.
     pub fn item(&self, id: &str) -> Result<Option<Item>> {
-        let item = self
-            .conn
-            .query_row(
-                "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload, owner
-                 FROM items WHERE id = ?1",
-                [id],
-                item_from_row,
-            )
-            .optional()?;
-        let Some(mut item) = item else {
-            return Ok(None);
-        };
-        let mut stmt = self.conn.prepare(
-            "SELECT id, description, available, selected FROM classifications WHERE item_id = ?1 ORDER BY position",
-        )?;
-        let rows = stmt.query_map([id], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-            ))
-        })?;
-        for row in rows {
-            let (cid, description, available, selected) = row?;
-            item.classifications.push(Classification {
-                available: serde_json::from_str(&available)
-                    .map_err(|e| StoreError::Data(format!("classification {id}/{cid}: {e}")))?,
-                id: cid,
-                description,
-                selected,
-            });
-        }
-        Ok(Some(item))
+        item_on(&self.conn, id)
     }
 
     pub fn personas(&self) -> Result<Vec<Persona>> {
@@ -316,6 +214,44 @@ impl Store {
         })?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
+}
+
+/// One item with its classifications, read on `conn` (a store's
+/// connection or an import's open transaction).
+pub(super) fn item_on(conn: &rusqlite::Connection, id: &str) -> Result<Option<Item>> {
+    let item = conn
+            .query_row(
+                "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload, owner
+                 FROM items WHERE id = ?1",
+                [id],
+                item_from_row,
+            )
+            .optional()?;
+    let Some(mut item) = item else {
+        return Ok(None);
+    };
+    let mut stmt = conn.prepare(
+            "SELECT id, description, available, selected FROM classifications WHERE item_id = ?1 ORDER BY position",
+        )?;
+    let rows = stmt.query_map([id], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, Option<String>>(3)?,
+        ))
+    })?;
+    for row in rows {
+        let (cid, description, available, selected) = row?;
+        item.classifications.push(Classification {
+            available: serde_json::from_str(&available)
+                .map_err(|e| StoreError::Data(format!("classification {id}/{cid}: {e}")))?,
+            id: cid,
+            description,
+            selected,
+        });
+    }
+    Ok(Some(item))
 }
 
 fn item_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {

@@ -6,10 +6,12 @@ mod create;
 mod error;
 mod files;
 mod health;
+mod import_tx;
 mod items;
 mod label_history;
 mod labels;
 mod runs;
+mod samples;
 mod schema;
 mod sessions;
 mod splits;
@@ -18,12 +20,14 @@ mod verdicts;
 pub use claims::Claimed;
 pub use error::{Result, StoreError};
 pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_atomically};
+pub use import_tx::ImportTx;
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::LabelRow;
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,
 };
+pub use samples::SampledKey;
 pub use splits::{Split, SplitCounts};
 pub use verdicts::{VerdictFilter, VerdictValue};
 

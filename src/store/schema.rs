@@ -246,7 +246,24 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX run_claims_by_config ON run_claims(config);
     CREATE INDEX run_claims_by_run ON run_claims(run_id);
     "#,
-    // 12: how sure the judge was of each verdict: a probability (NULL:
+    // 12: which labels were given while the workbench listed items in the
+    // seeded random `sample` order — a random sample of the listed items, the
+    // condition under which `jury estimate`'s intervals are valid — and the
+    // seed of that order. A label changed later keeps its row: the sample is
+    // about which combinations were chosen, not their values.
+    r#"
+    CREATE TABLE label_samples (
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        perspective_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        who TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (item_id, classification_id, perspective_id, persona_id, who)
+    );
+    "#,
+    // 13: how sure the judge was of each verdict: a probability (NULL:
     // unknown), where it came from (`logprobs`; `repeats` is computed when
     // reading and never stored) and, for numeric scales, the
     // probability-weighted score.

@@ -12,15 +12,33 @@ pub struct Split {
     pub rule: SplitRule,
     pub created_at: String,
     pub created_by: String,
-    /// item → classification → side: looked up by `&str` on every pair a
-    /// report holds, so without building a key per lookup.
+    /// item → classification → side, as stored: looked up by `&str` on
+    /// every pair a report holds, so without building a key per lookup.
     members: HashMap<String, HashMap<String, Side>>,
+    /// item → its side: `test` when any of its stored pairs is.
+    items: HashMap<String, Side>,
+    /// Items with stored pairs on both sides (a split made by pair, before
+    /// splits were by item), sorted.
+    mixed: Vec<String>,
     fixed: usize,
 }
 
 impl Split {
-    /// The side of an (item, classification): the one fixed when the split
-    /// was made, or, for a pair labelled since, the one its hash gives.
+    /// The side of an item: every pair of it is on this side. An item none
+    /// of whose pairs was labelled when the split was made takes the side
+    /// its hash gives. On a pair-level split ([`Self::mixed_items`]) an
+    /// item with any pair on `test` is `test`: its text must never be an
+    /// example.
+    pub fn item_side(&self, item_id: &str) -> Side {
+        match self.items.get(item_id) {
+            Some(side) => *side,
+            None => self.rule.side_of_new_item(item_id),
+        }
+    }
+
+    /// The side of an (item, classification): the one stored for it, else
+    /// its item's. On a split made by item the same for every pair of an
+    /// item; on a pair-level one the stored side, as it was made.
     pub fn side_of(&self, item_id: &str, classification_id: &str) -> Side {
         match self
             .members
@@ -28,22 +46,41 @@ impl Split {
             .and_then(|m| m.get(classification_id))
         {
             Some(side) => *side,
-            None => self.rule.side_by_hash(item_id, classification_id),
+            None => self.item_side(item_id),
         }
+    }
+
+    /// Items with pairs on both sides: non-empty only for a split made by
+    /// (item, classification) pair, which leaks (an item's text can be an
+    /// example while another of its pairs is scored as held-out); `jury
+    /// split --replace` remakes it by item.
+    pub fn mixed_items(&self) -> &[String] {
+        &self.mixed
     }
 
     /// Pairs fixed when the split was made.
     pub fn fixed(&self) -> usize {
         self.fixed
     }
+
+    /// Items fixed when the split was made, `[train, test]`.
+    pub fn fixed_items(&self) -> [usize; 2] {
+        let test = self.items.values().filter(|s| **s == Side::Test).count();
+        [self.items.len() - test, test]
+    }
 }
 
-/// What `jury split` made: pairs per side, and per label value (the strata).
+/// What `jury split` made: items and pairs per side, and pairs per label
+/// value.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct SplitCounts {
+    /// Pairs on each side.
     pub train: usize,
     pub test: usize,
-    /// Label value → [train, test].
+    /// Items on each side (every pair of an item is on its side).
+    pub train_items: usize,
+    pub test_items: usize,
+    /// Label value → pairs [train, test].
     pub by_label: BTreeMap<String, [usize; 2]>,
 }
 
@@ -82,20 +119,34 @@ impl Store {
             members.entry(item).or_default().insert(cls, side);
             fixed += 1;
         }
+        let mut items = HashMap::with_capacity(members.len());
+        let mut mixed = Vec::new();
+        for (item, pairs) in &members {
+            let test = pairs.values().any(|s| *s == Side::Test);
+            let train = pairs.values().any(|s| *s == Side::Train);
+            if test && train {
+                mixed.push(item.clone());
+            }
+            items.insert(item.clone(), if test { Side::Test } else { Side::Train });
+        }
+        mixed.sort();
         Ok(Some(Split {
             rule,
             created_at,
             created_by,
             members,
+            items,
+            mixed,
             fixed,
         }))
     }
 
-    /// Makes the workspace's split over every labelled (item, classification),
-    /// stratified by its human label (the value most of its labels give; on a
-    /// tie the first in text order). Refused when a split exists, unless
-    /// `replace`: examples built from the old `train` side could then sit on
-    /// the new `test` side.
+    /// Makes the workspace's split over every labelled item, every pair of
+    /// an item on its side, stratified by the items' human labels (per
+    /// pair, the value most of its labels give; on a tie the first in text
+    /// order). Refused when a split exists, unless `replace`: examples
+    /// built from the old `train` side could then sit on the new `test`
+    /// side.
     pub fn make_split(&mut self, rule: SplitRule, who: &str, replace: bool) -> Result<SplitCounts> {
         let pairs = self.labelled_pairs()?;
         let tx = self.immediate()?;
@@ -117,23 +168,37 @@ impl Store {
             tx.execute("DELETE FROM split_members", [])?;
             tx.execute("DELETE FROM split_rule", [])?;
         }
-        let sides = rule.assign(&pairs);
+        // Labelled pairs come ordered by item: one entry per item.
+        let mut items: Vec<(String, Vec<(String, String)>)> = Vec::new();
+        for ((item, cls), value) in &pairs {
+            match items.last_mut() {
+                Some((id, ps)) if id == item => ps.push((cls.clone(), value.clone())),
+                _ => items.push((item.clone(), vec![(cls.clone(), value.clone())])),
+            }
+        }
+        let sides = rule.assign_items(&items);
         let mut counts = SplitCounts::default();
         {
             let mut insert = tx.prepare(
                 "INSERT INTO split_members (item_id, classification_id, side) VALUES (?1, ?2, ?3)",
             )?;
-            for (((item, cls), stratum), side) in pairs.iter().zip(&sides) {
-                insert.execute(params![item, cls, side.as_str()])?;
-                let slot = counts.by_label.entry(stratum.clone()).or_default();
+            for ((item, item_pairs), side) in items.iter().zip(&sides) {
                 match side {
-                    Side::Train => {
-                        counts.train += 1;
-                        slot[0] += 1;
-                    }
-                    Side::Test => {
-                        counts.test += 1;
-                        slot[1] += 1;
+                    Side::Train => counts.train_items += 1,
+                    Side::Test => counts.test_items += 1,
+                }
+                for (cls, stratum) in item_pairs {
+                    insert.execute(params![item, cls, side.as_str()])?;
+                    let slot = counts.by_label.entry(stratum.clone()).or_default();
+                    match side {
+                        Side::Train => {
+                            counts.train += 1;
+                            slot[0] += 1;
+                        }
+                        Side::Test => {
+                            counts.test += 1;
+                            slot[1] += 1;
+                        }
                     }
                 }
             }

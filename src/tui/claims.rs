@@ -151,6 +151,13 @@ pub fn parse(text: &str) -> Result<Claims, String> {
             ..flags(c.claim, id.clone(), c.scoring, c.precondition)
         })
         .map_err(|e| format!("claim '{id}': {e}"))?;
+        // Two [[claim]]s under one id: which one a label is about cannot be
+        // told, so neither is picked silently.
+        if out.contains_key(&id) {
+            return Err(format!(
+                "claim '{id}' is defined twice: give each [[claim]] its own id"
+            ));
+        }
         out.insert(id, s);
     }
     Ok(out)
@@ -202,5 +209,12 @@ double_check = true
         let e = parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\nprecondition = \"kind ==\"\n")
             .unwrap_err();
         assert!(e.contains("claim 'a'"), "{e}");
+        let e =
+            parse("[[claim]]\nid = \"a\"\nclaim = \"x\"\n[[claim]]\nid = \" a\"\nclaim = \"y\"\n")
+                .unwrap_err();
+        assert_eq!(
+            e,
+            "claim 'a' is defined twice: give each [[claim]] its own id"
+        );
     }
 }

@@ -42,6 +42,12 @@ enum LabelJob {
         who: String,
         state: String,
     },
+    Sampled {
+        key: crate::domain::ComboKey,
+        persona: String,
+        who: String,
+        seed: u64,
+    },
 }
 
 pub struct Executor {
@@ -96,6 +102,17 @@ impl Executor {
     pub fn run(&mut self, fx: Effect) {
         match fx {
             Effect::SaveLabel { req, label } => self.hand_to_writer(LabelJob::Save { req, label }),
+            Effect::MarkSampled {
+                key,
+                persona,
+                who,
+                seed,
+            } => self.hand_to_writer(LabelJob::Sampled {
+                key,
+                persona,
+                who,
+                seed,
+            }),
             Effect::UndoLabel { req, undo } => self.hand_to_writer(LabelJob::Undo { req, undo }),
             Effect::SaveNote { req, label } => self.hand_to_writer(LabelJob::Note { req, label }),
             Effect::SaveSession { who, state } => {
@@ -127,11 +144,16 @@ impl Executor {
                     }
                 }
             }
-            Effect::PrepareLoop { plan, baseline_for } => super::fewshot_effects::prepare(
+            Effect::PrepareLoop {
+                plan,
+                baseline_for,
+                by_owner,
+            } => super::fewshot_effects::prepare(
                 self.db_path.clone(),
                 self.engine.clone(),
                 plan,
                 baseline_for,
+                by_owner,
                 self.tx.clone(),
             ),
             Effect::CancelRun { tag } => {
@@ -204,6 +226,7 @@ impl Executor {
                 result: Err(GONE.into()),
             },
             LabelJob::Session { .. } => Msg::SessionNotSaved(GONE.into()),
+            LabelJob::Sampled { .. } => Msg::SampleNotKept(GONE.into()),
         };
         let _ = self.tx.send(msg);
     }
@@ -224,15 +247,26 @@ impl Executor {
                     &mut (),
                 )
                 .map_err(|e| e.to_string())?;
+                let report = report
+                    .with_estimates(&s, &scope)
+                    .map_err(|e| e.to_string())?;
                 let notes = report.notes();
                 let cells = report.cells();
-                Ok((report.groups, notes, report.rankings, cells, report.changes))
+                Ok((
+                    report.groups,
+                    notes,
+                    report.rankings,
+                    report.estimates,
+                    cells,
+                    report.changes,
+                ))
             });
             match r {
-                Ok((groups, notes, ranking, cells, changes)) => {
+                Ok((groups, notes, ranking, estimates, cells, changes)) => {
                     let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
                     let _ = tx.send(Msg::AgreementNotes(notes));
                     let _ = tx.send(Msg::AgreementRanking(ranking));
+                    let _ = tx.send(Msg::AgreementEstimates(estimates));
                     let _ = tx.send(Msg::AgreementCells(cells));
                     let _ = tx.send(Msg::AgreementChanges(changes));
                 }
@@ -375,6 +409,12 @@ fn label_writer(
                 )
                 .and_then(|held| if held { Ok(()) } else { s.upsert_label(label) }),
             LabelJob::Session { who, state } => s.save_workbench_session(who, state),
+            LabelJob::Sampled {
+                key,
+                persona,
+                who,
+                seed,
+            } => s.mark_sampled(key, persona, who, *seed),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
         if let (
@@ -395,8 +435,8 @@ fn label_writer(
             continue;
         }
         let result = result.map_err(|e| e.to_string());
-        // A kept session is answered only when it failed.
-        if matches!(job, LabelJob::Session { .. }) && result.is_ok() {
+        // A kept session or sample mark is answered only when it failed.
+        if matches!(job, LabelJob::Session { .. } | LabelJob::Sampled { .. }) && result.is_ok() {
             continue;
         }
         let _ = reply.send(answer(&job, result));
@@ -410,6 +450,7 @@ fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
             Msg::LabelSaved { req: *req, result }
         }
         LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),
+        LabelJob::Sampled { .. } => Msg::SampleNotKept(result.err().unwrap_or_default()),
     }
 }
 

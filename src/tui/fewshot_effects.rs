@@ -6,7 +6,7 @@ use super::app::{LoopReady, LoopStage, RunPlan};
 use super::effects::{EngineLink, run_request};
 use super::msg::Msg;
 use crate::engine::{EngineConfig, RunRequest, make_plan};
-use crate::fewshot::workbench::{LoopSet, test_items, write_loop_set};
+use crate::fewshot::workbench::{LoopPersona, LoopSet, test_items, write_loop_set};
 use crate::prompt::PromptSet;
 use crate::store::Store;
 use std::path::{Path, PathBuf};
@@ -43,10 +43,11 @@ pub fn prepare(
     engine: EngineLink,
     plan: RunPlan,
     baseline_for: Option<PathBuf>,
+    by_owner: bool,
     tx: UnboundedSender<Msg>,
 ) {
     tokio::task::spawn_blocking(move || {
-        let r = prepare_now(&db_path, &engine, plan, baseline_for);
+        let r = prepare_now(&db_path, &engine, plan, baseline_for, by_owner);
         let _ = tx.send(Msg::LoopReady(r.map(Box::new)));
     });
 }
@@ -64,6 +65,7 @@ fn prepare_now(
     engine: &EngineLink,
     mut plan: RunPlan,
     baseline_for: Option<PathBuf>,
+    by_owner: bool,
 ) -> Result<LoopReady, String> {
     let s = |e: &dyn std::fmt::Display| e.to_string();
     let cfg = engine
@@ -88,25 +90,40 @@ fn prepare_now(
         }
     };
     let shown = PromptSet::load(Some(&set.dir)).map_err(|e| s(&e))?;
-    let (items, left_out) = test_items(
-        &store,
-        &plan.persona_id,
-        &plan.perspective_ids,
-        shown.example_pairs(),
-    )
-    .map_err(|e| s(&e))?;
-    plan.item_ids = items;
+    let who = if by_owner {
+        LoopPersona::EachOwner {
+            fallback: &plan.persona_id,
+        }
+    } else {
+        LoopPersona::One(&plan.persona_id)
+    };
+    let (groups, left_out) =
+        test_items(&store, who, &plan.perspective_ids, shown.example_pairs()).map_err(|e| s(&e))?;
+    // One run per persona the held-out items are judged as.
+    let mut plans: Vec<RunPlan> = groups
+        .into_iter()
+        .map(|(persona_id, item_ids)| RunPlan {
+            persona_id,
+            item_ids,
+            ..plan.clone()
+        })
+        .collect();
     let (mut requests, mut skipped) = (0, 0);
-    if !plan.item_ids.is_empty() {
+    for p in &plans {
         let prompts = (stage == LoopStage::FewShot).then(|| set.dir.clone());
-        let (cfg, req) = loop_request(engine, plan.clone(), prompts)?;
+        let (cfg, req) = loop_request(engine, p.clone(), prompts)?;
         let planned = make_plan(&cfg, &req, &store).map_err(|e| s(&e))?;
-        requests = planned.batches.len();
-        skipped = planned.skipped;
+        requests += planned.batches.len();
+        skipped += planned.skipped;
+    }
+    if !plans.is_empty() {
+        plan = plans.remove(0);
     }
     Ok(LoopReady {
         stage,
         plan,
+        more: plans,
+        by_owner,
         dir: set.dir,
         hash: set.hash,
         base_hash: cfg.prompts.hash().to_string(),

@@ -50,6 +50,12 @@ pub enum Msg {
     /// Which judge agrees best (`jury report --rank`'s lines), for the top
     /// of the agreement view.
     AgreementRanking(Vec<crate::report::rank::Ranking>),
+    /// The classifier's accuracy per classification (`jury estimate`'s
+    /// headline lines), for the very top of the agreement view.
+    AgreementEstimates(Vec<String>),
+    /// The store refused to record a label as sampled (the label itself is
+    /// answered on its own).
+    SampleNotKept(String),
     /// Self-consistency and position-bias lines for the agreement view.
     AgreementNotes(Vec<String>),
     /// Each agreement group's pairs as confusion-matrix cells (in the
@@ -77,6 +83,14 @@ pub enum Effect {
     /// Read the store's held-out split, then go on with `L` (answers
     /// `Msg::SplitForLoop`).
     LoadSplitForLoop,
+    /// Record that a label was given in the random `sample` order (answers
+    /// only when the store refused: `Msg::SampleNotKept`).
+    MarkSampled {
+        key: crate::domain::ComboKey,
+        persona: String,
+        who: String,
+        seed: u64,
+    },
     /// Write a label durably and answer with `Msg::LabelSaved { req }`.
     SaveLabel {
         req: u64,
@@ -132,6 +146,9 @@ pub enum Effect {
     PrepareLoop {
         plan: RunPlan,
         baseline_for: Option<std::path::PathBuf>,
+        /// Each item is judged as its owner (`plan.persona_id` for items
+        /// without one): one run per owner persona.
+        by_owner: bool,
     },
     /// A run with `--resume` semantics, with the prompt set in `prompts`
     /// (`None`: the workbench's own).

@@ -35,7 +35,7 @@ pub struct ProtoRow {
 
 /// The protocol a label belongs to: labels carry no protocol, but the other
 /// protocols store theirs under a perspective named after the protocol.
-fn label_protocol(perspective_id: &str) -> Option<Protocol> {
+pub(crate) fn label_protocol(perspective_id: &str) -> Option<Protocol> {
     match perspective_id.parse::<Protocol>() {
         Ok(Protocol::Awag) | Err(_) => None,
         Ok(p) => Some(p),

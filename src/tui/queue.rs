@@ -21,6 +21,32 @@ pub enum Order {
     /// 4–5, "partially") or a proposition check stated with confidence
     /// under 0.6: where the judge itself was least sure.
     LowConfidence,
+    /// A seeded uniform random order ([`SAMPLE_SEED`]): labels given in it
+    /// are a random sample of the listed items, which `jury estimate` can
+    /// trust (each is recorded as sampled).
+    Sample,
+}
+
+/// The seed of the `sample` order: fixed, so the order is the same in every
+/// session and the labelled items stay a prefix of one random order.
+pub const SAMPLE_SEED: u64 = 1;
+
+/// An item's place in the `sample` order (higher comes first).
+pub fn sample_priority(item_id: &str) -> u32 {
+    // FNV-1a over the id, then SplitMix-style mixing with the seed: uniform
+    // and independent of the item's place in the file.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ SAMPLE_SEED.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    for b in item_id.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^= h >> 31;
+    // Never 0: File order's priority, which would sort it with the unranked.
+    ((h >> 32) as u32).max(1)
 }
 
 impl Order {
@@ -30,7 +56,8 @@ impl Order {
             Order::JudgeHuman => Order::ModeMode,
             Order::ModeMode => Order::PersonaPersona,
             Order::PersonaPersona => Order::LowConfidence,
-            Order::LowConfidence => Order::File,
+            Order::LowConfidence => Order::Sample,
+            Order::Sample => Order::File,
         }
     }
 
@@ -41,6 +68,7 @@ impl Order {
             Order::ModeMode => "mode≠mode first",
             Order::PersonaPersona => "persona≠persona first",
             Order::LowConfidence => "low confidence first",
+            Order::Sample => "random sample (labels count as sampled)",
         }
     }
 }
@@ -184,6 +212,8 @@ pub fn priority(order: Order, verdicts: &[Verdict], labels: &[LabelEntry]) -> u3
             |v| v.persona_id.as_str(),
             |v| (&v.key, v.model.as_str(), v.mode),
         ),
+        // Placed by item id in Workspace::priority.
+        Order::Sample => 0,
         Order::LowConfidence => latest(verdicts, |v| {
             (&v.key, v.persona_id.as_str(), v.mode, v.protocol)
         })

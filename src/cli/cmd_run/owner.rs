@@ -10,13 +10,20 @@ use crate::config::Settings;
 use std::collections::HashSet;
 use std::process::ExitCode;
 
-/// The `--persona` value that means "each item's owner".
-pub(super) const OWNER: &str = "owner";
+use crate::domain::OWNER_CHOICE as OWNER;
 
-/// Whether `--persona owner` means the grouping (a persona may be called
-/// `owner`; then it is that persona).
+/// Whether `--persona owner` means the grouping. Import and the workbench
+/// refuse a persona with that id; a store that has one from before keeps
+/// its meaning (that persona), and the run says which one it took.
 pub(super) fn means_owner(s: &Settings, a: &RunArgs) -> anyhow::Result<bool> {
-    Ok(a.persona == OWNER && open_store(s)?.persona(OWNER)?.is_none())
+    if a.persona != OWNER {
+        return Ok(false);
+    }
+    if open_store(s)?.persona(OWNER)?.is_some() {
+        eprintln!("{}", say::OWNER_IS_A_PERSONA);
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 pub(super) fn run_by_owner(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {

@@ -121,7 +121,10 @@ async fn check_models(
                     if ids.iter().any(|i| i == &cfg.model) {
                         r.line(Level::Ok, "endpoint", &say::lists_model(where_, &cfg.model));
                     } else {
-                        let some: Vec<&str> = ids.iter().take(8).map(String::as_str).collect();
+                        // The server's words: the key redacted, controls dropped.
+                        let some: Vec<String> =
+                            ids.iter().take(8).map(|i| errtext::clean(i, key)).collect();
+                        let some: Vec<&str> = some.iter().map(String::as_str).collect();
                         r.line(
                             Level::Warning,
                             "endpoint",
@@ -169,8 +172,14 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
     let mut fragments = 0usize;
     let mut retries = Vec::new();
     let cancel = tokio_util::sync::CancellationToken::new();
+    // Doctor's timeout bounds the whole check, retries included, under the
+    // same progress rules as a run.
+    let limit = crate::provider::TimeLimit::after(
+        Duration::from_secs(timeout_secs),
+        format!("doctor's test ({timeout_secs}s)"),
+    );
     let result = client
-        .complete(&call, &cancel, &mut |f| match f {
+        .complete_within(&call, Some(&limit), &cancel, &mut |f| match f {
             StreamFrame::Content(_) | StreamFrame::ToolArgs { .. } => fragments += 1,
             StreamFrame::Retrying { reason, .. } => retries.push(reason),
         })
@@ -178,7 +187,8 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
     match result {
         Err(e) => {
             let text = e.to_string();
-            let own_timeout = text.contains("request timeout") || text.contains("went silent");
+            // Jury's own timeouts say whose they are.
+            let own_timeout = text.contains("jury's") || text.contains("went silent");
             let msg = match &e {
                 _ if own_timeout => say::own_timeout(timeout_secs, &text),
                 ProviderError::Truncated { .. } => say::cut_off(&text),
@@ -211,7 +221,10 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
                     Level::Problem,
                     "judge",
                     &say::not_an_evaluation(
-                        c.finish_reason.as_ref().map_or("none", |f| f.as_str()),
+                        &errtext::clean(
+                            c.finish_reason.as_ref().map_or("none", |f| f.as_str()),
+                            key,
+                        ),
                         &errtext::clean(c.answer_text(), key),
                     ),
                 ),

@@ -4,12 +4,12 @@ use super::failure::{FailureRecord, summarise, unscorable, unscorable_reason};
 use super::follow_up::follow_up;
 use super::salvage::{keep_complete, salvage_reason};
 use super::stream::TextStreamer;
-use super::{Ctx, item_positions, to_verdict};
+use super::{Ctx, item_positions};
 use crate::domain::{ComboKey, FailureKind, Verdict};
 use crate::engine::EngineEvent;
 use crate::engine::writer::WriteCmd;
 use crate::protocol::{ParseOutcome, Unit};
-use crate::provider::{ChatCall, Completion, ProviderError};
+use crate::provider::{ChatCall, Completion, ProviderError, TimeLimit};
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
@@ -17,26 +17,72 @@ use std::time::{Duration, Instant};
 
 /// What the batch does after one request.
 enum Next {
-    /// Ask again for what is still pending (while attempts remain).
-    Again,
+    /// Ask again for what is still pending. `progressed`: the request kept
+    /// new verdicts, so it did not use up the batch's allowance.
+    Again { progressed: bool },
     /// Give up on what is pending.
     Stop,
 }
 
+/// How many requests a batch may still send.
+#[derive(Clone, Copy)]
+struct Allowance {
+    /// Requests that kept no new verdict so far: at `max_attempts` the batch
+    /// gives up.
+    fruitless: u32,
+    /// Hard cap on all requests: each fruitful one keeps at least one entry,
+    /// so a batch of n can have at most n of them on top of the fruitless.
+    cap: u32,
+}
+
 /// Sends one batch, validates, keeps what is valid and retries only what is
-/// missing, up to `max_attempts` requests in all. An answer cut off (closed
-/// early, `length`, over the size cap) keeps every entry complete within it;
-/// only the rest is asked for again.
+/// missing. A request that kept new verdicts (an answer cut half-way keeps
+/// every entry complete within it) does not use up the batch's allowance;
+/// `max_attempts` requests that keep nothing end it, and never more than
+/// `max_attempts` plus the batch's size requests are sent in all.
+///
+/// A batch's time is bounded too: `max_attempts` request timeouts from its
+/// first request; no request starts after that, and an answer still arriving
+/// then is cut (its failure says so).
 pub(super) async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
     let mut pending = batch;
     let mut attempt = 0u32;
+    let timeout = ctx.client.config().request_timeout;
+    let limit = TimeLimit::after(
+        timeout.saturating_mul(ctx.max_attempts),
+        format!(
+            "the batch ({} × the {timeout:?} request timeout)",
+            ctx.max_attempts
+        ),
+    );
+    let mut allowance = Allowance {
+        fruitless: 0,
+        cap: ctx.max_attempts.saturating_add(pending.len() as u32),
+    };
     while !pending.is_empty() {
         if ctx.cancel.is_cancelled() || ctx.stop.is_cancelled() {
             break;
         }
-        attempt += 1;
-        if let Next::Stop = ask(ctx, &mut pending, &mut attempt).await {
+        if limit.passed() {
+            // Said once, for what is left: the last answer's failure may
+            // name only the request timeout that ended at the same moment.
+            ctx.record_failure(FailureRecord {
+                kind: FailureKind::Provider,
+                keys: pending.iter().map(|u| u.key.clone()).collect(),
+                reason: format!("{}: no further request was sent for these", limit.ran_out()),
+                raw: "",
+                status: None,
+                finish: None,
+                request: "",
+                attempt,
+            });
             break;
+        }
+        attempt += 1;
+        match ask(ctx, &mut pending, &mut attempt, allowance, &limit).await {
+            Next::Stop => break,
+            Next::Again { progressed: false } => allowance.fruitless += 1,
+            Next::Again { progressed: true } => {}
         }
     }
     // Units left when the run was cancelled, or never sent because it had
@@ -56,6 +102,8 @@ struct Attempt<'c> {
     ctx: &'c Ctx,
     call: ChatCall,
     number: u32,
+    allowance: Allowance,
+    limit: &'c TimeLimit,
     keys: Vec<ComboKey>,
     started: Instant,
     /// From sending to the end of the answer.
@@ -63,7 +111,13 @@ struct Attempt<'c> {
 }
 
 /// Sends `pending` once and handles what came back.
-async fn ask(ctx: &Ctx, pending: &mut Vec<Unit>, attempt: &mut u32) -> Next {
+async fn ask(
+    ctx: &Ctx,
+    pending: &mut Vec<Unit>,
+    attempt: &mut u32,
+    allowance: Allowance,
+    limit: &TimeLimit,
+) -> Next {
     let keys: Vec<ComboKey> = pending.iter().map(|u| u.key.clone()).collect();
     let mut call = match ctx.protocol.build_call(pending, &ctx.boundary) {
         Ok(c) => c,
@@ -90,13 +144,17 @@ async fn ask(ctx: &Ctx, pending: &mut Vec<Unit>, attempt: &mut u32) -> Next {
     let mut streamer = TextStreamer::new(ctx, pending);
     let result = ctx
         .client
-        .complete(&call, &ctx.cancel, &mut |frame| streamer.on_frame(frame))
+        .complete_within(&call, Some(limit), &ctx.cancel, &mut |frame| {
+            streamer.on_frame(frame)
+        })
         .await;
     streamer.finish();
     let sent = Attempt {
         ctx,
         call,
         number: *attempt,
+        allowance,
+        limit,
         keys,
         started,
         latency: started.elapsed(),
@@ -123,7 +181,7 @@ async fn ask(ctx: &Ctx, pending: &mut Vec<Unit>, attempt: &mut u32) -> Next {
             *attempt -= 1;
             let half = pending.split_off(pending.len() / 2);
             judge_half(ctx, half).await;
-            Next::Again
+            Next::Again { progressed: true }
         }
         Err(e) => sent.failed(pending, e),
     }
@@ -141,12 +199,16 @@ impl Attempt<'_> {
         .to_string()
     }
 
-    /// Another try, unless the attempts are used up.
-    fn again_if_attempts_left(&self) -> Next {
-        if self.number >= self.ctx.max_attempts {
+    /// Another try, unless the allowance is used up: this request counts
+    /// against it only when it kept no new verdict (`kept` is 0).
+    fn again_if_attempts_left(&self, kept: usize) -> Next {
+        let fruitless = self.allowance.fruitless + u32::from(kept == 0);
+        if fruitless >= self.ctx.max_attempts || self.number >= self.allowance.cap {
             Next::Stop
         } else {
-            Next::Again
+            Next::Again {
+                progressed: kept > 0,
+            }
         }
     }
 
@@ -156,9 +218,10 @@ impl Attempt<'_> {
         let mut reason = unscorable_reason(c);
         let cut = kind == FailureKind::Length;
         let before = pending.len();
+        let mut kept = 0;
         if cut {
             // Entries complete before the cut are kept.
-            let kept = keep_complete(
+            kept = keep_complete(
                 self.ctx,
                 pending,
                 c.answer_text(),
@@ -177,15 +240,19 @@ impl Attempt<'_> {
             request: &self.request_json(),
             attempt: self.number,
         });
-        if !cut || self.number >= self.ctx.max_attempts {
+        if !cut {
             return Next::Stop;
+        }
+        let next = self.again_if_attempts_left(kept);
+        if let Next::Stop = next {
+            return next;
         }
         // A length cut-off is cured by asking for less at once.
         if pending.len() > 1 {
             let half = pending.split_off(pending.len() / 2);
             judge_half(self.ctx, half).await;
         }
-        Next::Again
+        next
     }
 
     /// An answer to parse (and a follow-up turn when the protocol has one):
@@ -202,7 +269,7 @@ impl Attempt<'_> {
                 .follow_up(pending, &self.call, last.0.answer_text(), &outcome)
         {
             next.max_tokens = self.call.max_tokens;
-            match follow_up(ctx, &next, pending).await {
+            match follow_up(ctx, &next, pending, self.limit).await {
                 Ok((c2, request2)) => {
                     outcome = ctx
                         .protocol
@@ -228,7 +295,7 @@ impl Attempt<'_> {
                     return if f.stop {
                         Next::Stop
                     } else {
-                        self.again_if_attempts_left()
+                        self.again_if_attempts_left(0)
                     };
                 }
             }
@@ -267,7 +334,7 @@ impl Attempt<'_> {
         });
         let missing: HashSet<ComboKey> = missing_keys.into_iter().collect();
         pending.retain(|u| missing.contains(&u.key));
-        self.again_if_attempts_left()
+        self.again_if_attempts_left(outcome.verdicts.len())
     }
 
     /// Writes the valid verdicts of `outcome`, each with its place in the request.
@@ -285,7 +352,7 @@ impl Attempt<'_> {
             .iter()
             .map(|p| {
                 let at = positions.get(p.key.item_id.as_str()).copied();
-                let mut v = to_verdict(self.ctx.run_id, &self.ctx.spec, p, latency, share, at);
+                let mut v = self.ctx.verdict(p, latency, share, at);
                 v.confidence = sure.get(&p.key).copied();
                 v
             })
@@ -314,9 +381,10 @@ impl Attempt<'_> {
             e,
             ProviderError::Truncated { .. } | ProviderError::TooLarge { .. }
         );
+        let mut kept = 0;
         if salvaged {
             let before = pending.len();
-            let kept = keep_complete(self.ctx, pending, raw, &self.call.tool.name, self.latency);
+            kept = keep_complete(self.ctx, pending, raw, &self.call.tool.name, self.latency);
             reason = salvage_reason(&reason, kept, before, None);
         }
         self.ctx.record_failure(FailureRecord {
@@ -344,7 +412,7 @@ impl Attempt<'_> {
         // The client already retried transient faults; try again only
         // while attempts remain (a truncated stream may well succeed).
         if again {
-            self.again_if_attempts_left()
+            self.again_if_attempts_left(kept)
         } else {
             Next::Stop
         }

@@ -22,15 +22,17 @@ pub(super) struct FailureRecord<'a> {
 }
 
 impl Ctx {
+    /// Records `f`, the key removed from its reason and raw answer (a reason
+    /// may quote an entry's decoded text).
     pub(super) fn record_failure(&self, f: FailureRecord<'_>) {
         let _ = self.writes.send(WriteCmd::Failure(Failure {
             run_id: self.run_id,
             kind: f.kind,
             keys: f.keys,
-            reason: f.reason,
-            raw_response: f.raw.to_string(),
+            reason: self.redact(&f.reason),
+            raw_response: self.redact(f.raw),
             http_status: f.status,
-            finish_reason: f.finish,
+            finish_reason: f.finish.map(|s| self.redact(&s)),
             request: f.request.to_string(),
             attempt: f.attempt,
             created_at: now(),

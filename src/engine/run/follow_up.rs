@@ -26,13 +26,16 @@ pub(super) async fn follow_up(
     ctx: &Ctx,
     call: &crate::provider::ChatCall,
     pending: &[Unit],
+    limit: &crate::provider::TimeLimit,
 ) -> Result<(Completion, String), FollowUpFailure> {
     let request = crate::provider::request_body(ctx.client.config(), call, ctx.client.tool_mode())
         .to_string();
     let mut streamer = TextStreamer::new(ctx, pending);
     let result = ctx
         .client
-        .complete(call, &ctx.cancel, &mut |frame| streamer.on_frame(frame))
+        .complete_within(call, Some(limit), &ctx.cancel, &mut |frame| {
+            streamer.on_frame(frame)
+        })
         .await;
     match result {
         Ok(c) => {

@@ -309,6 +309,30 @@ impl Ctx {
     }
 }
 
+impl Ctx {
+    /// `s` with the key removed, in every form a server could echo it in.
+    fn redact(&self, s: &str) -> String {
+        crate::provider::errtext::redact(s, self.client.config().api_key.as_ref())
+    }
+
+    /// A verdict as the request produced it, with the key removed from the
+    /// decoded text of each of its fields: nothing a server echoed reaches
+    /// the store, an export or the screen.
+    fn verdict(
+        &self,
+        p: &ParsedVerdict,
+        latency: Duration,
+        tokens: u64,
+        position: Option<RequestPosition>,
+    ) -> Verdict {
+        let mut v = to_verdict(self.run_id, &self.spec, p, latency, tokens, position);
+        v.text = self.redact(&v.text);
+        v.raw = self.redact(&v.raw);
+        v.evaluated_selection = v.evaluated_selection.map(|s| self.redact(&s));
+        v
+    }
+}
+
 fn to_verdict(
     run_id: i64,
     spec: &RunSpec,

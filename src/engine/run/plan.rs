@@ -40,14 +40,15 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
         awag: &cfg.prompts,
         dir: req.prompts_dir.as_deref(),
     };
-    let built = crate::protocol::build(&req.spec, store, prompts, items)?;
+    let judge_spec = req.spec.without_repeats();
+    let built = crate::protocol::build(&judge_spec, store, prompts, items)?;
     let protocol = built.judge;
     let ids = select(req, &*protocol, all_ids)?;
     let spec = RunSpec {
         protocol: req.spec.protocol(),
         mode: protocol.mode(),
         persona_id: built.persona_id,
-        perspective_ids: req.spec.perspective_ids(),
+        perspective_ids: judge_spec.perspective_ids(),
         model: cfg.provider.model.clone(),
         prompt_hash: built.prompt_hash,
         params: serde_json::json!({
@@ -57,11 +58,16 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
             "temperature": cfg.provider.temperature,
             "prompts": cfg.prompts.origin,
             "items": ids.len(),
-            "options": req.spec.options_json(req.prompts_dir.as_deref()),
+            "options": judge_spec.options_json(req.prompts_dir.as_deref()),
             "shuffle_seed": req.shuffle_seed,
         }),
     };
+    // One place every plan is built (flags, the workbench, a claims file):
+    // a combination named twice is sent once, at its first place.
     let mut units = protocol.units(&ids);
+    let mut seen = HashSet::with_capacity(units.len());
+    units.retain(|u| seen.insert(u.key.clone()));
+    drop(seen);
     let mut skipped = 0;
     if req.resume {
         let done = store.judged_keys(&VerdictFilter {

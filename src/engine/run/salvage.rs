@@ -1,7 +1,7 @@
 //! What is kept of an answer cut off before its end (closed early,
 //! `length`, over the size cap): every entry complete within it.
 
-use super::{Ctx, item_positions, to_verdict};
+use super::{Ctx, item_positions};
 use crate::domain::{ComboKey, Verdict};
 use crate::engine::writer::WriteCmd;
 use crate::protocol::Unit;
@@ -32,7 +32,7 @@ pub(super) fn keep_complete(
         .iter()
         .map(|p| {
             let at = positions.get(p.key.item_id.as_str()).copied();
-            to_verdict(ctx.run_id, &ctx.spec, p, latency, 0, at)
+            ctx.verdict(p, latency, 0, at)
         })
         .collect();
     let n = verdicts.len();

@@ -3,7 +3,7 @@
 
 use super::super::accumulate::ChunkError;
 use super::super::errtext;
-use super::super::{Completion, ProviderError, Secret, structured};
+use super::super::{Completion, FinishReason, ProviderError, Secret, structured};
 use super::Client;
 use crate::domain::Usage;
 use std::time::Duration;
@@ -94,6 +94,11 @@ pub(super) fn redact_completion(c: &mut Completion, key: Option<&Secret>) {
     if let Some(r) = &mut c.refusal {
         *r = errtext::redact(r, key);
     }
+    // A finish reason jury does not know is kept verbatim (and stored with
+    // a failure): it is the server's text like any other.
+    if let Some(FinishReason::Other(f)) = &mut c.finish_reason {
+        *f = errtext::redact(f, key);
+    }
 }
 
 /// The partial text of a failure, redacted.
@@ -102,9 +107,11 @@ pub(super) fn redact_error(e: ProviderError, key: Option<&Secret>) -> ProviderEr
         ProviderError::Truncated {
             partial,
             http_status,
+            cause,
         } => ProviderError::Truncated {
             partial: errtext::redact(&partial, key),
             http_status,
+            cause: errtext::redact(&cause, key),
         },
         ProviderError::TooLarge { limit, partial } => ProviderError::TooLarge {
             limit,

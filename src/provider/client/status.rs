@@ -18,7 +18,7 @@ impl Client {
         mut resp: reqwest::Response,
         mode: ToolMode,
         cancel: &CancellationToken,
-        deadline: tokio::time::Instant,
+        deadline: &super::stream::Deadline,
     ) -> Fault {
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();

@@ -11,14 +11,40 @@ use super::super::sse::{SseEvent, SseParser};
 use super::super::transport::{self, SendFailure};
 use super::super::wire::WireBody;
 use super::super::{ChatCall, Completion, ProviderError, StreamFrame, ToolMode};
-use super::Client;
 use super::fault::{Fault, Spent, retry};
+use super::{Client, TimeLimit};
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
+
+/// When an attempt must end (its request timeout, or the caller's limit when
+/// that comes first), and what the failure says when it does.
+pub(super) struct Deadline {
+    pub at: tokio::time::Instant,
+    pub why: String,
+}
+
+impl Deadline {
+    fn new(request_timeout: Duration, limit: Option<&TimeLimit>) -> Deadline {
+        let at = tokio::time::Instant::now() + request_timeout;
+        match limit {
+            // On a tie the caller's limit is named: nothing follows it.
+            Some(l) if l.at <= at => Deadline {
+                at: l.at,
+                why: format!("{}: the answer was cut there", l.ran_out()),
+            },
+            _ => Deadline {
+                at,
+                why: format!(
+                    "jury's request timeout ({request_timeout:?}) cut the answer before it finished"
+                ),
+            },
+        }
+    }
+}
 
 /// How soon after sending a broken connection counts as one that was dead
 /// before the request went out (resent at once, not counted).
@@ -31,6 +57,7 @@ impl Client {
         &self,
         call: &ChatCall,
         mode: ToolMode,
+        limit: Option<&TimeLimit>,
         cancel: &CancellationToken,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
     ) -> Result<Completion, Fault> {
@@ -60,7 +87,7 @@ impl Client {
         };
         let mut spent = Spent::default();
         let result = self
-            .send_and_read(body, mode, cancel, on_frame, &mut spent)
+            .send_and_read(body, mode, limit, cancel, on_frame, &mut spent)
             .await;
         if let Some(g) = &self.gate {
             g.settle(
@@ -80,18 +107,19 @@ impl Client {
         &self,
         body: Vec<u8>,
         mode: ToolMode,
+        limit: Option<&TimeLimit>,
         cancel: &CancellationToken,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
         spent: &mut Spent,
     ) -> Result<Completion, Fault> {
-        let deadline = tokio::time::Instant::now() + self.cfg.request_timeout;
-        let mut resp = self.send(body, cancel, spent).await?;
+        let deadline = Deadline::new(self.cfg.request_timeout, limit);
+        let mut resp = self.send(body, &deadline, cancel, spent).await?;
         spent.sent = true;
         self.reached.store(true, Ordering::Relaxed);
         let status = resp.status().as_u16();
         if !resp.status().is_success() {
             spent.refused = true;
-            return Err(self.status_fault(resp, mode, cancel, deadline).await);
+            return Err(self.status_fault(resp, mode, cancel, &deadline).await);
         }
         let content_type = resp
             .headers()
@@ -100,11 +128,11 @@ impl Client {
             .unwrap_or("")
             .to_ascii_lowercase();
         let mut c = if self.cfg.stream && !content_type.starts_with("application/json") {
-            self.read_stream(&mut resp, cancel, deadline, on_frame, spent)
+            self.read_stream(&mut resp, cancel, &deadline, on_frame, spent)
                 .await?
         } else {
             // Not streaming, or a server that ignored `stream: true`.
-            self.read_whole(&mut resp, &content_type, cancel, deadline, on_frame)
+            self.read_whole(&mut resp, &content_type, cancel, &deadline, on_frame)
                 .await?
         };
         c.http_status = status;
@@ -115,6 +143,7 @@ impl Client {
     async fn send(
         &self,
         body: Vec<u8>,
+        deadline: &Deadline,
         cancel: &CancellationToken,
         spent: &mut Spent,
     ) -> Result<reqwest::Response, Fault> {
@@ -135,6 +164,17 @@ impl Client {
         } else {
             self.cfg.request_timeout
         };
+        let left = deadline
+            .at
+            .saturating_duration_since(tokio::time::Instant::now());
+        let (wait, why) = if left < wait {
+            (left, deadline.why.clone())
+        } else {
+            (
+                wait,
+                format!("the server did not answer within {wait:?} (the answer went silent)"),
+            )
+        };
         let sent_at = Instant::now();
         tokio::select! {
             biased;
@@ -143,7 +183,7 @@ impl Client {
                 Err(_) => {
                     spent.sent = true;
                     Err(Fault::Retry {
-                        reason: format!("the server did not answer within {wait:?} (the answer went silent)"),
+                        reason: why,
                         retry_after: None,
                         partial: None,
                         silent: true,
@@ -175,7 +215,7 @@ impl Client {
         resp: &mut reqwest::Response,
         content_type: &str,
         cancel: &CancellationToken,
-        deadline: tokio::time::Instant,
+        deadline: &Deadline,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
     ) -> Result<Completion, Fault> {
         let limit = self.cfg.max_answer_bytes;
@@ -208,34 +248,28 @@ impl Client {
     }
 
     /// A reader of `resp`'s chunks under cancel, the deadline and the idle
-    /// timeout.
+    /// timeout. Only what the caller marks as progress resets the idle clock.
     fn chunks<'a>(
         &self,
         resp: &'a mut reqwest::Response,
         cancel: &'a CancellationToken,
-        deadline: tokio::time::Instant,
-        chunks_are_progress: bool,
+        deadline: &Deadline,
     ) -> ChunkReader<'a> {
-        ChunkReader::new(
-            resp,
-            cancel,
-            deadline,
-            self.cfg.idle_timeout,
-            chunks_are_progress,
-        )
+        ChunkReader::new(resp, cancel, deadline.at, self.cfg.idle_timeout)
     }
 
     /// The next chunk from `reader`, its stops as faults.
-    async fn next_chunk(&self, reader: &mut ChunkReader<'_>) -> Result<Option<Bytes>, Fault> {
+    async fn next_chunk(
+        &self,
+        reader: &mut ChunkReader<'_>,
+        deadline: &Deadline,
+    ) -> Result<Option<Bytes>, Fault> {
         reader.next().await.map_err(|stop| match stop {
             ReadStop::Cancelled => Fault::Fatal(ProviderError::Cancelled),
-            ReadStop::Deadline => retry(format!(
-                "the answer took longer than the {:?} request timeout",
-                self.cfg.request_timeout
-            )),
+            ReadStop::Deadline => retry(deadline.why.clone()),
             ReadStop::Idle => Fault::Retry {
                 reason: format!(
-                    "the answer went silent: nothing but keep-alive comments (or nothing) for {:?} (the idle timeout; a local server still reading a long prompt, or queueing requests, sends only comments: raise --idle-timeout or lower --concurrency)",
+                    "jury's idle timeout cut the answer: no progress for {:?} (the answer went silent: nothing arrived but keep-alive comments, whitespace or nothing; a local server still reading a long prompt, or queueing requests, sends only comments: raise --idle-timeout or lower --concurrency)",
                     self.cfg.idle_timeout
                 ),
                 retry_after: None,
@@ -254,12 +288,16 @@ impl Client {
         &self,
         resp: &mut reqwest::Response,
         cancel: &CancellationToken,
-        deadline: tokio::time::Instant,
+        deadline: &Deadline,
         limit: usize,
     ) -> Result<(Vec<u8>, bool), Fault> {
         let mut body = Vec::new();
-        let mut reader = self.chunks(resp, cancel, deadline, true);
-        while let Some(chunk) = self.next_chunk(&mut reader).await? {
+        let mut reader = self.chunks(resp, cancel, deadline);
+        while let Some(chunk) = self.next_chunk(&mut reader, deadline).await? {
+            // A body that grows by whitespace alone is as idle as a silent one.
+            if chunk.iter().any(|b| !b.is_ascii_whitespace()) {
+                reader.progress();
+            }
             let room = limit.saturating_sub(body.len());
             if chunk.len() > room {
                 body.extend_from_slice(&chunk[..room]);
@@ -274,7 +312,7 @@ impl Client {
         &self,
         resp: &mut reqwest::Response,
         cancel: &CancellationToken,
-        deadline: tokio::time::Instant,
+        deadline: &Deadline,
         on_frame: &mut (dyn FnMut(StreamFrame) + Send),
         spent: &mut Spent,
     ) -> Result<Completion, Fault> {
@@ -283,9 +321,9 @@ impl Client {
         let mut saw_done = false;
         let mut read: usize = 0;
         let limit = self.cfg.max_answer_bytes;
-        let mut reader = self.chunks(resp, cancel, deadline, false);
+        let mut reader = self.chunks(resp, cancel, deadline);
         'read: loop {
-            let chunk = match self.next_chunk(&mut reader).await {
+            let chunk = match self.next_chunk(&mut reader, deadline).await {
                 Ok(Some(c)) => c,
                 Ok(None) => break,
                 Err(Fault::Retry {
@@ -314,15 +352,17 @@ impl Client {
                     partial: acc.partial_text(),
                 }));
             }
-            let mut answered = false;
+            // Progress is the answer growing by more than whitespace: events
+            // that add nothing visible (a server trickling one space at a
+            // time) leave the idle clock running.
+            let before = acc.substance();
             for ev in parser.feed(&chunk) {
-                answered = true;
                 if self.handle_event(ev, &mut acc, on_frame)? {
                     saw_done = true;
                     break 'read;
                 }
             }
-            if answered {
+            if acc.substance() > before {
                 reader.progress();
             }
         }
@@ -331,9 +371,8 @@ impl Client {
         }
         spent.usage = acc.usage();
         acc.finish(saw_done).map_err(|e| match e {
-            ProviderError::Truncated { partial, .. } => Fault::Retry {
-                reason: "the answer was cut off before it finished (no [DONE], no finish reason)"
-                    .into(),
+            ProviderError::Truncated { partial, cause, .. } => Fault::Retry {
+                reason: cause,
                 retry_after: None,
                 partial: Some(partial),
                 silent: false,

@@ -116,6 +116,9 @@ pub struct AgreementState {
     pub notes: Vec<String>,
     /// Which judge agrees best (`jury report --rank`), shown first.
     pub ranking: Vec<crate::report::rank::Ranking>,
+    /// The classifier's accuracy per classification (`jury estimate`), at
+    /// the very top.
+    pub estimates: Vec<String>,
     /// The side of the held-out split the figures cover (`None`: all pairs);
     /// the split key cycles all → test → train.
     pub side: Option<crate::domain::Side>,

@@ -20,8 +20,13 @@ pub enum LoopStage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopReady {
     pub stage: LoopStage,
-    /// The run, its items the held-out ones.
+    /// The run, its items the held-out ones (with `by_owner`, those of the
+    /// first owner persona).
     pub plan: RunPlan,
+    /// Each item's owner is the choice: the runs of the other owner
+    /// personas, one per persona.
+    pub more: Vec<RunPlan>,
+    pub by_owner: bool,
     /// The few-shot set's folder (also for a baseline: its examples' items
     /// are left out of the test items).
     pub dir: PathBuf,
@@ -42,6 +47,31 @@ pub struct LoopReady {
 }
 
 impl LoopReady {
+    /// Every run of this step.
+    pub fn plans(&self) -> impl Iterator<Item = &RunPlan> {
+        std::iter::once(&self.plan).chain(&self.more)
+    }
+
+    /// Held-out items over every run.
+    pub fn items(&self) -> usize {
+        self.plans().map(|p| p.item_ids.len()).sum()
+    }
+
+    /// Who the items are judged as: the persona, or each item's owner with
+    /// how many items each persona has (`kenton 8, maren 5`).
+    pub fn judged_as(&self) -> (bool, String) {
+        let each: Vec<String> = self
+            .plans()
+            .filter(|p| !p.item_ids.is_empty())
+            .map(|p| format!("{} {}", p.persona_id, p.item_ids.len()))
+            .collect();
+        if self.by_owner {
+            (true, each.join(", "))
+        } else {
+            (false, self.plan.persona_id.clone())
+        }
+    }
+
     /// The prompt version this run judges with.
     pub fn run_hash(&self) -> &str {
         match self.stage {
@@ -55,8 +85,8 @@ impl LoopReady {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FewShotLoop {
     pub ready: LoopReady,
-    /// The loop's run going now, if one is.
-    pub tag: Option<u64>,
+    /// The loop's runs going now (one per owner persona), if any.
+    pub tags: Vec<u64>,
     /// The prompt-version changes on `test` the agreement view last loaded
     /// (`None` while they are computed).
     pub changes: Option<Vec<PromptChange>>,

@@ -89,15 +89,16 @@ impl JudgeCache {
 }
 
 /// The judge's latest value on (item `i`, `cls`, perspective `p`) for the
-/// current persona in `mode`.
+/// item's persona in view (its owner in owner mode) in `mode`.
 fn latest(data: &Workspace, i: usize, cls: &str, p: &str, mode: Mode) -> Option<Value> {
     let vs = data.verdicts.get(&*data.items[i].id)?;
+    let persona = data.persona_of(i);
     vs.iter()
         .filter(|v| {
             v.mode == Some(mode)
                 && v.key.classification_id == cls
                 && v.key.perspective_id == p
-                && v.persona_id == data.rows_for.persona
+                && v.persona_id == persona
         })
         .max_by(|a, b| (&a.created_at, a.run_id).cmp(&(&b.created_at, b.run_id)))
         .map(|v| v.value)

@@ -161,6 +161,11 @@ impl ItemList {
         }
     }
 
+    /// Whether workspace item `i` passes the filter, search and drill.
+    pub fn is_listed(&self, i: usize) -> bool {
+        self.listed.get(i).copied().unwrap_or(false)
+    }
+
     /// Counts the listed items with [`mark::DONE`] again (the marks were
     /// recomputed for another persona or perspective).
     pub fn recount(&mut self, data: &Workspace) {

@@ -97,12 +97,20 @@ impl App {
     /// The persona the current item is judged and labelled as: its owner
     /// unless one persona is fixed (or it has none), else the chosen one.
     pub fn persona(&self) -> Option<&Persona> {
-        if self.choices.by_owner
-            && let Some(p) = self.owner_of(self.current_item().and_then(|i| i.owner.as_deref()))
-        {
-            return Some(p);
-        }
-        self.fixed_persona()
+        self.data.persona_for(
+            self.choices.persona,
+            self.choices.by_owner,
+            self.current_item().and_then(|i| i.owner.as_deref()),
+        )
+    }
+
+    /// Whether the current item is judged as its owner (each item's owner
+    /// is the choice and it has one).
+    pub fn as_owner(&self) -> bool {
+        self.choices.by_owner
+            && self
+                .owner_of(self.current_item().and_then(|i| i.owner.as_deref()))
+                .is_some()
     }
 
     /// The persona chosen in the picker (for items without an owner when
@@ -273,26 +281,34 @@ impl App {
         self.list.item_changed(&self.data, i, was);
     }
 
-    /// The rows the choices show, as the progress mark counts them.
+    /// The judge configuration the choices put in view, as the marks,
+    /// progress and filters read it.
     pub fn row_ctx(&self) -> RowCtx {
         RowCtx {
-            persona: self.persona_id().to_string(),
+            persona: self.choices.persona,
+            by_owner: self.choices.by_owner,
             perspectives: self
                 .active_perspectives()
                 .iter()
                 .map(|p| p.id.clone())
                 .collect(),
+            mode: self.choices.mode,
         }
     }
 
-    /// Recomputes every item's marks (the persona or perspective changed)
-    /// and the list's progress count; `judge:` terms read the new persona.
+    /// Recomputes every item's marks and the list's progress count when the
+    /// configuration in view changed (persona, perspective, mode); the
+    /// judge≠human filter and `judge:` terms then read the new one.
     pub fn refresh_all_marks(&mut self) {
-        self.data.rows_for = self.row_ctx();
+        let ctx = self.row_ctx();
+        if ctx == self.data.rows_for {
+            return;
+        }
+        self.data.rows_for = ctx;
         for i in 0..self.data.items.len() {
             self.data.refresh_marks(i);
         }
-        if self.list.query.reads_judge() {
+        if self.list.query.reads_judge() || self.list.filter == Filter::Disagreements {
             self.refilter();
         } else {
             self.list.recount(&self.data);

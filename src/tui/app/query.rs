@@ -164,12 +164,13 @@ impl Query {
 /// combination), where known.
 fn confidences(data: &Workspace, i: usize, mode: Mode) -> impl Iterator<Item = f64> + '_ {
     let mut latest: Vec<&crate::domain::Verdict> = Vec::new();
+    let persona = data.persona_of(i);
     for v in data.verdicts.get(&*data.items[i].id).into_iter().flatten() {
         // AwAg rows follow the persona, mode and perspectives shown; the
         // other judge styles' rows (no mode) are shown whatever they are.
         let shown = v.mode.is_none()
             || (v.mode == Some(mode)
-                && v.persona_id == data.rows_for.persona
+                && v.persona_id == persona
                 && data.rows_for.perspectives.contains(&v.key.perspective_id));
         if !shown {
             continue;

@@ -22,12 +22,22 @@ pub mod mark {
     pub const DONE: u8 = 32;
 }
 
-/// What "every row shown" means for the progress mark: the persona and the
-/// active perspectives the rows are drawn for.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The judge configuration in view, which every mark and filter that
+/// depends on it reads: the persona (per item when each item's owner is
+/// the choice), the active perspectives and the mode. "Every row shown"
+/// (the progress mark), the `≠` mark, the judge≠human filter and `judge:`
+/// terms all read the rows as the item pane would draw them.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowCtx {
-    pub persona: String,
+    /// Index of the persona fixed in the picker (also for items without an
+    /// owner when `by_owner`).
+    pub persona: usize,
+    /// Each item is judged and labelled as its owner.
+    pub by_owner: bool,
     pub perspectives: Vec<String>,
+    /// The mode whose verdicts the rows show (the AwAg rows; the other
+    /// protocols' rows have no mode).
+    pub mode: Mode,
 }
 
 /// How much of an item's text the item pane shows.
@@ -129,20 +139,20 @@ impl Workspace {
                 }
             }
         }
-        // The rows the choices start with (`Choices::default`): the first
-        // persona, the first perspective.
+        // The rows the choices start with (`Choices::default`, each item's
+        // owner when items have owners): the first persona, the first
+        // perspective.
+        let defaults = super::Choices::default();
         let rows_for = RowCtx {
-            persona: data
-                .personas
-                .first()
-                .map(|p| p.id.clone())
-                .unwrap_or_default(),
+            persona: defaults.persona,
+            by_owner: has_owners,
             perspectives: data
                 .perspectives
                 .first()
                 .map(|p| p.id.clone())
                 .into_iter()
                 .collect(),
+            mode: defaults.mode,
         };
         let mut ws = Workspace {
             has_owners,
@@ -204,6 +214,37 @@ impl Workspace {
         let req = self.next_req;
         self.next_req += 1;
         req
+    }
+
+    /// The one answer to "which persona is this item judged and labelled
+    /// as": its owner when each item's owner is the choice (`by_owner`) and
+    /// the owner is a persona of the workspace, else the fixed persona.
+    /// The item pane, the status bar, runs, labels, marks, progress,
+    /// `judge:` terms and `L` all ask it.
+    pub fn persona_for(
+        &self,
+        fixed: usize,
+        by_owner: bool,
+        owner: Option<&str>,
+    ) -> Option<&Persona> {
+        if by_owner
+            && let Some(owner) = owner
+            && let Some(p) = self.personas.iter().find(|p| p.id == owner)
+        {
+            return Some(p);
+        }
+        self.personas.get(fixed)
+    }
+
+    /// The persona item `i` is read as under the rows in view
+    /// ([`Self::rows_for`]); "" without personas.
+    pub fn persona_of(&self, i: usize) -> &str {
+        self.persona_for(
+            self.rows_for.persona,
+            self.rows_for.by_owner,
+            self.items[i].owner.as_deref(),
+        )
+        .map_or("", |p| p.id.as_str())
     }
 
     /// The latest verdict for a combination, persona and mode.
@@ -299,19 +340,43 @@ impl Workspace {
         }
         if let Some(labels) = self.labels.get(id).filter(|l| !l.is_empty()) {
             m |= mark::LABELLED;
-            if let Some(vs) = verdicts {
-                let disagree = labels.iter().any(|e| {
-                    vs.iter()
-                        .filter(|v| v.key == e.label.key && v.persona_id == e.label.persona_id)
-                        .max_by(|a, b| a.created_at.cmp(&b.created_at))
-                        .is_some_and(|v| disagrees(v.value, e.label.value))
-                });
-                if disagree {
-                    m |= mark::DISAGREE;
-                }
+            if verdicts.is_some() && self.disagrees_in_view(i, labels) {
+                m |= mark::DISAGREE;
             }
         }
         self.marks[i] = m;
+    }
+
+    /// Whether a row item `i` shows under the judge configuration in view
+    /// has a person's label the judge's verdict on that row disagrees with:
+    /// an AwAg row of a shown perspective, read as the item's persona, in
+    /// the mode shown (the verdict the row shows, [`Self::verdict`]); a
+    /// row of another protocol (shown in every mode) against its own latest
+    /// verdict. A verdict of another mode, persona or protocol never marks.
+    fn disagrees_in_view(&self, i: usize, labels: &[LabelEntry]) -> bool {
+        let persona = self.persona_of(i);
+        let ctx = &self.rows_for;
+        labels.iter().any(|e| {
+            let l = &e.label;
+            let judge = match crate::tui::protocol_rows::label_protocol(&l.key.perspective_id) {
+                Some(protocol) => self
+                    .verdicts
+                    .get(&l.key.item_id)
+                    .into_iter()
+                    .flatten()
+                    .filter(|v| {
+                        v.protocol == protocol && v.key == l.key && v.persona_id == l.persona_id
+                    })
+                    .max_by(|a, b| (&a.created_at, a.run_id).cmp(&(&b.created_at, b.run_id))),
+                None if l.persona_id == persona
+                    && ctx.perspectives.contains(&l.key.perspective_id) =>
+                {
+                    self.verdict(&l.key, persona, ctx.mode)
+                }
+                None => None,
+            };
+            judge.is_some_and(|v| disagrees(v.value, l.value))
+        })
     }
 
     /// Whether `who` labelled every row item `i` shows under [`Self::rows_for`]:
@@ -327,13 +392,14 @@ impl Workspace {
             return labels.iter().any(|e| e.label.who == who);
         }
         let ctx = &self.rows_for;
+        let persona = self.persona_of(i);
         !ctx.perspectives.is_empty()
             && it.classifications.iter().all(|c| {
                 ctx.perspectives.iter().all(|p| {
                     labels.iter().any(|e| {
                         let l = &e.label;
                         l.who == who
-                            && l.persona_id == ctx.persona
+                            && l.persona_id == persona
                             && l.key.classification_id == c.meta.id
                             && l.key.perspective_id == *p
                     })
@@ -344,6 +410,9 @@ impl Workspace {
     /// How strongly item `i` belongs at the front under `order`.
     pub fn priority(&self, i: usize, order: crate::tui::queue::Order) -> u32 {
         let id: &str = &self.items[i].id;
+        if order == crate::tui::queue::Order::Sample {
+            return crate::tui::queue::sample_priority(id);
+        }
         let vs = self.verdicts.get(id).map(Vec::as_slice).unwrap_or(&[]);
         let ls = self.labels.get(id).map(Vec::as_slice).unwrap_or(&[]);
         crate::tui::queue::priority(order, vs, ls)

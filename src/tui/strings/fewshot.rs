@@ -11,11 +11,17 @@ pub const ALL_JUDGED: &str =
     "these prompts already judged every held-out item: nothing to send (resume)";
 pub const TITLE: &str = " few-shot loop: run on the held-out test items? ";
 pub const BASELINE_TITLE: &str = " baseline: run the current prompts on the held-out items? ";
+pub const EACH_ITEMS_OWNER: &str = "each item's owner";
 pub const COMPUTING: &str = "few-shot loop: computing the change on the held-out items…";
 
 pub fn no_test_items(persona: &str) -> String {
     format!(
         "no held-out (test) labels for persona {persona} and the chosen perspective(s): label more items, or pick the persona people labelled for"
+    )
+}
+pub fn pair_level_split(count: usize, example: &str, holdout: f64, seed: u64) -> String {
+    format!(
+        "the split was made by (item, classification) pair: {count} item(s) have pairs on both sides (e.g. {example}), so an example could show a held-out item; remake it by item with `jury split --replace --holdout {holdout} --seed {seed}`, then L again"
     )
 }
 pub fn failed(e: &str) -> String {
@@ -35,11 +41,16 @@ pub fn confirm_lines(
     items: usize,
     left_out: usize,
     mode: &str,
-    persona: &str,
+    (by_owner, persona): (bool, &str),
     requests: usize,
     skipped: u64,
 ) -> Vec<String> {
     let mut out = Vec::new();
+    let persona = if by_owner {
+        format!("each item's owner ({persona}; one run per persona)")
+    } else {
+        persona.to_string()
+    };
     if baseline {
         out.push(format!(
             "The delta needs a baseline: the current prompts judged on the same held-out items. \

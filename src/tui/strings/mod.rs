@@ -8,7 +8,6 @@
 pub mod msg {
     pub const CELLS_COMING: &str =
         "the pairs behind the figures are still being read: enter again in a moment";
-    pub const AGREEMENT_IN_LIKERT_MODE: &str = "kept as AGREE/DISAGREE beside the Likert label (mode 3 shows it); 1-5 label this mode's rows";
     pub const SPLIT_IN_AGREEMENT: &str =
         "the split key works in the agreement view: all pairs, held-out test, train";
     // ----- runs -----
@@ -81,11 +80,17 @@ pub mod msg {
     // ----- choices and the list -----
     /// The status bar's persona: whose item this is when each item is
     /// judged as its owner.
-    pub fn persona_status(id: &str, owner: bool) -> String {
+    pub fn persona_status(id: &str) -> String {
+        format!(" persona {id}")
+    }
+    pub const PERSONA_BY_OWNER: &str = " persona: each item's owner";
+    /// Each item's owner is the choice: `id` is the one this item is read
+    /// as (its owner, or the picked persona for an item without one).
+    pub fn persona_by_owner_status(id: &str, owner: bool) -> String {
         if owner {
-            format!(" persona {id} (item's owner)")
+            format!(" persona: each item's owner ({id})")
         } else {
-            format!(" persona {id}")
+            format!(" persona: each item's owner ({id}: no owner)")
         }
     }
     pub fn persona_chosen(name: &str) -> String {
@@ -122,6 +127,11 @@ pub mod msg {
     pub const NO_ROW_TO_LABEL: &str = "no classification row to label";
     pub const LABEL_ROW_FIRST: &str = "label this row first, then add a note";
     pub const LABEL_AWAG_ROW_FIRST: &str = "label this row first (1–5, a/d), then add a note";
+    pub fn agreement_on_likert_row(mode: &str, mode_key: &str) -> String {
+        format!(
+            "a/d label AGREE/DISAGREE rows (mode 3; {mode_key} switches modes): this row is Likert in mode {mode}, use 1–5"
+        )
+    }
     pub const ROW_LIKERT: &str = "this row is on a 1–5 scale: use 1–5";
     pub const ROW_SCORE: &str = "this row is on a 0–9 scale: use 0–9";
     pub const ROW_BOOL: &str = "this row is true/false: a = true, d = false";

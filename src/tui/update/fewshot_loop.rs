@@ -23,8 +23,9 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
         return;
     }
     if app.runs.fewshot.as_ref().is_some_and(|l| {
-        l.tag
-            .is_some_and(|t| app.runs.active.iter().any(|r| r.tag == t && !r.finished))
+        l.tags
+            .iter()
+            .any(|t| app.runs.active.iter().any(|r| r.tag == *t && !r.finished))
     }) {
         app.chrome.message = Some((Level::Warning, say::ALREADY_RUNNING.into()));
         return;
@@ -33,6 +34,22 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
         // Made with `jury split` since the workbench opened, perhaps: the
         // store says, and `L` goes on from there.
         fx.push(Effect::LoadSplitForLoop);
+        return;
+    }
+    // A split made by pair (before splits were by item) leaks: an item's
+    // text could be an example while it is scored as held-out.
+    if let Some(split) = &app.data.split
+        && let Some(first) = split.mixed_items().first()
+    {
+        app.chrome.message = Some((
+            Level::Warning,
+            say::pair_level_split(
+                split.mixed_items().len(),
+                &sanitize::one_line(first, 40),
+                split.rule.holdout,
+                split.rule.seed,
+            ),
+        ));
         return;
     }
     let Some(plan) = awag_plan(app) else {
@@ -54,7 +71,11 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
         }
         .into(),
     ));
-    fx.push(Effect::PrepareLoop { plan, baseline_for });
+    fx.push(Effect::PrepareLoop {
+        plan,
+        baseline_for,
+        by_owner: app.choices.by_owner,
+    });
 }
 
 /// The store's split arrived for `L`: kept (rows show their side from now
@@ -117,16 +138,18 @@ pub fn ready(app: &mut App, r: Result<Box<LoopReady>, String>, fx: &mut Vec<Effe
             return;
         }
     };
-    if ready.plan.item_ids.is_empty() {
-        app.chrome.message = Some((
-            Level::Warning,
-            say::no_test_items(&sanitize::one_line(&ready.plan.persona_id, 40)),
-        ));
+    if ready.items() == 0 {
+        let who = if ready.by_owner {
+            say::EACH_ITEMS_OWNER.to_string()
+        } else {
+            sanitize::one_line(&ready.plan.persona_id, 40)
+        };
+        app.chrome.message = Some((Level::Warning, say::no_test_items(&who)));
         return;
     }
     if ready.requests == 0 {
         // A run finished earlier with these very prompts: nothing to send.
-        remember(app, &ready, None);
+        remember(app, &ready, Vec::new());
         open_delta(app, fx);
         app.chrome.message = Some((Level::Info, say::ALL_JUDGED.into()));
         return;
@@ -147,26 +170,34 @@ pub fn confirm_key(app: &mut App, ready: Box<LoopReady>, k: KeyEvent, fx: &mut V
 }
 
 /// Keeps the loop's state; a baseline keeps the few-shot set it serves.
-fn remember(app: &mut App, ready: &LoopReady, tag: Option<u64>) {
+fn remember(app: &mut App, ready: &LoopReady, tags: Vec<u64>) {
     match (&mut app.runs.fewshot, ready.stage) {
-        (Some(l), LoopStage::Baseline) => l.tag = tag,
+        (Some(l), LoopStage::Baseline) => l.tags = tags,
         _ => {
             app.runs.fewshot = Some(FewShotLoop {
                 ready: ready.clone(),
-                tag,
+                tags,
                 changes: None,
             })
         }
     }
 }
 
+/// Starts the step's runs: one, or one per owner persona.
 fn start_run(app: &mut App, ready: LoopReady, fx: &mut Vec<Effect>) {
-    let plan = ready.plan.clone();
-    let what = crate::tui::strings::msg::in_mode(&plan.mode.to_string());
-    let tag = super::run::track(app, &plan, &what);
     let prompts = (ready.stage == LoopStage::FewShot).then(|| ready.dir.clone());
-    remember(app, &ready, Some(tag));
-    fx.push(Effect::StartLoopRun { tag, plan, prompts });
+    let mut tags = Vec::new();
+    for plan in ready.plans().filter(|p| !p.item_ids.is_empty()).cloned() {
+        let what = crate::tui::strings::msg::in_mode(&plan.mode.to_string());
+        let tag = super::run::track(app, &plan, &what);
+        tags.push(tag);
+        fx.push(Effect::StartLoopRun {
+            tag,
+            plan,
+            prompts: prompts.clone(),
+        });
+    }
+    remember(app, &ready, tags);
 }
 
 /// A run ended: when it was the loop's and it ran to the end, the change.
@@ -174,12 +205,14 @@ pub fn run_ended(app: &mut App, tag: u64, error: &Option<String>, fx: &mut Vec<E
     let Some(l) = app.runs.fewshot.as_mut() else {
         return;
     };
-    if l.tag != Some(tag) {
+    if !l.tags.contains(&tag) {
         return;
     }
-    l.tag = None;
+    l.tags.retain(|t| *t != tag);
     if error.is_some() {
-        return; // run_ended already shows it
+        // run_ended already shows it; the change waits for a whole step.
+        l.tags.clear();
+        return;
     }
     let stopped = app
         .runs
@@ -188,11 +221,17 @@ pub fn run_ended(app: &mut App, tag: u64, error: &Option<String>, fx: &mut Vec<E
         .find(|r| r.tag == tag)
         .is_some_and(|r| r.note.is_some());
     if stopped {
+        if let Some(l) = app.runs.fewshot.as_mut() {
+            l.tags.clear();
+        }
         let key = app.chrome.keymap.hint(Action::FewShotLoop);
         app.chrome.message = Some((Level::Warning, say::stopped(&key)));
         return;
     }
-    open_delta(app, fx);
+    // With one run per owner persona, the change once every run ended.
+    if app.runs.fewshot.as_ref().is_some_and(|l| l.tags.is_empty()) {
+        open_delta(app, fx);
+    }
 }
 
 /// Opens the agreement view on the `test` side (its figures and the

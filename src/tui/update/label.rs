@@ -16,6 +16,20 @@ pub fn label_key(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) 
         return;
     }
     let v = match action {
+        // A Likert row (modes 1 and 2) shows only 1–5: an AGREE/DISAGREE
+        // label there would be stored out of sight and counted as a
+        // comparison of its own, so a/d are refused and the keys named.
+        Action::Agree | Action::Disagree if app.choices.mode.scale() == Scale::Likert => {
+            let mode_key = app.chrome.keymap.hint(Action::CycleMode);
+            app.chrome.message = Some((
+                Level::Warning,
+                crate::tui::strings::msg::agreement_on_likert_row(
+                    &app.choices.mode.to_string(),
+                    &mode_key,
+                ),
+            ));
+            return;
+        }
         Action::Agree => Value::Agreement(crate::domain::Agreement::Agree),
         Action::Disagree => Value::Agreement(crate::domain::Agreement::Disagree),
         _ => match action.likert() {
@@ -39,17 +53,7 @@ pub fn label_key(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) 
             },
         },
     };
-    let agreement_in_likert_mode =
-        matches!(v, Value::Agreement(_)) && app.choices.mode.scale() == Scale::Likert;
     set_label(app, v, now, fx);
-    // a/d in a Likert mode: the label is kept on the agreement scale, which
-    // this mode's rows do not show; say where it went and what labels here.
-    if agreement_in_likert_mode && !fx.is_empty() {
-        app.chrome.message = Some((
-            Level::Info,
-            crate::tui::strings::msg::AGREEMENT_IN_LIKERT_MODE.into(),
-        ));
-    }
 }
 
 /// The retry key: every unsaved label to the writer again.
@@ -237,6 +241,15 @@ fn save_label(
     });
     if let Some(&i) = app.data.index_of.get(&key.item_id) {
         app.item_changed(i as usize);
+    }
+    // Given in the random `sample` order: a person did not choose this item.
+    if app.list.order == crate::tui::queue::Order::Sample {
+        fx.push(Effect::MarkSampled {
+            key: label.key.clone(),
+            persona: label.persona_id.clone(),
+            who: label.who.clone(),
+            seed: crate::tui::queue::SAMPLE_SEED,
+        });
     }
     fx.push(Effect::SaveLabel { req, label });
 }

@@ -79,11 +79,21 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
         Msg::AgreementRanking(lines) => nav::agreement_ranking(app, lines),
+        Msg::AgreementEstimates(lines) => nav::agreement_estimates(app, lines),
         Msg::AgreementCells(cells) => drill::cells_loaded(app, cells),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
         Msg::LabelHistory { key, result } => undo::history_loaded(app, key, result),
+        Msg::SampleNotKept(e) => {
+            app.chrome.message = Some((
+                Level::Warning,
+                format!(
+                    "the label is saved but not marked as sampled: {}",
+                    crate::sanitize::one_line(&e, 200)
+                ),
+            ))
+        }
         Msg::SessionNotSaved(e) => {
             app.chrome.message = Some((
                 Level::Warning,
@@ -160,10 +170,9 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         RunMissing => run::run_missing(app, fx),
         CycleMode => {
             app.choices.mode = app.choices.mode.next();
-            // `judge:` terms read the verdicts of the mode shown.
-            if app.list.query.reads_judge() {
-                app.refilter();
-            }
+            // The `≠` marks, the judge≠human filter and `judge:` terms read
+            // the verdicts of the mode shown.
+            app.refresh_all_marks();
         }
         CycleStructured => run::cycle_structured(app),
         PickPersona | PickPerspective => popup::open_picker(app, action),

@@ -43,6 +43,7 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 cursor: 0,
                 notes: Vec::new(),
                 ranking: Vec::new(),
+                estimates: Vec::new(),
                 side,
                 items,
                 cells: Vec::new(),
@@ -99,6 +100,7 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     a.figures = FiguresState::Computing;
     a.notes.clear();
     a.ranking.clear();
+    a.estimates.clear();
     a.cells.clear();
     a.cell = None;
     a.cursor = 0;
@@ -124,6 +126,13 @@ fn listed_items(app: &App) -> Option<std::sync::Arc<crate::report::ItemSet>> {
             .map(|item| item.id.to_string())
             .collect(),
     ))
+}
+
+/// The classifier's accuracy per classification arrived.
+pub fn agreement_estimates(app: &mut App, lines: Vec<String>) {
+    if let View::Agreement(a) = &mut app.chrome.view {
+        a.estimates = lines;
+    }
 }
 
 /// The ranking's lines arrived.
@@ -273,6 +282,15 @@ pub fn move_row(app: &mut App, d: i32) {
 pub fn agreement_rows(app: &App) -> Vec<AgreementRow> {
     let mut rows: std::collections::BTreeMap<String, AgreementRow> = Default::default();
     for (item, labels) in &app.data.labels {
+        // The listed items only, as the figures below them.
+        let listed = app
+            .data
+            .index_of
+            .get(item.as_str())
+            .is_some_and(|&i| app.list.is_listed(i as usize));
+        if !listed {
+            continue;
+        }
         let Some(vs) = app.data.verdicts.get(item) else {
             continue;
         };

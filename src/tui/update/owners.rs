@@ -8,20 +8,19 @@ use super::super::app::App;
 /// persona of the workspace, else the fixed persona. Groups come in the
 /// order their first item does, so one run starts per persona.
 pub fn group_by_persona(app: &App, ids: Vec<String>) -> Vec<(String, Vec<String>)> {
-    let fixed = app
-        .fixed_persona()
-        .map(|p| p.id.clone())
-        .unwrap_or_default();
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for id in ids {
         let owner = app
-            .choices
-            .by_owner
-            .then(|| app.data.index_of.get(&id))
-            .flatten()
+            .data
+            .index_of
+            .get(&id)
             .and_then(|i| app.data.items.get(*i as usize))
-            .and_then(|row| app.owner_of(row.owner.as_deref()));
-        let persona = owner.map(|p| p.id.clone()).unwrap_or_else(|| fixed.clone());
+            .and_then(|row| row.owner.as_deref());
+        let persona = app
+            .data
+            .persona_for(app.choices.persona, app.choices.by_owner, owner)
+            .map(|p| p.id.clone())
+            .unwrap_or_default();
         match groups.iter_mut().find(|(p, _)| *p == persona) {
             Some((_, g)) => g.push(id),
             None => groups.push((persona, vec![id])),

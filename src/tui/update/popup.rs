@@ -321,6 +321,12 @@ fn submit_input(
                 area,
                 crate::tui::strings::prompt::PERSONA_NEEDS_ID.into(),
             ),
+            Ok(p) if crate::domain::reserved_id(&p.id).is_some() => reopen(
+                app,
+                kind,
+                area,
+                crate::domain::reserved_id(&p.id).unwrap_or_default(),
+            ),
             Ok(p) if !p.definition.is_object() => reopen(
                 app,
                 kind,

@@ -36,6 +36,7 @@ pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
     {
         app.choices.persona = cursor;
         app.choices.by_owner = false;
+        app.refresh_all_marks();
         app.chrome.message = Some((
             Level::Info,
             crate::tui::strings::msg::persona_chosen(&sanitize::one_line(

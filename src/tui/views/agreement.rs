@@ -46,6 +46,7 @@ impl Widget for AgreementView<'_> {
         let inner = block.inner(area);
         block.render(area, buf);
         let inner = super::fewshot_delta::take_rows(self.app, self.state, inner, buf);
+        let inner = estimate_rows(&self.state.estimates, inner, buf, t);
         let inner = ranking_rows(&self.state.ranking, inner, buf, t);
         let groups = match &self.state.figures {
             FiguresState::Ready(g) if !g.is_empty() => g,
@@ -88,6 +89,41 @@ impl Widget for AgreementView<'_> {
             render_distributions(g, chart, buf, t);
         }
     }
+}
+
+/// The classifier's accuracy, one line per classification, at the very top;
+/// returns the area left below.
+fn estimate_rows(lines: &[String], area: Rect, buf: &mut Buffer, t: &Theme) -> Rect {
+    if lines.is_empty() {
+        return area;
+    }
+    // A short screen keeps its rows for the groups: one line, and how many
+    // more `jury estimate` gives.
+    let room = if area.height < 30 {
+        1
+    } else {
+        usize::from(area.height / 4).max(1)
+    };
+    let mut shown: Vec<Line> = lines
+        .iter()
+        .take(room)
+        .map(|l| Line::styled(sanitize::one_line(l, 300), t.title))
+        .collect();
+    if lines.len() > room {
+        let last = shown.len() - 1;
+        shown[last] = Line::styled(
+            format!(
+                "+{} more (jury estimate) · {}",
+                lines.len() - last - 1,
+                sanitize::one_line(&lines[last], 200)
+            ),
+            t.title,
+        );
+    }
+    let [top, rest] =
+        Layout::vertical([Constraint::Length(shown.len() as u16), Constraint::Min(0)]).areas(area);
+    Paragraph::new(shown).render(top, buf);
+    rest
 }
 
 /// Which judge agrees best, one line per configuration, at the top of the
@@ -140,6 +176,22 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
             ));
         }
         lines.push(Line::styled(sanitize::one_line(&r.summary, 300), t.muted));
+    }
+    if area.height < 30 {
+        // A short screen: the heading and the plain-words answer of each.
+        lines = rankings
+            .iter()
+            .map(|r| {
+                Line::styled(
+                    format!(
+                        "which judge agrees best · {}: {}",
+                        sanitize::one_line(&r.scope, 20),
+                        sanitize::one_line(&r.summary, 200)
+                    ),
+                    t.title,
+                )
+            })
+            .collect();
     }
     let rows = (lines.len() as u16).min(area.height / 3);
     let [top, rest] = Layout::vertical([Constraint::Length(rows), Constraint::Min(0)]).areas(area);

@@ -20,16 +20,17 @@ pub fn confirm<'a>(app: &App, r: &LoopReady) -> (&'static str, Vec<Line<'a>>) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let (by_owner, who) = r.judged_as();
     let mut lines: Vec<Line> = say::confirm_lines(
         baseline,
         &one_line(&set, 60),
         &r.run_hash().chars().take(8).collect::<String>(),
         r.examples,
         r.reused,
-        r.plan.item_ids.len(),
+        r.items(),
         r.left_out,
         &r.plan.mode.to_string(),
-        &one_line(&r.plan.persona_id, 40),
+        (by_owner, &one_line(&who, 80)),
         r.requests,
         r.skipped,
     )

@@ -1,3 +1,4 @@
+use crate::analytics::usage_text::{cost_cell, count_cell, known};
 use crate::sanitize;
 use crate::tui::app::{App, RunsView};
 use ratatui::buffer::Buffer;
@@ -138,6 +139,8 @@ fn run_table<'a>(
     let first = cursor.saturating_sub(h.saturating_sub(1));
     for (i, r) in runs.iter().enumerate().skip(first).take(h.max(1)) {
         let st = if i == cursor { t.selection } else { t.text };
+        // Usage never reported is unknown, not zero.
+        let usage = known(r.requests, r.usage_unknown);
         lines.push(Line::styled(
             format!(
                 "{:>5} {:<10} {:<13} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
@@ -149,13 +152,14 @@ fn run_table<'a>(
                 r.verdicts,
                 r.total,
                 r.failures,
-                format!("{}/{}", r.prompt_tokens, r.completion_tokens),
+                count_cell(&format!("{}/{}", r.prompt_tokens, r.completion_tokens), usage),
                 cached_share(r),
                 r.requests,
                 r.usage_unknown,
-                r.cost_usd
-                    .map(|c| format!("${c:.4}"))
-                    .unwrap_or_else(|| "—".into()),
+                match cost_cell(r.cost_usd, 4, usage).as_str() {
+                    "-" => "—".to_string(),
+                    c => c.to_string(),
+                },
             ),
             st,
         ));

@@ -20,15 +20,15 @@ impl Widget for StatusBar<'_> {
             .persona()
             .map(|p| sanitize::one_line(&p.id, 24))
             .unwrap_or_else(|| "no persona".into());
-        let owner = app.choices.by_owner
-            && app
-                .owner_of(app.current_item().and_then(|i| i.owner.as_deref()))
-                .is_some();
+        let status = if app.choices.by_owner && app.current_item().is_none() {
+            crate::tui::strings::msg::PERSONA_BY_OWNER.to_string()
+        } else if app.choices.by_owner {
+            crate::tui::strings::msg::persona_by_owner_status(&persona, app.as_owner())
+        } else {
+            crate::tui::strings::msg::persona_status(&persona)
+        };
         let mut spans = vec![
-            Span::styled(
-                crate::tui::strings::msg::persona_status(&persona, owner),
-                t.status_bar,
-            ),
+            Span::styled(status, t.status_bar),
             sep(),
             Span::styled(
                 format!(
@@ -123,11 +123,17 @@ pub fn run_progress(app: &App) -> Option<String> {
     ))
 }
 
-/// The session's cost: `$0.0123`, or `—` when no run priced its requests.
+/// The session's cost: `$0.0123`, `$0.0123+?` when some requests reported
+/// no usage (`?` when none did), or `—` when no run priced its requests.
 pub fn session_cost(app: &App) -> String {
-    app.cost()
-        .map(|c| format!("${c:.4}"))
-        .unwrap_or_else(|| "—".into())
+    let (requests, unknown) = app.runs.active.iter().fold((0, 0), |(r, u), a| {
+        (r + a.progress.requests, u + a.progress.usage_unknown)
+    });
+    let usage = crate::analytics::usage_text::known(requests, unknown);
+    match app.cost() {
+        Some(c) => crate::analytics::usage_text::cost_cell(Some(c), 4, usage),
+        None => "—".to_string(),
+    }
 }
 
 /// The last message, or hints for the main keys.
