@@ -539,7 +539,7 @@ mod tests {
     fn a_character_split_over_two_tokens_is_spelled_by_their_bytes() {
         // "é" as two tokens whose texts are both U+FFFD, before the value.
         let text = "{\"evaluationText\":\"é\",\"evaluationLikert\":2}";
-        let mut half = |b: u8| TokenLogprob {
+        let half = |b: u8| TokenLogprob {
             bytes: Some(vec![b]),
             ..tok("\u{fffd}", -0.1, &[])
         };
