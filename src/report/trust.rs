@@ -30,6 +30,8 @@ pub struct Trust {
     pub persona: String,
     pub alpha: f64,
     pub delta: f64,
+    /// Fewest calibration pairs at or above a candidate threshold.
+    pub min_calibration: usize,
     /// Labelled combinations with a confidence and a decided reading on both sides.
     pub n_calibration: usize,
     /// None: no threshold meets the guarantee.
@@ -105,6 +107,7 @@ pub fn thresholds(
                 persona: persona.to_string(),
                 alpha,
                 delta,
+                min_calibration,
                 n_calibration: g.calibration.len(),
                 threshold: t.threshold,
                 coverage: t.threshold.and_then(|l| coverage(&g.all, l)).unwrap_or(0.0),
@@ -154,13 +157,18 @@ pub fn table(ts: &[Trust]) -> String {
                 t.alpha
             )),
             None => out.push_str(&format!(
-                "  no threshold meets it: every one of the {} verdicts needs a person ({} calibration pairs{})\n",
+                "  no threshold meets it: every one of the {} verdicts needs a person ({})\n",
                 t.n_judged,
-                t.n_calibration,
-                if t.n_calibration == 0 {
-                    ", no labelled combination has a confidence".to_string()
+                if t.n_calibration < t.min_calibration.max(1) {
+                    format!(
+                        "{} labelled combination(s) with a confidence, fewer than --min-calibration {}: label more, as a random sample",
+                        t.n_calibration, t.min_calibration
+                    )
                 } else {
-                    String::new()
+                    format!(
+                        "{} calibration pairs: even the most confident verdicts disagree with people too often",
+                        t.n_calibration
+                    )
                 }
             )),
         }
