@@ -440,6 +440,43 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     assert!(table.contains("no threshold meets it"), "{table}");
     assert!(table.contains("random sample"), "{table}");
     assert!(table.contains(&format!("threshold {want_t:.4}")), "{table}");
+    // Every label so far was chosen by a person: the table says the
+    // guarantee assumes a random sample.
+    assert_eq!(g_row["calibration_sampled"], 0);
+    assert_eq!(g_row["calibration_chosen"], 30);
+    assert!(
+        table.contains("30 of 30 calibration labels chosen by a person"),
+        "{table}"
+    );
+    // Ten of them given in the workbench's random sample order (as it
+    // records them): counted, and --sampled-only calibrates on them alone.
+    {
+        let mut store = ws.store();
+        for (item, _, _) in g.iter().take(10) {
+            let key = ComboKey::new(item, &good, "classification");
+            store
+                .mark_sampled(&key, "tester", "alice", 7)
+                .expect("mark");
+        }
+    }
+    let got: Value = serde_json::from_str(&ws.ok(&args)).expect("json");
+    let g_row = got
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["classification"] == good.as_str()))
+        .expect("good")
+        .clone();
+    assert_eq!(g_row["calibration_sampled"], 10);
+    assert_eq!(g_row["calibration_chosen"], 20);
+    let mut only = args.to_vec();
+    only.push("--sampled-only");
+    let got: Value = serde_json::from_str(&ws.ok(&only)).expect("json");
+    let g_row = got
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["classification"] == good.as_str()))
+        .expect("good")
+        .clone();
+    assert_eq!(g_row["n_calibration"], 10);
+    assert_eq!(g_row["calibration_chosen"], 0);
 }
 
 #[test]

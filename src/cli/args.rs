@@ -362,6 +362,11 @@ pub struct TrustArgs {
     /// One person's labels are the truth (default: the people's majority).
     #[arg(long)]
     pub who: Option<String>,
+    /// Calibrate on the labels given in the workbench's random sample order
+    /// alone (what the guarantee assumes); by default every label is used
+    /// and the chosen ones are counted.
+    #[arg(long)]
+    pub sampled_only: bool,
     #[arg(long, value_enum, default_value_t = TrustFormat::Table)]
     pub format: TrustFormat,
 }

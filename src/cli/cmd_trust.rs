@@ -10,12 +10,17 @@ use std::process::ExitCode;
 pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
     let readings = Builder::read(&store)?.finish_readings_with_confidence();
+    let sampling = crate::report::estimate::Sampling {
+        sampled: store.sampled_labels()?,
+        only: a.sampled_only,
+    };
     let ts = trust::thresholds(
         &readings,
         a.alpha,
         a.delta,
         a.min_calibration,
         a.who.as_deref(),
+        &sampling,
     );
     let text = match a.format {
         TrustFormat::Table => trust::table(&ts),

@@ -45,7 +45,7 @@ pub struct Sampling {
 }
 
 impl Sampling {
-    fn is_sampled(&self, key: &ComboKey, persona: &str, who: &str) -> bool {
+    pub(crate) fn is_sampled(&self, key: &ComboKey, persona: &str, who: &str) -> bool {
         // Looked up without building a key per label when nothing is sampled.
         !self.sampled.is_empty()
             && self

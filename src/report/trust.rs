@@ -11,7 +11,7 @@
 //! reads it, or one person's). The guarantee holds only when the labelled
 //! combinations are a random sample of those judged.
 
-use super::estimate::{people_reading, reading};
+use super::estimate::{Sampling, people_reading, reading};
 use super::pairs::Readings;
 use crate::analytics::trust::{coverage, trust_threshold};
 use crate::domain::ComboKey;
@@ -34,6 +34,10 @@ pub struct Trust {
     pub min_calibration: usize,
     /// Labelled combinations with a confidence and a decided reading on both sides.
     pub n_calibration: usize,
+    /// Of those, how many had a label given in the workbench's random
+    /// sample order, and how many only labels a person chose.
+    pub calibration_sampled: usize,
+    pub calibration_chosen: usize,
     /// None: no threshold meets the guarantee.
     pub threshold: Option<f64>,
     /// Share of the judged combinations (with a confidence) at or above the
@@ -60,18 +64,25 @@ pub fn thresholds(
     delta: f64,
     min_calibration: usize,
     who: Option<&str>,
+    sampling: &Sampling,
 ) -> Vec<Trust> {
-    let mut labels: HashMap<(&str, &ComboKey), PersonReadings<'_>> = HashMap::default();
+    // (persona, combination) → every label's (who, reading), and whether
+    // any of them was given in the sample order.
+    let mut labels: HashMap<(&str, &ComboKey), (PersonReadings<'_>, bool)> = HashMap::default();
     for (persona, key, person, value) in &readings.labels {
-        labels
-            .entry((persona, key))
-            .or_default()
-            .push((person, reading(value)));
+        let sampled = sampling.is_sampled(key, persona, person);
+        if sampling.only && !sampled {
+            continue;
+        }
+        let e = labels.entry((persona, key)).or_default();
+        e.0.push((person, reading(value)));
+        e.1 |= sampled;
     }
     type Key = (String, String, Arc<str>, Arc<str>);
     #[derive(Default)]
     struct Collect {
         calibration: Vec<(f64, bool)>,
+        sampled: usize,
         all: Vec<f64>,
         sources: std::collections::BTreeSet<&'static str>,
     }
@@ -90,10 +101,11 @@ pub fn thresholds(
         g.all.push(c.confidence.value);
         g.sources.insert(c.confidence.source.as_str());
         let Some(j) = reading(&c.value) else { continue };
-        if let Some(ls) = labels.get(&(&**persona, &**key))
+        if let Some((ls, sampled)) = labels.get(&(&**persona, &**key))
             && let Ok(people) = people_reading(ls, who)
         {
             g.calibration.push((c.confidence.value, j == people));
+            g.sampled += usize::from(*sampled);
         }
     }
     groups
@@ -109,6 +121,8 @@ pub fn thresholds(
                 delta,
                 min_calibration,
                 n_calibration: g.calibration.len(),
+                calibration_sampled: g.sampled,
+                calibration_chosen: g.calibration.len() - g.sampled,
                 threshold: t.threshold,
                 coverage: t.threshold.and_then(|l| coverage(&g.all, l)).unwrap_or(0.0),
                 n_judged: g.all.len(),
@@ -171,6 +185,12 @@ pub fn table(ts: &[Trust]) -> String {
                     )
                 }
             )),
+        }
+        if t.calibration_chosen > 0 {
+            out.push_str(&format!(
+                "  {} of {} calibration labels chosen by a person, not sampled: the guarantee assumes a random sample (--sampled-only uses the {} sampled)\n",
+                t.calibration_chosen, t.n_calibration, t.calibration_sampled
+            ));
         }
         out.push_str(&format!("  confidence from {}\n", t.confidence_source));
     }
