@@ -13,7 +13,7 @@
 
 use super::estimate::{Sampling, people_reading, reading};
 use super::pairs::Readings;
-use crate::analytics::trust::{coverage, trust_threshold};
+use crate::analytics::trust::trust_threshold;
 use crate::domain::ComboKey;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -40,8 +40,8 @@ pub struct Trust {
     pub calibration_chosen: usize,
     /// None: no threshold meets the guarantee.
     pub threshold: Option<f64>,
-    /// Share of the judged combinations (with a confidence) at or above the
-    /// threshold; 0 without one.
+    /// Share of the judged combinations (with a confidence) whose decided
+    /// verdict is at or above the threshold; 0 without one.
     pub coverage: f64,
     /// Judged combinations with a confidence.
     pub n_judged: usize,
@@ -84,6 +84,9 @@ pub fn thresholds(
         calibration: Vec<(f64, bool)>,
         sampled: usize,
         all: Vec<f64>,
+        /// Confidences of the decided verdicts (an undecided Likert 3
+        /// cannot stand for a reading, however sure: it needs a person).
+        decided: Vec<f64>,
         sources: std::collections::BTreeSet<&'static str>,
     }
     let mut groups: BTreeMap<Key, Collect> = BTreeMap::new();
@@ -101,6 +104,7 @@ pub fn thresholds(
         g.all.push(c.confidence.value);
         g.sources.insert(c.confidence.source.as_str());
         let Some(j) = reading(&c.value) else { continue };
+        g.decided.push(c.confidence.value);
         if let Some((ls, sampled)) = labels.get(&(&**persona, &**key))
             && let Ok(people) = people_reading(ls, who)
         {
@@ -124,7 +128,9 @@ pub fn thresholds(
                 calibration_sampled: g.sampled,
                 calibration_chosen: g.calibration.len() - g.sampled,
                 threshold: t.threshold,
-                coverage: t.threshold.and_then(|l| coverage(&g.all, l)).unwrap_or(0.0),
+                coverage: t.threshold.map_or(0.0, |l| {
+                    g.decided.iter().filter(|&&c| c >= l).count() as f64 / g.all.len() as f64
+                }),
                 n_judged: g.all.len(),
                 n_trusted: t.n_trusted,
                 disagreements: t.disagreements,
@@ -203,5 +209,61 @@ fn pct(x: f64) -> String {
         format!("{p:.0} %")
     } else {
         format!("{p:.1} %")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Confidence, ConfidenceSource, Value};
+    use crate::report::pairs::Confident;
+
+    /// A Likert 3 cannot stand for a reading however sure the judge is: it
+    /// counts among the judged combinations, never among the trusted.
+    #[test]
+    fn an_undecided_verdict_is_judged_but_never_trusted() {
+        let judge: Arc<str> = Arc::from("awag mode 2 · m");
+        let persona: Arc<str> = Arc::from("p");
+        let who: Arc<str> = Arc::from("alice");
+        let mut readings = Readings {
+            verdicts: Vec::new(),
+            labels: Vec::new(),
+            confidences: Vec::new(),
+        };
+        for i in 0..40 {
+            let key = Arc::new(ComboKey::new(&format!("i{i}"), "c", "q"));
+            // 30 labelled, agreeing, at 0.9; 5 unlabelled Likert 5 and 5
+            // unlabelled Likert 3, all at 0.95.
+            let (value, conf) = match i {
+                0..30 => (Value::Likert(5), 0.9),
+                30..35 => (Value::Likert(5), 0.95),
+                _ => (Value::Likert(3), 0.95),
+            };
+            readings
+                .verdicts
+                .push((judge.clone(), persona.clone(), key.clone(), value));
+            readings.confidences.push(Some(Confident {
+                value,
+                confidence: Confidence {
+                    value: conf,
+                    source: ConfidenceSource::Logprobs,
+                    expected_score: None,
+                },
+            }));
+            if i < 30 {
+                readings
+                    .labels
+                    .push((persona.clone(), key, who.clone(), Value::Likert(5)));
+            }
+        }
+        let none = Sampling {
+            sampled: Default::default(),
+            only: false,
+        };
+        let t = thresholds(&readings, 0.2, 0.1, 10, None, &none);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].threshold, Some(0.9));
+        assert_eq!(t[0].n_judged, 40);
+        assert_eq!(t[0].coverage, 35.0 / 40.0);
     }
 }
