@@ -623,4 +623,37 @@ fn with_repeats_the_majority_is_the_verdict_the_estimate_uses() {
     assert_eq!(judge_alone(None), 0.0);
     // The majority (runs 1 and 2) stands with it.
     assert_eq!(judge_alone(Some("confidence = \"repeats\"\n")), first_runs);
+    // The export carries each verdict's share among its repeats (of the
+    // value it gave), computed when reading: 2/3 for runs 1 and 2 where run
+    // 3 flipped, 1/3 for run 3 there, 1 where all three agree.
+    let out = ws
+        .cmd()
+        .env(
+            "JURY_CONFIG",
+            ws.write("config.toml", "confidence = \"repeats\"\n"),
+        )
+        .args(["export", "--format", "jsonl"])
+        .output()
+        .expect("jury");
+    common::assert_success(&out, &["export"]);
+    let rows: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a row"))
+        .filter(|r| r["kind"] == "verdict")
+        .collect();
+    assert_eq!(rows.len(), 18);
+    for r in &rows {
+        let same = rows
+            .iter()
+            .filter(|o| o["item_id"] == r["item_id"] && o["value"] == r["value"])
+            .count();
+        assert_eq!(r["confidence"].as_f64(), Some(same as f64 / 3.0), "{r}");
+        assert_eq!(r["confidence_source"], "repeats");
+    }
+    assert!(
+        rows.iter()
+            .any(|r| r["confidence"].as_f64() == Some(2.0 / 3.0))
+    );
+    // Without the setting, nothing is made up.
+    assert!(verdict_rows(&ws).iter().all(|r| r["confidence"].is_null()));
 }

@@ -117,6 +117,37 @@ impl Store {
         Ok(())
     }
 
+    /// As [`Store::for_each_verdict`], each verdict without a stored
+    /// confidence given the share of its judge configuration's verdicts on
+    /// its combination (same persona, protocol, mode, model and prompt set:
+    /// repeats) that gave its value, where there are several (`confidence =
+    /// "repeats"`). Computed when reading, never stored.
+    pub fn for_each_verdict_with_repeats(&self, mut f: impl FnMut(Verdict)) -> Result<()> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {VERDICT_COLUMNS}, count(*) OVER config, count(*) OVER same
+             FROM verdicts
+             WINDOW config AS (PARTITION BY persona_id, protocol, mode, model, prompt_hash,
+                                 item_id, classification_id, perspective_id),
+                    same AS (PARTITION BY persona_id, protocol, mode, model, prompt_hash,
+                               item_id, classification_id, perspective_id, value)
+             ORDER BY id"
+        ))?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let mut v = verdict_from_row(row)?;
+            let (all, same): (i64, i64) = (row.get(22)?, row.get(23)?);
+            if v.confidence.is_none() && all > 1 {
+                v.confidence = Some(Confidence {
+                    value: same as f64 / all as f64,
+                    source: ConfidenceSource::Repeats,
+                    expected_score: None,
+                });
+            }
+            f(v);
+        }
+        Ok(())
+    }
+
     /// Verdicts that went through a double check, as (judge, flipped): the
     /// judge named like the report does ("proposition · model").
     pub fn double_checks(&self) -> Result<Vec<(String, bool)>> {
