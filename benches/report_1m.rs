@@ -153,6 +153,7 @@ fn build(db: &Path) {
                         index: ((i + r) % 5) as u32,
                         items: 5,
                     }),
+                    confidence: None,
                 });
                 if chunk.len() == 20_000 {
                     store.insert_verdicts(&chunk).expect("verdicts");

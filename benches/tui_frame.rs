@@ -158,6 +158,7 @@ fn judged(n: usize) -> App {
                     raw: String::new(),
                     created_at: "2026-11-23T10:00:00Z".into(),
                     position: None,
+                    confidence: None,
                 });
             }
         }
@@ -181,6 +182,7 @@ fn judged(n: usize) -> App {
             ),
             created_at: "2026-11-23T10:00:00Z".into(),
             position: None,
+            confidence: None,
         });
     }
     loaded.verdicts = verdicts;

@@ -37,6 +37,27 @@ pub struct ConfigFile {
     pub max_tokens_per_entry: Option<u32>,
     /// Largest answer read, in bytes.
     pub max_answer_bytes: Option<usize>,
+    /// How verdicts get a confidence.
+    pub confidence: Option<ConfidenceChoice>,
+}
+
+/// `confidence` in `config.toml` (and `--confidence`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfidenceChoice {
+    Logprobs,
+    Repeats,
+    Off,
+}
+
+impl ConfidenceChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfidenceChoice::Logprobs => "logprobs",
+            ConfidenceChoice::Repeats => "repeats",
+            ConfidenceChoice::Off => "off",
+        }
+    }
 }
 
 /// What the command line said (None = not given).
@@ -84,6 +105,8 @@ pub struct Settings {
     pub structured: Option<String>,
     pub max_tokens_per_entry: Option<u32>,
     pub max_answer_bytes: Option<usize>,
+    /// `logprobs`, `repeats` or `off` (None: off).
+    pub confidence: Option<String>,
     pub config_path: Option<PathBuf>,
 }
 
@@ -161,6 +184,7 @@ impl Settings {
             structured: file.structured.clone(),
             max_tokens_per_entry: file.max_tokens_per_entry,
             max_answer_bytes: file.max_answer_bytes,
+            confidence: file.confidence.map(|c| c.as_str().to_string()),
             config_path,
         })
     }
@@ -188,6 +212,7 @@ impl Settings {
         if let Some(b) = self.max_answer_bytes.filter(|b| *b > 0) {
             cfg.max_answer_bytes = b;
         }
+        cfg.logprobs = self.confidence.as_deref() == Some("logprobs");
         Ok(cfg)
     }
 }
@@ -259,6 +284,7 @@ const CONFIG_KEYS: &[&str] = &[
     "structured",
     "max_tokens_per_entry",
     "max_answer_bytes",
+    "confidence",
 ];
 
 /// [`toml_error`], naming the key of the offending line when it is one of

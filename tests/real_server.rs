@@ -155,6 +155,8 @@ struct Outcome {
     verdicts: u64,
     summary: Value,
     failures: String,
+    /// The exported verdict rows.
+    rows: Vec<Value>,
 }
 
 /// Plans `args` with a dry run, runs them for real, and checks the server log.
@@ -248,6 +250,11 @@ fn judge(real: &Real, args: &[&str]) -> Outcome {
         }
         None => String::new(),
     };
+    let rows = ws
+        .export_rows()
+        .into_iter()
+        .filter(|r| r["kind"] == "verdict")
+        .collect();
     Outcome {
         planned,
         verdicts: summary["verdicts"]
@@ -255,6 +262,7 @@ fn judge(real: &Real, args: &[&str]) -> Outcome {
             .expect("verdicts in the summary"),
         summary,
         failures,
+        rows,
     }
 }
 
@@ -282,6 +290,40 @@ fn awag_mode(test: &str, mode: &str) {
         o.summary,
         o.failures
     );
+}
+
+/// `--confidence logprobs` on llama.cpp's server: every verdict carries the
+/// probability of its value, in (0, 1].
+fn awag_confidence(test: &str, mode: &str) {
+    let Some(real) = real_server(test) else {
+        return;
+    };
+    let o = judge(
+        &real,
+        &[
+            "--mode",
+            mode,
+            "--persona",
+            "kenton",
+            "--perspective",
+            "classification",
+            "--confidence",
+            "logprobs",
+        ],
+    );
+    assert!(
+        !o.rows.is_empty(),
+        "mode {mode} with logprobs: no verdict\n{}\nfailures:\n{}",
+        o.summary,
+        o.failures
+    );
+    for r in &o.rows {
+        let c = r["confidence"].as_f64();
+        assert!(
+            c.is_some_and(|c| c > 0.0 && c <= 1.0) && r["confidence_source"] == "logprobs",
+            "mode {mode}: a verdict without a confidence in (0, 1]: {r}"
+        );
+    }
 }
 
 /// Other protocols: at least one verdict.
@@ -312,6 +354,16 @@ fn real_server_mode_2() {
 #[test]
 fn real_server_mode_3() {
     awag_mode("real_server_mode_3", "3");
+}
+
+#[test]
+fn real_server_mode_2_confidence() {
+    awag_confidence("real_server_mode_2_confidence", "2");
+}
+
+#[test]
+fn real_server_mode_3_confidence() {
+    awag_confidence("real_server_mode_3_confidence", "3");
 }
 
 #[test]

@@ -723,6 +723,7 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
                 structured: None,
                 max_tokens_per_entry: None,
                 max_answer_bytes: None,
+                confidence: None,
                 config_path: Some(conf.clone()),
             }
         );

@@ -345,3 +345,48 @@ fn marks_and_the_disagreement_filter_follow_the_mode_and_persona_in_view() {
     key(&mut app, 'm');
     assert_eq!(listed(&app), ["k-001"]);
 }
+
+/// The judge's confidence: shown beside its value in the verdict pane, and
+/// `conf<0.7` / `conf>=0.9` keep the items whose latest shown verdict has
+/// such a confidence (verdicts without one match neither).
+#[test]
+fn conf_terms_filter_by_the_judges_confidence_and_the_pane_shows_it() {
+    let sure = |value: f64| {
+        Some(Confidence {
+            value,
+            source: ConfidenceSource::Logprobs,
+            expected_score: Some(4.2),
+        })
+    };
+    let mut data = loaded();
+    let mut unsure = verdict(1, "k-003", "urgency", Mode::Two, Value::Likert(2), "no");
+    unsure.confidence = sure(0.62);
+    let mut confident = verdict(2, "k-001", "urgency", Mode::Two, Value::Likert(5), "yes");
+    confident.confidence = sure(0.93);
+    // An older verdict of k-001's urgency, unsure: the latest stands.
+    let mut older = verdict(2, "k-001", "urgency", Mode::Two, Value::Likert(2), "no");
+    older.confidence = sure(0.5);
+    older.created_at = "2000-01-01T00:00:00.000Z".into();
+    // k-002: judged, no confidence.
+    let plain = verdict(3, "k-002", "urgency", Mode::Two, Value::Likert(4), "yes");
+    data.verdicts = vec![older, unsure, confident, plain];
+    let mut app = app_with(data);
+    search(&mut app, "conf<0.7");
+    assert_eq!(listed(&app), ["k-003"]);
+    assert!(
+        app.list.query.errors.is_empty(),
+        "{:?}",
+        app.list.query.errors
+    );
+    search(&mut app, "conf>=0.9");
+    assert_eq!(listed(&app), ["k-001"]);
+    assert!(screen(&app).contains("conf 0.93"), "{}", screen(&app));
+    search(&mut app, "conf>0.95");
+    assert!(listed(&app).is_empty());
+    search(&mut app, "conf<=1");
+    assert_eq!(listed(&app), ["k-001", "k-003"]);
+    // A bound that is no probability is left out and named.
+    search(&mut app, "conf<high");
+    assert_eq!(app.list.query.errors.len(), 1);
+    assert!(app.list.query.errors[0].contains("conf<high"));
+}

@@ -29,6 +29,7 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
         structured: structured.map(str::to_string),
         max_tokens_per_entry: None,
         max_answer_bytes: None,
+        confidence: None,
         // No keymap or theme files there: the built-in ones.
         config_path: Some(dir.join("config.toml")),
     }

@@ -44,6 +44,7 @@ fn workspace(db: &std::path::Path) {
                 raw: String::new(),
                 created_at: "2026-11-24T00:00:00Z".into(),
                 position: None,
+                confidence: None,
             });
         }
     }

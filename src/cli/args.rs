@@ -40,6 +40,13 @@ pub enum Command {
     /// alone, and prediction-powered (PPI++) from the labels plus the judge's
     /// verdicts on every combination.
     Estimate(EstimateArgs),
+    /// Which verdicts can stand without a person: per classification and
+    /// judge, the lowest confidence threshold whose verdicts agree with
+    /// people at a rate ≥ 1 − ALPHA with probability ≥ 1 − DELTA, and the
+    /// share of verdicts at or above it. Needs verdicts with a confidence
+    /// (`jury run --confidence logprobs`, or repeated runs) and labels that
+    /// are a random sample.
+    Trust(TrustArgs),
     /// Write verdicts, labels and failures.
     Export(ExportArgs),
     /// Print exactly what would be sent for one item (no key needed).
@@ -235,6 +242,12 @@ pub struct RunArgs {
     /// How structured answers are asked for: auto (a forced tool call, moving on to json_schema, then JSON in the content when the server ignores or refuses it; the path found is remembered per endpoint and model), tools, json_schema or json (kept for the whole run). Config: structured.
     #[arg(long, value_name = "PATH", value_parser = ["auto", "tools", "json_schema", "json"])]
     pub structured: Option<String>,
+    /// How each verdict gets a confidence: logprobs (the probability of the value's first token among the scale's values; asks for token probabilities and answers as JSON in the content, since tool calls carry none), repeats (the majority's share where one judge configuration judged a combination several times, e.g. runs differing only in --shuffle-seed; computed when reading) or off. Config: confidence [default: off].
+    #[arg(long, value_name = "HOW", value_parser = ["logprobs", "repeats", "off"])]
+    pub confidence: Option<String>,
+    /// Judge the same combinations K times, one run each (needs a temperature above 0: at 0 a judge answers the same every time); with --confidence repeats, the majority's share is each combination's confidence.
+    #[arg(long, value_name = "K")]
+    pub repeats: Option<u32>,
     /// Seconds an answer may stay silent before it is cut (SSE keep-alive comments do not count) [default: 120; config: idle_timeout].
     #[arg(long, value_name = "SECS")]
     pub idle_timeout: Option<f64>,
@@ -332,6 +345,36 @@ pub struct EstimateArgs {
     /// sample, as the intervals assume (labels a person chose are left out).
     #[arg(long)]
     pub sampled_only: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// Most disagreement allowed among trusted verdicts (e.g. 0.1: they agree
+    /// with people at least 90 % of the time).
+    #[arg(long, value_parser = alpha_in_unit)]
+    pub alpha: f64,
+    /// Chance the guarantee fails (e.g. 0.1: it holds with probability 0.9).
+    #[arg(long, value_parser = alpha_in_unit)]
+    pub delta: f64,
+    /// Fewest calibration pairs at or above a threshold for it to be tried.
+    #[arg(long, default_value_t = 30)]
+    pub min_calibration: usize,
+    /// One person's labels are the truth (default: the people's majority).
+    #[arg(long)]
+    pub who: Option<String>,
+    /// Calibrate on the labels given in the workbench's random sample order
+    /// alone (what the guarantee assumes); by default every label is used
+    /// and the chosen ones are counted.
+    #[arg(long)]
+    pub sampled_only: bool,
+    #[arg(long, value_enum, default_value_t = TrustFormat::Table)]
+    pub format: TrustFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TrustFormat {
+    Table,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -9,7 +9,16 @@ use std::process::ExitCode;
 
 pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
-    let readings = Builder::read(&store)?.finish_readings();
+    // With repeats as the confidence, the majority of a configuration's
+    // repeated verdicts is its verdict.
+    let builder = Builder::read(&store)?;
+    let readings = if s.confidence.as_deref() == Some("repeats") {
+        let mut r = builder.finish_readings_with_confidence();
+        r.use_majority();
+        r
+    } else {
+        builder.finish_readings()
+    };
     let sampling = estimate::Sampling {
         sampled: store.sampled_labels()?,
         only: a.sampled_only,

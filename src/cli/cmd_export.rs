@@ -34,6 +34,9 @@ pub const COLUMNS: &[&str] = &[
     "reason",
     "position",
     "request_items",
+    "confidence",
+    "confidence_source",
+    "expected_score",
     "replaced_judge_value",
     "blind",
     "failure_id",
@@ -71,6 +74,11 @@ pub fn verdict_row(v: &Verdict) -> Value {
         "selection_mismatch": v.selection_mismatch,
         "position": v.position.map(|p| p.index),
         "request_items": v.position.map(|p| p.items),
+        // Full precision: serde_json writes the shortest text that reads
+        // back as the same f64.
+        "confidence": v.confidence.map(|c| c.value),
+        "confidence_source": v.confidence.map(|c| c.source.as_str()),
+        "expected_score": v.confidence.and_then(|c| c.expected_score),
     })
 }
 
@@ -167,18 +175,21 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
         super::remove_temporaries_on_signal();
     }
     let store = open_store(s)?;
+    // With repeats as the confidence, each verdict without a stored one
+    // carries its share among its configuration's repeats.
+    let repeats = s.confidence.as_deref() == Some("repeats");
     match &a.out {
         // Written beside the target and renamed over it when complete: a
         // failed or killed export leaves the previous file as it was.
         Some(p) => crate::store::write_atomically(p, |w| {
-            write_export(&store, a.format, w).map_err(std::io::Error::other)
+            write_export(&store, a.format, repeats, w).map_err(std::io::Error::other)
         })
         .map_err(|e| {
             anyhow::anyhow!(say::cannot_write(&p.display().to_string(), &e.to_string()))
         })?,
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let written = write_export(&store, a.format, &mut out)
+            let written = write_export(&store, a.format, repeats, &mut out)
                 .and_then(|()| out.flush().map_err(anyhow::Error::from));
             if let Err(e) = written {
                 match e.downcast_ref::<std::io::Error>() {
@@ -191,7 +202,12 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+fn write_export(
+    store: &Store,
+    format: ExportFormat,
+    repeats: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let runs: HashMap<i64, Run> = store.runs()?.into_iter().map(|r| (r.id, r)).collect();
     match format {
         ExportFormat::Jsonl | ExportFormat::Csv => {
@@ -218,11 +234,16 @@ fn write_export(store: &Store, format: ExportFormat, out: &mut dyn Write) -> any
             let mut err = None;
             let split = store.split()?;
             let sampled = store.sampled_labels()?;
-            store.for_each_verdict(|v| {
+            let mut each = |v: Verdict| {
                 if err.is_none() {
                     err = emit(verdict_row(&v), out).err();
                 }
-            })?;
+            };
+            if repeats {
+                store.for_each_verdict_with_repeats(&mut each)?;
+            } else {
+                store.for_each_verdict(&mut each)?;
+            }
             store.for_each_label(|l| {
                 if err.is_none() {
                     let seed = sampled

@@ -58,7 +58,14 @@ pub fn print_call(
     boundary: &str,
     json: bool,
 ) -> anyhow::Result<()> {
-    let body = request_body(cfg, call, ToolMode::Tools);
+    // A run that asks for token probabilities answers on the JSON-schema
+    // content path (tool calls carry none): the body shows that path.
+    let mode = if cfg.logprobs {
+        ToolMode::JsonSchema
+    } else {
+        ToolMode::Tools
+    };
+    let body = request_body(cfg, call, mode);
     if json {
         println!("{}", serde_json::to_string_pretty(&body)?);
         return Ok(());

@@ -14,6 +14,37 @@ use std::sync::Arc;
 
 pub fn run(s: &Settings, mut a: RunArgs) -> anyhow::Result<ExitCode> {
     drop_repeats(&mut a);
+    match a.repeats {
+        Some(k) if k > 1 => repeated(s, a, k),
+        Some(0) => anyhow::bail!(say::ZERO_REPEATS),
+        _ => run_once(s, a),
+    }
+}
+
+/// `--repeats K`: K runs of the same judge configuration, one after the
+/// other; the first that does not end well ends the series.
+fn repeated(s: &Settings, a: RunArgs, k: u32) -> anyhow::Result<ExitCode> {
+    let temperature = a.temperature.or(s.temperature).unwrap_or(0.0);
+    // NaN is no temperature above 0 either.
+    if temperature.is_nan() || temperature <= 0.0 {
+        anyhow::bail!(say::REPEATS_NEED_TEMPERATURE);
+    }
+    if a.resume {
+        anyhow::bail!(say::REPEATS_WITH_RESUME);
+    }
+    for i in 1..=k {
+        if !a.json {
+            println!("{}", say::repeat_of(i, k));
+        }
+        let code = run_once(s, a.clone())?;
+        if code != ExitCode::SUCCESS {
+            return Ok(code);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_once(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     if owner::means_owner(s, &a)? {
         return owner::run_by_owner(s, a);
     }
@@ -137,6 +168,8 @@ struct EndpointFlags {
     whole: Option<std::time::Duration>,
     answer_cap: Option<usize>,
     stream: bool,
+    /// `--confidence logprobs` (Some(true)) or another choice (Some(false)).
+    logprobs: Option<bool>,
 }
 
 impl EndpointFlags {
@@ -163,6 +196,7 @@ impl EndpointFlags {
             whole,
             answer_cap,
             stream: !a.no_stream,
+            logprobs: a.confidence.as_deref().map(|c| c == "logprobs"),
         })
     }
 
@@ -180,6 +214,9 @@ impl EndpointFlags {
             p.max_answer_bytes = b;
         }
         p.stream = self.stream;
+        if let Some(l) = self.logprobs {
+            p.logprobs = l;
+        }
         p
     }
 }

@@ -29,6 +29,7 @@ mod cmd_prompt;
 mod cmd_report;
 mod cmd_run;
 mod cmd_split;
+mod cmd_trust;
 mod doctor;
 mod strings;
 
@@ -133,6 +134,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Estimate(a) => {
             let s = settings(cli.db, Overrides::default())?;
             cmd_estimate::estimate(&s, a)
+        }
+        Command::Trust(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_trust::trust(&s, a)
         }
         Command::Export(a) => {
             let s = settings(cli.db, Overrides::default())?;

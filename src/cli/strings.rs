@@ -284,6 +284,13 @@ pub mod export {
 pub mod run {
     pub const ZERO_CONCURRENCY: &str = "--concurrency must be at least 1";
     pub const ZERO_BATCH: &str = "--batch-size must be at least 1";
+    pub const ZERO_REPEATS: &str = "--repeats must be at least 1";
+    pub const REPEATS_NEED_TEMPERATURE: &str = "--repeats needs a temperature above 0 (--temperature 0.7, or config temperature): at 0 a judge gives the same answer every time, and its repeats say nothing about how sure it is";
+    pub const REPEATS_WITH_RESUME: &str = "--repeats and --resume do not go together: a repeat would skip every combination the first run judged";
+
+    pub fn repeat_of(i: u32, k: u32) -> String {
+        format!("repeat {i} of {k}")
+    }
     pub const NO_ITEMS: &str = "nothing to judge: the selection holds no items";
     pub const OWNER_AWAG_ONLY: &str =
         "--persona owner is for --protocol awag (the other protocols judge without a persona)";

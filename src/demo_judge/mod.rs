@@ -8,6 +8,7 @@
 
 pub mod http;
 pub mod judge;
+pub mod logprobs;
 mod protocols;
 pub mod wire;
 

@@ -49,6 +49,24 @@ pub fn response(answer: &Answer, req: &Request) -> Vec<u8> {
             ]});
             json_response(200, &message_body(message, "tool_calls", Some(*usage)))
         }
+        Answer::Content(text) if super::logprobs::wanted(&req.body) => {
+            let tokens = super::logprobs::tokens(text);
+            if req.wants_stream() {
+                let mut events = vec![chunk(json!({"role": "assistant", "content": null}), None)];
+                for t in &tokens {
+                    let mut e = chunk(json!({"content": t.token}), None);
+                    e["choices"][0]["logprobs"] = super::logprobs::to_json(std::slice::from_ref(t));
+                    events.push(e);
+                }
+                events.push(chunk(json!({}), Some("stop")));
+                sse_response(&events)
+            } else {
+                let message = json!({"role": "assistant", "content": text});
+                let mut body = message_body(message, "stop", None);
+                body["choices"][0]["logprobs"] = super::logprobs::to_json(&tokens);
+                json_response(200, &body)
+            }
+        }
         Answer::Content(text) if req.wants_stream() => sse_response(&[
             chunk(json!({"role": "assistant", "content": null}), None),
             chunk(json!({"content": text}), None),

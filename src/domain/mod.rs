@@ -14,7 +14,10 @@ pub use persona::{OWNER_CHOICE, Persona, Perspective, reserved_id, reserved_pers
 pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use split::{Side, SplitError, SplitRule};
-pub use verdict::{ComboKey, Failure, FailureKind, Label, RequestPosition, Usage, Verdict};
+pub use verdict::{
+    ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Label, RequestPosition, Usage,
+    Verdict,
+};
 
 /// `ids` with each id kept at its first place, and the ids that were named
 /// more than once (each once, in order): a combination named twice is one

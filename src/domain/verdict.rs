@@ -58,6 +58,49 @@ pub struct Verdict {
     /// different places. None for verdicts settled without a request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<RequestPosition>,
+    /// How sure the judge was of `value`, when that is known (read from the
+    /// answer's token probabilities, or from repeated judgements).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
+}
+
+/// Where a verdict's confidence comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfidenceSource {
+    /// The normalised probability of the value's first token among the
+    /// alternatives that start a value of the scale.
+    Logprobs,
+    /// The share of the same judge configuration's verdicts on this
+    /// combination that gave the majority value.
+    Repeats,
+}
+
+impl ConfidenceSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfidenceSource::Logprobs => "logprobs",
+            ConfidenceSource::Repeats => "repeats",
+        }
+    }
+    pub fn parse(s: &str) -> Option<ConfidenceSource> {
+        match s {
+            "logprobs" => Some(ConfidenceSource::Logprobs),
+            "repeats" => Some(ConfidenceSource::Repeats),
+            _ => None,
+        }
+    }
+}
+
+/// A verdict's confidence: a probability in (0, 1], and for numeric scales
+/// the probability-weighted score (G-Eval's Σ p(s)·s) when token
+/// probabilities gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Confidence {
+    pub value: f64,
+    pub source: ConfidenceSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_score: Option<f64>,
 }
 
 /// An item's place among the items of one request (0-based `index` of `items`).

@@ -44,6 +44,9 @@ pub enum EngineEvent {
         skipped: u64,
         runs: Vec<i64>,
     },
+    /// Something about the run as a whole, said once (the server sent no
+    /// token probabilities although they were asked for).
+    Notice { run_id: i64, text: String },
     /// Counters after each request.
     Progress(Progress),
     /// The run ended; its final status is in the store.

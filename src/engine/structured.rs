@@ -14,6 +14,19 @@ use crate::store::Store;
 /// Sets `provider`'s starting path and whether it may fall back. Returns a
 /// note on where the choice came from.
 pub fn choose(provider: &mut ProviderConfig, choice: Option<ToolMode>, store: &Store) -> String {
+    let note = choose_path(provider, choice, store);
+    // Tool-call arguments carry no token probabilities: a run that wants
+    // them answers as JSON in the content (the JSON-schema path) instead.
+    if provider.logprobs && provider.tool_mode == ToolMode::Tools {
+        provider.tool_mode = ToolMode::JsonSchema;
+        return format!(
+            "{note}; json_schema instead of tools for token probabilities (--confidence logprobs)"
+        );
+    }
+    note
+}
+
+fn choose_path(provider: &mut ProviderConfig, choice: Option<ToolMode>, store: &Store) -> String {
     if let Some(m) = choice {
         provider.tool_mode = m;
         provider.fallback = false;

@@ -322,6 +322,7 @@ mod tests {
             raw: String::new(),
             created_at: "2026-11-23T00:00:00Z".into(),
             position: None,
+            confidence: None,
         }
     }
 

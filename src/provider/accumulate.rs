@@ -72,6 +72,8 @@ pub struct Accumulator {
     /// characters, calls and finish reason. Growth is progress; a stream
     /// that only adds whitespace or empty chunks is idle.
     substance: usize,
+    /// Content tokens with their probabilities, when the server sent any.
+    logprobs: Option<Vec<super::logprobs::TokenLogprob>>,
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -153,6 +155,18 @@ impl Accumulator {
             return Ok(frames); // the usage chunk, or a keep-alive
         };
         let choice = choice.0.unwrap_or_default();
+        if let Some(tokens) = choice
+            .logprobs
+            .as_ref()
+            .and_then(super::logprobs::read_choice_logprobs)
+        {
+            let kept = self.logprobs.get_or_insert_with(Vec::new);
+            // Bounded like the answer: past the cap the tokens no longer
+            // spell the answer, and no confidence is read from them.
+            if kept.len() + tokens.len() <= super::logprobs::MAX_TOKENS {
+                kept.extend(tokens);
+            }
+        }
         if let Some(fr) = &choice.finish_reason.0 {
             if self.finish_reason.is_none() {
                 self.substance += 1;
@@ -319,6 +333,7 @@ impl Accumulator {
             path: super::AnswerPath::Text,
             attempts: 1,
             latency: Duration::ZERO,
+            logprobs: self.logprobs,
         }
     }
 }

@@ -40,6 +40,9 @@ pub struct Choice<'a> {
     pub delta: Option<Obj<Delta<'a>>>,
     #[serde(borrow, deserialize_with = "present")]
     pub message: Option<Obj<Delta<'a>>>,
+    /// `{content: [{token, logprob, top_logprobs}]}` when asked for; read by
+    /// [`super::logprobs`].
+    pub logprobs: Option<Value>,
 }
 
 #[derive(Deserialize, Default)]

@@ -9,6 +9,7 @@ mod types;
 pub mod accumulate;
 pub mod client;
 pub mod errtext;
+pub mod logprobs;
 pub mod partial_json;
 pub mod retry;
 pub mod spend;

@@ -67,6 +67,9 @@ pub struct ProviderConfig {
     /// Whether the client may move on to the next path when the server shows
     /// it cannot do this one (`--structured auto`); a path the user chose is kept.
     pub fallback: bool,
+    /// Ask for each content token's probability and its top alternatives
+    /// (`logprobs: true, top_logprobs`), for the verdicts' confidence.
+    pub logprobs: bool,
 }
 
 /// Defaults of the timeouts and caps, named for `--help` and the README.
@@ -91,6 +94,7 @@ impl ProviderConfig {
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             tool_mode: ToolMode::Tools,
             fallback: true,
+            logprobs: false,
         }
     }
 }
@@ -276,6 +280,9 @@ pub struct Completion {
     /// Attempts made, 1 when the first one succeeded.
     pub attempts: u32,
     pub latency: Duration,
+    /// The content's tokens with their probabilities; None when the server
+    /// sent none (not asked, or a server that ignores `logprobs`).
+    pub logprobs: Option<Vec<super::logprobs::TokenLogprob>>,
 }
 
 impl Completion {

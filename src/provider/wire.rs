@@ -28,6 +28,12 @@ pub struct WireBody<'a> {
     /// OpenAI's reasoning models refuse `max_tokens` and take this instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
+    /// Token probabilities (`top_logprobs` needs `logprobs: true` on
+    /// llama.cpp's server).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logprobs: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_logprobs: Option<u8>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,6 +148,11 @@ impl<'a> WireBody<'a> {
             temperature: cfg.temperature,
             max_tokens: call.max_tokens,
             max_completion_tokens: None,
+            // Tool-call arguments carry no probabilities: asked for on the
+            // content paths only.
+            logprobs: (cfg.logprobs && mode != ToolMode::Tools).then_some(true),
+            top_logprobs: (cfg.logprobs && mode != ToolMode::Tools)
+                .then_some(super::logprobs::TOP_LOGPROBS),
             stream: cfg.stream.then_some(true),
             stream_options: cfg.stream.then_some(StreamOptions {
                 include_usage: true,

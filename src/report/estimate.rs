@@ -45,7 +45,7 @@ pub struct Sampling {
 }
 
 impl Sampling {
-    fn is_sampled(&self, key: &ComboKey, persona: &str, who: &str) -> bool {
+    pub(crate) fn is_sampled(&self, key: &ComboKey, persona: &str, who: &str) -> bool {
         // Looked up without building a key per label when nothing is sampled.
         !self.sampled.is_empty()
             && self
@@ -97,13 +97,16 @@ pub struct Estimate {
 pub const MIN_LABELS: usize = crate::analytics::MIN_PAIRS_FOR_BOOTSTRAP;
 
 /// The reading of one value: right (1), wrong (0) or undecided.
-fn reading(v: &Value) -> Option<bool> {
+pub(crate) fn reading(v: &Value) -> Option<bool> {
     v.as_agreement().map(|a| a == Agreement::Agree)
 }
 
 /// People's reading of one combination: the majority of each person's
 /// decided reading (`who`: that person's alone). `Err(())`: undecided.
-fn people_reading(labels: &[(&str, Option<bool>)], who: Option<&str>) -> Result<bool, ()> {
+pub(crate) fn people_reading(
+    labels: &[(&str, Option<bool>)],
+    who: Option<&str>,
+) -> Result<bool, ()> {
     let mut per_person: BTreeMap<&str, Option<bool>> = BTreeMap::new();
     for &(person, r) in labels {
         if who.is_some_and(|w| w != person) {
@@ -494,7 +497,12 @@ mod tests {
         for (i, &b) in yu.iter().enumerate() {
             verdicts.push((judge.clone(), persona.clone(), key(100 + i), ag(b)));
         }
-        Readings { verdicts, labels }
+        let confidences = vec![None; verdicts.len()];
+        Readings {
+            verdicts,
+            labels,
+            confidences,
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod prompt_change;
 pub mod prompt_delta;
 pub mod rank;
 mod render;
+pub mod trust;
 
 use crate::analytics;
 use crate::domain::{Scale, Side};

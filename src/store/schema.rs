@@ -263,6 +263,15 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (item_id, classification_id, perspective_id, persona_id, who)
     );
     "#,
+    // 13: how sure the judge was of each verdict: a probability (NULL:
+    // unknown), where it came from (`logprobs`; `repeats` is computed when
+    // reading and never stored) and, for numeric scales, the
+    // probability-weighted score.
+    r#"
+    ALTER TABLE verdicts ADD COLUMN confidence REAL;
+    ALTER TABLE verdicts ADD COLUMN confidence_source TEXT;
+    ALTER TABLE verdicts ADD COLUMN expected_score REAL;
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

@@ -2,7 +2,8 @@
 
 use super::{Result, Store, StoreError};
 use crate::domain::{
-    ComboKey, Failure, FailureKind, Mode, Protocol, RequestPosition, Scale, Value, Verdict,
+    ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Mode, Protocol, RequestPosition,
+    Scale, Value, Verdict,
 };
 use rusqlite::params;
 use std::collections::HashSet;
@@ -116,6 +117,37 @@ impl Store {
         Ok(())
     }
 
+    /// As [`Store::for_each_verdict`], each verdict without a stored
+    /// confidence given the share of its judge configuration's verdicts on
+    /// its combination (same persona, protocol, mode, model and prompt set:
+    /// repeats) that gave its value, where there are several (`confidence =
+    /// "repeats"`). Computed when reading, never stored.
+    pub fn for_each_verdict_with_repeats(&self, mut f: impl FnMut(Verdict)) -> Result<()> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {VERDICT_COLUMNS}, count(*) OVER config, count(*) OVER same
+             FROM verdicts
+             WINDOW config AS (PARTITION BY persona_id, protocol, mode, model, prompt_hash,
+                                 item_id, classification_id, perspective_id),
+                    same AS (PARTITION BY persona_id, protocol, mode, model, prompt_hash,
+                               item_id, classification_id, perspective_id, value)
+             ORDER BY id"
+        ))?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let mut v = verdict_from_row(row)?;
+            let (all, same): (i64, i64) = (row.get(22)?, row.get(23)?);
+            if v.confidence.is_none() && all > 1 {
+                v.confidence = Some(Confidence {
+                    value: same as f64 / all as f64,
+                    source: ConfidenceSource::Repeats,
+                    expected_score: None,
+                });
+            }
+            f(v);
+        }
+        Ok(())
+    }
+
     /// Verdicts that went through a double check, as (judge, flipped): the
     /// judge named like the report does ("proposition · model").
     pub fn double_checks(&self) -> Result<Vec<(String, bool)>> {
@@ -177,7 +209,7 @@ impl Store {
     ) -> Result<()> {
         let mut stmt = self.conn.prepare(
             "SELECT run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model, scale, value,
-               position, request_items
+               position, request_items, confidence
              FROM verdicts WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
         )?;
         let mut rows = stmt.query([from, to])?;
@@ -208,6 +240,9 @@ impl Store {
                     (Some(index), Some(items)) => Some(RequestPosition { index, items }),
                     _ => None,
                 },
+                confidence: r
+                    .get::<_, Option<f64>>(12)?
+                    .filter(|c| c.is_finite() && *c > 0.0 && *c <= 1.0),
             });
         }
         Ok(())
@@ -275,7 +310,7 @@ impl Store {
 
 const VERDICT_COLUMNS: &str = "run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model,
     scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
-    position, request_items";
+    position, request_items, confidence, confidence_source, expected_score";
 
 fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
     let protocol: String = r.get(5)?;
@@ -310,6 +345,23 @@ fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
             (Some(index), Some(items)) => Some(RequestPosition { index, items }),
             _ => None,
         },
+        confidence: confidence_from(r.get(19)?, r.get(20)?, r.get(21)?),
+    })
+}
+
+/// The stored confidence columns as a [`Confidence`]; a value without a
+/// known source, or outside (0, 1], reads as unknown.
+fn confidence_from(
+    value: Option<f64>,
+    source: Option<String>,
+    expected_score: Option<f64>,
+) -> Option<Confidence> {
+    let value = value.filter(|v| v.is_finite() && *v > 0.0 && *v <= 1.0)?;
+    let source = ConfidenceSource::parse(source.as_deref()?)?;
+    Some(Confidence {
+        value,
+        source,
+        expected_score: expected_score.filter(|s| s.is_finite()),
     })
 }
 
@@ -339,6 +391,8 @@ pub struct VerdictValue<'a> {
     pub model: &'a str,
     pub value: Value,
     pub position: Option<RequestPosition>,
+    /// The confidence stored with the verdict (token probabilities), if any.
+    pub confidence: Option<f64>,
 }
 
 /// Inserts `vs` on `conn` (inside a transaction the caller owns), pushing
@@ -352,8 +406,9 @@ fn insert_verdicts_on(
     let mut insert = conn.prepare_cached(
         "INSERT OR IGNORE INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
            model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
-           position, request_items)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+           position, request_items, confidence, confidence_source, expected_score)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
+           ?21, ?22, ?23)",
     )?;
     let mut known: Option<(i64, String)> = None;
     for v in vs {
@@ -387,7 +442,10 @@ fn insert_verdicts_on(
             v.raw,
             v.created_at,
             v.position.map(|p| p.index),
-            v.position.map(|p| p.items)
+            v.position.map(|p| p.items),
+            v.confidence.map(|c| c.value),
+            v.confidence.map(|c| c.source.as_str()),
+            v.confidence.and_then(|c| c.expected_score)
         ])?;
         fresh.push(n == 1);
     }

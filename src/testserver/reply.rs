@@ -33,6 +33,13 @@ pub enum Reply {
         chunk: usize,
         finish: Option<String>,
     },
+    /// Content sent token by token, each with its log probability and top
+    /// alternatives (`choices[0].logprobs.content`): one chunk per token
+    /// when streamed, else one answer with every token. `tokens` spell
+    /// the content.
+    Logprobs {
+        tokens: Vec<crate::provider::logprobs::TokenLogprob>,
+    },
     /// The model declines.
     Refusal { text: String },
     /// Any status with headers and a body (Content-Type: JSON unless the body
@@ -333,6 +340,27 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
             } else {
                 let msg = json!({"role": "assistant", "content": text});
                 json_steps(200, &ctx.message(msg, finish, None))
+            }
+        }
+        Reply::Logprobs { tokens } => {
+            use crate::demo_judge::logprobs::to_json;
+            if stream {
+                let mut evs = vec![ctx.role()];
+                for t in tokens {
+                    let c = ctx.chunk(json!({"content": t.token}), None);
+                    // The chunk is written as text: put the token's
+                    // probabilities where the empty `logprobs` stands.
+                    let lp = format!("\"logprobs\":{}", to_json(std::slice::from_ref(t)));
+                    evs.push(c.replacen("\"logprobs\":null", &lp, 1));
+                }
+                evs.push(ctx.chunk(json!({}), Some("stop")));
+                sse_steps(&ctx, evs, true, false)
+            } else {
+                let text: String = tokens.iter().map(|t| t.token.as_str()).collect();
+                let msg = json!({"role": "assistant", "content": text});
+                let mut body = ctx.message(msg, "stop", None);
+                body["choices"][0]["logprobs"] = to_json(tokens);
+                json_steps(200, &body)
             }
         }
         Reply::Refusal { text } => {

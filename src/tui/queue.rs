@@ -246,6 +246,7 @@ mod tests {
             raw: String::new(),
             created_at: String::new(),
             position: None,
+            confidence: None,
         }
     }
 

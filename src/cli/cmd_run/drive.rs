@@ -181,6 +181,10 @@ fn on_event(
             Some(b) => b.println(say::store_waiting(waited)),
             None => eprintln!("{}", say::store_waiting(waited)),
         },
+        EngineEvent::Notice { text, .. } => match bar {
+            Some(b) => b.println(crate::sanitize::one_line(&text, 300)),
+            None => eprintln!("{}", crate::sanitize::one_line(&text, 300)),
+        },
         EngineEvent::ClaimedElsewhere { skipped, runs, .. } => match bar {
             Some(b) => b.println(say::claimed_elsewhere(skipped, &runs)),
             None => eprintln!("{}", say::claimed_elsewhere(skipped, &runs)),

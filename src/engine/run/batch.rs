@@ -302,7 +302,8 @@ impl Attempt<'_> {
             latency = self.started.elapsed();
         }
         let share = tokens.unwrap_or(0) / self.keys.len().max(1) as u64;
-        self.keep(pending, &outcome, latency, share);
+        let sure = super::confidence::read(ctx, &last.0, &outcome);
+        self.keep(pending, &outcome, latency, share, &sure);
         if outcome.missing.is_empty() {
             pending.clear();
             return Next::Stop;
@@ -337,14 +338,23 @@ impl Attempt<'_> {
     }
 
     /// Writes the valid verdicts of `outcome`, each with its place in the request.
-    fn keep(&self, pending: &[Unit], outcome: &ParseOutcome, latency: Duration, share: u64) {
+    fn keep(
+        &self,
+        pending: &[Unit],
+        outcome: &ParseOutcome,
+        latency: Duration,
+        share: u64,
+        sure: &super::confidence::Sure,
+    ) {
         let positions = item_positions(pending);
         let verdicts: Vec<Verdict> = outcome
             .verdicts
             .iter()
             .map(|p| {
                 let at = positions.get(p.key.item_id.as_str()).copied();
-                self.ctx.verdict(p, latency, share, at)
+                let mut v = self.ctx.verdict(p, latency, share, at);
+                v.confidence = sure.get(&p.key).copied();
+                v
             })
             .collect();
         if !verdicts.is_empty() {

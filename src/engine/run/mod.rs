@@ -3,6 +3,7 @@
 //! records ([`failure`]) and the texts streamed to the workbench ([`stream`]).
 
 mod batch;
+mod confidence;
 mod failure;
 mod follow_up;
 mod plan;
@@ -47,6 +48,8 @@ struct Ctx {
     request: RunRequest,
     /// How answers came back, counted per path (recorded on the run).
     paths: std::sync::Mutex<HashMap<AnswerPath, u64>>,
+    /// Set once an answer came without the token probabilities asked for.
+    no_logprobs_said: std::sync::atomic::AtomicBool,
 }
 
 pub async fn execute(
@@ -128,12 +131,16 @@ pub async fn execute(
         stream_texts: req.stream_texts,
         request: req.clone(),
         paths: std::sync::Mutex::new(HashMap::new()),
+        no_logprobs_said: std::sync::atomic::AtomicBool::new(false),
     });
     work(&ctx, plan.batches, req.concurrency).await;
     let _ = writer
         .tx
         .send(WriteCmd::Structured(structured_summary(&ctx, &probe_note)));
+    // A run that asked for token probabilities was kept off the tool-call
+    // path: what it found says nothing of what tools can do there.
     if auto
+        && !provider_for_memory.logprobs
         && let Ok(paths) = ctx.paths.lock()
         && let Some((mode, detail)) = super::structured::learnt(ctx.client.tool_mode(), &paths)
     {
@@ -350,6 +357,7 @@ fn to_verdict(
         raw: p.raw.clone(),
         created_at: now(),
         position,
+        confidence: None,
     }
 }
 

@@ -122,6 +122,7 @@ impl Builder {
             run_id: v.run_id,
             value: v.value,
             rel: v.position.and_then(|p| p.relative()).map(|r| r as f32),
+            conf: v.confidence,
         });
     }
 
@@ -272,6 +273,38 @@ impl Builder {
 pub struct Readings {
     pub verdicts: Vec<StandingVerdict>,
     pub labels: Vec<LabelReading>,
+    /// Beside each standing verdict (same index): how sure the judge was,
+    /// when that is known (see [`Confident`]); empty unless read with
+    /// [`Builder::finish_readings_with_confidence`].
+    pub confidences: Vec<Option<Confident>>,
+}
+
+/// A standing verdict's confidence and the value it is the confidence of:
+/// the verdict's own value with its stored token-probability confidence;
+/// or, where the same judge configuration judged the combination several
+/// times (runs differing only in their shuffle seed, repeats) and no token
+/// probabilities were kept, the majority value and its share (no majority,
+/// a tie: none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Confident {
+    pub value: Value,
+    pub confidence: crate::domain::Confidence,
+}
+
+impl Readings {
+    /// Where repeats of one judge configuration give a majority, that
+    /// majority stands for the judge instead of its latest verdict (what
+    /// `confidence = "repeats"` asks of the estimates).
+    pub fn use_majority(&mut self) {
+        use crate::domain::ConfidenceSource;
+        for (v, c) in self.verdicts.iter_mut().zip(&self.confidences) {
+            if let Some(c) = c
+                && c.confidence.source == ConfidenceSource::Repeats
+            {
+                v.3 = c.value;
+            }
+        }
+    }
 }
 
 /// `(judge name, persona, combination, value)`, the judge named as the
@@ -281,21 +314,90 @@ pub type StandingVerdict = (Arc<str>, Arc<str>, Arc<ComboKey>, Value);
 /// `(persona, combination, who, value)`.
 pub type LabelReading = (Arc<str>, Arc<ComboKey>, Arc<str>, Value);
 
-impl Builder {
-    /// The standing verdicts and the labels (see [`Readings`]).
-    pub fn finish_readings(self) -> Readings {
-        let judge_names = judge_names(&self.judges, &self.strings.names);
-        let mut latest: HashMap<(u32, u32, u32), usize> = HashMap::default();
-        for (i, v) in self.verdicts.iter().enumerate() {
-            latest.insert((v.judge, v.combo, v.persona), i);
+/// The majority value of repeated verdicts and its share; None on a tie.
+fn majority(values: &[Value]) -> Option<(Value, f64)> {
+    let mut counts: Vec<(Value, usize)> = Vec::new();
+    for v in values {
+        match counts.iter_mut().find(|(x, _)| x == v) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((*v, 1)),
         }
-        let mut standing: Vec<usize> = latest.into_values().collect();
+    }
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    match counts.as_slice() {
+        [(v, n)] => Some((*v, *n as f64 / values.len() as f64)),
+        [(v, n), (_, m), ..] if n > m => Some((*v, *n as f64 / values.len() as f64)),
+        _ => None,
+    }
+}
+
+impl Builder {
+    /// The standing verdicts and the labels (see [`Readings`]), without
+    /// confidences.
+    pub fn finish_readings(self) -> Readings {
+        self.readings(false)
+    }
+
+    /// As [`Builder::finish_readings`], with each standing verdict's
+    /// confidence (stored, or from repeats).
+    pub fn finish_readings_with_confidence(self) -> Readings {
+        self.readings(true)
+    }
+
+    fn readings(self, with_confidence: bool) -> Readings {
+        use crate::domain::{Confidence, ConfidenceSource};
+        let judge_names = judge_names(&self.judges, &self.strings.names);
+        // Per judge, combination and persona: the latest verdict and how
+        // many there are.
+        let mut latest: HashMap<(u32, u32, u32), (usize, u32)> = HashMap::default();
+        for (i, v) in self.verdicts.iter().enumerate() {
+            let e = latest
+                .entry((v.judge, v.combo, v.persona))
+                .or_insert((i, 0));
+            *e = (i, e.1 + 1);
+        }
+        // The values of combinations judged more than once (repeats).
+        let mut repeated: HashMap<(u32, u32, u32), Vec<Value>> = HashMap::default();
+        if with_confidence && latest.values().any(|(_, n)| *n > 1) {
+            for v in &self.verdicts {
+                let k = (v.judge, v.combo, v.persona);
+                if latest.get(&k).is_some_and(|(_, n)| *n > 1) {
+                    repeated.entry(k).or_default().push(v.value);
+                }
+            }
+        }
+        let mut standing: Vec<usize> = latest.into_values().map(|(i, _)| i).collect();
         standing.sort_unstable();
         let names = &self.strings.names;
+        let mut confidences = Vec::with_capacity(if with_confidence { standing.len() } else { 0 });
         let verdicts = standing
             .into_iter()
             .map(|i| {
                 let v = &self.verdicts[i];
+                let confident = match v.conf {
+                    Some(c) => Some(Confident {
+                        value: v.value,
+                        confidence: Confidence {
+                            value: c,
+                            source: ConfidenceSource::Logprobs,
+                            expected_score: None,
+                        },
+                    }),
+                    None => repeated
+                        .get(&(v.judge, v.combo, v.persona))
+                        .and_then(|vs| majority(vs))
+                        .map(|(value, share)| Confident {
+                            value,
+                            confidence: Confidence {
+                                value: share,
+                                source: ConfidenceSource::Repeats,
+                                expected_score: None,
+                            },
+                        }),
+                };
+                if with_confidence {
+                    confidences.push(confident);
+                }
                 (
                     judge_names[v.judge as usize].clone(),
                     names[v.persona as usize].clone(),
@@ -316,7 +418,11 @@ impl Builder {
                 )
             })
             .collect();
-        Readings { verdicts, labels }
+        Readings {
+            verdicts,
+            labels,
+            confidences,
+        }
     }
 }
 

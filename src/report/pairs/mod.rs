@@ -7,7 +7,7 @@
 mod builder;
 mod pairing;
 
-pub use builder::{Builder, PARALLEL_READ_MIN, Readings};
+pub use builder::{Builder, Confident, PARALLEL_READ_MIN, Readings};
 
 use crate::domain::{ComboKey, Mode, Protocol, Value};
 use std::collections::BTreeMap;
@@ -93,6 +93,8 @@ struct Judged {
     value: Value,
     /// Place in its request, 0 (first) to 1 (last); None for single-item requests.
     rel: Option<f32>,
+    /// The stored confidence (token probabilities), if any.
+    conf: Option<f64>,
 }
 
 /// One judge's verdicts placed in multi-item requests, for the position-bias

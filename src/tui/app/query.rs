@@ -25,6 +25,34 @@ pub enum Term {
     By(String),
     /// A classification of the item is on this side of the held-out split.
     Split(Side),
+    /// The judge's latest verdict on a classification and shown perspective
+    /// (current persona and mode) has a confidence `op` `bound` (`conf<0.7`);
+    /// the bound kept as its bits so terms stay comparable.
+    Conf {
+        op: Cmp,
+        bound_bits: u64,
+        text: String,
+    },
+}
+
+/// A comparison in a `conf` term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+        }
+    }
 }
 
 impl Term {
@@ -35,6 +63,7 @@ impl Term {
             Term::Judge { cls, text, .. } => format!("judge:{cls}={text}"),
             Term::By(who) => format!("by:{who}"),
             Term::Split(side) => format!("split:{}", side.as_str()),
+            Term::Conf { text, .. } => format!("conf{text}"),
         }
     }
 }
@@ -56,7 +85,12 @@ impl Query {
         let mut words = Vec::new();
         for token in search.split_whitespace() {
             let lower = token.to_lowercase();
-            let parsed = if let Some(rest) = lower.strip_prefix("judge:") {
+            let parsed = if let Some(rest) = lower
+                .strip_prefix("conf")
+                .filter(|r| r.starts_with(['<', '>']))
+            {
+                Some(conf_term(token, rest))
+            } else if let Some(rest) = lower.strip_prefix("judge:") {
                 Some(judge_term(token, rest, data))
             } else if let Some(rest) = lower.strip_prefix("by:") {
                 Some(by_term(token, &token[3..], rest))
@@ -83,7 +117,9 @@ impl Query {
 
     /// Whether a term reads the judge's verdicts under the current mode.
     pub fn reads_judge(&self) -> bool {
-        self.terms.iter().any(|t| matches!(t, Term::Judge { .. }))
+        self.terms
+            .iter()
+            .any(|t| matches!(t, Term::Judge { .. } | Term::Conf { .. }))
     }
 }
 
@@ -117,7 +153,59 @@ impl Query {
                     .iter()
                     .any(|c| s.side_of(&it.id, &c.meta.id) == *side)
             }),
+            Term::Conf { op, bound_bits, .. } => {
+                confidences(data, i, mode).any(|c| op.holds(c, f64::from_bits(*bound_bits)))
+            }
         })
+    }
+}
+
+/// The confidences of item `i`'s latest shown verdicts (one per
+/// combination), where known.
+fn confidences(data: &Workspace, i: usize, mode: Mode) -> impl Iterator<Item = f64> + '_ {
+    let mut latest: Vec<&crate::domain::Verdict> = Vec::new();
+    let persona = data.persona_of(i);
+    for v in data.verdicts.get(&*data.items[i].id).into_iter().flatten() {
+        // AwAg rows follow the persona, mode and perspectives shown; the
+        // other judge styles' rows (no mode) are shown whatever they are.
+        let shown = v.mode.is_none()
+            || (v.mode == Some(mode)
+                && v.persona_id == persona
+                && data.rows_for.perspectives.contains(&v.key.perspective_id));
+        if !shown {
+            continue;
+        }
+        match latest.iter_mut().find(|l| l.key == v.key) {
+            Some(l) if (&l.created_at, l.run_id) < (&v.created_at, v.run_id) => *l = v,
+            Some(_) => {}
+            None => latest.push(v),
+        }
+    }
+    latest
+        .into_iter()
+        .filter_map(|v| v.confidence.map(|c| c.value))
+}
+
+/// `conf<0.7`, `conf>=0.9`: `rest` is what follows `conf`.
+fn conf_term(token: &str, rest: &str) -> Result<Term, String> {
+    let (op, number) = if let Some(n) = rest.strip_prefix("<=") {
+        (Cmp::Le, n)
+    } else if let Some(n) = rest.strip_prefix(">=") {
+        (Cmp::Ge, n)
+    } else if let Some(n) = rest.strip_prefix('<') {
+        (Cmp::Lt, n)
+    } else if let Some(n) = rest.strip_prefix('>') {
+        (Cmp::Gt, n)
+    } else {
+        return Err(msg::bad_conf(token));
+    };
+    match number.parse::<f64>() {
+        Ok(b) if (0.0..=1.0).contains(&b) => Ok(Term::Conf {
+            op,
+            bound_bits: b.to_bits(),
+            text: rest.to_string(),
+        }),
+        _ => Err(msg::bad_conf(token)),
     }
 }
 

@@ -39,6 +39,12 @@ pub fn bad_side(token: &str) -> String {
     format!("{token}: the side is test or train")
 }
 
+pub fn bad_conf(token: &str) -> String {
+    format!(
+        "{token}: compare the judge's confidence with a number from 0 to 1, e.g. conf<0.7 or conf>=0.9"
+    )
+}
+
 /// Shown in the list title when terms were left out.
 pub fn ignored(n: usize) -> String {
     format!("{n} term(s) ignored")

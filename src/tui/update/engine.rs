@@ -79,6 +79,14 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
                 ),
             ));
         }
+        EngineEvent::Notice { text, .. } => {
+            let said = sanitize::one_line(&text, 200);
+            app.chrome.message = Some((Level::Warning, said.clone()));
+            run.note = Some(match run.note.take() {
+                Some(n) => format!("{n}; {said}"),
+                None => said,
+            });
+        }
         EngineEvent::Progress(p) => run.progress = p,
         EngineEvent::StoreWaiting { waited, .. } => {
             app.chrome.message = Some((

@@ -185,6 +185,7 @@ fn awag_draw<'a>(
         }
         (None, Some(v), Some(vd)) => {
             value.push(Span::styled(format!("J {v}"), value_style(v, t)));
+            value.extend(conf_span(vd, t));
             if vd.selection_mismatch {
                 value.push(Span::styled(" ⚠selection", t.warning));
             }
@@ -270,6 +271,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         }
         (None, Some(v), Some(vd)) => {
             value.push(Span::styled(format!("J {v}"), value_style(v, t)));
+            value.extend(conf_span(vd, t));
             if vd.selection_mismatch {
                 value.push(Span::styled(" ⚠inconsistent", t.warning));
             }
@@ -312,6 +314,12 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         text,
         text_rows,
     }
+}
+
+/// How sure the judge was of its value (`conf 0.82`), when known.
+fn conf_span(vd: &crate::domain::Verdict, t: &crate::tui::theme::Theme) -> Option<Span<'static>> {
+    vd.confidence
+        .map(|c| Span::styled(format!(" conf {:.2}", c.value), t.muted))
 }
 
 /// The last `n` characters of `s`.

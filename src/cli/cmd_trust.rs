@@ -1,0 +1,31 @@
+//! `jury trust`: which verdicts can stand without a person, from the
+//! core's thresholds (`report::trust`), written to stdout.
+
+use super::{TrustArgs, TrustFormat, open_store};
+use crate::config::Settings;
+use crate::report::pairs::Builder;
+use crate::report::trust;
+use std::process::ExitCode;
+
+pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
+    let store = open_store(s)?;
+    let readings = Builder::read(&store)?.finish_readings_with_confidence();
+    let sampling = crate::report::estimate::Sampling {
+        sampled: store.sampled_labels()?,
+        only: a.sampled_only,
+    };
+    let ts = trust::thresholds(
+        &readings,
+        a.alpha,
+        a.delta,
+        a.min_calibration,
+        a.who.as_deref(),
+        &sampling,
+    );
+    let text = match a.format {
+        TrustFormat::Table => trust::table(&ts),
+        TrustFormat::Json => serde_json::to_string_pretty(&ts)?,
+    };
+    println!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
