@@ -208,8 +208,8 @@ async fn malformed_json_and_invalid_entries_are_retried_valid_parts_kept() {
         ),
         1 => tool(vec![
             check("g-dup", "fully", None, true),
-            // partially without saying what is missing: invalid
-            check("g-apology", "partially", None, true),
+            // a missing part that is neither functional nor behavioral: invalid
+            check("g-apology", "partially", Some("sideways"), true),
         ]),
         _ => tool(vec![check("g-apology", "fully", None, true)]),
     })

@@ -30,7 +30,7 @@ impl GuidelineCheck {
         let deg = degree_of(c)?;
         let degree = crate::domain::Value::Degree(deg);
         let applied = applied_of(c)?;
-        let (missing_kind, missing_why) = missing_part(c, deg)?;
+        let (missing_kind, missing_why, incomplete) = missing_part(c, deg)?;
         let relevant_kind = (deg == Degree::Partially)
             .then_some(missing_kind.as_deref())
             .flatten();
@@ -51,6 +51,11 @@ impl GuidelineCheck {
         if let Some(f) = &flag {
             text.push_str(&format!("[inconsistent: {f}] "));
         }
+        // The rule cannot be checked without the missing part's kind.
+        if let Some(i) = &incomplete {
+            text.push_str(&format!("[incomplete: {i}] "));
+        }
+        let flag = flag.or(incomplete);
         text.push_str(&format!(
             "{} ({degree}). {}",
             if applied { "Applied" } else { "Not applied" },
@@ -123,9 +128,16 @@ fn applied_of(c: &Value) -> Result<bool, String> {
     }
 }
 
-/// The missing part's kind (`functional` / `behavioral`) and rationale;
-/// both required when the guideline was partially applied.
-fn missing_part(c: &Value, deg: Degree) -> Result<(Option<String>, String), String> {
+/// The missing part's kind (`functional` / `behavioral`), its rationale,
+/// and, when the guideline was partially applied and either is absent, what
+/// is incomplete. An absent kind or rationale keeps the verdict (the degree
+/// is the judge's answer) and flags it: the JSON schema can only describe
+/// them as optional, so a judge held to the schema by a grammar (llama.cpp,
+/// vLLM) may leave them out. A kind that is neither is an invalid entry.
+fn missing_part(
+    c: &Value,
+    deg: Degree,
+) -> Result<(Option<String>, String, Option<String>), String> {
     let missing_kind = get_str(c, &["is_missing_part_functional_or_behavioral"])
         .map(|s| s.trim().to_ascii_lowercase())
         .filter(|s| !s.is_empty())
@@ -146,6 +158,7 @@ fn missing_part(c: &Value, deg: Degree) -> Result<(Option<String>, String), Stri
     .unwrap_or("")
     .trim()
     .to_string();
+    let mut incomplete = None;
     if deg == Degree::Partially {
         match missing_kind.as_deref() {
             Some("functional" | "behavioral") => {}
@@ -155,15 +168,15 @@ fn missing_part(c: &Value, deg: Degree) -> Result<(Option<String>, String), Stri
                 ));
             }
             None => {
-                return Err(
+                incomplete = Some(
                     "partially applied but the missing part is not called functional or behavioral"
-                        .into(),
+                        .to_string(),
                 );
             }
         }
-        if missing_why.is_empty() {
-            return Err("partially applied but no rationale for the missing part".into());
+        if incomplete.is_none() && missing_why.is_empty() {
+            incomplete = Some("partially applied but no rationale for the missing part".into());
         }
     }
-    Ok((missing_kind, missing_why))
+    Ok((missing_kind, missing_why, incomplete))
 }

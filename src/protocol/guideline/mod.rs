@@ -339,11 +339,26 @@ mod tests {
         assert!(out.verdicts[0].selection_mismatch);
         assert!(out.missing[0].1.contains("degree"));
 
+        // Partially applied without saying what is missing (a judge held to
+        // the schema by a grammar may leave the optional field out): the
+        // degree is kept, flagged as incomplete.
         let ans = json!({"checks": [check("g1", "partially", None, false)]});
         let out = g.parse(&units, &ans.to_string());
+        assert_eq!(out.verdicts.len(), 1);
+        assert!(out.verdicts[0].selection_mismatch);
+        assert!(
+            out.verdicts[0]
+                .text
+                .starts_with("[incomplete: partially applied but the missing part is not called functional or behavioral]"),
+            "{}",
+            out.verdicts[0].text
+        );
+        assert_eq!(out.missing.len(), 1);
+        assert_eq!(out.missing[0].1, "not in the answer");
+        // A kind that is neither: not a valid entry.
+        let ans = json!({"checks": [check("g1", "partially", Some("sideways"), false)]});
+        let out = g.parse(&units, &ans.to_string());
         assert!(out.verdicts.is_empty());
-        assert_eq!(out.missing.len(), 2);
         assert!(out.missing[0].1.contains("functional or behavioral"));
-        assert_eq!(out.missing[1].1, "not in the answer");
     }
 }
