@@ -175,7 +175,7 @@ fn rank_one(
             } else {
                 m.values().copied().collect()
             };
-            (c.clone(), figures(&own), figures(&on_shared(m)))
+            (*c, figures(&own), figures(&on_shared(m)))
         })
         .collect();
     let key = |f: &Figures| {
