@@ -221,3 +221,31 @@ async fn open_connections_are_limited() {
     }
     assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
 }
+
+/// The demo judge reports usage on the content paths too (a JSON-schema
+/// answer, streamed or not), so an offline run shows what it would cost
+/// rather than "tokens unknown".
+#[tokio::test]
+async fn content_answers_report_their_usage() {
+    let demo = DemoJudge::start(0, Duration::ZERO)
+        .await
+        .expect("demo judge");
+    for stream in [true, false] {
+        let (_d, db) = store_with(2, 2);
+        let mut cfg = config(&db, demo.base_url());
+        cfg.provider.stream = stream;
+        let mut req = request(Mode::Two, 4, 1);
+        req.structured = Some(jury::provider::ToolMode::JsonSchema);
+        let (out, _) = run(cfg, req).await;
+        assert_eq!(out.status, RunStatus::Done, "stream={stream}: {out:?}");
+        let r = jury::store::Store::open(&db)
+            .unwrap()
+            .run(out.run_id)
+            .unwrap()
+            .unwrap();
+        assert!(
+            r.prompt_tokens > 0 && r.completion_tokens > 0 && r.usage_unknown == 0,
+            "stream={stream}: {r:?}"
+        );
+    }
+}

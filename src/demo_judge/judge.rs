@@ -23,8 +23,9 @@ pub enum Answer {
         /// `(prompt, completion)` tokens, about four characters each.
         usage: (u64, u64),
     },
-    /// No tools offered: the verdicts as plain content.
-    Content(String),
+    /// No tools offered: the verdicts as plain content (JSON schema or JSON
+    /// asked for in the content), with the usage a tool answer has too.
+    Content { text: String, usage: (u64, u64) },
     /// A request the judge cannot read: HTTP 400 with this message.
     Invalid(String),
 }
@@ -48,7 +49,10 @@ pub fn answer(req: &Request) -> Answer {
             usage: (prompt_tokens, completion_tokens),
         }
     } else {
-        Answer::Content(text)
+        Answer::Content {
+            text,
+            usage: (prompt_tokens, completion_tokens),
+        }
     }
 }
 

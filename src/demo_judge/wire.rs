@@ -49,7 +49,7 @@ pub fn response(answer: &Answer, req: &Request) -> Vec<u8> {
             ]});
             json_response(200, &message_body(message, "tool_calls", Some(*usage)))
         }
-        Answer::Content(text) if super::logprobs::wanted(&req.body) => {
+        Answer::Content { text, usage } if super::logprobs::wanted(&req.body) => {
             let tokens = super::logprobs::tokens(text);
             if req.wants_stream() {
                 let mut events = vec![chunk(json!({"role": "assistant", "content": null}), None)];
@@ -59,22 +59,24 @@ pub fn response(answer: &Answer, req: &Request) -> Vec<u8> {
                     events.push(e);
                 }
                 events.push(chunk(json!({}), Some("stop")));
+                events.push(completion("chat.completion.chunk", json!([]), Some(*usage)));
                 sse_response(&events)
             } else {
                 let message = json!({"role": "assistant", "content": text});
-                let mut body = message_body(message, "stop", None);
+                let mut body = message_body(message, "stop", Some(*usage));
                 body["choices"][0]["logprobs"] = super::logprobs::to_json(&tokens);
                 json_response(200, &body)
             }
         }
-        Answer::Content(text) if req.wants_stream() => sse_response(&[
+        Answer::Content { text, usage } if req.wants_stream() => sse_response(&[
             chunk(json!({"role": "assistant", "content": null}), None),
             chunk(json!({"content": text}), None),
             chunk(json!({}), Some("stop")),
+            completion("chat.completion.chunk", json!([]), Some(*usage)),
         ]),
-        Answer::Content(text) => {
+        Answer::Content { text, usage } => {
             let message = json!({"role": "assistant", "content": text});
-            json_response(200, &message_body(message, "stop", None))
+            json_response(200, &message_body(message, "stop", Some(*usage)))
         }
     }
 }

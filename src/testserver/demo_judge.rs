@@ -27,12 +27,12 @@ pub fn reply(req: &RecordedRequest, latency: Duration) -> Reply {
             finish: None,
             usage: Some(usage),
         },
-        Answer::Content(text) if crate::demo_judge::logprobs::wanted(&req.body) => {
+        Answer::Content { text, .. } if crate::demo_judge::logprobs::wanted(&req.body) => {
             Reply::Logprobs {
                 tokens: crate::demo_judge::logprobs::tokens(&text),
             }
         }
-        Answer::Content(text) => Reply::content(text),
+        Answer::Content { text, .. } => Reply::content(text),
     };
     if latency.is_zero() {
         body
