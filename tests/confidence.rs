@@ -440,6 +440,27 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     assert!(table.contains("no threshold meets it"), "{table}");
     assert!(table.contains("random sample"), "{table}");
     assert!(table.contains(&format!("threshold {want_t:.4}")), "{table}");
+    // The HTML report heads with the same verdicts (at its fixed α = δ = 0.1
+    // and 30 calibration pairs: `bad` has none that qualify).
+    let html_path = ws.path("r.html");
+    ws.ok(&[
+        "report",
+        "--format",
+        "html",
+        "--out",
+        html_path.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(
+        html.contains("Which verdicts can stand without a person"),
+        "no trust section"
+    );
+    assert!(
+        html.contains(&format!(
+            "{bad}: no confidence threshold guarantees 90 % agreement"
+        )),
+        "{html}"
+    );
     // Every label so far was chosen by a person: the table says the
     // guarantee assumes a random sample.
     assert_eq!(g_row["calibration_sampled"], 0);

@@ -144,7 +144,18 @@ pub fn for_scope(
     scope: &super::Scope,
     alpha: f64,
 ) -> crate::store::Result<Vec<Estimate>> {
-    let mut readings = super::pairs::Builder::read(store)?.finish_readings();
+    let (readings, sampling) = readings_in(store, scope)?;
+    Ok(estimates(&readings, alpha, None, &sampling))
+}
+
+/// The readings (with the judge's confidences) on `scope`, and how the
+/// labels were chosen: what the estimates and the trust thresholds of a
+/// view are made of.
+pub fn readings_in(
+    store: &crate::store::Store,
+    scope: &super::Scope,
+) -> crate::store::Result<(Readings, Sampling)> {
+    let mut readings = super::pairs::Builder::read(store)?.finish_readings_with_confidence();
     let split = match scope.side {
         Some(_) => store.split()?,
         None => None,
@@ -159,13 +170,22 @@ pub fn for_scope(
                 _ => true,
             }
     };
+    // Verdicts and their confidences stay side by side.
+    if readings.confidences.len() == readings.verdicts.len() {
+        let kept: Vec<bool> = readings.verdicts.iter().map(|v| keep(&v.2)).collect();
+        let mut i = 0;
+        readings.confidences.retain(|_| {
+            i += 1;
+            kept[i - 1]
+        });
+    }
     readings.verdicts.retain(|v| keep(&v.2));
     readings.labels.retain(|l| keep(&l.1));
     let sampling = Sampling {
         sampled: store.sampled_labels()?,
         only: false,
     };
-    Ok(estimates(&readings, alpha, None, &sampling))
+    Ok((readings, sampling))
 }
 
 /// Per classification, the one estimate to head a view with: the judge

@@ -67,6 +67,13 @@ pub fn to_html(report: &Report) -> String {
         }
         h.push_str("</ul>\n<p class=\"note\">95 % intervals: PPI++ from people's labels plus the judge's verdicts on every combination (valid when the labelled combinations are a random sample), beside the labels alone. <code>jury estimate</code> gives every judge configuration.</p>\n");
     }
+    if !report.trust.is_empty() {
+        h.push_str("<h2>Which verdicts can stand without a person</h2>\n<ul id=\"trust\">\n");
+        for line in &report.trust {
+            h.push_str(&format!("<li>{}</li>\n", esc(line)));
+        }
+        h.push_str("</ul>\n<p class=\"note\">Clopper–Pearson bounds with fixed-sequence testing (Jung et al. 2025) at α = δ = 0.1, from at least 30 labelled combinations with the judge's confidence; valid when the labels are a random sample. <code>jury trust</code> takes other levels. Verdicts below the threshold need a person.</p>\n");
+    }
     ranking(&mut h, &report.rankings);
     comparisons(&mut h, &report.groups);
     charts(&mut h, &report.groups);

@@ -194,6 +194,10 @@ pub struct Report {
     /// The classifier's accuracy per classification (`estimate::headlines`),
     /// when the caller asked for it ([`Report::with_estimates`]).
     pub estimates: Vec<String>,
+    /// Per classification, the confidence threshold above which verdicts
+    /// can stand without a person (`trust::headlines`, α = δ = 0.1), with
+    /// the estimates.
+    pub trust: Vec<String>,
     /// The side of the held-out split the figures cover; `None`: all pairs.
     pub side: Option<Side>,
     /// How many items the figures were limited to (the workbench's listed
@@ -395,6 +399,7 @@ impl Report {
             changes,
             rankings,
             estimates: Vec::new(),
+            trust: Vec::new(),
             side: on.map(|(_, side)| side),
             items: items.map(|i| i.len()),
             by,
@@ -404,8 +409,12 @@ impl Report {
     /// Adds the classifier's accuracy per classification on `scope` (a
     /// second read of the store: only the views that head with it pay).
     pub fn with_estimates(mut self, store: &Store, scope: &Scope) -> crate::store::Result<Report> {
-        let es = estimate::for_scope(store, scope, 0.05)?;
+        let (readings, sampling) = estimate::readings_in(store, scope)?;
+        let es = estimate::estimates(&readings, 0.05, None, &sampling);
         self.estimates = estimate::headlines(&es);
+        // Which verdicts can stand without a person, at α = δ = 0.1.
+        let ts = trust::thresholds(&readings, 0.1, 0.1, 30, None, &sampling);
+        self.trust = trust::headlines(&ts);
         Ok(self)
     }
 

@@ -212,6 +212,58 @@ fn pct(x: f64) -> String {
     }
 }
 
+/// Per classification, the one line to head a view with: the configuration
+/// whose threshold lets the most verdicts stand without a person, else the
+/// one with the most calibration pairs and why none qualifies. Only
+/// configurations whose verdicts carry a confidence.
+pub fn headlines(ts: &[Trust]) -> Vec<String> {
+    let mut best: BTreeMap<&str, &Trust> = BTreeMap::new();
+    for t in ts.iter().filter(|t| t.n_judged > 0) {
+        let rank = |t: &Trust| {
+            (
+                t.threshold.is_some(),
+                (t.coverage * 1e6) as u64,
+                t.n_calibration,
+            )
+        };
+        best.entry(&t.classification)
+            .and_modify(|b| {
+                if rank(t) > rank(b) {
+                    *b = t;
+                }
+            })
+            .or_insert(t);
+    }
+    best.values()
+        .map(|t| {
+            let who = format!(
+                "{} as {}",
+                crate::sanitize::one_line(&t.judge, 40),
+                crate::sanitize::one_line(&t.persona, 20)
+            );
+            match t.threshold {
+                Some(l) => format!(
+                    "{}: trust verdicts with confidence ≥ {l:.2} — {} of {} need no person; they agree with people ≥ {} with probability ≥ {} ({who}, {} calibration pairs)",
+                    t.classification,
+                    pct(t.coverage),
+                    t.n_judged,
+                    pct(1.0 - t.alpha),
+                    pct(1.0 - t.delta),
+                    t.n_calibration
+                ),
+                None => format!(
+                    "{}: no confidence threshold guarantees {} agreement at {} — all {} verdict(s) need a person ({who}, {} calibration pairs; jury trust)",
+                    t.classification,
+                    pct(1.0 - t.alpha),
+                    pct(1.0 - t.delta),
+                    t.n_judged,
+                    t.n_calibration
+                ),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,5 +317,12 @@ mod tests {
         assert_eq!(t[0].threshold, Some(0.9));
         assert_eq!(t[0].n_judged, 40);
         assert_eq!(t[0].coverage, 35.0 / 40.0);
+        let lines = headlines(&t);
+        assert_eq!(lines.len(), 1);
+        assert!(
+            lines[0].starts_with("c: trust verdicts with confidence ≥ 0.90"),
+            "{}",
+            lines[0]
+        );
     }
 }

@@ -256,7 +256,11 @@ impl Executor {
                     report.groups,
                     notes,
                     report.rankings,
-                    report.estimates,
+                    report
+                        .estimates
+                        .into_iter()
+                        .chain(report.trust)
+                        .collect::<Vec<_>>(),
                     cells,
                     report.changes,
                 ))
