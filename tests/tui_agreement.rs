@@ -56,7 +56,8 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
             e,
             Effect::LoadAgreement(jury::report::Scope {
                 side: None,
-                items: None
+                items: None,
+                estimates: true
             })
         )),
         "{fx:?}"
@@ -178,7 +179,10 @@ fn the_split_key_cycles_all_test_train_and_asks_for_those_figures() {
         let fx = key(&mut app, 't');
         assert_eq!(
             fx,
-            vec![Effect::LoadAgreement(jury::report::Scope::on(want))]
+            vec![Effect::LoadAgreement(jury::report::Scope {
+                estimates: true,
+                ..jury::report::Scope::on(want)
+            })]
         );
         let View::Agreement(state) = &app.chrome.view else {
             panic!("not the agreement view")

@@ -199,9 +199,10 @@ fn l_plans_confirms_runs_and_opens_the_delta_on_test() {
     let fx = update(&mut app, Msg::RunEnded { tag, error: None });
     assert_eq!(
         fx,
-        vec![Effect::LoadAgreement(jury::report::Scope::on(Some(
-            Side::Test
-        )))]
+        vec![Effect::LoadAgreement(jury::report::Scope {
+            estimates: true,
+            ..jury::report::Scope::on(Some(Side::Test))
+        })]
     );
     let View::Agreement(a) = &app.chrome.view else {
         panic!("not the agreement view")
@@ -237,9 +238,10 @@ fn l_plans_confirms_runs_and_opens_the_delta_on_test() {
     );
     assert_eq!(
         fx,
-        vec![Effect::LoadAgreement(jury::report::Scope::on(Some(
-            Side::Test
-        )))]
+        vec![Effect::LoadAgreement(jury::report::Scope {
+            estimates: true,
+            ..jury::report::Scope::on(Some(Side::Test))
+        })]
     );
     // The baseline judged after the set: the report's change set → baseline
     // is shown turned around, old prompts → few-shot.

@@ -18,23 +18,16 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
     let mut timer = Stages::new();
     let by = a.by.map(Into::into);
-    let report = match a.split {
-        None => Report::build(&store, by, a.bootstrap, a.seed, &mut timer)?,
-        Some(side) => {
-            let side = match side {
-                SplitSide::Train => crate::domain::Side::Train,
-                SplitSide::Test => crate::domain::Side::Test,
-            };
-            Report::build_on(&store, by, a.bootstrap, a.seed, side, &mut timer)?
-        }
+    let scope = report::Scope {
+        side: a.split.map(|side| match side {
+            SplitSide::Train => crate::domain::Side::Train,
+            SplitSide::Test => crate::domain::Side::Test,
+        }),
+        items: None,
+        // The HTML page heads with the classifier's accuracy.
+        estimates: a.format == ReportFormat::Html,
     };
-    // The HTML page heads with the classifier's accuracy.
-    let report = if a.format == ReportFormat::Html {
-        let scope = report::Scope::on(report.side);
-        report.with_estimates(&store, &scope)?
-    } else {
-        report
-    };
+    let report = Report::build_in(&store, by, a.bootstrap, a.seed, &scope, &mut timer)?;
     let format = match (a.format, a.wide) {
         (ReportFormat::Table, true) => report::ReportFormat::TableWide,
         (f, _) => f.into(),

@@ -159,12 +159,20 @@ pub type ItemSet = rustc_hash::FxHashSet<String>;
 pub struct Scope {
     pub side: Option<Side>,
     pub items: Option<std::sync::Arc<ItemSet>>,
+    /// Also the classifier's accuracy and the trust thresholds per
+    /// classification ([`Report::estimates`], [`Report::trust`]), from the
+    /// same read of the store: the views that head with them ask for it.
+    pub estimates: bool,
 }
 
 impl Scope {
     /// One side of the split (or all pairs), every item.
     pub fn on(side: Option<Side>) -> Scope {
-        Scope { side, items: None }
+        Scope {
+            side,
+            items: None,
+            estimates: false,
+        }
     }
 }
 
@@ -192,7 +200,7 @@ pub struct Report {
     /// Which judge configuration agrees best with people, per protocol.
     pub rankings: Vec<rank::Ranking>,
     /// The classifier's accuracy per classification (`estimate::headlines`),
-    /// when the caller asked for it ([`Report::with_estimates`]).
+    /// when the scope asked for it ([`Scope::estimates`]).
     pub estimates: Vec<String>,
     /// Per classification, the confidence threshold above which verdicts
     /// can stand without a person (`trust::headlines`, α = δ = 0.1), with
@@ -249,7 +257,7 @@ impl Report {
         seed: u64,
         stage: &mut dyn Stage,
     ) -> crate::store::Result<Report> {
-        Report::compute(store, by, resamples, seed, None, None, stage)
+        Report::compute(store, by, resamples, seed, None, &Scope::default(), stage)
     }
 
     /// [`Report::build`] on one side of the workspace's held-out split only
@@ -266,10 +274,7 @@ impl Report {
         side: Side,
         stage: &mut dyn Stage,
     ) -> Result<Report, ReportError> {
-        let scope = Scope {
-            side: Some(side),
-            items: None,
-        };
+        let scope = Scope::on(Some(side));
         Report::build_in(store, by, resamples, seed, &scope, stage)
     }
 
@@ -286,13 +291,7 @@ impl Report {
     ) -> Result<Report, ReportError> {
         let Some(side) = scope.side else {
             return Ok(Report::compute(
-                store,
-                by,
-                resamples,
-                seed,
-                None,
-                scope.items.as_deref(),
-                stage,
+                store, by, resamples, seed, None, scope, stage,
             )?);
         };
         let split = store.split()?.ok_or(ReportError::NoSplit)?;
@@ -333,7 +332,7 @@ impl Report {
             resamples,
             seed,
             Some((&split, side)),
-            scope.items.as_deref(),
+            scope,
             stage,
         )?)
     }
@@ -344,12 +343,29 @@ impl Report {
         resamples: Option<usize>,
         seed: u64,
         on: Option<(&crate::store::Split, Side)>,
-        items: Option<&ItemSet>,
+        scope: &Scope,
         stage: &mut dyn Stage,
     ) -> crate::store::Result<Report> {
+        let items = scope.items.as_deref();
         let runs = store.runs()?;
         let builder = pairs::Builder::read_with_runs(store, &runs, pairs::PARALLEL_READ_MIN)?;
         stage.done("read verdicts and labels");
+        // The estimates and trust lines from the same read (a view heading
+        // with them would otherwise read the whole store a second time).
+        let (estimates, trust) = if scope.estimates {
+            let mut readings = builder.readings_with_confidence();
+            estimate::restrict(&mut readings, on, items);
+            let sampling = estimate::Sampling {
+                sampled: store.sampled_labels()?,
+                only: false,
+            };
+            let es = estimate::estimates(&readings, 0.05, None, &sampling);
+            // Which verdicts can stand without a person, at α = δ = 0.1.
+            let ts = trust::thresholds(&readings, 0.1, 0.1, 30, None, &sampling);
+            (estimate::headlines(&es), trust::headlines(&ts))
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let (mut pairs, placed) = builder.finish_with_positions();
         if let Some((split, side)) = on {
             for ps in pairs.values_mut() {
@@ -398,24 +414,12 @@ impl Report {
             positions,
             changes,
             rankings,
-            estimates: Vec::new(),
-            trust: Vec::new(),
+            estimates,
+            trust,
             side: on.map(|(_, side)| side),
             items: items.map(|i| i.len()),
             by,
         })
-    }
-
-    /// Adds the classifier's accuracy per classification on `scope` (a
-    /// second read of the store: only the views that head with it pay).
-    pub fn with_estimates(mut self, store: &Store, scope: &Scope) -> crate::store::Result<Report> {
-        let (readings, sampling) = estimate::readings_in(store, scope)?;
-        let es = estimate::estimates(&readings, 0.05, None, &sampling);
-        self.estimates = estimate::headlines(&es);
-        // Which verdicts can stand without a person, at α = δ = 0.1.
-        let ts = trust::thresholds(&readings, 0.1, 0.1, 30, None, &sampling);
-        self.trust = trust::headlines(&ts);
-        Ok(self)
     }
 
     /// Each group's pairs as confusion-matrix cells (`groups[i]` ↔ `[i]`),

@@ -14,8 +14,6 @@
 use super::estimate::{Sampling, people_reading, reading};
 use super::pairs::Readings;
 use crate::analytics::trust::trust_threshold;
-use crate::domain::ComboKey;
-use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -54,9 +52,6 @@ pub struct Trust {
     pub confidence_source: String,
 }
 
-/// Each person's reading of one combination.
-type PersonReadings<'a> = Vec<(&'a str, Option<bool>)>;
-
 /// Every trust threshold the readings support.
 pub fn thresholds(
     readings: &Readings,
@@ -66,18 +61,7 @@ pub fn thresholds(
     who: Option<&str>,
     sampling: &Sampling,
 ) -> Vec<Trust> {
-    // (persona, combination) → every label's (who, reading), and whether
-    // any of them was given in the sample order.
-    let mut labels: HashMap<(&str, &ComboKey), (PersonReadings<'_>, bool)> = HashMap::default();
-    for (persona, key, person, value) in &readings.labels {
-        let sampled = sampling.is_sampled(key, persona, person);
-        if sampling.only && !sampled {
-            continue;
-        }
-        let e = labels.entry((persona, key)).or_default();
-        e.0.push((person, reading(value)));
-        e.1 |= sampled;
-    }
+    let labels = super::estimate::label_index(readings, sampling);
     type Key = (String, String, Arc<str>, Arc<str>);
     #[derive(Default)]
     struct Collect {
@@ -267,7 +251,7 @@ pub fn headlines(ts: &[Trust]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{Confidence, ConfidenceSource, Value};
+    use crate::domain::{ComboKey, Confidence, ConfidenceSource, Value};
     use crate::report::pairs::Confident;
 
     /// A Likert 3 cannot stand for a reading however sure the judge is: it

@@ -247,9 +247,6 @@ impl Executor {
                     &mut (),
                 )
                 .map_err(|e| e.to_string())?;
-                let report = report
-                    .with_estimates(&s, &scope)
-                    .map_err(|e| e.to_string())?;
                 let notes = report.notes();
                 let cells = report.cells();
                 Ok((

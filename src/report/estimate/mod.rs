@@ -48,14 +48,47 @@ pub struct Sampling {
     pub only: bool,
 }
 
-impl Sampling {
-    pub(crate) fn is_sampled(&self, key: &ComboKey, persona: &str, who: &str) -> bool {
-        // Looked up without building a key per label when nothing is sampled.
-        !self.sampled.is_empty()
-            && self
-                .sampled
-                .contains_key(&(key.clone(), persona.to_string(), who.to_string()))
+/// (persona, combination) → each person's reading of it, and whether any
+/// of those labels was given in the sample order.
+pub(crate) type LabelIndex<'a> = HashMap<(&'a str, &'a ComboKey), (PersonReadings<'a>, bool)>;
+
+/// People's readings by combination, what the estimates and the trust
+/// thresholds both start from. With `sampling.only`, a combination whose
+/// labels were all chosen by a person keeps an entry with no readings:
+/// labelled, so not unlabelled, and counted apart.
+pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) -> LabelIndex<'a> {
+    // The sampled labels by borrowed key: no key is built per label.
+    let sampled: rustc_hash::FxHashSet<(&str, &str, &str, &str, &str)> = sampling
+        .sampled
+        .keys()
+        .map(|(k, persona, who)| {
+            (
+                k.item_id.as_str(),
+                k.classification_id.as_str(),
+                k.perspective_id.as_str(),
+                persona.as_str(),
+                who.as_str(),
+            )
+        })
+        .collect();
+    let mut labels: LabelIndex<'a> = HashMap::default();
+    for (persona, key, person, value) in &readings.labels {
+        let was_sampled = !sampled.is_empty()
+            && sampled.contains(&(
+                key.item_id.as_str(),
+                key.classification_id.as_str(),
+                key.perspective_id.as_str(),
+                &**persona,
+                &**person,
+            ));
+        let e = labels.entry((persona, key)).or_default();
+        if sampling.only && !was_sampled {
+            continue;
+        }
+        e.0.push((person, reading(value)));
+        e.1 |= was_sampled;
     }
+    labels
 }
 
 /// One classification, perspective and judge configuration.
@@ -141,55 +174,28 @@ pub(crate) fn people_reading(
 /// Each person's reading of one combination.
 type PersonReadings<'a> = Vec<(&'a str, Option<bool>)>;
 
-/// The estimates on a report's scope (one side of the split by item, the
-/// listed items): what the agreement view and the HTML report head with.
-pub fn for_scope(
-    store: &crate::store::Store,
-    scope: &super::Scope,
-    alpha: f64,
-) -> crate::store::Result<Vec<Estimate>> {
-    let (readings, sampling) = readings_in(store, scope)?;
-    Ok(estimates(&readings, alpha, None, &sampling))
-}
-
-/// The readings (with the judge's confidences) on `scope`, and how the
-/// labels were chosen: what the estimates and the trust thresholds of a
-/// view are made of.
-pub fn readings_in(
-    store: &crate::store::Store,
-    scope: &super::Scope,
-) -> crate::store::Result<(Readings, Sampling)> {
-    let mut readings = super::pairs::Builder::read(store)?.finish_readings_with_confidence();
-    let split = match scope.side {
-        Some(_) => store.split()?,
-        None => None,
-    };
+/// Keeps the readings of the items on one side of the split and among
+/// `items` (a report's scope), verdicts and their confidences side by side.
+pub fn restrict(
+    readings: &mut Readings,
+    on: Option<(&crate::store::Split, crate::domain::Side)>,
+    items: Option<&super::ItemSet>,
+) {
+    if on.is_none() && items.is_none() {
+        return;
+    }
     let keep = |key: &ComboKey| {
-        scope
-            .items
-            .as_ref()
-            .is_none_or(|i| i.contains(&key.item_id))
-            && match (&split, scope.side) {
-                (Some(s), Some(side)) => s.item_side(&key.item_id) == side,
-                _ => true,
-            }
+        items.is_none_or(|i| i.contains(&key.item_id))
+            && on.is_none_or(|(split, side)| split.item_side(&key.item_id) == side)
     };
-    // Verdicts and their confidences stay side by side.
     if readings.confidences.len() == readings.verdicts.len() {
-        let kept: Vec<bool> = readings.verdicts.iter().map(|v| keep(&v.2)).collect();
-        let mut i = 0;
-        readings.confidences.retain(|_| {
-            i += 1;
-            kept[i - 1]
-        });
+        let mut kept = readings.verdicts.iter().map(|v| keep(&v.2));
+        readings
+            .confidences
+            .retain(|_| kept.next().unwrap_or(false));
     }
     readings.verdicts.retain(|v| keep(&v.2));
     readings.labels.retain(|l| keep(&l.1));
-    let sampling = Sampling {
-        sampled: store.sampled_labels()?,
-        only: false,
-    };
-    Ok((readings, sampling))
 }
 
 /// Every estimate the store's readings support, at level 1 − `alpha`.
@@ -201,18 +207,7 @@ pub fn estimates(
 ) -> Vec<Estimate> {
     // (persona, combination) → every label's (who, reading), and whether
     // any of them was given in the sample order.
-    let mut labels: HashMap<(&str, &ComboKey), (PersonReadings<'_>, bool)> = HashMap::default();
-    for (persona, key, person, value) in &readings.labels {
-        let sampled = sampling.is_sampled(key, persona, person);
-        let e = labels.entry((persona, key)).or_default();
-        if sampling.only && !sampled {
-            // Counted, not used: the combination is neither labelled nor
-            // unlabelled for this estimate.
-            continue;
-        }
-        e.0.push((person, reading(value)));
-        e.1 |= sampled;
-    }
+    let labels = label_index(readings, sampling);
     /// (classification, perspective, judge, persona).
     type Key = (String, String, Arc<str>, Arc<str>);
     #[derive(Default)]

@@ -338,13 +338,20 @@ impl Builder {
         self.readings(false)
     }
 
+    /// The readings of what was collected, leaving the builder to pair
+    /// ([`Builder::finish_with_positions`]): a report that heads with the
+    /// estimates reads the store once for both.
+    pub fn readings_with_confidence(&self) -> Readings {
+        self.readings(true)
+    }
+
     /// As [`Builder::finish_readings`], with each standing verdict's
     /// confidence (stored, or from repeats).
     pub fn finish_readings_with_confidence(self) -> Readings {
         self.readings(true)
     }
 
-    fn readings(self, with_confidence: bool) -> Readings {
+    fn readings(&self, with_confidence: bool) -> Readings {
         use crate::domain::{Confidence, ConfidenceSource};
         let judge_names = judge_names(&self.judges, &self.strings.names);
         // Per judge, combination and persona: the latest verdict and how

@@ -36,6 +36,7 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             fx.push(Effect::LoadAgreement(crate::report::Scope {
                 side,
                 items: items.clone(),
+                estimates: true,
             }));
             View::Agreement(AgreementState {
                 quick: agreement_rows(app),
@@ -108,6 +109,7 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     fx.push(Effect::LoadAgreement(crate::report::Scope {
         side: a.side,
         items: a.items.clone(),
+        estimates: true,
     }));
 }
 
