@@ -4,7 +4,7 @@
 //! sides' distributions per group, self-consistency, position bias and
 //! prompt-version deltas.
 
-use super::paired::ci_or_reason;
+use super::paired::{ci_or_reason, value_and_ci};
 use super::{GroupFigures, Report, figure_text};
 use crate::analytics::Figure;
 use crate::domain::Value;
@@ -88,10 +88,7 @@ fn ranking(h: &mut String, rankings: &[super::rank::Ranking]) {
         return;
     }
     h.push_str("<h2>Which judge agrees best</h2>\n<p class=\"note\">Each judge configuration read right/wrong against each person, on the units (combination × person) every configuration judged; Δ is the paired difference from the best with a paired bootstrap 95 % interval (from 30 units on); own is each one on everything it judged.</p>\n");
-    let pf = |f: &Figure| match f.value {
-        Some(v) => esc(&format!("{v:.2}{}", ci_or_reason(f))),
-        None => "–".into(),
-    };
+    let pf = |f: &Figure| esc(&value_and_ci(f));
     for r in rankings {
         h.push_str(&format!(
             "<h3>{} · {} shared unit(s)</h3>\n<table class=\"ranking\"><tr><th>#</th><th>judge</th><th>persona</th><th>agree</th><th>kappa</th><th>Δ from best</th><th>own agree</th><th>own n</th></tr>\n",

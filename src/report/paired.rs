@@ -149,6 +149,14 @@ pub fn paired_delta(both: &[Both], k: usize, resamples: usize, seed: u64) -> Pai
     }
 }
 
+/// "0.42 [0.19, 0.68]", "0.00 (n<30)" or "–": a figure with two decimals
+/// and its interval or why it has none (the ranking's and the prompt
+/// lines' cells).
+pub fn value_and_ci(f: &Figure) -> String {
+    f.value
+        .map_or("–".into(), |v| format!("{v:.2}{}", ci_or_reason(f)))
+}
+
 /// " [lo, hi]" with two decimals, or " (n<30)" and the like: an interval or
 /// why there is none, for lines that print a value beside it.
 pub fn ci_or_reason(f: &Figure) -> String {

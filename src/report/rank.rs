@@ -15,7 +15,7 @@
 //! per `--by` value): a rubric score and an AwAg verdict are not about the
 //! same combinations.
 
-use super::paired::{Both, PairedDelta, ci_or_reason, paired_delta};
+use super::paired::{Both, PairedDelta, ci_or_reason, paired_delta, value_and_ci};
 use super::pairs::{Comparison, Pair};
 use super::{Ceiling, GroupBy};
 use crate::analytics::{Figure, Figures};
@@ -41,6 +41,28 @@ pub struct Ranked {
     pub behind_best: Option<PairedDelta>,
     /// What the interval of the difference says.
     pub separation: Separation,
+}
+
+impl Ranked {
+    /// "best", or "Δ -0.05 [-0.12, 0.02] not separable": its gap from the
+    /// best and what the interval says.
+    pub fn gap_text(&self) -> String {
+        let Some(d) = &self.behind_best else {
+            return "best".into();
+        };
+        format!(
+            "Δ {}{} {}",
+            d.delta_agree
+                .value
+                .map_or("–".into(), |v| format!("{v:+.2}")),
+            ci_or_reason(&d.delta_agree),
+            match self.separation {
+                Separation::Behind => "behind",
+                Separation::NotSeparable => "not separable",
+                _ => "cannot tell",
+            }
+        )
+    }
 }
 
 /// Whether a configuration can be told apart from the best.
@@ -286,10 +308,7 @@ fn summary(ranked: &[Ranked], shared: usize) -> String {
 /// Table lines for the rankings (empty when nothing can be ranked).
 pub fn table(rankings: &[Ranking]) -> Vec<String> {
     let mut out = Vec::new();
-    let g = |f: &Figure| {
-        f.value
-            .map_or("–".into(), |v| format!("{v:.2}{}", ci_or_reason(f)))
-    };
+    let g = value_and_ci;
     for r in rankings {
         out.push(String::new());
         out.push(format!(
@@ -298,21 +317,7 @@ pub fn table(rankings: &[Ranking]) -> Vec<String> {
             r.n_shared
         ));
         for (i, c) in r.configurations.iter().enumerate() {
-            let gap = match &c.behind_best {
-                None => "best".to_string(),
-                Some(d) => format!(
-                    "Δ {}{} {}",
-                    d.delta_agree
-                        .value
-                        .map_or("–".into(), |v| format!("{v:+.2}")),
-                    ci_or_reason(&d.delta_agree),
-                    match c.separation {
-                        Separation::Behind => "behind",
-                        Separation::NotSeparable => "not separable",
-                        _ => "cannot tell",
-                    }
-                ),
-            };
+            let gap = c.gap_text();
             out.push(format!(
                 "  {}. {} as {}",
                 i + 1,

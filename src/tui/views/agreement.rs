@@ -4,7 +4,7 @@
 
 use crate::report::GroupFigures;
 use crate::report::pairs::Comparison;
-use crate::report::rank::{Ranking, Separation};
+use crate::report::rank::Ranking;
 use crate::sanitize;
 use crate::tui::app::{AgreementRow, AgreementState, App, FiguresState};
 use crate::tui::theme::Theme;
@@ -132,11 +132,7 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
     if rankings.is_empty() {
         return area;
     }
-    let g = |f: &crate::analytics::Figure| {
-        f.value.map_or("–".into(), |v| {
-            format!("{v:.2}{}", crate::report::paired::ci_or_reason(f))
-        })
-    };
+    let g = crate::report::paired::value_and_ci;
     let mut lines = Vec::new();
     for r in rankings {
         lines.push(Line::styled(
@@ -149,21 +145,7 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
             t.title,
         ));
         for (i, c) in r.configurations.iter().enumerate() {
-            let gap = match (&c.behind_best, c.separation) {
-                (None, _) => "best".to_string(),
-                (Some(d), sep) => format!(
-                    "Δ {}{} {}",
-                    d.delta_agree
-                        .value
-                        .map_or("–".into(), |v| format!("{v:+.2}")),
-                    crate::report::paired::ci_or_reason(&d.delta_agree),
-                    match sep {
-                        Separation::Behind => "behind",
-                        Separation::NotSeparable => "not separable",
-                        _ => "cannot tell",
-                    }
-                ),
-            };
+            let gap = c.gap_text();
             lines.push(Line::styled(
                 format!(
                     " {}. {:<48} agree {:<20} {}",
