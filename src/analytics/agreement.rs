@@ -29,19 +29,32 @@ impl ConfusionMatrix {
         Some(self.weighted_sum(|i, j| i.abs_diff(j) as f64) / self.n() as f64)
     }
 
-    fn share(&self, hit: impl Fn(usize, usize) -> bool) -> Option<f64> {
-        if self.n() == 0 {
-            return None;
-        }
+    /// Pairs on the same category (the count behind
+    /// [`percent_agreement`](Self::percent_agreement), for its Wilson interval).
+    pub fn agreeing(&self) -> u64 {
+        self.count_where(|i, j| i == j)
+    }
+
+    /// Pairs at most one category apart (behind [`within_one`](Self::within_one)).
+    pub fn within_one_count(&self) -> u64 {
+        self.count_where(|i, j| i.abs_diff(j) <= 1)
+    }
+
+    fn count_where(&self, hit: impl Fn(usize, usize) -> bool) -> u64 {
         let k = self.k();
-        let hits: u64 = self
-            .counts()
+        self.counts()
             .iter()
             .enumerate()
             .filter(|(idx, _)| hit(idx / k, idx % k))
             .map(|(_, &c)| c)
-            .sum();
-        Some(hits as f64 / self.n() as f64)
+            .sum()
+    }
+
+    fn share(&self, hit: impl Fn(usize, usize) -> bool) -> Option<f64> {
+        if self.n() == 0 {
+            return None;
+        }
+        Some(self.count_where(hit) as f64 / self.n() as f64)
     }
 }
 

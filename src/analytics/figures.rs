@@ -201,26 +201,17 @@ impl Figures {
                 CiMethod::Bootstrap,
             )
         };
-        let share = |hit: fn(usize, usize) -> bool, applies: bool| {
-            if !applies {
-                return Figure::NONE;
-            }
-            let mut hits = 0u64;
-            for i in 0..k {
-                for j in 0..k {
-                    if hit(i, j) {
-                        hits += m.get(i, j);
-                    }
-                }
-            }
-            Figure::share(hits, m.n())
-        };
+
         Ok(Figures {
             n: pairs.len(),
             k,
             ordinal,
-            percent_agreement: share(|i, j| i == j, true),
-            within_one: share(|i, j| i.abs_diff(j) <= 1, ordinal),
+            percent_agreement: Figure::share(m.agreeing(), m.n()),
+            within_one: if ordinal {
+                Figure::share(m.within_one_count(), m.n())
+            } else {
+                Figure::NONE
+            },
             cohen_kappa: fig(2),
             weighted_kappa_quadratic: fig(3),
             krippendorff_alpha: fig(4),

@@ -85,10 +85,7 @@ pub fn paired_delta(both: &[Both], k: usize, resamples: usize, seed: u64) -> Pai
         joint[c] += 1;
     }
     let (old, new) = matrices(&joint, k);
-    let share = |m: &ConfusionMatrix| {
-        let hits: u64 = (0..k).map(|i| m.get(i, i)).sum();
-        Figure::share(hits, m.n())
-    };
+    let share = |m: &ConfusionMatrix| Figure::share(m.agreeing(), m.n());
     let (agree_from, agree_to) = (share(&old), share(&new));
     let (k_old, k_new) = (kappa(&old), kappa(&new));
     let d = |a: Option<f64>, b: Option<f64>| Some(b? - a?);
