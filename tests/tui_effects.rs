@@ -28,15 +28,7 @@ async fn labels_are_durable_before_shown_saved() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     store_with_items(&db);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app();
     for fx in key(&mut app, '4') {
         exec.run(fx);
@@ -162,15 +154,7 @@ async fn a_locked_database_leaves_the_label_unsaved_until_retried() {
     locker
         .execute_batch("BEGIN IMMEDIATE; UPDATE items SET title = title WHERE id = 'k-001';")
         .unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app();
     for fx in key(&mut app, '3') {
         exec.run(fx);
@@ -284,15 +268,7 @@ async fn labels_queued_behind_a_busy_one_wait_briefly() {
     store_with_items(&db);
     let locker = rusqlite::Connection::open(&db).unwrap();
     locker.execute_batch("BEGIN IMMEDIATE").unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let (mut exec, mut rx) = executor(&db);
     let mut app = app();
     // Three labels handed over at once (three rows of two items).
     let mut fx = key(&mut app, '1');
