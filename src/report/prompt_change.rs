@@ -28,9 +28,75 @@ pub struct PromptChange {
     pub paired: PairedDelta,
 }
 
-/// (judge, person, scale) → version → combination → (judge value, person value).
-type ByVersion =
-    BTreeMap<(String, String, String), BTreeMap<String, BTreeMap<Arc<ComboKey>, (Value, Value)>>>;
+/// Each prompt version's (judge value, person value) per combination.
+pub(super) type Versions = BTreeMap<String, BTreeMap<Arc<ComboKey>, (Value, Value)>>;
+
+/// Judge vs human pairs of judges that ran several prompt sets, by (judge,
+/// person, classification when `per_classification`, scale) and version:
+/// what both the pooled changes and the per-classification deltas pair.
+pub(super) fn by_version(
+    pairs: &BTreeMap<Comparison, Vec<Pair>>,
+    per_classification: bool,
+) -> BTreeMap<(String, String, String, String), Versions> {
+    let mut by: BTreeMap<(String, String, String, String), Versions> = BTreeMap::new();
+    for p in pairs.get(&Comparison::JudgeVsHuman).into_iter().flatten() {
+        let Some((judge, prompts)) = p.left.split_once(MARK) else {
+            continue;
+        };
+        let Some((a, b)) = on_one_scale(p.a, p.b) else {
+            continue;
+        };
+        let classification = if per_classification {
+            p.ctx.key.classification_id.clone()
+        } else {
+            String::new()
+        };
+        by.entry((
+            judge.to_string(),
+            p.right.to_string(),
+            classification,
+            a.scale().as_str().to_string(),
+        ))
+        .or_default()
+        .entry(prompts.to_string())
+        .or_default()
+        .insert(p.ctx.key.clone(), (a, b));
+    }
+    by
+}
+
+/// Versions in the order they were first run.
+pub(super) fn in_run_order<'a>(
+    versions: &'a Versions,
+    first_run_of: &dyn Fn(&str) -> i64,
+) -> Vec<&'a String> {
+    let mut order: Vec<&String> = versions.keys().collect();
+    order.sort_by_key(|v| first_run_of(v));
+    order
+}
+
+/// The scale's category count of a group's versions (one scale per group).
+pub(super) fn categories(versions: &Versions) -> usize {
+    versions
+        .values()
+        .flat_map(|m| m.values())
+        .next()
+        .map_or(0, |(v, _)| v.scale().values().len())
+}
+
+/// The combinations both versions judged, as `[old, new]` pairs.
+pub(super) fn both_judged(versions: &Versions, old: &str, new: &str) -> Vec<Both> {
+    let (old, new) = (&versions[old], &versions[new]);
+    old.iter()
+        .filter_map(|(key, a)| {
+            let b = new.get(key)?;
+            Some([
+                (a.0.ordinal(), a.1.ordinal()),
+                (b.0.ordinal(), b.1.ordinal()),
+            ])
+        })
+        .collect()
+}
 
 /// Every consecutive version change (versions ordered by `first_run_of`).
 pub fn changes(
@@ -39,44 +105,12 @@ pub fn changes(
     resamples: usize,
     seed: u64,
 ) -> Vec<PromptChange> {
-    let mut by: ByVersion = BTreeMap::new();
-    for p in pairs.get(&Comparison::JudgeVsHuman).into_iter().flatten() {
-        let Some((judge, prompts)) = p.left.split_once(MARK) else {
-            continue;
-        };
-        let Some((a, b)) = on_one_scale(p.a, p.b) else {
-            continue;
-        };
-        by.entry((
-            judge.to_string(),
-            p.right.to_string(),
-            a.scale().as_str().to_string(),
-        ))
-        .or_default()
-        .entry(prompts.to_string())
-        .or_default()
-        .insert(p.ctx.key.clone(), (a, b));
-    }
     let mut out = Vec::new();
-    for ((judge, person, scale), versions) in by {
-        let mut order: Vec<&String> = versions.keys().collect();
-        order.sort_by_key(|v| first_run_of(v));
+    for ((judge, person, _, scale), versions) in by_version(pairs, false) {
+        let order = in_run_order(&versions, first_run_of);
+        let k = categories(&versions);
         for w in order.windows(2) {
-            let (old, new) = (&versions[w[0]], &versions[w[1]]);
-            let both: Vec<Both> = old
-                .iter()
-                .filter_map(|(key, a)| {
-                    let b = new.get(key)?;
-                    Some([
-                        (a.0.ordinal(), a.1.ordinal()),
-                        (b.0.ordinal(), b.1.ordinal()),
-                    ])
-                })
-                .collect();
-            let k = old
-                .values()
-                .next()
-                .map_or(0, |(v, _)| v.scale().values().len());
+            let both = both_judged(&versions, w[0], w[1]);
             out.push(change(
                 (judge.clone(), person.clone(), scale.clone()),
                 w,

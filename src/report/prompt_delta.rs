@@ -6,14 +6,12 @@
 //! ([`paired`](super::paired)). A version run on a subset never shows a
 //! delta made of two different item sets.
 
-use super::paired::{Both, PairedDelta, ci_or_reason, paired_delta};
+use super::paired::{PairedDelta, ci_or_reason, paired_delta};
 use super::pairs::{Comparison, Pair};
-use super::prompt_change::on_one_scale;
+use super::prompt_change::{both_judged, by_version, categories, in_run_order};
 use crate::analytics::Figure;
-use crate::domain::{ComboKey, Value};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// One classification, one person, one judge: agreement per prompt version.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -39,14 +37,6 @@ pub struct Version {
     pub change: Option<PairedDelta>,
 }
 
-const MARK: &str = " · prompts ";
-
-/// Judge, person, classification, scale.
-type DeltaKey = (String, String, String, String);
-
-/// Version → combination → (judge value, person value), on one scale.
-type Answers = BTreeMap<String, BTreeMap<Arc<ComboKey>, (Value, Value)>>;
-
 /// `first_run_of` orders prompt hashes by the first run that used them.
 pub fn deltas(
     pairs: &BTreeMap<Comparison, Vec<Pair>>,
@@ -54,35 +44,12 @@ pub fn deltas(
     resamples: usize,
     seed: u64,
 ) -> Vec<PromptDelta> {
-    let mut by: BTreeMap<DeltaKey, Answers> = BTreeMap::new();
-    for p in pairs.get(&Comparison::JudgeVsHuman).into_iter().flatten() {
-        let Some((judge, prompts)) = p.left.split_once(MARK) else {
-            continue;
-        };
-        let Some((a, b)) = on_one_scale(p.a, p.b) else {
-            continue;
-        };
-        by.entry((
-            judge.to_string(),
-            p.right.to_string(),
-            p.ctx.key.classification_id.clone(),
-            a.scale().as_str().to_string(),
-        ))
-        .or_default()
-        .entry(prompts.to_string())
-        .or_default()
-        .insert(p.ctx.key.clone(), (a, b));
-    }
-    by.into_iter()
+    by_version(pairs, true)
+        .into_iter()
         .filter(|(_, vs)| vs.len() > 1)
         .map(|((judge, person, classification, scale), versions)| {
-            let mut order: Vec<&String> = versions.keys().collect();
-            order.sort_by_key(|v| first_run_of(v));
-            let k = versions
-                .values()
-                .flat_map(|m| m.values())
-                .next()
-                .map_or(0, |(v, _)| v.scale().values().len());
+            let order = in_run_order(&versions, first_run_of);
+            let k = categories(&versions);
             let mut out: Vec<Version> = Vec::with_capacity(order.len());
             for (i, name) in order.iter().enumerate() {
                 let mine = &versions[*name];
@@ -93,17 +60,7 @@ pub fn deltas(
                 let f = crate::analytics::Figures::compute(&own, k, false, resamples, seed)
                     .expect("indices come from the scale itself");
                 let change = (i > 0).then(|| {
-                    let before = &versions[order[i - 1]];
-                    let both: Vec<Both> = before
-                        .iter()
-                        .filter_map(|(key, a)| {
-                            let b = mine.get(key)?;
-                            Some([
-                                (a.0.ordinal(), a.1.ordinal()),
-                                (b.0.ordinal(), b.1.ordinal()),
-                            ])
-                        })
-                        .collect();
+                    let both = both_judged(&versions, order[i - 1], name);
                     paired_delta(&both, k, resamples, seed)
                 });
                 out.push(Version {
