@@ -59,27 +59,10 @@ pub fn open(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(f)
 }
 
-/// The bytes of a regular file.
-pub fn read(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut f = open(path)?;
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
 /// The text of a regular file (UTF-8).
 pub fn read_to_string(path: &Path) -> std::io::Result<String> {
     let mut f = open(path)?;
     let mut text = String::new();
     f.read_to_string(&mut text)?;
     Ok(text)
-}
-
-/// Refuses a path that exists and is not a regular file (symlinks
-/// followed); a path that does not exist passes.
-pub fn check(path: &Path) -> std::io::Result<()> {
-    match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() => Err(not_regular(kind_of(m.file_type()))),
-        _ => Ok(()),
-    }
 }

@@ -21,10 +21,12 @@ struct Row<'r> {
 /// A problem with the whole file: (line, column, what).
 type ReadError = (usize, Option<String>, String);
 
-/// Reads a CSV file a record at a time. A spreadsheet is read twice: first
-/// to check every record and collect the values each classification column
-/// holds (they are its available values), then to write the items; jury's
-/// own export once. Memory stays flat however many rows the file has.
+/// Reads a CSV file a record at a time. Before the records, one byte pass
+/// (`scan`) finds an unclosed quote and invalid UTF-8 with their line. Then
+/// a spreadsheet is read twice: first to check every record and collect the
+/// values each classification column holds (they are its available values),
+/// then to write the items; jury's own export once. Memory stays flat
+/// however many rows the file has.
 pub(super) fn read_csv(
     path: &Path,
     map: Option<&CsvMap>,

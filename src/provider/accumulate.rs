@@ -74,6 +74,9 @@ pub struct Accumulator {
     substance: usize,
     /// Content tokens with their probabilities, when the server sent any.
     logprobs: Option<Vec<super::logprobs::TokenLogprob>>,
+    /// The tokens passed the cap: none are kept after it (a gap would leave
+    /// tokens that no longer spell the answer).
+    logprobs_capped: bool,
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -162,8 +165,11 @@ impl Accumulator {
         {
             let kept = self.logprobs.get_or_insert_with(Vec::new);
             // Bounded like the answer: past the cap the tokens no longer
-            // spell the answer, and no confidence is read from them.
-            if kept.len() + tokens.len() <= super::logprobs::MAX_TOKENS {
+            // spell the answer, and no confidence is read from them, from
+            // this chunk on (a later, smaller chunk must not fill the gap).
+            if self.logprobs_capped || kept.len() + tokens.len() > super::logprobs::MAX_TOKENS {
+                self.logprobs_capped = true;
+            } else {
                 kept.extend(tokens);
             }
         }

@@ -240,9 +240,7 @@ impl Store {
                     (Some(index), Some(items)) => Some(RequestPosition { index, items }),
                     _ => None,
                 },
-                confidence: r
-                    .get::<_, Option<f64>>(12)?
-                    .filter(|c| c.is_finite() && *c > 0.0 && *c <= 1.0),
+                confidence: valid_confidence(r.get::<_, Option<f64>>(12)?),
             });
         }
         Ok(())
@@ -349,6 +347,11 @@ fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
     })
 }
 
+/// A stored confidence as read: a probability in (0, 1], else unknown.
+fn valid_confidence(c: Option<f64>) -> Option<f64> {
+    c.filter(|c| c.is_finite() && *c > 0.0 && *c <= 1.0)
+}
+
 /// The stored confidence columns as a [`Confidence`]; a value without a
 /// known source, or outside (0, 1], reads as unknown.
 fn confidence_from(
@@ -356,7 +359,7 @@ fn confidence_from(
     source: Option<String>,
     expected_score: Option<f64>,
 ) -> Option<Confidence> {
-    let value = value.filter(|v| v.is_finite() && *v > 0.0 && *v <= 1.0)?;
+    let value = valid_confidence(value)?;
     let source = ConfidenceSource::parse(source.as_deref()?)?;
     Some(Confidence {
         value,
