@@ -292,8 +292,8 @@ fn awag_mode(test: &str, mode: &str) {
     );
 }
 
-/// `--confidence logprobs` on llama.cpp's server: every verdict carries the
-/// probability of its value, in (0, 1].
+/// `--confidence logprobs` on llama.cpp's server: verdicts carry the
+/// probability of their value, in (0, 1].
 fn awag_confidence(test: &str, mode: &str) {
     let Some(real) = real_server(test) else {
         return;
@@ -317,13 +317,27 @@ fn awag_confidence(test: &str, mode: &str) {
         o.summary,
         o.failures
     );
+    // A confidence that is there is a probability read from logprobs; one
+    // that cannot be placed in the answer's tokens is left unknown, never
+    // guessed, so a small model's odd answer may go without: most verdicts
+    // carry one (the same 5-in-6 bar as the verdicts themselves).
+    let mut without = Vec::new();
     for r in &o.rows {
-        let c = r["confidence"].as_f64();
-        assert!(
-            c.is_some_and(|c| c > 0.0 && c <= 1.0) && r["confidence_source"] == "logprobs",
-            "mode {mode}: a verdict without a confidence in (0, 1]: {r}"
-        );
+        match r["confidence"].as_f64() {
+            Some(c) => assert!(
+                c > 0.0 && c <= 1.0 && r["confidence_source"] == "logprobs",
+                "mode {mode}: a confidence outside (0, 1] or not from logprobs: {r}"
+            ),
+            None => without.push(r.to_string()),
+        }
     }
+    assert!(
+        without.len() * 6 <= o.rows.len(),
+        "mode {mode}: {} of {} verdicts without a confidence:\n{}",
+        without.len(),
+        o.rows.len(),
+        without.join("\n")
+    );
 }
 
 /// Other protocols: at least one verdict.
