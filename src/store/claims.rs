@@ -57,13 +57,14 @@ impl Store {
         leave_held: bool,
     ) -> Result<Claimed> {
         let config = config_of(f);
+        let tx = self.immediate()?;
+        // Read under the write lock: a run that claims meanwhile waits for
+        // us, and one that ended meanwhile has written all it judged.
         let judged = if leave_held {
-            self.judged_keys(f)?
+            super::verdicts::judged_keys_on(&tx, f)?
         } else {
             HashSet::new()
         };
-        let tx = self.immediate()?;
-        // Read under the write lock: a run that claims meanwhile waits for us.
         let live = live_runs(&tx)?;
         // Claims of runs no longer live: their runs cannot judge them.
         let claimants: Vec<i64> = {

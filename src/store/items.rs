@@ -2,7 +2,7 @@
 
 use super::{Result, Store, StoreError};
 use crate::domain::{Classification, Item, Persona, Perspective, Source};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::OptionalExtension;
 use std::collections::HashMap;
 
 /// What an import wrote.
@@ -54,22 +54,6 @@ impl Store {
             tx.merge_label(l)?;
         }
         tx.commit()
-    }
-
-    /// Records protocol inputs skipped as invalid: (protocol, file, index, reason).
-    pub fn record_skips(&mut self, skips: &[(String, String, usize, String)]) -> Result<()> {
-        let tx = self.immediate()?;
-        {
-            let mut stmt = tx.prepare(
-                "INSERT INTO skipped_inputs (protocol, file, idx, reason, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT(protocol, file, idx) DO UPDATE SET reason=excluded.reason, created_at=excluded.created_at",
-            )?;
-            for (protocol, file, idx, reason) in skips {
-                stmt.execute(params![protocol, file, *idx as i64, reason, super::now()])?;
-            }
-        }
-        tx.commit()?;
-        Ok(())
     }
 
     /// Skipped inputs of one protocol: (file, index, reason).

@@ -106,9 +106,8 @@ pub(super) fn record_tx(tx: &rusqlite::Transaction<'_>, s: &Slot, kind: EventKin
 impl Store {
     /// Undoes a label change durably (as [`Store::upsert_label`] saves one).
     pub fn undo_label(&mut self, u: &LabelUndo) -> Result<()> {
-        self.conn.pragma_update(None, "synchronous", "FULL")?;
-        let result = (|| {
-            let tx = self.immediate()?;
+        self.durably(|store| {
+            let tx = store.immediate()?;
             let current = current_tx(&tx, &u.slot)?;
             let still = current
                 .as_ref()
@@ -130,9 +129,7 @@ impl Store {
             }
             tx.commit()?;
             Ok(())
-        })();
-        let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
-        result.map_err(|e| self.with_wait(e))
+        })
     }
 
     /// Every change to the labels of one combination (every persona, person

@@ -107,16 +107,12 @@ impl Store {
     /// or power loss. The same person labelling the same combination on the
     /// same scale again replaces their earlier answer.
     pub fn upsert_label(&mut self, l: &Label) -> Result<()> {
-        self.conn.pragma_update(None, "synchronous", "FULL")?;
-        let result = (|| {
-            let tx = self.immediate()?;
+        self.durably(|store| {
+            let tx = store.immediate()?;
             upsert_label_tx(&tx, l, EventKind::Set)?;
             tx.commit()?;
             Ok(())
-        })();
-        // Back to NORMAL for verdict traffic whatever happened above.
-        let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
-        result.map_err(|e| self.with_wait(e))
+        })
     }
 
     /// Updates only the note of an existing label.
@@ -129,10 +125,7 @@ impl Store {
         note: &str,
     ) -> Result<bool> {
         // As durable as a label (a person's words).
-        self.conn.pragma_update(None, "synchronous", "FULL")?;
-        let result = self.set_label_note_tx(key, persona, who, scale, note);
-        let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
-        result.map_err(|e| self.with_wait(e))
+        self.durably(|store| store.set_label_note_tx(key, persona, who, scale, note))
     }
 
     fn set_label_note_tx(

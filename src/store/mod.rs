@@ -342,6 +342,16 @@ impl Store {
         Ok(n)
     }
 
+    /// Runs `write` with `synchronous=FULL`, for what a person wrote (a
+    /// label, its note, an undo): it must survive a power loss, not only a
+    /// crash. Back to NORMAL for verdict traffic whatever happened.
+    fn durably<T>(&mut self, write: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
+        let result = write(self);
+        let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
+        result.map_err(|e| self.with_wait(e))
+    }
+
     fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>> {
         self.before_write()?;
         let wait = self.busy_timeout;

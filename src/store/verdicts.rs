@@ -72,27 +72,7 @@ impl Store {
     /// Combinations that already have a verdict with this persona, protocol,
     /// mode, model and prompt set (what `--resume` skips).
     pub fn judged_keys(&self, f: &VerdictFilter<'_>) -> Result<HashSet<ComboKey>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT item_id, classification_id, perspective_id FROM verdicts
-             WHERE persona_id = ?1 AND protocol = ?2 AND mode IS ?3 AND model = ?4 AND prompt_hash = ?5",
-        )?;
-        let rows = stmt.query_map(
-            params![
-                f.persona_id,
-                f.protocol.as_str(),
-                f.mode.map(|m| m.number()),
-                f.model,
-                f.prompt_hash
-            ],
-            |r| {
-                Ok(ComboKey::new(
-                    &r.get::<_, String>(0)?,
-                    &r.get::<_, String>(1)?,
-                    &r.get::<_, String>(2)?,
-                ))
-            },
-        )?;
-        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+        judged_keys_on(&self.conn, f)
     }
 
     /// Every verdict for one item, oldest first.
@@ -453,4 +433,33 @@ fn insert_verdicts_on(
         fresh.push(n == 1);
     }
     Ok(())
+}
+
+/// [`Store::judged_keys`] on a connection or a transaction (a claim reads
+/// it under the write lock it claims with).
+pub(super) fn judged_keys_on(
+    conn: &rusqlite::Connection,
+    f: &VerdictFilter<'_>,
+) -> Result<HashSet<ComboKey>> {
+    let mut stmt = conn.prepare(
+            "SELECT item_id, classification_id, perspective_id FROM verdicts
+             WHERE persona_id = ?1 AND protocol = ?2 AND mode IS ?3 AND model = ?4 AND prompt_hash = ?5",
+        )?;
+    let rows = stmt.query_map(
+        params![
+            f.persona_id,
+            f.protocol.as_str(),
+            f.mode.map(|m| m.number()),
+            f.model,
+            f.prompt_hash
+        ],
+        |r| {
+            Ok(ComboKey::new(
+                &r.get::<_, String>(0)?,
+                &r.get::<_, String>(1)?,
+                &r.get::<_, String>(2)?,
+            ))
+        },
+    )?;
+    Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
 }
