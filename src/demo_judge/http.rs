@@ -373,3 +373,77 @@ pub fn http_chunk(data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(b"\r\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+    use tokio::net::TcpListener;
+
+    /// `read_request` on the server side of a loopback connection whose
+    /// client sends `bytes` (and keeps the connection open: a cap must not
+    /// wait for the client to give up), with how many bytes it had read.
+    async fn served(bytes: Vec<u8>) -> (Option<(Request, bool)>, usize) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let client = tokio::spawn(async move {
+            let mut c = tokio::net::TcpStream::connect(addr).await.expect("connect");
+            // Refused writes are the point: the server stops reading.
+            let _ = c.write_all(&bytes).await;
+            c
+        });
+        let (mut sock, _) = listener.accept().await.expect("accept");
+        let mut buf = Vec::new();
+        let got = read_request(&mut sock, &mut buf).await;
+        drop(sock);
+        let _ = client.await;
+        (got, buf.len())
+    }
+
+    #[tokio::test]
+    async fn a_head_past_its_cap_is_refused_without_reading_on() {
+        let mut bytes = b"POST /v1/chat/completions HTTP/1.1\r\nX-Long: ".to_vec();
+        bytes.extend(std::iter::repeat_n(b'a', 4 * MAX_HEAD));
+        let (got, read) = served(bytes).await;
+        assert!(got.is_none());
+        // At most one read past the cap.
+        assert!(read <= MAX_HEAD + 16 * 1024 + 1, "{read} bytes read");
+    }
+
+    #[tokio::test]
+    async fn a_body_announced_past_its_cap_is_refused_before_it_is_read() {
+        let head = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {}\r\n\r\n{{",
+            MAX_BODY + 1
+        );
+        let (got, _) = served(head.into_bytes()).await;
+        assert!(got.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_chunk_past_the_body_cap_is_refused_before_it_is_read() {
+        let head = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{{",
+            MAX_BODY + 1
+        );
+        let (got, _) = served(head.into_bytes()).await;
+        assert!(got.is_none());
+    }
+
+    /// Under the caps a request is read whole (the tests above fail for
+    /// the cap, not for the framing).
+    #[tokio::test]
+    async fn a_request_under_the_caps_is_read() {
+        let body = br#"{"model":"m","stream":true}"#;
+        let mut bytes = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        bytes.extend_from_slice(body);
+        let (got, _) = served(bytes).await;
+        let (req, close) = got.expect("read");
+        assert_eq!(req.path, "/v1/chat/completions");
+        assert!(close && req.wants_stream());
+    }
+}
