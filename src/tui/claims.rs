@@ -15,7 +15,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub use crate::protocol::spec::NO_PERSONA;
+pub const NO_PERSONA: &str = crate::domain::PersonaRef::NONE_ID;
 
 /// Claim id → what judging it asks.
 pub type Claims = BTreeMap<String, Settings>;
