@@ -367,6 +367,11 @@ pub struct TrustArgs {
     /// and the chosen ones are counted.
     #[arg(long)]
     pub sampled_only: bool,
+    /// List the verdicts that need a person instead (the escalation queue):
+    /// per classification, the trusted configuration's verdicts below its
+    /// threshold, without a confidence or undecided, not yet labelled.
+    #[arg(long)]
+    pub needs_person: bool,
     #[arg(long, value_enum, default_value_t = TrustFormat::Table)]
     pub format: TrustFormat,
 }

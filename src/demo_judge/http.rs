@@ -168,36 +168,25 @@ fn find_from(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
         .map(|i| i + from)
 }
 
-/// The end of the next CRLF-terminated line in `buf` (reading as needed),
-/// `None` at EOF or past `max` bytes without one.
-async fn line_end(sock: &mut TcpStream, buf: &mut Vec<u8>, max: usize) -> Option<usize> {
+/// Where `needle` first occurs in `buf`, reading as needed; `None` at EOF
+/// or once `buf` holds more than `max` bytes without it. A line ends at
+/// `\r\n`, a head at its blank line (`\r\n\r\n`).
+async fn find_reading(
+    sock: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    needle: &[u8],
+    max: usize,
+) -> Option<usize> {
     let mut from = 0;
     loop {
-        if let Some(i) = find_from(buf, b"\r\n", from) {
+        if let Some(i) = find_from(buf, needle, from) {
             return Some(i);
         }
         if buf.len() > max {
             return None;
         }
-        from = buf.len().saturating_sub(1);
-        if !fill(sock, buf).await {
-            return None;
-        }
-    }
-}
-
-/// Where the head in `buf` ends (before its blank line), reading as needed;
-/// `None` at EOF or past [`MAX_HEAD`].
-async fn head_end(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<usize> {
-    let mut from = 0;
-    loop {
-        if let Some(i) = find_from(buf, b"\r\n\r\n", from) {
-            return Some(i);
-        }
-        if buf.len() > MAX_HEAD {
-            return None;
-        }
-        from = buf.len().saturating_sub(3);
+        // The needle may straddle what was read and what comes next.
+        from = buf.len().saturating_sub(needle.len() - 1);
         if !fill(sock, buf).await {
             return None;
         }
@@ -231,7 +220,7 @@ async fn take(sock: &mut TcpStream, buf: &mut Vec<u8>, n: usize) -> Option<Vec<u
 async fn take_chunked(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
     let mut body = Vec::new();
     loop {
-        let end = line_end(sock, buf, MAX_HEAD).await?;
+        let end = find_reading(sock, buf, b"\r\n", MAX_HEAD).await?;
         let line = String::from_utf8_lossy(&buf[..end]).to_string();
         buf.drain(..end + 2);
         let size_text = line.split(';').next().unwrap_or("").trim();
@@ -240,7 +229,7 @@ async fn take_chunked(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>
             // Trailers until an empty line, all of them within MAX_HEAD.
             let mut trailers = 0usize;
             loop {
-                let end = line_end(sock, buf, MAX_HEAD - trailers).await?;
+                let end = find_reading(sock, buf, b"\r\n", MAX_HEAD - trailers).await?;
                 buf.drain(..end + 2);
                 if end == 0 {
                     return Some(body);
@@ -273,9 +262,10 @@ pub async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(Re
             return None;
         }
     }
-    let head_end = tokio::time::timeout(HEAD_TIMEOUT, head_end(sock, buf))
-        .await
-        .ok()??;
+    let head_end =
+        tokio::time::timeout(HEAD_TIMEOUT, find_reading(sock, buf, b"\r\n\r\n", MAX_HEAD))
+            .await
+            .ok()??;
     let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
     buf.drain(..head_end + 4);
     let mut lines = head.split("\r\n");

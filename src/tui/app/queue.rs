@@ -2,7 +2,7 @@
 //! teaches most (DESIGN §7) — judge≠human, mode≠mode or persona≠persona
 //! disagreements first, or the judge's least confident verdicts first.
 
-use super::app::{LabelEntry, disagrees};
+use super::{LabelEntry, disagrees};
 use crate::domain::{Value, Verdict};
 
 /// How the item list is ordered (`o` cycles).
