@@ -171,6 +171,23 @@ impl JudgeSpec {
         }
     }
 
+    /// The same judge asked as `persona` (a run per item owner), checked as
+    /// its constructor checks it.
+    pub fn as_persona(&self, persona: &str) -> Result<JudgeSpec, SpecRefusal> {
+        let mut spec = self.clone();
+        match &mut spec {
+            JudgeSpec::Awag {
+                mode, perspectives, ..
+            } => return JudgeSpec::awag(*mode, persona, std::mem::take(perspectives)),
+            JudgeSpec::Rubric { persona: p, .. }
+            | JudgeSpec::Proposition { persona: p, .. }
+            | JudgeSpec::Guideline { persona: p } => {
+                *p = PersonaRef::from_id(persona).into_persona();
+            }
+        }
+        Ok(spec)
+    }
+
     /// The spec with each perspective and dimension once, at its first
     /// place: whoever built it (flags, the workbench), a plan never asks for
     /// one combination twice.
@@ -419,6 +436,22 @@ mod tests {
             (settings.claim_id.as_str(), persona.as_deref()),
             ("c-1", Some("ana"))
         );
+    }
+
+    #[test]
+    fn a_spec_asked_as_another_persona_is_checked_again() {
+        let spec = JudgeSpec::awag(Mode::Three, "ana", vec!["p".into()]).unwrap();
+        assert_eq!(
+            spec.as_persona(" maren "),
+            JudgeSpec::awag(Mode::Three, "maren", vec!["p".into()])
+        );
+        assert_eq!(
+            spec.as_persona(""),
+            Err(SpecRefusal::NoPersonaOrPerspective)
+        );
+        let none = JudgeSpec::guideline(PersonaRef::None);
+        assert_eq!(none.as_persona("ana").unwrap().persona(), Some("ana"));
+        assert_eq!(none.as_persona(PersonaRef::NONE_ID).as_ref(), Ok(&none));
     }
 
     #[test]

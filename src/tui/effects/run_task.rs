@@ -24,7 +24,7 @@ pub fn summarize(
         .into_iter()
         .map(|plan| {
             let count = |resume: bool| -> Result<RunCount, String> {
-                let mut req = run_request(plan.clone(), prompts_dir.clone())?;
+                let mut req = run_request(plan.clone(), prompts_dir.clone());
                 req.resume = resume;
                 let p = make_plan(cfg, &req, &store).map_err(|e| e.to_string())?;
                 Ok(count(&p, &req, price))
@@ -122,10 +122,7 @@ pub fn start(
         let ended = |error: Option<String>| {
             let _ = tx.send(Msg::RunEnded { tag, error });
         };
-        let req = match run_request(plan.clone(), prompts_dir.clone()) {
-            Ok(req) => req,
-            Err(e) => return ended(Some(e)),
-        };
+        let req = run_request(plan.clone(), prompts_dir.clone());
         let p = match plan_off_thread(&cfg, &req).await {
             Ok(p) => p,
             Err(e) => return ended(Some(e)),
