@@ -5,6 +5,7 @@
 pub mod app;
 pub mod effects;
 pub mod input;
+pub mod layout;
 pub mod msg;
 pub mod runtime;
 pub mod strings;

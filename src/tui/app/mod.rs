@@ -330,8 +330,8 @@ impl App {
 
     /// Rows the list pane shows (from the last known terminal size).
     pub fn list_height(&self) -> usize {
-        let legend = super::views::legend::height(self, self.chrome.size.0);
-        super::views::layout::list_rows(self.chrome.size, legend)
+        let legend = super::layout::legend::height(self, self.chrome.size.0);
+        super::layout::list_rows(self.chrome.size, legend)
     }
 
     pub fn scroll_list_to_cursor(&mut self) {

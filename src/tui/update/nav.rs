@@ -239,7 +239,10 @@ pub fn movement(app: &mut App, action: Action) {
     };
     // A text view scrolls from its top to where its last page fills the
     // view: `G` shows the last page, `g` the first, whatever came before.
-    let limit = i64::from(crate::tui::views::text::scroll_limit(app, app.chrome.size));
+    let limit = i64::from(crate::tui::layout::scroll::scroll_limit(
+        app,
+        app.chrome.size,
+    ));
     let in_view = |v: u16| (v as i64).saturating_add(delta).clamp(0, limit) as u16;
     let step = |v: u16| (v as i64 + delta.clamp(-10_000, 10_000)).clamp(0, u16::MAX as i64) as u16;
     match &mut app.chrome.view {
