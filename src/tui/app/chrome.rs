@@ -196,4 +196,19 @@ impl Chrome {
             back: None,
         }
     }
+
+    /// Says `text` on the message line, for information.
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.message = Some((Level::Info, text.into()));
+    }
+
+    /// Says `text` on the message line as a warning: something was not done.
+    pub fn warn(&mut self, text: impl Into<String>) {
+        self.message = Some((Level::Warning, text.into()));
+    }
+
+    /// Says `text` on the message line as an error: something failed.
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.message = Some((Level::Error, text.into()));
+    }
 }

@@ -88,22 +88,15 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
         Msg::LabelHistory { key, result } => undo::history_loaded(app, key, result),
-        Msg::SampleNotKept(e) => {
-            app.chrome.message = Some((
-                Level::Warning,
-                format!(
-                    "the label is saved but not marked as sampled: {}",
-                    crate::sanitize::one_line(&e, 200)
-                ),
-            ))
-        }
+        Msg::SampleNotKept(e) => app.chrome.warn(format!(
+            "the label is saved but not marked as sampled: {}",
+            crate::sanitize::one_line(&e, 200)
+        )),
         Msg::SessionNotSaved(e) => {
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::session::session_not_saved(&crate::sanitize::one_line(
-                    &e, 200,
-                )),
-            ))
+            app.chrome
+                .warn(crate::tui::strings::session::session_not_saved(
+                    &crate::sanitize::one_line(&e, 200),
+                ))
         }
         Msg::AgreementChanges(c) => fewshot_loop::changes(app, c),
         Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),

@@ -90,9 +90,8 @@ pub fn open_persona_editor(app: &mut App, action: Action) {
 pub fn persona_saved(app: &mut App, r: Result<Persona, String>) {
     match r {
         Ok(p) => {
-            app.chrome.message = Some((
-                Level::Info,
-                crate::tui::strings::msg::persona_saved(&sanitize::one_line(&p.id, 60)),
+            app.chrome.info(crate::tui::strings::msg::persona_saved(
+                &sanitize::one_line(&p.id, 60),
             ));
             match app.data.personas.iter_mut().find(|x| x.id == p.id) {
                 Some(x) => *x = p,
@@ -102,12 +101,11 @@ pub fn persona_saved(app: &mut App, r: Result<Persona, String>) {
                 }
             }
         }
-        Err(e) => {
-            app.chrome.message = Some((
-                Level::Error,
-                crate::tui::strings::msg::persona_not_saved(&sanitize::one_line(&e, 200)),
-            ))
-        }
+        Err(e) => app
+            .chrome
+            .error(crate::tui::strings::msg::persona_not_saved(
+                &sanitize::one_line(&e, 200),
+            )),
     }
 }
 
@@ -130,9 +128,8 @@ pub fn paste(app: &mut App, text: &str) {
             None
         }
         _ => {
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::msg::paste_ignored(&app.chrome.keymap.hint(Action::EditNote)),
+            app.chrome.warn(crate::tui::strings::msg::paste_ignored(
+                &app.chrome.keymap.hint(Action::EditNote),
             ));
             return;
         }
@@ -285,7 +282,7 @@ fn submit_input(
             app.list.search = text.replace('\n', " ");
             app.refilter();
             if let Some(e) = app.list.query.errors.first() {
-                app.chrome.message = Some((Level::Warning, e.clone()));
+                app.chrome.warn(e.clone());
             }
         }
         InputKind::Note => {
