@@ -216,7 +216,7 @@ pub mod label {
 }
 
 /// The popups' titles, lines and key hints (keys come from the keymap).
-pub mod prompt {
+pub mod popup {
     pub const PRESS_ANY_KEY: &str = "press any key";
     pub const ALL_PERSPECTIVES: &str = "all perspectives";
     pub const EACH_ITEMS_OWNER: &str = "each item's owner (one run per owner)";

@@ -22,7 +22,7 @@ pub fn open_picker(app: &mut App, action: Action) {
         let mut cursor = app.choices.persona;
         // "Each item's owner" heads the list when items have owners.
         if app.data.has_owners {
-            options.insert(0, crate::tui::strings::prompt::EACH_ITEMS_OWNER.into());
+            options.insert(0, crate::tui::strings::popup::EACH_ITEMS_OWNER.into());
             cursor = if app.choices.by_owner { 0 } else { cursor + 1 };
         }
         (PickerKind::Persona, options, cursor)
@@ -33,7 +33,7 @@ pub fn open_picker(app: &mut App, action: Action) {
             .iter()
             .map(|p| format!("{} — {}", p.id, p.name))
             .collect();
-        options.push(crate::tui::strings::prompt::ALL_PERSPECTIVES.into());
+        options.push(crate::tui::strings::popup::ALL_PERSPECTIVES.into());
         let cursor = match app.choices.perspective {
             PerspectiveSel::One(i) => i,
             PerspectiveSel::All => app.data.perspectives.len(),
@@ -316,7 +316,7 @@ fn submit_input(
                 app,
                 kind,
                 area,
-                crate::tui::strings::prompt::PERSONA_NEEDS_ID.into(),
+                crate::tui::strings::popup::PERSONA_NEEDS_ID.into(),
             ),
             Ok(p) if crate::domain::reserved_id(&p.id).is_some() => reopen(
                 app,
@@ -328,14 +328,14 @@ fn submit_input(
                 app,
                 kind,
                 area,
-                crate::tui::strings::prompt::DEFINITION_NOT_OBJECT.into(),
+                crate::tui::strings::popup::DEFINITION_NOT_OBJECT.into(),
             ),
             Ok(p) => fx.push(Effect::SavePersona(p)),
             Err(e) => reopen(
                 app,
                 kind,
                 area,
-                crate::tui::strings::prompt::not_a_persona(&e.to_string()),
+                crate::tui::strings::popup::not_a_persona(&e.to_string()),
             ),
         },
     }
