@@ -397,7 +397,7 @@ pub mod help {
     /// The hint line under the screen: each action's key (from the keymap)
     /// and its word ("1-5 label" stands without a key).
     pub const KEY_HINTS: &[(Action, &str)] = &[
-        (Action::Judge, "judge"),
+        (Action::Activate, "judge"),
         (Action::Likert1, "1-5 label"),
         (Action::Agree, "agree"),
         (Action::Disagree, "disagree"),

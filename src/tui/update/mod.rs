@@ -160,8 +160,12 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         NextRow => nav::move_row(app, 1),
         PrevRow => nav::move_row(app, -1),
         CycleFilter | CycleOrder => nav::cycle_list(app, action),
-        Judge if matches!(app.chrome.view, View::Agreement(_)) => drill::open(app),
-        Judge => run::judge(app, fx),
+        Activate => match app.chrome.view {
+            View::Main | View::Compare => run::judge(app, fx),
+            View::Agreement(_) => drill::open(app),
+            View::Personas { cursor } => run::use_persona(app, cursor),
+            View::Runs(_) | View::Prompt { .. } | View::Help { .. } => {}
+        },
         RunFiltered => run::run_filtered(app, fx),
         RunMissing => run::run_missing(app, fx),
         CycleMode => {

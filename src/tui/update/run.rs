@@ -6,34 +6,33 @@ use super::super::msg::Effect;
 use crate::domain::{Mode, Protocol};
 use crate::sanitize;
 
-/// Enter: judges the current item on the main screen and in compare; picks
-/// the selected persona in the personas view.
+/// Enter on the main screen and in compare: judges the current item. One
+/// item is cheap: it starts at once, and like `R` it judges only what is
+/// missing; when nothing is, the run asks before re-judging.
 pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
-    if app.chrome.view == View::Main || app.chrome.view == View::Compare {
-        // One item is cheap: it starts at once, and like `R` it judges only
-        // what is missing; when nothing is, the run asks before re-judging.
-        if let Some(it) = app.current_item() {
-            let ids = vec![(it.id.clone(), it.kind.clone())];
-            let plans = plans_for(app, app.choices.mode, ids);
-            // A warning from planning (a claim it cannot judge) outlives
-            // the "judging…" line of the runs that could start.
-            let warning = app
-                .chrome
-                .message
-                .clone()
-                .filter(|(level, _)| *level != Level::Info);
-            for plan in plans {
-                start_run(app, plan, fx);
-            }
-            if warning.is_some() {
-                app.chrome.message = warning;
-            }
+    if let Some(it) = app.current_item() {
+        let ids = vec![(it.id.clone(), it.kind.clone())];
+        let plans = plans_for(app, app.choices.mode, ids);
+        // A warning from planning (a claim it cannot judge) outlives
+        // the "judging…" line of the runs that could start.
+        let warning = app
+            .chrome
+            .message
+            .clone()
+            .filter(|(level, _)| *level != Level::Info);
+        for plan in plans {
+            start_run(app, plan, fx);
         }
-        return;
+        if warning.is_some() {
+            app.chrome.message = warning;
+        }
     }
-    if let View::Personas { cursor } = app.chrome.view
-        && cursor < app.data.personas.len()
-    {
+}
+
+/// Enter in the personas view: the persona under the cursor is the one
+/// judged as from now on.
+pub fn use_persona(app: &mut App, cursor: usize) {
+    if cursor < app.data.personas.len() {
         app.choices.persona = cursor;
         app.choices.by_owner = false;
         app.refresh_all_marks();
