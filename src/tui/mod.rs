@@ -4,6 +4,8 @@
 
 pub mod app;
 pub mod effects;
+#[cfg(test)]
+mod fixtures;
 pub mod input;
 pub mod layout;
 pub mod msg;

@@ -21,6 +21,8 @@ pub mod quit;
 pub mod request_preview;
 pub mod run;
 pub mod session;
+#[cfg(test)]
+mod tests;
 pub mod undo;
 
 use super::app::*;
