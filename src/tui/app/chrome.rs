@@ -7,7 +7,7 @@ use crate::tui::theme::Theme;
 use ratatui_textarea::TextArea;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
+pub(crate) enum Pane {
     List,
     Item,
     Verdicts,
@@ -161,7 +161,7 @@ pub enum Level {
 }
 
 pub struct Chrome {
-    pub focus: Pane,
+    pub(crate) focus: Pane,
     pub view: View,
     pub popup: Option<Popup>,
     pub message: Option<(Level, String)>,
