@@ -174,7 +174,7 @@ pub struct Chrome {
     /// empty) in its last line instead of over the key hints.
     pub legend: Option<String>,
     /// When the session (persona, mode, filter, item...) was last kept.
-    pub session: crate::tui::update::session::SessionTracker,
+    pub session: super::SessionTracker,
     /// The agreement view a drill came from: Esc on the drilled list goes
     /// back to it as it was.
     pub back: Option<Box<AgreementState>>,

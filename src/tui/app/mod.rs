@@ -13,6 +13,7 @@ mod judge_cache;
 mod list;
 mod query;
 mod runs;
+mod session;
 mod workspace;
 
 pub mod claims;
@@ -27,6 +28,7 @@ pub use fewshot::*;
 pub use list::*;
 pub use query::*;
 pub use runs::*;
+pub use session::*;
 pub use workspace::*;
 
 use super::input::keymap::Keymap;
