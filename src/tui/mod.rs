@@ -1,6 +1,9 @@
-//! The interactive workbench (DESIGN §6): state in [`app`], decisions in
-//! [`update`], side effects in [`effects`], drawing in [`views`], one loop in
-//! [`runtime::event_loop`].
+//! The interactive workbench (DESIGN §6), in layers: state in [`app`],
+//! decisions in [`update`], side effects in [`effects`], drawing in
+//! [`views`]. Between them: [`msg`] (messages in, effects out), [`layout`]
+//! (sizes both drawing and update need), [`input`] (keys to actions) and
+//! [`runtime`] (the terminal and the one loop). State, update and effects
+//! never import the views.
 
 pub mod app;
 pub mod effects;

@@ -3,8 +3,9 @@
 //! One module per concern: [`nav`] (panes, rows, list, views), [`label`]
 //! (human labels and their saving), [`run`] (starting runs), [`engine`]
 //! (the engine's events), [`confirm`] (what `R` will send), [`cancel`]
-//! (stopping runs), [`popup`] (pickers,
-//! text fields, pastes).
+//! (stopping runs), [`popup`] (pickers, text fields, pastes), [`quit`]
+//! (quitting with unsaved labels, replaying them), [`session`] (what is
+//! kept for the next start), [`request_preview`] (the prompt view's text).
 
 pub mod cancel;
 pub mod claims;
