@@ -216,7 +216,7 @@ pub mod label {
 }
 
 /// The popups' titles, lines and key hints (keys come from the keymap).
-pub mod prompt {
+pub mod popup {
     pub const PRESS_ANY_KEY: &str = "press any key";
     pub const ALL_PERSPECTIVES: &str = "all perspectives";
     pub const EACH_ITEMS_OWNER: &str = "each item's owner (one run per owner)";
@@ -396,7 +396,7 @@ pub mod help {
     /// The hint line under the screen: each action's key (from the keymap)
     /// and its word ("1-5 label" stands without a key).
     pub const KEY_HINTS: &[(Action, &str)] = &[
-        (Action::Judge, "judge"),
+        (Action::Activate, "judge"),
         (Action::Likert1, "1-5 label"),
         (Action::Agree, "agree"),
         (Action::Disagree, "disagree"),

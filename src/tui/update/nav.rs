@@ -11,9 +11,8 @@ use crate::sanitize;
 pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     // Both views are judge values side by side or figures made of them.
     if app.choices.blind && matches!(action, Action::Compare | Action::Agreement) {
-        app.chrome.message = Some((
-            Level::Info,
-            crate::tui::strings::msg::blind_hides(&app.chrome.keymap.hint(Action::ToggleBlind)),
+        app.chrome.info(crate::tui::strings::msg::blind_hides(
+            &app.chrome.keymap.hint(Action::ToggleBlind),
         ));
         return;
     }
@@ -87,10 +86,8 @@ pub fn runs_loaded(
 pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     use crate::domain::Side;
     let View::Agreement(a) = &mut app.chrome.view else {
-        app.chrome.message = Some((
-            crate::tui::app::Level::Info,
-            crate::tui::strings::msg::SPLIT_IN_AGREEMENT.into(),
-        ));
+        app.chrome
+            .info(crate::tui::strings::msg::SPLIT_IN_AGREEMENT);
         return;
     };
     a.side = match a.side {
@@ -188,9 +185,8 @@ pub fn cycle_list(app: &mut App, action: Action) {
     }
     if app.choices.blind {
         // Every other order is made of the judge's verdicts.
-        app.chrome.message = Some((
-            Level::Info,
-            crate::tui::strings::msg::blind_hides(&app.chrome.keymap.hint(Action::ToggleBlind)),
+        app.chrome.info(crate::tui::strings::msg::blind_hides(
+            &app.chrome.keymap.hint(Action::ToggleBlind),
         ));
         return;
     }
@@ -199,10 +195,8 @@ pub fn cycle_list(app: &mut App, action: Action) {
     app.list.cursor = 0;
     app.list.list_offset = 0;
     app.refresh_detail();
-    app.chrome.message = Some((
-        Level::Info,
-        crate::tui::strings::msg::list_order(app.list.order.name()),
-    ));
+    app.chrome
+        .info(crate::tui::strings::msg::list_order(app.list.order.name()));
 }
 
 /// Esc: backs out one step — the view, the search, the filter, the message.
@@ -239,7 +233,10 @@ pub fn movement(app: &mut App, action: Action) {
     };
     // A text view scrolls from its top to where its last page fills the
     // view: `G` shows the last page, `g` the first, whatever came before.
-    let limit = i64::from(crate::tui::views::text::scroll_limit(app, app.chrome.size));
+    let limit = i64::from(crate::tui::layout::scroll::scroll_limit(
+        app,
+        app.chrome.size,
+    ));
     let in_view = |v: u16| (v as i64).saturating_add(delta).clamp(0, limit) as u16;
     let step = |v: u16| (v as i64 + delta.clamp(-10_000, 10_000)).clamp(0, u16::MAX as i64) as u16;
     match &mut app.chrome.view {
@@ -347,8 +344,7 @@ pub fn cycle_compare_axis(app: &mut App) {
     } else {
         app.choices.compare_axis = app.choices.compare_axis.next();
     }
-    app.chrome.message = Some((
-        Level::Info,
-        crate::tui::strings::session::compare_axis(app.choices.compare_axis.name()),
+    app.chrome.info(crate::tui::strings::session::compare_axis(
+        app.choices.compare_axis.name(),
     ));
 }

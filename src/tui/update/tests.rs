@@ -1,13 +1,11 @@
-//! Pure update tests: no terminal, no I/O.
-#![cfg(feature = "tui")]
+//! Update driven by messages, its state and effects looked at: no
+//! terminal, no I/O (a few also look at the screen drawn after).
 
-mod tui_common;
-use tui_common::*;
-
+use crate::domain::*;
+use crate::tui::app::{Filter, Pane, SaveState, mark};
+use crate::tui::fixtures::*;
+use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
-use jury::domain::*;
-use jury::tui::app::{Filter, Pane, SaveState, mark};
-use jury::tui::msg::{Effect, Msg};
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {
@@ -70,7 +68,7 @@ fn a_and_d_on_a_likert_row_are_refused_and_say_which_keys_it_takes() {
             let fx = key(&mut app, k);
             assert!(fx.is_empty(), "{k} in mode {}: {fx:?}", app.choices.mode);
             let (level, m) = app.chrome.message.clone().expect("a message");
-            assert_eq!(level, jury::tui::app::Level::Warning, "{m}");
+            assert_eq!(level, crate::tui::app::Level::Warning, "{m}");
             assert!(m.contains("1–5") && m.contains("mode 3"), "{m}");
         }
         assert!(app.data.labels.is_empty(), "nothing stored");
@@ -313,7 +311,7 @@ fn agreement_rows_count_judge_vs_human() {
     key(&mut app, 'A');
     let s = screen(&app);
     assert!(s.contains("urgency"), "{s}");
-    let rows = jury::tui::update::agreement_rows(&app);
+    let rows = crate::tui::update::agreement_rows(&app);
     assert_eq!((rows[0].n, rows[0].agree), (2, 1));
     assert!(app.data.marks[1] & mark::DISAGREE != 0);
 }
@@ -322,7 +320,7 @@ fn agreement_rows_count_judge_vs_human() {
 fn prompt_view_shows_the_request() {
     let mut app = app();
     key(&mut app, 'W');
-    let jury::tui::app::View::Prompt { text, .. } = &app.chrome.view else {
+    let crate::tui::app::View::Prompt { text, .. } = &app.chrome.view else {
         panic!()
     };
     assert!(text.contains("get_evaluations"), "{text}");
@@ -331,7 +329,7 @@ fn prompt_view_shows_the_request() {
 
 #[test]
 fn incremental_stream_sanitising_matches_the_whole() {
-    use jury::tui::app::{MAX_VERDICT_CHARS, Stream};
+    use crate::tui::app::{MAX_VERDICT_CHARS, Stream};
     let full =
         "The item \x1b[2J says \u{202E}urgent\u{202C}; the classifier said 'not'. ".repeat(200);
     let mut s = Stream::new(1);
@@ -345,7 +343,7 @@ fn incremental_stream_sanitising_matches_the_whole() {
     }
     assert_eq!(
         s.text,
-        jury::sanitize::for_display(&full, MAX_VERDICT_CHARS)
+        crate::sanitize::for_display(&full, MAX_VERDICT_CHARS)
     );
     // A text that does not extend the previous one starts over.
     s.set("different");
@@ -361,8 +359,8 @@ fn labels_are_stamped_with_the_time_update_is_given() {
     let t0 = chrono::DateTime::parse_from_rfc3339("2031-05-04T10:00:00Z")
         .unwrap()
         .with_timezone(&chrono::Utc);
-    let press = |app: &mut jury::tui::app::App, c: char, at| {
-        jury::tui::update::update(
+    let press = |app: &mut crate::tui::app::App, c: char, at| {
+        crate::tui::update::update(
             app,
             Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
             at,
@@ -389,8 +387,8 @@ fn labels_are_stamped_with_the_time_update_is_given() {
 /// anywhere.
 #[test]
 fn g_and_shift_g_in_text_views_land_on_the_first_and_last_page() {
+    use crate::tui::app::View;
     use crossterm::event::{KeyEvent, KeyModifiers};
-    use jury::tui::app::View;
     let mut app = app();
     app.chrome.size = (120, 32);
     for open in ['W', '?'] {
