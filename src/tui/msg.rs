@@ -55,6 +55,9 @@ pub enum Msg {
     /// The persona saved as it was given, or why not (answers
     /// `Effect::SavePersona`).
     PersonaSaved(Result<Persona, String>),
+    /// The verdicts that need a person, as (persona, combination), for the
+    /// "needs a person" filter (answers `Effect::LoadEscalations`).
+    EscalationsLoaded(Result<Vec<(String, crate::domain::ComboKey)>, String>),
 
     // ----- the agreement report (answers `Effect::LoadAgreement`, in this order) -----
     /// The agreement figures, computed off the UI thread. An error ends the
@@ -132,6 +135,9 @@ pub enum Effect {
     CancelRun { tag: u64 },
     /// Read runs and failures from the store (answers `Msg::RunsLoaded`).
     LoadRuns,
+    /// Find the verdicts that cannot stand without a person (trust
+    /// thresholds over the whole store; answers `Msg::EscalationsLoaded`).
+    LoadEscalations,
     /// Compute the agreement figures (answers `Msg::AgreementLoaded`, then
     /// the notes, the ranking, the cells and the prompt changes), on one side
     /// of the held-out split or all, and on the listed items.

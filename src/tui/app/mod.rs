@@ -315,7 +315,7 @@ impl App {
         for i in 0..self.data.items.len() {
             self.data.refresh_marks(i);
         }
-        if self.list.query.reads_judge() || self.list.filter == Filter::Disagreements {
+        if self.list.query.reads_judge() || self.list.filter.reads_judge() {
             self.refilter();
         } else {
             self.list.recount(&self.data);

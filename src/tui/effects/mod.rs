@@ -141,6 +141,20 @@ impl Executor {
                 });
             }
             Effect::LoadAgreement(scope) => self.load_agreement(scope),
+            Effect::LoadEscalations => {
+                let (path, tx) = (self.db_path.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let r = Store::open(&path)
+                        .and_then(|s| crate::report::trust::escalation_queue(&s))
+                        .map(|queue| {
+                            queue
+                                .into_iter()
+                                .map(|e| (e.persona.to_string(), (*e.key).clone()))
+                                .collect()
+                        });
+                    let _ = tx.send(Msg::EscalationsLoaded(r.map_err(|e| e.to_string())));
+                });
+            }
             // Small and synchronous: the quit prompt waits on it, and the
             // process may end right after.
             Effect::KeepUnsaved(labels) => {

@@ -62,10 +62,9 @@ pub fn toggle_blind(app: &mut App) {
     app.choices.blind = !app.choices.blind;
     // The list must not sort or filter by what the judge said either.
     if app.choices.blind
-        && (app.list.filter == Filter::Disagreements
-            || app.list.order != crate::tui::app::queue::Order::File)
+        && (app.list.filter.reads_judge() || app.list.order != crate::tui::app::queue::Order::File)
     {
-        if app.list.filter == Filter::Disagreements {
+        if app.list.filter.reads_judge() {
             app.list.filter = Filter::All;
         }
         app.list.order = crate::tui::app::queue::Order::File;

@@ -75,6 +75,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunEnded { tag, error } => {
             fewshot_loop::run_ended(app, tag, &error, &mut fx);
             run::run_ended(app, tag, error);
+            nav::verdicts_changed(app, &mut fx);
         }
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
         Msg::UndoRefused { req, current, why } => {
@@ -90,6 +91,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
+        Msg::EscalationsLoaded(r) => nav::escalations_loaded(app, r),
         Msg::LabelHistory { key, result } => undo::history_loaded(app, key, result),
         Msg::SampleNotKept(e) => app.chrome.warn(format!(
             "the label is saved but not marked as sampled: {}",
@@ -162,7 +164,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),
         PrevRow => nav::move_row(app, -1),
-        CycleFilter | CycleOrder => nav::cycle_list(app, action),
+        CycleFilter | CycleOrder => nav::cycle_list(app, action, fx),
         Activate => match app.chrome.view {
             View::Main | View::Compare => run::judge(app, fx),
             View::Agreement(_) => drill::open(app),

@@ -172,13 +172,68 @@ pub fn focus(app: &mut App, action: Action) {
     }
 }
 
+/// The escalation queue arrived: every item's mark follows it.
+pub fn escalations_loaded(
+    app: &mut App,
+    r: Result<Vec<(String, crate::domain::ComboKey)>, String>,
+) {
+    let queue = match r {
+        Ok(q) => q,
+        Err(e) => {
+            app.chrome
+                .error(crate::tui::strings::msg::escalations_failed(
+                    &crate::sanitize::one_line(&e, 200),
+                ));
+            return;
+        }
+    };
+    let n = queue.len();
+    let mut by_item: std::collections::HashMap<String, Vec<_>> = Default::default();
+    for (persona, key) in queue {
+        by_item
+            .entry(key.item_id.clone())
+            .or_default()
+            .push((persona, key));
+    }
+    app.data.escalations = Some(by_item);
+    for i in 0..app.data.items.len() {
+        app.data.refresh_marks(i);
+    }
+    app.refilter();
+    if app.list.filter == Filter::NeedsPerson {
+        app.chrome.info(crate::tui::strings::msg::escalations(
+            n,
+            app.list.filtered.len(),
+        ));
+    }
+}
+
+/// A run ended: the escalation queue was made of the verdicts before it.
+/// Found again at once when the list shows it, else when next asked.
+pub fn verdicts_changed(app: &mut App, fx: &mut Vec<Effect>) {
+    if app.data.escalations.is_none() {
+        return;
+    }
+    if app.list.filter == Filter::NeedsPerson {
+        fx.push(Effect::LoadEscalations);
+    } else {
+        app.data.escalations = None;
+    }
+}
+
 /// The list's filter or order changed.
-pub fn cycle_list(app: &mut App, action: Action) {
+pub fn cycle_list(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     if action == Action::CycleFilter {
         app.list.filter = app.list.filter.next();
-        // Blind review: which items the judge disagrees on is the judge's answer.
-        if app.choices.blind && app.list.filter == Filter::Disagreements {
+        // Blind review: which items the judge disagrees on, or cannot
+        // stand by alone, is the judge's answer.
+        while app.choices.blind && app.list.filter.reads_judge() {
             app.list.filter = app.list.filter.next();
+        }
+        if app.list.filter == Filter::NeedsPerson && app.data.escalations.is_none() {
+            fx.push(Effect::LoadEscalations);
+            app.chrome
+                .info(crate::tui::strings::msg::FINDING_ESCALATIONS);
         }
         app.refilter();
         return;
