@@ -6,31 +6,16 @@ use common::*;
 
 #[test]
 fn the_ledger_books_each_configuration_and_prices_known_models() {
-    let ws = Workspace::new();
-    ws.import_sample();
-    let srv = ServerRt::demo();
+    let fx = SampleRun::demo();
     for (mode, model) in [
         ("1", "gpt-4o-mini"),
         ("2", "gpt-4o-mini"),
         ("2", "llama-local"),
     ] {
-        let args = [
-            "run",
-            "--mode",
-            mode,
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--limit",
-            "4",
-            "--model",
-            model,
-        ];
-        let out = ws.run_with(&srv.url(), &args);
-        assert_success(&out, &args);
+        let flags = ["--mode", mode, "--limit", "4", "--model", model];
+        assert_success(&fx.judge(None, &flags), &flags);
     }
-    let out = ws.ok(&["runs"]);
+    let out = fx.ws.ok(&["runs"]);
     let line = |name: &str| -> Vec<String> {
         out.lines()
             .find(|l| l.starts_with(name))
@@ -60,35 +45,23 @@ fn the_ledger_books_each_configuration_and_prices_known_models() {
 /// before any request, naming the file and the entry.
 #[test]
 fn a_broken_price_table_stops_the_run_naming_file_and_entry() {
-    let ws = Workspace::new();
-    ws.import_sample();
-    let srv = ServerRt::demo();
-    std::fs::create_dir_all(ws.path("xdg-config/jury")).unwrap();
-    ws.write(
+    let fx = SampleRun::demo();
+    std::fs::create_dir_all(fx.ws.path("xdg-config/jury")).unwrap();
+    fx.ws.write(
         "xdg-config/jury/prices.toml",
         "ok = [1, 2]\nmy-model = [0.5]\n",
     );
-    let args = [
-        "run",
-        "--mode",
-        "2",
-        "--persona",
-        "kenton",
-        "--perspective",
-        "classification",
-        "--limit",
-        "2",
-        "--model",
-        "my-model",
-    ];
-    let out = ws.run_with(&srv.url(), &args);
+    let out = fx.judge(
+        None,
+        &["--mode", "2", "--limit", "2", "--model", "my-model"],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains("prices.toml") && err.contains("my-model: expected [input, output]"),
         "{err}"
     );
-    assert!(srv.completions().is_empty(), "{err}");
+    assert!(fx.srv.completions().is_empty(), "{err}");
 }
 
 /// A server that reports no usage: the run's summary, `jury runs` and the
@@ -96,9 +69,7 @@ fn a_broken_price_table_stops_the_run_naming_file_and_entry() {
 /// cost of nothing).
 #[test]
 fn usage_never_reported_is_shown_as_unknown_not_zero() {
-    let ws = Workspace::new();
-    ws.import_sample();
-    let srv = ServerRt::start(|r| {
+    let fx = SampleRun::start(|r| {
         match jury::testserver::demo_judge::reply(r, std::time::Duration::ZERO) {
             jury::testserver::Reply::ToolCall {
                 name,
@@ -116,21 +87,9 @@ fn usage_never_reported_is_shown_as_unknown_not_zero() {
             other => other,
         }
     });
-    let args = [
-        "run",
-        "--mode",
-        "2",
-        "--persona",
-        "kenton",
-        "--perspective",
-        "classification",
-        "--limit",
-        "2",
-        "--model",
-        "gpt-4o-mini",
-    ];
-    let out = ws.run_with(&srv.url(), &args);
-    assert_success(&out, &args);
+    let flags = ["--mode", "2", "--limit", "2", "--model", "gpt-4o-mini"];
+    let out = fx.judge(None, &flags);
+    assert_success(&out, &flags);
     let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
     let summary = said
         .lines()
@@ -141,7 +100,7 @@ fn usage_never_reported_is_shown_as_unknown_not_zero() {
         !summary.contains(" 0 tokens") && !summary.contains('$'),
         "{summary}"
     );
-    let runs = ws.ok(&["runs"]);
+    let runs = fx.ws.ok(&["runs"]);
     let row: Vec<&str> = runs
         .lines()
         .find(|l| l.trim_start().starts_with("1 "))
@@ -161,7 +120,7 @@ fn usage_never_reported_is_shown_as_unknown_not_zero() {
     assert_eq!(&total[3..7], ["?", "?", "?", "?"], "{runs}");
     // The AwAg export says unknown too.
     let awag: serde_json::Value =
-        serde_json::from_str(&ws.ok(&["export", "--format", "awag"])).unwrap();
+        serde_json::from_str(&fx.ws.ok(&["export", "--format", "awag"])).unwrap();
     let usage = awag.to_string();
     assert!(
         usage.contains(

@@ -26,23 +26,9 @@ const CONTRACT: &[&str] = &[
     "created_at",
 ];
 
-fn sample() -> Workspace {
-    let ws = Workspace::new();
-    ws.import_sample();
-    ws
-}
-
 fn run_ok(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> String {
-    let mut args = vec![
-        "run",
-        "--persona",
-        "kenton",
-        "--perspective",
-        "classification",
-    ];
-    args.extend_from_slice(extra);
-    let out = ws.run_with(&srv.url(), &args);
-    common::assert_success(&out, &args);
+    let out = ws.judge(&srv.url(), None, extra);
+    common::assert_success(&out, extra);
     text(&out.stdout)
 }
 
@@ -61,7 +47,7 @@ fn judged_items(rows: &[Value]) -> BTreeSet<String> {
 
 #[test]
 fn modes_1_2_3_write_contract_rows() {
-    let ws = sample();
+    let ws = Workspace::sample();
     let srv = ServerRt::demo();
     for mode in ["1", "2", "3"] {
         let out = run_ok(
@@ -118,7 +104,7 @@ fn modes_1_2_3_write_contract_rows() {
 
 #[test]
 fn dry_run_sends_nothing_and_needs_no_endpoint() {
-    let ws = sample();
+    let ws = Workspace::sample();
     let out = ws.run(&[
         "run",
         "--mode",
@@ -166,7 +152,7 @@ fn dry_run_sends_nothing_and_needs_no_endpoint() {
 
 #[test]
 fn resume_after_a_complete_run_sends_and_duplicates_nothing() {
-    let ws = sample();
+    let ws = Workspace::sample();
     let srv = ServerRt::demo();
     run_ok(&ws, &srv, &["--mode", "2", "--limit", "6"]);
     let sent = srv.server.request_count();
@@ -203,14 +189,14 @@ fn resume_after_a_complete_run_sends_and_duplicates_nothing() {
 #[test]
 fn item_selection_flags() {
     let srv = ServerRt::demo();
-    let ws = sample();
+    let ws = Workspace::sample();
     run_ok(&ws, &srv, &["--mode", "2", "--items", "k-003,t-001"]);
     assert_eq!(
         judged_items(&verdicts(&ws)),
         BTreeSet::from(["k-003".into(), "t-001".into()])
     );
 
-    let ws = sample();
+    let ws = Workspace::sample();
     run_ok(&ws, &srv, &["--mode", "2", "--limit", "3"]);
     assert_eq!(
         judged_items(&verdicts(&ws)),
@@ -218,7 +204,7 @@ fn item_selection_flags() {
     );
 
     let subset = |seed: &str| {
-        let ws = sample();
+        let ws = Workspace::sample();
         run_ok(
             &ws,
             &srv,
@@ -231,21 +217,8 @@ fn item_selection_flags() {
     assert_ne!(a, c, "another seed chose the same items");
     assert!((16..=50).contains(&a.len()), "50 % of 66 gave {}", a.len());
 
-    let ws = sample();
-    let out = ws.run_with(
-        &srv.url(),
-        &[
-            "run",
-            "--mode",
-            "2",
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--items",
-            "nope",
-        ],
-    );
+    let ws = Workspace::sample();
+    let out = ws.judge(&srv.url(), None, &["--mode", "2", "--items", "nope"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr).contains("no item 'nope'"),
@@ -256,7 +229,7 @@ fn item_selection_flags() {
 
 #[test]
 fn prompt_prints_the_exact_body_without_a_key() {
-    let ws = sample();
+    let ws = Workspace::sample();
     let out = ws.run(&[
         "prompt",
         "--mode",
@@ -315,7 +288,7 @@ fn prompt_prints_the_exact_body_without_a_key() {
 
 #[test]
 fn labels_set_and_export_and_bad_values_are_refused() {
-    let ws = sample();
+    let ws = Workspace::sample();
     let out = ws.ok(&["label", "k-001", "urgency", "2", "--note", "from a script"]);
     assert!(out.contains("labelled k-001/urgency as 2"), "{out}");
     let rows = ws.export_rows();
@@ -373,7 +346,7 @@ fn flaky_first() -> ServerRt {
 
 #[test]
 fn runs_and_failures_print_and_awag_export_has_s88_s89_shapes() {
-    let ws = sample();
+    let ws = Workspace::sample();
     let srv = flaky_first();
     run_ok(&ws, &srv, &["--mode", "2", "--items", "k-001,k-002"]);
     assert_eq!(
@@ -519,7 +492,7 @@ const CANARY: &str = "sk-CANARY-7f3a9c2e5b1d4068";
 
 #[test]
 fn the_api_key_never_leaks_even_when_the_server_echoes_it() {
-    let ws = sample();
+    let ws = Workspace::sample();
     let srv = ServerRt::start(|r| {
         let auth = r.header("authorization").unwrap_or("").to_string();
         Reply::status(
@@ -529,25 +502,11 @@ fn the_api_key_never_leaks_even_when_the_server_echoes_it() {
             .to_string(),
         )
     });
-    let out = ws
-        .cmd()
-        .env("OPENAI_BASE_URL", srv.url())
-        .env("OPENAI_API_KEY", CANARY)
-        .args([
-            "run",
-            "--mode",
-            "2",
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--limit",
-            "3",
-            "--concurrency",
-            "1",
-        ])
-        .output()
-        .unwrap();
+    let out = ws.judge(
+        &srv.url(),
+        Some(CANARY),
+        &["--mode", "2", "--limit", "3", "--concurrency", "1"],
+    );
     assert!(!out.status.success(), "a 401 run succeeded");
     // The server did see the key (the test is real), and only once: 401 is not retried.
     let reqs = srv.completions();

@@ -12,9 +12,7 @@ const CANARY: &str = "sk-CANARY-ECHO-51c0ffee";
 
 #[test]
 fn a_key_echoed_in_500_bodies_and_error_events_is_never_written() {
-    let ws = Workspace::new();
-    ws.import_sample();
-    let srv = ServerRt::start(|r| {
+    let fx = SampleRun::start(|r| {
         let auth = r.header("authorization").unwrap_or("").to_string();
         match r.seq {
             0 => Reply::Status {
@@ -31,28 +29,12 @@ fn a_key_echoed_in_500_bodies_and_error_events_is_never_written() {
             _ => demo_judge::reply(r, Duration::ZERO),
         }
     });
-    let args = [
-        "run",
-        "--mode",
-        "2",
-        "--persona",
-        "kenton",
-        "--perspective",
-        "classification",
-        "--limit",
-        "2",
-        "--concurrency",
-        "1",
-    ];
-    let out = ws
-        .cmd()
-        .env("OPENAI_BASE_URL", srv.url())
-        .env("OPENAI_API_KEY", CANARY)
-        .args(args)
-        .output()
-        .unwrap();
+    let out = fx.judge(
+        Some(CANARY),
+        &["--mode", "2", "--limit", "2", "--concurrency", "1"],
+    );
     // The server really saw the key.
-    let reqs = srv.completions();
+    let reqs = fx.srv.completions();
     assert!(reqs[0].header("authorization").unwrap().contains(CANARY));
     assert!(out.status.success(), "{}", text(&out.stderr));
     let mut seen = vec![
@@ -68,7 +50,7 @@ fn a_key_echoed_in_500_bodies_and_error_events_is_never_written() {
         vec!["runs", "--json"],
         vec!["report", "--format", "json", "--bootstrap", "0"],
     ] {
-        let o = ws.run(&a);
+        let o = fx.ws.run(&a);
         seen.push((
             "command",
             format!("{a:?}: {}{}", text(&o.stdout), text(&o.stderr)),
@@ -78,23 +60,9 @@ fn a_key_echoed_in_500_bodies_and_error_events_is_never_written() {
         assert!(!s.contains("CANARY"), "{what} leaked the key: {s}");
     }
     // Both echoing answers were really served, then retried past.
-    let served = srv.completions().len();
+    let served = fx.srv.completions().len();
     assert!(served >= 3, "{served} requests");
-    for f in std::fs::read_dir(ws.db.parent().unwrap()).unwrap() {
-        let p = f.unwrap().path();
-        if p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("jury.db")
-        {
-            let bytes = std::fs::read(&p).unwrap();
-            assert!(
-                !bytes.windows(6).any(|w| w == b"CANARY"),
-                "{} holds the key",
-                p.display()
-            );
-        }
-    }
+    assert_store_never_holds(&fx.ws, &[b"CANARY"], "the key");
 }
 
 const URL_CANARY: &str = "sk-URLCANARY-77";
@@ -119,59 +87,32 @@ fn assert_nowhere(ws: &Workspace, out: &std::process::Output, canary: &str) {
             "{what} leaked the URL's credential: {s}"
         );
     }
-    for f in std::fs::read_dir(ws.db.parent().unwrap()).unwrap() {
-        let p = f.unwrap().path();
-        if p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("jury.db")
-        {
-            let bytes = std::fs::read(&p).unwrap();
-            assert!(
-                !bytes.windows(canary.len()).any(|w| w == canary.as_bytes()),
-                "{} holds the URL's credential",
-                p.display()
-            );
-        }
-    }
+    assert_store_never_holds(ws, &[canary.as_bytes()], "the URL's credential");
 }
 
 fn run_against(ws: &Workspace, base_url: &str) -> std::process::Output {
-    ws.cmd()
-        .env("OPENAI_BASE_URL", base_url)
-        .args([
-            "run",
-            "--mode",
-            "2",
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--limit",
-            "1",
-            "--concurrency",
-            "1",
-        ])
-        .output()
-        .unwrap()
+    ws.judge(
+        base_url,
+        None,
+        &["--mode", "2", "--limit", "1", "--concurrency", "1"],
+    )
 }
 
 #[test]
 fn credentials_in_the_base_url_are_masked_in_output_errors_and_the_store() {
     // A working endpoint: the run prints its endpoint and `auto` remembers
     // the structured path per endpoint in the store.
-    let ws = Workspace::new();
-    ws.import_sample();
-    let srv = ServerRt::start(|r| demo_judge::reply(r, Duration::ZERO));
-    let with_creds = srv
+    let fx = SampleRun::demo();
+    let with_creds = fx
+        .srv
         .url()
         .replace("http://", &format!("http://bob:{URL_CANARY}@"))
         + &format!("?api-version=1&api-key={URL_CANARY}");
-    let out = run_against(&ws, &with_creds);
+    let out = run_against(&fx.ws, &with_creds);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_nowhere(&ws, &out, URL_CANARY);
+    assert_nowhere(&fx.ws, &out, URL_CANARY);
     // The remembered path is there, under the masked URL.
-    let db = rusqlite::Connection::open(&ws.db).unwrap();
+    let db = rusqlite::Connection::open(&fx.ws.db).unwrap();
     let endpoint: String = db
         .query_row("SELECT endpoint FROM endpoint_paths", [], |r| r.get(0))
         .unwrap();
@@ -185,8 +126,7 @@ fn credentials_in_the_base_url_are_masked_in_output_errors_and_the_store() {
     );
 
     // Nothing listening: the unreachable message names the URL, masked.
-    let ws = Workspace::new();
-    ws.import_sample();
+    let ws = Workspace::sample();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -199,9 +139,7 @@ fn credentials_in_the_base_url_are_masked_in_output_errors_and_the_store() {
     assert_nowhere(&ws, &out, URL_CANARY);
 
     // A redirect whose Location carries credentials of its own.
-    let ws = Workspace::new();
-    ws.import_sample();
-    let srv = ServerRt::start(|_| Reply::Status {
+    let fx = SampleRun::start(|_| Reply::Status {
         code: 307,
         headers: vec![(
             "location".into(),
@@ -209,21 +147,19 @@ fn credentials_in_the_base_url_are_masked_in_output_errors_and_the_store() {
         )],
         body: String::new(),
     });
-    let out = run_against(&ws, &srv.url());
-    let failures = text(&ws.run(&["failures", "1"]).stdout);
+    let out = run_against(&fx.ws, &fx.srv.url());
+    let failures = text(&fx.ws.run(&["failures", "1"]).stdout);
     assert!(
         failures.contains("redirected to http://***:***@elsewhere.invalid"),
         "{failures}"
     );
-    assert_nowhere(&ws, &out, URL_CANARY);
+    assert_nowhere(&fx.ws, &out, URL_CANARY);
 }
 
 #[test]
 fn an_answer_cut_off_inside_an_echoed_key_keeps_none_of_it() {
-    let ws = Workspace::new();
-    ws.import_sample();
     // Every answer echoes the key and is cut off twelve characters into it.
-    let srv = ServerRt::start(|r| {
+    let fx = SampleRun::start(|r| {
         let auth = r.header("authorization").unwrap_or("").to_string();
         let key = auth.trim_start_matches("Bearer ");
         let arguments =
@@ -231,31 +167,19 @@ fn an_answer_cut_off_inside_an_echoed_key_keeps_none_of_it() {
         let cut_at = arguments.find(key).unwrap_or(0) + 12;
         Reply::Truncated { arguments, cut_at }
     });
-    let out = ws
-        .cmd()
-        .env("OPENAI_BASE_URL", srv.url())
-        .env("OPENAI_API_KEY", CANARY)
-        .args([
-            "run",
-            "--mode",
-            "2",
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--limit",
-            "1",
-            "--concurrency",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert!(srv.completions().len() >= 2, "the cut answer was retried");
-    let failures = ws.run(&["failures", "1", "--json"]);
+    let out = fx.judge(
+        Some(CANARY),
+        &["--mode", "2", "--limit", "1", "--concurrency", "1"],
+    );
+    assert!(
+        fx.srv.completions().len() >= 2,
+        "the cut answer was retried"
+    );
+    let failures = fx.ws.run(&["failures", "1", "--json"]);
     let failures = text(&failures.stdout);
     // The cut answer is kept for the failure record, without the key's start.
     assert!(failures.contains("<redacted>"), "{failures}");
-    assert_nowhere(&ws, &out, "CANARY");
+    assert_nowhere(&fx.ws, &out, "CANARY");
 }
 
 /// The key written with JSON escapes, as a server echoing it inside a 200
@@ -270,13 +194,11 @@ fn escaped_key_forms(key: &str) -> [String; 3] {
 
 #[test]
 fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
-    let ws = Workspace::new();
-    ws.import_sample();
     // The first answer echoes the key, escaped, in one entry's text and
     // selection, and in a second entry that has no ids (reported as
     // malformed, quoting it); small fragments split the escapes across
     // stream chunks. Later answers are the demo judge's own.
-    let srv = ServerRt::start(|r| {
+    let fx = SampleRun::start(|r| {
         let auth = r.header("authorization").unwrap_or("").to_string();
         let key = auth.trim_start_matches("Bearer ").to_string();
         let answer = demo_judge::reply(r, Duration::ZERO);
@@ -319,34 +241,19 @@ fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
             text
         })
     });
-    let out = ws
-        .cmd()
-        .env("OPENAI_BASE_URL", srv.url())
-        .env("OPENAI_API_KEY", CANARY)
-        .args([
-            "run",
-            "--mode",
-            "2",
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--limit",
-            "2",
-            "--concurrency",
-            "1",
-        ])
-        .output()
-        .unwrap();
+    let out = fx.judge(
+        Some(CANARY),
+        &["--mode", "2", "--limit", "2", "--concurrency", "1"],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     // The escaped key really went out in the first answer.
     assert!(
-        srv.completions()[0]
+        fx.srv.completions()[0]
             .header("authorization")
             .unwrap()
             .contains(CANARY)
     );
-    let failures = text(&ws.run(&["failures", "--json"]).stdout);
+    let failures = text(&fx.ws.run(&["failures", "--json"]).stdout);
     assert!(failures.contains("without complete ids"), "{failures}");
     assert!(failures.contains("done-<redacted>"), "{failures}");
     let mut seen = vec![
@@ -361,13 +268,13 @@ fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
         vec!["export", "--format", "awag"],
         vec!["report", "--format", "json", "--bootstrap", "0"],
     ] {
-        let o = ws.run(&a);
+        let o = fx.ws.run(&a);
         seen.push((
             format!("{a:?}"),
             format!("{}{}", text(&o.stdout), text(&o.stderr)),
         ));
     }
-    let export = text(&ws.run(&["export", "--format", "jsonl"]).stdout);
+    let export = text(&fx.ws.run(&["export", "--format", "jsonl"]).stdout);
     assert!(export.contains("key is <redacted> indeed"), "{export}");
     for (what, s) in &seen {
         // Neither the decoded key nor any escaped form of it.
@@ -375,23 +282,11 @@ fn a_key_echoed_with_json_escapes_is_never_stored_shown_or_exported() {
             assert!(!s.contains(part), "{what} leaked the key: {s}");
         }
     }
-    for f in std::fs::read_dir(ws.db.parent().unwrap()).unwrap() {
-        let p = f.unwrap().path();
-        if p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("jury.db")
-        {
-            let bytes = std::fs::read(&p).unwrap();
-            for part in [&b"CANARY"[..], b"ECHO-51c0ffee", b"u002DECHO"] {
-                assert!(
-                    !bytes.windows(part.len()).any(|w| w == part),
-                    "{} holds the key",
-                    p.display()
-                );
-            }
-        }
-    }
+    assert_store_never_holds(
+        &fx.ws,
+        &[b"CANARY", b"ECHO-51c0ffee", b"u002DECHO"],
+        "the key",
+    );
 }
 
 /// `jury doctor` names the models a server lists when the chosen one is not

@@ -8,12 +8,6 @@ use common::{Workspace, text};
 use jury::store::{Store, StoreError};
 use std::path::{Path, PathBuf};
 
-fn seeded() -> Workspace {
-    let ws = Workspace::new();
-    ws.import_sample();
-    ws
-}
-
 fn digest(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
@@ -22,7 +16,7 @@ fn digest(p: &Path) -> Vec<u8> {
 /// store is untouched; a normal export replaces its target whole.
 #[test]
 fn export_refuses_the_store_and_its_wal_and_shm_by_any_name() {
-    let ws = seeded();
+    let ws = Workspace::sample();
     let before = ws.ok(&["export", "--format", "jsonl"]);
     let dir = ws.dir.path();
     std::os::unix::fs::symlink(&ws.db, dir.join("link.db")).expect("symlink");
@@ -210,7 +204,7 @@ fn an_empty_store_file_is_refused_and_a_missing_one_is_new() {
 /// and its -wal unchanged.
 #[test]
 fn a_damaged_interior_page_refuses_writes_and_changes_nothing() {
-    let ws = seeded();
+    let ws = Workspace::sample();
     // The `failures` table: `label` never reads it, so only the check finds it.
     let (root, page_size): (i64, i64) = {
         let c = rusqlite::Connection::open(&ws.db).expect("open");
@@ -270,7 +264,7 @@ fn a_damaged_interior_page_refuses_writes_and_changes_nothing() {
 /// still tested through a read-only URI.
 #[test]
 fn a_read_only_directory_reads_and_refuses_writes_with_path_and_cause() {
-    let ws = seeded();
+    let ws = Workspace::sample();
     let before = ws.ok(&["list", "items", "--json"]);
     // The read-only open path, whoever runs the test.
     let uri = PathBuf::from(format!("file:{}?mode=ro", ws.db.display()));
@@ -365,7 +359,7 @@ fn mkfifo(p: &Path) {
 /// `claims.toml` or an import input.
 #[test]
 fn a_device_or_fifo_is_refused_by_name_and_never_blocks() {
-    let ws = seeded();
+    let ws = Workspace::sample();
     let out = bounded({
         let mut c = ws.cmd();
         c.args(["--db", "/dev/null", "list", "items"]);
@@ -464,7 +458,7 @@ fn temporaries(target: &Path) -> Vec<String> {
 /// by the next export to the same place (one of a live process is not).
 #[test]
 fn exports_never_replace_jurys_files_nor_leave_temporaries() {
-    let ws = seeded();
+    let ws = Workspace::sample();
     let kept = ws.path("jury.db.unsaved-labels.jsonl");
     std::fs::write(&kept, "{\"kept\":true}\n").expect("write");
     for cmd in ["export", "report"] {
