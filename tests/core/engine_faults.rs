@@ -230,7 +230,7 @@ async fn never_scored(reply: fn(&RecordedRequest) -> Reply, kind: FailureKind) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn content_filter_and_refusals_are_failures_of_their_own() {
-    // (A `length` cut keeps its complete entries: tests/honest_runs.rs.)
+    // (A `length` cut keeps its complete entries: tests/reliability/misbehaving_servers.rs.)
     never_scored(
         |r| Reply::ToolCall {
             name: "get_evaluations".into(),

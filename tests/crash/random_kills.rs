@@ -4,7 +4,7 @@
 //! work (labels again, `run --resume`) leaves every label and every
 //! combination exactly once. Assertions are on data only, never on timing.
 //!
-//! `JURY_CRASH_ITERATIONS=200 cargo test --release --test crash_loop` runs
+//! `JURY_CRASH_ITERATIONS=200 cargo test --release --test crash random_kills` runs
 //! the full 200; `cargo test` runs a short version.
 #![cfg(feature = "tui")]
 

@@ -169,7 +169,7 @@ fn enter_on_a_conversation_starts_a_guideline_run_and_r_splits_by_protocol() {
     );
 
     // R over a list holding inbox items and a conversation: one run each
-    // (counted first, tests/tui_runs_flow.rs starts them).
+    // (counted first, tests/workbench/runs_flow.rs starts them).
     let mut data = loaded();
     data.items.push(conversation());
     let mut app = app_with(data);
