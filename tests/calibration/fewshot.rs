@@ -1,7 +1,7 @@
-//! Issue "Close the loop", point 2: `jury fewshot --from-labels` writes a
-//! prompt set whose worked examples come from `train` labels only, in each
-//! mode's shape, inside the run's boundary markers — checked on the real
-//! binary, and on the request a real run sends to a server on 127.0.0.1.
+//! `jury fewshot --from-labels` writes a prompt set whose worked examples
+//! come from `train` labels only, in each mode's shape, inside the run's
+//! boundary markers — checked on the real binary, and on the request a real
+//! run sends to a server on 127.0.0.1.
 #![cfg(feature = "tui")]
 
 use crate::common;

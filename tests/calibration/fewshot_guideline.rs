@@ -1,8 +1,8 @@
-//! Issue "Close the loop", point 2 for the other protocols: the guideline
-//! prompt has a place for worked examples (`guideline/examples.txt`), so a
-//! few-shot set adds people's `train` checks there, in the request's and
-//! the answer's own shape, between the run's markers; rubric and
-//! proposition prompts take none, and `jury fewshot` says so.
+//! Few-shot sets for the other protocols: the guideline prompt has a place
+//! for worked examples (`guideline/examples.txt`), so a few-shot set adds
+//! people's `train` checks there, in the request's and the answer's own
+//! shape, between the run's markers; rubric and proposition prompts take
+//! none, and `jury fewshot` says so.
 #![cfg(feature = "tui")]
 
 use jury::domain::{ComboKey, Label, Side, SplitRule};

@@ -1,4 +1,4 @@
-//! Issue "Close the loop", end to end on the real binary against a judge on
+//! The few-shot loop end to end on the real binary against a judge on
 //! 127.0.0.1: labels → split → few-shot set → a run with it → the report on
 //! held-out pairs, and a few-shot set that saw a test pair is refused there.
 #![cfg(feature = "tui")]

@@ -1,8 +1,8 @@
-//! Position bias for mode 1 (issue #4): `--shuffle-seed` moves items between
-//! places in their requests across repeat runs, every verdict records where
-//! its item stood, and `jury report` says whether a verdict depends on it —
-//! for a judge that favours the first item of each request, and not for one
-//! that answers the same wherever the item stands.
+//! Position bias for mode 1: `--shuffle-seed` moves items between places in
+//! their requests across repeat runs, every verdict records where its item
+//! stood, and `jury report` says whether a verdict depends on it — for a
+//! judge that favours the first item of each request, and not for one that
+//! answers the same wherever the item stands.
 #![cfg(feature = "tui")]
 
 use crate::common;

@@ -1,6 +1,6 @@
-//! Issue "Close the loop", point 1: a held-out split fixed per workspace —
-//! `jury split`, the `split` field of label rows in `jury export`, and
-//! `jury report --split test` — on the real binary and a real store.
+//! A held-out split fixed per workspace — `jury split`, the `split` field of
+//! label rows in `jury export`, and `jury report --split test` — on the real
+//! binary and a real store.
 #![cfg(feature = "tui")]
 
 use crate::common;

@@ -1,7 +1,7 @@
-//! `jury import items.csv` (issue 16.6): RFC 4180 CSV mapped by `--map` or a
-//! guess from the headers, errors naming file, line and column with nothing
-//! written, and `jury export --format csv` → `jury import` round-tripping
-//! items and labels.
+//! `jury import items.csv`: RFC 4180 CSV mapped by `--map` or a guess from
+//! the headers, errors naming file, line and column with nothing written, and
+//! `jury export --format csv` → `jury import` round-tripping items and
+//! labels.
 #![cfg(feature = "tui")]
 
 use crate::common;

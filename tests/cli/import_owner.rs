@@ -1,6 +1,6 @@
-//! Items belong to a persona (issue 15.15): import reads the owner from a
-//! `persona` field or an `inbox:NAME` tag, keeps a name that is no persona as
-//! a tag and says so once, stores the owner and lists it.
+//! Items belong to a persona: import reads the owner from a `persona` field
+//! or an `inbox:NAME` tag, keeps a name that is no persona as a tag and says
+//! so once, stores the owner and lists it.
 #![cfg(feature = "tui")]
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! Issue 15.13 through the real store: every label change is kept as an
+//! Label history through the real store: every label change is kept as an
 //! event; an undo is one more event, and an undone label is not the current
 //! label in `jury export`, `jury report` or the agreement view's figures.
 #![cfg(feature = "tui")]

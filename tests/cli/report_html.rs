@@ -1,8 +1,8 @@
-//! Issue "Close the loop", point 5: `jury report --format html --out FILE`
-//! writes one self-contained page, and a real headless browser (Chromium
-//! from Debian's packages, installed by .ci/run) lays its charts out with
-//! real size and drawn marks. Without Chromium the browser half skips with a
-//! note, unless `JURY_REQUIRE_BROWSER=1` (CI) makes its absence a failure.
+//! `jury report --format html --out FILE` writes one self-contained page, and
+//! a real headless browser (Chromium from Debian's packages, installed by
+//! .ci/run) lays its charts out with real size and drawn marks. Without
+//! Chromium the browser half skips with a note, unless
+//! `JURY_REQUIRE_BROWSER=1` (CI) makes its absence a failure.
 #![cfg(feature = "tui")]
 
 use crate::common;

@@ -1,8 +1,7 @@
-//! Issue "Workbench for a real triage session", point 17: `jury report`'s
-//! table fits a 120-column terminal whatever the names (`--wide` keeps one
-//! row per group), and no two groups share a name — a judge-vs-human group
-//! read through the Likert → AGREE/DISAGREE mapping says so, in the table
-//! and as `scale_mapped` in JSON.
+//! `jury report`'s table fits a 120-column terminal whatever the names
+//! (`--wide` keeps one row per group), and no two groups share a name — a
+//! judge-vs-human group read through the Likert → AGREE/DISAGREE mapping says
+//! so, in the table and as `scale_mapped` in JSON.
 #![cfg(feature = "tui")]
 
 use crate::common;

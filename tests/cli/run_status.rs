@@ -1,6 +1,7 @@
-//! Issue 11 (run status and the command-line contract): a run never lies about how it ended, and another process never
-//! declares a live run dead. Each test drives the real binary against the
-//! fake server on 127.0.0.1 and reads the real store.
+//! Run status and the command-line contract: a run never lies about how it
+//! ended, and another process never declares a live run dead. Each test
+//! drives the real binary against the fake server on 127.0.0.1 and reads the
+//! real store.
 #![cfg(feature = "tui")]
 
 use crate::common;
@@ -38,7 +39,7 @@ const RUN: &[&str] = &[
     "classification",
 ];
 
-/// Point 9: while a run waits on a slow judge, other commands on the same
+/// While a run waits on a slow judge, other commands on the same
 /// store leave it `running`; SIGTERM ends it `cancelled`.
 #[test]
 fn other_commands_leave_a_live_run_running_and_sigterm_cancels_it() {
@@ -137,7 +138,7 @@ fn dead_pid() -> u32 {
     pid
 }
 
-/// Point 9: only a run whose owner is gone is marked interrupted: a dead pid
+/// Only a run whose owner is gone is marked interrupted: a dead pid
 /// on this host, or a heartbeat gone stale (a reused pid, a hung process,
 /// another host). A live owner with a fresh heartbeat keeps its run.
 #[test]
@@ -189,7 +190,7 @@ fn only_runs_whose_owner_is_gone_are_marked_interrupted() {
     assert_eq!(status(elsewhere), (Value::from("running"), Value::Null));
 }
 
-/// Point 10: a run that got not one verdict, only failures, is `failed`
+/// A run that got not one verdict, only failures, is `failed`
 /// (exit 2: failures were recorded), and points at them.
 #[test]
 fn a_run_with_only_failures_is_failed_not_done() {
@@ -224,7 +225,7 @@ fn a_run_with_only_failures_is_failed_not_done() {
     assert!(listed.contains("run 2 ·"), "{listed}");
 }
 
-/// Point 10: `jury failures N` for a run that does not exist is an error.
+/// `jury failures N` for a run that does not exist is an error.
 #[test]
 fn failures_of_a_run_that_does_not_exist_exit_1() {
     let ws = generated_workspace(1, 1);
@@ -239,7 +240,7 @@ fn failures_of_a_run_that_does_not_exist_exit_1() {
     assert_eq!(out.status.code(), Some(1));
 }
 
-/// Point 10: a budget stop leaves combinations that were never sent; it
+/// A budget stop leaves combinations that were never sent; it
 /// records no failure, so it does not send the user to `jury failures`.
 #[test]
 fn a_budget_stop_does_not_point_at_a_run_without_failures() {
@@ -269,7 +270,7 @@ fn a_budget_stop_does_not_point_at_a_run_without_failures() {
     assert!(err.contains("--resume"), "{err}");
 }
 
-/// Point 11: a usage error exits 1 with the parser's message (2 is "failures
+/// A usage error exits 1 with the parser's message (2 is "failures
 /// were recorded"); help and version exit 0.
 #[test]
 fn a_bad_flag_exits_1_and_help_exits_0() {

@@ -1,6 +1,6 @@
-//! Crash safety, repeated (issue 6): N times, start a labelling or a judging
-//! process, SIGKILL it at a seeded random moment, then check that everything
-//! it reported as saved is in the store exactly once, and that finishing the
+//! Crash safety, repeated: N times, start a labelling or a judging process,
+//! SIGKILL it at a seeded random moment, then check that everything it
+//! reported as saved is in the store exactly once, and that finishing the
 //! work (labels again, `run --resume`) leaves every label and every
 //! combination exactly once. Assertions are on data only, never on timing.
 //!

@@ -1,9 +1,8 @@
-//! Issue 11 point 14: every field that comes from imported files (the
-//! sender, classification names, descriptions and values, persona and
-//! perspective text, a conversation's agent and guideline ids, a
-//! proposition's persona) reaches the judge between the boundary markers, in
-//! every protocol; the messages before the request stay the same for a whole
-//! run (a cacheable prefix).
+//! Every field that comes from imported files (the sender, classification
+//! names, descriptions and values, persona and perspective text, a
+//! conversation's agent and guideline ids, a proposition's persona) reaches
+//! the judge between the boundary markers, in every protocol; the messages
+//! before the request stay the same for a whole run (a cacheable prefix).
 #![cfg(feature = "tui")]
 
 use crate::common;

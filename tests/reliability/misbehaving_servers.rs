@@ -1,9 +1,9 @@
-//! Issue "Honest runs" and the provider side of "A real judge": the engine
-//! and the binary against servers on 127.0.0.1 that fail the way real ones
-//! do — refused connections, answers cut off half-way, keep-alive-only
-//! streams, Retry-After past the cap, 400s, runaway bodies, redirects,
-//! servers that echo the key, ignore `tool_choice`, need `--jinja`, overflow
-//! the context or close kept-alive connections.
+//! Runs that say honestly what happened, and the provider side of a real
+//! judge: the engine and the binary against servers on 127.0.0.1 that fail
+//! the way real ones do — refused connections, answers cut off half-way,
+//! keep-alive-only streams, Retry-After past the cap, 400s, runaway bodies,
+//! redirects, servers that echo the key, ignore `tool_choice`, need
+//! `--jinja`, overflow the context or close kept-alive connections.
 #![cfg(feature = "tui")]
 
 use crate::common;
@@ -637,7 +637,7 @@ fn out_text(o: &std::process::Output) -> String {
     format!("{}{}", text(&o.stdout), text(&o.stderr))
 }
 
-/// Point 1: A refused connection stops the run within seconds, exit 1, URL named.
+/// A refused connection stops the run within seconds, exit 1, URL named.
 #[test]
 fn an_unreachable_endpoint_stops_the_run_exit_1_and_names_the_url() {
     let ws = generated_workspace(20, 3);
@@ -657,7 +657,7 @@ fn an_unreachable_endpoint_stops_the_run_exit_1_and_names_the_url() {
     assert!(runs.contains("\"failed\""), "{runs}");
 }
 
-/// Point 3: Keep-alive comments are not an answer: the idle timeout cuts it, the
+/// Keep-alive comments are not an answer: the idle timeout cuts it, the
 /// failure says the answer went silent, and a second silence ends the batch.
 #[test]
 fn a_keepalive_only_stream_is_cut_by_the_idle_timeout() {
@@ -678,7 +678,7 @@ fn a_keepalive_only_stream_is_cut_by_the_idle_timeout() {
     assert!(ws.ok(&["run", "--help"]).contains("--idle-timeout"));
 }
 
-/// Point 4: Retry-After past the cap pauses the run (exit 1, resumable) instead
+/// Retry-After past the cap pauses the run (exit 1, resumable) instead
 /// of a storm of requests; a 400 is never resent; bad numbers are refused.
 #[test]
 fn retry_after_past_the_cap_pauses_and_a_400_is_never_resent() {
@@ -737,7 +737,7 @@ fn retry_after_past_the_cap_pauses_and_a_400_is_never_resent() {
     );
 }
 
-/// Point 5: A 200 MB answer is cut at the cap (8 MB by default), recorded once,
+/// A 200 MB answer is cut at the cap (8 MB by default), recorded once,
 /// and the process stays far from 600 MB.
 #[test]
 fn an_oversized_answer_is_cut_recorded_once_and_memory_stays_bounded() {
@@ -768,7 +768,7 @@ fn an_oversized_answer_is_cut_recorded_once_and_memory_stays_bounded() {
     assert!(peak_mb < 600, "peak RSS {peak_mb} MB");
 }
 
-/// Point 6: A POST is not followed to another origin; the error names both URLs.
+/// A POST is not followed to another origin; the error names both URLs.
 /// A same-origin 307 is followed.
 #[test]
 fn redirects_to_another_origin_are_refused_naming_both_urls() {
@@ -805,7 +805,7 @@ fn redirects_to_another_origin_are_refused_naming_both_urls() {
     assert!(hits.load(Ordering::SeqCst) >= 1);
 }
 
-/// Point 12: A key the server echoes inside a 200 answer is redacted before
+/// A key the server echoes inside a 200 answer is redacted before
 /// anything is stored, exported or printed.
 #[test]
 fn an_echoed_key_is_redacted_before_anything_is_stored() {
@@ -884,7 +884,7 @@ async fn the_engine_names_the_url_of_an_unreachable_endpoint() {
     let _ = Workspace::new();
 }
 
-/// Point 5: an item longer than the cap is sent cut, with a visible mark —
+/// An item longer than the cap is sent cut, with a visible mark —
 /// never megabytes to the judge; `jury prompt` shows the same.
 #[test]
 fn a_huge_item_is_sent_cut_with_a_mark() {
@@ -919,7 +919,7 @@ fn a_huge_item_is_sent_cut_with_a_mark() {
     assert!(shown.contains("more were left out") && shown.len() < 400_000);
 }
 
-/// Issue 13 point 8: a run whose every combination got its verdict after a
+/// A run whose every combination got its verdict after a
 /// failure on the way exits 0 and prints the failure count.
 #[test]
 fn all_verdicts_after_a_salvaged_failure_exit_0_and_say_so() {

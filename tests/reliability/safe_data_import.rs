@@ -1,6 +1,6 @@
-//! Issue 12, imports and the CSV export: a re-import never silently
-//! rewrites what a person stored, bad label files are named precisely, and
-//! exported cells cannot drive a terminal or a spreadsheet. The real binary.
+//! Safe data, imports and the CSV export: a re-import never silently rewrites
+//! what a person stored, bad label files are named precisely, and exported
+//! cells cannot drive a terminal or a spreadsheet. The real binary.
 #![cfg(feature = "tui")]
 
 use crate::common;
@@ -34,7 +34,7 @@ fn import(ws: &Workspace, file: &std::path::Path, extra: &[&str]) -> std::proces
     ws.run(&args)
 }
 
-/// Point 8: per (item, classification, perspective, persona, who) the newer
+/// Per (item, classification, perspective, persona, who) the newer
 /// label by its own createdAt wins, the file's timestamp is kept, and the
 /// report counts new, unchanged and older.
 #[test]
@@ -161,7 +161,7 @@ fn reimported_labels_keep_the_newer_and_their_own_timestamps() {
     assert_eq!(stored_labels(&ws).len(), 4);
 }
 
-/// Point 9: items whose content changed under existing labels (or verdicts)
+/// Items whose content changed under existing labels (or verdicts)
 /// are refused with the changed ids unless --replace; the same id in two
 /// files of one import names both files and lines.
 #[test]
@@ -230,7 +230,7 @@ fn changed_items_under_labels_need_replace_and_duplicate_ids_name_both_files() {
     );
 }
 
-/// Point 10: labels are checked like `jury label` checks them; every error
+/// Labels are checked like `jury label` checks them; every error
 /// names file, line and field, and nothing is imported.
 #[test]
 fn bad_labels_name_file_line_and_field_and_import_nothing() {
@@ -328,7 +328,7 @@ fn bad_labels_name_file_line_and_field_and_import_nothing() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
-/// Point 11: a Mode 1 request whose `perspectives` or `items` is not an
+/// A Mode 1 request whose `perspectives` or `items` is not an
 /// array is an error naming the field; a BOM is accepted; a directory takes
 /// `.JSON`/`.JSONL` in any case and reports what it did not read.
 #[test]
@@ -393,7 +393,7 @@ fn mode1_shapes_bom_and_directory_listing() {
     assert_eq!(v["skipped_files"].as_array().map(Vec::len), Some(2), "{v}");
 }
 
-/// Point 12: CSV cells carry no terminal control characters and text that
+/// CSV cells carry no terminal control characters and text that
 /// a spreadsheet would run as a formula starts with `'`; numbers stay numbers.
 #[test]
 fn csv_cells_are_neutralised_for_terminals_and_spreadsheets() {
@@ -420,7 +420,7 @@ fn csv_cells_are_neutralised_for_terminals_and_spreadsheets() {
     assert_eq!(rows[0]["who"], "=HYPERLINK(\"http://x\")");
 }
 
-/// Point 9 with verdicts: an item a judge has answered on is protected too.
+/// With verdicts: an item a judge has answered on is protected too.
 #[test]
 fn changed_items_under_verdicts_need_replace() {
     let ws = Workspace::new();

@@ -1,4 +1,4 @@
-//! Issue 12, the store: no command destroys or silently rewrites what a
+//! Safe data, the store: no command destroys or silently rewrites what a
 //! person stored. Real SQLite files and the real binary.
 #![cfg(feature = "tui")]
 
@@ -12,7 +12,7 @@ fn digest(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Point 1: `export --out` onto the store (any spelling) is refused and the
+/// `export --out` onto the store (any spelling) is refused and the
 /// store is untouched; a normal export replaces its target whole.
 #[test]
 fn export_refuses_the_store_and_its_wal_and_shm_by_any_name() {
@@ -65,7 +65,7 @@ fn export_refuses_the_store_and_its_wal_and_shm_by_any_name() {
     assert!(!names.iter().any(|n| n.contains("jury-tmp")), "{names:?}");
 }
 
-/// Point 1: an export that fails part-way leaves the previous file as it was
+/// An export that fails part-way leaves the previous file as it was
 /// (the target's directory is writable, the write itself fails).
 #[test]
 fn a_failed_export_leaves_the_previous_file_as_it_was() {
@@ -85,7 +85,7 @@ fn a_failed_export_leaves_the_previous_file_as_it_was() {
     assert_eq!(left.len(), 1, "no scratch file left behind");
 }
 
-/// Point 1, killed: SIGKILL at several moments while an export of many
+/// Killed: SIGKILL at several moments while an export of many
 /// labels runs: the target is the previous file or a complete new export,
 /// never a torn one.
 #[test]
@@ -134,7 +134,7 @@ fn a_killed_export_leaves_the_previous_file_as_it_was() {
     }
 }
 
-/// Point 2: an existing zero-length file is refused (it is not a new
+/// An existing zero-length file is refused (it is not a new
 /// workspace); only a path that does not exist becomes one.
 #[test]
 fn an_empty_store_file_is_refused_and_a_missing_one_is_new() {
@@ -199,7 +199,7 @@ fn an_empty_store_file_is_refused_and_a_missing_one_is_new() {
     assert!(!orphan.exists());
 }
 
-/// Point 3: a store with a damaged interior page (page 1 intact) refuses
+/// A store with a damaged interior page (page 1 intact) refuses
 /// `label` before writing: exit 1, a message saying what to do, the file
 /// and its -wal unchanged.
 #[test]
@@ -257,7 +257,7 @@ fn a_damaged_interior_page_refuses_writes_and_changes_nothing() {
     }
 }
 
-/// Point 4: a store in a directory that cannot be written opens for reading;
+/// A store in a directory that cannot be written opens for reading;
 /// a write names the path and the cause. Root ignores permissions, so as
 /// root the binary is run as `nobody` through setpriv; without setpriv the
 /// permission part is skipped (and says so), the read-only open path is

@@ -1,6 +1,6 @@
-//! Issue 11 point 13: a theme name is a name, not a path, and errors in the
-//! theme, keymap and config files name the file, line and column but never
-//! echo the line (which may hold an API key). The real binary, real files.
+//! A theme name is a name, not a path, and errors in the theme, keymap and
+//! config files name the file, line and column but never echo the line (which
+//! may hold an API key). The real binary, real files.
 #![cfg(feature = "tui")]
 
 use crate::tui_tmux_common;

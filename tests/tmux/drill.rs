@@ -1,7 +1,7 @@
-//! End to end on the real binary (issue 15.11, 15.12): a typed search term
+//! Search and drill-down end to end on the real binary: a typed search term
 //! narrows the list; in the agreement view, tab and Enter on a matrix cell
-//! list its items, Esc comes back, a second Esc shows the full list.
-//! Skips (with a note) when tmux is missing.
+//! list its items, Esc comes back, a second Esc shows the full list. Skips
+//! (with a note) when tmux is missing.
 #![cfg(feature = "tui")]
 
 use crate::tui_tmux_common;

@@ -1,6 +1,6 @@
-//! End to end, issue 15.6: the first screen of the real binary at 80×24
-//! shows the legend of the marks and the `?` hint; a later start does not
-//! show the legend again. Skips (with a note) when tmux is missing.
+//! End to end: the first screen of the real binary at 80×24 shows the legend
+//! of the marks and the `?` hint; a later start does not show the legend
+//! again. Skips (with a note) when tmux is missing.
 #![cfg(feature = "tui")]
 
 use crate::tui_tmux_common;

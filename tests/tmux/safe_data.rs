@@ -1,4 +1,4 @@
-//! Issue 12 on the real binary in tmux: unsaved labels on quit (prompt,
+//! Safe data on the real binary in tmux: unsaved labels on quit (prompt,
 //! recovery file, replay at the next start), bracketed paste, and SIGTERM.
 //! Skips (with a note) when tmux is missing.
 #![cfg(feature = "tui")]

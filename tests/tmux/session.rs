@@ -1,5 +1,6 @@
-//! Issue 15.14 end to end: the real binary in tmux. Choose a persona, a
-//! mode and a filter, move to the 7th item, quit, reopen: the same screen.
+//! The session kept across a restart, end to end: the real binary in tmux.
+//! Choose a persona, a mode and a filter, move to the 7th item, quit, reopen:
+//! the same screen.
 #![cfg(feature = "tui")]
 
 use crate::tui_tmux_common;

@@ -153,9 +153,9 @@ fn self_consistency_and_position_bias_show_below_the_table() {
     assert!(s.contains("judge·human"), "{s}");
 }
 
-/// Issue "Close the loop", point 3 in the workbench: `t` in the agreement view
-/// asks for the figures on the held-out test side, then on train, then on
-/// all pairs again, and the title says which; elsewhere it only explains.
+/// The held-out split in the agreement view: `t` asks for the figures on the
+/// held-out test side, then on train, then on all pairs again, and the title
+/// says which; elsewhere it only explains.
 #[test]
 fn the_split_key_cycles_all_test_train_and_asks_for_those_figures() {
     let mut app = app();

@@ -1,6 +1,6 @@
-//! Issue 15.12, from figure to items: Enter on a confusion-matrix cell (or a
-//! group row) of the agreement view lists exactly the items of the pairs
-//! `crate::report` counts there; Esc comes back, a second Esc to the full list.
+//! From figure to items: Enter on a confusion-matrix cell (or a group row) of
+//! the agreement view lists exactly the items of the pairs `jury::report`
+//! counts there; Esc comes back, a second Esc to the full list.
 #![cfg(feature = "tui")]
 
 use crate::tui_common;

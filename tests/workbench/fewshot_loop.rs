@@ -1,8 +1,8 @@
-//! Issue "Close the loop", point 4: the workbench's `L` builds the few-shot
-//! set from `train` labels beside the store, confirms its run on the
-//! held-out `test` items (saying how many requests), runs it with resume
-//! semantics and opens the agreement view on `test` with the change it made
-//! (or says the change needs a baseline run and offers it).
+//! The few-shot loop in the workbench: `L` builds the few-shot set from
+//! `train` labels beside the store, confirms its run on the held-out `test`
+//! items (saying how many requests), runs it with resume semantics and opens
+//! the agreement view on `test` with the change it made (or says the change
+//! needs a baseline run and offers it).
 #![cfg(feature = "tui")]
 
 use crate::tui_common;

@@ -1,5 +1,5 @@
-//! Issue 15.10 and 15.11: progress ("37/200 labelled") and the search
-//! field's typed terms, as pure update tests and TestBackend snapshots.
+//! Progress ("37/200 labelled") and the search field's typed terms, as pure
+//! update tests and TestBackend snapshots.
 #![cfg(feature = "tui")]
 
 use crate::tui_common;

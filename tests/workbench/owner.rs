@@ -1,7 +1,6 @@
-//! Items belong to a persona (issue 15.15) in the workbench: the persona
-//! defaults to each item's owner, the picker offers that as its first entry,
-//! a fixed persona stays fixed, and `R` over a mixed list starts one run per
-//! owner persona.
+//! Items belong to a persona, in the workbench: the persona defaults to each
+//! item's owner, the picker offers that as its first entry, a fixed persona
+//! stays fixed, and `R` over a mixed list starts one run per owner persona.
 #![cfg(feature = "tui")]
 
 use crate::tui_common;

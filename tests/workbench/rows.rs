@@ -1,6 +1,5 @@
-//! Issue 15, points 4–8: protocol rows, the runs view, the first screen,
-//! pickers, messages, mapped labels and blind review. Pure update tests and
-//! TestBackend snapshots.
+//! Protocol rows, the runs view, the first screen, pickers, messages, mapped
+//! labels and blind review. Pure update tests and TestBackend snapshots.
 #![cfg(feature = "tui")]
 
 use crate::tui_common;

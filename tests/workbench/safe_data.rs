@@ -1,4 +1,4 @@
-//! Issue 12 in the pure update and on TestBackend: the quit prompt over
+//! Safe data in the pure update and on TestBackend: the quit prompt over
 //! unsaved labels, the replay offer at start, and bracketed paste.
 #![cfg(feature = "tui")]
 
@@ -47,7 +47,7 @@ fn quit_with_everything_saved_quits_at_once() {
             result: Ok(()),
         },
     );
-    // Nothing to retry: only the session goes to the writer (issue 15.14).
+    // Nothing to retry: only the session goes to the writer.
     let fx = key(&mut app, 'q');
     assert!(
         fx.iter().all(|f| matches!(f, Effect::SaveSession { .. })),

@@ -1,5 +1,5 @@
-//! Issue 15.13/14/16: undo and label history, the session kept across a
-//! restart, compare by persona and by model — pure update tests.
+//! Undo and label history, the session kept across a restart, compare by
+//! persona and by model — pure update tests.
 #![cfg(feature = "tui")]
 
 use crate::tui_common;

@@ -1,6 +1,6 @@
-//! Issue "Close the loop", point 1 in the workbench: with a held-out split
-//! in the store, every verdict row says which side its (item,
-//! classification) is on, the side `jury export` gives it.
+//! The held-out split in the workbench: with a held-out split in the store,
+//! every verdict row says which side its (item, classification) is on, the
+//! side `jury export` gives it.
 #![cfg(feature = "tui")]
 
 use crate::tui_common;

@@ -232,7 +232,7 @@ async fn the_chosen_path_is_the_one_the_server_sees() {
 }
 
 /// A model without a price (a local server, the demo judge) shows no cost,
-/// not an invented one and not a question mark (issue 15.9).
+/// not an invented one and not a question mark.
 #[test]
 fn a_run_without_a_price_shows_a_dash_for_its_cost() {
     let mut app = app();
