@@ -761,7 +761,8 @@ fn an_oversized_answer_is_cut_recorded_once_and_memory_stays_bounded() {
         1,
         "a runaway answer is not asked again"
     );
-    // Peak resident memory of the children this test process waited for.
+    // Peak resident memory of the children this process waited for: the other
+    // tests of the crate share the process, so this bounds this run's child too.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
     let peak_mb = ru.ru_maxrss / 1024;
