@@ -79,7 +79,13 @@ async fn esc_clears_the_search_and_x_asks_before_cancelling() {
     // search; the run goes on.
     s.keys(&["/", "x", "y"]);
     wait_for(&s.name, "the search field", |x| x.contains("items 0/94")).await;
+    // The second Escape waits for the first one's effect: Escape starts a key
+    // sequence, and two that reach jury in one read are read as one key.
     s.keys(&["Escape"]);
+    wait_for(&s.name, "the search field closed", |x| {
+        !x.contains("search: words")
+    })
+    .await;
     s.keys(&["Escape"]);
     let screen = wait_for(&s.name, "the search cleared", |x| x.contains("items 94/94")).await;
     // The status bar still shows the run going (a finished one reads "last run").

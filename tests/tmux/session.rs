@@ -48,6 +48,12 @@ async fn persona_mode_filter_and_item_come_back_after_a_restart() {
     // A first start shows the legend of marks; Esc puts it away (a later
     // start does not show it, and the screens are compared whole).
     s.keys(&["Escape"]);
+    // Escape starts a key sequence: an Escape and a `p` that reach jury in one
+    // read are read as Alt+p.
+    wait_for(&s.name, "the legend hidden", |x| {
+        !x.contains("what the marks mean")
+    })
+    .await;
     // Persona maren (the picker lists "each item's owner", kenton, maren),
     // mode 3, filter "unlabelled", the 7th item.
     s.keys(&["p"]);
