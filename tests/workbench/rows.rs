@@ -169,10 +169,10 @@ fn blind_review_refuses_judge_made_filters_orders_and_views() {
     }
     assert_eq!(app.list.filtered.len(), 1);
     key(&mut app, 'o');
-    assert_ne!(app.list.order, jury::tui::queue::Order::File);
+    assert_ne!(app.list.order, jury::tui::app::queue::Order::File);
     key(&mut app, 'b');
     assert_eq!(app.list.filter, Filter::All);
-    assert_eq!(app.list.order, jury::tui::queue::Order::File);
+    assert_eq!(app.list.order, jury::tui::app::queue::Order::File);
     assert_eq!(app.list.filtered.len(), 3);
     // Cycling the filter skips judge≠human while blind.
     for _ in 0..12 {
@@ -181,7 +181,7 @@ fn blind_review_refuses_judge_made_filters_orders_and_views() {
     }
     // Orders and the judge's views are refused, with the way out named.
     key(&mut app, 'o');
-    assert_eq!(app.list.order, jury::tui::queue::Order::File);
+    assert_eq!(app.list.order, jury::tui::app::queue::Order::File);
     assert!(
         app.chrome
             .message
@@ -321,7 +321,7 @@ fn with_claims() -> jury::tui::app::App {
     v.mode = None;
     data.verdicts = vec![v];
     let mut app = app_with(data);
-    app.data.claims = jury::tui::claims::parse(
+    app.data.claims = jury::tui::app::claims::parse(
         "[[claim]]\nid = \"c-deadline\"\nclaim = \"A deadline \\u001b[31mtoday\\u001b[0m or tomorrow.\"\n",
     )
     .unwrap();

@@ -367,7 +367,7 @@ pub mod prompt {
 
 /// The help screen's notes around the generated key list, and the hint line.
 pub mod help {
-    use crate::tui::action::Action;
+    use crate::tui::input::action::Action;
 
     pub const HEADER: &str =
         "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";

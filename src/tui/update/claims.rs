@@ -1,6 +1,6 @@
 //! Which proposition runs judging a set of items means: one run per claim
 //! (and persona) that has a row on some of the items, asked with the
-//! claim's settings (see [`crate::tui::claims`]).
+//! claim's settings (see [`crate::tui::app::claims`]).
 
 use super::super::app::App;
 use crate::domain::Protocol;

@@ -5,8 +5,8 @@
 //! version judged the test items, `L` offers the baseline run instead.
 //! Every step's I/O is an Effect (`tui::fewshot_effects`).
 
-use super::super::action::{Action, PopupAction, PopupKind};
 use super::super::app::*;
+use super::super::input::action::{Action, PopupAction, PopupKind};
 use super::super::msg::Effect;
 use super::super::strings::fewshot as say;
 use crate::domain::{Protocol, Side};

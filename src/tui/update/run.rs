@@ -1,7 +1,7 @@
 //! Starting runs from the workbench and the settings they use.
 
-use super::super::action::Action;
 use super::super::app::*;
+use super::super::input::action::Action;
 use super::super::msg::Effect;
 use crate::domain::{Mode, Protocol};
 use crate::sanitize;

@@ -3,8 +3,8 @@
 
 use crate::domain::Side;
 use crate::sanitize::one_line;
-use crate::tui::action::{Action, PopupAction, PopupKind};
 use crate::tui::app::{AgreementState, App, LoopDelta, LoopReady, LoopStage};
+use crate::tui::input::action::{Action, PopupAction, PopupKind};
 use crate::tui::strings::fewshot as say;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};

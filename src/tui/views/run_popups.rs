@@ -2,8 +2,8 @@
 //! confirmation (what each run would send, and what it may cost).
 
 use super::popup::dialog;
-use crate::tui::action::{PopupAction, PopupKind};
 use crate::tui::app::App;
+use crate::tui::input::action::{PopupAction, PopupKind};
 use crate::tui::strings::prompt as say;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -105,7 +105,7 @@ pub fn confirm_runs(
         let cancel = app
             .chrome
             .keymap
-            .hint(crate::tui::action::Action::CancelRun);
+            .hint(crate::tui::input::action::Action::CancelRun);
         lines.push(Line::styled(say::run_going(&cancel), t.warning));
     }
     let model = crate::sanitize::one_line(&app.runs.model, 40);

@@ -1,7 +1,7 @@
 use super::{focused_block, label_on_scale, value_style};
 use crate::sanitize;
+use crate::tui::app::protocol_rows::ProtoRow;
 use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, RowKey, disagrees};
-use crate::tui::protocol_rows::ProtoRow;
 use crate::tui::update::visible_judge;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -2,9 +2,9 @@
 //! writing the set beside the store and planning its run on the held-out
 //! items, on a blocking task; the answer comes back as `Msg::LoopReady`.
 
-use super::app::{LoopReady, LoopStage, RunPlan};
-use super::effects::{EngineLink, run_request};
-use super::msg::Msg;
+use super::super::app::{LoopReady, LoopStage, RunPlan};
+use super::super::msg::Msg;
+use super::{EngineLink, run_request};
 use crate::engine::{EngineConfig, RunRequest, make_plan};
 use crate::fewshot::workbench::{LoopPersona, LoopSet, test_items, write_loop_set};
 use crate::prompt::PromptSet;

@@ -191,7 +191,7 @@ double_check = true
 
     #[test]
     fn the_sample_claims_file_reads() {
-        let c = parse(include_str!("../../sample-data/proposition/claims.toml")).unwrap();
+        let c = parse(include_str!("../../../sample-data/proposition/claims.toml")).unwrap();
         assert_eq!(c.len(), 14);
         assert_eq!(c["c-resolved"].last_n, Some(2));
         assert!(c["c-tone"].double_check);

@@ -3,9 +3,9 @@
 //! (`make_plan`, the rule `jury run --resume` uses), on a blocking thread:
 //! the UI never waits on the store.
 
-use super::app::{PlannedRun, RunCount, RunPlan};
-use super::effects::run_request;
-use super::msg::Msg;
+use super::super::app::{PlannedRun, RunCount, RunPlan};
+use super::super::msg::Msg;
+use super::run_request;
 use crate::engine::{EngineConfig, EngineError, Plan, RunRequest, make_plan, spawn_planned_with};
 use crate::store::Store;
 use std::path::PathBuf;

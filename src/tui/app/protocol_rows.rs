@@ -8,7 +8,7 @@
 //! example's default dimensions, a conversation's guidelines), so a person
 //! can label them before any judge ran (blind review works the same way).
 
-use super::app::LabelEntry;
+use super::LabelEntry;
 use crate::domain::{ComboKey, Item, Protocol, Scale, Verdict};
 use std::collections::BTreeMap;
 

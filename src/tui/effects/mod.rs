@@ -10,6 +10,10 @@ use crate::protocol::{JudgeSpec, SpecFlags};
 use crate::store::Store;
 use std::collections::HashMap;
 use std::path::PathBuf;
+
+pub mod fewshot;
+pub mod recovery;
+pub mod run_task;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -90,7 +94,7 @@ impl Executor {
             .ok();
         Executor {
             tx,
-            recovery: super::recovery::path_for(&db_path),
+            recovery: recovery::path_for(&db_path),
             db_path,
             engine,
             labels: Some(ltx),
@@ -130,11 +134,11 @@ impl Executor {
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),
             Effect::PlanRuns(plans) => self.plan_runs(plans),
             Effect::StartLoopRun { tag, plan, prompts } => {
-                match super::fewshot_effects::loop_request(&self.engine, plan, prompts) {
+                match fewshot::loop_request(&self.engine, plan, prompts) {
                     Ok((cfg, req)) => {
                         let cancel = CancellationToken::new();
                         self.cancels.insert(tag, cancel.clone());
-                        super::run_task::start_request(cfg, tag, req, cancel, self.tx.clone());
+                        run_task::start_request(cfg, tag, req, cancel, self.tx.clone());
                     }
                     Err(e) => {
                         let _ = self.tx.send(Msg::RunEnded {
@@ -148,7 +152,7 @@ impl Executor {
                 plan,
                 baseline_for,
                 by_owner,
-            } => super::fewshot_effects::prepare(
+            } => fewshot::prepare(
                 self.db_path.clone(),
                 self.engine.clone(),
                 plan,
@@ -179,13 +183,13 @@ impl Executor {
             // Small and synchronous: the quit prompt waits on it, and the
             // process may end right after.
             Effect::KeepUnsaved(labels) => {
-                let r = super::recovery::keep(&self.recovery, &labels)
+                let r = recovery::keep(&self.recovery, &labels)
                     .map(|_| self.recovery.display().to_string())
                     .map_err(|e| format!("{}: {e}", self.recovery.display()));
                 let _ = self.tx.send(Msg::UnsavedKept(r));
             }
             Effect::ClearUnsaved => {
-                if let Err(e) = super::recovery::clear(&self.recovery) {
+                if let Err(e) = recovery::clear(&self.recovery) {
                     let _ = self.tx.send(Msg::UnsavedKept(Err(format!(
                         "{}: {e}",
                         self.recovery.display()
@@ -289,7 +293,7 @@ impl Executor {
         let cancel = CancellationToken::new();
         self.cancels.insert(tag, cancel.clone());
         let dir = self.engine.prompts_dir.clone();
-        super::run_task::start(cfg, tag, plan, dir, cancel, self.tx.clone());
+        run_task::start(cfg, tag, plan, dir, cancel, self.tx.clone());
     }
 
     fn plan_runs(&mut self, plans: Vec<RunPlan>) {
@@ -303,7 +307,7 @@ impl Executor {
         };
         let (dir, tx) = (self.engine.prompts_dir.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(result(super::run_task::summarize(&cfg, plans, dir)));
+            let _ = tx.send(result(run_task::summarize(&cfg, plans, dir)));
         });
     }
 
@@ -331,8 +335,8 @@ fn spec_flags(plan: &RunPlan) -> SpecFlags {
     if let Some(claim) = &plan.claim {
         // A claim row judged for a persona (a claim about what they see)
         // keeps it; "-" is none.
-        let persona = Some(plan.persona_id.clone()).filter(|p| p != super::claims::NO_PERSONA);
-        return super::claims::to_flags(claim, persona);
+        let persona = Some(plan.persona_id.clone()).filter(|p| p != super::app::claims::NO_PERSONA);
+        return super::app::claims::to_flags(claim, persona);
     }
     let awag = plan.protocol == crate::domain::Protocol::Awag;
     SpecFlags {
