@@ -28,7 +28,8 @@ use tokio_util::sync::CancellationToken;
 /// What to judge and how.
 #[derive(Debug, Clone)]
 pub struct RunRequest {
-    /// Which judge, asked what (built and checked by [`JudgeSpec::from_flags`]).
+    /// Which judge, asked what (built and checked by its protocol's
+    /// constructor, e.g. [`JudgeSpec::awag`]).
     pub spec: JudgeSpec,
     /// Where the rubric, proposition and guideline prompts come from
     /// (`None`: the embedded ones); AwAg's are [`EngineConfig::prompts`].

@@ -12,7 +12,7 @@ pub mod rubric;
 pub mod spec;
 
 pub use build::{Built, Prompts, build};
-pub use spec::{JudgeSpec, NO_PERSONA, SpecError, SpecFlags};
+pub use spec::{JudgeSpec, SpecError, SpecFlags, SpecRefusal};
 
 use crate::domain::{ComboKey, Mode, Protocol, Scale, Value};
 use crate::provider::ChatCall;

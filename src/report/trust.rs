@@ -141,10 +141,9 @@ pub fn table(ts: &[Trust]) -> String {
         pct(1.0 - first.delta)
     );
     for t in ts {
-        let persona = if t.persona == crate::protocol::NO_PERSONA {
-            String::new()
-        } else {
-            format!(" (persona {})", t.persona)
+        let persona = match crate::domain::PersonaRef::from_id(&t.persona) {
+            crate::domain::PersonaRef::None => String::new(),
+            crate::domain::PersonaRef::Persona(p) => format!(" (persona {p})"),
         };
         out.push_str(&format!(
             "\n{} · {} · {}{}\n",

@@ -381,17 +381,17 @@ fn enter_and_r_judge_proposition_rows_with_the_claims_settings() {
     // Enter: the item's AwAg rows and its known claim; the unknown one is named.
     let p = plans(&code(&mut app, KeyCode::Enter));
     assert_eq!(p.len(), 2, "{p:?}");
-    assert_eq!(p[0].protocol, Protocol::Awag);
+    assert_eq!(p[0].protocol(), Protocol::Awag);
     let claim = &p[1];
-    assert_eq!(claim.protocol, Protocol::Proposition);
+    assert_eq!(claim.protocol(), Protocol::Proposition);
     assert_eq!(claim.item_ids, vec!["k-001".to_string()]);
-    assert_eq!(claim.persona_id, "-");
-    let s = claim.claim.as_ref().unwrap();
+    assert_eq!(claim.persona_id(), "-");
+    let s = claim.claim().unwrap();
     assert_eq!(s.claim_id, "c-deadline");
     let (_, m) = app.chrome.message.clone().unwrap();
     assert!(m.contains("c-secret"), "{m}");
     // The request is built by the constructor `jury run` uses, from the same flags.
-    let req = jury::tui::effects::run_request(claim.clone(), None).unwrap();
+    let req = jury::tui::effects::run_request(claim.clone(), None);
     let cli = jury::protocol::spec::JudgeSpec::from_flags(&jury::protocol::spec::SpecFlags {
         protocol: "proposition".into(),
         claim: Some("A deadline \u{1b}[31mtoday\u{1b}[0m or tomorrow.".into()),
@@ -404,7 +404,7 @@ fn enter_and_r_judge_proposition_rows_with_the_claims_settings() {
     let p = plans(&key(&mut app, 'R'));
     let claim = p
         .iter()
-        .find(|p| p.protocol == Protocol::Proposition)
+        .find(|p| p.protocol() == Protocol::Proposition)
         .unwrap();
     assert_eq!(
         claim.item_ids,

@@ -474,7 +474,10 @@ fn judged_three_ways() -> jury::tui::app::App {
 fn started(fx: &[Effect]) -> Vec<(String, Mode)> {
     fx.iter()
         .filter_map(|f| match f {
-            Effect::StartRun { plan, .. } => Some((plan.persona_id.clone(), plan.mode)),
+            Effect::StartRun { plan, .. } => Some((
+                plan.persona_id().to_string(),
+                plan.mode().expect("compare starts AwAg runs"),
+            )),
             _ => None,
         })
         .collect()

@@ -31,7 +31,7 @@ pub fn loop_request(
     if let Some(dir) = &prompts {
         cfg.prompts = Arc::new(PromptSet::load(Some(dir)).map_err(|e| e.to_string())?);
     }
-    let mut req = run_request(plan, engine.prompts_dir.clone())?;
+    let mut req = run_request(plan, engine.prompts_dir.clone());
     req.resume = true;
     Ok((cfg, req))
 }
@@ -92,22 +92,23 @@ fn prepare_now(
     let shown = PromptSet::load(Some(&set.dir)).map_err(|e| s(&e))?;
     let who = if by_owner {
         LoopPersona::EachOwner {
-            fallback: &plan.persona_id,
+            fallback: plan.persona_id(),
         }
     } else {
-        LoopPersona::One(&plan.persona_id)
+        LoopPersona::One(plan.persona_id())
     };
+    let perspectives = plan.spec.perspective_ids();
     let (groups, left_out) =
-        test_items(&store, who, &plan.perspective_ids, shown.example_pairs()).map_err(|e| s(&e))?;
+        test_items(&store, who, &perspectives, shown.example_pairs()).map_err(|e| s(&e))?;
     // One run per persona the held-out items are judged as.
-    let mut plans: Vec<RunPlan> = groups
-        .into_iter()
-        .map(|(persona_id, item_ids)| RunPlan {
-            persona_id,
+    let mut plans: Vec<RunPlan> = Vec::with_capacity(groups.len());
+    for (persona_id, item_ids) in groups {
+        plans.push(RunPlan {
+            spec: plan.spec.as_persona(&persona_id).map_err(|e| s(&e))?,
             item_ids,
             ..plan.clone()
-        })
-        .collect();
+        });
+    }
     let (mut requests, mut skipped) = (0, 0);
     for p in &plans {
         let prompts = (stage == LoopStage::FewShot).then(|| set.dir.clone());

@@ -6,7 +6,6 @@ use super::app::RunPlan;
 use super::msg::{Effect, Msg};
 use crate::domain::Label;
 use crate::engine::{EngineConfig, RunRequest};
-use crate::protocol::{JudgeSpec, SpecFlags};
 use crate::store::Store;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -65,21 +64,15 @@ pub struct Executor {
     cancels: HashMap<u64, CancellationToken>,
 }
 
-/// The request a workbench run sends: its spec built and checked by the
-/// constructor `jury run` uses (other protocols with their defaults — rubric:
-/// relevance and tone; guideline: each conversation's own guidelines), and
-/// the workbench's prompt folder, as `jury run --prompts` would pass it.
-pub fn run_request(
-    plan: RunPlan,
-    prompts_dir: Option<std::path::PathBuf>,
-) -> Result<RunRequest, String> {
-    let spec = JudgeSpec::from_flags(&spec_flags(&plan)).map_err(|e| e.to_string())?;
-    let mut req = RunRequest::for_spec(spec);
+/// The request a workbench run sends: its spec as the plan built it, and the
+/// workbench's prompt folder, as `jury run --prompts` would pass it.
+pub fn run_request(plan: RunPlan, prompts_dir: Option<std::path::PathBuf>) -> RunRequest {
+    let mut req = RunRequest::for_spec(plan.spec);
     req.item_ids = Some(plan.item_ids);
     req.structured = plan.structured;
     req.prompts_dir = prompts_dir;
     req.resume = plan.resume;
-    Ok(req)
+    req
 }
 
 impl Executor {
@@ -329,29 +322,6 @@ impl Drop for Executor {
     }
 }
 
-/// The workbench's choices as [`JudgeSpec::from_flags`] takes them: a mode,
-/// persona and perspectives for AwAg; other protocols need none of them.
-fn spec_flags(plan: &RunPlan) -> SpecFlags {
-    if let Some(claim) = &plan.claim {
-        // A claim row judged for a persona (a claim about what they see)
-        // keeps it; "-" is none.
-        let persona = Some(plan.persona_id.clone()).filter(|p| p != super::app::claims::NO_PERSONA);
-        return super::app::claims::to_flags(claim, persona);
-    }
-    let awag = plan.protocol == crate::domain::Protocol::Awag;
-    SpecFlags {
-        protocol: plan.protocol.as_str().to_string(),
-        mode: awag.then(|| plan.mode.number()),
-        persona: awag.then(|| plan.persona_id.clone()),
-        perspectives: if awag {
-            plan.perspective_ids.clone()
-        } else {
-            Vec::new()
-        },
-        ..SpecFlags::default()
-    }
-}
-
 /// How long a label queued behind one the lock refused waits for the lock.
 const QUEUED_BEHIND_BUSY: std::time::Duration = std::time::Duration::from_millis(200);
 
@@ -463,16 +433,18 @@ fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
 mod tests {
     use super::*;
     use crate::domain::{Mode, Protocol};
+    use crate::protocol::{JudgeSpec, SpecFlags};
+
+    /// The spec the workbench's choices make: AwAg mode 1 as kenton.
+    fn spec(protocol: Protocol) -> Result<JudgeSpec, crate::protocol::SpecRefusal> {
+        RunPlan::spec_for(protocol, Mode::One, "kenton", vec!["classification".into()])
+    }
 
     fn plan(protocol: Protocol) -> RunPlan {
         RunPlan {
-            protocol,
-            mode: Mode::One,
+            spec: spec(protocol).unwrap(),
             structured: None,
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
             item_ids: vec!["i1".into()],
-            claim: None,
             resume: true,
         }
     }
@@ -481,10 +453,10 @@ mod tests {
     fn the_workbench_runs_every_protocol_with_its_prompt_folder() {
         for p in [Protocol::Awag, Protocol::Rubric, Protocol::Guideline] {
             let dir = std::path::PathBuf::from("my-prompts");
-            let req = run_request(plan(p), Some(dir.clone())).unwrap();
+            let req = run_request(plan(p), Some(dir.clone()));
             assert_eq!(req.prompts_dir, Some(dir), "{p:?}");
             assert_eq!(req.item_ids, Some(vec!["i1".to_string()]));
-            assert!(run_request(plan(p), None).unwrap().prompts_dir.is_none());
+            assert!(run_request(plan(p), None).prompts_dir.is_none());
         }
     }
 
@@ -492,7 +464,7 @@ mod tests {
     fn the_workbench_builds_the_spec_jury_run_builds() {
         let cli = |flags: SpecFlags| JudgeSpec::from_flags(&flags).unwrap();
         assert_eq!(
-            JudgeSpec::from_flags(&spec_flags(&plan(Protocol::Awag))).unwrap(),
+            spec(Protocol::Awag).unwrap(),
             cli(SpecFlags {
                 protocol: "awag".into(),
                 mode: Some(1),
@@ -506,7 +478,7 @@ mod tests {
             (Protocol::Guideline, "guideline"),
         ] {
             // The workbench's AwAg choices do not leak into another protocol's spec.
-            let spec = JudgeSpec::from_flags(&spec_flags(&plan(p))).unwrap();
+            let spec = spec(p).unwrap();
             assert_eq!(
                 spec,
                 cli(SpecFlags {
@@ -516,8 +488,10 @@ mod tests {
             );
             assert_eq!(spec.persona(), None);
         }
-        // What the constructor refuses, the workbench is refused too.
-        let e = JudgeSpec::from_flags(&spec_flags(&plan(Protocol::Proposition))).unwrap_err();
-        assert!(e.to_string().contains("needs --claim"), "{e}");
+        // What the constructor refuses, the workbench is refused too, in
+        // words that name no flag (the workbench has none).
+        let e = spec(Protocol::Proposition).unwrap_err();
+        assert!(e.to_string().contains("needs a claim"), "{e}");
+        assert!(!e.to_string().contains("--"), "{e}");
     }
 }

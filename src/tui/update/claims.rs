@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimRun {
     pub settings: Settings,
-    /// "-" for a claim judged from no one's view.
+    /// As recorded: [`crate::domain::PersonaRef::NONE_ID`] for a claim
+    /// judged from no one's view.
     pub persona_id: String,
     pub item_ids: Vec<String>,
 }

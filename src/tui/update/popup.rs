@@ -290,7 +290,7 @@ fn submit_input(
         }
         InputKind::Note => {
             let Some((key, scale)) = target else { return };
-            // Protocol rows keep their own persona ("-" for most of them).
+            // Protocol rows keep their own persona (none for most of them).
             let persona = match app.focused_proto_row() {
                 Some(r) if r.key == key => r.persona_id,
                 _ => app.persona_id().to_string(),

@@ -240,7 +240,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         Span::styled(sanitize::one_line(&r.key.classification_id, 40), t.title),
         Span::styled(format!(" · {} ({})", r.protocol, r.scale), t.muted),
     ];
-    if r.persona_id != "-" {
+    if r.persona_id != crate::domain::PersonaRef::NONE_ID {
         head.push(Span::styled(
             format!(" · {}", sanitize::one_line(&r.persona_id, 20)),
             t.muted,
