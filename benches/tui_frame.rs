@@ -296,7 +296,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     // A 10 MB item, then one item of 10 000 combining marks: both are cut
-    // for display (tests/tui_screens.rs::a_huge_item_draws_quickly checks
+    // for display (tests/workbench/screens.rs::a_huge_item_draws_quickly checks
     // what is shown; this is how long it takes).
     let mut data = items(10);
     data.items[0].text = "x".repeat(10_000_000);
