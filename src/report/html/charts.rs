@@ -16,6 +16,11 @@ use crate::domain::Value;
 /// thousands of classifications stays a file a browser opens).
 const MAX_CHARTS: usize = 120;
 
+/// The widest a character of an 11 px label may be (DejaVu Sans, the
+/// fallback of `system-ui` on many Linux systems, draws digits and capitals
+/// near 8 px): labels are given this much room so none is cut.
+const CHAR: usize = 8;
+
 /// Up to this many first sides get a column each (four cards of ~270 px fit
 /// a 1200 px page); more flow in rows.
 const MAX_COLUMNS: usize = 4;
@@ -161,9 +166,9 @@ fn confusion_svg(m: &[Vec<u64>], labels: &[String], left: &str, right: &str) -> 
     let cell = if k > 6 {
         26
     } else {
-        (7 * longest + 10).clamp(34, 70)
+        (CHAR * longest + 10).clamp(34, 76)
     };
-    let x0 = (7 * longest + 12).max(20);
+    let x0 = (CHAR * longest + 12).max(20);
     let y0 = 4;
     let (w, hgt) = (x0 + cell * k + 4, y0 + cell * k + 20);
     let max = m.iter().flatten().copied().max().unwrap_or(0).max(1);
@@ -214,8 +219,9 @@ fn distribution_svg(m: &[Vec<u64>], labels: &[String], left: &str, right: &str) 
     let n = rows.iter().sum::<u64>().max(1) as f64;
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(1);
     let bar = if k > 6 { 9usize } else { 12 };
-    let slot = (2 * bar + 6).max(7 * longest + 6);
-    let (x0, top, plot) = (34usize, 6usize, 100usize);
+    let slot = (2 * bar + 6).max(CHAR * longest + 6);
+    // Room for "100%" left of the bars.
+    let (x0, top, plot) = (4 * CHAR + 8, 6usize, 100usize);
     let w = x0 + k * slot + 4;
     let hgt = top + plot + 20;
     let mut s = format!(
