@@ -78,8 +78,9 @@ fn severity(p: &Pair) -> Option<(bool, u8)> {
     }
 }
 
-/// A combination's worst disagreement and its disagreeing pairs.
-type Candidate<'a> = ((bool, u8), Vec<&'a Pair>);
+/// A combination's worst disagreement and its pairs (agreeing ones too:
+/// only the few shown are filtered again, no list is built per combination).
+type Candidate<'a> = ((bool, u8), &'a [Pair]);
 
 /// The combinations of `pairs` where a judge and a person disagree, worst
 /// first (readings that differ, then the most steps apart, then by item),
@@ -95,22 +96,17 @@ pub fn gather(pairs: &PairsByComparison, store: &Store) -> crate::store::Result<
     let mut n_pairs = 0;
     for combination in all.chunk_by(|a, b| same(a, b)) {
         let mut worst = None;
-        let against: Vec<&Pair> = combination
-            .iter()
-            .filter(|p| {
-                let s = severity(p);
-                worst = worst.max(s);
-                s.is_some()
-            })
-            .collect();
+        for s in combination.iter().filter_map(severity) {
+            n_pairs += 1;
+            worst = worst.max(Some(s));
+        }
         if let Some(worst) = worst {
-            n_pairs += against.len();
-            candidates.push((worst, against));
+            candidates.push((worst, combination));
         }
     }
     let n_combinations = candidates.len();
     let order = |x: &Candidate<'_>, y: &Candidate<'_>| {
-        let (p, q) = (x.1[0], y.1[0]);
+        let (p, q) = (&x.1[0], &y.1[0]);
         (Reverse(x.0), &p.ctx.key, &p.ctx.persona).cmp(&(Reverse(y.0), &q.ctx.key, &q.ctx.persona))
     };
     if candidates.len() > MAX_SHOWN {
@@ -151,12 +147,12 @@ fn with_texts(store: &Store, chosen: &[Candidate<'_>]) -> crate::store::Result<V
     }
     let mut out = Vec::with_capacity(chosen.len());
     for ((worst, _), ps) in chosen {
-        let first = ps[0];
+        let first = &ps[0];
         let key = &*first.ctx.key;
         let (item, verdicts, labels) = &items[key.item_id.as_str()];
         let mut judges: Vec<JudgeVerdict> = Vec::new();
         let mut people: Vec<PersonLabel> = Vec::new();
-        for p in ps {
+        for p in ps.iter().filter(|p| severity(p).is_some()) {
             if !judges.iter().any(|j| *j.judge == *p.left) {
                 judges.push(JudgeVerdict {
                     judge: p.left.to_string(),
