@@ -47,6 +47,11 @@ addEventListener('load', () => {
     const v = t.ownerSVGElement.viewBox.baseVal;
     return b.x < -0.5 || b.y < -0.5 || b.x + b.width > v.width + 0.5 || b.y + b.height > v.height + 0.5;
   }).map(t => t.textContent);
+  // A count wider than its matrix cell.
+  const counts = [...document.querySelectorAll('svg.confusion rect')].filter(r => {
+    const t = r.nextElementSibling;
+    return t && t.tagName === 'text' && t.getBBox().width > r.getBBox().width;
+  }).map(r => r.nextElementSibling.textContent);
   const tables = [...document.querySelectorAll('table')].map(t => ({
     id: t.id, right: t.getBoundingClientRect().right
   }));
@@ -54,7 +59,7 @@ addEventListener('load', () => {
   pre.id = 'probe';
   pre.textContent = JSON.stringify({
     width: root.clientWidth, scroll_width: root.scrollWidth, tables, cards,
-    cut_boxes: boxes, cut_labels: labels
+    cut_boxes: boxes, cut_labels: labels.concat(counts)
   });
   document.body.appendChild(pre);
 });

@@ -1,9 +1,10 @@
 //! Each group's confusion matrix and both sides' distributions, as cards
 //! laid out to be compared: per comparison, the groups against the same
 //! right side on the same scale (e.g. every judge against alice on Likert)
-//! share a row, so a reader compares across it. Side names are in HTML
-//! (they wrap, never cut); the SVGs hold values and marks only and shrink
-//! to their card.
+//! share a row, and with a few judges each has its own column, so a reader
+//! compares across a row and down a column. Side names are in HTML (they
+//! wrap, never cut); the SVGs hold values and marks only and shrink to
+//! their card.
 
 use super::super::GroupFigures;
 use super::super::figure_text;
@@ -161,17 +162,20 @@ fn card(h: &mut String, i: usize, g: &GroupFigures, column: Option<usize>) {
 /// A k×k heatmap: rows the left side, columns the right, each cell's count.
 fn confusion_svg(m: &[Vec<u64>], labels: &[String], left: &str, right: &str) -> String {
     let k = m.len().max(1);
-    // Wide enough for the longest value name under its column.
+    // Wide enough for the longest value name under its column and the
+    // largest count in a cell.
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(1);
+    let max = m.iter().flatten().copied().max().unwrap_or(0).max(1);
+    let digits = max.to_string().len();
     let cell = if k > 6 {
         26
     } else {
         (CHAR * longest + 10).clamp(34, 76)
-    };
+    }
+    .max(CHAR * digits + 6);
     let x0 = (CHAR * longest + 12).max(20);
     let y0 = 4;
     let (w, hgt) = (x0 + cell * k + 4, y0 + cell * k + 20);
-    let max = m.iter().flatten().copied().max().unwrap_or(0).max(1);
     let mut s = format!(
         "<svg class=\"confusion\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{hgt}\" viewBox=\"0 0 {w} {hgt}\" role=\"img\"><title>confusion matrix: {} (rows) vs {} (columns)</title>",
         esc(left),
