@@ -54,9 +54,9 @@ fn name_heads(left: &str, right: &str, by: Option<GroupBy>, width: f64) -> Strin
     match by {
         Some(b) => format!(
             "{}{}{}",
-            th(by_name(b), width * 0.25, true),
-            th(left, width * 0.45, true),
-            th(right, width * 0.30, true)
+            th(by_name(b), width * 0.3, true),
+            th(left, width * 0.42, true),
+            th(right, width * 0.28, true)
         ),
         None => format!(
             "{}{}",
