@@ -4,9 +4,11 @@
 
 pub mod consistency;
 pub mod csv;
+pub mod disagreements;
 pub mod estimate;
 mod groups;
 pub mod html;
+pub mod page;
 pub mod paired;
 pub mod pairs;
 pub mod position;
