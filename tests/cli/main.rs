@@ -14,6 +14,7 @@ mod label_undo;
 mod ledger;
 mod report;
 mod report_html;
+mod report_html_page;
 mod report_narrow;
 mod run;
 mod run_status;

@@ -6,7 +6,7 @@
 //! charts side by side rather than in one long column.
 #![cfg(feature = "tui")]
 
-mod common;
+use crate::common;
 
 use common::{ServerRt, Workspace, text};
 use jury::domain::Mode;
