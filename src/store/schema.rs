@@ -272,6 +272,13 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE verdicts ADD COLUMN confidence_source TEXT;
     ALTER TABLE verdicts ADD COLUMN expected_score REAL;
     "#,
+    // 14: which server answered the request that produced a verdict, when a
+    // run spreads its requests over several (the base URL without
+    // credentials or query; NULL for verdicts from before, or settled
+    // without a request).
+    r#"
+    ALTER TABLE verdicts ADD COLUMN server TEXT;
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
