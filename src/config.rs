@@ -188,7 +188,10 @@ impl Settings {
         } else if let Some(u) = env("OPENAI_BASE_URL") {
             vec![u]
         } else {
-            file.base_url.clone().map(BaseUrls::into_vec).unwrap_or_default()
+            file.base_url
+                .clone()
+                .map(BaseUrls::into_vec)
+                .unwrap_or_default()
         };
         let base_urls: Vec<String> = base_urls
             .into_iter()

@@ -66,10 +66,7 @@ mod tests {
                 concurrency: Some(8)
             }
         );
-        assert_eq!(
-            ServerSpec::parse("http://a/v1").unwrap().concurrency,
-            None
-        );
+        assert_eq!(ServerSpec::parse("http://a/v1").unwrap().concurrency, None);
         for bad in ["http://a/v1#0", "http://a/v1#x", "#4", "http://a/v1#"] {
             assert!(ServerSpec::parse(bad).is_err(), "{bad}");
         }
@@ -81,6 +78,9 @@ mod tests {
             server_label("https://user:sk-CANARY@proxy.example/v1/?api-key=sk-CANARY&x=1"),
             "https://proxy.example/v1"
         );
-        assert_eq!(server_label("http://127.0.0.1:9/v1"), "http://127.0.0.1:9/v1");
+        assert_eq!(
+            server_label("http://127.0.0.1:9/v1"),
+            "http://127.0.0.1:9/v1"
+        );
     }
 }

@@ -384,7 +384,9 @@ impl Attempt<'_> {
             .iter()
             .map(|p| {
                 let at = positions.get(p.key.item_id.as_str()).copied();
-                let mut v = self.ctx.verdict(p, latency, share, at, &self.lease.server().label);
+                let mut v = self
+                    .ctx
+                    .verdict(p, latency, share, at, &self.lease.server().label);
                 v.confidence = sure.get(&p.key).copied();
                 v
             })
