@@ -8,23 +8,18 @@ use super::effects::run_request;
 use super::msg::Msg;
 use crate::engine::{EngineConfig, EngineError, Plan, RunRequest, make_plan, spawn_planned_with};
 use crate::store::Store;
-use std::path::PathBuf;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 /// Counts each run twice: what is missing (resume) and everything (re-judge).
-pub fn summarize(
-    cfg: &EngineConfig,
-    plans: Vec<RunPlan>,
-    prompts_dir: Option<PathBuf>,
-) -> Result<Vec<PlannedRun>, String> {
+pub fn summarize(cfg: &EngineConfig, plans: Vec<RunPlan>) -> Result<Vec<PlannedRun>, String> {
     let store = Store::open(&cfg.db_path).map_err(|e| e.to_string())?;
     let price = crate::engine::price::price_for(&cfg.provider.model);
     plans
         .into_iter()
         .map(|plan| {
             let count = |resume: bool| -> Result<RunCount, String> {
-                let mut req = run_request(plan.clone(), prompts_dir.clone())?;
+                let mut req = run_request(plan.clone())?;
                 req.resume = resume;
                 let p = make_plan(cfg, &req, &store).map_err(|e| e.to_string())?;
                 Ok(count(&p, &req, price))
@@ -77,7 +72,7 @@ async fn plan_off_thread(cfg: &EngineConfig, req: &RunRequest) -> Result<Plan, S
         make_plan(&cfg, &req, &store)
     })
     .await
-    .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")))
+    .map_err(EngineError::PlanningStopped)
     .and_then(|r| r)
     .map_err(|e| e.to_string())
 }
@@ -114,7 +109,6 @@ pub fn start(
     cfg: EngineConfig,
     tag: u64,
     plan: RunPlan,
-    prompts_dir: Option<PathBuf>,
     cancel: CancellationToken,
     tx: UnboundedSender<Msg>,
 ) {
@@ -122,7 +116,7 @@ pub fn start(
         let ended = |error: Option<String>| {
             let _ = tx.send(Msg::RunEnded { tag, error });
         };
-        let req = match run_request(plan.clone(), prompts_dir.clone()) {
+        let req = match run_request(plan.clone()) {
             Ok(req) => req,
             Err(e) => return ended(Some(e)),
         };
@@ -134,8 +128,8 @@ pub fn start(
             return ended(None);
         }
         if req.resume && p.batches.is_empty() && p.settled.is_empty() {
-            let (cfg2, dir) = (cfg.clone(), prompts_dir.clone());
-            let result = tokio::task::spawn_blocking(move || summarize(&cfg2, vec![plan], dir))
+            let cfg2 = cfg.clone();
+            let result = tokio::task::spawn_blocking(move || summarize(&cfg2, vec![plan]))
                 .await
                 .unwrap_or_else(|e| Err(format!("counting stopped: {e}")));
             let _ = tx.send(Msg::RunsPlanned {
