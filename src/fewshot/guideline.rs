@@ -96,7 +96,7 @@ pub fn guideline_files(
 pub fn unchanged_files(
     base: Option<&Path>,
     subs: &[&str],
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, PromptError> {
     let mut out = Vec::new();
     let Some(base) = base else {
         return Ok(out);
@@ -111,8 +111,10 @@ pub fn unchanged_files(
             .collect();
         names.sort();
         for p in names {
-            let text =
-                crate::readfile::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let text = crate::readfile::read_to_string(&p).map_err(|e| PromptError::File {
+                message: e.to_string(),
+                path: p.clone(),
+            })?;
             let name = p
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())

@@ -93,13 +93,12 @@ pub fn write_set(
     } else {
         super::guideline::NO_EXAMPLES
     };
-    let unchanged =
-        super::guideline::unchanged_files(base_dir.as_deref(), subs).map_err(|message| {
-            WriteError::Io {
-                path: base.origin.clone(),
-                message,
-            }
-        })?;
+    let unchanged = super::guideline::unchanged_files(base_dir.as_deref(), subs).map_err(|e| {
+        WriteError::Io {
+            path: base.origin.clone(),
+            message: e.to_string(),
+        }
+    })?;
     files.extend(unchanged);
     if examples.values().all(Vec::is_empty) && guideline.is_empty() {
         return Err(WriteError::Nothing);
