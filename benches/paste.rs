@@ -11,7 +11,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jury::domain::*;
 use jury::tui::app::{App, Loaded};
-use jury::tui::keymap::Keymap;
+use jury::tui::input::keymap::Keymap;
 use jury::tui::msg::Msg;
 use jury::tui::theme::Theme;
 

@@ -1,9 +1,10 @@
 //! `jury report` over a store holding 1 000 000 verdicts and 100 000 labels.
 //!
 //! `cargo bench --bench report_1m` builds the store once (cached as
-//! `target/report_1m-v2.db`; delete it to rebuild), then times the release
+//! `target/report_1m-v3.db`; delete it to rebuild), then times the release
 //! `jury report --format json` five times and prints the median wall time,
-//! the peak RSS and the ratio to the 2 s target. Measured 2026-11-23 on the
+//! the peak RSS and the ratio to the 2 s target; then `jury estimate` and
+//! `jury trust` the same way (their target is 2 s too). Measured 2026-11-23 on the
 //! 2-core machine: median 1.52–1.68 s, ratio 0.76–0.84, 327–329 MB (15.0 G instructions
 //! under callgrind before the last round of fixes). History: 32 s / 2.6 GB
 //! (strings per pair) → 5.6 s / 293 MB (slim rows, interned ids) → 1.68 s
@@ -113,6 +114,23 @@ fn value(mode: Mode, c: usize, r: usize) -> Value {
     }
 }
 
+/// A logprob confidence for combination `c` of run `r`: lower where
+/// [`value`] added noise, spread over (0.5, 1] so `jury trust` has many
+/// distinct candidate thresholds to test.
+fn confidence(c: usize, r: usize) -> Confidence {
+    let noisy = (c * 31 + r * 17).is_multiple_of(10);
+    let spread = ((c * 13 + r * 7) % 1000) as f64 / 1000.0;
+    Confidence {
+        value: if noisy {
+            0.5 + 0.3 * spread
+        } else {
+            0.7 + 0.3 * spread
+        },
+        source: ConfidenceSource::Logprobs,
+        expected_score: None,
+    }
+}
+
 fn build(db: &Path) {
     let tmp = db.with_extension("building");
     let _ = std::fs::remove_file(&tmp);
@@ -153,7 +171,7 @@ fn build(db: &Path) {
                         index: ((i + r) % 5) as u32,
                         items: 5,
                     }),
-                    confidence: None,
+                    confidence: Some(confidence(c, r)),
                 });
                 if chunk.len() == 20_000 {
                     store.insert_verdicts(&chunk).expect("verdicts");
@@ -204,8 +222,9 @@ fn build(db: &Path) {
 
 fn main() {
     let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
-    // v2: verdicts carry their place in the request (position bias).
-    let db = target.join("report_1m-v2.db");
+    // v2: verdicts carry their place in the request (position bias); v3:
+    // and a confidence (trust thresholds).
+    let db = target.join("report_1m-v3.db");
     if !db.exists() {
         println!("building {} (once; about a minute)…", db.display());
         let t = std::time::Instant::now();
@@ -253,29 +272,47 @@ fn main() {
     );
     // `jury estimate` over the same store: every standing verdict read,
     // each judge configuration's PPI++ per classification.
+    let n = time_json(&db, dir.path(), &["estimate", "--format", "json"]);
+    println!("estimate_1m: {n} estimates");
+    // `jury trust`: the same reading, then per classification and judge
+    // configuration a fixed-sequence test over its distinct confidences.
+    let n = time_json(
+        &db,
+        dir.path(),
+        &[
+            "trust", "--alpha", "0.1", "--delta", "0.1", "--format", "json",
+        ],
+    );
+    println!("trust_1m: {n} thresholds");
+}
+
+/// Times `jury ARGS` over the store [`RUNS`] times, prints the median wall
+/// time, the ratio to the 2 s target and the peak RSS; returns the length
+/// of the JSON array it printed.
+fn time_json(db: &Path, dir: &Path, args: &[&str]) -> usize {
+    let name = args[0];
     let mut times: Vec<Duration> = Vec::new();
     let mut peak = 0u64;
-    for i in 0..RUNS {
-        let out = dir.path().join(format!("estimate{i}.json"));
-        let mut cmd = common::jury_in(dir.path());
-        cmd.env("JURY_DB", &db)
-            .args(["estimate", "--format", "json"])
+    let out = dir.join(format!("{name}.json"));
+    for _ in 0..RUNS {
+        let mut cmd = common::jury_in(dir);
+        cmd.env("JURY_DB", db)
+            .args(args)
             .stdout(Stdio::from(std::fs::File::create(&out).expect("out")));
         let (wall, rss_kib, code) = common::run_measured(&mut cmd);
-        assert_eq!(code, 0, "jury estimate failed");
+        assert_eq!(code, 0, "jury {name} failed");
         times.push(wall);
         peak = peak.max(rss_kib);
     }
-    let estimates: serde_json::Value = serde_json::from_reader(
-        std::fs::File::open(dir.path().join("estimate0.json")).expect("open estimate"),
-    )
-    .expect("estimate is JSON");
+    let printed: serde_json::Value =
+        serde_json::from_reader(std::fs::File::open(&out).expect("open output"))
+            .expect("the output is JSON");
     let m = common::median(times);
     println!(
-        "estimate_1m: median {:.3} s over {RUNS} runs (target 2 s, ratio {:.2}), peak RSS {:.0} MB, {} estimates",
+        "{name}_1m: median {:.3} s over {RUNS} runs (target 2 s, ratio {:.2}), peak RSS {:.0} MB",
         m.as_secs_f64(),
         m.as_secs_f64() / 2.0,
         peak as f64 / 1024.0,
-        estimates.as_array().map_or(0, Vec::len)
     );
+    printed.as_array().map_or(0, Vec::len)
 }

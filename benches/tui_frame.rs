@@ -14,10 +14,10 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use jury::domain::*;
 use jury::engine::EngineEvent;
+use jury::tui::app::queue::Order;
 use jury::tui::app::{App, Loaded};
-use jury::tui::keymap::Keymap;
+use jury::tui::input::keymap::Keymap;
 use jury::tui::msg::{Effect, Msg};
-use jury::tui::queue::Order;
 use jury::tui::theme::Theme;
 
 /// `update` as the event loop calls it: with the time now.

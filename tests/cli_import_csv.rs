@@ -96,8 +96,98 @@ fn without_map_the_headers_are_guessed_and_said() {
     let got = items(&ws);
     assert_eq!(got[0]["tags"], json!(["inbox:nobody", "social"]));
     assert_eq!(got[0]["sent_text"], "2026-03-16T09:20:00Z");
-    // "not" means not relevant: it is no value of the scale.
-    assert_eq!(got[1]["classifications"][0]["available"], json!(["urgent"]));
+    // A spreadsheet's "not" is a value like "urgent" (in a JSON record
+    // `selected: "not"` still means "not relevant").
+    assert_eq!(
+        got[1]["classifications"][0]["available"],
+        json!(["not", "urgent"])
+    );
+    assert_eq!(got[0]["classifications"][0]["selected"], "not");
+    // Each classification's values are said.
+    assert!(err.contains("; urgency values: not, urgent"), "{err}");
+}
+
+/// `--map` gives a classification its description (a column, or the text
+/// itself) and its full list of values: listed values nobody chose are
+/// still available; a cell outside the list is refused with its line and
+/// column, and --skip-invalid imports the rest.
+#[test]
+fn map_gives_descriptions_and_value_lists() {
+    let ws = Workspace::new();
+    let csv = ws.write(
+        "mail.csv",
+        "ID,Body,Urgent?,Why,Work?
+         m1,Server down,urgent,Needs action today,work
+         m2,Lunch?,not,Can wait,personal
+         m3,Invoice,,Nothing chosen,work
+",
+    );
+    let map = "id=ID,text=Body,classification:urgency=Urgent?,description:urgency=Why,               values:urgency=urgent|not|later,classification:work=Work?,               description:work=Is this about work?";
+    let out = ws.run(&["import", csv.to_str().unwrap(), "--map", map]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("description:urgency=Why,description:work=Is this about work?,values:urgency=urgent|not|later"),
+        "{err}"
+    );
+    assert!(
+        err.contains("; urgency values: urgent, not, later; work values: work, personal"),
+        "{err}"
+    );
+    let got = items(&ws);
+    let urgency = &got[0]["classifications"][0];
+    assert_eq!(urgency["available"], json!(["urgent", "not", "later"]));
+    assert_eq!(urgency["description"], "Needs action today");
+    assert_eq!(got[1]["classifications"][0]["description"], "Can wait");
+    assert_eq!(
+        got[0]["classifications"][1]["description"],
+        "Is this about work?"
+    );
+    assert_eq!(got[2]["classifications"][0]["selected"], Value::Null);
+
+    // A value the list does not have: refused, nothing imported.
+    let ws = Workspace::new();
+    let csv = ws.write(
+        "mail.csv",
+        "ID,Body,Urgent?
+m1,Server down,urgent
+m2,Lunch?,maybe
+",
+    );
+    let map = "id=ID,text=Body,classification:urgency=Urgent?,values:urgency=urgent|not";
+    let out = ws.run(&["import", csv.to_str().unwrap(), "--map", map]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("line 3, column 'Urgent?'")
+            && err.contains(
+                "'maybe' is not one of the values --map values:urgency gives (urgent|not)"
+            ),
+        "{err}"
+    );
+    assert!(err.contains("nothing was imported"), "{err}");
+    let out = ws.run(&[
+        "import",
+        csv.to_str().unwrap(),
+        "--map",
+        map,
+        "--skip-invalid",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(items(&ws).len(), 1);
+    // A description or value list for a classification that is not read.
+    let out = ws.run(&[
+        "import",
+        csv.to_str().unwrap(),
+        "--map",
+        "values:colour=red|blue",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--map values:colour: no classification 'colour' is read"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

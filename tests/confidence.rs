@@ -469,6 +469,47 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
         table.contains("30 of 30 calibration labels chosen by a person"),
         "{table}"
     );
+    // The escalation queue: the unlabelled combinations of `good` below its
+    // threshold, and every unlabelled one of `bad` (no threshold).
+    let mut needs = args.to_vec();
+    needs.push("--needs-person");
+    let queue: Value = serde_json::from_str(&ws.ok(&needs)).expect("json");
+    let mut got: Vec<(String, String)> = queue
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|r| {
+            assert_eq!(r["persona"], "tester", "{r}");
+            let s = |f: &str| r[f].as_str().expect(f).to_string();
+            (s("classification"), s("item"))
+        })
+        .collect();
+    got.sort();
+    let mut want: Vec<(String, String)> = g
+        .iter()
+        .skip(30)
+        .filter(|x| x.2 < want_t)
+        .map(|x| (good.clone(), x.0.clone()))
+        .chain(
+            by_cls[&bad]
+                .iter()
+                .skip(30)
+                .map(|x| (bad.clone(), x.0.clone())),
+        )
+        .collect();
+    want.sort();
+    assert_eq!(got, want);
+    let mut table_args = args[..args.len() - 2].to_vec();
+    table_args.push("--needs-person");
+    let table = ws.ok(&table_args);
+    assert!(
+        table.starts_with(&format!("{} verdict(s) need a person", want.len())),
+        "{table}"
+    );
+    assert!(
+        table.contains("no threshold meets the guarantee"),
+        "{table}"
+    );
     // Ten of them given in the workbench's random sample order (as it
     // records them): counted, and --sampled-only calibrates on them alone.
     {

@@ -437,7 +437,7 @@ fn a_device_or_fifo_is_refused_by_name_and_never_blocks() {
     assert!(err.contains("prices.toml") && err.contains("FIFO"), "{err}");
 
     mkfifo(&dir.join("claims.toml"));
-    let (claims, warning) = jury::tui::claims::load(Some(&dir));
+    let (claims, warning) = jury::tui::app::claims::load(Some(&dir));
     assert!(claims.is_empty());
     let warning = warning.expect("a warning naming the file");
     assert!(

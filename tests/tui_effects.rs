@@ -536,12 +536,12 @@ async fn labels_given_in_the_sample_order_are_recorded_as_sampled() {
     ));
     // `o` until the sample order.
     for _ in 0..8 {
-        if app.list.order == jury::tui::queue::Order::Sample {
+        if app.list.order == jury::tui::app::queue::Order::Sample {
             break;
         }
         key(&mut app, 'o');
     }
-    assert_eq!(app.list.order, jury::tui::queue::Order::Sample);
+    assert_eq!(app.list.order, jury::tui::app::queue::Order::Sample);
     assert!(screen(&app).contains("random sample"), "{}", screen(&app));
     let current = |app: &jury::tui::app::App| {
         app.data.items[app.list.current_index().unwrap()]

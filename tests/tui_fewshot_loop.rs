@@ -50,13 +50,14 @@ fn ready(requests: usize, stage: LoopStage) -> LoopReady {
     LoopReady {
         stage,
         plan: RunPlan {
-            protocol: Protocol::Awag,
-            mode: Mode::Two,
+            spec: jury::protocol::JudgeSpec::awag(
+                Mode::Two,
+                "kenton",
+                vec!["classification".into()],
+            )
+            .unwrap(),
             structured: None,
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
             item_ids: vec!["k-002".into(), "k-003".into()],
-            claim: None,
             resume: true,
         },
         more: Vec::new(),
@@ -154,8 +155,14 @@ fn l_plans_confirms_runs_and_opens_the_delta_on_test() {
     };
     assert_eq!(baseline_for, &None);
     assert!(!by_owner, "the items have no owners");
-    assert_eq!((plan.mode, plan.persona_id.as_str()), (Mode::Two, "kenton"));
-    assert_eq!(plan.perspective_ids, vec!["classification".to_string()]);
+    assert_eq!(
+        (plan.mode(), plan.persona_id()),
+        (Some(Mode::Two), "kenton")
+    );
+    assert_eq!(
+        plan.spec.perspective_ids(),
+        vec!["classification".to_string()]
+    );
     assert!(plan.item_ids.is_empty(), "the effect finds the test items");
 
     // The confirm step says how many requests; esc sends nothing.
@@ -700,12 +707,12 @@ async fn l_in_owner_mode_runs_each_held_out_item_as_its_owner() {
         .map(|i| format!("g-{i:03}"))
         .filter(|id| split.item_side(id) == Side::Test)
         .collect();
-    let personas: Vec<&str> = r.plans().map(|p| p.persona_id.as_str()).collect();
+    let personas: Vec<&str> = r.plans().map(|p| p.persona_id()).collect();
     assert_eq!(personas, ["kenton", "maren"], "{r:?}");
     let mut planned: Vec<String> = Vec::new();
     for p in r.plans() {
         for item in &p.item_ids {
-            assert_eq!(owner_of(item), p.persona_id, "{item} judged as its owner");
+            assert_eq!(owner_of(item), p.persona_id(), "{item} judged as its owner");
         }
         planned.extend(p.item_ids.iter().cloned());
     }
@@ -726,7 +733,7 @@ async fn l_in_owner_mode_runs_each_held_out_item_as_its_owner() {
     let started: Vec<&str> = fx
         .iter()
         .filter_map(|f| match f {
-            Effect::StartLoopRun { plan, .. } => Some(plan.persona_id.as_str()),
+            Effect::StartLoopRun { plan, .. } => Some(plan.persona_id()),
             _ => None,
         })
         .collect();

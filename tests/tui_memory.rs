@@ -4,7 +4,7 @@
 
 use jury::domain::*;
 use jury::tui::app::{App, Loaded};
-use jury::tui::keymap::Keymap;
+use jury::tui::input::keymap::Keymap;
 use jury::tui::theme::Theme;
 
 fn rss_kb() -> Option<u64> {

@@ -33,11 +33,11 @@ fn runs(fx: &[Effect]) -> Vec<(String, Vec<String>)> {
             Effect::PlanRuns(plans) => Some(
                 plans
                     .iter()
-                    .map(|p| (p.persona_id.clone(), p.item_ids.clone()))
+                    .map(|p| (p.persona_id().to_string(), p.item_ids.clone()))
                     .collect(),
             ),
             Effect::StartRun { plan, .. } => {
-                Some(vec![(plan.persona_id.clone(), plan.item_ids.clone())])
+                Some(vec![(plan.persona_id().to_string(), plan.item_ids.clone())])
             }
             _ => None,
         })

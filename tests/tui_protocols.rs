@@ -152,10 +152,10 @@ fn enter_on_a_conversation_starts_a_guideline_run_and_r_splits_by_protocol() {
     let fx = code(&mut app, crossterm::event::KeyCode::Enter);
     match fx.as_slice() {
         [Effect::StartRun { plan, .. }] => {
-            assert_eq!(plan.protocol, Protocol::Guideline);
+            assert_eq!(plan.protocol(), Protocol::Guideline);
             assert_eq!(plan.item_ids, ["conv-001"]);
-            assert_eq!(plan.persona_id, "-");
-            assert_eq!(plan.perspective_ids, ["guideline"]);
+            assert_eq!(plan.persona_id(), "-");
+            assert_eq!(plan.spec.perspective_ids(), ["guideline"]);
         }
         other => panic!("expected one StartRun, got {other:?}"),
     }
@@ -180,7 +180,7 @@ fn enter_on_a_conversation_starts_a_guideline_run_and_r_splits_by_protocol() {
             Effect::PlanRuns(plans) => plans.clone(),
             _ => Vec::new(),
         })
-        .map(|plan| (plan.protocol, plan.item_ids.len()))
+        .map(|plan| (plan.protocol(), plan.item_ids.len()))
         .collect();
     assert_eq!(plans.len(), 2, "{fx:?}");
     assert_eq!(plans[0].0, Protocol::Awag);

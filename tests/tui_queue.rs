@@ -5,7 +5,7 @@ mod tui_common;
 use tui_common::*;
 
 use jury::domain::*;
-use jury::tui::queue::Order;
+use jury::tui::app::queue::Order;
 
 /// The listed items' ids, in list order.
 fn ids(app: &jury::tui::app::App) -> Vec<String> {

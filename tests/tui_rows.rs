@@ -170,10 +170,10 @@ fn blind_review_refuses_judge_made_filters_orders_and_views() {
     }
     assert_eq!(app.list.filtered.len(), 1);
     key(&mut app, 'o');
-    assert_ne!(app.list.order, jury::tui::queue::Order::File);
+    assert_ne!(app.list.order, jury::tui::app::queue::Order::File);
     key(&mut app, 'b');
     assert_eq!(app.list.filter, Filter::All);
-    assert_eq!(app.list.order, jury::tui::queue::Order::File);
+    assert_eq!(app.list.order, jury::tui::app::queue::Order::File);
     assert_eq!(app.list.filtered.len(), 3);
     // Cycling the filter skips judge≠human while blind.
     for _ in 0..12 {
@@ -182,7 +182,7 @@ fn blind_review_refuses_judge_made_filters_orders_and_views() {
     }
     // Orders and the judge's views are refused, with the way out named.
     key(&mut app, 'o');
-    assert_eq!(app.list.order, jury::tui::queue::Order::File);
+    assert_eq!(app.list.order, jury::tui::app::queue::Order::File);
     assert!(
         app.chrome
             .message
@@ -322,7 +322,7 @@ fn with_claims() -> jury::tui::app::App {
     v.mode = None;
     data.verdicts = vec![v];
     let mut app = app_with(data);
-    app.data.claims = jury::tui::claims::parse(
+    app.data.claims = jury::tui::app::claims::parse(
         "[[claim]]\nid = \"c-deadline\"\nclaim = \"A deadline \\u001b[31mtoday\\u001b[0m or tomorrow.\"\n",
     )
     .unwrap();
@@ -382,17 +382,17 @@ fn enter_and_r_judge_proposition_rows_with_the_claims_settings() {
     // Enter: the item's AwAg rows and its known claim; the unknown one is named.
     let p = plans(&code(&mut app, KeyCode::Enter));
     assert_eq!(p.len(), 2, "{p:?}");
-    assert_eq!(p[0].protocol, Protocol::Awag);
+    assert_eq!(p[0].protocol(), Protocol::Awag);
     let claim = &p[1];
-    assert_eq!(claim.protocol, Protocol::Proposition);
+    assert_eq!(claim.protocol(), Protocol::Proposition);
     assert_eq!(claim.item_ids, vec!["k-001".to_string()]);
-    assert_eq!(claim.persona_id, "-");
-    let s = claim.claim.as_ref().unwrap();
+    assert_eq!(claim.persona_id(), "-");
+    let s = claim.claim().unwrap();
     assert_eq!(s.claim_id, "c-deadline");
     let (_, m) = app.chrome.message.clone().unwrap();
     assert!(m.contains("c-secret"), "{m}");
     // The request is built by the constructor `jury run` uses, from the same flags.
-    let req = jury::tui::effects::run_request(claim.clone()).unwrap();
+    let req = jury::tui::effects::run_request(claim.clone());
     let cli = jury::protocol::spec::JudgeSpec::from_flags(&jury::protocol::spec::SpecFlags {
         protocol: "proposition".into(),
         claim: Some("A deadline \u{1b}[31mtoday\u{1b}[0m or tomorrow.".into()),
@@ -405,7 +405,7 @@ fn enter_and_r_judge_proposition_rows_with_the_claims_settings() {
     let p = plans(&key(&mut app, 'R'));
     let claim = p
         .iter()
-        .find(|p| p.protocol == Protocol::Proposition)
+        .find(|p| p.protocol() == Protocol::Proposition)
         .unwrap();
     assert_eq!(
         claim.item_ids,

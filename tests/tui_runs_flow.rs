@@ -181,13 +181,15 @@ fn planned(
     };
     jury::tui::app::PlannedRun {
         plan: jury::tui::app::RunPlan {
-            protocol,
-            mode: jury::domain::Mode::Two,
+            spec: jury::tui::app::RunPlan::spec_for(
+                protocol,
+                jury::domain::Mode::Two,
+                persona,
+                vec!["classification".into()],
+            )
+            .unwrap(),
             structured: None,
-            persona_id: persona.into(),
-            perspective_ids: vec!["classification".into()],
             item_ids: (0..all.0).map(|i| format!("k-{i:03}")).collect(),
-            claim: None,
             resume: true,
         },
         missing: count(missing, cost.map(|c| c * missing.2 as f64 / all.2 as f64)),
@@ -198,7 +200,7 @@ fn planned(
 fn started(fx: &[Effect]) -> Vec<(jury::domain::Protocol, bool)> {
     fx.iter()
         .filter_map(|f| match f {
-            Effect::StartRun { plan, .. } => Some((plan.protocol, plan.resume)),
+            Effect::StartRun { plan, .. } => Some((plan.protocol(), plan.resume)),
             _ => None,
         })
         .collect()

@@ -179,8 +179,10 @@ fn recovered(v: u8, at: &str) -> Label {
 #[test]
 fn the_replay_offer_writes_the_labels_and_clears_the_file_once_saved() {
     let mut app = app();
-    let labels =
-        jury::tui::quit::still_unsaved(&app, vec![recovered(5, "2026-11-20T10:00:00.000Z")]);
+    let labels = jury::tui::update::quit::still_unsaved(
+        &app,
+        vec![recovered(5, "2026-11-20T10:00:00.000Z")],
+    );
     app.chrome.popup = Some(Popup::Replay {
         labels,
         path: "/data/jury/jury.db.unsaved-labels.jsonl".into(),
@@ -235,9 +237,9 @@ fn recovered_labels_the_store_already_holds_newer_are_not_offered() {
     let app = app_with(data);
     let older = recovered(5, "2026-11-20T10:00:00.000Z");
     let newer = recovered(1, "2026-11-22T10:00:00.000Z");
-    assert!(jury::tui::quit::still_unsaved(&app, vec![older]).is_empty());
+    assert!(jury::tui::update::quit::still_unsaved(&app, vec![older]).is_empty());
     assert_eq!(
-        jury::tui::quit::still_unsaved(&app, vec![newer.clone()]),
+        jury::tui::update::quit::still_unsaved(&app, vec![newer.clone()]),
         vec![newer]
     );
 }

@@ -21,8 +21,11 @@ fn start(app: &mut jury::tui::app::App) -> u64 {
     match fx.as_slice() {
         [Effect::StartRun { tag, plan }] => {
             assert_eq!(plan.item_ids, vec!["k-001".to_string()]);
-            assert_eq!(plan.mode, Mode::Two);
-            assert_eq!(plan.perspective_ids, vec!["classification".to_string()]);
+            assert_eq!(plan.mode(), Some(Mode::Two));
+            assert_eq!(
+                plan.spec.perspective_ids(),
+                vec!["classification".to_string()]
+            );
             *tag
         }
         other => panic!("expected one StartRun, got {other:?}"),
@@ -229,7 +232,7 @@ fn compare_view_shows_three_modes() {
     let modes: Vec<Mode> = fx
         .iter()
         .filter_map(|f| match f {
-            Effect::StartRun { plan, .. } => Some(plan.mode),
+            Effect::StartRun { plan, .. } => Some(plan.mode().expect("an AwAg run")),
             _ => None,
         })
         .collect();

@@ -253,7 +253,7 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
     code(&mut app, crossterm::event::KeyCode::Esc);
     // Blind review last: it refuses compare and agreement while on.
     key(&mut app, 'b');
-    let before = jury::tui::session::capture(&app);
+    let before = jury::tui::update::session::capture(&app);
     assert_eq!(before.persona.as_deref(), Some("maren"));
     assert_eq!(before.item.as_deref(), Some("k-003"));
     let fx = key(&mut app, 'q');
@@ -281,8 +281,11 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
     );
 
     let mut again = app_with(two_personas());
-    jury::tui::session::restore(&mut again, &jury::tui::session::parse(&read).unwrap());
-    assert_eq!(jury::tui::session::capture(&again), before);
+    jury::tui::update::session::restore(
+        &mut again,
+        &jury::tui::update::session::parse(&read).unwrap(),
+    );
+    assert_eq!(jury::tui::update::session::capture(&again), before);
     assert_eq!(again.persona_id(), "maren");
     assert_eq!(again.choices.mode, Mode::Three);
     assert!(again.choices.blind);
@@ -322,13 +325,13 @@ fn a_deleted_persona_or_item_falls_back_quietly() {
     code(&mut app, crossterm::event::KeyCode::Enter);
     key(&mut app, 'G');
     key(&mut app, 'm');
-    let state = jury::tui::session::capture(&app);
+    let state = jury::tui::update::session::capture(&app);
     assert_eq!(state.item.as_deref(), Some("k-003"));
     // Maren and k-003 are gone by the next start.
     let mut data = loaded();
     data.items.pop();
     let mut again = app_with(data);
-    jury::tui::session::restore(&mut again, &state);
+    jury::tui::update::session::restore(&mut again, &state);
     assert_eq!(again.persona_id(), "kenton");
     assert_eq!(again.current_item().unwrap().id, "k-001");
     assert_eq!(
@@ -338,10 +341,11 @@ fn a_deleted_persona_or_item_falls_back_quietly() {
     );
     assert!(again.chrome.message.is_none(), "quietly");
     // Garbage is no session.
-    assert!(jury::tui::session::parse("{not json").is_none());
-    let odd = jury::tui::session::parse(r#"{"mode": 9, "filter": "nope", "extra": 1}"#).unwrap();
+    assert!(jury::tui::update::session::parse("{not json").is_none());
+    let odd =
+        jury::tui::update::session::parse(r#"{"mode": 9, "filter": "nope", "extra": 1}"#).unwrap();
     let mut third = tui_common::app();
-    jury::tui::session::restore(&mut third, &odd);
+    jury::tui::update::session::restore(&mut third, &odd);
     assert_eq!(third.choices.mode, Mode::Two);
     assert_eq!(
         third.choices.perspective,
@@ -357,9 +361,9 @@ fn a_deleted_persona_or_item_falls_back_quietly() {
         fourth.choices.perspective,
         jury::tui::app::PerspectiveSel::All
     );
-    let kept = jury::tui::session::capture(&fourth);
+    let kept = jury::tui::update::session::capture(&fourth);
     let mut fifth = tui_common::app();
-    jury::tui::session::restore(&mut fifth, &kept);
+    jury::tui::update::session::restore(&mut fifth, &kept);
     assert_eq!(
         fifth.choices.perspective,
         jury::tui::app::PerspectiveSel::All
@@ -377,7 +381,7 @@ fn the_session_is_kept_once_the_keys_are_calm_not_per_keystroke() {
     }
     assert!(app.chrome.session.wants_tick());
     let mut kept = 0;
-    for _ in 0..jury::tui::session::CALM_TICKS * 3 {
+    for _ in 0..jury::tui::update::session::CALM_TICKS * 3 {
         kept += kept_state(&update(&mut app, Msg::Tick)).iter().count();
     }
     assert_eq!(kept, 1, "once, after a calm moment");
@@ -389,7 +393,7 @@ fn the_session_is_kept_once_the_keys_are_calm_not_per_keystroke() {
     key(&mut app, '?');
     key(&mut app, '?');
     code(&mut app, crossterm::event::KeyCode::Esc);
-    for _ in 0..jury::tui::session::CALM_TICKS {
+    for _ in 0..jury::tui::update::session::CALM_TICKS {
         assert!(kept_state(&update(&mut app, Msg::Tick)).is_none());
     }
 }
@@ -470,7 +474,10 @@ fn judged_three_ways() -> jury::tui::app::App {
 fn started(fx: &[Effect]) -> Vec<(String, Mode)> {
     fx.iter()
         .filter_map(|f| match f {
-            Effect::StartRun { plan, .. } => Some((plan.persona_id.clone(), plan.mode)),
+            Effect::StartRun { plan, .. } => Some((
+                plan.persona_id().to_string(),
+                plan.mode().expect("compare starts AwAg runs"),
+            )),
             _ => None,
         })
         .collect()

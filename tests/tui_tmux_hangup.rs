@@ -2,7 +2,7 @@
 //! ssh connection drops): jury ends, keeps the label typed just before, and
 //! does not stay behind spinning. crossterm 0.29 reads a hung-up terminal in
 //! an endless loop; before input moved to its own thread, jury caught there
-//! kept a core at full load and ignored SIGTERM (see `src/tui/input.rs`).
+//! kept a core at full load and ignored SIGTERM (see `src/tui/input/reader.rs`).
 //! Skips (with a note) when tmux is missing.
 #![cfg(feature = "tui")]
 

@@ -52,8 +52,8 @@ async fn quit_with_a_locked_store_asks_keeps_and_replays_at_the_next_start() {
     })
     .await;
     eprintln!("--- quit prompt ---\n{screen}");
-    let recovery = jury::tui::recovery::path_for(&db);
-    let (kept, _) = jury::tui::recovery::read(&recovery).unwrap();
+    let recovery = jury::tui::effects::recovery::path_for(&db);
+    let (kept, _) = jury::tui::effects::recovery::read(&recovery).unwrap();
     assert_eq!(kept.len(), 1, "kept before quitting");
     assert_eq!(kept[0].value, Value::Likert(2));
 
@@ -176,7 +176,7 @@ async fn sigterm_flushes_the_pending_label_and_restores_the_terminal() {
     let ls = labels(&db, "k-001");
     assert_eq!(ls.len(), 1, "{ls:?}");
     assert_eq!(ls[0].value, Value::Likert(4));
-    assert!(!jury::tui::recovery::path_for(&db).exists());
+    assert!(!jury::tui::effects::recovery::path_for(&db).exists());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -208,7 +208,8 @@ async fn sighup_keeps_a_label_the_store_refused_for_the_next_start() {
     .await;
     assert!(!s.alternate_on());
     drop(lock);
-    let (kept, _) = jury::tui::recovery::read(&jury::tui::recovery::path_for(&db)).unwrap();
+    let (kept, _) =
+        jury::tui::effects::recovery::read(&jury::tui::effects::recovery::path_for(&db)).unwrap();
     assert_eq!(kept.len(), 1);
     assert_eq!(kept[0].value, Value::Likert(5));
 }

@@ -226,7 +226,7 @@ fn keys_move_focus_rows_mode_filter_and_search() {
     // has the confirmation); Enter starts at once.
     let fx = key(&mut app, 'R');
     assert!(
-        matches!(&fx[..], [Effect::PlanRuns(plans)] if plans[0].item_ids.len() == 3 && plans[0].mode == Mode::Three && plans[0].resume)
+        matches!(&fx[..], [Effect::PlanRuns(plans)] if plans[0].item_ids.len() == 3 && plans[0].mode() == Some(Mode::Three) && plans[0].resume)
     );
     let fx = code(&mut app, KeyCode::Enter);
     assert!(matches!(&fx[..], [Effect::StartRun { plan, .. }] if plan.resume));
@@ -257,7 +257,9 @@ fn pickers_choose_persona_and_all_perspectives() {
     code(&mut app, KeyCode::Enter);
     assert_eq!(app.rows().len(), 4, "2 classifications × 2 perspectives");
     let fx = code(&mut app, KeyCode::Enter);
-    assert!(matches!(&fx[..], [Effect::StartRun { plan, .. }] if plan.perspective_ids.len() == 2));
+    assert!(
+        matches!(&fx[..], [Effect::StartRun { plan, .. }] if plan.spec.perspective_ids().len() == 2)
+    );
     key(&mut app, 'p');
     code(&mut app, KeyCode::Enter);
     assert_eq!(app.persona_id(), "kenton");

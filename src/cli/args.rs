@@ -131,8 +131,11 @@ pub struct ImportArgs {
     pub paths: Vec<PathBuf>,
     /// Which CSV column holds which field: id=ID,title=Subject,text=Body,
     /// classification:urgency=Urgent? (also sent, tags, persona, source_type,
-    /// source_originator, source_channel). Fields left out are guessed from
-    /// the headers; the mapping used is printed.
+    /// source_originator, source_channel). A classification's description:
+    /// description:urgency=COLUMN, or its text; its full list of values:
+    /// values:urgency=urgent|not (else the values its column holds). Fields
+    /// left out are guessed from the headers; the mapping used and each
+    /// classification's values are printed.
     #[arg(long, value_name = "FIELD=COLUMN,...")]
     pub map: Option<crate::import::CsvMap>,
     /// Import the valid records and report each skipped one.
@@ -367,6 +370,11 @@ pub struct TrustArgs {
     /// and the chosen ones are counted.
     #[arg(long)]
     pub sampled_only: bool,
+    /// List the verdicts that need a person instead (the escalation queue):
+    /// per classification, the trusted configuration's verdicts below its
+    /// threshold, without a confidence or undecided, not yet labelled.
+    #[arg(long)]
+    pub needs_person: bool,
     #[arg(long, value_enum, default_value_t = TrustFormat::Table)]
     pub format: TrustFormat,
 }

@@ -33,7 +33,8 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
             .csv_mappings
             .iter()
             .map(|(f, m)| json!({"file": f, "map": m.used.iter().map(|(k, c)| json!({"field": k, "column": c})).collect::<Vec<_>>(),
-                                 "guessed": m.guessed, "unused_columns": m.unused}))
+                                 "guessed": m.guessed, "unused_columns": m.unused,
+                                 "values": m.values.iter().map(|(n, v)| json!({"classification": n, "values": v})).collect::<Vec<_>>()}))
             .collect();
         let unknown_owners: Vec<_> = report
             .unknown_owners

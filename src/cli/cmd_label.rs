@@ -3,7 +3,7 @@
 use super::strings::{label as say, missing};
 use super::{LabelArgs, open_store};
 use crate::config::Settings;
-use crate::domain::{ComboKey, Label};
+use crate::domain::{ComboKey, Label, PersonaRef};
 use std::process::ExitCode;
 
 /// The persona whose inbox an item sits in (`inbox:<id>` tag), if any.
@@ -18,7 +18,7 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
         .ok_or_else(|| anyhow::anyhow!(missing::item(&a.item)))?;
     // Protocol perspectives (rubric, proposition, guideline) label protocol
     // combinations: the "classification" is a dimension, claim id or guideline
-    // id, the persona defaults to "-" (as their runs record it) and the scale
+    // id, the persona defaults to none (as their runs record it) and the scale
     // is the protocol's.
     let protocol_scale = match a.perspective.as_str() {
         crate::protocol::rubric::PERSPECTIVE => Some(crate::domain::Scale::Likert),
@@ -43,10 +43,16 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
         {
             anyhow::bail!(say::no_guideline(&a.item, &a.classification));
         }
-        let persona = a.persona.clone().unwrap_or_else(|| "-".to_string());
-        if persona != "-" && !store.personas()?.iter().any(|p| p.id == persona) {
-            anyhow::bail!(missing::persona(&persona));
+        let persona = a
+            .persona
+            .clone()
+            .map_or(PersonaRef::None, |p| PersonaRef::from_id(&p));
+        if let PersonaRef::Persona(id) = &persona
+            && !store.personas()?.iter().any(|p| &p.id == id)
+        {
+            anyhow::bail!(missing::persona(id));
         }
+        let persona = persona.id().to_string();
         let value = scale.parse(&a.value).map_err(|e| {
             anyhow::anyhow!(say::bad_protocol_value(
                 &e.to_string(),

@@ -22,9 +22,20 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
         a.who.as_deref(),
         &sampling,
     );
-    let text = match a.format {
-        TrustFormat::Table => trust::table(&ts),
-        TrustFormat::Json => serde_json::to_string_pretty(&ts)?,
+    let text = if a.needs_person {
+        let queue = trust::needs_a_person(&readings, &ts);
+        match a.format {
+            TrustFormat::Table => trust::needs_table(&queue),
+            TrustFormat::Json => {
+                let rows: Vec<_> = queue.iter().map(trust::Escalation::row).collect();
+                serde_json::to_string_pretty(&rows)?
+            }
+        }
+    } else {
+        match a.format {
+            TrustFormat::Table => trust::table(&ts),
+            TrustFormat::Json => serde_json::to_string_pretty(&ts)?,
+        }
     };
     println!("{text}");
     Ok(ExitCode::SUCCESS)

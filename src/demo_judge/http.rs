@@ -168,36 +168,25 @@ fn find_from(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
         .map(|i| i + from)
 }
 
-/// The end of the next CRLF-terminated line in `buf` (reading as needed),
-/// `None` at EOF or past `max` bytes without one.
-async fn line_end(sock: &mut TcpStream, buf: &mut Vec<u8>, max: usize) -> Option<usize> {
+/// Where `needle` first occurs in `buf`, reading as needed; `None` at EOF
+/// or once `buf` holds more than `max` bytes without it. A line ends at
+/// `\r\n`, a head at its blank line (`\r\n\r\n`).
+async fn find_reading(
+    sock: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    needle: &[u8],
+    max: usize,
+) -> Option<usize> {
     let mut from = 0;
     loop {
-        if let Some(i) = find_from(buf, b"\r\n", from) {
+        if let Some(i) = find_from(buf, needle, from) {
             return Some(i);
         }
         if buf.len() > max {
             return None;
         }
-        from = buf.len().saturating_sub(1);
-        if !fill(sock, buf).await {
-            return None;
-        }
-    }
-}
-
-/// Where the head in `buf` ends (before its blank line), reading as needed;
-/// `None` at EOF or past [`MAX_HEAD`].
-async fn head_end(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<usize> {
-    let mut from = 0;
-    loop {
-        if let Some(i) = find_from(buf, b"\r\n\r\n", from) {
-            return Some(i);
-        }
-        if buf.len() > MAX_HEAD {
-            return None;
-        }
-        from = buf.len().saturating_sub(3);
+        // The needle may straddle what was read and what comes next.
+        from = buf.len().saturating_sub(needle.len() - 1);
         if !fill(sock, buf).await {
             return None;
         }
@@ -231,7 +220,7 @@ async fn take(sock: &mut TcpStream, buf: &mut Vec<u8>, n: usize) -> Option<Vec<u
 async fn take_chunked(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
     let mut body = Vec::new();
     loop {
-        let end = line_end(sock, buf, MAX_HEAD).await?;
+        let end = find_reading(sock, buf, b"\r\n", MAX_HEAD).await?;
         let line = String::from_utf8_lossy(&buf[..end]).to_string();
         buf.drain(..end + 2);
         let size_text = line.split(';').next().unwrap_or("").trim();
@@ -240,7 +229,7 @@ async fn take_chunked(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>
             // Trailers until an empty line, all of them within MAX_HEAD.
             let mut trailers = 0usize;
             loop {
-                let end = line_end(sock, buf, MAX_HEAD - trailers).await?;
+                let end = find_reading(sock, buf, b"\r\n", MAX_HEAD - trailers).await?;
                 buf.drain(..end + 2);
                 if end == 0 {
                     return Some(body);
@@ -273,9 +262,10 @@ pub async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(Re
             return None;
         }
     }
-    let head_end = tokio::time::timeout(HEAD_TIMEOUT, head_end(sock, buf))
-        .await
-        .ok()??;
+    let head_end =
+        tokio::time::timeout(HEAD_TIMEOUT, find_reading(sock, buf, b"\r\n\r\n", MAX_HEAD))
+            .await
+            .ok()??;
     let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
     buf.drain(..head_end + 4);
     let mut lines = head.split("\r\n");
@@ -382,4 +372,78 @@ pub fn http_chunk(data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(data);
     out.extend_from_slice(b"\r\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+    use tokio::net::TcpListener;
+
+    /// `read_request` on the server side of a loopback connection whose
+    /// client sends `bytes` (and keeps the connection open: a cap must not
+    /// wait for the client to give up), with how many bytes it had read.
+    async fn served(bytes: Vec<u8>) -> (Option<(Request, bool)>, usize) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let client = tokio::spawn(async move {
+            let mut c = tokio::net::TcpStream::connect(addr).await.expect("connect");
+            // Refused writes are the point: the server stops reading.
+            let _ = c.write_all(&bytes).await;
+            c
+        });
+        let (mut sock, _) = listener.accept().await.expect("accept");
+        let mut buf = Vec::new();
+        let got = read_request(&mut sock, &mut buf).await;
+        drop(sock);
+        let _ = client.await;
+        (got, buf.len())
+    }
+
+    #[tokio::test]
+    async fn a_head_past_its_cap_is_refused_without_reading_on() {
+        let mut bytes = b"POST /v1/chat/completions HTTP/1.1\r\nX-Long: ".to_vec();
+        bytes.extend(std::iter::repeat_n(b'a', 4 * MAX_HEAD));
+        let (got, read) = served(bytes).await;
+        assert!(got.is_none());
+        // At most one read past the cap.
+        assert!(read <= MAX_HEAD + 16 * 1024 + 1, "{read} bytes read");
+    }
+
+    #[tokio::test]
+    async fn a_body_announced_past_its_cap_is_refused_before_it_is_read() {
+        let head = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {}\r\n\r\n{{",
+            MAX_BODY + 1
+        );
+        let (got, _) = served(head.into_bytes()).await;
+        assert!(got.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_chunk_past_the_body_cap_is_refused_before_it_is_read() {
+        let head = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{{",
+            MAX_BODY + 1
+        );
+        let (got, _) = served(head.into_bytes()).await;
+        assert!(got.is_none());
+    }
+
+    /// Under the caps a request is read whole (the tests above fail for
+    /// the cap, not for the framing).
+    #[tokio::test]
+    async fn a_request_under_the_caps_is_read() {
+        let body = br#"{"model":"m","stream":true}"#;
+        let mut bytes = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        bytes.extend_from_slice(body);
+        let (got, _) = served(bytes).await;
+        let (req, close) = got.expect("read");
+        assert_eq!(req.path, "/v1/chat/completions");
+        assert!(close && req.wants_stream());
+    }
 }

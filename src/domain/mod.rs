@@ -10,7 +10,9 @@ mod verdict;
 
 pub use item::{Classification, Item, Source};
 pub use mode::{Mode, Protocol, judge_name};
-pub use persona::{OWNER_CHOICE, Persona, Perspective, reserved_id, reserved_perspective_id};
+pub use persona::{
+    OWNER_CHOICE, Persona, PersonaRef, Perspective, reserved_id, reserved_perspective_id,
+};
 pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use split::{Side, SplitError, SplitRule};

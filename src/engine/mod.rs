@@ -30,8 +30,9 @@ use tokio_util::sync::CancellationToken;
 /// What to judge and how.
 #[derive(Debug, Clone)]
 pub struct RunRequest {
-    /// Which judge, asked what (built and checked by [`JudgeSpec::from_flags`]),
-    /// with the prompts of [`EngineConfig::prompts`].
+    /// Which judge, asked what (built and checked by its protocol's
+    /// constructor, e.g. [`JudgeSpec::awag`]), with the prompts of
+    /// [`EngineConfig::prompts`].
     pub spec: JudgeSpec,
     /// `None`: every item in the store.
     pub item_ids: Option<Vec<String>>,

@@ -4,7 +4,7 @@
 //! Each row becomes the JSON record the other formats give, so it is checked
 //! by the same rules; errors name the line (the header is line 1) and column.
 
-use super::csv_map::{self, CsvMap, Resolved};
+use super::csv_map::{self, CsvMap, Description, Resolved};
 use super::parse::Accept;
 use super::{Batch, ImportError, Location, RecordError};
 use serde_json::{Map, Value, json};
@@ -78,27 +78,71 @@ pub(super) fn read_csv(
             ),
         )));
     }
-    // First pass: every record well-formed, and each classification's values.
-    let mut available: Vec<Vec<String>> = vec![Vec::new(); classes.len()];
+    // First pass: every record well-formed, and each classification's
+    // values: those `--map values:` gave, else every value its column holds
+    // (a spreadsheet's `not` is a value like `urgent`; blank is no choice).
+    let mut available: Vec<Vec<String>> = classes
+        .iter()
+        .map(|(name, _)| resolved.values_of(name).unwrap_or_default().to_vec())
+        .collect();
     while let Some(row) = rows.next(headers.len()).map_err(invalid)? {
-        for ((_, c), seen) in classes.iter().zip(available.iter_mut()) {
+        for ((name, c), seen) in classes.iter().zip(available.iter_mut()) {
             let v = row.cells[*c].trim();
-            if !v.is_empty() && !super::is_not_relevant(v) && !seen.iter().any(|s| s == v) {
+            if resolved.values_of(name).is_none() && !v.is_empty() && !seen.iter().any(|s| s == v) {
                 seen.push(v.to_string());
             }
         }
     }
-    batch
-        .csv_mappings
-        .push((path.to_path_buf(), csv_map::note(&headers, &resolved)));
+    batch.csv_mappings.push((
+        path.to_path_buf(),
+        csv_map::note(&headers, &resolved, &available),
+    ));
     accept.columns = columns_of(&headers, &resolved);
     let mut rows = Records::open(path).map_err(cannot_read)?;
     rows.headers(None).map_err(invalid)?;
     while let Some(row) = rows.next(headers.len()).map_err(invalid)? {
-        let record = item_record(&row, &resolved, &classes, &available);
-        accept.take(Location::Line(row.line), Ok(record), batch)?;
+        let record = outside_given_values(&row, &headers, &resolved, &classes)
+            .map(|(column, field, message)| RecordError {
+                file: path.to_path_buf(),
+                at: Location::Cell {
+                    line: row.line,
+                    column,
+                },
+                field,
+                message,
+            })
+            .map_or_else(
+                || Ok(item_record(&row, &resolved, &classes, &available)),
+                Err,
+            );
+        accept.take(Location::Line(row.line), record, batch)?;
     }
     Ok(())
+}
+
+/// The first cell holding a value its classification's `--map values:`
+/// list does not have: (column, record field, why).
+fn outside_given_values(
+    row: &Row<'_>,
+    headers: &[String],
+    r: &Resolved,
+    classes: &[(String, usize)],
+) -> Option<(String, String, String)> {
+    classes.iter().enumerate().find_map(|(i, (name, c))| {
+        let given = r.values_of(name)?;
+        let v = row.cells[*c].trim();
+        (!v.is_empty() && !given.iter().any(|g| g == v)).then(|| {
+            (
+                headers[*c].clone(),
+                format!("classifications[{i}].selected"),
+                format!(
+                    "'{}' is not one of the values --map values:{name} gives ({})",
+                    crate::sanitize::one_line(v, 60),
+                    given.join("|")
+                ),
+            )
+        })
+    })
 }
 
 /// The csv reader over a file, with the record it reads into reused.
@@ -332,7 +376,13 @@ fn item_record(
         .zip(available)
         .map(|((name, c), avail)| {
             let v = row.cells[*c].trim();
-            json!({"name": name, "available": avail, "selected": (!v.is_empty()).then_some(v)})
+            let description = match r.description(name) {
+                Some(Description::Column(d)) => row.cells[*d].trim(),
+                Some(Description::Text(t)) => t.as_str(),
+                None => "",
+            };
+            json!({"name": name, "description": description, "available": avail,
+                   "selected": (!v.is_empty()).then_some(v)})
         })
         .collect();
     obj.insert("classifications".into(), Value::Array(list));

@@ -39,11 +39,21 @@ const GUESSES: &[(&str, &[&str])] = &[
 
 /// The prefix of a classifier output field: `classification:urgency`.
 pub const CLASSIFICATION: &str = "classification:";
+/// A classification's description: `description:urgency=COLUMN` (a column
+/// header), else the text given is the description itself.
+pub const DESCRIPTION: &str = "description:";
+/// A classification's full list of values: `values:urgency=urgent|not`.
+pub const VALUES: &str = "values:";
 
-/// `--map` as given: (jury field, column header) pairs in order.
+/// `--map` as given: (jury field, column header) pairs in order, and per
+/// classification a description (column or text) and a list of values.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CsvMap {
     pub pairs: Vec<(String, String)>,
+    /// (classification, column header or the description's text).
+    pub descriptions: Vec<(String, String)>,
+    /// (classification, its values in order).
+    pub values: Vec<(String, Vec<String>)>,
 }
 
 impl FromStr for CsvMap {
@@ -52,20 +62,53 @@ impl FromStr for CsvMap {
     /// `field=Column,field=Column`; a column header may hold `=` (the first
     /// `=` splits), not `,`.
     fn from_str(s: &str) -> Result<CsvMap, String> {
-        let mut pairs: Vec<(String, String)> = Vec::new();
+        let mut map = CsvMap::default();
         for part in s.split(',').filter(|p| !p.trim().is_empty()) {
             let Some((field, column)) = part.split_once('=') else {
                 return Err(format!("'{part}' is not FIELD=COLUMN"));
             };
             let field = field.trim().to_string();
             let column = column.trim().to_string();
+            if let Some(name) = of_classification(&field, DESCRIPTION)? {
+                if column.is_empty() {
+                    return Err(format!("'{part}' gives no description"));
+                }
+                if map.descriptions.iter().any(|(n, _)| *n == name) {
+                    return Err(format!("field '{field}' is mapped twice"));
+                }
+                map.descriptions.push((name, column));
+                continue;
+            }
+            if let Some(name) = of_classification(&field, VALUES)? {
+                let values: Vec<String> = column
+                    .split('|')
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+                    .collect();
+                if values.is_empty() {
+                    return Err(format!("'{part}' lists no value (values:NAME=a|b|c)"));
+                }
+                if let Some(twice) = values
+                    .iter()
+                    .enumerate()
+                    .find(|(i, v)| values[..*i].contains(v))
+                {
+                    return Err(format!("'{part}' lists '{}' twice", twice.1));
+                }
+                if map.values.iter().any(|(n, _)| *n == name) {
+                    return Err(format!("field '{field}' is mapped twice"));
+                }
+                map.values.push((name, values));
+                continue;
+            }
+            let pairs = &mut map.pairs;
             let known = FIELDS.contains(&field.as_str())
                 || field
                     .strip_prefix(CLASSIFICATION)
                     .is_some_and(|n| !n.trim().is_empty());
             if !known {
                 return Err(format!(
-                    "unknown field '{field}' (fields: {}, classification:NAME)",
+                    "unknown field '{field}' (fields: {}, classification:NAME, description:NAME, values:NAME)",
                     FIELDS.join(", ")
                 ));
             }
@@ -77,13 +120,31 @@ impl FromStr for CsvMap {
             }
             pairs.push((field, column));
         }
-        if pairs.is_empty() {
+        if map.pairs.is_empty() && map.descriptions.is_empty() && map.values.is_empty() {
             return Err(
                 "maps no field (e.g. id=ID,text=Body,classification:urgency=Urgent?)".into(),
             );
         }
-        Ok(CsvMap { pairs })
+        Ok(map)
     }
+}
+
+/// `NAME` of `PREFIXNAME` (`values:urgency`); an error when the name is empty.
+fn of_classification(field: &str, prefix: &str) -> Result<Option<String>, String> {
+    match field.strip_prefix(prefix) {
+        None => Ok(None),
+        Some(n) if n.trim().is_empty() => Err(format!("'{field}' names no classification")),
+        Some(n) => Ok(Some(n.trim().to_string())),
+    }
+}
+
+/// Where a classification's description comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Description {
+    /// A column, read per row.
+    Column(usize),
+    /// The same text for every row.
+    Text(String),
 }
 
 /// The mapping an import used for one file: field → column index.
@@ -91,6 +152,10 @@ impl FromStr for CsvMap {
 pub struct Resolved {
     /// (jury field, column index, guessed rather than given by `--map`).
     pub fields: Vec<(String, usize, bool)>,
+    /// Per classification given one: its description.
+    pub descriptions: Vec<(String, Description)>,
+    /// Per classification given one: its full list of values.
+    pub values: Vec<(String, Vec<String>)>,
 }
 
 impl Resolved {
@@ -108,6 +173,21 @@ impl Resolved {
             .filter_map(|(f, c, _)| f.strip_prefix(CLASSIFICATION).map(|n| (n.to_string(), *c)))
             .collect()
     }
+
+    pub fn description(&self, class: &str) -> Option<&Description> {
+        self.descriptions
+            .iter()
+            .find(|(n, _)| n == class)
+            .map(|(_, d)| d)
+    }
+
+    /// The values `--map values:NAME=…` gave `class`, if it gave any.
+    pub fn values_of(&self, class: &str) -> Option<&[String]> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == class)
+            .map(|(_, v)| v.as_slice())
+    }
 }
 
 /// What one file's mapping was, for the person importing: `id=ID, ...`,
@@ -117,6 +197,9 @@ pub struct MappingNote {
     pub used: Vec<(String, String)>,
     pub guessed: Vec<String>,
     pub unused: Vec<String>,
+    /// Per classification, the values it has (given by `--map values:`, or
+    /// found in its column), in order.
+    pub values: Vec<(String, Vec<String>)>,
 }
 
 impl fmt::Display for MappingNote {
@@ -132,6 +215,9 @@ impl fmt::Display for MappingNote {
         }
         if !self.unused.is_empty() {
             write!(f, "; columns not read: {}", self.unused.join(", "))?;
+        }
+        for (name, values) in &self.values {
+            write!(f, "; {name} values: {}", values.join(", "))?;
         }
         Ok(())
     }
@@ -192,16 +278,66 @@ pub fn resolve(headers: &[String], given: Option<&CsvMap>) -> Result<Resolved, S
             }
         }
     }
-    Ok(Resolved { fields })
+    let mut resolved = Resolved {
+        fields,
+        ..Resolved::default()
+    };
+    let classes = resolved.classifications();
+    let mapped = |name: &str, field: &str| -> Result<(), String> {
+        if classes.iter().any(|(n, _)| n == name) {
+            return Ok(());
+        }
+        Err(format!(
+            "--map {field}{name}: no classification '{name}' is read (map its column with classification:{name}=COLUMN)"
+        ))
+    };
+    for (name, given) in given.map(|m| m.descriptions.as_slice()).unwrap_or(&[]) {
+        mapped(name, DESCRIPTION)?;
+        let column = headers.iter().position(|h| h == given).or_else(|| {
+            headers
+                .iter()
+                .position(|h| h.trim().eq_ignore_ascii_case(given.trim()))
+        });
+        let d = match column {
+            Some(c) => Description::Column(c),
+            None => Description::Text(given.clone()),
+        };
+        resolved.descriptions.push((name.clone(), d));
+    }
+    for (name, values) in given.map(|m| m.values.as_slice()).unwrap_or(&[]) {
+        mapped(name, VALUES)?;
+        resolved.values.push((name.clone(), values.clone()));
+    }
+    Ok(resolved)
 }
 
-/// What to tell the person about `r` over `headers`.
-pub fn note(headers: &[String], r: &Resolved) -> MappingNote {
-    MappingNote {
-        used: r
-            .fields
+/// What to tell the person about `r` over `headers`, with the values each
+/// classification has (`values`, in the order of [`Resolved::classifications`]).
+pub fn note(headers: &[String], r: &Resolved, values: &[Vec<String>]) -> MappingNote {
+    let mut used: Vec<(String, String)> = r
+        .fields
+        .iter()
+        .map(|(f, c, _)| (f.clone(), headers[*c].clone()))
+        .collect();
+    used.extend(r.descriptions.iter().map(|(n, d)| {
+        let from = match d {
+            Description::Column(c) => headers[*c].clone(),
+            Description::Text(t) => t.clone(),
+        };
+        (format!("{DESCRIPTION}{n}"), from)
+    }));
+    used.extend(
+        r.values
             .iter()
-            .map(|(f, c, _)| (f.clone(), headers[*c].clone()))
+            .map(|(n, v)| (format!("{VALUES}{n}"), v.join("|"))),
+    );
+    MappingNote {
+        used,
+        values: r
+            .classifications()
+            .into_iter()
+            .map(|(n, _)| n)
+            .zip(values.iter().cloned())
             .collect(),
         guessed: r
             .fields
@@ -212,7 +348,13 @@ pub fn note(headers: &[String], r: &Resolved) -> MappingNote {
         unused: headers
             .iter()
             .enumerate()
-            .filter(|(c, _)| !r.fields.iter().any(|f| f.1 == *c))
+            .filter(|(c, _)| {
+                !r.fields.iter().any(|f| f.1 == *c)
+                    && !r
+                        .descriptions
+                        .iter()
+                        .any(|(_, d)| *d == Description::Column(*c))
+            })
             .map(|(_, h)| h.clone())
             .collect(),
     }
@@ -255,6 +397,43 @@ mod tests {
     }
 
     #[test]
+    fn descriptions_and_value_lists_parse_per_classification() {
+        let m: CsvMap = "classification:u=U,description:u=Why,values:u=urgent | not"
+            .parse()
+            .unwrap();
+        assert_eq!(m.descriptions, vec![("u".to_string(), "Why".to_string())]);
+        assert_eq!(
+            m.values,
+            vec![(
+                "u".to_string(),
+                vec!["urgent".to_string(), "not".to_string()]
+            )]
+        );
+        let err = |s: &str| s.parse::<CsvMap>().unwrap_err();
+        assert!(
+            err("values:u=").contains("lists no value"),
+            "{}",
+            err("values:u=")
+        );
+        assert!(err("values:u=a|b|a").contains("lists 'a' twice"));
+        assert!(err("values:=a").contains("names no classification"));
+        assert!(err("description:u=A,description:u=B").contains("mapped twice"));
+        // A description that names a column is read from it; otherwise it is
+        // the text.
+        let headers = h(&["ID", "U", "Why"]);
+        let r = resolve(&headers, Some(&m)).unwrap();
+        assert_eq!(r.description("u"), Some(&Description::Column(2)));
+        let m: CsvMap = "classification:u=U,description:u=Is it urgent?"
+            .parse()
+            .unwrap();
+        let r = resolve(&headers, Some(&m)).unwrap();
+        assert_eq!(
+            r.description("u"),
+            Some(&Description::Text("Is it urgent?".into()))
+        );
+    }
+
+    #[test]
     fn headers_are_guessed_and_the_map_wins() {
         let headers = h(&[
             "Message ID",
@@ -270,7 +449,7 @@ mod tests {
         assert_eq!(r.column("text"), Some(2));
         assert_eq!(r.column("persona"), Some(3));
         assert_eq!(r.classifications(), vec![("urgency".to_string(), 4)]);
-        let n = note(&headers, &r).to_string();
+        let n = note(&headers, &r, &[]).to_string();
         assert!(n.ends_with("; columns not read: Notes"), "{n}");
         let m: CsvMap = "text=notes".parse().unwrap();
         let r = resolve(&headers, Some(&m)).unwrap();

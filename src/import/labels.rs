@@ -96,8 +96,9 @@ fn label_problem(
     let p = l.key.perspective_id.as_str();
     let protocol =
         p == rubric::PERSPECTIVE || p == guideline::PERSPECTIVE || p == proposition::PERSPECTIVE;
-    // Protocol labels belong to no persona ("-", as their runs record it).
-    let persona_ok = personas.contains(&l.persona_id) || (protocol && l.persona_id == "-");
+    // Protocol labels may belong to no persona, as their runs record it.
+    let persona_ok = personas.contains(&l.persona_id)
+        || (protocol && l.persona_id == crate::domain::PersonaRef::NONE_ID);
     if !persona_ok {
         return Some(("personaId", format!("no persona '{}'", l.persona_id)));
     }

@@ -5,9 +5,9 @@
 use super::guideline::GuidelineCheck;
 use super::proposition::Proposition;
 use super::rubric::{self, Rubric};
-use super::spec::{JudgeSpec, NO_PERSONA, SpecError};
+use super::spec::{JudgeSpec, SpecError};
 use super::{JudgeProtocol, ProtocolError, awag::Awag};
-use crate::domain::{Item, Persona};
+use crate::domain::{Item, Persona, PersonaRef};
 use crate::prompt::PromptSet;
 use crate::store::Store;
 use std::collections::HashMap;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 /// A judge ready to ask, and what its run records.
 pub struct Built {
     pub judge: Arc<dyn JudgeProtocol>,
-    /// The persona id verdicts are recorded for ([`NO_PERSONA`] for none).
+    /// The persona id verdicts are recorded for ([`PersonaRef::NONE_ID`] for none).
     pub persona_id: String,
     /// Hash of the prompt texts and settings that change what is asked.
     pub prompt_hash: String,
@@ -70,7 +70,7 @@ pub fn build(
         } => {
             let texts = prompts.rubric()?;
             Ok(Built {
-                persona_id: persona.as_deref().unwrap_or(NO_PERSONA).to_string(),
+                persona_id: PersonaRef::from(persona.clone()).id().to_string(),
                 prompt_hash: rubric::prompt_hash(&texts, dimensions),
                 judge: Arc::new(Rubric {
                     prompts: texts,
@@ -86,9 +86,9 @@ pub fn build(
                 .map(|id| persona_in(store, id))
                 .transpose()?;
             Ok(Built {
-                persona_id: persona
-                    .as_ref()
-                    .map_or(NO_PERSONA.to_string(), |p| p.id.clone()),
+                persona_id: PersonaRef::from(persona.as_ref().map(|p| p.id.clone()))
+                    .id()
+                    .to_string(),
                 prompt_hash: settings.prompt_hash(&texts),
                 judge: Arc::new(Proposition::new(texts, settings.clone(), persona, items)?),
             })
@@ -96,7 +96,7 @@ pub fn build(
         JudgeSpec::Guideline { persona } => {
             let texts = prompts.guideline()?;
             Ok(Built {
-                persona_id: persona.as_deref().unwrap_or(NO_PERSONA).to_string(),
+                persona_id: PersonaRef::from(persona.clone()).id().to_string(),
                 prompt_hash: texts.hash(),
                 judge: Arc::new(GuidelineCheck {
                     prompts: texts,

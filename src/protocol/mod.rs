@@ -14,7 +14,7 @@ pub mod spec;
 
 pub use build::{Built, build};
 pub use error::ProtocolError;
-pub use spec::{JudgeSpec, NO_PERSONA, SpecError, SpecFlags};
+pub use spec::{JudgeSpec, SpecError, SpecFlags, SpecRefusal};
 
 use crate::domain::{ComboKey, Mode, Protocol, Scale, Value};
 use crate::provider::ChatCall;

@@ -1,18 +1,19 @@
-//! What a judge is asked, typed per protocol: built once (from `jury run`'s
-//! flags, or from the workbench's choices) by [`JudgeSpec::from_flags`], and
-//! validated there, so the CLI and the workbench refuse the same things with
-//! the same words and nothing downstream parses settings again.
+//! What a judge is asked, typed per protocol: built once by one constructor
+//! per protocol ([`JudgeSpec::awag`], [`JudgeSpec::rubric`],
+//! [`JudgeSpec::proposition`], [`JudgeSpec::guideline`]) and checked there,
+//! so the CLI and the workbench refuse the same things and nothing downstream
+//! parses settings again. `jury run`'s flags reach them through
+//! [`JudgeSpec::from_flags`] (in `flags`), which words a refusal by its flags.
 
-use super::proposition::{self, Scoring};
+mod flags;
+
+pub use flags::SpecFlags;
+
+use super::proposition;
 use super::rubric::Dimension;
-use crate::domain::{Mode, Protocol};
+use crate::domain::{Mode, PersonaRef, Protocol};
 use serde_json::{Value, json};
 use std::path::Path;
-
-/// The persona id a run without a persona records (rubric, guideline, a
-/// proposition judged from no one's view). Stores keep it; it never stands
-/// for "no persona" inside a [`JudgeSpec`].
-pub const NO_PERSONA: &str = "-";
 
 /// One judge style and everything it needs to know to ask.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,28 +39,28 @@ pub enum JudgeSpec {
     Guideline { persona: Option<String> },
 }
 
-/// The choices a spec is made from, as plain data: `jury run`'s flags, or
-/// what the workbench picked. Empty strings count as not given.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SpecFlags {
-    /// `awag`, `rubric`, `proposition` or `guideline`.
-    pub protocol: String,
-    /// AwAg mode 1, 2 or 3 (awag only).
-    pub mode: Option<u8>,
-    pub persona: Option<String>,
-    pub perspectives: Vec<String>,
-    /// Rubric: extra dimensions as `NAME=RUBRIC_FILE`.
-    pub dimensions: Vec<String>,
-    /// Rubric: leave out relevance and tone.
-    pub no_default_dimensions: bool,
-    pub claim: Option<String>,
-    pub claim_id: Option<String>,
-    /// `check` (the default) or `score`.
-    pub scoring: Option<String>,
-    pub double_check: bool,
-    pub precondition: Option<String>,
-    pub first_n: Option<usize>,
-    pub last_n: Option<usize>,
+/// Why a spec's constructor refuses what it was given, as data: each front
+/// end words it for what its user can change (the CLI names its flags, see
+/// `flags`; the workbench shows these words, which name none).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpecRefusal {
+    #[error("the awag protocol needs a persona and a perspective")]
+    NoPersonaOrPerspective,
+    /// Two rubrics under one dimension name; `first` and `second` are their
+    /// places in the dimensions given.
+    #[error("two rubrics name the same dimension '{name}': give each name once")]
+    DimensionTwice {
+        name: String,
+        first: usize,
+        second: usize,
+    },
+    #[error("no dimensions: a rubric run needs at least one")]
+    NoDimensions,
+    #[error("the proposition protocol needs a claim")]
+    NoClaim,
+    /// The precondition does not parse; why.
+    #[error("precondition: {0}")]
+    BadPrecondition(String),
 }
 
 /// A spec that cannot be built, or one that names what the store lacks.
@@ -71,80 +72,120 @@ pub enum SpecError {
     Store(#[from] crate::store::StoreError),
 }
 
-fn invalid<T>(m: impl Into<String>) -> Result<T, SpecError> {
-    Err(SpecError::Invalid(m.into()))
-}
-
-/// `Some` of a non-blank string, trimmed.
-fn given(s: &Option<String>) -> Option<String> {
-    s.as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(String::from)
-}
-
 impl JudgeSpec {
-    /// The one constructor: every check a spec needs that does not need the
-    /// store (the persona and perspectives are looked up when the run is planned).
-    pub fn from_flags(f: &SpecFlags) -> Result<JudgeSpec, SpecError> {
-        let protocol: Protocol = f.protocol.parse().map_err(SpecError::Invalid)?;
-        if f.double_check && protocol != Protocol::Proposition {
-            return invalid("--double-check applies to the proposition protocol");
-        }
-        if f.mode.is_some() && protocol != Protocol::Awag {
-            return invalid("--mode applies to the awag protocol only");
-        }
-        let proposition_flags = f.claim.is_some()
-            || f.claim_id.is_some()
-            || f.precondition.is_some()
-            || f.first_n.is_some()
-            || f.last_n.is_some()
-            || f.scoring.as_deref().is_some_and(|s| s != "check");
-        if proposition_flags && protocol != Protocol::Proposition {
-            return invalid(
-                "--claim, --claim-id, --scoring, --precondition, --first-n and --last-n apply to the proposition protocol",
-            );
-        }
-        // A "-" persona is how stores write "none"; as a choice it means none.
-        let persona = given(&f.persona).filter(|p| p != NO_PERSONA);
-        Ok(match protocol {
-            Protocol::Awag => {
-                let mode = match f.mode {
-                    Some(m) => Mode::from_number(m).ok_or_else(|| {
-                        SpecError::Invalid(format!("--mode must be 1, 2 or 3, got {m}"))
-                    })?,
-                    None => return invalid("--mode is required for the awag protocol (1, 2 or 3)"),
-                };
-                let perspectives: Vec<String> = f
-                    .perspectives
-                    .iter()
-                    .map(|p| p.trim().to_string())
-                    .filter(|p| !p.is_empty())
-                    .collect();
-                let perspectives = crate::domain::first_of_each(perspectives).0;
-                match persona {
-                    Some(persona) if !perspectives.is_empty() => JudgeSpec::Awag {
-                        mode,
-                        persona,
-                        perspectives,
-                    },
-                    _ => {
-                        return invalid(
-                            "the awag protocol needs --persona and --perspective (see `jury list personas` and `jury list perspectives`)",
-                        );
-                    }
-                }
+    /// AwAg in `mode`, as `persona`, from each of `perspectives` (trimmed,
+    /// blank ones dropped, each once at its first place). The persona and
+    /// perspectives are looked up in the store when the run is planned.
+    pub fn awag(
+        mode: Mode,
+        persona: &str,
+        perspectives: Vec<String>,
+    ) -> Result<JudgeSpec, SpecRefusal> {
+        let persona = persona.trim();
+        let perspectives: Vec<String> = perspectives
+            .iter()
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        let perspectives = crate::domain::first_of_each(perspectives).0;
+        match PersonaRef::from_id(persona) {
+            PersonaRef::Persona(persona) if !persona.is_empty() && !perspectives.is_empty() => {
+                Ok(JudgeSpec::Awag {
+                    mode,
+                    persona,
+                    perspectives,
+                })
             }
-            Protocol::Rubric => JudgeSpec::Rubric {
-                dimensions: rubric_dimensions(f)?,
-                persona,
-            },
-            Protocol::Proposition => JudgeSpec::Proposition {
-                settings: proposition_settings(f)?,
-                persona,
-            },
-            Protocol::Guideline => JudgeSpec::Guideline { persona },
+            _ => Err(SpecRefusal::NoPersonaOrPerspective),
+        }
+    }
+
+    /// Rubric scores on relevance and tone (left out without
+    /// `with_defaults`) and on the dimensions `given`: one named like a
+    /// default replaces it, in its place; one given twice is kept once; two
+    /// rubrics under one name are refused, as only the person can choose.
+    pub fn rubric(
+        given: Vec<Dimension>,
+        with_defaults: bool,
+        persona: PersonaRef,
+    ) -> Result<JudgeSpec, SpecRefusal> {
+        if let Some(refusal) = repeated_dimension(&given) {
+            return Err(refusal);
+        }
+        let mut dimensions = if with_defaults {
+            Dimension::defaults()
+        } else {
+            Vec::new()
+        };
+        for dim in given {
+            match dimensions.iter_mut().find(|x| x.name == dim.name) {
+                Some(same) => *same = dim,
+                None => dimensions.push(dim),
+            }
+        }
+        if dimensions.is_empty() {
+            return Err(SpecRefusal::NoDimensions);
+        }
+        Ok(JudgeSpec::Rubric {
+            dimensions,
+            persona: persona.into_persona(),
         })
+    }
+
+    /// A claim judged from `persona`'s view or no one's: the claim (trimmed)
+    /// is required, a blank claim id becomes the claim's own, a blank
+    /// precondition is none and a given one must parse.
+    pub fn proposition(
+        settings: proposition::Settings,
+        persona: PersonaRef,
+    ) -> Result<JudgeSpec, SpecRefusal> {
+        let claim = settings.claim.trim().to_string();
+        if claim.is_empty() {
+            return Err(SpecRefusal::NoClaim);
+        }
+        let precondition = Some(settings.precondition.as_deref().unwrap_or("").trim())
+            .filter(|p| !p.is_empty())
+            .map(String::from);
+        if let Some(p) = &precondition {
+            proposition::precondition::parse(p).map_err(SpecRefusal::BadPrecondition)?;
+        }
+        let claim_id = match settings.claim_id.trim() {
+            "" => proposition::Settings::default_claim_id(&claim),
+            id => id.to_string(),
+        };
+        Ok(JudgeSpec::Proposition {
+            settings: proposition::Settings {
+                claim,
+                claim_id,
+                precondition,
+                ..settings
+            },
+            persona: persona.into_persona(),
+        })
+    }
+
+    /// Each conversation against its own guidelines; nothing to check.
+    pub fn guideline(persona: PersonaRef) -> JudgeSpec {
+        JudgeSpec::Guideline {
+            persona: persona.into_persona(),
+        }
+    }
+
+    /// The same judge asked as `persona` (a run per item owner), checked as
+    /// its constructor checks it.
+    pub fn as_persona(&self, persona: &str) -> Result<JudgeSpec, SpecRefusal> {
+        let mut spec = self.clone();
+        match &mut spec {
+            JudgeSpec::Awag {
+                mode, perspectives, ..
+            } => return JudgeSpec::awag(*mode, persona, std::mem::take(perspectives)),
+            JudgeSpec::Rubric { persona: p, .. }
+            | JudgeSpec::Proposition { persona: p, .. }
+            | JudgeSpec::Guideline { persona: p } => {
+                *p = PersonaRef::from_id(persona).into_persona();
+            }
+        }
+        Ok(spec)
     }
 
     /// The spec with each perspective and dimension once, at its first
@@ -192,6 +233,12 @@ impl JudgeSpec {
         }
     }
 
+    /// The persona id the run's verdicts are recorded under
+    /// ([`PersonaRef::NONE_ID`] for no one).
+    pub fn persona_id(&self) -> &str {
+        self.persona().unwrap_or(PersonaRef::NONE_ID)
+    }
+
     /// The perspectives the run's verdicts are recorded under: the chosen
     /// ones for AwAg, the protocol's own name otherwise.
     pub fn perspective_ids(&self) -> Vec<String> {
@@ -225,221 +272,216 @@ impl JudgeSpec {
     }
 }
 
-/// Relevance and tone unless left out, then the user's own; at least one.
-fn rubric_dimensions(f: &SpecFlags) -> Result<Vec<Dimension>, SpecError> {
-    let mut dims = if f.no_default_dimensions {
-        Vec::new()
-    } else {
-        Dimension::defaults()
-    };
-    let mut given: Vec<(&str, Dimension)> = Vec::new();
-    for d in &f.dimensions {
-        let dim = Dimension::from_arg(d).map_err(SpecError::Invalid)?;
-        // One name is one dimension: the same rubric twice is kept once, two
-        // rubrics under one name are a choice only the person can make.
-        match given.iter().find(|(_, g)| g.name == dim.name) {
-            Some((_, g)) if g.rubric == dim.rubric => continue,
-            Some((first, _)) => {
-                return invalid(format!(
-                    "--dimension {first} and --dimension {d} name the same dimension '{}': give each name once",
-                    dim.name
-                ));
+/// The first dimension name given with two different rubrics, if any (the
+/// same rubric twice is one dimension, kept once).
+pub(super) fn repeated_dimension(given: &[Dimension]) -> Option<SpecRefusal> {
+    let mut kept: Vec<usize> = Vec::new();
+    for (second, dim) in given.iter().enumerate() {
+        match kept.iter().find(|&&k| given[k].name == dim.name) {
+            Some(&first) if given[first].rubric != dim.rubric => {
+                return Some(SpecRefusal::DimensionTwice {
+                    name: dim.name.clone(),
+                    first,
+                    second,
+                });
             }
-            None => given.push((d, dim)),
+            Some(_) => {}
+            None => kept.push(second),
         }
     }
-    for (_, dim) in given {
-        // A dimension named like a default one replaces it, in its place.
-        match dims.iter_mut().find(|x| x.name == dim.name) {
-            Some(default) => *default = dim,
-            None => dims.push(dim),
-        }
-    }
-    if dims.is_empty() {
-        return invalid(
-            "no dimensions: give --dimension NAME=FILE or drop --no-default-dimensions",
-        );
-    }
-    Ok(dims)
-}
-
-/// A claim (required), its id (default: from the claim), the scoring and a
-/// precondition that parses.
-fn proposition_settings(f: &SpecFlags) -> Result<proposition::Settings, SpecError> {
-    let Some(claim) = given(&f.claim) else {
-        return invalid("the proposition protocol needs --claim \"...\"");
-    };
-    let precondition = given(&f.precondition);
-    if let Some(p) = &precondition {
-        proposition::precondition::parse(p)
-            .map_err(|e| SpecError::Invalid(format!("--precondition: {e}")))?;
-    }
-    Ok(proposition::Settings {
-        claim_id: given(&f.claim_id)
-            .unwrap_or_else(|| proposition::Settings::default_claim_id(&claim)),
-        claim,
-        scoring: Scoring::parse(f.scoring.as_deref().unwrap_or("check"))
-            .map_err(SpecError::Invalid)?,
-        double_check: f.double_check,
-        precondition,
-        first_n: f.first_n,
-        last_n: f.last_n,
-    })
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proposition::{Scoring, Settings};
 
-    fn flags(protocol: &str) -> SpecFlags {
-        SpecFlags {
-            protocol: protocol.into(),
-            ..SpecFlags::default()
+    fn dim(name: &str, rubric: &str) -> Dimension {
+        Dimension {
+            name: name.into(),
+            rubric: rubric.into(),
         }
     }
 
-    fn refused(f: &SpecFlags) -> String {
-        match JudgeSpec::from_flags(f) {
-            Err(SpecError::Invalid(m)) => m,
-            other => panic!("expected a refusal, got {other:?}"),
+    fn claim(text: &str) -> Settings {
+        Settings {
+            claim: text.into(),
+            claim_id: String::new(),
+            scoring: Scoring::Check,
+            double_check: false,
+            precondition: None,
+            first_n: None,
+            last_n: None,
         }
     }
 
-    /// A perspective or dimension named twice is one: a plan never asks
-    /// for one combination twice.
     #[test]
-    fn a_perspective_or_dimension_named_twice_is_kept_once() {
-        let mut f = flags("awag");
-        f.mode = Some(2);
-        f.persona = Some("ana".into());
-        f.perspectives = vec!["b".into(), " a".into(), "b".into(), "a ".into()];
+    fn awag_keeps_each_perspective_once_and_needs_a_persona_and_one() {
+        let spec = JudgeSpec::awag(
+            Mode::Two,
+            " ana ",
+            vec!["b".into(), " a".into(), " ".into(), "b".into(), "a ".into()],
+        )
+        .unwrap();
         assert_eq!(
-            JudgeSpec::from_flags(&f).unwrap().perspective_ids(),
-            vec!["b".to_string(), "a".to_string()]
+            spec,
+            JudgeSpec::Awag {
+                mode: Mode::Two,
+                persona: "ana".into(),
+                perspectives: vec!["b".into(), "a".into()],
+            }
         );
-        let dir = std::env::temp_dir().join(format!("jury-spec-dims-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (one, two) = (dir.join("one.txt"), dir.join("two.txt"));
-        std::fs::write(&one, "Is it clear?").unwrap();
-        std::fs::write(&two, "Is it short?").unwrap();
-        let mut f = flags("rubric");
-        let arg = |name: &str, p: &std::path::Path| format!("{name}={}", p.display());
-        f.dimensions = vec![
-            arg("clarity", &one),
-            arg("clarity", &one),
-            arg("relevance", &two),
-        ];
-        let JudgeSpec::Rubric { dimensions, .. } = JudgeSpec::from_flags(&f).unwrap() else {
+        assert_eq!(spec.persona_id(), "ana");
+        let refused = |persona: &str, perspectives: Vec<String>| {
+            JudgeSpec::awag(Mode::One, persona, perspectives).unwrap_err()
+        };
+        let p = || vec!["classification".to_string()];
+        // No one, blank, or the recorded "no persona" are not a persona.
+        for persona in ["", "  ", PersonaRef::NONE_ID] {
+            assert_eq!(
+                refused(persona, p()),
+                SpecRefusal::NoPersonaOrPerspective,
+                "{persona:?}"
+            );
+        }
+        assert_eq!(
+            refused("ana", vec![" ".into()]),
+            SpecRefusal::NoPersonaOrPerspective
+        );
+    }
+
+    #[test]
+    fn rubric_dimensions_replace_defaults_in_place_and_a_name_has_one_rubric() {
+        let JudgeSpec::Rubric {
+            dimensions,
+            persona,
+        } = JudgeSpec::rubric(
+            vec![
+                dim("clarity", "Is it clear?"),
+                dim("clarity", "Is it clear?"),
+                dim("relevance", "Is it short?"),
+            ],
+            true,
+            PersonaRef::None,
+        )
+        .unwrap()
+        else {
             panic!("a rubric spec");
         };
         let names: Vec<&str> = dimensions.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["relevance", "tone", "clarity"]);
+        assert_eq!(dimensions[0].rubric, "Is it short?");
+        assert_eq!(persona, None);
         assert_eq!(
-            dimensions[0].rubric, "Is it short?",
-            "the default is replaced"
+            JudgeSpec::rubric(
+                vec![dim("a", "x"), dim("clarity", "one"), dim("clarity", "two")],
+                true,
+                PersonaRef::None,
+            ),
+            Err(SpecRefusal::DimensionTwice {
+                name: "clarity".into(),
+                first: 1,
+                second: 2,
+            })
         );
-        f.dimensions = vec![arg("clarity", &one), arg("clarity", &two)];
-        assert!(
-            refused(&f).contains("name the same dimension 'clarity'"),
-            "{}",
-            refused(&f)
-        );
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn awag_needs_a_mode_a_persona_and_a_perspective() {
-        let mut f = flags("awag");
-        assert!(refused(&f).contains("--mode is required"));
-        f.mode = Some(4);
-        assert!(refused(&f).contains("--mode must be 1, 2 or 3, got 4"));
-        f.mode = Some(2);
-        assert!(refused(&f).contains("needs --persona and --perspective"));
-        f.persona = Some("ana".into());
-        f.perspectives = vec![" ".into()];
-        assert!(refused(&f).contains("needs --persona and --perspective"));
-        f.perspectives = vec!["classification".into()];
         assert_eq!(
-            JudgeSpec::from_flags(&f).unwrap(),
-            JudgeSpec::Awag {
-                mode: Mode::Two,
-                persona: "ana".into(),
-                perspectives: vec!["classification".into()],
-            }
+            JudgeSpec::rubric(Vec::new(), false, PersonaRef::None),
+            Err(SpecRefusal::NoDimensions)
         );
-    }
-
-    #[test]
-    fn rubric_dimensions_default_once_and_bad_ones_are_named() {
-        let spec = JudgeSpec::from_flags(&flags("rubric")).unwrap();
-        assert_eq!(
-            spec,
-            JudgeSpec::Rubric {
-                dimensions: Dimension::defaults(),
-                persona: None
-            }
-        );
-        assert_eq!(spec.persona(), None);
-        assert_eq!(spec.perspective_ids(), vec!["rubric".to_string()]);
-        let mut f = flags("rubric");
-        f.dimensions = vec![String::new()];
-        assert!(
-            refused(&f).contains("expected NAME=RUBRIC_FILE"),
-            "{}",
-            refused(&f)
-        );
-        f.dimensions = Vec::new();
-        f.no_default_dimensions = true;
-        assert!(refused(&f).starts_with("no dimensions"));
-        let mut f = flags("rubric");
-        f.mode = Some(1);
-        assert!(refused(&f).contains("--mode applies to the awag protocol only"));
+        let spec = JudgeSpec::rubric(Vec::new(), true, PersonaRef::Persona("ana".into())).unwrap();
+        assert_eq!((spec.persona(), spec.persona_id()), (Some("ana"), "ana"));
     }
 
     #[test]
     fn a_proposition_needs_a_claim_and_a_precondition_that_parses() {
-        let mut f = flags("proposition");
-        assert!(refused(&f).contains("needs --claim"));
-        f.claim = Some("   ".into());
-        assert!(refused(&f).contains("needs --claim"));
-        f.claim = Some(" It is urgent. ".into());
-        f.precondition = Some("colour == red".into());
-        assert!(refused(&f).starts_with("--precondition: unknown field 'colour'"));
-        f.precondition = Some("tags contains urgent".into());
-        f.scoring = Some("grade".into());
-        assert!(refused(&f).contains("--scoring must be check or score"));
-        f.scoring = Some("score".into());
-        f.persona = Some(NO_PERSONA.into());
-        let spec = JudgeSpec::from_flags(&f).unwrap();
+        for blank in ["", "   "] {
+            assert_eq!(
+                JudgeSpec::proposition(claim(blank), PersonaRef::None),
+                Err(SpecRefusal::NoClaim)
+            );
+        }
+        let mut s = claim(" It is urgent. ");
+        s.precondition = Some("colour == red".into());
+        let e = JudgeSpec::proposition(s.clone(), PersonaRef::None).unwrap_err();
+        assert!(
+            matches!(&e, SpecRefusal::BadPrecondition(why) if why.starts_with("unknown field 'colour'")),
+            "{e:?}"
+        );
+        s.precondition = Some("  ".into());
+        let spec = JudgeSpec::proposition(s, PersonaRef::None).unwrap();
         let JudgeSpec::Proposition { settings, persona } = &spec else {
             panic!("{spec:?}")
         };
-        assert_eq!(persona, &None, "a '-' persona is no persona");
         assert_eq!(settings.claim, "It is urgent.");
         assert_eq!(
             settings.claim_id,
-            proposition::Settings::default_claim_id("It is urgent.")
+            Settings::default_claim_id("It is urgent.")
         );
-        assert_eq!(settings.scoring, Scoring::Score);
-        let o = spec.options_json(Some(Path::new("p")));
-        assert_eq!(o["claim"], "It is urgent.");
-        assert_eq!(o["prompts_dir"], "p");
+        assert_eq!(settings.precondition, None, "a blank precondition is none");
+        assert_eq!(persona, &None);
+        assert_eq!(spec.persona_id(), PersonaRef::NONE_ID);
+        // Built again from what it built: the same spec.
+        assert_eq!(
+            JudgeSpec::proposition(settings.clone(), PersonaRef::None).as_ref(),
+            Ok(&spec)
+        );
+        let mut s = claim("x");
+        s.claim_id = " c-1 ".into();
+        let spec = JudgeSpec::proposition(s, PersonaRef::Persona("ana".into())).unwrap();
+        let JudgeSpec::Proposition { settings, persona } = spec else {
+            panic!()
+        };
+        assert_eq!(
+            (settings.claim_id.as_str(), persona.as_deref()),
+            ("c-1", Some("ana"))
+        );
     }
 
     #[test]
-    fn flags_of_another_protocol_are_refused() {
-        let mut f = flags("guideline");
-        f.claim = Some("x".into());
-        assert!(refused(&f).contains("apply to the proposition protocol"));
-        let mut f = flags("rubric");
-        f.double_check = true;
-        assert!(refused(&f).contains("--double-check applies"));
-        assert!(refused(&flags("nope")).contains("nope"));
+    fn a_spec_asked_as_another_persona_is_checked_again() {
+        let spec = JudgeSpec::awag(Mode::Three, "ana", vec!["p".into()]).unwrap();
         assert_eq!(
-            JudgeSpec::from_flags(&flags("guideline"))
-                .unwrap()
-                .options_json(None),
-            json!({"prompts_dir": null})
+            spec.as_persona(" maren "),
+            JudgeSpec::awag(Mode::Three, "maren", vec!["p".into()])
         );
+        assert_eq!(
+            spec.as_persona(""),
+            Err(SpecRefusal::NoPersonaOrPerspective)
+        );
+        let none = JudgeSpec::guideline(PersonaRef::None);
+        assert_eq!(none.as_persona("ana").unwrap().persona(), Some("ana"));
+        assert_eq!(none.as_persona(PersonaRef::NONE_ID).as_ref(), Ok(&none));
+    }
+
+    #[test]
+    fn a_guideline_spec_records_its_persona_or_none() {
+        assert_eq!(
+            JudgeSpec::guideline(PersonaRef::None),
+            JudgeSpec::Guideline { persona: None }
+        );
+        assert_eq!(
+            JudgeSpec::guideline(PersonaRef::Persona("ana".into())).persona_id(),
+            "ana"
+        );
+    }
+
+    /// The constructors' own words are what the workbench shows: they name
+    /// no flag (only `jury run` has flags, and it words refusals itself).
+    #[test]
+    fn a_refusal_names_no_flag() {
+        for r in [
+            SpecRefusal::NoPersonaOrPerspective,
+            SpecRefusal::DimensionTwice {
+                name: "clarity".into(),
+                first: 0,
+                second: 1,
+            },
+            SpecRefusal::NoDimensions,
+            SpecRefusal::NoClaim,
+            SpecRefusal::BadPrecondition("unknown field 'colour'".into()),
+        ] {
+            assert!(!r.to_string().contains("--"), "{r}");
+        }
     }
 }

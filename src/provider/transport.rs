@@ -58,6 +58,12 @@ pub fn classify_send_error(e: &reqwest::Error, key: Option<&Secret>) -> SendFail
         } else if lower.contains("certificate")
             || lower.contains("tls")
             || lower.contains("handshake")
+            // rustls wraps its errors as InvalidData ("received corrupt
+            // message of type InvalidContentType": a plain-HTTP server
+            // behind an https:// URL).
+            || io_kind == Some(std::io::ErrorKind::InvalidData)
+            || lower.contains("corrupt message")
+            || lower.contains("alert")
         {
             format!("the TLS handshake failed ({text})")
         } else if e.is_timeout() || lower.contains("timed out") {
@@ -116,4 +122,58 @@ pub fn redirect_policy() -> reqwest::redirect::Policy {
             attempt.stop()
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn send_error(url: &str) -> reqwest::Error {
+        reqwest::Client::new()
+            .get(url)
+            .timeout(std::time::Duration::from_secs(60))
+            .send()
+            .await
+            .expect_err("no answer")
+    }
+
+    /// A name that cannot resolve (`.invalid` never does) is unreachable,
+    /// and says so in its own words.
+    #[tokio::test]
+    async fn a_name_that_does_not_resolve_is_unreachable() {
+        let e = send_error("http://jury-test.invalid/v1/models").await;
+        assert_eq!(
+            classify_send_error(&e, None),
+            SendFailure::Unreachable("the host name could not be resolved".into()),
+            "{}",
+            transport_text(&e)
+        );
+    }
+
+    /// `https://` to a server that answers in plain text: the handshake
+    /// fails, and the endpoint is unreachable (not a fault to retry).
+    #[tokio::test]
+    async fn a_failed_tls_handshake_is_unreachable_and_named() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            while let Ok((mut sock, _)) = listener.accept().await {
+                let mut hello = [0u8; 512];
+                let _ = sock.read(&mut hello).await;
+                let _ = sock
+                    .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                    .await;
+            }
+        });
+        let e = send_error(&format!("https://{addr}/v1/models")).await;
+        match classify_send_error(&e, None) {
+            SendFailure::Unreachable(cause) => {
+                assert!(cause.starts_with("the TLS handshake failed"), "{cause}")
+            }
+            other => panic!("{other:?}: {}", transport_text(&e)),
+        }
+    }
 }

@@ -12,8 +12,9 @@
 //! combinations are a random sample of those judged.
 
 use super::estimate::{Sampling, people_reading, reading};
-use super::pairs::Readings;
+use super::pairs::{Confident, Readings};
 use crate::analytics::trust::trust_threshold;
+use crate::domain::ComboKey;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -140,10 +141,9 @@ pub fn table(ts: &[Trust]) -> String {
         pct(1.0 - first.delta)
     );
     for t in ts {
-        let persona = if t.persona == crate::protocol::NO_PERSONA {
-            String::new()
-        } else {
-            format!(" (persona {})", t.persona)
+        let persona = match crate::domain::PersonaRef::from_id(&t.persona) {
+            crate::domain::PersonaRef::None => String::new(),
+            crate::domain::PersonaRef::Persona(p) => format!(" (persona {p})"),
         };
         out.push_str(&format!(
             "\n{} · {} · {}{}\n",
@@ -201,6 +201,17 @@ fn pct(x: f64) -> String {
 /// one with the most calibration pairs and why none qualifies. Only
 /// configurations whose verdicts carry a confidence.
 pub fn headlines(ts: &[Trust]) -> Vec<String> {
+    best_per_classification(ts)
+        .values()
+        .map(|t| headline(t))
+        .collect()
+}
+
+/// Per classification, the configuration a triage session trusts: the one
+/// whose threshold lets the most verdicts stand without a person, else the
+/// one with the most calibration pairs. Only configurations whose verdicts
+/// carry a confidence.
+pub fn best_per_classification(ts: &[Trust]) -> BTreeMap<&str, &Trust> {
     let mut best: BTreeMap<&str, &Trust> = BTreeMap::new();
     for t in ts.iter().filter(|t| t.n_judged > 0) {
         let rank = |t: &Trust| {
@@ -218,34 +229,147 @@ pub fn headlines(ts: &[Trust]) -> Vec<String> {
             })
             .or_insert(t);
     }
-    best.values()
-        .map(|t| {
-            let who = format!(
-                "{} as {}",
-                crate::sanitize::one_line(&t.judge, 40),
-                crate::sanitize::one_line(&t.persona, 20)
-            );
-            match t.threshold {
-                Some(l) => format!(
-                    "{}: trust verdicts with confidence ≥ {l:.2} — {} of {} need no person; they agree with people ≥ {} with probability ≥ {} ({who}, {} calibration pairs)",
-                    t.classification,
-                    pct(t.coverage),
-                    t.n_judged,
-                    pct(1.0 - t.alpha),
-                    pct(1.0 - t.delta),
-                    t.n_calibration
-                ),
-                None => format!(
-                    "{}: no confidence threshold guarantees {} agreement at {} — all {} verdict(s) need a person ({who}, {} calibration pairs; jury trust)",
-                    t.classification,
-                    pct(1.0 - t.alpha),
-                    pct(1.0 - t.delta),
-                    t.n_judged,
-                    t.n_calibration
-                ),
-            }
-        })
-        .collect()
+    best
+}
+
+/// One classification's line, for its trusted configuration.
+fn headline(t: &Trust) -> String {
+    let who = format!(
+        "{} as {}",
+        crate::sanitize::one_line(&t.judge, 40),
+        crate::sanitize::one_line(&t.persona, 20)
+    );
+    match t.threshold {
+        Some(l) => format!(
+            "{}: trust verdicts with confidence ≥ {l:.2} — {} of {} need no person; they agree with people ≥ {} with probability ≥ {} ({who}, {} calibration pairs)",
+            t.classification,
+            pct(t.coverage),
+            t.n_judged,
+            pct(1.0 - t.alpha),
+            pct(1.0 - t.delta),
+            t.n_calibration
+        ),
+        None => format!(
+            "{}: no confidence threshold guarantees {} agreement at {} — all {} verdict(s) need a person ({who}, {} calibration pairs; jury trust)",
+            t.classification,
+            pct(1.0 - t.alpha),
+            pct(1.0 - t.delta),
+            t.n_judged,
+            t.n_calibration
+        ),
+    }
+}
+
+/// A verdict that cannot stand without a person (see [`needs_a_person`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Escalation {
+    pub persona: Arc<str>,
+    pub key: Arc<ComboKey>,
+    /// The judge configuration, as the report names it.
+    pub judge: Arc<str>,
+    pub value: crate::domain::Value,
+    /// The verdict's confidence, when known.
+    pub confidence: Option<f64>,
+    /// Its configuration's threshold; None: none meets the guarantee.
+    pub threshold: Option<f64>,
+}
+
+/// The escalation queue: per classification, the verdicts of the trusted
+/// configuration ([`best_per_classification`]) that cannot stand without a
+/// person — below its threshold, without a confidence, undecided (a Likert
+/// 3), or every one when no threshold meets the guarantee — on combinations
+/// no person has labelled yet (for that persona), in the readings' order.
+pub fn needs_a_person(readings: &Readings, ts: &[Trust]) -> Vec<Escalation> {
+    let trusted = best_per_classification(ts);
+    let labelled: std::collections::HashSet<(&str, &ComboKey)> = readings
+        .labels
+        .iter()
+        .map(|(persona, key, _, _)| (&**persona, &**key))
+        .collect();
+    let mut out = Vec::new();
+    for (i, (judge, persona, key, value)) in readings.verdicts.iter().enumerate() {
+        let Some(t) = trusted.get(key.classification_id.as_str()) else {
+            continue;
+        };
+        let theirs =
+            t.perspective == key.perspective_id && *t.judge == **judge && *t.persona == **persona;
+        if !theirs || labelled.contains(&(&**persona, &**key)) {
+            continue;
+        }
+        let confident: Option<&Confident> = readings.confidences.get(i).and_then(Option::as_ref);
+        let stands = confident.is_some_and(|c| {
+            t.threshold.is_some_and(|l| c.confidence.value >= l) && reading(&c.value).is_some()
+        });
+        if !stands {
+            out.push(Escalation {
+                persona: persona.clone(),
+                key: key.clone(),
+                judge: judge.clone(),
+                value: confident.map_or(*value, |c| c.value),
+                confidence: confident.map(|c| c.confidence.value),
+                threshold: t.threshold,
+            });
+        }
+    }
+    out
+}
+
+/// The escalation queue as text: one line per verdict that needs a person.
+pub fn needs_table(queue: &[Escalation]) -> String {
+    if queue.is_empty() {
+        return "No verdict of a trusted configuration needs a person.".to_string();
+    }
+    let mut out = format!(
+        "{} verdict(s) need a person (item · classification · perspective · persona: value, why):\n",
+        queue.len()
+    );
+    for e in queue {
+        let why = match (e.confidence, e.threshold) {
+            (_, None) => "no threshold meets the guarantee".to_string(),
+            (None, Some(_)) => "no confidence".to_string(),
+            (Some(c), Some(l)) if c < l => format!("confidence {c:.3} < {l:.3}"),
+            (Some(_), Some(_)) => "undecided".to_string(),
+        };
+        let one = |s: &str| crate::sanitize::one_line(s, 60);
+        out.push_str(&format!(
+            "{} · {} · {} · {}: {} ({why}; {})\n",
+            one(&e.key.item_id),
+            one(&e.key.classification_id),
+            one(&e.key.perspective_id),
+            one(&e.persona),
+            e.value.as_text(),
+            one(&e.judge)
+        ));
+    }
+    out.trim_end().to_string()
+}
+
+/// One escalation as `jury trust --needs-person --format json` writes it.
+#[derive(Debug, Serialize)]
+pub struct EscalationRow<'a> {
+    pub item: &'a str,
+    pub classification: &'a str,
+    pub perspective: &'a str,
+    pub persona: &'a str,
+    pub judge: &'a str,
+    pub value: serde_json::Value,
+    pub confidence: Option<f64>,
+    pub threshold: Option<f64>,
+}
+
+impl Escalation {
+    pub fn row(&self) -> EscalationRow<'_> {
+        EscalationRow {
+            item: &self.key.item_id,
+            classification: &self.key.classification_id,
+            perspective: &self.key.perspective_id,
+            persona: &self.persona,
+            judge: &self.judge,
+            value: self.value.to_json(),
+            confidence: self.confidence,
+            threshold: self.threshold,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -258,6 +382,72 @@ mod tests {
     /// counts among the judged combinations, never among the trusted.
     #[test]
     fn an_undecided_verdict_is_judged_but_never_trusted() {
+        let (readings, none) = fixture();
+        let t = thresholds(&readings, 0.2, 0.1, 10, None, &none);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].threshold, Some(0.9));
+        assert_eq!(t[0].n_judged, 40);
+        assert_eq!(t[0].coverage, 35.0 / 40.0);
+        let lines = headlines(&t);
+        assert_eq!(lines.len(), 1);
+        assert!(
+            lines[0].starts_with("c: trust verdicts with confidence ≥ 0.90"),
+            "{}",
+            lines[0]
+        );
+    }
+
+    /// The escalation queue holds the trusted configuration's verdicts that
+    /// cannot stand (undecided, no confidence, below the threshold) on
+    /// combinations no one labelled; another configuration's verdicts and
+    /// labelled combinations are not in it.
+    #[test]
+    fn needs_a_person_is_the_trusted_judges_unlabelled_verdicts_that_cannot_stand() {
+        let (mut readings, none) = fixture();
+        let judge: Arc<str> = Arc::from("awag mode 2 · m");
+        let other: Arc<str> = Arc::from("awag mode 3 · m");
+        let persona: Arc<str> = Arc::from("p");
+        let sure = |value, c| {
+            Some(Confident {
+                value,
+                confidence: Confidence {
+                    value: c,
+                    source: ConfidenceSource::Logprobs,
+                    expected_score: None,
+                },
+            })
+        };
+        let mut add = |judge: &Arc<str>, item: &str, value, confident| {
+            let key = Arc::new(ComboKey::new(item, "c", "q"));
+            readings
+                .verdicts
+                .push((judge.clone(), persona.clone(), key, value));
+            readings.confidences.push(confident);
+        };
+        // The trusted judge: one below the threshold, one without a
+        // confidence. Another judge, unsure, on a fresh item.
+        add(&judge, "low", Value::Likert(5), sure(Value::Likert(5), 0.6));
+        add(&judge, "unknown", Value::Likert(1), None);
+        add(&other, "x", Value::Likert(5), sure(Value::Likert(5), 0.1));
+        let t = thresholds(&readings, 0.2, 0.1, 10, None, &none);
+        assert_eq!(t.len(), 2);
+        let queue = needs_a_person(&readings, &t);
+        let items: Vec<&str> = queue.iter().map(|e| e.key.item_id.as_str()).collect();
+        assert_eq!(items, ["i35", "i36", "i37", "i38", "i39", "low", "unknown"]);
+        assert!(
+            queue
+                .iter()
+                .all(|e| *e.judge == *judge && e.threshold == Some(0.9))
+        );
+        assert_eq!(queue[5].confidence, Some(0.6));
+        assert_eq!(queue[6].confidence, None);
+        assert_eq!(queue[6].value, Value::Likert(1));
+    }
+
+    /// 40 verdicts of one judge on classification `c`: 30 labelled,
+    /// agreeing, at 0.9; 5 unlabelled Likert 5 and 5 unlabelled Likert 3,
+    /// all at 0.95.
+    fn fixture() -> (Readings, Sampling) {
         let judge: Arc<str> = Arc::from("awag mode 2 · m");
         let persona: Arc<str> = Arc::from("p");
         let who: Arc<str> = Arc::from("alice");
@@ -268,8 +458,6 @@ mod tests {
         };
         for i in 0..40 {
             let key = Arc::new(ComboKey::new(&format!("i{i}"), "c", "q"));
-            // 30 labelled, agreeing, at 0.9; 5 unlabelled Likert 5 and 5
-            // unlabelled Likert 3, all at 0.95.
             let (value, conf) = match i {
                 0..30 => (Value::Likert(5), 0.9),
                 30..35 => (Value::Likert(5), 0.95),
@@ -296,17 +484,6 @@ mod tests {
             sampled: Default::default(),
             only: false,
         };
-        let t = thresholds(&readings, 0.2, 0.1, 10, None, &none);
-        assert_eq!(t.len(), 1);
-        assert_eq!(t[0].threshold, Some(0.9));
-        assert_eq!(t[0].n_judged, 40);
-        assert_eq!(t[0].coverage, 35.0 / 40.0);
-        let lines = headlines(&t);
-        assert_eq!(lines.len(), 1);
-        assert!(
-            lines[0].starts_with("c: trust verdicts with confidence ≥ 0.90"),
-            "{}",
-            lines[0]
-        );
+        (readings, none)
     }
 }

@@ -28,7 +28,8 @@ impl Claimed {
     }
 }
 
-/// The matching key of a verdict's configuration (see migration 11).
+/// The matching key of a verdict's configuration (see migration 11): the
+/// values of [`super::verdicts::JUDGE_CONFIG`], in its order.
 fn config_of(f: &VerdictFilter<'_>) -> String {
     let mode = f.mode.map(|m| m.number().to_string()).unwrap_or_default();
     [

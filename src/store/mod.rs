@@ -377,3 +377,37 @@ fn tracing_note(msg: &str) {
         eprintln!("jury store: {msg}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store a newer jury wrote is refused, opened plainly or read-only
+    /// (a `file:` URI), with both versions named, and left byte for byte
+    /// as it was: an older jury must not migrate or write what it cannot
+    /// read.
+    #[test]
+    fn a_store_from_a_newer_jury_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("jury.db");
+        drop(Store::open(&path).expect("a new store"));
+        let conn = Connection::open(&path).expect("open");
+        conn.pragma_update(None, "user_version", schema::VERSION + 1)
+            .expect("bump the version");
+        drop(conn);
+        let before = std::fs::read(&path).expect("read");
+        let uri = PathBuf::from(format!("file:{}?mode=ro", path.display()));
+        for p in [&path, &uri] {
+            let Err(e) = Store::open(p) else {
+                panic!("{} opened", p.display())
+            };
+            assert!(
+                matches!(e, StoreError::TooNew { found, supported, .. }
+                    if found == schema::VERSION + 1 && supported == schema::VERSION),
+                "{e}"
+            );
+            assert!(e.to_string().contains("upgrade jury"), "{e}");
+        }
+        assert_eq!(std::fs::read(&path).expect("read"), before);
+    }
+}

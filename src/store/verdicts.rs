@@ -8,6 +8,11 @@ use crate::domain::{
 use rusqlite::params;
 use std::collections::HashSet;
 
+/// The columns that make a judge configuration: verdicts that agree on all
+/// of them are repeats of one judge (what `--resume` skips, what a run
+/// claims, whose majority `confidence = "repeats"` reads).
+pub(super) const JUDGE_CONFIG: &str = "persona_id, protocol, mode, model, prompt_hash";
+
 /// Selects the verdicts a `--resume` must not repeat.
 #[derive(Debug, Clone)]
 pub struct VerdictFilter<'a> {
@@ -106,10 +111,8 @@ impl Store {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {VERDICT_COLUMNS}, count(*) OVER config, count(*) OVER same
              FROM verdicts
-             WINDOW config AS (PARTITION BY persona_id, protocol, mode, model, prompt_hash,
-                                 item_id, classification_id, perspective_id),
-                    same AS (PARTITION BY persona_id, protocol, mode, model, prompt_hash,
-                               item_id, classification_id, perspective_id, value)
+             WINDOW config AS (PARTITION BY {JUDGE_CONFIG}, item_id, classification_id, perspective_id),
+                    same AS (PARTITION BY {JUDGE_CONFIG}, item_id, classification_id, perspective_id, value)
              ORDER BY id"
         ))?;
         let mut rows = stmt.query([])?;

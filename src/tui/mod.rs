@@ -1,28 +1,13 @@
 //! The interactive workbench (DESIGN §6): state in [`app`], decisions in
 //! [`update`], side effects in [`effects`], drawing in [`views`], one loop in
-//! [`event_loop`].
+//! [`runtime::event_loop`].
 
-pub mod action;
 pub mod app;
-pub mod claims;
 pub mod effects;
-pub mod event_loop;
-pub mod fewshot_effects;
 pub mod input;
-pub mod items;
-pub mod keycombo;
-pub mod keymap;
 pub mod msg;
-pub mod prompt;
-pub mod protocol_rows;
-pub mod queue;
-pub mod quit;
-pub mod recovery;
-pub mod run_task;
-pub mod session;
-pub mod signals;
+pub mod runtime;
 pub mod strings;
-pub mod terminal;
 pub mod theme;
 pub mod update;
 pub mod views;
@@ -111,7 +96,7 @@ pub fn build_app_with_items(
         .and_then(Path::parent)
         .map(Path::to_path_buf)
         .or_else(crate::config::config_dir);
-    let (keymap, kw) = keymap::Keymap::load(dir.as_deref());
+    let (keymap, kw) = input::keymap::Keymap::load(dir.as_deref());
     let (theme, tw) = theme::Theme::load(&settings.theme, dir.as_deref());
     let mut app = App::with_items(items, data, keymap, theme, &settings.model, &settings.who);
     app.runs.endpoint_error = settings.provider().err();
@@ -121,7 +106,7 @@ pub fn build_app_with_items(
             ..cfg
         };
     }
-    let (claims, cw) = claims::load(dir.as_deref());
+    let (claims, cw) = app::claims::load(dir.as_deref());
     app.data.claims = claims;
     let mut warnings: Vec<String> = kw.into_iter().chain(tw).chain(cw).collect();
     match settings.structured.as_deref() {
@@ -177,13 +162,13 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     let mut notes = Vec::new();
     notes.extend(seed_new_workspace(&mut store, &opts, &settings.who)?);
     let data = load_without_items(&store)?;
-    let run_claims = claims::from_runs(&store.runs()?);
+    let run_claims = app::claims::from_runs(&store.runs()?);
     // A session that cannot be read is no session: the defaults, quietly.
     let kept = store
         .workbench_session(&settings.who)
         .ok()
         .flatten()
-        .and_then(|json| session::parse(&json));
+        .and_then(|json| update::session::parse(&json));
     drop(store);
     let (items, reader) = stream_items(&settings.db_path);
     let (app, warnings) = build_app_with_items(&settings, items, data);
@@ -198,7 +183,7 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     let from_config = std::mem::replace(&mut app.data.claims, run_claims);
     app.data.claims.extend(from_config);
     if let Some(kept) = &kept {
-        session::restore(&mut app, kept);
+        update::session::restore(&mut app, kept);
     }
     app.runs.prompts = prompts.clone();
     let note = notes.pop().map(|n| crate::sanitize::one_line(&n, 300));
@@ -233,14 +218,15 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     let exit = rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut exec = effects::Executor::new(settings.db_path.clone(), engine, tx);
-        let mut signals = signals::Signals::new()?;
-        let _guard = terminal::Guard;
-        let mut term = terminal::init()?;
-        let r = event_loop::run(&mut term, &mut app, &mut exec, &mut rx, &mut signals).await;
+        let mut signals = runtime::signals::Signals::new()?;
+        let _guard = runtime::terminal::Guard;
+        let mut term = runtime::terminal::init()?;
+        let r =
+            runtime::event_loop::run(&mut term, &mut app, &mut exec, &mut rx, &mut signals).await;
         // Waits for label writes already handed over before the process ends.
         exec.shutdown();
         let mut lost = None;
-        if let Ok(event_loop::Exit::Signal(_)) = r {
+        if let Ok(runtime::event_loop::Exit::Signal(_)) = r {
             lost = keep_what_is_unsaved(&mut app, &mut rx, &settings.db_path).err();
         }
         r.map(|exit| (exit, lost))
@@ -254,19 +240,19 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     match exit {
         // The conventional status of a process ended by a signal; everything
         // (terminal, runtime, writer) is already closed down.
-        event_loop::Exit::Signal(sig) => std::process::exit(128 + sig),
-        event_loop::Exit::Quit => Ok(()),
+        runtime::event_loop::Exit::Signal(sig) => std::process::exit(128 + sig),
+        runtime::event_loop::Exit::Quit => Ok(()),
     }
 }
 
 /// Offers the labels an earlier session could not save; a recovery file
 /// whose labels the store already holds is removed.
 fn offer_replay(app: &mut App, db_path: &Path) {
-    let path = recovery::path_for(db_path);
-    match recovery::read(&path) {
+    let path = effects::recovery::path_for(db_path);
+    match effects::recovery::read(&path) {
         Ok((labels, bad)) => {
             let found = labels.len() + bad;
-            let labels = quit::still_unsaved(app, labels);
+            let labels = update::quit::still_unsaved(app, labels);
             if bad > 0 {
                 app.chrome.message = Some((
                     Level::Warning,
@@ -282,7 +268,7 @@ fn offer_replay(app: &mut App, db_path: &Path) {
                     path: path.display().to_string(),
                 });
             } else if found > 0 && bad == 0 {
-                let _ = recovery::clear(&path);
+                let _ = effects::recovery::clear(&path);
             }
         }
         Err(e) => {
@@ -318,7 +304,7 @@ fn keep_what_is_unsaved(
     if labels.is_empty() {
         return Ok(());
     }
-    recovery::keep(&recovery::path_for(db_path), &labels)
+    effects::recovery::keep(&effects::recovery::path_for(db_path), &labels)
         .map(|_| ())
         .map_err(|e| strings::msg::lost_labels(labels.len(), &e.to_string()))
 }

@@ -146,7 +146,7 @@ pub enum Effect {
     PrepareLoop {
         plan: RunPlan,
         baseline_for: Option<std::path::PathBuf>,
-        /// Each item is judged as its owner (`plan.persona_id` for items
+        /// Each item is judged as its owner (`plan.persona_id()` for items
         /// without one): one run per owner persona.
         by_owner: bool,
     },

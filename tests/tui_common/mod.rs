@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use jury::domain::*;
 use jury::tui::app::{App, Loaded};
-use jury::tui::keymap::Keymap;
+use jury::tui::input::keymap::Keymap;
 use jury::tui::msg::{Effect, Msg};
 use jury::tui::theme::Theme;
 use jury::tui::views::Root;

@@ -43,7 +43,7 @@ impl Scoring {
     }
 }
 
-/// What a proposition run asks (built and checked by `JudgeSpec::from_flags`;
+/// What a proposition run asks (checked by `JudgeSpec::proposition`;
 /// recorded with the run as [`Settings::to_options`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {

@@ -2,7 +2,7 @@
 //! terminal size, keymap and theme.
 
 use crate::domain::{ComboKey, Failure, Label, Run};
-use crate::tui::keymap::Keymap;
+use crate::tui::input::keymap::Keymap;
 use crate::tui::theme::Theme;
 use ratatui_textarea::TextArea;
 
@@ -174,7 +174,7 @@ pub struct Chrome {
     /// empty) in its last line instead of over the key hints.
     pub legend: Option<String>,
     /// When the session (persona, mode, filter, item...) was last kept.
-    pub session: crate::tui::session::SessionTracker,
+    pub session: crate::tui::update::session::SessionTracker,
     /// The agreement view a drill came from: Esc on the drilled list goes
     /// back to it as it was.
     pub back: Option<Box<AgreementState>>,

@@ -63,12 +63,12 @@ impl LoopReady {
         let each: Vec<String> = self
             .plans()
             .filter(|p| !p.item_ids.is_empty())
-            .map(|p| format!("{} {}", p.persona_id, p.item_ids.len()))
+            .map(|p| format!("{} {}", p.persona_id(), p.item_ids.len()))
             .collect();
         if self.by_owner {
             (true, each.join(", "))
         } else {
-            (false, self.plan.persona_id.clone())
+            (false, self.plan.persona_id().to_string())
         }
     }
 

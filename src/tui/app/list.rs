@@ -6,7 +6,7 @@ use super::query::Query;
 use super::workspace::{MAX_ITEM_CHARS, Workspace, mark};
 use crate::domain::{Item, Mode};
 use crate::sanitize;
-use crate::tui::queue::Order;
+use crate::tui::app::queue::Order;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Filter {

@@ -15,6 +15,11 @@ mod query;
 mod runs;
 mod workspace;
 
+pub mod claims;
+pub mod items;
+pub mod protocol_rows;
+pub mod queue;
+
 pub use choices::*;
 pub use chrome::*;
 pub use compare::*;
@@ -24,10 +29,10 @@ pub use query::*;
 pub use runs::*;
 pub use workspace::*;
 
-use super::keymap::Keymap;
-use super::protocol_rows::ProtoRow;
+use super::input::keymap::Keymap;
 use super::theme::Theme;
 use crate::domain::{ComboKey, Item, Label, Mode, Persona, Perspective, Verdict};
+use protocol_rows::ProtoRow;
 
 /// One verdict row: a classification seen from a perspective.
 #[derive(Debug, Clone, PartialEq)]
@@ -192,7 +197,7 @@ impl App {
             .get(&item.id)
             .map(Vec::as_slice)
             .unwrap_or(&[]);
-        let mut rows = super::protocol_rows::protocol_rows(item, verdicts, labels);
+        let mut rows = protocol_rows::protocol_rows(item, verdicts, labels);
         for r in rows
             .iter_mut()
             .filter(|r| r.protocol == crate::domain::Protocol::Proposition)

@@ -3,6 +3,7 @@
 
 use crate::domain::{ComboKey, Mode};
 use crate::engine::Progress;
+use crate::protocol::{JudgeSpec, SpecRefusal};
 use crate::sanitize;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -57,7 +58,8 @@ pub struct ActiveRun {
     pub tag: u64,
     pub run_id: Option<i64>,
     pub protocol: crate::domain::Protocol,
-    pub mode: Mode,
+    /// The AwAg mode; other protocols have none.
+    pub mode: Option<Mode>,
     pub items: usize,
     pub progress: Progress,
     pub finished: bool,
@@ -78,20 +80,62 @@ impl ActiveRun {
 /// What a judge run should cover (turned into the engine's `RunRequest`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunPlan {
-    /// AwAg for content items; rubric examples and conversations are judged
-    /// with their own protocol (default dimensions / their guidelines).
-    pub protocol: crate::domain::Protocol,
-    pub mode: Mode,
+    /// The judge and what it asks, built once from the workbench's choices
+    /// by its protocol's constructor (the one `jury run` uses): AwAg for
+    /// content items; rubric examples and conversations with their own
+    /// protocol (default dimensions / their guidelines); a claim's settings.
+    pub spec: JudgeSpec,
     /// How structured answers are asked for; `None` is auto.
     pub structured: Option<crate::provider::ToolMode>,
-    pub persona_id: String,
-    pub perspective_ids: Vec<String>,
     pub item_ids: Vec<String>,
-    /// The claim a proposition run asks (None for the other protocols).
-    pub claim: Option<crate::protocol::proposition::Settings>,
     /// Skip combinations already judged with the same settings (`jury run
     /// --resume`'s rule); false only when the user chose to re-judge.
     pub resume: bool,
+}
+
+impl RunPlan {
+    pub fn protocol(&self) -> crate::domain::Protocol {
+        self.spec.protocol()
+    }
+
+    /// The AwAg mode; other protocols have none.
+    pub fn mode(&self) -> Option<Mode> {
+        self.spec.mode()
+    }
+
+    /// The persona id its verdicts are recorded under.
+    pub fn persona_id(&self) -> &str {
+        self.spec.persona_id()
+    }
+
+    /// The spec a workbench run of `protocol` asks, from the choices: AwAg
+    /// in `mode`, as `persona`, from `perspectives`; the other protocols with
+    /// their defaults (rubric: relevance and tone; guideline: each
+    /// conversation's own guidelines), for no one. A proposition asks a
+    /// claim, which the choices do not hold: its spec is built from the
+    /// claim's settings ([`JudgeSpec::proposition`]).
+    pub fn spec_for(
+        protocol: crate::domain::Protocol,
+        mode: Mode,
+        persona: &str,
+        perspectives: Vec<String>,
+    ) -> Result<JudgeSpec, SpecRefusal> {
+        use crate::domain::{PersonaRef, Protocol};
+        match protocol {
+            Protocol::Awag => JudgeSpec::awag(mode, persona, perspectives),
+            Protocol::Rubric => JudgeSpec::rubric(Vec::new(), true, PersonaRef::None),
+            Protocol::Guideline => Ok(JudgeSpec::guideline(PersonaRef::None)),
+            Protocol::Proposition => Err(SpecRefusal::NoClaim),
+        }
+    }
+
+    /// The claim a proposition run asks (None for the other protocols).
+    pub fn claim(&self) -> Option<&crate::protocol::proposition::Settings> {
+        match &self.spec {
+            JudgeSpec::Proposition { settings, .. } => Some(settings),
+            _ => None,
+        }
+    }
 }
 
 /// What a run would send, counted by the engine's own planning.

@@ -4,8 +4,8 @@
 
 use crate::domain::{ComboKey, Item, Label, Mode, Persona, Perspective, Value, Verdict};
 use crate::sanitize;
-use crate::tui::items::{InstructionMemo, Interner, ItemRow};
-use crate::tui::protocol_rows::ProtoRow;
+use crate::tui::app::items::{InstructionMemo, Interner, ItemRow};
+use crate::tui::app::protocol_rows::ProtoRow;
 use std::collections::HashMap;
 
 /// List marks, one byte per item.
@@ -93,8 +93,8 @@ pub struct Workspace {
     /// Some item belongs to a persona: the persona picker offers "each
     /// item's owner" and it is the default.
     pub has_owners: bool,
-    /// What judging each proposition claim asks (see [`crate::tui::claims`]).
-    pub claims: crate::tui::claims::Claims,
+    /// What judging each proposition claim asks (see [`crate::tui::app::claims`]).
+    pub claims: crate::tui::app::claims::Claims,
     /// This session's label changes, oldest first: what `u` walks back.
     pub undo: Vec<UndoStep>,
     /// Retractions handed to the writer, by request: put back if refused.
@@ -178,7 +178,7 @@ impl Workspace {
             cls_values,
         };
         for mut v in data.verdicts {
-            crate::tui::queue::compact_raw(&mut v);
+            crate::tui::app::queue::compact_raw(&mut v);
             ws.verdicts
                 .entry(v.key.item_id.clone())
                 .or_default()
@@ -358,7 +358,8 @@ impl Workspace {
         let ctx = &self.rows_for;
         labels.iter().any(|e| {
             let l = &e.label;
-            let judge = match crate::tui::protocol_rows::label_protocol(&l.key.perspective_id) {
+            let judge = match crate::tui::app::protocol_rows::label_protocol(&l.key.perspective_id)
+            {
                 Some(protocol) => self
                     .verdicts
                     .get(&l.key.item_id)
@@ -408,14 +409,14 @@ impl Workspace {
     }
 
     /// How strongly item `i` belongs at the front under `order`.
-    pub fn priority(&self, i: usize, order: crate::tui::queue::Order) -> u32 {
+    pub fn priority(&self, i: usize, order: crate::tui::app::queue::Order) -> u32 {
         let id: &str = &self.items[i].id;
-        if order == crate::tui::queue::Order::Sample {
-            return crate::tui::queue::sample_priority(id);
+        if order == crate::tui::app::queue::Order::Sample {
+            return crate::tui::app::queue::sample_priority(id);
         }
         let vs = self.verdicts.get(id).map(Vec::as_slice).unwrap_or(&[]);
         let ls = self.labels.get(id).map(Vec::as_slice).unwrap_or(&[]);
-        crate::tui::queue::priority(order, vs, ls)
+        crate::tui::app::queue::priority(order, vs, ls)
     }
 }
 

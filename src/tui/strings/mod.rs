@@ -302,11 +302,10 @@ pub mod prompt {
     pub const JUDGED_INTRO: &str = "Every combination here is already judged with these settings (model, prompts, persona, mode).";
 
     /// A run's heading: "awag mode 2 · persona kenton · 94 item(s)".
-    pub fn confirm_run(what: &str, persona: &str, items: usize) -> String {
-        if persona == "-" {
-            format!("{what} · {items} item(s)")
-        } else {
-            format!("{what} · persona {persona} · {items} item(s)")
+    pub fn confirm_run(what: &str, persona: Option<&str>, items: usize) -> String {
+        match persona {
+            Some(persona) => format!("{what} · persona {persona} · {items} item(s)"),
+            None => format!("{what} · {items} item(s)"),
         }
     }
     /// One count line: "missing: 12 items · 24 combinations · 5 requests · at most $0.0123".
@@ -367,7 +366,7 @@ pub mod prompt {
 
 /// The help screen's notes around the generated key list, and the hint line.
 pub mod help {
-    use crate::tui::action::Action;
+    use crate::tui::input::action::Action;
 
     pub const HEADER: &str =
         "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";

@@ -3,8 +3,8 @@
 //! run, when several are going). Verdicts already stored stay: the engine
 //! commits as it goes, and the run ends as cancelled.
 
-use super::super::action::{PopupAction, PopupKind};
 use super::super::app::*;
+use super::super::input::action::{PopupAction, PopupKind};
 use super::super::msg::Effect;
 use crossterm::event::KeyEvent;
 

@@ -1,6 +1,6 @@
 //! Which proposition runs judging a set of items means: one run per claim
 //! (and persona) that has a row on some of the items, asked with the
-//! claim's settings (see [`crate::tui::claims`]).
+//! claim's settings (see [`crate::tui::app::claims`]).
 
 use super::super::app::App;
 use crate::domain::Protocol;
@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimRun {
     pub settings: Settings,
-    /// "-" for a claim judged from no one's view.
+    /// As recorded: [`crate::domain::PersonaRef::NONE_ID`] for a claim
+    /// judged from no one's view.
     pub persona_id: String,
     pub item_ids: Vec<String>,
 }

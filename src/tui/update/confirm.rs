@@ -2,8 +2,8 @@
 //! popup says what each run would send, and the user starts the missing
 //! combinations, re-judges everything, or starts nothing.
 
-use super::super::action::{PopupAction, PopupKind};
 use super::super::app::*;
+use super::super::input::action::{PopupAction, PopupKind};
 use super::super::msg::Effect;
 use crossterm::event::KeyEvent;
 

@@ -4,8 +4,8 @@
 //! the group table, behind the whole group). Esc on that list comes back to
 //! the agreement view as it was; Esc there goes back to the full list.
 
-use super::super::action::Action;
 use super::super::app::*;
+use super::super::input::action::Action;
 use crate::sanitize;
 
 /// The background task sent each group's pairs as matrix cells.

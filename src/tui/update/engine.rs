@@ -57,7 +57,7 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         }
         EngineEvent::Verdict { verdict, .. } => {
             let mut v = *verdict;
-            super::super::queue::compact_raw(&mut v);
+            super::super::app::queue::compact_raw(&mut v);
             if app.runs.streams.get(&v.key).is_some_and(|s| s.tag == tag) {
                 app.runs.streams.remove(&v.key);
             }

@@ -5,8 +5,8 @@
 //! version judged the test items, `L` offers the baseline run instead.
 //! Every step's I/O is an Effect (`tui::fewshot_effects`).
 
-use super::super::action::{Action, PopupAction, PopupKind};
 use super::super::app::*;
+use super::super::input::action::{Action, PopupAction, PopupKind};
 use super::super::msg::Effect;
 use super::super::strings::fewshot as say;
 use crate::domain::{Protocol, Side};
@@ -116,16 +116,27 @@ fn awag_plan(app: &mut App) -> Option<RunPlan> {
         ));
         return None;
     }
-    Some(RunPlan {
-        protocol: Protocol::Awag,
-        mode: app.choices.mode,
-        structured: app.choices.structured,
-        persona_id: app.persona_id().to_string(),
+    let spec = RunPlan::spec_for(
+        Protocol::Awag,
+        app.choices.mode,
+        app.persona_id(),
         perspective_ids,
-        item_ids: Vec::new(),
-        claim: None,
-        resume: true,
-    })
+    );
+    match spec {
+        Ok(spec) => Some(RunPlan {
+            spec,
+            structured: app.choices.structured,
+            item_ids: Vec::new(),
+            resume: true,
+        }),
+        Err(e) => {
+            app.chrome.message = Some((
+                Level::Error,
+                say::failed(&sanitize::one_line(&e.to_string(), 300)),
+            ));
+            None
+        }
+    }
 }
 
 /// The set is written and the run planned: ask (or, when everything is
@@ -142,7 +153,7 @@ pub fn ready(app: &mut App, r: Result<Box<LoopReady>, String>, fx: &mut Vec<Effe
         let who = if ready.by_owner {
             say::EACH_ITEMS_OWNER.to_string()
         } else {
-            sanitize::one_line(&ready.plan.persona_id, 40)
+            sanitize::one_line(ready.plan.persona_id(), 40)
         };
         app.chrome.message = Some((Level::Warning, say::no_test_items(&who)));
         return;
@@ -188,8 +199,7 @@ fn start_run(app: &mut App, ready: LoopReady, fx: &mut Vec<Effect>) {
     let prompts = (ready.stage == LoopStage::FewShot).then(|| ready.dir.clone());
     let mut tags = Vec::new();
     for plan in ready.plans().filter(|p| !p.item_ids.is_empty()).cloned() {
-        let what = crate::tui::strings::msg::in_mode(&plan.mode.to_string());
-        let tag = super::run::track(app, &plan, &what);
+        let tag = super::run::track(app, &plan, &super::run::what(&plan));
         tags.push(tag);
         fx.push(Effect::StartLoopRun {
             tag,

@@ -1,8 +1,8 @@
 //! Human labels: the label keys on AwAg and protocol rows, notes, the
 //! label writer's answers and retries of unsaved labels.
 
-use super::super::action::Action;
 use super::super::app::*;
+use super::super::input::action::Action;
 use super::super::msg::Effect;
 use super::Now;
 use crate::domain::{ComboKey, Label, Scale, Value};
@@ -67,12 +67,12 @@ pub fn toggle_blind(app: &mut App) {
     // The list must not sort or filter by what the judge said either.
     if app.choices.blind
         && (app.list.filter == Filter::Disagreements
-            || app.list.order != crate::tui::queue::Order::File)
+            || app.list.order != crate::tui::app::queue::Order::File)
     {
         if app.list.filter == Filter::Disagreements {
             app.list.filter = Filter::All;
         }
-        app.list.order = crate::tui::queue::Order::File;
+        app.list.order = crate::tui::app::queue::Order::File;
         app.refilter();
     }
     app.chrome.message = Some((
@@ -243,12 +243,12 @@ fn save_label(
         app.item_changed(i as usize);
     }
     // Given in the random `sample` order: a person did not choose this item.
-    if app.list.order == crate::tui::queue::Order::Sample {
+    if app.list.order == crate::tui::app::queue::Order::Sample {
         fx.push(Effect::MarkSampled {
             key: label.key.clone(),
             persona: label.persona_id.clone(),
             who: label.who.clone(),
-            seed: crate::tui::queue::SAMPLE_SEED,
+            seed: crate::tui::app::queue::SAMPLE_SEED,
         });
     }
     fx.push(Effect::SaveLabel { req, label });
@@ -268,13 +268,13 @@ pub fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut
         return;
     };
     record_answer(e, result, &app.chrome.keymap, &mut app.chrome.message);
-    super::super::quit::label_answered(app, fx);
+    super::quit::label_answered(app, fx);
 }
 
 fn record_answer(
     e: &mut LabelEntry,
     result: Result<(), String>,
-    keymap: &super::super::keymap::Keymap,
+    keymap: &super::super::input::keymap::Keymap,
     message: &mut Option<(Level, String)>,
 ) {
     match result {

@@ -17,11 +17,14 @@ pub mod label;
 pub mod nav;
 pub mod owners;
 pub mod popup;
+pub mod quit;
+pub mod request_preview;
 pub mod run;
+pub mod session;
 pub mod undo;
 
-use super::action::Action;
 use super::app::*;
+use super::input::action::Action;
 use super::msg::{Effect, Msg};
 use crossterm::event::{KeyEvent, KeyEventKind};
 
@@ -51,7 +54,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         }
         Msg::Tick => {
             app.runs.spinner = app.runs.spinner.wrapping_add(1);
-            super::session::tick(app, &mut fx);
+            session::tick(app, &mut fx);
         }
         Msg::Engine { tag, event } => {
             // A run's row appears in (or leaves) the store: an open runs
@@ -73,9 +76,9 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
         Msg::UndoRefused { req, current, why } => {
             undo::undo_refused(app, req, current, &why);
-            super::quit::label_answered(app, &mut fx);
+            quit::label_answered(app, &mut fx);
         }
-        Msg::UnsavedKept(r) => super::quit::kept(app, r),
+        Msg::UnsavedKept(r) => quit::kept(app, r),
         Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
         Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
         Msg::AgreementRanking(lines) => nav::agreement_ranking(app, lines),
@@ -109,13 +112,13 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
     // Quitting (from a key or from the quit prompt's last answer): the
     // session goes to the writer, which finishes before the process ends.
     if app.chrome.quit {
-        super::session::keep(app, &mut fx);
+        session::keep(app, &mut fx);
     }
     fx
 }
 
 /// A key or paste may have changed the session: it is kept once the keys
-/// are calm (see [`super::session::tick`]), or on quit.
+/// are calm (see [`session::tick`]), or on quit.
 fn touched(app: &mut App) {
     app.chrome.session.touched = true;
     app.chrome.session.idle_ticks = 0;
@@ -148,7 +151,7 @@ fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
 pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
     use Action::*;
     match action {
-        Quit => super::quit::request(app, fx),
+        Quit => quit::request(app, fx),
         Cancel => nav::cancel(app),
         CancelRun => cancel::ask(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),

@@ -1,8 +1,8 @@
 //! Moving around: panes, rows, the list's filter and order, the views
 //! besides the main screen (and what their background loads answer).
 
-use super::super::action::Action;
 use super::super::app::*;
+use super::super::input::action::Action;
 use super::super::msg::Effect;
 use crate::domain::Agreement;
 use crate::sanitize;
@@ -53,7 +53,7 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             })
         }
         Action::Prompt => View::Prompt {
-            text: super::super::prompt::preview_text(app),
+            text: super::request_preview::preview_text(app),
             scroll: 0,
         },
         _ => return,

@@ -1,9 +1,9 @@
 //! Popups: the pickers, the text fields (search, note, persona JSON) and
 //! bracketed pastes into them; the quit prompt and replay offer live in
-//! [`super::super::quit`].
+//! [`super::quit`].
 
-use super::super::action::{Action, PopupAction, PopupKind};
 use super::super::app::*;
+use super::super::input::action::{Action, PopupAction, PopupKind};
 use super::super::msg::Effect;
 use crate::domain::{ComboKey, Persona, Scale};
 use crate::sanitize;
@@ -164,10 +164,10 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
     };
     match popup {
         Popup::Notice { .. } | Popup::History { .. } => {} // any key closes it
-        Popup::Quit(q) => super::super::quit::prompt_key(app, q, k, fx),
+        Popup::Quit(q) => super::quit::prompt_key(app, q, k, fx),
         Popup::CancelRun { tags, cursor } => super::cancel::popup_key(app, tags, cursor, k, fx),
         Popup::ConfirmRuns { runs, judged } => super::confirm::popup_key(app, runs, judged, k, fx),
-        Popup::Replay { labels, path } => super::super::quit::replay_key(app, labels, path, k, fx),
+        Popup::Replay { labels, path } => super::quit::replay_key(app, labels, path, k, fx),
         Popup::ConfirmLoop(ready) => super::fewshot_loop::confirm_key(app, ready, k, fx),
         Popup::Picker {
             kind,
@@ -290,7 +290,7 @@ fn submit_input(
         }
         InputKind::Note => {
             let Some((key, scale)) = target else { return };
-            // Protocol rows keep their own persona ("-" for most of them).
+            // Protocol rows keep their own persona (none for most of them).
             let persona = match app.focused_proto_row() {
                 Some(r) if r.key == key => r.persona_id,
                 _ => app.persona_id().to_string(),

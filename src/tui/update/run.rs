@@ -1,9 +1,10 @@
 //! Starting runs from the workbench and the settings they use.
 
-use super::super::action::Action;
 use super::super::app::*;
+use super::super::input::action::Action;
 use super::super::msg::Effect;
-use crate::domain::{Mode, Protocol};
+use crate::domain::{Mode, PersonaRef, Protocol};
+use crate::protocol::{JudgeSpec, SpecRefusal};
 use crate::sanitize;
 
 /// Enter: judges the current item on the main screen and in compare; picks
@@ -172,13 +173,13 @@ fn plans_for(app: &mut App, mode: Mode, items: Vec<(String, String)>) -> Vec<Run
             plans.extend(plan_for(app, protocol, mode, Some(persona), ids));
         }
     }
-    plans.extend(claim_plans(app, mode, &all));
+    plans.extend(claim_plans(app, &all));
     plans
 }
 
 /// The proposition rows on `items`: one run per claim whose settings are
 /// known; the others are named in a warning.
-fn claim_plans(app: &mut App, mode: Mode, items: &[String]) -> Vec<RunPlan> {
+fn claim_plans(app: &mut App, items: &[String]) -> Vec<RunPlan> {
     let (runs, unknown) = super::claims::claim_runs(app, items);
     if !unknown.is_empty() {
         app.chrome.message = Some((
@@ -188,15 +189,9 @@ fn claim_plans(app: &mut App, mode: Mode, items: &[String]) -> Vec<RunPlan> {
     }
     runs.into_iter()
         .filter_map(|r| {
-            let mut plan = plan_for(
-                app,
-                Protocol::Proposition,
-                mode,
-                Some(r.persona_id),
-                r.item_ids,
-            )?;
-            plan.claim = Some(r.settings);
-            Some(plan)
+            // A claim keeps the persona its row is for.
+            let spec = JudgeSpec::proposition(r.settings, PersonaRef::from_id(&r.persona_id));
+            plan_of(app, spec, r.item_ids)
         })
         .collect()
 }
@@ -225,13 +220,9 @@ pub(super) fn plan_for(
         app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
         return None;
     }
-    // Other protocols judge under their own perspective, without a persona
-    // (a claim keeps the persona its row is for).
-    let (persona_id, perspective_ids) = if protocol != Protocol::Awag {
-        (
-            persona.unwrap_or_else(|| "-".to_string()),
-            vec![protocol.as_str().to_string()],
-        )
+    // Other protocols judge under their own perspective, without a persona.
+    let spec = if protocol != Protocol::Awag {
+        RunPlan::spec_for(protocol, mode, "", Vec::new())
     } else {
         if app.persona().is_none() {
             app.chrome.message =
@@ -251,18 +242,30 @@ pub(super) fn plan_for(
             return None;
         }
         let persona = persona.unwrap_or_else(|| app.persona_id().to_string());
-        (persona, perspective_ids)
+        RunPlan::spec_for(protocol, mode, &persona, perspective_ids)
     };
-    Some(RunPlan {
-        protocol,
-        mode,
-        structured: app.choices.structured,
-        persona_id,
-        perspective_ids,
-        item_ids,
-        claim: None,
-        resume: true,
-    })
+    plan_of(app, spec, item_ids)
+}
+
+/// A run of `spec` over `item_ids` with the current choices; `None` (said)
+/// when its constructor refused it.
+fn plan_of(
+    app: &mut App,
+    spec: Result<JudgeSpec, SpecRefusal>,
+    item_ids: Vec<String>,
+) -> Option<RunPlan> {
+    match spec {
+        Ok(spec) => Some(RunPlan {
+            spec,
+            structured: app.choices.structured,
+            item_ids,
+            resume: true,
+        }),
+        Err(e) => {
+            app.chrome.message = Some((Level::Error, sanitize::one_line(&e.to_string(), 300)));
+            None
+        }
+    }
 }
 
 /// Starts a run: the one place the workbench does (Enter, `R`'s
@@ -271,19 +274,21 @@ pub fn start_run(app: &mut App, plan: RunPlan, fx: &mut Vec<Effect>) {
     if no_endpoint(app) {
         return;
     }
-    let what = if let Some(claim) = &plan.claim {
-        crate::tui::strings::msg::with_protocol(&format!(
-            "{} ({})",
-            plan.protocol.as_str(),
-            sanitize::one_line(&claim.claim_id, 40)
-        ))
-    } else if plan.protocol != Protocol::Awag {
-        crate::tui::strings::msg::with_protocol(plan.protocol.as_str())
-    } else {
-        crate::tui::strings::msg::in_mode(&plan.mode.to_string())
-    };
-    let tag = track(app, &plan, &what);
+    let tag = track(app, &plan, &what(&plan));
     fx.push(Effect::StartRun { tag, plan });
+}
+
+/// What a run judges, for the message that says it started.
+pub(super) fn what(plan: &RunPlan) -> String {
+    match (plan.claim(), plan.mode()) {
+        (Some(claim), _) => crate::tui::strings::msg::with_protocol(&format!(
+            "{} ({})",
+            plan.protocol().as_str(),
+            sanitize::one_line(&claim.claim_id, 40)
+        )),
+        (None, Some(mode)) => crate::tui::strings::msg::in_mode(&mode.to_string()),
+        (None, None) => crate::tui::strings::msg::with_protocol(plan.protocol().as_str()),
+    }
 }
 
 /// A new run in the tracker (the status bar and runs view follow it), and
@@ -293,8 +298,8 @@ pub(super) fn track(app: &mut App, plan: &RunPlan, what: &str) -> u64 {
     app.runs.active.push(ActiveRun {
         tag,
         run_id: None,
-        protocol: plan.protocol,
-        mode: plan.mode,
+        protocol: plan.protocol(),
+        mode: plan.mode(),
         items: plan.item_ids.len(),
         progress: Default::default(),
         finished: false,

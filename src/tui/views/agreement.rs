@@ -39,7 +39,7 @@ impl Widget for AgreementView<'_> {
                 self.app
                     .chrome
                     .keymap
-                    .hint(crate::tui::action::Action::CycleSplit)
+                    .hint(crate::tui::input::action::Action::CycleSplit)
             ))
             .border_style(t.border_focused)
             .title_style(t.title);

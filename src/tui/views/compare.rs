@@ -1,8 +1,8 @@
 use super::value_style;
 use crate::domain::{ComboKey, Value};
 use crate::sanitize;
-use crate::tui::action::Action;
 use crate::tui::app::{App, CompareAxis, CompareColumn, HumanReading, disagrees, human_on_scale};
+use crate::tui::input::action::Action;
 use crate::tui::strings::compare as say;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -3,8 +3,8 @@
 
 use crate::domain::Side;
 use crate::sanitize::one_line;
-use crate::tui::action::{Action, PopupAction, PopupKind};
 use crate::tui::app::{AgreementState, App, LoopDelta, LoopReady, LoopStage};
+use crate::tui::input::action::{Action, PopupAction, PopupKind};
 use crate::tui::strings::fewshot as say;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -29,7 +29,7 @@ pub fn confirm<'a>(app: &App, r: &LoopReady) -> (&'static str, Vec<Line<'a>>) {
         r.reused,
         r.items(),
         r.left_out,
-        &r.plan.mode.to_string(),
+        &r.plan.mode().map(|m| m.to_string()).unwrap_or_default(),
         (by_owner, &one_line(&who, 80)),
         r.requests,
         r.skipped,

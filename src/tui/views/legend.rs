@@ -17,8 +17,8 @@ pub fn lines() -> [&'static str; 2] {
 fn last_line(app: &App, note: &str) -> String {
     let k = |a| app.chrome.keymap.hint(a);
     let hint = strings::help::legend_hint(
-        &k(crate::tui::action::Action::Cancel),
-        &k(crate::tui::action::Action::Help),
+        &k(crate::tui::input::action::Action::Cancel),
+        &k(crate::tui::input::action::Action::Help),
     );
     if note.is_empty() {
         hint

@@ -53,7 +53,7 @@ impl Widget for ListPane<'_> {
             app.data.items.len(),
             app.list.filter.name(),
         );
-        if app.list.order != crate::tui::queue::Order::File {
+        if app.list.order != crate::tui::app::queue::Order::File {
             title.push_str(&format!("· {} ", app.list.order.name()));
         }
         let bottom = format!(" {} {}", progress(app), search_title(app));

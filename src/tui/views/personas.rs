@@ -1,6 +1,6 @@
 use crate::sanitize;
-use crate::tui::action::Action;
 use crate::tui::app::App;
+use crate::tui::input::action::Action;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};

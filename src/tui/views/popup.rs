@@ -1,6 +1,6 @@
 use crate::sanitize::one_line;
-use crate::tui::action::{PopupAction, PopupKind};
 use crate::tui::app::{App, InputKind, PickerKind, Popup, QuitPrompt};
+use crate::tui::input::action::{PopupAction, PopupKind};
 use crate::tui::strings;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};

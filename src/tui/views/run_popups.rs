@@ -2,19 +2,19 @@
 //! confirmation (what each run would send, and what it may cost).
 
 use super::popup::dialog;
-use crate::tui::action::{PopupAction, PopupKind};
 use crate::tui::app::App;
+use crate::tui::input::action::{PopupAction, PopupKind};
 use crate::tui::strings::prompt as say;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-/// What a run judges, in a few words ("awag mode 2", "rubric").
-pub fn run_what(protocol: crate::domain::Protocol, mode: crate::domain::Mode) -> String {
-    if protocol == crate::domain::Protocol::Awag {
-        format!("{} mode {mode}", protocol.as_str())
-    } else {
-        protocol.as_str().to_string()
+/// What a run judges, in a few words ("awag mode 2", "rubric"): only AwAg
+/// has a mode.
+pub fn run_what(protocol: crate::domain::Protocol, mode: Option<crate::domain::Mode>) -> String {
+    match mode {
+        Some(mode) => format!("{} mode {mode}", protocol.as_str()),
+        None => protocol.as_str().to_string(),
     }
 }
 
@@ -74,8 +74,12 @@ pub fn confirm_runs(
     for r in runs {
         lines.push(Line::styled(
             say::confirm_run(
-                &run_what(r.plan.protocol, r.plan.mode),
-                &crate::sanitize::one_line(&r.plan.persona_id, 40),
+                &run_what(r.plan.protocol(), r.plan.mode()),
+                r.plan
+                    .spec
+                    .persona()
+                    .map(|p| crate::sanitize::one_line(p, 40))
+                    .as_deref(),
                 r.plan.item_ids.len(),
             ),
             t.title,
@@ -105,7 +109,7 @@ pub fn confirm_runs(
         let cancel = app
             .chrome
             .keymap
-            .hint(crate::tui::action::Action::CancelRun);
+            .hint(crate::tui::input::action::Action::CancelRun);
         lines.push(Line::styled(say::run_going(&cancel), t.warning));
     }
     let model = crate::sanitize::one_line(&app.runs.model, 40);

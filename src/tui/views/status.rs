@@ -1,7 +1,7 @@
 use super::verdicts::spinner;
 use crate::sanitize;
-use crate::tui::action::Action;
 use crate::tui::app::{App, Level};
+use crate::tui::input::action::Action;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -1,7 +1,7 @@
 use super::{focused_block, label_on_scale, value_style};
 use crate::sanitize;
+use crate::tui::app::protocol_rows::ProtoRow;
 use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, RowKey, disagrees};
-use crate::tui::protocol_rows::ProtoRow;
 use crate::tui::update::visible_judge;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -240,7 +240,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         Span::styled(sanitize::one_line(&r.key.classification_id, 40), t.title),
         Span::styled(format!(" · {} ({})", r.protocol, r.scale), t.muted),
     ];
-    if r.persona_id != "-" {
+    if r.persona_id != crate::domain::PersonaRef::NONE_ID {
         head.push(Span::styled(
             format!(" · {}", sanitize::one_line(&r.persona_id, 20)),
             t.muted,

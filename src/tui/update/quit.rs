@@ -1,12 +1,12 @@
 //! Quitting with labels not on disk (retry, then ask, keeping them in the
 //! recovery file), and replaying the labels an earlier session kept there.
-//! Decisions only, like [`super::update`]: files are written by the executor.
+//! Decisions only, like [`super`]: files are written by the executor.
 
-use super::action::{PopupAction, PopupKind};
-use super::app::{App, LabelEntry, Level, Popup, QuitPrompt, SaveState};
-use super::msg::Effect;
-use super::recovery::same_slot;
-use super::update::retry_unsaved;
+use super::super::app::{App, LabelEntry, Level, Popup, QuitPrompt, SaveState};
+use super::super::effects::recovery::same_slot;
+use super::super::input::action::{PopupAction, PopupKind};
+use super::super::msg::Effect;
+use super::retry_unsaved;
 use crate::domain::Label;
 use crate::sanitize;
 use crossterm::event::KeyEvent;

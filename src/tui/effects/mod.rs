@@ -6,10 +6,13 @@ use super::app::RunPlan;
 use super::msg::{Effect, Msg};
 use crate::domain::Label;
 use crate::engine::{EngineConfig, RunRequest};
-use crate::protocol::{JudgeSpec, SpecFlags};
 use crate::store::Store;
 use std::collections::HashMap;
 use std::path::PathBuf;
+
+pub mod fewshot;
+pub mod recovery;
+pub mod run_task;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -59,16 +62,14 @@ pub struct Executor {
     cancels: HashMap<u64, CancellationToken>,
 }
 
-/// The request a workbench run sends: its spec built and checked by the
-/// constructor `jury run` uses (other protocols with their defaults — rubric:
-/// relevance and tone; guideline: each conversation's own guidelines).
-pub fn run_request(plan: RunPlan) -> Result<RunRequest, String> {
-    let spec = JudgeSpec::from_flags(&spec_flags(&plan)).map_err(|e| e.to_string())?;
-    let mut req = RunRequest::for_spec(spec);
+/// The request a workbench run sends: its spec as the plan built it (the
+/// prompts, the workbench's folder, come with the engine's configuration).
+pub fn run_request(plan: RunPlan) -> RunRequest {
+    let mut req = RunRequest::for_spec(plan.spec);
     req.item_ids = Some(plan.item_ids);
     req.structured = plan.structured;
     req.resume = plan.resume;
-    Ok(req)
+    req
 }
 
 impl Executor {
@@ -83,7 +84,7 @@ impl Executor {
             .ok();
         Executor {
             tx,
-            recovery: super::recovery::path_for(&db_path),
+            recovery: recovery::path_for(&db_path),
             db_path,
             engine,
             labels: Some(ltx),
@@ -123,11 +124,11 @@ impl Executor {
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),
             Effect::PlanRuns(plans) => self.plan_runs(plans),
             Effect::StartLoopRun { tag, plan, prompts } => {
-                match super::fewshot_effects::loop_request(&self.engine, plan, prompts) {
+                match fewshot::loop_request(&self.engine, plan, prompts) {
                     Ok((cfg, req)) => {
                         let cancel = CancellationToken::new();
                         self.cancels.insert(tag, cancel.clone());
-                        super::run_task::start_request(cfg, tag, req, cancel, self.tx.clone());
+                        run_task::start_request(cfg, tag, req, cancel, self.tx.clone());
                     }
                     Err(e) => {
                         let _ = self.tx.send(Msg::RunEnded {
@@ -141,7 +142,7 @@ impl Executor {
                 plan,
                 baseline_for,
                 by_owner,
-            } => super::fewshot_effects::prepare(
+            } => fewshot::prepare(
                 self.db_path.clone(),
                 self.engine.clone(),
                 plan,
@@ -172,13 +173,13 @@ impl Executor {
             // Small and synchronous: the quit prompt waits on it, and the
             // process may end right after.
             Effect::KeepUnsaved(labels) => {
-                let r = super::recovery::keep(&self.recovery, &labels)
+                let r = recovery::keep(&self.recovery, &labels)
                     .map(|_| self.recovery.display().to_string())
                     .map_err(|e| format!("{}: {e}", self.recovery.display()));
                 let _ = self.tx.send(Msg::UnsavedKept(r));
             }
             Effect::ClearUnsaved => {
-                if let Err(e) = super::recovery::clear(&self.recovery) {
+                if let Err(e) = recovery::clear(&self.recovery) {
                     let _ = self.tx.send(Msg::UnsavedKept(Err(format!(
                         "{}: {e}",
                         self.recovery.display()
@@ -281,7 +282,7 @@ impl Executor {
         };
         let cancel = CancellationToken::new();
         self.cancels.insert(tag, cancel.clone());
-        super::run_task::start(cfg, tag, plan, cancel, self.tx.clone());
+        run_task::start(cfg, tag, plan, cancel, self.tx.clone());
     }
 
     fn plan_runs(&mut self, plans: Vec<RunPlan>) {
@@ -295,7 +296,7 @@ impl Executor {
         };
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(result(super::run_task::summarize(&cfg, plans)));
+            let _ = tx.send(result(run_task::summarize(&cfg, plans)));
         });
     }
 
@@ -314,29 +315,6 @@ impl Executor {
 impl Drop for Executor {
     fn drop(&mut self) {
         self.shutdown();
-    }
-}
-
-/// The workbench's choices as [`JudgeSpec::from_flags`] takes them: a mode,
-/// persona and perspectives for AwAg; other protocols need none of them.
-fn spec_flags(plan: &RunPlan) -> SpecFlags {
-    if let Some(claim) = &plan.claim {
-        // A claim row judged for a persona (a claim about what they see)
-        // keeps it; "-" is none.
-        let persona = Some(plan.persona_id.clone()).filter(|p| p != super::claims::NO_PERSONA);
-        return super::claims::to_flags(claim, persona);
-    }
-    let awag = plan.protocol == crate::domain::Protocol::Awag;
-    SpecFlags {
-        protocol: plan.protocol.as_str().to_string(),
-        mode: awag.then(|| plan.mode.number()),
-        persona: awag.then(|| plan.persona_id.clone()),
-        perspectives: if awag {
-            plan.perspective_ids.clone()
-        } else {
-            Vec::new()
-        },
-        ..SpecFlags::default()
     }
 }
 
@@ -451,16 +429,18 @@ fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
 mod tests {
     use super::*;
     use crate::domain::{Mode, Protocol};
+    use crate::protocol::{JudgeSpec, SpecFlags};
+
+    /// The spec the workbench's choices make: AwAg mode 1 as kenton.
+    fn spec(protocol: Protocol) -> Result<JudgeSpec, crate::protocol::SpecRefusal> {
+        RunPlan::spec_for(protocol, Mode::One, "kenton", vec!["classification".into()])
+    }
 
     fn plan(protocol: Protocol) -> RunPlan {
         RunPlan {
-            protocol,
-            mode: Mode::One,
+            spec: spec(protocol).unwrap(),
             structured: None,
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
             item_ids: vec!["i1".into()],
-            claim: None,
             resume: true,
         }
     }
@@ -470,7 +450,7 @@ mod tests {
     #[test]
     fn the_workbench_runs_every_protocol() {
         for p in [Protocol::Awag, Protocol::Rubric, Protocol::Guideline] {
-            let req = run_request(plan(p)).unwrap();
+            let req = run_request(plan(p));
             assert_eq!(req.spec.protocol(), p);
             assert_eq!(req.item_ids, Some(vec!["i1".to_string()]));
         }
@@ -480,7 +460,7 @@ mod tests {
     fn the_workbench_builds_the_spec_jury_run_builds() {
         let cli = |flags: SpecFlags| JudgeSpec::from_flags(&flags).unwrap();
         assert_eq!(
-            JudgeSpec::from_flags(&spec_flags(&plan(Protocol::Awag))).unwrap(),
+            spec(Protocol::Awag).unwrap(),
             cli(SpecFlags {
                 protocol: "awag".into(),
                 mode: Some(1),
@@ -494,7 +474,7 @@ mod tests {
             (Protocol::Guideline, "guideline"),
         ] {
             // The workbench's AwAg choices do not leak into another protocol's spec.
-            let spec = JudgeSpec::from_flags(&spec_flags(&plan(p))).unwrap();
+            let spec = spec(p).unwrap();
             assert_eq!(
                 spec,
                 cli(SpecFlags {
@@ -504,8 +484,10 @@ mod tests {
             );
             assert_eq!(spec.persona(), None);
         }
-        // What the constructor refuses, the workbench is refused too.
-        let e = JudgeSpec::from_flags(&spec_flags(&plan(Protocol::Proposition))).unwrap_err();
-        assert!(e.to_string().contains("needs --claim"), "{e}");
+        // What the constructor refuses, the workbench is refused too, in
+        // words that name no flag (the workbench has none).
+        let e = spec(Protocol::Proposition).unwrap_err();
+        assert!(e.to_string().contains("needs a claim"), "{e}");
+        assert!(!e.to_string().contains("--"), "{e}");
     }
 }

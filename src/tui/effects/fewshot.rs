@@ -2,9 +2,9 @@
 //! writing the set beside the store and planning its run on the held-out
 //! items, on a blocking task; the answer comes back as `Msg::LoopReady`.
 
-use super::app::{LoopReady, LoopStage, RunPlan};
-use super::effects::{EngineLink, run_request};
-use super::msg::Msg;
+use super::super::app::{LoopReady, LoopStage, RunPlan};
+use super::super::msg::Msg;
+use super::{EngineLink, run_request};
 use crate::engine::{EngineConfig, RunRequest, make_plan};
 use crate::fewshot::workbench::{LoopPersona, LoopSet, test_items, write_loop_set};
 use crate::prompt::PromptSet;
@@ -31,7 +31,7 @@ pub fn loop_request(
     if let Some(dir) = &prompts {
         cfg.prompts = Arc::new(PromptSet::load(Some(dir)).map_err(|e| e.to_string())?);
     }
-    let mut req = run_request(plan)?;
+    let mut req = run_request(plan);
     req.resume = true;
     Ok((cfg, req))
 }
@@ -92,22 +92,23 @@ fn prepare_now(
     let shown = PromptSet::load(Some(&set.dir)).map_err(|e| s(&e))?;
     let who = if by_owner {
         LoopPersona::EachOwner {
-            fallback: &plan.persona_id,
+            fallback: plan.persona_id(),
         }
     } else {
-        LoopPersona::One(&plan.persona_id)
+        LoopPersona::One(plan.persona_id())
     };
+    let perspectives = plan.spec.perspective_ids();
     let (groups, left_out) =
-        test_items(&store, who, &plan.perspective_ids, shown.example_pairs()).map_err(|e| s(&e))?;
+        test_items(&store, who, &perspectives, shown.example_pairs()).map_err(|e| s(&e))?;
     // One run per persona the held-out items are judged as.
-    let mut plans: Vec<RunPlan> = groups
-        .into_iter()
-        .map(|(persona_id, item_ids)| RunPlan {
-            persona_id,
+    let mut plans: Vec<RunPlan> = Vec::with_capacity(groups.len());
+    for (persona_id, item_ids) in groups {
+        plans.push(RunPlan {
+            spec: plan.spec.as_persona(&persona_id).map_err(|e| s(&e))?,
             item_ids,
             ..plan.clone()
-        })
-        .collect();
+        });
+    }
     let (mut requests, mut skipped) = (0, 0);
     for p in &plans {
         let prompts = (stage == LoopStage::FewShot).then(|| set.dir.clone());

@@ -8,16 +8,16 @@
 //! example's default dimensions, a conversation's guidelines), so a person
 //! can label them before any judge ran (blind review works the same way).
 
-use super::app::LabelEntry;
-use crate::domain::{ComboKey, Item, Protocol, Scale, Verdict};
+use super::LabelEntry;
+use crate::domain::{ComboKey, Item, PersonaRef, Protocol, Scale, Verdict};
 use std::collections::BTreeMap;
 
 /// The dimensions a rubric run judges when none are given (see
 /// `protocol::rubric`).
 const DEFAULT_RUBRIC_DIMENSIONS: [&str; 2] = ["relevance", "tone"];
 
-/// The persona id protocols without a persona store verdicts and labels under.
-const NO_PERSONA: &str = "-";
+/// Protocols without a persona store verdicts and labels for no one.
+const NO_PERSONA: &str = PersonaRef::NONE_ID;
 
 /// One row of another protocol on the current item.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,9 +6,9 @@
 //! Names, not indexes, are kept: a persona or item deleted since, or a value
 //! this build does not know, falls back quietly to the default.
 
-use super::app::{App, CompareAxis, Filter, PerspectiveSel};
-use super::msg::Effect;
-use super::queue::Order;
+use super::super::app::queue::Order;
+use super::super::app::{App, CompareAxis, Filter, PerspectiveSel};
+use super::super::msg::Effect;
 use crate::domain::Mode;
 use serde::{Deserialize, Serialize};
 

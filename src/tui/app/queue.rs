@@ -2,7 +2,7 @@
 //! teaches most (DESIGN §7) — judge≠human, mode≠mode or persona≠persona
 //! disagreements first, or the judge's least confident verdicts first.
 
-use super::app::{LabelEntry, disagrees};
+use super::{LabelEntry, disagrees};
 use crate::domain::{Value, Verdict};
 
 /// How the item list is ordered (`o` cycles).
@@ -107,12 +107,16 @@ struct Revised {
     confidence: Option<f64>,
 }
 
-/// The judge was unsure: a value in the middle of its scale, or a stated
-/// confidence under [`UNSURE`] (proposition checks give one; after a double
-/// check, the revised answer's).
+/// The judge was unsure: a value in the middle of its scale, or a
+/// confidence under [`UNSURE`]: the measured one where the run kept it
+/// (token probabilities), else the one a proposition check states (after a
+/// double check, the revised answer's).
 fn unsure(v: &Verdict) -> bool {
     if middle(v.value) {
         return true;
+    }
+    if let Some(c) = &v.confidence {
+        return c.value < UNSURE;
     }
     if v.protocol != crate::domain::Protocol::Proposition || v.raw.is_empty() {
         return false;
@@ -319,5 +323,33 @@ mod tests {
             check("c-no-raw", ""),
         ];
         assert_eq!(priority(Order::LowConfidence, &vs, &[]), 2);
+    }
+
+    /// A measured confidence (token probabilities) decides over what a
+    /// check states, and counts for every protocol.
+    #[test]
+    fn a_measured_confidence_under_the_bar_counts_as_unsure() {
+        use crate::domain::{Confidence, ConfidenceSource};
+        let measured = |c: &str, value: Value, p: f64| Verdict {
+            confidence: Some(Confidence {
+                value: p,
+                source: ConfidenceSource::Logprobs,
+                expected_score: None,
+            }),
+            ..v(c, "kenton", Mode::Two, value)
+        };
+        let vs = [
+            measured("sure", Value::Likert(5), 0.9),
+            measured("unsure", Value::Likert(5), 0.45),
+            measured("agree", Value::Agreement(Agreement::Agree), 0.55),
+            // Stated 0.9, measured 0.3: the measure counts.
+            Verdict {
+                protocol: Protocol::Proposition,
+                mode: None,
+                raw: r#"{"value": true, "confidence": 0.9}"#.into(),
+                ..measured("check", Value::Bool(true), 0.3)
+            },
+        ];
+        assert_eq!(priority(Order::LowConfidence, &vs, &[]), 3);
     }
 }

@@ -3,12 +3,12 @@
 //! store reads), signals and a tick; drain what is queued, then draw once, at
 //! most every ~16 ms.
 
-use super::app::App;
-use super::effects::Executor;
-use super::input::{self, Input};
-use super::msg::Msg;
-use super::update::update;
-use super::views::Root;
+use super::super::app::App;
+use super::super::effects::Executor;
+use super::super::input::reader::{self, Input};
+use super::super::msg::Msg;
+use super::super::update::update;
+use super::super::views::Root;
 use crossterm::event::Event;
 use ratatui::DefaultTerminal;
 use std::time::{Duration, Instant};
@@ -54,7 +54,7 @@ pub async fn run(
     rx: &mut UnboundedReceiver<Msg>,
     signals: &mut super::signals::Signals,
 ) -> anyhow::Result<Exit> {
-    let mut events = input::spawn()?;
+    let mut events = reader::spawn()?;
     // The input thread reports a hangup, unless crossterm caught it first
     // (see `input`): then this check, once a second, still ends the loop.
     let mut hangup_check = tokio::time::interval(Duration::from_secs(1));
@@ -87,7 +87,7 @@ pub async fn run(
                 Some(Input::Gone(_)) | None => return Ok(Exit::Signal(HANGUP)),
             },
             sig = signals.next() => return Ok(Exit::Signal(sig)),
-            _ = hangup_check.tick() => if input::hung_up() { return Ok(Exit::Signal(HANGUP)); },
+            _ = hangup_check.tick() => if reader::hung_up() { return Ok(Exit::Signal(HANGUP)); },
             Some(m) = rx.recv() => { apply(app, exec, m); dirty = true; }
             // Ticks while a run shows progress, and until a changed session is kept.
             _ = tick.tick() => if app.running() || app.chrome.session.wants_tick() { apply(app, exec, Msg::Tick); dirty = true; },

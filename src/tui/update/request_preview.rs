@@ -2,7 +2,7 @@
 //! `protocol::awag::preview` and the provider's `request_body` (built when the
 //! view opens, never while drawing).
 
-use super::app::App;
+use super::super::app::App;
 use crate::provider::{ToolMode, request_body};
 use crate::sanitize;
 

@@ -3,9 +3,9 @@
 //! (`make_plan`, the rule `jury run --resume` uses), on a blocking thread:
 //! the UI never waits on the store.
 
-use super::app::{PlannedRun, RunCount, RunPlan};
-use super::effects::run_request;
-use super::msg::Msg;
+use super::super::app::{PlannedRun, RunCount, RunPlan};
+use super::super::msg::Msg;
+use super::run_request;
 use crate::engine::{EngineConfig, EngineError, Plan, RunRequest, make_plan, spawn_planned_with};
 use crate::store::Store;
 use tokio::sync::mpsc::UnboundedSender;
@@ -14,23 +14,37 @@ use tokio_util::sync::CancellationToken;
 /// Counts each run twice: what is missing (resume) and everything (re-judge).
 pub fn summarize(cfg: &EngineConfig, plans: Vec<RunPlan>) -> Result<Vec<PlannedRun>, String> {
     let store = Store::open(&cfg.db_path).map_err(|e| e.to_string())?;
-    let price = crate::engine::price::price_for(&cfg.provider.model);
     plans
         .into_iter()
         .map(|plan| {
-            let count = |resume: bool| -> Result<RunCount, String> {
-                let mut req = run_request(plan.clone())?;
-                req.resume = resume;
-                let p = make_plan(cfg, &req, &store).map_err(|e| e.to_string())?;
-                Ok(count(&p, &req, price))
-            };
-            Ok(PlannedRun {
-                missing: count(true)?,
-                all: count(false)?,
-                plan,
-            })
+            let mut req = run_request(plan.clone());
+            req.resume = true;
+            let missing = make_plan(cfg, &req, &store).map_err(|e| e.to_string())?;
+            counted(cfg, &store, plan, &req, &missing)
         })
         .collect()
+}
+
+/// The counts of `plan` whose missing combinations are already planned
+/// (`missing`, from `req`, which resumes): only the re-judge is planned here.
+fn counted(
+    cfg: &EngineConfig,
+    store: &Store,
+    plan: RunPlan,
+    req: &RunRequest,
+    missing: &Plan,
+) -> Result<PlannedRun, String> {
+    let price = crate::engine::price::price_for(&cfg.provider.model);
+    let again = RunRequest {
+        resume: false,
+        ..req.clone()
+    };
+    let all = make_plan(cfg, &again, store).map_err(|e| e.to_string())?;
+    Ok(PlannedRun {
+        missing: count(missing, req, price),
+        all: count(&all, &again, price),
+        plan,
+    })
 }
 
 /// What a plan would send. The cost is the price table's worst case, as a
@@ -116,10 +130,7 @@ pub fn start(
         let ended = |error: Option<String>| {
             let _ = tx.send(Msg::RunEnded { tag, error });
         };
-        let req = match run_request(plan.clone()) {
-            Ok(req) => req,
-            Err(e) => return ended(Some(e)),
-        };
+        let req = run_request(plan.clone());
         let p = match plan_off_thread(&cfg, &req).await {
             Ok(p) => p,
             Err(e) => return ended(Some(e)),
@@ -128,10 +139,14 @@ pub fn start(
             return ended(None);
         }
         if req.resume && p.batches.is_empty() && p.settled.is_empty() {
+            // The plan just made is what is missing; only the re-judge is counted.
             let cfg2 = cfg.clone();
-            let result = tokio::task::spawn_blocking(move || summarize(&cfg2, vec![plan]))
-                .await
-                .unwrap_or_else(|e| Err(format!("counting stopped: {e}")));
+            let result = tokio::task::spawn_blocking(move || {
+                let store = Store::open(&cfg2.db_path).map_err(|e| e.to_string())?;
+                counted(&cfg2, &store, plan, &req, &p).map(|r| vec![r])
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("counting stopped: {e}")));
             let _ = tx.send(Msg::RunsPlanned {
                 started: Some(tag),
                 result,

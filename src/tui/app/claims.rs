@@ -3,19 +3,16 @@
 //! A label or verdict names a claim only by id; what the judge is asked (the
 //! claim text, check or score, precondition, window, double-check) comes
 //! from the runs that judged it before (their recorded options) and from
-//! `claims.toml` in the config directory, which wins. Both are turned into
-//! settings by [`JudgeSpec::from_flags`], the constructor `jury run
-//! --protocol proposition` uses, so the workbench refuses what the CLI
-//! refuses, with the same words.
+//! `claims.toml` in the config directory, which wins. Both are checked by
+//! [`JudgeSpec::proposition`], the constructor `jury run --protocol
+//! proposition` uses, so the workbench refuses what the CLI refuses.
 
-use crate::domain::{Protocol, Run};
-use crate::protocol::proposition::Settings;
-use crate::protocol::spec::{JudgeSpec, SpecFlags};
+use crate::domain::{PersonaRef, Protocol, Run};
+use crate::protocol::proposition::{Scoring, Settings};
+use crate::protocol::spec::JudgeSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-pub use crate::protocol::spec::NO_PERSONA;
 
 /// Claim id → what judging it asks.
 pub type Claims = BTreeMap<String, Settings>;
@@ -42,43 +39,33 @@ struct ClaimFile {
     claim: Vec<ClaimEntry>,
 }
 
-fn settings_of(flags: SpecFlags) -> Result<Settings, String> {
-    match JudgeSpec::from_flags(&flags) {
-        Ok(JudgeSpec::Proposition { settings, .. }) => Ok(settings),
-        Ok(_) => Err("not a proposition".into()),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-fn flags(
-    claim: String,
-    id: String,
-    scoring: Option<String>,
-    precondition: Option<String>,
-) -> SpecFlags {
-    SpecFlags {
-        protocol: Protocol::Proposition.as_str().into(),
-        claim: Some(claim),
-        claim_id: Some(id),
-        scoring,
-        precondition,
-        ..SpecFlags::default()
-    }
-}
-
-/// The flags that build `s` again (the workbench's runs are built from them).
-pub fn to_flags(s: &Settings, persona: Option<String>) -> SpecFlags {
-    SpecFlags {
-        persona,
-        first_n: s.first_n,
-        last_n: s.last_n,
-        double_check: s.double_check,
-        ..flags(
-            s.claim.clone(),
-            s.claim_id.clone(),
-            Some(s.scoring.as_str().into()),
-            s.precondition.clone(),
-        )
+impl ClaimEntry {
+    /// The settings this claim asks with, as the constructor checks them. A
+    /// scoring that does not read is named after the claim and precondition,
+    /// in the order `jury run` names them.
+    fn settings(self) -> Result<Settings, String> {
+        let scoring = self.scoring.unwrap_or_default();
+        let parsed = Scoring::parse(&scoring);
+        let asked = Settings {
+            claim: self.claim,
+            claim_id: self.id,
+            scoring: parsed.clone().unwrap_or(Scoring::Check),
+            double_check: self.double_check,
+            precondition: self.precondition,
+            first_n: self.first_n,
+            last_n: self.last_n,
+        };
+        let spec = JudgeSpec::proposition(asked, PersonaRef::None).map_err(|e| e.to_string())?;
+        let JudgeSpec::Proposition { mut settings, .. } = spec else {
+            return Err("not a proposition".into());
+        };
+        settings.scoring = parsed.map_err(|_| {
+            format!(
+                "scoring must be check or score, got '{}'",
+                scoring.trim().to_ascii_lowercase()
+            )
+        })?;
+        Ok(settings)
     }
 }
 
@@ -97,13 +84,16 @@ pub fn from_runs(runs: &[Run]) -> Claims {
             continue;
         };
         let as_n = |f: &str| o[f].as_u64().and_then(|n| usize::try_from(n).ok());
-        let f = SpecFlags {
+        let entry = ClaimEntry {
+            id: id.clone(),
+            claim,
+            scoring: text("scoring"),
+            precondition: text("precondition"),
             first_n: as_n("first_n"),
             last_n: as_n("last_n"),
             double_check: o["double_check"].as_bool().unwrap_or(false),
-            ..flags(claim, id.clone(), text("scoring"), text("precondition"))
         };
-        if let Ok(s) = settings_of(f) {
+        if let Ok(s) = entry.settings() {
             out.insert(id, s);
         }
     }
@@ -144,12 +134,11 @@ pub fn parse(text: &str) -> Result<Claims, String> {
         if id.is_empty() {
             return Err("a [[claim]] needs an id".into());
         }
-        let s = settings_of(SpecFlags {
-            first_n: c.first_n,
-            last_n: c.last_n,
-            double_check: c.double_check,
-            ..flags(c.claim, id.clone(), c.scoring, c.precondition)
-        })
+        let s = ClaimEntry {
+            id: id.clone(),
+            ..c
+        }
+        .settings()
         .map_err(|e| format!("claim '{id}': {e}"))?;
         // Two [[claim]]s under one id: which one a label is about cannot be
         // told, so neither is picked silently.
@@ -185,13 +174,29 @@ double_check = true
         assert_eq!(s.scoring, Scoring::Score);
         assert_eq!(s.last_n, Some(2));
         assert!(s.double_check);
-        // Back to flags and through the CLI's constructor: the same settings.
-        assert_eq!(&settings_of(to_flags(s, None)).unwrap(), s);
+        // Through the CLI's constructor, from the same flags: the same settings.
+        let cli = JudgeSpec::from_flags(&crate::protocol::SpecFlags {
+            protocol: "proposition".into(),
+            claim: Some("The agent resolved the problem.".into()),
+            claim_id: Some("c-resolved".into()),
+            scoring: Some("score".into()),
+            last_n: Some(2),
+            double_check: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            cli,
+            JudgeSpec::Proposition {
+                settings: s.clone(),
+                persona: None
+            }
+        );
     }
 
     #[test]
     fn the_sample_claims_file_reads() {
-        let c = parse(include_str!("../../sample-data/proposition/claims.toml")).unwrap();
+        let c = parse(include_str!("../../../sample-data/proposition/claims.toml")).unwrap();
         assert_eq!(c.len(), 14);
         assert_eq!(c["c-resolved"].last_n, Some(2));
         assert!(c["c-tone"].double_check);
@@ -216,5 +221,32 @@ double_check = true
             e,
             "claim 'a' is defined twice: give each [[claim]] its own id"
         );
+    }
+
+    /// The workbench has no flags: a bad claim is named by its fields.
+    #[test]
+    fn a_bad_claim_names_no_flag() {
+        for (toml, want) in [
+            (
+                "claim = \" \"",
+                "claim 'a': the proposition protocol needs a claim",
+            ),
+            (
+                "claim = \"x\"\nscoring = \" Maybe\"",
+                "claim 'a': scoring must be check or score, got 'maybe'",
+            ),
+            (
+                "claim = \"x\"\nprecondition = \"colour == red\"",
+                "claim 'a': precondition: unknown field 'colour'",
+            ),
+            (
+                "claim = \"\"\nscoring = \"maybe\"",
+                "claim 'a': the proposition protocol needs a claim",
+            ),
+        ] {
+            let e = parse(&format!("[[claim]]\nid = \"a\"\n{toml}\n")).unwrap_err();
+            assert!(e.starts_with(want), "{e}");
+            assert!(!e.contains("--"), "{e}");
+        }
     }
 }
