@@ -7,7 +7,9 @@ what the core imports from the front ends.
 Prints files over 400 and 600 lines, the longest functions (a function runs
 from its `fn` line to the line where its braces close; comments and blank
 lines count, as a reader sees them), and every `crate::cli` / `crate::tui`
-import outside src/cli and src/tui. Python's standard library only.
+import outside src/cli and src/tui, and every import of the workbench's
+views from its state, update or effects (those layers never draw).
+Python's standard library only.
 """
 
 import os
@@ -16,6 +18,9 @@ import sys
 
 FN = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?(const\s+)?(async\s+)?(unsafe\s+)?fn\s+(\w+)")
 FRONT = re.compile(r"\b(crate|jury)::(cli|tui)\b|\bsuper::super::(cli|tui)\b")
+VIEWS = re.compile(r"\b(tui|super)::views\b")
+# The workbench's layers below drawing (src/tui/...).
+BELOW_VIEWS = tuple(os.path.join("tui", d) + os.sep for d in ("app", "update", "effects"))
 
 
 def strip_strings(line):
@@ -52,7 +57,7 @@ def functions(lines):
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "src"
-    files, fns, front = [], [], []
+    files, fns, front, views = [], [], [], []
     for d, _, names in os.walk(root):
         for n in names:
             if not n.endswith(".rs"):
@@ -66,6 +71,8 @@ def main():
             # The front ends and the binary that starts them.
             if not rel.startswith(("cli", "tui", "main.rs")):
                 front.extend(f"{rel}:{k + 1}: {l.strip()}" for k, l in enumerate(lines) if FRONT.search(l))
+            if rel.startswith(BELOW_VIEWS):
+                views.extend(f"{rel}:{k + 1}: {l.strip()}" for k, l in enumerate(lines) if VIEWS.search(l))
     files.sort(reverse=True)
     fns.sort(reverse=True)
     total = sum(n for n, _ in files)
@@ -79,6 +86,9 @@ def main():
         print(f"  {n:5} {p}")
     print(f"front-end imports in the core: {len(front)}")
     for l in front:
+        print(f"  {l}")
+    print(f"workbench state/update/effects imports from views: {len(views)}")
+    for l in views:
         print(f"  {l}")
 
 

@@ -361,7 +361,14 @@ impl Report {
             };
             let es = estimate::estimates(&readings, 0.05, None, &sampling);
             // Which verdicts can stand without a person, at α = δ = 0.1.
-            let ts = trust::thresholds(&readings, 0.1, 0.1, 30, None, &sampling);
+            let ts = trust::thresholds(
+                &readings,
+                trust::VIEW_ALPHA,
+                trust::VIEW_DELTA,
+                trust::VIEW_MIN_CALIBRATION,
+                None,
+                &sampling,
+            );
             (estimate::headlines(&es), trust::headlines(&ts))
         } else {
             (Vec::new(), Vec::new())

@@ -126,6 +126,32 @@ pub fn thresholds(
         .collect()
 }
 
+/// The levels the views use (the agreement view's and the HTML report's
+/// headlines, the workbench's "needs a person" filter): α = δ = 0.1, 30
+/// calibration pairs.
+pub const VIEW_ALPHA: f64 = 0.1;
+pub const VIEW_DELTA: f64 = 0.1;
+pub const VIEW_MIN_CALIBRATION: usize = 30;
+
+/// The escalation queue of the whole store at the views' levels, every
+/// label counted (the workbench's "needs a person" filter).
+pub fn escalation_queue(store: &crate::store::Store) -> crate::store::Result<Vec<Escalation>> {
+    let readings = super::pairs::Builder::read(store)?.finish_readings_with_confidence();
+    let sampling = Sampling {
+        sampled: store.sampled_labels()?,
+        only: false,
+    };
+    let ts = thresholds(
+        &readings,
+        VIEW_ALPHA,
+        VIEW_DELTA,
+        VIEW_MIN_CALIBRATION,
+        None,
+        &sampling,
+    );
+    Ok(needs_a_person(&readings, &ts))
+}
+
 /// Said when no verdict has a confidence.
 pub const NO_CONFIDENCE: &str = "no verdict has a confidence: run the judge with --confidence logprobs (token probabilities), or judge the same combinations again with another --shuffle-seed (repeats)";
 

@@ -1,10 +1,16 @@
-//! The interactive workbench (DESIGN §6): state in [`app`], decisions in
-//! [`update`], side effects in [`effects`], drawing in [`views`], one loop in
-//! [`runtime::event_loop`].
+//! The interactive workbench (DESIGN §6), in layers: state in [`app`],
+//! decisions in [`update`], side effects in [`effects`], drawing in
+//! [`views`]. Between them: [`msg`] (messages in, effects out), [`layout`]
+//! (sizes both drawing and update need), [`input`] (keys to actions) and
+//! [`runtime`] (the terminal and the one loop). State, update and effects
+//! never import the views.
 
 pub mod app;
 pub mod effects;
+#[cfg(test)]
+mod fixtures;
 pub mod input;
+pub mod layout;
 pub mod msg;
 pub mod runtime;
 pub mod strings;
@@ -14,7 +20,7 @@ pub mod views;
 
 use crate::config::Settings;
 use crate::store::Store;
-use app::{App, Level, Loaded};
+use app::{App, Loaded};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -196,9 +202,9 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         app.scroll_list_to_cursor();
     }
     if let Some(w) = warnings.into_iter().next() {
-        app.chrome.message = Some((Level::Warning, crate::sanitize::one_line(&w, 300)));
+        app.chrome.warn(crate::sanitize::one_line(&w, 300));
     } else if let Some(n) = note.filter(|_| !first_start) {
-        app.chrome.message = Some((Level::Info, n));
+        app.chrome.info(n);
     }
     offer_replay(&mut app, &settings.db_path);
     let engine = effects::EngineLink {
@@ -254,12 +260,9 @@ fn offer_replay(app: &mut App, db_path: &Path) {
             let found = labels.len() + bad;
             let labels = update::quit::still_unsaved(app, labels);
             if bad > 0 {
-                app.chrome.message = Some((
-                    Level::Warning,
-                    strings::msg::recovery_unreadable(
-                        &crate::sanitize::one_line(&path.display().to_string(), 200),
-                        bad,
-                    ),
+                app.chrome.warn(strings::msg::recovery_unreadable(
+                    &crate::sanitize::one_line(&path.display().to_string(), 200),
+                    bad,
                 ));
             }
             if !labels.is_empty() {
@@ -271,16 +274,11 @@ fn offer_replay(app: &mut App, db_path: &Path) {
                 let _ = effects::recovery::clear(&path);
             }
         }
-        Err(e) => {
-            app.chrome.message = Some((
-                Level::Warning,
-                format!(
-                    "{}: {}",
-                    crate::sanitize::one_line(&path.display().to_string(), 200),
-                    crate::sanitize::one_line(&e.to_string(), 200)
-                ),
-            ))
-        }
+        Err(e) => app.chrome.warn(format!(
+            "{}: {}",
+            crate::sanitize::one_line(&path.display().to_string(), 200),
+            crate::sanitize::one_line(&e.to_string(), 200)
+        )),
     }
 }
 

@@ -1,32 +1,85 @@
-//! Messages into [`super::update::update`] and effects out of it.
+//! Messages into [`super::update::update`] and effects out of it: the
+//! whole vocabulary between the workbench's layers.
 
 use super::app::{PlannedRun, RunPlan};
 use crate::domain::{Failure, Label, Persona, Run};
 use crate::engine::EngineEvent;
 use crossterm::event::KeyEvent;
 
-/// Everything that can change the state.
+/// Everything that can change the state, grouped by where it comes from.
+/// Each answer to an [`Effect`] names the effect it answers; results carry
+/// the error as text, since update only shows it.
 #[derive(Debug, Clone)]
 pub enum Msg {
+    // ----- the terminal and the clock (the event loop) -----
+    /// A key pressed (or released: update ignores releases).
+    Key(KeyEvent),
+    /// Text pasted in one piece (bracketed paste): typed into the open text
+    /// field, never run as keys.
+    Paste(String),
+    /// The terminal's new size in columns and rows; also sent once at start.
+    Resize(u16, u16),
+    /// A timer tick (spinner, elapsed time, keeping a changed session);
+    /// sent only while a run shows progress or the session waits to be kept.
+    Tick,
+
+    // ----- the engine (run tasks) -----
+    /// An engine event from the run this session tagged `tag`.
+    Engine { tag: u64, event: EngineEvent },
+    /// A run task ended; `error` when it could not start or ended in a
+    /// fatal error (also the answer to `Effect::StartRun` and
+    /// `Effect::StartLoopRun` when no endpoint is configured).
+    RunEnded { tag: u64, error: Option<String> },
+    /// What the planned runs would send (answers `Effect::PlanRuns`).
+    /// `started` is the run (tag) that was asked to start and did not,
+    /// because nothing was missing (answers `Effect::StartRun`).
+    RunsPlanned {
+        started: Option<u64>,
+        result: Result<Vec<PlannedRun>, String>,
+    },
+    /// The few-shot loop's run is planned (answers `Effect::PrepareLoop`).
+    LoopReady(Result<Box<super::app::LoopReady>, String>),
+
+    // ----- store reads and writes on blocking tasks -----
+    /// Runs and their failures, for the runs view (answers `Effect::LoadRuns`).
+    RunsLoaded(Result<(Vec<Run>, Vec<Failure>), String>),
     /// The store's split, read for `L` (made with `jury split` while the
     /// workbench was open, perhaps); answers `Effect::LoadSplitForLoop`.
     SplitForLoop(Result<Option<crate::store::Split>, String>),
-    Key(KeyEvent),
-    Paste(String),
-    Resize(u16, u16),
-    /// A timer tick (spinner, elapsed time).
-    Tick,
-    /// An engine event from the run this session tagged `tag`.
-    Engine {
-        tag: u64,
-        event: EngineEvent,
+    /// A combination's label history, newest first, for the history popup
+    /// (answers `Effect::LoadLabelHistory`).
+    LabelHistory {
+        key: crate::domain::ComboKey,
+        result: Result<Vec<crate::store::LabelEvent>, String>,
     },
-    /// A run task ended; `error` when it could not start or ended in a fatal error.
-    RunEnded {
-        tag: u64,
-        error: Option<String>,
-    },
-    /// The label writer answered request `req`.
+    /// The persona saved as it was given, or why not (answers
+    /// `Effect::SavePersona`).
+    PersonaSaved(Result<Persona, String>),
+    /// The verdicts that need a person, as (persona, combination), for the
+    /// "needs a person" filter (answers `Effect::LoadEscalations`).
+    EscalationsLoaded(Result<Vec<(String, crate::domain::ComboKey)>, String>),
+
+    // ----- the agreement report (answers `Effect::LoadAgreement`, in this order) -----
+    /// The agreement figures, computed off the UI thread. An error ends the
+    /// answer: none of the messages below follow it.
+    AgreementLoaded(Result<Vec<crate::report::GroupFigures>, String>),
+    /// Self-consistency and position-bias lines for the agreement view.
+    AgreementNotes(Vec<String>),
+    /// Which judge agrees best (`jury report --rank`'s lines), for the top
+    /// of the agreement view.
+    AgreementRanking(Vec<crate::report::rank::Ranking>),
+    /// The classifier's accuracy per classification (`jury estimate`'s
+    /// headline lines), for the very top of the agreement view.
+    AgreementEstimates(Vec<String>),
+    /// Each agreement group's pairs as confusion-matrix cells (in the
+    /// order of the groups), so Enter on a cell lists its items.
+    AgreementCells(Vec<crate::report::GroupCells>),
+    /// The agreement view's prompt-version changes (the few-shot loop's delta).
+    AgreementChanges(Vec<crate::report::prompt_change::PromptChange>),
+
+    // ----- the label writer (one thread, jobs answered in order) -----
+    /// The label writer answered request `req` (answers `Effect::SaveLabel`,
+    /// `Effect::SaveNote` and `Effect::UndoLabel` when it was done or failed).
     LabelSaved {
         req: u64,
         result: Result<(), String>,
@@ -38,43 +91,18 @@ pub enum Msg {
         current: Option<Label>,
         why: String,
     },
-    RunsLoaded(Result<(Vec<Run>, Vec<Failure>), String>),
-    /// What the planned runs would send. `started` is the run (tag) that was
-    /// asked to start and did not, because nothing was missing.
-    RunsPlanned {
-        started: Option<u64>,
-        result: Result<Vec<PlannedRun>, String>,
-    },
-    /// The agreement figures, computed off the UI thread.
-    AgreementLoaded(Result<Vec<crate::report::GroupFigures>, String>),
-    /// Which judge agrees best (`jury report --rank`'s lines), for the top
-    /// of the agreement view.
-    AgreementRanking(Vec<crate::report::rank::Ranking>),
-    /// The classifier's accuracy per classification (`jury estimate`'s
-    /// headline lines), for the very top of the agreement view.
-    AgreementEstimates(Vec<String>),
-    /// The store refused to record a label as sampled (the label itself is
+    /// The store refused to record a label as sampled (answers
+    /// `Effect::MarkSampled` only when it failed; the label itself is
     /// answered on its own).
     SampleNotKept(String),
-    /// Self-consistency and position-bias lines for the agreement view.
-    AgreementNotes(Vec<String>),
-    /// Each agreement group's pairs as confusion-matrix cells (in the
-    /// order of the groups), so Enter on a cell lists its items.
-    AgreementCells(Vec<crate::report::GroupCells>),
-    PersonaSaved(Result<Persona, String>),
-    /// The recovery file was written: where, or why not.
-    UnsavedKept(Result<String, String>),
-    /// A combination's label history, newest first (for the history popup).
-    LabelHistory {
-        key: crate::domain::ComboKey,
-        result: Result<Vec<crate::store::LabelEvent>, String>,
-    },
-    /// The session could not be saved (saved sessions are not answered).
+    /// The session could not be saved (answers `Effect::SaveSession` only
+    /// when it failed).
     SessionNotSaved(String),
-    /// The agreement view's prompt-version changes (the few-shot loop's delta).
-    AgreementChanges(Vec<crate::report::prompt_change::PromptChange>),
-    /// The few-shot loop's run is planned (answers `Effect::PrepareLoop`).
-    LoopReady(Result<Box<super::app::LoopReady>, String>),
+
+    // ----- the recovery file beside the store -----
+    /// The recovery file was written: where, or why not (answers
+    /// `Effect::KeepUnsaved`, and `Effect::ClearUnsaved` when it failed).
+    UnsavedKept(Result<String, String>),
 }
 
 /// Work for [`super::effects`] to do; never done inside `update`.
@@ -92,35 +120,29 @@ pub enum Effect {
         seed: u64,
     },
     /// Write a label durably and answer with `Msg::LabelSaved { req }`.
-    SaveLabel {
-        req: u64,
-        label: Label,
-    },
+    SaveLabel { req: u64, label: Label },
     /// Save only the note of a label (`label.note`): the value the store
     /// holds stays, since it may be newer than the one shown (`jury label`
     /// from a shell). A label the store does not hold yet is saved whole.
     /// Answers `Msg::LabelSaved { req }`.
-    SaveNote {
-        req: u64,
-        label: Label,
-    },
+    SaveNote { req: u64, label: Label },
     /// Start a run; one that resumes and finds nothing missing does not
     /// start, and answers `Msg::RunsPlanned { started: Some(tag) }`.
-    StartRun {
-        tag: u64,
-        plan: RunPlan,
-    },
+    StartRun { tag: u64, plan: RunPlan },
     /// Count what these runs would send, missing and all (answers `Msg::RunsPlanned`).
     PlanRuns(Vec<RunPlan>),
-    CancelRun {
-        tag: u64,
-    },
+    /// Cancel the run tagged `tag` (its end arrives as `Msg::RunEnded`).
+    CancelRun { tag: u64 },
     /// Read runs and failures from the store (answers `Msg::RunsLoaded`).
     LoadRuns,
+    /// Find the verdicts that cannot stand without a person (trust
+    /// thresholds over the whole store; answers `Msg::EscalationsLoaded`).
+    LoadEscalations,
     /// Compute the agreement figures (answers `Msg::AgreementLoaded`, then
     /// the notes, the ranking, the cells and the prompt changes), on one side
     /// of the held-out split or all, and on the listed items.
     LoadAgreement(crate::report::Scope),
+    /// Add or replace a persona in the store (answers `Msg::PersonaSaved`).
     SavePersona(Persona),
     /// Add labels to the recovery file beside the store (answers `Msg::UnsavedKept`).
     KeepUnsaved(Vec<Label>),
@@ -135,10 +157,7 @@ pub enum Effect {
     /// Read a combination's label history (answers `Msg::LabelHistory`).
     LoadLabelHistory(crate::domain::ComboKey),
     /// Keep the workbench session (JSON) for `who`'s next start.
-    SaveSession {
-        who: String,
-        state: String,
-    },
+    SaveSession { who: String, state: String },
     /// The few-shot loop: write the set from `train` labels beside the store
     /// (or, with `baseline_for`, reuse that set's examples to leave their
     /// items out) and plan the run on the held-out items with resume

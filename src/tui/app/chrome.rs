@@ -7,7 +7,7 @@ use crate::tui::theme::Theme;
 use ratatui_textarea::TextArea;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
+pub(crate) enum Pane {
     List,
     Item,
     Verdicts,
@@ -161,7 +161,7 @@ pub enum Level {
 }
 
 pub struct Chrome {
-    pub focus: Pane,
+    pub(crate) focus: Pane,
     pub view: View,
     pub popup: Option<Popup>,
     pub message: Option<(Level, String)>,
@@ -174,7 +174,7 @@ pub struct Chrome {
     /// empty) in its last line instead of over the key hints.
     pub legend: Option<String>,
     /// When the session (persona, mode, filter, item...) was last kept.
-    pub session: crate::tui::update::session::SessionTracker,
+    pub session: super::SessionTracker,
     /// The agreement view a drill came from: Esc on the drilled list goes
     /// back to it as it was.
     pub back: Option<Box<AgreementState>>,
@@ -195,5 +195,20 @@ impl Chrome {
             session: Default::default(),
             back: None,
         }
+    }
+
+    /// Says `text` on the message line, for information.
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.message = Some((Level::Info, text.into()));
+    }
+
+    /// Says `text` on the message line as a warning: something was not done.
+    pub fn warn(&mut self, text: impl Into<String>) {
+        self.message = Some((Level::Warning, text.into()));
+    }
+
+    /// Says `text` on the message line as an error: something failed.
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.message = Some((Level::Error, text.into()));
     }
 }

@@ -16,6 +16,9 @@ pub enum Filter {
     Labelled,
     Unlabelled,
     Disagreements,
+    /// The escalation queue: a verdict the trusted judge cannot stand by
+    /// alone, on a combination no one labelled ([`mark::NEEDS_PERSON`]).
+    NeedsPerson,
 }
 
 impl Filter {
@@ -27,7 +30,8 @@ impl Filter {
             Judged => Labelled,
             Labelled => Unlabelled,
             Unlabelled => Disagreements,
-            Disagreements => All,
+            Disagreements => NeedsPerson,
+            NeedsPerson => All,
         }
     }
     pub fn name(self) -> &'static str {
@@ -38,7 +42,12 @@ impl Filter {
             Filter::Labelled => "labelled",
             Filter::Unlabelled => "unlabelled",
             Filter::Disagreements => "judge≠human",
+            Filter::NeedsPerson => "needs a person",
         }
+    }
+    /// Made of what the judge said (hidden in blind review).
+    pub fn reads_judge(self) -> bool {
+        matches!(self, Filter::Disagreements | Filter::NeedsPerson)
     }
     pub fn keeps(self, m: u8) -> bool {
         match self {
@@ -48,6 +57,7 @@ impl Filter {
             Filter::Labelled => m & mark::LABELLED != 0,
             Filter::Unlabelled => m & mark::LABELLED == 0,
             Filter::Disagreements => m & mark::DISAGREE != 0,
+            Filter::NeedsPerson => m & mark::NEEDS_PERSON != 0,
         }
     }
 }

@@ -13,6 +13,7 @@ mod judge_cache;
 mod list;
 mod query;
 mod runs;
+mod session;
 mod workspace;
 
 pub mod claims;
@@ -27,6 +28,7 @@ pub use fewshot::*;
 pub use list::*;
 pub use query::*;
 pub use runs::*;
+pub use session::*;
 pub use workspace::*;
 
 use super::input::keymap::Keymap;
@@ -313,7 +315,7 @@ impl App {
         for i in 0..self.data.items.len() {
             self.data.refresh_marks(i);
         }
-        if self.list.query.reads_judge() || self.list.filter == Filter::Disagreements {
+        if self.list.query.reads_judge() || self.list.filter.reads_judge() {
             self.refilter();
         } else {
             self.list.recount(&self.data);
@@ -330,8 +332,8 @@ impl App {
 
     /// Rows the list pane shows (from the last known terminal size).
     pub fn list_height(&self) -> usize {
-        let legend = super::views::legend::height(self, self.chrome.size.0);
-        super::views::layout::list_rows(self.chrome.size, legend)
+        let legend = super::layout::legend::height(self, self.chrome.size.0);
+        super::layout::list_rows(self.chrome.size, legend)
     }
 
     pub fn scroll_list_to_cursor(&mut self) {

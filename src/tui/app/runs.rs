@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// How much of a judge text is kept for display.
-pub const MAX_VERDICT_CHARS: usize = 4_000;
+pub(crate) const MAX_VERDICT_CHARS: usize = 4_000;
 
 /// Text of one combination as it streams in.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -25,7 +25,7 @@ pub struct Stream {
 }
 
 impl Stream {
-    pub fn new(tag: u64) -> Stream {
+    pub(crate) fn new(tag: u64) -> Stream {
         Stream {
             tag,
             ..Default::default()
@@ -34,7 +34,7 @@ impl Stream {
 
     /// Takes the whole text so far; sanitises only what is new when it
     /// extends what was seen, else starts over.
-    pub fn set(&mut self, full: &str) {
+    pub(crate) fn set(&mut self, full: &str) {
         if !full.starts_with(self.raw.as_str()) {
             let tag = self.tag;
             *self = Stream::new(tag);

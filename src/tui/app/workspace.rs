@@ -20,6 +20,9 @@ pub mod mark {
     /// Every row the item shows under the current persona and perspective
     /// has a label from the current annotator (see [`super::RowCtx`]).
     pub const DONE: u8 = 32;
+    /// A verdict of the item cannot stand without a person and no one has
+    /// labelled its combination (see [`super::Workspace::escalations`]).
+    pub const NEEDS_PERSON: u8 = 64;
 }
 
 /// The judge configuration in view, which every mark and filter that
@@ -105,6 +108,10 @@ pub struct Workspace {
     /// Every classification id the items hold, with its values (the
     /// search's `urgency=not` terms are checked against them).
     pub cls_values: std::collections::BTreeMap<String, Vec<String>>,
+    /// Per item id, the (persona, combination) of its verdicts that need a
+    /// person (`report::trust::escalation_queue`); `None` until the "needs a
+    /// person" filter first asks, and again after a run wrote verdicts.
+    pub escalations: Option<HashMap<String, Vec<(String, ComboKey)>>>,
 }
 
 /// One label change of this session: the label before it (`None`: there
@@ -176,6 +183,7 @@ impl Workspace {
             undo_pending: HashMap::new(),
             rows_for,
             cls_values,
+            escalations: None,
         };
         for mut v in data.verdicts {
             crate::tui::app::queue::compact_raw(&mut v);
@@ -338,6 +346,9 @@ impl Workspace {
         if verdicts.is_some_and(|v| !v.is_empty()) {
             m |= mark::JUDGED;
         }
+        if self.needs_a_person(id) {
+            m |= mark::NEEDS_PERSON;
+        }
         if let Some(labels) = self.labels.get(id).filter(|l| !l.is_empty()) {
             m |= mark::LABELLED;
             if verdicts.is_some() && self.disagrees_in_view(i, labels) {
@@ -345,6 +356,20 @@ impl Workspace {
             }
         }
         self.marks[i] = m;
+    }
+
+    /// Whether a verdict of item `id` is in the escalation queue and still
+    /// has no label from anyone (a label given in this session takes it out).
+    fn needs_a_person(&self, id: &str) -> bool {
+        let Some(queue) = self.escalations.as_ref().and_then(|e| e.get(id)) else {
+            return false;
+        };
+        let labels = self.labels.get(id).map_or(&[][..], Vec::as_slice);
+        queue.iter().any(|(persona, key)| {
+            !labels
+                .iter()
+                .any(|e| e.label.key == *key && e.label.persona_id == *persona)
+        })
     }
 
     /// Whether a row item `i` shows under the judge configuration in view

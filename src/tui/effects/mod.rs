@@ -4,17 +4,18 @@
 
 use super::app::RunPlan;
 use super::msg::{Effect, Msg};
-use crate::domain::Label;
 use crate::engine::{EngineConfig, RunRequest};
 use crate::store::Store;
+use label_writer::LabelJob;
 use std::collections::HashMap;
 use std::path::PathBuf;
-
-pub mod fewshot;
-pub mod recovery;
-pub mod run_task;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
+
+pub mod fewshot;
+mod label_writer;
+pub mod recovery;
+pub mod run_task;
 
 /// What runs need besides the plan; `None` provider when no endpoint is
 /// configured. Its prompts are the workbench's prompt folder (`--prompts` or
@@ -22,33 +23,6 @@ use tokio_util::sync::CancellationToken;
 #[derive(Clone)]
 pub struct EngineLink {
     pub config: Option<EngineConfig>,
-}
-
-/// The label writer's work, done in the order handed over (an undo after
-/// the write it undoes; the session after the labels before a quit).
-enum LabelJob {
-    Save {
-        req: u64,
-        label: Label,
-    },
-    Undo {
-        req: u64,
-        undo: crate::store::LabelUndo,
-    },
-    Note {
-        req: u64,
-        label: Label,
-    },
-    Session {
-        who: String,
-        state: String,
-    },
-    Sampled {
-        key: crate::domain::ComboKey,
-        persona: String,
-        who: String,
-        seed: u64,
-    },
 }
 
 pub struct Executor {
@@ -75,13 +49,7 @@ pub fn run_request(plan: RunPlan) -> RunRequest {
 impl Executor {
     /// Starts the label writer thread. Call inside a tokio runtime.
     pub fn new(db_path: PathBuf, engine: EngineLink, tx: UnboundedSender<Msg>) -> Executor {
-        let (ltx, lrx) = std::sync::mpsc::channel::<LabelJob>();
-        let reply = tx.clone();
-        let path = db_path.clone();
-        let writer = std::thread::Builder::new()
-            .name("jury-label-writer".into())
-            .spawn(move || label_writer(path, lrx, reply))
-            .ok();
+        let (ltx, writer) = label_writer::start(db_path.clone(), tx.clone());
         Executor {
             tx,
             recovery: recovery::path_for(&db_path),
@@ -170,6 +138,20 @@ impl Executor {
                 });
             }
             Effect::LoadAgreement(scope) => self.load_agreement(scope),
+            Effect::LoadEscalations => {
+                let (path, tx) = (self.db_path.clone(), self.tx.clone());
+                tokio::task::spawn_blocking(move || {
+                    let r = Store::open(&path)
+                        .and_then(|s| crate::report::trust::escalation_queue(&s))
+                        .map(|queue| {
+                            queue
+                                .into_iter()
+                                .map(|e| (e.persona.to_string(), (*e.key).clone()))
+                                .collect()
+                        });
+                    let _ = tx.send(Msg::EscalationsLoaded(r.map_err(|e| e.to_string())));
+                });
+            }
             // Small and synchronous: the quit prompt waits on it, and the
             // process may end right after.
             Effect::KeepUnsaved(labels) => {
@@ -202,27 +184,12 @@ impl Executor {
     /// with the refusal.
     fn hand_to_writer(&mut self, job: LabelJob) {
         let Some(writer) = self.labels.as_ref() else {
-            self.writer_gone(job);
+            let _ = self.tx.send(label_writer::gone(job));
             return;
         };
         if let Err(std::sync::mpsc::SendError(job)) = writer.send(job) {
-            self.writer_gone(job);
+            let _ = self.tx.send(label_writer::gone(job));
         }
-    }
-
-    fn writer_gone(&self, job: LabelJob) {
-        const GONE: &str = "the label writer is not running";
-        let msg = match job {
-            LabelJob::Save { req, .. }
-            | LabelJob::Undo { req, .. }
-            | LabelJob::Note { req, .. } => Msg::LabelSaved {
-                req,
-                result: Err(GONE.into()),
-            },
-            LabelJob::Session { .. } => Msg::SessionNotSaved(GONE.into()),
-            LabelJob::Sampled { .. } => Msg::SampleNotKept(GONE.into()),
-        };
-        let _ = self.tx.send(msg);
     }
 
     /// The agreement figures, notes, ranking and prompt-version changes on
@@ -315,113 +282,6 @@ impl Executor {
 impl Drop for Executor {
     fn drop(&mut self) {
         self.shutdown();
-    }
-}
-
-/// How long a label queued behind one the lock refused waits for the lock.
-const QUEUED_BEHIND_BUSY: std::time::Duration = std::time::Duration::from_millis(200);
-
-/// Owns a store connection; answers every job with saved or the error.
-/// Each write waits up to the store's busy timeout for another process's
-/// lock; the jobs already queued behind one that timed out wait only
-/// [`QUEUED_BEHIND_BUSY`] each, so ten labels under a held lock are all
-/// answered in about one timeout, not ten (the quit prompt waits on them).
-fn label_writer(
-    path: PathBuf,
-    jobs: std::sync::mpsc::Receiver<LabelJob>,
-    reply: UnboundedSender<Msg>,
-) {
-    let mut store: Option<Store> = None;
-    let mut behind_busy = false;
-    loop {
-        let job = if behind_busy {
-            match jobs.try_recv() {
-                Ok(j) => j,
-                Err(std::sync::mpsc::TryRecvError::Empty) => {
-                    behind_busy = false;
-                    continue;
-                }
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
-            }
-        } else {
-            match jobs.recv() {
-                Ok(j) => j,
-                Err(_) => break,
-            }
-        };
-        if store.is_none() {
-            match Store::open(&path) {
-                Ok(s) => store = Some(s),
-                Err(e) => {
-                    let _ = reply.send(answer(&job, Err(e.to_string())));
-                    continue;
-                }
-            }
-        }
-        let Some(s) = store.as_mut() else { continue };
-        let wait = if behind_busy {
-            QUEUED_BEHIND_BUSY
-        } else {
-            crate::store::BUSY_TIMEOUT
-        };
-        // A connection that cannot change its wait keeps the one it has.
-        let _ = s.set_busy_timeout(wait);
-        let result = match &job {
-            LabelJob::Save { label, .. } => s.upsert_label(label),
-            LabelJob::Undo { undo, .. } => s.undo_label(undo),
-            // The note alone: a value changed since by another process stays.
-            LabelJob::Note { label, .. } => s
-                .set_label_note(
-                    &label.key,
-                    &label.persona_id,
-                    &label.who,
-                    label.value.scale(),
-                    &label.note,
-                )
-                .and_then(|held| if held { Ok(()) } else { s.upsert_label(label) }),
-            LabelJob::Session { who, state } => s.save_workbench_session(who, state),
-            LabelJob::Sampled {
-                key,
-                persona,
-                who,
-                seed,
-            } => s.mark_sampled(key, persona, who, *seed),
-        };
-        behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
-        if let (
-            LabelJob::Undo { req, .. },
-            Err(crate::store::StoreError::LabelChanged { current }),
-        ) = (&job, &result)
-        {
-            let why = result
-                .as_ref()
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default();
-            let _ = reply.send(Msg::UndoRefused {
-                req: *req,
-                current: current.as_deref().cloned(),
-                why,
-            });
-            continue;
-        }
-        let result = result.map_err(|e| e.to_string());
-        // A kept session or sample mark is answered only when it failed.
-        if matches!(job, LabelJob::Session { .. } | LabelJob::Sampled { .. }) && result.is_ok() {
-            continue;
-        }
-        let _ = reply.send(answer(&job, result));
-    }
-}
-
-/// The writer's answer to a job.
-fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
-    match job {
-        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } | LabelJob::Note { req, .. } => {
-            Msg::LabelSaved { req: *req, result }
-        }
-        LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),
-        LabelJob::Sampled { .. } => Msg::SampleNotKept(result.err().unwrap_or_default()),
     }
 }
 

@@ -4,11 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 macro_rules! actions {
-    ($( $(#[doc = $doc:literal])+ $name:ident => $help:literal, )+) => {
+    ($( $(#[$attr:meta])+ $name:ident => $help:literal, )+) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(rename_all = "snake_case")]
         pub enum Action {
-            $( $(#[doc = $doc])+ $name, )+
+            $( $(#[$attr])+ $name, )+
         }
         impl Action {
             /// Every action, in the order `?` lists them.
@@ -46,9 +46,14 @@ actions! {
     NextRow => "next classification row",
     /// Focus the previous classification row.
     PrevRow => "previous classification row",
-    /// Judge the current item with the current persona, perspective and mode:
-    /// at once, only what is missing; an item already judged asks before re-judging.
-    Judge => "judge the current item (only what is missing; asks before re-judging)",
+    /// Acts on what is selected (Enter). On the main screen and in compare:
+    /// judges the current item with the current persona, perspective and
+    /// mode, at once, only what is missing (an item already judged asks
+    /// before re-judging). In the agreement view: lists the items behind the
+    /// figure or cell. In the personas view: uses the persona. Keymap files
+    /// call it `judge`, its first and main use.
+    #[serde(rename = "judge")]
+    Activate => "judge the current item (only what is missing; asks before re-judging)",
     /// Run the judge over every item in the filtered list, after saying what
     /// it will send: the missing combinations, or everything again.
     RunFiltered => "judge the filtered list: says what it sends, then missing only or all",

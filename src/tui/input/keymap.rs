@@ -253,7 +253,7 @@ mod tests {
         let k = Keymap::default_map();
         let ev = |c| KeyEvent::new(c, KeyModifiers::NONE);
         assert_eq!(k.action(&ev(KeyCode::Char('j'))), Some(Action::MoveDown));
-        assert_eq!(k.action(&ev(KeyCode::Enter)), Some(Action::Judge));
+        assert_eq!(k.action(&ev(KeyCode::Enter)), Some(Action::Activate));
         assert_eq!(
             k.action(&KeyEvent::new(KeyCode::Char('R'), KeyModifiers::SHIFT)),
             Some(Action::RunFiltered)

@@ -56,7 +56,7 @@ pub async fn run(
 ) -> anyhow::Result<Exit> {
     let mut events = reader::spawn()?;
     // The input thread reports a hangup, unless crossterm caught it first
-    // (see `input`): then this check, once a second, still ends the loop.
+    // (see `reader`): then this check, once a second, still ends the loop.
     let mut hangup_check = tokio::time::interval(Duration::from_secs(1));
     hangup_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut tick = tokio::time::interval(Duration::from_millis(120));

@@ -96,6 +96,19 @@ pub mod msg {
     pub fn persona_chosen(name: &str) -> String {
         format!("persona: {name}")
     }
+    pub const FINDING_ESCALATIONS: &str =
+        "finding the verdicts that need a person (trust thresholds at α = δ = 0.1)…";
+    pub fn escalations(verdicts: usize, items: usize) -> String {
+        if verdicts == 0 {
+            return "no verdict needs a person: none of the trusted judges' unlabelled verdicts is below its threshold (or no verdict has a confidence: jury trust says which)".into();
+        }
+        format!(
+            "{verdicts} verdict(s) on {items} listed item(s) need a person: below their judge's trust threshold, without a confidence or undecided (jury trust --needs-person lists them)"
+        )
+    }
+    pub fn escalations_failed(why: &str) -> String {
+        format!("could not find the verdicts that need a person: {why}")
+    }
     pub fn list_order(order: &str) -> String {
         format!("list order: {order}")
     }
@@ -216,7 +229,7 @@ pub mod label {
 }
 
 /// The popups' titles, lines and key hints (keys come from the keymap).
-pub mod prompt {
+pub mod popup {
     pub const PRESS_ANY_KEY: &str = "press any key";
     pub const ALL_PERSPECTIVES: &str = "all perspectives";
     pub const EACH_ITEMS_OWNER: &str = "each item's owner (one run per owner)";
@@ -396,7 +409,7 @@ pub mod help {
     /// The hint line under the screen: each action's key (from the keymap)
     /// and its word ("1-5 label" stands without a key).
     pub const KEY_HINTS: &[(Action, &str)] = &[
-        (Action::Judge, "judge"),
+        (Action::Activate, "judge"),
         (Action::Likert1, "1-5 label"),
         (Action::Agree, "agree"),
         (Action::Disagree, "disagree"),

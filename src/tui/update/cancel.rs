@@ -25,12 +25,7 @@ fn going(app: &App) -> Vec<u64> {
 pub fn ask(app: &mut App, fx: &mut Vec<Effect>) {
     let tags = going(app);
     match tags.as_slice() {
-        [] => {
-            app.chrome.message = Some((
-                Level::Info,
-                crate::tui::strings::msg::NO_RUN_TO_CANCEL.into(),
-            ))
-        }
+        [] => app.chrome.info(crate::tui::strings::msg::NO_RUN_TO_CANCEL),
         [tag]
             if app
                 .runs
@@ -85,13 +80,10 @@ fn cancel(app: &mut App, tags: &[u64], fx: &mut Vec<Effect>) {
             fx.push(Effect::CancelRun { tag: r.tag });
         }
     }
-    app.chrome.message = Some(if fx.len() > before {
-        (Level::Warning, crate::tui::strings::msg::CANCELLING.into())
+    if fx.len() > before {
+        app.chrome.warn(crate::tui::strings::msg::CANCELLING);
     } else {
         // It ended while the prompt was open.
-        (
-            Level::Info,
-            crate::tui::strings::msg::NO_RUN_TO_CANCEL.into(),
-        )
-    });
+        app.chrome.info(crate::tui::strings::msg::NO_RUN_TO_CANCEL);
+    }
 }

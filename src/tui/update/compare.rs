@@ -26,7 +26,7 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
                 })
                 .collect();
             if missing.is_empty() {
-                app.chrome.message = Some((Level::Info, say::EVERY_PERSONA_JUDGED.into()));
+                app.chrome.info(say::EVERY_PERSONA_JUDGED);
             }
             for i in missing {
                 let persona = app.data.personas[i].id.clone();
@@ -56,10 +56,10 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
                     super::run::start_run(app, plan, fx);
                 }
             } else {
-                app.chrome.message = Some((
-                    Level::Info,
-                    say::models_need_a_list(&crate::sanitize::one_line(&model, 60)),
-                ));
+                app.chrome
+                    .info(say::models_need_a_list(&crate::sanitize::one_line(
+                        &model, 60,
+                    )));
             }
         }
         CompareAxis::Mode => {}

@@ -17,16 +17,14 @@ pub fn runs_planned(app: &mut App, started: Option<u64>, result: Result<Vec<Plan
     let runs = match result {
         Ok(runs) => runs,
         Err(e) => {
-            app.chrome.message = Some((Level::Error, crate::sanitize::one_line(&e, 300)));
+            app.chrome.error(crate::sanitize::one_line(&e, 300));
             return;
         }
     };
-    app.chrome.message = started.is_some().then(|| {
-        (
-            Level::Info,
-            crate::tui::strings::msg::NOTHING_MISSING.into(),
-        )
-    });
+    app.chrome.message = None;
+    if started.is_some() {
+        app.chrome.info(crate::tui::strings::msg::NOTHING_MISSING);
+    }
     // A popup the user opened meanwhile is theirs: the counts wait for `R` again.
     if app.chrome.popup.is_none() {
         app.chrome.popup = Some(Popup::ConfirmRuns {
@@ -52,10 +50,7 @@ pub fn popup_key(
                 .map(|r| r.plan)
                 .collect();
             if missing.is_empty() {
-                app.chrome.message = Some((
-                    Level::Info,
-                    crate::tui::strings::msg::NOTHING_MISSING.into(),
-                ));
+                app.chrome.info(crate::tui::strings::msg::NOTHING_MISSING);
             }
             for plan in missing {
                 super::run::start_run(

@@ -101,7 +101,7 @@ pub fn open(app: &mut App) {
         return;
     };
     let (Some(g), Some(cells)) = (groups.get(a.cursor), a.cells.get(a.cursor)) else {
-        app.chrome.message = Some((Level::Info, crate::tui::strings::msg::CELLS_COMING.into()));
+        app.chrome.info(crate::tui::strings::msg::CELLS_COMING);
         return;
     };
     let mut members = vec![false; app.data.items.len()];
@@ -153,7 +153,7 @@ pub fn open(app: &mut App) {
     app.list.detail.index = None;
     app.refresh_detail();
     if let Some(said) = opened_as {
-        app.chrome.message = Some((Level::Info, said));
+        app.chrome.info(said);
     }
 }
 

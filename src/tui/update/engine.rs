@@ -47,12 +47,9 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             for k in &keys {
                 app.runs.streams.remove(k);
             }
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::msg::retrying(
-                    delay.as_secs_f64(),
-                    &sanitize::one_line(&reason, 200),
-                ),
+            app.chrome.warn(crate::tui::strings::msg::retrying(
+                delay.as_secs_f64(),
+                &sanitize::one_line(&reason, 200),
             ));
         }
         EngineEvent::Verdict { verdict, .. } => {
@@ -71,17 +68,14 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             for k in &failure.keys {
                 app.runs.streams.remove(k);
             }
-            app.chrome.message = Some((
-                Level::Error,
-                crate::tui::strings::msg::judge_failure(
-                    failure.kind.as_str(),
-                    &sanitize::one_line(&failure.reason, 200),
-                ),
+            app.chrome.error(crate::tui::strings::msg::judge_failure(
+                failure.kind.as_str(),
+                &sanitize::one_line(&failure.reason, 200),
             ));
         }
         EngineEvent::Notice { text, .. } => {
             let said = sanitize::one_line(&text, 200);
-            app.chrome.message = Some((Level::Warning, said.clone()));
+            app.chrome.warn(said.clone());
             run.note = Some(match run.note.take() {
                 Some(n) => format!("{n}; {said}"),
                 None => said,
@@ -89,14 +83,12 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         }
         EngineEvent::Progress(p) => run.progress = p,
         EngineEvent::StoreWaiting { waited, .. } => {
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::msg::store_waiting(waited),
-            ));
+            app.chrome
+                .warn(crate::tui::strings::msg::store_waiting(waited));
         }
         EngineEvent::ClaimedElsewhere { skipped, runs, .. } => {
             let said = crate::tui::strings::msg::claimed_elsewhere(skipped, &runs);
-            app.chrome.message = Some((Level::Warning, said.clone()));
+            app.chrome.warn(said.clone());
             run.note = Some(match run.note.take() {
                 Some(n) => format!("{n}; {said}"),
                 None => said,

@@ -27,7 +27,7 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
             .iter()
             .any(|t| app.runs.active.iter().any(|r| r.tag == *t && !r.finished))
     }) {
-        app.chrome.message = Some((Level::Warning, say::ALREADY_RUNNING.into()));
+        app.chrome.warn(say::ALREADY_RUNNING);
         return;
     }
     if app.data.split.is_none() {
@@ -41,14 +41,11 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
     if let Some(split) = &app.data.split
         && let Some(first) = split.mixed_items().first()
     {
-        app.chrome.message = Some((
-            Level::Warning,
-            say::pair_level_split(
-                split.mixed_items().len(),
-                &sanitize::one_line(first, 40),
-                split.rule.holdout,
-                split.rule.seed,
-            ),
+        app.chrome.warn(say::pair_level_split(
+            split.mixed_items().len(),
+            &sanitize::one_line(first, 40),
+            split.rule.holdout,
+            split.rule.seed,
         ));
         return;
     }
@@ -62,15 +59,11 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
         .as_ref()
         .filter(|l| on_test && l.needs_baseline())
         .map(|l| l.ready.dir.clone());
-    app.chrome.message = Some((
-        Level::Info,
-        if baseline_for.is_some() {
-            say::BASELINE_PREPARING
-        } else {
-            say::PREPARING
-        }
-        .into(),
-    ));
+    app.chrome.info(if baseline_for.is_some() {
+        say::BASELINE_PREPARING
+    } else {
+        say::PREPARING
+    });
     fx.push(Effect::PrepareLoop {
         plan,
         baseline_for,
@@ -90,10 +83,8 @@ pub fn split_loaded(
             app.data.split = Some(split);
             start(app, fx);
         }
-        Ok(None) => app.chrome.message = Some((Level::Warning, say::NO_SPLIT.into())),
-        Err(e) => {
-            app.chrome.message = Some((Level::Error, say::failed(&sanitize::one_line(&e, 300))))
-        }
+        Ok(None) => app.chrome.warn(say::NO_SPLIT),
+        Err(e) => app.chrome.error(say::failed(&sanitize::one_line(&e, 300))),
     }
 }
 
@@ -101,7 +92,7 @@ pub fn split_loaded(
 /// the held-out ones); `None` after saying what is missing.
 fn awag_plan(app: &mut App) -> Option<RunPlan> {
     if app.persona().is_none() {
-        app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_PERSONA.into()));
+        app.chrome.warn(crate::tui::strings::msg::NO_PERSONA);
         return None;
     }
     let perspective_ids: Vec<String> = app
@@ -110,10 +101,7 @@ fn awag_plan(app: &mut App) -> Option<RunPlan> {
         .map(|p| p.id.clone())
         .collect();
     if perspective_ids.is_empty() {
-        app.chrome.message = Some((
-            Level::Warning,
-            crate::tui::strings::msg::NO_PERSPECTIVE.into(),
-        ));
+        app.chrome.warn(crate::tui::strings::msg::NO_PERSPECTIVE);
         return None;
     }
     let spec = RunPlan::spec_for(
@@ -145,7 +133,7 @@ pub fn ready(app: &mut App, r: Result<Box<LoopReady>, String>, fx: &mut Vec<Effe
     let ready = match r {
         Ok(r) => r,
         Err(e) => {
-            app.chrome.message = Some((Level::Error, say::failed(&sanitize::one_line(&e, 300))));
+            app.chrome.error(say::failed(&sanitize::one_line(&e, 300)));
             return;
         }
     };
@@ -155,14 +143,14 @@ pub fn ready(app: &mut App, r: Result<Box<LoopReady>, String>, fx: &mut Vec<Effe
         } else {
             sanitize::one_line(ready.plan.persona_id(), 40)
         };
-        app.chrome.message = Some((Level::Warning, say::no_test_items(&who)));
+        app.chrome.warn(say::no_test_items(&who));
         return;
     }
     if ready.requests == 0 {
         // A run finished earlier with these very prompts: nothing to send.
         remember(app, &ready, Vec::new());
         open_delta(app, fx);
-        app.chrome.message = Some((Level::Info, say::ALL_JUDGED.into()));
+        app.chrome.info(say::ALL_JUDGED);
         return;
     }
     app.chrome.message = None;
@@ -174,7 +162,7 @@ pub fn confirm_key(app: &mut App, ready: Box<LoopReady>, k: KeyEvent, fx: &mut V
     match app.chrome.keymap.popup_action(PopupKind::ConfirmLoop, &k) {
         Some(PopupAction::StartRun) => start_run(app, *ready, fx),
         Some(PopupAction::Close) => {
-            app.chrome.message = Some((Level::Info, say::NOT_STARTED.into()));
+            app.chrome.info(say::NOT_STARTED);
         }
         _ => app.chrome.popup = Some(Popup::ConfirmLoop(ready)),
     }
@@ -235,7 +223,7 @@ pub fn run_ended(app: &mut App, tag: u64, error: &Option<String>, fx: &mut Vec<E
             l.tags.clear();
         }
         let key = app.chrome.keymap.hint(Action::FewShotLoop);
-        app.chrome.message = Some((Level::Warning, say::stopped(&key)));
+        app.chrome.warn(say::stopped(&key));
         return;
     }
     // With one run per owner persona, the change once every run ended.

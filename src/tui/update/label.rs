@@ -21,31 +21,26 @@ pub fn label_key(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) 
         // comparison of its own, so a/d are refused and the keys named.
         Action::Agree | Action::Disagree if app.choices.mode.scale() == Scale::Likert => {
             let mode_key = app.chrome.keymap.hint(Action::CycleMode);
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::msg::agreement_on_likert_row(
+            app.chrome
+                .warn(crate::tui::strings::msg::agreement_on_likert_row(
                     &app.choices.mode.to_string(),
                     &mode_key,
-                ),
-            ));
+                ));
             return;
         }
         Action::Agree => Value::Agreement(crate::domain::Agreement::Agree),
         Action::Disagree => Value::Agreement(crate::domain::Agreement::Disagree),
         _ => match action.likert() {
             None => {
-                app.chrome.message =
-                    Some((Level::Warning, crate::tui::strings::msg::SCORE_KEYS.into()));
+                app.chrome.warn(crate::tui::strings::msg::SCORE_KEYS);
                 return;
             }
             Some(n) => match app.choices.mode.scale() {
                 Scale::Agreement => match Value::Likert(n).as_agreement() {
                     Some(a) => Value::Agreement(a),
                     None => {
-                        app.chrome.message = Some((
-                            Level::Warning,
-                            crate::tui::strings::msg::UNDECIDED_IN_MODE_3.into(),
-                        ));
+                        app.chrome
+                            .warn(crate::tui::strings::msg::UNDECIDED_IN_MODE_3);
                         return;
                     }
                 },
@@ -59,26 +54,24 @@ pub fn label_key(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) 
 /// The retry key: every unsaved label to the writer again.
 pub fn retry(app: &mut App, fx: &mut Vec<Effect>) {
     let n = retry_unsaved(app, fx);
-    app.chrome.message = Some((Level::Info, crate::tui::strings::msg::retrying_unsaved(n)));
+    app.chrome
+        .info(crate::tui::strings::msg::retrying_unsaved(n));
 }
 
 pub fn toggle_blind(app: &mut App) {
     app.choices.blind = !app.choices.blind;
     // The list must not sort or filter by what the judge said either.
     if app.choices.blind
-        && (app.list.filter == Filter::Disagreements
-            || app.list.order != crate::tui::app::queue::Order::File)
+        && (app.list.filter.reads_judge() || app.list.order != crate::tui::app::queue::Order::File)
     {
-        if app.list.filter == Filter::Disagreements {
+        if app.list.filter.reads_judge() {
             app.list.filter = Filter::All;
         }
         app.list.order = crate::tui::app::queue::Order::File;
         app.refilter();
     }
-    app.chrome.message = Some((
-        Level::Info,
-        crate::tui::strings::msg::blind_review(app.choices.blind),
-    ));
+    app.chrome
+        .info(crate::tui::strings::msg::blind_review(app.choices.blind));
 }
 
 /// Hands every unsaved label to the writer again; returns how many.
@@ -156,17 +149,14 @@ fn label_proto_row(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>
             };
             save_label(app, row.key, row.persona_id, value, seen, now, fx);
         }
-        Err(why) => app.chrome.message = Some((Level::Warning, why.into())),
+        Err(why) => app.chrome.warn(why),
     }
 }
 
 fn set_label(app: &mut App, value: Value, now: Now, fx: &mut Vec<Effect>) {
     let rows = app.rows();
     let Some(key) = rows.get(app.list.row).and_then(|r| app.combo(r)) else {
-        app.chrome.message = Some((
-            Level::Warning,
-            crate::tui::strings::msg::NO_ROW_TO_LABEL.into(),
-        ));
+        app.chrome.warn(crate::tui::strings::msg::NO_ROW_TO_LABEL);
         return;
     };
     let replaced = visible_judge(app, &key);
@@ -267,24 +257,19 @@ pub fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut
         super::undo::retraction_answered(app, req, result);
         return;
     };
-    record_answer(e, result, &app.chrome.keymap, &mut app.chrome.message);
+    record_answer(e, result, &mut app.chrome);
     super::quit::label_answered(app, fx);
 }
 
-fn record_answer(
-    e: &mut LabelEntry,
-    result: Result<(), String>,
-    keymap: &super::super::input::keymap::Keymap,
-    message: &mut Option<(Level, String)>,
-) {
+fn record_answer(e: &mut LabelEntry, result: Result<(), String>, chrome: &mut Chrome) {
     match result {
         Ok(()) => e.state = SaveState::Saved,
         Err(err) => {
             let err = sanitize::one_line(&err, 200);
             e.state = SaveState::Unsaved(err.clone());
-            *message = Some((
-                Level::Error,
-                crate::tui::strings::msg::label_not_saved(&err, &keymap.hint(Action::RetryUnsaved)),
+            chrome.error(crate::tui::strings::msg::label_not_saved(
+                &err,
+                &chrome.keymap.hint(Action::RetryUnsaved),
             ));
         }
     }
@@ -293,10 +278,7 @@ fn record_answer(
 pub fn edit_note(app: &mut App) {
     if let Some(row) = app.focused_proto_row() {
         let Some(entry) = app.proto_label(&row) else {
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::msg::LABEL_ROW_FIRST.into(),
-            ));
+            app.chrome.warn(crate::tui::strings::msg::LABEL_ROW_FIRST);
             return;
         };
         app.chrome.popup = Some(Popup::Input {
@@ -312,10 +294,8 @@ pub fn edit_note(app: &mut App) {
         return;
     };
     let Some(entry) = app.my_label(&key, app.choices.mode.scale()) else {
-        app.chrome.message = Some((
-            Level::Warning,
-            crate::tui::strings::msg::LABEL_AWAG_ROW_FIRST.into(),
-        ));
+        app.chrome
+            .warn(crate::tui::strings::msg::LABEL_AWAG_ROW_FIRST);
         return;
     };
     let scale = entry.label.value.scale();

@@ -3,8 +3,9 @@
 //! One module per concern: [`nav`] (panes, rows, list, views), [`label`]
 //! (human labels and their saving), [`run`] (starting runs), [`engine`]
 //! (the engine's events), [`confirm`] (what `R` will send), [`cancel`]
-//! (stopping runs), [`popup`] (pickers,
-//! text fields, pastes).
+//! (stopping runs), [`popup`] (pickers, text fields, pastes), [`quit`]
+//! (quitting with unsaved labels, replaying them), [`session`] (what is
+//! kept for the next start), [`request_preview`] (the prompt view's text).
 
 pub mod cancel;
 pub mod claims;
@@ -21,6 +22,8 @@ pub mod quit;
 pub mod request_preview;
 pub mod run;
 pub mod session;
+#[cfg(test)]
+mod tests;
 pub mod undo;
 
 use super::app::*;
@@ -72,6 +75,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunEnded { tag, error } => {
             fewshot_loop::run_ended(app, tag, &error, &mut fx);
             run::run_ended(app, tag, error);
+            nav::verdicts_changed(app, &mut fx);
         }
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
         Msg::UndoRefused { req, current, why } => {
@@ -87,23 +91,17 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
+        Msg::EscalationsLoaded(r) => nav::escalations_loaded(app, r),
         Msg::LabelHistory { key, result } => undo::history_loaded(app, key, result),
-        Msg::SampleNotKept(e) => {
-            app.chrome.message = Some((
-                Level::Warning,
-                format!(
-                    "the label is saved but not marked as sampled: {}",
-                    crate::sanitize::one_line(&e, 200)
-                ),
-            ))
-        }
+        Msg::SampleNotKept(e) => app.chrome.warn(format!(
+            "the label is saved but not marked as sampled: {}",
+            crate::sanitize::one_line(&e, 200)
+        )),
         Msg::SessionNotSaved(e) => {
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::session::session_not_saved(&crate::sanitize::one_line(
-                    &e, 200,
-                )),
-            ))
+            app.chrome
+                .warn(crate::tui::strings::session::session_not_saved(
+                    &crate::sanitize::one_line(&e, 200),
+                ))
         }
         Msg::AgreementChanges(c) => fewshot_loop::changes(app, c),
         Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
@@ -166,9 +164,13 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),
         PrevRow => nav::move_row(app, -1),
-        CycleFilter | CycleOrder => nav::cycle_list(app, action),
-        Judge if matches!(app.chrome.view, View::Agreement(_)) => drill::open(app),
-        Judge => run::judge(app, fx),
+        CycleFilter | CycleOrder => nav::cycle_list(app, action, fx),
+        Activate => match app.chrome.view {
+            View::Main | View::Compare => run::judge(app, fx),
+            View::Agreement(_) => drill::open(app),
+            View::Personas { cursor } => run::use_persona(app, cursor),
+            View::Runs(_) | View::Prompt { .. } | View::Help { .. } => {}
+        },
         RunFiltered => run::run_filtered(app, fx),
         RunMissing => run::run_missing(app, fx),
         CycleMode => {

@@ -11,9 +11,8 @@ use crate::sanitize;
 pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     // Both views are judge values side by side or figures made of them.
     if app.choices.blind && matches!(action, Action::Compare | Action::Agreement) {
-        app.chrome.message = Some((
-            Level::Info,
-            crate::tui::strings::msg::blind_hides(&app.chrome.keymap.hint(Action::ToggleBlind)),
+        app.chrome.info(crate::tui::strings::msg::blind_hides(
+            &app.chrome.keymap.hint(Action::ToggleBlind),
         ));
         return;
     }
@@ -87,10 +86,8 @@ pub fn runs_loaded(
 pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     use crate::domain::Side;
     let View::Agreement(a) = &mut app.chrome.view else {
-        app.chrome.message = Some((
-            crate::tui::app::Level::Info,
-            crate::tui::strings::msg::SPLIT_IN_AGREEMENT.into(),
-        ));
+        app.chrome
+            .info(crate::tui::strings::msg::SPLIT_IN_AGREEMENT);
         return;
     };
     a.side = match a.side {
@@ -175,22 +172,76 @@ pub fn focus(app: &mut App, action: Action) {
     }
 }
 
+/// The escalation queue arrived: every item's mark follows it.
+pub fn escalations_loaded(
+    app: &mut App,
+    r: Result<Vec<(String, crate::domain::ComboKey)>, String>,
+) {
+    let queue = match r {
+        Ok(q) => q,
+        Err(e) => {
+            app.chrome
+                .error(crate::tui::strings::msg::escalations_failed(
+                    &crate::sanitize::one_line(&e, 200),
+                ));
+            return;
+        }
+    };
+    let n = queue.len();
+    let mut by_item: std::collections::HashMap<String, Vec<_>> = Default::default();
+    for (persona, key) in queue {
+        by_item
+            .entry(key.item_id.clone())
+            .or_default()
+            .push((persona, key));
+    }
+    app.data.escalations = Some(by_item);
+    for i in 0..app.data.items.len() {
+        app.data.refresh_marks(i);
+    }
+    app.refilter();
+    if app.list.filter == Filter::NeedsPerson {
+        app.chrome.info(crate::tui::strings::msg::escalations(
+            n,
+            app.list.filtered.len(),
+        ));
+    }
+}
+
+/// A run ended: the escalation queue was made of the verdicts before it.
+/// Found again at once when the list shows it, else when next asked.
+pub fn verdicts_changed(app: &mut App, fx: &mut Vec<Effect>) {
+    if app.data.escalations.is_none() {
+        return;
+    }
+    if app.list.filter == Filter::NeedsPerson {
+        fx.push(Effect::LoadEscalations);
+    } else {
+        app.data.escalations = None;
+    }
+}
+
 /// The list's filter or order changed.
-pub fn cycle_list(app: &mut App, action: Action) {
+pub fn cycle_list(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     if action == Action::CycleFilter {
         app.list.filter = app.list.filter.next();
-        // Blind review: which items the judge disagrees on is the judge's answer.
-        if app.choices.blind && app.list.filter == Filter::Disagreements {
+        // Blind review: which items the judge disagrees on, or cannot
+        // stand by alone, is the judge's answer.
+        while app.choices.blind && app.list.filter.reads_judge() {
             app.list.filter = app.list.filter.next();
+        }
+        if app.list.filter == Filter::NeedsPerson && app.data.escalations.is_none() {
+            fx.push(Effect::LoadEscalations);
+            app.chrome
+                .info(crate::tui::strings::msg::FINDING_ESCALATIONS);
         }
         app.refilter();
         return;
     }
     if app.choices.blind {
         // Every other order is made of the judge's verdicts.
-        app.chrome.message = Some((
-            Level::Info,
-            crate::tui::strings::msg::blind_hides(&app.chrome.keymap.hint(Action::ToggleBlind)),
+        app.chrome.info(crate::tui::strings::msg::blind_hides(
+            &app.chrome.keymap.hint(Action::ToggleBlind),
         ));
         return;
     }
@@ -199,10 +250,8 @@ pub fn cycle_list(app: &mut App, action: Action) {
     app.list.cursor = 0;
     app.list.list_offset = 0;
     app.refresh_detail();
-    app.chrome.message = Some((
-        Level::Info,
-        crate::tui::strings::msg::list_order(app.list.order.name()),
-    ));
+    app.chrome
+        .info(crate::tui::strings::msg::list_order(app.list.order.name()));
 }
 
 /// Esc: backs out one step — the view, the search, the filter, the message.
@@ -239,7 +288,10 @@ pub fn movement(app: &mut App, action: Action) {
     };
     // A text view scrolls from its top to where its last page fills the
     // view: `G` shows the last page, `g` the first, whatever came before.
-    let limit = i64::from(crate::tui::views::text::scroll_limit(app, app.chrome.size));
+    let limit = i64::from(crate::tui::layout::scroll::scroll_limit(
+        app,
+        app.chrome.size,
+    ));
     let in_view = |v: u16| (v as i64).saturating_add(delta).clamp(0, limit) as u16;
     let step = |v: u16| (v as i64 + delta.clamp(-10_000, 10_000)).clamp(0, u16::MAX as i64) as u16;
     match &mut app.chrome.view {
@@ -347,8 +399,7 @@ pub fn cycle_compare_axis(app: &mut App) {
     } else {
         app.choices.compare_axis = app.choices.compare_axis.next();
     }
-    app.chrome.message = Some((
-        Level::Info,
-        crate::tui::strings::session::compare_axis(app.choices.compare_axis.name()),
+    app.chrome.info(crate::tui::strings::session::compare_axis(
+        app.choices.compare_axis.name(),
     ));
 }

@@ -22,7 +22,7 @@ pub fn open_picker(app: &mut App, action: Action) {
         let mut cursor = app.choices.persona;
         // "Each item's owner" heads the list when items have owners.
         if app.data.has_owners {
-            options.insert(0, crate::tui::strings::prompt::EACH_ITEMS_OWNER.into());
+            options.insert(0, crate::tui::strings::popup::EACH_ITEMS_OWNER.into());
             cursor = if app.choices.by_owner { 0 } else { cursor + 1 };
         }
         (PickerKind::Persona, options, cursor)
@@ -33,7 +33,7 @@ pub fn open_picker(app: &mut App, action: Action) {
             .iter()
             .map(|p| format!("{} — {}", p.id, p.name))
             .collect();
-        options.push(crate::tui::strings::prompt::ALL_PERSPECTIVES.into());
+        options.push(crate::tui::strings::popup::ALL_PERSPECTIVES.into());
         let cursor = match app.choices.perspective {
             PerspectiveSel::One(i) => i,
             PerspectiveSel::All => app.data.perspectives.len(),
@@ -90,9 +90,8 @@ pub fn open_persona_editor(app: &mut App, action: Action) {
 pub fn persona_saved(app: &mut App, r: Result<Persona, String>) {
     match r {
         Ok(p) => {
-            app.chrome.message = Some((
-                Level::Info,
-                crate::tui::strings::msg::persona_saved(&sanitize::one_line(&p.id, 60)),
+            app.chrome.info(crate::tui::strings::msg::persona_saved(
+                &sanitize::one_line(&p.id, 60),
             ));
             match app.data.personas.iter_mut().find(|x| x.id == p.id) {
                 Some(x) => *x = p,
@@ -102,12 +101,11 @@ pub fn persona_saved(app: &mut App, r: Result<Persona, String>) {
                 }
             }
         }
-        Err(e) => {
-            app.chrome.message = Some((
-                Level::Error,
-                crate::tui::strings::msg::persona_not_saved(&sanitize::one_line(&e, 200)),
-            ))
-        }
+        Err(e) => app
+            .chrome
+            .error(crate::tui::strings::msg::persona_not_saved(
+                &sanitize::one_line(&e, 200),
+            )),
     }
 }
 
@@ -130,9 +128,8 @@ pub fn paste(app: &mut App, text: &str) {
             None
         }
         _ => {
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::msg::paste_ignored(&app.chrome.keymap.hint(Action::EditNote)),
+            app.chrome.warn(crate::tui::strings::msg::paste_ignored(
+                &app.chrome.keymap.hint(Action::EditNote),
             ));
             return;
         }
@@ -285,7 +282,7 @@ fn submit_input(
             app.list.search = text.replace('\n', " ");
             app.refilter();
             if let Some(e) = app.list.query.errors.first() {
-                app.chrome.message = Some((Level::Warning, e.clone()));
+                app.chrome.warn(e.clone());
             }
         }
         InputKind::Note => {
@@ -319,7 +316,7 @@ fn submit_input(
                 app,
                 kind,
                 area,
-                crate::tui::strings::prompt::PERSONA_NEEDS_ID.into(),
+                crate::tui::strings::popup::PERSONA_NEEDS_ID.into(),
             ),
             Ok(p) if crate::domain::reserved_id(&p.id).is_some() => reopen(
                 app,
@@ -331,14 +328,14 @@ fn submit_input(
                 app,
                 kind,
                 area,
-                crate::tui::strings::prompt::DEFINITION_NOT_OBJECT.into(),
+                crate::tui::strings::popup::DEFINITION_NOT_OBJECT.into(),
             ),
             Ok(p) => fx.push(Effect::SavePersona(p)),
             Err(e) => reopen(
                 app,
                 kind,
                 area,
-                crate::tui::strings::prompt::not_a_persona(&e.to_string()),
+                crate::tui::strings::popup::not_a_persona(&e.to_string()),
             ),
         },
     }

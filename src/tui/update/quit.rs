@@ -2,7 +2,7 @@
 //! recovery file), and replaying the labels an earlier session kept there.
 //! Decisions only, like [`super`]: files are written by the executor.
 
-use super::super::app::{App, LabelEntry, Level, Popup, QuitPrompt, SaveState};
+use super::super::app::{App, LabelEntry, Popup, QuitPrompt, SaveState};
 use super::super::effects::recovery::same_slot;
 use super::super::input::action::{PopupAction, PopupKind};
 use super::super::msg::Effect;
@@ -36,10 +36,7 @@ pub fn label_answered(app: &mut App, fx: &mut Vec<Effect>) {
     if app.data.replaying && pending == 0 && app.unsaved_count() == 0 {
         app.data.replaying = false;
         fx.push(Effect::ClearUnsaved);
-        app.chrome.message = Some((
-            Level::Info,
-            crate::tui::strings::msg::RECOVERED_SAVED.into(),
-        ));
+        app.chrome.info(crate::tui::strings::msg::RECOVERED_SAVED);
     }
     if pending > 0 || !matches!(app.chrome.popup, Some(Popup::Quit(QuitPrompt::Saving))) {
         return;
@@ -75,10 +72,10 @@ pub fn kept(app: &mut App, r: Result<String, String>) {
         }
         _ => {
             if let Err(e) = r {
-                app.chrome.message = Some((
-                    Level::Error,
-                    crate::tui::strings::msg::recovery_file_error(&sanitize::one_line(&e, 200)),
-                ));
+                app.chrome
+                    .error(crate::tui::strings::msg::recovery_file_error(
+                        &sanitize::one_line(&e, 200),
+                    ));
             }
         }
     }
@@ -90,9 +87,8 @@ pub fn prompt_key(app: &mut App, q: QuitPrompt, k: KeyEvent, fx: &mut Vec<Effect
     let action = app.chrome.keymap.popup_action(PopupKind::QuitPrompt, &k);
     match (&q, action) {
         (_, Some(PopupAction::Stay)) => {
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::msg::not_quitting(app.unsaved_count() + app.pending_count()),
+            app.chrome.warn(crate::tui::strings::msg::not_quitting(
+                app.unsaved_count() + app.pending_count(),
             ));
         }
         (QuitPrompt::Unsaved { .. }, Some(PopupAction::QuitAnyway)) => finish(app, fx),
@@ -131,15 +127,12 @@ pub fn replay_key(
     let n = labels.len();
     match app.chrome.keymap.popup_action(PopupKind::Replay, &k) {
         Some(PopupAction::Replay) => replay(app, labels, fx),
-        Some(PopupAction::Keep) => {
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::msg::kept_for_later(n, &path),
-            ))
-        }
+        Some(PopupAction::Keep) => app
+            .chrome
+            .warn(crate::tui::strings::msg::kept_for_later(n, &path)),
         Some(PopupAction::Discard) => {
             fx.push(Effect::ClearUnsaved);
-            app.chrome.message = Some((Level::Info, crate::tui::strings::msg::discarded(n)));
+            app.chrome.info(crate::tui::strings::msg::discarded(n));
         }
         _ => app.chrome.popup = Some(Popup::Replay { labels, path }),
     }
@@ -170,5 +163,5 @@ fn replay(app: &mut App, labels: Vec<Label>, fx: &mut Vec<Effect>) {
         fx.push(Effect::SaveLabel { req, label: l });
     }
     app.data.replaying = true;
-    app.chrome.message = Some((Level::Info, crate::tui::strings::msg::replaying(n)));
+    app.chrome.info(crate::tui::strings::msg::replaying(n));
 }

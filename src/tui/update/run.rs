@@ -7,43 +7,38 @@ use crate::domain::{Mode, PersonaRef, Protocol};
 use crate::protocol::{JudgeSpec, SpecRefusal};
 use crate::sanitize;
 
-/// Enter: judges the current item on the main screen and in compare; picks
-/// the selected persona in the personas view.
+/// Enter on the main screen and in compare: judges the current item. One
+/// item is cheap: it starts at once, and like `R` it judges only what is
+/// missing; when nothing is, the run asks before re-judging.
 pub fn judge(app: &mut App, fx: &mut Vec<Effect>) {
-    if app.chrome.view == View::Main || app.chrome.view == View::Compare {
-        // One item is cheap: it starts at once, and like `R` it judges only
-        // what is missing; when nothing is, the run asks before re-judging.
-        if let Some(it) = app.current_item() {
-            let ids = vec![(it.id.clone(), it.kind.clone())];
-            let plans = plans_for(app, app.choices.mode, ids);
-            // A warning from planning (a claim it cannot judge) outlives
-            // the "judging…" line of the runs that could start.
-            let warning = app
-                .chrome
-                .message
-                .clone()
-                .filter(|(level, _)| *level != Level::Info);
-            for plan in plans {
-                start_run(app, plan, fx);
-            }
-            if warning.is_some() {
-                app.chrome.message = warning;
-            }
+    if let Some(it) = app.current_item() {
+        let ids = vec![(it.id.clone(), it.kind.clone())];
+        let plans = plans_for(app, app.choices.mode, ids);
+        // A warning from planning (a claim it cannot judge) outlives
+        // the "judging…" line of the runs that could start.
+        let warning = app
+            .chrome
+            .message
+            .clone()
+            .filter(|(level, _)| *level != Level::Info);
+        for plan in plans {
+            start_run(app, plan, fx);
         }
-        return;
+        if warning.is_some() {
+            app.chrome.message = warning;
+        }
     }
-    if let View::Personas { cursor } = app.chrome.view
-        && cursor < app.data.personas.len()
-    {
+}
+
+/// Enter in the personas view: the persona under the cursor is the one
+/// judged as from now on.
+pub fn use_persona(app: &mut App, cursor: usize) {
+    if cursor < app.data.personas.len() {
         app.choices.persona = cursor;
         app.choices.by_owner = false;
         app.refresh_all_marks();
-        app.chrome.message = Some((
-            Level::Info,
-            crate::tui::strings::msg::persona_chosen(&sanitize::one_line(
-                &app.data.personas[cursor].name,
-                60,
-            )),
+        app.chrome.info(crate::tui::strings::msg::persona_chosen(
+            &sanitize::one_line(&app.data.personas[cursor].name, 60),
         ));
     }
 }
@@ -62,7 +57,7 @@ pub fn run_filtered(app: &mut App, fx: &mut Vec<Effect>) {
         .collect();
     let plans = plans_for(app, app.choices.mode, ids);
     if !plans.is_empty() {
-        app.chrome.message = Some((Level::Info, crate::tui::strings::msg::COUNTING.into()));
+        app.chrome.info(crate::tui::strings::msg::COUNTING);
         fx.push(Effect::PlanRuns(plans));
     }
 }
@@ -70,10 +65,10 @@ pub fn run_filtered(app: &mut App, fx: &mut Vec<Effect>) {
 /// In compare: one run per mode that has no verdict yet on some row.
 pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
     if app.chrome.view != View::Compare {
-        app.chrome.message = Some((
-            Level::Info,
-            crate::tui::strings::msg::open_compare_first(&app.chrome.keymap.hint(Action::Compare)),
-        ));
+        app.chrome
+            .info(crate::tui::strings::msg::open_compare_first(
+                &app.chrome.keymap.hint(Action::Compare),
+            ));
         return;
     }
     if app.choices.compare_axis != CompareAxis::Mode {
@@ -96,10 +91,7 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
         })
         .collect();
     if missing.is_empty() {
-        app.chrome.message = Some((
-            Level::Info,
-            crate::tui::strings::msg::EVERY_MODE_JUDGED.into(),
-        ));
+        app.chrome.info(crate::tui::strings::msg::EVERY_MODE_JUDGED);
     }
     for m in missing {
         if let Some(plan) = plan_for(app, Protocol::Awag, m, None, vec![id.clone()]) {
@@ -117,10 +109,10 @@ pub fn cycle_structured(app: &mut App) {
         Some(ToolMode::JsonSchema) => Some(ToolMode::JsonContent),
         Some(ToolMode::JsonContent) => None,
     };
-    app.chrome.message = Some((
-        Level::Info,
-        crate::tui::strings::msg::structured(structured_name(app.choices.structured)),
-    ));
+    app.chrome
+        .info(crate::tui::strings::msg::structured(structured_name(
+            app.choices.structured,
+        )));
 }
 
 /// A run task ended (after its last event, or without any).
@@ -130,7 +122,7 @@ pub fn run_ended(app: &mut App, tag: u64, error: Option<String>) {
     }
     app.runs.streams.retain(|_, s| s.tag != tag);
     if let Some(e) = error {
-        app.chrome.message = Some((Level::Error, sanitize::one_line(&e, 300)));
+        app.chrome.error(sanitize::one_line(&e, 300));
     }
 }
 
@@ -154,7 +146,7 @@ fn plans_for(app: &mut App, mode: Mode, items: Vec<(String, String)>) -> Vec<Run
         return Vec::new();
     }
     if items.is_empty() {
-        app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
+        app.chrome.warn(crate::tui::strings::msg::NO_ITEMS);
         return Vec::new();
     }
     let mut by: std::collections::BTreeMap<Protocol, Vec<String>> = Default::default();
@@ -182,9 +174,8 @@ fn plans_for(app: &mut App, mode: Mode, items: Vec<(String, String)>) -> Vec<Run
 fn claim_plans(app: &mut App, items: &[String]) -> Vec<RunPlan> {
     let (runs, unknown) = super::claims::claim_runs(app, items);
     if !unknown.is_empty() {
-        app.chrome.message = Some((
-            Level::Warning,
-            crate::tui::strings::claim::cannot_judge(&sanitize::one_line(&unknown.join(", "), 200)),
+        app.chrome.warn(crate::tui::strings::claim::cannot_judge(
+            &sanitize::one_line(&unknown.join(", "), 200),
         ));
     }
     runs.into_iter()
@@ -217,7 +208,7 @@ pub(super) fn plan_for(
     item_ids: Vec<String>,
 ) -> Option<RunPlan> {
     if item_ids.is_empty() {
-        app.chrome.message = Some((Level::Warning, crate::tui::strings::msg::NO_ITEMS.into()));
+        app.chrome.warn(crate::tui::strings::msg::NO_ITEMS);
         return None;
     }
     // Other protocols judge under their own perspective, without a persona.
@@ -225,8 +216,7 @@ pub(super) fn plan_for(
         RunPlan::spec_for(protocol, mode, "", Vec::new())
     } else {
         if app.persona().is_none() {
-            app.chrome.message =
-                Some((Level::Warning, crate::tui::strings::msg::NO_PERSONA.into()));
+            app.chrome.warn(crate::tui::strings::msg::NO_PERSONA);
             return None;
         }
         let perspective_ids: Vec<String> = app
@@ -235,10 +225,7 @@ pub(super) fn plan_for(
             .map(|p| p.id.clone())
             .collect();
         if perspective_ids.is_empty() {
-            app.chrome.message = Some((
-                Level::Warning,
-                crate::tui::strings::msg::NO_PERSPECTIVE.into(),
-            ));
+            app.chrome.warn(crate::tui::strings::msg::NO_PERSPECTIVE);
             return None;
         }
         let persona = persona.unwrap_or_else(|| app.persona_id().to_string());
@@ -306,10 +293,8 @@ pub(super) fn track(app: &mut App, plan: &RunPlan, what: &str) -> u64 {
         cancelled: false,
         note: None,
     });
-    app.chrome.message = Some((
-        Level::Info,
-        crate::tui::strings::msg::judging(plan.item_ids.len(), what),
-    ));
+    app.chrome
+        .info(crate::tui::strings::msg::judging(plan.item_ids.len(), what));
     tag
 }
 

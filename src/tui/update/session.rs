@@ -7,10 +7,9 @@
 //! this build does not know, falls back quietly to the default.
 
 use super::super::app::queue::Order;
-use super::super::app::{App, CompareAxis, Filter, PerspectiveSel};
+use super::super::app::{App, CompareAxis, Filter, PerspectiveSel, SessionState};
 use super::super::msg::Effect;
 use crate::domain::Mode;
-use serde::{Deserialize, Serialize};
 
 /// Ticks (120 ms each) without a key before the session is kept: about a second.
 pub const CALM_TICKS: u32 = 8;
@@ -18,44 +17,6 @@ pub const CALM_TICKS: u32 = 8;
 /// The kept perspective when every perspective was chosen (ids are names
 /// from files; this one cannot be confused with a missing field).
 pub const ALL_PERSPECTIVES: &str = "*";
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SessionState {
-    /// The persona picked (judges items without an owner when `by_owner`).
-    pub persona: Option<String>,
-    /// Each item judged as its owner ("each item's owner" in the picker);
-    /// `None` in sessions kept before owners existed.
-    pub by_owner: Option<bool>,
-    /// A perspective id, or [`ALL_PERSPECTIVES`].
-    pub perspective: Option<String>,
-    pub mode: Option<u8>,
-    pub filter: Option<String>,
-    pub search: String,
-    pub order: Option<String>,
-    pub blind: bool,
-    pub compare_axis: Option<String>,
-    /// The agreement view's side of the held-out split (`test`, `train`;
-    /// `None`: all pairs).
-    pub split: Option<String>,
-    /// The selected item's id.
-    pub item: Option<String>,
-}
-
-/// When the session was last kept, and whether keys have changed it since.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionTracker {
-    pub kept: Option<SessionState>,
-    /// A key came since the last keep (the loop ticks until it is kept).
-    pub touched: bool,
-    pub idle_ticks: u32,
-}
-
-impl SessionTracker {
-    pub fn wants_tick(&self) -> bool {
-        self.touched
-    }
-}
 
 /// What the screen is now, as it would be kept.
 pub fn capture(app: &App) -> SessionState {

@@ -13,7 +13,7 @@ use crate::tui::strings::session as s;
 /// `u`: walks this session's label changes back, newest first, on any item.
 pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) {
     let Some(step) = app.data.undo.pop() else {
-        app.chrome.message = Some((Level::Info, s::NOTHING_TO_UNDO.into()));
+        app.chrome.info(s::NOTHING_TO_UNDO);
         return;
     };
     let slot = Slot::of(&step.after);
@@ -57,13 +57,10 @@ pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) {
     if let Some(&i) = app.data.index_of.get(&slot.key.item_id) {
         app.item_changed(i as usize);
     }
-    app.chrome.message = Some((
-        Level::Info,
-        s::undone(
-            &row_name(&slot.key),
-            &step.after.value.as_text(),
-            step.before.as_ref().map(|l| l.value.as_text()).as_deref(),
-        ),
+    app.chrome.info(s::undone(
+        &row_name(&slot.key),
+        &step.after.value.as_text(),
+        step.before.as_ref().map(|l| l.value.as_text()).as_deref(),
     ));
     fx.push(Effect::UndoLabel {
         req,
@@ -98,9 +95,9 @@ pub fn retraction_answered(app: &mut App, req: u64, result: Result<(), String>) 
     if let Some(&i) = app.data.index_of.get(&key.item_id) {
         app.item_changed(i as usize);
     }
-    app.chrome.message = Some((
-        Level::Error,
-        s::undo_failed(&row_name(&key), &sanitize::one_line(&err, 200)),
+    app.chrome.error(s::undo_failed(
+        &row_name(&key),
+        &sanitize::one_line(&err, 200),
     ));
 }
 
@@ -130,9 +127,10 @@ pub fn undo_refused(app: &mut App, req: u64, current: Option<Label>, why: &str) 
     if let Some(&i) = app.data.index_of.get(&slot.key.item_id) {
         app.item_changed(i as usize);
     }
-    app.chrome.message = Some((
-        Level::Warning,
-        format!("{}: {}", row_name(&slot.key), sanitize::one_line(why, 200)),
+    app.chrome.warn(format!(
+        "{}: {}",
+        row_name(&slot.key),
+        sanitize::one_line(why, 200)
     ));
 }
 
@@ -143,10 +141,10 @@ pub fn open_history(app: &mut App, fx: &mut Vec<Effect>) {
         None => app.rows().get(app.list.row).and_then(|r| app.combo(r)),
     };
     let Some(key) = key else {
-        app.chrome.message = Some((Level::Warning, s::NO_ROW_FOR_HISTORY.into()));
+        app.chrome.warn(s::NO_ROW_FOR_HISTORY);
         return;
     };
-    app.chrome.message = Some((Level::Info, s::LOADING_HISTORY.into()));
+    app.chrome.info(s::LOADING_HISTORY);
     fx.push(Effect::LoadLabelHistory(key));
 }
 
@@ -158,10 +156,8 @@ pub fn history_loaded(app: &mut App, key: ComboKey, result: Result<Vec<LabelEven
     let events = match result {
         Ok(ev) => ev,
         Err(e) => {
-            app.chrome.message = Some((
-                Level::Error,
-                s::history_failed(&sanitize::one_line(&e, 200)),
-            ));
+            app.chrome
+                .error(s::history_failed(&sanitize::one_line(&e, 200)));
             return;
         }
     };

@@ -5,7 +5,6 @@ pub mod agreement;
 pub mod compare;
 pub mod fewshot_delta;
 pub mod item;
-pub mod layout;
 pub mod legend;
 pub mod list;
 pub mod personas;

@@ -48,7 +48,7 @@ impl Widget for PersonasView<'_> {
             .collect();
         let title = format!(
             " personas · {} use · {} edit · {} new · esc back ",
-            k(Action::Judge),
+            k(Action::Activate),
             k(Action::EditPersona),
             k(Action::NewPersona)
         );

@@ -63,14 +63,14 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::QuitPrompt, a);
     match q {
         QuitPrompt::Saving => (
-            strings::prompt::QUITTING_TITLE.into(),
+            strings::popup::QUITTING_TITLE.into(),
             vec![
                 Line::styled(
-                    strings::prompt::saving_before_quit(app.pending_count() + app.unsaved_count()),
+                    strings::popup::saving_before_quit(app.pending_count() + app.unsaved_count()),
                     t.warning,
                 ),
                 Line::raw(""),
-                Line::styled(strings::prompt::stay(&key(PopupAction::Stay)), t.key),
+                Line::styled(strings::popup::stay(&key(PopupAction::Stay)), t.key),
             ],
         ),
         QuitPrompt::Unsaved {
@@ -79,31 +79,31 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
             kept,
         } => {
             let mut lines = vec![
-                Line::styled(strings::prompt::could_not_write(*count), t.error),
+                Line::styled(strings::popup::could_not_write(*count), t.error),
                 Line::styled(format!("  {}", one_line(reason, 200)), t.text),
                 Line::raw(""),
             ];
             match kept {
-                None => lines.push(Line::styled(strings::prompt::KEEPING, t.muted)),
+                None => lines.push(Line::styled(strings::popup::KEEPING, t.muted)),
                 Some(Ok(path)) => {
-                    lines.push(Line::styled(strings::prompt::KEPT_IN, t.text));
+                    lines.push(Line::styled(strings::popup::KEPT_IN, t.text));
                     lines.push(Line::styled(format!("  {}", one_line(path, 200)), t.muted));
                 }
                 Some(Err(e)) => {
-                    lines.push(Line::styled(strings::prompt::NOT_KEPT, t.error));
+                    lines.push(Line::styled(strings::popup::NOT_KEPT, t.error));
                     lines.push(Line::styled(format!("  {}", one_line(e, 200)), t.muted));
                 }
             }
             lines.push(Line::raw(""));
             lines.push(Line::styled(
-                strings::prompt::quit_keys(
+                strings::popup::quit_keys(
                     &key(PopupAction::QuitAnyway),
                     &key(PopupAction::RetrySaving),
                     &key(PopupAction::Stay),
                 ),
                 t.key,
             ));
-            (strings::prompt::not_saved_title(*count), lines)
+            (strings::popup::not_saved_title(*count), lines)
         }
     }
 }
@@ -181,12 +181,12 @@ fn history(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String
         .collect();
     if lines.len() > room {
         out.push(Line::styled(
-            strings::prompt::and_more(lines.len() - room),
+            strings::popup::and_more(lines.len() - room),
             t.muted,
         ));
     }
     out.push(Line::raw(""));
-    out.push(Line::styled(strings::prompt::PRESS_ANY_KEY, t.muted));
+    out.push(Line::styled(strings::popup::PRESS_ANY_KEY, t.muted));
     dialog(area, buf, app, &format!(" {title} "), out);
 }
 
@@ -197,7 +197,7 @@ fn notice(app: &App, area: Rect, buf: &mut Buffer, title: &str, text: &str) {
     Paragraph::new(vec![
         Line::styled(text.to_string(), t.text),
         Line::raw(""),
-        Line::styled(strings::prompt::PRESS_ANY_KEY, t.muted),
+        Line::styled(strings::popup::PRESS_ANY_KEY, t.muted),
     ])
     .wrap(Wrap { trim: false })
     .block(
@@ -213,7 +213,7 @@ fn notice(app: &App, area: Rect, buf: &mut Buffer, title: &str, text: &str) {
 fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Label], path: &str) {
     let t = &app.chrome.theme;
     let mut lines = vec![
-        Line::styled(strings::prompt::replay_intro(labels.len()), t.text),
+        Line::styled(strings::popup::replay_intro(labels.len()), t.text),
         Line::styled(format!("  {}", one_line(path, 200)), t.muted),
         Line::raw(""),
     ];
@@ -232,21 +232,21 @@ fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Labe
     }
     if labels.len() > 5 {
         lines.push(Line::styled(
-            strings::prompt::and_more(labels.len() - 5),
+            strings::popup::and_more(labels.len() - 5),
             t.muted,
         ));
     }
     lines.push(Line::raw(""));
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::Replay, a);
     lines.push(Line::styled(
-        strings::prompt::replay_keys(
+        strings::popup::replay_keys(
             &key(PopupAction::Replay),
             &key(PopupAction::Keep),
             &key(PopupAction::Discard),
         ),
         t.key,
     ));
-    dialog(area, buf, app, strings::prompt::REPLAY_TITLE, lines);
+    dialog(area, buf, app, strings::popup::REPLAY_TITLE, lines);
 }
 
 fn picker(
@@ -264,7 +264,7 @@ fn picker(
     let r = centered(area, 60, h);
     Clear.render(r, buf);
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::Picker, a);
-    let title = strings::prompt::picker_title(
+    let title = strings::popup::picker_title(
         match kind {
             PickerKind::Persona => "persona",
             PickerKind::Perspective => "perspective",
@@ -314,14 +314,14 @@ fn input(
     let key = |a| app.chrome.keymap.popup_hint(keys, a);
     let (submit, close) = (key(PopupAction::Submit), key(PopupAction::Close));
     let (title, h, w) = match kind {
-        InputKind::Search => (strings::prompt::search_title(&submit, &close), 3, 100),
+        InputKind::Search => (strings::popup::search_title(&submit, &close), 3, 100),
         InputKind::Note => (
-            strings::prompt::note_title(&submit, &close),
+            strings::popup::note_title(&submit, &close),
             2 + ta.lines().len().clamp(1, 8) as u16,
             80,
         ),
         InputKind::Persona => (
-            strings::prompt::persona_title(&submit, &close),
+            strings::popup::persona_title(&submit, &close),
             area.height.saturating_sub(4),
             100,
         ),

@@ -1,5 +1,5 @@
-use super::layout;
 use crate::tui::app::{App, View};
+use crate::tui::layout;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
@@ -11,7 +11,7 @@ impl Widget for Root<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.0;
         buf.set_style(area, app.chrome.theme.text);
-        let p = layout::panes(area, super::legend::height(app, area.width));
+        let p = layout::panes(area, layout::legend::height(app, area.width));
         let (body, _, _) = layout::body_and_bars(area);
         match &app.chrome.view {
             View::Main => {

@@ -4,7 +4,7 @@
 use super::popup::dialog;
 use crate::tui::app::App;
 use crate::tui::input::action::{PopupAction, PopupKind};
-use crate::tui::strings::prompt as say;
+use crate::tui::strings::popup as say;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;

@@ -1,4 +1,11 @@
-//! Where the panes go; shared by drawing and by update (list height).
+//! Where things go on the screen and how many rows they take: the panes,
+//! the legend's height, the help screen's lines, how far a text scrolls.
+//! Shared by drawing and by update (the list's page size, a view's scroll
+//! limit), so update never asks the views.
+
+pub mod help;
+pub mod legend;
+pub mod scroll;
 
 use ratatui::layout::{Constraint, Layout, Rect};
 

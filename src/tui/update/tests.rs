@@ -1,13 +1,11 @@
-//! Pure update tests: no terminal, no I/O.
-#![cfg(feature = "tui")]
+//! Update driven by messages, its state and effects looked at: no
+//! terminal, no I/O (a few also look at the screen drawn after).
 
-mod tui_common;
-use tui_common::*;
-
+use crate::domain::*;
+use crate::tui::app::{Filter, Pane, SaveState, mark};
+use crate::tui::fixtures::*;
+use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
-use jury::domain::*;
-use jury::tui::app::{Filter, Pane, SaveState, mark};
-use jury::tui::msg::{Effect, Msg};
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {
@@ -70,7 +68,7 @@ fn a_and_d_on_a_likert_row_are_refused_and_say_which_keys_it_takes() {
             let fx = key(&mut app, k);
             assert!(fx.is_empty(), "{k} in mode {}: {fx:?}", app.choices.mode);
             let (level, m) = app.chrome.message.clone().expect("a message");
-            assert_eq!(level, jury::tui::app::Level::Warning, "{m}");
+            assert_eq!(level, crate::tui::app::Level::Warning, "{m}");
             assert!(m.contains("1–5") && m.contains("mode 3"), "{m}");
         }
         assert!(app.data.labels.is_empty(), "nothing stored");
@@ -313,7 +311,7 @@ fn agreement_rows_count_judge_vs_human() {
     key(&mut app, 'A');
     let s = screen(&app);
     assert!(s.contains("urgency"), "{s}");
-    let rows = jury::tui::update::agreement_rows(&app);
+    let rows = crate::tui::update::agreement_rows(&app);
     assert_eq!((rows[0].n, rows[0].agree), (2, 1));
     assert!(app.data.marks[1] & mark::DISAGREE != 0);
 }
@@ -322,7 +320,7 @@ fn agreement_rows_count_judge_vs_human() {
 fn prompt_view_shows_the_request() {
     let mut app = app();
     key(&mut app, 'W');
-    let jury::tui::app::View::Prompt { text, .. } = &app.chrome.view else {
+    let crate::tui::app::View::Prompt { text, .. } = &app.chrome.view else {
         panic!()
     };
     assert!(text.contains("get_evaluations"), "{text}");
@@ -331,7 +329,7 @@ fn prompt_view_shows_the_request() {
 
 #[test]
 fn incremental_stream_sanitising_matches_the_whole() {
-    use jury::tui::app::{MAX_VERDICT_CHARS, Stream};
+    use crate::tui::app::{MAX_VERDICT_CHARS, Stream};
     let full =
         "The item \x1b[2J says \u{202E}urgent\u{202C}; the classifier said 'not'. ".repeat(200);
     let mut s = Stream::new(1);
@@ -345,7 +343,7 @@ fn incremental_stream_sanitising_matches_the_whole() {
     }
     assert_eq!(
         s.text,
-        jury::sanitize::for_display(&full, MAX_VERDICT_CHARS)
+        crate::sanitize::for_display(&full, MAX_VERDICT_CHARS)
     );
     // A text that does not extend the previous one starts over.
     s.set("different");
@@ -361,8 +359,8 @@ fn labels_are_stamped_with_the_time_update_is_given() {
     let t0 = chrono::DateTime::parse_from_rfc3339("2031-05-04T10:00:00Z")
         .unwrap()
         .with_timezone(&chrono::Utc);
-    let press = |app: &mut jury::tui::app::App, c: char, at| {
-        jury::tui::update::update(
+    let press = |app: &mut crate::tui::app::App, c: char, at| {
+        crate::tui::update::update(
             app,
             Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
             at,
@@ -389,8 +387,8 @@ fn labels_are_stamped_with_the_time_update_is_given() {
 /// anywhere.
 #[test]
 fn g_and_shift_g_in_text_views_land_on_the_first_and_last_page() {
+    use crate::tui::app::View;
     use crossterm::event::{KeyEvent, KeyModifiers};
-    use jury::tui::app::View;
     let mut app = app();
     app.chrome.size = (120, 32);
     for open in ['W', '?'] {
@@ -425,5 +423,78 @@ fn g_and_shift_g_in_text_views_land_on_the_first_and_last_page() {
             &mut app,
             Msg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
         );
+    }
+}
+
+/// The "needs a person" filter asks for the escalation queue once, lists
+/// the items whose queued verdicts no one labelled, lets a label take an
+/// item out, is skipped in blind review, and is found again after a run.
+#[test]
+fn needs_a_person_lists_the_escalation_queue_and_a_label_takes_an_item_out() {
+    let mut app = app();
+    let filters = |app: &mut crate::tui::App| -> Vec<Effect> {
+        let mut fx = Vec::new();
+        while app.list.filter != Filter::NeedsPerson {
+            fx = key(app, 'f');
+        }
+        fx
+    };
+    let fx = filters(&mut app);
+    assert_eq!(fx, vec![Effect::LoadEscalations]);
+    assert!(app.chrome.message.as_ref().unwrap().1.contains("finding"));
+    // Until the queue arrives nothing is listed.
+    assert!(app.list.filtered.is_empty());
+    let urgency = |item: &str| ComboKey::new(item, "urgency", "classification");
+    let queue = vec![
+        ("kenton".to_string(), urgency("k-001")),
+        ("kenton".to_string(), urgency("k-003")),
+    ];
+    update(&mut app, Msg::EscalationsLoaded(Ok(queue)));
+    let listed = |app: &crate::tui::App| -> Vec<String> {
+        app.list
+            .filtered
+            .iter()
+            .map(|&i| app.data.items[i as usize].id.to_string())
+            .collect()
+    };
+    assert_eq!(listed(&app), ["k-001", "k-003"]);
+    let (level, m) = app.chrome.message.clone().unwrap();
+    assert_eq!(level, crate::tui::app::Level::Info);
+    assert!(
+        m.starts_with("2 verdict(s) on 2 listed item(s) need a person"),
+        "{m}"
+    );
+    // Labelling the queued row of k-001 takes it out (at the next refilter,
+    // as the judge≠human filter does).
+    assert_eq!(app.list.cursor, 0);
+    let (req, l) = saved_label(&key(&mut app, '2'));
+    assert_eq!(l.key, urgency("k-001"));
+    update(
+        &mut app,
+        Msg::LabelSaved {
+            req,
+            result: Ok(()),
+        },
+    );
+    assert_eq!(app.data.marks[0] & mark::NEEDS_PERSON, 0);
+    assert_ne!(app.data.marks[2] & mark::NEEDS_PERSON, 0);
+    app.refilter();
+    assert_eq!(listed(&app), ["k-003"]);
+    // A run ended: the queue is found again.
+    let fx = update(
+        &mut app,
+        Msg::RunEnded {
+            tag: 99,
+            error: None,
+        },
+    );
+    assert!(fx.contains(&Effect::LoadEscalations), "{fx:?}");
+    // Blind review never shows a filter made of the judge's answers.
+    let mut app = crate::tui::fixtures::app();
+    key(&mut app, 'b');
+    assert!(app.choices.blind);
+    for _ in 0..10 {
+        key(&mut app, 'f');
+        assert!(!app.list.filter.reads_judge(), "{:?}", app.list.filter);
     }
 }

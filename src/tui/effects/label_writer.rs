@@ -1,0 +1,169 @@
+//! The label writer: a thread with its own store connection that saves
+//! labels, undoes, notes, the session and sample marks in the order they
+//! were handed over, and answers each with saved or the error.
+
+use crate::domain::Label;
+use crate::store::Store;
+use crate::tui::msg::Msg;
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, Sender};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// The label writer's work, done in the order handed over (an undo after
+/// the write it undoes; the session after the labels before a quit).
+pub(super) enum LabelJob {
+    Save {
+        req: u64,
+        label: Label,
+    },
+    Undo {
+        req: u64,
+        undo: crate::store::LabelUndo,
+    },
+    Note {
+        req: u64,
+        label: Label,
+    },
+    Session {
+        who: String,
+        state: String,
+    },
+    Sampled {
+        key: crate::domain::ComboKey,
+        persona: String,
+        who: String,
+        seed: u64,
+    },
+}
+
+/// Starts the writer on `path`; its answers go to `reply`. The writer ends
+/// once the sender is dropped and the jobs already handed over are done.
+pub(super) fn start(
+    path: PathBuf,
+    reply: UnboundedSender<Msg>,
+) -> (Sender<LabelJob>, Option<std::thread::JoinHandle<()>>) {
+    let (tx, rx) = std::sync::mpsc::channel::<LabelJob>();
+    let writer = std::thread::Builder::new()
+        .name("jury-label-writer".into())
+        .spawn(move || label_writer(path, rx, reply))
+        .ok();
+    (tx, writer)
+}
+
+/// The answer to a job the writer is not running to take: the refusal.
+pub(super) fn gone(job: LabelJob) -> Msg {
+    const GONE: &str = "the label writer is not running";
+    match job {
+        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } | LabelJob::Note { req, .. } => {
+            Msg::LabelSaved {
+                req,
+                result: Err(GONE.into()),
+            }
+        }
+        LabelJob::Session { .. } => Msg::SessionNotSaved(GONE.into()),
+        LabelJob::Sampled { .. } => Msg::SampleNotKept(GONE.into()),
+    }
+}
+
+/// How long a label queued behind one the lock refused waits for the lock.
+const QUEUED_BEHIND_BUSY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Owns a store connection; answers every job with saved or the error.
+/// Each write waits up to the store's busy timeout for another process's
+/// lock; the jobs already queued behind one that timed out wait only
+/// [`QUEUED_BEHIND_BUSY`] each, so ten labels under a held lock are all
+/// answered in about one timeout, not ten (the quit prompt waits on them).
+fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<Msg>) {
+    let mut store: Option<Store> = None;
+    let mut behind_busy = false;
+    loop {
+        let job = if behind_busy {
+            match jobs.try_recv() {
+                Ok(j) => j,
+                Err(std::sync::mpsc::TryRecvError::Empty) => {
+                    behind_busy = false;
+                    continue;
+                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
+            }
+        } else {
+            match jobs.recv() {
+                Ok(j) => j,
+                Err(_) => break,
+            }
+        };
+        if store.is_none() {
+            match Store::open(&path) {
+                Ok(s) => store = Some(s),
+                Err(e) => {
+                    let _ = reply.send(answer(&job, Err(e.to_string())));
+                    continue;
+                }
+            }
+        }
+        let Some(s) = store.as_mut() else { continue };
+        let wait = if behind_busy {
+            QUEUED_BEHIND_BUSY
+        } else {
+            crate::store::BUSY_TIMEOUT
+        };
+        // A connection that cannot change its wait keeps the one it has.
+        let _ = s.set_busy_timeout(wait);
+        let result = match &job {
+            LabelJob::Save { label, .. } => s.upsert_label(label),
+            LabelJob::Undo { undo, .. } => s.undo_label(undo),
+            // The note alone: a value changed since by another process stays.
+            LabelJob::Note { label, .. } => s
+                .set_label_note(
+                    &label.key,
+                    &label.persona_id,
+                    &label.who,
+                    label.value.scale(),
+                    &label.note,
+                )
+                .and_then(|held| if held { Ok(()) } else { s.upsert_label(label) }),
+            LabelJob::Session { who, state } => s.save_workbench_session(who, state),
+            LabelJob::Sampled {
+                key,
+                persona,
+                who,
+                seed,
+            } => s.mark_sampled(key, persona, who, *seed),
+        };
+        behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
+        if let (
+            LabelJob::Undo { req, .. },
+            Err(crate::store::StoreError::LabelChanged { current }),
+        ) = (&job, &result)
+        {
+            let why = result
+                .as_ref()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            let _ = reply.send(Msg::UndoRefused {
+                req: *req,
+                current: current.as_deref().cloned(),
+                why,
+            });
+            continue;
+        }
+        let result = result.map_err(|e| e.to_string());
+        // A kept session or sample mark is answered only when it failed.
+        if matches!(job, LabelJob::Session { .. } | LabelJob::Sampled { .. }) && result.is_ok() {
+            continue;
+        }
+        let _ = reply.send(answer(&job, result));
+    }
+}
+
+/// The writer's answer to a job.
+fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
+    match job {
+        LabelJob::Save { req, .. } | LabelJob::Undo { req, .. } | LabelJob::Note { req, .. } => {
+            Msg::LabelSaved { req: *req, result }
+        }
+        LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),
+        LabelJob::Sampled { .. } => Msg::SampleNotKept(result.err().unwrap_or_default()),
+    }
+}

@@ -1,0 +1,142 @@
+//! Fixtures for the workbench's unit tests: a small workspace, `update`
+//! driven by keys, and the screen drawn (tests may look at every layer).
+
+use super::app::{App, Loaded};
+use super::input::keymap::Keymap;
+use super::msg::{Effect, Msg};
+use super::theme::Theme;
+use super::views::Root;
+use crate::domain::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+pub fn cls(id: &str, desc: &str, available: &[&str], selected: &str) -> Classification {
+    Classification {
+        id: id.into(),
+        description: desc.into(),
+        available: available.iter().map(|s| s.to_string()).collect(),
+        selected: Some(selected.into()),
+    }
+}
+
+pub fn item(id: &str, title: &str, text: &str) -> Item {
+    Item {
+        id: id.into(),
+        sent_text: Some("2026-03-16T07:12:00Z".into()),
+        sent_ms: Some(1_773_645_120_000),
+        title: title.into(),
+        text: text.into(),
+        source: Source {
+            kind: "email".into(),
+            originator: "Priya Nair <priya@example.com>".into(),
+            channel: "work-mail".into(),
+        },
+        tags: vec![],
+        classifications: vec![
+            cls("urgency", "Is this item urgent?", &["urgent", "not"], "not"),
+            cls(
+                "work-pers",
+                "Work or personal?",
+                &["work", "personal"],
+                "work",
+            ),
+        ],
+        ..Default::default()
+    }
+}
+
+pub fn loaded() -> Loaded {
+    Loaded {
+        items: vec![
+            item(
+                "k-001",
+                "Stock-out on BM-440 kettles: stores escalating",
+                "Kenton, 38 of our stores have had no BM-440 kettles since Friday.\nPlease ring me as soon as you land.",
+            ),
+            item(
+                "k-002",
+                "Lunch on Thursday?",
+                "Are you free for lunch on Thursday at the usual place?",
+            ),
+            item(
+                "k-003",
+                "Invoice 4471 overdue",
+                "Your invoice is 30 days overdue.",
+            ),
+        ],
+        personas: vec![Persona {
+            id: "kenton".into(),
+            name: "Kenton, account manager".into(),
+            definition: serde_json::json!({"type": "professional", "does": "manages retail accounts"}),
+        }],
+        perspectives: vec![Perspective {
+            id: "classification".into(),
+            name: "Classification".into(),
+            text: "Is the classification right?".into(),
+        }],
+        verdicts: vec![],
+        labels: vec![],
+        split: None,
+    }
+}
+
+pub fn app_with(data: Loaded) -> App {
+    let mut app = App::new(
+        data,
+        Keymap::default_map(),
+        Theme::builtin("dark"),
+        "gpt-4o-mini",
+        "alice",
+    );
+    app.runs.endpoint_error = None;
+    app.chrome.size = (120, 32);
+    app
+}
+
+/// `update` as the event loop calls it: with the time now.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    super::update::update(app, msg, chrono::Utc::now())
+}
+
+pub fn app() -> App {
+    app_with(loaded())
+}
+
+pub fn key(app: &mut App, c: char) -> Vec<Effect> {
+    update(
+        app,
+        Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+    )
+}
+
+pub fn code(app: &mut App, c: KeyCode) -> Vec<Effect> {
+    update(app, Msg::Key(KeyEvent::new(c, KeyModifiers::NONE)))
+}
+
+pub fn screen(app: &App) -> String {
+    let mut t = Terminal::new(TestBackend::new(app.chrome.size.0, app.chrome.size.1)).unwrap();
+    t.draw(|f| f.render_widget(Root(app), f.area())).unwrap();
+    format!("{}", t.backend())
+}
+
+pub fn verdict(run_id: i64, item: &str, c: &str, mode: Mode, value: Value, text: &str) -> Verdict {
+    Verdict {
+        run_id,
+        key: ComboKey::new(item, c, "classification"),
+        persona_id: "kenton".into(),
+        protocol: Protocol::Awag,
+        mode: Some(mode),
+        model: "gpt-4o-mini".into(),
+        value,
+        text: text.into(),
+        evaluated_selection: Some("not".into()),
+        selection_mismatch: false,
+        latency_ms: 900,
+        tokens: 120,
+        raw: String::new(),
+        created_at: format!("2026-11-22T10:00:0{run_id}.000Z"),
+        position: None,
+        confidence: None,
+    }
+}
