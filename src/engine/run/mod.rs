@@ -98,7 +98,7 @@ pub async fn execute(
         ..Progress::default()
     };
     let writer = writer::start(store, progress, events.clone(), cancel.clone())
-        .map_err(|e| EngineError::Setup(format!("cannot start the store writer: {e}")))?;
+        .map_err(EngineError::WriterStart)?;
     let ledger = Arc::new(RunLedger::new(
         super::price::price_for(&plan.spec.model),
         req.budget_usd,
@@ -159,9 +159,9 @@ pub async fn execute(
     drop(writer.tx);
     let finished = tokio::task::spawn_blocking(move || writer.join.join())
         .await
-        .map_err(|e| EngineError::Setup(format!("the store writer stopped: {e}")))?
-        .map_err(|_| EngineError::Setup("the store writer panicked".into()))?
-        .map_err(EngineError::Setup)?;
+        .map_err(EngineError::WriterStopped)?
+        .map_err(|_| EngineError::WriterPanicked)?
+        .map_err(EngineError::WriteRefused)?;
     // The writer has the last word: it knows what was committed (a run
     // that produced only failures is failed, not done).
     let progress = finished.progress;
