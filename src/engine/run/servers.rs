@@ -280,3 +280,142 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         Err(poisoned) => poisoned.into_inner(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::ProviderConfig;
+
+    fn pool(caps: &[usize]) -> Servers {
+        Servers::new(
+            caps.iter()
+                .enumerate()
+                .map(|(i, &cap)| {
+                    let cfg = ProviderConfig::new(format!("http://127.0.0.1:{}/v1", 9 + i), "m");
+                    Servers::server(Client::new(cfg).expect("client"), cap)
+                })
+                .collect(),
+        )
+    }
+
+    fn refused() -> ProviderError {
+        ProviderError::Unreachable {
+            url: "http://127.0.0.1:9/v1".into(),
+            cause: "connection refused".into(),
+        }
+    }
+
+    fn exhausted() -> ProviderError {
+        ProviderError::RetriesExhausted {
+            attempts: 5,
+            last: "HTTP 503".into(),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn slots_fill_by_free_capacity_and_wait_when_all_are_taken() {
+        let servers = pool(&[2, 6]);
+        let mut leases = Vec::new();
+        for _ in 0..8 {
+            leases.push(servers.acquire().await.expect("a slot"));
+        }
+        let on = |i| leases.iter().filter(|l| l.index == i).count();
+        assert_eq!((on(0), on(1)), (2, 6));
+        // A ninth waits until a slot is given back, then takes that one.
+        let waiting = tokio::time::timeout(Duration::from_secs(5), servers.acquire()).await;
+        assert!(waiting.is_err(), "no free slot, so no lease");
+        let freed = leases.iter().position(|l| l.index == 0).expect("one on 0");
+        drop(leases.remove(freed));
+        let next = servers.acquire().await.expect("the freed slot");
+        assert_eq!(next.index, 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refusing_server_is_out_for_a_while_then_tried_again() {
+        let servers = pool(&[4, 4]);
+        let first = servers.acquire().await.expect("slot");
+        let out = first.index;
+        match first.failed(&refused()) {
+            AfterFailure::TakenOut(text) => {
+                assert!(text.contains("out of the run for 30s"), "{text}");
+                assert!(text.contains("connection refused"), "{text}");
+            }
+            _ => panic!("a refused connection takes the server out"),
+        }
+        drop(first);
+        for _ in 0..4 {
+            let l = servers.acquire().await.expect("slot");
+            assert_ne!(l.index, out, "its work goes to the other");
+        }
+        tokio::time::advance(FIRST_TIME_OUT + Duration::from_millis(1)).await;
+        let back = servers.acquire().await.expect("slot");
+        assert_eq!(
+            back.index, out,
+            "back after its time out, with the most free slots"
+        );
+        // Out again: twice as long this time.
+        match back.failed(&refused()) {
+            AfterFailure::TakenOut(text) => assert!(text.contains("for 60s"), "{text}"),
+            _ => panic!("taken out again"),
+        }
+        drop(back);
+        assert!(
+            servers.summary().contains("(taken out 2 times)"),
+            "{}",
+            servers.summary()
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn failures_in_a_row_take_a_server_out_and_an_answer_resets_them() {
+        let servers = pool(&[1, 1]);
+        let l = servers.acquire().await.expect("slot");
+        assert!(matches!(l.failed(&exhausted()), AfterFailure::Kept));
+        assert!(matches!(l.failed(&exhausted()), AfterFailure::Kept));
+        l.answered();
+        assert!(matches!(l.failed(&exhausted()), AfterFailure::Kept));
+        assert!(matches!(l.failed(&exhausted()), AfterFailure::Kept));
+        match l.failed(&exhausted()) {
+            AfterFailure::TakenOut(text) => {
+                assert!(text.contains("3 requests in a row failed"), "{text}")
+            }
+            _ => panic!("three in a row take it out"),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn when_the_last_server_goes_out_every_one_is_named() {
+        let servers = pool(&[1, 1]);
+        let a = servers.acquire().await.expect("slot");
+        let b = servers.acquire().await.expect("slot");
+        assert!(matches!(a.failed(&refused()), AfterFailure::TakenOut(_)));
+        match b.failed(&refused()) {
+            AfterFailure::NoneLeft(text) => {
+                assert!(text.starts_with("every server is out"), "{text}");
+                assert!(
+                    text.contains("127.0.0.1:9/") && text.contains("127.0.0.1:10/"),
+                    "{text}"
+                );
+            }
+            _ => panic!("none left"),
+        }
+        drop((a, b));
+        assert!(servers.acquire().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn one_server_keeps_no_slots() {
+        let servers = pool(&[2]);
+        let leases: Vec<_> =
+            futures_util::future::join_all((0..10).map(|_| servers.acquire())).await;
+        assert!(
+            leases
+                .iter()
+                .all(|l| l.as_ref().is_some_and(|l| l.index == 0))
+        );
+        assert!(matches!(
+            leases[0].as_ref().map(|l| l.failed(&refused())),
+            Some(AfterFailure::Kept)
+        ));
+    }
+}
