@@ -158,7 +158,7 @@ impl Servers {
     }
 
     /// The servers and their requests, for the run's record:
-    /// `http://a/v1 120, http://b/v1 40 (taken out once)`.
+    /// `http://a/v1: 120 requests, http://b/v1: 40 requests (taken out once)`.
     pub fn summary(&self) -> String {
         let health = lock(&self.health);
         self.list
@@ -170,7 +170,12 @@ impl Servers {
                     1 => " (taken out once)".into(),
                     n => format!(" (taken out {n} times)"),
                 };
-                format!("{} {}{out}", s.label, h.requests)
+                format!(
+                    "{}: {} request{}{out}",
+                    s.label,
+                    h.requests,
+                    if h.requests == 1 { "" } else { "s" }
+                )
             })
             .collect::<Vec<_>>()
             .join(", ")
