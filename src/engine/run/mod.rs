@@ -106,7 +106,7 @@ pub async fn execute(
     ));
     let stop = CancellationToken::new();
     let servers = connect(&provider, &req, &ledger, &stop)?;
-    let concurrency = servers.capacity(req.concurrency);
+    let concurrency = servers.capacity();
 
     if !plan.settled.is_empty() {
         let settled: Vec<Verdict> = plan

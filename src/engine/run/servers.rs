@@ -94,13 +94,10 @@ impl Servers {
         self.list.iter()
     }
 
-    /// Requests in flight at once over all servers.
-    pub fn capacity(&self, one_server: usize) -> usize {
-        if self.several() {
-            self.list.iter().map(|s| s.capacity).sum()
-        } else {
-            one_server
-        }
+    /// Requests in flight at once over all servers (one server given as
+    /// `URL#N` takes N, else the run's concurrency).
+    pub fn capacity(&self) -> usize {
+        self.list.iter().map(|s| s.capacity).sum()
     }
 
     /// A slot on the server with the most free slots, waiting for one when
@@ -411,6 +408,9 @@ mod tests {
     #[tokio::test]
     async fn one_server_keeps_no_slots() {
         let servers = pool(&[2]);
+        // `URL#N` alone still sets the run's requests in flight.
+        assert_eq!(servers.capacity(), 2);
+        assert_eq!(pool(&[2, 6]).capacity(), 8);
         let leases: Vec<_> =
             futures_util::future::join_all((0..10).map(|_| servers.acquire())).await;
         assert!(
