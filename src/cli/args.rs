@@ -1,4 +1,4 @@
-//! The command-line contract (DESIGN §5).
+//! The command-line contract (docs/design.md §5).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;

@@ -382,7 +382,7 @@ fn labels_are_stamped_with_the_time_update_is_given() {
     );
 }
 
-/// Issue 15.7: `G` in the prompt and help views shows the last page of the
+/// `G` in the prompt and help views shows the last page of the
 /// text (not a blank one past its end), and `g` comes back to the top from
 /// anywhere.
 #[test]
