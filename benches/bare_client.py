@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The bare client batch_throughput compares jury with: plain asyncio streams,
 keep-alive HTTP/1.1, CONCURRENCY requests in flight, each answer read to its
-last chunk and its SSE `data:` lines decoded as JSON, nothing stored.
+last chunk (its `[DONE]`), nothing parsed or stored: the least work a client
+can do per request.
 
     python3 bare_client.py BASE_URL CONCURRENCY BODIES.jsonl
 
@@ -9,7 +10,6 @@ BODIES.jsonl holds one request body per line (the bench replays the bodies
 jury sent, so the server answers the same work).
 """
 import asyncio
-import json
 import sys
 from urllib.parse import urlsplit
 
@@ -49,12 +49,7 @@ async def worker(host, port, path, bodies):
             elif name == "transfer-encoding" and "chunked" in value.lower():
                 chunked = True
         data = await read_chunked(reader) if chunked else await reader.readexactly(length or 0)
-        for event in data.replace(b"\r\n", b"\n").split(b"\n\n"):
-            payload = b"\n".join(
-                l[5:].lstrip() for l in event.split(b"\n") if l.startswith(b"data:")
-            )
-            if payload and payload != b"[DONE]":
-                json.loads(payload)
+        assert data.rstrip().endswith(b"[DONE]"), data[-200:]
     writer.close()
 
 
