@@ -1,16 +1,27 @@
 //! Batch throughput against a server with a fixed 200 ms latency.
 //!
-//! `cargo bench --bench batch_throughput` runs the release `jury run --mode 2
-//! --concurrency 16` over 400 imported items (3 classifications each, batch
-//! size 10: 120 requests) five times and prints the median wall time, start-up
-//! included, and its ratio to the ideal ceil(requests / 16) × 0.2 s. Answers
-//! stream as ~100 SSE events of 24 characters of arguments (BENCH_CHUNK),
-//! sent in one write each (BENCH_SPLIT_WRITES=1: one write per event); the
-//! 200 ms count from each request's arrival. Per run it prints where the time
-//! beyond the ideal went: start-up, the first round's spread, the exit, and
-//! CPU of jury and of this in-process server (which shares the two cores);
-//! over all runs, how late the server answered and how long jury took from an
-//! answer's last byte to the request that took its slot.
+//! `cargo bench --bench batch_throughput` runs the release `jury run --mode 2`
+//! in two cases: 16 requests in flight over 400 imported items (3
+//! classifications each, batch size 10: 120 requests), and 64 in flight over
+//! 2 800 items (840 requests), five times each, and prints the median wall
+//! time, start-up included, and its ratio to the ideal ceil(requests / C) ×
+//! 0.2 s. After each jury run a bare asyncio client (benches/bare_client.py:
+//! keep-alive HTTP/1.1, C in flight, each answer read to its end and nothing
+//! else) replays the bodies jury sent against the same server, and the bench
+//! prints jury's pace as a multiple of the client's (BENCH_BARE=0: no client).
+//! Answers stream as ~100 SSE events of 24 characters of arguments
+//! (BENCH_CHUNK), sent in one write each (BENCH_SPLIT_WRITES=1: one write per
+//! event); the 200 ms count from each request's arrival. Per run it prints
+//! where the time beyond the ideal went: start-up, the first round's spread,
+//! the exit, and CPU of jury and of this in-process server (which shares the
+//! two cores); over all runs, how late the server answered and how long jury
+//! took from an answer's last byte to the request that took its slot.
+//!
+//! BENCH_CONCURRENCY=64 runs one case, BENCH_RUNS=1 one iteration, and
+//! BENCH_WRAP puts a program in front of jury, e.g. a profile of one run:
+//! `BENCH_CONCURRENCY=64 BENCH_RUNS=1 BENCH_BARE=0 BENCH_WRAP="valgrind
+//! --tool=callgrind --callgrind-out-file=/tmp/cg.%p" cargo bench --bench
+//! batch_throughput`.
 //! Measured 2026-11-23 on the 2-core machine, alternating binaries under this
 //! harness: this code 1.031–1.039 (five series, 12:50–13:45), the session-3
 //! binary 1.046–1.050; jury's CPU 1.2–1.5 ms per request (was 1.7–2.0).
