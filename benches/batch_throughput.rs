@@ -120,7 +120,10 @@ fn bare_client() -> Option<Command> {
 /// argument (a profiler).
 fn jury_command(dir: &Path) -> Command {
     let plain = common::jury_in(dir);
-    let Some(wrap) = std::env::var("BENCH_WRAP").ok().filter(|w| !w.trim().is_empty()) else {
+    let Some(wrap) = std::env::var("BENCH_WRAP")
+        .ok()
+        .filter(|w| !w.trim().is_empty())
+    else {
         return plain;
     };
     let mut words = wrap.split_whitespace();
@@ -135,7 +138,13 @@ fn jury_command(dir: &Path) -> Command {
     c
 }
 
-fn run_case(server: &TestServer, arrivals: &Arrivals, concurrency: usize, items: usize, runs: usize) {
+fn run_case(
+    server: &TestServer,
+    arrivals: &Arrivals,
+    concurrency: usize,
+    items: usize,
+    runs: usize,
+) {
     let dir = tempfile::tempdir().expect("tempdir");
     let items_file = dir.path().join("items.jsonl");
     common::write_items(&items_file, items);
@@ -237,7 +246,11 @@ fn run_case(server: &TestServer, arrivals: &Arrivals, concurrency: usize, items:
                 .stdout(Stdio::null());
             let mb = common::run_measured_cpu(b);
             assert_eq!(mb.code, 0, "bare client failed");
-            assert_eq!(server.request_count() - before, requests, "bare client's requests");
+            assert_eq!(
+                server.request_count() - before,
+                requests,
+                "bare client's requests"
+            );
             println!(
                 "C={concurrency} run {}: bare client {:.3} s, CPU {:.0} ms",
                 i + 1,
