@@ -165,6 +165,10 @@ fn run_case(
     let mut times = Vec::new();
     let (mut cpu_jury, mut cpu_server) = (Vec::new(), Vec::new());
     let (mut bare_times, mut bare_cpu) = (Vec::new(), Vec::new());
+    // From the first request's arrival to the last answer's last byte, as
+    // the server saw it: the same span for jury and the client, without
+    // either's start-up and exit.
+    let (mut spans, mut bare_spans) = (Vec::new(), Vec::new());
     let (mut server_lateness, mut client_turnaround) = (Vec::new(), Vec::new());
     for i in 0..runs {
         let before = server.request_count();
@@ -229,6 +233,7 @@ fn run_case(
         cpu_jury.push(m.cpu);
         cpu_server.push(server_cpu);
         times.push(wall);
+        spans.push(span(server, arrivals, before));
         // The bare client replays the bodies jury just sent, against the same
         // server, right after it: the two alternate, so the machine's load
         // weighs on both alike.
@@ -251,12 +256,16 @@ fn run_case(
                 requests,
                 "bare client's requests"
             );
+            let bare_span = span(server, arrivals, before);
             println!(
-                "C={concurrency} run {}: bare client {:.3} s, CPU {:.0} ms",
+                "C={concurrency} run {}: bare client {:.3} s, CPU {:.0} ms; first request to last answer: jury {:.3} s, bare client {:.3} s",
                 i + 1,
                 mb.wall.as_secs_f64(),
-                mb.cpu.as_secs_f64() * 1000.0
+                mb.cpu.as_secs_f64() * 1000.0,
+                spans.last().map_or(0.0, Duration::as_secs_f64),
+                bare_span.as_secs_f64()
             );
+            bare_spans.push(bare_span);
             bare_times.push(mb.wall);
             bare_cpu.push(mb.cpu);
             bare = bare_client();
@@ -288,6 +297,13 @@ fn run_case(
             common::median(bare_cpu).as_secs_f64() * 1000.0 / requests as f64,
             bmed.as_secs_f64() / med.as_secs_f64()
         );
+        let (js, bs) = (common::median(spans), common::median(bare_spans));
+        println!(
+            "first request to last answer (median): jury {:.3} s, bare client {:.3} s; jury's pace {:.3} × the client's there",
+            js.as_secs_f64(),
+            bs.as_secs_f64(),
+            bs.as_secs_f64() / js.as_secs_f64()
+        );
     }
     let q = |v: &mut Vec<f64>, p: f64| {
         v.sort_by(f64::total_cmp);
@@ -303,6 +319,28 @@ fn run_case(
         q(&mut client_turnaround, 0.9),
         q(&mut client_turnaround, 1.0),
     );
+}
+
+/// From the first arrival of a request numbered `from` or later to the last
+/// answer to one of them.
+fn span(server: &TestServer, arrivals: &Arrivals, from: usize) -> Duration {
+    let first = arrivals
+        .lock()
+        .expect("lock")
+        .iter()
+        .filter(|(seq, _)| *seq >= from)
+        .map(|(_, t)| *t)
+        .min();
+    let last = server
+        .answer_times()
+        .into_iter()
+        .filter(|(seq, _)| *seq >= from)
+        .map(|(_, t)| t)
+        .max();
+    match (first, last) {
+        (Some(a), Some(b)) => b.saturating_duration_since(a),
+        _ => Duration::ZERO,
+    }
 }
 
 /// From `(seq, time)` of arrivals and of answers sent: how late each answer
