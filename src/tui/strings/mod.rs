@@ -4,6 +4,15 @@
 //! from the live keymap. What each key does is said beside the action itself
 //! (`action.rs`), where the keymap reads it.
 
+/// Untrusted text as the workbench shows it on one row: neutralised and
+/// cut as [`crate::sanitize::one_line`] does, with a newline (and the `⏎`
+/// the report's own lines mark one with) shown as a space. The `⏎` suits a
+/// terminal log; on a screen it reads as a stray glyph, and a space keeps
+/// the words apart.
+pub fn flat(s: &str, max_chars: usize) -> String {
+    crate::sanitize::one_line(s, max_chars).replace('⏎', " ")
+}
+
 /// Status-bar messages.
 pub mod msg {
     pub const CELLS_COMING: &str =

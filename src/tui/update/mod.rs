@@ -95,12 +95,12 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::LabelHistory { key, result } => undo::history_loaded(app, key, result),
         Msg::SampleNotKept(e) => app.chrome.warn(format!(
             "the label is saved but not marked as sampled: {}",
-            crate::sanitize::one_line(&e, 200)
+            crate::tui::strings::flat(&e, 200)
         )),
         Msg::SessionNotSaved(e) => {
             app.chrome
                 .warn(crate::tui::strings::session::session_not_saved(
-                    &crate::sanitize::one_line(&e, 200),
+                    &crate::tui::strings::flat(&e, 200),
                 ))
         }
         Msg::AgreementChanges(c) => fewshot_loop::changes(app, c),

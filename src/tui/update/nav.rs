@@ -5,7 +5,6 @@ use super::super::app::*;
 use super::super::input::action::Action;
 use super::super::msg::Effect;
 use crate::domain::Agreement;
-use crate::sanitize;
 
 /// Help, compare, personas, runs, agreement and prompt views.
 pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
@@ -146,7 +145,7 @@ pub fn agreement_loaded(app: &mut App, r: Result<Vec<crate::report::GroupFigures
     if let View::Agreement(a) = &mut app.chrome.view {
         a.figures = match r {
             Ok(groups) => FiguresState::Ready(groups),
-            Err(e) => FiguresState::Error(sanitize::one_line(&e, 300)),
+            Err(e) => FiguresState::Error(crate::tui::strings::flat(&e, 300)),
         };
         a.cursor = 0;
         a.cell = None;
@@ -182,7 +181,7 @@ pub fn escalations_loaded(
         Err(e) => {
             app.chrome
                 .error(crate::tui::strings::msg::escalations_failed(
-                    &crate::sanitize::one_line(&e, 200),
+                    &crate::tui::strings::flat(&e, 200),
                 ));
             return;
         }

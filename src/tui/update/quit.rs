@@ -8,7 +8,6 @@ use super::super::input::action::{PopupAction, PopupKind};
 use super::super::msg::Effect;
 use super::retry_unsaved;
 use crate::domain::Label;
-use crate::sanitize;
 use crossterm::event::KeyEvent;
 
 /// The quit action: at once when every label is saved; else every unsaved
@@ -68,13 +67,13 @@ pub fn label_answered(app: &mut App, fx: &mut Vec<Effect>) {
 pub fn kept(app: &mut App, r: Result<String, String>) {
     match &mut app.chrome.popup {
         Some(Popup::Quit(QuitPrompt::Unsaved { kept, .. })) => {
-            *kept = Some(r.map_err(|e| sanitize::one_line(&e, 200)))
+            *kept = Some(r.map_err(|e| crate::tui::strings::flat(&e, 200)))
         }
         _ => {
             if let Err(e) = r {
                 app.chrome
                     .error(crate::tui::strings::msg::recovery_file_error(
-                        &sanitize::one_line(&e, 200),
+                        &crate::tui::strings::flat(&e, 200),
                     ));
             }
         }

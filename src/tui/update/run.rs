@@ -5,7 +5,6 @@ use super::super::input::action::Action;
 use super::super::msg::Effect;
 use crate::domain::{Mode, PersonaRef, Protocol};
 use crate::protocol::{JudgeSpec, SpecRefusal};
-use crate::sanitize;
 
 /// Enter on the main screen and in compare: judges the current item. One
 /// item is cheap: it starts at once, and like `R` it judges only what is
@@ -38,7 +37,7 @@ pub fn use_persona(app: &mut App, cursor: usize) {
         app.choices.by_owner = false;
         app.refresh_all_marks();
         app.chrome.info(crate::tui::strings::msg::persona_chosen(
-            &sanitize::one_line(&app.data.personas[cursor].name, 60),
+            &crate::tui::strings::flat(&app.data.personas[cursor].name, 60),
         ));
     }
 }
@@ -122,7 +121,7 @@ pub fn run_ended(app: &mut App, tag: u64, error: Option<String>) {
     }
     app.runs.streams.retain(|_, s| s.tag != tag);
     if let Some(e) = error {
-        app.chrome.error(sanitize::one_line(&e, 300));
+        app.chrome.error(crate::tui::strings::flat(&e, 300));
     }
 }
 
@@ -175,7 +174,7 @@ fn claim_plans(app: &mut App, items: &[String]) -> Vec<RunPlan> {
     let (runs, unknown) = super::claims::claim_runs(app, items);
     if !unknown.is_empty() {
         app.chrome.warn(crate::tui::strings::claim::cannot_judge(
-            &sanitize::one_line(&unknown.join(", "), 200),
+            &crate::tui::strings::flat(&unknown.join(", "), 200),
         ));
     }
     runs.into_iter()
@@ -249,7 +248,8 @@ fn plan_of(
             resume: true,
         }),
         Err(e) => {
-            app.chrome.message = Some((Level::Error, sanitize::one_line(&e.to_string(), 300)));
+            app.chrome.message =
+                Some((Level::Error, crate::tui::strings::flat(&e.to_string(), 300)));
             None
         }
     }
@@ -271,7 +271,7 @@ pub(super) fn what(plan: &RunPlan) -> String {
         (Some(claim), _) => crate::tui::strings::msg::with_protocol(&format!(
             "{} ({})",
             plan.protocol().as_str(),
-            sanitize::one_line(&claim.claim_id, 40)
+            crate::tui::strings::flat(&claim.claim_id, 40)
         )),
         (None, Some(mode)) => crate::tui::strings::msg::in_mode(&mode.to_string()),
         (None, None) => crate::tui::strings::msg::with_protocol(plan.protocol().as_str()),

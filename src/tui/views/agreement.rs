@@ -5,7 +5,6 @@
 use crate::report::GroupFigures;
 use crate::report::pairs::Comparison;
 use crate::report::rank::Ranking;
-use crate::sanitize;
 use crate::tui::app::{AgreementRow, AgreementState, App, FiguresState};
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -107,7 +106,7 @@ fn estimate_rows(lines: &[String], area: Rect, buf: &mut Buffer, t: &Theme) -> R
     let mut shown: Vec<Line> = lines
         .iter()
         .take(room)
-        .map(|l| Line::styled(sanitize::one_line(l, 300), t.title))
+        .map(|l| Line::styled(crate::tui::strings::flat(l, 300), t.title))
         .collect();
     if lines.len() > room {
         let last = shown.len() - 1;
@@ -115,7 +114,7 @@ fn estimate_rows(lines: &[String], area: Rect, buf: &mut Buffer, t: &Theme) -> R
             format!(
                 "+{} more (jury estimate) · {}",
                 lines.len() - last - 1,
-                sanitize::one_line(&lines[last], 200)
+                crate::tui::strings::flat(&lines[last], 200)
             ),
             t.title,
         );
@@ -138,7 +137,7 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
         lines.push(Line::styled(
             format!(
                 "which judge agrees best · {} · {} unit(s) all judged · human ceiling: {}",
-                sanitize::one_line(&r.scope, 30),
+                crate::tui::strings::flat(&r.scope, 30),
                 r.n_shared,
                 r.human_ceiling.describe()
             ),
@@ -150,14 +149,17 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
                 format!(
                     " {}. {:<48} agree {:<20} {}",
                     i + 1,
-                    sanitize::one_line(&format!("{} as {}", c.judge, c.persona), 48),
+                    crate::tui::strings::flat(&format!("{} as {}", c.judge, c.persona), 48),
                     g(&c.agreement),
                     gap
                 ),
                 t.text,
             ));
         }
-        lines.push(Line::styled(sanitize::one_line(&r.summary, 300), t.muted));
+        lines.push(Line::styled(
+            crate::tui::strings::flat(&r.summary, 300),
+            t.muted,
+        ));
     }
     if area.height < 30 {
         // A short screen: the heading and the plain-words answer of each.
@@ -167,8 +169,8 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
                 Line::styled(
                     format!(
                         "which judge agrees best · {}: {}",
-                        sanitize::one_line(&r.scope, 20),
-                        sanitize::one_line(&r.summary, 200)
+                        crate::tui::strings::flat(&r.scope, 20),
+                        crate::tui::strings::flat(&r.summary, 200)
                     ),
                     t.title,
                 )
@@ -186,7 +188,7 @@ fn progress_line(state: &AgreementState) -> String {
     let (people, of) = &state.progress;
     let each: Vec<String> = people
         .iter()
-        .map(|(who, n)| format!("{} {n}/{of}", sanitize::one_line(who, 24)))
+        .map(|(who, n)| format!("{} {n}/{of}", crate::tui::strings::flat(who, 24)))
         .collect();
     if each.is_empty() {
         format!(
@@ -263,7 +265,7 @@ fn render_table(
         let text = format!(
             "{:<16} {:<44} {:<9} {:>6} {:>6} {:>6} {:>6} {:>9} {:>9} {:>16}",
             short(g.comparison),
-            sanitize::one_line(&format!("{} vs {}", g.left, g.right), 44),
+            crate::tui::strings::flat(&format!("{} vs {}", g.left, g.right), 44),
             g.scale.as_str(),
             n,
             fig(f.percent_agreement.value),
@@ -291,7 +293,7 @@ fn render_table(
         } else {
             t.text
         };
-        lines.push(Line::styled(sanitize::one_line(n, 400), style));
+        lines.push(Line::styled(crate::tui::strings::flat(n, 400), style));
     }
     Paragraph::new(lines).render(area, buf);
 }
@@ -326,8 +328,8 @@ fn render_matrix(
         Line::styled(
             format!(
                 "confusion: rows {} · columns {}",
-                sanitize::one_line(&g.left, 24),
-                sanitize::one_line(&g.right, 24)
+                crate::tui::strings::flat(&g.left, 24),
+                crate::tui::strings::flat(&g.right, 24)
             ),
             t.title,
         ),
@@ -512,7 +514,7 @@ fn quick_lines<'a>(rows: &[AgreementRow], t: &Theme) -> Vec<Line<'a>> {
         lines.push(Line::styled(
             format!(
                 "{:<28} {:>6} {:>8} {:>10}",
-                sanitize::one_line(&r.classification, 28),
+                crate::tui::strings::flat(&r.classification, 28),
                 r.n,
                 r.agree,
                 r.undecided

@@ -1,7 +1,7 @@
-use crate::sanitize::one_line;
 use crate::tui::app::{App, InputKind, PickerKind, Popup, QuitPrompt};
 use crate::tui::input::action::{PopupAction, PopupKind};
 use crate::tui::strings;
+use crate::tui::strings::flat;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
@@ -80,18 +80,18 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
         } => {
             let mut lines = vec![
                 Line::styled(strings::popup::could_not_write(*count), t.error),
-                Line::styled(format!("  {}", one_line(reason, 200)), t.text),
+                Line::styled(format!("  {}", flat(reason, 200)), t.text),
                 Line::raw(""),
             ];
             match kept {
                 None => lines.push(Line::styled(strings::popup::KEEPING, t.muted)),
                 Some(Ok(path)) => {
                     lines.push(Line::styled(strings::popup::KEPT_IN, t.text));
-                    lines.push(Line::styled(format!("  {}", one_line(path, 200)), t.muted));
+                    lines.push(Line::styled(format!("  {}", flat(path, 200)), t.muted));
                 }
                 Some(Err(e)) => {
                     lines.push(Line::styled(strings::popup::NOT_KEPT, t.error));
-                    lines.push(Line::styled(format!("  {}", one_line(e, 200)), t.muted));
+                    lines.push(Line::styled(format!("  {}", flat(e, 200)), t.muted));
                 }
             }
             lines.push(Line::raw(""));
@@ -214,17 +214,17 @@ fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Labe
     let t = &app.chrome.theme;
     let mut lines = vec![
         Line::styled(strings::popup::replay_intro(labels.len()), t.text),
-        Line::styled(format!("  {}", one_line(path, 200)), t.muted),
+        Line::styled(format!("  {}", flat(path, 200)), t.muted),
         Line::raw(""),
     ];
     for l in labels.iter().take(5) {
         lines.push(Line::styled(
             format!(
                 "  {} · {} · {} · {} = {}",
-                one_line(&l.key.item_id, 30),
-                one_line(&l.key.classification_id, 30),
-                one_line(&l.persona_id, 20),
-                one_line(&l.who, 20),
+                flat(&l.key.item_id, 30),
+                flat(&l.key.classification_id, 30),
+                flat(&l.persona_id, 20),
+                flat(&l.who, 20),
                 l.value.as_text()
             ),
             t.human,
@@ -287,7 +287,7 @@ fn picker(
         .enumerate()
     {
         let line = Line::styled(
-            format!(" {}", crate::sanitize::one_line(o, 56)),
+            format!(" {}", crate::tui::strings::flat(o, 56)),
             if i == cursor { t.selection } else { t.text },
         );
         let lr = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
@@ -337,7 +337,7 @@ fn input(
     block.render(r, buf);
     let mut text_area = inner;
     if let Some(e) = error {
-        Line::styled(crate::sanitize::one_line(e, 200), t.error)
+        Line::styled(crate::tui::strings::flat(e, 200), t.error)
             .render(Rect::new(inner.x, inner.y, inner.width, 1), buf);
         text_area = Rect::new(
             inner.x,

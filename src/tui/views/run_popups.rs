@@ -78,7 +78,7 @@ pub fn confirm_runs(
                 r.plan
                     .spec
                     .persona()
-                    .map(|p| crate::sanitize::one_line(p, 40))
+                    .map(|p| crate::tui::strings::flat(p, 40))
                     .as_deref(),
                 r.plan.item_ids.len(),
             ),
@@ -112,7 +112,7 @@ pub fn confirm_runs(
             .hint(crate::tui::input::action::Action::CancelRun);
         lines.push(Line::styled(say::run_going(&cancel), t.warning));
     }
-    let model = crate::sanitize::one_line(&app.runs.model, 40);
+    let model = crate::tui::strings::flat(&app.runs.model, 40);
     let priced = runs.iter().any(|r| r.all.cost_usd.is_some());
     lines.push(Line::styled(say::cost_note(&model, priced), t.muted));
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::ConfirmRuns, a);

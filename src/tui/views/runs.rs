@@ -147,8 +147,8 @@ fn run_table<'a>(
                 r.id,
                 r.status.as_str(),
                 judge_name(r),
-                sanitize::one_line(&r.spec.persona_id, 14),
-                sanitize::one_line(&r.spec.model, 18),
+                crate::tui::strings::flat(&r.spec.persona_id, 14),
+                crate::tui::strings::flat(&r.spec.model, 18),
                 r.verdicts,
                 r.total,
                 r.failures,
@@ -190,7 +190,7 @@ fn run_detail<'a>(
             "structured: {} · {} request(s), every attempt · usage unknown on {} · cached {} of prompt tokens",
             run.structured
                 .as_deref()
-                .map(|s| sanitize::one_line(s, 200))
+                .map(|s| crate::tui::strings::flat(s, 200))
                 .unwrap_or_else(|| "not recorded".into()),
             run.requests,
             run.usage_unknown,
@@ -200,7 +200,7 @@ fn run_detail<'a>(
     )];
     if let Some(n) = &run.note {
         lines.push(Line::styled(
-            format!("note: {}", sanitize::one_line(n, 300)),
+            format!("note: {}", crate::tui::strings::flat(n, 300)),
             t.warning,
         ));
     }
@@ -214,7 +214,7 @@ fn run_detail<'a>(
                 f.http_status
                     .map(|s| s.to_string())
                     .unwrap_or_else(|| "-".into()),
-                sanitize::one_line(f.finish_reason.as_deref().unwrap_or("-"), 20),
+                crate::tui::strings::flat(f.finish_reason.as_deref().unwrap_or("-"), 20),
                 f.keys.len()
             ),
             t.error,
@@ -229,7 +229,7 @@ fn run_detail<'a>(
             continue;
         }
         lines.push(Line::styled(
-            format!("  reason: {}", sanitize::one_line(&f.reason, 300)),
+            format!("  reason: {}", crate::tui::strings::flat(&f.reason, 300)),
             t.text,
         ));
         for l in sanitize::for_display(&f.raw_response, 1500).lines() {

@@ -1,5 +1,4 @@
 use super::verdicts::spinner;
-use crate::sanitize;
 use crate::tui::app::{App, Level};
 use crate::tui::input::action::Action;
 use ratatui::buffer::Buffer;
@@ -18,7 +17,7 @@ impl Widget for StatusBar<'_> {
         let sep = || Span::styled(" │ ", t.status_bar);
         let persona = app
             .persona()
-            .map(|p| sanitize::one_line(&p.id, 24))
+            .map(|p| crate::tui::strings::flat(&p.id, 24))
             .unwrap_or_else(|| "no persona".into());
         let status = if app.choices.by_owner && app.current_item().is_none() {
             crate::tui::strings::msg::PERSONA_BY_OWNER.to_string()
@@ -33,7 +32,7 @@ impl Widget for StatusBar<'_> {
             Span::styled(
                 format!(
                     "perspective {}",
-                    sanitize::one_line(&app.perspective_label(), 24)
+                    crate::tui::strings::flat(&app.perspective_label(), 24)
                 ),
                 t.status_bar,
             ),
@@ -43,7 +42,7 @@ impl Widget for StatusBar<'_> {
                 t.status_bar,
             ),
             sep(),
-            Span::styled(sanitize::one_line(&app.runs.model, 30), t.status_bar),
+            Span::styled(crate::tui::strings::flat(&app.runs.model, 30), t.status_bar),
         ];
         if let Some(s) = run_progress(app) {
             spans.push(sep());

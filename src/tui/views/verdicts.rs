@@ -142,18 +142,18 @@ fn awag_draw<'a>(
     };
     let mut head = vec![
         Span::styled(if focused { "▶ " } else { "  " }, t.accent),
-        Span::styled(sanitize::one_line(&c.id, 40), t.title),
+        Span::styled(crate::tui::strings::flat(&c.id, 40), t.title),
     ];
     if app.active_perspectives().len() > 1 {
         head.push(Span::styled(
-            format!(" · {}", sanitize::one_line(&r.perspective_id, 30)),
+            format!(" · {}", crate::tui::strings::flat(&r.perspective_id, 30)),
             t.muted,
         ));
     }
     head.push(Span::styled(
         format!(
             "  classifier: {}",
-            sanitize::one_line(c.selected_text(), 30)
+            crate::tui::strings::flat(c.selected_text(), 30)
         ),
         t.muted,
     ));
@@ -218,7 +218,7 @@ fn awag_draw<'a>(
     }
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
-            format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)),
+            format!("  ✎ {}", crate::tui::strings::flat(&l.label.note, 60)),
             t.muted,
         ));
     }
@@ -237,12 +237,15 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     let t = &app.chrome.theme;
     let mut head = vec![
         Span::styled(if focused { "▶ " } else { "  " }, t.accent),
-        Span::styled(sanitize::one_line(&r.key.classification_id, 40), t.title),
+        Span::styled(
+            crate::tui::strings::flat(&r.key.classification_id, 40),
+            t.title,
+        ),
         Span::styled(format!(" · {} ({})", r.protocol, r.scale), t.muted),
     ];
     if r.persona_id != crate::domain::PersonaRef::NONE_ID {
         head.push(Span::styled(
-            format!(" · {}", sanitize::one_line(&r.persona_id, 20)),
+            format!(" · {}", crate::tui::strings::flat(&r.persona_id, 20)),
             t.muted,
         ));
     }
@@ -259,7 +262,10 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     let mut value = vec![Span::raw("  ")];
     let mut text = Vec::new();
     if !r.about.is_empty() {
-        text.push(Line::styled(sanitize::one_line(&r.about, room), t.muted));
+        text.push(Line::styled(
+            crate::tui::strings::flat(&r.about, room),
+            t.muted,
+        ));
     }
     match (app.runs.streams.get(&r.key), judge, verdict) {
         (Some(s), _, _) => {
@@ -303,7 +309,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     }
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
-            format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)),
+            format!("  ✎ {}", crate::tui::strings::flat(&l.label.note, 60)),
             t.muted,
         ));
     }
@@ -373,7 +379,7 @@ fn others_span<'a>(
         .take(4)
         .map(|e| {
             let v = e.label.value;
-            let who = sanitize::one_line(&e.label.who, 12);
+            let who = crate::tui::strings::flat(&e.label.who, 12);
             if v.scale() == row {
                 format!("{who} {v}")
             } else {
