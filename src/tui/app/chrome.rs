@@ -178,6 +178,9 @@ pub struct Chrome {
     /// The agreement view a drill came from: Esc on the drilled list goes
     /// back to it as it was.
     pub back: Option<Box<AgreementState>>,
+    /// The agreement and runs tables show the columns a narrow screen left
+    /// out, in place of the others ([`crate::tui::layout::columns`]).
+    pub other_columns: bool,
 }
 
 impl Chrome {
@@ -194,6 +197,7 @@ impl Chrome {
             legend: None,
             session: Default::default(),
             back: None,
+            other_columns: false,
         }
     }
 

@@ -17,6 +17,9 @@ pub fn flat(s: &str, max_chars: usize) -> String {
 pub mod msg {
     pub const CELLS_COMING: &str =
         "the pairs behind the figures are still being read: enter again in a moment";
+    pub const OTHER_COLUMNS_WHERE: &str =
+        "the columns key works in the agreement and runs views, under 120 columns";
+    pub const EVERY_COLUMN_SHOWN: &str = "every column shows at this width";
     pub const SPLIT_IN_AGREEMENT: &str =
         "the split key works in the agreement view: all pairs, held-out test, train";
     // ----- runs -----
@@ -210,6 +213,72 @@ pub mod msg {
     }
     pub fn replaying(n: usize) -> String {
         format!("replaying {n} label(s) from the recovery file…")
+    }
+}
+
+/// The agreement and runs tables: what is above, below and a key away.
+pub mod table {
+    /// The agreement table's legend for the columns shown (`heads`): "agree
+    /// is raw agreement; kappa and alpha correct it for chance; base rate =
+    /// each side's share of its most common value; acc = the classifier's
+    /// accuracy as each side reads it" when all show.
+    pub fn agreement_legend(heads: &[&str]) -> String {
+        let has = |h: &str| heads.contains(&h);
+        let mut parts = Vec::new();
+        if has("agree") {
+            parts.push("agree is raw agreement".to_string());
+        }
+        let corrected: Vec<&str> = ["kappa", "alpha"].into_iter().filter(|h| has(h)).collect();
+        if !corrected.is_empty() {
+            let verb = if corrected.len() > 1 {
+                "correct"
+            } else {
+                "corrects"
+            };
+            let what = if has("agree") { "it" } else { "agreement" };
+            parts.push(format!(
+                "{} {verb} {what} for chance",
+                corrected.join(" and ")
+            ));
+        }
+        if has("base L/R") {
+            parts.push("base rate = each side's share of its most common value".into());
+        }
+        if has("acc L/R") {
+            parts.push("acc = the classifier's accuracy as each side reads it".into());
+        }
+        parts.join("; ")
+    }
+    /// What the agreement table shows first, named when the key brings it back.
+    pub const AGREEMENT_FIRST: &str = "agree, kappa";
+    /// What the runs table shows first.
+    pub const RUNS_FIRST: &str = "start, judge, prompts";
+
+    /// "↑ 2 above · ↓ 12 more · w more columns: alpha, base L/R", or `None`
+    /// when every row and column is in sight.
+    pub fn status(
+        above: usize,
+        below: usize,
+        key: &str,
+        hidden: &[&str],
+        other: bool,
+        first: &str,
+    ) -> Option<String> {
+        let mut parts = Vec::new();
+        if above > 0 {
+            parts.push(format!("↑ {above} above"));
+        }
+        if below > 0 {
+            parts.push(format!("↓ {below} more"));
+        }
+        if !hidden.is_empty() {
+            parts.push(if other {
+                format!("{key} back to {first}")
+            } else {
+                format!("{key} more columns: {}", hidden.join(", "))
+            });
+        }
+        (!parts.is_empty()).then(|| parts.join(" · "))
     }
 }
 

@@ -154,6 +154,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         CancelRun => cancel::ask(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
         CycleSplit => nav::cycle_split(app, fx),
+        OtherColumns => nav::other_columns(app),
         FewShotLoop => fewshot_loop::start(app, fx),
         MoveDown | MoveUp if drill::move_cell(app, action) => {}
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => nav::movement(app, action),

@@ -80,6 +80,30 @@ pub fn runs_loaded(
     }
 }
 
+/// In the agreement and runs views on a narrow screen: the columns that gave
+/// way, in place of the others, and back. Elsewhere, or when every column
+/// fits, it says so and changes nothing.
+pub fn other_columns(app: &mut App) {
+    use crate::tui::layout::columns;
+    let cols = match app.chrome.view {
+        View::Agreement(_) => columns::AGREEMENT,
+        View::Runs(_) => columns::RUNS,
+        _ => {
+            app.chrome
+                .info(crate::tui::strings::msg::OTHER_COLUMNS_WHERE);
+            return;
+        }
+    };
+    let hidden = columns::hidden(cols, crate::tui::layout::table_width(app.chrome.size));
+    if hidden.is_empty() {
+        app.chrome.other_columns = false;
+        app.chrome
+            .info(crate::tui::strings::msg::EVERY_COLUMN_SHOWN);
+        return;
+    }
+    app.chrome.other_columns = !app.chrome.other_columns;
+}
+
 /// In the agreement view: the figures on all pairs, then on the held-out
 /// `test` side only, then on `train` (what `jury report --split` gives).
 pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
