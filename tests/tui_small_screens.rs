@@ -272,6 +272,29 @@ fn long_values() -> jury::tui::app::Loaded {
     data
 }
 
+#[test]
+fn the_verdict_pane_wraps_the_classifiers_value_and_mapped_labels_at_80_columns() {
+    let mut app = app_with(long_values());
+    sized(&mut app, 80, 24);
+    key(&mut app, 'm'); // mode 3: the Likert labels read as AGREE/DISAGREE
+    let s = screen(&app);
+    let (from, to) = pane_columns(&s, "verdicts");
+    // A value longer than the pane is wide goes on over the next row: read
+    // without the spaces wrapping puts in.
+    let text: String = pane_text(&s, from, to).split_whitespace().collect();
+    for want in [
+        "classifier: logistics-and-travel-arrangements",
+        "H AGREE (mapped: likert 4)",
+        "H DISAGREE (mapped: likert 2)",
+    ] {
+        let want: String = want.split_whitespace().collect();
+        assert!(text.contains(&want), "{want}:\n{text}\n{s}");
+    }
+    insta::assert_snapshot!("verdicts_80x24", s);
+    sized(&mut app, 160, 45);
+    insta::assert_snapshot!("verdicts_160x45", screen(&app));
+}
+
 // ----- no ⏎ on screen -----
 
 #[test]

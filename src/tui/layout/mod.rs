@@ -70,8 +70,18 @@ pub fn list_rows(size: (u16, u16), legend: u16) -> usize {
 pub fn wrapped_rows(text: &str, w: usize) -> usize {
     use unicode_width::UnicodeWidthStr;
     let w = w.max(1);
-    let (mut rows, mut used) = (1, 0);
-    for word in text.split(' ') {
+    // An indent is kept on the first row: it counts as part of the first word.
+    let body = text.trim_start_matches(' ');
+    let (mut rows, mut used) = (1, text.len() - body.len());
+    for (i, word) in body.split(' ').enumerate() {
+        if i == 0 {
+            used += word.width();
+            while used > w {
+                rows += 1;
+                used -= w;
+            }
+            continue;
+        }
         let len = word.width();
         if used > 0 && used + 1 + len > w {
             rows += 1;
@@ -96,5 +106,8 @@ mod tests {
         assert_eq!(wrapped_rows("aaa bbbb", 7), 2);
         assert_eq!(wrapped_rows("aaaaaaaaaa", 4), 3);
         assert_eq!(wrapped_rows("", 4), 1);
+        // The indent stays on the first row.
+        assert_eq!(wrapped_rows("  aaa bbb", 7), 2);
+        assert_eq!(wrapped_rows("  aaa bb", 8), 1);
     }
 }

@@ -2,6 +2,7 @@ use super::{focused_block, label_on_scale, value_style};
 use crate::sanitize;
 use crate::tui::app::protocol_rows::ProtoRow;
 use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, RowKey, disagrees};
+use crate::tui::layout::wrapped_rows;
 use crate::tui::update::visible_judge;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -14,10 +15,23 @@ use unicode_width::UnicodeWidthStr;
 pub struct VerdictPane<'a>(pub &'a App);
 
 struct RowDraw<'a> {
+    focused: bool,
     head: Line<'a>,
     value: Line<'a>,
     text: Vec<Line<'a>>,
     text_rows: u16,
+}
+
+impl RowDraw<'_> {
+    /// Rows the head and value lines take wrapped at `width`: the
+    /// classifier's value and the labels (mapped ones are long) are wrapped,
+    /// never cut.
+    fn head_rows(&self, width: u16) -> u16 {
+        let w = usize::from(width.saturating_sub(2).max(1));
+        let rows =
+            wrapped_rows(&self.head.to_string(), w) + wrapped_rows(&self.value.to_string(), w);
+        u16::try_from(rows).unwrap_or(u16::MAX)
+    }
 }
 
 impl Widget for VerdictPane<'_> {
@@ -59,8 +73,9 @@ impl Widget for VerdictPane<'_> {
             }))
             .collect();
         // Each row: head, value, then its text (focused row up to 12 lines, others 3).
-        let cap =
-            |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.list.row { 12 } else { 3 });
+        let cap = |i: usize, d: &RowDraw| {
+            d.head_rows(inner.width) + d.text_rows.min(if i == app.list.row { 12 } else { 3 })
+        };
         let mut first = app.list.row.min(draws.len() - 1);
         let mut used = cap(first, &draws[first]);
         while first > 0 && used + cap(first - 1, &draws[first - 1]) <= inner.height {
@@ -78,9 +93,18 @@ impl Widget for VerdictPane<'_> {
             } else {
                 0
             };
-            let head_h = h.min(2);
+            let head_h = h.min(d.head_rows(inner.width));
+            if d.focused {
+                Span::styled("▶ ", t.selection.patch(t.accent))
+                    .render(Rect::new(inner.x, y, 2, 1), buf);
+            }
+            // Two columns in, wrapped rows too: the marker column stays clear.
             Paragraph::new(vec![d.head, d.value])
-                .render(Rect::new(inner.x, y, inner.width, head_h), buf);
+                .wrap(Wrap { trim: true })
+                .render(
+                    Rect::new(inner.x + 2, y, inner.width.saturating_sub(2), head_h),
+                    buf,
+                );
             // The text sits indented under its row, wrapped lines too.
             let tr = Rect::new(
                 inner.x + 2,
@@ -133,6 +157,7 @@ fn awag_draw<'a>(
         Some(k) => k,
         None => {
             return RowDraw {
+                focused,
                 head: Line::raw(""),
                 value: Line::raw(""),
                 text: Vec::new(),
@@ -140,10 +165,7 @@ fn awag_draw<'a>(
             };
         }
     };
-    let mut head = vec![
-        Span::styled(if focused { "▶ " } else { "  " }, t.accent),
-        Span::styled(crate::tui::strings::flat(&c.id, 40), t.title),
-    ];
+    let mut head = vec![Span::styled(crate::tui::strings::flat(&c.id, 40), t.title)];
     if app.active_perspectives().len() > 1 {
         head.push(Span::styled(
             format!(" · {}", crate::tui::strings::flat(&r.perspective_id, 30)),
@@ -153,7 +175,7 @@ fn awag_draw<'a>(
     head.push(Span::styled(
         format!(
             "  classifier: {}",
-            crate::tui::strings::flat(c.selected_text(), 30)
+            crate::tui::strings::flat(c.selected_text(), 200)
         ),
         t.muted,
     ));
@@ -168,7 +190,7 @@ fn awag_draw<'a>(
     let judge = visible_judge(app, &key);
     let stream = app.runs.streams.get(&key);
     let label = app.my_label(&key, app.choices.mode.scale());
-    let mut value = vec![Span::raw("  ")];
+    let mut value = Vec::new();
     let text = match (stream, judge, verdict) {
         (Some(s), _, _) => {
             value.push(Span::styled(
@@ -222,8 +244,9 @@ fn awag_draw<'a>(
             t.muted,
         ));
     }
-    let text_rows = wrapped_rows(&text, w);
+    let text_rows = text_rows(&text, w);
     RowDraw {
+        focused,
         head,
         value: Line::from(value),
         text,
@@ -236,7 +259,6 @@ fn awag_draw<'a>(
 fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usize) -> RowDraw<'a> {
     let t = &app.chrome.theme;
     let mut head = vec![
-        Span::styled(if focused { "▶ " } else { "  " }, t.accent),
         Span::styled(
             crate::tui::strings::flat(&r.key.classification_id, 40),
             t.title,
@@ -259,7 +281,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     let judge = verdict
         .map(|v| v.value)
         .filter(|_| !app.choices.blind || label.is_some());
-    let mut value = vec![Span::raw("  ")];
+    let mut value = Vec::new();
     let mut text = Vec::new();
     if !r.about.is_empty() {
         text.push(Line::styled(
@@ -313,8 +335,9 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
             t.muted,
         ));
     }
-    let text_rows = wrapped_rows(&text, w);
+    let text_rows = text_rows(&text, w);
     RowDraw {
+        focused,
         head,
         value: Line::from(value),
         text,
@@ -342,7 +365,7 @@ fn lines_of(s: &str, style: ratatui::style::Style) -> Vec<Line<'static>> {
         .collect()
 }
 
-fn wrapped_rows(lines: &[Line], w: usize) -> u16 {
+fn text_rows(lines: &[Line], w: usize) -> u16 {
     let n: usize = lines
         .iter()
         .map(|l| {
