@@ -354,6 +354,40 @@ fn claim_label(item: &str, claim: &str, value: Value, who: &str) -> Label {
     }
 }
 
+#[test]
+fn claim_rows_without_claim_text_give_way_to_one_hint_line() {
+    let mut data = loaded();
+    data.labels = vec![
+        claim_label("k-001", "c-deadline", Value::Bool(true), "bob"),
+        claim_label("k-001", "c-money", Value::Bool(false), "bob"),
+    ];
+    let mut app = app_with(data);
+    sized(&mut app, 80, 24);
+    let s = screen(&app);
+    let (from, to) = pane_columns(&s, "verdicts");
+    let text = pane_text(&s, from, to);
+    assert!(!text.contains("c-deadline · proposition"), "{text}");
+    assert!(!text.contains("c-money · proposition"), "{text}");
+    assert!(text.contains("claims.toml"), "{text}");
+    assert!(
+        text.contains("c-deadline") && text.contains("c-money"),
+        "{text}"
+    );
+    // Only the AwAg rows take the focus and labels.
+    assert_eq!(app.row_count(), 2);
+    insta::assert_snapshot!("claims_hidden_80x24", s);
+    // A configured claim shows its row; the other stays in the hint.
+    app.data.claims = jury::tui::app::claims::parse(
+        "[[claim]]\nid = \"c-deadline\"\nclaim = \"A deadline is named.\"\n",
+    )
+    .unwrap();
+    let s = screen(&app);
+    let text = pane_text(&s, from, to);
+    assert!(text.contains("c-deadline · proposition"), "{text}");
+    assert!(!text.contains("c-money · proposition"), "{text}");
+    assert_eq!(app.row_count(), 3);
+}
+
 // ----- the "no endpoint" popup -----
 
 // ----- the runs view -----

@@ -114,6 +114,7 @@ pub fn build_app_with_items(
     }
     let (claims, cw) = app::claims::load(dir.as_deref());
     app.data.claims = claims;
+    app.data.claims_file = dir.map(|d| d.join("claims.toml"));
     let mut warnings: Vec<String> = kw.into_iter().chain(tw).chain(cw).collect();
     match settings.structured.as_deref() {
         None | Some("auto") => {}

@@ -284,8 +284,18 @@ pub mod table {
 
 /// A proposition row's claim line.
 pub mod claim {
-    pub const UNKNOWN: &str =
-        "claim text unknown: add it to claims.toml in the config directory to judge it here";
+    /// Where a claim goes when the workbench knows no config directory.
+    pub const IN_CONFIG_DIR: &str = "claims.toml in the config directory";
+
+    /// The one line that stands for the current item's claim rows whose
+    /// claim is not configured; `file` is where `claims.toml` is read.
+    pub fn hidden(ids: &[String], file: &str) -> String {
+        format!(
+            "{} claim(s) hidden, claim text unknown: {} · to show, add [[claim]] id and claim to {file}",
+            ids.len(),
+            ids.join(", ")
+        )
+    }
     pub fn about(claim: &str, scoring: &str) -> String {
         format!("claim ({scoring}): {claim}")
     }

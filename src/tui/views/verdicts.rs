@@ -3,6 +3,7 @@ use crate::sanitize;
 use crate::tui::app::protocol_rows::ProtoRow;
 use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, RowKey, disagrees};
 use crate::tui::layout::wrapped_rows;
+use crate::tui::strings::{self, flat};
 use crate::tui::update::visible_judge;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -52,8 +53,25 @@ impl Widget for VerdictPane<'_> {
         };
         let rows = app.rows();
         let proto_rows = app.proto_rows();
+        // Claim rows without their claim's text stand as one line, under the rows.
+        let hint = claims_hint(app);
+        let hint_rows = hint.as_ref().map_or(0, |h| {
+            let w = usize::from(inner.width.max(1));
+            u16::try_from(wrapped_rows(&h.to_string(), w)).unwrap_or(u16::MAX)
+        });
+        let full = inner;
+        let inner = Rect {
+            height: inner.height.saturating_sub(hint_rows),
+            ..inner
+        };
         if rows.is_empty() && proto_rows.is_empty() {
-            Line::styled("no classifications (or no perspective)", t.muted).render(inner, buf);
+            match hint {
+                Some(h) => Paragraph::new(h)
+                    .wrap(Wrap { trim: true })
+                    .render(full, buf),
+                None => Line::styled("no classifications (or no perspective)", t.muted)
+                    .render(inner, buf),
+            }
             return;
         }
         // Text is drawn two columns in.
@@ -118,7 +136,31 @@ impl Widget for VerdictPane<'_> {
                 .render(tr, buf);
             y += h;
         }
+        if let Some(h) = hint {
+            let area = Rect::new(full.x, y, full.width, full.bottom().saturating_sub(y));
+            Paragraph::new(h)
+                .wrap(Wrap { trim: true })
+                .render(area, buf);
+        }
     }
+}
+
+/// The line that stands for the current item's claim rows whose claim is
+/// not configured: which, and where a claim goes.
+fn claims_hint(app: &App) -> Option<Line<'static>> {
+    let hidden = app.hidden_claims();
+    if hidden.is_empty() {
+        return None;
+    }
+    let ids: Vec<String> = hidden.iter().map(|id| flat(id, 40)).collect();
+    let file = match &app.data.claims_file {
+        Some(f) => flat(&f.display().to_string(), 200),
+        None => strings::claim::IN_CONFIG_DIR.to_string(),
+    };
+    Some(Line::styled(
+        strings::claim::hidden(&ids, &file),
+        app.chrome.theme.muted,
+    ))
 }
 
 /// The held-out split's side of this (item, classification), when the
