@@ -39,7 +39,8 @@ pub enum Popup {
         target: Option<(ComboKey, crate::domain::Scale)>,
         error: Option<String>,
     },
-    /// A message that needs acknowledging (e.g. no endpoint configured).
+    /// A message that needs acknowledging (e.g. no endpoint configured);
+    /// `text` may hold several lines.
     Notice { title: String, text: String },
     /// Quitting with labels not yet on disk.
     Quit(QuitPrompt),

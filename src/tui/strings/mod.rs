@@ -27,6 +27,13 @@ pub mod msg {
     pub const NO_PERSONA: &str = "no persona: import one (jury import) or create one (P, then N)";
     pub const NO_PERSPECTIVE: &str = "no perspective: import one with jury import";
     pub const NO_ENDPOINT_TITLE: &str = "cannot judge: no endpoint";
+    /// The "no endpoint" popup: why, then how to judge at once with the
+    /// offline demo judge (one command a line, to be copied as it is).
+    pub fn no_endpoint(why: &str) -> String {
+        format!(
+            "{why}\n\nTo try it now, start the offline demo judge (keyword rules, not a model) and jury with it:\n  jury demo-judge --port 8089 &\n  OPENAI_BASE_URL=http://127.0.0.1:8089/v1 JURY_MODEL=jury-demo-judge jury"
+        )
+    }
     pub const EVERY_MODE_JUDGED: &str = "every mode already has verdicts for this item";
     pub const CANCELLING: &str = "cancelling: the verdicts that arrived are kept…";
     pub const NO_RUN_TO_CANCEL: &str = "no run is going";

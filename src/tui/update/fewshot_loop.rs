@@ -14,11 +14,7 @@ use crossterm::event::KeyEvent;
 
 /// `L`.
 pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
-    if let Some(e) = &app.runs.endpoint_error {
-        app.chrome.popup = Some(Popup::Notice {
-            title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
-            text: e.clone(),
-        });
+    if super::run::no_endpoint(app) {
         return;
     }
     if app.runs.fewshot.as_ref().is_some_and(|l| {

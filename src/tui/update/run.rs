@@ -186,14 +186,15 @@ fn claim_plans(app: &mut App, items: &[String]) -> Vec<RunPlan> {
         .collect()
 }
 
-/// Says so and returns true when no endpoint is configured.
-fn no_endpoint(app: &mut App) -> bool {
+/// Says so, and how to start the demo judge, and returns true when no
+/// endpoint is configured.
+pub(super) fn no_endpoint(app: &mut App) -> bool {
     let Some(e) = &app.runs.endpoint_error else {
         return false;
     };
     app.chrome.popup = Some(Popup::Notice {
         title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
-        text: e.clone(),
+        text: crate::tui::strings::msg::no_endpoint(e),
     });
     true
 }

@@ -190,24 +190,42 @@ fn history(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String
     dialog(area, buf, app, &format!(" {title} "), out);
 }
 
+/// A notice: its lines (a command stays on one row where the screen
+/// allows: the popup is as wide as its longest line), then "press any key".
 fn notice(app: &App, area: Rect, buf: &mut Buffer, title: &str, text: &str) {
     let t = &app.chrome.theme;
-    let r = centered(area, 70, 9);
+    let longest = text
+        .lines()
+        .map(unicode_width::UnicodeWidthStr::width)
+        .max()
+        .unwrap_or(0);
+    let w = u16::try_from(longest + 2)
+        .unwrap_or(u16::MAX)
+        .clamp(70, 100);
+    let inner = usize::from(w.min(area.width).saturating_sub(2));
+    let rows: usize = text
+        .lines()
+        .map(|l| crate::tui::layout::wrapped_rows(l, inner))
+        .sum();
+    let h = u16::try_from(rows + 4).unwrap_or(u16::MAX);
+    let r = centered(area, w, h);
     Clear.render(r, buf);
-    Paragraph::new(vec![
-        Line::styled(text.to_string(), t.text),
-        Line::raw(""),
-        Line::styled(strings::popup::PRESS_ANY_KEY, t.muted),
-    ])
-    .wrap(Wrap { trim: false })
-    .block(
-        Block::bordered()
-            .title(format!(" {title} "))
-            .border_style(t.error)
-            .title_style(t.error),
-    )
-    .style(t.text)
-    .render(r, buf);
+    let mut lines: Vec<Line> = text
+        .lines()
+        .map(|l| Line::styled(l.to_string(), t.text))
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(strings::popup::PRESS_ANY_KEY, t.muted));
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(
+            Block::bordered()
+                .title(format!(" {title} "))
+                .border_style(t.error)
+                .title_style(t.error),
+        )
+        .style(t.text)
+        .render(r, buf);
 }
 
 fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Label], path: &str) {
