@@ -465,6 +465,48 @@ fn runs_view(w: u16, h: u16) -> App {
     app
 }
 
+#[test]
+fn the_runs_view_lists_the_newest_first_with_time_duration_prompts_and_judge() {
+    let app = runs_view(160, 45);
+    let s = screen(&app);
+    let at = |id: &str| {
+        lines(&s)
+            .iter()
+            .position(|l| l.contains(&format!("    {id} ")))
+            .unwrap_or_else(|| panic!("run {id}:\n{s}"))
+    };
+    assert!(at("5") < at("4") && at("4") < at("3"), "{s}");
+    let row = lines(&s)[at("3")];
+    for want in [
+        "2026-11-24 04:00",
+        "1m05s",
+        "3f3a9c1d",
+        "awag 2",
+        "kenton",
+        "gpt-4o-mini",
+    ] {
+        assert!(row.contains(want), "{want}: {row}");
+    }
+    assert!(lines(&s)[at("4")].contains("2h02m"), "{s}");
+    // The newest is selected, and its detail says the whole configuration.
+    let text = pane_text(&s, 1, 159);
+    for want in [
+        "run 5",
+        "classification",
+        "temperature",
+        "5f3a9c1d2e4b5a6978",
+    ] {
+        assert!(text.contains(want), "{want}:\n{s}");
+    }
+    insta::assert_snapshot!("runs_160x45", s);
+    let small = runs_view(80, 24);
+    let s = screen(&small);
+    for want in ["2026-11-24 04:00", "awag 2"] {
+        assert!(s.contains(want), "{want}:\n{s}");
+    }
+    insta::assert_snapshot!("runs_80x24", s);
+}
+
 // ----- quitting with runs in flight, and a run's end said once -----
 
 fn one_run_going(app: &mut App, total: u64) -> u64 {

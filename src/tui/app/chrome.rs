@@ -98,11 +98,49 @@ pub enum RunsView {
     #[default]
     Loading,
     Loaded {
-        runs: Vec<Run>,
+        /// Newest first.
+        runs: Vec<ListedRun>,
         failures: Vec<Failure>,
         cursor: usize,
     },
     Error(String),
+}
+
+/// A stored run as the runs view lists it: with its start and how long it
+/// took read from its timestamps once, when the runs are read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedRun {
+    pub run: Run,
+    /// `2026-11-24 04:00` (UTC), or the stored text when it does not read.
+    pub started: String,
+    /// When it ended, the same way; `None` while it runs.
+    pub ended: Option<String>,
+    /// From its start to its end; `None` while it runs (or when a time does
+    /// not read).
+    pub took: Option<std::time::Duration>,
+}
+
+impl ListedRun {
+    pub fn new(run: Run) -> ListedRun {
+        let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
+        let shown = |s: &str| match at(s) {
+            Some(t) => t
+                .with_timezone(&chrono::Utc)
+                .format("%Y-%m-%d %H:%M")
+                .to_string(),
+            None => s.to_string(),
+        };
+        let took = match (at(&run.created_at), run.finished_at.as_deref().and_then(at)) {
+            (Some(a), Some(b)) => (b - a).to_std().ok(),
+            _ => None,
+        };
+        ListedRun {
+            started: shown(&run.created_at),
+            ended: run.finished_at.as_deref().map(shown),
+            took,
+            run,
+        }
+    }
 }
 
 /// The agreement view: counts at once from what the screen holds, the full

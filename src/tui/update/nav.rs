@@ -64,17 +64,24 @@ pub fn runs_loaded(
     r: Result<(Vec<crate::domain::Run>, Vec<crate::domain::Failure>), String>,
 ) {
     if let View::Runs(rv) = &mut app.chrome.view {
-        // A read again while open keeps the selected run in place.
-        let cursor = match rv {
-            RunsView::Loaded { cursor, .. } => *cursor,
-            _ => 0,
+        // A read again while open keeps the selected run selected, wherever
+        // a new run puts it; the first read selects the newest.
+        let selected = match rv {
+            RunsView::Loaded { runs, cursor, .. } => runs.get(*cursor).map(|r| r.run.id),
+            _ => None,
         };
         *rv = match r {
-            Ok((runs, failures)) => RunsView::Loaded {
-                cursor: cursor.min(runs.len().saturating_sub(1)),
-                runs,
-                failures,
-            },
+            Ok((mut runs, failures)) => {
+                runs.sort_by_key(|r| std::cmp::Reverse(r.id));
+                let cursor = selected
+                    .and_then(|id| runs.iter().position(|r| r.id == id))
+                    .unwrap_or(0);
+                RunsView::Loaded {
+                    runs: runs.into_iter().map(ListedRun::new).collect(),
+                    failures,
+                    cursor,
+                }
+            }
             Err(e) => RunsView::Error(e),
         };
     }
