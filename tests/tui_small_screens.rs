@@ -530,6 +530,37 @@ fn one_run_going(app: &mut App, total: u64) -> u64 {
     tag
 }
 
+#[test]
+fn quit_with_a_run_in_flight_asks_as_the_cancel_key_does() {
+    for (w, h) in [(80, 24), (160, 45)] {
+        let mut app = app();
+        sized(&mut app, w, h);
+        let tag = one_run_going(&mut app, 20);
+        let fx = key(&mut app, 'q');
+        assert!(!app.chrome.quit, "asked first");
+        assert!(fx.is_empty(), "{fx:?}");
+        assert!(
+            matches!(
+                app.chrome.popup,
+                Some(jury::tui::app::Popup::QuitWithRuns { .. })
+            ),
+            "the cancel prompt:\n{}",
+            screen(&app)
+        );
+        let s = screen(&app);
+        assert!(s.contains("run 7 · awag mode 2 · 0 of 20 done"), "{s}");
+        insta::assert_snapshot!(format!("quit_with_a_run_{w}x{h}"), s);
+        // `n` keeps it going and stays.
+        key(&mut app, 'n');
+        assert!(!app.chrome.quit && app.chrome.popup.is_none());
+        // `y` cancels it and quits.
+        key(&mut app, 'q');
+        let fx = key(&mut app, 'y');
+        assert!(app.chrome.quit);
+        assert!(fx.contains(&Effect::CancelRun { tag }), "{fx:?}");
+    }
+}
+
 /// README's first command block: the workbench on its sample data and the
 /// tests (both work on a fresh machine), then the endpoint judging needs,
 /// the demo one, as the popup gives it.

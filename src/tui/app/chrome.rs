@@ -47,6 +47,9 @@ pub enum Popup {
     /// Cancelling a run: the runs still going (tags, oldest first) and the
     /// highlighted one.
     CancelRun { tags: Vec<u64>, cursor: usize },
+    /// Quitting while runs go: asked as the cancel prompt asks (its keys,
+    /// the runs still going), and a yes cancels them all and quits.
+    QuitWithRuns { tags: Vec<u64> },
     /// What the runs would send, before they start. `judged` when the user
     /// asked for one item that is already judged (only re-judging is left).
     ConfirmRuns {

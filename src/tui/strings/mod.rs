@@ -391,6 +391,14 @@ pub mod popup {
             None => format!("run #{tag} (not started)"),
         }
     }
+    pub const QUIT_WITH_RUNS_TITLE: &str = " quit? a run is going ";
+    pub fn quit_with_runs_keys(yes: &str, quit: &str, keep: &str, runs: usize) -> String {
+        let them = if runs > 1 { "them all" } else { "it" };
+        format!("{yes} (or {quit} again) cancel {them} and quit · {keep} stay, keep {them} going")
+    }
+    pub fn not_quitting_runs(runs: usize) -> String {
+        format!("not quitting: {runs} run(s) keep going")
+    }
     pub fn cancel_keys(yes: &str, all: &str, keep: &str, several: bool) -> String {
         if several {
             format!("{yes} cancel the highlighted run · {all} cancel all · {keep} keep them going")

@@ -162,6 +162,7 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
         Popup::Notice { .. } | Popup::History { .. } => {} // any key closes it
         Popup::Quit(q) => super::quit::prompt_key(app, q, k, fx),
         Popup::CancelRun { tags, cursor } => super::cancel::popup_key(app, tags, cursor, k, fx),
+        Popup::QuitWithRuns { tags } => super::cancel::quit_key(app, tags, k, fx),
         Popup::ConfirmRuns { runs, judged } => super::confirm::popup_key(app, runs, judged, k, fx),
         Popup::Replay { labels, path } => super::quit::replay_key(app, labels, path, k, fx),
         Popup::ConfirmLoop(ready) => super::fewshot_loop::confirm_key(app, ready, k, fx),

@@ -10,9 +10,19 @@ use super::retry_unsaved;
 use crate::domain::Label;
 use crossterm::event::KeyEvent;
 
-/// The quit action: at once when every label is saved; else every unsaved
-/// label is retried and the answer awaited ([`QuitPrompt::Saving`]).
+/// The quit action: with runs going, first asks as the cancel key does
+/// ([`super::cancel::ask_before_quit`]); then [`request_now`].
 pub fn request(app: &mut App, fx: &mut Vec<Effect>) {
+    if super::cancel::ask_before_quit(app) {
+        return;
+    }
+    request_now(app, fx);
+}
+
+/// Quits at once when every label is saved (cancelling the runs still
+/// going); else every unsaved label is retried and the answer awaited
+/// ([`QuitPrompt::Saving`]).
+pub fn request_now(app: &mut App, fx: &mut Vec<Effect>) {
     if app.unsaved_count() + app.pending_count() == 0 {
         finish(app, fx);
         return;

@@ -231,8 +231,15 @@ fn keys_move_focus_rows_mode_filter_and_search() {
     // Esc never cancels a run (tests/tui_runs_flow.rs: x does, asking first).
     assert!(code(&mut app, KeyCode::Esc).is_empty());
     assert!(app.running());
+    // q with a run going asks first, as x does; yes cancels it and quits.
+    assert!(key(&mut app, 'q').is_empty());
+    assert!(!app.chrome.quit);
+    assert!(matches!(
+        app.chrome.popup,
+        Some(crate::tui::app::Popup::QuitWithRuns { .. })
+    ));
     assert!(
-        key(&mut app, 'q')
+        key(&mut app, 'y')
             .iter()
             .any(|f| matches!(f, Effect::CancelRun { .. }))
     );
@@ -497,4 +504,52 @@ fn needs_a_person_lists_the_escalation_queue_and_a_label_takes_an_item_out() {
         key(&mut app, 'f');
         assert!(!app.list.filter.reads_judge(), "{:?}", app.list.filter);
     }
+}
+
+/// Quitting with runs going asks as the cancel key does: not at all when
+/// one run has only a few combinations left (quitting cancels it), else the
+/// prompt; `n` stays with the runs going, `q` again or `y` quits.
+#[test]
+fn quitting_with_runs_going_asks_as_the_cancel_key_does() {
+    let started = |app: &mut crate::tui::App, total: u64| {
+        let fx = code(app, KeyCode::Enter);
+        assert!(matches!(&fx[..], [Effect::StartRun { .. }]), "{fx:?}");
+        let tag = app.runs.active.last().unwrap().tag;
+        update(
+            app,
+            Msg::Engine {
+                tag,
+                event: crate::engine::EngineEvent::RunStarted {
+                    run_id: 1,
+                    total,
+                    skipped: 0,
+                },
+            },
+        );
+        tag
+    };
+    // A lone run with 5 left: quits at once, cancelling it.
+    let mut app = app();
+    let tag = started(&mut app, 5);
+    assert!(key(&mut app, 'q').contains(&Effect::CancelRun { tag }));
+    assert!(app.chrome.quit);
+    // More left: asks; n stays and says so; q again quits.
+    let mut app = crate::tui::fixtures::app();
+    let tag = started(&mut app, 6);
+    assert!(key(&mut app, 'q').is_empty());
+    assert!(!app.chrome.quit);
+    assert!(key(&mut app, 'n').is_empty());
+    assert!(app.chrome.popup.is_none() && !app.chrome.quit);
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("not quitting")
+    );
+    assert!(app.running());
+    key(&mut app, 'q');
+    assert!(key(&mut app, 'q').contains(&Effect::CancelRun { tag }));
+    assert!(app.chrome.quit);
 }

@@ -33,7 +33,10 @@ impl Widget for PopupView<'_> {
             }
             Popup::Replay { labels, path } => replay(self.app, area, buf, labels, path),
             Popup::CancelRun { tags, cursor } => {
-                super::run_popups::cancel_run(self.app, area, buf, tags, *cursor)
+                super::run_popups::cancel_run(self.app, area, buf, tags, Some(*cursor))
+            }
+            Popup::QuitWithRuns { tags } => {
+                super::run_popups::cancel_run(self.app, area, buf, tags, None)
             }
             Popup::ConfirmRuns { runs, judged } => {
                 super::run_popups::confirm_runs(self.app, area, buf, runs, *judged)
