@@ -561,6 +561,46 @@ fn quit_with_a_run_in_flight_asks_as_the_cancel_key_does() {
     }
 }
 
+#[test]
+fn the_status_bars_last_run_says_what_the_runs_end_message_says() {
+    let mut app = app();
+    sized(&mut app, 160, 45);
+    let tag = one_run_going(&mut app, 10);
+    let progress = jury::engine::Progress {
+        run_id: 7,
+        total: 10,
+        verdicts: 8,
+        failed: 2,
+        ..Default::default()
+    };
+    update(
+        &mut app,
+        Msg::Engine {
+            tag,
+            event: jury::engine::EngineEvent::RunFinished {
+                run_id: 7,
+                status: RunStatus::Done,
+                progress,
+                note: Some("2 combinations failed".into()),
+            },
+        },
+    );
+    update(&mut app, Msg::RunEnded { tag, error: None });
+    let (_, said) = app.chrome.message.clone().expect("the end message");
+    let s = screen(&app);
+    let status = lines(&s)
+        .into_iter()
+        .find(|l| l.starts_with("\" persona"))
+        .unwrap();
+    // The end message opens with what the status bar says of the last run.
+    let outcome = said.split(" — ").next().unwrap();
+    assert!(
+        outcome.contains("8/10") && outcome.contains("2 failed"),
+        "{said}"
+    );
+    assert!(status.contains(outcome), "{outcome}\n{status}");
+}
+
 /// README's first command block: the workbench on its sample data and the
 /// tests (both work on a fresh machine), then the endpoint judging needs,
 /// the demo one, as the popup gives it.

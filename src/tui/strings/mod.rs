@@ -82,18 +82,21 @@ pub mod msg {
     pub fn judge_failure(kind: &str, reason: &str) -> String {
         format!("judge failure ({kind}): {reason}")
     }
-    pub fn run_finished(
-        run_id: i64,
-        status: &str,
-        verdicts: u64,
-        failed: u64,
-        note: Option<&str>,
-    ) -> String {
-        let mut msg = format!("run {run_id} {status}: {verdicts} verdicts, {failed} failed");
-        if let Some(n) = note {
-            msg.push_str(&format!(" — {n}"));
+    /// How a run ended: `run 7 done: 8/10 verdicts, 2 failed`. The end
+    /// message opens with it and the status bar's "last run" is it.
+    pub fn run_outcome(run: &str, status: &str, verdicts: u64, total: u64, failed: u64) -> String {
+        format!("{run} {status}: {verdicts}/{total} verdicts, {failed} failed")
+    }
+    /// The end message: the outcome, then why it stopped short, if it did.
+    pub fn run_finished(outcome: &str, note: Option<&str>) -> String {
+        match note {
+            Some(n) => format!("{outcome} — {n}"),
+            None => outcome.to_string(),
         }
-        msg
+    }
+    /// The status bar once no run goes: the one that ended last.
+    pub fn last_run(outcome: &str) -> String {
+        format!("last {outcome}")
     }
 
     // ----- choices and the list -----

@@ -101,6 +101,7 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         } => {
             run.progress = progress;
             run.finished = true;
+            run.ended = Some(status);
             // A run that stopped short says so in the colour of its status,
             // not in the calm one of a finished run.
             let level = match status {
@@ -109,15 +110,13 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
                 _ => Level::Info,
             };
             let msg = crate::tui::strings::msg::run_finished(
-                run.run_id.unwrap_or(0),
-                &status.to_string(),
-                progress.verdicts,
-                progress.failed,
+                &run.outcome().unwrap_or_default(),
                 note.as_deref()
                     .map(|n| crate::tui::strings::flat(n, 200))
                     .as_deref(),
             );
             run.note = note;
+            app.runs.last_ended = Some(tag);
             app.runs.streams.retain(|_, s| s.tag != tag);
             app.chrome.message = Some((level, msg));
         }

@@ -116,12 +116,29 @@ pub fn cycle_structured(app: &mut App) {
 
 /// A run task ended (after its last event, or without any).
 pub fn run_ended(app: &mut App, tag: u64, error: Option<String>) {
-    if let Some(r) = app.runs.active.iter_mut().find(|r| r.tag == tag) {
-        r.finished = true;
-    }
     app.runs.streams.retain(|_, s| s.tag != tag);
+    let Some(r) = app.runs.active.iter_mut().find(|r| r.tag == tag) else {
+        if let Some(e) = error {
+            app.chrome.error(crate::tui::strings::flat(&e, 300));
+        }
+        return;
+    };
+    r.finished = true;
+    // The engine said how it ended (and it was said then); else it stopped
+    // before: an error fails it, a cancel while planning cancels it.
+    if r.ended.is_none() {
+        r.ended = Some(match error {
+            Some(_) => crate::domain::RunStatus::Failed,
+            None => crate::domain::RunStatus::Cancelled,
+        });
+        app.runs.last_ended = Some(tag);
+    }
     if let Some(e) = error {
-        app.chrome.error(crate::tui::strings::flat(&e, 300));
+        let outcome = r.outcome().unwrap_or_default();
+        app.chrome.error(crate::tui::strings::msg::run_finished(
+            &outcome,
+            Some(&crate::tui::strings::flat(&e, 300)),
+        ));
     }
 }
 
@@ -293,6 +310,7 @@ pub(super) fn track(app: &mut App, plan: &RunPlan, what: &str) -> u64 {
         finished: false,
         cancelled: false,
         note: None,
+        ended: None,
     });
     app.chrome
         .info(crate::tui::strings::msg::judging(plan.item_ids.len(), what));

@@ -95,8 +95,9 @@ impl Widget for StatusBar<'_> {
 }
 
 /// This session's runs in a few words: the first running run's progress
-/// (`⠋ run 4/10 ✗1 (+1 runs)`), else the last run's. The status bar and
-/// the runs view both say it with this, so their numbers agree.
+/// (`⠋ run 4/10 ✗1 (+1 runs)`), else how the run that ended last ended, in
+/// its end message's words. The status bar and the runs view both say it
+/// with this, so their numbers agree.
 pub fn run_progress(app: &App) -> Option<String> {
     let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
     if let Some(r) = active.first() {
@@ -115,11 +116,9 @@ pub fn run_progress(app: &App) -> Option<String> {
         }
         return Some(s);
     }
-    let r = app.runs.active.last()?;
-    Some(format!(
-        "last run {}/{} ✗{}",
-        r.progress.verdicts, r.progress.total, r.progress.failed
-    ))
+    // The run that ended last, as its end message said it.
+    let outcome = app.runs.last_ended()?.outcome()?;
+    Some(crate::tui::strings::msg::last_run(&outcome))
 }
 
 /// The session's cost: `$0.0123`, `$0.0123+?` when some requests reported
