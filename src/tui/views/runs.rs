@@ -224,6 +224,25 @@ fn judge_config(r: &crate::domain::Run) -> String {
     parts.join(" · ")
 }
 
+/// A run's recorded settings as words (`batch_size 10 · concurrency 4`),
+/// the unset ones left out; `None` when none is set.
+fn settings(params: &serde_json::Value) -> Option<String> {
+    let text = match params {
+        serde_json::Value::Null => return None,
+        serde_json::Value::Object(o) => o
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k} {s}"),
+                v => format!("{k} {v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" · "),
+        v => v.to_string(),
+    };
+    (!text.is_empty()).then(|| flat(&text, 400))
+}
+
 /// The selected run's whole configuration: what it judged and with what,
 /// when, and how long it took.
 fn configuration<'a>(app: &App, l: &ListedRun) -> Vec<Line<'a>> {
@@ -255,11 +274,8 @@ fn configuration<'a>(app: &App, l: &ListedRun) -> Vec<Line<'a>> {
         Line::styled(when.join(" · "), t.text),
         Line::styled(format!("prompt set {}", flat(&s.prompt_hash, 80)), t.text),
     ];
-    if !s.params.is_null() && s.params.as_object().is_none_or(|o| !o.is_empty()) {
-        lines.push(Line::styled(
-            format!("settings {}", flat(&s.params.to_string(), 400)),
-            t.muted,
-        ));
+    if let Some(settings) = settings(&s.params) {
+        lines.push(Line::styled(format!("settings: {settings}"), t.muted));
     }
     lines
 }
