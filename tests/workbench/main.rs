@@ -10,6 +10,7 @@ mod drill;
 mod effects;
 mod fewshot_loop;
 mod filters;
+mod small_screens;
 mod instruction_flag;
 mod memory;
 mod owner;
