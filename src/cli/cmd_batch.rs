@@ -120,9 +120,11 @@ pub fn import(s: &Settings, a: BatchImportArgs) -> anyhow::Result<ExitCode> {
         let (cfg, req, plan) = super::cmd_run::judge_of(s, &run_args, &run.spec.model)?;
         let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
         let db = cfg.db_path.clone();
-        let handle =
-            crate::engine::spawn_reopen(cfg, req, plan, run_id, Reopen::Answers(text.clone()));
-        let c = rt.block_on(follow(handle, &endpoint, &db, a.json))?;
+        let what = Reopen::Answers(text.clone());
+        let c = rt.block_on(async {
+            let handle = crate::engine::spawn_reopen(cfg, req, plan, run_id, what);
+            follow(handle, &endpoint, &db, a.json).await
+        })?;
         if code == ExitCode::SUCCESS {
             code = c;
         }
