@@ -106,14 +106,35 @@ fn a_batch_run_gives_the_verdicts_of_a_streamed_run() {
     let out = streamed.judge(
         &srv2.url(),
         None,
-        &["--mode", "1", "--items", ITEMS, "--batch-size", "2"],
+        &[
+            "--mode",
+            "1",
+            "--items",
+            ITEMS,
+            "--batch-size",
+            "2",
+            "--json",
+        ],
     );
     common::assert_success(&out, &["run"]);
     assert_eq!(verdicts(&ws), verdicts(&streamed));
+    // Its tokens at the batch price: half the model's (gpt-4o-mini, $0.15
+    // and $0.60 per million).
+    let tokens = |k: &str| s[k].as_f64().expect("tokens");
+    let half = (tokens("prompt_tokens") * 0.15 + tokens("completion_tokens") * 0.60) / 2e6;
+    let cost = s["cost_usd"].as_f64().expect("a batch cost");
+    assert!(
+        half > 0.0 && (cost - half).abs() < 1e-12,
+        "{cost} vs {half}"
+    );
 
     // `jury runs` says how the batch went.
     let runs = ws.ok(&["runs"]);
-    assert!(runs.contains("batch"), "{runs}");
+    assert!(
+        runs.contains("batch batch_")
+            && runs.contains("completed, 2/2 answered, 0 failed; answers read"),
+        "{runs}"
+    );
 }
 
 #[test]
