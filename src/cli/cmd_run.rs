@@ -167,7 +167,6 @@ fn request(s: &Settings, a: &RunArgs, spec: JudgeSpec) -> anyhow::Result<RunRequ
         anyhow::bail!(say::ZERO_CONCURRENCY);
     }
     let mut req = RunRequest::for_spec(spec);
-    req.prompts_dir = s.prompts_dir.clone();
     req.concurrency = a.concurrency;
     if let Some(k) = a.batch_size {
         if k == 0 {

@@ -216,7 +216,6 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
                 provider,
                 prompts,
             }),
-        prompts_dir: settings.prompts_dir.clone(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

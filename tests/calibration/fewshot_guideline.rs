@@ -120,7 +120,6 @@ async fn guideline_examples_sit_inside_the_markers_and_show_no_test_pair() {
         prompts: Arc::new(set.clone()),
     };
     let mut req = RunRequest::for_spec(JudgeSpec::Guideline { persona: None });
-    req.prompts_dir = Some(out.clone());
     req.item_ids = Some(vec!["conv-001".into()]);
     let mut handle = jury::engine::spawn_run(cfg, req);
     while handle.events.recv().await.is_some() {}
@@ -273,6 +272,6 @@ fn a_set_keeps_the_base_folders_own_prompts_for_every_protocol() {
     assert!(examples.starts_with("My own examples."), "{examples}");
     assert!(examples.contains("Example 1, the request:"), "{examples}");
     // What a guideline run with the set reads.
-    let g = jury::protocol::guideline::GuidelinePrompts::load(Some(&out)).unwrap();
+    let g = jury::prompt::GuidelinePrompts::load(Some(&out)).unwrap();
     assert_eq!(g.system, "my guideline system\n");
 }

@@ -54,14 +54,7 @@ async fn a_store_that_cannot_be_opened_leaves_the_label_unsaved() {
     let db = dir.path().join("not-a-file");
     std::fs::create_dir(&db).unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db,
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let mut exec = Executor::new(db, EngineLink { config: None }, tx);
     let mut app = app();
     for fx in key(&mut app, '1') {
         exec.run(fx);
@@ -94,14 +87,7 @@ async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
         prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: Some(cfg),
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let mut exec = Executor::new(db.clone(), EngineLink { config: Some(cfg) }, tx);
     let mut app = app();
     for fx in code(&mut app, crossterm::event::KeyCode::Enter) {
         exec.run(fx);
@@ -223,14 +209,7 @@ async fn the_agreement_effect_sends_the_figures_then_the_consistency_notes() {
         }
     }
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db,
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let mut exec = Executor::new(db, EngineLink { config: None }, tx);
     let mut app = app();
     app.chrome.size = (170, 44);
     for fx in key(&mut app, 'A') {
@@ -308,14 +287,7 @@ async fn labels_queued_behind_a_busy_one_wait_briefly() {
 /// An executor on the store at `db` with no endpoint, and its answers.
 fn executor(db: &std::path::Path) -> (Executor, tokio::sync::mpsc::UnboundedReceiver<Msg>) {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let exec = Executor::new(
-        db.to_path_buf(),
-        EngineLink {
-            config: None,
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let exec = Executor::new(db.to_path_buf(), EngineLink { config: None }, tx);
     (exec, rx)
 }
 

@@ -430,14 +430,7 @@ async fn bench_on(
         prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()),
     };
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: Some(cfg),
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let exec = Executor::new(db.clone(), EngineLink { config: Some(cfg) }, tx);
     let loaded = jury::tui::load(&jury::store::Store::open(&db).unwrap()).unwrap();
     let mut app = app_with(loaded);
     app.chrome.size = (160, 44);

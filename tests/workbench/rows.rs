@@ -391,7 +391,7 @@ fn enter_and_r_judge_proposition_rows_with_the_claims_settings() {
     let (_, m) = app.chrome.message.clone().unwrap();
     assert!(m.contains("c-secret"), "{m}");
     // The request is built by the constructor `jury run` uses, from the same flags.
-    let req = jury::tui::effects::run_request(claim.clone(), None);
+    let req = jury::tui::effects::run_request(claim.clone());
     let cli = jury::protocol::spec::JudgeSpec::from_flags(&jury::protocol::spec::SpecFlags {
         protocol: "proposition".into(),
         claim: Some("A deadline \u{1b}[31mtoday\u{1b}[0m or tomorrow.".into()),

@@ -91,7 +91,6 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let link = EngineLink {
         config: Some(cfg.clone()),
-        prompts_dir: None,
     };
     let mut exec = Executor::new(db.clone(), link, tx);
     let mut app = app_with(data());
@@ -157,7 +156,7 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
     let mut priced = cfg.clone();
     priced.provider.model = "gpt-4o-mini".into();
     let plan = runs[0].plan.clone();
-    let got = jury::tui::effects::run_task::summarize(&priced, vec![plan], None).unwrap();
+    let got = jury::tui::effects::run_task::summarize(&priced, vec![plan]).unwrap();
     let (missing, all) = (got[0].missing, got[0].all);
     assert_eq!(missing.requests, 5, "another model: nothing judged with it");
     let cost = all.cost_usd.expect("gpt-4o-mini has a price");

@@ -192,14 +192,7 @@ async fn the_chosen_path_is_the_one_the_server_sees() {
         prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut exec = Executor::new(
-        db.clone(),
-        EngineLink {
-            config: Some(cfg),
-            prompts_dir: None,
-        },
-        tx,
-    );
+    let mut exec = Executor::new(db.clone(), EngineLink { config: Some(cfg) }, tx);
     let mut app = app();
     app.choices.structured = Some(ToolMode::JsonContent);
     for fx in code(&mut app, KeyCode::Enter) {

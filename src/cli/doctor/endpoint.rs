@@ -290,4 +290,5 @@ fn probe_call() -> Result<ChatCall, String> {
         &item,
         &crate::protocol::new_boundary(),
     )
+    .map_err(|e| e.to_string())
 }

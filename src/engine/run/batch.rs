@@ -162,11 +162,11 @@ async fn ask(
     let keys: Vec<ComboKey> = pending.iter().map(|u| u.key.clone()).collect();
     let mut call = match ctx.protocol.build_call(pending, &ctx.boundary) {
         Ok(c) => c,
-        Err(reason) => {
+        Err(e) => {
             ctx.record_failure(FailureRecord {
                 kind: FailureKind::Invalid,
                 keys,
-                reason,
+                reason: e.to_string(),
                 raw: "",
                 status: None,
                 finish: None,

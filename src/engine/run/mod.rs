@@ -110,7 +110,7 @@ pub async fn execute_with(
         ..Progress::default()
     };
     let writer = writer::start(store, progress, events.clone(), cancel.clone())
-        .map_err(|e| EngineError::Setup(format!("cannot start the store writer: {e}")))?;
+        .map_err(EngineError::WriterStart)?;
     let price = match batch {
         Some(_) => super::price::batch_price_for(&plan.spec.model),
         None => super::price::price_for(&plan.spec.model),
@@ -179,9 +179,9 @@ pub async fn execute_with(
     drop(writer.tx);
     let finished = tokio::task::spawn_blocking(move || writer.join.join())
         .await
-        .map_err(|e| EngineError::Setup(format!("the store writer stopped: {e}")))?
-        .map_err(|_| EngineError::Setup("the store writer panicked".into()))?
-        .map_err(EngineError::Setup)?;
+        .map_err(EngineError::WriterStopped)?
+        .map_err(|_| EngineError::WriterPanicked)?
+        .map_err(EngineError::WriteRefused)?;
     // The writer has the last word: it knows what was committed (a run
     // that produced only failures is failed, not done).
     let progress = finished.progress;

@@ -24,7 +24,12 @@ pub fn preview_text(app: &App) -> String {
         &boundary,
     ) {
         Ok(c) => c,
-        Err(e) => return format!("cannot build the request: {}", sanitize::one_line(&e, 300)),
+        Err(e) => {
+            return format!(
+                "cannot build the request: {}",
+                sanitize::one_line(&e.to_string(), 300)
+            );
+        }
     };
     let body = request_body(&app.runs.preview_cfg, &call, ToolMode::Tools);
     let mut out = format!(

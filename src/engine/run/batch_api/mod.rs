@@ -28,6 +28,23 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+/// Why a run made as a batch cannot be taken up again.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BatchError {
+    #[error("there is no run {0}")]
+    NoRun(i64),
+    #[error("run {0} was not sent as a batch")]
+    NotABatch(i64),
+    #[error(
+        "run {run_id} was asked with other prompts than the ones jury has now (prompt set {then} then, {now} now): its answers cannot be matched"
+    )]
+    PromptsChanged {
+        run_id: i64,
+        then: String,
+        now: String,
+    },
+}
+
 /// How a batch run's requests leave.
 #[derive(Debug, Clone)]
 pub enum BatchMode {
@@ -433,13 +450,13 @@ fn fail(
     let _ = ctx.writes.send(WriteCmd::Failed(n));
 }
 
-fn invalid_request(ctx: &Ctx, units: &[Unit], reason: String) {
+fn invalid_request(ctx: &Ctx, units: &[Unit], reason: impl std::fmt::Display) {
     let keys: Vec<ComboKey> = units.iter().map(|u| u.key.clone()).collect();
     let n = keys.len() as u64;
     ctx.record_failure(FailureRecord {
         kind: FailureKind::Invalid,
         keys,
-        reason,
+        reason: reason.to_string(),
         raw: "",
         status: None,
         finish: None,
@@ -463,19 +480,19 @@ pub async fn reopen(
 ) -> Result<RunOutcome, EngineError> {
     let mut store = Store::open(&cfg.db_path)?;
     let Some(run) = store.run(run_id)? else {
-        return Err(EngineError::Setup(format!("there is no run {run_id}")));
+        return Err(BatchError::NoRun(run_id).into());
     };
     if run.spec.prompt_hash != plan.spec.prompt_hash {
-        return Err(EngineError::Setup(format!(
-            "run {run_id} was asked with other prompts than the ones jury has now (prompt set {} then, {} now): its answers cannot be matched",
-            run.spec.prompt_hash, plan.spec.prompt_hash
-        )));
+        return Err(BatchError::PromptsChanged {
+            run_id,
+            then: run.spec.prompt_hash,
+            now: plan.spec.prompt_hash,
+        }
+        .into());
     }
     let jobs = store.batch_jobs(run_id)?;
     let Some(first) = jobs.first().cloned() else {
-        return Err(EngineError::Setup(format!(
-            "run {run_id} was not sent as a batch"
-        )));
+        return Err(BatchError::NotABatch(run_id).into());
     };
     let rows = store.batch_requests(run_id)?;
     let mut provider = cfg.provider.clone();
@@ -500,7 +517,7 @@ pub async fn reopen(
         ..Progress::default()
     };
     let writer = writer::start(store, progress, events.clone(), cancel.clone())
-        .map_err(|e| EngineError::Setup(format!("cannot start the store writer: {e}")))?;
+        .map_err(EngineError::WriterStart)?;
     let ledger = Arc::new(RunLedger::new(
         crate::engine::price::batch_price_for(&plan.spec.model),
         None,
@@ -631,9 +648,9 @@ async fn finish(
     drop(writer.tx);
     let finished = tokio::task::spawn_blocking(move || writer.join.join())
         .await
-        .map_err(|e| EngineError::Setup(format!("the store writer stopped: {e}")))?
-        .map_err(|_| EngineError::Setup("the store writer panicked".into()))?
-        .map_err(EngineError::Setup)?;
+        .map_err(EngineError::WriterStopped)?
+        .map_err(|_| EngineError::WriterPanicked)?
+        .map_err(EngineError::WriteRefused)?;
     let (status, note) = finished.ended.unwrap_or((status, note));
     Ok(RunOutcome {
         run_id,
