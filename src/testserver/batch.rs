@@ -405,3 +405,99 @@ fn not_found(what: &str) -> Reply {
             .to_string(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::ProviderConfig;
+    use crate::provider::batch::BatchClient;
+
+    fn line(i: usize) -> String {
+        json!({"custom_id": format!("jury-1-{i}"), "method": "POST", "url": "/v1/chat/completions",
+            "body": {"model": "m", "messages": [{"role": "user", "content": "q"}]}})
+        .to_string()
+    }
+
+    async fn started(script: BatchScript) -> (super::super::TestServer, BatchClient) {
+        let api = BatchApi::new(script, |_| Reply::content("fine"));
+        let server = super::super::TestServer::start(move |r| api.reply(r))
+            .await
+            .expect("start");
+        let client =
+            BatchClient::new(&ProviderConfig::new(&server.base_url(), "m")).expect("client");
+        (server, client)
+    }
+
+    #[tokio::test]
+    async fn a_batch_goes_from_validating_to_completed_with_its_answers() {
+        let (_server, client) = started(BatchScript {
+            polls_in_progress: 1,
+            ..BatchScript::default()
+        })
+        .await;
+        let file = client
+            .upload(
+                "r.jsonl",
+                format!("{}\n{}\n", line(0), line(1)).into_bytes(),
+            )
+            .await
+            .expect("upload");
+        let b = client.create(&file).await.expect("create");
+        assert_eq!(b.status, "validating");
+        let mut seen = vec![b.status.clone()];
+        let mut last = b;
+        while !last.is_over() {
+            last = client.get(&last.id).await.expect("look");
+            seen.push(last.status.clone());
+        }
+        seen.dedup();
+        assert_eq!(
+            seen,
+            ["validating", "in_progress", "finalizing", "completed"]
+        );
+        assert_eq!(last.counts, (2, 0, 2));
+        let out = client
+            .download(last.output_file_id.as_deref().expect("an output file"))
+            .await
+            .expect("download");
+        let text = String::from_utf8(out).expect("utf-8");
+        let (lines, _) = crate::engine::batch_file::read_answers(&text);
+        assert_eq!(lines.len(), 2);
+        let body = lines[0].answer.as_ref().expect("answered");
+        assert_eq!(body["choices"][0]["message"]["content"], "fine");
+    }
+
+    #[tokio::test]
+    async fn an_expired_batch_answers_part_and_a_cancelled_one_none() {
+        let (_server, client) = started(BatchScript {
+            expire_after: Some(1),
+            ..BatchScript::default()
+        })
+        .await;
+        let file = client
+            .upload(
+                "r.jsonl",
+                format!("{}\n{}\n", line(0), line(1)).into_bytes(),
+            )
+            .await
+            .expect("upload");
+        let mut b = client.create(&file).await.expect("create");
+        while !b.is_over() {
+            b = client.get(&b.id).await.expect("look");
+        }
+        assert_eq!(b.status, "expired");
+        assert_eq!(b.counts, (1, 1, 2));
+        let err = client
+            .download(b.error_file_id.as_deref().expect("an error file"))
+            .await
+            .expect("download");
+        assert!(String::from_utf8_lossy(&err).contains("batch_expired"));
+
+        let c = client.create(&file).await.expect("create");
+        let c = client.cancel(&c.id).await.expect("cancel");
+        assert_eq!(c.status, "cancelling");
+        let c = client.get(&c.id).await.expect("look");
+        assert_eq!(c.status, "cancelled");
+        assert!(c.output_file_id.is_none());
+    }
+}

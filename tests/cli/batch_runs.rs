@@ -303,3 +303,18 @@ fn export_then_import_matches_every_line() {
     common::assert_success(&out, &["run"]);
     assert_eq!(verdicts(&ws), verdicts(&streamed));
 }
+
+#[test]
+fn a_batch_over_the_budget_is_never_sent() {
+    let (srv, api) = batch_server(BatchScript::default());
+    let ws = Workspace::sample();
+    let out = batch_run(&ws, &srv, &["--budget", "0.000001"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let s = summary(&out);
+    assert!(
+        s["note"].as_str().is_some_and(|n| n.contains("budget")),
+        "{s}"
+    );
+    assert!(srv.server.requests().is_empty(), "nothing uploaded");
+    assert!(api.created().is_empty());
+}
