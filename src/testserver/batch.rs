@@ -424,7 +424,7 @@ mod tests {
             .await
             .expect("start");
         let client =
-            BatchClient::new(&ProviderConfig::new(&server.base_url(), "m")).expect("client");
+            BatchClient::new(&ProviderConfig::new(server.base_url(), "m")).expect("client");
         (server, client)
     }
 

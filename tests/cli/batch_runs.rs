@@ -253,7 +253,12 @@ fn export_then_import_matches_every_line() {
         .output()
         .expect("spawn jury");
     common::assert_success(&out, &["batch export"]);
-    assert_eq!(summary(&out)["status"], "queued");
+    let s = summary(&out);
+    assert_eq!(s["status"], "queued", "{s}");
+    assert_eq!(
+        s["failed"], 0,
+        "nothing is missing before the answers come: {s}"
+    );
     assert!(srv.server.requests().is_empty(), "an export sends nothing");
     let requests = std::fs::read_to_string(&out_path).expect("the request file");
     let lines = jsonl(&requests);

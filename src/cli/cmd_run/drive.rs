@@ -131,7 +131,11 @@ fn print_summary(
     note: Option<&str>,
     as_json: bool,
 ) {
-    let missing = p.total.saturating_sub(p.verdicts);
+    // A batch file waiting for its answers has nothing missing yet.
+    let missing = match status {
+        RunStatus::Queued => 0,
+        _ => p.total.saturating_sub(p.verdicts),
+    };
     if as_json {
         println!(
             "{}",

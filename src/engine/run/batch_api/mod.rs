@@ -336,7 +336,13 @@ async fn wait_all(
             return;
         }
         tokio::select! {
-            _ = ctx.cancel.cancelled() => return,
+            _ = ctx.cancel.cancelled() => {
+                let _ = ctx.events.send(EngineEvent::Notice {
+                    run_id: ctx.run_id,
+                    text: "the batch keeps running on the server: the same command with --resume waits for it and reads its answers".into(),
+                });
+                return;
+            }
             _ = tokio::time::sleep(poll) => {}
         }
     }
@@ -640,6 +646,9 @@ async fn finish(
     };
     let note = note.or_else(|| (status == RunStatus::Cancelled).then(|| "cancelled".to_string()));
     let run_id = ctx.run_id;
+    // How this run's answers came back, now that they have.
+    let summary = super::structured_summary(&ctx, "answers of a batch");
+    let _ = writer.tx.send(WriteCmd::Structured(summary));
     let _ = writer.tx.send(WriteCmd::Finish {
         status,
         note: note.clone(),
