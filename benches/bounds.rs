@@ -1,4 +1,4 @@
-//! Time bounds that used to be asserted in tests (issue 14: no timed
+//! Time bounds that used to be asserted in tests (no timed
 //! assertions in tests; the tests named below check the results):
 //! - cutting a 10 MB item and 10 000 combining marks for display
 //!   (tests/reliability/input.rs::reliability_23_…, was asserted < 500 ms),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The code's shape, measured (issue 14): file sizes, function lengths, and
+"""The code's shape, measured: file sizes, function lengths, and
 what the core imports from the front ends.
 
     python3 benches/shape.py [SRC_DIR]        default: src

@@ -229,7 +229,7 @@ fn bench(c: &mut Criterion) {
             reviewed.refilter();
         })
     });
-    // Typed filters (issue 15.11) under the same order: the last keystroke
+    // Typed filters under the same order: the last keystroke
     // of `urgency=not` (a classifier term, every item checked) and of
     // `judge:urgency=2` (each item's verdicts read), twice per iteration
     // (the key typed, then taken back).

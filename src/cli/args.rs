@@ -1,4 +1,4 @@
-//! The command-line contract (DESIGN §5).
+//! The command-line contract (docs/design.md §5).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -459,6 +459,12 @@ pub enum ExportFormat {
     Awag,
     /// The rubric harness's results.json: `results` and `skipped`.
     RubricResults,
+    /// One CSV row per item, classification, perspective and persona: the
+    /// classifier's value, each judge configuration's verdict and
+    /// confidence, each person's label, in columns of their own.
+    Wide,
+    /// The wide table as JSON lines (one object per row, the same keys).
+    WideJsonl,
 }
 
 #[derive(Debug, Args)]

@@ -65,6 +65,13 @@ fn write_export(
             let doc = crate::export::awag::records(store)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
+        ExportFormat::Wide | ExportFormat::WideJsonl => {
+            let csv = format == ExportFormat::Wide;
+            crate::export::wide::write_wide(store, csv, out).map_err(|e| match e {
+                ExportError::Io(e) => anyhow::Error::from(e),
+                e => e.into(),
+            })?;
+        }
         ExportFormat::RubricResults => {
             let doc = crate::export::rubric::results(store)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;

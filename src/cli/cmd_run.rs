@@ -136,7 +136,7 @@ pub(super) fn run_one(
 /// (sent twice it was judged twice and then counted as missing). What was
 /// dropped is said on stderr, so `--json` stays one document.
 fn drop_repeats(a: &mut RunArgs) {
-    use crate::engine::plan::first_of_each;
+    use crate::engine::item_selection::first_of_each;
     let mut notes = Vec::new();
     if let Some(items) = a.items.take() {
         let (kept, repeated) = first_of_each(items);

@@ -105,7 +105,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     ..Overrides::default()
                 },
             )?;
-            // A new workspace starts with the sample data (DESIGN §5).
+            // A new workspace starts with the sample data (docs/design.md §5).
             // JURY_SAMPLE_DATA names another directory to seed new workspaces with.
             let sample = std::env::var_os("JURY_SAMPLE_DATA").map(std::path::PathBuf::from);
             crate::tui::run(

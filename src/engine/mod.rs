@@ -3,13 +3,13 @@
 //! The CLI's progress bar and the TUI's panes are two consumers of the same
 //! [`EngineEvent`] stream.
 
+mod budget;
 mod error;
 mod events;
-pub mod plan;
+pub mod item_selection;
 pub mod price;
 mod run;
-mod spend;
-mod structured;
+mod structured_path;
 mod writer;
 
 pub use error::{EngineError, SettingError};

@@ -6,6 +6,7 @@
 pub mod awag;
 pub mod rows;
 pub mod rubric;
+pub mod wide;
 
 use crate::domain::{Run, Verdict};
 use crate::import::csv_export::{JSON_COLUMNS, item_row};

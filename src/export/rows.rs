@@ -1,12 +1,12 @@
-//! The rows of `jury export --format jsonl|csv` (the row contract, DESIGN
-//! §5): one per verdict, label and failure, each with every column of
+//! The rows of `jury export --format jsonl|csv` (the row contract,
+//! docs/design.md §5): one per verdict, label and failure, each with every column of
 //! [`COLUMNS`] it has. The CSV adds item rows
 //! ([`crate::import::csv_export::item_row`]) that `jury import` reads back.
 
 use crate::domain::{Failure, Label, Run, Verdict};
 use serde_json::{Value, json};
 
-/// The columns of the row contract (DESIGN §5), in order.
+/// The columns of the row contract (docs/design.md §5), in order.
 pub const COLUMNS: &[&str] = &[
     "kind",
     "run_id",

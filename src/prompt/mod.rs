@@ -169,8 +169,8 @@ impl PromptSet {
             .unwrap_or("")
     }
 
-    /// A short, stable hash of every AwAg element (prompt versions, DESIGN
-    /// §7): what an AwAg run records, and a few-shot set's version.
+    /// A short, stable hash of every AwAg element (prompt versions,
+    /// docs/design.md §7): what an AwAg run records, and a few-shot set's version.
     pub fn hash(&self) -> &str {
         &self.hash
     }

@@ -92,7 +92,7 @@ impl Report {
     }
 }
 
-/// The JSON contract (DESIGN §5): per comparison, groups with n and figures.
+/// The JSON contract (docs/design.md §5): per comparison, groups with n and figures.
 pub fn to_json(groups: &[GroupFigures]) -> serde_json::Value {
     let mut root = Map::new();
     for c in Comparison::ALL {

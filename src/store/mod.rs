@@ -140,7 +140,7 @@ impl Store {
         })?;
         // Until the file has proved healthy, closing must not checkpoint: SQLite
         // would copy the -wal into a damaged file and delete the -wal, losing
-        // the very commits a recovery needs (RELIABILITY row 20).
+        // the very commits a recovery needs (docs/reliability.md row 20).
         let _ = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
         let mut store = Store {
             conn,

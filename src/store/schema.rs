@@ -126,7 +126,7 @@ pub const MIGRATIONS: &[&str] = &[
         UNIQUE (protocol, file, idx)
     );
     "#,
-    // 4: where each item stood in its request (position bias, DESIGN §7).
+    // 4: where each item stood in its request (position bias, docs/design.md §7).
     r#"
     ALTER TABLE verdicts ADD COLUMN position INTEGER;
     ALTER TABLE verdicts ADD COLUMN request_items INTEGER;

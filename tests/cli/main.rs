@@ -20,3 +20,4 @@ mod report_narrow;
 mod run;
 mod run_status;
 mod show_request;
+mod wide_export;

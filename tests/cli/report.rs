@@ -1,4 +1,4 @@
-//! `jury report` as a process: the JSON contract of DESIGN §5, the other
+//! `jury report` as a process: the JSON contract of docs/design.md §5, the other
 //! formats, grouping, reproducibility, and agreement with what
 //! `jury export --format jsonl` holds (same pairs ⇒ same n and figures).
 #![cfg(feature = "tui")]
@@ -459,7 +459,7 @@ fn stage_timings_only_with_jury_debug() {
     assert_eq!(timed.stdout, quiet.stdout, "timing changes nothing else");
 }
 
-/// `jury estimate` end to end: the STATISTICS.md fixture as a store holds it
+/// `jury estimate` end to end: the docs/design.md §7.10 fixture as a store holds it
 /// (12 combinations a person labelled and the judge read, 30 the judge
 /// alone read) gives ppi-python 0.2.3's numbers in JSON, and says in the
 /// table that 12 labels make no valid interval.

@@ -10,7 +10,7 @@ use jury::testserver::Reply;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
-/// The row contract of `export --format jsonl` (DESIGN §5).
+/// The row contract of `export --format jsonl` (docs/design.md §5).
 const CONTRACT: &[&str] = &[
     "kind",
     "run_id",

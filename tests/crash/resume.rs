@@ -1,4 +1,4 @@
-//! RELIABILITY row 16: `kill -9` mid-run, then `--resume`, repeats no completed
+//! docs/reliability.md row 16: `kill -9` mid-run, then `--resume`, repeats no completed
 //! verdict and duplicates no row.
 #![cfg(feature = "tui")]
 

@@ -1,4 +1,4 @@
-//! RELIABILITY.md rows 21–26 (bad input, the terminal, the key): escape
+//! docs/reliability.md rows 21–26 (bad input, the terminal, the key): escape
 //! sequences and invisible characters from items and judges never reach the
 //! terminal raw; huge items are cut for display; bad files are refused with
 //! file, line and field; instructions inside content stay delimited and

@@ -1,4 +1,4 @@
-//! RELIABILITY.md rows 1–15 (the wire): each row is one named test against the
+//! docs/reliability.md rows 1–15 (the wire): each row is one named test against the
 //! in-process fake OpenAI server, through `jury::provider::Client` and, where
 //! the row is about verdicts, through `jury::engine::spawn_run` with a real
 //! SQLite store in a temporary directory.

@@ -1,4 +1,4 @@
-//! RELIABILITY.md rows 16–20 (the store) against real SQLite files: kill -9
+//! docs/reliability.md rows 16–20 (the store) against real SQLite files: kill -9
 //! mid-run and right after a label, a held write lock, a read-only or full
 //! database, a corrupt file.
 #![cfg(feature = "tui")]

@@ -128,7 +128,7 @@ async fn judging_streams_from_a_real_server_into_the_verdict_pane() {
     );
 }
 
-/// RELIABILITY row 18: another process holds the write lock → the writer
+/// docs/reliability.md row 18: another process holds the write lock → the writer
 /// waits (busy timeout), then the label shows unsaved and stays pending; a
 /// retry after the lock is released saves it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,7 @@ mod stream;
 
 pub use plan::{Plan, plan};
 
-use super::spend::RunLedger;
+use super::budget::RunLedger;
 use super::writer::{self, WriteCmd};
 use super::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
 use crate::domain::{RequestPosition, RunSpec, RunStatus, Usage, Verdict};
@@ -75,7 +75,7 @@ pub async fn execute_with(
 ) -> Result<RunOutcome, EngineError> {
     let mut store = Store::open(&cfg.db_path)?;
     let mut provider = cfg.provider.clone();
-    let probe_note = super::structured::choose(&mut provider, req.structured, &store);
+    let probe_note = super::structured_path::choose(&mut provider, req.structured, &store);
     let auto = req.structured.is_none();
     let provider_for_memory = provider.clone();
     let mut plan = plan;
@@ -162,7 +162,7 @@ pub async fn execute_with(
     if auto
         && !provider_for_memory.logprobs
         && let Ok(paths) = ctx.paths.lock()
-        && let Some((mode, detail)) = super::structured::learnt(ctx.client.tool_mode(), &paths)
+        && let Some((mode, detail)) = super::structured_path::learnt(ctx.client.tool_mode(), &paths)
     {
         let _ = writer.tx.send(WriteCmd::RememberPath {
             provider: Box::new(provider_for_memory),

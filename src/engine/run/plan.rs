@@ -116,7 +116,7 @@ fn select(
                 .collect()
         }
     };
-    let mut ids = crate::engine::plan::select_items(
+    let mut ids = crate::engine::item_selection::select_items(
         &eligible,
         req.item_ids.as_deref(),
         req.subset,
@@ -124,7 +124,7 @@ fn select(
     )
     .map_err(EngineError::Selection)?;
     if let Some(seed) = req.shuffle_seed {
-        crate::engine::plan::shuffle(&mut ids, seed);
+        crate::engine::item_selection::shuffle(&mut ids, seed);
     }
     Ok(ids)
 }

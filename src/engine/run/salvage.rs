@@ -47,7 +47,7 @@ pub(super) fn keep_complete(
 fn complete_part(partial: &str, tool: &str) -> Option<String> {
     let start = partial.find('{')?;
     let v = crate::provider::partial_json::parse_complete_prefix(&partial[start..])?;
-    let v = crate::provider::structured::unwrap_call(&v, tool).unwrap_or(v);
+    let v = crate::provider::structured_answer::unwrap_call(&v, tool).unwrap_or(v);
     Some(v.to_string())
 }
 

@@ -27,7 +27,9 @@ pub(super) async fn import(
                     ledger.settle(Reservation::default(), Outcome::Answered(c.usage));
                     // As the client does for a streamed answer: an answer of
                     // the wrong shape goes to the parser as text.
-                    if crate::provider::structured::check_answer(mode, &mut c, &r.call).is_err() {
+                    if crate::provider::structured_answer::check_answer(mode, &mut c, &r.call)
+                        .is_err()
+                    {
                         c.path = crate::provider::AnswerPath::Text;
                     }
                     c.tool_mode = mode;

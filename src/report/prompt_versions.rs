@@ -1,4 +1,4 @@
-//! Prompt versions per classification (DESIGN §7): when the same judge
+//! Prompt versions per classification (docs/design.md §7): when the same judge
 //! (protocol, mode, model) ran with two or more prompt sets, each version's
 //! own judge-vs-human agreement on what it judged, and — the figure to act
 //! on — its change from the version before, computed only on the

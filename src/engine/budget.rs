@@ -6,7 +6,7 @@
 use super::price::Price;
 use super::writer::WriteCmd;
 use crate::domain::Usage;
-use crate::provider::spend::{Admission, Outcome, Reservation, SpendGate};
+use crate::provider::spend_gate::{Admission, Outcome, Reservation, SpendGate};
 use std::sync::Mutex;
 use std::sync::mpsc::Sender;
 use tokio::sync::Notify;
