@@ -606,7 +606,7 @@ fn the_status_bars_last_run_says_what_the_runs_end_message_says() {
 /// the demo one, as the popup gives it.
 #[test]
 fn readme_opens_with_the_workbench_the_tests_and_the_demo_judge() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let block: Vec<&str> = readme
         .split("```sh\n")
         .nth(1)
