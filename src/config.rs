@@ -375,7 +375,8 @@ pub fn load_prices() -> Result<HashMap<String, Vec<f64>>, ConfigError> {
 }
 
 /// Reads and checks a price table: every entry `model = [input, output]` or
-/// `model = [input, output, cached_input]`, numbers of at least 0.
+/// `model = [input, output, cached_input]` (with `batch_input, batch_output`
+/// after them when batch runs cost other than half), numbers of at least 0.
 pub fn load_prices_from(path: &Path) -> Result<HashMap<String, Vec<f64>>, ConfigError> {
     let err = |message: String| ConfigError::File {
         path: path.to_path_buf(),
@@ -390,16 +391,16 @@ pub fn load_prices_from(path: &Path) -> Result<HashMap<String, Vec<f64>>, Config
                 .map(|x| x.as_float().or_else(|| x.as_integer().map(|i| i as f64)))
                 .collect::<Option<Vec<f64>>>()
         });
-        let Some(p) = numbers
-            .filter(|p| (2..=3).contains(&p.len()) && p.iter().all(|x| x.is_finite() && *x >= 0.0))
-        else {
+        let Some(p) = numbers.filter(|p| {
+            matches!(p.len(), 2 | 3 | 5) && p.iter().all(|x| x.is_finite() && *x >= 0.0)
+        }) else {
             let hint = if value.is_table() {
                 " (a model name with a dot must be quoted: \"gpt-4.1\" = [2.0, 8.0])"
             } else {
                 ""
             };
             return Err(err(format!(
-                "{}: expected [input, output] or [input, output, cached_input], dollars per million tokens, each at least 0{hint}",
+                "{}: expected [input, output], [input, output, cached_input] or [input, output, cached_input, batch_input, batch_output], dollars per million tokens, each at least 0{hint}",
                 crate::sanitize::one_line(&model, 80)
             )));
         };

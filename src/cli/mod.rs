@@ -20,6 +20,7 @@ macro_rules! print {
 }
 
 mod args;
+mod cmd_batch;
 mod cmd_data;
 mod cmd_estimate;
 mod cmd_export;
@@ -126,6 +127,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let s = settings(cli.db, o)?;
             cmd_run::run(&s, *a)
+        }
+        Command::Batch(BatchCommand::Export(a)) => {
+            let s = settings(cli.db, Overrides::judge(&a.run.model, &a.run.prompts))?;
+            cmd_batch::export(&s, *a)
+        }
+        Command::Batch(BatchCommand::Import(a)) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_batch::import(&s, a)
         }
         Command::Label(a) => {
             let s = settings(cli.db, Overrides::who(&a.who))?;

@@ -35,6 +35,9 @@ pub enum EngineError {
     WriterStopped(tokio::task::JoinError),
     #[error("the store writer panicked")]
     WriterPanicked,
+    /// A run made as a batch cannot be taken up again.
+    #[error(transparent)]
+    Batch(#[from] super::run::batch_api::BatchError),
     /// The store refused a write, and the run stopped.
     #[error("{0}")]
     WriteRefused(String),

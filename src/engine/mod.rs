@@ -14,6 +14,8 @@ mod writer;
 
 pub use error::{EngineError, SettingError};
 pub use events::{EngineEvent, Progress};
+pub use run::batch_api::file as batch_file;
+pub use run::batch_api::{BatchMode, BatchOrder, Reopen};
 pub use run::{Plan, plan as make_plan, usage_or_unknown};
 pub use writer::NO_VERDICT_NOTE;
 
@@ -203,6 +205,44 @@ pub fn spawn_planned_with(
     cancel: CancellationToken,
 ) -> RunHandle {
     start(cfg, req, Some(plan), cancel)
+}
+
+/// Starts a run whose requests leave as a batch, as `order` says.
+pub fn spawn_batch(cfg: EngineConfig, req: RunRequest, plan: Plan, order: BatchOrder) -> RunHandle {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let join =
+        tokio::spawn(
+            async move { run::execute_with(cfg, req, plan, Some(order), tx, token).await },
+        );
+    RunHandle {
+        events: rx,
+        cancel,
+        join,
+    }
+}
+
+/// Takes up `run_id`, made earlier as a batch run, again: its answers read
+/// as `what` says. `plan` is its judge, planned from the run's command line.
+pub fn spawn_reopen(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    run_id: i64,
+    what: Reopen,
+) -> RunHandle {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let join = tokio::spawn(async move {
+        run::batch_api::reopen(cfg, req, plan, run_id, what, tx, token).await
+    });
+    RunHandle {
+        events: rx,
+        cancel,
+        join,
+    }
 }
 
 fn start(

@@ -7,6 +7,7 @@ mod error;
 mod types;
 
 pub mod accumulate;
+pub mod batch;
 pub mod client;
 pub mod errtext;
 pub mod logprobs;

@@ -14,6 +14,12 @@ use serde_json::Value;
 /// The JSON object in a content answer: the whole text, or inside a ```json
 /// fence, or from the first `{` to the last `}`.
 pub fn extract_json(content: &str) -> Option<String> {
+    extract_json_value(content).map(|(s, _)| s)
+}
+
+/// [`extract_json`] with the value it parsed: the answer's JSON is read
+/// once, not once to find it and again to check its shape.
+fn extract_json_value(content: &str) -> Option<(String, Value)> {
     let t = content.trim();
     if t.is_empty() {
         return None;
@@ -22,7 +28,7 @@ pub fn extract_json(content: &str) -> Option<String> {
         serde_json::from_str::<Value>(s)
             .ok()
             .filter(|v| v.is_object() || v.is_array())
-            .map(|_| s.to_string())
+            .map(|v| (s.to_string(), v))
     };
     if let Some(s) = ok(t) {
         return Some(s);
@@ -74,10 +80,9 @@ pub fn unwrap_call(v: &Value, tool: &str) -> Option<Value> {
 /// every required top-level key, possibly inside a Hermes wrapper.
 /// `Err` says why JSON of another shape is not the answer.
 pub fn answer_json(text: &str, call: &ChatCall) -> Result<String, String> {
-    let Some(json) = extract_json(text) else {
+    let Some((json, v)) = extract_json_value(text) else {
         return Err("the answer was not JSON".into());
     };
-    let v: Value = serde_json::from_str(&json).map_err(|e| format!("not JSON: {e}"))?;
     let (json, v) = match unwrap_call(&v, &call.tool.name) {
         Some(inner) => (inner.to_string(), inner),
         None => (json, v),

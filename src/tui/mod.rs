@@ -114,6 +114,7 @@ pub fn build_app_with_items(
     }
     let (claims, cw) = app::claims::load(dir.as_deref());
     app.data.claims = claims;
+    app.data.claims_file = dir.map(|d| d.join("claims.toml"));
     let mut warnings: Vec<String> = kw.into_iter().chain(tw).chain(cw).collect();
     match settings.structured.as_deref() {
         None | Some("auto") => {}
@@ -192,7 +193,7 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         update::session::restore(&mut app, kept);
     }
     app.runs.prompts = prompts.clone();
-    let note = notes.pop().map(|n| crate::sanitize::one_line(&n, 300));
+    let note = notes.pop().map(|n| crate::tui::strings::flat(&n, 300));
     // First start: a new workspace was seeded now, or nothing was judged or
     // labelled yet. Later starts do not show the legend again.
     let first_start =
@@ -202,7 +203,7 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         app.scroll_list_to_cursor();
     }
     if let Some(w) = warnings.into_iter().next() {
-        app.chrome.warn(crate::sanitize::one_line(&w, 300));
+        app.chrome.warn(crate::tui::strings::flat(&w, 300));
     } else if let Some(n) = note.filter(|_| !first_start) {
         app.chrome.info(n);
     }
@@ -261,7 +262,7 @@ fn offer_replay(app: &mut App, db_path: &Path) {
             let labels = update::quit::still_unsaved(app, labels);
             if bad > 0 {
                 app.chrome.warn(strings::msg::recovery_unreadable(
-                    &crate::sanitize::one_line(&path.display().to_string(), 200),
+                    &crate::tui::strings::flat(&path.display().to_string(), 200),
                     bad,
                 ));
             }
@@ -276,8 +277,8 @@ fn offer_replay(app: &mut App, db_path: &Path) {
         }
         Err(e) => app.chrome.warn(format!(
             "{}: {}",
-            crate::sanitize::one_line(&path.display().to_string(), 200),
-            crate::sanitize::one_line(&e.to_string(), 200)
+            crate::tui::strings::flat(&path.display().to_string(), 200),
+            crate::tui::strings::flat(&e.to_string(), 200)
         )),
     }
 }

@@ -165,7 +165,7 @@ impl Theme {
                 Theme::builtin("dark"),
                 Some(format!(
                     "theme '{}' is not a theme name (letters, digits, - and _ only); using dark",
-                    crate::sanitize::one_line(name, 60)
+                    crate::tui::strings::flat(name, 60)
                 )),
             );
         }

@@ -14,3 +14,4 @@ mod run_notes;
 mod runs;
 mod safe_data;
 mod session;
+mod small_screens;

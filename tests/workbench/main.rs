@@ -22,5 +22,6 @@ mod runs_flow;
 mod safe_data;
 mod screens;
 mod session;
+mod small_screens;
 mod split;
 mod structured;

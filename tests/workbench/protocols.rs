@@ -133,6 +133,11 @@ fn claims_on_messages_follow_the_awag_rows_and_take_0_to_9() {
     v.mode = None;
     data.verdicts = vec![v];
     let mut app = app_with(data);
+    // A claim row shows once its claim is configured.
+    app.data.claims = jury::tui::app::claims::parse(
+        "[[claim]]\nid = \"c-promo\"\nclaim = \"It is a promotion.\"\nscoring = \"score\"\n",
+    )
+    .unwrap();
     // Two AwAg rows (urgency, work-pers), then the claim.
     assert_eq!(app.rows().len(), 2);
     assert_eq!(app.row_count(), 3);

@@ -93,6 +93,49 @@ pub(super) async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
     }
 }
 
+/// One answer that came by another way than a request of this process (a
+/// line of a batch's output file): validated, salvaged and recorded as a
+/// streamed answer is, and never asked again (`cap` 1); what it leaves
+/// without a verdict is counted as failed, for `--resume`.
+pub(super) async fn judge_answer(
+    ctx: &Ctx,
+    mut pending: Vec<Unit>,
+    call: ChatCall,
+    result: Result<Completion, ProviderError>,
+) {
+    let limit = TimeLimit::after(Duration::ZERO, "a batch's answer");
+    let lease = ctx.servers.first_lease();
+    let sent = Attempt {
+        ctx,
+        keys: pending.iter().map(|u| u.key.clone()).collect(),
+        call,
+        number: 1,
+        allowance: Allowance {
+            fruitless: 0,
+            cap: 1,
+        },
+        limit: &limit,
+        started: Instant::now(),
+        latency: Duration::ZERO,
+        lease: &lease,
+    };
+    match result {
+        Ok(c) => {
+            ctx.note_path(c.path);
+            match unscorable(&c) {
+                Some(kind) => sent.unscorable(&mut pending, &c, kind).await,
+                None => sent.answered(&mut pending, c).await,
+            };
+        }
+        Err(e) => {
+            sent.failed(&mut pending, e);
+        }
+    }
+    if !pending.is_empty() {
+        let _ = ctx.writes.send(WriteCmd::Failed(pending.len() as u64));
+    }
+}
+
 /// Judges `half` of a batch on its own. Boxed: a half can split again.
 fn judge_half(ctx: &Ctx, half: Vec<Unit>) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
     Box::pin(judge_batch(ctx, half))

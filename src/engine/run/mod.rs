@@ -3,6 +3,7 @@
 //! records ([`failure`]) and the texts streamed to the workbench ([`stream`]).
 
 mod batch;
+pub mod batch_api;
 mod confidence;
 mod failure;
 mod follow_up;
@@ -61,6 +62,19 @@ pub async fn execute(
     events: UnboundedSender<EngineEvent>,
     cancel: CancellationToken,
 ) -> Result<RunOutcome, EngineError> {
+    execute_with(cfg, req, plan, None, events, cancel).await
+}
+
+/// As [`execute`]; with `batch`, the requests leave as a batch
+/// ([`batch_api`]) instead of one by one.
+pub async fn execute_with(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    batch: Option<batch_api::BatchOrder>,
+    events: UnboundedSender<EngineEvent>,
+    cancel: CancellationToken,
+) -> Result<RunOutcome, EngineError> {
     let mut store = Store::open(&cfg.db_path)?;
     let mut provider = cfg.provider.clone();
     let probe_note = super::structured_path::choose(&mut provider, req.structured, &store);
@@ -99,11 +113,11 @@ pub async fn execute(
     };
     let writer = writer::start(store, progress, events.clone(), cancel.clone())
         .map_err(EngineError::WriterStart)?;
-    let ledger = Arc::new(RunLedger::new(
-        super::price::price_for(&plan.spec.model),
-        req.budget_usd,
-        writer.tx.clone(),
-    ));
+    let price = match batch {
+        Some(_) => super::price::batch_price_for(&plan.spec.model),
+        None => super::price::price_for(&plan.spec.model),
+    };
+    let ledger = Arc::new(RunLedger::new(price, req.budget_usd, writer.tx.clone()));
     let stop = CancellationToken::new();
     let servers = connect(&provider, &req, &ledger, &stop)?;
     let concurrency = servers.capacity();
@@ -133,7 +147,13 @@ pub async fn execute(
         paths: std::sync::Mutex::new(HashMap::new()),
         no_logprobs_said: std::sync::atomic::AtomicBool::new(false),
     });
-    work(&ctx, plan.batches, concurrency).await;
+    let parked = match &batch {
+        Some(order) => batch_api::send(&ctx, &ledger, plan.batches, order, &cfg.db_path).await,
+        None => {
+            work(&ctx, plan.batches, concurrency).await;
+            None
+        }
+    };
     let _ = writer
         .tx
         .send(WriteCmd::Structured(structured_summary(&ctx, &probe_note)));
@@ -165,7 +185,13 @@ pub async fn execute(
     // The writer has the last word: it knows what was committed (a run
     // that produced only failures is failed, not done).
     let progress = finished.progress;
-    let (status, note) = finished.ended.unwrap_or((status, note));
+    let (mut status, mut note) = finished.ended.unwrap_or((status, note));
+    if let Some(park) = parked
+        && status == RunStatus::Done
+    {
+        Store::open(&cfg.db_path)?.park_run(run_id, &park)?;
+        (status, note) = (RunStatus::Queued, Some(park));
+    }
     Ok(RunOutcome {
         run_id,
         status,

@@ -100,6 +100,16 @@ impl Servers {
         self.list.iter().map(|s| s.capacity).sum()
     }
 
+    /// The first server, without a slot: where a batch's answers came from
+    /// (the Batch API is one endpoint), counted nowhere.
+    pub fn first_lease(&self) -> Lease<'_> {
+        Lease {
+            servers: self,
+            index: 0,
+            held: AtomicBool::new(false),
+        }
+    }
+
     /// A slot on the server with the most free slots, waiting for one when
     /// all are taken; `None` when every server is out.
     pub async fn acquire(&self) -> Option<Lease<'_>> {

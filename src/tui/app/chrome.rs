@@ -39,13 +39,17 @@ pub enum Popup {
         target: Option<(ComboKey, crate::domain::Scale)>,
         error: Option<String>,
     },
-    /// A message that needs acknowledging (e.g. no endpoint configured).
+    /// A message that needs acknowledging (e.g. no endpoint configured);
+    /// `text` may hold several lines.
     Notice { title: String, text: String },
     /// Quitting with labels not yet on disk.
     Quit(QuitPrompt),
     /// Cancelling a run: the runs still going (tags, oldest first) and the
     /// highlighted one.
     CancelRun { tags: Vec<u64>, cursor: usize },
+    /// Quitting while runs go: asked as the cancel prompt asks (its keys,
+    /// the runs still going), and a yes cancels them all and quits.
+    QuitWithRuns { tags: Vec<u64> },
     /// What the runs would send, before they start. `judged` when the user
     /// asked for one item that is already judged (only re-judging is left).
     ConfirmRuns {
@@ -97,11 +101,49 @@ pub enum RunsView {
     #[default]
     Loading,
     Loaded {
-        runs: Vec<Run>,
+        /// Newest first.
+        runs: Vec<ListedRun>,
         failures: Vec<Failure>,
         cursor: usize,
     },
     Error(String),
+}
+
+/// A stored run as the runs view lists it: with its start and how long it
+/// took read from its timestamps once, when the runs are read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedRun {
+    pub run: Run,
+    /// `2026-11-24 04:00` (UTC), or the stored text when it does not read.
+    pub started: String,
+    /// When it ended, the same way; `None` while it runs.
+    pub ended: Option<String>,
+    /// From its start to its end; `None` while it runs (or when a time does
+    /// not read).
+    pub took: Option<std::time::Duration>,
+}
+
+impl ListedRun {
+    pub fn new(run: Run) -> ListedRun {
+        let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
+        let shown = |s: &str| match at(s) {
+            Some(t) => t
+                .with_timezone(&chrono::Utc)
+                .format("%Y-%m-%d %H:%M")
+                .to_string(),
+            None => s.to_string(),
+        };
+        let took = match (at(&run.created_at), run.finished_at.as_deref().and_then(at)) {
+            (Some(a), Some(b)) => (b - a).to_std().ok(),
+            _ => None,
+        };
+        ListedRun {
+            started: shown(&run.created_at),
+            ended: run.finished_at.as_deref().map(shown),
+            took,
+            run,
+        }
+    }
 }
 
 /// The agreement view: counts at once from what the screen holds, the full
@@ -178,6 +220,9 @@ pub struct Chrome {
     /// The agreement view a drill came from: Esc on the drilled list goes
     /// back to it as it was.
     pub back: Option<Box<AgreementState>>,
+    /// The agreement and runs tables show the columns a narrow screen left
+    /// out, in place of the others ([`crate::tui::layout::columns`]).
+    pub other_columns: bool,
 }
 
 impl Chrome {
@@ -194,6 +239,7 @@ impl Chrome {
             legend: None,
             session: Default::default(),
             back: None,
+            other_columns: false,
         }
     }
 

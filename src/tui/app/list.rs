@@ -284,14 +284,14 @@ fn detail_of(data: &Workspace, i: usize) -> Detail {
     Detail {
         index: Some(i),
         item: Some(it.to_item()),
-        title: sanitize::one_line(&it.title, 500),
+        title: crate::tui::strings::flat(&it.title, 500),
         // Protocol inputs have no sender or time: leave the gaps out.
         meta: [
-            sanitize::one_line(&it.id, 80),
-            sanitize::one_line(&it.source.kind, 40),
-            sanitize::one_line(&it.source.originator, 120),
+            crate::tui::strings::flat(&it.id, 80),
+            crate::tui::strings::flat(&it.source.kind, 40),
+            crate::tui::strings::flat(&it.source.originator, 120),
             match (&it.sent_text, it.kind.is_empty()) {
-                (Some(t), _) => sanitize::one_line(t, 40),
+                (Some(t), _) => crate::tui::strings::flat(t, 40),
                 (None, true) => "no time".into(),
                 (None, false) => String::new(),
             },

@@ -182,8 +182,36 @@ impl App {
         out
     }
 
-    /// Rows of the other judge styles on the current item (after the AwAg rows).
+    /// Rows of the other judge styles on the current item (after the AwAg
+    /// rows). A claim row shows once its claim is configured (in
+    /// `claims.toml`, or asked by an earlier run): without its text it can
+    /// be neither judged nor read, and [`Self::hidden_claims`] names it.
     pub fn proto_rows(&self) -> Vec<ProtoRow> {
+        self.all_proto_rows()
+            .into_iter()
+            .filter(|r| {
+                r.protocol != crate::domain::Protocol::Proposition
+                    || self.data.claims.contains_key(&r.key.classification_id)
+            })
+            .collect()
+    }
+
+    /// The claims of the current item's rows that are not shown: their
+    /// claim text is unknown (sorted, each once).
+    pub fn hidden_claims(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .all_proto_rows()
+            .into_iter()
+            .filter(|r| r.protocol == crate::domain::Protocol::Proposition)
+            .map(|r| r.key.classification_id)
+            .filter(|id| !self.data.claims.contains_key(id))
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    fn all_proto_rows(&self) -> Vec<ProtoRow> {
         let Some(item) = self.current_item() else {
             return Vec::new();
         };
@@ -204,14 +232,11 @@ impl App {
             .iter_mut()
             .filter(|r| r.protocol == crate::domain::Protocol::Proposition)
         {
-            r.about = match self.data.claims.get(&r.key.classification_id) {
-                Some(s) => {
-                    // The scale the claim is judged on, labelled on.
-                    r.scale = s.scoring.scale();
-                    super::strings::claim::about(&s.claim, s.scoring.as_str())
-                }
-                None => super::strings::claim::UNKNOWN.into(),
-            };
+            if let Some(s) = self.data.claims.get(&r.key.classification_id) {
+                // The scale the claim is judged on, labelled on.
+                r.scale = s.scoring.scale();
+                r.about = super::strings::claim::about(&s.claim, s.scoring.as_str());
+            }
         }
         rows
     }

@@ -66,9 +66,25 @@ pub struct ActiveRun {
     /// Asked to stop (it finishes as cancelled, keeping its verdicts).
     pub cancelled: bool,
     pub note: Option<String>,
+    /// How it ended, once it has.
+    pub ended: Option<crate::domain::RunStatus>,
 }
 
 impl ActiveRun {
+    /// How it ended, in the words the end message and the status bar's
+    /// "last run" both use: `run 7 done: 8/10 verdicts, 2 failed`.
+    pub fn outcome(&self) -> Option<String> {
+        let status = self.ended?;
+        let p = &self.progress;
+        Some(crate::tui::strings::msg::run_outcome(
+            &crate::tui::strings::popup::run_name(self.run_id, self.tag),
+            status.as_str(),
+            p.verdicts,
+            p.total.max(p.done()),
+            p.failed,
+        ))
+    }
+
     /// Combinations not yet judged or failed; `None` before the engine has
     /// planned the run.
     pub fn left(&self) -> Option<u64> {
@@ -173,6 +189,8 @@ pub struct RunTracker {
     pub preview_cfg: crate::provider::ProviderConfig,
     /// The few-shot loop (`L`) of this session, once one was started.
     pub fewshot: Option<super::FewShotLoop>,
+    /// The run that ended last (its tag): the status bar's "last run".
+    pub last_ended: Option<u64>,
 }
 
 impl RunTracker {
@@ -190,7 +208,14 @@ impl RunTracker {
                 model.to_string(),
             ),
             fewshot: None,
+            last_ended: None,
         }
+    }
+
+    /// The run that ended last, if any did.
+    pub fn last_ended(&self) -> Option<&ActiveRun> {
+        let tag = self.last_ended?;
+        self.active.iter().find(|r| r.tag == tag)
     }
 
     pub fn running(&self) -> bool {

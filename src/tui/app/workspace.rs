@@ -98,6 +98,9 @@ pub struct Workspace {
     pub has_owners: bool,
     /// What judging each proposition claim asks (see [`crate::tui::app::claims`]).
     pub claims: crate::tui::app::claims::Claims,
+    /// Where `claims.toml` is read from (the config directory's), to say
+    /// where a claim goes; `None` when there is no config directory.
+    pub claims_file: Option<std::path::PathBuf>,
     /// This session's label changes, oldest first: what `u` walks back.
     pub undo: Vec<UndoStep>,
     /// Retractions handed to the writer, by request: put back if refused.
@@ -181,6 +184,7 @@ impl Workspace {
             replaying: false,
             split: data.split,
             claims: Default::default(),
+            claims_file: None,
             undo: Vec::new(),
             undo_pending: HashMap::new(),
             rows_for,

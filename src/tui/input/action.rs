@@ -120,6 +120,9 @@ actions! {
     Agreement => "agreement judge vs human",
     /// In the agreement view: figures on all pairs, the held-out test side, the train side.
     CycleSplit => "agreement view: all pairs / held-out test / train",
+    /// The agreement and runs tables on a narrow screen (under 120
+    /// columns): the columns that gave way, in place of the others, and back.
+    OtherColumns => "agreement and runs tables, narrow screen: the other columns / back",
     /// Open the prompt view (what is sent for this item).
     Prompt => "the request sent for this item",
     /// Undo the last label change of this session (repeat to walk back).

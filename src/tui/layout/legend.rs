@@ -35,41 +35,8 @@ pub fn height(app: &App, width: u16) -> u16 {
     let rows: usize = lines()
         .into_iter()
         .chain([last.as_str()])
-        .map(|l| wrapped_rows(l, w))
+        .map(|l| super::wrapped_rows(l, w))
         .sum();
     // The title line, then the lines.
     u16::try_from(rows + 1).unwrap_or(u16::MAX)
-}
-
-/// Rows `text` takes when wrapped at word boundaries to `w` columns, as
-/// the paragraph draws it (a word longer than a row is cut across rows).
-fn wrapped_rows(text: &str, w: usize) -> usize {
-    use unicode_width::UnicodeWidthStr;
-    let (mut rows, mut used) = (1, 0);
-    for word in text.split(' ') {
-        let len = word.width();
-        if used > 0 && used + 1 + len > w {
-            rows += 1;
-            used = 0;
-        }
-        used += if used > 0 { 1 + len } else { len };
-        while used > w {
-            rows += 1;
-            used -= w;
-        }
-    }
-    rows
-}
-
-#[cfg(test)]
-mod tests {
-    use super::wrapped_rows;
-
-    #[test]
-    fn rows_count_word_wrapping() {
-        assert_eq!(wrapped_rows("aaa bbb", 7), 1);
-        assert_eq!(wrapped_rows("aaa bbbb", 7), 2);
-        assert_eq!(wrapped_rows("aaaaaaaaaa", 4), 3);
-        assert_eq!(wrapped_rows("", 4), 1);
-    }
 }

@@ -4,10 +4,22 @@
 //! from the live keymap. What each key does is said beside the action itself
 //! (`action.rs`), where the keymap reads it.
 
+/// Untrusted text as the workbench shows it on one row: neutralised and
+/// cut as [`crate::sanitize::one_line`] does, with a newline (and the `⏎`
+/// the report's own lines mark one with) shown as a space. The `⏎` suits a
+/// terminal log; on a screen it reads as a stray glyph, and a space keeps
+/// the words apart.
+pub fn flat(s: &str, max_chars: usize) -> String {
+    crate::sanitize::one_line(s, max_chars).replace('⏎', " ")
+}
+
 /// Status-bar messages.
 pub mod msg {
     pub const CELLS_COMING: &str =
         "the pairs behind the figures are still being read: enter again in a moment";
+    pub const OTHER_COLUMNS_WHERE: &str =
+        "the columns key works in the agreement and runs views, under 120 columns";
+    pub const EVERY_COLUMN_SHOWN: &str = "every column shows at this width";
     pub const SPLIT_IN_AGREEMENT: &str =
         "the split key works in the agreement view: all pairs, held-out test, train";
     // ----- runs -----
@@ -15,6 +27,13 @@ pub mod msg {
     pub const NO_PERSONA: &str = "no persona: import one (jury import) or create one (P, then N)";
     pub const NO_PERSPECTIVE: &str = "no perspective: import one with jury import";
     pub const NO_ENDPOINT_TITLE: &str = "cannot judge: no endpoint";
+    /// The "no endpoint" popup: why, then how to judge at once with the
+    /// offline demo judge (one command a line, to be copied as it is).
+    pub fn no_endpoint(why: &str) -> String {
+        format!(
+            "{why}\n\nTo try it now, start the offline demo judge (keyword rules, not a model) and jury with it:\n  jury demo-judge --port 8089 &\n  OPENAI_BASE_URL=http://127.0.0.1:8089/v1 JURY_MODEL=jury-demo-judge jury"
+        )
+    }
     pub const EVERY_MODE_JUDGED: &str = "every mode already has verdicts for this item";
     pub const CANCELLING: &str = "cancelling: the verdicts that arrived are kept…";
     pub const NO_RUN_TO_CANCEL: &str = "no run is going";
@@ -63,18 +82,21 @@ pub mod msg {
     pub fn judge_failure(kind: &str, reason: &str) -> String {
         format!("judge failure ({kind}): {reason}")
     }
-    pub fn run_finished(
-        run_id: i64,
-        status: &str,
-        verdicts: u64,
-        failed: u64,
-        note: Option<&str>,
-    ) -> String {
-        let mut msg = format!("run {run_id} {status}: {verdicts} verdicts, {failed} failed");
-        if let Some(n) = note {
-            msg.push_str(&format!(" — {n}"));
+    /// How a run ended: `run 7 done: 8/10 verdicts, 2 failed`. The end
+    /// message opens with it and the status bar's "last run" is it.
+    pub fn run_outcome(run: &str, status: &str, verdicts: u64, total: u64, failed: u64) -> String {
+        format!("{run} {status}: {verdicts}/{total} verdicts, {failed} failed")
+    }
+    /// The end message: the outcome, then why it stopped short, if it did.
+    pub fn run_finished(outcome: &str, note: Option<&str>) -> String {
+        match note {
+            Some(n) => format!("{outcome} — {n}"),
+            None => outcome.to_string(),
         }
-        msg
+    }
+    /// The status bar once no run goes: the one that ended last.
+    pub fn last_run(outcome: &str) -> String {
+        format!("last {outcome}")
     }
 
     // ----- choices and the list -----
@@ -204,10 +226,86 @@ pub mod msg {
     }
 }
 
+/// The agreement and runs tables: what is above, below and a key away.
+pub mod table {
+    /// The agreement table's legend for the columns shown (`heads`): "agree
+    /// is raw agreement; kappa and alpha correct it for chance; base rate =
+    /// each side's share of its most common value; acc = the classifier's
+    /// accuracy as each side reads it" when all show.
+    pub fn agreement_legend(heads: &[&str]) -> String {
+        let has = |h: &str| heads.contains(&h);
+        let mut parts = Vec::new();
+        if has("agree") {
+            parts.push("agree is raw agreement".to_string());
+        }
+        let corrected: Vec<&str> = ["kappa", "alpha"].into_iter().filter(|h| has(h)).collect();
+        if !corrected.is_empty() {
+            let verb = if corrected.len() > 1 {
+                "correct"
+            } else {
+                "corrects"
+            };
+            let what = if has("agree") { "it" } else { "agreement" };
+            parts.push(format!(
+                "{} {verb} {what} for chance",
+                corrected.join(" and ")
+            ));
+        }
+        if has("base L/R") {
+            parts.push("base rate = each side's share of its most common value".into());
+        }
+        if has("acc L/R") {
+            parts.push("acc = the classifier's accuracy as each side reads it".into());
+        }
+        parts.join("; ")
+    }
+    /// What the agreement table shows first, named when the key brings it back.
+    pub const AGREEMENT_FIRST: &str = "agree, kappa";
+    /// What the runs table shows first.
+    pub const RUNS_FIRST: &str = "start, judge, prompts";
+
+    /// "↑ 2 above · ↓ 12 more · w more columns: alpha, base L/R", or `None`
+    /// when every row and column is in sight.
+    pub fn status(
+        above: usize,
+        below: usize,
+        key: &str,
+        hidden: &[&str],
+        other: bool,
+        first: &str,
+    ) -> Option<String> {
+        let mut parts = Vec::new();
+        if above > 0 {
+            parts.push(format!("↑ {above} above"));
+        }
+        if below > 0 {
+            parts.push(format!("↓ {below} more"));
+        }
+        if !hidden.is_empty() {
+            parts.push(if other {
+                format!("{key} back to {first}")
+            } else {
+                format!("{key} more columns: {}", hidden.join(", "))
+            });
+        }
+        (!parts.is_empty()).then(|| parts.join(" · "))
+    }
+}
+
 /// A proposition row's claim line.
 pub mod claim {
-    pub const UNKNOWN: &str =
-        "claim text unknown: add it to claims.toml in the config directory to judge it here";
+    /// Where a claim goes when the workbench knows no config directory.
+    pub const IN_CONFIG_DIR: &str = "claims.toml in the config directory";
+
+    /// The one line that stands for the current item's claim rows whose
+    /// claim is not configured; `file` is where `claims.toml` is read.
+    pub fn hidden(ids: &[String], file: &str) -> String {
+        format!(
+            "{} claim(s) hidden, claim text unknown: {} · to show, add [[claim]] id and claim to {file}",
+            ids.len(),
+            ids.join(", ")
+        )
+    }
     pub fn about(claim: &str, scoring: &str) -> String {
         format!("claim ({scoring}): {claim}")
     }
@@ -295,6 +393,14 @@ pub mod popup {
             Some(id) => format!("run {id}"),
             None => format!("run #{tag} (not started)"),
         }
+    }
+    pub const QUIT_WITH_RUNS_TITLE: &str = " quit? a run is going ";
+    pub fn quit_with_runs_keys(yes: &str, quit: &str, keep: &str, runs: usize) -> String {
+        let them = if runs > 1 { "them all" } else { "it" };
+        format!("{yes} (or {quit} again) cancel {them} and quit · {keep} stay, keep {them} going")
+    }
+    pub fn not_quitting_runs(runs: usize) -> String {
+        format!("not quitting: {runs} run(s) keep going")
     }
     pub fn cancel_keys(yes: &str, all: &str, keep: &str, several: bool) -> String {
         if several {

@@ -1,7 +1,8 @@
 //! Cancelling a run: its own key, never Esc. One run with only a few
 //! combinations left stops at once; otherwise a prompt asks first (and which
 //! run, when several are going). Verdicts already stored stay: the engine
-//! commits as it goes, and the run ends as cancelled.
+//! commits as it goes, and the run ends as cancelled. Quitting with runs
+//! going asks the same way.
 
 use super::super::app::*;
 use super::super::input::action::{PopupAction, PopupKind};
@@ -21,26 +22,59 @@ fn going(app: &App) -> Vec<u64> {
         .collect()
 }
 
+/// Whether stopping the runs `tags` costs little: one run with at most
+/// [`FEW_LEFT`] combinations left (nothing is asked then).
+fn nearly_done(app: &App, tags: &[u64]) -> bool {
+    match tags {
+        [tag] => app
+            .runs
+            .active
+            .iter()
+            .find(|r| r.tag == *tag)
+            .and_then(|r| r.left())
+            .is_some_and(|left| left <= FEW_LEFT),
+        _ => false,
+    }
+}
+
 /// The cancel key: stops a nearly done lone run, asks otherwise.
 pub fn ask(app: &mut App, fx: &mut Vec<Effect>) {
     let tags = going(app);
-    match tags.as_slice() {
-        [] => app.chrome.info(crate::tui::strings::msg::NO_RUN_TO_CANCEL),
-        [tag]
-            if app
-                .runs
-                .active
-                .iter()
-                .find(|r| r.tag == *tag)
-                .and_then(|r| r.left())
-                .is_some_and(|left| left <= FEW_LEFT) =>
-        {
-            cancel(app, &[*tag], fx)
+    if tags.is_empty() {
+        app.chrome.info(crate::tui::strings::msg::NO_RUN_TO_CANCEL);
+    } else if nearly_done(app, &tags) {
+        cancel(app, &tags, fx);
+    } else {
+        let cursor = tags.len() - 1; // the newest
+        app.chrome.popup = Some(Popup::CancelRun { tags, cursor });
+    }
+}
+
+/// Quitting asks as the cancel key does: nothing when no run goes or a
+/// lone one is nearly done (quitting cancels it), else the prompt, whose
+/// yes cancels them all and quits. True when it asked.
+pub fn ask_before_quit(app: &mut App) -> bool {
+    let tags = going(app);
+    if tags.is_empty() || nearly_done(app, &tags) {
+        return false;
+    }
+    app.chrome.popup = Some(Popup::QuitWithRuns { tags });
+    true
+}
+
+/// A key on the quitting prompt: yes (or the quit key again) quits, which
+/// cancels every run; keep stays with the runs going.
+pub fn quit_key(app: &mut App, tags: Vec<u64>, k: KeyEvent, fx: &mut Vec<Effect>) {
+    let again = app.chrome.keymap.action(&k) == Some(crate::tui::input::action::Action::Quit);
+    match app.chrome.keymap.popup_action(PopupKind::CancelRun, &k) {
+        Some(PopupAction::ConfirmCancel | PopupAction::CancelAll) => {
+            super::quit::request_now(app, fx)
         }
-        _ => {
-            let cursor = tags.len() - 1; // the newest
-            app.chrome.popup = Some(Popup::CancelRun { tags, cursor });
-        }
+        _ if again => super::quit::request_now(app, fx),
+        Some(PopupAction::KeepRunning) => app
+            .chrome
+            .info(crate::tui::strings::popup::not_quitting_runs(tags.len())),
+        _ => app.chrome.popup = Some(Popup::QuitWithRuns { tags }),
     }
 }
 

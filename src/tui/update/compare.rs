@@ -57,7 +57,7 @@ pub fn run_missing(app: &mut App, fx: &mut Vec<Effect>) {
                 }
             } else {
                 app.chrome
-                    .info(say::models_need_a_list(&crate::sanitize::one_line(
+                    .info(say::models_need_a_list(&crate::tui::strings::flat(
                         &model, 60,
                     )));
             }

@@ -17,7 +17,7 @@ pub fn runs_planned(app: &mut App, started: Option<u64>, result: Result<Vec<Plan
     let runs = match result {
         Ok(runs) => runs,
         Err(e) => {
-            app.chrome.error(crate::sanitize::one_line(&e, 300));
+            app.chrome.error(crate::tui::strings::flat(&e, 300));
             return;
         }
     };

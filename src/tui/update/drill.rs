@@ -6,7 +6,6 @@
 
 use super::super::app::*;
 use super::super::input::action::Action;
-use crate::sanitize;
 
 /// The background task sent each group's pairs as matrix cells.
 pub fn cells_loaded(app: &mut App, cells: Vec<crate::report::GroupCells>) {
@@ -134,7 +133,7 @@ pub fn open(app: &mut App) {
         Some((r, c)) => format!("{pairs} pairs: {}×{} · {}", name(r), name(c), g.group),
         None => format!("{pairs} pairs: {}", g.group),
     };
-    let label = sanitize::one_line(&what, 80);
+    let label = crate::tui::strings::flat(&what, 80);
     let View::Agreement(state) = std::mem::replace(&mut app.chrome.view, View::Main) else {
         return;
     };
@@ -184,7 +183,7 @@ fn open_as(
         };
         said.push(format!(
             "perspective {}",
-            sanitize::one_line(&app.perspective_label(), 30)
+            crate::tui::strings::flat(&app.perspective_label(), 30)
         ));
     }
     if let [Some(mode)] = modes.iter().collect::<Vec<_>>()[..]
@@ -210,7 +209,10 @@ fn open_as(
         if !owners_all {
             app.choices.by_owner = false;
             app.choices.persona = i;
-            said.push(format!("persona {}", sanitize::one_line(persona, 30)));
+            said.push(format!(
+                "persona {}",
+                crate::tui::strings::flat(persona, 30)
+            ));
         }
     }
     (!said.is_empty()).then(|| {

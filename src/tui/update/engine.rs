@@ -3,7 +3,6 @@
 
 use super::super::app::*;
 use crate::engine::EngineEvent;
-use crate::sanitize;
 
 pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
     let Some(run) = app.runs.active.iter_mut().find(|r| r.tag == tag) else {
@@ -49,7 +48,7 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             }
             app.chrome.warn(crate::tui::strings::msg::retrying(
                 delay.as_secs_f64(),
-                &sanitize::one_line(&reason, 200),
+                &crate::tui::strings::flat(&reason, 200),
             ));
         }
         EngineEvent::Verdict { verdict, .. } => {
@@ -70,11 +69,11 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             }
             app.chrome.error(crate::tui::strings::msg::judge_failure(
                 failure.kind.as_str(),
-                &sanitize::one_line(&failure.reason, 200),
+                &crate::tui::strings::flat(&failure.reason, 200),
             ));
         }
         EngineEvent::Notice { text, .. } => {
-            let said = sanitize::one_line(&text, 200);
+            let said = crate::tui::strings::flat(&text, 200);
             app.chrome.warn(said.clone());
             run.note = Some(match run.note.take() {
                 Some(n) => format!("{n}; {said}"),
@@ -102,6 +101,7 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
         } => {
             run.progress = progress;
             run.finished = true;
+            run.ended = Some(status);
             // A run that stopped short says so in the colour of its status,
             // not in the calm one of a finished run.
             let level = match status {
@@ -110,15 +110,13 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
                 _ => Level::Info,
             };
             let msg = crate::tui::strings::msg::run_finished(
-                run.run_id.unwrap_or(0),
-                &status.to_string(),
-                progress.verdicts,
-                progress.failed,
+                &run.outcome().unwrap_or_default(),
                 note.as_deref()
-                    .map(|n| sanitize::one_line(n, 200))
+                    .map(|n| crate::tui::strings::flat(n, 200))
                     .as_deref(),
             );
             run.note = note;
+            app.runs.last_ended = Some(tag);
             app.runs.streams.retain(|_, s| s.tag != tag);
             app.chrome.message = Some((level, msg));
         }

@@ -10,16 +10,11 @@ use super::super::input::action::{Action, PopupAction, PopupKind};
 use super::super::msg::Effect;
 use super::super::strings::fewshot as say;
 use crate::domain::{Protocol, Side};
-use crate::sanitize;
 use crossterm::event::KeyEvent;
 
 /// `L`.
 pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
-    if let Some(e) = &app.runs.endpoint_error {
-        app.chrome.popup = Some(Popup::Notice {
-            title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
-            text: e.clone(),
-        });
+    if super::run::no_endpoint(app) {
         return;
     }
     if app.runs.fewshot.as_ref().is_some_and(|l| {
@@ -43,7 +38,7 @@ pub fn start(app: &mut App, fx: &mut Vec<Effect>) {
     {
         app.chrome.warn(say::pair_level_split(
             split.mixed_items().len(),
-            &sanitize::one_line(first, 40),
+            &crate::tui::strings::flat(first, 40),
             split.rule.holdout,
             split.rule.seed,
         ));
@@ -84,7 +79,9 @@ pub fn split_loaded(
             start(app, fx);
         }
         Ok(None) => app.chrome.warn(say::NO_SPLIT),
-        Err(e) => app.chrome.error(say::failed(&sanitize::one_line(&e, 300))),
+        Err(e) => app
+            .chrome
+            .error(say::failed(&crate::tui::strings::flat(&e, 300))),
     }
 }
 
@@ -120,7 +117,7 @@ fn awag_plan(app: &mut App) -> Option<RunPlan> {
         Err(e) => {
             app.chrome.message = Some((
                 Level::Error,
-                say::failed(&sanitize::one_line(&e.to_string(), 300)),
+                say::failed(&crate::tui::strings::flat(&e.to_string(), 300)),
             ));
             None
         }
@@ -133,7 +130,8 @@ pub fn ready(app: &mut App, r: Result<Box<LoopReady>, String>, fx: &mut Vec<Effe
     let ready = match r {
         Ok(r) => r,
         Err(e) => {
-            app.chrome.error(say::failed(&sanitize::one_line(&e, 300)));
+            app.chrome
+                .error(say::failed(&crate::tui::strings::flat(&e, 300)));
             return;
         }
     };
@@ -141,7 +139,7 @@ pub fn ready(app: &mut App, r: Result<Box<LoopReady>, String>, fx: &mut Vec<Effe
         let who = if ready.by_owner {
             say::EACH_ITEMS_OWNER.to_string()
         } else {
-            sanitize::one_line(ready.plan.persona_id(), 40)
+            crate::tui::strings::flat(ready.plan.persona_id(), 40)
         };
         app.chrome.warn(say::no_test_items(&who));
         return;

@@ -6,7 +6,6 @@ use super::super::input::action::Action;
 use super::super::msg::Effect;
 use super::Now;
 use crate::domain::{ComboKey, Label, Scale, Value};
-use crate::sanitize;
 use ratatui_textarea::TextArea;
 
 /// 1–5, 0 and 6–9, a and d: a label on the focused row, on its scale.
@@ -265,7 +264,7 @@ fn record_answer(e: &mut LabelEntry, result: Result<(), String>, chrome: &mut Ch
     match result {
         Ok(()) => e.state = SaveState::Saved,
         Err(err) => {
-            let err = sanitize::one_line(&err, 200);
+            let err = crate::tui::strings::flat(&err, 200);
             e.state = SaveState::Unsaved(err.clone());
             chrome.error(crate::tui::strings::msg::label_not_saved(
                 &err,

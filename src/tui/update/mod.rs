@@ -95,12 +95,12 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::LabelHistory { key, result } => undo::history_loaded(app, key, result),
         Msg::SampleNotKept(e) => app.chrome.warn(format!(
             "the label is saved but not marked as sampled: {}",
-            crate::sanitize::one_line(&e, 200)
+            crate::tui::strings::flat(&e, 200)
         )),
         Msg::SessionNotSaved(e) => {
             app.chrome
                 .warn(crate::tui::strings::session::session_not_saved(
-                    &crate::sanitize::one_line(&e, 200),
+                    &crate::tui::strings::flat(&e, 200),
                 ))
         }
         Msg::AgreementChanges(c) => fewshot_loop::changes(app, c),
@@ -157,6 +157,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         CancelRun => cancel::ask(app, fx),
         Help | Compare | Personas | Runs | Agreement | Prompt => nav::open_view(app, action, fx),
         CycleSplit => nav::cycle_split(app, fx),
+        OtherColumns => nav::other_columns(app),
         FewShotLoop => fewshot_loop::start(app, fx),
         MoveDown | MoveUp if drill::move_cell(app, action) => {}
         MoveDown | MoveUp | PageDown | PageUp | Top | Bottom => nav::movement(app, action),

@@ -5,7 +5,6 @@ use super::super::app::*;
 use super::super::input::action::Action;
 use super::super::msg::Effect;
 use crate::domain::Agreement;
-use crate::sanitize;
 
 /// Help, compare, personas, runs, agreement and prompt views.
 pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
@@ -65,20 +64,51 @@ pub fn runs_loaded(
     r: Result<(Vec<crate::domain::Run>, Vec<crate::domain::Failure>), String>,
 ) {
     if let View::Runs(rv) = &mut app.chrome.view {
-        // A read again while open keeps the selected run in place.
-        let cursor = match rv {
-            RunsView::Loaded { cursor, .. } => *cursor,
-            _ => 0,
+        // A read again while open keeps the selected run selected, wherever
+        // a new run puts it; the first read selects the newest.
+        let selected = match rv {
+            RunsView::Loaded { runs, cursor, .. } => runs.get(*cursor).map(|r| r.run.id),
+            _ => None,
         };
         *rv = match r {
-            Ok((runs, failures)) => RunsView::Loaded {
-                cursor: cursor.min(runs.len().saturating_sub(1)),
-                runs,
-                failures,
-            },
+            Ok((mut runs, failures)) => {
+                runs.sort_by_key(|r| std::cmp::Reverse(r.id));
+                let cursor = selected
+                    .and_then(|id| runs.iter().position(|r| r.id == id))
+                    .unwrap_or(0);
+                RunsView::Loaded {
+                    runs: runs.into_iter().map(ListedRun::new).collect(),
+                    failures,
+                    cursor,
+                }
+            }
             Err(e) => RunsView::Error(e),
         };
     }
+}
+
+/// In the agreement and runs views on a narrow screen: the columns that gave
+/// way, in place of the others, and back. Elsewhere, or when every column
+/// fits, it says so and changes nothing.
+pub fn other_columns(app: &mut App) {
+    use crate::tui::layout::columns;
+    let cols = match app.chrome.view {
+        View::Agreement(_) => columns::AGREEMENT,
+        View::Runs(_) => columns::RUNS,
+        _ => {
+            app.chrome
+                .info(crate::tui::strings::msg::OTHER_COLUMNS_WHERE);
+            return;
+        }
+    };
+    let hidden = columns::hidden(cols, crate::tui::layout::table_width(app.chrome.size));
+    if hidden.is_empty() {
+        app.chrome.other_columns = false;
+        app.chrome
+            .info(crate::tui::strings::msg::EVERY_COLUMN_SHOWN);
+        return;
+    }
+    app.chrome.other_columns = !app.chrome.other_columns;
 }
 
 /// In the agreement view: the figures on all pairs, then on the held-out
@@ -146,7 +176,7 @@ pub fn agreement_loaded(app: &mut App, r: Result<Vec<crate::report::GroupFigures
     if let View::Agreement(a) = &mut app.chrome.view {
         a.figures = match r {
             Ok(groups) => FiguresState::Ready(groups),
-            Err(e) => FiguresState::Error(sanitize::one_line(&e, 300)),
+            Err(e) => FiguresState::Error(crate::tui::strings::flat(&e, 300)),
         };
         a.cursor = 0;
         a.cell = None;
@@ -183,7 +213,7 @@ pub fn escalations_loaded(
         Err(e) => {
             app.chrome
                 .error(crate::tui::strings::msg::escalations_failed(
-                    &crate::sanitize::one_line(&e, 200),
+                    &crate::tui::strings::flat(&e, 200),
                 ));
             return;
         }

@@ -6,7 +6,6 @@ use super::super::app::*;
 use super::super::input::action::{Action, PopupAction, PopupKind};
 use super::super::msg::Effect;
 use crate::domain::{ComboKey, Persona, Scale};
-use crate::sanitize;
 use crossterm::event::KeyEvent;
 use ratatui_textarea::TextArea;
 
@@ -91,7 +90,7 @@ pub fn persona_saved(app: &mut App, r: Result<Persona, String>) {
     match r {
         Ok(p) => {
             app.chrome.info(crate::tui::strings::msg::persona_saved(
-                &sanitize::one_line(&p.id, 60),
+                &crate::tui::strings::flat(&p.id, 60),
             ));
             match app.data.personas.iter_mut().find(|x| x.id == p.id) {
                 Some(x) => *x = p,
@@ -104,7 +103,7 @@ pub fn persona_saved(app: &mut App, r: Result<Persona, String>) {
         Err(e) => app
             .chrome
             .error(crate::tui::strings::msg::persona_not_saved(
-                &sanitize::one_line(&e, 200),
+                &crate::tui::strings::flat(&e, 200),
             )),
     }
 }
@@ -163,6 +162,7 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
         Popup::Notice { .. } | Popup::History { .. } => {} // any key closes it
         Popup::Quit(q) => super::quit::prompt_key(app, q, k, fx),
         Popup::CancelRun { tags, cursor } => super::cancel::popup_key(app, tags, cursor, k, fx),
+        Popup::QuitWithRuns { tags } => super::cancel::quit_key(app, tags, k, fx),
         Popup::ConfirmRuns { runs, judged } => super::confirm::popup_key(app, runs, judged, k, fx),
         Popup::Replay { labels, path } => super::quit::replay_key(app, labels, path, k, fx),
         Popup::ConfirmLoop(ready) => super::fewshot_loop::confirm_key(app, ready, k, fx),

@@ -8,12 +8,21 @@ use super::super::input::action::{PopupAction, PopupKind};
 use super::super::msg::Effect;
 use super::retry_unsaved;
 use crate::domain::Label;
-use crate::sanitize;
 use crossterm::event::KeyEvent;
 
-/// The quit action: at once when every label is saved; else every unsaved
-/// label is retried and the answer awaited ([`QuitPrompt::Saving`]).
+/// The quit action: with runs going, first asks as the cancel key does
+/// ([`super::cancel::ask_before_quit`]); then [`request_now`].
 pub fn request(app: &mut App, fx: &mut Vec<Effect>) {
+    if super::cancel::ask_before_quit(app) {
+        return;
+    }
+    request_now(app, fx);
+}
+
+/// Quits at once when every label is saved (cancelling the runs still
+/// going); else every unsaved label is retried and the answer awaited
+/// ([`QuitPrompt::Saving`]).
+pub fn request_now(app: &mut App, fx: &mut Vec<Effect>) {
     if app.unsaved_count() + app.pending_count() == 0 {
         finish(app, fx);
         return;
@@ -68,13 +77,13 @@ pub fn label_answered(app: &mut App, fx: &mut Vec<Effect>) {
 pub fn kept(app: &mut App, r: Result<String, String>) {
     match &mut app.chrome.popup {
         Some(Popup::Quit(QuitPrompt::Unsaved { kept, .. })) => {
-            *kept = Some(r.map_err(|e| sanitize::one_line(&e, 200)))
+            *kept = Some(r.map_err(|e| crate::tui::strings::flat(&e, 200)))
         }
         _ => {
             if let Err(e) = r {
                 app.chrome
                     .error(crate::tui::strings::msg::recovery_file_error(
-                        &sanitize::one_line(&e, 200),
+                        &crate::tui::strings::flat(&e, 200),
                     ));
             }
         }

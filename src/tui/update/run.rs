@@ -5,7 +5,6 @@ use super::super::input::action::Action;
 use super::super::msg::Effect;
 use crate::domain::{Mode, PersonaRef, Protocol};
 use crate::protocol::{JudgeSpec, SpecRefusal};
-use crate::sanitize;
 
 /// Enter on the main screen and in compare: judges the current item. One
 /// item is cheap: it starts at once, and like `R` it judges only what is
@@ -38,7 +37,7 @@ pub fn use_persona(app: &mut App, cursor: usize) {
         app.choices.by_owner = false;
         app.refresh_all_marks();
         app.chrome.info(crate::tui::strings::msg::persona_chosen(
-            &sanitize::one_line(&app.data.personas[cursor].name, 60),
+            &crate::tui::strings::flat(&app.data.personas[cursor].name, 60),
         ));
     }
 }
@@ -117,12 +116,29 @@ pub fn cycle_structured(app: &mut App) {
 
 /// A run task ended (after its last event, or without any).
 pub fn run_ended(app: &mut App, tag: u64, error: Option<String>) {
-    if let Some(r) = app.runs.active.iter_mut().find(|r| r.tag == tag) {
-        r.finished = true;
-    }
     app.runs.streams.retain(|_, s| s.tag != tag);
+    let Some(r) = app.runs.active.iter_mut().find(|r| r.tag == tag) else {
+        if let Some(e) = error {
+            app.chrome.error(crate::tui::strings::flat(&e, 300));
+        }
+        return;
+    };
+    r.finished = true;
+    // The engine said how it ended (and it was said then); else it stopped
+    // before: an error fails it, a cancel while planning cancels it.
+    if r.ended.is_none() {
+        r.ended = Some(match error {
+            Some(_) => crate::domain::RunStatus::Failed,
+            None => crate::domain::RunStatus::Cancelled,
+        });
+        app.runs.last_ended = Some(tag);
+    }
     if let Some(e) = error {
-        app.chrome.error(sanitize::one_line(&e, 300));
+        let outcome = r.outcome().unwrap_or_default();
+        app.chrome.error(crate::tui::strings::msg::run_finished(
+            &outcome,
+            Some(&crate::tui::strings::flat(&e, 300)),
+        ));
     }
 }
 
@@ -175,7 +191,7 @@ fn claim_plans(app: &mut App, items: &[String]) -> Vec<RunPlan> {
     let (runs, unknown) = super::claims::claim_runs(app, items);
     if !unknown.is_empty() {
         app.chrome.warn(crate::tui::strings::claim::cannot_judge(
-            &sanitize::one_line(&unknown.join(", "), 200),
+            &crate::tui::strings::flat(&unknown.join(", "), 200),
         ));
     }
     runs.into_iter()
@@ -187,14 +203,15 @@ fn claim_plans(app: &mut App, items: &[String]) -> Vec<RunPlan> {
         .collect()
 }
 
-/// Says so and returns true when no endpoint is configured.
-fn no_endpoint(app: &mut App) -> bool {
+/// Says so, and how to start the demo judge, and returns true when no
+/// endpoint is configured.
+pub(super) fn no_endpoint(app: &mut App) -> bool {
     let Some(e) = &app.runs.endpoint_error else {
         return false;
     };
     app.chrome.popup = Some(Popup::Notice {
         title: crate::tui::strings::msg::NO_ENDPOINT_TITLE.into(),
-        text: e.clone(),
+        text: crate::tui::strings::msg::no_endpoint(e),
     });
     true
 }
@@ -249,7 +266,8 @@ fn plan_of(
             resume: true,
         }),
         Err(e) => {
-            app.chrome.message = Some((Level::Error, sanitize::one_line(&e.to_string(), 300)));
+            app.chrome.message =
+                Some((Level::Error, crate::tui::strings::flat(&e.to_string(), 300)));
             None
         }
     }
@@ -271,7 +289,7 @@ pub(super) fn what(plan: &RunPlan) -> String {
         (Some(claim), _) => crate::tui::strings::msg::with_protocol(&format!(
             "{} ({})",
             plan.protocol().as_str(),
-            sanitize::one_line(&claim.claim_id, 40)
+            crate::tui::strings::flat(&claim.claim_id, 40)
         )),
         (None, Some(mode)) => crate::tui::strings::msg::in_mode(&mode.to_string()),
         (None, None) => crate::tui::strings::msg::with_protocol(plan.protocol().as_str()),
@@ -292,6 +310,7 @@ pub(super) fn track(app: &mut App, plan: &RunPlan, what: &str) -> u64 {
         finished: false,
         cancelled: false,
         note: None,
+        ended: None,
     });
     app.chrome
         .info(crate::tui::strings::msg::judging(plan.item_ids.len(), what));

@@ -81,7 +81,7 @@ pub fn restore(app: &mut App, s: &SessionState) {
         app.choices.compare_axis = a;
     }
     app.choices.split_side = s.split.as_deref().and_then(crate::domain::Side::parse);
-    app.list.search = crate::sanitize::one_line(&s.search, 200);
+    app.list.search = crate::tui::strings::flat(&s.search, 200);
     app.choices.blind = s.blind;
     app.refresh_all_marks();
     app.refilter();

@@ -231,8 +231,15 @@ fn keys_move_focus_rows_mode_filter_and_search() {
     // Esc never cancels a run (tests/tui_runs_flow.rs: x does, asking first).
     assert!(code(&mut app, KeyCode::Esc).is_empty());
     assert!(app.running());
+    // q with a run going asks first, as x does; yes cancels it and quits.
+    assert!(key(&mut app, 'q').is_empty());
+    assert!(!app.chrome.quit);
+    assert!(matches!(
+        app.chrome.popup,
+        Some(crate::tui::app::Popup::QuitWithRuns { .. })
+    ));
     assert!(
-        key(&mut app, 'q')
+        key(&mut app, 'y')
             .iter()
             .any(|f| matches!(f, Effect::CancelRun { .. }))
     );
@@ -506,5 +513,136 @@ fn needs_a_person_lists_the_escalation_queue_and_a_label_takes_an_item_out() {
     for _ in 0..10 {
         key(&mut app, 'f');
         assert!(!app.list.filter.reads_judge(), "{:?}", app.list.filter);
+    }
+}
+
+/// Quitting with runs going asks as the cancel key does: not at all when
+/// one run has only a few combinations left (quitting cancels it), else the
+/// prompt; `n` stays with the runs going, `q` again or `y` quits.
+#[test]
+fn quitting_with_runs_going_asks_as_the_cancel_key_does() {
+    let started = |app: &mut crate::tui::App, total: u64| {
+        let fx = code(app, KeyCode::Enter);
+        assert!(matches!(&fx[..], [Effect::StartRun { .. }]), "{fx:?}");
+        let tag = app.runs.active.last().unwrap().tag;
+        update(
+            app,
+            Msg::Engine {
+                tag,
+                event: crate::engine::EngineEvent::RunStarted {
+                    run_id: 1,
+                    total,
+                    skipped: 0,
+                },
+            },
+        );
+        tag
+    };
+    // A lone run with 5 left: quits at once, cancelling it.
+    let mut app = app();
+    let tag = started(&mut app, 5);
+    assert!(key(&mut app, 'q').contains(&Effect::CancelRun { tag }));
+    assert!(app.chrome.quit);
+    // More left: asks; n stays and says so; q again quits.
+    let mut app = crate::tui::fixtures::app();
+    let tag = started(&mut app, 6);
+    assert!(key(&mut app, 'q').is_empty());
+    assert!(!app.chrome.quit);
+    assert!(key(&mut app, 'n').is_empty());
+    assert!(app.chrome.popup.is_none() && !app.chrome.quit);
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("not quitting")
+    );
+    assert!(app.running());
+    key(&mut app, 'q');
+    assert!(key(&mut app, 'q').contains(&Effect::CancelRun { tag }));
+    assert!(app.chrome.quit);
+}
+
+/// `w` swaps in the columns a narrow screen left out, only in the agreement
+/// and runs views and only when some gave way; elsewhere it says where it works.
+#[test]
+fn the_columns_key_acts_where_columns_gave_way() {
+    let mut app = app();
+    app.chrome.size = (80, 24);
+    key(&mut app, 'w');
+    assert!(!app.chrome.other_columns);
+    let said = app.chrome.message.clone().unwrap().1;
+    assert!(said.contains("agreement and runs"), "{said}");
+    key(&mut app, 'U');
+    key(&mut app, 'w');
+    assert!(app.chrome.other_columns);
+    key(&mut app, 'w');
+    assert!(!app.chrome.other_columns);
+    // From 120 columns every column shows: nothing to swap.
+    update(&mut app, Msg::Resize(160, 45));
+    key(&mut app, 'w');
+    assert!(!app.chrome.other_columns);
+    let said = app.chrome.message.clone().unwrap().1;
+    assert!(said.contains("every column"), "{said}");
+}
+
+fn stored_run(id: i64) -> Run {
+    Run {
+        id,
+        spec: RunSpec {
+            protocol: Protocol::Awag,
+            mode: Some(Mode::Two),
+            persona_id: "kenton".into(),
+            perspective_ids: vec!["classification".into()],
+            model: "gpt-4o-mini".into(),
+            prompt_hash: "h".into(),
+            params: serde_json::Value::Null,
+        },
+        status: RunStatus::Done,
+        created_at: format!("2026-11-24T0{id}:00:00.000Z"),
+        finished_at: Some(format!("2026-11-24T0{id}:00:42.000Z")),
+        total: 1,
+        verdicts: 1,
+        failures: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cached_tokens: 0,
+        requests: 1,
+        usage_unknown: 0,
+        cost_usd: None,
+        note: None,
+        structured: None,
+    }
+}
+
+/// The runs view lists the newest first, selects it on the first read, and
+/// keeps the selected run selected when a new one arrives above it.
+#[test]
+fn the_runs_view_lists_the_newest_first_and_keeps_the_selected_run() {
+    use crate::tui::app::{RunsView, View};
+    let ids = |app: &crate::tui::App| match &app.chrome.view {
+        View::Runs(RunsView::Loaded { runs, cursor, .. }) => (
+            runs.iter().map(|r| r.run.id).collect::<Vec<_>>(),
+            runs[*cursor].run.id,
+        ),
+        _ => panic!("the runs view"),
+    };
+    let mut app = app();
+    key(&mut app, 'U');
+    let read = |n: i64| Msg::RunsLoaded(Ok(((1..=n).map(stored_run).collect(), vec![])));
+    update(&mut app, read(3));
+    assert_eq!(ids(&app), (vec![3, 2, 1], 3));
+    key(&mut app, 'j');
+    assert_eq!(ids(&app), (vec![3, 2, 1], 2));
+    update(&mut app, read(4));
+    assert_eq!(ids(&app), (vec![4, 3, 2, 1], 2));
+    // Its start and how long it took are read once, with the runs.
+    match &app.chrome.view {
+        View::Runs(RunsView::Loaded { runs, .. }) => {
+            assert_eq!(runs[0].started, "2026-11-24 04:00");
+            assert_eq!(runs[0].took, Some(std::time::Duration::from_secs(42)));
+        }
+        _ => panic!("the runs view"),
     }
 }

@@ -6,7 +6,6 @@ use super::super::app::*;
 use super::super::msg::Effect;
 use super::Now;
 use crate::domain::{ComboKey, Label};
-use crate::sanitize;
 use crate::store::{LabelEvent, LabelUndo, Slot};
 use crate::tui::strings::session as s;
 
@@ -97,7 +96,7 @@ pub fn retraction_answered(app: &mut App, req: u64, result: Result<(), String>) 
     }
     app.chrome.error(s::undo_failed(
         &row_name(&key),
-        &sanitize::one_line(&err, 200),
+        &crate::tui::strings::flat(&err, 200),
     ));
 }
 
@@ -130,7 +129,7 @@ pub fn undo_refused(app: &mut App, req: u64, current: Option<Label>, why: &str) 
     app.chrome.warn(format!(
         "{}: {}",
         row_name(&slot.key),
-        sanitize::one_line(why, 200)
+        crate::tui::strings::flat(why, 200)
     ));
 }
 
@@ -157,7 +156,7 @@ pub fn history_loaded(app: &mut App, key: ComboKey, result: Result<Vec<LabelEven
         Ok(ev) => ev,
         Err(e) => {
             app.chrome
-                .error(s::history_failed(&sanitize::one_line(&e, 200)));
+                .error(s::history_failed(&crate::tui::strings::flat(&e, 200)));
             return;
         }
     };
@@ -177,7 +176,7 @@ pub fn history_loaded(app: &mut App, key: ComboKey, result: Result<Vec<LabelEven
 /// One change: when, who (persona), the value on its scale, the judge value
 /// it replaced, why it changed, and the note's start. Every text sanitised.
 fn history_line(e: &LabelEvent) -> String {
-    let when: String = sanitize::one_line(&e.created_at, 40)
+    let when: String = crate::tui::strings::flat(&e.created_at, 40)
         .replace('T', " ")
         .chars()
         .take(19)
@@ -188,8 +187,8 @@ fn history_line(e: &LabelEvent) -> String {
     };
     let mut line = format!(
         "{when}  {} ({})  {} {}",
-        sanitize::one_line(&e.slot.who, 24),
-        sanitize::one_line(&e.slot.persona_id, 20),
+        crate::tui::strings::flat(&e.slot.who, 24),
+        crate::tui::strings::flat(&e.slot.persona_id, 20),
         e.slot.scale.as_str(),
         value,
     );
@@ -199,9 +198,9 @@ fn history_line(e: &LabelEvent) -> String {
     if e.blind {
         line.push_str("  blind");
     }
-    line.push_str(&format!("  [{}]", sanitize::one_line(&e.kind, 10)));
+    line.push_str(&format!("  [{}]", crate::tui::strings::flat(&e.kind, 10)));
     if !e.note.is_empty() {
-        line.push_str(&format!("  “{}”", sanitize::one_line(&e.note, 40)));
+        line.push_str(&format!("  “{}”", crate::tui::strings::flat(&e.note, 40)));
     }
     line
 }
@@ -210,11 +209,14 @@ fn history_line(e: &LabelEvent) -> String {
 fn row_name(k: &ComboKey) -> String {
     let mut name = format!(
         "{} · {}",
-        sanitize::one_line(&k.classification_id, 30),
-        sanitize::one_line(&k.item_id, 40)
+        crate::tui::strings::flat(&k.classification_id, 30),
+        crate::tui::strings::flat(&k.item_id, 40)
     );
     if k.perspective_id != "classification" {
-        name.push_str(&format!(" ({})", sanitize::one_line(&k.perspective_id, 20)));
+        name.push_str(&format!(
+            " ({})",
+            crate::tui::strings::flat(&k.perspective_id, 20)
+        ));
     }
     name
 }

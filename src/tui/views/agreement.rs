@@ -1,17 +1,22 @@
 //! The agreement view: every comparison `jury report` makes, with n, raw
 //! agreement beside its chance-corrected twin and the base rates; for the
-//! selected group its confusion matrix and both sides' distributions.
+//! selected group its confusion matrix and both sides' distributions
+//! ([`super::agreement_detail`]). On a narrow screen the table's columns
+//! give way by rank ([`columns::AGREEMENT`]) and a key shows the others.
 
+use super::agreement_detail;
 use crate::report::GroupFigures;
 use crate::report::pairs::Comparison;
 use crate::report::rank::Ranking;
-use crate::sanitize;
 use crate::tui::app::{AgreementRow, AgreementState, App, FiguresState};
+use crate::tui::input::action::Action;
+use crate::tui::layout::{columns, wrapped_rows};
+use crate::tui::strings::{self, flat};
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Paragraph, Widget, Wrap};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 pub struct AgreementView<'a> {
     pub app: &'a App,
@@ -72,23 +77,60 @@ impl Widget for AgreementView<'_> {
                 return;
             }
         };
-        let [table, detail] =
-            Layout::vertical([Constraint::Percentage(55), Constraint::Min(8)]).areas(inner);
-        let mut notes = vec![progress_line(self.state)];
-        notes.extend(self.state.notes.iter().cloned());
-        render_table(groups, self.state.cursor, &notes, table, buf, t);
-        if let Some(g) = groups.get(self.state.cursor) {
-            let [matrix, figures, chart] = Layout::horizontal([
-                Constraint::Percentage(34),
-                Constraint::Percentage(33),
-                Constraint::Percentage(33),
-            ])
-            .areas(detail);
-            render_matrix(g, self.state.cell, matrix, buf, t);
-            render_figures(g, figures, buf, t);
-            render_distributions(g, chart, buf, t);
+        let t = &self.app.chrome.theme;
+        let other = self.app.chrome.other_columns;
+        let cols = columns::fit(columns::AGREEMENT, inner.width, other);
+        let heads: Vec<&str> = cols.iter().map(|c| c.head).collect();
+        let mut footer = vec![Line::styled(
+            strings::table::agreement_legend(&heads),
+            t.muted,
+        )];
+        footer.push(Line::styled(progress_line(self.state), t.text));
+        for n in &self.state.notes {
+            // Judge names come from the store: untrusted, one line each.
+            let style = if n.starts_with("self-consistency") || n.starts_with("position bias") {
+                t.title
+            } else {
+                t.text
+            };
+            footer.push(Line::styled(flat(n, 400), style));
+        }
+        let table = Table {
+            groups,
+            cursor: self.state.cursor,
+            cols,
+            hidden: columns::hidden(columns::AGREEMENT, inner.width),
+            other,
+            columns_key: self.app.chrome.keymap.hint(Action::OtherColumns),
+            footer,
+        };
+        let selected = groups.get(self.state.cursor);
+        let detail_want = selected
+            .map(|g| agreement_detail::rows_wanted(g, self.state.cell, inner.width))
+            .unwrap_or(0);
+        let (table_h, _) = split(inner.height, table.rows_wanted(inner.width), detail_want);
+        let [top, detail] =
+            Layout::vertical([Constraint::Length(table_h), Constraint::Min(0)]).areas(inner);
+        table.render(top, buf, t);
+        if let Some(g) = selected {
+            agreement_detail::render(g, self.state.cell, detail, buf, t);
         }
     }
+}
+
+/// The group table keeps at least this many rows (header, three groups, the
+/// line saying what is below, the legend) when the detail wants more.
+const TABLE_LEAST: u16 = 8;
+
+/// Rows for the table and the detail out of `height`: each what it wants
+/// when both fit (the detail takes the rest), else the detail gives way
+/// down to what leaves the table its least.
+fn split(height: u16, table: u16, detail: u16) -> (u16, u16) {
+    if table.saturating_add(detail) <= height {
+        return (table, height - table);
+    }
+    let detail = detail.min(height.saturating_sub(TABLE_LEAST.min(table)));
+    (height - detail, detail)
 }
 
 /// The classifier's accuracy, one line per classification, at the very top;
@@ -107,7 +149,7 @@ fn estimate_rows(lines: &[String], area: Rect, buf: &mut Buffer, t: &Theme) -> R
     let mut shown: Vec<Line> = lines
         .iter()
         .take(room)
-        .map(|l| Line::styled(sanitize::one_line(l, 300), t.title))
+        .map(|l| Line::styled(crate::tui::strings::flat(l, 300), t.title))
         .collect();
     if lines.len() > room {
         let last = shown.len() - 1;
@@ -115,7 +157,7 @@ fn estimate_rows(lines: &[String], area: Rect, buf: &mut Buffer, t: &Theme) -> R
             format!(
                 "+{} more (jury estimate) · {}",
                 lines.len() - last - 1,
-                sanitize::one_line(&lines[last], 200)
+                crate::tui::strings::flat(&lines[last], 200)
             ),
             t.title,
         );
@@ -138,7 +180,7 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
         lines.push(Line::styled(
             format!(
                 "which judge agrees best · {} · {} unit(s) all judged · human ceiling: {}",
-                sanitize::one_line(&r.scope, 30),
+                crate::tui::strings::flat(&r.scope, 30),
                 r.n_shared,
                 r.human_ceiling.describe()
             ),
@@ -150,14 +192,17 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
                 format!(
                     " {}. {:<48} agree {:<20} {}",
                     i + 1,
-                    sanitize::one_line(&format!("{} as {}", c.judge, c.persona), 48),
+                    crate::tui::strings::flat(&format!("{} as {}", c.judge, c.persona), 48),
                     g(&c.agreement),
                     gap
                 ),
                 t.text,
             ));
         }
-        lines.push(Line::styled(sanitize::one_line(&r.summary, 300), t.muted));
+        lines.push(Line::styled(
+            crate::tui::strings::flat(&r.summary, 300),
+            t.muted,
+        ));
     }
     if area.height < 30 {
         // A short screen: the heading and the plain-words answer of each.
@@ -167,8 +212,8 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
                 Line::styled(
                     format!(
                         "which judge agrees best · {}: {}",
-                        sanitize::one_line(&r.scope, 20),
-                        sanitize::one_line(&r.summary, 200)
+                        crate::tui::strings::flat(&r.scope, 20),
+                        crate::tui::strings::flat(&r.summary, 200)
                     ),
                     t.title,
                 )
@@ -186,7 +231,7 @@ fn progress_line(state: &AgreementState) -> String {
     let (people, of) = &state.progress;
     let each: Vec<String> = people
         .iter()
-        .map(|(who, n)| format!("{} {n}/{of}", sanitize::one_line(who, 24)))
+        .map(|(who, n)| format!("{} {n}/{of}", crate::tui::strings::flat(who, 24)))
         .collect();
     if each.is_empty() {
         format!(
@@ -216,287 +261,119 @@ fn short(c: Comparison) -> &'static str {
     }
 }
 
-fn render_table(
-    groups: &[GroupFigures],
+/// The group table: a header, the groups around the cursor (the columns
+/// the width holds), a line saying what is above, below and a key away,
+/// then the legend and the notes, wrapped.
+struct Table<'a> {
+    groups: &'a [GroupFigures],
     cursor: usize,
-    notes: &[String],
-    area: Rect,
-    buf: &mut Buffer,
-    t: &Theme,
-) {
-    let header = format!(
-        "{:<16} {:<44} {:<9} {:>6} {:>6} {:>6} {:>6} {:>9} {:>9} {:>16}",
-        "comparison",
-        "sides",
-        "scale",
-        "n",
-        "agree",
-        "kappa",
-        "alpha",
-        "base L/R",
-        "acc L/R",
-        "people agree"
-    );
-    let mut lines = vec![Line::styled(header, t.title)];
-    // Header and legend, then the notes below them; groups get the rest.
-    let rows = (area.height as usize)
-        .saturating_sub(2 + notes.len())
-        .max(3);
-    let first = cursor.saturating_sub(rows.saturating_sub(1));
-    for (i, g) in groups.iter().enumerate().skip(first).take(rows) {
-        let f = &g.figures;
-        let n = if g.undecided > 0 {
-            format!("{}+{}", f.n, g.undecided)
-        } else {
-            f.n.to_string()
-        };
-        let acc = match &g.accuracy {
-            Some([l, r]) => format!("{}/{}", fig(l.accuracy), fig(r.accuracy)),
-            None => "–".into(),
-        };
-        // The one human ceiling (report::Ceiling): every pair of people on
-        // the combinations this judge was measured on.
-        let ceil = match &g.ceiling {
-            Some(c) if c.n > 0 => format!("{} (n {})", fig(c.percent_agreement.value), c.n),
-            _ => "–".into(),
-        };
-        let text = format!(
-            "{:<16} {:<44} {:<9} {:>6} {:>6} {:>6} {:>6} {:>9} {:>9} {:>16}",
-            short(g.comparison),
-            sanitize::one_line(&format!("{} vs {}", g.left, g.right), 44),
-            g.scale.as_str(),
-            n,
-            fig(f.percent_agreement.value),
-            fig(f.cohen_kappa.value),
-            fig(f.krippendorff_alpha.value),
-            format!(
-                "{}/{}",
-                fig(f.base_rate.first.mode_share),
-                fig(f.base_rate.second.mode_share)
-            ),
-            acc,
-            ceil
-        );
-        let style = if i == cursor { t.selection } else { t.text };
-        lines.push(Line::styled(text, style));
-    }
-    lines.push(Line::styled(
-        "agree is raw agreement; kappa and alpha correct it for chance; base rate = each side's share of its most common value; acc = the classifier's accuracy as each side reads it",
-        t.muted,
-    ));
-    for n in notes {
-        // Judge names come from the store: untrusted, one line each.
-        let style = if n.starts_with("self-consistency") || n.starts_with("position bias") {
-            t.title
-        } else {
-            t.text
-        };
-        lines.push(Line::styled(sanitize::one_line(n, 400), style));
-    }
-    Paragraph::new(lines).render(area, buf);
+    cols: Vec<columns::Column>,
+    /// The columns that gave way, and whether they are the ones shown.
+    hidden: Vec<&'static str>,
+    other: bool,
+    columns_key: String,
+    footer: Vec<Line<'a>>,
 }
 
-/// Value names of the group's scale, in matrix order.
-fn categories(g: &GroupFigures) -> Vec<String> {
-    let k = g.figures.k;
-    let names: Vec<String> = g.scale.values().iter().map(|v| v.as_text()).collect();
-    if names.len() == k {
-        names
-    } else {
-        (0..k).map(|i| i.to_string()).collect()
+impl Table<'_> {
+    fn footer_rows(&self, width: u16) -> u16 {
+        let w = usize::from(width.max(1));
+        let rows: usize = self
+            .footer
+            .iter()
+            .map(|l| wrapped_rows(&l.to_string(), w))
+            .sum();
+        u16::try_from(rows).unwrap_or(u16::MAX)
     }
-}
 
-fn render_matrix(
-    g: &GroupFigures,
-    cell: Option<(usize, usize)>,
-    area: Rect,
-    buf: &mut Buffer,
-    t: &Theme,
-) {
-    let cats = categories(g);
-    let f = &g.figures;
-    let w = cats
-        .iter()
-        .map(|c| c.chars().count())
-        .max()
-        .unwrap_or(1)
-        .max(5);
-    let mut lines = vec![
-        Line::styled(
-            format!(
-                "confusion: rows {} · columns {}",
-                sanitize::one_line(&g.left, 24),
-                sanitize::one_line(&g.right, 24)
-            ),
-            t.title,
-        ),
-        Line::styled(
-            format!(
-                "{:>w$} {}",
-                "",
-                cats.iter()
-                    .map(|c| format!("{c:>w$}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ),
-            t.muted,
-        ),
-    ];
-    for (i, row) in f.confusion_matrix.iter().enumerate() {
-        let mut spans = vec![Span::styled(format!("{:>w$}", cats[i]), t.text)];
-        for (j, c) in row.iter().enumerate() {
-            spans.push(Span::raw(" "));
-            // Brackets as well as the colour: the selection reads on any theme.
-            let (text, style) = if cell == Some((i, j)) {
-                (format!("{:>w$}", format!("[{c}]")), t.selection)
+    /// Rows to show every group, the legend and the notes.
+    fn rows_wanted(&self, width: u16) -> u16 {
+        let status = u16::from(!self.hidden.is_empty());
+        let groups = u16::try_from(self.groups.len()).unwrap_or(u16::MAX);
+        (1 + groups + status).saturating_add(self.footer_rows(width))
+    }
+
+    fn render(self, area: Rect, buf: &mut Buffer, t: &Theme) {
+        let footer_rows = self.footer_rows(area.width);
+        let n = self.groups.len();
+        // Header, the groups, the status line; the legend and notes below
+        // take what is left (at least three groups show).
+        let room = usize::from(area.height.saturating_sub(1));
+        let all_fit = n + usize::from(!self.hidden.is_empty()) + usize::from(footer_rows) <= room;
+        let rows = if all_fit {
+            n
+        } else {
+            room.saturating_sub(1 + usize::from(footer_rows))
+                .max(3)
+                .min(n)
+        };
+        let first = self.cursor.saturating_sub(rows.saturating_sub(1));
+        let mut lines = vec![Line::styled(columns::header(&self.cols), t.title)];
+        for (i, g) in self.groups.iter().enumerate().skip(first).take(rows) {
+            let style = if i == self.cursor {
+                t.selection
             } else {
-                (format!("{c:>w$}"), t.text)
+                t.text
             };
-            spans.push(Span::styled(text, style));
+            lines.push(Line::styled(
+                columns::row(&self.cols, |head| group_cell(g, head)),
+                style,
+            ));
         }
-        lines.push(Line::from(spans));
+        let below = n.saturating_sub(first + rows);
+        let status = strings::table::status(
+            first,
+            below,
+            &self.columns_key,
+            &self.hidden,
+            self.other,
+            strings::table::AGREEMENT_FIRST,
+        );
+        if let Some(s) = status {
+            lines.push(Line::styled(s, t.muted));
+        }
+        let top_rows = u16::try_from(lines.len())
+            .unwrap_or(u16::MAX)
+            .min(area.height);
+        let [top, rest] =
+            Layout::vertical([Constraint::Length(top_rows), Constraint::Min(0)]).areas(area);
+        // Rows are cut, never wrapped: a wrapped row would read as two groups.
+        Paragraph::new(lines).render(top, buf);
+        Paragraph::new(self.footer)
+            .wrap(Wrap { trim: false })
+            .render(rest, buf);
     }
-    lines.push(Line::styled(
-        match cell {
-            Some(_) => "enter lists the items of this cell · tab back to the groups",
-            None => "tab: into the matrix (arrows pick a cell) · enter lists the group's items",
-        },
-        t.muted,
-    ));
-    if let Some(e) = &g.evalgen {
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(
-            format!(
-                "\"classifier wrong\" as positive: coverage {} · false failures {} · alignment {} (n {})",
-                fig(e.coverage),
-                fig(e.false_failure_rate),
-                fig(e.alignment),
-                e.n
-            ),
-            t.muted,
-        ));
-    }
-    // Wrapped (the EvalGen line is long) without trimming, which would
-    // strip the padding that right-aligns the matrix.
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .render(area, buf);
 }
 
-/// Every figure of the selected group with its 95 % interval, as `jury report` gives them.
-fn render_figures(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
+/// A group's cell under the column `head` (see [`columns::AGREEMENT`]).
+fn group_cell(g: &GroupFigures, head: &str) -> String {
     let f = &g.figures;
-    let with_ci = crate::report::value_with_ci;
-    let row = |name: &str, x: &crate::analytics::Figure| {
-        Line::styled(
-            format!("{name:<18} {}", crate::report::figure_text(x)),
-            t.text,
-        )
-    };
-    let mut lines = vec![
-        Line::styled(
-            format!(
-                "figures · n {}{}",
-                f.n,
-                if g.undecided > 0 {
-                    format!(" (+{} undecided)", g.undecided)
-                } else {
-                    String::new()
-                }
-            ),
-            t.title,
-        ),
-        row("agreement", &f.percent_agreement),
-    ];
-    if f.ordinal {
-        lines.push(row("within one", &f.within_one));
-    }
-    lines.push(row("Cohen's kappa", &f.cohen_kappa));
-    if f.ordinal {
-        lines.push(row("kappa (quadratic)", &f.weighted_kappa_quadratic));
-    }
-    lines.push(row("Krippendorff α", &f.krippendorff_alpha));
-    if f.ordinal {
-        lines.push(row("Spearman", &f.spearman));
-        lines.push(row("mean abs diff", &f.mean_abs_diff));
-    }
-    lines.push(Line::styled(
-        format!(
-            "base rate L/R      {} / {}",
+    match head {
+        "comparison" => short(g.comparison).into(),
+        "sides" => flat(&format!("{} vs {}", g.left, g.right), 60),
+        "scale" => g.scale.as_str().into(),
+        "n" if g.undecided > 0 => format!("{}+{}", f.n, g.undecided),
+        "n" => f.n.to_string(),
+        "agree" => fig(f.percent_agreement.value),
+        "kappa" => fig(f.cohen_kappa.value),
+        "alpha" => fig(f.krippendorff_alpha.value),
+        "base L/R" => format!(
+            "{}/{}",
             fig(f.base_rate.first.mode_share),
             fig(f.base_rate.second.mode_share)
         ),
-        t.text,
-    ));
-    if let Some([l, r]) = &g.accuracy {
-        lines.push(Line::styled(
-            format!("accuracy (judge)   {}", with_ci(l.accuracy, l.ci95)),
-            t.text,
-        ));
-        lines.push(Line::styled(
-            format!("accuracy (human)   {}", with_ci(r.accuracy, r.ci95)),
-            t.text,
-        ));
+        "acc L/R" => match &g.accuracy {
+            Some([l, r]) => format!("{}/{}", fig(l.accuracy), fig(r.accuracy)),
+            None => "–".into(),
+        },
+        // The one human ceiling (report::Ceiling): every pair of people on
+        // the combinations this judge was measured on.
+        "people agree" => match &g.ceiling {
+            Some(c) if c.n > 0 => format!("{} (n {})", fig(c.percent_agreement.value), c.n),
+            _ => "–".into(),
+        },
+        _ => String::new(),
     }
-    if let Some(c) = &g.ceiling {
-        let text = if c.n == 0 {
-            "no two people here".to_string()
-        } else {
-            format!(
-                "{} · {} pairs",
-                crate::report::figure_text(&c.percent_agreement),
-                c.n
-            )
-        };
-        lines.push(Line::styled(format!("people agree       {text}"), t.text));
-    }
-    lines.push(Line::styled(
-        format!(
-            "[a,b] 95 %: Wilson for shares, else {} resamples (n≥30)",
-            f.bootstrap_resamples
-        ),
-        t.muted,
-    ));
-    Paragraph::new(lines).render(area, buf);
-}
-
-/// Both sides' value distributions (the confusion matrix's margins) as bars.
-fn render_distributions(g: &GroupFigures, area: Rect, buf: &mut Buffer, t: &Theme) {
-    let cats = categories(g);
-    let left = &g.figures.base_rate.first.counts;
-    let right = &g.figures.base_rate.second.counts;
-    let groups: Vec<BarGroup> = cats
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            BarGroup::default().label(Line::from(c.clone())).bars(&[
-                Bar::default()
-                    .value(left.get(i).copied().unwrap_or(0))
-                    .style(t.judge),
-                Bar::default()
-                    .value(right.get(i).copied().unwrap_or(0))
-                    .style(t.human),
-            ])
-        })
-        .collect();
-    let bar_width = ((area.width.saturating_sub(2) as usize / cats.len().max(1)).saturating_sub(2)
-        / 2)
-    .clamp(1, 6) as u16;
-    let mut chart = BarChart::default()
-        .block(
-            Block::bordered()
-                .title(" distribution: left (judge colour) / right (human colour) ")
-                .border_style(t.border)
-                .title_style(t.muted),
-        )
-        .bar_width(bar_width)
-        .bar_gap(0)
-        .group_gap(2);
-    for bg in groups {
-        chart = chart.data(bg);
-    }
-    chart.render(area, buf);
 }
 
 /// The counts the screen can give at once, while the figures are computed.
@@ -512,7 +389,7 @@ fn quick_lines<'a>(rows: &[AgreementRow], t: &Theme) -> Vec<Line<'a>> {
         lines.push(Line::styled(
             format!(
                 "{:<28} {:>6} {:>8} {:>10}",
-                sanitize::one_line(&r.classification, 28),
+                crate::tui::strings::flat(&r.classification, 28),
                 r.n,
                 r.agree,
                 r.undecided

@@ -25,7 +25,7 @@ impl Widget for CompareView<'_> {
         let axis = app.choices.compare_axis;
         let title = say::title(
             axis.name(),
-            &sanitize::one_line(app.persona_id(), 20),
+            &crate::tui::strings::flat(app.persona_id(), 20),
             &app.choices.mode.to_string(),
             &app.chrome.keymap.hint(Action::CompareBy),
             &app.chrome.keymap.hint(Action::RunMissing),
@@ -49,7 +49,7 @@ impl Widget for CompareView<'_> {
         )];
         if cols.is_empty() {
             lines.push(Line::styled(
-                say::no_columns(axis, &sanitize::one_line(app.persona_id(), 20)),
+                say::no_columns(axis, &crate::tui::strings::flat(app.persona_id(), 20)),
                 t.muted,
             ));
             Paragraph::new(lines).render(inner, buf);
@@ -61,7 +61,7 @@ impl Widget for CompareView<'_> {
         ];
         for c in &cols {
             header.push(Span::styled(
-                format!("{:<CELL$}", sanitize::one_line(&c.title, CELL - 2)),
+                format!("{:<CELL$}", crate::tui::strings::flat(&c.title, CELL - 2)),
                 t.title,
             ));
         }
@@ -131,12 +131,12 @@ fn row_lines<'a>(
             format!(
                 "{}{:<26} ",
                 if focused { "▶" } else { " " },
-                sanitize::one_line(name, 26)
+                crate::tui::strings::flat(name, 26)
             ),
             if focused { t.selection } else { t.text },
         ),
         Span::styled(
-            format!("{:<12}", sanitize::one_line(c.selected_text(), 11)),
+            format!("{:<12}", crate::tui::strings::flat(c.selected_text(), 11)),
             t.muted,
         ),
     ];
@@ -200,7 +200,7 @@ fn texts_of(app: &App, key: &ComboKey, cols: &[CompareColumn], area: Rect, buf: 
             .wrap(Wrap { trim: false })
             .block(
                 Block::bordered()
-                    .title(format!(" {} ", sanitize::one_line(&col.title, 40)))
+                    .title(format!(" {} ", crate::tui::strings::flat(&col.title, 40)))
                     .border_style(t.border)
                     .title_style(t.title),
             )

@@ -2,10 +2,10 @@
 //! the top of the agreement view on the `test` side.
 
 use crate::domain::Side;
-use crate::sanitize::one_line;
 use crate::tui::app::{AgreementState, App, LoopDelta, LoopReady, LoopStage};
 use crate::tui::input::action::{Action, PopupAction, PopupKind};
 use crate::tui::strings::fewshot as say;
+use crate::tui::strings::flat;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
@@ -23,14 +23,14 @@ pub fn confirm<'a>(app: &App, r: &LoopReady) -> (&'static str, Vec<Line<'a>>) {
     let (by_owner, who) = r.judged_as();
     let mut lines: Vec<Line> = say::confirm_lines(
         baseline,
-        &one_line(&set, 60),
+        &flat(&set, 60),
         &r.run_hash().chars().take(8).collect::<String>(),
         r.examples,
         r.reused,
         r.items(),
         r.left_out,
         &r.plan.mode().map(|m| m.to_string()).unwrap_or_default(),
-        (by_owner, &one_line(&who, 80)),
+        (by_owner, &flat(&who, 80)),
         r.requests,
         r.skipped,
     )
@@ -83,8 +83,8 @@ pub fn lines(app: &App, state: &AgreementState) -> Vec<String> {
                 let short = |h: &str| h.chars().take(8).collect::<String>();
                 [
                     say::headline(
-                        &one_line(&d.judge, 50),
-                        &one_line(&d.person, 20),
+                        &flat(&d.judge, 50),
+                        &flat(&d.person, 20),
                         &fig(d.kappa_before),
                         &fig(d.kappa_after.value),
                         &ci(&d.kappa_after),

@@ -1,5 +1,4 @@
 use super::focused_block;
-use crate::sanitize;
 use crate::tui::app::{App, Pane};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -39,16 +38,16 @@ impl Widget for ItemPane<'_> {
         }
         for c in &item.classifications {
             lines.push(Line::from(vec![
-                Span::styled(sanitize::one_line(&c.id, 40), t.title),
+                Span::styled(crate::tui::strings::flat(&c.id, 40), t.title),
                 Span::styled(
-                    format!("  {}", sanitize::one_line(&c.description, 200)),
+                    format!("  {}", crate::tui::strings::flat(&c.description, 200)),
                     t.muted,
                 ),
             ]));
             let mut spans = vec![Span::raw("  ")];
             for v in &c.available {
                 let sel = Some(v.as_str()) == c.selected.as_deref();
-                let txt = sanitize::one_line(v, 40);
+                let txt = crate::tui::strings::flat(v, 40);
                 spans.push(if sel {
                     Span::styled(format!("[{txt}]"), t.accent)
                 } else {
@@ -60,7 +59,10 @@ impl Widget for ItemPane<'_> {
                 .is_none_or(|s| !c.available.iter().any(|a| a == s))
             {
                 spans.push(Span::styled(
-                    format!("  selected: {}", sanitize::one_line(c.selected_text(), 40)),
+                    format!(
+                        "  selected: {}",
+                        crate::tui::strings::flat(c.selected_text(), 40)
+                    ),
                     t.accent,
                 ));
             }

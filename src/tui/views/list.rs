@@ -1,5 +1,4 @@
 use super::focused_block;
-use crate::sanitize;
 use crate::tui::app::{App, Pane, mark};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -18,15 +17,15 @@ fn search_title(app: &App) -> String {
     let q = &app.list.query;
     let mut parts: Vec<String> = Vec::new();
     if let Some(d) = &app.list.drill {
-        parts.push(sanitize::one_line(&d.label, 60));
+        parts.push(crate::tui::strings::flat(&d.label, 60));
     }
     parts.extend(
         q.terms
             .iter()
-            .map(|t| sanitize::one_line(&t.describe(), 30)),
+            .map(|t| crate::tui::strings::flat(&t.describe(), 30)),
     );
     if !q.text.is_empty() {
-        parts.push(format!("/{}", sanitize::one_line(&q.text, 20)));
+        parts.push(format!("/{}", crate::tui::strings::flat(&q.text, 20)));
     }
     if !q.errors.is_empty() {
         parts.push(format!(
@@ -107,7 +106,7 @@ impl Widget for ListPane<'_> {
                     t.warning,
                 ),
                 Span::raw(" "),
-                Span::styled(sanitize::one_line(&it.id, 16), t.muted),
+                Span::styled(crate::tui::strings::flat(&it.id, 16), t.muted),
                 Span::raw(" "),
             ];
             let used: usize = spans.iter().map(|s| s.width()).sum();
@@ -118,7 +117,7 @@ impl Widget for ListPane<'_> {
                 (&it.title, t.text)
             };
             spans.push(Span::styled(
-                sanitize::one_line(title, w.saturating_sub(used)),
+                crate::tui::strings::flat(title, w.saturating_sub(used)),
                 style,
             ));
             let line = Line::from(spans);

@@ -2,6 +2,7 @@
 //! here does I/O, parses or waits.
 
 pub mod agreement;
+pub mod agreement_detail;
 pub mod compare;
 pub mod fewshot_delta;
 pub mod item;

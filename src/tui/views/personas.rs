@@ -39,8 +39,8 @@ impl Widget for PersonasView<'_> {
                 Line::styled(
                     format!(
                         "{cur}{} — {}",
-                        sanitize::one_line(&p.id, 24),
-                        sanitize::one_line(&p.name, 40)
+                        crate::tui::strings::flat(&p.id, 24),
+                        crate::tui::strings::flat(&p.name, 40)
                     ),
                     st,
                 )
@@ -68,7 +68,7 @@ impl Widget for PersonasView<'_> {
             return;
         };
         let mut lines = vec![
-            Line::styled(sanitize::one_line(&p.name, 100), t.title),
+            Line::styled(crate::tui::strings::flat(&p.name, 100), t.title),
             Line::raw(""),
         ];
         match &p.definition {
@@ -79,7 +79,7 @@ impl Widget for PersonasView<'_> {
                         other => other.to_string(),
                     };
                     lines.push(Line::from(vec![Span::styled(
-                        format!("{}: ", sanitize::one_line(k, 40)),
+                        format!("{}: ", crate::tui::strings::flat(k, 40)),
                         t.accent,
                     )]));
                     for l in sanitize::for_display(&v, 4000).lines() {
@@ -96,7 +96,7 @@ impl Widget for PersonasView<'_> {
             .wrap(Wrap { trim: false })
             .block(
                 Block::bordered()
-                    .title(format!(" {} ", sanitize::one_line(&p.id, 40)))
+                    .title(format!(" {} ", crate::tui::strings::flat(&p.id, 40)))
                     .border_style(t.border)
                     .title_style(t.title),
             )

@@ -1,7 +1,7 @@
-use crate::sanitize::one_line;
 use crate::tui::app::{App, InputKind, PickerKind, Popup, QuitPrompt};
 use crate::tui::input::action::{PopupAction, PopupKind};
 use crate::tui::strings;
+use crate::tui::strings::flat;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
@@ -33,7 +33,10 @@ impl Widget for PopupView<'_> {
             }
             Popup::Replay { labels, path } => replay(self.app, area, buf, labels, path),
             Popup::CancelRun { tags, cursor } => {
-                super::run_popups::cancel_run(self.app, area, buf, tags, *cursor)
+                super::run_popups::cancel_run(self.app, area, buf, tags, Some(*cursor))
+            }
+            Popup::QuitWithRuns { tags } => {
+                super::run_popups::cancel_run(self.app, area, buf, tags, None)
             }
             Popup::ConfirmRuns { runs, judged } => {
                 super::run_popups::confirm_runs(self.app, area, buf, runs, *judged)
@@ -80,18 +83,18 @@ fn quit_lines<'a>(app: &App, q: &QuitPrompt) -> (String, Vec<Line<'a>>) {
         } => {
             let mut lines = vec![
                 Line::styled(strings::popup::could_not_write(*count), t.error),
-                Line::styled(format!("  {}", one_line(reason, 200)), t.text),
+                Line::styled(format!("  {}", flat(reason, 200)), t.text),
                 Line::raw(""),
             ];
             match kept {
                 None => lines.push(Line::styled(strings::popup::KEEPING, t.muted)),
                 Some(Ok(path)) => {
                     lines.push(Line::styled(strings::popup::KEPT_IN, t.text));
-                    lines.push(Line::styled(format!("  {}", one_line(path, 200)), t.muted));
+                    lines.push(Line::styled(format!("  {}", flat(path, 200)), t.muted));
                 }
                 Some(Err(e)) => {
                     lines.push(Line::styled(strings::popup::NOT_KEPT, t.error));
-                    lines.push(Line::styled(format!("  {}", one_line(e, 200)), t.muted));
+                    lines.push(Line::styled(format!("  {}", flat(e, 200)), t.muted));
                 }
             }
             lines.push(Line::raw(""));
@@ -190,41 +193,59 @@ fn history(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String
     dialog(area, buf, app, &format!(" {title} "), out);
 }
 
+/// A notice: its lines (a command stays on one row where the screen
+/// allows: the popup is as wide as its longest line), then "press any key".
 fn notice(app: &App, area: Rect, buf: &mut Buffer, title: &str, text: &str) {
     let t = &app.chrome.theme;
-    let r = centered(area, 70, 9);
+    let longest = text
+        .lines()
+        .map(unicode_width::UnicodeWidthStr::width)
+        .max()
+        .unwrap_or(0);
+    let w = u16::try_from(longest + 2)
+        .unwrap_or(u16::MAX)
+        .clamp(70, 100);
+    let inner = usize::from(w.min(area.width).saturating_sub(2));
+    let rows: usize = text
+        .lines()
+        .map(|l| crate::tui::layout::wrapped_rows(l, inner))
+        .sum();
+    let h = u16::try_from(rows + 4).unwrap_or(u16::MAX);
+    let r = centered(area, w, h);
     Clear.render(r, buf);
-    Paragraph::new(vec![
-        Line::styled(text.to_string(), t.text),
-        Line::raw(""),
-        Line::styled(strings::popup::PRESS_ANY_KEY, t.muted),
-    ])
-    .wrap(Wrap { trim: false })
-    .block(
-        Block::bordered()
-            .title(format!(" {title} "))
-            .border_style(t.error)
-            .title_style(t.error),
-    )
-    .style(t.text)
-    .render(r, buf);
+    let mut lines: Vec<Line> = text
+        .lines()
+        .map(|l| Line::styled(l.to_string(), t.text))
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(strings::popup::PRESS_ANY_KEY, t.muted));
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(
+            Block::bordered()
+                .title(format!(" {title} "))
+                .border_style(t.error)
+                .title_style(t.error),
+        )
+        .style(t.text)
+        .render(r, buf);
 }
 
 fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Label], path: &str) {
     let t = &app.chrome.theme;
     let mut lines = vec![
         Line::styled(strings::popup::replay_intro(labels.len()), t.text),
-        Line::styled(format!("  {}", one_line(path, 200)), t.muted),
+        Line::styled(format!("  {}", flat(path, 200)), t.muted),
         Line::raw(""),
     ];
     for l in labels.iter().take(5) {
         lines.push(Line::styled(
             format!(
                 "  {} · {} · {} · {} = {}",
-                one_line(&l.key.item_id, 30),
-                one_line(&l.key.classification_id, 30),
-                one_line(&l.persona_id, 20),
-                one_line(&l.who, 20),
+                flat(&l.key.item_id, 30),
+                flat(&l.key.classification_id, 30),
+                flat(&l.persona_id, 20),
+                flat(&l.who, 20),
                 l.value.as_text()
             ),
             t.human,
@@ -287,7 +308,7 @@ fn picker(
         .enumerate()
     {
         let line = Line::styled(
-            format!(" {}", crate::sanitize::one_line(o, 56)),
+            format!(" {}", crate::tui::strings::flat(o, 56)),
             if i == cursor { t.selection } else { t.text },
         );
         let lr = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
@@ -337,7 +358,7 @@ fn input(
     block.render(r, buf);
     let mut text_area = inner;
     if let Some(e) = error {
-        Line::styled(crate::sanitize::one_line(e, 200), t.error)
+        Line::styled(crate::tui::strings::flat(e, 200), t.error)
             .render(Rect::new(inner.x, inner.y, inner.width, 1), buf);
         text_area = Rect::new(
             inner.x,

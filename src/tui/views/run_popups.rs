@@ -18,7 +18,9 @@ pub fn run_what(protocol: crate::domain::Protocol, mode: Option<crate::domain::M
     }
 }
 
-pub fn cancel_run(app: &App, area: Rect, buf: &mut Buffer, tags: &[u64], cursor: usize) {
+/// The cancel prompt: the runs still going and the keys. `cursor` is the
+/// highlighted run; `None` when quitting, which cancels them all.
+pub fn cancel_run(app: &App, area: Rect, buf: &mut Buffer, tags: &[u64], cursor: Option<usize>) {
     let t = &app.chrome.theme;
     let mut lines = Vec::new();
     for (i, tag) in tags.iter().enumerate() {
@@ -32,7 +34,7 @@ pub fn cancel_run(app: &App, area: Rect, buf: &mut Buffer, tags: &[u64], cursor:
             p.done(),
             p.total.max(p.done()),
         );
-        let marked = tags.len() > 1 && i == cursor;
+        let marked = tags.len() > 1 && cursor == Some(i);
         let style = if marked { t.selection } else { t.text };
         lines.push(Line::styled(
             format!("{} {text}", if marked { "▶" } else { " " }),
@@ -42,16 +44,30 @@ pub fn cancel_run(app: &App, area: Rect, buf: &mut Buffer, tags: &[u64], cursor:
     lines.push(Line::raw(""));
     lines.push(Line::styled(say::CANCEL_KEPT, t.muted));
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::CancelRun, a);
-    lines.push(Line::styled(
-        say::cancel_keys(
-            &key(PopupAction::ConfirmCancel),
-            &key(PopupAction::CancelAll),
-            &key(PopupAction::KeepRunning),
-            tags.len() > 1,
+    let (title, keys) = match cursor {
+        Some(_) => (
+            say::CANCEL_TITLE,
+            say::cancel_keys(
+                &key(PopupAction::ConfirmCancel),
+                &key(PopupAction::CancelAll),
+                &key(PopupAction::KeepRunning),
+                tags.len() > 1,
+            ),
         ),
-        t.key,
-    ));
-    dialog(area, buf, app, say::CANCEL_TITLE, lines);
+        None => (
+            say::QUIT_WITH_RUNS_TITLE,
+            say::quit_with_runs_keys(
+                &key(PopupAction::ConfirmCancel),
+                &app.chrome
+                    .keymap
+                    .hint(crate::tui::input::action::Action::Quit),
+                &key(PopupAction::KeepRunning),
+                tags.len(),
+            ),
+        ),
+    };
+    lines.push(Line::styled(keys, t.key));
+    dialog(area, buf, app, title, lines);
 }
 
 /// What `R` would send, run by run: the missing combinations and everything.
@@ -78,7 +94,7 @@ pub fn confirm_runs(
                 r.plan
                     .spec
                     .persona()
-                    .map(|p| crate::sanitize::one_line(p, 40))
+                    .map(|p| crate::tui::strings::flat(p, 40))
                     .as_deref(),
                 r.plan.item_ids.len(),
             ),
@@ -112,7 +128,7 @@ pub fn confirm_runs(
             .hint(crate::tui::input::action::Action::CancelRun);
         lines.push(Line::styled(say::run_going(&cancel), t.warning));
     }
-    let model = crate::sanitize::one_line(&app.runs.model, 40);
+    let model = crate::tui::strings::flat(&app.runs.model, 40);
     let priced = runs.iter().any(|r| r.all.cost_usd.is_some());
     lines.push(Line::styled(say::cost_note(&model, priced), t.muted));
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::ConfirmRuns, a);

@@ -1,12 +1,17 @@
 use crate::analytics::usage_text::{cost_cell, count_cell, known};
 use crate::sanitize;
-use crate::tui::app::{App, RunsView};
+use crate::tui::app::{App, ListedRun, RunsView};
+use crate::tui::input::action::Action;
+use crate::tui::layout::columns;
+use crate::tui::strings::{self, flat};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
-/// Runs with progress, tokens and cost; the selected run's failures with raw text.
+/// Runs, newest first, with when, how long, the judge, prompts, progress,
+/// tokens and cost; the selected run's configuration and its failures with
+/// their raw text.
 pub struct RunsPane<'a> {
     pub app: &'a App,
     pub view: &'a RunsView,
@@ -46,21 +51,24 @@ impl Widget for RunsPane<'_> {
             Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
         // This session's runs as the engine reports them now, not as the
         // store held them when the view was read.
-        let runs: Vec<std::borrow::Cow<crate::domain::Run>> =
+        let runs: Vec<std::borrow::Cow<ListedRun>> =
             runs.iter().map(|r| live(self.app, r)).collect();
-        let h = top.height.saturating_sub(4) as usize;
+        let top_block = block(" runs, newest first (j/k select, esc back) ");
+        let inner = top_block.inner(top);
+        top_block.render(top, buf);
         let mut lines = vec![Line::styled(session_line(self.app), t.text)];
-        lines.extend(run_table(self.app, &runs, cursor, h));
-        Paragraph::new(lines)
-            .block(block(" runs (j/k select, esc back) "))
-            .render(top, buf);
-        let Some(run) = runs.get(cursor) else { return };
-        let run: &crate::domain::Run = run;
-        let lines = run_detail(self.app, run, failures);
+        lines.extend(run_table(self.app, &runs, cursor, inner));
+        Paragraph::new(lines).render(inner, buf);
+        let Some(listed) = runs.get(cursor) else {
+            return;
+        };
+        let run = &listed.run;
+        let mut lines = configuration(self.app, listed);
+        lines.extend(run_detail(self.app, run, failures));
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .block(block(&format!(
-                " run {}: how it answered, its failures (raw responses) ",
+                " run {}: its judge, how it answered, its failures (raw responses) ",
                 run.id
             )))
             .render(bottom, buf);
@@ -69,12 +77,13 @@ impl Widget for RunsPane<'_> {
 
 /// A stored run with this session's live counters over it, when the engine
 /// runs it for this workbench: the same numbers the status bar shows.
-fn live<'r>(app: &App, r: &'r crate::domain::Run) -> std::borrow::Cow<'r, crate::domain::Run> {
-    let Some(a) = app.runs.active.iter().find(|a| a.run_id == Some(r.id)) else {
-        return std::borrow::Cow::Borrowed(r);
+fn live<'r>(app: &App, l: &'r ListedRun) -> std::borrow::Cow<'r, ListedRun> {
+    let Some(a) = app.runs.active.iter().find(|a| a.run_id == Some(l.run.id)) else {
+        return std::borrow::Cow::Borrowed(l);
     };
     let p = &a.progress;
-    let mut r = r.clone();
+    let mut l = l.clone();
+    let r = &mut l.run;
     r.total = p.total.max(p.done());
     r.verdicts = p.verdicts;
     r.failures = p.failed;
@@ -87,7 +96,11 @@ fn live<'r>(app: &App, r: &'r crate::domain::Run) -> std::borrow::Cow<'r, crate:
     if !a.finished {
         r.status = crate::domain::RunStatus::Running;
     }
-    std::borrow::Cow::Owned(r)
+    // How long it has run, as the engine last said.
+    if l.took.is_none() && !p.elapsed.is_zero() {
+        l.took = Some(p.elapsed);
+    }
+    std::borrow::Cow::Owned(l)
 }
 
 /// The view's first line: this session's runs as the status bar says them.
@@ -110,64 +123,86 @@ fn cached_share(r: &crate::domain::Run) -> String {
     )
 }
 
-/// The runs table, scrolled so the selected run shows in `h` rows.
+/// The runs table, newest first, scrolled so the selected run shows; the
+/// columns the width holds ([`columns::RUNS`]), the others a key away.
 fn run_table<'a>(
     app: &App,
-    runs: &[std::borrow::Cow<crate::domain::Run>],
+    runs: &[std::borrow::Cow<ListedRun>],
     cursor: usize,
-    h: usize,
+    area: Rect,
 ) -> Vec<Line<'a>> {
     let t = &app.chrome.theme;
-    let mut lines = vec![Line::styled(
-        format!(
-            "{:>5} {:<10} {:<13} {:<14} {:<18} {:>9} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
-            "id",
-            "status",
-            "judge",
-            "persona",
-            "model",
-            "verdicts",
-            "failed",
-            "tokens in/out",
-            "cached",
-            "requests",
-            "unknown",
-            "cost"
-        ),
-        t.title,
-    )];
+    let other = app.chrome.other_columns;
+    let cols = columns::fit(columns::RUNS, area.width, other);
+    let hidden = columns::hidden(columns::RUNS, area.width);
+    let mut lines = vec![Line::styled(columns::header(&cols), t.title)];
+    if runs.is_empty() {
+        lines.push(Line::styled("no runs yet", t.muted));
+        return lines;
+    }
+    // The session line, the header and the status line take three rows.
+    let room = usize::from(area.height).saturating_sub(3).max(1);
+    let all_fit = runs.len() <= room + usize::from(hidden.is_empty());
+    let h = if all_fit { runs.len() } else { room };
     let first = cursor.saturating_sub(h.saturating_sub(1));
-    for (i, r) in runs.iter().enumerate().skip(first).take(h.max(1)) {
+    for (i, l) in runs.iter().enumerate().skip(first).take(h) {
         let st = if i == cursor { t.selection } else { t.text };
-        // Usage never reported is unknown, not zero.
-        let usage = known(r.requests, r.usage_unknown);
         lines.push(Line::styled(
-            format!(
-                "{:>5} {:<10} {:<13} {:<14} {:<18} {:>4}/{:<4} {:>7} {:>14} {:>7} {:>8} {:>7} {:>10}",
-                r.id,
-                r.status.as_str(),
-                judge_name(r),
-                sanitize::one_line(&r.spec.persona_id, 14),
-                sanitize::one_line(&r.spec.model, 18),
-                r.verdicts,
-                r.total,
-                r.failures,
-                count_cell(&format!("{}/{}", r.prompt_tokens, r.completion_tokens), usage),
-                cached_share(r),
-                r.requests,
-                r.usage_unknown,
-                match cost_cell(r.cost_usd, 4, usage).as_str() {
-                    "-" => "—".to_string(),
-                    c => c.to_string(),
-                },
-            ),
+            columns::row(&cols, |head| run_cell(l, head)),
             st,
         ));
     }
-    if runs.is_empty() {
-        lines.push(Line::styled("no runs yet", t.muted));
+    let status = strings::table::status(
+        first,
+        runs.len().saturating_sub(first + h),
+        &app.chrome.keymap.hint(Action::OtherColumns),
+        &hidden,
+        other,
+        strings::table::RUNS_FIRST,
+    );
+    if let Some(s) = status {
+        lines.push(Line::styled(s, t.muted));
     }
     lines
+}
+
+/// A run's cell under the column `head` (see [`columns::RUNS`]).
+fn run_cell(l: &ListedRun, head: &str) -> String {
+    let r = &l.run;
+    // Usage never reported is unknown, not zero.
+    let usage = known(r.requests, r.usage_unknown);
+    match head {
+        "id" => r.id.to_string(),
+        "status" => r.status.as_str().into(),
+        "started (UTC)" => flat(&l.started, 16),
+        "took" => l.took.map(took).unwrap_or_else(|| "–".into()),
+        "judge" => judge_config(r),
+        "prompts" => flat(&r.spec.prompt_hash, 8),
+        "verdicts" => format!("{}/{}", r.verdicts, r.total),
+        "failed" => r.failures.to_string(),
+        "cost" => match cost_cell(r.cost_usd, 4, usage).as_str() {
+            "-" => "—".to_string(),
+            c => c.to_string(),
+        },
+        "tokens in/out" => count_cell(
+            &format!("{}/{}", r.prompt_tokens, r.completion_tokens),
+            usage,
+        ),
+        "requests" => r.requests.to_string(),
+        "cached" => cached_share(r),
+        "unknown" => r.usage_unknown.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// How long a run took, in two units at most: `42s`, `3m05s`, `2h02m`.
+fn took(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+    }
 }
 
 /// The protocol, with the mode for AwAg: `awag 2`, `proposition`.
@@ -176,6 +211,73 @@ fn judge_name(r: &crate::domain::Run) -> String {
         Some(m) => format!("{} {m}", r.spec.protocol),
         None => r.spec.protocol.to_string(),
     }
+}
+
+/// The judge configuration in a few words: `awag 2 · kenton · gpt-4o-mini`
+/// (no persona for the protocols judged from no one's view).
+fn judge_config(r: &crate::domain::Run) -> String {
+    let mut parts = vec![judge_name(r)];
+    if r.spec.persona_id != crate::domain::PersonaRef::NONE_ID {
+        parts.push(flat(&r.spec.persona_id, 24));
+    }
+    parts.push(flat(&r.spec.model, 40));
+    parts.join(" · ")
+}
+
+/// A run's recorded settings as words (`batch_size 10 · concurrency 4`),
+/// the unset ones left out; `None` when none is set.
+fn settings(params: &serde_json::Value) -> Option<String> {
+    let text = match params {
+        serde_json::Value::Null => return None,
+        serde_json::Value::Object(o) => o
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k} {s}"),
+                v => format!("{k} {v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" · "),
+        v => v.to_string(),
+    };
+    (!text.is_empty()).then(|| flat(&text, 400))
+}
+
+/// The selected run's whole configuration: what it judged and with what,
+/// when, and how long it took.
+fn configuration<'a>(app: &App, l: &ListedRun) -> Vec<Line<'a>> {
+    let t = &app.chrome.theme;
+    let r = &l.run;
+    let s = &r.spec;
+    let perspectives: Vec<String> = s.perspective_ids.iter().map(|p| flat(p, 40)).collect();
+    let mut what = vec![
+        judge_name(r),
+        format!("persona {}", flat(&s.persona_id, 40)),
+        format!("model {}", flat(&s.model, 60)),
+    ];
+    if !perspectives.is_empty() {
+        what.insert(2, format!("perspectives {}", perspectives.join(", ")));
+    }
+    let mut when = vec![format!(
+        "{} · started {} UTC",
+        r.status,
+        flat(&l.started, 40)
+    )];
+    if let Some(f) = &l.ended {
+        when.push(format!("ended {}", flat(f, 40)));
+    }
+    if let Some(d) = l.took {
+        when.push(format!("took {}", took(d)));
+    }
+    let mut lines = vec![
+        Line::styled(what.join(" · "), t.title),
+        Line::styled(when.join(" · "), t.text),
+        Line::styled(format!("prompt set {}", flat(&s.prompt_hash, 80)), t.text),
+    ];
+    if let Some(settings) = settings(&s.params) {
+        lines.push(Line::styled(format!("settings: {settings}"), t.muted));
+    }
+    lines
 }
 
 /// How the selected run answered, and its failures with their raw responses.
@@ -190,7 +292,7 @@ fn run_detail<'a>(
             "structured: {} · {} request(s), every attempt · usage unknown on {} · cached {} of prompt tokens",
             run.structured
                 .as_deref()
-                .map(|s| sanitize::one_line(s, 200))
+                .map(|s| crate::tui::strings::flat(s, 200))
                 .unwrap_or_else(|| "not recorded".into()),
             run.requests,
             run.usage_unknown,
@@ -200,7 +302,7 @@ fn run_detail<'a>(
     )];
     if let Some(n) = &run.note {
         lines.push(Line::styled(
-            format!("note: {}", sanitize::one_line(n, 300)),
+            format!("note: {}", crate::tui::strings::flat(n, 300)),
             t.warning,
         ));
     }
@@ -214,7 +316,7 @@ fn run_detail<'a>(
                 f.http_status
                     .map(|s| s.to_string())
                     .unwrap_or_else(|| "-".into()),
-                sanitize::one_line(f.finish_reason.as_deref().unwrap_or("-"), 20),
+                crate::tui::strings::flat(f.finish_reason.as_deref().unwrap_or("-"), 20),
                 f.keys.len()
             ),
             t.error,
@@ -229,7 +331,7 @@ fn run_detail<'a>(
             continue;
         }
         lines.push(Line::styled(
-            format!("  reason: {}", sanitize::one_line(&f.reason, 300)),
+            format!("  reason: {}", crate::tui::strings::flat(&f.reason, 300)),
             t.text,
         ));
         for l in sanitize::for_display(&f.raw_response, 1500).lines() {

@@ -1,5 +1,4 @@
 use super::verdicts::spinner;
-use crate::sanitize;
 use crate::tui::app::{App, Level};
 use crate::tui::input::action::Action;
 use ratatui::buffer::Buffer;
@@ -18,7 +17,7 @@ impl Widget for StatusBar<'_> {
         let sep = || Span::styled(" │ ", t.status_bar);
         let persona = app
             .persona()
-            .map(|p| sanitize::one_line(&p.id, 24))
+            .map(|p| crate::tui::strings::flat(&p.id, 24))
             .unwrap_or_else(|| "no persona".into());
         let status = if app.choices.by_owner && app.current_item().is_none() {
             crate::tui::strings::msg::PERSONA_BY_OWNER.to_string()
@@ -33,7 +32,7 @@ impl Widget for StatusBar<'_> {
             Span::styled(
                 format!(
                     "perspective {}",
-                    sanitize::one_line(&app.perspective_label(), 24)
+                    crate::tui::strings::flat(&app.perspective_label(), 24)
                 ),
                 t.status_bar,
             ),
@@ -43,7 +42,7 @@ impl Widget for StatusBar<'_> {
                 t.status_bar,
             ),
             sep(),
-            Span::styled(sanitize::one_line(&app.runs.model, 30), t.status_bar),
+            Span::styled(crate::tui::strings::flat(&app.runs.model, 30), t.status_bar),
         ];
         if let Some(s) = run_progress(app) {
             spans.push(sep());
@@ -96,8 +95,9 @@ impl Widget for StatusBar<'_> {
 }
 
 /// This session's runs in a few words: the first running run's progress
-/// (`⠋ run 4/10 ✗1 (+1 runs)`), else the last run's. The status bar and
-/// the runs view both say it with this, so their numbers agree.
+/// (`⠋ run 4/10 ✗1 (+1 runs)`), else how the run that ended last ended, in
+/// its end message's words. The status bar and the runs view both say it
+/// with this, so their numbers agree.
 pub fn run_progress(app: &App) -> Option<String> {
     let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
     if let Some(r) = active.first() {
@@ -116,11 +116,9 @@ pub fn run_progress(app: &App) -> Option<String> {
         }
         return Some(s);
     }
-    let r = app.runs.active.last()?;
-    Some(format!(
-        "last run {}/{} ✗{}",
-        r.progress.verdicts, r.progress.total, r.progress.failed
-    ))
+    // The run that ended last, as its end message said it.
+    let outcome = app.runs.last_ended()?.outcome()?;
+    Some(crate::tui::strings::msg::last_run(&outcome))
 }
 
 /// The session's cost: `$0.0123`, `$0.0123+?` when some requests reported

@@ -2,6 +2,8 @@ use super::{focused_block, label_on_scale, value_style};
 use crate::sanitize;
 use crate::tui::app::protocol_rows::ProtoRow;
 use crate::tui::app::{App, MAX_VERDICT_CHARS, Pane, RowKey, disagrees};
+use crate::tui::layout::wrapped_rows;
+use crate::tui::strings::{self, flat};
 use crate::tui::update::visible_judge;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -14,10 +16,23 @@ use unicode_width::UnicodeWidthStr;
 pub struct VerdictPane<'a>(pub &'a App);
 
 struct RowDraw<'a> {
+    focused: bool,
     head: Line<'a>,
     value: Line<'a>,
     text: Vec<Line<'a>>,
     text_rows: u16,
+}
+
+impl RowDraw<'_> {
+    /// Rows the head and value lines take wrapped at `width`: the
+    /// classifier's value and the labels (mapped ones are long) are wrapped,
+    /// never cut.
+    fn head_rows(&self, width: u16) -> u16 {
+        let w = usize::from(width.saturating_sub(2).max(1));
+        let rows =
+            wrapped_rows(&self.head.to_string(), w) + wrapped_rows(&self.value.to_string(), w);
+        u16::try_from(rows).unwrap_or(u16::MAX)
+    }
 }
 
 impl Widget for VerdictPane<'_> {
@@ -38,8 +53,25 @@ impl Widget for VerdictPane<'_> {
         };
         let rows = app.rows();
         let proto_rows = app.proto_rows();
+        // Claim rows without their claim's text stand as one line, under the rows.
+        let hint = claims_hint(app);
+        let hint_rows = hint.as_ref().map_or(0, |h| {
+            let w = usize::from(inner.width.max(1));
+            u16::try_from(wrapped_rows(&h.to_string(), w)).unwrap_or(u16::MAX)
+        });
+        let full = inner;
+        let inner = Rect {
+            height: inner.height.saturating_sub(hint_rows),
+            ..inner
+        };
         if rows.is_empty() && proto_rows.is_empty() {
-            Line::styled("no classifications (or no perspective)", t.muted).render(inner, buf);
+            match hint {
+                Some(h) => Paragraph::new(h)
+                    .wrap(Wrap { trim: true })
+                    .render(full, buf),
+                None => Line::styled("no classifications (or no perspective)", t.muted)
+                    .render(inner, buf),
+            }
             return;
         }
         // Text is drawn two columns in.
@@ -59,8 +91,9 @@ impl Widget for VerdictPane<'_> {
             }))
             .collect();
         // Each row: head, value, then its text (focused row up to 12 lines, others 3).
-        let cap =
-            |i: usize, d: &RowDraw| 2 + d.text_rows.min(if i == app.list.row { 12 } else { 3 });
+        let cap = |i: usize, d: &RowDraw| {
+            d.head_rows(inner.width) + d.text_rows.min(if i == app.list.row { 12 } else { 3 })
+        };
         let mut first = app.list.row.min(draws.len() - 1);
         let mut used = cap(first, &draws[first]);
         while first > 0 && used + cap(first - 1, &draws[first - 1]) <= inner.height {
@@ -78,9 +111,18 @@ impl Widget for VerdictPane<'_> {
             } else {
                 0
             };
-            let head_h = h.min(2);
+            let head_h = h.min(d.head_rows(inner.width));
+            if d.focused {
+                Span::styled("▶ ", t.selection.patch(t.accent))
+                    .render(Rect::new(inner.x, y, 2, 1), buf);
+            }
+            // Two columns in, wrapped rows too: the marker column stays clear.
             Paragraph::new(vec![d.head, d.value])
-                .render(Rect::new(inner.x, y, inner.width, head_h), buf);
+                .wrap(Wrap { trim: true })
+                .render(
+                    Rect::new(inner.x + 2, y, inner.width.saturating_sub(2), head_h),
+                    buf,
+                );
             // The text sits indented under its row, wrapped lines too.
             let tr = Rect::new(
                 inner.x + 2,
@@ -94,7 +136,31 @@ impl Widget for VerdictPane<'_> {
                 .render(tr, buf);
             y += h;
         }
+        if let Some(h) = hint {
+            let area = Rect::new(full.x, y, full.width, full.bottom().saturating_sub(y));
+            Paragraph::new(h)
+                .wrap(Wrap { trim: true })
+                .render(area, buf);
+        }
     }
+}
+
+/// The line that stands for the current item's claim rows whose claim is
+/// not configured: which, and where a claim goes.
+fn claims_hint(app: &App) -> Option<Line<'static>> {
+    let hidden = app.hidden_claims();
+    if hidden.is_empty() {
+        return None;
+    }
+    let ids: Vec<String> = hidden.iter().map(|id| flat(id, 40)).collect();
+    let file = match &app.data.claims_file {
+        Some(f) => flat(&f.display().to_string(), 200),
+        None => strings::claim::IN_CONFIG_DIR.to_string(),
+    };
+    Some(Line::styled(
+        strings::claim::hidden(&ids, &file),
+        app.chrome.theme.muted,
+    ))
 }
 
 /// The held-out split's side of this (item, classification), when the
@@ -133,6 +199,7 @@ fn awag_draw<'a>(
         Some(k) => k,
         None => {
             return RowDraw {
+                focused,
                 head: Line::raw(""),
                 value: Line::raw(""),
                 text: Vec::new(),
@@ -140,20 +207,17 @@ fn awag_draw<'a>(
             };
         }
     };
-    let mut head = vec![
-        Span::styled(if focused { "▶ " } else { "  " }, t.accent),
-        Span::styled(sanitize::one_line(&c.id, 40), t.title),
-    ];
+    let mut head = vec![Span::styled(crate::tui::strings::flat(&c.id, 40), t.title)];
     if app.active_perspectives().len() > 1 {
         head.push(Span::styled(
-            format!(" · {}", sanitize::one_line(&r.perspective_id, 30)),
+            format!(" · {}", crate::tui::strings::flat(&r.perspective_id, 30)),
             t.muted,
         ));
     }
     head.push(Span::styled(
         format!(
             "  classifier: {}",
-            sanitize::one_line(c.selected_text(), 30)
+            crate::tui::strings::flat(c.selected_text(), 200)
         ),
         t.muted,
     ));
@@ -168,7 +232,7 @@ fn awag_draw<'a>(
     let judge = visible_judge(app, &key);
     let stream = app.runs.streams.get(&key);
     let label = app.my_label(&key, app.choices.mode.scale());
-    let mut value = vec![Span::raw("  ")];
+    let mut value = Vec::new();
     let text = match (stream, judge, verdict) {
         (Some(s), _, _) => {
             value.push(Span::styled(
@@ -218,12 +282,13 @@ fn awag_draw<'a>(
     }
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
-            format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)),
+            format!("  ✎ {}", crate::tui::strings::flat(&l.label.note, 60)),
             t.muted,
         ));
     }
-    let text_rows = wrapped_rows(&text, w);
+    let text_rows = text_rows(&text, w);
     RowDraw {
+        focused,
         head,
         value: Line::from(value),
         text,
@@ -236,13 +301,15 @@ fn awag_draw<'a>(
 fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usize) -> RowDraw<'a> {
     let t = &app.chrome.theme;
     let mut head = vec![
-        Span::styled(if focused { "▶ " } else { "  " }, t.accent),
-        Span::styled(sanitize::one_line(&r.key.classification_id, 40), t.title),
+        Span::styled(
+            crate::tui::strings::flat(&r.key.classification_id, 40),
+            t.title,
+        ),
         Span::styled(format!(" · {} ({})", r.protocol, r.scale), t.muted),
     ];
     if r.persona_id != crate::domain::PersonaRef::NONE_ID {
         head.push(Span::styled(
-            format!(" · {}", sanitize::one_line(&r.persona_id, 20)),
+            format!(" · {}", crate::tui::strings::flat(&r.persona_id, 20)),
             t.muted,
         ));
     }
@@ -256,10 +323,13 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     let judge = verdict
         .map(|v| v.value)
         .filter(|_| !app.choices.blind || label.is_some());
-    let mut value = vec![Span::raw("  ")];
+    let mut value = Vec::new();
     let mut text = Vec::new();
     if !r.about.is_empty() {
-        text.push(Line::styled(sanitize::one_line(&r.about, room), t.muted));
+        text.push(Line::styled(
+            crate::tui::strings::flat(&r.about, room),
+            t.muted,
+        ));
     }
     match (app.runs.streams.get(&r.key), judge, verdict) {
         (Some(s), _, _) => {
@@ -303,12 +373,13 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     }
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
-            format!("  ✎ {}", sanitize::one_line(&l.label.note, 60)),
+            format!("  ✎ {}", crate::tui::strings::flat(&l.label.note, 60)),
             t.muted,
         ));
     }
-    let text_rows = wrapped_rows(&text, w);
+    let text_rows = text_rows(&text, w);
     RowDraw {
+        focused,
         head,
         value: Line::from(value),
         text,
@@ -336,7 +407,7 @@ fn lines_of(s: &str, style: ratatui::style::Style) -> Vec<Line<'static>> {
         .collect()
 }
 
-fn wrapped_rows(lines: &[Line], w: usize) -> u16 {
+fn text_rows(lines: &[Line], w: usize) -> u16 {
     let n: usize = lines
         .iter()
         .map(|l| {
@@ -373,7 +444,7 @@ fn others_span<'a>(
         .take(4)
         .map(|e| {
             let v = e.label.value;
-            let who = sanitize::one_line(&e.label.who, 12);
+            let who = crate::tui::strings::flat(&e.label.who, 12);
             if v.scale() == row {
                 format!("{who} {v}")
             } else {
