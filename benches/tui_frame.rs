@@ -159,6 +159,7 @@ fn judged(n: usize) -> App {
                     created_at: "2026-11-23T10:00:00Z".into(),
                     position: None,
                     confidence: None,
+                    server: None,
                 });
             }
         }
@@ -183,6 +184,7 @@ fn judged(n: usize) -> App {
             created_at: "2026-11-23T10:00:00Z".into(),
             position: None,
             confidence: None,
+            server: None,
         });
     }
     loaded.verdicts = verdicts;

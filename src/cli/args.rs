@@ -227,9 +227,12 @@ pub struct RunArgs {
     /// The judge model (else JURY_MODEL, config, gpt-4o-mini).
     #[arg(long)]
     pub model: Option<String>,
-    /// Requests in flight at once.
+    /// Requests in flight at once (with several servers: on each server that gives no #N).
     #[arg(long, default_value_t = 4)]
     pub concurrency: usize,
+    /// The judge's server (else OPENAI_BASE_URL, config); repeat it to spread the run over several, URL#8 for 8 requests at once on that one.
+    #[arg(long = "base-url", value_name = "URL[#N]")]
+    pub base_url: Vec<String>,
     /// Items per request (mode 1) or entries per request (modes 2/3).
     #[arg(long)]
     pub batch_size: Option<usize>,
@@ -545,4 +548,7 @@ pub struct DoctorArgs {
     /// Longest wait for the endpoint, in seconds.
     #[arg(long, default_value_t = 60)]
     pub timeout_secs: u64,
+    /// The server to check (else OPENAI_BASE_URL, config); repeatable: each is checked.
+    #[arg(long = "base-url", value_name = "URL[#N]")]
+    pub base_url: Vec<String>,
 }

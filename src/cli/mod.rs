@@ -121,7 +121,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_data::import(&s, a)
         }
         Command::Run(a) => {
-            let s = settings(cli.db, Overrides::judge(&a.model, &a.prompts))?;
+            let o = Overrides {
+                base_urls: a.base_url.clone(),
+                ..Overrides::judge(&a.model, &a.prompts)
+            };
+            let s = settings(cli.db, o)?;
             cmd_run::run(&s, *a)
         }
         Command::Batch(BatchCommand::Export(a)) => {

@@ -323,6 +323,7 @@ mod tests {
             created_at: "2026-11-23T00:00:00Z".into(),
             position: None,
             confidence: None,
+            server: None,
         }
     }
 

@@ -32,6 +32,8 @@ pub const COLUMNS: &[&str] = &[
     "confidence",
     "confidence_source",
     "expected_score",
+    // The server that answered (no credentials, no query).
+    "server",
     "replaced_judge_value",
     "blind",
     "failure_id",
@@ -74,6 +76,7 @@ pub fn verdict_row(v: &Verdict) -> Value {
         "confidence": v.confidence.map(|c| c.value),
         "confidence_source": v.confidence.map(|c| c.source.as_str()),
         "expected_score": v.confidence.and_then(|c| c.expected_score),
+        "server": v.server,
     })
 }
 

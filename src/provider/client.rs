@@ -357,6 +357,12 @@ impl Client {
                 tries.attempts -= 1;
                 Ok(())
             }
+            // One of several servers: the run moves the request to another
+            // at once rather than wait for this one.
+            Fault::Unreachable(cause) if self.cfg.failover => Err(ProviderError::Unreachable {
+                url: super::url::shown(self.base_url()),
+                cause,
+            }),
             Fault::Unreachable(cause) if !self.reached.load(Ordering::Relaxed) => {
                 tries.unreachable += 1;
                 if tries.unreachable >= 2 {

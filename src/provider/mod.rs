@@ -13,6 +13,7 @@ pub mod errtext;
 pub mod logprobs;
 pub mod partial_json;
 pub mod retry;
+pub mod servers;
 pub mod spend_gate;
 pub mod sse;
 pub mod structured_answer;
@@ -22,4 +23,5 @@ mod wire;
 
 pub use client::{Client, TimeLimit, request_body};
 pub use error::ProviderError;
+pub use servers::{ServerSpec, server_label};
 pub use types::*;

@@ -304,6 +304,13 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, idx)
     );
     "#,
+    // 15: which server answered the request that produced a verdict, when a
+    // run spreads its requests over several (the base URL without
+    // credentials or query; NULL for verdicts from before, or settled
+    // without a request).
+    r#"
+    ALTER TABLE verdicts ADD COLUMN server TEXT;
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

@@ -513,6 +513,7 @@ fn estimate_gives_ppi_pythons_numbers_from_the_store() {
             created_at: "2026-11-26T00:00:00.000Z".into(),
             position: None,
             confidence: None,
+            server: None,
         })
         .collect();
     store.insert_verdicts(&verdicts).unwrap();

@@ -45,6 +45,7 @@ fn every_groups_cells_add_up_to_its_confusion_matrix() {
                 created_at: "2026-11-24T00:00:00Z".into(),
                 position: None,
                 confidence: None,
+                server: None,
             });
         }
     }

@@ -712,6 +712,7 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
             jury::config::Settings {
                 db_path: db.clone(),
                 base_url: None,
+                base_urls: Vec::new(),
                 api_key: Some(Secret::new(CANARY)),
                 model: "m".into(),
                 prompts_dir: None,

@@ -12,4 +12,5 @@ mod misbehaving_servers;
 mod provider;
 mod safe_data_import;
 mod safe_data_store;
+mod several_servers;
 mod store;

@@ -45,6 +45,7 @@ fn workspace(db: &std::path::Path) {
                 created_at: "2026-11-24T00:00:00Z".into(),
                 position: None,
                 confidence: None,
+                server: None,
             });
         }
     }

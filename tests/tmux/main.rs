@@ -12,6 +12,6 @@ mod hangup;
 mod judge_and_label;
 mod run_notes;
 mod runs;
-mod small_screens;
 mod safe_data;
 mod session;
+mod small_screens;

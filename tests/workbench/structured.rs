@@ -18,6 +18,7 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
     jury::config::Settings {
         db_path: dir.join("j.db"),
         base_url: None,
+        base_urls: Vec::new(),
         api_key: None,
         model: "m".into(),
         prompts_dir: None,

@@ -15,7 +15,16 @@ pub(super) async fn drive(
     plan: crate::engine::Plan,
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
+    let endpoint = if cfg.provider.servers.len() > 1 {
+        cfg.provider
+            .servers
+            .iter()
+            .map(|s| crate::provider::url::shown(&s.base_url))
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        crate::provider::url::shown(&cfg.provider.base_url)
+    };
     let db_path = cfg.db_path.clone();
     let handle = crate::engine::spawn_planned(cfg, req, plan);
     follow(handle, &endpoint, &db_path, as_json).await

@@ -9,6 +9,7 @@ mod failure;
 mod follow_up;
 mod plan;
 mod salvage;
+mod servers;
 mod stream;
 
 pub use plan::{Plan, plan};
@@ -31,7 +32,8 @@ use tokio_util::sync::CancellationToken;
 struct Ctx {
     run_id: i64,
     protocol: Arc<dyn JudgeProtocol>,
-    client: Client,
+    /// Where requests go: one server, or several sharing the run.
+    servers: servers::Servers,
     spec: RunSpec,
     boundary: String,
     max_attempts: u32,
@@ -117,10 +119,8 @@ pub async fn execute_with(
     };
     let ledger = Arc::new(RunLedger::new(price, req.budget_usd, writer.tx.clone()));
     let stop = CancellationToken::new();
-    let client = Client::new(provider)
-        .map_err(EngineError::Provider)?
-        .with_gate(ledger.clone())
-        .with_stop(stop.clone());
+    let servers = connect(&provider, &req, &ledger, &stop)?;
+    let concurrency = servers.capacity();
 
     if !plan.settled.is_empty() {
         let settled: Vec<Verdict> = plan
@@ -133,7 +133,7 @@ pub async fn execute_with(
     let ctx = Arc::new(Ctx {
         run_id,
         protocol: plan.protocol.clone(),
-        client,
+        servers,
         spec: plan.spec,
         boundary: new_boundary(),
         max_attempts: req.max_attempts.max(1),
@@ -150,7 +150,7 @@ pub async fn execute_with(
     let parked = match &batch {
         Some(order) => batch_api::send(&ctx, &ledger, plan.batches, order, &cfg.db_path).await,
         None => {
-            work(&ctx, plan.batches, req.concurrency).await;
+            work(&ctx, plan.batches, concurrency).await;
             None
         }
     };
@@ -162,7 +162,7 @@ pub async fn execute_with(
     if auto
         && !provider_for_memory.logprobs
         && let Ok(paths) = ctx.paths.lock()
-        && let Some((mode, detail)) = super::structured_path::learnt(ctx.client.tool_mode(), &paths)
+        && let Some((mode, detail)) = super::structured_path::learnt(ctx.tool_mode(), &paths)
     {
         let _ = writer.tx.send(WriteCmd::RememberPath {
             provider: Box::new(provider_for_memory),
@@ -198,6 +198,42 @@ pub async fn execute_with(
         progress,
         note,
     })
+}
+
+/// A client per server: the configured base URL alone, or each of
+/// `provider.servers` (the same key, model and settings) with its own
+/// concurrency (else the run's).
+fn connect(
+    provider: &crate::provider::ProviderConfig,
+    req: &RunRequest,
+    ledger: &Arc<RunLedger>,
+    stop: &CancellationToken,
+) -> Result<servers::Servers, EngineError> {
+    let client = |cfg: crate::provider::ProviderConfig| {
+        Client::new(cfg).map(|c| c.with_gate(ledger.clone()).with_stop(stop.clone()))
+    };
+    let several = provider.servers.len() > 1;
+    let list = if provider.servers.is_empty() {
+        vec![servers::Servers::server(
+            client(provider.clone()).map_err(EngineError::Provider)?,
+            req.concurrency,
+        )]
+    } else {
+        let mut list = Vec::with_capacity(provider.servers.len());
+        for s in &provider.servers {
+            let mut cfg = provider.clone();
+            cfg.base_url = s.base_url.clone();
+            // With others to turn to, a server that cannot be reached is
+            // not waited for.
+            cfg.failover = several;
+            list.push(servers::Servers::server(
+                client(cfg).map_err(EngineError::Provider)?,
+                s.concurrency.unwrap_or(req.concurrency),
+            ));
+        }
+        list
+    };
+    Ok(servers::Servers::new(list))
 }
 
 /// Claims the plan's combinations for the run; a `--resume` leaves out
@@ -292,9 +328,10 @@ fn ending(
     (status, note)
 }
 
-/// How the run's answers were asked for and how they came back.
+/// How the run's answers were asked for and how they came back (and, with
+/// several servers, how many requests each took).
 fn structured_summary(ctx: &Ctx, probe: &str) -> String {
-    let mode = ctx.client.tool_mode();
+    let mode = ctx.tool_mode();
     let mut parts: Vec<String> = ctx
         .paths
         .lock()
@@ -315,10 +352,37 @@ fn structured_summary(ctx: &Ctx, probe: &str) -> String {
         s.push_str(probe);
         s.push(')');
     }
+    if ctx.servers.several() {
+        s.push_str("; servers: ");
+        s.push_str(&ctx.servers.summary());
+    }
     s
 }
 
 impl Ctx {
+    /// The run's key, model and settings (the first server's client; they
+    /// are the same for all).
+    fn client(&self) -> &Client {
+        self.servers.first()
+    }
+
+    /// The structured path the run ended on: the furthest any server moved to.
+    fn tool_mode(&self) -> crate::provider::ToolMode {
+        self.servers
+            .all()
+            .map(|s| s.client.tool_mode())
+            .max()
+            .unwrap_or(crate::provider::ToolMode::Tools)
+    }
+
+    /// Says something about the run once (the CLI prints it, the workbench shows it).
+    fn notice(&self, text: String) {
+        let _ = self.events.send(EngineEvent::Notice {
+            run_id: self.run_id,
+            text,
+        });
+    }
+
     /// Stops the run early (no new request goes out; answers streaming in
     /// are finished and kept), the first reason given kept as its note.
     fn stop_with(&self, note: String) {
@@ -338,7 +402,7 @@ impl Ctx {
 impl Ctx {
     /// `s` with the key removed, in every form a server could echo it in.
     fn redact(&self, s: &str) -> String {
-        crate::provider::errtext::redact(s, self.client.config().api_key.as_ref())
+        crate::provider::errtext::redact(s, self.client().config().api_key.as_ref())
     }
 
     /// A verdict as the request produced it, with the key removed from the
@@ -350,8 +414,10 @@ impl Ctx {
         latency: Duration,
         tokens: u64,
         position: Option<RequestPosition>,
+        server: &str,
     ) -> Verdict {
         let mut v = to_verdict(self.run_id, &self.spec, p, latency, tokens, position);
+        v.server = Some(server.to_string());
         v.text = self.redact(&v.text);
         v.raw = self.redact(&v.raw);
         v.evaluated_selection = v.evaluated_selection.map(|s| self.redact(&s));
@@ -384,6 +450,7 @@ fn to_verdict(
         created_at: now(),
         position,
         confidence: None,
+        server: None,
     }
 }
 

@@ -16,6 +16,7 @@ pub(super) fn keep_complete(
     partial: &str,
     tool: &str,
     latency: Duration,
+    server: &str,
 ) -> usize {
     let Some(answer) = complete_part(partial, tool) else {
         return 0;
@@ -32,7 +33,7 @@ pub(super) fn keep_complete(
         .iter()
         .map(|p| {
             let at = positions.get(p.key.item_id.as_str()).copied();
-            ctx.verdict(p, latency, 0, at)
+            ctx.verdict(p, latency, 0, at, server)
         })
         .collect();
     let n = verdicts.len();

@@ -251,6 +251,7 @@ mod tests {
             created_at: String::new(),
             position: None,
             confidence: None,
+            server: None,
         }
     }
 

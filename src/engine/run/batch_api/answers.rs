@@ -12,7 +12,7 @@ pub(super) async fn import(
     answers: Vec<AnswerLine>,
     why_missing: &str,
 ) {
-    let mode = ctx.client.tool_mode();
+    let mode = ctx.client().tool_mode();
     let mut by_idx: HashMap<u32, AnswerLine> = answers
         .into_iter()
         .filter(|a| a.run_id == ctx.run_id)
@@ -85,8 +85,8 @@ pub(super) fn fail(
 ) {
     let n = keys.len() as u64;
     let request = file::request_line(
-        ctx.client.config(),
-        ctx.client.tool_mode(),
+        ctx.client().config(),
+        ctx.client().tool_mode(),
         call,
         ctx.run_id,
         0,

@@ -126,7 +126,7 @@ pub(super) async fn send(
     match &order.mode {
         BatchMode::Export { out } => export(ctx, &mut store, files, out, &order.argv),
         BatchMode::Api { poll } => {
-            let client = match BatchClient::new(ctx.client.config()) {
+            let client = match BatchClient::new(ctx.client().config()) {
                 Ok(c) => c,
                 Err(e) => {
                     ctx.stop_with(e.to_string());
@@ -148,7 +148,7 @@ fn build(
     ledger: &RunLedger,
     batches: Vec<Vec<Unit>>,
 ) -> Option<(Vec<Request>, Vec<String>)> {
-    let mode = ctx.client.tool_mode();
+    let mode = ctx.client().tool_mode();
     let mut requests = Vec::with_capacity(batches.len());
     let mut lines = Vec::with_capacity(batches.len());
     for units in batches {
@@ -161,7 +161,7 @@ fn build(
         };
         call.max_tokens = Some(ctx.request.max_tokens_for(units.len()));
         let idx = requests.len() as u32;
-        let line = file::request_line(ctx.client.config(), mode, &call, ctx.run_id, idx);
+        let line = file::request_line(ctx.client().config(), mode, &call, ctx.run_id, idx);
         // The worst case of every line is held against the budget before
         // anything leaves: a batch cannot be stopped half-way once sent.
         match ledger.reserve(line.len(), call.max_tokens) {
@@ -197,7 +197,7 @@ fn job(ctx: &Ctx, part: u32, kind: &str, status: &str, argv: &[String]) -> Batch
         kind: kind.into(),
         argv: argv.to_vec(),
         boundary: ctx.boundary.clone(),
-        tool_mode: ctx.client.tool_mode().as_str().into(),
+        tool_mode: ctx.client().tool_mode().as_str().into(),
         batch_id: None,
         input_file_id: None,
         output_file_id: None,

@@ -69,7 +69,9 @@ pub async fn reopen(
     let ctx = Ctx {
         run_id,
         protocol: plan.protocol.clone(),
-        client,
+        servers: super::super::servers::Servers::new(vec![super::super::servers::Servers::server(
+            client, 1,
+        )]),
         spec: plan.spec,
         boundary: first.boundary.clone(),
         max_attempts: 1,
@@ -103,7 +105,7 @@ pub async fn reopen(
             }
         }
         Reopen::Wait { poll } => {
-            let client = BatchClient::new(ctx.client.config()).map_err(EngineError::Provider)?;
+            let client = BatchClient::new(ctx.client().config()).map_err(EngineError::Provider)?;
             let open: Vec<BatchJob> = jobs.into_iter().filter(|j| !j.imported).collect();
             wait_all(
                 &ctx,
