@@ -104,7 +104,7 @@ pub(super) async fn judge_answer(
     result: Result<Completion, ProviderError>,
 ) {
     let limit = TimeLimit::after(Duration::ZERO, "a batch's answer");
-    let lease = ctx.servers.first_lease();
+    let lease = ctx.servers.first_place();
     let sent = Attempt {
         ctx,
         keys: pending.iter().map(|u| u.key.clone()).collect(),

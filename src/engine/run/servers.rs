@@ -100,9 +100,10 @@ impl Servers {
         self.list.iter().map(|s| s.capacity).sum()
     }
 
-    /// The first server, without a slot: where a batch's answers came from
-    /// (the Batch API is one endpoint), counted nowhere.
-    pub fn first_lease(&self) -> Lease<'_> {
+    /// The first server's place, taking no slot: for an answer that came by
+    /// another way than a request of this run (a line of a batch's output
+    /// file), recorded as the first server's.
+    pub fn first_place(&self) -> Lease<'_> {
         Lease {
             servers: self,
             index: 0,
