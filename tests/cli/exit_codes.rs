@@ -114,7 +114,13 @@ fn a_stdout_that_cannot_be_written_is_an_error_and_a_closed_pipe_is_quiet() {
     assert!(!first.is_empty());
     let out = child.wait_with_output().expect("wait");
     let err = text(&out.stderr);
-    assert!(err.is_empty(), "a closed pipe is quiet: {err}");
+    // Quiet means no error: all 94 lines may fit in the pipe's buffer before
+    // the reader goes away, and then the count `jury list` ends with on
+    // stderr is said as on any run (a race the test used to lose under load).
+    assert!(
+        err.trim().is_empty() || err.trim() == "94 items",
+        "a closed pipe is quiet: {err}"
+    );
     use std::os::unix::process::ExitStatusExt;
     assert!(
         out.status.success() || out.status.signal() == Some(libc::SIGPIPE),
