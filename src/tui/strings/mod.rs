@@ -301,7 +301,7 @@ pub mod claim {
     /// claim is not configured; `file` is where `claims.toml` is read.
     pub fn hidden(ids: &[String], file: &str) -> String {
         format!(
-            "{} claim(s) hidden, claim text unknown: {} · to show, add [[claim]] id and claim to {file}",
+            "{} claim(s) hidden, claim text unknown: {} · add to {file}",
             ids.len(),
             ids.join(", ")
         )
