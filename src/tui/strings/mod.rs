@@ -394,7 +394,13 @@ pub mod popup {
             None => format!("run #{tag} (not started)"),
         }
     }
-    pub const QUIT_WITH_RUNS_TITLE: &str = " quit? a run is going ";
+    pub fn quit_with_runs_title(runs: usize) -> &'static str {
+        if runs > 1 {
+            " quit? runs are going "
+        } else {
+            " quit? a run is going "
+        }
+    }
     pub fn quit_with_runs_keys(yes: &str, quit: &str, keep: &str, runs: usize) -> String {
         let them = if runs > 1 { "them all" } else { "it" };
         format!("{yes} (or {quit} again) cancel {them} and quit · {keep} stay, keep {them} going")
