@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # jury against a real judge: starts llama.cpp's server with a small model
-# (.ci/llama-server.sh), runs tests/real_server.rs against it, stops it again.
+# (.ci/llama-server.sh), runs tests/real_server/ against it, stops it again.
 #
 #   .ci/real-server-tests.sh [--port N] [--keep]     --keep leaves the server running
 #

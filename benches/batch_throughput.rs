@@ -1,16 +1,27 @@
 //! Batch throughput against a server with a fixed 200 ms latency.
 //!
-//! `cargo bench --bench batch_throughput` runs the release `jury run --mode 2
-//! --concurrency 16` over 400 imported items (3 classifications each, batch
-//! size 10: 120 requests) five times and prints the median wall time, start-up
-//! included, and its ratio to the ideal ceil(requests / 16) × 0.2 s. Answers
-//! stream as ~100 SSE events of 24 characters of arguments (BENCH_CHUNK),
-//! sent in one write each (BENCH_SPLIT_WRITES=1: one write per event); the
-//! 200 ms count from each request's arrival. Per run it prints where the time
-//! beyond the ideal went: start-up, the first round's spread, the exit, and
-//! CPU of jury and of this in-process server (which shares the two cores);
-//! over all runs, how late the server answered and how long jury took from an
-//! answer's last byte to the request that took its slot.
+//! `cargo bench --bench batch_throughput` runs the release `jury run --mode 2`
+//! in two cases: 16 requests in flight over 400 imported items (3
+//! classifications each, batch size 10: 120 requests), and 64 in flight over
+//! 2 800 items (840 requests), five times each, and prints the median wall
+//! time, start-up included, and its ratio to the ideal ceil(requests / C) ×
+//! 0.2 s. After each jury run a bare asyncio client (benches/bare_client.py:
+//! keep-alive HTTP/1.1, C in flight, each answer read to its end and nothing
+//! else) replays the bodies jury sent against the same server, and the bench
+//! prints jury's pace as a multiple of the client's (BENCH_BARE=0: no client).
+//! Answers stream as ~100 SSE events of 24 characters of arguments
+//! (BENCH_CHUNK), sent in one write each (BENCH_SPLIT_WRITES=1: one write per
+//! event); the 200 ms count from each request's arrival. Per run it prints
+//! where the time beyond the ideal went: start-up, the first round's spread,
+//! the exit, and CPU of jury and of this in-process server (which shares the
+//! two cores); over all runs, how late the server answered and how long jury
+//! took from an answer's last byte to the request that took its slot.
+//!
+//! BENCH_CONCURRENCY=64 runs one case, BENCH_RUNS=1 one iteration, and
+//! BENCH_WRAP puts a program in front of jury, e.g. a profile of one run:
+//! `BENCH_CONCURRENCY=64 BENCH_RUNS=1 BENCH_BARE=0 BENCH_WRAP="valgrind
+//! --tool=callgrind --callgrind-out-file=/tmp/cg.%p" cargo bench --bench
+//! batch_throughput`.
 //! Measured 2026-11-23 on the 2-core machine, alternating binaries under this
 //! harness: this code 1.031–1.039 (five series, 12:50–13:45), the session-3
 //! binary 1.046–1.050; jury's CPU 1.2–1.5 ms per request (was 1.7–2.0).
@@ -19,33 +30,24 @@
 mod common;
 
 use jury::testserver::{Reply, TestServer, demo_judge};
-use std::process::Stdio;
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const ITEMS: usize = 400;
+/// (concurrency, items): 16 in flight over 400 items (120 requests, 8
+/// rounds), and 64 in flight over 2 800 items (840 requests, 14 rounds).
+const CASES: &[(usize, usize)] = &[(16, 400), (64, 2800)];
 const CLASSIFICATIONS: usize = 3;
 const BATCH: usize = 10;
-const CONCURRENCY: usize = 16;
 const LATENCY: Duration = Duration::from_millis(200);
 const RUNS: usize = 5;
 /// Characters per streamed argument fragment (the demo judge's own choice).
 const CHUNK: usize = 24;
 
-fn main() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let items = dir.path().join("items.jsonl");
-    common::write_items(&items, ITEMS);
-    let meta = common::write_meta(dir.path());
-    let st = common::jury_in(dir.path())
-        .arg("import")
-        .arg(&meta)
-        .arg(&items)
-        .stdout(Stdio::null())
-        .status()
-        .expect("import");
-    assert!(st.success(), "import failed");
+type Arrivals = Arc<Mutex<Vec<(usize, Instant)>>>;
 
+fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -63,7 +65,7 @@ fn main() {
     // the shared two cores on ~3 000 small writes per round of 16 answers).
     let split_writes = std::env::var_os("BENCH_SPLIT_WRITES").is_some();
     // Arrival times, to split the overhead into start-up, request gaps and tail.
-    let arrivals = Arc::new(Mutex::new(Vec::<(usize, Instant)>::new()));
+    let arrivals: Arrivals = Arc::new(Mutex::new(Vec::new()));
     let log = arrivals.clone();
     let server = rt
         .block_on(TestServer::start(move |r| {
@@ -78,17 +80,102 @@ fn main() {
             }
         }))
         .expect("server");
+    // BENCH_CONCURRENCY=64 runs one case; BENCH_RUNS=1 one iteration (with
+    // BENCH_WRAP="valgrind --tool=callgrind" a profile of one run).
+    let only: Option<usize> = std::env::var("BENCH_CONCURRENCY")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let runs: usize = std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(RUNS);
+    for &(concurrency, items) in CASES {
+        if only.is_some_and(|c| c != concurrency) {
+            continue;
+        }
+        run_case(&server, &arrivals, concurrency, items, runs);
+    }
+}
 
-    let requests = (ITEMS * CLASSIFICATIONS).div_ceil(BATCH);
-    let ideal = LATENCY * requests.div_ceil(CONCURRENCY) as u32;
+/// The bare client's command, when python3 is here and BENCH_BARE is not 0.
+fn bare_client() -> Option<Command> {
+    if std::env::var("BENCH_BARE").is_ok_and(|v| v == "0") {
+        return None;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/bare_client.py");
+    let ok = Command::new("python3")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then(|| {
+        let mut c = Command::new("python3");
+        c.arg(script);
+        c
+    })
+}
+
+/// The jury command, or the program BENCH_WRAP names with jury as its
+/// argument (a profiler).
+fn jury_command(dir: &Path) -> Command {
+    let plain = common::jury_in(dir);
+    let Some(wrap) = std::env::var("BENCH_WRAP")
+        .ok()
+        .filter(|w| !w.trim().is_empty())
+    else {
+        return plain;
+    };
+    let mut words = wrap.split_whitespace();
+    let mut c = Command::new(words.next().unwrap_or("env"));
+    c.args(words).arg(plain.get_program());
+    for (k, v) in plain.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    c
+}
+
+fn run_case(
+    server: &TestServer,
+    arrivals: &Arrivals,
+    concurrency: usize,
+    items: usize,
+    runs: usize,
+) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let items_file = dir.path().join("items.jsonl");
+    common::write_items(&items_file, items);
+    let meta = common::write_meta(dir.path());
+    let st = common::jury_in(dir.path())
+        .arg("import")
+        .arg(&meta)
+        .arg(&items_file)
+        .stdout(Stdio::null())
+        .status()
+        .expect("import");
+    assert!(st.success(), "import failed");
+    let bodies = dir.path().join("bodies.jsonl");
+    let mut bare = bare_client();
+
+    let requests = (items * CLASSIFICATIONS).div_ceil(BATCH);
+    let ideal = LATENCY * requests.div_ceil(concurrency) as u32;
     let mut times = Vec::new();
     let (mut cpu_jury, mut cpu_server) = (Vec::new(), Vec::new());
+    let (mut bare_times, mut bare_cpu) = (Vec::new(), Vec::new());
+    // From the first request's arrival to the last answer's last byte, as
+    // the server saw it: the same span for jury and the client, without
+    // either's start-up and exit.
+    let (mut spans, mut bare_spans) = (Vec::new(), Vec::new());
     let (mut server_lateness, mut client_turnaround) = (Vec::new(), Vec::new());
-    for i in 0..RUNS {
+    for i in 0..runs {
         let before = server.request_count();
+        server.forget_requests();
         arrivals.lock().expect("lock").clear();
         let t0 = Instant::now();
-        let mut cmd = common::jury_in(dir.path());
+        let mut cmd = jury_command(dir.path());
         cmd.env("OPENAI_BASE_URL", server.base_url())
             .args([
                 "run",
@@ -101,7 +188,7 @@ fn main() {
             ])
             .args([
                 "--concurrency",
-                &CONCURRENCY.to_string(),
+                &concurrency.to_string(),
                 "--batch-size",
                 &BATCH.to_string(),
                 "--json",
@@ -122,7 +209,7 @@ fn main() {
             .into_iter()
             .filter(|(seq, _)| *seq >= before)
             .collect();
-        let (server_late, turnaround) = split_gaps(&arrived, &answered);
+        let (server_late, turnaround) = split_gaps(&arrived, &answered, concurrency);
         server_lateness.extend(server_late);
         client_turnaround.extend(turnaround);
         let a: Vec<Instant> = arrived.iter().map(|(_, t)| *t).collect();
@@ -130,13 +217,13 @@ fn main() {
         let first = a.first().map(|t| ms(*t)).unwrap_or(0.0);
         // The first round's requests leave one after another; their spread
         // carries through every later round.
-        let spread = a.get(CONCURRENCY - 1).map(|t| ms(*t)).unwrap_or(first) - first;
+        let spread = a.get(concurrency - 1).map(|t| ms(*t)).unwrap_or(first) - first;
         let last = a.last().map(|t| ms(*t)).unwrap_or(0.0);
         // Where the last request would arrive with zero overhead per round.
         let ideal_last =
-            first + ((requests - 1) / CONCURRENCY) as f64 * LATENCY.as_secs_f64() * 1000.0;
+            first + ((requests - 1) / concurrency) as f64 * LATENCY.as_secs_f64() * 1000.0;
         println!(
-            "run {}: {:.3} s ({sent} requests); first request at {first:.0} ms (the {CONCURRENCY}th {spread:.1} ms later), last at {last:.0} ms (zero-overhead {ideal_last:.0} ms), exit {:.0} ms after the last answer; CPU jury {:.0} ms, server {:.0} ms",
+            "C={concurrency} run {}: {:.3} s ({sent} requests); first request at {first:.0} ms (the {concurrency}th {spread:.1} ms later), last at {last:.0} ms (zero-overhead {ideal_last:.0} ms), exit {:.0} ms after the last answer; CPU jury {:.0} ms, server {:.0} ms",
             i + 1,
             wall.as_secs_f64(),
             wall.as_secs_f64() * 1000.0 - last - LATENCY.as_secs_f64() * 1000.0,
@@ -146,11 +233,48 @@ fn main() {
         cpu_jury.push(m.cpu);
         cpu_server.push(server_cpu);
         times.push(wall);
+        spans.push(span(server, arrivals, before));
+        // The bare client replays the bodies jury just sent, against the same
+        // server, right after it: the two alternate, so the machine's load
+        // weighs on both alike.
+        if let Some(b) = bare.as_mut() {
+            let lines: String = server
+                .requests()
+                .iter()
+                .filter(|r| r.method == "POST")
+                .map(|r| format!("{}\n", r.body))
+                .collect();
+            std::fs::write(&bodies, lines).expect("bodies");
+            let before = server.request_count();
+            b.args([server.base_url(), concurrency.to_string()])
+                .arg(&bodies)
+                .stdout(Stdio::null());
+            let mb = common::run_measured_cpu(b);
+            assert_eq!(mb.code, 0, "bare client failed");
+            assert_eq!(
+                server.request_count() - before,
+                requests,
+                "bare client's requests"
+            );
+            let bare_span = span(server, arrivals, before);
+            println!(
+                "C={concurrency} run {}: bare client {:.3} s, CPU {:.0} ms; first request to last answer: jury {:.3} s, bare client {:.3} s",
+                i + 1,
+                mb.wall.as_secs_f64(),
+                mb.cpu.as_secs_f64() * 1000.0,
+                spans.last().map_or(0.0, Duration::as_secs_f64),
+                bare_span.as_secs_f64()
+            );
+            bare_spans.push(bare_span);
+            bare_times.push(mb.wall);
+            bare_cpu.push(mb.cpu);
+            bare = bare_client();
+        }
     }
     let med = common::median(times);
     println!(
-        "batch_throughput: {ITEMS} items × {CLASSIFICATIONS} = {} combinations, {requests} requests, concurrency {CONCURRENCY}, latency {} ms",
-        ITEMS * CLASSIFICATIONS,
+        "batch_throughput C={concurrency}: {items} items × {CLASSIFICATIONS} = {} combinations, {requests} requests, concurrency {concurrency}, latency {} ms",
+        items * CLASSIFICATIONS,
         LATENCY.as_millis()
     );
     println!(
@@ -165,6 +289,22 @@ fn main() {
         common::median(cpu_jury).as_secs_f64() * 1000.0 / requests as f64,
         common::median(cpu_server).as_secs_f64() * 1000.0
     );
+    if !bare_times.is_empty() {
+        let bmed = common::median(bare_times);
+        println!(
+            "bare client: median wall {:.3} s, CPU {:.2} ms per request; jury's pace {:.3} × the bare client's (target ≥ 0.95)",
+            bmed.as_secs_f64(),
+            common::median(bare_cpu).as_secs_f64() * 1000.0 / requests as f64,
+            bmed.as_secs_f64() / med.as_secs_f64()
+        );
+        let (js, bs) = (common::median(spans), common::median(bare_spans));
+        println!(
+            "first request to last answer (median): jury {:.3} s, bare client {:.3} s; jury's pace {:.3} × the client's there",
+            js.as_secs_f64(),
+            bs.as_secs_f64(),
+            bs.as_secs_f64() / js.as_secs_f64()
+        );
+    }
     let q = |v: &mut Vec<f64>, p: f64| {
         v.sort_by(f64::total_cmp);
         v.get(((v.len() as f64 - 1.0) * p).round() as usize)
@@ -181,12 +321,38 @@ fn main() {
     );
 }
 
+/// From the first arrival of a request numbered `from` or later to the last
+/// answer to one of them.
+fn span(server: &TestServer, arrivals: &Arrivals, from: usize) -> Duration {
+    let first = arrivals
+        .lock()
+        .expect("lock")
+        .iter()
+        .filter(|(seq, _)| *seq >= from)
+        .map(|(_, t)| *t)
+        .min();
+    let last = server
+        .answer_times()
+        .into_iter()
+        .filter(|(seq, _)| *seq >= from)
+        .map(|(_, t)| t)
+        .max();
+    match (first, last) {
+        (Some(a), Some(b)) => b.saturating_duration_since(a),
+        _ => Duration::ZERO,
+    }
+}
+
 /// From `(seq, time)` of arrivals and of answers sent: how late each answer
 /// left after its 200 ms (the server's share), and the time from an answer's
 /// last byte to the arrival of the request that took its slot (jury's share:
 /// reading, parsing, storing, building and sending; slots are matched first
 /// answered, first refilled).
-fn split_gaps(arrived: &[(usize, Instant)], answered: &[(usize, Instant)]) -> (Vec<f64>, Vec<f64>) {
+fn split_gaps(
+    arrived: &[(usize, Instant)],
+    answered: &[(usize, Instant)],
+    concurrency: usize,
+) -> (Vec<f64>, Vec<f64>) {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let by_seq: std::collections::HashMap<usize, Instant> = arrived.iter().copied().collect();
     let late = answered
@@ -202,7 +368,7 @@ fn split_gaps(arrived: &[(usize, Instant)], answered: &[(usize, Instant)]) -> (V
     came.sort();
     let turn = sent
         .iter()
-        .zip(came.iter().skip(CONCURRENCY))
+        .zip(came.iter().skip(concurrency))
         .map(|(s, c)| ms(c.saturating_duration_since(*s)))
         .collect();
     (late, turn)

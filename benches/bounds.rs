@@ -1,11 +1,11 @@
-//! Time bounds that used to be asserted in tests (issue 14: no timed
+//! Time bounds that used to be asserted in tests (no timed
 //! assertions in tests; the tests named below check the results):
 //! - cutting a 10 MB item and 10 000 combining marks for display
-//!   (tests/reliability_input.rs::reliability_23_…, was asserted < 500 ms),
+//!   (tests/reliability/input.rs::reliability_23_…, was asserted < 500 ms),
 //! - importing those two items (same test, was < 20 s),
 //! - `jury list items` over them, the release binary (same test, was < 10 s),
 //! - `Figures::compute` over 1 000 000 pairs with the recommended resamples
-//!   (tests/analytics_reference.rs::large_input_completes_with_intervals, was
+//!   (tests/reference/statistics.rs::large_input_completes_with_intervals, was
 //!   < 8 s in release; target 2 s, measured ≈ 0.8 s).
 //!
 //! `cargo bench --bench bounds` (add a name to run one). Measured 2026-11-24

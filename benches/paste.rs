@@ -1,4 +1,4 @@
-//! A 200 KB paste into the note editor (issue 12 point 6): the paste itself,
+//! A 200 KB paste into the note editor: the paste itself,
 //! then keystrokes and redraws with that text in the field.
 //! `keystroke_and_redraw_*` is two keystrokes (x, backspace) and two redraws.
 //! Measured 2026-11-23 (2 cores, release): one 200 KB line: keystroke pair

@@ -172,6 +172,7 @@ fn build(db: &Path) {
                         items: 5,
                     }),
                     confidence: Some(confidence(c, r)),
+                    server: None,
                 });
                 if chunk.len() == 20_000 {
                     store.insert_verdicts(&chunk).expect("verdicts");

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""The code's shape, measured (issue 14): file sizes, function lengths, and
+"""The code's shape, measured: file sizes, function lengths, and
 what the core imports from the front ends.
 
     python3 benches/shape.py [SRC_DIR]        default: src
 
 Prints files over 400 and 600 lines, the longest functions (a function runs
 from its `fn` line to the line where its braces close; comments and blank
-lines count, as a reader sees them), and every `crate::cli` / `crate::tui`
-import outside src/cli and src/tui, and every import of the workbench's
-views from its state, update or effects (those layers never draw).
+lines count, as a reader sees them), every `crate::cli` / `crate::tui`
+import outside src/cli and src/tui, every import of the workbench's views
+from its state, update or effects (those layers never draw), and the test
+targets beside SRC_DIR.
 Python's standard library only.
 """
 
@@ -55,6 +56,21 @@ def functions(lines):
     return out
 
 
+def test_targets(tests):
+    """The integration test targets cargo finds in `tests`: each `*.rs` file
+    and each folder with a `main.rs`. Every one links the whole library."""
+    if not os.path.isdir(tests):
+        return []
+    out = []
+    for n in sorted(os.listdir(tests)):
+        p = os.path.join(tests, n)
+        if n.endswith(".rs") and os.path.isfile(p):
+            out.append(n)
+        elif os.path.isfile(os.path.join(p, "main.rs")):
+            out.append(n + "/")
+    return out
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "src"
     files, fns, front, views = [], [], [], []
@@ -90,6 +106,9 @@ def main():
     print(f"workbench state/update/effects imports from views: {len(views)}")
     for l in views:
         print(f"  {l}")
+    targets = test_targets(os.path.join(os.path.dirname(os.path.abspath(root)), "tests"))
+    print(f"test targets: {len(targets)}")
+    print(f"  {' '.join(targets)}")
 
 
 if __name__ == "__main__":

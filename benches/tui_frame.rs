@@ -159,6 +159,7 @@ fn judged(n: usize) -> App {
                     created_at: "2026-11-23T10:00:00Z".into(),
                     position: None,
                     confidence: None,
+                    server: None,
                 });
             }
         }
@@ -183,6 +184,7 @@ fn judged(n: usize) -> App {
             created_at: "2026-11-23T10:00:00Z".into(),
             position: None,
             confidence: None,
+            server: None,
         });
     }
     loaded.verdicts = verdicts;
@@ -229,7 +231,7 @@ fn bench(c: &mut Criterion) {
             reviewed.refilter();
         })
     });
-    // Typed filters (issue 15.11) under the same order: the last keystroke
+    // Typed filters under the same order: the last keystroke
     // of `urgency=not` (a classifier term, every item checked) and of
     // `judge:urgency=2` (each item's verdicts read), twice per iteration
     // (the key typed, then taken back).
@@ -296,7 +298,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     // A 10 MB item, then one item of 10 000 combining marks: both are cut
-    // for display (tests/tui_screens.rs::a_huge_item_draws_quickly checks
+    // for display (tests/workbench/screens.rs::a_huge_item_draws_quickly checks
     // what is shown; this is how long it takes).
     let mut data = items(10);
     data.items[0].text = "x".repeat(10_000_000);

@@ -17,7 +17,9 @@ pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
-    pub base_url: Option<String>,
+    /// One base URL, or a list of them: a run spreads its requests over
+    /// all (`URL#8`: that server takes 8 at once).
+    pub base_url: Option<BaseUrls>,
     /// Accepted, but the file must then be private (0600): checked on load.
     /// A [`Secret`], so a `{:?}` of the config never shows it.
     pub api_key: Option<Secret>,
@@ -39,6 +41,23 @@ pub struct ConfigFile {
     pub max_answer_bytes: Option<usize>,
     /// How verdicts get a confidence.
     pub confidence: Option<ConfidenceChoice>,
+}
+
+/// `base_url` in `config.toml`: one URL or a list.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum BaseUrls {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl BaseUrls {
+    pub fn into_vec(self) -> Vec<String> {
+        match self {
+            BaseUrls::One(s) => vec![s],
+            BaseUrls::Many(v) => v,
+        }
+    }
 }
 
 /// `confidence` in `config.toml` (and `--confidence`).
@@ -68,6 +87,8 @@ pub struct Overrides {
     pub prompts: Option<PathBuf>,
     pub theme: Option<String>,
     pub who: Option<String>,
+    /// `--base-url`, each as given (`URL` or `URL#N`).
+    pub base_urls: Vec<String>,
 }
 
 impl Overrides {
@@ -92,7 +113,11 @@ impl Overrides {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub db_path: PathBuf,
+    /// The first server's base URL (as given, without a `#N`).
     pub base_url: Option<String>,
+    /// Every server as given (`URL` or `URL#N`): `--base-url`, else
+    /// `OPENAI_BASE_URL`, else the config's `base_url`.
+    pub base_urls: Vec<String>,
     pub api_key: Option<Secret>,
     pub model: String,
     pub prompts_dir: Option<PathBuf>,
@@ -158,9 +183,28 @@ impl Settings {
             .or_else(|| env("USERNAME"))
             .or_else(login_name)
             .unwrap_or_else(|| "me".into());
+        let base_urls: Vec<String> = if !o.base_urls.is_empty() {
+            o.base_urls.clone()
+        } else if let Some(u) = env("OPENAI_BASE_URL") {
+            vec![u]
+        } else {
+            file.base_url
+                .clone()
+                .map(BaseUrls::into_vec)
+                .unwrap_or_default()
+        };
+        let base_urls: Vec<String> = base_urls
+            .into_iter()
+            .filter(|u| !u.trim().is_empty())
+            .collect();
         Ok(Settings {
             db_path,
-            base_url: env("OPENAI_BASE_URL").or(file.base_url.clone()),
+            base_url: base_urls.first().map(|u| {
+                crate::provider::ServerSpec::parse(u)
+                    .map(|s| s.base_url)
+                    .unwrap_or_else(|_| u.clone())
+            }),
+            base_urls,
             api_key: env("OPENAI_API_KEY")
                 .map(Secret::new)
                 .or(file.api_key.clone()),
@@ -201,6 +245,15 @@ impl Settings {
             return Err(NO_ENDPOINT.to_string());
         };
         let mut cfg = ProviderConfig::new(base, self.model.clone());
+        let servers = self
+            .base_urls
+            .iter()
+            .map(|u| crate::provider::ServerSpec::parse(u))
+            .collect::<Result<Vec<_>, _>>()?;
+        // One server at the run's concurrency needs no list.
+        if servers.len() > 1 || servers.iter().any(|s| s.concurrency.is_some()) {
+            cfg.servers = servers;
+        }
         cfg.api_key = self.api_key.clone();
         cfg.temperature = self.temperature;
         if let Some(t) = self.idle_timeout.and_then(seconds) {
@@ -322,7 +375,8 @@ pub fn load_prices() -> Result<HashMap<String, Vec<f64>>, ConfigError> {
 }
 
 /// Reads and checks a price table: every entry `model = [input, output]` or
-/// `model = [input, output, cached_input]`, numbers of at least 0.
+/// `model = [input, output, cached_input]` (with `batch_input, batch_output`
+/// after them when batch runs cost other than half), numbers of at least 0.
 pub fn load_prices_from(path: &Path) -> Result<HashMap<String, Vec<f64>>, ConfigError> {
     let err = |message: String| ConfigError::File {
         path: path.to_path_buf(),
@@ -337,16 +391,16 @@ pub fn load_prices_from(path: &Path) -> Result<HashMap<String, Vec<f64>>, Config
                 .map(|x| x.as_float().or_else(|| x.as_integer().map(|i| i as f64)))
                 .collect::<Option<Vec<f64>>>()
         });
-        let Some(p) = numbers
-            .filter(|p| (2..=3).contains(&p.len()) && p.iter().all(|x| x.is_finite() && *x >= 0.0))
-        else {
+        let Some(p) = numbers.filter(|p| {
+            matches!(p.len(), 2 | 3 | 5) && p.iter().all(|x| x.is_finite() && *x >= 0.0)
+        }) else {
             let hint = if value.is_table() {
                 " (a model name with a dot must be quoted: \"gpt-4.1\" = [2.0, 8.0])"
             } else {
                 ""
             };
             return Err(err(format!(
-                "{}: expected [input, output] or [input, output, cached_input], dollars per million tokens, each at least 0{hint}",
+                "{}: expected [input, output], [input, output, cached_input] or [input, output, cached_input, batch_input, batch_output], dollars per million tokens, each at least 0{hint}",
                 crate::sanitize::one_line(&model, 80)
             )));
         };

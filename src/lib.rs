@@ -15,6 +15,7 @@ pub mod config;
 pub mod demo_judge;
 pub mod domain;
 pub mod engine;
+pub mod export;
 pub mod fewshot;
 pub mod import;
 pub mod par;

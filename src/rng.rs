@@ -2,7 +2,7 @@
 //! choice is the same on every platform and Rust version.
 //!
 //! - splitmix64 (Vigna): the seeded item subset and run order
-//!   (`engine::plan`), the provider's backoff jitter, seeds for the rest;
+//!   (`engine::item_selection`), the provider's backoff jitter, seeds for the rest;
 //! - xoshiro256++ (Blackman & Vigna) with Lemire's unbiased bounded draw: the
 //!   bootstrap. Each resample `r` gets its own generator derived from
 //!   `(seed, r)`, so a resample's draws do not depend on how many resamples

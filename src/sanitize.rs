@@ -143,7 +143,7 @@ pub fn has_hidden_controls(s: &str) -> bool {
         .any(|c| c == '\r' || visible_form(c, true).is_some() && c != '\t')
 }
 
-/// Phrases that suggest an item is trying to instruct the judge (RELIABILITY
+/// Phrases that suggest an item is trying to instruct the judge (docs/reliability.md
 /// row 25), in the languages injections are commonly written in. They are
 /// matched against the text lower-cased, with look-alike letters folded to
 /// Latin, invisible characters and accents dropped and whitespace collapsed,
@@ -240,7 +240,7 @@ const ROLE_TOKENS: &[&str] = &[
 /// Roles whose name opening a line (or following a closing tag) fakes a turn.
 const ROLES: &[&str] = &["system", "assistant", "developer"];
 
-/// Phrases that suggest an item is trying to instruct the judge (RELIABILITY row 25).
+/// Phrases that suggest an item is trying to instruct the judge (docs/reliability.md row 25).
 pub fn looks_like_instructions(s: &str) -> bool {
     // Bounded work on huge texts: injections worth flagging sit near the top.
     let head: String = s.chars().take(20_000).collect();

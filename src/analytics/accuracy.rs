@@ -1,5 +1,5 @@
 //! The classifier's accuracy as one rater sees it: the share of AGREE among
-//! that rater's agreement readings (DESIGN §7). Undecided readings (Likert 3
+//! that rater's agreement readings (docs/design.md §7). Undecided readings (Likert 3
 //! read across scales) are counted and reported but left out of the share.
 
 use super::interval::wilson;

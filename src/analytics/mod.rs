@@ -1,4 +1,4 @@
-//! Agreement statistics (DESIGN §7): pure functions over pairs of ratings.
+//! Agreement statistics (docs/design.md §7): pure functions over pairs of ratings.
 //!
 //! Input is a slice of `(first, second)` 0-based category indices plus the
 //! category count `k` (build them from domain values with

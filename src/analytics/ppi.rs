@@ -221,7 +221,7 @@ mod tests {
         bits.iter().map(|&b| f64::from(b)).collect()
     }
 
-    /// The fixture of STATISTICS.md, computed with ppi-python 0.2.3.
+    /// The fixture of docs/design.md §7.10, computed with ppi-python 0.2.3.
     #[test]
     fn matches_ppi_python_on_the_fixture() {
         let y = v(&[1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1]);
@@ -236,7 +236,7 @@ mod tests {
         close(p.estimate, 0.771569865319865);
         close(p.ci[0], 0.591115962226891);
         close(p.ci[1], 0.95202376841284);
-        // Given to eight places in STATISTICS.md.
+        // Given to eight places in docs/design.md §7.10.
         let p = ppi_mean_ci(&y, &yh, &yu, 0.05).unwrap();
         assert!((p.ci[0] - 0.55654578).abs() < 5e-9 && (p.ci[1] - 0.98659395).abs() < 5e-9);
         let plain = ppi_mean_ci_with(&y, &yh, &yu, 0.1, 1.0).unwrap();

@@ -34,7 +34,7 @@ pub fn agreement_index(a: Agreement) -> u8 {
     }
 }
 
-/// Pairs read across scales (DESIGN §7: Likert ≥ 4 is AGREE, ≤ 2 DISAGREE,
+/// Pairs read across scales (docs/design.md §7: Likert ≥ 4 is AGREE, ≤ 2 DISAGREE,
 /// 3 undecided).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AgreementPairs {

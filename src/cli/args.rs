@@ -1,4 +1,4 @@
-//! The command-line contract (DESIGN §5).
+//! The command-line contract (docs/design.md §5).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -32,6 +32,10 @@ pub enum Command {
                       a refused key, exhausted quota or --budget (what arrived is kept, --resume continues)."
     )]
     Run(Box<RunArgs>),
+    /// Batch files for other engines (vLLM's run-batch, any engine that
+    /// reads the OpenAI Batch API's JSONL): write a run's requests, read the answers.
+    #[command(subcommand)]
+    Batch(BatchCommand),
     /// Set a human label.
     Label(LabelArgs),
     /// Agreement figures: judge vs human, human vs human, mode vs mode...
@@ -66,6 +70,37 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Serve a deterministic offline judge on 127.0.0.1 (OpenAI wire format) for demos and tests.
     DemoJudge(DemoJudgeArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BatchCommand {
+    /// Write the run's requests as a batch file (one request a line, at most
+    /// 50 000 lines and 200 MB a file; more makes FILE-2, FILE-3…) without
+    /// sending them. Takes `jury run`'s flags.
+    Export(Box<BatchExportArgs>),
+    /// Read a batch's output file (`{custom_id, response, error}` lines) into
+    /// the run it belongs to; lines that failed or are missing stay missing
+    /// (exit 2; `jury run --resume` asks for them).
+    Import(BatchImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BatchExportArgs {
+    /// The request file to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BatchImportArgs {
+    /// An output file of the batch format (the Batch API's output or error
+    /// file, or vLLM run-batch's -o).
+    pub file: PathBuf,
+    /// One JSON summary per run instead of a line.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -192,9 +227,12 @@ pub struct RunArgs {
     /// The judge model (else JURY_MODEL, config, gpt-4o-mini).
     #[arg(long)]
     pub model: Option<String>,
-    /// Requests in flight at once.
+    /// Requests in flight at once (with several servers: on each server that gives no #N).
     #[arg(long, default_value_t = 4)]
     pub concurrency: usize,
+    /// The judge's server (else OPENAI_BASE_URL, config); repeat it to spread the run over several, URL#8 for 8 requests at once on that one.
+    #[arg(long = "base-url", value_name = "URL[#N]")]
+    pub base_url: Vec<String>,
     /// Items per request (mode 1) or entries per request (modes 2/3).
     #[arg(long)]
     pub batch_size: Option<usize>,
@@ -214,6 +252,15 @@ pub struct RunArgs {
     /// Skip combinations this persona/mode/perspective/model/prompt set already has.
     #[arg(long)]
     pub resume: bool,
+    /// Send the run's requests as one batch through the OpenAI Batch API
+    /// (upload, create, wait, download): half the price, answers within 24 h.
+    /// The batch is stored with the run before jury waits: the same command
+    /// with --resume waits for it again instead of sending anything twice.
+    #[arg(long)]
+    pub batch: bool,
+    /// With --batch: seconds between looks at the batch's status.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub batch_poll: u64,
     /// Show the plan and send nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -415,6 +462,12 @@ pub enum ExportFormat {
     Awag,
     /// The rubric harness's results.json: `results` and `skipped`.
     RubricResults,
+    /// One CSV row per item, classification, perspective and persona: the
+    /// classifier's value, each judge configuration's verdict and
+    /// confidence, each person's label, in columns of their own.
+    Wide,
+    /// The wide table as JSON lines (one object per row, the same keys).
+    WideJsonl,
 }
 
 #[derive(Debug, Args)]
@@ -495,4 +548,7 @@ pub struct DoctorArgs {
     /// Longest wait for the endpoint, in seconds.
     #[arg(long, default_value_t = 60)]
     pub timeout_secs: u64,
+    /// The server to check (else OPENAI_BASE_URL, config); repeatable: each is checked.
+    #[arg(long = "base-url", value_name = "URL[#N]")]
+    pub base_url: Vec<String>,
 }

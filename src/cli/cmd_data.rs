@@ -224,9 +224,41 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
         if let Some(st) = &r.structured {
             println!("{}", say_list::structured(&one_line(st, 200)));
         }
+        for job in store.batch_jobs(r.id)? {
+            println!("      {}", batch_line(&job));
+        }
     }
     print_ledger(&crate::analytics::ledger(&runs));
     Ok(ExitCode::SUCCESS)
+}
+
+/// How a batch run's batch (or file) stands: `batch batch_3: completed,
+/// 2/2 answered, 0 failed; answers read`.
+fn batch_line(job: &crate::store::BatchJob) -> String {
+    let what = match (&job.kind[..], &job.batch_id) {
+        ("file", _) => format!("batch file {}", job.part),
+        (_, Some(id)) => format!("batch {}", one_line(id, 40)),
+        (_, None) => format!("batch part {} (not created yet)", job.part),
+    };
+    let counts = job
+        .counts
+        .as_deref()
+        .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok())
+        .map(|c| {
+            format!(
+                ", {}/{} answered, {} failed",
+                c["completed"], c["total"], c["failed"]
+            )
+        })
+        .unwrap_or_default();
+    let read = if job.imported {
+        "; answers read"
+    } else if job.kind == "file" {
+        "; waiting for `jury batch import`"
+    } else {
+        "; open (`jury run --batch --resume` waits for it)"
+    };
+    format!("{what}: {}{counts}{read}", one_line(&job.status, 20))
 }
 
 /// Per judge configuration: runs, verdicts, tokens and cost, per verdict too.

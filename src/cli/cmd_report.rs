@@ -34,6 +34,12 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
     };
     let text = if a.rank {
         report.render_ranking(format)?
+    } else if format == report::ReportFormat::Html {
+        // The page also says where its figures come from and lists the
+        // verdicts people disagree with: read here, for the page only.
+        let page = report::page::Page::gather(&store, &report, a.seed, a.bootstrap)?;
+        report::Stage::done(&mut timer, "provenance, disagreements");
+        report::html::to_html(&report, Some(&page))
     } else {
         report.render(format)?
     };

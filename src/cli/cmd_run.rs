@@ -1,6 +1,6 @@
 //! `jury run` (headless batch) and `jury demo-judge`.
 
-mod drive;
+pub(super) mod drive;
 mod owner;
 
 use super::strings::run as say;
@@ -48,6 +48,16 @@ fn run_once(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     if owner::means_owner(s, &a)? {
         return owner::run_by_owner(s, a);
     }
+    run_one(s, a, None)
+}
+
+/// One run of `a`; with `export`, its requests written there as a batch
+/// file instead of sent.
+pub(super) fn run_one(
+    s: &Settings,
+    a: RunArgs,
+    export: Option<std::path::PathBuf>,
+) -> anyhow::Result<ExitCode> {
     let spec = JudgeSpec::from_flags(&spec_flags(&a))?;
     let protocol = spec.protocol();
     let req = request(s, &a, spec)?;
@@ -77,19 +87,46 @@ fn run_once(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
     if a.dry_run {
         return Ok(dry_run(s, &a, &plan, protocol));
     }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("jury-run")
+        .enable_all()
+        .build()?;
+    if a.batch && a.resume && export.is_none() {
+        // A batch this run sent before (and a killed process left) is
+        // waited for again, never sent twice.
+        let provider = endpoint.clone().map_err(|e| anyhow::anyhow!(e))?;
+        if let Some(run_id) = super::cmd_batch::open_batch_for(s, &plan.spec)? {
+            let cfg = EngineConfig {
+                db_path: s.db_path.clone(),
+                provider,
+                prompts,
+            };
+            return rt.block_on(super::cmd_batch::wait_again(cfg, req, plan, run_id, &a));
+        }
+    }
     if plan.batches.is_empty() && plan.settled.is_empty() {
         return Ok(nothing_to_do(&a, &plan));
     }
-    let provider = endpoint.map_err(|e| anyhow::anyhow!(e))?;
+    // A batch file needs no endpoint: another engine answers it.
+    let provider = match (&export, endpoint) {
+        (Some(_), e) => e.unwrap_or_else(|_| plan_cfg.provider.clone()),
+        (None, e) => e.map_err(|e| anyhow::anyhow!(e))?,
+    };
     let cfg = EngineConfig {
         db_path: s.db_path.clone(),
         provider,
         prompts,
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .thread_name("jury-run")
-        .enable_all()
-        .build()?;
+    let batch = match export {
+        Some(out) => Some(crate::engine::BatchMode::Export { out }),
+        None if a.batch => Some(crate::engine::BatchMode::Api {
+            poll: std::time::Duration::from_secs(a.batch_poll.max(1)),
+        }),
+        None => None,
+    };
+    if let Some(mode) = batch {
+        return rt.block_on(super::cmd_batch::send(cfg, req, plan, mode, a.json));
+    }
     // The plan made above is the one run: planning again would read every
     // item a second time before the first request.
     rt.block_on(drive::drive(cfg, req, plan, a.json))
@@ -99,7 +136,7 @@ fn run_once(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> {
 /// (sent twice it was judged twice and then counted as missing). What was
 /// dropped is said on stderr, so `--json` stays one document.
 fn drop_repeats(a: &mut RunArgs) {
-    use crate::engine::plan::first_of_each;
+    use crate::engine::item_selection::first_of_each;
     let mut notes = Vec::new();
     if let Some(items) = a.items.take() {
         let (kept, repeated) = first_of_each(items);
@@ -130,7 +167,6 @@ fn request(s: &Settings, a: &RunArgs, spec: JudgeSpec) -> anyhow::Result<RunRequ
         anyhow::bail!(say::ZERO_CONCURRENCY);
     }
     let mut req = RunRequest::for_spec(spec);
-    req.prompts_dir = s.prompts_dir.clone();
     req.concurrency = a.concurrency;
     if let Some(k) = a.batch_size {
         if k == 0 {
@@ -327,6 +363,35 @@ fn spec_flags(a: &RunArgs) -> SpecFlags {
         first_n: a.first_n,
         last_n: a.last_n,
     }
+}
+
+/// The configuration, request and plan `a` makes, as a run would, for a
+/// run made earlier as a batch (no endpoint needed; `model` is the run's).
+pub(super) fn judge_of(
+    s: &Settings,
+    a: &RunArgs,
+    model: &str,
+) -> anyhow::Result<(EngineConfig, RunRequest, crate::engine::Plan)> {
+    let spec = JudgeSpec::from_flags(&spec_flags(a))?;
+    let mut req = request(s, a, spec)?;
+    // Every unit of the run's items, judged or not: answers are matched by key.
+    req.resume = false;
+    let flags = EndpointFlags::from_args(a)?;
+    let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
+    let mut provider = s.provider().map(|p| flags.apply(p)).unwrap_or_else(|_| {
+        let mut p = crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone());
+        p.temperature = s.temperature;
+        flags.apply(p)
+    });
+    provider.model = model.to_string();
+    let cfg = EngineConfig {
+        db_path: s.db_path.clone(),
+        provider,
+        prompts,
+    };
+    let store = open_store(s)?;
+    let plan = crate::engine::make_plan(&cfg, &req, &store)?;
+    Ok((cfg, req, plan))
 }
 
 pub fn demo_judge(a: DemoJudgeArgs) -> anyhow::Result<ExitCode> {

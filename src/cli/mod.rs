@@ -20,6 +20,7 @@ macro_rules! print {
 }
 
 mod args;
+mod cmd_batch;
 mod cmd_data;
 mod cmd_estimate;
 mod cmd_export;
@@ -104,7 +105,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     ..Overrides::default()
                 },
             )?;
-            // A new workspace starts with the sample data (DESIGN §5).
+            // A new workspace starts with the sample data (docs/design.md §5).
             // JURY_SAMPLE_DATA names another directory to seed new workspaces with.
             let sample = std::env::var_os("JURY_SAMPLE_DATA").map(std::path::PathBuf::from);
             crate::tui::run(
@@ -120,8 +121,20 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_data::import(&s, a)
         }
         Command::Run(a) => {
-            let s = settings(cli.db, Overrides::judge(&a.model, &a.prompts))?;
+            let o = Overrides {
+                base_urls: a.base_url.clone(),
+                ..Overrides::judge(&a.model, &a.prompts)
+            };
+            let s = settings(cli.db, o)?;
             cmd_run::run(&s, *a)
+        }
+        Command::Batch(BatchCommand::Export(a)) => {
+            let s = settings(cli.db, Overrides::judge(&a.run.model, &a.run.prompts))?;
+            cmd_batch::export(&s, *a)
+        }
+        Command::Batch(BatchCommand::Import(a)) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_batch::import(&s, a)
         }
         Command::Label(a) => {
             let s = settings(cli.db, Overrides::who(&a.who))?;

@@ -1,4 +1,4 @@
-//! The vocabulary of jury (DESIGN §1): plain data, no I/O.
+//! The vocabulary of jury (docs/design.md §1): plain data, no I/O.
 
 mod item;
 mod mode;

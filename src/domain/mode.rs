@@ -2,7 +2,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// A judge style (DESIGN §1).
+/// A judge style (docs/design.md §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
@@ -44,7 +44,7 @@ impl FromStr for Protocol {
     }
 }
 
-/// The three AwAg evaluation modes (DESIGN §2).
+/// The three AwAg evaluation modes (docs/design.md §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Mode {
     /// Many items with all their classifications in one request; Likert.

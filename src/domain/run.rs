@@ -10,7 +10,7 @@ pub struct RunSpec {
     pub persona_id: String,
     pub perspective_ids: Vec<String>,
     pub model: String,
-    /// Hash of the prompt set and schemas used (prompt versions, DESIGN §7).
+    /// Hash of the prompt set and schemas used (prompt versions, docs/design.md §7).
     pub prompt_hash: String,
     /// Free-form settings (batch size, concurrency, temperature...) kept for the record.
     pub params: serde_json::Value,

@@ -192,7 +192,7 @@ impl Value {
         }
     }
 
-    /// The export form (DESIGN §5): integers for Likert/score, strings for
+    /// The export form (docs/design.md §5): integers for Likert/score, strings for
     /// agreement and degrees, booleans for true/false.
     pub fn to_json(self) -> serde_json::Value {
         match self {
@@ -215,7 +215,7 @@ impl Value {
         }
     }
 
-    /// Cross-scale reading (DESIGN §7): Likert ≥4 is AGREE, ≤2 DISAGREE, 3 undecided.
+    /// Cross-scale reading (docs/design.md §7): Likert ≥4 is AGREE, ≤2 DISAGREE, 3 undecided.
     pub fn as_agreement(self) -> Option<Agreement> {
         match self {
             Value::Agreement(a) => Some(a),

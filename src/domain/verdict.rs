@@ -62,6 +62,10 @@ pub struct Verdict {
     /// answer's token probabilities, or from repeated judgements).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<Confidence>,
+    /// The server that answered (its base URL as [`crate::provider::url::server_label`]
+    /// gives it: no credentials, no query), when a request produced the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
 }
 
 /// Where a verdict's confidence comes from.

@@ -3,23 +3,27 @@
 //! The CLI's progress bar and the TUI's panes are two consumers of the same
 //! [`EngineEvent`] stream.
 
+mod budget;
+mod error;
 mod events;
-pub mod plan;
+pub mod item_selection;
 pub mod price;
 mod run;
-mod spend;
-mod structured;
+mod structured_path;
 mod writer;
 
+pub use error::{EngineError, SettingError};
 pub use events::{EngineEvent, Progress};
+pub use run::batch_api::file as batch_file;
+pub use run::batch_api::{BatchMode, BatchOrder, Reopen};
 pub use run::{Plan, plan as make_plan, usage_or_unknown};
 pub use writer::NO_VERDICT_NOTE;
 
 use crate::domain::{Mode, RunStatus};
 use crate::prompt::PromptSet;
 use crate::protocol::JudgeSpec;
-use crate::provider::{ProviderConfig, ProviderError};
-use crate::store::{Store, StoreError};
+use crate::provider::ProviderConfig;
+use crate::store::Store;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -29,11 +33,9 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Clone)]
 pub struct RunRequest {
     /// Which judge, asked what (built and checked by its protocol's
-    /// constructor, e.g. [`JudgeSpec::awag`]).
+    /// constructor, e.g. [`JudgeSpec::awag`]), with the prompts of
+    /// [`EngineConfig::prompts`].
     pub spec: JudgeSpec,
-    /// Where the rubric, proposition and guideline prompts come from
-    /// (`None`: the embedded ones); AwAg's are [`EngineConfig::prompts`].
-    pub prompts_dir: Option<PathBuf>,
     /// `None`: every item in the store.
     pub item_ids: Option<Vec<String>>,
     /// Items per request (Mode 1) or entries per request (Modes 2/3).
@@ -88,7 +90,6 @@ impl RunRequest {
                 _ => 10,
             },
             spec,
-            prompts_dir: None,
             item_ids: None,
             concurrency: 4,
             resume: false,
@@ -125,40 +126,35 @@ impl RunRequest {
 
     /// Settings no run can be made with, refused before anything is sent.
     pub fn validate(&self, provider: &ProviderConfig) -> Result<(), EngineError> {
-        let bad = |m: String| Err(EngineError::Setup(m));
+        let bad = |e: SettingError| Err(EngineError::Setting(e));
         if self.max_attempts == 0 {
-            return bad("--max-attempts must be at least 1 (it counts the first request)".into());
+            return bad(SettingError::NoAttempts);
         }
         if let Some(b) = self.budget_usd
             && !(b.is_finite() && b > 0.0)
         {
-            return bad(format!(
-                "--budget must be a positive number of dollars, not {b}"
-            ));
+            return bad(SettingError::Budget(b));
         }
         if let Some(t) = provider.temperature
             && !(t.is_finite() && t >= 0.0)
         {
-            return bad(format!(
-                "--temperature must be a finite number of at least 0, not {t}"
-            ));
+            return bad(SettingError::Temperature(t));
         }
         if self.max_tokens == Some(0) || self.tokens_per_entry == 0 {
-            return bad("--max-tokens must be at least 1".into());
+            return bad(SettingError::NoTokens);
         }
         if self.batch_size == 0 || self.concurrency == 0 {
-            return bad("--batch-size and --concurrency must be at least 1".into());
+            return bad(SettingError::NoBatch);
         }
         // A broken prices.toml stops the run here, naming the file and entry.
-        price::check_user_table().map_err(|e| EngineError::Setup(e.to_string()))?;
-        if let Some(b) = self.budget_usd
+        price::check_user_table().map_err(EngineError::Prices)?;
+        if let Some(budget) = self.budget_usd
             && price::price_for(&provider.model).is_none()
         {
-            return bad(format!(
-                "--budget ${b} needs a price for the model '{}', and jury has none: {}",
-                provider.model,
-                price::HOW_TO_PRICE
-            ));
+            return bad(SettingError::Unpriced {
+                budget,
+                model: provider.model.clone(),
+            });
         }
         Ok(())
     }
@@ -168,26 +164,8 @@ impl RunRequest {
 pub struct EngineConfig {
     pub db_path: PathBuf,
     pub provider: ProviderConfig,
+    /// The prompts of every protocol: the one place a run's prompts come from.
     pub prompts: Arc<PromptSet>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Provider(ProviderError),
-    #[error("{0}")]
-    Setup(String),
-}
-
-impl From<crate::protocol::SpecError> for EngineError {
-    fn from(e: crate::protocol::SpecError) -> Self {
-        match e {
-            crate::protocol::SpecError::Invalid(m) => EngineError::Setup(m),
-            crate::protocol::SpecError::Store(e) => EngineError::Store(e),
-        }
-    }
 }
 
 /// How a run ended.
@@ -229,6 +207,44 @@ pub fn spawn_planned_with(
     start(cfg, req, Some(plan), cancel)
 }
 
+/// Starts a run whose requests leave as a batch, as `order` says.
+pub fn spawn_batch(cfg: EngineConfig, req: RunRequest, plan: Plan, order: BatchOrder) -> RunHandle {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let join =
+        tokio::spawn(
+            async move { run::execute_with(cfg, req, plan, Some(order), tx, token).await },
+        );
+    RunHandle {
+        events: rx,
+        cancel,
+        join,
+    }
+}
+
+/// Takes up `run_id`, made earlier as a batch run, again: its answers read
+/// as `what` says. `plan` is its judge, planned from the run's command line.
+pub fn spawn_reopen(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    run_id: i64,
+    what: Reopen,
+) -> RunHandle {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let join = tokio::spawn(async move {
+        run::batch_api::reopen(cfg, req, plan, run_id, what, tx, token).await
+    });
+    RunHandle {
+        events: rx,
+        cancel,
+        join,
+    }
+}
+
 fn start(
     cfg: EngineConfig,
     req: RunRequest,
@@ -247,7 +263,7 @@ fn start(
                     run::plan(&cfg2, &req2, &store)
                 })
                 .await
-                .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")))??
+                .map_err(EngineError::PlanningStopped)??
             }
         };
         run::execute(cfg, req, plan, tx, token).await

@@ -86,6 +86,23 @@ pub fn price_for(model: &str) -> Option<Price> {
     })
 }
 
+/// The price of a batch run's requests: `batch_input, batch_output` when
+/// `prices.toml` gives them (`model = [input, output, cached, batch_input,
+/// batch_output]`), else half the model's price, as the OpenAI Batch API bills.
+pub fn batch_price_for(model: &str) -> Option<Price> {
+    let user = crate::config::load_prices().unwrap_or_default();
+    if let Some(p) = user.get(model)
+        && let [_, _, _, i, o] = p.as_slice()
+    {
+        return Some(Price::new(*i, *o, None));
+    }
+    price_for(model).map(|p| Price {
+        input_per_million: p.input_per_million / 2.0,
+        output_per_million: p.output_per_million / 2.0,
+        cached_input_per_million: p.cached_input_per_million / 2.0,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +125,13 @@ mod tests {
             cached_tokens: 500_000,
         });
         assert!((c - (0.075 + 0.0375)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn batch_requests_cost_half_unless_priced() {
+        let p = batch_price_for("gpt-4o-mini").unwrap();
+        assert_eq!(p.input_per_million, 0.075);
+        assert_eq!(p.output_per_million, 0.30);
+        assert!(batch_price_for("llama3.1:8b").is_none());
     }
 }

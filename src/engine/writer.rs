@@ -77,7 +77,7 @@ fn write(store: &mut Store, run_id: i64, cmd: &WriteCmd) -> Result<Written, Stor
             mode,
             detail,
         } => {
-            super::structured::remember(store, provider, *mode, detail);
+            super::structured_path::remember(store, provider, *mode, detail);
             Vec::new()
         }
         WriteCmd::Failed(_) | WriteCmd::Finish { .. } => Vec::new(),
@@ -323,6 +323,7 @@ mod tests {
             created_at: "2026-11-23T00:00:00Z".into(),
             position: None,
             confidence: None,
+            server: None,
         }
     }
 

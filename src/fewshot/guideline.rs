@@ -10,17 +10,20 @@
 use super::Example;
 use super::render::{BOUNDARY, answer_text, fewshot_text, pretty};
 use crate::domain::Item;
-use crate::prompt::PromptSet;
+use crate::prompt::guideline::{
+    EXAMPLES_FILE, FOLDER, SCHEMA_FILE, SYSTEM_FILE, USER_FILE, path_in_set,
+};
+use crate::prompt::{GuidelinePrompts, PromptError, PromptSet};
 use crate::protocol::awag::request::delimit;
-use crate::protocol::guideline::{GuidelinePrompts, guidelines, user_text};
+use crate::protocol::guideline::{guidelines, user_text};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-/// Where a set keeps the guideline examples (read by `GuidelinePrompts`).
-pub const GUIDELINE_EXAMPLES: &str = "guideline/examples.txt";
-
-/// The protocols whose prompts take no worked examples.
-pub const NO_EXAMPLES: &[&str] = &["rubric", "proposition"];
+/// The protocols whose prompts take no worked examples (their folders in a set).
+pub const NO_EXAMPLES: &[&str] = &[
+    crate::prompt::rubric::FOLDER,
+    crate::prompt::proposition::FOLDER,
+];
 
 /// The folder the other protocols' prompts of `base` come from (`None`: the
 /// embedded ones). A set loaded from `X/awag` has them in `X`.
@@ -30,9 +33,7 @@ pub fn base_dir(base: &PromptSet) -> Option<PathBuf> {
     }
     let dir = PathBuf::from(&base.origin);
     match dir.parent() {
-        Some(p) if dir.ends_with("awag") && !dir.join("guideline").exists() => {
-            Some(p.to_path_buf())
-        }
+        Some(p) if dir.ends_with("awag") && !dir.join(FOLDER).exists() => Some(p.to_path_buf()),
         _ => Some(dir),
     }
 }
@@ -76,15 +77,15 @@ pub fn guideline_block(n: usize, e: &Example, item: &Item, template: &str) -> Op
 pub fn guideline_files(
     base: Option<&Path>,
     blocks: &[String],
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, PromptError> {
     let p = GuidelinePrompts::load(base)?;
     let examples = format!("{}\n\n{}", p.examples.trim_end(), fewshot_text(blocks));
     Ok(vec![
-        ("guideline/system.txt".into(), p.system),
-        (GUIDELINE_EXAMPLES.into(), examples),
-        ("guideline/user.txt".into(), p.user),
+        (path_in_set(SYSTEM_FILE), p.system),
+        (path_in_set(EXAMPLES_FILE), examples),
+        (path_in_set(USER_FILE), p.user),
         (
-            "guideline/schema_result.json".into(),
+            path_in_set(SCHEMA_FILE),
             serde_json::to_string_pretty(&p.schema).unwrap_or_default() + "\n",
         ),
     ])
@@ -95,7 +96,7 @@ pub fn guideline_files(
 pub fn unchanged_files(
     base: Option<&Path>,
     subs: &[&str],
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, PromptError> {
     let mut out = Vec::new();
     let Some(base) = base else {
         return Ok(out);
@@ -110,8 +111,10 @@ pub fn unchanged_files(
             .collect();
         names.sort();
         for p in names {
-            let text =
-                crate::readfile::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let text = crate::readfile::read_to_string(&p).map_err(|e| PromptError::File {
+                message: e.to_string(),
+                path: p.clone(),
+            })?;
             let name = p
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())

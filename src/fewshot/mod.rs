@@ -17,7 +17,7 @@ mod render;
 pub mod workbench;
 mod write;
 
-pub use render::{example_block, fewshot_file_name};
+pub use render::example_block;
 pub use write::{WriteError, Written, write_set};
 
 use crate::domain::{Label, Mode, Scale, Side, Value};

@@ -9,15 +9,6 @@ use crate::protocol::awag::request::{delimit, mode1_request, mode23_request};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
-/// The prompt element holding a mode's few-shot examples.
-pub fn fewshot_file_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::One => "user_fewshot_mode1.txt",
-        Mode::Two => "user_fewshot_mode2.txt",
-        Mode::Three => "user_fewshot_mode3.txt",
-    }
-}
-
 /// The placeholder the run's boundary token replaces (as in
 /// `system_common.txt`).
 pub(super) const BOUNDARY: &str = "{boundary}";

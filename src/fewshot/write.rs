@@ -3,10 +3,11 @@
 //! or not at all: it is written beside its target under a temporary name and
 //! renamed when complete.
 
-use super::render::{example_block, fewshot_file_name, fewshot_text};
+use super::render::{example_block, fewshot_text};
 use super::{Example, FewShotError};
 use crate::domain::Mode;
-use crate::prompt::{FEWSHOT_MANIFEST, PromptSet};
+use crate::prompt::guideline::{FOLDER as GUIDELINE_FOLDER, USER_FILE, path_in_set};
+use crate::prompt::{FEWSHOT_MANIFEST, GuidelinePrompts, PromptSet, fewshot_file_name};
 use crate::store::Store;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -84,17 +85,20 @@ pub fn write_set(
     let guideline = guideline_examples(store, k, base_dir.as_deref(), &mut files)?;
     // The guideline files are written with the examples, when there are some.
     let subs: &[&str] = if guideline.is_empty() {
-        &["rubric", "proposition", "guideline"]
+        &[
+            crate::prompt::rubric::FOLDER,
+            crate::prompt::proposition::FOLDER,
+            GUIDELINE_FOLDER,
+        ]
     } else {
         super::guideline::NO_EXAMPLES
     };
-    let unchanged =
-        super::guideline::unchanged_files(base_dir.as_deref(), subs).map_err(|message| {
-            WriteError::Io {
-                path: base.origin.clone(),
-                message,
-            }
-        })?;
+    let unchanged = super::guideline::unchanged_files(base_dir.as_deref(), subs).map_err(|e| {
+        WriteError::Io {
+            path: base.origin.clone(),
+            message: e.to_string(),
+        }
+    })?;
     files.extend(unchanged);
     if examples.values().all(Vec::is_empty) && guideline.is_empty() {
         return Err(WriteError::Nothing);
@@ -138,11 +142,11 @@ fn guideline_examples(
     if chosen.is_empty() {
         return Ok(kept);
     }
-    let template = crate::protocol::guideline::GuidelinePrompts::load(base_dir)
+    let template = GuidelinePrompts::load(base_dir)
         .map(|p| p.user)
-        .map_err(|message| WriteError::Io {
-            path: "guideline/user.txt".into(),
-            message,
+        .map_err(|e| WriteError::Io {
+            path: path_in_set(USER_FILE),
+            message: e.to_string(),
         })?;
     for e in chosen {
         let Some(item) = store.item(&e.item_id)? else {
@@ -154,12 +158,11 @@ fn guideline_examples(
         }
     }
     if !blocks.is_empty() {
-        let more = super::guideline::guideline_files(base_dir, &blocks).map_err(|message| {
-            WriteError::Io {
-                path: "guideline".into(),
-                message,
-            }
-        })?;
+        let more =
+            super::guideline::guideline_files(base_dir, &blocks).map_err(|e| WriteError::Io {
+                path: GUIDELINE_FOLDER.into(),
+                message: e.to_string(),
+            })?;
         files.extend(more);
     }
     Ok(kept)

@@ -1,91 +1,28 @@
-//! Prompt sets: one plain file per prompt element plus the result schemas.
-//! The default set is embedded in the binary; a user copies `prompts/awag/`,
-//! edits it and selects it with `--prompts DIR`. Every run records the set's hash.
+//! Prompt sets: one plain file per prompt element plus the result schemas,
+//! for every protocol. The default set is embedded in the binary; a user
+//! copies `prompts/`, edits it and selects it with `--prompts DIR`. AwAg's
+//! elements sit in the folder (or its `awag/`); the other protocols read
+//! their own folders in it (`rubric/`, `proposition/`, `guideline/`), each
+//! file they lack being the embedded one. Every run records its prompts'
+//! hash.
+
+mod awag;
+mod fewshot;
+mod folder;
+pub mod guideline;
+pub mod proposition;
+pub mod rubric;
+
+pub use awag::ELEMENTS;
+pub use fewshot::{FEWSHOT_MANIFEST, OPTIONAL_ELEMENTS, fewshot_file_name};
+pub use guideline::GuidelinePrompts;
+pub use proposition::PropositionPrompts;
+pub use rubric::RubricPrompts;
 
 use crate::domain::Mode;
+use awag::EMBEDDED;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-
-/// The AwAg prompt elements (S8.3), by file name.
-pub const ELEMENTS: &[&str] = &[
-    "system_common.txt",
-    "system_extra_mode1.txt",
-    "system_extra_mode23.txt",
-    "user_likert.txt",
-    "user_prefix_mode1.txt",
-    "user_prefix_mode2.txt",
-    "user_prefix_mode3.txt",
-    "user_example_mode2.txt",
-    "user_example_mode3.txt",
-    "schema_result_mode1.json",
-    "schema_result_mode2.json",
-    "schema_result_mode3.json",
-];
-
-/// Elements a set may hold besides [`ELEMENTS`]: the few-shot examples
-/// `jury fewshot` writes (one per mode, sent after the worked example, with
-/// `{boundary}` replaced like in `system_common.txt`). A set without them
-/// hashes as before.
-pub const OPTIONAL_ELEMENTS: &[&str] = &[
-    "user_fewshot_mode1.txt",
-    "user_fewshot_mode2.txt",
-    "user_fewshot_mode3.txt",
-];
-
-/// The manifest `jury fewshot` writes beside a set's elements: where each
-/// example came from.
-pub const FEWSHOT_MANIFEST: &str = "fewshot.json";
-
-const EMBEDDED: &[(&str, &str)] = &[
-    (
-        "system_common.txt",
-        include_str!("../../prompts/awag/system_common.txt"),
-    ),
-    (
-        "system_extra_mode1.txt",
-        include_str!("../../prompts/awag/system_extra_mode1.txt"),
-    ),
-    (
-        "system_extra_mode23.txt",
-        include_str!("../../prompts/awag/system_extra_mode23.txt"),
-    ),
-    (
-        "user_likert.txt",
-        include_str!("../../prompts/awag/user_likert.txt"),
-    ),
-    (
-        "user_prefix_mode1.txt",
-        include_str!("../../prompts/awag/user_prefix_mode1.txt"),
-    ),
-    (
-        "user_prefix_mode2.txt",
-        include_str!("../../prompts/awag/user_prefix_mode2.txt"),
-    ),
-    (
-        "user_prefix_mode3.txt",
-        include_str!("../../prompts/awag/user_prefix_mode3.txt"),
-    ),
-    (
-        "user_example_mode2.txt",
-        include_str!("../../prompts/awag/user_example_mode2.txt"),
-    ),
-    (
-        "user_example_mode3.txt",
-        include_str!("../../prompts/awag/user_example_mode3.txt"),
-    ),
-    (
-        "schema_result_mode1.json",
-        include_str!("../../prompts/awag/schema_result_mode1.json"),
-    ),
-    (
-        "schema_result_mode2.json",
-        include_str!("../../prompts/awag/schema_result_mode2.json"),
-    ),
-    (
-        "schema_result_mode3.json",
-        include_str!("../../prompts/awag/schema_result_mode3.json"),
-    ),
-];
 
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
@@ -95,59 +32,49 @@ pub enum PromptError {
     Schema { path: PathBuf, message: String },
     #[error("{}: the few-shot manifest: {message}", path.display())]
     Manifest { path: PathBuf, message: String },
+    /// A rubric, proposition or guideline file the set's folder has but
+    /// that cannot be read.
+    #[error("{}: {message}", path.display())]
+    File { path: PathBuf, message: String },
+    /// A rubric, proposition or guideline schema that is not JSON.
+    #[error("{folder} {name}: {message}")]
+    FileSchema {
+        folder: &'static str,
+        name: &'static str,
+        message: String,
+    },
+}
+
+/// The short, stable hash runs record of the texts they send: SHA-256 over
+/// each part followed by a zero byte, its first 8 bytes in hex.
+pub fn hash_texts<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// A loaded prompt set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptSet {
-    /// Where it came from: `embedded` or the directory.
+    /// Where its AwAg elements came from: `embedded` or the directory.
     pub origin: String,
+    /// The folder as it was given (`None`: embedded), where the other
+    /// protocols' folders are.
+    dir: Option<PathBuf>,
     texts: Vec<(String, String)>,
     schemas: [serde_json::Value; 3],
     hash: String,
     /// The (item, classification) pairs its few-shot examples show, from
     /// its manifest (empty for a set without examples).
     examples: Vec<(String, String)>,
-}
-
-/// The example pairs a few-shot manifest names (no manifest: none).
-fn read_manifest(dir: &Path) -> Result<Vec<(String, String)>, PromptError> {
-    let path = dir.join(FEWSHOT_MANIFEST);
-    let text = match crate::readfile::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(PromptError::Read {
-                path,
-                message: e.to_string(),
-            });
-        }
-    };
-    let bad = |message: String| PromptError::Manifest {
-        path: path.clone(),
-        message,
-    };
-    let doc: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
-    let mut out = Vec::new();
-    for (mode, examples) in doc["examples"]
-        .as_object()
-        .ok_or_else(|| bad("no `examples` object".into()))?
-    {
-        for (i, e) in examples.as_array().into_iter().flatten().enumerate() {
-            match (e["itemId"].as_str(), e["classificationId"].as_str()) {
-                (Some(item), Some(cls)) => out.push((item.to_string(), cls.to_string())),
-                _ => {
-                    return Err(bad(format!(
-                        "examples.{mode}[{i}]: `itemId` and `classificationId` are needed"
-                    )));
-                }
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    Ok(out)
 }
 
 impl PromptSet {
@@ -165,13 +92,13 @@ impl PromptSet {
     /// `None` gives the embedded set; a directory must hold every element
     /// (a directory containing an `awag/` folder is accepted too).
     pub fn load(dir: Option<&Path>) -> Result<PromptSet, PromptError> {
-        let Some(dir) = dir else {
+        let Some(given) = dir else {
             return Ok(Self::embedded());
         };
-        let dir = if dir.join("awag").join(ELEMENTS[0]).exists() {
-            dir.join("awag")
+        let dir = if given.join("awag").join(ELEMENTS[0]).exists() {
+            given.join("awag")
         } else {
-            dir.to_path_buf()
+            given.to_path_buf()
         };
         let mut texts = Vec::new();
         for name in ELEMENTS {
@@ -196,7 +123,8 @@ impl PromptSet {
             }
         }
         let mut set = Self::from_texts(dir.display().to_string(), texts, &dir)?;
-        set.examples = read_manifest(&dir)?;
+        set.dir = Some(given.to_path_buf());
+        set.examples = fewshot::read_manifest(&dir)?;
         Ok(set)
     }
 
@@ -205,19 +133,7 @@ impl PromptSet {
         texts: Vec<(String, String)>,
         dir: &Path,
     ) -> Result<PromptSet, PromptError> {
-        let mut hasher = Sha256::new();
-        for (name, text) in &texts {
-            hasher.update(name.as_bytes());
-            hasher.update([0]);
-            hasher.update(text.as_bytes());
-            hasher.update([0]);
-        }
-        let hash: String = hasher
-            .finalize()
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hash = hash_texts(texts.iter().flat_map(|(n, t)| [n.as_str(), t.as_str()]));
         let schema = |n: &str| -> Result<serde_json::Value, PromptError> {
             let text = texts
                 .iter()
@@ -236,6 +152,7 @@ impl PromptSet {
         ];
         Ok(PromptSet {
             origin,
+            dir: None,
             texts,
             schemas,
             hash,
@@ -252,9 +169,32 @@ impl PromptSet {
             .unwrap_or("")
     }
 
-    /// A short, stable hash of every element (prompt versions, DESIGN §7).
+    /// A short, stable hash of every AwAg element (prompt versions,
+    /// docs/design.md §7): what an AwAg run records, and a few-shot set's version.
     pub fn hash(&self) -> &str {
         &self.hash
+    }
+
+    /// The folder the set was loaded from, as given (`None`: embedded).
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// The rubric prompts: the set's `rubric/` files, the embedded ones
+    /// where it has none. Read when a run asks for them, so a broken file
+    /// there stops only the runs that use it.
+    pub fn rubric(&self) -> Result<RubricPrompts, PromptError> {
+        RubricPrompts::load(self.dir())
+    }
+
+    /// The proposition prompts, as [`PromptSet::rubric`] reads the rubric's.
+    pub fn proposition(&self) -> Result<PropositionPrompts, PromptError> {
+        PropositionPrompts::load(self.dir())
+    }
+
+    /// The guideline prompts, as [`PromptSet::rubric`] reads the rubric's.
+    pub fn guideline(&self) -> Result<GuidelinePrompts, PromptError> {
+        GuidelinePrompts::load(self.dir())
     }
 
     /// Every element with its text as loaded (what `jury fewshot` copies).
@@ -309,6 +249,53 @@ mod tests {
         ] {
             assert_eq!(a["minItems"], 1, "{name}");
         }
+    }
+
+    /// Runs, exports and few-shot folders record these: how a set is read
+    /// and hashed may change, the hashes of the same texts may not.
+    #[test]
+    fn the_embedded_hashes_stay_as_runs_recorded_them() {
+        let set = PromptSet::embedded();
+        assert_eq!(set.hash(), "4ad49c217da0e4a0");
+        assert_eq!(set.guideline().unwrap().hash(), "3aa07f87ba687cb4");
+        let on_disk = PromptSet::load(Some(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/prompts"
+        ))))
+        .unwrap();
+        assert_eq!(on_disk.guideline().unwrap().hash(), "3aa07f87ba687cb4");
+    }
+
+    #[test]
+    fn every_protocol_reads_its_own_folder_in_the_set() {
+        let dir = tempfile::tempdir().unwrap();
+        for (n, t) in EMBEDDED {
+            std::fs::write(dir.path().join(n), t).unwrap();
+        }
+        for sub in [rubric::FOLDER, proposition::FOLDER, guideline::FOLDER] {
+            std::fs::create_dir(dir.path().join(sub)).unwrap();
+        }
+        let write = |p: &str, t: &str| std::fs::write(dir.path().join(p), t).unwrap();
+        write("rubric/system.txt", "my rubric");
+        write("proposition/user.txt", "my claim");
+        write("guideline/examples.txt", "my examples");
+        let set = PromptSet::load(Some(dir.path())).unwrap();
+        assert_eq!(set.dir(), Some(dir.path()));
+        assert!(PromptSet::embedded().dir().is_none());
+        let embedded = PromptSet::embedded();
+        assert_eq!(set.rubric().unwrap().system, "my rubric");
+        assert_eq!(set.rubric().unwrap().user, embedded.rubric().unwrap().user);
+        assert_eq!(set.proposition().unwrap().user, "my claim");
+        assert_eq!(set.guideline().unwrap().examples, "my examples");
+        assert_ne!(
+            set.guideline().unwrap().hash(),
+            embedded.guideline().unwrap().hash()
+        );
+        // A broken file there stops only what reads it, and says which.
+        write("guideline/schema_result.json", "{");
+        assert!(set.rubric().is_ok());
+        let err = set.guideline().unwrap_err().to_string();
+        assert!(err.starts_with("guideline schema_result.json: "), "{err}");
     }
 
     #[test]

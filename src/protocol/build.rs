@@ -2,16 +2,15 @@
 //! requests, parser, tool schema), and what the run records of it. The
 //! engine calls [`build`] and never looks at which protocol it got.
 
-use super::guideline::{GuidelineCheck, GuidelinePrompts};
-use super::proposition::{Proposition, PropositionPrompts};
-use super::rubric::{Rubric, RubricPrompts};
+use super::guideline::GuidelineCheck;
+use super::proposition::Proposition;
+use super::rubric::{self, Rubric};
 use super::spec::{JudgeSpec, SpecError};
-use super::{JudgeProtocol, awag::Awag};
+use super::{JudgeProtocol, ProtocolError, awag::Awag};
 use crate::domain::{Item, Persona, PersonaRef};
 use crate::prompt::PromptSet;
 use crate::store::Store;
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Arc;
 
 /// A judge ready to ask, and what its run records.
@@ -23,22 +22,16 @@ pub struct Built {
     pub prompt_hash: String,
 }
 
-/// Where the prompts come from: the AwAg set already loaded, and the
-/// directory the other protocols read theirs from (`None`: embedded).
-pub struct Prompts<'a> {
-    pub awag: &'a Arc<PromptSet>,
-    pub dir: Option<&'a Path>,
-}
-
-/// Builds the judge for `spec`, looking up the persona and perspectives it
-/// names in `store`; `items` are the items as the judge may see them.
+/// Builds the judge for `spec` with its prompts from `prompts`, looking up
+/// the persona and perspectives it names in `store`; `items` are the items
+/// as the judge may see them.
 pub fn build(
     spec: &JudgeSpec,
     store: &Store,
-    prompts: Prompts<'_>,
+    prompts: &Arc<PromptSet>,
     items: Arc<HashMap<String, Item>>,
-) -> Result<Built, SpecError> {
-    let invalid = |e: String| SpecError::Invalid(e);
+) -> Result<Built, ProtocolError> {
+    let invalid = |e: String| ProtocolError::Spec(SpecError::Invalid(e));
     match spec {
         JudgeSpec::Awag {
             mode,
@@ -61,10 +54,10 @@ pub fn build(
             }
             Ok(Built {
                 persona_id: persona.id.clone(),
-                prompt_hash: prompts.awag.hash().to_string(),
+                prompt_hash: prompts.hash().to_string(),
                 judge: Arc::new(Awag {
                     mode: *mode,
-                    prompts: prompts.awag.clone(),
+                    prompts: prompts.clone(),
                     persona,
                     perspectives: chosen,
                     items,
@@ -75,10 +68,10 @@ pub fn build(
             dimensions,
             persona,
         } => {
-            let texts = RubricPrompts::load(prompts.dir).map_err(invalid)?;
+            let texts = prompts.rubric()?;
             Ok(Built {
                 persona_id: PersonaRef::from(persona.clone()).id().to_string(),
-                prompt_hash: texts.hash(dimensions),
+                prompt_hash: rubric::prompt_hash(&texts, dimensions),
                 judge: Arc::new(Rubric {
                     prompts: texts,
                     dimensions: dimensions.clone(),
@@ -87,7 +80,7 @@ pub fn build(
             })
         }
         JudgeSpec::Proposition { settings, persona } => {
-            let texts = PropositionPrompts::load(prompts.dir).map_err(invalid)?;
+            let texts = prompts.proposition()?;
             let persona = persona
                 .as_deref()
                 .map(|id| persona_in(store, id))
@@ -96,14 +89,12 @@ pub fn build(
                 persona_id: PersonaRef::from(persona.as_ref().map(|p| p.id.clone()))
                     .id()
                     .to_string(),
-                prompt_hash: texts.hash(settings),
-                judge: Arc::new(
-                    Proposition::new(texts, settings.clone(), persona, items).map_err(invalid)?,
-                ),
+                prompt_hash: settings.prompt_hash(&texts),
+                judge: Arc::new(Proposition::new(texts, settings.clone(), persona, items)?),
             })
         }
         JudgeSpec::Guideline { persona } => {
-            let texts = GuidelinePrompts::load(prompts.dir).map_err(invalid)?;
+            let texts = prompts.guideline()?;
             Ok(Built {
                 persona_id: PersonaRef::from(persona.clone()).id().to_string(),
                 prompt_hash: texts.hash(),

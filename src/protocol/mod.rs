@@ -6,12 +6,14 @@
 pub mod awag;
 mod build;
 pub mod caps;
+mod error;
 pub mod guideline;
 pub mod proposition;
 pub mod rubric;
 pub mod spec;
 
-pub use build::{Built, Prompts, build};
+pub use build::{Built, build};
+pub use error::ProtocolError;
 pub use spec::{JudgeSpec, SpecError, SpecFlags, SpecRefusal};
 
 use crate::domain::{ComboKey, Mode, Protocol, Scale, Value};
@@ -77,7 +79,7 @@ pub trait JudgeProtocol: Send + Sync {
     /// is the protocol's business: items for Mode 1, entries for Modes 2/3).
     fn batches(&self, units: &[Unit], batch_size: usize) -> Vec<Vec<Unit>>;
     /// The request for one batch; `boundary` delimits untrusted content.
-    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, String>;
+    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, ProtocolError>;
     /// Validates an answer against the batch it answers.
     fn parse(&self, batch: &[Unit], answer: &str) -> ParseOutcome;
     /// Evaluation texts visible in a partial answer to `batch` (streaming display).

@@ -3,7 +3,8 @@
 //! user-defined ones), one request per example and dimension, with reasoning.
 
 use crate::domain::{ComboKey, Item, Protocol, Scale};
-use crate::protocol::{JudgeProtocol, ParseOutcome, ParsedVerdict, Unit};
+use crate::prompt::RubricPrompts;
+use crate::protocol::{JudgeProtocol, ParseOutcome, ParsedVerdict, ProtocolError, Unit};
 use crate::provider::{ChatCall, Message, ToolSpec};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -15,12 +16,6 @@ pub const KIND: &str = "rubric-example";
 /// The perspective id rubric verdicts and labels use.
 pub const PERSPECTIVE: &str = "rubric";
 pub const TOOL_NAME: &str = "record_score";
-
-const SYSTEM: &str = include_str!("../../prompts/rubric/system.txt");
-const USER: &str = include_str!("../../prompts/rubric/user.txt");
-const SCHEMA: &str = include_str!("../../prompts/rubric/schema_result.json");
-const RELEVANCE: &str = include_str!("../../prompts/rubric/relevance.txt");
-const TONE: &str = include_str!("../../prompts/rubric/tone.txt");
 
 /// One scoring dimension and its 1–5 rubric.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,11 +30,11 @@ impl Dimension {
         vec![
             Dimension {
                 name: "relevance".into(),
-                rubric: RELEVANCE.trim().into(),
+                rubric: crate::prompt::rubric::RELEVANCE.trim().into(),
             },
             Dimension {
                 name: "tone".into(),
-                rubric: TONE.trim().into(),
+                rubric: crate::prompt::rubric::TONE.trim().into(),
             },
         ]
     }
@@ -65,60 +60,13 @@ impl Dimension {
     }
 }
 
-/// The prompt texts (embedded; a prompt directory with a `rubric/` folder overrides them).
-#[derive(Debug, Clone)]
-pub struct RubricPrompts {
-    pub system: String,
-    pub user: String,
-    pub schema: Value,
-}
-
-impl RubricPrompts {
-    pub fn load(dir: Option<&Path>) -> Result<RubricPrompts, String> {
-        let read = |name: &str, fallback: &str| -> Result<String, String> {
-            match dir
-                .map(|d| d.join("rubric").join(name))
-                .filter(|p| p.exists())
-            {
-                Some(p) => {
-                    crate::readfile::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))
-                }
-                None => Ok(fallback.to_string()),
-            }
-        };
-        let schema_text = read("schema_result.json", SCHEMA)?;
-        Ok(RubricPrompts {
-            system: read("system.txt", SYSTEM)?,
-            user: read("user.txt", USER)?,
-            schema: serde_json::from_str(&schema_text)
-                .map_err(|e| format!("rubric schema_result.json: {e}"))?,
-        })
-    }
-
-    /// Hash of the texts and the dimensions, recorded with each run.
-    pub fn hash(&self, dims: &[Dimension]) -> String {
-        use sha2::{Digest, Sha256};
-        let mut h = Sha256::new();
-        for part in [
-            self.system.as_str(),
-            self.user.as_str(),
-            &self.schema.to_string(),
-        ] {
-            h.update(part.as_bytes());
-            h.update([0]);
-        }
-        for d in dims {
-            h.update(d.name.as_bytes());
-            h.update([0]);
-            h.update(d.rubric.as_bytes());
-            h.update([0]);
-        }
-        h.finalize()
+/// The hash a rubric run records: the prompts and its dimensions' rubrics.
+pub fn prompt_hash(prompts: &RubricPrompts, dimensions: &[Dimension]) -> String {
+    prompts.hash(
+        dimensions
             .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
+            .map(|d| (d.name.as_str(), d.rubric.as_str())),
+    )
 }
 
 pub struct Rubric {
@@ -166,17 +114,17 @@ impl JudgeProtocol for Rubric {
         units.iter().map(|u| vec![u.clone()]).collect()
     }
 
-    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, String> {
-        let unit = batch.first().ok_or("empty batch")?;
+    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, ProtocolError> {
+        let unit = batch.first().ok_or(ProtocolError::EmptyBatch)?;
         let item = self
             .items
             .get(&unit.key.item_id)
-            .ok_or_else(|| format!("example '{}' is not in the store", unit.key.item_id))?;
+            .ok_or_else(|| ProtocolError::NoExample(unit.key.item_id.clone()))?;
         let dim = self
             .dimensions
             .iter()
             .find(|d| d.name == unit.key.classification_id)
-            .ok_or_else(|| format!("unknown dimension '{}'", unit.key.classification_id))?;
+            .ok_or_else(|| ProtocolError::UnknownDimension(unit.key.classification_id.clone()))?;
         let (ticket, response) = example_parts(item);
         let delimit = |t: &str| super::awag::request::delimit(t, boundary);
         let user = self
@@ -285,6 +233,16 @@ mod tests {
             dimensions: Dimension::defaults(),
             items: Arc::new(items),
         }
+    }
+
+    /// Runs record it: the same texts and dimensions keep their hash.
+    #[test]
+    fn the_default_hash_stays_as_runs_recorded_it() {
+        let prompts = RubricPrompts::load(None).unwrap();
+        let mut dims = Dimension::defaults();
+        assert_eq!(prompt_hash(&prompts, &dims), "bbedfab79b7f6fc1");
+        dims.truncate(1);
+        assert_eq!(prompt_hash(&prompts, &dims), "82c67bf4b66b2a53");
     }
 
     #[test]

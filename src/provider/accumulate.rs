@@ -370,3 +370,6 @@ mod tests;
 
 #[cfg(test)]
 mod front_door_tests;
+
+#[cfg(test)]
+mod logprobs_tests;

@@ -11,8 +11,8 @@ mod status;
 mod stream;
 
 use super::retry;
-use super::spend::SpendGate;
-use super::structured::{self, mode_name, next_mode};
+use super::spend_gate::SpendGate;
+use super::structured_answer::{self, mode_name, next_mode};
 use super::transport;
 use super::wire::WireBody;
 use super::{ChatCall, Completion, ProviderConfig, ProviderError, StreamFrame, ToolMode};
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
 
 pub use super::retry::parse_retry_after;
-pub use super::structured::extract_json;
+pub use super::structured_answer::extract_json;
 pub use super::url::endpoint_url;
 
 /// Pause before the one quick second try of an endpoint that has never
@@ -300,7 +300,7 @@ impl Client {
         attempts: u32,
         start: Instant,
     ) -> Result<Completion, Fault> {
-        match structured::check_answer(mode, &mut c, call) {
+        match structured_answer::check_answer(mode, &mut c, call) {
             Ok(()) => {
                 self.advance_mode(mode);
                 if self.cfg.fallback && c.path == super::AnswerPath::IgnoredToolChoice {
@@ -357,6 +357,12 @@ impl Client {
                 tries.attempts -= 1;
                 Ok(())
             }
+            // One of several servers: the run moves the request to another
+            // at once rather than wait for this one.
+            Fault::Unreachable(cause) if self.cfg.failover => Err(ProviderError::Unreachable {
+                url: super::url::shown(self.base_url()),
+                cause,
+            }),
             Fault::Unreachable(cause) if !self.reached.load(Ordering::Relaxed) => {
                 tries.unreachable += 1;
                 if tries.unreachable >= 2 {

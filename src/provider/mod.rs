@@ -7,18 +7,21 @@ mod error;
 mod types;
 
 pub mod accumulate;
+pub mod batch;
 pub mod client;
 pub mod errtext;
 pub mod logprobs;
 pub mod partial_json;
 pub mod retry;
-pub mod spend;
+pub mod servers;
+pub mod spend_gate;
 pub mod sse;
-pub mod structured;
+pub mod structured_answer;
 mod transport;
 pub mod url;
 mod wire;
 
 pub use client::{Client, TimeLimit, request_body};
 pub use error::ProviderError;
+pub use servers::{ServerSpec, server_label};
 pub use types::*;

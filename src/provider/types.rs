@@ -70,6 +70,13 @@ pub struct ProviderConfig {
     /// Ask for each content token's probability and its top alternatives
     /// (`logprobs: true, top_logprobs`), for the verdicts' confidence.
     pub logprobs: bool,
+    /// The servers a run spreads its requests over (`--base-url` given more
+    /// than once, or with `#N`); empty: `base_url` alone, at the run's
+    /// concurrency. The key, model and timeouts are the same for all.
+    pub servers: Vec<super::ServerSpec>,
+    /// A server that cannot be connected to is given up on at once instead
+    /// of retried: a run with other servers moves its requests to them.
+    pub failover: bool,
 }
 
 /// Defaults of the timeouts and caps, named for `--help` and the README.
@@ -95,6 +102,8 @@ impl ProviderConfig {
             tool_mode: ToolMode::Tools,
             fallback: true,
             logprobs: false,
+            servers: Vec::new(),
+            failover: false,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Self-consistency (DESIGN §7): how often a judge changes its answer —
+//! Self-consistency (docs/design.md §7): how often a judge changes its answer —
 //! between two runs of the same configuration on the same combination
 //! (test-retest), and under the proposition protocol's "are you sure?"
 //! double check — per judge and mode, each with its n.

@@ -4,14 +4,16 @@
 
 pub mod consistency;
 pub mod csv;
+pub mod disagreements;
 pub mod estimate;
 mod groups;
 pub mod html;
+pub mod page;
 pub mod paired;
 pub mod pairs;
 pub mod position;
 pub mod prompt_change;
-pub mod prompt_delta;
+pub mod prompt_versions;
 pub mod rank;
 mod render;
 pub mod trust;
@@ -193,7 +195,7 @@ pub struct Report {
     pub pairs: pairs::PairsByComparison,
     pub groups: Vec<GroupFigures>,
     pub flips: Vec<consistency::FlipRate>,
-    pub deltas: Vec<prompt_delta::PromptDelta>,
+    pub deltas: Vec<prompt_versions::PromptDelta>,
     pub positions: Vec<position::PositionBias>,
     /// Each prompt version's change from the one before, paired.
     pub changes: Vec<prompt_change::PromptChange>,
@@ -405,7 +407,7 @@ impl Report {
                 .map_or(i64::MAX, |r| r.id)
         };
         let paired_resamples = resamples.unwrap_or(analytics::DEFAULT_RESAMPLES);
-        let deltas = prompt_delta::deltas(&pairs, &first_run_of, paired_resamples, seed);
+        let deltas = prompt_versions::deltas(&pairs, &first_run_of, paired_resamples, seed);
         stage.done("prompt versions");
         let changes = prompt_change::changes(&pairs, &first_run_of, paired_resamples, seed);
         stage.done("prompt version changes");
@@ -456,7 +458,7 @@ impl Report {
     pub fn notes(&self) -> Vec<String> {
         consistency::table(&self.flips)
             .into_iter()
-            .chain(prompt_delta::table(&self.deltas))
+            .chain(prompt_versions::table(&self.deltas))
             .chain(prompt_change::table(&self.changes))
             .chain(position::table(&self.positions))
             .collect()

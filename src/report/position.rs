@@ -1,4 +1,4 @@
-//! Position bias (DESIGN §7): does a verdict depend on where its item stood in
+//! Position bias (docs/design.md §7): does a verdict depend on where its item stood in
 //! a multi-item request? Mode 1 puts K items in one request; repeating a run
 //! with `--shuffle-seed` moves each item elsewhere. Two readings per judge:
 //!

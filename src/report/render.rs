@@ -65,7 +65,9 @@ impl Report {
                 serde_json::to_string_pretty(&v)?
             }
             ReportFormat::Csv => to_csv(&self.groups),
-            ReportFormat::Html => html::to_html(self),
+            // Without the store: no provenance or disagreement table
+            // (`jury report` adds them, see `page::Page::gather`).
+            ReportFormat::Html => html::to_html(self, None),
             ReportFormat::Md => format!("{}{}", self.split_line(), to_table(&self.groups, true)),
             ReportFormat::Table => {
                 let mut t = self.split_line();
@@ -90,7 +92,7 @@ impl Report {
     }
 }
 
-/// The JSON contract (DESIGN §5): per comparison, groups with n and figures.
+/// The JSON contract (docs/design.md §5): per comparison, groups with n and figures.
 pub fn to_json(groups: &[GroupFigures]) -> serde_json::Value {
     let mut root = Map::new();
     for c in Comparison::ALL {

@@ -1,6 +1,7 @@
 //! The SQLite store (WAL). Every verdict, failure and label is committed the
 //! moment it arrives, so a crash loses nothing already reported as saved.
 
+mod batches;
 mod claims;
 mod create;
 mod error;
@@ -17,6 +18,7 @@ mod sessions;
 mod splits;
 mod verdicts;
 
+pub use batches::{BatchJob, BatchRequestRow};
 pub use claims::Claimed;
 pub use error::{Result, StoreError};
 pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_atomically};
@@ -138,7 +140,7 @@ impl Store {
         })?;
         // Until the file has proved healthy, closing must not checkpoint: SQLite
         // would copy the -wal into a damaged file and delete the -wal, losing
-        // the very commits a recovery needs (RELIABILITY row 20).
+        // the very commits a recovery needs (docs/reliability.md row 20).
         let _ = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
         let mut store = Store {
             conn,

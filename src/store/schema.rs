@@ -126,7 +126,7 @@ pub const MIGRATIONS: &[&str] = &[
         UNIQUE (protocol, file, idx)
     );
     "#,
-    // 4: where each item stood in its request (position bias, DESIGN §7).
+    // 4: where each item stood in its request (position bias, docs/design.md §7).
     r#"
     ALTER TABLE verdicts ADD COLUMN position INTEGER;
     ALTER TABLE verdicts ADD COLUMN request_items INTEGER;
@@ -271,6 +271,45 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE verdicts ADD COLUMN confidence REAL;
     ALTER TABLE verdicts ADD COLUMN confidence_source TEXT;
     ALTER TABLE verdicts ADD COLUMN expected_score REAL;
+    "#,
+    // 14: runs sent as batches (the OpenAI Batch API, or a file for another
+    // engine): each part's batch and file ids, stored before jury waits so
+    // a killed process finds its batch again; and what each request of the
+    // file holds, so an answer file is matched line by line.
+    r#"
+    CREATE TABLE batch_jobs (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        part INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        argv TEXT NOT NULL,
+        boundary TEXT NOT NULL,
+        tool_mode TEXT NOT NULL,
+        batch_id TEXT,
+        input_file_id TEXT,
+        output_file_id TEXT,
+        error_file_id TEXT,
+        status TEXT NOT NULL,
+        counts TEXT,
+        imported INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, part)
+    );
+    CREATE TABLE batch_requests (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        part INTEGER NOT NULL,
+        keys TEXT NOT NULL,
+        max_tokens INTEGER NOT NULL,
+        PRIMARY KEY (run_id, idx)
+    );
+    "#,
+    // 15: which server answered the request that produced a verdict, when a
+    // run spreads its requests over several (the base URL without
+    // credentials or query; NULL for verdicts from before, or settled
+    // without a request).
+    r#"
+    ALTER TABLE verdicts ADD COLUMN server TEXT;
     "#,
 ];
 

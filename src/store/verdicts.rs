@@ -118,7 +118,7 @@ impl Store {
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
             let mut v = verdict_from_row(row)?;
-            let (all, same): (i64, i64) = (row.get(22)?, row.get(23)?);
+            let (all, same): (i64, i64) = (row.get(23)?, row.get(24)?);
             if v.confidence.is_none() && all > 1 {
                 v.confidence = Some(Confidence {
                     value: same as f64 / all as f64,
@@ -291,7 +291,7 @@ impl Store {
 
 const VERDICT_COLUMNS: &str = "run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model,
     scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
-    position, request_items, confidence, confidence_source, expected_score";
+    position, request_items, confidence, confidence_source, expected_score, server";
 
 fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
     let protocol: String = r.get(5)?;
@@ -327,6 +327,7 @@ fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
             _ => None,
         },
         confidence: confidence_from(r.get(19)?, r.get(20)?, r.get(21)?),
+        server: r.get(22)?,
     })
 }
 
@@ -392,9 +393,9 @@ fn insert_verdicts_on(
     let mut insert = conn.prepare_cached(
         "INSERT OR IGNORE INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
            model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
-           position, request_items, confidence, confidence_source, expected_score)
+           position, request_items, confidence, confidence_source, expected_score, server)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-           ?21, ?22, ?23)",
+           ?21, ?22, ?23, ?24)",
     )?;
     let mut known: Option<(i64, String)> = None;
     for v in vs {
@@ -431,7 +432,8 @@ fn insert_verdicts_on(
             v.position.map(|p| p.items),
             v.confidence.map(|c| c.value),
             v.confidence.map(|c| c.source.as_str()),
-            v.confidence.and_then(|c| c.expected_score)
+            v.confidence.and_then(|c| c.expected_score),
+            v.server
         ])?;
         fresh.push(n == 1);
     }

@@ -19,10 +19,12 @@
 //! a `: keep-alive` comment, spread the first event over two `data:` lines and
 //! split every event across two HTTP chunks.
 
+mod batch;
 pub mod demo_judge;
 mod reply;
 
 pub use crate::demo_judge::http::Request as RecordedRequest;
+pub use batch::{BatchApi, BatchScript, answer_file};
 pub use reply::{Reply, models_reply, split_chars};
 
 use crate::demo_judge::http::{listen, read_request};

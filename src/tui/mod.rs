@@ -1,4 +1,4 @@
-//! The interactive workbench (DESIGN §6), in layers: state in [`app`],
+//! The interactive workbench (docs/design.md §6), in layers: state in [`app`],
 //! decisions in [`update`], side effects in [`effects`], drawing in
 //! [`views`]. Between them: [`msg`] (messages in, effects out), [`layout`]
 //! (sizes both drawing and update need), [`input`] (keys to actions) and
@@ -217,7 +217,6 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
                 provider,
                 prompts,
             }),
-        prompts_dir: settings.prompts_dir.clone(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests: a private workspace (tempdir +
 //! SQLite store + an empty config location), the `jury` binary as a process,
-//! the in-process fake OpenAI server on its own runtime, and generated items.
+//! the in-process fake OpenAI server on its own runtime, generated items, and
+//! the sample data judged through `jury run` (`sample_run.rs`).
 #![allow(dead_code)]
 
 use jury::domain::Mode;
@@ -14,6 +15,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Duration;
+
+mod sample_run;
+// Each test crate uses a part of the helpers (as with `dead_code` above).
+#[allow(unused_imports)]
+pub use sample_run::*;
 
 /// The repository's `sample-data/` directory.
 pub fn sample_data() -> PathBuf {

@@ -143,5 +143,6 @@ pub fn verdict(run_id: i64, item: &str, c: &str, mode: Mode, value: Value, text:
         created_at: format!("2026-11-22T10:00:0{run_id}.000Z"),
         position: None,
         confidence: None,
+        server: None,
     }
 }

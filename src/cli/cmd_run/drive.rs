@@ -15,9 +15,30 @@ pub(super) async fn drive(
     plan: crate::engine::Plan,
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
+    let endpoint = if cfg.provider.servers.len() > 1 {
+        cfg.provider
+            .servers
+            .iter()
+            .map(|s| crate::provider::url::shown(&s.base_url))
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        crate::provider::url::shown(&cfg.provider.base_url)
+    };
     let db_path = cfg.db_path.clone();
-    let mut handle = crate::engine::spawn_planned(cfg, req, plan);
+    let handle = crate::engine::spawn_planned(cfg, req, plan);
+    follow(handle, &endpoint, &db_path, as_json).await
+}
+
+/// A started run followed to its end (a streamed run, a batch run, or a
+/// batch run taken up again): the progress bar, signals, the summary and
+/// the exit code.
+pub(in crate::cli) async fn follow(
+    mut handle: crate::engine::RunHandle,
+    endpoint: &str,
+    db_path: &std::path::Path,
+    as_json: bool,
+) -> anyhow::Result<ExitCode> {
     let bar = (!as_json && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(0);
         b.set_style(
@@ -62,11 +83,23 @@ pub(super) async fn drive(
     }
     let outcome = handle.join.await??;
     let p = last.unwrap_or(outcome.progress);
+    if outcome.status == RunStatus::Queued {
+        // A batch file written: its answers come later, by `jury batch import`.
+        print_summary(
+            outcome.run_id,
+            outcome.status,
+            &p,
+            0,
+            outcome.note.as_deref(),
+            as_json,
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let (status, note) = finished.unwrap_or((outcome.status, outcome.note.clone()));
     let missing = p.total.saturating_sub(p.verdicts);
     // Failure records, salvaged ones included: a run whose every combination
     // got its verdict exits 0 and still says what went wrong on the way.
-    let records = crate::store::Store::open(&db_path)
+    let records = crate::store::Store::open(db_path)
         .ok()
         .and_then(|s| s.run(outcome.run_id).ok().flatten())
         .map_or(0, |r| r.failures);
@@ -85,7 +118,7 @@ pub(super) async fn drive(
     if status == RunStatus::Failed && !only_failures {
         // A fault fatal for the whole run (refused key, quota, budget, a
         // server that cannot do what is asked): say where, and how to go on.
-        eprintln!("{}", say::stopped_at(outcome.run_id, &endpoint));
+        eprintln!("{}", say::stopped_at(outcome.run_id, endpoint));
     }
     Ok(match status {
         RunStatus::Done if missing == 0 => ExitCode::SUCCESS,
@@ -107,7 +140,11 @@ fn print_summary(
     note: Option<&str>,
     as_json: bool,
 ) {
-    let missing = p.total.saturating_sub(p.verdicts);
+    // A batch file waiting for its answers has nothing missing yet.
+    let missing = match status {
+        RunStatus::Queued => 0,
+        _ => p.total.saturating_sub(p.verdicts),
+    };
     if as_json {
         println!(
             "{}",
@@ -140,7 +177,9 @@ fn print_summary(
                 note.as_deref()
             )
         );
-        if missing > 0 {
+        if status == RunStatus::Queued {
+            // Nothing is missing yet: the answers have not come.
+        } else if missing > 0 {
             point_at_failures(records, run_id, missing);
         } else if records > 0 {
             eprintln!("{}", say::failures_on_the_way(records, run_id));

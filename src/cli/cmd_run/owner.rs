@@ -1,4 +1,4 @@
-//! `jury run --persona owner`: each item judged as its owner (issue 15.15),
+//! `jury run --persona owner`: each item judged as its owner,
 //! one run per owner persona, as `R` does in the workbench. A run has one
 //! persona in its spec (and its verdicts, resume and report key on it), so
 //! the grouping is here rather than in the engine: each group is an

@@ -212,7 +212,7 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
                     Level::Warning,
                     "judge",
                     &say::response_format_works(
-                        crate::provider::structured::mode_name(c.tool_mode),
+                        crate::provider::structured_answer::mode_name(c.tool_mode),
                         secs,
                         c.tool_mode.as_str(),
                     ),
@@ -238,7 +238,7 @@ async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, time
                 Level::Ok,
                 "mode",
                 &say::structured_via(
-                    crate::provider::structured::mode_name(client.tool_mode()),
+                    crate::provider::structured_answer::mode_name(client.tool_mode()),
                     client.tool_mode().as_str(),
                 ),
             );
@@ -290,4 +290,5 @@ fn probe_call() -> Result<ChatCall, String> {
         &item,
         &crate::protocol::new_boundary(),
     )
+    .map_err(|e| e.to_string())
 }

@@ -54,6 +54,7 @@ pub fn doctor(cli_db: Option<std::path::PathBuf>, a: DoctorArgs) -> anyhow::Resu
     let o = Overrides {
         db: cli_db,
         model: a.model.clone(),
+        base_urls: a.base_url.clone(),
         ..Overrides::default()
     };
     let file = check_config(&mut r);
@@ -75,7 +76,22 @@ pub fn doctor(cli_db: Option<std::path::PathBuf>, a: DoctorArgs) -> anyhow::Resu
                     .worker_threads(2)
                     .enable_all()
                     .build()?;
-                rt.block_on(check_endpoint(&mut r, cfg, a.timeout_secs.max(1)));
+                // Each server of a run is checked on its own, named first.
+                let servers = std::mem::take(&mut cfg.servers);
+                if servers.len() > 1 {
+                    for server in servers {
+                        let mut one = cfg.clone();
+                        one.base_url = server.base_url;
+                        r.line(
+                            Level::Ok,
+                            "server",
+                            &crate::provider::url::shown(&one.base_url),
+                        );
+                        rt.block_on(check_endpoint(&mut r, one, a.timeout_secs.max(1)));
+                    }
+                } else {
+                    rt.block_on(check_endpoint(&mut r, cfg, a.timeout_secs.max(1)));
+                }
             }
         }
     }

@@ -3,6 +3,7 @@
 use super::failure::{FailureRecord, summarise, unscorable, unscorable_reason};
 use super::follow_up::follow_up;
 use super::salvage::{keep_complete, salvage_reason};
+use super::servers::{AfterFailure, Lease};
 use super::stream::TextStreamer;
 use super::{Ctx, item_positions};
 use crate::domain::{ComboKey, FailureKind, Verdict};
@@ -47,7 +48,7 @@ struct Allowance {
 pub(super) async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
     let mut pending = batch;
     let mut attempt = 0u32;
-    let timeout = ctx.client.config().request_timeout;
+    let timeout = ctx.client().config().request_timeout;
     let limit = TimeLimit::after(
         timeout.saturating_mul(ctx.max_attempts),
         format!(
@@ -92,6 +93,49 @@ pub(super) async fn judge_batch(ctx: &Ctx, batch: Vec<Unit>) {
     }
 }
 
+/// One answer that came by another way than a request of this process (a
+/// line of a batch's output file): validated, salvaged and recorded as a
+/// streamed answer is, and never asked again (`cap` 1); what it leaves
+/// without a verdict is counted as failed, for `--resume`.
+pub(super) async fn judge_answer(
+    ctx: &Ctx,
+    mut pending: Vec<Unit>,
+    call: ChatCall,
+    result: Result<Completion, ProviderError>,
+) {
+    let limit = TimeLimit::after(Duration::ZERO, "a batch's answer");
+    let lease = ctx.servers.first_place();
+    let sent = Attempt {
+        ctx,
+        keys: pending.iter().map(|u| u.key.clone()).collect(),
+        call,
+        number: 1,
+        allowance: Allowance {
+            fruitless: 0,
+            cap: 1,
+        },
+        limit: &limit,
+        started: Instant::now(),
+        latency: Duration::ZERO,
+        lease: &lease,
+    };
+    match result {
+        Ok(c) => {
+            ctx.note_path(c.path);
+            match unscorable(&c) {
+                Some(kind) => sent.unscorable(&mut pending, &c, kind).await,
+                None => sent.answered(&mut pending, c).await,
+            };
+        }
+        Err(e) => {
+            sent.failed(&mut pending, e);
+        }
+    }
+    if !pending.is_empty() {
+        let _ = ctx.writes.send(WriteCmd::Failed(pending.len() as u64));
+    }
+}
+
 /// Judges `half` of a batch on its own. Boxed: a half can split again.
 fn judge_half(ctx: &Ctx, half: Vec<Unit>) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
     Box::pin(judge_batch(ctx, half))
@@ -108,6 +152,8 @@ struct Attempt<'c> {
     started: Instant,
     /// From sending to the end of the answer.
     latency: Duration,
+    /// The server it went to.
+    lease: &'c Lease<'c>,
 }
 
 /// Sends `pending` once and handles what came back.
@@ -121,11 +167,11 @@ async fn ask(
     let keys: Vec<ComboKey> = pending.iter().map(|u| u.key.clone()).collect();
     let mut call = match ctx.protocol.build_call(pending, &ctx.boundary) {
         Ok(c) => c,
-        Err(reason) => {
+        Err(e) => {
             ctx.record_failure(FailureRecord {
                 kind: FailureKind::Invalid,
                 keys,
-                reason,
+                reason: e.to_string(),
                 raw: "",
                 status: None,
                 finish: None,
@@ -136,14 +182,20 @@ async fn ask(
         }
     };
     call.max_tokens = Some(ctx.request.max_tokens_for(pending.len()));
+    let Some(lease) = ctx.servers.acquire().await else {
+        // Every server was taken out; the one that went last stopped the
+        // run and said why.
+        ctx.stop_with("every server is out of the run".into());
+        return Next::Stop;
+    };
     let _ = ctx.events.send(EngineEvent::RequestStarted {
         run_id: ctx.run_id,
         keys: keys.clone(),
     });
     let started = Instant::now();
     let mut streamer = TextStreamer::new(ctx, pending);
-    let result = ctx
-        .client
+    let result = lease
+        .client()
         .complete_within(&call, Some(limit), &ctx.cancel, &mut |frame| {
             streamer.on_frame(frame)
         })
@@ -158,9 +210,11 @@ async fn ask(
         keys,
         started,
         latency: started.elapsed(),
+        lease: &lease,
     };
     match result {
         Ok(c) => {
+            lease.answered();
             ctx.note_path(c.path);
             match unscorable(&c) {
                 Some(kind) => sent.unscorable(pending, &c, kind).await,
@@ -179,9 +233,28 @@ async fn ask(
             // batch at a time until it fits; the split is not an attempt
             // (the failure, if it comes, names the message).
             *attempt -= 1;
+            lease.release();
             let half = pending.split_off(pending.len() / 2);
             judge_half(ctx, half).await;
             Next::Again { progressed: true }
+        }
+        Err(e) if ctx.servers.several() => {
+            match lease.failed(&e) {
+                AfterFailure::Kept => {}
+                AfterFailure::TakenOut(text) => ctx.notice(text),
+                AfterFailure::NoneLeft(text) => {
+                    ctx.stop_with(text);
+                    return sent.failed(pending, e);
+                }
+            }
+            if matches!(e, ProviderError::Unreachable { .. }) {
+                // The server could not be reached, so nothing was asked:
+                // the same request goes to another, not as a new attempt.
+                *attempt -= 1;
+                Next::Again { progressed: true }
+            } else {
+                sent.failed(pending, e)
+            }
         }
         Err(e) => sent.failed(pending, e),
     }
@@ -192,9 +265,9 @@ impl Attempt<'_> {
     /// failure needs it, not for every request.
     fn request_json(&self) -> String {
         crate::provider::request_body(
-            self.ctx.client.config(),
+            self.lease.client().config(),
             &self.call,
-            self.ctx.client.tool_mode(),
+            self.lease.client().tool_mode(),
         )
         .to_string()
     }
@@ -227,6 +300,7 @@ impl Attempt<'_> {
                 c.answer_text(),
                 &self.call.tool.name,
                 self.latency,
+                &self.lease.server().label,
             );
             reason = salvage_reason(&reason, kept, before, self.call.max_tokens);
         }
@@ -249,6 +323,7 @@ impl Attempt<'_> {
         }
         // A length cut-off is cured by asking for less at once.
         if pending.len() > 1 {
+            self.lease.release();
             let half = pending.split_off(pending.len() / 2);
             judge_half(self.ctx, half).await;
         }
@@ -269,7 +344,7 @@ impl Attempt<'_> {
                 .follow_up(pending, &self.call, last.0.answer_text(), &outcome)
         {
             next.max_tokens = self.call.max_tokens;
-            match follow_up(ctx, &next, pending, self.limit).await {
+            match follow_up(ctx, self.lease.client(), &next, pending, self.limit).await {
                 Ok((c2, request2)) => {
                     outcome = ctx
                         .protocol
@@ -352,7 +427,9 @@ impl Attempt<'_> {
             .iter()
             .map(|p| {
                 let at = positions.get(p.key.item_id.as_str()).copied();
-                let mut v = self.ctx.verdict(p, latency, share, at);
+                let mut v = self
+                    .ctx
+                    .verdict(p, latency, share, at, &self.lease.server().label);
                 v.confidence = sure.get(&p.key).copied();
                 v
             })
@@ -384,7 +461,14 @@ impl Attempt<'_> {
         let mut kept = 0;
         if salvaged {
             let before = pending.len();
-            kept = keep_complete(self.ctx, pending, raw, &self.call.tool.name, self.latency);
+            kept = keep_complete(
+                self.ctx,
+                pending,
+                raw,
+                &self.call.tool.name,
+                self.latency,
+                &self.lease.server().label,
+            );
             reason = salvage_reason(&reason, kept, before, None);
         }
         self.ctx.record_failure(FailureRecord {

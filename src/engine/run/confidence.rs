@@ -15,7 +15,7 @@ pub(super) type Sure = HashMap<ComboKey, Confidence>;
 
 /// What have `answer`'s token probabilities to say of `outcome`'s verdicts.
 pub(super) fn read(ctx: &Ctx, answer: &Completion, outcome: &ParseOutcome) -> Sure {
-    if !ctx.client.config().logprobs || outcome.verdicts.is_empty() {
+    if !ctx.client().config().logprobs || outcome.verdicts.is_empty() {
         return Sure::new();
     }
     let Some(tokens) = answer.logprobs.as_deref().filter(|t| !t.is_empty()) else {

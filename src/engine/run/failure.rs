@@ -40,7 +40,7 @@ impl Ctx {
     }
 }
 
-/// Answers that must not be scored (RELIABILITY row 5).
+/// Answers that must not be scored (docs/reliability.md row 5).
 pub(super) fn unscorable(c: &Completion) -> Option<FailureKind> {
     if c.refusal.as_deref().is_some_and(|r| !r.trim().is_empty()) {
         return Some(FailureKind::Refusal);

@@ -24,15 +24,15 @@ pub(super) struct FollowUpFailure {
 /// Sends a protocol's follow-up turn (counted as a request, its usage kept).
 pub(super) async fn follow_up(
     ctx: &Ctx,
+    client: &crate::provider::Client,
     call: &crate::provider::ChatCall,
     pending: &[Unit],
     limit: &crate::provider::TimeLimit,
 ) -> Result<(Completion, String), FollowUpFailure> {
-    let request = crate::provider::request_body(ctx.client.config(), call, ctx.client.tool_mode())
-        .to_string();
+    let request =
+        crate::provider::request_body(client.config(), call, client.tool_mode()).to_string();
     let mut streamer = TextStreamer::new(ctx, pending);
-    let result = ctx
-        .client
+    let result = client
         .complete_within(call, Some(limit), &ctx.cancel, &mut |frame| {
             streamer.on_frame(frame)
         })

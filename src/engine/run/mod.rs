@@ -3,16 +3,18 @@
 //! records ([`failure`]) and the texts streamed to the workbench ([`stream`]).
 
 mod batch;
+pub mod batch_api;
 mod confidence;
 mod failure;
 mod follow_up;
 mod plan;
 mod salvage;
+mod servers;
 mod stream;
 
 pub use plan::{Plan, plan};
 
-use super::spend::RunLedger;
+use super::budget::RunLedger;
 use super::writer::{self, WriteCmd};
 use super::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
 use crate::domain::{RequestPosition, RunSpec, RunStatus, Usage, Verdict};
@@ -30,7 +32,8 @@ use tokio_util::sync::CancellationToken;
 struct Ctx {
     run_id: i64,
     protocol: Arc<dyn JudgeProtocol>,
-    client: Client,
+    /// Where requests go: one server, or several sharing the run.
+    servers: servers::Servers,
     spec: RunSpec,
     boundary: String,
     max_attempts: u32,
@@ -59,9 +62,22 @@ pub async fn execute(
     events: UnboundedSender<EngineEvent>,
     cancel: CancellationToken,
 ) -> Result<RunOutcome, EngineError> {
+    execute_with(cfg, req, plan, None, events, cancel).await
+}
+
+/// As [`execute`]; with `batch`, the requests leave as a batch
+/// ([`batch_api`]) instead of one by one.
+pub async fn execute_with(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    batch: Option<batch_api::BatchOrder>,
+    events: UnboundedSender<EngineEvent>,
+    cancel: CancellationToken,
+) -> Result<RunOutcome, EngineError> {
     let mut store = Store::open(&cfg.db_path)?;
     let mut provider = cfg.provider.clone();
-    let probe_note = super::structured::choose(&mut provider, req.structured, &store);
+    let probe_note = super::structured_path::choose(&mut provider, req.structured, &store);
     let auto = req.structured.is_none();
     let provider_for_memory = provider.clone();
     let mut plan = plan;
@@ -96,17 +112,15 @@ pub async fn execute(
         ..Progress::default()
     };
     let writer = writer::start(store, progress, events.clone(), cancel.clone())
-        .map_err(|e| EngineError::Setup(format!("cannot start the store writer: {e}")))?;
-    let ledger = Arc::new(RunLedger::new(
-        super::price::price_for(&plan.spec.model),
-        req.budget_usd,
-        writer.tx.clone(),
-    ));
+        .map_err(EngineError::WriterStart)?;
+    let price = match batch {
+        Some(_) => super::price::batch_price_for(&plan.spec.model),
+        None => super::price::price_for(&plan.spec.model),
+    };
+    let ledger = Arc::new(RunLedger::new(price, req.budget_usd, writer.tx.clone()));
     let stop = CancellationToken::new();
-    let client = Client::new(provider)
-        .map_err(EngineError::Provider)?
-        .with_gate(ledger.clone())
-        .with_stop(stop.clone());
+    let servers = connect(&provider, &req, &ledger, &stop)?;
+    let concurrency = servers.capacity();
 
     if !plan.settled.is_empty() {
         let settled: Vec<Verdict> = plan
@@ -119,7 +133,7 @@ pub async fn execute(
     let ctx = Arc::new(Ctx {
         run_id,
         protocol: plan.protocol.clone(),
-        client,
+        servers,
         spec: plan.spec,
         boundary: new_boundary(),
         max_attempts: req.max_attempts.max(1),
@@ -133,7 +147,13 @@ pub async fn execute(
         paths: std::sync::Mutex::new(HashMap::new()),
         no_logprobs_said: std::sync::atomic::AtomicBool::new(false),
     });
-    work(&ctx, plan.batches, req.concurrency).await;
+    let parked = match &batch {
+        Some(order) => batch_api::send(&ctx, &ledger, plan.batches, order, &cfg.db_path).await,
+        None => {
+            work(&ctx, plan.batches, concurrency).await;
+            None
+        }
+    };
     let _ = writer
         .tx
         .send(WriteCmd::Structured(structured_summary(&ctx, &probe_note)));
@@ -142,7 +162,7 @@ pub async fn execute(
     if auto
         && !provider_for_memory.logprobs
         && let Ok(paths) = ctx.paths.lock()
-        && let Some((mode, detail)) = super::structured::learnt(ctx.client.tool_mode(), &paths)
+        && let Some((mode, detail)) = super::structured_path::learnt(ctx.tool_mode(), &paths)
     {
         let _ = writer.tx.send(WriteCmd::RememberPath {
             provider: Box::new(provider_for_memory),
@@ -159,19 +179,61 @@ pub async fn execute(
     drop(writer.tx);
     let finished = tokio::task::spawn_blocking(move || writer.join.join())
         .await
-        .map_err(|e| EngineError::Setup(format!("the store writer stopped: {e}")))?
-        .map_err(|_| EngineError::Setup("the store writer panicked".into()))?
-        .map_err(EngineError::Setup)?;
+        .map_err(EngineError::WriterStopped)?
+        .map_err(|_| EngineError::WriterPanicked)?
+        .map_err(EngineError::WriteRefused)?;
     // The writer has the last word: it knows what was committed (a run
     // that produced only failures is failed, not done).
     let progress = finished.progress;
-    let (status, note) = finished.ended.unwrap_or((status, note));
+    let (mut status, mut note) = finished.ended.unwrap_or((status, note));
+    if let Some(park) = parked
+        && status == RunStatus::Done
+    {
+        Store::open(&cfg.db_path)?.park_run(run_id, &park)?;
+        (status, note) = (RunStatus::Queued, Some(park));
+    }
     Ok(RunOutcome {
         run_id,
         status,
         progress,
         note,
     })
+}
+
+/// A client per server: the configured base URL alone, or each of
+/// `provider.servers` (the same key, model and settings) with its own
+/// concurrency (else the run's).
+fn connect(
+    provider: &crate::provider::ProviderConfig,
+    req: &RunRequest,
+    ledger: &Arc<RunLedger>,
+    stop: &CancellationToken,
+) -> Result<servers::Servers, EngineError> {
+    let client = |cfg: crate::provider::ProviderConfig| {
+        Client::new(cfg).map(|c| c.with_gate(ledger.clone()).with_stop(stop.clone()))
+    };
+    let several = provider.servers.len() > 1;
+    let list = if provider.servers.is_empty() {
+        vec![servers::Servers::server(
+            client(provider.clone()).map_err(EngineError::Provider)?,
+            req.concurrency,
+        )]
+    } else {
+        let mut list = Vec::with_capacity(provider.servers.len());
+        for s in &provider.servers {
+            let mut cfg = provider.clone();
+            cfg.base_url = s.base_url.clone();
+            // With others to turn to, a server that cannot be reached is
+            // not waited for.
+            cfg.failover = several;
+            list.push(servers::Servers::server(
+                client(cfg).map_err(EngineError::Provider)?,
+                s.concurrency.unwrap_or(req.concurrency),
+            ));
+        }
+        list
+    };
+    Ok(servers::Servers::new(list))
 }
 
 /// Claims the plan's combinations for the run; a `--resume` leaves out
@@ -266,9 +328,10 @@ fn ending(
     (status, note)
 }
 
-/// How the run's answers were asked for and how they came back.
+/// How the run's answers were asked for and how they came back (and, with
+/// several servers, how many requests each took).
 fn structured_summary(ctx: &Ctx, probe: &str) -> String {
-    let mode = ctx.client.tool_mode();
+    let mode = ctx.tool_mode();
     let mut parts: Vec<String> = ctx
         .paths
         .lock()
@@ -289,10 +352,37 @@ fn structured_summary(ctx: &Ctx, probe: &str) -> String {
         s.push_str(probe);
         s.push(')');
     }
+    if ctx.servers.several() {
+        s.push_str("; servers: ");
+        s.push_str(&ctx.servers.summary());
+    }
     s
 }
 
 impl Ctx {
+    /// The run's key, model and settings (the first server's client; they
+    /// are the same for all).
+    fn client(&self) -> &Client {
+        self.servers.first()
+    }
+
+    /// The structured path the run ended on: the furthest any server moved to.
+    fn tool_mode(&self) -> crate::provider::ToolMode {
+        self.servers
+            .all()
+            .map(|s| s.client.tool_mode())
+            .max()
+            .unwrap_or(crate::provider::ToolMode::Tools)
+    }
+
+    /// Says something about the run once (the CLI prints it, the workbench shows it).
+    fn notice(&self, text: String) {
+        let _ = self.events.send(EngineEvent::Notice {
+            run_id: self.run_id,
+            text,
+        });
+    }
+
     /// Stops the run early (no new request goes out; answers streaming in
     /// are finished and kept), the first reason given kept as its note.
     fn stop_with(&self, note: String) {
@@ -312,7 +402,7 @@ impl Ctx {
 impl Ctx {
     /// `s` with the key removed, in every form a server could echo it in.
     fn redact(&self, s: &str) -> String {
-        crate::provider::errtext::redact(s, self.client.config().api_key.as_ref())
+        crate::provider::errtext::redact(s, self.client().config().api_key.as_ref())
     }
 
     /// A verdict as the request produced it, with the key removed from the
@@ -324,8 +414,10 @@ impl Ctx {
         latency: Duration,
         tokens: u64,
         position: Option<RequestPosition>,
+        server: &str,
     ) -> Verdict {
         let mut v = to_verdict(self.run_id, &self.spec, p, latency, tokens, position);
+        v.server = Some(server.to_string());
         v.text = self.redact(&v.text);
         v.raw = self.redact(&v.raw);
         v.evaluated_selection = v.evaluated_selection.map(|s| self.redact(&s));
@@ -358,6 +450,7 @@ fn to_verdict(
         created_at: now(),
         position,
         confidence: None,
+        server: None,
     }
 }
 

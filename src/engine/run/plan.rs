@@ -2,7 +2,7 @@
 
 use crate::domain::{ComboKey, RunSpec};
 use crate::engine::{EngineConfig, EngineError, RunRequest};
-use crate::protocol::{JudgeProtocol, ParsedVerdict, Prompts, Unit};
+use crate::protocol::{JudgeProtocol, ParsedVerdict, Unit};
 use crate::store::{Store, VerdictFilter};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -36,12 +36,8 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
             .map(|i| (i.id.clone(), crate::protocol::caps::for_judge(i)))
             .collect(),
     );
-    let prompts = Prompts {
-        awag: &cfg.prompts,
-        dir: req.prompts_dir.as_deref(),
-    };
     let judge_spec = req.spec.without_repeats();
-    let built = crate::protocol::build(&judge_spec, store, prompts, items)?;
+    let built = crate::protocol::build(&judge_spec, store, &cfg.prompts, items)?;
     let protocol = built.judge;
     let ids = select(req, &*protocol, all_ids)?;
     let spec = RunSpec {
@@ -58,7 +54,7 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
             "temperature": cfg.provider.temperature,
             "prompts": cfg.prompts.origin,
             "items": ids.len(),
-            "options": judge_spec.options_json(req.prompts_dir.as_deref()),
+            "options": judge_spec.options_json(cfg.prompts.dir()),
             "shuffle_seed": req.shuffle_seed,
         }),
     };
@@ -120,15 +116,15 @@ fn select(
                 .collect()
         }
     };
-    let mut ids = crate::engine::plan::select_items(
+    let mut ids = crate::engine::item_selection::select_items(
         &eligible,
         req.item_ids.as_deref(),
         req.subset,
         req.limit,
     )
-    .map_err(EngineError::Setup)?;
+    .map_err(EngineError::Selection)?;
     if let Some(seed) = req.shuffle_seed {
-        crate::engine::plan::shuffle(&mut ids, seed);
+        crate::engine::item_selection::shuffle(&mut ids, seed);
     }
     Ok(ids)
 }

@@ -16,6 +16,7 @@ pub(super) fn keep_complete(
     partial: &str,
     tool: &str,
     latency: Duration,
+    server: &str,
 ) -> usize {
     let Some(answer) = complete_part(partial, tool) else {
         return 0;
@@ -32,7 +33,7 @@ pub(super) fn keep_complete(
         .iter()
         .map(|p| {
             let at = positions.get(p.key.item_id.as_str()).copied();
-            ctx.verdict(p, latency, 0, at)
+            ctx.verdict(p, latency, 0, at, server)
         })
         .collect();
     let n = verdicts.len();
@@ -47,7 +48,7 @@ pub(super) fn keep_complete(
 fn complete_part(partial: &str, tool: &str) -> Option<String> {
     let start = partial.find('{')?;
     let v = crate::provider::partial_json::parse_complete_prefix(&partial[start..])?;
-    let v = crate::provider::structured::unwrap_call(&v, tool).unwrap_or(v);
+    let v = crate::provider::structured_answer::unwrap_call(&v, tool).unwrap_or(v);
     Some(v.to_string())
 }
 

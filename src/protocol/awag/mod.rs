@@ -5,7 +5,7 @@ pub mod request;
 
 use crate::domain::{ComboKey, Item, Mode, Persona, Perspective, Protocol, Scale};
 use crate::prompt::PromptSet;
-use crate::protocol::{JudgeProtocol, ParseOutcome, Unit};
+use crate::protocol::{JudgeProtocol, ParseOutcome, ProtocolError, Unit};
 use crate::provider::ChatCall;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -92,11 +92,11 @@ impl JudgeProtocol for Awag {
         }
     }
 
-    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, String> {
+    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, ProtocolError> {
         let item = |id: &str| {
             self.items
                 .get(id)
-                .ok_or_else(|| format!("item '{id}' is not in the store"))
+                .ok_or_else(|| ProtocolError::NoItem(id.to_string()))
         };
         let request = match self.mode {
             Mode::One => {
@@ -125,7 +125,7 @@ impl JudgeProtocol for Awag {
                     .unwrap_or("");
                 let persp = self
                     .perspective(pid)
-                    .ok_or_else(|| format!("perspective '{pid}' is not in the store"))?;
+                    .ok_or_else(|| ProtocolError::NoPerspective(pid.to_string()))?;
                 let mut entries = Vec::with_capacity(batch.len());
                 for u in batch {
                     entries.push((item(&u.key.item_id)?, u.key.classification_id.as_str()));
@@ -157,7 +157,7 @@ pub fn preview(
     perspectives: &[Perspective],
     item: &Item,
     boundary: &str,
-) -> Result<ChatCall, String> {
+) -> Result<ChatCall, ProtocolError> {
     let mut items = HashMap::new();
     // As a run would send it (long texts cut with a mark).
     items.insert(item.id.clone(), super::caps::for_judge(item.clone()));
@@ -170,6 +170,6 @@ pub fn preview(
     };
     let units = awag.units(std::slice::from_ref(&item.id));
     let batches = awag.batches(&units, usize::MAX);
-    let first = batches.first().ok_or("the item has no classifications")?;
+    let first = batches.first().ok_or(ProtocolError::NoClassifications)?;
     awag.build_call(first, boundary)
 }

@@ -141,7 +141,7 @@ pub fn messages(prompts: &PromptSet, mode: Mode, request: &Value, boundary: &str
     }
     // Worked examples from people's corrections (`jury fewshot`), when the
     // set has them: item text inside, so between this run's markers.
-    let fewshot = prompts.text(crate::fewshot::fewshot_file_name(mode));
+    let fewshot = prompts.text(crate::prompt::fewshot_file_name(mode));
     if !fewshot.is_empty() {
         out.push(Message::user(fewshot.replace("{boundary}", boundary)));
     }

@@ -17,14 +17,13 @@
 
 mod check;
 mod conversation;
-mod prompts;
 
 pub use check::expected_applied;
 pub use conversation::{Event, Guideline, events, guidelines, normalise_event, render_events};
-pub use prompts::GuidelinePrompts;
 
 use crate::domain::{ComboKey, Item, Protocol, Scale};
-use crate::protocol::{JudgeProtocol, ParseOutcome, Unit};
+use crate::prompt::GuidelinePrompts;
+use crate::protocol::{JudgeProtocol, ParseOutcome, ProtocolError, Unit};
 use crate::provider::{ChatCall, Message, ToolSpec};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -116,23 +115,21 @@ impl JudgeProtocol for GuidelineCheck {
         out
     }
 
-    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, String> {
-        let first = batch.first().ok_or("empty batch")?;
+    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, ProtocolError> {
+        let first = batch.first().ok_or(ProtocolError::EmptyBatch)?;
         let item = self
             .items
             .get(&first.key.item_id)
-            .ok_or_else(|| format!("conversation '{}' is not in the store", first.key.item_id))?;
+            .ok_or_else(|| ProtocolError::NoConversation(first.key.item_id.clone()))?;
         let all = guidelines(item);
         let mut asked = Vec::new();
         for u in batch {
             let g = all
                 .iter()
                 .find(|g| g.id == u.key.classification_id)
-                .ok_or_else(|| {
-                    format!(
-                        "conversation '{}' has no guideline '{}'",
-                        item.id, u.key.classification_id
-                    )
+                .ok_or_else(|| ProtocolError::NoGuideline {
+                    conversation: item.id.clone(),
+                    guideline: u.key.classification_id.clone(),
                 })?;
             asked.push(json!({"guideline_id": g.id, "condition": g.condition, "action": g.action}));
         }

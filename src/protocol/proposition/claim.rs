@@ -2,6 +2,7 @@
 //! `--last-n`), item fields by name, and claim variables filled from them.
 
 use crate::domain::{Item, Persona};
+use crate::protocol::ProtocolError;
 use crate::protocol::guideline::{self, Event};
 use serde_json::Value;
 
@@ -93,7 +94,11 @@ pub fn field_values(item: &Item, field: &str) -> Option<Vec<String>> {
 /// Fills `{{variable}}` placeholders from the item's fields (see [`field_values`]);
 /// `{{persona.name}}` / `{{persona.id}}` from the persona. A variable the item
 /// has no value for is an error (a typo must not silently become an empty string).
-pub fn render_claim(claim: &str, item: &Item, persona: Option<&Persona>) -> Result<String, String> {
+pub fn render_claim(
+    claim: &str,
+    item: &Item,
+    persona: Option<&Persona>,
+) -> Result<String, ProtocolError> {
     let mut out = String::with_capacity(claim.len());
     let mut rest = claim;
     while let Some(start) = rest.find("{{") {
@@ -101,7 +106,7 @@ pub fn render_claim(claim: &str, item: &Item, persona: Option<&Persona>) -> Resu
         let after = &rest[start + 2..];
         let end = after
             .find("}}")
-            .ok_or_else(|| "an unclosed '{{' in the claim".to_string())?;
+            .ok_or(ProtocolError::UnclosedClaimVariable)?;
         let name = after[..end].trim();
         let value = match (name, persona) {
             ("persona.name", Some(p)) => Some(vec![p.name.clone()]),
@@ -111,10 +116,10 @@ pub fn render_claim(claim: &str, item: &Item, persona: Option<&Persona>) -> Resu
         match value {
             Some(v) => out.push_str(&v.join(", ")),
             None => {
-                return Err(format!(
-                    "the claim variable {{{{{name}}}}} has no value for item '{}'",
-                    item.id
-                ));
+                return Err(ProtocolError::NoClaimValue {
+                    name: name.to_string(),
+                    item: item.id.clone(),
+                });
             }
         }
         rest = &after[end + 2..];

@@ -10,11 +10,12 @@ pub mod precondition;
 mod settings;
 
 pub use claim::{field_values, render_claim, window};
-pub use settings::{PropositionPrompts, Scoring, Settings};
+pub use settings::{Scoring, Settings};
 
 use crate::domain::{ComboKey, Item, Persona, Protocol, Scale};
+use crate::prompt::PropositionPrompts;
 use crate::protocol::guideline;
-use crate::protocol::{JudgeProtocol, ParseOutcome, ParsedVerdict, Unit};
+use crate::protocol::{JudgeProtocol, ParseOutcome, ParsedVerdict, ProtocolError, Unit};
 use crate::provider::{ChatCall, Message, ToolSpec};
 use claim::or_dash;
 use serde_json::{Value, json};
@@ -41,9 +42,9 @@ impl Proposition {
         settings: Settings,
         persona: Option<Persona>,
         items: Arc<HashMap<String, Item>>,
-    ) -> Result<Proposition, String> {
+    ) -> Result<Proposition, ProtocolError> {
         if let Some(p) = &settings.precondition {
-            precondition::parse(p)?;
+            precondition::parse(p).map_err(ProtocolError::Precondition)?;
         }
         Ok(Proposition {
             prompts,
@@ -53,10 +54,10 @@ impl Proposition {
         })
     }
 
-    fn item(&self, unit: &Unit) -> Result<&Item, String> {
+    fn item(&self, unit: &Unit) -> Result<&Item, ProtocolError> {
         self.items
             .get(&unit.key.item_id)
-            .ok_or_else(|| format!("item '{}' is not in the store", unit.key.item_id))
+            .ok_or_else(|| ProtocolError::NoItem(unit.key.item_id.clone()))
     }
 
     /// The context the claim is judged against.
@@ -237,8 +238,8 @@ impl JudgeProtocol for Proposition {
             .collect()
     }
 
-    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, String> {
-        let unit = batch.first().ok_or("empty batch")?;
+    fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, ProtocolError> {
+        let unit = batch.first().ok_or(ProtocolError::EmptyBatch)?;
         let item = self.item(unit)?;
         let claim = render_claim(&self.settings.claim, item, self.persona.as_ref())?;
         let delimit = |t: &str| super::awag::request::delimit(t, boundary);
@@ -406,6 +407,29 @@ mod tests {
         assert!(precondition::parse("title == a and").is_err());
     }
 
+    /// Runs record it: the same texts and settings keep their hash.
+    #[test]
+    fn the_hash_stays_as_runs_recorded_it() {
+        let prompts = PropositionPrompts::load(None).unwrap();
+        let settings = |scoring, double_check, precondition: Option<&str>| Settings {
+            claim: "It is {{title}}".into(),
+            claim_id: "c".into(),
+            scoring,
+            double_check,
+            precondition: precondition.map(String::from),
+            first_n: Some(2),
+            last_n: None,
+        };
+        assert_eq!(
+            settings(Scoring::Check, false, None).prompt_hash(&prompts),
+            "6d5e6bd935ecd5a7"
+        );
+        assert_eq!(
+            settings(Scoring::Score, true, Some("title == x")).prompt_hash(&prompts),
+            "991e52615e81fe87"
+        );
+    }
+
     #[test]
     fn claim_variables_are_filled() {
         let i = email();
@@ -416,6 +440,7 @@ mod tests {
         assert!(
             render_claim("{{nope}}", &i, None)
                 .unwrap_err()
+                .to_string()
                 .contains("nope")
         );
     }

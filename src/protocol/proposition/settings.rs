@@ -1,16 +1,10 @@
-//! What a proposition run asks (its settings) and the prompt texts it asks with.
+//! What a proposition run asks (its settings), and the hash it records of
+//! them with the prompt texts it asks with.
 
 use super::{TOOL_CHECK, TOOL_SCORE};
 use crate::domain::Scale;
+use crate::prompt::PropositionPrompts;
 use serde_json::{Value, json};
-use std::path::Path;
-
-const CHECK_SYSTEM: &str = include_str!("../../../prompts/proposition/check_system.txt");
-const SCORE_SYSTEM: &str = include_str!("../../../prompts/proposition/score_system.txt");
-const USER: &str = include_str!("../../../prompts/proposition/user.txt");
-const DOUBLE_CHECK: &str = include_str!("../../../prompts/proposition/double_check.txt");
-const CHECK_SCHEMA: &str = include_str!("../../../prompts/proposition/schema_check.json");
-const SCORE_SCHEMA: &str = include_str!("../../../prompts/proposition/schema_score.json");
 
 /// How the claim is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,75 +81,29 @@ impl Settings {
             "last_n": self.last_n,
         })
     }
-}
 
-/// The prompt texts (embedded; a prompt directory with a `proposition/` folder overrides them).
-#[derive(Debug, Clone)]
-pub struct PropositionPrompts {
-    pub check_system: String,
-    pub score_system: String,
-    pub user: String,
-    pub double_check: String,
-    pub check_schema: Value,
-    pub score_schema: Value,
-}
-
-impl PropositionPrompts {
-    pub fn load(dir: Option<&Path>) -> Result<PropositionPrompts, String> {
-        let read = |name: &str, fallback: &str| -> Result<String, String> {
-            match dir
-                .map(|d| d.join("proposition").join(name))
-                .filter(|p| p.exists())
-            {
-                Some(p) => {
-                    crate::readfile::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))
-                }
-                None => Ok(fallback.to_string()),
-            }
+    /// The hash a run records: the texts it sends and the settings that
+    /// change what is asked.
+    pub fn prompt_hash(&self, prompts: &PropositionPrompts) -> String {
+        let (system, schema) = match self.scoring {
+            Scoring::Check => (&prompts.check_system, &prompts.check_schema),
+            Scoring::Score => (&prompts.score_system, &prompts.score_schema),
         };
-        let schema = |name: &str, fallback: &str| -> Result<Value, String> {
-            serde_json::from_str(&read(name, fallback)?)
-                .map_err(|e| format!("proposition {name}: {e}"))
-        };
-        Ok(PropositionPrompts {
-            check_system: read("check_system.txt", CHECK_SYSTEM)?,
-            score_system: read("score_system.txt", SCORE_SYSTEM)?,
-            user: read("user.txt", USER)?,
-            double_check: read("double_check.txt", DOUBLE_CHECK)?,
-            check_schema: schema("schema_check.json", CHECK_SCHEMA)?,
-            score_schema: schema("schema_score.json", SCORE_SCHEMA)?,
-        })
-    }
-
-    /// Hash of the texts and the settings that change what is asked.
-    pub fn hash(&self, s: &Settings) -> String {
-        use sha2::{Digest, Sha256};
-        let mut h = Sha256::new();
-        let (system, schema) = match s.scoring {
-            Scoring::Check => (&self.check_system, &self.check_schema),
-            Scoring::Score => (&self.score_system, &self.score_schema),
-        };
-        let dc = if s.double_check {
-            self.double_check.as_str()
+        let dc = if self.double_check {
+            prompts.double_check.as_str()
         } else {
             ""
         };
-        for part in [
+        let schema = schema.to_string();
+        let window = format!("{:?}/{:?}", self.first_n, self.last_n);
+        crate::prompt::hash_texts([
             system.as_str(),
-            self.user.as_str(),
-            &schema.to_string(),
+            prompts.user.as_str(),
+            schema.as_str(),
             dc,
-            &s.claim,
-            s.precondition.as_deref().unwrap_or(""),
-            &format!("{:?}/{:?}", s.first_n, s.last_n),
-        ] {
-            h.update(part.as_bytes());
-            h.update([0]);
-        }
-        h.finalize()
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+            &self.claim,
+            self.precondition.as_deref().unwrap_or(""),
+            &window,
+        ])
     }
 }

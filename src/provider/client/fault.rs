@@ -3,7 +3,8 @@
 
 use super::super::accumulate::ChunkError;
 use super::super::errtext;
-use super::super::{Completion, FinishReason, ProviderError, Secret, structured};
+use super::super::structured_answer;
+use super::super::{Completion, FinishReason, ProviderError, Secret};
 use super::Client;
 use crate::domain::Usage;
 use std::time::Duration;
@@ -64,8 +65,10 @@ impl Client {
                 })
             }
             ChunkError::Server { message, code }
-                if structured::is_context_overflow(message)
-                    || code.as_deref().is_some_and(structured::is_context_overflow) =>
+                if structured_answer::is_context_overflow(message)
+                    || code
+                        .as_deref()
+                        .is_some_and(structured_answer::is_context_overflow) =>
             {
                 Fault::Fatal(ProviderError::ContextExceeded {
                     message: errtext::clean(message, self.key()),

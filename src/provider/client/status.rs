@@ -2,7 +2,8 @@
 //! which a wait can fix, which say the server cannot do the requested mode.
 
 use super::super::retry::parse_retry_after;
-use super::super::{ProviderError, ToolMode, errtext, structured};
+use super::super::structured_answer;
+use super::super::{ProviderError, ToolMode, errtext};
 use super::Client;
 use super::fault::Fault;
 use reqwest::header::{CONTENT_TYPE, LOCATION};
@@ -53,16 +54,16 @@ impl Client {
         if status == 429 && errtext::is_insufficient_quota(&text) {
             return Fault::Fatal(ProviderError::InsufficientQuota { message });
         }
-        if matches!(status, 400 | 413 | 422) && structured::is_context_overflow(&text) {
+        if matches!(status, 400 | 413 | 422) && structured_answer::is_context_overflow(&text) {
             return Fault::Fatal(ProviderError::ContextExceeded { message });
         }
-        if matches!(status, 400 | 422) && structured::wants_max_completion_tokens(&text) {
+        if matches!(status, 400 | 422) && structured_answer::wants_max_completion_tokens(&text) {
             return Fault::RenameMaxTokens;
         }
-        if matches!(status, 400 | 422) && structured::rejects_mode(mode, &text) {
+        if matches!(status, 400 | 422) && structured_answer::rejects_mode(mode, &text) {
             return Fault::Capability(format!("HTTP {status}: {message}"));
         }
-        if status >= 500 && structured::server_cannot_take(mode, &text) {
+        if status >= 500 && structured_answer::server_cannot_take(mode, &text) {
             return Fault::Capability(format!("HTTP {status}: {message}"));
         }
         // A 400 is the same request's fault every time: never resent, whatever

@@ -6,7 +6,7 @@
 use super::super::accumulate::{Accumulator, ChunkError, parse_response};
 use super::super::body::{ChunkReader, ReadStop};
 use super::super::errtext;
-use super::super::spend::{Admission, Outcome, Reservation};
+use super::super::spend_gate::{Admission, Outcome, Reservation};
 use super::super::sse::{SseEvent, SseParser};
 use super::super::transport::{self, SendFailure};
 use super::super::wire::WireBody;

@@ -17,10 +17,12 @@
 //! enclosing ones) name the verdict's item, classification and perspective.
 
 use crate::domain::{ComboKey, Confidence, ConfidenceSource, Scale, Value};
+use align::Aligned;
 use scan::{Spot, scan};
 use serde_json::Value as Json;
 use std::collections::{HashMap, HashSet};
 
+mod align;
 mod scan;
 
 /// How many alternatives per token are asked for.
@@ -88,8 +90,8 @@ pub fn read_choice_logprobs(v: &Json) -> Option<Vec<TokenLogprob>> {
 
 /// The confidence of each verdict (by combination) found in `content`,
 /// whose tokens are `tokens`. Verdicts whose value cannot be placed (the
-/// tokens do not spell the content, no value token found, no alternative
-/// that starts a value) are left out: unknown, never guessed.
+/// tokens do not hold the content once, no value token found, no
+/// alternative that starts a value) are left out: unknown, never guessed.
 pub fn confidences(
     content: &str,
     tokens: &[TokenLogprob],
@@ -97,7 +99,7 @@ pub fn confidences(
     verdicts: &[(&ComboKey, Value)],
 ) -> HashMap<ComboKey, Confidence> {
     let mut out = HashMap::new();
-    let Some(offsets) = token_offsets(content, tokens) else {
+    let Some(aligned) = Aligned::new(content, tokens) else {
         return out;
     };
     let doc = scan(content);
@@ -134,9 +136,7 @@ pub fn confidences(
             });
         let Some((i, _)) = pick else { continue };
         used.insert(i);
-        if let Some(c) =
-            value_confidence(content, tokens, &offsets, doc.spots[i].start, scale, *value)
-        {
+        if let Some(c) = value_confidence(&aligned, tokens, doc.spots[i].start, scale, *value) {
             out.insert((*key).clone(), c);
         }
     }
@@ -153,38 +153,19 @@ fn is_id_key(key: &str) -> bool {
             .any(|w| k.contains(w))
 }
 
-/// Each token's byte offset in `content`; None when the tokens (their
-/// bytes where sent, else their text) do not spell it exactly.
-fn token_offsets(content: &str, tokens: &[TokenLogprob]) -> Option<Vec<usize>> {
-    let mut offsets = Vec::with_capacity(tokens.len());
-    let text = content.as_bytes();
-    let mut at = 0;
-    for t in tokens {
-        offsets.push(at);
-        let piece = t.bytes.as_deref().unwrap_or(t.token.as_bytes());
-        if !text[at..].starts_with(piece) {
-            return None;
-        }
-        at += piece.len();
-    }
-    (at == text.len()).then_some(offsets)
-}
-
 /// The probability of `value` read at the token holding byte `start` (where
 /// the value's text begins).
 fn value_confidence(
-    content: &str,
+    aligned: &Aligned,
     tokens: &[TokenLogprob],
-    offsets: &[usize],
     start: usize,
     scale: Scale,
     value: Value,
 ) -> Option<Confidence> {
-    let i = offsets.partition_point(|&o| o <= start).checked_sub(1)?;
-    let token = &tokens[i];
     // What of the token comes before the value (`"` or ` `): an alternative
     // counts only when it has the same lead.
-    let lead = content.get(offsets[i]..start)?;
+    let (i, lead) = aligned.token_at(start)?;
+    let token = &tokens[i];
     let values = scale.values();
     let mut mass = vec![0.0f64; values.len()];
     let mut seen = HashSet::new();
@@ -366,6 +347,58 @@ mod tests {
         let k = ComboKey::new("x", "c", "p");
         let got = confidences(text, &toks, Scale::Likert, &[(&k, Value::Likert(2))]);
         let p = (-0.2f64).exp() / ((-0.2f64).exp() + (-1.8f64).exp());
+        assert!((got[&k].value - p).abs() < 1e-12, "{got:?}");
+    }
+
+    /// llama.cpp's answer to a one-entry request (Qwen2.5-Coder-0.5B,
+    /// temperature 0): the model began with a backtick and ended with `}\n`;
+    /// the server's content has neither, its logprobs have both.
+    const TRIMMED_ANSWER: &str = r#"{
+  "resultItems": [
+    {
+      "id": {
+        "itemId": "k-001",
+        "perspectiveId": "classification",
+        "classificationId": "interested"
+      },
+      "evaluatedSelection": "interested",
+      "evaluationAgreement": "AGREE",
+      "evaluationText": "This item is about a recovery plan from you by 2pm today, otherwise we give the end-cap space to another brand. Please ring me as soon as you land."
+    }
+  ]
+}"#;
+
+    #[test]
+    fn a_value_is_placed_when_the_server_trims_what_surrounds_the_json() {
+        let value = [
+            ("AG", -0.6987),
+            ("DIS", -0.7523),
+            ("dis", -5.4316),
+            ("NOT", -5.6638),
+            ("Ag", -6.0904),
+        ];
+        let body = TRIMMED_ANSWER
+            .strip_suffix('}')
+            .expect("the answer ends with }");
+        let mut toks = vec![tok(
+            "`",
+            -10.0537,
+            // The first place's alternatives start values too: read there,
+            // the confidence would be wrong.
+            &[("AG", -0.4296), ("DIS", -1.2279), ("Ag", -5.7021)],
+        )];
+        toks.extend(tokens(body, &[tok("AG", -0.6987, &value)]));
+        toks.push(tok("}\n", -0.0052, &[("}\n", -0.0052), ("}", -5.9707)]));
+        let k = ComboKey::new("k-001", "interested", "classification");
+        let got = confidences(
+            TRIMMED_ANSWER,
+            &toks,
+            Scale::Agreement,
+            &[(&k, Value::Agreement(Agreement::Agree))],
+        );
+        let agree = (-0.6987f64).exp() + (-6.0904f64).exp();
+        let disagree = (-0.7523f64).exp() + (-5.4316f64).exp();
+        let p = agree / (agree + disagree);
         assert!((got[&k].value - p).abs() < 1e-12, "{got:?}");
     }
 

@@ -5,7 +5,7 @@
 //! second interval stays valid when the judge is biased, and is narrower
 //! when the judge tracks people.
 //!
-//! Readings (STATISTICS.md): AGREE or Likert ≥ 4 is 1 (the classifier was
+//! Readings (docs/design.md §7.10): AGREE or Likert ≥ 4 is 1 (the classifier was
 //! right), DISAGREE or Likert ≤ 2 is 0, Likert 3 is undecided. People's
 //! reading of a combination is their majority (one vote per person; a tie
 //! is undecided) or one named person's. Undecided readings are left out and
@@ -303,7 +303,7 @@ mod tests {
         Arc::new(ComboKey::new(&format!("i{item}"), "urgency", "p"))
     }
 
-    /// The STATISTICS.md fixture as a store would hold it: 12 labelled
+    /// The docs/design.md §7.10 fixture as a store would hold it: 12 labelled
     /// combinations (one person each) and 30 the judge alone read.
     fn fixture() -> Readings {
         let y = [1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1];

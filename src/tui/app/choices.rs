@@ -32,7 +32,7 @@ pub struct Choices {
 }
 
 /// The compare view's columns: the modes, the personas or the models that
-/// judged the current item (DESIGN §6).
+/// judged the current item (docs/design.md §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CompareAxis {
     #[default]

@@ -1,4 +1,4 @@
-//! The compare view's columns (DESIGN §6): modes 1/2/3, or the personas, or
+//! The compare view's columns (docs/design.md §6): modes 1/2/3, or the personas, or
 //! the models that judged the current item, each with its verdicts; and the
 //! human label read on each column's scale.
 

@@ -1,5 +1,5 @@
 //! The review queue: the item list ordered so review time goes where it
-//! teaches most (DESIGN §7) — judge≠human, mode≠mode or persona≠persona
+//! teaches most (docs/design.md §7) — judge≠human, mode≠mode or persona≠persona
 //! disagreements first, or the judge's least confident verdicts first.
 
 use super::{LabelEntry, disagrees};
@@ -251,6 +251,7 @@ mod tests {
             created_at: String::new(),
             position: None,
             confidence: None,
+            server: None,
         }
     }
 

@@ -115,6 +115,8 @@ pub struct Workspace {
     /// person (`report::trust::escalation_queue`); `None` until the "needs a
     /// person" filter first asks, and again after a run wrote verdicts.
     pub escalations: Option<HashMap<String, Vec<(String, ComboKey)>>>,
+    /// The queue was asked for and has not arrived yet.
+    pub escalations_asked: bool,
 }
 
 /// One label change of this session: the label before it (`None`: there
@@ -188,6 +190,7 @@ impl Workspace {
             rows_for,
             cls_values,
             escalations: None,
+            escalations_asked: false,
         };
         for mut v in data.verdicts {
             crate::tui::app::queue::compact_raw(&mut v);

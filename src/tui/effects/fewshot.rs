@@ -31,7 +31,7 @@ pub fn loop_request(
     if let Some(dir) = &prompts {
         cfg.prompts = Arc::new(PromptSet::load(Some(dir)).map_err(|e| e.to_string())?);
     }
-    let mut req = run_request(plan, engine.prompts_dir.clone());
+    let mut req = run_request(plan);
     req.resume = true;
     Ok((cfg, req))
 }

@@ -17,14 +17,12 @@ mod label_writer;
 pub mod recovery;
 pub mod run_task;
 
-/// What runs need besides the plan; `None` provider when no endpoint is configured.
+/// What runs need besides the plan; `None` provider when no endpoint is
+/// configured. Its prompts are the workbench's prompt folder (`--prompts` or
+/// config), as `jury run --prompts` reads it.
 #[derive(Clone)]
 pub struct EngineLink {
     pub config: Option<EngineConfig>,
-    /// The prompt folder the workbench was opened with (`--prompts` or
-    /// config): AwAg's set is already in `config`, the other protocols read
-    /// their own files from it, as `jury run --prompts` does.
-    pub prompts_dir: Option<std::path::PathBuf>,
 }
 
 pub struct Executor {
@@ -38,13 +36,12 @@ pub struct Executor {
     cancels: HashMap<u64, CancellationToken>,
 }
 
-/// The request a workbench run sends: its spec as the plan built it, and the
-/// workbench's prompt folder, as `jury run --prompts` would pass it.
-pub fn run_request(plan: RunPlan, prompts_dir: Option<std::path::PathBuf>) -> RunRequest {
+/// The request a workbench run sends: its spec as the plan built it (the
+/// prompts, the workbench's folder, come with the engine's configuration).
+pub fn run_request(plan: RunPlan) -> RunRequest {
     let mut req = RunRequest::for_spec(plan.spec);
     req.item_ids = Some(plan.item_ids);
     req.structured = plan.structured;
-    req.prompts_dir = prompts_dir;
     req.resume = plan.resume;
     req
 }
@@ -252,8 +249,7 @@ impl Executor {
         };
         let cancel = CancellationToken::new();
         self.cancels.insert(tag, cancel.clone());
-        let dir = self.engine.prompts_dir.clone();
-        run_task::start(cfg, tag, plan, dir, cancel, self.tx.clone());
+        run_task::start(cfg, tag, plan, cancel, self.tx.clone());
     }
 
     fn plan_runs(&mut self, plans: Vec<RunPlan>) {
@@ -265,9 +261,9 @@ impl Executor {
             let _ = self.tx.send(result(Err(crate::config::NO_ENDPOINT.into())));
             return;
         };
-        let (dir, tx) = (self.engine.prompts_dir.clone(), self.tx.clone());
+        let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(result(run_task::summarize(&cfg, plans, dir)));
+            let _ = tx.send(result(run_task::summarize(&cfg, plans)));
         });
     }
 
@@ -309,14 +305,14 @@ mod tests {
         }
     }
 
+    /// The prompt folder comes with the engine's configuration, the same
+    /// for every protocol (`prompt::tests` checks each reads its own folder).
     #[test]
-    fn the_workbench_runs_every_protocol_with_its_prompt_folder() {
+    fn the_workbench_runs_every_protocol() {
         for p in [Protocol::Awag, Protocol::Rubric, Protocol::Guideline] {
-            let dir = std::path::PathBuf::from("my-prompts");
-            let req = run_request(plan(p), Some(dir.clone()));
-            assert_eq!(req.prompts_dir, Some(dir), "{p:?}");
+            let req = run_request(plan(p));
+            assert_eq!(req.spec.protocol(), p);
             assert_eq!(req.item_ids, Some(vec!["i1".to_string()]));
-            assert!(run_request(plan(p), None).prompts_dir.is_none());
         }
     }
 

@@ -8,21 +8,16 @@ use super::super::msg::Msg;
 use super::run_request;
 use crate::engine::{EngineConfig, EngineError, Plan, RunRequest, make_plan, spawn_planned_with};
 use crate::store::Store;
-use std::path::PathBuf;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 /// Counts each run twice: what is missing (resume) and everything (re-judge).
-pub fn summarize(
-    cfg: &EngineConfig,
-    plans: Vec<RunPlan>,
-    prompts_dir: Option<PathBuf>,
-) -> Result<Vec<PlannedRun>, String> {
+pub fn summarize(cfg: &EngineConfig, plans: Vec<RunPlan>) -> Result<Vec<PlannedRun>, String> {
     let store = Store::open(&cfg.db_path).map_err(|e| e.to_string())?;
     plans
         .into_iter()
         .map(|plan| {
-            let mut req = run_request(plan.clone(), prompts_dir.clone());
+            let mut req = run_request(plan.clone());
             req.resume = true;
             let missing = make_plan(cfg, &req, &store).map_err(|e| e.to_string())?;
             counted(cfg, &store, plan, &req, &missing)
@@ -91,7 +86,7 @@ async fn plan_off_thread(cfg: &EngineConfig, req: &RunRequest) -> Result<Plan, S
         make_plan(&cfg, &req, &store)
     })
     .await
-    .map_err(|e| EngineError::Setup(format!("planning stopped: {e}")))
+    .map_err(EngineError::PlanningStopped)
     .and_then(|r| r)
     .map_err(|e| e.to_string())
 }
@@ -128,7 +123,6 @@ pub fn start(
     cfg: EngineConfig,
     tag: u64,
     plan: RunPlan,
-    prompts_dir: Option<PathBuf>,
     cancel: CancellationToken,
     tx: UnboundedSender<Msg>,
 ) {
@@ -136,7 +130,7 @@ pub fn start(
         let ended = |error: Option<String>| {
             let _ = tx.send(Msg::RunEnded { tag, error });
         };
-        let req = run_request(plan.clone(), prompts_dir);
+        let req = run_request(plan.clone());
         let p = match plan_off_thread(&cfg, &req).await {
             Ok(p) => p,
             Err(e) => return ended(Some(e)),

@@ -507,7 +507,7 @@ pub mod help {
     pub const LABEL_STATES: &str =
         "label states: ✓saved (on disk) · …saving · ✗UNSAVED (kept; retry with the retry key)";
     pub const UNBOUND: &str = "(unbound)";
-    /// The search field's terms (issue 15.11) and what "labelled" counts (15.10).
+    /// The search field's terms and what "labelled" counts.
     pub const SEARCH_TERMS: &[&str] = &[
         "search (/): free words match id, title or sender; terms narrow further, all combined with the filter (f) and order (o):",
         "  urgency=not        the classifier's value on a classification",

@@ -1,4 +1,4 @@
-//! From figure to items (issue 15.12): in the agreement view, tab moves the
+//! From figure to items: in the agreement view, tab moves the
 //! focus into the selected group's confusion matrix, the arrows move between
 //! its cells, and Enter lists exactly the items behind the cell (or, from
 //! the group table, behind the whole group). Esc on that list comes back to

@@ -75,7 +75,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunEnded { tag, error } => {
             fewshot_loop::run_ended(app, tag, &error, &mut fx);
             run::run_ended(app, tag, error);
-            nav::verdicts_changed(app, &mut fx);
+            nav::verdicts_changed(app);
         }
         Msg::LabelSaved { req, result } => label::label_saved(app, req, result, &mut fx),
         Msg::UndoRefused { req, current, why } => {
@@ -107,6 +107,9 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
         Msg::SplitForLoop(r) => fewshot_loop::split_loaded(app, r, &mut fx),
     }
+    // The list shows the escalation queue (chosen, restored with the
+    // session, or made stale by a run) and it is not there yet: find it.
+    nav::want_escalations(app, &mut fx);
     // Quitting (from a key or from the quit prompt's last answer): the
     // session goes to the writer, which finishes before the process ends.
     if app.chrome.quit {
@@ -165,7 +168,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),
         PrevRow => nav::move_row(app, -1),
-        CycleFilter | CycleOrder => nav::cycle_list(app, action, fx),
+        CycleFilter | CycleOrder => nav::cycle_list(app, action),
         Activate => match app.chrome.view {
             View::Main | View::Compare => run::judge(app, fx),
             View::Agreement(_) => drill::open(app),

@@ -209,6 +209,7 @@ pub fn escalations_loaded(
     app: &mut App,
     r: Result<Vec<(String, crate::domain::ComboKey)>, String>,
 ) {
+    app.data.escalations_asked = false;
     let queue = match r {
         Ok(q) => q,
         Err(e) => {
@@ -240,32 +241,35 @@ pub fn escalations_loaded(
     }
 }
 
-/// A run ended: the escalation queue was made of the verdicts before it.
-/// Found again at once when the list shows it, else when next asked.
-pub fn verdicts_changed(app: &mut App, fx: &mut Vec<Effect>) {
-    if app.data.escalations.is_none() {
+/// A run ended: the escalation queue was made of the verdicts before it,
+/// and is found again when the list shows it ([`want_escalations`]).
+pub fn verdicts_changed(app: &mut App) {
+    app.data.escalations = None;
+}
+
+/// Asks for the escalation queue when the list shows it and it is neither
+/// there nor already asked for.
+pub fn want_escalations(app: &mut App, fx: &mut Vec<Effect>) {
+    if app.list.filter != Filter::NeedsPerson
+        || app.data.escalations.is_some()
+        || app.data.escalations_asked
+    {
         return;
     }
-    if app.list.filter == Filter::NeedsPerson {
-        fx.push(Effect::LoadEscalations);
-    } else {
-        app.data.escalations = None;
-    }
+    app.data.escalations_asked = true;
+    fx.push(Effect::LoadEscalations);
+    app.chrome
+        .info(crate::tui::strings::msg::FINDING_ESCALATIONS);
 }
 
 /// The list's filter or order changed.
-pub fn cycle_list(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+pub fn cycle_list(app: &mut App, action: Action) {
     if action == Action::CycleFilter {
         app.list.filter = app.list.filter.next();
         // Blind review: which items the judge disagrees on, or cannot
         // stand by alone, is the judge's answer.
         while app.choices.blind && app.list.filter.reads_judge() {
             app.list.filter = app.list.filter.next();
-        }
-        if app.list.filter == Filter::NeedsPerson && app.data.escalations.is_none() {
-            fx.push(Effect::LoadEscalations);
-            app.chrome
-                .info(crate::tui::strings::msg::FINDING_ESCALATIONS);
         }
         app.refilter();
         return;

@@ -1,4 +1,4 @@
-//! `R` over a mixed list judges each item as its owner (issue 15.15):
+//! `R` over a mixed list judges each item as its owner:
 //! Maren's mail is judged speaking as Maren, not as whoever the picker shows.
 
 use super::super::app::App;

@@ -27,7 +27,7 @@ pub fn preview_text(app: &App) -> String {
         Err(e) => {
             return format!(
                 "cannot build the request: {}",
-                crate::tui::strings::flat(&e, 300)
+                crate::tui::strings::flat(&e.to_string(), 300)
             );
         }
     };

@@ -389,7 +389,7 @@ fn labels_are_stamped_with_the_time_update_is_given() {
     );
 }
 
-/// Issue 15.7: `G` in the prompt and help views shows the last page of the
+/// `G` in the prompt and help views shows the last page of the
 /// text (not a blank one past its end), and `g` comes back to the top from
 /// anywhere.
 #[test]
@@ -496,6 +496,16 @@ fn needs_a_person_lists_the_escalation_queue_and_a_label_takes_an_item_out() {
         },
     );
     assert!(fx.contains(&Effect::LoadEscalations), "{fx:?}");
+    // Asked once: a keystroke while it is computed asks nothing more.
+    assert!(!key(&mut app, 'j').contains(&Effect::LoadEscalations));
+    // A session kept with the filter on asks for the queue at the first
+    // message after it is restored (the start-up resize).
+    let kept = crate::tui::update::session::capture(&app);
+    let mut again = crate::tui::fixtures::app();
+    crate::tui::update::session::restore(&mut again, &kept);
+    assert_eq!(again.list.filter, Filter::NeedsPerson);
+    let fx = update(&mut again, Msg::Resize(120, 32));
+    assert_eq!(fx, vec![Effect::LoadEscalations]);
     // Blind review never shows a filter made of the judge's answers.
     let mut app = crate::tui::fixtures::app();
     key(&mut app, 'b');

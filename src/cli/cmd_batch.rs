@@ -1,0 +1,144 @@
+//! Batch runs and batch files: `jury run --batch` (through the OpenAI Batch
+//! API), `jury batch export` (a request file for another engine) and
+//! `jury batch import` (its answers, into the run they belong to).
+
+use super::args::{BatchExportArgs, BatchImportArgs, Cli, Command, RunArgs};
+use super::cmd_run::drive::follow;
+use super::open_store;
+use crate::config::Settings;
+use crate::domain::RunSpec;
+use crate::engine::{BatchMode, BatchOrder, EngineConfig, Plan, Reopen, RunRequest};
+use clap::Parser;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// `jury batch export --out FILE [run flags]`.
+pub fn export(s: &Settings, a: BatchExportArgs) -> anyhow::Result<ExitCode> {
+    if a.run.batch {
+        anyhow::bail!("`jury batch export` writes a file; --batch sends one (`jury run --batch`)");
+    }
+    super::cmd_run::run_one(s, a.run, Some(a.out))
+}
+
+/// A new batch run, sent as `mode` says, followed to its end.
+pub(super) async fn send(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    mode: BatchMode,
+    as_json: bool,
+) -> anyhow::Result<ExitCode> {
+    let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
+    let db = cfg.db_path.clone();
+    let order = BatchOrder {
+        mode,
+        // The command as given: an import rebuilds the run's judge from it.
+        argv: std::env::args().skip(1).collect(),
+    };
+    let handle = crate::engine::spawn_batch(cfg, req, plan, order);
+    follow(handle, &endpoint, &db, as_json).await
+}
+
+/// The run whose batch is still open (sent, never read) for the judge of
+/// `spec`, when there is one.
+pub(super) fn open_batch_for(s: &Settings, spec: &RunSpec) -> anyhow::Result<Option<i64>> {
+    let store = open_store(s)?;
+    for job in store.open_batch_jobs()? {
+        let Some(run) = store.run(job.run_id)? else {
+            continue;
+        };
+        let r = &run.spec;
+        if r.protocol == spec.protocol
+            && r.mode == spec.mode
+            && r.persona_id == spec.persona_id
+            && r.perspective_ids == spec.perspective_ids
+            && r.model == spec.model
+            && r.prompt_hash == spec.prompt_hash
+        {
+            return Ok(Some(job.run_id));
+        }
+    }
+    Ok(None)
+}
+
+/// Waits again for the open batch of `run_id` and reads its answers.
+pub(super) async fn wait_again(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    run_id: i64,
+    a: &RunArgs,
+) -> anyhow::Result<ExitCode> {
+    if !a.json {
+        eprintln!(
+            "run {run_id}: its batch was sent before; waiting for it (nothing is sent again)"
+        );
+    }
+    let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
+    let db = cfg.db_path.clone();
+    let poll = Duration::from_secs(a.batch_poll.max(1));
+    let handle = crate::engine::spawn_reopen(cfg, req, plan, run_id, Reopen::Wait { poll });
+    follow(handle, &endpoint, &db, a.json).await
+}
+
+/// `jury batch import FILE`: each run the file's lines name, in turn.
+pub fn import(s: &Settings, a: BatchImportArgs) -> anyhow::Result<ExitCode> {
+    let text = crate::readfile::read_to_string(&a.file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", a.file.display()))?;
+    let (lines, skipped) = crate::engine::batch_file::read_answers(&text);
+    let mut runs: Vec<i64> = lines.iter().map(|l| l.run_id).collect();
+    runs.sort_unstable();
+    runs.dedup();
+    if runs.is_empty() {
+        anyhow::bail!(
+            "{} has no answer line of a jury batch (custom ids `jury-RUN-N`); {skipped} lines were not read",
+            a.file.display()
+        );
+    }
+    if skipped > 0 {
+        eprintln!(
+            "{skipped} lines of {} were not jury's answers and were left out",
+            a.file.display()
+        );
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("jury-import")
+        .enable_all()
+        .build()?;
+    let mut code = ExitCode::SUCCESS;
+    for run_id in runs {
+        let store = open_store(s)?;
+        let jobs = store.batch_jobs(run_id)?;
+        let Some(job) = jobs.first() else {
+            anyhow::bail!("run {run_id} has no batch file: its answers cannot be read");
+        };
+        let Some(run) = store.run(run_id)? else {
+            anyhow::bail!("there is no run {run_id} in this store");
+        };
+        drop(store);
+        let run_args = run_args_of(&job.argv)?;
+        let (cfg, req, plan) = super::cmd_run::judge_of(s, &run_args, &run.spec.model)?;
+        let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
+        let db = cfg.db_path.clone();
+        let what = Reopen::Answers(text.clone());
+        let c = rt.block_on(async {
+            let handle = crate::engine::spawn_reopen(cfg, req, plan, run_id, what);
+            follow(handle, &endpoint, &db, a.json).await
+        })?;
+        if code == ExitCode::SUCCESS {
+            code = c;
+        }
+    }
+    Ok(code)
+}
+
+/// The run flags of a stored command line (`run …` or `batch export …`).
+fn run_args_of(argv: &[String]) -> anyhow::Result<RunArgs> {
+    let cli = Cli::try_parse_from(std::iter::once("jury".to_string()).chain(argv.iter().cloned()))
+        .map_err(|e| anyhow::anyhow!("the run's command line no longer reads: {e}"))?;
+    match cli.command {
+        Some(Command::Run(a)) => Ok(*a),
+        Some(Command::Batch(super::args::BatchCommand::Export(a))) => Ok(a.run),
+        _ => anyhow::bail!("the run's command line is not a run: {}", argv.join(" ")),
+    }
+}

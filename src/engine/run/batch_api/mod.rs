@@ -1,0 +1,305 @@
+//! Runs sent as batches: the run's requests become a batch file (the OpenAI
+//! Batch API's format, [`file`]), written for another engine (`jury batch
+//! export`) or sent through the Batch API (`jury run --batch`); the answers
+//! (`jury batch import`, or the batch's output and error files) go through
+//! the same validation, salvage and failure records as streamed ones
+//! ([`super::batch::judge_answer`]). Nothing is ever sent directly: a line
+//! that failed or is missing stays missing, for `--resume`.
+
+mod answers;
+pub mod file;
+mod reopen;
+mod wait;
+
+use answers::{import, invalid_request};
+pub use reopen::reopen;
+use wait::wait_all;
+
+use super::batch::judge_answer;
+use super::failure::FailureRecord;
+use super::{Ctx, Plan};
+use crate::domain::{ComboKey, FailureKind, RunStatus};
+use crate::engine::budget::RunLedger;
+use crate::engine::writer::{self, WriteCmd};
+use crate::engine::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
+use crate::protocol::Unit;
+use crate::provider::batch::{BatchClient, BatchState};
+use crate::provider::spend_gate::{Admission, Outcome, Reservation, SpendGate};
+use crate::provider::{ChatCall, Client, ToolMode};
+use crate::store::{BatchJob, BatchRequestRow, Store};
+use file::AnswerLine;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+/// Why a run made as a batch cannot be taken up again.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BatchError {
+    #[error("there is no run {0}")]
+    NoRun(i64),
+    #[error("run {0} was not sent as a batch")]
+    NotABatch(i64),
+    #[error(
+        "run {run_id} was asked with other prompts than the ones jury has now (prompt set {then} then, {now} now): its answers cannot be matched"
+    )]
+    PromptsChanged {
+        run_id: i64,
+        then: String,
+        now: String,
+    },
+}
+
+/// How a batch run's requests leave.
+#[derive(Debug, Clone)]
+pub enum BatchMode {
+    /// Written to this file (and `-2`, `-3`… when more than one file's worth).
+    Export { out: PathBuf },
+    /// Sent through the Batch API, its status read every `poll`.
+    Api { poll: Duration },
+}
+
+/// A batch run as asked for: how, and the command line that asked (an
+/// import rebuilds the run's judge from it).
+#[derive(Debug, Clone)]
+pub struct BatchOrder {
+    pub mode: BatchMode,
+    pub argv: Vec<String>,
+}
+
+/// What a run made earlier does next.
+#[derive(Debug, Clone)]
+pub enum Reopen {
+    /// Read these answer lines (an output file of the batch format).
+    Answers(String),
+    /// Wait for its open batches, then read their answers.
+    Wait { poll: Duration },
+}
+
+/// One request of the batch file, as the run judges its answer.
+struct Request {
+    idx: u32,
+    part: u32,
+    units: Vec<Unit>,
+    call: ChatCall,
+}
+
+/// Sends a new run's requests as `order` says. Returns the note the run is
+/// parked with when its answers are to come from elsewhere (an export).
+pub(super) async fn send(
+    ctx: &Ctx,
+    ledger: &RunLedger,
+    batches: Vec<Vec<Unit>>,
+    order: &BatchOrder,
+    db: &std::path::Path,
+) -> Option<String> {
+    // Nothing of a batch run is sent directly (not even a follow-up turn).
+    ctx.stop.cancel();
+    let (mut requests, lines) = build(ctx, ledger, batches)?;
+    let (parts, files) = file::split(&lines, file::MAX_BYTES);
+    drop(lines);
+    for (r, p) in requests.iter_mut().zip(&parts) {
+        r.part = *p;
+    }
+    let rows: Vec<BatchRequestRow> = requests
+        .iter()
+        .map(|r| BatchRequestRow {
+            idx: r.idx,
+            part: r.part,
+            keys: r.units.iter().map(|u| u.key.clone()).collect(),
+            max_tokens: r.call.max_tokens.unwrap_or(0),
+        })
+        .collect();
+    let recorded = Store::open(db).and_then(|mut s| {
+        s.record_batch_requests(ctx.run_id, &rows)?;
+        Ok(s)
+    });
+    let mut store = match recorded {
+        Ok(s) => s,
+        Err(e) => {
+            ctx.stop_with(format!("cannot record the batch's requests: {e}"));
+            return None;
+        }
+    };
+    match &order.mode {
+        BatchMode::Export { out } => export(ctx, &mut store, files, out, &order.argv),
+        BatchMode::Api { poll } => {
+            let client = match BatchClient::new(ctx.client().config()) {
+                Ok(c) => c,
+                Err(e) => {
+                    ctx.stop_with(e.to_string());
+                    return None;
+                }
+            };
+            let jobs = upload(ctx, &client, &mut store, files, &order.argv).await?;
+            let requests = by_part(requests);
+            wait_all(ctx, ledger, &client, &mut store, jobs, requests, *poll).await;
+            None
+        }
+    }
+}
+
+/// Each batch's request and its line; `None` when the budget does not hold
+/// the worst case of them all (the run is stopped then).
+fn build(
+    ctx: &Ctx,
+    ledger: &RunLedger,
+    batches: Vec<Vec<Unit>>,
+) -> Option<(Vec<Request>, Vec<String>)> {
+    let mode = ctx.client().tool_mode();
+    let mut requests = Vec::with_capacity(batches.len());
+    let mut lines = Vec::with_capacity(batches.len());
+    for units in batches {
+        let mut call = match ctx.protocol.build_call(&units, &ctx.boundary) {
+            Ok(c) => c,
+            Err(reason) => {
+                invalid_request(ctx, &units, reason);
+                continue;
+            }
+        };
+        call.max_tokens = Some(ctx.request.max_tokens_for(units.len()));
+        let idx = requests.len() as u32;
+        let line = file::request_line(ctx.client().config(), mode, &call, ctx.run_id, idx);
+        // The worst case of every line is held against the budget before
+        // anything leaves: a batch cannot be stopped half-way once sent.
+        match ledger.reserve(line.len(), call.max_tokens) {
+            Admission::Granted(_) => {}
+            Admission::Refused(why) => {
+                ctx.stop_with(format!("{why}; the batch was not sent"));
+                return None;
+            }
+            Admission::Wait => {
+                ctx.stop_with(
+                    "the budget does not cover the worst case of every request of the batch; the batch was not sent"
+                        .to_string(),
+                );
+                return None;
+            }
+        }
+        lines.push(line);
+        requests.push(Request {
+            idx,
+            part: 1,
+            units,
+            call,
+        });
+    }
+    Some((requests, lines))
+}
+
+/// A part of this run's batch, before it is written or sent.
+fn job(ctx: &Ctx, part: u32, kind: &str, status: &str, argv: &[String]) -> BatchJob {
+    BatchJob {
+        run_id: ctx.run_id,
+        part,
+        kind: kind.into(),
+        argv: argv.to_vec(),
+        boundary: ctx.boundary.clone(),
+        tool_mode: ctx.client().tool_mode().as_str().into(),
+        batch_id: None,
+        input_file_id: None,
+        output_file_id: None,
+        error_file_id: None,
+        status: status.into(),
+        counts: None,
+        imported: false,
+    }
+}
+
+/// Writes the request files; returns the note the run is parked with.
+fn export(
+    ctx: &Ctx,
+    store: &mut Store,
+    files: Vec<String>,
+    out: &std::path::Path,
+    argv: &[String],
+) -> Option<String> {
+    let mut written = Vec::new();
+    for (i, text) in files.iter().enumerate() {
+        let part = i as u32 + 1;
+        let path = file::part_path(out, part);
+        if let Err(e) = std::fs::write(&path, text) {
+            ctx.stop_with(format!("cannot write {}: {e}", path.display()));
+            return None;
+        }
+        if let Err(e) = store.save_batch_job(&job(ctx, part, "file", "exported", argv)) {
+            ctx.stop_with(format!("cannot record the batch file: {e}"));
+            return None;
+        }
+        written.push(path.display().to_string());
+    }
+    Some(format!(
+        "batch file written ({}): waiting for `jury batch import` of its answers",
+        written.join(", ")
+    ))
+}
+
+/// Uploads each file and creates its batch, every id stored as soon as it
+/// is known; `None` when the run stopped.
+async fn upload(
+    ctx: &Ctx,
+    client: &BatchClient,
+    store: &mut Store,
+    files: Vec<String>,
+    argv: &[String],
+) -> Option<Vec<BatchJob>> {
+    let mut jobs = Vec::new();
+    for (i, text) in files.into_iter().enumerate() {
+        let part = i as u32 + 1;
+        let mut j = job(ctx, part, "api", "uploading", argv);
+        let name = format!("jury-run-{}-{part}.jsonl", ctx.run_id);
+        match client.upload(&name, text.into_bytes()).await {
+            Ok(id) => j.input_file_id = Some(id),
+            Err(e) => {
+                ctx.stop_with(ctx.redact(&e.to_string()));
+                return None;
+            }
+        }
+        // Stored before the batch is created: a process killed now
+        // creates it from the same file when resumed.
+        if let Err(e) = store.save_batch_job(&j) {
+            ctx.stop_with(format!("cannot record the batch: {e}"));
+            return None;
+        }
+        if !create(ctx, client, store, &mut j).await {
+            return None;
+        }
+        jobs.push(j);
+    }
+    Some(jobs)
+}
+
+/// Creates the batch of `job`'s uploaded file and stores its id before
+/// anything waits on it. False when the run stopped.
+async fn create(ctx: &Ctx, client: &BatchClient, store: &mut Store, job: &mut BatchJob) -> bool {
+    let Some(input) = job.input_file_id.clone() else {
+        ctx.stop_with("the batch's request file was never uploaded".into());
+        return false;
+    };
+    match client.create(&input).await {
+        Ok(state) => {
+            job.batch_id = Some(state.id.clone());
+            job.status = state.status.clone();
+            job.counts = Some(state.counts_json());
+            if let Err(e) = store.save_batch_job(job) {
+                ctx.stop_with(format!("cannot record the batch: {e}"));
+                return false;
+            }
+            true
+        }
+        Err(e) => {
+            ctx.stop_with(ctx.redact(&e.to_string()));
+            false
+        }
+    }
+}
+
+fn by_part(requests: Vec<Request>) -> HashMap<u32, Vec<Request>> {
+    let mut m: HashMap<u32, Vec<Request>> = HashMap::new();
+    for r in requests {
+        m.entry(r.part).or_default().push(r);
+    }
+    m
+}

@@ -1,0 +1,214 @@
+//! A batch run taken up again: after a killed process (`--resume`) or
+//! with its answers from another engine (`jury batch import`).
+
+use super::*;
+
+/// The run `run_id`, made earlier as a batch run, taken up again by this
+/// process: its answers read from `what`. `plan` is the run's judge rebuilt
+/// from its command line (its units are looked up by key).
+pub async fn reopen(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    run_id: i64,
+    what: Reopen,
+    events: UnboundedSender<EngineEvent>,
+    cancel: CancellationToken,
+) -> Result<RunOutcome, EngineError> {
+    let mut store = Store::open(&cfg.db_path)?;
+    let Some(run) = store.run(run_id)? else {
+        return Err(BatchError::NoRun(run_id).into());
+    };
+    if run.spec.prompt_hash != plan.spec.prompt_hash {
+        return Err(BatchError::PromptsChanged {
+            run_id,
+            then: run.spec.prompt_hash,
+            now: plan.spec.prompt_hash,
+        }
+        .into());
+    }
+    let jobs = store.batch_jobs(run_id)?;
+    let Some(first) = jobs.first().cloned() else {
+        return Err(BatchError::NotABatch(run_id).into());
+    };
+    let rows = store.batch_requests(run_id)?;
+    let mut provider = cfg.provider.clone();
+    provider.tool_mode = ToolMode::parse(&first.tool_mode).unwrap_or(ToolMode::Tools);
+    provider.fallback = false;
+    let units: HashMap<ComboKey, Unit> = plan
+        .batches
+        .iter()
+        .flatten()
+        .map(|u| (u.key.clone(), u.clone()))
+        .collect();
+    let total: u64 = rows.iter().map(|r| r.keys.len() as u64).sum();
+    store.adopt_run(run_id)?;
+    let _ = events.send(EngineEvent::RunStarted {
+        run_id,
+        total,
+        skipped: 0,
+    });
+    let progress = Progress {
+        run_id,
+        total,
+        ..Progress::default()
+    };
+    let writer = writer::start(store, progress, events.clone(), cancel.clone())
+        .map_err(EngineError::WriterStart)?;
+    let ledger = Arc::new(RunLedger::new(
+        crate::engine::price::batch_price_for(&plan.spec.model),
+        None,
+        writer.tx.clone(),
+    ));
+    // Nothing is sent directly: the client is stopped before it starts.
+    let stop = CancellationToken::new();
+    stop.cancel();
+    let client = Client::new(provider)
+        .map_err(EngineError::Provider)?
+        .with_stop(stop.clone());
+    let ctx = Ctx {
+        run_id,
+        protocol: plan.protocol.clone(),
+        servers: super::super::servers::Servers::new(vec![super::super::servers::Servers::server(
+            client, 1,
+        )]),
+        spec: plan.spec,
+        boundary: first.boundary.clone(),
+        max_attempts: 1,
+        events: events.clone(),
+        writes: writer.tx.clone(),
+        cancel: cancel.clone(),
+        stop,
+        stop_note: std::sync::Mutex::new(None),
+        stream_texts: false,
+        request: req,
+        paths: std::sync::Mutex::new(HashMap::new()),
+        no_logprobs_said: std::sync::atomic::AtomicBool::new(false),
+    };
+    let requests = requests_of(&ctx, rows, &units);
+    let mut reopened = Store::open(&cfg.db_path)?;
+    match what {
+        Reopen::Answers(text) => {
+            let (answers, _) = file::read_answers(&text);
+            import(
+                &ctx,
+                &ledger,
+                requests,
+                answers,
+                "no answer: the answer file has no line for this request; --resume asks for it again",
+            )
+            .await;
+            for mut j in jobs {
+                j.imported = true;
+                j.status = "imported".into();
+                let _ = reopened.save_batch_job(&j);
+            }
+        }
+        Reopen::Wait { poll } => {
+            let client = BatchClient::new(ctx.client().config()).map_err(EngineError::Provider)?;
+            let open: Vec<BatchJob> = jobs.into_iter().filter(|j| !j.imported).collect();
+            wait_all(
+                &ctx,
+                &ledger,
+                &client,
+                &mut reopened,
+                open,
+                by_part(requests),
+                poll,
+            )
+            .await;
+        }
+    }
+    finish(ctx, writer, &cancel).await
+}
+
+/// The requests of the stored `rows`, their units looked up by key; keys
+/// no longer among the run's units are recorded as failed.
+fn requests_of(
+    ctx: &Ctx,
+    rows: Vec<BatchRequestRow>,
+    units: &HashMap<ComboKey, Unit>,
+) -> Vec<Request> {
+    let mut requests = Vec::with_capacity(rows.len());
+    let mut unknown = Vec::new();
+    for row in rows {
+        let mut us = Vec::with_capacity(row.keys.len());
+        for k in row.keys {
+            match units.get(&k) {
+                Some(u) => us.push(u.clone()),
+                None => unknown.push(k),
+            }
+        }
+        if us.is_empty() {
+            continue;
+        }
+        match ctx.protocol.build_call(&us, &ctx.boundary) {
+            Ok(mut call) => {
+                call.max_tokens = Some(row.max_tokens);
+                requests.push(Request {
+                    idx: row.idx,
+                    part: row.part,
+                    units: us,
+                    call,
+                });
+            }
+            Err(reason) => invalid_request(ctx, &us, reason),
+        }
+    }
+    if !unknown.is_empty() {
+        let n = unknown.len() as u64;
+        ctx.record_failure(FailureRecord {
+            kind: FailureKind::Invalid,
+            keys: unknown,
+            reason:
+                "these combinations are no longer among the run's items (removed from the store?)"
+                    .into(),
+            raw: "",
+            status: None,
+            finish: None,
+            request: "",
+            attempt: 0,
+        });
+        let _ = ctx.writes.send(WriteCmd::Failed(n));
+    }
+    requests
+}
+
+/// Ends a run taken up again as [`super::execute`] ends one.
+async fn finish(
+    ctx: Ctx,
+    writer: writer::Writer,
+    cancel: &CancellationToken,
+) -> Result<RunOutcome, EngineError> {
+    let note = ctx.stop_note.lock().ok().and_then(|n| n.clone());
+    let status = if cancel.is_cancelled() && note.is_none() {
+        RunStatus::Cancelled
+    } else if note.is_some() {
+        RunStatus::Failed
+    } else {
+        RunStatus::Done
+    };
+    let note = note.or_else(|| (status == RunStatus::Cancelled).then(|| "cancelled".to_string()));
+    let run_id = ctx.run_id;
+    // How this run's answers came back, now that they have.
+    let summary = crate::engine::run::structured_summary(&ctx, "answers of a batch");
+    let _ = writer.tx.send(WriteCmd::Structured(summary));
+    let _ = writer.tx.send(WriteCmd::Finish {
+        status,
+        note: note.clone(),
+    });
+    drop(ctx);
+    drop(writer.tx);
+    let finished = tokio::task::spawn_blocking(move || writer.join.join())
+        .await
+        .map_err(EngineError::WriterStopped)?
+        .map_err(|_| EngineError::WriterPanicked)?
+        .map_err(EngineError::WriteRefused)?;
+    let (status, note) = finished.ended.unwrap_or((status, note));
+    Ok(RunOutcome {
+        run_id,
+        status,
+        progress: finished.progress,
+        note,
+    })
+}

@@ -1,0 +1,133 @@
+//! Prompt versions per classification (docs/design.md §7): when the same judge
+//! (protocol, mode, model) ran with two or more prompt sets, each version's
+//! own judge-vs-human agreement on what it judged, and — the figure to act
+//! on — its change from the version before, computed only on the
+//! combinations both versions judged, with paired intervals
+//! ([`paired`](super::paired)). A version run on a subset never shows a
+//! delta made of two different item sets.
+
+use super::paired::{PairedDelta, ci_or_reason, paired_delta};
+use super::pairs::{Comparison, Pair};
+use super::prompt_change::{both_judged, by_version, categories, in_run_order};
+use crate::analytics::Figure;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One classification, one person, one judge: agreement per prompt version.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PromptDelta {
+    pub judge: String,
+    pub person: String,
+    pub classification: String,
+    pub scale: String,
+    pub versions: Vec<Version>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Version {
+    pub prompts: String,
+    /// Combinations this version judged and the person labelled.
+    pub n: usize,
+    /// On this version's own `n` (not comparable across versions when the
+    /// item sets differ: `change` is).
+    pub percent_agreement: Figure,
+    pub cohen_kappa: Figure,
+    /// From the previous version, on the combinations both judged; `None`
+    /// for the first version.
+    pub change: Option<PairedDelta>,
+}
+
+/// `first_run_of` orders prompt hashes by the first run that used them.
+pub fn deltas(
+    pairs: &BTreeMap<Comparison, Vec<Pair>>,
+    first_run_of: &dyn Fn(&str) -> i64,
+    resamples: usize,
+    seed: u64,
+) -> Vec<PromptDelta> {
+    by_version(pairs, true)
+        .into_iter()
+        .filter(|(_, vs)| vs.len() > 1)
+        .map(|((judge, person, classification, scale), versions)| {
+            let order = in_run_order(&versions, first_run_of);
+            let k = categories(&versions);
+            let mut out: Vec<Version> = Vec::with_capacity(order.len());
+            for (i, name) in order.iter().enumerate() {
+                let mine = &versions[*name];
+                let own: Vec<(u8, u8)> = mine
+                    .values()
+                    .map(|(a, b)| (a.ordinal(), b.ordinal()))
+                    .collect();
+                let f = crate::analytics::Figures::compute(&own, k, false, resamples, seed)
+                    .expect("indices come from the scale itself");
+                let change = (i > 0).then(|| {
+                    let both = both_judged(&versions, order[i - 1], name);
+                    paired_delta(&both, k, resamples, seed)
+                });
+                out.push(Version {
+                    prompts: (*name).clone(),
+                    n: own.len(),
+                    percent_agreement: f.percent_agreement,
+                    cohen_kappa: f.cohen_kappa,
+                    change,
+                });
+            }
+            PromptDelta {
+                judge,
+                person,
+                classification,
+                scale,
+                versions: out,
+            }
+        })
+        .collect()
+}
+
+/// Table lines for the deltas (empty when no judge ran two prompt sets).
+pub fn table(deltas: &[PromptDelta]) -> Vec<String> {
+    if deltas.is_empty() {
+        return Vec::new();
+    }
+    let f = |v: Option<f64>| v.map(|x| format!("{x:+.3}")).unwrap_or_else(|| "–".into());
+    let g = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into());
+    let mut out = vec![
+        String::new(),
+        "prompt versions: judge vs human per classification; Δ from the previous version on the combinations both judged (paired)".into(),
+    ];
+    for d in deltas {
+        out.push(format!(
+            "{} vs {} · {} ({})",
+            crate::sanitize::one_line(&d.judge, 40),
+            crate::sanitize::one_line(&d.person, 20),
+            crate::sanitize::one_line(&d.classification, 30),
+            d.scale
+        ));
+        for v in &d.versions {
+            out.push(format!(
+                "    prompts {:<10} n {:>5}  agree {}  kappa {}",
+                crate::sanitize::one_line(&v.prompts, 10),
+                v.n,
+                g(v.percent_agreement.value),
+                g(v.cohen_kappa.value),
+            ));
+            let Some(c) = &v.change else { continue };
+            if c.n == 0 {
+                out.push(
+                    "        no combination judged by both versions: no delta (the item sets differ)"
+                        .into(),
+                );
+                continue;
+            }
+            out.push(format!(
+                "        Δ on {} paired: agree {} → {} {}{}  kappa {}{}",
+                c.n,
+                g(c.agree_from.value),
+                g(c.agree_to.value),
+                f(c.delta_agree.value),
+                ci_or_reason(&c.delta_agree),
+                f(c.delta_kappa.value),
+                ci_or_reason(&c.delta_kappa),
+            ));
+        }
+    }
+    out
+}

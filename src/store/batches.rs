@@ -1,0 +1,232 @@
+//! Runs sent as batches: each part's batch and file ids (stored before jury
+//! waits, so a killed process finds its batch again) and what each request
+//! of the batch file holds (so an answer file is matched line by line).
+
+use super::runs::host_name;
+use super::{Result, Store, now};
+use crate::domain::ComboKey;
+use rusqlite::params;
+
+/// One part of a batch run: one request file, and with the Batch API one batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchJob {
+    pub run_id: i64,
+    /// From 1; a run of more than one file's worth of requests has several.
+    pub part: u32,
+    /// `api` (sent through the Batch API) or `file` (written for another engine).
+    pub kind: String,
+    /// The command line that made the run: an import rebuilds its judge from it.
+    pub argv: Vec<String>,
+    /// The delimiter the requests' item texts were written with.
+    pub boundary: String,
+    /// The structured path the requests asked for (`tools`, `json_schema`, `json`).
+    pub tool_mode: String,
+    pub batch_id: Option<String>,
+    pub input_file_id: Option<String>,
+    pub output_file_id: Option<String>,
+    pub error_file_id: Option<String>,
+    /// The batch's last status as seen (`exported` for a file).
+    pub status: String,
+    /// `request_counts` as last seen (JSON), when any.
+    pub counts: Option<String>,
+    /// Its answers were read into the run.
+    pub imported: bool,
+}
+
+/// One request of a batch file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchRequestRow {
+    pub idx: u32,
+    pub part: u32,
+    pub keys: Vec<ComboKey>,
+    pub max_tokens: u32,
+}
+
+impl Store {
+    /// Records what each request of `run_id`'s batch file asks.
+    pub fn record_batch_requests(&mut self, run_id: i64, rows: &[BatchRequestRow]) -> Result<()> {
+        let tx = self.immediate()?;
+        {
+            let mut stmt = tx.prepare(
+                "INSERT OR REPLACE INTO batch_requests (run_id, idx, part, keys, max_tokens)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for r in rows {
+                stmt.execute(params![
+                    run_id,
+                    r.idx,
+                    r.part,
+                    serde_json::to_string(&r.keys).unwrap_or_default(),
+                    r.max_tokens
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The requests of `run_id`'s batch file, in order.
+    pub fn batch_requests(&self, run_id: i64) -> Result<Vec<BatchRequestRow>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT idx, part, keys, max_tokens FROM batch_requests WHERE run_id = ?1 ORDER BY idx",
+        )?;
+        let rows = stmt.query_map(params![run_id], |r| {
+            let keys: String = r.get(2)?;
+            Ok(BatchRequestRow {
+                idx: r.get(0)?,
+                part: r.get(1)?,
+                keys: serde_json::from_str(&keys).unwrap_or_default(),
+                max_tokens: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Inserts or updates `job`.
+    pub fn save_batch_job(&mut self, job: &BatchJob) -> Result<()> {
+        let at = now();
+        self.write_one(
+            "INSERT INTO batch_jobs (run_id, part, kind, argv, batch_id, input_file_id, output_file_id,
+               error_file_id, status, counts, imported, created_at, updated_at, boundary, tool_mode)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14)
+             ON CONFLICT (run_id, part) DO UPDATE SET batch_id = ?5, input_file_id = ?6,
+               output_file_id = ?7, error_file_id = ?8, status = ?9, counts = ?10,
+               imported = ?11, updated_at = ?12",
+            params![
+                job.run_id,
+                job.part,
+                job.kind,
+                serde_json::to_string(&job.argv).unwrap_or_default(),
+                job.batch_id,
+                job.input_file_id,
+                job.output_file_id,
+                job.error_file_id,
+                job.status,
+                job.counts,
+                job.imported,
+                at,
+                job.boundary,
+                job.tool_mode
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The batch parts of `run_id`, in order.
+    pub fn batch_jobs(&self, run_id: i64) -> Result<Vec<BatchJob>> {
+        self.batch_jobs_where("run_id = ?1", params![run_id])
+    }
+
+    /// Every batch part sent through the Batch API whose answers were not
+    /// read yet, oldest first.
+    pub fn open_batch_jobs(&self) -> Result<Vec<BatchJob>> {
+        self.batch_jobs_where("kind = 'api' AND imported = 0", params![])
+    }
+
+    fn batch_jobs_where(&self, cond: &str, p: impl rusqlite::Params) -> Result<Vec<BatchJob>> {
+        let sql = format!(
+            "SELECT run_id, part, kind, argv, batch_id, input_file_id, output_file_id, error_file_id,
+               status, counts, imported, boundary, tool_mode FROM batch_jobs WHERE {cond} ORDER BY run_id, part"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(p, |r| {
+            let argv: String = r.get(3)?;
+            Ok(BatchJob {
+                run_id: r.get(0)?,
+                part: r.get(1)?,
+                kind: r.get(2)?,
+                argv: serde_json::from_str(&argv).unwrap_or_default(),
+                batch_id: r.get(4)?,
+                input_file_id: r.get(5)?,
+                output_file_id: r.get(6)?,
+                error_file_id: r.get(7)?,
+                status: r.get(8)?,
+                counts: r.get(9)?,
+                imported: r.get(10)?,
+                boundary: r.get(11)?,
+                tool_mode: r.get(12)?,
+            })
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// This process takes `run_id` over again (a batch run whose process
+    /// ended while it waited, or whose file was exported): running, owned
+    /// here, its end and note cleared.
+    pub fn adopt_run(&mut self, run_id: i64) -> Result<()> {
+        let at = now();
+        self.write_one(
+            "UPDATE runs SET status = 'running', note = NULL, finished_at = NULL,
+               owner_pid = ?2, owner_host = ?3, heartbeat_at = ?4 WHERE id = ?1",
+            params![run_id, std::process::id(), host_name(), at],
+        )?;
+        Ok(())
+    }
+
+    /// Marks `run_id` as waiting for a batch that is answered elsewhere (a
+    /// file exported for another engine): queued, not running, so no
+    /// process is expected to beat for it.
+    pub fn park_run(&mut self, run_id: i64, note: &str) -> Result<()> {
+        self.write_one(
+            "UPDATE runs SET status = 'queued', note = ?2 WHERE id = ?1",
+            params![run_id, note],
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_and_requests_round_trip() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut s = Store::open(&dir.path().join("j.db")).expect("open");
+        let spec = crate::domain::RunSpec {
+            protocol: crate::domain::Protocol::Awag,
+            mode: Some(crate::domain::Mode::One),
+            persona_id: "p".into(),
+            perspective_ids: vec!["q".into()],
+            model: "m".into(),
+            prompt_hash: "h".into(),
+            params: serde_json::json!({}),
+        };
+        let run = s.create_run(&spec, 2).expect("run");
+        let key = ComboKey {
+            item_id: "i".into(),
+            classification_id: "c".into(),
+            perspective_id: "q".into(),
+        };
+        let rows = vec![BatchRequestRow {
+            idx: 0,
+            part: 1,
+            keys: vec![key],
+            max_tokens: 500,
+        }];
+        s.record_batch_requests(run, &rows).expect("requests");
+        assert_eq!(s.batch_requests(run).expect("read"), rows);
+        let mut job = BatchJob {
+            run_id: run,
+            part: 1,
+            kind: "api".into(),
+            argv: vec!["run".into()],
+            boundary: "b".into(),
+            tool_mode: "tools".into(),
+            batch_id: Some("batch_1".into()),
+            input_file_id: Some("file_1".into()),
+            output_file_id: None,
+            error_file_id: None,
+            status: "validating".into(),
+            counts: None,
+            imported: false,
+        };
+        s.save_batch_job(&job).expect("save");
+        assert_eq!(s.open_batch_jobs().expect("open"), vec![job.clone()]);
+        job.status = "completed".into();
+        job.imported = true;
+        s.save_batch_job(&job).expect("update");
+        assert!(s.open_batch_jobs().expect("open").is_empty());
+        assert_eq!(s.batch_jobs(run).expect("jobs"), vec![job]);
+    }
+}

@@ -1,0 +1,325 @@
+//! Batch runs (`jury run --batch`, through the Files and Batches API of the
+//! test server) and batch files (`jury batch export` / `import`), driving
+//! the binary: verdicts as a streamed run's, an expired batch, kill -9
+//! while a batch is in flight, and the export/import round trip.
+#![cfg(feature = "tui")]
+
+use crate::common;
+
+use common::RUN_AS_KENTON;
+use common::{ServerRt, Workspace, jsonl, text};
+use jury::testserver::{BatchApi, BatchScript, Reply, answer_file};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::process::Output;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const ITEMS: &str = "k-001,k-002,k-003";
+
+fn demo(r: &jury::testserver::RecordedRequest) -> Reply {
+    jury::testserver::demo_judge::reply(r, Duration::ZERO)
+}
+
+/// A test server speaking the Batches API, answering lines as the demo judge.
+fn batch_server(script: BatchScript) -> (ServerRt, Arc<BatchApi>) {
+    let api = BatchApi::new(script, demo);
+    let a = api.clone();
+    (ServerRt::start(move |r| a.reply(r)), api)
+}
+
+fn batch_run(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> Output {
+    let mut args = vec!["--mode", "1", "--items", ITEMS, "--batch-size", "2"];
+    args.extend_from_slice(&["--batch", "--batch-poll", "1", "--json"]);
+    args.extend_from_slice(extra);
+    ws.judge(&srv.url(), None, &args)
+}
+
+fn summary(out: &Output) -> Value {
+    serde_json::from_str(text(&out.stdout).trim()).unwrap_or_else(|_| {
+        panic!(
+            "one JSON summary: {}\n{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        )
+    })
+}
+
+/// `(item, classification, value, text)` of every verdict.
+fn verdicts(ws: &Workspace) -> BTreeSet<(String, String, String, String)> {
+    ws.export_rows()
+        .into_iter()
+        .filter(|r| r["kind"] == "verdict")
+        .map(|r| {
+            (
+                r["item_id"].as_str().unwrap_or("").to_string(),
+                r["classification_id"].as_str().unwrap_or("").to_string(),
+                r["value"].to_string(),
+                r["text"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Requests that went to the chat-completions endpoint directly.
+fn direct_requests(srv: &ServerRt) -> usize {
+    srv.server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .count()
+}
+
+#[test]
+fn a_batch_run_gives_the_verdicts_of_a_streamed_run() {
+    let (srv, api) = batch_server(BatchScript {
+        polls_in_progress: 1,
+        ..BatchScript::default()
+    });
+    let ws = Workspace::sample();
+    let out = batch_run(&ws, &srv, &[]);
+    common::assert_success(&out, &["run --batch"]);
+    let s = summary(&out);
+    assert_eq!(s["status"], "done", "{s}");
+    assert_eq!(s["verdicts"], 15, "three items × five classifications: {s}");
+    assert_eq!(api.created().len(), 1);
+    assert_eq!(
+        direct_requests(&srv),
+        0,
+        "a batch run sends nothing directly"
+    );
+    // Every line of the uploaded file is a non-streamed chat request.
+    let uploaded = srv
+        .server
+        .requests()
+        .into_iter()
+        .find(|r| r.path.ends_with("/files"))
+        .expect("an upload");
+    assert!(
+        uploaded
+            .header("content-type")
+            .is_some_and(|c| c.starts_with("multipart/form-data"))
+    );
+
+    let streamed = Workspace::sample();
+    let srv2 = ServerRt::demo();
+    let out = streamed.judge(
+        &srv2.url(),
+        None,
+        &[
+            "--mode",
+            "1",
+            "--items",
+            ITEMS,
+            "--batch-size",
+            "2",
+            "--json",
+        ],
+    );
+    common::assert_success(&out, &["run"]);
+    assert_eq!(verdicts(&ws), verdicts(&streamed));
+    // Its tokens at the batch price: half the model's (gpt-4o-mini, $0.15
+    // and $0.60 per million).
+    let tokens = |k: &str| s[k].as_f64().expect("tokens");
+    let half = (tokens("prompt_tokens") * 0.15 + tokens("completion_tokens") * 0.60) / 2e6;
+    let cost = s["cost_usd"].as_f64().expect("a batch cost");
+    assert!(
+        half > 0.0 && (cost - half).abs() < 1e-12,
+        "{cost} vs {half}"
+    );
+
+    // `jury runs` says how the batch went.
+    let runs = ws.ok(&["runs"]);
+    assert!(
+        runs.contains("batch batch_")
+            && runs.contains("completed, 2/2 answered, 0 failed; answers read"),
+        "{runs}"
+    );
+}
+
+#[test]
+fn an_expired_batch_keeps_what_came_and_resume_completes_it() {
+    let (srv, api) = batch_server(BatchScript {
+        expire_after: Some(1),
+        expire_first_only: true,
+        ..BatchScript::default()
+    });
+    let ws = Workspace::sample();
+    let out = batch_run(&ws, &srv, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let s = summary(&out);
+    // The first request (two items) was answered before the batch expired.
+    assert_eq!(s["verdicts"], 10, "{s}");
+    assert_eq!(s["failed"], 5, "{s}");
+    let failures = ws.store().failures(None).expect("failures");
+    assert!(
+        failures.iter().any(|f| f.reason.contains("batch_expired")),
+        "{failures:?}"
+    );
+
+    let out = batch_run(&ws, &srv, &["--resume"]);
+    common::assert_success(&out, &["run --batch --resume"]);
+    let s = summary(&out);
+    assert_eq!(
+        s["verdicts"], 5,
+        "only the missing item is asked again: {s}"
+    );
+    assert_eq!(api.created().len(), 2);
+    assert_eq!(verdicts(&ws).len(), 15);
+    assert_eq!(direct_requests(&srv), 0);
+}
+
+#[test]
+fn kill_9_while_the_batch_is_in_flight_then_resume_waits_for_the_same_batch() {
+    let (srv, api) = batch_server(BatchScript {
+        polls_in_progress: 3,
+        ..BatchScript::default()
+    });
+    let ws = Workspace::sample();
+    let mut child = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .args(RUN_AS_KENTON)
+        .args(["--mode", "1", "--items", ITEMS, "--batch-size", "2"])
+        .args(["--batch", "--batch-poll", "1", "--json"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn jury");
+    let start = Instant::now();
+    // Killed once it has looked at the batch it created: it is waiting.
+    while !srv
+        .server
+        .requests()
+        .iter()
+        .any(|r| r.method == "GET" && r.path.contains("/batches/"))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the batch never got looked at"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("kill -9");
+    let _ = child.wait();
+    assert_eq!(api.created().len(), 1);
+
+    let out = batch_run(&ws, &srv, &["--resume"]);
+    common::assert_success(&out, &["run --batch --resume"]);
+    let s = summary(&out);
+    assert_eq!(s["verdicts"], 15, "{s}");
+    assert_eq!(
+        api.created().len(),
+        1,
+        "the open batch is waited for, not sent again"
+    );
+    assert_eq!(
+        srv.server
+            .requests()
+            .iter()
+            .filter(|r| r.path.ends_with("/files"))
+            .count(),
+        1,
+        "one upload"
+    );
+    assert_eq!(direct_requests(&srv), 0);
+    assert_eq!(verdicts(&ws).len(), 15);
+}
+
+#[test]
+fn export_then_import_matches_every_line() {
+    let ws = Workspace::sample();
+    let srv = ServerRt::demo();
+    let out_path = ws.path("requests.jsonl");
+    let out = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .args([
+            "batch",
+            "export",
+            "--out",
+            out_path.to_str().expect("utf-8"),
+        ])
+        .args(&RUN_AS_KENTON[1..])
+        .args([
+            "--mode",
+            "1",
+            "--items",
+            ITEMS,
+            "--batch-size",
+            "2",
+            "--json",
+        ])
+        .output()
+        .expect("spawn jury");
+    common::assert_success(&out, &["batch export"]);
+    let s = summary(&out);
+    assert_eq!(s["status"], "queued", "{s}");
+    assert_eq!(
+        s["failed"], 0,
+        "nothing is missing before the answers come: {s}"
+    );
+    assert!(srv.server.requests().is_empty(), "an export sends nothing");
+    let requests = std::fs::read_to_string(&out_path).expect("the request file");
+    let lines = jsonl(&requests);
+    assert_eq!(lines.len(), 2, "three items, two a request");
+    for l in &lines {
+        assert_eq!(l["method"], "POST");
+        assert_eq!(l["url"], "/v1/chat/completions");
+        assert!(l["custom_id"].as_str().unwrap().starts_with("jury-"));
+        assert_ne!(l["body"]["stream"], true, "{l}");
+        assert!(l["body"]["messages"].is_array());
+    }
+
+    // The engine's answers, the second line an error.
+    let answered = answer_file(&requests, demo);
+    let mut out_lines: Vec<Value> = jsonl(&answered);
+    out_lines[1]["response"] = serde_json::json!({
+        "status_code": 400,
+        "body": {"error": {"message": "model overloaded", "type": "invalid_request_error"}}
+    });
+    let results: String = out_lines.iter().map(|l| format!("{l}\n")).collect();
+    let results_path = ws.write("results.jsonl", results);
+    let out = ws.run(&[
+        "batch",
+        "import",
+        results_path.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let s = summary(&out);
+    assert_eq!(s["verdicts"], 10, "{s}");
+    assert_eq!(s["failed"], 5, "{s}");
+    let failures = ws.store().failures(None).expect("failures");
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(
+        failures[0].reason.contains("model overloaded"),
+        "{failures:?}"
+    );
+    assert_eq!(failures[0].http_status, Some(400));
+
+    // The same verdicts a streamed run gives for the answered items.
+    let streamed = Workspace::sample();
+    let out = streamed.judge(
+        &srv.url(),
+        None,
+        &["--mode", "1", "--items", "k-001,k-002", "--batch-size", "2"],
+    );
+    common::assert_success(&out, &["run"]);
+    assert_eq!(verdicts(&ws), verdicts(&streamed));
+}
+
+#[test]
+fn a_batch_over_the_budget_is_never_sent() {
+    let (srv, api) = batch_server(BatchScript::default());
+    let ws = Workspace::sample();
+    let out = batch_run(&ws, &srv, &["--budget", "0.000001"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let s = summary(&out);
+    assert!(
+        s["note"].as_str().is_some_and(|n| n.contains("budget")),
+        "{s}"
+    );
+    assert!(srv.server.requests().is_empty(), "nothing uploaded");
+    assert!(api.created().is_empty());
+}

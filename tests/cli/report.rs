@@ -1,0 +1,571 @@
+//! `jury report` as a process: the JSON contract of docs/design.md §5, the other
+//! formats, grouping, reproducibility, and agreement with what
+//! `jury export --format jsonl` holds (same pairs ⇒ same n and figures).
+#![cfg(feature = "tui")]
+
+use crate::common;
+use common::*;
+use jury::analytics::Figures;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// `jury run` for kenton from the classification perspective with the demo
+/// judge's model name, in `mode`, followed by `extra`.
+fn kenton_run<'a>(mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        "--mode",
+        mode,
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+        "--model",
+        "demo",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// Sample data judged in modes 1, 2 and 3 by the demo judge, plus labels by a
+/// second person (carol) so human vs human has pairs on the Likert scale.
+fn judged() -> Workspace {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    for mode in ["1", "2", "3"] {
+        let args = kenton_run(mode, &[]);
+        assert_success(&ws.run_with(&srv.url(), &args), &args);
+    }
+    for (item, cls, v) in [
+        ("k-001", "urgency", "2"),
+        ("k-001", "work-pers", "5"),
+        ("k-002", "urgency", "4"),
+        ("k-003", "work-pers", "1"),
+        ("k-005", "urgency", "3"),
+    ] {
+        ws.ok(&[
+            "label",
+            item,
+            cls,
+            v,
+            "--persona",
+            "kenton",
+            "--who",
+            "carol",
+        ]);
+    }
+    ws
+}
+
+fn report_json(ws: &Workspace, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "report",
+        "--format",
+        "json",
+        "--bootstrap",
+        "200",
+        "--seed",
+        "7",
+    ];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&ws.ok(&args)).unwrap()
+}
+
+fn group<'a>(r: &'a Value, comparison: &str, left: &str, right: &str, scale: &str) -> &'a Value {
+    r[comparison]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["left"] == left && g["right"] == right && g["scale"] == scale)
+        .unwrap_or_else(|| panic!("no {comparison} group {left} vs {right} on {scale} in {r:#}"))
+}
+
+#[test]
+fn json_contract_formats_grouping_and_reproducibility() {
+    let ws = judged();
+    let r = report_json(&ws, &[]);
+    for c in [
+        "judge_vs_human",
+        "human_vs_human",
+        "mode_vs_mode",
+        "persona_vs_persona",
+        "model_vs_model",
+        "prompt_vs_prompt",
+        "run_vs_run",
+    ] {
+        assert!(r[c].is_array(), "{c} missing");
+    }
+    let g = group(
+        &r,
+        "mode_vs_mode",
+        "awag mode 1 · demo",
+        "awag mode 2 · demo",
+        "likert",
+    );
+    assert_eq!(g["n"], 330);
+    for f in [
+        "percent_agreement",
+        "cohen_kappa",
+        "weighted_kappa_quadratic",
+        "krippendorff_alpha",
+        "spearman",
+    ] {
+        assert!(
+            g[f].get("value").is_some() && g[f].get("ci95").is_some(),
+            "{f}: {g}"
+        );
+    }
+    let m = g["confusion_matrix"].as_array().unwrap();
+    assert_eq!(m.len(), 5);
+    let total: u64 = m
+        .iter()
+        .flat_map(|r| r.as_array().unwrap())
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 330);
+    // Human vs human on the Likert scale: alice/bob and carol overlap on k-001.
+    let hh = r["human_vs_human"].as_array().unwrap();
+    assert!(
+        hh.iter()
+            .any(|g| g["scale"] == "likert" && g["right"] == "carol"),
+        "{hh:?}"
+    );
+    // Judge vs human carries the classifier's accuracy on both sides and EvalGen.
+    let jh = group(
+        &r,
+        "judge_vs_human",
+        "awag mode 3 · demo",
+        "alice",
+        "agreement",
+    );
+    assert!(
+        jh["classifier_accuracy"]["left"]["accuracy"].is_number(),
+        "{jh}"
+    );
+    assert!(jh["evalgen"]["n"].as_u64().unwrap() > 0, "{jh}");
+    // Same seed, same report.
+    assert_eq!(report_json(&ws, &[]), r);
+    // --by classification splits a group by classification.
+    let by = report_json(&ws, &["--by", "classification"]);
+    let parts: Vec<&Value> = by["mode_vs_mode"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["left"] == "awag mode 1 · demo" && g["right"] == "awag mode 2 · demo")
+        .collect();
+    let classifications: std::collections::BTreeSet<String> = ws
+        .export_rows()
+        .iter()
+        .filter(|r| r["kind"] == "verdict" && r["mode"] == 1)
+        .map(|r| r["classification_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        parts.len(),
+        classifications.len(),
+        "one group per classification"
+    );
+    for c in &classifications {
+        let prefix = format!("{c} · ");
+        assert!(
+            parts
+                .iter()
+                .any(|g| g["group"].as_str().unwrap().starts_with(&prefix)),
+            "{c}"
+        );
+    }
+    assert_eq!(
+        parts.iter().map(|g| g["n"].as_u64().unwrap()).sum::<u64>(),
+        330
+    );
+    // The table, Markdown and CSV show the same n.
+    let table = ws.ok(&["report", "--bootstrap", "0"]);
+    assert!(
+        table.contains("mode_vs_mode") && table.contains("330"),
+        "{table}"
+    );
+    let md = ws.ok(&["report", "--format", "md", "--bootstrap", "0"]);
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with("| mode_vs_mode") && l.contains("| 330")),
+        "{md}"
+    );
+    let csv = ws.ok(&["report", "--format", "csv", "--bootstrap", "0"]);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let n_col = header.iter().position(|h| *h == "n").unwrap();
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("mode_vs_mode") && l.split(',').nth(n_col) == Some("330")),
+        "{csv}"
+    );
+}
+
+/// Judge-vs-human pairs rebuilt from the export alone: the latest verdict
+/// per judge and combination against each label on the same scale.
+fn pairs_from_export(rows: &[Value], mode: u64, who: &str) -> Vec<(u8, u8)> {
+    let key = |r: &Value| {
+        format!(
+            "{}|{}|{}|{}",
+            r["item_id"], r["classification_id"], r["perspective_id"], r["persona_id"]
+        )
+    };
+    let mut latest: HashMap<String, &Value> = HashMap::new();
+    for r in rows
+        .iter()
+        .filter(|r| r["kind"] == "verdict" && r["mode"] == mode)
+    {
+        let k = key(r);
+        let newer = latest.get(&k).is_none_or(|o| {
+            (o["created_at"].as_str(), o["run_id"].as_i64())
+                < (r["created_at"].as_str(), r["run_id"].as_i64())
+        });
+        if newer {
+            latest.insert(k, r);
+        }
+    }
+    let mut pairs = Vec::new();
+    for l in rows
+        .iter()
+        .filter(|r| r["kind"] == "label" && r["who"] == who && r["scale"] == "likert")
+    {
+        if let Some(v) = latest.get(&key(l)).filter(|v| v["scale"] == "likert") {
+            let idx = |x: &Value| (x.as_u64().unwrap() - 1) as u8;
+            pairs.push((idx(&v["value"]), idx(&l["value"])));
+        }
+    }
+    pairs
+}
+
+#[test]
+fn the_report_agrees_with_the_exported_pairs() {
+    let ws = judged();
+    let r = report_json(&ws, &[]);
+    let rows = ws.export_rows();
+    for (mode, who) in [(1, "alice"), (2, "bob"), (2, "carol")] {
+        let pairs = pairs_from_export(&rows, mode, who);
+        assert!(!pairs.is_empty(), "no pairs for mode {mode} vs {who}");
+        let f = Figures::compute(&pairs, 5, true, 0, 7).unwrap();
+        let g = group(
+            &r,
+            "judge_vs_human",
+            &format!("awag mode {mode} · demo"),
+            who,
+            "likert",
+        );
+        assert_eq!(
+            g["n"].as_u64().unwrap() as usize,
+            f.n,
+            "mode {mode} vs {who}"
+        );
+        let same = |name: &str, v: Option<f64>| {
+            let got = g[name]["value"].as_f64();
+            match (got, v) {
+                (Some(a), Some(b)) => assert!((a - b).abs() < 1e-12, "{name}: {a} vs {b}"),
+                (a, b) => assert_eq!(a, b, "{name}"),
+            }
+        };
+        same("percent_agreement", f.percent_agreement.value);
+        same("cohen_kappa", f.cohen_kappa.value);
+        same("weighted_kappa_quadratic", f.weighted_kappa_quadratic.value);
+        same("krippendorff_alpha", f.krippendorff_alpha.value);
+        same("spearman", f.spearman.value);
+        let matrix: Vec<Vec<u64>> = serde_json::from_value(g["confusion_matrix"].clone()).unwrap();
+        assert_eq!(matrix, f.confusion_matrix);
+    }
+}
+
+#[test]
+fn an_empty_store_says_there_is_nothing_to_compare() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let out = ws.run(&["report", "--format", "table"]);
+    assert!(out.status.success());
+    let t = text(&out.stdout);
+    // Sample labels by two people give human-vs-human rows; nothing else.
+    assert!(t.contains("human_vs_human"), "{t}");
+    assert!(!t.contains("judge_vs_human"), "{t}");
+    let ws = Workspace::new();
+    let out = ws.run(&["report"]);
+    assert!(out.status.success());
+    assert!(
+        text(&out.stdout).contains("nothing to compare yet"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn self_consistency_counts_flips_between_runs_and_under_double_checks() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    let mode2 = kenton_run("2", &["--limit", "4"]);
+    // The same judge twice: a test-retest pair per combination.
+    for _ in 0..2 {
+        assert_success(&ws.run_with(&srv.url(), &mode2), &mode2);
+    }
+    let claim = [
+        "run",
+        "--protocol",
+        "proposition",
+        "--claim",
+        "The item asks for a reply",
+        "--double-check",
+        "--items",
+        "k-001,k-002,k-003",
+        "--model",
+        "demo",
+    ];
+    // Twice as well: its retest pairs and its double checks share one row.
+    for _ in 0..2 {
+        assert_success(&ws.run_with(&srv.url(), &claim), &claim);
+    }
+    let r = report_json(&ws, &[]);
+    let flips = r["self_consistency"].as_array().unwrap();
+    let m2 = flips
+        .iter()
+        .find(|f| f["judge"] == "awag mode 2 · demo")
+        .unwrap();
+    assert_eq!(m2["retest_pairs"], 20, "4 items × 5 classifications");
+    // The demo judge is deterministic: nothing changes between runs.
+    assert_eq!(m2["retest_changed"], 0);
+    assert_eq!(m2["retest_flip_rate"], 0.0);
+    let p = flips
+        .iter()
+        .find(|f| f["judge"] == "proposition · demo")
+        .unwrap();
+    assert_eq!(
+        flips
+            .iter()
+            .filter(|f| f["judge"].as_str().unwrap().ends_with("· demo")
+                && f["judge"].as_str().unwrap().starts_with("proposition"))
+            .count(),
+        1,
+        "{flips:#?}"
+    );
+    assert_eq!(p["retest_pairs"], 3, "3 items × 1 claim, two runs");
+    assert_eq!(p["double_checked"], 6);
+    let flipped = p["double_check_flipped"].as_u64().unwrap();
+    assert!(flipped <= 6);
+    assert_eq!(
+        p["double_check_flip_rate"].as_f64().unwrap(),
+        flipped as f64 / 6.0
+    );
+    let table = ws.ok(&["report", "--bootstrap", "0"]);
+    assert!(
+        table.contains("self-consistency") && table.contains("proposition · demo"),
+        "{table}"
+    );
+}
+
+#[test]
+fn an_edited_prompt_set_shows_its_agreement_delta_per_classification() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    // A copy of the default AwAg prompt set with one sentence added.
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts/awag");
+    let edited = ws.path("prompts-v2");
+    std::fs::create_dir_all(&edited).unwrap();
+    for f in std::fs::read_dir(&src).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, edited.join(f.file_name().unwrap())).unwrap();
+    }
+    let likert = edited.join("user_likert.txt");
+    let mut text = std::fs::read_to_string(&likert).unwrap();
+    text.push_str("\nWhen in doubt, prefer the middle of the scale.\n");
+    std::fs::write(&likert, text).unwrap();
+    let base = kenton_run("2", &["--items", "k-001,k-003,k-005"]);
+    assert_success(&ws.run_with(&srv.url(), &base), &base);
+    // The new version on a subset only, as the few-shot loop runs it.
+    let mut v2 = kenton_run("2", &["--items", "k-001,k-003"]).to_vec();
+    v2.extend(["--prompts", edited.to_str().unwrap()]);
+    assert_success(&ws.run_with(&srv.url(), &v2), &v2);
+    let r = report_json(&ws, &[]);
+    // The two prompt versions are never pooled into one judge.
+    let jh = r["judge_vs_human"].as_array().unwrap();
+    assert!(
+        jh.iter()
+            .all(|g| g["left"].as_str().unwrap().contains(" · prompts ")),
+        "{jh:?}"
+    );
+    let deltas = r["prompt_versions"].as_array().unwrap();
+    assert!(!deltas.is_empty(), "{r:#}");
+    for d in deltas {
+        let vs = d["versions"].as_array().unwrap();
+        assert_eq!(vs.len(), 2, "{d}");
+        assert!(vs[0]["change"].is_null());
+        // The second version judged a subset: its change is measured on the
+        // combinations both judged only, and the demo judge, deterministic,
+        // answered them alike — whatever the two versions' own n.
+        let c = &vs[1]["change"];
+        let paired = c["n"].as_u64().unwrap();
+        assert!(paired <= vs[1]["n"].as_u64().unwrap(), "{d}");
+        assert!(paired > 0, "{d}");
+        assert_eq!(c["delta_agree"]["value"].as_f64(), Some(0.0), "{d}");
+        assert!(
+            c["delta_kappa"]["value"].is_null() || c["delta_kappa"]["value"].as_f64() == Some(0.0),
+            "{d}"
+        );
+        // A handful of combinations: no interval, and the reason.
+        assert!(c["delta_agree"]["ci95"].is_null(), "{d}");
+        assert_eq!(c["delta_agree"]["no_ci"], "few_pairs", "{d}");
+        assert!(d["classification"].as_str().is_some_and(|c| !c.is_empty()));
+    }
+    let table = ws.ok(&["report", "--bootstrap", "0"]);
+    assert!(table.contains("prompt versions"), "{table}");
+}
+
+#[test]
+fn reading_on_two_connections_pairs_exactly_as_reading_on_one() {
+    let ws = judged();
+    // A second person's labels and a repeat run, so every comparison and the
+    // run-vs-run and position data have something on both sides of the split.
+    let srv = ServerRt::demo();
+    let args = kenton_run("1", &["--shuffle-seed", "4"]);
+    assert_success(&ws.run_with(&srv.url(), &args), &args);
+    let store = ws.store();
+    let runs = store.runs().unwrap();
+    let one = jury::report::pairs::Builder::read_with_runs(&store, &runs, i64::MAX)
+        .unwrap()
+        .finish_with_positions();
+    let two = jury::report::pairs::Builder::read_with_runs(&store, &runs, 0)
+        .unwrap()
+        .finish_with_positions();
+    assert!(one.0.values().map(Vec::len).sum::<usize>() > 1000);
+    assert!(!one.1.is_empty());
+    assert_eq!(one.0, two.0);
+    assert_eq!(one.1, two.1);
+}
+
+#[test]
+fn stage_timings_only_with_jury_debug() {
+    let ws = judged();
+    let quiet = ws.run(&["report", "--format", "json", "--bootstrap", "50"]);
+    assert_success(&quiet, &["report"]);
+    assert!(quiet.stderr.is_empty(), "{}", text(&quiet.stderr));
+    let timed = ws
+        .cmd()
+        .env("JURY_DEBUG", "1")
+        .args(["report", "--format", "json", "--bootstrap", "50"])
+        .output()
+        .unwrap();
+    let err = text(&timed.stderr);
+    assert!(
+        err.contains("jury report: read verdicts and labels:"),
+        "{err}"
+    );
+    assert!(err.contains("jury report: figures:"), "{err}");
+    assert_eq!(timed.stdout, quiet.stdout, "timing changes nothing else");
+}
+
+/// `jury estimate` end to end: the docs/design.md §7.10 fixture as a store holds it
+/// (12 combinations a person labelled and the judge read, 30 the judge
+/// alone read) gives ppi-python 0.2.3's numbers in JSON, and says in the
+/// table that 12 labels make no valid interval.
+#[test]
+fn estimate_gives_ppi_pythons_numbers_from_the_store() {
+    use jury::domain::{Agreement, ComboKey, Label, Mode, Protocol, RunSpec, Value as V, Verdict};
+    let ws = generated_workspace(42, 1);
+    let y = [1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1];
+    let yh = [1, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1];
+    let yu = [
+        1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    ];
+    let ag = |b: i32| {
+        V::Agreement(if b == 1 {
+            Agreement::Agree
+        } else {
+            Agreement::Disagree
+        })
+    };
+    let mut store = ws.store();
+    let spec = RunSpec {
+        protocol: Protocol::Awag,
+        mode: Some(Mode::Three),
+        persona_id: "tester".into(),
+        perspective_ids: vec!["classification".into()],
+        model: "m".into(),
+        prompt_hash: "h".into(),
+        params: serde_json::Value::Null,
+    };
+    let run = store.create_run(&spec, 0).unwrap();
+    let cls = "work-urgent";
+    let key = |i: usize| ComboKey::new(&format!("g-{i:06}"), cls, "classification");
+    let verdicts: Vec<Verdict> = yh
+        .iter()
+        .chain(&yu)
+        .enumerate()
+        .map(|(i, &b)| Verdict {
+            run_id: run,
+            key: key(i),
+            persona_id: "tester".into(),
+            protocol: Protocol::Awag,
+            mode: Some(Mode::Three),
+            model: "m".into(),
+            value: ag(b),
+            text: "t".into(),
+            evaluated_selection: None,
+            selection_mismatch: false,
+            latency_ms: 1,
+            tokens: 1,
+            raw: String::new(),
+            created_at: "2026-11-26T00:00:00.000Z".into(),
+            position: None,
+            confidence: None,
+            server: None,
+        })
+        .collect();
+    store.insert_verdicts(&verdicts).unwrap();
+    for (i, &b) in y.iter().enumerate() {
+        store
+            .upsert_label(&Label {
+                key: key(i),
+                persona_id: "tester".into(),
+                value: ag(b),
+                note: String::new(),
+                who: "alice".into(),
+                created_at: "2026-11-26T00:00:00Z".into(),
+                replaced_judge_value: None,
+                blind: false,
+            })
+            .unwrap();
+    }
+    let out: Value =
+        serde_json::from_str(&ws.ok(&["estimate", "--alpha", "0.1", "--format", "json"])).unwrap();
+    let e = out
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["classification"] == cls)
+        .unwrap_or_else(|| panic!("{out:#}"));
+    assert_eq!(
+        (e["n"].as_u64(), e["N"].as_u64()),
+        (Some(12), Some(30)),
+        "{e:#}"
+    );
+    let close =
+        |v: &Value, want: f64| assert!((v.as_f64().unwrap() - want).abs() < 1e-9, "{v} vs {want}");
+    close(&e["ppi"]["lambda"], 0.431397306397306);
+    close(&e["ppi"]["estimate"], 0.771569865319865);
+    close(&e["ppi"]["ci"][0], 0.591115962226891);
+    close(&e["ppi"]["ci"][1], 0.95202376841284);
+    close(&e["human_only"]["ci"][0], 0.544393296631066);
+    close(&e["human_only"]["ci"][1], 0.955606703368934);
+    assert_eq!(e["judge"], "awag mode 3 · m");
+    let table = ws.ok(&["estimate"]);
+    assert!(
+        table.contains("classifier right 0.77 on 12 label(s) + 30 judged · no valid interval (12 label(s) < 30)"),
+        "{table}"
+    );
+    let csv = ws.ok(&["estimate", "--format", "csv"]);
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .starts_with("classification,perspective,judge,persona,n,N,")
+    );
+    let bad = ws.run(&["estimate", "--alpha", "1.5"]);
+    assert_eq!(bad.status.code(), Some(1), "a bad flag is fatal");
+    assert!(text(&bad.stderr).contains("between 0 and 1"), "{bad:?}");
+}

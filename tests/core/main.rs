@@ -1,0 +1,15 @@
+//! The core as a library, with no front end: the provider client, the engine
+//! and the demo judge against the in-process fake server, the store's
+//! migrations, the report's cells, and property tests of the parsers. These
+//! build and pass without the `tui` feature.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod demo_judge;
+mod engine_faults;
+mod engine_streaming;
+mod properties;
+mod provider_client;
+mod report_cells;
+mod store_migrations;

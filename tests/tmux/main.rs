@@ -1,0 +1,17 @@
+//! The real binary in a detached tmux session: what a person sees and keeps
+//! through runs, labels, quits, signals and a terminal that goes away. Each
+//! test skips (with a note) when tmux is missing.
+
+#[path = "../tui_tmux_common/mod.rs"]
+mod tui_tmux_common;
+
+mod config_errors;
+mod drill;
+mod first_screen;
+mod hangup;
+mod judge_and_label;
+mod run_notes;
+mod runs;
+mod safe_data;
+mod session;
+mod small_screens;

@@ -1,0 +1,27 @@
+//! The workbench without a terminal: its update logic driven by messages, its
+//! screens drawn on ratatui's `TestBackend` (insta snapshots in `snapshots/`),
+//! and its effects run against a real store and a local judge.
+
+#[path = "../tui_common/mod.rs"]
+mod tui_common;
+
+mod agreement;
+mod drill;
+mod effects;
+mod fewshot_loop;
+mod filters;
+mod instruction_flag;
+mod memory;
+mod owner;
+mod protocols;
+mod queue;
+mod rows;
+mod run_notes;
+mod runs_executor;
+mod runs_flow;
+mod safe_data;
+mod screens;
+mod session;
+mod small_screens;
+mod split;
+mod structured;
