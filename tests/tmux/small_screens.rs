@@ -185,7 +185,7 @@ async fn a_runs_end_reads_alike_and_q_asks_while_a_run_goes() {
     wait_for(&s.name, "the run going", |x| x.contains("judging")).await;
     s.keys(&["q"]);
     let screen = wait_for(&s.name, "the quit prompt", |x| {
-        x.contains("quit? a run is going")
+        x.contains("quit? runs are going")
     })
     .await;
     eprintln!("--- q with a run going, 80x24 ---\n{screen}");
@@ -193,7 +193,7 @@ async fn a_runs_end_reads_alike_and_q_asks_while_a_run_goes() {
     wait_for(&s.name, "still there", |x| x.contains("not quitting")).await;
     s.keys(&["q"]);
     wait_for(&s.name, "the quit prompt again", |x| {
-        x.contains("quit? a run is going")
+        x.contains("quit? runs are going")
     })
     .await;
     s.keys(&["y"]);

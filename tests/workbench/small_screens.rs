@@ -376,6 +376,16 @@ fn claim_rows_without_claim_text_give_way_to_one_hint_line() {
     // Only the AwAg rows take the focus and labels.
     assert_eq!(app.row_count(), 2);
     insta::assert_snapshot!("claims_hidden_80x24", s);
+    // Short of room (the first start's legend), the rows come first and
+    // the line keeps one row.
+    app.chrome.legend = Some(String::new());
+    let s = screen(&app);
+    let text = pane_text(&s, from, to);
+    assert!(
+        text.contains("work-pers") && text.contains("2 claim(s) hidden"),
+        "{s}"
+    );
+    app.chrome.legend = None;
     // A configured claim shows its row; the other stays in the hint.
     app.data.claims = jury::tui::app::claims::parse(
         "[[claim]]\nid = \"c-deadline\"\nclaim = \"A deadline is named.\"\n",

@@ -301,7 +301,7 @@ pub mod claim {
     /// claim is not configured; `file` is where `claims.toml` is read.
     pub fn hidden(ids: &[String], file: &str) -> String {
         format!(
-            "{} claim(s) hidden, claim text unknown: {} · to show, add [[claim]] id and claim to {file}",
+            "{} claim(s) hidden, claim text unknown: {} · add to {file}",
             ids.len(),
             ids.join(", ")
         )
@@ -394,7 +394,13 @@ pub mod popup {
             None => format!("run #{tag} (not started)"),
         }
     }
-    pub const QUIT_WITH_RUNS_TITLE: &str = " quit? a run is going ";
+    pub fn quit_with_runs_title(runs: usize) -> &'static str {
+        if runs > 1 {
+            " quit? runs are going "
+        } else {
+            " quit? a run is going "
+        }
+    }
     pub fn quit_with_runs_keys(yes: &str, quit: &str, keep: &str, runs: usize) -> String {
         let them = if runs > 1 { "them all" } else { "it" };
         format!("{yes} (or {quit} again) cancel {them} and quit · {keep} stay, keep {them} going")

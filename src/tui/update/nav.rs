@@ -15,6 +15,8 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         ));
         return;
     }
+    // Each table opens on its first columns.
+    app.chrome.other_columns = false;
     app.chrome.view = match action {
         Action::Help => View::Help { scroll: 0 },
         Action::Compare => View::Compare,

@@ -579,6 +579,11 @@ fn the_columns_key_acts_where_columns_gave_way() {
     assert!(app.chrome.other_columns);
     key(&mut app, 'w');
     assert!(!app.chrome.other_columns);
+    // A view opens on its first columns.
+    key(&mut app, 'w');
+    code(&mut app, KeyCode::Esc);
+    key(&mut app, 'U');
+    assert!(!app.chrome.other_columns);
     // From 120 columns every column shows: nothing to swap.
     update(&mut app, Msg::Resize(160, 45));
     key(&mut app, 'w');

@@ -297,13 +297,16 @@ impl Table<'_> {
         let footer_rows = self.footer_rows(area.width);
         let n = self.groups.len();
         // Header, the groups, the status line; the legend and notes below
-        // take what is left (at least three groups show).
+        // take what is left.
         let room = usize::from(area.height.saturating_sub(1));
         let all_fit = n + usize::from(!self.hidden.is_empty()) + usize::from(footer_rows) <= room;
+        // Short of room the groups keep half the table (at least three),
+        // and the legend and notes below give way first.
         let rows = if all_fit {
             n
         } else {
             room.saturating_sub(1 + usize::from(footer_rows))
+                .max(room / 2)
                 .max(3)
                 .min(n)
         };

@@ -55,7 +55,7 @@ pub fn cancel_run(app: &App, area: Rect, buf: &mut Buffer, tags: &[u64], cursor:
             ),
         ),
         None => (
-            say::QUIT_WITH_RUNS_TITLE,
+            say::quit_with_runs_title(tags.len()),
             say::quit_with_runs_keys(
                 &key(PopupAction::ConfirmCancel),
                 &app.chrome

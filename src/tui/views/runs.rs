@@ -250,14 +250,14 @@ fn configuration<'a>(app: &App, l: &ListedRun) -> Vec<Line<'a>> {
     let r = &l.run;
     let s = &r.spec;
     let perspectives: Vec<String> = s.perspective_ids.iter().map(|p| flat(p, 40)).collect();
-    let mut what = vec![
-        judge_name(r),
-        format!("persona {}", flat(&s.persona_id, 40)),
-        format!("model {}", flat(&s.model, 60)),
-    ];
-    if !perspectives.is_empty() {
-        what.insert(2, format!("perspectives {}", perspectives.join(", ")));
+    let mut what = vec![judge_name(r)];
+    if s.persona_id != crate::domain::PersonaRef::NONE_ID {
+        what.push(format!("persona {}", flat(&s.persona_id, 40)));
     }
+    if !perspectives.is_empty() {
+        what.push(format!("perspectives {}", perspectives.join(", ")));
+    }
+    what.push(format!("model {}", flat(&s.model, 60)));
     let mut when = vec![format!(
         "{} · started {} UTC",
         r.status,

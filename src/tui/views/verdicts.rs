@@ -60,10 +60,6 @@ impl Widget for VerdictPane<'_> {
             u16::try_from(wrapped_rows(&h.to_string(), w)).unwrap_or(u16::MAX)
         });
         let full = inner;
-        let inner = Rect {
-            height: inner.height.saturating_sub(hint_rows),
-            ..inner
-        };
         if rows.is_empty() && proto_rows.is_empty() {
             match hint {
                 Some(h) => Paragraph::new(h)
@@ -93,6 +89,18 @@ impl Widget for VerdictPane<'_> {
         // Each row: head, value, then its text (focused row up to 12 lines, others 3).
         let cap = |i: usize, d: &RowDraw| {
             d.head_rows(inner.width) + d.text_rows.min(if i == app.list.row { 12 } else { 3 })
+        };
+        // The hint takes its rows below the rows when they leave room, else
+        // one (the rows come first).
+        let wanted: u16 = draws.iter().enumerate().map(|(i, d)| cap(i, d)).sum();
+        let hint_rows = if wanted.saturating_add(hint_rows) <= full.height {
+            hint_rows
+        } else {
+            hint_rows.min(1)
+        };
+        let inner = Rect {
+            height: full.height.saturating_sub(hint_rows),
+            ..full
         };
         let mut first = app.list.row.min(draws.len() - 1);
         let mut used = cap(first, &draws[first]);
