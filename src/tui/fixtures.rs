@@ -1,5 +1,6 @@
-//! Fixtures for the workbench's unit tests: a small workspace, `update`
-//! driven by keys, and the screen drawn (tests may look at every layer).
+//! Fixtures for the workbench's tests, the unit tests beside `update` and
+//! the `tests/workbench` crate alike (one copy): a small workspace, `update`
+//! driven by keys, and the screen drawn. Not part of jury's interface.
 
 use super::app::{App, Loaded};
 use super::input::keymap::Keymap;
@@ -114,9 +115,15 @@ pub fn code(app: &mut App, c: KeyCode) -> Vec<Effect> {
     update(app, Msg::Key(KeyEvent::new(c, KeyModifiers::NONE)))
 }
 
-pub fn screen(app: &App) -> String {
-    let mut t = Terminal::new(TestBackend::new(app.chrome.size.0, app.chrome.size.1)).unwrap();
+/// `app` drawn on a `w` × `h` test terminal.
+pub fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| f.render_widget(Root(app), f.area())).unwrap();
+    t
+}
+
+pub fn screen(app: &App) -> String {
+    let t = draw(app, app.chrome.size.0, app.chrome.size.1);
     format!("{}", t.backend())
 }
 

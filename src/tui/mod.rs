@@ -7,8 +7,8 @@
 
 pub mod app;
 pub mod effects;
-#[cfg(test)]
-mod fixtures;
+#[doc(hidden)]
+pub mod fixtures;
 pub mod input;
 pub mod layout;
 pub mod msg;
