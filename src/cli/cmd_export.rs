@@ -54,12 +54,7 @@ fn write_export(
     match format {
         ExportFormat::Jsonl | ExportFormat::Csv => {
             let csv = format == ExportFormat::Csv;
-            crate::export::write_rows(store, csv, repeats, out).map_err(|e| match e {
-                // Kept an io::Error, so a closed standard output is told
-                // from a store that failed.
-                ExportError::Io(e) => anyhow::Error::from(e),
-                e => e.into(),
-            })?;
+            crate::export::write_rows(store, csv, repeats, out).map_err(as_anyhow)?;
         }
         ExportFormat::Awag => {
             let doc = crate::export::awag::records(store)?;
@@ -67,10 +62,7 @@ fn write_export(
         }
         ExportFormat::Wide | ExportFormat::WideJsonl => {
             let csv = format == ExportFormat::Wide;
-            crate::export::wide::write_wide(store, csv, out).map_err(|e| match e {
-                ExportError::Io(e) => anyhow::Error::from(e),
-                e => e.into(),
-            })?;
+            crate::export::wide::write_wide(store, csv, out).map_err(as_anyhow)?;
         }
         ExportFormat::RubricResults => {
             let doc = crate::export::rubric::results(store)?;
@@ -79,4 +71,13 @@ fn write_export(
     }
     out.flush()?;
     Ok(())
+}
+
+/// An export error as the caller sees it: a write error kept an
+/// `io::Error`, so a closed standard output is told from a store that failed.
+fn as_anyhow(e: ExportError) -> anyhow::Error {
+    match e {
+        ExportError::Io(e) => anyhow::Error::from(e),
+        e => e.into(),
+    }
 }

@@ -3,25 +3,19 @@
 
 use super::{TrustArgs, TrustFormat, open_store};
 use crate::config::Settings;
-use crate::report::pairs::Builder;
 use crate::report::trust;
 use std::process::ExitCode;
 
 pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
-    let readings = Builder::read(&store)?.finish_readings_with_confidence();
-    let sampling = crate::report::estimate::Sampling {
-        sampled: store.sampled_labels()?,
-        only: a.sampled_only,
-    };
-    let ts = trust::thresholds(
-        &readings,
+    let (readings, ts) = trust::read_thresholds(
+        &store,
         a.alpha,
         a.delta,
         a.min_calibration,
         a.who.as_deref(),
-        &sampling,
-    );
+        a.sampled_only,
+    )?;
     let text = if a.needs_person {
         let queue = trust::needs_a_person(&readings, &ts);
         match a.format {

@@ -133,22 +133,36 @@ pub const VIEW_ALPHA: f64 = 0.1;
 pub const VIEW_DELTA: f64 = 0.1;
 pub const VIEW_MIN_CALIBRATION: usize = 30;
 
-/// The escalation queue of the whole store at the views' levels, every
-/// label counted (the workbench's "needs a person" filter).
-pub fn escalation_queue(store: &crate::store::Store) -> crate::store::Result<Vec<Escalation>> {
+/// The store's readings (with confidences) and every trust threshold they
+/// support: what `jury trust` prints and the escalation queue is made of.
+pub fn read_thresholds(
+    store: &crate::store::Store,
+    alpha: f64,
+    delta: f64,
+    min_calibration: usize,
+    who: Option<&str>,
+    sampled_only: bool,
+) -> crate::store::Result<(Readings, Vec<Trust>)> {
     let readings = super::pairs::Builder::read(store)?.finish_readings_with_confidence();
     let sampling = Sampling {
         sampled: store.sampled_labels()?,
-        only: false,
+        only: sampled_only,
     };
-    let ts = thresholds(
-        &readings,
+    let ts = thresholds(&readings, alpha, delta, min_calibration, who, &sampling);
+    Ok((readings, ts))
+}
+
+/// The escalation queue of the whole store at the views' levels, every
+/// label counted (the workbench's "needs a person" filter).
+pub fn escalation_queue(store: &crate::store::Store) -> crate::store::Result<Vec<Escalation>> {
+    let (readings, ts) = read_thresholds(
+        store,
         VIEW_ALPHA,
         VIEW_DELTA,
         VIEW_MIN_CALIBRATION,
         None,
-        &sampling,
-    );
+        false,
+    )?;
     Ok(needs_a_person(&readings, &ts))
 }
 
