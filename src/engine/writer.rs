@@ -41,6 +41,27 @@ pub struct Writer {
     pub join: std::thread::JoinHandle<Result<Finished, String>>,
 }
 
+impl Writer {
+    /// Ends the run with `status` and `note` and waits (off the async
+    /// threads) for everything handed over to be committed. Every other
+    /// sender of `tx` (the run's context) must be dropped first.
+    pub async fn close(
+        self,
+        status: RunStatus,
+        note: Option<String>,
+    ) -> Result<Finished, super::EngineError> {
+        use super::EngineError;
+        let _ = self.tx.send(WriteCmd::Finish { status, note });
+        drop(self.tx);
+        let join = self.join;
+        tokio::task::spawn_blocking(move || join.join())
+            .await
+            .map_err(EngineError::WriterStopped)?
+            .map_err(|_| EngineError::WriterPanicked)?
+            .map_err(EngineError::WriteRefused)
+    }
+}
+
 /// What the writer committed, and the status and note the run ended with
 /// (`None` when no `Finish` arrived).
 pub struct Finished {

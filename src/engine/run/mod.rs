@@ -171,17 +171,8 @@ pub async fn execute_with(
         });
     }
     let (status, note) = ending(&ledger, &ctx, &cancel);
-    let _ = writer.tx.send(WriteCmd::Finish {
-        status,
-        note: note.clone(),
-    });
     drop(ctx);
-    drop(writer.tx);
-    let finished = tokio::task::spawn_blocking(move || writer.join.join())
-        .await
-        .map_err(EngineError::WriterStopped)?
-        .map_err(|_| EngineError::WriterPanicked)?
-        .map_err(EngineError::WriteRefused)?;
+    let finished = writer.close(status, note.clone()).await?;
     // The writer has the last word: it knows what was committed (a run
     // that produced only failures is failed, not done).
     let progress = finished.progress;

@@ -105,7 +105,12 @@ pub(super) fn fail(
 }
 
 pub(super) fn invalid_request(ctx: &Ctx, units: &[Unit], reason: impl std::fmt::Display) {
-    let keys: Vec<ComboKey> = units.iter().map(|u| u.key.clone()).collect();
+    invalid_keys(ctx, units.iter().map(|u| u.key.clone()).collect(), reason);
+}
+
+/// Combinations that cannot be asked as the batch stands: one failure
+/// record, counted as failed (for `--resume`).
+pub(super) fn invalid_keys(ctx: &Ctx, keys: Vec<ComboKey>, reason: impl std::fmt::Display) {
     let n = keys.len() as u64;
     ctx.record_failure(FailureRecord {
         kind: FailureKind::Invalid,

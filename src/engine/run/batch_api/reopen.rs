@@ -156,20 +156,11 @@ fn requests_of(
         }
     }
     if !unknown.is_empty() {
-        let n = unknown.len() as u64;
-        ctx.record_failure(FailureRecord {
-            kind: FailureKind::Invalid,
-            keys: unknown,
-            reason:
-                "these combinations are no longer among the run's items (removed from the store?)"
-                    .into(),
-            raw: "",
-            status: None,
-            finish: None,
-            request: "",
-            attempt: 0,
-        });
-        let _ = ctx.writes.send(WriteCmd::Failed(n));
+        super::answers::invalid_keys(
+            ctx,
+            unknown,
+            "these combinations are no longer among the run's items (removed from the store?)",
+        );
     }
     requests
 }
@@ -193,17 +184,8 @@ async fn finish(
     // How this run's answers came back, now that they have.
     let summary = crate::engine::run::structured_summary(&ctx, "answers of a batch");
     let _ = writer.tx.send(WriteCmd::Structured(summary));
-    let _ = writer.tx.send(WriteCmd::Finish {
-        status,
-        note: note.clone(),
-    });
     drop(ctx);
-    drop(writer.tx);
-    let finished = tokio::task::spawn_blocking(move || writer.join.join())
-        .await
-        .map_err(EngineError::WriterStopped)?
-        .map_err(|_| EngineError::WriterPanicked)?
-        .map_err(EngineError::WriteRefused)?;
+    let finished = writer.close(status, note.clone()).await?;
     let (status, note) = finished.ended.unwrap_or((status, note));
     Ok(RunOutcome {
         run_id,
