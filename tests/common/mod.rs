@@ -16,6 +16,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub mod provider;
 mod sample_run;
 // Each test crate uses a part of the helpers (as with `dead_code` above).
 #[allow(unused_imports)]
