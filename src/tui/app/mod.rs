@@ -305,7 +305,8 @@ impl App {
 
     /// Recomputes every item's marks and the list's progress count when the
     /// configuration in view changed (persona, perspective, mode); the
-    /// judge≠human filter and `judge:` terms then read the new one.
+    /// judge≠human and "not labelled by me" filters and `judge:` terms then
+    /// read the new one.
     pub fn refresh_all_marks(&mut self) {
         let ctx = self.row_ctx();
         if ctx == self.data.rows_for {
@@ -315,7 +316,10 @@ impl App {
         for i in 0..self.data.items.len() {
             self.data.refresh_marks(i);
         }
-        if self.list.query.reads_judge() || self.list.filter.reads_judge() {
+        if self.list.query.reads_judge()
+            || self.list.filter.reads_judge()
+            || self.list.filter.reads_rows_in_view()
+        {
             self.refilter();
         } else {
             self.list.recount(&self.data);

@@ -230,12 +230,19 @@ pub fn cycle_list(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         while app.choices.blind && app.list.filter.reads_judge() {
             app.list.filter = app.list.filter.next();
         }
+        app.refilter();
         if app.list.filter == Filter::NeedsPerson && app.data.escalations.is_none() {
             fx.push(Effect::LoadEscalations);
             app.chrome
                 .info(crate::tui::strings::msg::FINDING_ESCALATIONS);
+        } else {
+            // Named in full: at 80 columns the list's border cuts it.
+            app.chrome.info(crate::tui::strings::msg::filter_chosen(
+                app.list.filter.name(),
+                app.list.filtered.len(),
+                app.data.items.len(),
+            ));
         }
-        app.refilter();
         return;
     }
     if app.choices.blind {

@@ -7,6 +7,9 @@ use crate::tui::fixtures::*;
 use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
+// What is left for me: the queue filter and negated search terms.
+mod queue;
+
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {
         [Effect::SaveLabel { req, label }] | [Effect::SaveNote { req, label }] => {
