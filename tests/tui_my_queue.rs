@@ -1,11 +1,14 @@
 //! My queue on screen, at 80×24 and 160×45: the "not labelled by me"
-//! filter with a negated search term in the list's borders.
+//! filter with a negated search term in the list's borders, the message and
+//! focus after `auto_advance = "item"` moved on to the next item, and `u`
+//! going back to the item of the label it undid.
 #![cfg(feature = "tui")]
 
 mod tui_common;
 use tui_common::*;
 
 use crossterm::event::KeyCode;
+use jury::config::AutoAdvance;
 use jury::domain::*;
 use jury::tui::app::{App, Filter};
 
@@ -42,7 +45,9 @@ fn queue() -> App {
         label("k-002", "urgency", "alice", Value::Likert(1)),
         label("k-002", "work-pers", "alice", Value::Likert(5)),
     ];
-    app_with(data)
+    let mut app = app_with(data);
+    app.choices.auto_advance = AutoAdvance::Item;
+    app
 }
 
 fn screen_at(app: &mut App, (w, h): (u16, u16)) -> String {
@@ -67,5 +72,33 @@ fn not_labelled_by_me_with_a_negated_term() {
         assert!(s.contains("k-003") && !s.contains("k-001 "), "{s}");
         assert!(s.contains("by me"), "{s}");
         insta::assert_snapshot!(format!("not_mine_negated_{}x{}", size.0, size.1), s);
+    }
+}
+
+#[test]
+fn a_label_on_the_last_row_moves_on_to_the_next_item_that_needs_me() {
+    for size in SIZES {
+        let mut app = queue();
+        key(&mut app, '2');
+        key(&mut app, '3');
+        let s = screen_at(&mut app, size);
+        assert_eq!(app.current_item().unwrap().id, "k-003");
+        assert!(s.contains("next item without your label: k-003"), "{s}");
+        insta::assert_snapshot!(format!("advanced_to_next_item_{}x{}", size.0, size.1), s);
+    }
+}
+
+#[test]
+fn undo_goes_back_to_the_item_of_the_label() {
+    for size in SIZES {
+        let mut app = queue();
+        key(&mut app, '2');
+        key(&mut app, '3');
+        key(&mut app, 'u');
+        let s = screen_at(&mut app, size);
+        assert_eq!(app.current_item().unwrap().id, "k-001");
+        assert_eq!(app.list.row, 1);
+        assert!(s.contains("no label · now showing k-001"), "{s}");
+        insta::assert_snapshot!(format!("undo_moved_back_{}x{}", size.0, size.1), s);
     }
 }

@@ -139,6 +139,8 @@ pub struct ItemList {
     pub detail: Detail,
     /// The focused verdict row of the current item.
     pub row: usize,
+    /// Where the last label moved the focus (until the next action).
+    pub advanced: Option<super::mine::Advanced>,
     pub text_scroll: u16,
     pub verdict_scroll: u16,
 }
@@ -160,6 +162,7 @@ impl Default for ItemList {
             list_offset: 0,
             detail: Detail::default(),
             row: 0,
+            advanced: None,
             text_scroll: 0,
             verdict_scroll: 0,
         }

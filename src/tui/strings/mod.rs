@@ -103,6 +103,14 @@ pub mod msg {
     pub fn progress_short(done: usize, listed: usize) -> String {
         format!("{done}/{listed} by me")
     }
+    /// `auto_advance = "item"` moved on to the next item that needs you.
+    pub fn next_item_for_me(id: &str) -> String {
+        format!("next item without your label: {id}")
+    }
+    pub const NOTHING_LEFT_FOR_ME: &str =
+        "nothing left for you here: every listed item has your label on every row shown";
+    pub const ONLY_THIS_ITEM_LEFT: &str =
+        "no other listed item needs you; this one still has a row without your label";
     /// `f` chose a filter (the list's border may be too narrow to name it).
     pub fn filter_chosen(name: &str, listed: usize, all: usize) -> String {
         format!("filter: {name} ({listed} of {all} items)")

@@ -7,7 +7,8 @@ use crate::tui::fixtures::*;
 use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
-// What is left for me: the queue filter and negated search terms.
+// What is left for me and keeping moving: the queue filter, negated search
+// terms, the focus after a label, and undo across items.
 mod queue;
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {

@@ -1,10 +1,14 @@
 //! The annotator's queue: the "not labelled by me" filter beside the ones
-//! that count anyone's label, and search terms turned around with `-`.
+//! that count anyone's label, search terms turned around with `-`, the
+//! focus moving on after a label (`auto_advance`), `n` right after a label,
+//! and `u` showing the label it undid.
 
+use crate::config::AutoAdvance;
 use crate::domain::*;
-use crate::tui::app::{App, Filter, PerspectiveSel, Term};
+use crate::tui::app::{App, Filter, Level, PerspectiveSel, Term};
 use crate::tui::fixtures::*;
 use crate::tui::msg::Effect;
+use crossterm::event::KeyCode;
 
 fn filter(app: &mut App, f: Filter) {
     for _ in 0..16 {
@@ -200,4 +204,268 @@ fn case_insensitive_search_finds_words_anywhere_and_only_there() {
     ] {
         assert_eq!(contains_ci(hay, needle), want, "{hay:?} {needle:?}");
     }
+}
+
+fn advancing(mode: AutoAdvance) -> App {
+    let mut app = app_with(queue_data());
+    app.choices.auto_advance = mode;
+    app
+}
+
+#[test]
+fn after_a_label_the_focus_moves_to_the_next_row_without_my_label_and_stays_on_the_item() {
+    let mut data = queue_data();
+    data.perspectives.push(Perspective {
+        id: "sender".into(),
+        name: "Sender".into(),
+        text: "As the sender".into(),
+    });
+    // k-001's urgency from "sender" (row 1 once both are shown) is mine.
+    data.labels.push(Label {
+        key: ComboKey::new("k-001", "urgency", "sender"),
+        ..label("k-001", "urgency", "alice", Value::Likert(3))
+    });
+    let mut app = app_with(data);
+    app.choices.auto_advance = AutoAdvance::Row;
+    app.choices.perspective = PerspectiveSel::All;
+    app.refresh_all_marks();
+    assert_eq!(app.row_count(), 4);
+    let l = saved(&key(&mut app, '2'));
+    assert_eq!(l.key, ComboKey::new("k-001", "urgency", "classification"));
+    // Row 1 holds my label already: on to row 2.
+    assert_eq!(at(&app), ("k-001".into(), 2));
+    saved(&key(&mut app, '5'));
+    assert_eq!(at(&app), ("k-001".into(), 3));
+    // The last row: the focus stays on it, on this item.
+    saved(&key(&mut app, '5'));
+    assert_eq!(at(&app), ("k-001".into(), 3));
+    // A refused key moves nothing.
+    key(&mut app, '[');
+    assert!(key(&mut app, 'a').is_empty());
+    assert_eq!(at(&app), ("k-001".into(), 2));
+    // Relabelling a row when no later row needs me: the focus stays.
+    saved(&key(&mut app, '4'));
+    assert_eq!(at(&app), ("k-001".into(), 2));
+}
+
+#[test]
+fn item_mode_moves_on_to_the_next_listed_item_that_still_needs_me() {
+    let mut data = queue_data();
+    // k-003's urgency is mine: the row to start there is work-pers.
+    data.labels
+        .push(label("k-003", "urgency", "alice", Value::Likert(2)));
+    let mut app = app_with(data);
+    app.choices.auto_advance = AutoAdvance::Item;
+    saved(&key(&mut app, '2'));
+    assert_eq!(at(&app), ("k-001".into(), 1));
+    saved(&key(&mut app, '3'));
+    // k-002 is done (mine): skipped; k-003 opens on its row without my label.
+    assert_eq!(at(&app), ("k-003".into(), 1));
+    assert_eq!(message(&app), "next item without your label: k-003");
+    assert!(screen(&app).contains("next item without your label: k-003"));
+    saved(&key(&mut app, '5'));
+    assert_eq!(at(&app), ("k-003".into(), 1));
+    assert!(
+        message(&app).starts_with("nothing left for you here"),
+        "{}",
+        message(&app)
+    );
+    // From the last item it looks from the top again.
+    let mut app = advancing(AutoAdvance::Item);
+    key(&mut app, 'G');
+    saved(&key(&mut app, '2'));
+    saved(&key(&mut app, '2'));
+    assert_eq!(at(&app), ("k-001".into(), 0));
+    assert_eq!(message(&app), "next item without your label: k-001");
+    // Within an item the focus only moves forward: labelling k-001's last
+    // row first leaves its first row for later and moves on to k-003; done
+    // there, back to k-001, on the row still without my label.
+    let mut app = advancing(AutoAdvance::Item);
+    key(&mut app, ']');
+    saved(&key(&mut app, '2'));
+    assert_eq!(at(&app), ("k-003".into(), 0));
+    saved(&key(&mut app, '2'));
+    saved(&key(&mut app, '2'));
+    assert_eq!(at(&app), ("k-001".into(), 0));
+    // When only the current item is left, the message says so and the
+    // focus stays.
+    key(&mut app, ']');
+    saved(&key(&mut app, '3'));
+    assert_eq!(at(&app), ("k-001".into(), 1));
+    assert_eq!(
+        message(&app),
+        "no other listed item needs you; this one still has a row without your label"
+    );
+}
+
+#[test]
+fn off_keeps_the_focus_where_it_was() {
+    let mut app = advancing(AutoAdvance::Off);
+    saved(&key(&mut app, '2'));
+    assert_eq!(at(&app), ("k-001".into(), 0));
+    saved(&key(&mut app, '4'));
+    assert_eq!(at(&app), ("k-001".into(), 0));
+    assert_eq!(app.chrome.message, None);
+}
+
+/// Check rows (another protocol) count as the progress counts them: on a
+/// protocol input (no classifications) they are what is labelled, and the
+/// focus walks them; beside classifications they are labelled when a person
+/// chooses to, and the focus passes them by.
+#[test]
+fn check_rows_are_walked_where_they_count_towards_the_progress() {
+    let check = |item: &str, claim: &str| Verdict {
+        key: ComboKey::new(item, claim, "proposition"),
+        persona_id: crate::domain::PersonaRef::NONE_ID.into(),
+        protocol: Protocol::Proposition,
+        mode: None,
+        value: Value::Bool(true),
+        ..verdict(
+            4,
+            item,
+            "urgency",
+            Mode::Two,
+            Value::Likert(1),
+            "asks for a call",
+        )
+    };
+    let mut data = queue_data();
+    let mut input = item("p-001", "", "Call me when you land.");
+    input.classifications.clear();
+    data.items.push(input);
+    data.verdicts.push(check("k-001", "claim-urgent"));
+    data.verdicts.push(check("p-001", "claim-urgent"));
+    data.verdicts.push(check("p-001", "claim-money"));
+    let mut app = app_with(data);
+    app.choices.auto_advance = AutoAdvance::Item;
+    assert_eq!(app.row_count(), 3);
+    // k-001's last AwAg row: on to the next item, past the check row.
+    key(&mut app, ']');
+    saved(&key(&mut app, '2'));
+    assert_eq!(at(&app), ("k-003".into(), 0));
+    // A check row labelled by choice: then on as after any label.
+    key(&mut app, 'g');
+    assert_eq!(at(&app), ("k-001".into(), 0));
+    key(&mut app, ']');
+    key(&mut app, ']');
+    assert_eq!(at(&app), ("k-001".into(), 2));
+    let l = saved(&key(&mut app, 'a'));
+    assert_eq!(l.value, Value::Bool(true));
+    assert_eq!(at(&app), ("k-003".into(), 0));
+    // A protocol input: its check rows one after the other.
+    key(&mut app, 'G');
+    assert_eq!(at(&app), ("p-001".into(), 0));
+    saved(&key(&mut app, 'd'));
+    assert_eq!(at(&app), ("p-001".into(), 1));
+    saved(&key(&mut app, 'a'));
+    assert_eq!(at(&app).0, "k-001");
+}
+
+#[test]
+fn n_right_after_a_label_notes_that_label_then_moves_on_again() {
+    let mut app = advancing(AutoAdvance::Item);
+    saved(&key(&mut app, '4'));
+    assert_eq!(at(&app), ("k-001".into(), 1));
+    key(&mut app, 'n');
+    assert!(app.chrome.popup.is_some(), "{}", message(&app));
+    assert_eq!(at(&app), ("k-001".into(), 0));
+    for c in "kettles".chars() {
+        key(&mut app, c);
+    }
+    let l = saved(&code(&mut app, KeyCode::Enter));
+    assert_eq!(l.key, ComboKey::new("k-001", "urgency", "classification"));
+    assert_eq!((l.note.as_str(), l.value), ("kettles", Value::Likert(4)));
+    assert_eq!(at(&app), ("k-001".into(), 1));
+    // The item's last row: the focus went to the next item; `n` goes back.
+    saved(&key(&mut app, '2'));
+    assert_eq!(at(&app), ("k-003".into(), 0));
+    key(&mut app, 'n');
+    assert_eq!(at(&app), ("k-001".into(), 1));
+    code(&mut app, KeyCode::Esc);
+    assert!(app.chrome.popup.is_none());
+    assert_eq!(at(&app), ("k-001".into(), 1));
+    // Once another key came between, `n` is about the focused row again.
+    let mut app = advancing(AutoAdvance::Row);
+    saved(&key(&mut app, '4'));
+    key(&mut app, 'j');
+    key(&mut app, 'k');
+    assert_eq!(at(&app), ("k-001".into(), 1));
+    key(&mut app, 'n');
+    assert!(app.chrome.popup.is_none());
+    assert_eq!(app.chrome.message.as_ref().unwrap().0, Level::Warning);
+    assert_eq!(at(&app), ("k-001".into(), 1));
+}
+
+#[test]
+fn u_on_a_label_of_another_item_goes_there_and_says_what_it_undid() {
+    let mut app = advancing(AutoAdvance::Item);
+    saved(&key(&mut app, '4'));
+    saved(&key(&mut app, '2'));
+    assert_eq!(at(&app), ("k-003".into(), 0));
+    let fx = key(&mut app, 'u');
+    assert!(matches!(&fx[..], [Effect::UndoLabel { .. }]), "{fx:?}");
+    assert_eq!(at(&app), ("k-001".into(), 1));
+    assert_eq!(
+        message(&app),
+        "undone: work-pers · k-001 2 → no label · now showing k-001"
+    );
+    let s = screen(&app);
+    assert!(s.contains("now showing k-001"), "{s}");
+    // On the same item: the focus goes to the row.
+    key(&mut app, 'j');
+    key(&mut app, 'k');
+    key(&mut app, ']');
+    key(&mut app, 'u');
+    assert_eq!(at(&app), ("k-001".into(), 0));
+    assert_eq!(message(&app), "undone: urgency · k-001 4 → no label");
+    // An item the list does not hold: said, and the cursor stays.
+    let mut app = advancing(AutoAdvance::Item);
+    saved(&key(&mut app, '4'));
+    search(&mut app, "lunch");
+    assert_eq!(listed(&app), ["k-002"]);
+    key(&mut app, 'u');
+    assert_eq!(at(&app).0, "k-002");
+    assert_eq!(
+        message(&app),
+        "undone: urgency · k-001 4 → no label (k-001 is not listed: the filter or search hides it)"
+    );
+}
+
+#[test]
+fn auto_advance_comes_from_config_toml_and_a_bad_value_is_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let settings = |text: &str| {
+        std::fs::write(&path, text).unwrap();
+        let file = crate::config::load_file(&path)?;
+        crate::config::Settings::resolve_with(
+            &crate::config::Overrides::default(),
+            file,
+            Some(path.clone()),
+        )
+    };
+    let s = settings("model = \"m\"\n").unwrap();
+    assert_eq!(s.auto_advance, AutoAdvance::Row, "the default");
+    let (app, _) = crate::tui::build_app(&s, loaded());
+    assert_eq!(app.choices.auto_advance, AutoAdvance::Row);
+    for (text, want) in [
+        ("auto_advance = \"item\"\n", AutoAdvance::Item),
+        ("auto_advance = \"off\"\n", AutoAdvance::Off),
+        ("auto_advance = \"row\"\n", AutoAdvance::Row),
+    ] {
+        let s = settings(text).unwrap();
+        let (app, warnings) = crate::tui::build_app(&s, loaded());
+        assert_eq!(app.choices.auto_advance, want, "{text}");
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+    let e = settings("model = \"m\"\nauto_advance = \"next-item\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&path.display().to_string()), "{e}");
+    assert!(
+        e.contains("line 2, column 16: auto_advance: unknown variant")
+            && e.contains("expected one of `row`, `item`, `off`"),
+        "{e}"
+    );
+    assert!(!e.contains("next-item"), "{e}");
 }
