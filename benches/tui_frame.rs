@@ -10,6 +10,10 @@
 //! 2026-11-24 (2 cores shared with other builds): a typed-filter keystroke
 //! under an order ~8 ms (`urgency=not`) and ~1.5 ms (`judge:urgency=2`, its
 //! table built; reading every item's verdicts per keystroke took ~90 ms).
+//! 2026-11-26 (2 cores, load ~7): a keystroke of a negated term (two per
+//! iteration below) `-by:alice` ~17 ms (46 ms while `-` was read as a free
+//! word), `-urgency=not` ~3 ms, `-judge:urgency=2` ~2 ms, the free word
+//! `-00042` ~27 ms (as the free word itself).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use jury::domain::*;
