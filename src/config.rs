@@ -43,6 +43,8 @@ pub struct ConfigFile {
     pub confidence: Option<ConfidenceChoice>,
     /// Where the workbench's focus goes after a label.
     pub auto_advance: Option<AutoAdvance>,
+    /// Seconds between looks at a batch the workbench sent.
+    pub batch_poll: Option<u64>,
 }
 
 /// `auto_advance` in `config.toml`: where the workbench's focus goes after
@@ -161,6 +163,8 @@ pub struct Settings {
     pub confidence: Option<String>,
     /// Where the workbench's focus goes after a label (default `row`).
     pub auto_advance: AutoAdvance,
+    /// Seconds between looks at a batch the workbench sent (default 30).
+    pub batch_poll: u64,
     pub config_path: Option<PathBuf>,
 }
 
@@ -259,6 +263,7 @@ impl Settings {
             max_answer_bytes: file.max_answer_bytes,
             confidence: file.confidence.map(|c| c.as_str().to_string()),
             auto_advance: file.auto_advance.unwrap_or_default(),
+            batch_poll: file.batch_poll.unwrap_or(30).max(1),
             config_path,
         })
     }
@@ -369,6 +374,7 @@ const CONFIG_KEYS: &[&str] = &[
     "max_answer_bytes",
     "confidence",
     "auto_advance",
+    "batch_poll",
 ];
 
 /// [`toml_error`], naming the key of the offending line when it is one of

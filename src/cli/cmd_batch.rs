@@ -42,23 +42,7 @@ pub(super) async fn send(
 /// The run whose batch is still open (sent, never read) for the judge of
 /// `spec`, when there is one.
 pub(super) fn open_batch_for(s: &Settings, spec: &RunSpec) -> anyhow::Result<Option<i64>> {
-    let store = open_store(s)?;
-    for job in store.open_batch_jobs()? {
-        let Some(run) = store.run(job.run_id)? else {
-            continue;
-        };
-        let r = &run.spec;
-        if r.protocol == spec.protocol
-            && r.mode == spec.mode
-            && r.persona_id == spec.persona_id
-            && r.perspective_ids == spec.perspective_ids
-            && r.model == spec.model
-            && r.prompt_hash == spec.prompt_hash
-        {
-            return Ok(Some(job.run_id));
-        }
-    }
-    Ok(None)
+    Ok(open_store(s)?.open_batch_run_for(spec)?)
 }
 
 /// Waits again for the open batch of `run_id` and reads its answers.

@@ -13,7 +13,7 @@ mod structured_path;
 mod writer;
 
 pub use error::{EngineError, SettingError};
-pub use events::{EngineEvent, Progress};
+pub use events::{BatchProgress, EngineEvent, Progress};
 pub use run::batch_api::file as batch_file;
 pub use run::batch_api::{BatchMode, BatchOrder, Reopen};
 pub use run::{Plan, plan as make_plan, usage_or_unknown};
@@ -209,8 +209,19 @@ pub fn spawn_planned_with(
 
 /// Starts a run whose requests leave as a batch, as `order` says.
 pub fn spawn_batch(cfg: EngineConfig, req: RunRequest, plan: Plan, order: BatchOrder) -> RunHandle {
+    spawn_batch_with(cfg, req, plan, order, CancellationToken::new())
+}
+
+/// As [`spawn_batch`], stopped by `cancel` (a batch already sent keeps
+/// running on the server; the run stops waiting for it).
+pub fn spawn_batch_with(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    order: BatchOrder,
+    cancel: CancellationToken,
+) -> RunHandle {
     let (tx, rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
     let token = cancel.clone();
     let join =
         tokio::spawn(
@@ -232,8 +243,19 @@ pub fn spawn_reopen(
     run_id: i64,
     what: Reopen,
 ) -> RunHandle {
+    spawn_reopen_with(cfg, req, plan, run_id, what, CancellationToken::new())
+}
+
+/// As [`spawn_reopen`], stopped by `cancel`.
+pub fn spawn_reopen_with(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    run_id: i64,
+    what: Reopen,
+    cancel: CancellationToken,
+) -> RunHandle {
     let (tx, rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
     let token = cancel.clone();
     let join = tokio::spawn(async move {
         run::batch_api::reopen(cfg, req, plan, run_id, what, tx, token).await

@@ -34,6 +34,9 @@ pub struct Choices {
     /// `row`), set by [`crate::tui::build_app`]; an `App` built without
     /// settings (tests, benches) keeps the focus where it is.
     pub auto_advance: crate::config::AutoAdvance,
+    /// How often a batch run looks at its batch on the server: config
+    /// `batch_poll` (seconds, default 30, as `jury run --batch-poll`).
+    pub batch_poll: std::time::Duration,
 }
 
 /// The compare view's columns: the modes, the personas or the models that
@@ -80,6 +83,7 @@ impl Default for Choices {
             compare_axis: CompareAxis::Mode,
             split_side: None,
             auto_advance: crate::config::AutoAdvance::Off,
+            batch_poll: std::time::Duration::from_secs(30),
         }
     }
 }

@@ -125,6 +125,10 @@ pub mod msg {
     pub fn progress_short(done: usize, listed: usize) -> String {
         format!("{done}/{listed} by me")
     }
+    /// A run waiting for its batch: `⠋ run: batch in_progress 3/10`.
+    pub fn batch_waiting(spinner: &str, status: &str, answered: u64, total: u64) -> String {
+        format!("{spinner} run: batch {status} {answered}/{total}")
+    }
     /// `auto_advance = "item"` moved on to the next item that needs you.
     pub fn next_item_for_me(id: &str) -> String {
         format!("next item without your label: {id}")
@@ -485,14 +489,20 @@ pub mod popup {
             format!("cost —: no price for {model} (add it to prices.toml)")
         }
     }
-    pub fn confirm_keys(missing: &str, all: &str, none: &str, judged: bool) -> String {
+    pub fn confirm_keys(missing: &str, batch: &str, all: &str, none: &str, judged: bool) -> String {
         if judged {
             format!("{all} re-judge it · {none} leave it")
         } else {
             format!(
-                "{missing} judge the missing ones · {all} re-judge everything · {none} start nothing"
+                "{missing} judge the missing ones · {batch} as a batch · {all} re-judge everything · {none} start nothing"
             )
         }
+    }
+    /// What sending the missing combinations as a batch would be.
+    pub fn confirm_batch(requests: usize, cost: &str) -> String {
+        format!(
+            "as a batch: {requests} request(s) · {cost} at the batch price · answers within 24 h"
+        )
     }
 
     // ----- the replay offer -----

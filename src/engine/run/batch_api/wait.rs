@@ -38,9 +38,9 @@ pub(super) async fn wait_all(
             job.error_file_id = state.error_file_id.clone();
             if changed {
                 let _ = store.save_batch_job(job);
-                let _ = ctx.events.send(EngineEvent::Notice {
+                let _ = ctx.events.send(EngineEvent::BatchStatus {
                     run_id: ctx.run_id,
-                    text: progress_text(&state),
+                    batch: progress_of(&state),
                 });
             }
             if !state.is_over() {
@@ -86,11 +86,14 @@ pub(super) async fn wait_all(
     }
 }
 
-/// `batch_… in_progress: 3/10 answered, 1 failed`
-fn progress_text(s: &BatchState) -> String {
-    let (completed, failed, total) = s.counts;
-    format!(
-        "batch {} {}: {completed}/{total} answered, {failed} failed",
-        s.id, s.status
-    )
+/// What the look at a batch found, for the run's consumers.
+fn progress_of(s: &BatchState) -> crate::engine::BatchProgress {
+    let (answered, failed, total) = s.counts;
+    crate::engine::BatchProgress {
+        id: s.id.clone(),
+        status: s.status.clone(),
+        answered,
+        failed,
+        total,
+    }
 }
