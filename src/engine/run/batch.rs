@@ -1,7 +1,7 @@
 //! One batch: send, validate, keep what is valid, retry only what is missing.
 
-use super::failure::{FailureRecord, summarise, unscorable, unscorable_reason};
 use super::confidence;
+use super::failure::{FailureRecord, summarise, unscorable, unscorable_reason};
 use super::follow_up::follow_up;
 use super::salvage::{keep_complete, salvage_reason};
 use super::servers::{AfterFailure, Lease};
@@ -380,12 +380,7 @@ impl Attempt<'_> {
             latency = self.started.elapsed();
         }
         let share = tokens.unwrap_or(0) / self.keys.len().max(1) as u64;
-        let sure = confidence::read(
-            ctx,
-            &last.0.content,
-            last.0.logprobs.as_deref(),
-            &outcome,
-        );
+        let sure = confidence::read(ctx, &last.0.content, last.0.logprobs.as_deref(), &outcome);
         self.keep(pending, &outcome, latency, share, &sure);
         if outcome.missing.is_empty() {
             pending.clear();
