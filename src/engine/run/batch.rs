@@ -452,8 +452,8 @@ impl Attempt<'_> {
             _ => (FailureKind::Provider, ""),
         };
         // The tokens that arrived with a cut-off answer's content. An answer
-        // over the size cap brings none to read (not streamed, its partial
-        // is the raw body): its entries are kept without a confidence.
+        // over the size cap carries none (not streamed, what it keeps is the
+        // raw body, not the content): its entries are kept without one.
         let tokens = match &e {
             ProviderError::Truncated { logprobs, .. } => Some(logprobs.as_deref()),
             _ => None,
