@@ -79,10 +79,12 @@ fn run_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
-/// Each verdict's confidence by item (None: stored without one).
-fn confidences(ws: &Workspace) -> HashMap<String, Option<f64>> {
-    ws.export_rows()
-        .into_iter()
+/// Each verdict's confidence by item (None: stored without one), and the
+/// failures' reasons.
+fn confidences(ws: &Workspace) -> (HashMap<String, Option<f64>>, Vec<String>) {
+    let rows = ws.export_rows();
+    let sure = rows
+        .iter()
         .filter(|r| r["kind"] == "verdict")
         .map(|r| {
             (
@@ -90,15 +92,22 @@ fn confidences(ws: &Workspace) -> HashMap<String, Option<f64>> {
                 r["confidence"].as_f64(),
             )
         })
-        .collect()
+        .collect();
+    let failures = rows
+        .iter()
+        .filter(|r| r["kind"] == "failure")
+        .map(|r| r["reason"].as_str().expect("reason").to_string())
+        .collect();
+    (sure, failures)
 }
 
 /// What one run through the binary gave: the first request, the requests
-/// after it, the confidences.
+/// after it, the confidences, the failures' reasons.
 struct Ran {
     first: RecordedRequest,
     later: Vec<RecordedRequest>,
     confidence: HashMap<String, Option<f64>>,
+    failures: Vec<String>,
 }
 
 /// A run whose first answer is `first(tokens)` (the demo judge's tokens for
@@ -116,19 +125,23 @@ fn run(extra: &[&str], first: impl Fn(Vec<TokenLogprob>) -> Reply + Send + Sync 
     common::assert_success(&out, extra);
     let mut asked = srv.completions().into_iter();
     let first = asked.next().expect("a request");
+    let (confidence, failures) = confidences(&ws);
     Ran {
         first,
         later: asked.collect(),
-        confidence: confidences(&ws),
+        confidence,
+        failures,
     }
 }
 
 /// Runs with the first answer cut as `cut` makes it and with the whole
-/// answer, and checks that the same request was sent, that the three
-/// entries complete before the cut were kept (never asked again), and
-/// returns their confidences: (cut, whole) by item.
+/// answer, and checks that the same request was sent, that the cut's
+/// failure names `cause` and the three entries complete before it, which
+/// were kept (never asked again); returns their confidences: (item, cut,
+/// whole).
 fn cut_and_whole(
     extra: &[&str],
+    cause: &str,
     cut: impl Fn(Vec<TokenLogprob>) -> Reply + Send + Sync + 'static,
 ) -> Vec<(String, Option<f64>, f64)> {
     let whole = run(extra, Reply::logprobs);
@@ -139,6 +152,15 @@ fn cut_and_whole(
         "both first answers are spelled by the same tokens"
     );
     assert_eq!(common::asked_keys(&got.first).len(), ITEMS);
+    assert!(whole.failures.is_empty(), "{:?}", whole.failures);
+    assert!(
+        got.failures
+            .iter()
+            .any(|r| r.contains(cause)
+                && r.contains("3 of 5 entries arrived complete and were kept")),
+        "{cause}: {:?}",
+        got.failures
+    );
     let kept = first_three_items(&got.first);
     for r in &got.later {
         for k in common::asked_keys(r) {
@@ -172,7 +194,7 @@ fn assert_same_as_whole(got: &[(String, Option<f64>, f64)]) {
 #[test]
 fn a_length_cut_keeps_each_complete_entrys_confidence() {
     for extra in [&[][..], &["--no-stream"][..]] {
-        let got = cut_and_whole(extra, |mut tokens| {
+        let got = cut_and_whole(extra, "max_tokens", |mut tokens| {
             tokens.truncate(into_fourth_entry(&tokens));
             Reply::Logprobs {
                 tokens,
@@ -186,7 +208,7 @@ fn a_length_cut_keeps_each_complete_entrys_confidence() {
 
 #[test]
 fn a_stream_closed_early_keeps_each_complete_entrys_confidence() {
-    let got = cut_and_whole(&[], |mut tokens| {
+    let got = cut_and_whole(&[], "the server cut the answer off", |mut tokens| {
         tokens.truncate(into_fourth_entry(&tokens));
         Reply::Logprobs {
             tokens,
@@ -199,7 +221,8 @@ fn a_stream_closed_early_keeps_each_complete_entrys_confidence() {
 
 #[test]
 fn an_answer_cut_by_the_idle_timeout_keeps_each_complete_entrys_confidence() {
-    let got = cut_and_whole(&["--idle-timeout", "0.5"], |mut tokens| {
+    let idle = ["--idle-timeout", "0.5"];
+    let got = cut_and_whole(&idle, "jury's idle timeout cut the answer", |mut tokens| {
         tokens.truncate(into_fourth_entry(&tokens));
         Reply::Logprobs {
             tokens,
@@ -213,7 +236,7 @@ fn an_answer_cut_by_the_idle_timeout_keeps_each_complete_entrys_confidence() {
 
 #[test]
 fn a_kept_entry_whose_value_came_without_probabilities_has_no_confidence() {
-    let got = cut_and_whole(&[], |mut tokens| {
+    let got = cut_and_whole(&[], "the server cut the answer off", |mut tokens| {
         // The third entry's value and all after it as bare content.
         let with_probs = value_token(&tokens, 2);
         tokens.truncate(into_fourth_entry(&tokens));
