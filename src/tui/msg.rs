@@ -55,9 +55,9 @@ pub enum Msg {
     /// The persona saved as it was given, or why not (answers
     /// `Effect::SavePersona`).
     PersonaSaved(Result<Persona, String>),
-    /// The verdicts that need a person, as (persona, combination), for the
-    /// "needs a person" filter (answers `Effect::LoadEscalations`).
-    EscalationsLoaded(Result<Vec<(String, crate::domain::ComboKey)>, String>),
+    /// The verdicts that need a person, for the "needs a person" filter
+    /// (answers `Effect::LoadEscalations`).
+    EscalationsLoaded(Result<Escalations, String>),
 
     // ----- the agreement report (answers `Effect::LoadAgreement`, in this order) -----
     /// The agreement figures, computed off the UI thread. An error ends the
@@ -176,4 +176,14 @@ pub enum Effect {
         plan: RunPlan,
         prompts: Option<std::path::PathBuf>,
     },
+}
+
+/// The escalation queue as the workbench keeps it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Escalations {
+    /// Each verdict that needs a person: (persona, combination).
+    pub queue: Vec<(String, crate::domain::ComboKey)>,
+    /// The judge configurations whose verdicts these are, each once, as the
+    /// report names them: the rows in view may show another one.
+    pub judges: Vec<String>,
 }

@@ -3,7 +3,7 @@
 //! come back to the loop as [`Msg`]s; nothing here touches the state.
 
 use super::app::RunPlan;
-use super::msg::{Effect, Msg};
+use super::msg::{Effect, Escalations, Msg};
 use crate::engine::{EngineConfig, RunRequest};
 use crate::store::Store;
 use label_writer::LabelJob;
@@ -145,10 +145,17 @@ impl Executor {
                     let r = Store::open(&path)
                         .and_then(|s| crate::report::trust::escalation_queue(&s))
                         .map(|queue| {
-                            queue
-                                .into_iter()
-                                .map(|e| (e.persona.to_string(), (*e.key).clone()))
-                                .collect()
+                            let mut judges: Vec<String> =
+                                queue.iter().map(|e| e.judge.to_string()).collect();
+                            judges.sort();
+                            judges.dedup();
+                            Escalations {
+                                queue: queue
+                                    .into_iter()
+                                    .map(|e| (e.persona.to_string(), (*e.key).clone()))
+                                    .collect(),
+                                judges,
+                            }
                         });
                     let _ = tx.send(Msg::EscalationsLoaded(r.map_err(|e| e.to_string())));
                 });

@@ -146,12 +146,20 @@ pub mod msg {
     }
     pub const FINDING_ESCALATIONS: &str =
         "finding the verdicts that need a person (trust thresholds at α = δ = 0.1)…";
-    pub fn escalations(verdicts: usize, items: usize) -> String {
+    /// `judges`: the configurations the queued verdicts come from, which
+    /// the rows in view (their mode, persona) may not show.
+    pub fn escalations(verdicts: usize, items: usize, judges: &[String]) -> String {
         if verdicts == 0 {
             return "no verdict needs a person: none of the trusted judges' unlabelled verdicts is below its threshold (or no verdict has a confidence: jury trust says which)".into();
         }
+        let from = match judges {
+            [] => String::new(),
+            [one] => format!(", from {one}"),
+            [one, two] => format!(", from {one} and {two}"),
+            [one, rest @ ..] => format!(", from {one} and {} more", rest.len()),
+        };
         format!(
-            "{verdicts} verdict(s) on {items} listed item(s) need a person: below their judge's trust threshold, without a confidence or undecided (jury trust --needs-person lists them)"
+            "{verdicts} verdict(s) on {items} listed item(s) need a person{from}: below their judge's trust threshold, without a confidence or undecided (jury trust --needs-person lists them)"
         )
     }
     pub fn escalations_failed(why: &str) -> String {

@@ -205,12 +205,9 @@ pub fn focus(app: &mut App, action: Action) {
 }
 
 /// The escalation queue arrived: every item's mark follows it.
-pub fn escalations_loaded(
-    app: &mut App,
-    r: Result<Vec<(String, crate::domain::ComboKey)>, String>,
-) {
+pub fn escalations_loaded(app: &mut App, r: Result<crate::tui::msg::Escalations, String>) {
     app.data.escalations_asked = false;
-    let queue = match r {
+    let crate::tui::msg::Escalations { queue, judges } = match r {
         Ok(q) => q,
         Err(e) => {
             app.chrome
@@ -234,9 +231,14 @@ pub fn escalations_loaded(
     }
     app.refilter();
     if app.list.filter == Filter::NeedsPerson {
+        let judges: Vec<String> = judges
+            .iter()
+            .map(|j| crate::tui::strings::flat(j, 60))
+            .collect();
         app.chrome.info(crate::tui::strings::msg::escalations(
             n,
             app.list.filtered.len(),
+            &judges,
         ));
     }
 }

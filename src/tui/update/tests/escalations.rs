@@ -29,6 +29,8 @@ fn needs_a_person_lists_the_escalation_queue_and_a_label_takes_an_item_out() {
         ("kenton".to_string(), urgency("k-001")),
         ("kenton".to_string(), urgency("k-003")),
     ];
+    let judges = vec!["awag mode 3 · jury-demo-judge".to_string()];
+    let queue = crate::tui::msg::Escalations { queue, judges };
     update(&mut app, Msg::EscalationsLoaded(Ok(queue)));
     let listed = |app: &crate::tui::App| -> Vec<String> {
         app.list
@@ -41,7 +43,9 @@ fn needs_a_person_lists_the_escalation_queue_and_a_label_takes_an_item_out() {
     let (level, m) = app.chrome.message.clone().unwrap();
     assert_eq!(level, crate::tui::app::Level::Info);
     assert!(
-        m.starts_with("2 verdict(s) on 2 listed item(s) need a person"),
+        m.starts_with(
+            "2 verdict(s) on 2 listed item(s) need a person, from awag mode 3 · jury-demo-judge:"
+        ),
         "{m}"
     );
     // Labelling the queued row of k-001 takes it out (at the next refilter,
