@@ -15,3 +15,4 @@ mod runs;
 mod safe_data;
 mod session;
 mod small_screens;
+mod special_files;
