@@ -155,7 +155,12 @@ fn every_command_says_when_standard_output_cannot_be_written() {
         [&["run"][..], awag, &["--limit", "3"]].concat(),
         [&["run"][..], awag, &["--limit", "3", "--json"]].concat(),
         [&["run"][..], awag, &["--limit", "3", "--dry-run"]].concat(),
-        [&["batch", "export", "--out", batch][..], awag, &["--limit", "2"]].concat(),
+        [
+            &["batch", "export", "--out", batch][..],
+            awag,
+            &["--limit", "2"],
+        ]
+        .concat(),
         [&["prompt", "--item", "k-001"][..], awag].concat(),
         [&["prompt", "--item", "k-001", "--json"][..], awag].concat(),
     ];
@@ -170,7 +175,14 @@ fn every_command_says_when_standard_output_cannot_be_written() {
         &["estimate", "--format", "json"],
         &["estimate", "--format", "csv"],
         &["trust", "--alpha", "0.1", "--delta", "0.1"],
-        &["trust", "--alpha", "0.1", "--delta", "0.1", "--needs-person"],
+        &[
+            "trust",
+            "--alpha",
+            "0.1",
+            "--delta",
+            "0.1",
+            "--needs-person",
+        ],
         &["export", "--format", "csv"],
         &["export", "--format", "awag"],
         &["export", "--format", "wide"],

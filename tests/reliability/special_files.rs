@@ -49,7 +49,12 @@ fn a_fifo_or_device_as_a_prompt_file_is_refused_by_name_and_never_blocks() {
     ];
     // (the file in the set, a FIFO or a link to /dev/zero, the command, what is said)
     let cases: [(&str, bool, &[&str], &str); 4] = [
-        ("awag/system_common.txt", true, &prompt, "a FIFO (named pipe)"),
+        (
+            "awag/system_common.txt",
+            true,
+            &prompt,
+            "a FIFO (named pipe)",
+        ),
         ("awag/user_likert.txt", false, &prompt, "a character device"),
         ("awag/fewshot.json", true, &prompt, "a FIFO (named pipe)"),
         ("rubric/system.txt", true, &rubric, "a FIFO (named pipe)"),

@@ -66,7 +66,10 @@ async fn a_fifo_or_device_as_keymap_theme_or_claims_is_named_and_never_blocks() 
         make(dir.path());
         let s = Session::start_cmd(
             &format!("jury-special-{what}-{pid}"),
-            &format!("exec {}", tui_cmd(dir.path(), &dir.path().join("j.db"), args)),
+            &format!(
+                "exec {}",
+                tui_cmd(dir.path(), &dir.path().join("j.db"), args)
+            ),
         );
         let screen = wait_for(&s.name, said, |x| {
             x.contains("items 94/94") && x.contains(said)
