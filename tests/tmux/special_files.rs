@@ -27,6 +27,9 @@ fn tui_cmd(dir: &Path, db: &Path, args: &str) -> String {
     )
 }
 
+/// What is tried, how the config directory gets it, jury's flags, what is said.
+type Case = (&'static str, fn(&Path), &'static str, &'static str);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fifo_or_device_as_keymap_theme_or_claims_is_named_and_never_blocks() {
     if !have_tmux() {
@@ -35,7 +38,7 @@ async fn a_fifo_or_device_as_keymap_theme_or_claims_is_named_and_never_blocks() 
     }
     let pid = std::process::id();
     // Each case alone: the workbench shows the first warning it has.
-    let cases: [(&str, fn(&Path), &str, &str); 3] = [
+    let cases: [Case; 3] = [
         (
             "keymap",
             |d| mkfifo(&d.join("keymap.toml")),
