@@ -33,6 +33,9 @@ if [ "$keep" = 0 ]; then
 fi
 
 export CARGO_TERM_COLOR=never
+# Were the URL lost on the way, every test would skip and the step pass
+# without a real judge asked: the tests fail instead.
+export JURY_REAL_SERVER_REQUIRED=1
 # One test at a time: the server answers one request at a time anyway.
 # The debug build: .ci/run has just built it for the test command.
 cargo test --locked --test real_server -- --test-threads 1 --nocapture

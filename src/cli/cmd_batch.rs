@@ -17,6 +17,13 @@ pub fn export(s: &Settings, a: BatchExportArgs) -> anyhow::Result<ExitCode> {
     if a.run.batch {
         anyhow::bail!("`jury batch export` writes a file; --batch sends one (`jury run --batch`)");
     }
+    // Refused before a run is made: the request file would replace the
+    // store (or its -wal, or the labels kept for replay) it is recorded in.
+    if crate::store::is_own_file(&s.db_path, &a.out) {
+        anyhow::bail!(super::strings::export::out_is_store(
+            &a.out.display().to_string()
+        ));
+    }
     super::cmd_run::run_one(s, a.run, Some(a.out))
 }
 

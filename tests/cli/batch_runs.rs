@@ -323,3 +323,47 @@ fn a_batch_over_the_budget_is_never_sent() {
     assert!(srv.server.requests().is_empty(), "nothing uploaded");
     assert!(api.created().is_empty());
 }
+
+/// `jury batch export --out` onto the store, its `-wal` or the labels kept
+/// for replay (by any name) is refused before a run is made, and leaves
+/// each file as it was; it used to write the request file over the store.
+#[test]
+fn a_batch_file_is_never_written_over_jurys_own_files() {
+    let ws = Workspace::sample();
+    let kept = ws.path("jury.db.unsaved-labels.jsonl");
+    std::fs::write(&kept, "{\"kept\":true}\n").expect("write");
+    std::os::unix::fs::symlink(&ws.db, ws.path("link.db")).expect("symlink");
+    let rows_before = ws.ok(&["export", "--format", "jsonl"]);
+    let runs_before = ws.ok(&["runs", "--json"]);
+    for out in [
+        ws.db.clone(),
+        ws.path("link.db"),
+        ws.db.with_file_name("jury.db-wal"),
+        kept.clone(),
+    ] {
+        let o = ws.run(&[
+            "batch",
+            "export",
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--mode",
+            "2",
+            "--persona",
+            "kenton",
+            "--perspective",
+            "classification",
+            "--limit",
+            "2",
+        ]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{}: {err}", out.display());
+        assert!(
+            err.contains("refusing") && err.contains("a file jury keeps beside it"),
+            "{}: {err}",
+            out.display()
+        );
+    }
+    assert_eq!(std::fs::read(&kept).expect("kept"), b"{\"kept\":true}\n");
+    assert_eq!(ws.ok(&["export", "--format", "jsonl"]), rows_before);
+    assert_eq!(ws.ok(&["runs", "--json"]), runs_before, "no run was made");
+}

@@ -128,3 +128,134 @@ fn a_stdout_that_cannot_be_written_is_an_error_and_a_closed_pipe_is_quiet() {
         out.status
     );
 }
+
+/// `> /dev/full` on every command that writes to standard output, in every
+/// format: a clear error and exit 1, never a panic (exit 101) nor a silent 0.
+#[test]
+fn every_command_says_when_standard_output_cannot_be_written() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    let url = srv.url();
+    let items = sample_data().join("items.jsonl");
+    let items = items.to_str().expect("utf-8");
+    let fewshot = ws.path("fewshot-out");
+    let batch = ws.path("requests.jsonl");
+    let fewshot = fewshot.to_str().expect("utf-8");
+    let awag: &[&str] = &[
+        "--mode",
+        "2",
+        "--persona",
+        "kenton",
+        "--perspective",
+        "classification",
+    ];
+    let batch = batch.to_str().expect("utf-8");
+    let mut commands: Vec<Vec<&str>> = vec![
+        [&["run"][..], awag, &["--limit", "3"]].concat(),
+        [&["run"][..], awag, &["--limit", "3", "--json"]].concat(),
+        [&["run"][..], awag, &["--limit", "3", "--dry-run"]].concat(),
+        [
+            &["batch", "export", "--out", batch][..],
+            awag,
+            &["--limit", "2"],
+        ]
+        .concat(),
+        [&["prompt", "--item", "k-001"][..], awag].concat(),
+        [&["prompt", "--item", "k-001", "--json"][..], awag].concat(),
+    ];
+    for args in [
+        &["import", items][..],
+        &["label", "k-001", "urgency", "3", "--persona", "kenton"],
+        &["report", "--format", "csv"],
+        &["report", "--format", "md"],
+        &["report", "--format", "html"],
+        &["report", "--rank"],
+        &["estimate"],
+        &["estimate", "--format", "json"],
+        &["estimate", "--format", "csv"],
+        &["trust", "--alpha", "0.1", "--delta", "0.1"],
+        &[
+            "trust",
+            "--alpha",
+            "0.1",
+            "--delta",
+            "0.1",
+            "--needs-person",
+        ],
+        &["export", "--format", "csv"],
+        &["export", "--format", "awag"],
+        &["export", "--format", "wide"],
+        &["export", "--format", "wide-jsonl"],
+        &["export", "--format", "rubric-results"],
+        &["runs", "--json"],
+        &["failures"],
+        // (With no failure, `failures --json` writes no line at all.)
+        &["failures", "1"],
+        &["list", "perspectives"],
+        &["list", "items", "--json"],
+        &["split", "--holdout", "0.3"],
+        &["split"],
+        &["split", "--json"],
+        &["fewshot", "--from-labels", "--out", fewshot],
+        &["doctor", "--skip-endpoint"],
+        &["doctor", "--model", "jury-demo-judge"],
+        &["--version"],
+        &["help"],
+        &["run", "--help"],
+    ] {
+        commands.push(args.to_vec());
+    }
+    for args in &commands {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = ws
+            .cmd()
+            .env("OPENAI_BASE_URL", &url)
+            .env("OPENAI_API_KEY", "sk-test")
+            .args(args)
+            .stdout(full)
+            .output()
+            .expect("spawn jury");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write to standard output") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+
+    // The demo judge says where it listens before it serves: unwritten, it
+    // stops instead of serving on unseen.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let mut child = ws
+        .cmd()
+        .args(["demo-judge", "--port", "0"])
+        .stdout(full)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the demo judge");
+    let mut ended = None;
+    for _ in 0..600 {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            ended = Some(status);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let Some(status) = ended else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the demo judge served on although it could not say where");
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+        .expect("stderr");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+}

@@ -3,7 +3,8 @@
 //! Runs only when `JURY_REAL_SERVER_URL` names the server's `/v1` URL (see
 //! `.ci/real-server-tests.sh`, which starts one with `.ci/llama-server.sh`);
 //! otherwise every test says why it skipped and returns, so the plain
-//! `cargo test` stays offline. `JURY_REAL_SERVER_LOG` is the server's log:
+//! `cargo test` stays offline (with `JURY_REAL_SERVER_REQUIRED=1`, as the CI
+//! step sets it, it fails instead). `JURY_REAL_SERVER_LOG` is the server's log:
 //! the lines written while a test ran must not carry llama.cpp's warning that
 //! it ignored jury's `tool_choice` (llama.cpp does not log that warning for
 //! every such request, so its absence is necessary, not sufficient).
@@ -46,6 +47,11 @@ fn real_server(test: &str) -> Option<Real> {
                 .unwrap_or_else(|_| "qwen2.5-coder-0.5b-instruct-q4_k_m".into()),
             log: std::env::var_os("JURY_REAL_SERVER_LOG").map(PathBuf::from),
         }),
+        // .ci/real-server-tests.sh sets it: a CI step whose server gave no
+        // URL must fail, not pass with every test skipped.
+        _ if std::env::var("JURY_REAL_SERVER_REQUIRED").is_ok_and(|v| v == "1") => {
+            panic!("{test}: JURY_REAL_SERVER_REQUIRED=1 but JURY_REAL_SERVER_URL is not set")
+        }
         _ => {
             eprintln!(
                 "{test}: skipped: JURY_REAL_SERVER_URL is not set (run .ci/real-server-tests.sh)"

@@ -13,4 +13,5 @@ mod provider;
 mod safe_data_import;
 mod safe_data_store;
 mod several_servers;
+mod special_files;
 mod store;

@@ -330,7 +330,7 @@ fn a_read_only_directory_reads_and_refuses_writes_with_path_and_cause() {
 
 /// Runs `cmd` to its end, failing the test (and killing it) if it has not
 /// ended within a minute: a read of a FIFO would block for ever.
-fn bounded(mut cmd: std::process::Command) -> std::process::Output {
+pub(crate) fn bounded(mut cmd: std::process::Command) -> std::process::Output {
     let mut child = cmd
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -346,7 +346,7 @@ fn bounded(mut cmd: std::process::Command) -> std::process::Output {
     panic!("{cmd:?} blocked (a FIFO read?)");
 }
 
-fn mkfifo(p: &Path) {
+pub(crate) fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(p.to_str().expect("utf-8")).expect("path");
     // SAFETY: a NUL-terminated path we own.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");

@@ -16,3 +16,4 @@ mod runs;
 mod safe_data;
 mod session;
 mod small_screens;
+mod special_files;
