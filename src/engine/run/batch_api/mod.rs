@@ -220,7 +220,10 @@ fn export(
     for (i, text) in files.iter().enumerate() {
         let part = i as u32 + 1;
         let path = file::part_path(out, part);
-        if let Err(e) = std::fs::write(&path, text) {
+        // Through a temporary file: a killed export leaves an earlier file whole.
+        let written_whole =
+            crate::store::write_atomically(&path, |w| w.write_all(text.as_bytes()));
+        if let Err(e) = written_whole {
             ctx.stop_with(format!("cannot write {}: {e}", path.display()));
             return None;
         }
