@@ -67,8 +67,18 @@ fn posts(server: &jury::testserver::TestServer) -> usize {
         .count()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn r_sends_what_it_said_and_then_only_what_is_missing() {
+/// A store of [`data`], the executor judging with `server`, and the
+/// workbench over the same items.
+struct Bench {
+    _dir: tempfile::TempDir,
+    db: std::path::PathBuf,
+    cfg: jury::engine::EngineConfig,
+    exec: Executor,
+    rx: UnboundedReceiver<Msg>,
+    app: App,
+}
+
+fn bench(server: &jury::testserver::TestServer) -> Bench {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     let d = data();
@@ -76,11 +86,6 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
         .unwrap()
         .upsert_all(&d.items, &d.personas, &d.perspectives, &[])
         .unwrap();
-    let server = jury::testserver::TestServer::start(|r| {
-        jury::testserver::demo_judge::reply(r, Duration::ZERO)
-    })
-    .await
-    .unwrap();
     let provider =
         jury::provider::ProviderConfig::new(server.base_url(), "jury-demo-judge".to_string());
     let cfg = jury::engine::EngineConfig {
@@ -88,13 +93,38 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
         provider,
         prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()),
     };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let link = EngineLink {
         config: Some(cfg.clone()),
     };
-    let mut exec = Executor::new(db.clone(), link, tx);
+    let exec = Executor::new(db.clone(), link, tx);
     let mut app = app_with(data());
     app.runs.model = "jury-demo-judge".into();
+    Bench {
+        _dir: dir,
+        db,
+        cfg,
+        exec,
+        rx,
+        app,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_sends_what_it_said_and_then_only_what_is_missing() {
+    let server = jury::testserver::TestServer::start(|r| {
+        jury::testserver::demo_judge::reply(r, Duration::ZERO)
+    })
+    .await
+    .unwrap();
+    let Bench {
+        _dir,
+        db,
+        cfg,
+        mut exec,
+        mut rx,
+        mut app,
+    } = bench(&server);
 
     // 1. R: the counts, and nothing sent.
     let fx = key(&mut app, 'R');
@@ -201,28 +231,15 @@ fn paths(server: &jury::testserver::TestServer, end: &str) -> usize {
 /// the same judge: a dry run of it finds everything judged.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b_sends_the_missing_as_a_batch_and_waits_again_for_it_after_a_cancel() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("j.db");
-    let d = data();
-    jury::store::Store::open(&db)
-        .unwrap()
-        .upsert_all(&d.items, &d.personas, &d.perspectives, &[])
-        .unwrap();
     let (server, api) = batch_server(2).await;
-    let provider =
-        jury::provider::ProviderConfig::new(server.base_url(), "jury-demo-judge".to_string());
-    let cfg = jury::engine::EngineConfig {
-        db_path: db.clone(),
-        provider,
-        prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()),
-    };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let link = EngineLink {
-        config: Some(cfg.clone()),
-    };
-    let mut exec = Executor::new(db.clone(), link, tx);
-    let mut app = app_with(data());
-    app.runs.model = "jury-demo-judge".into();
+    let Bench {
+        _dir,
+        db,
+        mut exec,
+        mut rx,
+        mut app,
+        ..
+    } = bench(&server);
     // A long wait between looks: the cancel comes while it waits.
     app.choices.batch_poll = Duration::from_secs(3600);
 

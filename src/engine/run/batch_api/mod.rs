@@ -221,8 +221,7 @@ fn export(
         let part = i as u32 + 1;
         let path = file::part_path(out, part);
         // Through a temporary file: a killed export leaves an earlier file whole.
-        let written_whole =
-            crate::store::write_atomically(&path, |w| w.write_all(text.as_bytes()));
+        let written_whole = crate::store::write_atomically(&path, |w| w.write_all(text.as_bytes()));
         if let Err(e) = written_whole {
             ctx.stop_with(format!("cannot write {}: {e}", path.display()));
             return None;
