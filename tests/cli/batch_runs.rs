@@ -328,7 +328,7 @@ fn a_batch_over_the_budget_is_never_sent() {
 /// interrupted (SIGINT, as Ctrl-C sends) once it has looked at its batch;
 /// no terminal: stdin is empty.
 fn interrupted_batch_run(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> Output {
-    let child = ws
+    let mut child = ws
         .cmd()
         .env("OPENAI_BASE_URL", srv.url())
         .args(RUN_AS_KENTON)
@@ -351,6 +351,10 @@ fn interrupted_batch_run(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> Outp
             start.elapsed() < Duration::from_secs(60),
             "the batch never got looked at"
         );
+        if child.try_wait().expect("wait").is_some() {
+            let out = child.wait_with_output().expect("jury");
+            panic!("jury ended before waiting: {}", text(&out.stderr));
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     let sent = std::process::Command::new("kill")

@@ -3,22 +3,26 @@
 //! export`) or sent through the Batch API (`jury run --batch`); the answers
 //! (`jury batch import`, or the batch's output and error files) go through
 //! the same validation, salvage and failure records as streamed ones
-//! ([`super::batch::judge_answer`]). Nothing is ever sent directly: a line
-//! that failed or is missing stays missing, for `--resume`.
+//! ([`super::batch::judge_answer`]). A line that failed or is missing stays
+//! missing, for `--resume` (a new batch), unless the run asked for it to be
+//! asked again directly ([`Retry::Direct`], [`direct`]).
 
 mod answers;
+mod direct;
 pub mod file;
+mod interrupt;
 mod reopen;
 mod wait;
 
 use answers::{import, invalid_request};
+pub use interrupt::{Interrupt, OnInterrupt};
 pub use reopen::reopen;
 use wait::wait_all;
 
 use super::batch::judge_answer;
 use super::failure::FailureRecord;
 use super::{Ctx, Plan};
-use crate::domain::{ComboKey, FailureKind, RunStatus};
+use crate::domain::{ComboKey, FailureKind};
 use crate::engine::budget::RunLedger;
 use crate::engine::writer::{self, WriteCmd};
 use crate::engine::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
@@ -57,8 +61,30 @@ pub enum BatchError {
 pub enum BatchMode {
     /// Written to this file (and `-2`, `-3`… when more than one file's worth).
     Export { out: PathBuf },
-    /// Sent through the Batch API, its status read every `poll`.
-    Api { poll: Duration },
+    /// Sent through the Batch API and waited for.
+    Api(Waiting),
+}
+
+/// How a run waits for its batches through the Batch API.
+#[derive(Debug, Clone)]
+pub struct Waiting {
+    /// How often the batches' status is read.
+    pub poll: Duration,
+    /// What an interruption does to the batches still open.
+    pub interrupt: Interrupt,
+    /// What becomes of the requests the batches left without an answer.
+    pub retry: Retry,
+}
+
+/// What becomes of a batch's requests that failed or never got an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Retry {
+    /// Recorded as failed; `--resume` asks for them in a new batch.
+    #[default]
+    Batch,
+    /// Asked again at once as streamed requests, each with the run's
+    /// `--max-attempts` and no more, paid at the model's price.
+    Direct,
 }
 
 /// A batch run as asked for: how, and the command line that asked (an
@@ -75,10 +101,11 @@ pub enum Reopen {
     /// Read these answer lines (an output file of the batch format).
     Answers(String),
     /// Wait for its open batches, then read their answers.
-    Wait { poll: Duration },
+    Wait(Waiting),
 }
 
 /// One request of the batch file, as the run judges its answer.
+#[derive(Clone)]
 struct Request {
     idx: u32,
     part: u32,
@@ -90,7 +117,7 @@ struct Request {
 /// parked with when its answers are to come from elsewhere (an export).
 pub(super) async fn send(
     ctx: &Ctx,
-    ledger: &RunLedger,
+    ledger: &Arc<RunLedger>,
     batches: Vec<Vec<Unit>>,
     order: &BatchOrder,
     db: &std::path::Path,
@@ -125,7 +152,7 @@ pub(super) async fn send(
     };
     match &order.mode {
         BatchMode::Export { out } => export(ctx, &mut store, files, out, &order.argv),
-        BatchMode::Api { poll } => {
+        BatchMode::Api(waiting) => {
             let client = match BatchClient::new(ctx.client().config()) {
                 Ok(c) => c,
                 Err(e) => {
@@ -135,7 +162,8 @@ pub(super) async fn send(
             };
             let jobs = upload(ctx, &client, &mut store, files, &order.argv).await?;
             let requests = by_part(requests);
-            wait_all(ctx, ledger, &client, &mut store, jobs, requests, *poll).await;
+            let left = wait_all(ctx, ledger, &client, &mut store, jobs, requests, waiting).await;
+            direct::ask_again(ctx, ledger, left).await;
             None
         }
     }
