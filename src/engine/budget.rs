@@ -168,3 +168,39 @@ impl SpendGate for RunLedger {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn price(input: f64, output: f64) -> Price {
+        Price {
+            input_per_million: input,
+            output_per_million: output,
+            cached_input_per_million: input,
+        }
+    }
+
+    #[test]
+    fn a_repriced_ledger_charges_later_requests_at_the_new_price() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A batch's lines at half the price, then what is asked directly at the full one.
+        let ledger = RunLedger::new(Some(price(1.0, 2.0)), None, tx);
+        let usage = Usage {
+            prompt_tokens: 1_000_000,
+            completion_tokens: 1_000_000,
+            cached_tokens: 0,
+        };
+        ledger.settle(Reservation::default(), Outcome::Answered(Some(usage)));
+        ledger.reprice(Some(price(2.0, 4.0)));
+        ledger.settle(Reservation::default(), Outcome::Answered(Some(usage)));
+        let costs: Vec<Option<f64>> = rx
+            .try_iter()
+            .map(|w| match w {
+                WriteCmd::Request { cost_usd, .. } => cost_usd,
+                _ => None,
+            })
+            .collect();
+        assert_eq!(costs, [Some(3.0), Some(6.0)]);
+    }
+}

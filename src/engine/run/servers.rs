@@ -457,6 +457,41 @@ mod tests {
         assert!(servers.acquire().await.is_none());
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_configured_time_out_is_the_first_and_doubles_from_there() {
+        let servers = pool(&[1, 1]).with_time_out(Duration::from_millis(1500));
+        let a = servers.acquire().await.expect("slot");
+        let out = a.index;
+        match a.failed(&refused()) {
+            AfterFailure::TakenOut(text) => assert!(text.contains("for 1.5s"), "{text}"),
+            _ => panic!("taken out"),
+        }
+        drop(a);
+        tokio::time::advance(Duration::from_millis(1501)).await;
+        let back = servers.acquire().await.expect("slot");
+        assert_eq!(back.index, out, "back after 1.5s");
+        match back.failed(&refused()) {
+            AfterFailure::TakenOut(text) => assert!(text.contains("for 3s"), "{text}"),
+            _ => panic!("taken out again"),
+        }
+    }
+
+    #[tokio::test]
+    async fn each_server_counts_its_own_answer_paths() {
+        let servers = pool(&[1, 1]);
+        let a = servers.acquire().await.expect("slot");
+        let b = servers.acquire().await.expect("slot");
+        assert_ne!(a.index, b.index);
+        a.answered(AnswerPath::IgnoredToolChoice);
+        b.answered(AnswerPath::ToolCall);
+        b.answered(AnswerPath::ToolCall);
+        let paths = servers.paths();
+        let on = |i: usize, p| paths[i].1.get(&p).copied().unwrap_or(0);
+        assert_eq!(on(a.index, AnswerPath::IgnoredToolChoice), 1);
+        assert_eq!(on(a.index, AnswerPath::ToolCall), 0);
+        assert_eq!(on(b.index, AnswerPath::ToolCall), 2);
+    }
+
     #[tokio::test]
     async fn one_server_keeps_no_slots() {
         let servers = pool(&[2]);
