@@ -73,6 +73,14 @@ impl RunLedger {
         self.lock().price = price;
     }
 
+    /// Nothing is in flight any more: what was held for requests that will
+    /// never settle one by one (the lines of a batch that is over, each
+    /// settled at its real cost without its reservation) is given back.
+    pub fn release_held(&self) {
+        self.lock().reserved = 0.0;
+        self.settled.notify_waiters();
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         match self.state.lock() {
             Ok(g) => g,

@@ -520,3 +520,63 @@ fn runs_json_carries_each_batch_runs_status() {
         .expect("the streamed run");
     assert!(streamed.get("batches").is_none(), "{streamed}");
 }
+
+/// `--batch-retry direct` under a budget that holds the batch's worst case
+/// and a little more: once the batch is over, what it held for its lines
+/// is given back, so the requests asked directly go out (one at a time,
+/// as the budget allows) instead of waiting forever.
+#[test]
+fn batch_retry_direct_under_a_tight_budget_is_not_held_back_by_the_batch() {
+    let script = BatchScript {
+        expire_after: Some(1),
+        ..BatchScript::default()
+    };
+    let mut args = vec!["--mode", "1", "--items", ITEMS, "--batch-size", "1"];
+    args.extend_from_slice(&["--batch", "--batch-poll", "1", "--json"]);
+    args.extend_from_slice(&["--batch-retry", "direct"]);
+    // The batch's worst case, from a first run's request file: every byte
+    // a prompt token and every allowed answer token, at the batch price
+    // (gpt-4o-mini's halved: $0.075 and $0.30 per million).
+    let (srv, api) = batch_server(script.clone());
+    let first = Workspace::sample();
+    common::assert_success(&first.judge(&srv.url(), None, &args), &["run --batch"]);
+    let input = api.input(&api.created()[0]).expect("the batch's file");
+    let worst: f64 = input
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let max_tokens = jsonl(l)[0]["body"]["max_tokens"].as_f64().expect("max_tokens");
+            (l.len() as f64 * 0.075 + max_tokens * 0.30) / 1e6
+        })
+        .sum();
+    let budget = format!("{:.8}", worst * 1.2);
+
+    let (srv, _api) = batch_server(script);
+    let ws = Workspace::sample();
+    let mut child = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .args(RUN_AS_KENTON)
+        .args(&args)
+        .args(["--budget", &budget])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn jury");
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("jury");
+            panic!(
+                "still waiting after a minute: {}",
+                text(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("jury");
+    common::assert_success(&out, &["run --batch --batch-retry direct --budget"]);
+    assert_eq!(summary(&out)["verdicts"], 15);
+    assert_eq!(direct_requests(&srv), 2);
+}

@@ -30,7 +30,9 @@ pub(super) async fn ask_again(ctx: &Ctx, ledger: &Arc<RunLedger>, left: Vec<(Req
         left.len(),
         if left.len() == 1 { "" } else { "s" }
     ));
-    // Paid at the model's price, not the batch's.
+    // The batch is over: its lines hold nothing of the budget any more.
+    // What is asked now is paid at the model's price, not the batch's.
+    ledger.release_held();
     ledger.reprice(crate::engine::price::price_for(&ctx.spec.model));
     let batches: Vec<Vec<Unit>> = left.into_iter().map(|(r, _)| r.units).collect();
     let concurrency = direct.servers.capacity();
