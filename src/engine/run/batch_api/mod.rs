@@ -122,7 +122,9 @@ pub(super) async fn send(
     order: &BatchOrder,
     db: &std::path::Path,
 ) -> Option<String> {
-    // Nothing of a batch run is sent directly (not even a follow-up turn).
+    // Nothing of the batch itself is sent directly (not even a follow-up
+    // turn); what it leaves unanswered may be, by clients of their own
+    // (`--batch-retry direct`, [`direct`]).
     ctx.stop.cancel();
     let (mut requests, lines) = build(ctx, ledger, batches)?;
     let (parts, files) = file::split(&lines, file::MAX_BYTES);
