@@ -120,9 +120,7 @@ pub(super) fn run_one(
     };
     let batch = match export {
         Some(out) => Some(crate::engine::BatchMode::Export { out }),
-        None if a.batch => Some(crate::engine::BatchMode::Api(
-            super::cmd_batch::waiting(&a),
-        )),
+        None if a.batch => Some(crate::engine::BatchMode::Api(super::cmd_batch::waiting(&a))),
         None => None,
     };
     if let Some(mode) = batch {

@@ -149,20 +149,14 @@ impl SpendGate for RunLedger {
                 Outcome::Cut(Some(u)) | Outcome::Answered(Some(u)) => (Some(u), priced(u)),
                 // Whatever it generated is unknown: under a budget it is
                 // charged at its worst case, so the budget still holds.
-                Outcome::Cut(None) => (
-                    None,
-                    self.budget_usd.and(price).map(|_| reservation.usd),
-                ),
+                Outcome::Cut(None) => (None, self.budget_usd.and(price).map(|_| reservation.usd)),
                 // A complete answer without usage: this server never reports
                 // it, so a budget cannot be kept; nothing more is sent.
                 Outcome::Answered(None) => {
                     if self.budget_usd.is_some() {
                         s.blind = true;
                     }
-                    (
-                        None,
-                        self.budget_usd.and(price).map(|_| reservation.usd),
-                    )
+                    (None, self.budget_usd.and(price).map(|_| reservation.usd))
                 }
             };
             if let Some(c) = cost {

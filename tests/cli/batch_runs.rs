@@ -428,9 +428,11 @@ fn ctrl_c_without_a_terminal_leaves_the_batch_running_and_says_how_to_resume() {
     let ws = Workspace::sample();
     let out = interrupted_batch_run(&ws, &srv, &["--batch-on-interrupt", "leave"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(summary(&out)["note"]
-        .as_str()
-        .is_some_and(|n| n.contains("left running")));
+    assert!(
+        summary(&out)["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("left running"))
+    );
     assert!(cancels(&srv).is_empty());
 }
 
@@ -509,7 +511,11 @@ fn runs_json_carries_each_batch_runs_status() {
     );
     assert_eq!(b["answers_read"], true, "{b}");
     // A streamed run has none.
-    let out = ws.judge(&ServerRt::demo().url(), None, &["--mode", "2", "--items", ITEMS]);
+    let out = ws.judge(
+        &ServerRt::demo().url(),
+        None,
+        &["--mode", "2", "--items", ITEMS],
+    );
     common::assert_success(&out, &["run"]);
     let runs: Value = serde_json::from_str(&ws.ok(&["runs", "--json"])).expect("runs");
     let streamed = runs
@@ -545,7 +551,9 @@ fn batch_retry_direct_under_a_tight_budget_is_not_held_back_by_the_batch() {
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let max_tokens = jsonl(l)[0]["body"]["max_tokens"].as_f64().expect("max_tokens");
+            let max_tokens = jsonl(l)[0]["body"]["max_tokens"]
+                .as_f64()
+                .expect("max_tokens");
             (l.len() as f64 * 0.075 + max_tokens * 0.30) / 1e6
         })
         .sum();
@@ -568,10 +576,7 @@ fn batch_retry_direct_under_a_tight_budget_is_not_held_back_by_the_batch() {
         if start.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
             let out = child.wait_with_output().expect("jury");
-            panic!(
-                "still waiting after a minute: {}",
-                text(&out.stderr)
-            );
+            panic!("still waiting after a minute: {}", text(&out.stderr));
         }
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -39,11 +39,10 @@ async fn ctrl_c_on_a_terminal_asks_whether_to_cancel_the_batch() {
             |r| jury::testserver::demo_judge::reply(r, Duration::ZERO),
         );
         let a = api.clone();
-        let server = TestServer::start(move |r: &jury::testserver::RecordedRequest| -> Reply {
-            a.reply(r)
-        })
-        .await
-        .unwrap();
+        let server =
+            TestServer::start(move |r: &jury::testserver::RecordedRequest| -> Reply { a.reply(r) })
+                .await
+                .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("batch.db");
         let imported = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
@@ -55,7 +54,10 @@ async fn ctrl_c_on_a_terminal_asks_whether_to_cancel_the_batch() {
         assert!(imported.status.success(), "{imported:?}");
         let name = format!("jury-batch-ctrl-c-{}", std::process::id());
         let s = Session::start_cmd(&name, &batch_run(&db, &server.base_url()));
-        wait_for(&s.name, "the batch in progress", |x| x.contains("in_progress")).await;
+        wait_for(&s.name, "the batch in progress", |x| {
+            x.contains("in_progress")
+        })
+        .await;
         s.keys(&["C-c"]);
         wait_for(&s.name, "the question", |x| {
             x.contains("cancel the batch on the server (c)")
@@ -75,7 +77,10 @@ async fn ctrl_c_on_a_terminal_asks_whether_to_cancel_the_batch() {
             .count();
         if cancelled {
             assert_eq!(cancels, 1, "{screen}");
-            assert!(screen.contains(&format!("{id} cancelled on the server")), "{screen}");
+            assert!(
+                screen.contains(&format!("{id} cancelled on the server")),
+                "{screen}"
+            );
         } else {
             assert_eq!(cancels, 0, "{screen}");
             assert!(screen.contains(&format!("{id} left running")), "{screen}");

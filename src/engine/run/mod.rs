@@ -197,11 +197,7 @@ pub async fn execute_with(
 /// What an `auto` run learnt of the structured path, remembered for the
 /// next: per server when there are several (each under its own endpoint),
 /// else for the run's endpoint.
-fn remember_paths(
-    ctx: &Ctx,
-    provider: crate::provider::ProviderConfig,
-    writes: &Sender<WriteCmd>,
-) {
+fn remember_paths(ctx: &Ctx, provider: crate::provider::ProviderConfig, writes: &Sender<WriteCmd>) {
     let learnt: Vec<_> = if ctx.servers.several() {
         ctx.servers
             .paths()
@@ -340,7 +336,6 @@ async fn work(ctx: &Arc<Ctx>, batches: Vec<Vec<Unit>>, concurrency: usize) {
         }
     }
 }
-
 
 /// How the run's answers were asked for and how they came back (and, with
 /// several servers, how many requests each took).
