@@ -41,6 +41,35 @@ pub struct ConfigFile {
     pub max_answer_bytes: Option<usize>,
     /// How verdicts get a confidence.
     pub confidence: Option<ConfidenceChoice>,
+    /// Where the workbench's focus goes after a label.
+    pub auto_advance: Option<AutoAdvance>,
+    /// Seconds between looks at a batch the workbench sent.
+    pub batch_poll: Option<u64>,
+}
+
+/// `auto_advance` in `config.toml`: where the workbench's focus goes after
+/// a label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoAdvance {
+    /// To the next row of the item without your label, never past the
+    /// item's last row (no later row needs you: the focus stays).
+    #[default]
+    Row,
+    /// As `row`, then on to the next listed item that still needs you.
+    Item,
+    /// Where it was.
+    Off,
+}
+
+impl AutoAdvance {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AutoAdvance::Row => "row",
+            AutoAdvance::Item => "item",
+            AutoAdvance::Off => "off",
+        }
+    }
 }
 
 /// `base_url` in `config.toml`: one URL or a list.
@@ -132,6 +161,10 @@ pub struct Settings {
     pub max_answer_bytes: Option<usize>,
     /// `logprobs`, `repeats` or `off` (None: off).
     pub confidence: Option<String>,
+    /// Where the workbench's focus goes after a label (default `row`).
+    pub auto_advance: AutoAdvance,
+    /// Seconds between looks at a batch the workbench sent (default 30).
+    pub batch_poll: u64,
     pub config_path: Option<PathBuf>,
 }
 
@@ -229,6 +262,8 @@ impl Settings {
             max_tokens_per_entry: file.max_tokens_per_entry,
             max_answer_bytes: file.max_answer_bytes,
             confidence: file.confidence.map(|c| c.as_str().to_string()),
+            auto_advance: file.auto_advance.unwrap_or_default(),
+            batch_poll: file.batch_poll.unwrap_or(30).max(1),
             config_path,
         })
     }
@@ -338,6 +373,8 @@ const CONFIG_KEYS: &[&str] = &[
     "max_tokens_per_entry",
     "max_answer_bytes",
     "confidence",
+    "auto_advance",
+    "batch_poll",
 ];
 
 /// [`toml_error`], naming the key of the offending line when it is one of

@@ -157,6 +157,9 @@ pub struct TuiArgs {
     /// Who is labelling (default: JURY_USER, then the login name).
     #[arg(long)]
     pub who: Option<String>,
+    /// The judge's server (else OPENAI_BASE_URL, config); repeat it to spread runs over several, URL#8 for 8 requests at once on that one.
+    #[arg(long = "base-url", value_name = "URL[#N]")]
+    pub base_url: Vec<String>,
 }
 
 #[derive(Debug, Args)]

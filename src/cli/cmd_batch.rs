@@ -10,7 +10,6 @@ use crate::config::Settings;
 use crate::domain::RunSpec;
 use crate::engine::{
     BatchMode, BatchOrder, EngineConfig, Interrupt, OnInterrupt, Plan, Reopen, Retry, RunRequest,
-    Waiting,
 };
 use clap::Parser;
 use std::process::ExitCode;
@@ -24,26 +23,23 @@ pub fn export(s: &Settings, a: BatchExportArgs) -> anyhow::Result<ExitCode> {
     super::cmd_run::run_one(s, a.run, Some(a.out))
 }
 
-/// How `jury run --batch` waits, from its flags: `--batch-poll`,
+/// The batch settings of `jury run --batch` from its flags:
 /// `--batch-on-interrupt` (leave unless it says cancel; Ctrl-C on a
 /// terminal may still ask) and `--batch-retry`.
-pub(super) fn waiting(a: &RunArgs) -> Waiting {
+pub(super) fn batch_settings(req: &mut RunRequest, a: &RunArgs) {
     let chosen = a.batch_on_interrupt.as_deref().and_then(OnInterrupt::parse);
-    Waiting {
-        poll: Duration::from_secs(a.batch_poll.max(1)),
-        interrupt: Interrupt::new(chosen.unwrap_or_default()),
-        retry: match a.batch_retry.as_str() {
-            "direct" => Retry::Direct,
-            _ => Retry::Batch,
-        },
-    }
+    req.batch_interrupt = Interrupt::new(chosen.unwrap_or_default());
+    req.batch_retry = match a.batch_retry.as_str() {
+        "direct" => Retry::Direct,
+        _ => Retry::Batch,
+    };
 }
 
-/// What Ctrl-C does while `waiting`: asks on a terminal unless
-/// `--batch-on-interrupt` said.
-fn batch_wait(waiting: &Waiting, a: &RunArgs) -> BatchWait {
+/// What Ctrl-C does while the run of `req` waits for its batch: asks on a
+/// terminal unless `--batch-on-interrupt` said.
+fn batch_wait(req: &RunRequest, a: &RunArgs) -> BatchWait {
     BatchWait {
-        interrupt: waiting.interrupt.clone(),
+        interrupt: req.batch_interrupt.clone(),
         ask: a.batch_on_interrupt.is_none(),
     }
 }
@@ -59,7 +55,7 @@ pub(super) async fn send(
     let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
     let db = cfg.db_path.clone();
     let wait = match &mode {
-        BatchMode::Api(w) => Some(batch_wait(w, a)),
+        BatchMode::Api { .. } => Some(batch_wait(&req, a)),
         BatchMode::Export { .. } => None,
     };
     let order = BatchOrder {
@@ -74,23 +70,7 @@ pub(super) async fn send(
 /// The run whose batch is still open (sent, never read) for the judge of
 /// `spec`, when there is one.
 pub(super) fn open_batch_for(s: &Settings, spec: &RunSpec) -> anyhow::Result<Option<i64>> {
-    let store = open_store(s)?;
-    for job in store.open_batch_jobs()? {
-        let Some(run) = store.run(job.run_id)? else {
-            continue;
-        };
-        let r = &run.spec;
-        if r.protocol == spec.protocol
-            && r.mode == spec.mode
-            && r.persona_id == spec.persona_id
-            && r.perspective_ids == spec.perspective_ids
-            && r.model == spec.model
-            && r.prompt_hash == spec.prompt_hash
-        {
-            return Ok(Some(job.run_id));
-        }
-    }
-    Ok(None)
+    Ok(open_store(s)?.open_batch_run_for(spec)?)
 }
 
 /// Waits again for the open batch of `run_id` and reads its answers.
@@ -108,9 +88,9 @@ pub(super) async fn wait_again(
     }
     let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
     let db = cfg.db_path.clone();
-    let waiting = waiting(a);
-    let wait = batch_wait(&waiting, a);
-    let handle = crate::engine::spawn_reopen(cfg, req, plan, run_id, Reopen::Wait(waiting));
+    let poll = Duration::from_secs(a.batch_poll.max(1));
+    let wait = batch_wait(&req, a);
+    let handle = crate::engine::spawn_reopen(cfg, req, plan, run_id, Reopen::Wait { poll });
     follow(handle, &endpoint, &db, a.json, Some(wait)).await
 }
 

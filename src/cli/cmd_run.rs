@@ -120,7 +120,9 @@ pub(super) fn run_one(
     };
     let batch = match export {
         Some(out) => Some(crate::engine::BatchMode::Export { out }),
-        None if a.batch => Some(crate::engine::BatchMode::Api(super::cmd_batch::waiting(&a))),
+        None if a.batch => Some(crate::engine::BatchMode::Api {
+            poll: std::time::Duration::from_secs(a.batch_poll.max(1)),
+        }),
         None => None,
     };
     if let Some(mode) = batch {
@@ -181,6 +183,7 @@ fn request(s: &Settings, a: &RunArgs, spec: JudgeSpec) -> anyhow::Result<RunRequ
     // The progress bar and summary show counts, not the judge's text.
     req.stream_texts = false;
     req.max_attempts = a.max_attempts;
+    super::cmd_batch::batch_settings(&mut req, a);
     if let Some(t) = a.server_time_out {
         req.server_time_out = crate::config::seconds(t)
             .ok_or_else(|| anyhow::anyhow!(say::bad_seconds("--server-time-out", t)))?;

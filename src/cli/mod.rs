@@ -102,6 +102,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     prompts: a.prompts.clone(),
                     theme: a.theme.clone(),
                     who: a.who.clone(),
+                    base_urls: a.base_url.clone(),
                     ..Overrides::default()
                 },
             )?;

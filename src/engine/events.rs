@@ -47,6 +47,9 @@ pub enum EngineEvent {
     /// Something about the run as a whole, said once (the server sent no
     /// token probabilities although they were asked for).
     Notice { run_id: i64, text: String },
+    /// A batch this run sent changed status on the server (the run waits
+    /// for it: answers come when it is over).
+    BatchStatus { run_id: i64, batch: BatchProgress },
     /// Counters after each request.
     Progress(Progress),
     /// The run ended; its final status is in the store.
@@ -57,6 +60,28 @@ pub enum EngineEvent {
         /// Why it stopped early, when it did (quota, cancelled, fatal error).
         note: Option<String>,
     },
+}
+
+/// A batch's place on the server, as its last look found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchProgress {
+    pub id: String,
+    /// validating, in_progress, finalizing, completed, failed, expired…
+    pub status: String,
+    pub answered: u64,
+    pub failed: u64,
+    pub total: u64,
+}
+
+impl std::fmt::Display for BatchProgress {
+    /// `batch_… in_progress: 3/10 answered, 1 failed`
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "batch {} {}: {}/{} answered, {} failed",
+            self.id, self.status, self.answered, self.total, self.failed
+        )
+    }
 }
 
 /// Counters of one run.

@@ -13,9 +13,9 @@ mod structured_path;
 mod writer;
 
 pub use error::{EngineError, SettingError};
-pub use events::{EngineEvent, Progress};
+pub use events::{BatchProgress, EngineEvent, Progress};
 pub use run::batch_api::file as batch_file;
-pub use run::batch_api::{BatchMode, BatchOrder, Interrupt, OnInterrupt, Reopen, Retry, Waiting};
+pub use run::batch_api::{BatchMode, BatchOrder, Interrupt, OnInterrupt, Reopen, Retry};
 pub use run::{Plan, plan as make_plan, usage_or_unknown};
 pub use writer::NO_VERDICT_NOTE;
 
@@ -73,6 +73,11 @@ pub struct RunRequest {
     /// With several servers: how long one taken out of the run stays out
     /// the first time (twice that the next time, and so on).
     pub server_time_out: std::time::Duration,
+    /// A batch run: what an interruption does to the batches it waits for
+    /// (shared with whoever interrupts it, who may choose on the spot).
+    pub batch_interrupt: Interrupt,
+    /// A batch run: what becomes of the lines its batches leave unanswered.
+    pub batch_retry: Retry,
 }
 
 impl RunRequest {
@@ -106,6 +111,8 @@ impl RunRequest {
             shuffle_seed: None,
             stream_texts: true,
             server_time_out: run::SERVER_TIME_OUT,
+            batch_interrupt: Interrupt::default(),
+            batch_retry: Retry::default(),
         }
     }
 }
@@ -213,8 +220,19 @@ pub fn spawn_planned_with(
 
 /// Starts a run whose requests leave as a batch, as `order` says.
 pub fn spawn_batch(cfg: EngineConfig, req: RunRequest, plan: Plan, order: BatchOrder) -> RunHandle {
+    spawn_batch_with(cfg, req, plan, order, CancellationToken::new())
+}
+
+/// As [`spawn_batch`], stopped by `cancel` (a batch already sent keeps
+/// running on the server; the run stops waiting for it).
+pub fn spawn_batch_with(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    order: BatchOrder,
+    cancel: CancellationToken,
+) -> RunHandle {
     let (tx, rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
     let token = cancel.clone();
     let join =
         tokio::spawn(
@@ -236,8 +254,19 @@ pub fn spawn_reopen(
     run_id: i64,
     what: Reopen,
 ) -> RunHandle {
+    spawn_reopen_with(cfg, req, plan, run_id, what, CancellationToken::new())
+}
+
+/// As [`spawn_reopen`], stopped by `cancel`.
+pub fn spawn_reopen_with(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: Plan,
+    run_id: i64,
+    what: Reopen,
+    cancel: CancellationToken,
+) -> RunHandle {
     let (tx, rx) = mpsc::unbounded_channel();
-    let cancel = CancellationToken::new();
     let token = cancel.clone();
     let join = tokio::spawn(async move {
         run::batch_api::reopen(cfg, req, plan, run_id, what, tx, token).await

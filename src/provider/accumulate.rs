@@ -57,6 +57,16 @@ struct CallBuf {
     arguments: String,
 }
 
+/// What arrived of an answer cut off before its end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partial {
+    /// The answer text so far (first call's arguments, else the content).
+    pub text: String,
+    /// The content's tokens so far with their probabilities, when the
+    /// server sent any.
+    pub logprobs: Option<Vec<super::logprobs::TokenLogprob>>,
+}
+
 /// Collects one streamed answer.
 #[derive(Debug, Default)]
 pub struct Accumulator {
@@ -288,6 +298,14 @@ impl Accumulator {
         }
     }
 
+    /// What arrived so far, for an answer cut off here.
+    pub fn into_partial(self) -> Partial {
+        Partial {
+            text: self.partial_text(),
+            logprobs: self.logprobs,
+        }
+    }
+
     /// How much of the answer so far is more than whitespace (grows with
     /// every fragment that brings a visible character, a call or the finish).
     pub fn substance(&self) -> usize {
@@ -310,8 +328,10 @@ impl Accumulator {
     /// for the caller to fill in.
     pub fn finish(self, saw_done: bool) -> Result<Completion, ProviderError> {
         if !saw_done && self.finish_reason.is_none() {
+            let Partial { text, logprobs } = self.into_partial();
             return Err(ProviderError::Truncated {
-                partial: self.partial_text(),
+                partial: text,
+                logprobs,
                 http_status: 200,
                 cause: SERVER_CUT.into(),
             });

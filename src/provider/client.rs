@@ -384,10 +384,11 @@ impl Client {
                 partial,
                 silent,
             } => {
-                if let Some(partial) = partial.filter(|p| !p.trim().is_empty()) {
+                if let Some(partial) = partial.filter(|p| !p.text.trim().is_empty()) {
                     // Text arrived before the cut: the caller salvages it.
                     return Err(ProviderError::Truncated {
-                        partial,
+                        partial: partial.text,
+                        logprobs: partial.logprobs,
                         http_status: 200,
                         cause: reason,
                     });

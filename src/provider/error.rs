@@ -22,11 +22,13 @@ pub enum ProviderError {
     )]
     RetryAfterTooLong { wait: Duration, cap: Duration },
     /// The answer ended before `[DONE]` or a finish reason. `partial` is what
-    /// arrived; `cause` says who cut it: the server (closed early, broke
-    /// off) or one of jury's own timeouts.
+    /// arrived, `logprobs` the content's tokens that came with it (the
+    /// confidence of the entries kept from it); `cause` says who cut it: the
+    /// server (closed early, broke off) or one of jury's own timeouts.
     #[error("{cause}")]
     Truncated {
         partial: String,
+        logprobs: Option<Vec<super::logprobs::TokenLogprob>>,
         http_status: u16,
         cause: String,
     },

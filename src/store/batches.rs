@@ -123,6 +123,28 @@ impl Store {
         self.batch_jobs_where("kind = 'api' AND imported = 0", params![])
     }
 
+    /// The run whose batch is still open (sent, never read) for the judge
+    /// of `spec` (protocol, mode, persona, perspectives, model, prompts):
+    /// what a resumed batch run waits for instead of sending again.
+    pub fn open_batch_run_for(&self, spec: &crate::domain::RunSpec) -> Result<Option<i64>> {
+        for job in self.open_batch_jobs()? {
+            let Some(run) = self.run(job.run_id)? else {
+                continue;
+            };
+            let r = &run.spec;
+            if r.protocol == spec.protocol
+                && r.mode == spec.mode
+                && r.persona_id == spec.persona_id
+                && r.perspective_ids == spec.perspective_ids
+                && r.model == spec.model
+                && r.prompt_hash == spec.prompt_hash
+            {
+                return Ok(Some(job.run_id));
+            }
+        }
+        Ok(None)
+    }
+
     fn batch_jobs_where(&self, cond: &str, p: impl rusqlite::Params) -> Result<Vec<BatchJob>> {
         let sql = format!(
             "SELECT run_id, part, kind, argv, batch_id, input_file_id, output_file_id, error_file_id,

@@ -28,9 +28,7 @@ pub fn reply(req: &RecordedRequest, latency: Duration) -> Reply {
             usage: Some(usage),
         },
         Answer::Content { text, .. } if crate::demo_judge::logprobs::wanted(&req.body) => {
-            Reply::Logprobs {
-                tokens: crate::demo_judge::logprobs::tokens(&text),
-            }
+            Reply::logprobs(crate::demo_judge::logprobs::tokens(&text))
         }
         Answer::Content { text, .. } => Reply::content(text),
     };

@@ -25,7 +25,7 @@ mod reply;
 
 pub use crate::demo_judge::http::Request as RecordedRequest;
 pub use batch::{BatchApi, BatchScript, answer_file};
-pub use reply::{Reply, models_reply, split_chars};
+pub use reply::{Ending, Reply, models_reply, split_chars};
 
 use crate::demo_judge::http::{listen, read_request};
 use reply::{Step, render};

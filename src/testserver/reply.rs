@@ -36,9 +36,14 @@ pub enum Reply {
     /// Content sent token by token, each with its log probability and top
     /// alternatives (`choices[0].logprobs.content`): one chunk per token
     /// when streamed, else one answer with every token. `tokens` spell
-    /// the content.
+    /// the content. Only the first `with_probs` tokens carry their
+    /// probabilities (None: all), the rest come as bare content: a server
+    /// that stopped sending them. `end` says how the answer ends
+    /// ([`Reply::logprobs`]: `stop`).
     Logprobs {
         tokens: Vec<crate::provider::logprobs::TokenLogprob>,
+        with_probs: Option<usize>,
+        end: Ending,
     },
     /// The model declines.
     Refusal { text: String },
@@ -81,7 +86,30 @@ pub enum Reply {
     Flood { bytes: usize },
 }
 
+/// How a [`Reply::Logprobs`] answer ends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    /// With this finish reason (`stop`, `length`), then `[DONE]`.
+    Finish(String),
+    /// The body ends and the connection closes after the last token: no
+    /// finish reason, no `[DONE]` (not streamed: a Content-Length body cut
+    /// short).
+    Closed,
+    /// After the last token nothing more for this long, the body left open,
+    /// then the connection closes: a server that went silent (not streamed:
+    /// half the body, the pause, the close).
+    Stalled(Duration),
+}
+
 impl Reply {
+    /// Content token by token, each with its probabilities, ending with `stop`.
+    pub fn logprobs(tokens: Vec<crate::provider::logprobs::TokenLogprob>) -> Reply {
+        Reply::Logprobs {
+            tokens,
+            with_probs: None,
+            end: Ending::Finish("stop".into()),
+        }
+    }
     /// A tool call in 8-character fragments with usage (10, 20).
     pub fn tool(name: impl Into<String>, arguments: impl Into<String>) -> Reply {
         Reply::ToolCall {
@@ -342,27 +370,11 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
                 json_steps(200, &ctx.message(msg, finish, None))
             }
         }
-        Reply::Logprobs { tokens } => {
-            use crate::demo_judge::logprobs::to_json;
-            if stream {
-                let mut evs = vec![ctx.role()];
-                for t in tokens {
-                    let c = ctx.chunk(json!({"content": t.token}), None);
-                    // The chunk is written as text: put the token's
-                    // probabilities where the empty `logprobs` stands.
-                    let lp = format!("\"logprobs\":{}", to_json(std::slice::from_ref(t)));
-                    evs.push(c.replacen("\"logprobs\":null", &lp, 1));
-                }
-                evs.push(ctx.chunk(json!({}), Some("stop")));
-                sse_steps(&ctx, evs, true, false)
-            } else {
-                let text: String = tokens.iter().map(|t| t.token.as_str()).collect();
-                let msg = json!({"role": "assistant", "content": text});
-                let mut body = ctx.message(msg, "stop", None);
-                body["choices"][0]["logprobs"] = to_json(tokens);
-                json_steps(200, &body)
-            }
-        }
+        Reply::Logprobs {
+            tokens,
+            with_probs,
+            end,
+        } => logprobs_steps(&ctx, stream, tokens, *with_probs, end),
         Reply::Refusal { text } => {
             if stream {
                 let evs = vec![
@@ -413,6 +425,66 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
             }
         }
     }
+}
+
+/// Content token by token with the first `with_probs` tokens' probabilities,
+/// ended as `end` says.
+fn logprobs_steps(
+    ctx: &Ctx,
+    stream: bool,
+    tokens: &[crate::provider::logprobs::TokenLogprob],
+    with_probs: Option<usize>,
+    end: &Ending,
+) -> Vec<Step> {
+    use crate::demo_judge::logprobs::to_json;
+    let with_probs = with_probs.unwrap_or(tokens.len()).min(tokens.len());
+    let finish = match end {
+        Ending::Finish(f) => Some(f.as_str()),
+        Ending::Closed | Ending::Stalled(_) => None,
+    };
+    if !stream {
+        let text: String = tokens.iter().map(|t| t.token.as_str()).collect();
+        let msg = json!({"role": "assistant", "content": text});
+        let mut body = ctx.message(msg, finish.unwrap_or("stop"), None);
+        body["choices"][0]["logprobs"] = to_json(&tokens[..with_probs]);
+        let mut steps = json_steps(200, &body);
+        if finish.is_none()
+            && let Some(Step::Write(bytes)) = steps.first_mut()
+        {
+            // The head announces the whole body; half of it comes.
+            let body_len = body.to_string().len();
+            bytes.truncate(bytes.len() - body_len / 2 - body_len % 2);
+            if let Ending::Stalled(pause) = end {
+                steps.push(Step::Sleep(*pause));
+            }
+            steps.push(Step::Close);
+        }
+        return steps;
+    }
+    let mut evs = vec![ctx.role()];
+    for (i, t) in tokens.iter().enumerate() {
+        let c = ctx.chunk(json!({"content": t.token}), None);
+        if i >= with_probs {
+            evs.push(c);
+            continue;
+        }
+        // The chunk is written as text: put the token's probabilities
+        // where the empty `logprobs` stands.
+        let lp = format!("\"logprobs\":{}", to_json(std::slice::from_ref(t)));
+        evs.push(c.replacen("\"logprobs\":null", &lp, 1));
+    }
+    if let Some(f) = finish {
+        evs.push(ctx.chunk(json!({}), Some(f)));
+    }
+    let mut steps = sse_steps(ctx, evs, finish.is_some(), finish.is_none());
+    if let Ending::Stalled(pause) = end {
+        // No end of body: the stream stays open and silent, then closes.
+        steps.retain(|s| !matches!(s, Step::Write(b) if b.as_slice() == b"0\r\n\r\n"));
+        let close = steps.pop();
+        steps.push(Step::Sleep(*pause));
+        steps.extend(close);
+    }
+    steps
 }
 
 /// One tool call in fragments of `chunk` characters.

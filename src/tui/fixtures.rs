@@ -148,3 +148,61 @@ pub fn verdict(run_id: i64, item: &str, c: &str, mode: Mode, value: Value, text:
         server: None,
     }
 }
+
+/// A label by `who` on an item's classification row, as kenton.
+pub fn label(item: &str, c: &str, who: &str, value: Value) -> Label {
+    Label {
+        key: ComboKey::new(item, c, "classification"),
+        persona_id: "kenton".into(),
+        value,
+        note: String::new(),
+        who: who.into(),
+        created_at: "2026-11-22T10:00:00.000Z".into(),
+        replaced_judge_value: None,
+        blind: false,
+    }
+}
+
+/// A queue to work through as alice: k-002 is urgent by the classifier and
+/// alice labelled both its rows; bob labelled both rows of k-001; the judge
+/// said Likert 2 on k-003's urgency in mode 2.
+pub fn queue_data() -> Loaded {
+    let mut data = loaded();
+    data.items[1].classifications[0].selected = Some("urgent".into());
+    data.verdicts = vec![verdict(
+        1,
+        "k-003",
+        "urgency",
+        Mode::Two,
+        Value::Likert(2),
+        "no",
+    )];
+    data.labels = vec![
+        label("k-001", "urgency", "bob", Value::Likert(4)),
+        label("k-001", "work-pers", "bob", Value::Likert(4)),
+        label("k-002", "urgency", "alice", Value::Likert(1)),
+        label("k-002", "work-pers", "alice", Value::Likert(5)),
+    ];
+    data
+}
+
+/// The item ids the list shows, in order.
+pub fn listed(app: &App) -> Vec<String> {
+    app.list
+        .filtered
+        .iter()
+        .map(|&i| app.data.items[i as usize].id.to_string())
+        .collect()
+}
+
+/// Opens the search, clears it, types `text` key by key and submits.
+pub fn search(app: &mut App, text: &str) {
+    key(app, '/');
+    for _ in 0..80 {
+        code(app, KeyCode::Backspace);
+    }
+    for c in text.chars() {
+        key(app, c);
+    }
+    code(app, KeyCode::Enter);
+}

@@ -105,6 +105,8 @@ pub fn build_app_with_items(
     let (keymap, kw) = input::keymap::Keymap::load(dir.as_deref());
     let (theme, tw) = theme::Theme::load(&settings.theme, dir.as_deref());
     let mut app = App::with_items(items, data, keymap, theme, &settings.model, &settings.who);
+    app.choices.auto_advance = settings.auto_advance;
+    app.choices.batch_poll = std::time::Duration::from_secs(settings.batch_poll);
     app.runs.endpoint_error = settings.provider().err();
     if let Ok(cfg) = settings.provider() {
         app.runs.preview_cfg = crate::provider::ProviderConfig {

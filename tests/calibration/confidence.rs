@@ -75,11 +75,9 @@ async fn complete(server: &TestServer, stream: bool) -> jury::provider::Completi
 
 #[tokio::test]
 async fn logprobs_are_read_streamed_and_not_and_a_split_value_counts_its_first_token() {
-    let server = TestServer::start(|_| Reply::Logprobs {
-        tokens: split_answer(),
-    })
-    .await
-    .expect("server");
+    let server = TestServer::start(|_| Reply::logprobs(split_answer()))
+        .await
+        .expect("server");
     let (a, b) = (ComboKey::new("a", "c", "p"), ComboKey::new("b", "c", "p"));
     let p_agree = (-1.24f64).exp() / ((-1.24f64).exp() + (-1.74f64).exp());
     let p_dis = (-0.2f64).exp() / ((-0.2f64).exp() + (-1.9f64).exp());
@@ -251,7 +249,7 @@ fn a_server_without_logprobs_is_said_once_and_the_run_goes_on() {
     // The demo judge's verdicts, without the probabilities it was asked for.
     let srv = ServerRt::start(|r| {
         match jury::testserver::demo_judge::reply(r, std::time::Duration::ZERO) {
-            Reply::Logprobs { tokens } => {
+            Reply::Logprobs { tokens, .. } => {
                 Reply::content(tokens.iter().map(|t| t.token.as_str()).collect::<String>())
             }
             other => other,

@@ -1,11 +1,13 @@
 //! Calibrating a judge on the real binary: the held-out split, few-shot sets
 //! from `train` labels, the loop from labels to a report on held-out pairs,
-//! confidence and `jury trust`, and position bias.
+//! confidence (also of verdicts kept from a cut-off answer) and `jury
+//! trust`, and position bias.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod confidence;
+mod confidence_cut;
 mod fewshot;
 mod fewshot_guideline;
 mod fewshot_loop;

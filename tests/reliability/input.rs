@@ -725,6 +725,8 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
                 max_tokens_per_entry: None,
                 max_answer_bytes: None,
                 confidence: None,
+                auto_advance: Default::default(),
+                batch_poll: 30,
                 config_path: Some(conf.clone()),
             }
         );

@@ -70,7 +70,7 @@ async fn search_terms_and_agreement_cell_to_items_and_back() {
     s.keys(&["/"]);
     s.keys(&["-l", "urgency=urgent"]);
     let screen = wait_for(&s.name, "the term in the list border", |x| {
-        x.contains("labelled · urgency=urgent")
+        x.contains("labelled by me · urgency=urgent")
     })
     .await;
     assert!(!screen.contains("items 94/94"), "{screen}");

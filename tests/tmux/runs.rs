@@ -204,3 +204,58 @@ async fn r_after_a_cancel_sends_only_the_missing_requests() {
     assert_eq!(missing_requests(&screen), 0, "{screen}");
     s.keys(&["Escape", "q"]);
 }
+
+/// `jury tui --base-url A#2 --base-url B#2`: a run started with `R` spreads
+/// its requests over both servers, and each verdict records which answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workbench_spreads_a_run_over_the_servers_its_flags_name() {
+    if !have_tmux() {
+        eprintln!("tmux is not installed: skipping the end-to-end TUI test");
+        return;
+    }
+    let (a, b) = (server(150).await, server(150).await);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("servers.db");
+    let s = Session::start_cmd(
+        &format!("jury-runs-servers-{}", std::process::id()),
+        &format!(
+            "exec env -u OPENAI_API_KEY -u OPENAI_BASE_URL JURY_CONFIG=/nonexistent/config.toml JURY_USER=tester JURY_SAMPLE_DATA={} {} tui --db {} --model jury-demo-judge --base-url {}#2 --base-url {}#2",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data"),
+            env!("CARGO_BIN_EXE_jury"),
+            db.display(),
+            a.base_url(),
+            b.base_url(),
+        ),
+    );
+    wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
+    s.keys(&["/", "k-0", "Enter"]);
+    wait_for(&s.name, "the search", |x| x.contains("items 22/94")).await;
+    s.keys(&["R"]);
+    let screen = wait_for(&s.name, "the confirmation", |x| {
+        x.contains("judge the list?")
+    })
+    .await;
+    let missing = missing_requests(&screen);
+    s.keys(&["Enter"]);
+    wait_until("every request", || posts(&a) + posts(&b) >= missing).await;
+    wait_for(&s.name, "every run ended", |x| x.contains("last run")).await;
+    s.keys(&["q"]);
+    assert_eq!(posts(&a) + posts(&b), missing);
+    assert!(posts(&a) > 0 && posts(&b) > 0, "both servers were asked");
+    let store = jury::store::Store::open(&db).unwrap();
+    let mut servers: Vec<String> = store
+        .runs()
+        .unwrap()
+        .iter()
+        .flat_map(|r| store.verdicts_for_run(r.id).unwrap())
+        .filter_map(|v| v.server)
+        .collect();
+    servers.sort();
+    servers.dedup();
+    let shown = |s: &TestServer| jury::provider::url::shown(&s.base_url());
+    assert_eq!(servers.len(), 2, "{servers:?}");
+    assert!(
+        servers.contains(&shown(&a)) && servers.contains(&shown(&b)),
+        "{servers:?}"
+    );
+}

@@ -104,7 +104,9 @@ async fn undo_and_history_on_the_real_binary() {
     wait_for(&s.name, "a verdict", |x| x.contains("run 1 done")).await;
     s.keys(&["Tab", "Tab", "2"]);
     wait_for(&s.name, "the first label", |x| x.contains("H 2 ✓saved")).await;
-    s.keys(&["4"]);
+    // The label moved the focus to the next row (auto_advance = "row"):
+    // back up to change the same label.
+    s.keys(&["k", "4"]);
     wait_for(&s.name, "the second label", |x| x.contains("H 4 ✓saved")).await;
     s.keys(&["u"]);
     let screen = wait_for(&s.name, "the undo", |x| {

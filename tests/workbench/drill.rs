@@ -114,10 +114,7 @@ fn enter_on_a_cell_lists_exactly_its_pairs_items_and_esc_comes_back() {
     assert_eq!(app.chrome.view, View::Main);
     assert_eq!(listed(&app), want);
     let s = screen(&app);
-    assert!(
-        s.contains(&format!("labelled · {} pairs: ", m[r][c])),
-        "{s}"
-    );
+    assert!(s.contains(&format!("by me · {} pairs: ", m[r][c])), "{s}");
     // Esc: back to the agreement view as it was (group and cell).
     code(&mut app, KeyCode::Esc);
     let View::Agreement(state) = &app.chrome.view else {

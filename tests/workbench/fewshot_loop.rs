@@ -59,6 +59,7 @@ fn ready(requests: usize, stage: LoopStage) -> LoopReady {
             structured: None,
             item_ids: vec!["k-002".into(), "k-003".into()],
             resume: true,
+            batch: None,
         },
         more: Vec::new(),
         by_owner: false,

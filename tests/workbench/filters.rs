@@ -150,7 +150,7 @@ fn terms_filter_by_classifier_judge_annotator_and_combine() {
     // The title says what filters the list.
     let s = screen(&app);
     assert!(s.contains("judged "), "{s}");
-    assert!(s.contains("0/2 labelled · urgency=not"), "{s}");
+    assert!(s.contains("0/2 by me · urgency=not"), "{s}");
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod fewshot_loop;
 mod filters;
 mod instruction_flag;
 mod memory;
+mod my_queue;
 mod owner;
 mod protocols;
 mod queue;

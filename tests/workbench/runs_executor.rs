@@ -162,3 +162,157 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
     let cost = all.cost_usd.expect("gpt-4o-mini has a price");
     assert!(cost > 0.0 && cost < 1.0, "{cost}");
 }
+
+/// The batch test server: the Files and Batches API, each line answered as
+/// the demo judge; a batch answers `in_progress` to its first `looks` looks.
+async fn batch_server(
+    looks: usize,
+) -> (
+    jury::testserver::TestServer,
+    std::sync::Arc<jury::testserver::BatchApi>,
+) {
+    let script = jury::testserver::BatchScript {
+        polls_in_progress: looks,
+        ..Default::default()
+    };
+    let api = jury::testserver::BatchApi::new(script, |r| {
+        jury::testserver::demo_judge::reply(r, Duration::ZERO)
+    });
+    let a = api.clone();
+    let server = jury::testserver::TestServer::start(move |r| a.reply(r))
+        .await
+        .unwrap();
+    (server, api)
+}
+
+fn paths(server: &jury::testserver::TestServer, end: &str) -> usize {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with(end))
+        .count()
+}
+
+/// `R` then `b`: the missing combinations leave as one Batch API batch
+/// (nothing streamed), the run waits and shows the batch's status; `x`
+/// stops the waiting and leaves the batch on the server; `R` `b` again
+/// waits for that same batch (nothing uploaded twice) and reads its
+/// answers. The command line recorded with the batch asks `jury run` for
+/// the same judge: a dry run of it finds everything judged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b_sends_the_missing_as_a_batch_and_waits_again_for_it_after_a_cancel() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("j.db");
+    let d = data();
+    jury::store::Store::open(&db)
+        .unwrap()
+        .upsert_all(&d.items, &d.personas, &d.perspectives, &[])
+        .unwrap();
+    let (server, api) = batch_server(2).await;
+    let provider =
+        jury::provider::ProviderConfig::new(server.base_url(), "jury-demo-judge".to_string());
+    let cfg = jury::engine::EngineConfig {
+        db_path: db.clone(),
+        provider,
+        prompts: std::sync::Arc::new(jury::prompt::PromptSet::embedded()),
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let link = EngineLink {
+        config: Some(cfg.clone()),
+    };
+    let mut exec = Executor::new(db.clone(), link, tx);
+    let mut app = app_with(data());
+    app.runs.model = "jury-demo-judge".into();
+    // A long wait between looks: the cancel comes while it waits.
+    app.choices.batch_poll = Duration::from_secs(3600);
+
+    let planned = |m: &Msg| matches!(m, Msg::RunsPlanned { .. });
+    let fx = key(&mut app, 'R');
+    drive(&mut app, &mut exec, &mut rx, fx, planned).await;
+    let shown = screen(&app);
+    assert!(shown.contains("as a batch: 5 request(s)"), "{shown}");
+    assert!(shown.contains("b as a batch"), "{shown}");
+
+    // b: sent as a batch; the first look finds it in progress.
+    let fx = key(&mut app, 'b');
+    assert!(
+        matches!(&fx[..], [Effect::StartRun { plan, .. }] if plan.batch.is_some() && plan.resume),
+        "{fx:?}"
+    );
+    let looked = |m: &Msg| {
+        matches!(
+            m,
+            Msg::Engine {
+                event: jury::engine::EngineEvent::BatchStatus { .. },
+                ..
+            }
+        )
+    };
+    drive(&mut app, &mut exec, &mut rx, fx, looked).await;
+    assert_eq!(api.created().len(), 1);
+    assert_eq!(paths(&server, "/files"), 1);
+    assert_eq!(paths(&server, "/chat/completions"), 0, "nothing streamed");
+    let bar = screen(&app);
+    assert!(bar.contains("run: batch in_progress 0/5"), "{bar}");
+
+    // x: the waiting stops; the batch stays on the server.
+    let mut fx = key(&mut app, 'x');
+    if fx.is_empty() {
+        fx = key(&mut app, 'y');
+    }
+    let ended = |m: &Msg| matches!(m, Msg::RunEnded { .. });
+    drive(&mut app, &mut exec, &mut rx, fx, ended).await;
+    assert!(!app.running());
+    let first_run = {
+        let s = jury::store::Store::open(&db).unwrap();
+        let runs = s.runs().unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(s.open_batch_jobs().unwrap().len(), 1, "the batch is open");
+        runs[0].id
+    };
+
+    // R, b again: the same batch is waited for and its answers read.
+    app.choices.batch_poll = Duration::from_millis(20);
+    let fx = key(&mut app, 'R');
+    drive(&mut app, &mut exec, &mut rx, fx, planned).await;
+    let fx = key(&mut app, 'b');
+    drive(&mut app, &mut exec, &mut rx, fx, ended).await;
+    assert_eq!(api.created().len(), 1, "not sent again");
+    assert_eq!(paths(&server, "/files"), 1, "one upload");
+    assert_eq!(paths(&server, "/chat/completions"), 0);
+    let store = jury::store::Store::open(&db).unwrap();
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.len(), 1, "the same run, taken up again");
+    assert_eq!(runs[0].id, first_run);
+    assert_eq!(runs[0].status, jury::domain::RunStatus::Done);
+    assert_eq!(store.verdicts_for_run(first_run).unwrap().len(), 50);
+    assert!(store.open_batch_jobs().unwrap().is_empty());
+
+    // The recorded command line asks jury run for the same judge.
+    let argv = store.batch_jobs(first_run).unwrap()[0].argv.clone();
+    drop(store);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
+        .arg("--db")
+        .arg(&db)
+        .args(argv.iter().filter(|a| *a != "--batch"))
+        .args([
+            "--resume",
+            "--dry-run",
+            "--json",
+            "--model",
+            "jury-demo-judge",
+        ])
+        .env("OPENAI_BASE_URL", server.base_url())
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{argv:?}\n{said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(said.trim()).unwrap();
+    assert_eq!(v["requests"], 0, "{argv:?}: {v}");
+    assert_eq!(v["skipped_already_judged"], 50, "{argv:?}: {v}");
+}

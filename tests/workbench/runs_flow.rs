@@ -177,6 +177,7 @@ fn planned(
             requests,
             skipped: 0,
             cost_usd: cost,
+            batch_cost_usd: cost.map(|c| c / 2.0),
         }
     };
     jury::tui::app::PlannedRun {
@@ -191,6 +192,7 @@ fn planned(
             structured: None,
             item_ids: (0..all.0).map(|i| format!("k-{i:03}")).collect(),
             resume: true,
+            batch: None,
         },
         missing: count(missing, cost.map(|c| c * missing.2 as f64 / all.2 as f64)),
         all: count(all, cost),

@@ -31,6 +31,8 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
         max_tokens_per_entry: None,
         max_answer_bytes: None,
         confidence: None,
+        auto_advance: Default::default(),
+        batch_poll: 30,
         // No keymap or theme files there: the built-in ones.
         config_path: Some(dir.join("config.toml")),
     }

@@ -244,6 +244,10 @@ fn on_event(
             Some(b) => b.println(say::store_waiting(waited)),
             None => eprintln!("{}", say::store_waiting(waited)),
         },
+        EngineEvent::BatchStatus { batch, .. } => match bar {
+            Some(b) => b.println(crate::sanitize::one_line(&batch.to_string(), 300)),
+            None => eprintln!("{}", crate::sanitize::one_line(&batch.to_string(), 300)),
+        },
         EngineEvent::Notice { text, .. } => match bar {
             Some(b) => b.println(crate::sanitize::one_line(&text, 300)),
             None => eprintln!("{}", crate::sanitize::one_line(&text, 300)),

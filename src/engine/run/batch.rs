@@ -1,5 +1,6 @@
 //! One batch: send, validate, keep what is valid, retry only what is missing.
 
+use super::confidence;
 use super::failure::{FailureRecord, summarise, unscorable, unscorable_reason};
 use super::follow_up::follow_up;
 use super::salvage::{keep_complete, salvage_reason};
@@ -305,11 +306,13 @@ impl Attempt<'_> {
         let before = pending.len();
         let mut kept = 0;
         if cut {
-            // Entries complete before the cut are kept.
+            // Entries complete before the cut are kept, with the confidence
+            // their tokens give them.
             kept = keep_complete(
                 self.ctx,
                 pending,
                 c.answer_text(),
+                |o| confidence::read(self.ctx, &c.content, c.logprobs.as_deref(), o),
                 &self.call.tool.name,
                 self.latency,
                 &self.lease.server().label,
@@ -389,7 +392,7 @@ impl Attempt<'_> {
             latency = self.started.elapsed();
         }
         let share = tokens.unwrap_or(0) / self.keys.len().max(1) as u64;
-        let sure = super::confidence::read(ctx, &last.0, &outcome);
+        let sure = confidence::read(ctx, &last.0.content, last.0.logprobs.as_deref(), &outcome);
         self.keep(pending, &outcome, latency, share, &sure);
         if outcome.missing.is_empty() {
             pending.clear();
@@ -472,6 +475,13 @@ impl Attempt<'_> {
             }
             _ => (FailureKind::Provider, ""),
         };
+        // The tokens that arrived with a cut-off answer's content. An answer
+        // over the size cap carries none (not streamed, what it keeps is the
+        // raw body, not the content): its entries are kept without one.
+        let tokens = match &e {
+            ProviderError::Truncated { logprobs, .. } => Some(logprobs.as_deref()),
+            _ => None,
+        };
         let mut reason = match &e {
             ProviderError::ContextExceeded { .. } => format!(
                 "{e}; this entry alone does not fit the model's context (a shorter item or a model with a longer context is needed)"
@@ -489,6 +499,10 @@ impl Attempt<'_> {
                 self.ctx,
                 pending,
                 raw,
+                |o| match tokens {
+                    Some(tokens) => confidence::read(self.ctx, raw, tokens, o),
+                    None => confidence::Sure::new(),
+                },
                 &self.call.tool.name,
                 self.latency,
                 &self.lease.server().label,

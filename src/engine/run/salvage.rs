@@ -1,19 +1,23 @@
 //! What is kept of an answer cut off before its end (closed early,
-//! `length`, over the size cap): every entry complete within it.
+//! `length`, over the size cap): every entry complete within it, with its
+//! confidence read as for a whole answer.
 
+use super::confidence::Sure;
 use super::{Ctx, item_positions};
 use crate::domain::{ComboKey, Verdict};
 use crate::engine::writer::WriteCmd;
-use crate::protocol::Unit;
+use crate::protocol::{ParseOutcome, Unit};
 use std::collections::HashSet;
 use std::time::Duration;
 
-/// Keeps the verdicts complete within a cut-off answer `partial` and leaves
-/// in `pending` only the units still without one. Returns how many were kept.
+/// Keeps the verdicts complete within a cut-off answer `partial`, each with
+/// the confidence `sure` reads for it, and leaves in `pending` only the
+/// units still without one. Returns how many were kept.
 pub(super) fn keep_complete(
     ctx: &Ctx,
     pending: &mut Vec<Unit>,
     partial: &str,
+    sure: impl FnOnce(&ParseOutcome) -> Sure,
     tool: &str,
     latency: Duration,
     server: &str,
@@ -26,6 +30,7 @@ pub(super) fn keep_complete(
         return 0;
     }
     let kept: HashSet<ComboKey> = outcome.verdicts.iter().map(|p| p.key.clone()).collect();
+    let sure = sure(&outcome);
     // Places in the request that was sent (before `pending` shrinks).
     let positions = item_positions(pending);
     let verdicts: Vec<Verdict> = outcome
@@ -33,7 +38,9 @@ pub(super) fn keep_complete(
         .iter()
         .map(|p| {
             let at = positions.get(p.key.item_id.as_str()).copied();
-            ctx.verdict(p, latency, 0, at, server)
+            let mut v = ctx.verdict(p, latency, 0, at, server);
+            v.confidence = sure.get(&p.key).copied();
+            v
         })
         .collect();
     let n = verdicts.len();

@@ -19,14 +19,15 @@ fn chunk(delta: Value, token: &str, logprob: f64, top: &[(&str, f64)]) -> String
     .to_string()
 }
 
-#[test]
-fn tokens_the_content_leaves_out_are_kept_and_the_value_still_placed() {
-    // As llama.cpp streamed a one-entry answer: the model's first token (a
-    // backtick) came with the role and no content, its last (`}\n`) with
-    // the content `}`.
-    let head = r#"{"resultItems":[{"id":{"itemId":"k-001","perspectiveId":"classification","classificationId":"interested"},"evaluationAgreement":""#;
-    let tail = r#"REE","evaluationText":"Please ring me as soon as you land."}]"#;
-    let payloads = [
+const HEAD: &str = r#"{"resultItems":[{"id":{"itemId":"k-001","perspectiveId":"classification","classificationId":"interested"},"evaluationAgreement":""#;
+const TAIL: &str = r#"REE","evaluationText":"Please ring me as soon as you land."}]"#;
+
+/// As llama.cpp streamed a one-entry answer: the model's first token (a
+/// backtick) came with the role and no content, its last (`}\n`) with the
+/// content `}`.
+fn llama_payloads() -> Vec<String> {
+    let (head, tail) = (HEAD, TAIL);
+    vec![
         chunk(
             json!({"role": "assistant", "content": null}),
             "`",
@@ -43,9 +44,14 @@ fn tokens_the_content_leaves_out_are_kept_and_the_value_still_placed() {
         chunk(json!({"content": tail}), tail, -0.01, &[]),
         chunk(json!({"content": "}"}), "}\n", -0.0052, &[("}", -5.9707)]),
         json!({"choices": [{"finish_reason": "stop", "index": 0, "delta": {}}]}).to_string(),
-    ];
+    ]
+}
+
+#[test]
+fn tokens_the_content_leaves_out_are_kept_and_the_value_still_placed() {
+    let (head, tail) = (HEAD, TAIL);
     let mut acc = Accumulator::new();
-    for p in &payloads {
+    for p in &llama_payloads() {
         acc.push_data(p).expect("chunk");
     }
     let c = acc.finish(true).expect("complete");
@@ -58,6 +64,38 @@ fn tokens_the_content_leaves_out_are_kept_and_the_value_still_placed() {
     let k = ComboKey::new("k-001", "interested", "classification");
     let got = confidences(
         &c.content,
+        &tokens,
+        Scale::Agreement,
+        &[(&k, V::Agreement(Agreement::Agree))],
+    );
+    let (agree, disagree) = ((-0.6987f64).exp(), (-0.7523f64).exp());
+    assert!(
+        (got[&k].value - agree / (agree + disagree)).abs() < 1e-12,
+        "{got:?}"
+    );
+}
+
+#[test]
+fn an_answer_cut_off_carries_its_tokens_and_they_place_the_value() {
+    // The stream ends before the closing `}` and any finish reason.
+    let payloads = llama_payloads();
+    let mut acc = Accumulator::new();
+    for p in &payloads[..4] {
+        acc.push_data(p).expect("chunk");
+    }
+    let Err(ProviderError::Truncated {
+        partial, logprobs, ..
+    }) = acc.finish(false)
+    else {
+        panic!("a cut-off answer");
+    };
+    assert_eq!(partial, format!("{HEAD}AG{TAIL}"));
+    let tokens = logprobs.expect("the tokens that arrived");
+    let spelled: String = tokens.iter().map(|t| t.token.as_str()).collect();
+    assert_eq!(spelled, format!("`{partial}"));
+    let k = ComboKey::new("k-001", "interested", "classification");
+    let got = confidences(
+        &partial,
         &tokens,
         Scale::Agreement,
         &[(&k, V::Agreement(Agreement::Agree))],

@@ -149,6 +149,7 @@ fn truncated_without_done_or_finish() {
         c,
         Err(ProviderError::Truncated {
             partial: "{\"evaluationText\":\"hal".into(),
+            logprobs: None,
             http_status: 200,
             cause: SERVER_CUT.into(),
         })

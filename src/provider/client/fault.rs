@@ -1,7 +1,7 @@
 //! Why one attempt did not produce an answer, what it spent, and the key
 //! kept out of whatever goes back to the caller.
 
-use super::super::accumulate::ChunkError;
+use super::super::accumulate::{ChunkError, Partial};
 use super::super::errtext;
 use super::super::structured_answer;
 use super::super::{Completion, FinishReason, ProviderError, Secret};
@@ -16,7 +16,7 @@ pub(super) enum Fault {
     Retry {
         reason: String,
         retry_after: Option<Duration>,
-        partial: Option<String>,
+        partial: Option<Partial>,
         /// The server went silent (only comments, or nothing) mid-answer.
         silent: bool,
     },
@@ -55,7 +55,7 @@ pub(super) struct Spent {
 
 impl Client {
     /// A chunk that reported an error or could not be read, as a fault.
-    pub(super) fn chunk_fault(&self, e: ChunkError, partial: Option<String>) -> Fault {
+    pub(super) fn chunk_fault(&self, e: ChunkError, partial: Option<Partial>) -> Fault {
         match &e {
             ChunkError::Server { message, code }
                 if code.as_deref() == Some("insufficient_quota") =>
@@ -109,10 +109,13 @@ pub(super) fn redact_error(e: ProviderError, key: Option<&Secret>) -> ProviderEr
     match e {
         ProviderError::Truncated {
             partial,
+            logprobs,
             http_status,
             cause,
         } => ProviderError::Truncated {
             partial: errtext::redact(&partial, key),
+            // Read for confidences only, never stored or shown.
+            logprobs,
             http_status,
             cause: errtext::redact(&cause, key),
         },

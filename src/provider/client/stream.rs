@@ -3,7 +3,7 @@
 //! arrive) or as one JSON body, under the cancel token, the request deadline
 //! and the idle timeout.
 
-use super::super::accumulate::{Accumulator, ChunkError, parse_response};
+use super::super::accumulate::{Accumulator, ChunkError, Partial, parse_response};
 use super::super::body::{ChunkReader, ReadStop};
 use super::super::errtext;
 use super::super::spend_gate::{Admission, Outcome, Reservation};
@@ -337,7 +337,7 @@ impl Client {
                     return Err(Fault::Retry {
                         reason,
                         retry_after,
-                        partial: acc.saw_chunks().then(|| acc.partial_text()),
+                        partial: acc.saw_chunks().then(|| acc.into_partial()),
                         silent,
                     });
                 }
@@ -371,10 +371,18 @@ impl Client {
         }
         spent.usage = acc.usage();
         acc.finish(saw_done).map_err(|e| match e {
-            ProviderError::Truncated { partial, cause, .. } => Fault::Retry {
+            ProviderError::Truncated {
+                partial,
+                logprobs,
+                cause,
+                ..
+            } => Fault::Retry {
                 reason: cause,
                 retry_after: None,
-                partial: Some(partial),
+                partial: Some(Partial {
+                    text: partial,
+                    logprobs,
+                }),
                 silent: false,
             },
             other => Fault::Fatal(other),

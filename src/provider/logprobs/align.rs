@@ -3,7 +3,10 @@
 //! model wrote around the JSON (a stray backtick before it, a newline after
 //! it) while its logprobs still carry those tokens: the content is then found
 //! inside the tokens' text, where it must occur exactly once, so that every
-//! byte of it has one token.
+//! byte of it has one token. Tokens may also stop before the content ends (a
+//! server that stopped sending them, the cap on how many are kept): their
+//! end must then spell the content's beginning at exactly one place, and
+//! what lies past the last token has none.
 
 use super::TokenLogprob;
 
@@ -21,7 +24,8 @@ pub(super) struct Aligned {
 }
 
 impl Aligned {
-    /// None when the tokens' text does not hold the content exactly once.
+    /// None when the tokens' text does not hold the content (or, where the
+    /// tokens stop before its end, its beginning) at exactly one place.
     pub(super) fn new(content: &str, tokens: &[TokenLogprob]) -> Option<Aligned> {
         let mut text = Vec::new();
         let mut starts = Vec::with_capacity(tokens.len());
@@ -36,12 +40,16 @@ impl Aligned {
             if needle.is_empty() {
                 return None;
             }
-            let at = memchr::memmem::find(&text, needle)?;
-            // Twice would leave it open which tokens are the answer's.
-            if memchr::memmem::find(&text[at + 1..], needle).is_some() {
-                return None;
+            match memchr::memmem::find(&text, needle) {
+                Some(at) => {
+                    // Twice would leave it open which tokens are the answer's.
+                    if memchr::memmem::find(&text[at + 1..], needle).is_some() {
+                        return None;
+                    }
+                    at
+                }
+                None => beginning(&text, needle)?,
             }
-            at
         };
         Some(Aligned {
             text,
@@ -59,10 +67,46 @@ impl Aligned {
             return None;
         }
         let at = at + self.shift;
+        if at >= self.text.len() {
+            // Past the last token that arrived.
+            return None;
+        }
         let i = self.starts.partition_point(|&s| s <= at).checked_sub(1)?;
         let lead = std::str::from_utf8(&self.text[self.starts[i]..at]).ok()?;
         Some((i, lead))
     }
+}
+
+/// Where in `text` the content begins when the tokens stop before its end:
+/// the start of the one end of `text` that spells a beginning of `content`.
+/// None when no end does, or when several do (tokens ending in `{` could
+/// hold the content from their start or only its first byte).
+fn beginning(text: &[u8], content: &[u8]) -> Option<usize> {
+    // border[i]: the longest beginning of `content` that also ends
+    // `content[..=i]` (Knuth–Morris–Pratt), linear in both lengths.
+    let mut border = vec![0usize; content.len()];
+    let mut k = 0;
+    for i in 1..content.len() {
+        while k > 0 && content[i] != content[k] {
+            k = border[k - 1];
+        }
+        if content[i] == content[k] {
+            k += 1;
+        }
+        border[i] = k;
+    }
+    // The longest end of `text` that is a beginning of `content`.
+    let mut k = 0;
+    for &b in text {
+        while k > 0 && (k == content.len() || b != content[k]) {
+            k = border[k - 1];
+        }
+        if b == content[k] {
+            k += 1;
+        }
+    }
+    // The shorter ones are the borders of `content[..k]`: none may exist.
+    (k > 0 && k < content.len() && border[k - 1] == 0).then(|| text.len() - k)
 }
 
 #[cfg(test)]
@@ -111,6 +155,35 @@ mod tests {
         assert_eq!(a.token_at(13), Some((5, "\"")));
         // The newline the content lacks is no part of it.
         assert_eq!(a.token_at(14), None);
+    }
+
+    #[test]
+    fn tokens_that_stop_before_the_content_ends_place_what_they_hold() {
+        // A server that stopped sending probabilities (or jury's cap on
+        // them): the tokens spell the content's beginning, after a lead.
+        let content = r#"{"a":"AGREE","b":"DISAGREE"}"#;
+        for lead in ["", "`"] {
+            let mut pieces = vec![lead, r#"{"a":""#, "AG", "REE", r#"",""#];
+            pieces.retain(|p| !p.is_empty());
+            let a = Aligned::new(content, &toks(&pieces)).expect(lead);
+            let first = usize::from(!lead.is_empty());
+            assert_eq!(a.token_at(0), Some((first, "")));
+            assert_eq!(a.token_at(6), Some((first + 1, "")), "AGREE's first token");
+            assert_eq!(a.token_at(13), Some((first + 3, "\",")));
+            // `b` and its value: no token arrived for them.
+            assert_eq!(a.token_at(14), None);
+            assert_eq!(a.token_at(18), None);
+        }
+    }
+
+    #[test]
+    fn tokens_whose_end_could_also_start_the_content_are_not_placed() {
+        // Ending in `{`, the tokens could hold the content from their start
+        // or only its first byte, after text the server left out of it.
+        let content = r#"{"a":1},{"b":2}"#;
+        assert!(Aligned::new(content, &toks(&[r#"{"a":1},"#, "{"])).is_none());
+        // Tokens that stray from the content after its start place nothing.
+        assert!(Aligned::new(content, &toks(&[r#"{"a":2"#])).is_none());
     }
 
     #[test]

@@ -403,6 +403,26 @@ mod tests {
     }
 
     #[test]
+    fn a_value_past_the_last_token_gets_nothing_and_those_before_keep_theirs() {
+        // What arrived of a cut-off answer: the second value's token and
+        // all after it came without their probabilities.
+        let text = r#"{"resultItems":[{"itemId":"a","evaluationLikert": 4},{"itemId":"b","evaluationLikert": 2},{"itemId":"c""#;
+        let four = tok(" 4", -0.3, &[(" 4", -0.3), (" 5", -1.5)]);
+        let toks = tokens(text, &[four, tok(" 2", -0.2, &[(" 2", -0.2)])]);
+        let at = toks.iter().position(|t| t.token == " 2").unwrap();
+        let (a, b) = (ComboKey::new("a", "c", "p"), ComboKey::new("b", "c", "p"));
+        let got = confidences(
+            text,
+            &toks[..at],
+            Scale::Likert,
+            &[(&a, Value::Likert(4)), (&b, Value::Likert(2))],
+        );
+        let p = (-0.3f64).exp() / ((-0.3f64).exp() + (-1.5f64).exp());
+        assert!((got[&a].value - p).abs() < 1e-12, "{got:?}");
+        assert!(!got.contains_key(&b), "{got:?}");
+    }
+
+    #[test]
     fn tokens_that_do_not_spell_the_content_give_nothing() {
         let text = r#"{"evaluationLikert":4}"#;
         let toks = vec![

@@ -1,5 +1,6 @@
 //! The user's choices that shape the verdict rows and the next runs:
-//! persona, perspective, mode, structured path and blind review.
+//! persona, perspective, mode, structured path and blind review; and where
+//! the focus goes after a label.
 
 use crate::domain::Mode;
 
@@ -29,6 +30,13 @@ pub struct Choices {
     /// The side of the held-out split the agreement view opens on (`None`:
     /// all pairs); its split key changes it.
     pub split_side: Option<crate::domain::Side>,
+    /// Where the focus goes after a label: config `auto_advance` (default
+    /// `row`), set by [`crate::tui::build_app`]; an `App` built without
+    /// settings (tests, benches) keeps the focus where it is.
+    pub auto_advance: crate::config::AutoAdvance,
+    /// How often a batch run looks at its batch on the server: config
+    /// `batch_poll` (seconds, default 30, as `jury run --batch-poll`).
+    pub batch_poll: std::time::Duration,
 }
 
 /// The compare view's columns: the modes, the personas or the models that
@@ -74,6 +82,8 @@ impl Default for Choices {
             blind: false,
             compare_axis: CompareAxis::Mode,
             split_side: None,
+            auto_advance: crate::config::AutoAdvance::Off,
+            batch_poll: std::time::Duration::from_secs(30),
         }
     }
 }

@@ -24,12 +24,14 @@ pub struct JudgeCache {
 }
 
 impl JudgeCache {
-    /// Builds the tables the query's `judge:` terms need under `mode`
+    /// Builds the tables the query's `judge:` terms (`-judge:` too) need under `mode`
     /// (dropping those made for another persona or perspective).
     pub fn prepare(&mut self, data: &Workspace, query: &Query, mode: Mode) {
         self.entries.retain(|e| e.ctx == data.rows_for);
         for t in &query.terms {
-            let Term::Judge { cls, .. } = t else { continue };
+            let Term::Judge { cls, .. } = t.positive() else {
+                continue;
+            };
             if self.entry(cls, mode).is_some() {
                 continue;
             }

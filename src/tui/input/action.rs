@@ -249,7 +249,7 @@ impl PopupKind {
             PopupKind::Picker => &[Pick, Next, Previous, First, Last, Close],
             PopupKind::Editor | PopupKind::PersonaEditor => &[Submit, Close],
             PopupKind::CancelRun => &[ConfirmCancel, CancelAll, Next, Previous, KeepRunning],
-            PopupKind::ConfirmRuns => &[StartMissing, RejudgeAll, DontStart],
+            PopupKind::ConfirmRuns => &[StartMissing, StartBatch, RejudgeAll, DontStart],
             PopupKind::ConfirmLoop => &[StartRun, Close],
         }
     }
@@ -309,6 +309,9 @@ popup_actions! {
     KeepRunning => "keep the runs going",
     /// Run confirmation: judge only what is missing (as `jury run --resume`).
     StartMissing => "judge only the missing combinations",
+    /// Run confirmation: send the missing combinations as one Batch API
+    /// batch per run (or wait again for one already sent).
+    StartBatch => "send the missing combinations as a batch (half the price, answers within 24 h)",
     /// Run confirmation: judge everything again, judged or not.
     RejudgeAll => "re-judge everything (the counts say how much)",
     /// Run confirmation: start nothing.

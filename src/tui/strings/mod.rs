@@ -115,6 +115,32 @@ pub mod msg {
             format!(" persona: each item's owner ({id}: no owner)")
         }
     }
+    /// The list border's and status bar's progress: of the `listed`
+    /// items, `done` have every shown row labelled by the current annotator
+    /// (the "not labelled by me" filter keeps the others).
+    pub fn progress(done: usize, listed: usize) -> String {
+        format!("{done}/{listed} labelled by me")
+    }
+    /// [`progress`] where the list's border has no room for it.
+    pub fn progress_short(done: usize, listed: usize) -> String {
+        format!("{done}/{listed} by me")
+    }
+    /// A run waiting for its batch: `⠋ run: batch in_progress 3/10`.
+    pub fn batch_waiting(spinner: &str, status: &str, answered: u64, total: u64) -> String {
+        format!("{spinner} run: batch {status} {answered}/{total}")
+    }
+    /// `auto_advance = "item"` moved on to the next item that needs you.
+    pub fn next_item_for_me(id: &str) -> String {
+        format!("next item without your label: {id}")
+    }
+    pub const NOTHING_LEFT_FOR_ME: &str =
+        "nothing left for you here: every listed item has your label on every row shown";
+    pub const ONLY_THIS_ITEM_LEFT: &str =
+        "no other listed item needs you; this one still has a row without your label";
+    /// `f` chose a filter (the list's border may be too narrow to name it).
+    pub fn filter_chosen(name: &str, listed: usize, all: usize) -> String {
+        format!("filter: {name} ({listed} of {all} items)")
+    }
     pub fn persona_chosen(name: &str) -> String {
         format!("persona: {name}")
     }
@@ -463,14 +489,20 @@ pub mod popup {
             format!("cost —: no price for {model} (add it to prices.toml)")
         }
     }
-    pub fn confirm_keys(missing: &str, all: &str, none: &str, judged: bool) -> String {
+    pub fn confirm_keys(missing: &str, batch: &str, all: &str, none: &str, judged: bool) -> String {
         if judged {
             format!("{all} re-judge it · {none} leave it")
         } else {
             format!(
-                "{missing} judge the missing ones · {all} re-judge everything · {none} start nothing"
+                "{missing} judge the missing ones · {batch} as a batch · {all} re-judge everything · {none} start nothing"
             )
         }
+    }
+    /// What sending the missing combinations as a batch would be.
+    pub fn confirm_batch(requests: usize, cost: &str) -> String {
+        format!(
+            "as a batch: {requests} request(s) · {cost} at the batch price · answers within 24 h"
+        )
     }
 
     // ----- the replay offer -----
@@ -514,7 +546,8 @@ pub mod help {
         "  judge:urgency=2    the judge's latest value there (current persona, mode, shown perspectives)",
         "  by:alice           someone named alice labelled a row of the item",
         "  split:test         a classification of the item is on that side of the held-out split",
-        "progress \"37/200 labelled\": of the items listed, those where you labelled every row shown (each classification × shown perspective, current persona)",
+        "  -term, -word       the opposite: -by:alice, -judge:urgency=2, -split:test, -urgency=not, -invoice",
+        "progress \"37/200 labelled by me\": of the items listed, those where you labelled every row shown (each classification × shown perspective, current persona); filter f \"not labelled by me\" lists the others, \"labelled by anyone\" counts anyone's label",
         "agreement view: tab moves into the confusion matrix (arrows move between cells); enter lists the items behind the cell or group; esc comes back",
     ];
 

@@ -13,6 +13,17 @@ pub fn undone(what: &str, undone: &str, back: Option<&str>) -> String {
         None => format!("undone: {what} {undone} → no label"),
     }
 }
+/// The undone label is on another item (`id`): the cursor went there.
+pub fn undone_elsewhere(what: &str, undone: &str, back: Option<&str>, id: &str) -> String {
+    format!("{} · now showing {id}", self::undone(what, undone, back))
+}
+/// The undone label's item is not in the list (a filter, search or drill).
+pub fn undone_unlisted(what: &str, undone: &str, back: Option<&str>, id: &str) -> String {
+    format!(
+        "{} ({id} is not listed: the filter or search hides it)",
+        self::undone(what, undone, back)
+    )
+}
 pub fn undo_failed(what: &str, err: &str) -> String {
     format!("undo of {what} not saved: {err}")
 }

@@ -1,6 +1,7 @@
 //! `R`'s confirmation: the counts come back from the engine's planning, the
 //! popup says what each run would send, and the user starts the missing
-//! combinations, re-judges everything, or starts nothing.
+//! combinations (streamed, or as one Batch API batch per run), re-judges
+//! everything, or starts nothing.
 
 use super::super::app::*;
 use super::super::input::action::{PopupAction, PopupKind};
@@ -61,6 +62,25 @@ pub fn popup_key(
                     },
                     fx,
                 );
+            }
+        }
+        Some(PopupAction::StartBatch) if !judged => {
+            let poll = app.choices.batch_poll;
+            let missing: Vec<RunPlan> = runs
+                .into_iter()
+                .filter(|r| r.missing.combos > 0)
+                .map(|r| r.plan)
+                .collect();
+            if missing.is_empty() {
+                app.chrome.info(crate::tui::strings::msg::NOTHING_MISSING);
+            }
+            for plan in missing {
+                let plan = RunPlan {
+                    resume: true,
+                    batch: Some(poll),
+                    ..plan
+                };
+                super::run::start_run(app, plan, fx);
             }
         }
         Some(PopupAction::RejudgeAll) => {

@@ -81,6 +81,7 @@ pub fn engine_event(app: &mut App, tag: u64, ev: EngineEvent) {
             });
         }
         EngineEvent::Progress(p) => run.progress = p,
+        EngineEvent::BatchStatus { batch, .. } => run.batch = Some(batch),
         EngineEvent::StoreWaiting { waited, .. } => {
             app.chrome
                 .warn(crate::tui::strings::msg::store_waiting(waited));

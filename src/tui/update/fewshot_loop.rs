@@ -113,6 +113,7 @@ fn awag_plan(app: &mut App) -> Option<RunPlan> {
             structured: app.choices.structured,
             item_ids: Vec::new(),
             resume: true,
+            batch: None,
         }),
         Err(e) => {
             app.chrome.message = Some((

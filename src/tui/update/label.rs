@@ -241,6 +241,7 @@ fn save_label(
         });
     }
     fx.push(Effect::SaveLabel { req, label });
+    super::advance::after_label(app);
 }
 
 pub fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut Vec<Effect>) {
@@ -274,7 +275,10 @@ fn record_answer(e: &mut LabelEntry, result: Result<(), String>, chrome: &mut Ch
     }
 }
 
-pub fn edit_note(app: &mut App) {
+/// `n`: the note of the focused row's label (of the label just given, when
+/// that label moved the focus here: [`super::advance::back_to_label`]).
+pub fn edit_note(app: &mut App, advanced: Option<Advanced>) {
+    super::advance::back_to_label(app, advanced);
     if let Some(row) = app.focused_proto_row() {
         let Some(entry) = app.proto_label(&row) else {
             app.chrome.warn(crate::tui::strings::msg::LABEL_ROW_FIRST);

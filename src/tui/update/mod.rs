@@ -7,6 +7,7 @@
 //! (quitting with unsaved labels, replaying them), [`session`] (what is
 //! kept for the next start), [`request_preview`] (the prompt view's text).
 
+pub mod advance;
 pub mod cancel;
 pub mod claims;
 pub mod compare;
@@ -151,6 +152,8 @@ fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
 /// Applies one action (public so tests and the help can drive it directly).
 pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
     use Action::*;
+    // Where the last label moved the focus: only `n` right after reads it.
+    let advanced = app.list.advanced.take();
     match action {
         Quit => quit::request(app, fx),
         Cancel => nav::cancel(app),
@@ -189,7 +192,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         EditPersona | NewPersona => popup::open_persona_editor(app, action),
         Likert1 | Likert2 | Likert3 | Likert4 | Likert5 | Score0 | Score6 | Score7 | Score8
         | Score9 | Agree | Disagree => label::label_key(app, action, now, fx),
-        EditNote => label::edit_note(app),
+        EditNote => label::edit_note(app, advanced),
         RetryUnsaved => label::retry(app, fx),
         ToggleBlind => label::toggle_blind(app),
         Undo => undo::undo(app, now, fx),

@@ -272,6 +272,15 @@ pub fn cycle_list(app: &mut App, action: Action) {
             app.list.filter = app.list.filter.next();
         }
         app.refilter();
+        // While the queue is still being found, want_escalations says so.
+        if app.list.filter != Filter::NeedsPerson || app.data.escalations.is_some() {
+            // Named in full: at 80 columns the list's border cuts it.
+            app.chrome.info(crate::tui::strings::msg::filter_chosen(
+                app.list.filter.name(),
+                app.list.filtered.len(),
+                app.data.items.len(),
+            ));
+        }
         return;
     }
     if app.choices.blind {

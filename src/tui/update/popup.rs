@@ -309,6 +309,7 @@ fn submit_input(
                     req,
                     label: e.label.clone(),
                 });
+                super::advance::after_note(app);
             }
         }
         InputKind::Persona => match serde_json::from_str::<Persona>(&text) {

@@ -264,6 +264,7 @@ fn plan_of(
             structured: app.choices.structured,
             item_ids,
             resume: true,
+            batch: None,
         }),
         Err(e) => {
             app.chrome.message =
@@ -311,6 +312,7 @@ pub(super) fn track(app: &mut App, plan: &RunPlan, what: &str) -> u64 {
         cancelled: false,
         note: None,
         ended: None,
+        batch: None,
     });
     app.chrome
         .info(crate::tui::strings::msg::judging(plan.item_ids.len(), what));

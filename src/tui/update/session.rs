@@ -28,7 +28,7 @@ pub fn capture(app: &App) -> SessionState {
             PerspectiveSel::One(i) => app.data.perspectives.get(i).map(|p| p.id.clone()),
         },
         mode: Some(app.choices.mode.number()),
-        filter: Some(app.list.filter.name().to_string()),
+        filter: Some(app.list.filter.key().to_string()),
         search: app.list.search.clone(),
         order: Some(app.list.order.name().to_string()),
         blind: app.choices.blind,
@@ -135,7 +135,7 @@ pub fn tick(app: &mut App, fx: &mut Vec<Effect>) {
 fn filter_named(name: &str) -> Option<Filter> {
     let mut f = Filter::All;
     for _ in 0..64 {
-        if f.name() == name {
+        if f.key() == name {
             return Some(f);
         }
         f = f.next();

@@ -8,6 +8,9 @@ use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
 mod escalations;
+// What is left for me and keeping moving: the queue filter, negated search
+// terms, the focus after a label, and undo across items.
+mod queue;
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {

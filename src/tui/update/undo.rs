@@ -56,11 +56,17 @@ pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) {
     if let Some(&i) = app.data.index_of.get(&slot.key.item_id) {
         app.item_changed(i as usize);
     }
-    app.chrome.info(s::undone(
-        &row_name(&slot.key),
-        &step.after.value.as_text(),
-        step.before.as_ref().map(|l| l.value.as_text()).as_deref(),
-    ));
+    let (what, undone) = (row_name(&slot.key), step.after.value.as_text());
+    let back = step.before.as_ref().map(|l| l.value.as_text());
+    let back = back.as_deref();
+    // The row undone is shown: a person sees what went back.
+    let id = crate::tui::strings::flat(&slot.key.item_id, 40);
+    let said = match super::advance::show_label(app, &slot.key, slot.scale) {
+        super::advance::Shown::Here => s::undone(&what, &undone, back),
+        super::advance::Shown::Moved => s::undone_elsewhere(&what, &undone, back, &id),
+        super::advance::Shown::Hidden => s::undone_unlisted(&what, &undone, back, &id),
+    };
+    app.chrome.info(said);
     fx.push(Effect::UndoLabel {
         req,
         undo: LabelUndo {

@@ -5,10 +5,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-/// "37/200 labelled": listed items whose every shown row has this
+/// "37/200 labelled by me": listed items whose every shown row has this
 /// person's label (the status bar shows it too).
 pub fn progress(app: &App) -> String {
-    format!("{}/{} labelled", app.list.labelled, app.list.filtered.len())
+    crate::tui::strings::msg::progress(app.list.labelled, app.list.filtered.len())
 }
 
 /// The drill from the agreement view, the search terms and free text as
@@ -55,7 +55,17 @@ impl Widget for ListPane<'_> {
         if app.list.order != crate::tui::app::queue::Order::File {
             title.push_str(&format!("· {} ", app.list.order.name()));
         }
-        let bottom = format!(" {} {}", progress(app), search_title(app));
+        // The progress in full when the border has room for what narrows
+        // the list too, else in short.
+        let narrows = search_title(app);
+        let mut bottom = format!(" {} {narrows}", progress(app));
+        if unicode_width::UnicodeWidthStr::width(bottom.as_str()) + 2 > area.width as usize {
+            let short = crate::tui::strings::msg::progress_short(
+                app.list.labelled,
+                app.list.filtered.len(),
+            );
+            bottom = format!(" {short} {narrows}");
+        }
         let block = focused_block(title, app.chrome.focus == Pane::List, app)
             .title_bottom(Line::styled(bottom, t.title));
         let inner = block.inner(area);

@@ -120,6 +120,17 @@ pub fn confirm_runs(
             t.muted,
         ));
     }
+    if !judged {
+        let requests = runs.iter().map(|r| r.missing.requests).sum();
+        let cost = runs
+            .iter()
+            .map(|r| r.missing.batch_cost_usd)
+            .sum::<Option<f64>>();
+        lines.push(Line::styled(
+            say::confirm_batch(requests, &say::cost(cost)),
+            t.muted,
+        ));
+    }
     lines.push(Line::raw(""));
     if app.running() {
         let cancel = app
@@ -135,6 +146,7 @@ pub fn confirm_runs(
     lines.push(Line::styled(
         say::confirm_keys(
             &key(PopupAction::StartMissing),
+            &key(PopupAction::StartBatch),
             &key(PopupAction::RejudgeAll),
             &key(PopupAction::DontStart),
             judged,

@@ -300,6 +300,13 @@ fn run_detail<'a>(
         ),
         t.text,
     )];
+    let waiting = app.runs.active.iter().find(|a| a.run_id == Some(run.id));
+    if let Some(b) = waiting.and_then(|a| a.batch.as_ref()) {
+        lines.push(Line::styled(
+            crate::tui::strings::flat(&b.to_string(), 300),
+            t.text,
+        ));
+    }
     if let Some(n) = &run.note {
         lines.push(Line::styled(
             format!("note: {}", crate::tui::strings::flat(n, 300)),

@@ -102,12 +102,21 @@ pub fn run_progress(app: &App) -> Option<String> {
     let active: Vec<_> = app.runs.active.iter().filter(|r| !r.finished).collect();
     if let Some(r) = active.first() {
         let p = &r.progress;
-        let mut s = format!(
-            "{} run {}/{}",
-            spinner(app.runs.spinner),
-            p.done(),
-            p.total.max(p.done())
-        );
+        let mut s = match &r.batch {
+            // Waiting on the server: its counts say more than the run's.
+            Some(b) => crate::tui::strings::msg::batch_waiting(
+                spinner(app.runs.spinner),
+                &crate::tui::strings::flat(&b.status, 20),
+                b.answered,
+                b.total,
+            ),
+            None => format!(
+                "{} run {}/{}",
+                spinner(app.runs.spinner),
+                p.done(),
+                p.total.max(p.done())
+            ),
+        };
         if p.failed > 0 {
             s.push_str(&format!(" ✗{}", p.failed));
         }

@@ -61,19 +61,11 @@ pub enum BatchError {
 pub enum BatchMode {
     /// Written to this file (and `-2`, `-3`… when more than one file's worth).
     Export { out: PathBuf },
-    /// Sent through the Batch API and waited for.
-    Api(Waiting),
-}
-
-/// How a run waits for its batches through the Batch API.
-#[derive(Debug, Clone)]
-pub struct Waiting {
-    /// How often the batches' status is read.
-    pub poll: Duration,
-    /// What an interruption does to the batches still open.
-    pub interrupt: Interrupt,
-    /// What becomes of the requests the batches left without an answer.
-    pub retry: Retry,
+    /// Sent through the Batch API, its status read every `poll`. What an
+    /// interruption does to it and what becomes of the lines it leaves
+    /// unanswered are the run's settings ([`RunRequest::batch_interrupt`],
+    /// [`RunRequest::batch_retry`]).
+    Api { poll: Duration },
 }
 
 /// What becomes of a batch's requests that failed or never got an answer.
@@ -101,7 +93,7 @@ pub enum Reopen {
     /// Read these answer lines (an output file of the batch format).
     Answers(String),
     /// Wait for its open batches, then read their answers.
-    Wait(Waiting),
+    Wait { poll: Duration },
 }
 
 /// One request of the batch file, as the run judges its answer.
@@ -154,7 +146,7 @@ pub(super) async fn send(
     };
     match &order.mode {
         BatchMode::Export { out } => export(ctx, &mut store, files, out, &order.argv),
-        BatchMode::Api(waiting) => {
+        BatchMode::Api { poll } => {
             let client = match BatchClient::new(ctx.client().config()) {
                 Ok(c) => c,
                 Err(e) => {
@@ -164,7 +156,7 @@ pub(super) async fn send(
             };
             let jobs = upload(ctx, &client, &mut store, files, &order.argv).await?;
             let requests = by_part(requests);
-            let left = wait_all(ctx, ledger, &client, &mut store, jobs, requests, waiting).await;
+            let left = wait_all(ctx, ledger, &client, &mut store, jobs, requests, *poll).await;
             direct::ask_again(ctx, ledger, left).await;
             None
         }

@@ -106,7 +106,7 @@ pub async fn reopen(
                 let _ = reopened.save_batch_job(&j);
             }
         }
-        Reopen::Wait(waiting) => {
+        Reopen::Wait { poll } => {
             let client = BatchClient::new(ctx.client().config()).map_err(EngineError::Provider)?;
             let open: Vec<BatchJob> = jobs.into_iter().filter(|j| !j.imported).collect();
             let left = wait_all(
@@ -116,7 +116,7 @@ pub async fn reopen(
                 &mut reopened,
                 open,
                 by_part(requests),
-                &waiting,
+                poll,
             )
             .await;
             super::direct::ask_again(&ctx, &ledger, left).await;

@@ -5,7 +5,7 @@ use super::*;
 /// Polls every open batch of `jobs` until each is over, reading each one's
 /// answers as soon as it is. An interruption leaves the batches open (the
 /// same command with `--resume` waits for them again) or cancels them, as
-/// `waiting.interrupt` says. Returns the requests left without an answer
+/// the run's `batch_interrupt` says. Returns the requests left without an answer
 /// to ask again directly (with [`Retry::Direct`]; else none: they are
 /// recorded as failed), each with why.
 pub(super) async fn wait_all(
@@ -15,7 +15,7 @@ pub(super) async fn wait_all(
     store: &mut Store,
     mut jobs: Vec<BatchJob>,
     mut requests: HashMap<u32, Vec<Request>>,
-    waiting: &Waiting,
+    poll: Duration,
 ) -> Vec<(Request, String)> {
     let mut left = Vec::new();
     loop {
@@ -42,9 +42,9 @@ pub(super) async fn wait_all(
             job.error_file_id = state.error_file_id.clone();
             if changed {
                 let _ = store.save_batch_job(job);
-                let _ = ctx.events.send(EngineEvent::Notice {
+                let _ = ctx.events.send(EngineEvent::BatchStatus {
                     run_id: ctx.run_id,
-                    text: progress_text(&state),
+                    batch: progress_of(&state),
                 });
             }
             if !state.is_over() {
@@ -70,7 +70,7 @@ pub(super) async fn wait_all(
                 state.status
             );
             let part = requests.remove(&job.part).unwrap_or_default();
-            let direct = waiting.retry == Retry::Direct;
+            let direct = ctx.request.batch_retry == Retry::Direct;
             left.extend(import(ctx, ledger, part, answers, &why, direct).await);
             job.imported = true;
             let _ = store.save_batch_job(job);
@@ -80,20 +80,23 @@ pub(super) async fn wait_all(
         }
         tokio::select! {
             _ = ctx.cancel.cancelled() => {
-                let choice = waiting.interrupt.get();
+                let choice = ctx.request.batch_interrupt.get();
                 super::interrupt::interrupted(ctx, client, store, &mut jobs, choice).await;
                 return left;
             }
-            _ = tokio::time::sleep(waiting.poll) => {}
+            _ = tokio::time::sleep(poll) => {}
         }
     }
 }
 
-/// `batch_… in_progress: 3/10 answered, 1 failed`
-fn progress_text(s: &BatchState) -> String {
-    let (completed, failed, total) = s.counts;
-    format!(
-        "batch {} {}: {completed}/{total} answered, {failed} failed",
-        s.id, s.status
-    )
+/// What the look at a batch found, for the run's consumers.
+fn progress_of(s: &BatchState) -> crate::engine::BatchProgress {
+    let (answered, failed, total) = s.counts;
+    crate::engine::BatchProgress {
+        id: s.id.clone(),
+        status: s.status.clone(),
+        answered,
+        failed,
+        total,
+    }
 }
