@@ -4,10 +4,13 @@
 
 use super::args::{BatchExportArgs, BatchImportArgs, Cli, Command, RunArgs};
 use super::cmd_run::drive::follow;
+use super::cmd_run::interrupt::BatchWait;
 use super::open_store;
 use crate::config::Settings;
 use crate::domain::RunSpec;
-use crate::engine::{BatchMode, BatchOrder, EngineConfig, Plan, Reopen, RunRequest};
+use crate::engine::{
+    BatchMode, BatchOrder, EngineConfig, Interrupt, OnInterrupt, Plan, Reopen, Retry, RunRequest,
+};
 use clap::Parser;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -27,23 +30,48 @@ pub fn export(s: &Settings, a: BatchExportArgs) -> anyhow::Result<ExitCode> {
     super::cmd_run::run_one(s, a.run, Some(a.out))
 }
 
+/// The batch settings of `jury run --batch` from its flags:
+/// `--batch-on-interrupt` (leave unless it says cancel; Ctrl-C on a
+/// terminal may still ask) and `--batch-retry`.
+pub(super) fn batch_settings(req: &mut RunRequest, a: &RunArgs) {
+    let chosen = a.batch_on_interrupt.as_deref().and_then(OnInterrupt::parse);
+    req.batch_interrupt = Interrupt::new(chosen.unwrap_or_default());
+    req.batch_retry = match a.batch_retry.as_str() {
+        "direct" => Retry::Direct,
+        _ => Retry::Batch,
+    };
+}
+
+/// What Ctrl-C does while the run of `req` waits for its batch: asks on a
+/// terminal unless `--batch-on-interrupt` said.
+fn batch_wait(req: &RunRequest, a: &RunArgs) -> BatchWait {
+    BatchWait {
+        interrupt: req.batch_interrupt.clone(),
+        ask: a.batch_on_interrupt.is_none(),
+    }
+}
+
 /// A new batch run, sent as `mode` says, followed to its end.
 pub(super) async fn send(
     cfg: EngineConfig,
     req: RunRequest,
     plan: Plan,
     mode: BatchMode,
-    as_json: bool,
+    a: &RunArgs,
 ) -> anyhow::Result<ExitCode> {
     let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
     let db = cfg.db_path.clone();
+    let wait = match &mode {
+        BatchMode::Api { .. } => Some(batch_wait(&req, a)),
+        BatchMode::Export { .. } => None,
+    };
     let order = BatchOrder {
         mode,
         // The command as given: an import rebuilds the run's judge from it.
         argv: std::env::args().skip(1).collect(),
     };
     let handle = crate::engine::spawn_batch(cfg, req, plan, order);
-    follow(handle, &endpoint, &db, as_json).await
+    follow(handle, &endpoint, &db, a.json, wait).await
 }
 
 /// The run whose batch is still open (sent, never read) for the judge of
@@ -68,8 +96,9 @@ pub(super) async fn wait_again(
     let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
     let db = cfg.db_path.clone();
     let poll = Duration::from_secs(a.batch_poll.max(1));
+    let wait = batch_wait(&req, a);
     let handle = crate::engine::spawn_reopen(cfg, req, plan, run_id, Reopen::Wait { poll });
-    follow(handle, &endpoint, &db, a.json).await
+    follow(handle, &endpoint, &db, a.json, Some(wait)).await
 }
 
 /// `jury batch import FILE`: each run the file's lines name, in turn.
@@ -114,7 +143,7 @@ pub fn import(s: &Settings, a: BatchImportArgs) -> anyhow::Result<ExitCode> {
         let what = Reopen::Answers(text.clone());
         let c = rt.block_on(async {
             let handle = crate::engine::spawn_reopen(cfg, req, plan, run_id, what);
-            follow(handle, &endpoint, &db, a.json).await
+            follow(handle, &endpoint, &db, a.json, None).await
         })?;
         if code == ExitCode::SUCCESS {
             code = c;

@@ -177,7 +177,21 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
     let runs = store.runs()?;
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&runs)?);
+        let mut listed = Vec::with_capacity(runs.len());
+        for r in &runs {
+            let mut v = serde_json::to_value(r)?;
+            let jobs = store.batch_jobs(r.id)?;
+            if !jobs.is_empty()
+                && let Some(o) = v.as_object_mut()
+            {
+                o.insert(
+                    "batches".into(),
+                    jobs.iter().map(batch_json).collect::<Vec<_>>().into(),
+                );
+            }
+            listed.push(v);
+        }
+        println!("{}", serde_json::to_string_pretty(&listed)?);
         return Ok(ExitCode::SUCCESS);
     }
     println!(
@@ -230,6 +244,25 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     }
     print_ledger(&crate::analytics::ledger(&runs));
     Ok(ExitCode::SUCCESS)
+}
+
+/// A batch run's batch (or file) in `jury runs --json`: its id, status and
+/// `request_counts` as last seen, and whether its answers were read; not
+/// the command line it was made with (a URL there may carry a key) nor
+/// its file ids.
+fn batch_json(job: &crate::store::BatchJob) -> serde_json::Value {
+    let counts = job
+        .counts
+        .as_deref()
+        .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok());
+    serde_json::json!({
+        "part": job.part,
+        "kind": job.kind,
+        "batch_id": job.batch_id,
+        "status": job.status,
+        "request_counts": counts,
+        "answers_read": job.imported,
+    })
 }
 
 /// How a batch run's batch (or file) stands: `batch batch_3: completed,

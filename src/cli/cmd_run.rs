@@ -1,6 +1,7 @@
 //! `jury run` (headless batch) and `jury demo-judge`.
 
 pub(super) mod drive;
+pub(super) mod interrupt;
 mod owner;
 
 use super::strings::run as say;
@@ -125,7 +126,7 @@ pub(super) fn run_one(
         None => None,
     };
     if let Some(mode) = batch {
-        return rt.block_on(super::cmd_batch::send(cfg, req, plan, mode, a.json));
+        return rt.block_on(super::cmd_batch::send(cfg, req, plan, mode, &a));
     }
     // The plan made above is the one run: planning again would read every
     // item a second time before the first request.
@@ -182,6 +183,11 @@ fn request(s: &Settings, a: &RunArgs, spec: JudgeSpec) -> anyhow::Result<RunRequ
     // The progress bar and summary show counts, not the judge's text.
     req.stream_texts = false;
     req.max_attempts = a.max_attempts;
+    super::cmd_batch::batch_settings(&mut req, a);
+    if let Some(t) = a.server_time_out {
+        req.server_time_out = crate::config::seconds(t)
+            .ok_or_else(|| anyhow::anyhow!(say::bad_seconds("--server-time-out", t)))?;
+    }
     req.budget_usd = a.budget;
     req.max_tokens = a.max_tokens;
     if let Some(n) = s.max_tokens_per_entry {

@@ -364,6 +364,8 @@ pub mod drive {
 
     pub const STOPPED_AT_ONCE: &str = "stopped before the run could finish cleanly";
     pub const CANCELLING: &str = "cancelling: what has arrived is kept… (again to stop at once)";
+    /// Ctrl-C while a batch run waits, on a terminal.
+    pub const ASK_BATCH: &str = "Ctrl-C: cancel the batch on the server (c), or leave it running and wait for it later with --resume (l, the default)? ";
 
     pub fn stopped_at(run_id: i64, endpoint: &str) -> String {
         format!(

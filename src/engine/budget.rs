@@ -12,7 +12,6 @@ use std::sync::mpsc::Sender;
 use tokio::sync::Notify;
 
 pub struct RunLedger {
-    price: Option<Price>,
     budget_usd: Option<f64>,
     state: Mutex<State>,
     writes: Sender<WriteCmd>,
@@ -21,6 +20,9 @@ pub struct RunLedger {
 
 #[derive(Default)]
 struct State {
+    /// What a request costs (a batch run's lines: the batch price; the
+    /// requests it sends directly: the model's).
+    price: Option<Price>,
     /// What finished attempts cost (usage never reported: their worst case).
     spent: f64,
     /// Worst cases of attempts in flight.
@@ -35,9 +37,11 @@ struct State {
 impl RunLedger {
     pub fn new(price: Option<Price>, budget_usd: Option<f64>, writes: Sender<WriteCmd>) -> Self {
         RunLedger {
-            price,
             budget_usd,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                price,
+                ..State::default()
+            }),
             writes,
             settled: Notify::new(),
         }
@@ -63,6 +67,20 @@ impl RunLedger {
         })
     }
 
+    /// Requests from now on cost `price` (what a batch left unanswered and
+    /// is asked directly is paid at the model's price, not the batch's).
+    pub fn reprice(&self, price: Option<Price>) {
+        self.lock().price = price;
+    }
+
+    /// Nothing is in flight any more: what was held for requests that will
+    /// never settle one by one (the lines of a batch that is over, each
+    /// settled at its real cost without its reservation) is given back.
+    pub fn release_held(&self) {
+        self.lock().reserved = 0.0;
+        self.settled.notify_waiters();
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         match self.state.lock() {
             Ok(g) => g,
@@ -76,9 +94,10 @@ impl SpendGate for RunLedger {
         let Some(budget) = self.budget_usd else {
             return Admission::Granted(Reservation::default());
         };
+        let mut s = self.lock();
         // Checked before the run starts; kept here so the gate never lets an
         // unpriceable request through.
-        let Some(price) = self.price else {
+        let Some(price) = s.price else {
             return Admission::Refused(format!(
                 "budget of ${budget:.4}: the model has no price, so no request can be checked against it"
             ));
@@ -89,7 +108,6 @@ impl SpendGate for RunLedger {
             ));
         };
         let worst = price.worst_case(body_bytes, max_tokens);
-        let mut s = self.lock();
         if s.blind {
             s.refused.get_or_insert((worst, true));
             return Admission::Refused(format!(
@@ -123,27 +141,22 @@ impl SpendGate for RunLedger {
                 s.reserved = 0.0; // no float residue holding back a request
             }
             self.settled.notify_waiters();
-            let priced = |u: Usage| self.price.map(|p| p.cost(u));
+            let price = s.price;
+            let priced = |u: Usage| price.map(|p| p.cost(u));
             let (usage, cost) = match outcome {
                 Outcome::NotSent => return,
-                Outcome::Refused => (None, self.price.map(|_| 0.0)),
+                Outcome::Refused => (None, price.map(|_| 0.0)),
                 Outcome::Cut(Some(u)) | Outcome::Answered(Some(u)) => (Some(u), priced(u)),
                 // Whatever it generated is unknown: under a budget it is
                 // charged at its worst case, so the budget still holds.
-                Outcome::Cut(None) => (
-                    None,
-                    self.budget_usd.and(self.price).map(|_| reservation.usd),
-                ),
+                Outcome::Cut(None) => (None, self.budget_usd.and(price).map(|_| reservation.usd)),
                 // A complete answer without usage: this server never reports
                 // it, so a budget cannot be kept; nothing more is sent.
                 Outcome::Answered(None) => {
                     if self.budget_usd.is_some() {
                         s.blind = true;
                     }
-                    (
-                        None,
-                        self.budget_usd.and(self.price).map(|_| reservation.usd),
-                    )
+                    (None, self.budget_usd.and(price).map(|_| reservation.usd))
                 }
             };
             if let Some(c) = cost {
@@ -155,5 +168,41 @@ impl SpendGate for RunLedger {
             usage,
             cost_usd: cost,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn price(input: f64, output: f64) -> Price {
+        Price {
+            input_per_million: input,
+            output_per_million: output,
+            cached_input_per_million: input,
+        }
+    }
+
+    #[test]
+    fn a_repriced_ledger_charges_later_requests_at_the_new_price() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A batch's lines at half the price, then what is asked directly at the full one.
+        let ledger = RunLedger::new(Some(price(1.0, 2.0)), None, tx);
+        let usage = Usage {
+            prompt_tokens: 1_000_000,
+            completion_tokens: 1_000_000,
+            cached_tokens: 0,
+        };
+        ledger.settle(Reservation::default(), Outcome::Answered(Some(usage)));
+        ledger.reprice(Some(price(2.0, 4.0)));
+        ledger.settle(Reservation::default(), Outcome::Answered(Some(usage)));
+        let costs: Vec<Option<f64>> = rx
+            .try_iter()
+            .map(|w| match w {
+                WriteCmd::Request { cost_usd, .. } => cost_usd,
+                _ => None,
+            })
+            .collect();
+        assert_eq!(costs, [Some(3.0), Some(6.0)]);
     }
 }

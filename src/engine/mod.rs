@@ -15,7 +15,7 @@ mod writer;
 pub use error::{EngineError, SettingError};
 pub use events::{BatchProgress, EngineEvent, Progress};
 pub use run::batch_api::file as batch_file;
-pub use run::batch_api::{BatchMode, BatchOrder, Reopen};
+pub use run::batch_api::{BatchMode, BatchOrder, Interrupt, OnInterrupt, Reopen, Retry};
 pub use run::{Plan, plan as make_plan, usage_or_unknown};
 pub use writer::NO_VERDICT_NOTE;
 
@@ -70,6 +70,14 @@ pub struct RunRequest {
     /// them). A headless run has no one to show them to and skips the
     /// incremental parsing they need.
     pub stream_texts: bool,
+    /// With several servers: how long one taken out of the run stays out
+    /// the first time (twice that the next time, and so on).
+    pub server_time_out: std::time::Duration,
+    /// A batch run: what an interruption does to the batches it waits for
+    /// (shared with whoever interrupts it, who may choose on the spot).
+    pub batch_interrupt: Interrupt,
+    /// A batch run: what becomes of the lines its batches leave unanswered.
+    pub batch_retry: Retry,
 }
 
 impl RunRequest {
@@ -102,6 +110,9 @@ impl RunRequest {
             structured: None,
             shuffle_seed: None,
             stream_texts: true,
+            server_time_out: run::SERVER_TIME_OUT,
+            batch_interrupt: Interrupt::default(),
+            batch_retry: Retry::default(),
         }
     }
 }

@@ -26,6 +26,31 @@ pub fn choose(provider: &mut ProviderConfig, choice: Option<ToolMode>, store: &S
     note
 }
 
+/// With several servers, the path each starts on (in `provider.servers`'
+/// order): with `auto`, what was remembered for that server's endpoint and
+/// the model, else the run's. Returns them and a note naming, per server,
+/// where its path came from (empty when every server's came from where the
+/// run's did, `run_note`).
+pub fn choose_each(
+    provider: &ProviderConfig,
+    choice: Option<ToolMode>,
+    store: &Store,
+    run_note: &str,
+) -> (Vec<ToolMode>, String) {
+    let mut modes = Vec::with_capacity(provider.servers.len());
+    let mut notes = Vec::new();
+    for server in &provider.servers {
+        let mut p = provider.clone();
+        p.base_url = server.base_url.clone();
+        let note = choose(&mut p, choice, store);
+        if note != run_note {
+            notes.push(format!("{}: {note}", shown(&server.base_url)));
+        }
+        modes.push(p.tool_mode);
+    }
+    (modes, notes.join("; "))
+}
+
 fn choose_path(provider: &mut ProviderConfig, choice: Option<ToolMode>, store: &Store) -> String {
     if let Some(m) = choice {
         provider.tool_mode = m;

@@ -86,6 +86,11 @@ impl BatchApi {
         self.state().created.clone()
     }
 
+    /// The request file batch `id` was created from.
+    pub fn input(&self, id: &str) -> Option<String> {
+        self.state().batches.get(id).map(|b| b.input.clone())
+    }
+
     /// The text of an uploaded file.
     pub fn file(&self, id: &str) -> Option<String> {
         self.state().files.get(id).cloned()

@@ -1,6 +1,7 @@
 //! A planned run on its way: the progress bar, Ctrl-C and SIGTERM, the
 //! summary at the end and the exit code it means.
 
+use super::interrupt::BatchWait;
 use crate::cli::EXIT_FAILURES;
 use crate::cli::strings::drive as say;
 use crate::domain::RunStatus;
@@ -27,17 +28,19 @@ pub(super) async fn drive(
     };
     let db_path = cfg.db_path.clone();
     let handle = crate::engine::spawn_planned(cfg, req, plan);
-    follow(handle, &endpoint, &db_path, as_json).await
+    follow(handle, &endpoint, &db_path, as_json, None).await
 }
 
 /// A started run followed to its end (a streamed run, a batch run, or a
 /// batch run taken up again): the progress bar, signals, the summary and
-/// the exit code.
+/// the exit code. `batch`: the run waits for a batch, and Ctrl-C says what
+/// becomes of it (asking on a terminal when no flag did).
 pub(in crate::cli) async fn follow(
     mut handle: crate::engine::RunHandle,
     endpoint: &str,
     db_path: &std::path::Path,
     as_json: bool,
+    batch: Option<BatchWait>,
 ) -> anyhow::Result<ExitCode> {
     let bar = (!as_json && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(0);
@@ -56,13 +59,15 @@ pub(in crate::cli) async fn follow(
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut last: Option<Progress> = None;
     let mut finished: Option<(RunStatus, Option<String>)> = None;
+    // The question Ctrl-C asked about the batch, while it waits for an answer.
+    let mut asking: Option<tokio::sync::oneshot::Receiver<crate::engine::OnInterrupt>> = None;
     loop {
         tokio::select! {
             ev = handle.events.recv() => {
                 let Some(ev) = ev else { break };
                 on_event(ev, bar.as_ref(), &mut last, &mut finished);
             }
-            _ = signal_to_stop(&mut terminate) => {
+            ctrl_c = signal_to_stop(&mut terminate) => {
                 if interrupted {
                     // A second signal: stop now. Everything committed is
                     // kept; the run shows as interrupted, since this
@@ -71,10 +76,29 @@ pub(in crate::cli) async fn follow(
                     std::process::exit(1);
                 }
                 interrupted = true;
-                cancel.cancel();
+                if ctrl_c && batch.as_ref().is_some_and(|b| b.asks()) {
+                    // Someone is there: ask before cancelling.
+                    if let Some(b) = &bar {
+                        b.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+                    }
+                    asking = Some(super::interrupt::ask_in_background());
+                } else {
+                    cancel.cancel();
+                    if let Some(b) = &bar {
+                        b.println(say::CANCELLING);
+                    }
+                }
+            }
+            choice = async { asking.as_mut().expect("asking").await }, if asking.is_some() => {
+                asking = None;
+                if let (Some(b), Ok(choice)) = (&batch, choice) {
+                    b.interrupt.set(choice);
+                }
                 if let Some(b) = &bar {
+                    b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
                     b.println(say::CANCELLING);
                 }
+                cancel.cancel();
             }
         }
     }
@@ -245,11 +269,11 @@ fn on_event(
     }
 }
 
-/// Ctrl-C or SIGTERM, whichever comes first.
-async fn signal_to_stop(terminate: &mut tokio::signal::unix::Signal) {
+/// Ctrl-C or SIGTERM, whichever comes first: true for Ctrl-C.
+async fn signal_to_stop(terminate: &mut tokio::signal::unix::Signal) -> bool {
     tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminate.recv() => {}
+        _ = tokio::signal::ctrl_c() => true,
+        _ = terminate.recv() => false,
     }
 }
 

@@ -122,6 +122,7 @@ pub(super) async fn judge_answer(
     };
     match result {
         Ok(c) => {
+            lease.answered(c.path);
             ctx.note_path(c.path);
             match unscorable(&c) {
                 Some(kind) => sent.unscorable(&mut pending, &c, kind).await,
@@ -215,7 +216,7 @@ async fn ask(
     };
     match result {
         Ok(c) => {
-            lease.answered();
+            lease.answered(c.path);
             ctx.note_path(c.path);
             match unscorable(&c) {
                 Some(kind) => sent.unscorable(pending, &c, kind).await,
@@ -240,19 +241,30 @@ async fn ask(
             Next::Again { progressed: true }
         }
         Err(e) if ctx.servers.several() => {
-            match lease.failed(&e) {
-                AfterFailure::Kept => {}
-                AfterFailure::TakenOut(text) => ctx.notice(text),
+            let taken_out = match lease.failed(&e) {
+                AfterFailure::Kept => false,
+                AfterFailure::TakenOut(text) => {
+                    ctx.notice(text);
+                    true
+                }
                 AfterFailure::NoneLeft(text) => {
                     ctx.stop_with(text);
                     return sent.failed(pending, e);
                 }
-            }
+            };
             if matches!(e, ProviderError::Unreachable { .. }) {
                 // The server could not be reached, so nothing was asked:
                 // the same request goes to another, not as a new attempt.
                 *attempt -= 1;
                 Next::Again { progressed: true }
+            } else if taken_out {
+                // The server failed this request once too often and is out
+                // of the run: the request goes to another server, and this
+                // attempt, the server's fault, is not held against it (a
+                // request whose every attempt hit the failing server while
+                // the others were busy would otherwise be given up on).
+                *attempt -= 1;
+                sent.failed_on_a_server_taken_out(pending, e)
             } else {
                 sent.failed(pending, e)
             }
@@ -442,6 +454,18 @@ impl Attempt<'_> {
         }
     }
 
+    /// As [`Attempt::failed`], on a server this failure took out of the
+    /// run: asked again (on another server) whatever attempts are left,
+    /// unless the same request would fail the same way anywhere.
+    fn failed_on_a_server_taken_out(&self, pending: &mut Vec<Unit>, e: ProviderError) -> Next {
+        let again = self.failed(pending, e.clone());
+        if matches!(again, Next::Stop) && !self.ctx.stop.is_cancelled() && retryable_elsewhere(&e) {
+            Next::Again { progressed: true }
+        } else {
+            again
+        }
+    }
+
     /// No answer to score: recorded (what arrived of a cut-off stream kept),
     /// and asked again only when another try could do better.
     fn failed(&self, pending: &mut Vec<Unit>, e: ProviderError) -> Next {
@@ -499,14 +523,7 @@ impl Attempt<'_> {
             self.ctx.stop_with(e.to_string());
             return Next::Stop;
         }
-        // A request the server refused (400 and the like) or an answer
-        // past the size cap would fail the same way again.
-        let again = !matches!(
-            e,
-            ProviderError::Rejected { .. }
-                | ProviderError::TooLarge { .. }
-                | ProviderError::ContextExceeded { .. }
-        );
+        let again = retryable_elsewhere(&e);
         // The client already retried transient faults; try again only
         // while attempts remain (a truncated stream may well succeed).
         if again {
@@ -515,4 +532,15 @@ impl Attempt<'_> {
             Next::Stop
         }
     }
+}
+
+/// A request the server refused (400 and the like) or an answer past the
+/// size cap would fail the same way again, on any server.
+fn retryable_elsewhere(e: &ProviderError) -> bool {
+    !matches!(
+        e,
+        ProviderError::Rejected { .. }
+            | ProviderError::TooLarge { .. }
+            | ProviderError::ContextExceeded { .. }
+    )
 }

@@ -13,6 +13,7 @@ mod servers;
 mod stream;
 
 pub use plan::{Plan, plan};
+pub use servers::FIRST_TIME_OUT as SERVER_TIME_OUT;
 
 use super::budget::RunLedger;
 use super::writer::{self, WriteCmd};
@@ -46,6 +47,9 @@ struct Ctx {
     stop: CancellationToken,
     /// Why the run stopped early, when it did.
     stop_note: std::sync::Mutex<Option<String>>,
+    /// What a cancelled run's record says besides "cancelled" (what became
+    /// of the batches it waited for).
+    cancel_note: std::sync::Mutex<Option<String>>,
     stream_texts: bool,
     /// `max_tokens` per request, by the number of entries in it.
     request: RunRequest,
@@ -77,7 +81,13 @@ pub async fn execute_with(
 ) -> Result<RunOutcome, EngineError> {
     let mut store = Store::open(&cfg.db_path)?;
     let mut provider = cfg.provider.clone();
-    let probe_note = super::structured_path::choose(&mut provider, req.structured, &store);
+    let mut probe_note = super::structured_path::choose(&mut provider, req.structured, &store);
+    // Each server starts on the path remembered for it, not the first's.
+    let (starts, each) =
+        super::structured_path::choose_each(&provider, req.structured, &store, &probe_note);
+    if !each.is_empty() {
+        probe_note = each;
+    }
     let auto = req.structured.is_none();
     let provider_for_memory = provider.clone();
     let mut plan = plan;
@@ -119,7 +129,7 @@ pub async fn execute_with(
     };
     let ledger = Arc::new(RunLedger::new(price, req.budget_usd, writer.tx.clone()));
     let stop = CancellationToken::new();
-    let servers = connect(&provider, &req, &ledger, &stop)?;
+    let servers = connect(&provider, &req, &ledger, &stop, &starts)?;
     let concurrency = servers.capacity();
 
     if !plan.settled.is_empty() {
@@ -142,6 +152,7 @@ pub async fn execute_with(
         cancel: cancel.clone(),
         stop,
         stop_note: std::sync::Mutex::new(None),
+        cancel_note: std::sync::Mutex::new(None),
         stream_texts: req.stream_texts,
         request: req.clone(),
         paths: std::sync::Mutex::new(HashMap::new()),
@@ -159,18 +170,10 @@ pub async fn execute_with(
         .send(WriteCmd::Structured(structured_summary(&ctx, &probe_note)));
     // A run that asked for token probabilities was kept off the tool-call
     // path: what it found says nothing of what tools can do there.
-    if auto
-        && !provider_for_memory.logprobs
-        && let Ok(paths) = ctx.paths.lock()
-        && let Some((mode, detail)) = super::structured_path::learnt(ctx.tool_mode(), &paths)
-    {
-        let _ = writer.tx.send(WriteCmd::RememberPath {
-            provider: Box::new(provider_for_memory),
-            mode,
-            detail,
-        });
+    if auto && !provider_for_memory.logprobs {
+        remember_paths(&ctx, provider_for_memory, &writer.tx);
     }
-    let (status, note) = ending(&ledger, &ctx, &cancel);
+    let (status, note) = ctx.ending(ledger.final_note());
     drop(ctx);
     let finished = writer.close(status, note.clone()).await?;
     // The writer has the last word: it knows what was committed (a run
@@ -191,14 +194,47 @@ pub async fn execute_with(
     })
 }
 
+/// What an `auto` run learnt of the structured path, remembered for the
+/// next: per server when there are several (each under its own endpoint),
+/// else for the run's endpoint.
+fn remember_paths(ctx: &Ctx, provider: crate::provider::ProviderConfig, writes: &Sender<WriteCmd>) {
+    let learnt: Vec<_> = if ctx.servers.several() {
+        ctx.servers
+            .paths()
+            .into_iter()
+            .filter_map(|(client, paths)| {
+                super::structured_path::learnt(client.tool_mode(), &paths)
+                    .map(|l| (client.config().clone(), l))
+            })
+            .collect()
+    } else {
+        ctx.paths
+            .lock()
+            .ok()
+            .and_then(|paths| super::structured_path::learnt(ctx.tool_mode(), &paths))
+            .map(|l| (provider, l))
+            .into_iter()
+            .collect()
+    };
+    for (provider, (mode, detail)) in learnt {
+        let _ = writes.send(WriteCmd::RememberPath {
+            provider: Box::new(provider),
+            mode,
+            detail,
+        });
+    }
+}
+
 /// A client per server: the configured base URL alone, or each of
 /// `provider.servers` (the same key, model and settings) with its own
-/// concurrency (else the run's).
+/// concurrency (else the run's) and its own starting path (`starts`, by
+/// server; else the run's).
 fn connect(
     provider: &crate::provider::ProviderConfig,
     req: &RunRequest,
     ledger: &Arc<RunLedger>,
     stop: &CancellationToken,
+    starts: &[crate::provider::ToolMode],
 ) -> Result<servers::Servers, EngineError> {
     let client = |cfg: crate::provider::ProviderConfig| {
         Client::new(cfg).map(|c| c.with_gate(ledger.clone()).with_stop(stop.clone()))
@@ -211,9 +247,12 @@ fn connect(
         )]
     } else {
         let mut list = Vec::with_capacity(provider.servers.len());
-        for s in &provider.servers {
+        for (i, s) in provider.servers.iter().enumerate() {
             let mut cfg = provider.clone();
             cfg.base_url = s.base_url.clone();
+            if let Some(&mode) = starts.get(i) {
+                cfg.tool_mode = mode;
+            }
             // With others to turn to, a server that cannot be reached is
             // not waited for.
             cfg.failover = several;
@@ -224,7 +263,7 @@ fn connect(
         }
         list
     };
-    Ok(servers::Servers::new(list))
+    Ok(servers::Servers::new(list).with_time_out(req.server_time_out))
 }
 
 /// Claims the plan's combinations for the run; a `--resume` leaves out
@@ -298,27 +337,6 @@ async fn work(ctx: &Arc<Ctx>, batches: Vec<Vec<Unit>>, concurrency: usize) {
     }
 }
 
-/// How the run ends as the workers see it (the writer may know better):
-/// failed with a note when it stopped early, cancelled, or done.
-fn ending(
-    ledger: &RunLedger,
-    ctx: &Ctx,
-    cancel: &CancellationToken,
-) -> (RunStatus, Option<String>) {
-    let note = ledger
-        .final_note()
-        .or_else(|| ctx.stop_note.lock().ok().and_then(|n| n.clone()));
-    let status = if cancel.is_cancelled() && note.is_none() {
-        RunStatus::Cancelled
-    } else if note.is_some() {
-        RunStatus::Failed
-    } else {
-        RunStatus::Done
-    };
-    let note = note.or_else(|| (status == RunStatus::Cancelled).then(|| "cancelled".to_string()));
-    (status, note)
-}
-
 /// How the run's answers were asked for and how they came back (and, with
 /// several servers, how many requests each took).
 fn structured_summary(ctx: &Ctx, probe: &str) -> String {
@@ -372,6 +390,36 @@ impl Ctx {
             run_id: self.run_id,
             text,
         });
+    }
+
+    /// How the run ends as the workers see it (the writer may know better):
+    /// failed with a note when it stopped early (`budget_note` first),
+    /// cancelled, or done.
+    fn ending(&self, budget_note: Option<String>) -> (RunStatus, Option<String>) {
+        let note = budget_note.or_else(|| self.stop_note.lock().ok().and_then(|n| n.clone()));
+        let status = if self.cancel.is_cancelled() && note.is_none() {
+            RunStatus::Cancelled
+        } else if note.is_some() {
+            RunStatus::Failed
+        } else {
+            RunStatus::Done
+        };
+        let note = note.or_else(|| {
+            (status == RunStatus::Cancelled).then(|| {
+                match self.cancel_note.lock().ok().and_then(|n| n.clone()) {
+                    Some(n) => format!("cancelled; {n}"),
+                    None => "cancelled".to_string(),
+                }
+            })
+        });
+        (status, note)
+    }
+
+    /// The run was cancelled, and its record says `note` besides.
+    fn cancelled_with(&self, note: String) {
+        if let Ok(mut n) = self.cancel_note.lock() {
+            *n = Some(note);
+        }
     }
 
     /// Stops the run early (no new request goes out; answers streaming in

@@ -5,7 +5,8 @@
 //! or fails several requests in a row is taken out for a while (its requests
 //! go to the others) and tried again when the while is over.
 
-use crate::provider::{Client, ProviderError, server_label, url::shown};
+use crate::provider::{AnswerPath, Client, ProviderError, server_label, url::shown};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,8 +16,9 @@ use tokio::time::Instant;
 /// Requests in a row that failed after the client's own retries before a
 /// server is taken out (a refused connection takes it out at once).
 const FAILURES_IN_A_ROW: u32 = 3;
-/// How long a server is out the first time; each time again doubles it.
-const FIRST_TIME_OUT: Duration = Duration::from_secs(30);
+/// How long a server is out the first time (unless the run says otherwise);
+/// each time again doubles it.
+pub const FIRST_TIME_OUT: Duration = Duration::from_secs(30);
 const LONGEST_TIME_OUT: Duration = Duration::from_secs(600);
 /// How often a request waiting for a slot looks again when none is freed
 /// (a server taken out may be back by then).
@@ -42,12 +44,16 @@ struct Health {
     /// Why it was last taken out.
     why: String,
     requests: u64,
+    /// How its answers came back: what `--structured auto` remembers for it.
+    paths: HashMap<AnswerPath, u64>,
 }
 
 pub(super) struct Servers {
     list: Vec<Server>,
     health: Mutex<Vec<Health>>,
     freed: Notify,
+    /// How long a server is out the first time.
+    first_time_out: Duration,
 }
 
 /// What became of a server after a request failed there.
@@ -67,7 +73,26 @@ impl Servers {
             list,
             health,
             freed: Notify::new(),
+            first_time_out: FIRST_TIME_OUT,
         }
+    }
+
+    /// A server taken out stays out `first` the first time (twice that the
+    /// next, and so on).
+    pub fn with_time_out(mut self, first: Duration) -> Servers {
+        self.first_time_out = first.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Each server's client and how its answers came back (several
+    /// servers only; one server's are the run's own).
+    pub fn paths(&self) -> Vec<(&Client, HashMap<AnswerPath, u64>)> {
+        let health = lock(&self.health);
+        self.list
+            .iter()
+            .zip(health.iter())
+            .map(|(s, h)| (&s.client, h.paths.clone()))
+            .collect()
     }
 
     /// A server of `client`, taking `capacity` requests at once.
@@ -207,10 +232,14 @@ impl Lease<'_> {
         &self.server().client
     }
 
-    /// The server answered: its failures in a row start again from none.
-    pub fn answered(&self) {
+    /// The server answered by `path`: its failures in a row start again
+    /// from none, and the path is counted for it.
+    pub fn answered(&self, path: AnswerPath) {
         if self.servers.several() {
-            lock(&self.servers.health)[self.index].failures_in_a_row = 0;
+            let mut health = lock(&self.servers.health);
+            let h = &mut health[self.index];
+            h.failures_in_a_row = 0;
+            *h.paths.entry(path).or_insert(0) += 1;
         }
     }
 
@@ -232,7 +261,9 @@ impl Lease<'_> {
         if !refused && h.failures_in_a_row < FAILURES_IN_A_ROW {
             return AfterFailure::Kept;
         }
-        let time_out = FIRST_TIME_OUT
+        let time_out = self
+            .servers
+            .first_time_out
             .saturating_mul(1 << h.times_out.min(10))
             .min(LONGEST_TIME_OUT);
         h.times_out += 1;
@@ -258,8 +289,8 @@ impl Lease<'_> {
             return AfterFailure::NoneLeft(format!("every server is out: {}", all.join("; ")));
         }
         AfterFailure::TakenOut(format!(
-            "took {name} out of the run for {}s; its requests go to the {} other server{} and it is tried again after that: {}",
-            time_out.as_secs(),
+            "took {name} out of the run for {}; its requests go to the {} other server{} and it is tried again after that: {}",
+            seconds(time_out),
             left.len(),
             if left.len() == 1 { "" } else { "s" },
             health[self.index].why,
@@ -284,6 +315,16 @@ impl Lease<'_> {
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
         self.release();
+    }
+}
+
+/// `30s`, `1.5s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}s")
+    } else {
+        format!("{s}s")
     }
 }
 
@@ -385,7 +426,7 @@ mod tests {
         let l = servers.acquire().await.expect("slot");
         assert!(matches!(l.failed(&exhausted()), AfterFailure::Kept));
         assert!(matches!(l.failed(&exhausted()), AfterFailure::Kept));
-        l.answered();
+        l.answered(AnswerPath::ToolCall);
         assert!(matches!(l.failed(&exhausted()), AfterFailure::Kept));
         assert!(matches!(l.failed(&exhausted()), AfterFailure::Kept));
         match l.failed(&exhausted()) {
@@ -414,6 +455,41 @@ mod tests {
         }
         drop((a, b));
         assert!(servers.acquire().await.is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_configured_time_out_is_the_first_and_doubles_from_there() {
+        let servers = pool(&[1, 1]).with_time_out(Duration::from_millis(1500));
+        let a = servers.acquire().await.expect("slot");
+        let out = a.index;
+        match a.failed(&refused()) {
+            AfterFailure::TakenOut(text) => assert!(text.contains("for 1.5s"), "{text}"),
+            _ => panic!("taken out"),
+        }
+        drop(a);
+        tokio::time::advance(Duration::from_millis(1501)).await;
+        let back = servers.acquire().await.expect("slot");
+        assert_eq!(back.index, out, "back after 1.5s");
+        match back.failed(&refused()) {
+            AfterFailure::TakenOut(text) => assert!(text.contains("for 3s"), "{text}"),
+            _ => panic!("taken out again"),
+        }
+    }
+
+    #[tokio::test]
+    async fn each_server_counts_its_own_answer_paths() {
+        let servers = pool(&[1, 1]);
+        let a = servers.acquire().await.expect("slot");
+        let b = servers.acquire().await.expect("slot");
+        assert_ne!(a.index, b.index);
+        a.answered(AnswerPath::IgnoredToolChoice);
+        b.answered(AnswerPath::ToolCall);
+        b.answered(AnswerPath::ToolCall);
+        let paths = servers.paths();
+        let on = |i: usize, p| paths[i].1.get(&p).copied().unwrap_or(0);
+        assert_eq!(on(a.index, AnswerPath::IgnoredToolChoice), 1);
+        assert_eq!(on(a.index, AnswerPath::ToolCall), 0);
+        assert_eq!(on(b.index, AnswerPath::ToolCall), 2);
     }
 
     #[tokio::test]

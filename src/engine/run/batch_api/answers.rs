@@ -4,14 +4,18 @@
 use super::*;
 
 /// Judges each request of `requests` by its line among `answers`; a request
-/// without one is recorded as failed with `why_missing`.
+/// without one is recorded as failed with `why_missing`. With `ask_again`,
+/// a request whose line is an error or missing is not recorded but
+/// returned, with why, to be asked again directly.
 pub(super) async fn import(
     ctx: &Ctx,
     ledger: &RunLedger,
     requests: Vec<Request>,
     answers: Vec<AnswerLine>,
     why_missing: &str,
-) {
+    ask_again: bool,
+) -> Vec<(Request, String)> {
+    let mut again = Vec::new();
     let mode = ctx.client().tool_mode();
     let mut by_idx: HashMap<u32, AnswerLine> = answers
         .into_iter()
@@ -49,6 +53,12 @@ pub(super) async fn import(
                     );
                 }
             },
+            Some(Err((status, message))) if ask_again => {
+                ledger.settle(Reservation::default(), Outcome::Refused);
+                let why = format!("the batch answered this request with HTTP {status}: {message}");
+                again.push((r, why));
+            }
+            None if ask_again => again.push((r, why_missing.to_string())),
             Some(Err((status, message))) => {
                 ledger.settle(Reservation::default(), Outcome::Refused);
                 fail(
@@ -72,6 +82,7 @@ pub(super) async fn import(
             ),
         }
     }
+    again
 }
 
 pub(super) fn fail(

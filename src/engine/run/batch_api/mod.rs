@@ -3,22 +3,26 @@
 //! export`) or sent through the Batch API (`jury run --batch`); the answers
 //! (`jury batch import`, or the batch's output and error files) go through
 //! the same validation, salvage and failure records as streamed ones
-//! ([`super::batch::judge_answer`]). Nothing is ever sent directly: a line
-//! that failed or is missing stays missing, for `--resume`.
+//! ([`super::batch::judge_answer`]). A line that failed or is missing stays
+//! missing, for `--resume` (a new batch), unless the run asked for it to be
+//! asked again directly ([`Retry::Direct`], [`direct`]).
 
 mod answers;
+mod direct;
 pub mod file;
+mod interrupt;
 mod reopen;
 mod wait;
 
 use answers::{import, invalid_request};
+pub use interrupt::{Interrupt, OnInterrupt};
 pub use reopen::reopen;
 use wait::wait_all;
 
 use super::batch::judge_answer;
 use super::failure::FailureRecord;
 use super::{Ctx, Plan};
-use crate::domain::{ComboKey, FailureKind, RunStatus};
+use crate::domain::{ComboKey, FailureKind};
 use crate::engine::budget::RunLedger;
 use crate::engine::writer::{self, WriteCmd};
 use crate::engine::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome, RunRequest};
@@ -57,8 +61,22 @@ pub enum BatchError {
 pub enum BatchMode {
     /// Written to this file (and `-2`, `-3`… when more than one file's worth).
     Export { out: PathBuf },
-    /// Sent through the Batch API, its status read every `poll`.
+    /// Sent through the Batch API, its status read every `poll`. What an
+    /// interruption does to it and what becomes of the lines it leaves
+    /// unanswered are the run's settings ([`RunRequest::batch_interrupt`],
+    /// [`RunRequest::batch_retry`]).
     Api { poll: Duration },
+}
+
+/// What becomes of a batch's requests that failed or never got an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Retry {
+    /// Recorded as failed; `--resume` asks for them in a new batch.
+    #[default]
+    Batch,
+    /// Asked again at once as streamed requests, each with the run's
+    /// `--max-attempts` and no more, paid at the model's price.
+    Direct,
 }
 
 /// A batch run as asked for: how, and the command line that asked (an
@@ -79,6 +97,7 @@ pub enum Reopen {
 }
 
 /// One request of the batch file, as the run judges its answer.
+#[derive(Clone)]
 struct Request {
     idx: u32,
     part: u32,
@@ -90,12 +109,14 @@ struct Request {
 /// parked with when its answers are to come from elsewhere (an export).
 pub(super) async fn send(
     ctx: &Ctx,
-    ledger: &RunLedger,
+    ledger: &Arc<RunLedger>,
     batches: Vec<Vec<Unit>>,
     order: &BatchOrder,
     db: &std::path::Path,
 ) -> Option<String> {
-    // Nothing of a batch run is sent directly (not even a follow-up turn).
+    // Nothing of the batch itself is sent directly (not even a follow-up
+    // turn); what it leaves unanswered may be, by clients of their own
+    // (`--batch-retry direct`, [`direct`]).
     ctx.stop.cancel();
     let (mut requests, lines) = build(ctx, ledger, batches)?;
     let (parts, files) = file::split(&lines, file::MAX_BYTES);
@@ -135,7 +156,8 @@ pub(super) async fn send(
             };
             let jobs = upload(ctx, &client, &mut store, files, &order.argv).await?;
             let requests = by_part(requests);
-            wait_all(ctx, ledger, &client, &mut store, jobs, requests, *poll).await;
+            let left = wait_all(ctx, ledger, &client, &mut store, jobs, requests, *poll).await;
+            direct::ask_again(ctx, ledger, left).await;
             None
         }
     }

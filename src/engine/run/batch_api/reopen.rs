@@ -80,6 +80,7 @@ pub async fn reopen(
         cancel: cancel.clone(),
         stop,
         stop_note: std::sync::Mutex::new(None),
+        cancel_note: std::sync::Mutex::new(None),
         stream_texts: false,
         request: req,
         paths: std::sync::Mutex::new(HashMap::new()),
@@ -96,6 +97,7 @@ pub async fn reopen(
                 requests,
                 answers,
                 "no answer: the answer file has no line for this request; --resume asks for it again",
+                false,
             )
             .await;
             for mut j in jobs {
@@ -107,7 +109,7 @@ pub async fn reopen(
         Reopen::Wait { poll } => {
             let client = BatchClient::new(ctx.client().config()).map_err(EngineError::Provider)?;
             let open: Vec<BatchJob> = jobs.into_iter().filter(|j| !j.imported).collect();
-            wait_all(
+            let left = wait_all(
                 &ctx,
                 &ledger,
                 &client,
@@ -117,9 +119,10 @@ pub async fn reopen(
                 poll,
             )
             .await;
+            super::direct::ask_again(&ctx, &ledger, left).await;
         }
     }
-    finish(ctx, writer, &cancel).await
+    finish(ctx, writer).await
 }
 
 /// The requests of the stored `rows`, their units looked up by key; keys
@@ -166,20 +169,8 @@ fn requests_of(
 }
 
 /// Ends a run taken up again as [`super::execute`] ends one.
-async fn finish(
-    ctx: Ctx,
-    writer: writer::Writer,
-    cancel: &CancellationToken,
-) -> Result<RunOutcome, EngineError> {
-    let note = ctx.stop_note.lock().ok().and_then(|n| n.clone());
-    let status = if cancel.is_cancelled() && note.is_none() {
-        RunStatus::Cancelled
-    } else if note.is_some() {
-        RunStatus::Failed
-    } else {
-        RunStatus::Done
-    };
-    let note = note.or_else(|| (status == RunStatus::Cancelled).then(|| "cancelled".to_string()));
+async fn finish(ctx: Ctx, writer: writer::Writer) -> Result<RunOutcome, EngineError> {
+    let (status, note) = ctx.ending(None);
     let run_id = ctx.run_id;
     // How this run's answers came back, now that they have.
     let summary = crate::engine::run::structured_summary(&ctx, "answers of a batch");

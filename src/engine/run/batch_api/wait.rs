@@ -3,8 +3,11 @@
 use super::*;
 
 /// Polls every open batch of `jobs` until each is over, reading each one's
-/// answers as soon as it is; cancelling leaves the batches open (the same
-/// command with `--resume` waits for them again).
+/// answers as soon as it is. An interruption leaves the batches open (the
+/// same command with `--resume` waits for them again) or cancels them, as
+/// the run's `batch_interrupt` says. Returns the requests left without an answer
+/// to ask again directly (with [`Retry::Direct`]; else none: they are
+/// recorded as failed), each with why.
 pub(super) async fn wait_all(
     ctx: &Ctx,
     ledger: &RunLedger,
@@ -13,20 +16,21 @@ pub(super) async fn wait_all(
     mut jobs: Vec<BatchJob>,
     mut requests: HashMap<u32, Vec<Request>>,
     poll: Duration,
-) {
+) -> Vec<(Request, String)> {
+    let mut left = Vec::new();
     loop {
         for job in jobs.iter_mut().filter(|j| !j.imported) {
             if job.batch_id.is_none() && !create(ctx, client, store, job).await {
-                return;
+                return left;
             }
             let Some(id) = job.batch_id.clone() else {
-                return;
+                return left;
             };
             let state = match client.get(&id).await {
                 Ok(s) => s,
                 Err(e) => {
                     ctx.stop_with(ctx.redact(&e.to_string()));
-                    return;
+                    return left;
                 }
             };
             let changed = state.status != job.status
@@ -57,7 +61,7 @@ pub(super) async fn wait_all(
                     }
                     Err(e) => {
                         ctx.stop_with(ctx.redact(&e.to_string()));
-                        return;
+                        return left;
                     }
                 }
             }
@@ -66,20 +70,19 @@ pub(super) async fn wait_all(
                 state.status
             );
             let part = requests.remove(&job.part).unwrap_or_default();
-            import(ctx, ledger, part, answers, &why).await;
+            let direct = ctx.request.batch_retry == Retry::Direct;
+            left.extend(import(ctx, ledger, part, answers, &why, direct).await);
             job.imported = true;
             let _ = store.save_batch_job(job);
         }
         if jobs.iter().all(|j| j.imported) {
-            return;
+            return left;
         }
         tokio::select! {
             _ = ctx.cancel.cancelled() => {
-                let _ = ctx.events.send(EngineEvent::Notice {
-                    run_id: ctx.run_id,
-                    text: "the batch keeps running on the server: the same command with --resume waits for it and reads its answers".into(),
-                });
-                return;
+                let choice = ctx.request.batch_interrupt.get();
+                super::interrupt::interrupted(ctx, client, store, &mut jobs, choice).await;
+                return left;
             }
             _ = tokio::time::sleep(poll) => {}
         }
