@@ -68,10 +68,25 @@ pub(super) async fn send(
     let order = BatchOrder {
         mode,
         // The command as given: an import rebuilds the run's judge from it.
-        argv: std::env::args().skip(1).collect(),
+        argv: recorded(std::env::args().skip(1)),
     };
     let handle = crate::engine::spawn_batch(cfg, req, plan, order);
     follow(handle, &endpoint, &db, a.json, wait).await
+}
+
+/// A command line as the store keeps it: a URL's credentials and secret
+/// query values (`--base-url https://user:KEY@proxy/v1`) masked, as every
+/// URL jury shows or stores is; nothing else changes, and an import needs
+/// no URL.
+fn recorded(args: impl Iterator<Item = String>) -> Vec<String> {
+    args.map(|a| match a.split_once('=') {
+        Some((flag, url)) if flag.starts_with("--") && url.contains("://") => {
+            format!("{flag}={}", crate::provider::url::shown(url))
+        }
+        _ if a.contains("://") => crate::provider::url::shown(&a),
+        _ => a,
+    })
+    .collect()
 }
 
 /// The run whose batch is still open (sent, never read) for the judge of

@@ -629,3 +629,32 @@ fn batch_retry_direct_under_a_tight_budget_is_not_held_back_by_the_batch() {
     assert_eq!(summary(&out)["verdicts"], 15);
     assert_eq!(direct_requests(&srv), 2);
 }
+
+/// The command line kept with a batch run (for `jury batch import`) keeps
+/// no credential a `--base-url` carried: the store's bytes, WAL included,
+/// never hold the URL's password.
+#[test]
+fn a_key_in_the_base_url_is_not_kept_with_the_batchs_command_line() {
+    let (srv, _api) = batch_server(BatchScript::default());
+    let ws = Workspace::sample();
+    let url = srv
+        .url()
+        .replacen("http://", "http://user:sk-CANARY-URL-PASS@", 1);
+    let out = ws
+        .cmd()
+        .args(RUN_AS_KENTON)
+        .args(["--mode", "1", "--items", ITEMS, "--batch-size", "2"])
+        .args(["--batch", "--batch-poll", "1", "--json"])
+        .arg(format!("--base-url={url}"))
+        .output()
+        .expect("jury");
+    common::assert_success(&out, &["run --batch --base-url=URL-with-a-key"]);
+    let mut kept = Vec::new();
+    for suffix in ["", "-wal"] {
+        let path = format!("{}{suffix}", ws.db.display());
+        kept.extend(std::fs::read(&path).unwrap_or_default());
+    }
+    let kept = String::from_utf8_lossy(&kept);
+    assert!(!kept.contains("CANARY"), "a credential is in the store");
+    assert!(kept.contains("--base-url=http://"), "the command line is kept");
+}
