@@ -157,6 +157,7 @@ mod tests {
                 persona: Arc::from("kenton"),
                 mode: Some(Mode::Three),
                 model: Arc::from("m"),
+                run: None,
             },
             left: Arc::from(format!("awag mode 3 · m · prompts {prompts}").as_str()),
             right: Arc::from("alice"),

@@ -431,6 +431,7 @@ mod tests {
                 persona: Arc::from(persona),
                 mode: Some(mode),
                 model: Arc::from("m"),
+                run: None,
             },
             left: Arc::from(judge),
             right: Arc::from(who),

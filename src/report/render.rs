@@ -446,6 +446,7 @@ mod tests {
                 persona: Arc::from("kenton"),
                 mode: Some(mode),
                 model: Arc::from("m"),
+                run: None,
             },
             left: Arc::from(judge),
             right: Arc::from("alice"),

@@ -250,3 +250,77 @@ fn a_drilled_item_opens_in_the_groups_mode_with_the_pairs_row_focused() {
         key(&mut app, 'j');
     }
 }
+
+/// A group of one prompt set opens its items with that prompt set's
+/// verdicts. The workbench otherwise shows a mode's latest verdict, so a
+/// later prompt set that answered otherwise would stand beside the label in
+/// place of the verdict the figure counted.
+#[test]
+fn a_drilled_item_shows_the_verdict_of_the_groups_prompt_set() {
+    let (_dir, mut store) = workspace();
+    // What the first prompt set ("h") said, per combination and persona.
+    let mut first = std::collections::HashMap::new();
+    let mut later = Vec::new();
+    let spec = RunSpec {
+        protocol: Protocol::Awag,
+        mode: Some(Mode::Two),
+        persona_id: "kenton".into(),
+        perspective_ids: vec!["classification".into()],
+        model: "demo".into(),
+        prompt_hash: "z9".into(),
+        params: serde_json::Value::Null,
+    };
+    let mut existing = Vec::new();
+    store.for_each_verdict(|v| existing.push(v)).unwrap();
+    let run = store.create_run(&spec, 0).unwrap();
+    for v in existing {
+        let Value::Likert(x) = v.value else { continue };
+        first.insert((v.key.clone(), v.persona_id.clone()), v.value);
+        // Another value everywhere.
+        let mut w = v.clone();
+        w.run_id = run;
+        w.value = Value::Likert(x % 5 + 1);
+        later.push(w);
+    }
+    store.insert_verdicts(&later).unwrap();
+    let report = jury::report::Report::build(&store, None, Some(50), 42, &mut ()).unwrap();
+    let g = report
+        .groups
+        .iter()
+        .position(|g| {
+            g.comparison == Comparison::JudgeVsHuman && !g.mapped && g.left.ends_with("prompts h")
+        })
+        .expect("the first prompt set's judge-vs-human group");
+    let mut app = app_with(jury::tui::load(&store).unwrap());
+    app.chrome.size = (170, 44);
+    key(&mut app, 'A');
+    update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
+    update(&mut app, Msg::AgreementCells(report.cells()));
+    for _ in 0..g {
+        key(&mut app, 'j');
+    }
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(app.chrome.view, View::Main);
+    assert!(!app.list.filtered.is_empty());
+    // And it says whose verdicts they are.
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .is_some_and(|(_, m)| m.contains("verdicts of awag mode 2 · demo · prompts h")),
+        "{:?}",
+        app.chrome.message
+    );
+    for step in 0..app.list.filtered.len().min(5) {
+        let row = app.rows()[app.list.row].clone();
+        let key_ = app.combo(&row).unwrap();
+        let persona = app.persona_id().to_string();
+        let shown = jury::tui::update::visible_judge(&app, &key_);
+        assert_eq!(
+            shown,
+            first.get(&(key_.clone(), persona)).copied(),
+            "step {step}: {key_:?} shows another prompt set's verdict"
+        );
+        key(&mut app, 'j');
+    }
+}

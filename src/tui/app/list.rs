@@ -83,8 +83,11 @@ pub struct Drill {
     /// Per workspace item: behind the figure.
     pub members: Vec<bool>,
     /// Per member item: the rows (classification id, perspective id) of its
-    /// pairs; the first one shown is focused when the item is opened.
-    pub rows: std::collections::HashMap<u32, Vec<(String, String)>>,
+    /// pairs, with the run of the judge verdict each pair counted; the first
+    /// one shown is focused when the item is opened, and the verdict pane
+    /// shows that run's verdict (the group's model and prompt set), not the
+    /// mode's latest.
+    pub rows: std::collections::HashMap<u32, Vec<(String, String, Option<i64>)>>,
 }
 
 pub struct ItemList {
