@@ -149,12 +149,16 @@ pub fn open(app: &mut App) {
         label,
         members,
         rows,
+        made_under: (app.list.filter, app.list.search.clone()),
     });
     let opened_as = match (open_as(app, &modes, &personas, &perspectives), counted) {
         (Some(said), Some(whose)) => Some(format!("{said}, {whose}")),
         (None, Some(whose)) => Some(format!("shown as the figure's pairs were judged: {whose}")),
         (said, None) => said,
     };
+    // The marks, progress and the judge≠human filter read the mode and
+    // persona now in view.
+    app.refresh_all_marks();
     app.refilter();
     app.list.cursor = 0;
     app.list.list_offset = 0;
