@@ -217,7 +217,11 @@ fn the_ranking_heads_the_view_with_its_answer_in_words() {
         let run = store.create_run(&spec, 0).unwrap();
         let mut vs = Vec::new();
         for (n, id) in ids.iter().enumerate() {
-            for l in store.labels_for_item(id).unwrap() {
+            let labels = store.labels_for_item(id).unwrap();
+            for l in labels
+                .iter()
+                .filter(|l| l.key.perspective_id == "classification")
+            {
                 let value = match mode {
                     Mode::Three if n % 2 == 0 => Value::Agreement(Agreement::Disagree),
                     Mode::Three => Value::Agreement(Agreement::Agree),
@@ -252,6 +256,12 @@ fn the_ranking_heads_the_view_with_its_answer_in_words() {
             assert!(s.contains(" 1. awag mode"), "{s}");
             assert!(s.contains("best") && s.contains(" 2. awag mode"), "{s}");
             assert!(s.contains("human ceiling"), "{s}");
+            // Whole names where the screen has room: the persona (here each
+            // item's own, one per item) is at their end.
+            assert!(
+                s.contains("awag mode 2 · demo as one persona per item (kenton, maren, tomasz)"),
+                "{s}"
+            );
         }
     }
 }
