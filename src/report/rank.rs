@@ -373,7 +373,7 @@ pub fn table(rankings: &[Ranking]) -> Vec<String> {
                 "  {}. {} as {}",
                 i + 1,
                 crate::sanitize::one_line(&c.judge, 50),
-                crate::sanitize::one_line(&c.persona, 20),
+                crate::sanitize::one_line(&c.persona, 60),
             ));
             out.push(format!(
                 "       agree {}  kappa {}  ·  {}  ·  own: agree {} on {}",

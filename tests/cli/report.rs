@@ -614,4 +614,8 @@ fn modes_judged_as_each_items_owner_are_ranked_on_every_combination() {
         !table.contains("no combination was judged by every configuration"),
         "{table}"
     );
+    assert!(
+        table.contains("awag mode 2 · demo as one persona per item (kenton, maren, tomasz)"),
+        "{table}"
+    );
 }
