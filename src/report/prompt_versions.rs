@@ -162,7 +162,7 @@ mod tests {
             left: Arc::from(format!("awag mode 3 · m · prompts {prompts}").as_str()),
             right: Arc::from("alice"),
             a: ag(judge_ok),
-            b: ag(item % 2 == 0),
+            b: ag(item.is_multiple_of(2)),
         }
     }
 

@@ -241,7 +241,7 @@ fn rank_one(
             // figures never depend on the hash map's (large ones draw one
             // multinomial over the cells, whatever the order).
             let own: Vec<(u8, u8)> = if m.len() < crate::analytics::MULTINOMIAL_MIN_PAIRS {
-                let mut e: Vec<(&Unit<'_>, &((u8, u8), &str))> = m.iter().collect();
+                let mut e: Vec<_> = m.iter().collect();
                 e.sort_unstable_by(|a, b| a.0.cmp(b.0));
                 e.into_iter().map(|(_, r)| r.0).collect()
             } else {
