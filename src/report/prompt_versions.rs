@@ -196,4 +196,30 @@ mod tests {
         );
         assert!(own[1].contains("kappa 0.000 (one value)"), "{}", own[1]);
     }
+
+    /// Two versions that judged different combinations are never
+    /// subtracted: both tables say there is no delta, and why.
+    #[test]
+    fn versions_on_different_combinations_print_no_delta() {
+        let mut ps: Vec<Pair> = (0..5).map(|i| pair("aaaa", i, i < 3)).collect();
+        ps.extend((5..9).map(|i| pair("bbbb", i, true)));
+        let all = BTreeMap::from([(Comparison::JudgeVsHuman, ps)]);
+        let order = |h: &str| i64::from(h != "aaaa");
+        let lines = table(&deltas(&all, &order, 200, 1)).join("\n");
+        assert!(
+            lines.contains("no combination judged by both versions: no delta"),
+            "{lines}"
+        );
+        assert!(!lines.contains("Δ on"), "{lines}");
+        let changes = super::super::prompt_change::changes(&all, &order, 200, 1);
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].paired.n, 0);
+        assert_eq!(changes[0].paired.delta_agree.value, None);
+        let lines = super::super::prompt_change::table(&changes).join("\n");
+        assert!(
+            lines.contains("no combination judged by both versions"),
+            "{lines}"
+        );
+        assert!(!lines.contains("Δ"), "{lines}");
+    }
 }
