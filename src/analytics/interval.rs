@@ -99,7 +99,19 @@ pub fn wilson_z(successes: u64, n: u64, z: f64) -> Option<[f64; 2]> {
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
     let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    Some([(centre - half).max(0.0), (centre + half).min(1.0)])
+    // At 0 (or n) successes the bound is 0 (or 1) exactly; floating point
+    // leaves 3e-17 there, which JSON readers would take for a value.
+    let lo = if successes == 0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let hi = if successes as f64 == n {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
+    Some([lo, hi])
 }
 
 /// What a bootstrap interval becomes under the rules above: kept when `n`
@@ -137,6 +149,11 @@ mod tests {
         assert!(lo > 0.3 && hi == 1.0, "[{lo}, {hi}]");
         let [lo, hi] = wilson(0, 2).unwrap();
         assert!(lo == 0.0 && hi > 0.6, "[{lo}, {hi}]");
+        // Exactly 0 and 1 at the ends, whatever the rounding.
+        for n in 1..200 {
+            assert_eq!(wilson(0, n).unwrap()[0], 0.0, "0/{n}");
+            assert_eq!(wilson(n, n).unwrap()[1], 1.0, "{n}/{n}");
+        }
         assert_eq!(wilson(0, 0), None);
         assert_eq!(wilson(3, 2), None);
     }

@@ -236,6 +236,7 @@ mod tests {
                 persona: Arc::from("kenton"),
                 mode: None,
                 model: Arc::from("m"),
+                run: None,
             },
             left: Arc::from(judge),
             right: Arc::from(who),

@@ -342,6 +342,7 @@ mod tests {
                 persona: Arc::from("kenton"),
                 mode: None,
                 model: Arc::from(""),
+                run: None,
             },
             left: Arc::from(left),
             right: Arc::from(right),

@@ -61,6 +61,8 @@ pub struct CellPair {
     pub persona: std::sync::Arc<str>,
     pub mode: Option<crate::domain::Mode>,
     pub protocol: crate::domain::Protocol,
+    /// The run of the pair's judge verdict (`None` for two people).
+    pub run: Option<i64>,
 }
 
 /// One group's pairs as confusion-matrix cells.
@@ -447,6 +449,7 @@ impl Report {
                             persona: p.ctx.persona.clone(),
                             mode: p.ctx.mode,
                             protocol: p.ctx.protocol,
+                            run: p.ctx.run,
                         })
                     })
                     .collect()

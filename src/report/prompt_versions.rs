@@ -102,12 +102,15 @@ pub fn table(deltas: &[PromptDelta]) -> Vec<String> {
             d.scale
         ));
         for v in &d.versions {
+            // A version's own figures follow the interval rules of every
+            // figure: agreement with its Wilson interval, kappa with its
+            // bootstrap interval or the reason it has none.
             out.push(format!(
                 "    prompts {:<10} n {:>5}  agree {}  kappa {}",
                 crate::sanitize::one_line(&v.prompts, 10),
                 v.n,
-                g(v.percent_agreement.value),
-                g(v.cohen_kappa.value),
+                super::figure_text(&v.percent_agreement),
+                super::figure_text(&v.cohen_kappa),
             ));
             let Some(c) = &v.change else { continue };
             if c.n == 0 {
@@ -130,4 +133,93 @@ pub fn table(deltas: &[PromptDelta]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Agreement, ComboKey, Mode, Protocol, Value};
+    use crate::report::pairs::PairContext;
+    use std::sync::Arc;
+
+    fn pair(prompts: &str, item: usize, judge_ok: bool) -> Pair {
+        let ag = |ok: bool| {
+            Value::Agreement(if ok {
+                Agreement::Agree
+            } else {
+                Agreement::Disagree
+            })
+        };
+        Pair {
+            ctx: PairContext {
+                key: Arc::new(ComboKey::new(&format!("i{item}"), "urgency", "p")),
+                protocol: Protocol::Awag,
+                persona: Arc::from("kenton"),
+                mode: Some(Mode::Three),
+                model: Arc::from("m"),
+                run: None,
+            },
+            left: Arc::from(format!("awag mode 3 · m · prompts {prompts}").as_str()),
+            right: Arc::from("alice"),
+            a: ag(judge_ok),
+            b: ag(item.is_multiple_of(2)),
+        }
+    }
+
+    /// Each version's own agreement is a share: it gets its Wilson interval
+    /// at every n, and its kappa says why it has none (a version on 5 items
+    /// must not read "agree 0.600 kappa 0.000" as if those were exact).
+    #[test]
+    fn each_versions_own_figures_carry_their_interval_or_why_not() {
+        let mut ps: Vec<Pair> = (0..5).map(|i| pair("aaaa", i, i < 3)).collect();
+        ps.extend((0..2).map(|i| pair("bbbb", i, true)));
+        let all = BTreeMap::from([(Comparison::JudgeVsHuman, ps)]);
+        let order = |h: &str| i64::from(h != "aaaa");
+        let lines = table(&deltas(&all, &order, 200, 1));
+        let own: Vec<&String> = lines
+            .iter()
+            .filter(|l| l.trim_start().starts_with("prompts "))
+            .collect();
+        assert_eq!(own.len(), 2, "{lines:#?}");
+        let [lo, hi] = crate::analytics::wilson(3, 5).unwrap();
+        assert!(
+            own[0].contains(&format!("agree 0.600 [{lo:.2},{hi:.2}]")),
+            "{}",
+            own[0]
+        );
+        assert!(own[0].contains("(n<30)"), "{}", own[0]);
+        let [lo, hi] = crate::analytics::wilson(1, 2).unwrap();
+        assert!(
+            own[1].contains(&format!("agree 0.500 [{lo:.2},{hi:.2}]")),
+            "{}",
+            own[1]
+        );
+        assert!(own[1].contains("kappa 0.000 (one value)"), "{}", own[1]);
+    }
+
+    /// Two versions that judged different combinations are never
+    /// subtracted: both tables say there is no delta, and why.
+    #[test]
+    fn versions_on_different_combinations_print_no_delta() {
+        let mut ps: Vec<Pair> = (0..5).map(|i| pair("aaaa", i, i < 3)).collect();
+        ps.extend((5..9).map(|i| pair("bbbb", i, true)));
+        let all = BTreeMap::from([(Comparison::JudgeVsHuman, ps)]);
+        let order = |h: &str| i64::from(h != "aaaa");
+        let lines = table(&deltas(&all, &order, 200, 1)).join("\n");
+        assert!(
+            lines.contains("no combination judged by both versions: no delta"),
+            "{lines}"
+        );
+        assert!(!lines.contains("Δ on"), "{lines}");
+        let changes = super::super::prompt_change::changes(&all, &order, 200, 1);
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].paired.n, 0);
+        assert_eq!(changes[0].paired.delta_agree.value, None);
+        let lines = super::super::prompt_change::table(&changes).join("\n");
+        assert!(
+            lines.contains("no combination judged by both versions"),
+            "{lines}"
+        );
+        assert!(!lines.contains("Δ"), "{lines}");
+    }
 }

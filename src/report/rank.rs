@@ -1,7 +1,11 @@
 //! Which judge agrees best with people: the AwAg study's question.
 //!
 //! A judge configuration is a judge (protocol, mode, model, prompt set) and
-//! the persona it role-played. Each is read the way the modes can be
+//! the persona it role-played. A judge that played several personas but each
+//! combination under one of them only (`--persona owner`, the workbench's
+//! "each item's owner") is one configuration, "one persona per item": split
+//! by persona its parts would share no combination, and nothing could be
+//! ranked. Each is read the way the modes can be
 //! compared at all: the classifier right or wrong (AGREE / Likert ≥ 4 vs
 //! DISAGREE / Likert ≤ 2; Likert 3 is undecided and left out), against each
 //! person's reading of the same combination. The unit is one combination and
@@ -96,13 +100,56 @@ pub struct Ranking {
 /// A unit: combination and person.
 type Unit<'a> = (&'a ComboKey, &'a str);
 
-/// A configuration: judge name and persona.
-type Config<'a> = (&'a str, &'a str);
+/// A configuration: judge name and the persona it played (or "one persona
+/// per item (…)", see the module docs).
+type Config<'a> = (&'a str, std::borrow::Cow<'a, str>);
 
-/// One configuration's (judge, person) reading per unit. Hashed, not
-/// ordered: a ranking over a million verdicts holds 100 000 units per
-/// configuration (the shared units are sorted once, for a stable bootstrap).
-type UnitReadings<'a> = rustc_hash::FxHashMap<Unit<'a>, (u8, u8)>;
+/// One configuration's (judge, person) reading per unit, and the persona the
+/// unit was judged as. Hashed, not ordered: a ranking over a million verdicts
+/// holds 100 000 units per configuration (the shared units are sorted once,
+/// for a stable bootstrap).
+type UnitReadings<'a> = rustc_hash::FxHashMap<Unit<'a>, ((u8, u8), &'a str)>;
+
+/// One judge's readings per persona it played.
+type ByPersona<'a> = BTreeMap<&'a str, UnitReadings<'a>>;
+
+/// The configurations of one scope: per judge, one per persona it played,
+/// or one in all when it judged every combination under one persona only.
+fn configurations<'a>(
+    judges: BTreeMap<&'a str, ByPersona<'a>>,
+) -> BTreeMap<Config<'a>, UnitReadings<'a>> {
+    let mut out = BTreeMap::new();
+    for (judge, personas) in judges {
+        let one_per_combination = personas.len() > 1 && {
+            let mut seen: rustc_hash::FxHashMap<&ComboKey, &str> = Default::default();
+            personas.iter().all(|(persona, units)| {
+                units
+                    .keys()
+                    .all(|(key, _)| *seen.entry(key).or_insert(persona) == *persona)
+            })
+        };
+        if !one_per_combination {
+            for (persona, units) in personas {
+                out.insert((judge, std::borrow::Cow::Borrowed(persona)), units);
+            }
+            continue;
+        }
+        let names: Vec<&str> = personas.keys().copied().collect();
+        let shown = match names.len() {
+            0..=3 => names.join(", "),
+            n => format!("{}, +{} more", names[..3].join(", "), n - 3),
+        };
+        let merged: UnitReadings<'a> = personas.into_values().flatten().collect();
+        out.insert(
+            (
+                judge,
+                std::borrow::Cow::Owned(format!("one persona per item ({shown})")),
+            ),
+            merged,
+        );
+    }
+    out
+}
 
 fn reading(p: &Pair) -> Option<(u8, u8)> {
     let idx = |a: Agreement| crate::analytics::agreement_index(a);
@@ -137,22 +184,25 @@ pub fn rankings(
     resamples: usize,
     seed: u64,
 ) -> Vec<Ranking> {
-    // scope → configuration → unit → (judge, person) reading.
+    // scope → judge → persona → unit → (judge, person) reading.
     // Borrowed keys: a million pairs make no string of their own.
-    type Readings<'a> = BTreeMap<Config<'a>, UnitReadings<'a>>;
-    let mut scopes: BTreeMap<Scope<'_>, Readings<'_>> = BTreeMap::new();
+    type Judges<'a> = BTreeMap<&'a str, ByPersona<'a>>;
+    let mut scopes: BTreeMap<Scope<'_>, Judges<'_>> = BTreeMap::new();
     for p in all.get(&Comparison::JudgeVsHuman).into_iter().flatten() {
         let Some(r) = reading(p) else { continue };
         scopes
             .entry(scope_of(p, by))
             .or_default()
-            .entry((&*p.left, &*p.ctx.persona))
+            .entry(&*p.left)
             .or_default()
-            .insert((&*p.ctx.key, &*p.right), r);
+            .entry(&*p.ctx.persona)
+            .or_default()
+            .insert((&*p.ctx.key, &*p.right), (r, &*p.ctx.persona));
     }
     let people = super::groups::PeoplePairs::index(all);
     scopes
         .into_iter()
+        .map(|(scope, judges)| (scope, configurations(judges)))
         .filter(|(_, configs)| configs.len() > 1)
         .map(|(scope, configs)| rank_one(scope_name(scope), &configs, &people, resamples, seed))
         .collect()
@@ -180,7 +230,7 @@ fn rank_one(
         shared.sort_unstable();
     }
     let on_shared =
-        |m: &UnitReadings<'_>| -> Vec<(u8, u8)> { shared.iter().map(|u| m[u]).collect() };
+        |m: &UnitReadings<'_>| -> Vec<(u8, u8)> { shared.iter().map(|u| m[u].0).collect() };
     let figures = |pairs: &[(u8, u8)]| {
         Figures::compute(pairs, 2, false, resamples, seed).expect("agreement readings are 0 or 1")
     };
@@ -191,13 +241,13 @@ fn rank_one(
             // figures never depend on the hash map's (large ones draw one
             // multinomial over the cells, whatever the order).
             let own: Vec<(u8, u8)> = if m.len() < crate::analytics::MULTINOMIAL_MIN_PAIRS {
-                let mut e: Vec<(&Unit<'_>, &(u8, u8))> = m.iter().collect();
+                let mut e: Vec<_> = m.iter().collect();
                 e.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                e.into_iter().map(|(_, r)| *r).collect()
+                e.into_iter().map(|(_, r)| r.0).collect()
             } else {
-                m.values().copied().collect()
+                m.values().map(|r| r.0).collect()
             };
-            (*c, figures(&own), figures(&on_shared(m)))
+            (c.clone(), figures(&own), figures(&on_shared(m)))
         })
         .collect();
     let key = |f: &Figures| {
@@ -223,7 +273,7 @@ fn rank_one(
         .map(|(i, (c, own, common))| {
             let behind_best = (i > 0).then(|| {
                 let mine = &configs[c];
-                let both: Vec<Both> = shared.iter().map(|u| [best[u], mine[u]]).collect();
+                let both: Vec<Both> = shared.iter().map(|u| [best[u].0, mine[u].0]).collect();
                 paired_delta(&both, 2, resamples, seed)
             });
             let separation = match &behind_best {
@@ -246,10 +296,11 @@ fn rank_one(
             }
         })
         .collect();
-    // The ceiling on the shared combinations, under each persona ranked.
+    // The ceiling on the shared combinations, under each persona they were
+    // judged as.
     let units: rustc_hash::FxHashSet<(&ComboKey, &str)> = configs
-        .keys()
-        .flat_map(|(_, persona)| shared.iter().map(move |(k, _)| (*k, *persona)))
+        .values()
+        .flat_map(|m| shared.iter().map(move |u| (u.0, m[u].1)))
         .collect();
     let human_ceiling = people.ceiling_on(&units, Scale::Agreement, true, resamples, seed);
     let summary = summary(&ranked, shared.len());
@@ -322,7 +373,7 @@ pub fn table(rankings: &[Ranking]) -> Vec<String> {
                 "  {}. {} as {}",
                 i + 1,
                 crate::sanitize::one_line(&c.judge, 50),
-                crate::sanitize::one_line(&c.persona, 20),
+                crate::sanitize::one_line(&c.persona, 60),
             ));
             out.push(format!(
                 "       agree {}  kappa {}  ·  {}  ·  own: agree {} on {}",
@@ -354,6 +405,18 @@ mod tests {
         judge_ok: bool,
         human_ok: bool,
     ) -> Pair {
+        pair_as("kenton", judge, mode, item, who, judge_ok, human_ok)
+    }
+
+    fn pair_as(
+        persona: &str,
+        judge: &str,
+        mode: Mode,
+        item: usize,
+        who: &str,
+        judge_ok: bool,
+        human_ok: bool,
+    ) -> Pair {
         let ag = |ok: bool| {
             Value::Agreement(if ok {
                 Agreement::Agree
@@ -365,9 +428,10 @@ mod tests {
             ctx: PairContext {
                 key: Arc::new(ComboKey::new(&format!("i{item}"), "urgency", "p")),
                 protocol: Protocol::Awag,
-                persona: Arc::from("kenton"),
+                persona: Arc::from(persona),
                 mode: Some(mode),
                 model: Arc::from("m"),
+                run: None,
             },
             left: Arc::from(judge),
             right: Arc::from(who),
@@ -453,6 +517,90 @@ mod tests {
             assert!(d.delta_agree.ci95.is_none() && d.delta_agree.no_ci.is_some());
         }
         assert!(r.summary.contains("cannot separate"), "{}", r.summary);
+    }
+
+    /// Each item judged as its owner (`--persona owner`): modes 1 and 2
+    /// each played kenton on items 0..40 and maren on 40..80. Split by
+    /// persona, no configuration shares a unit with every other one and
+    /// nothing is ranked; each mode is one configuration, "one persona per
+    /// item", raced on all 80 units.
+    #[test]
+    fn a_judge_that_played_each_item_as_one_persona_is_one_configuration() {
+        let mut ps = Vec::new();
+        for i in 0..80 {
+            let persona = if i < 40 { "kenton" } else { "maren" };
+            let truth = i % 3 != 0;
+            ps.push(pair_as(
+                persona,
+                "mode 2",
+                Mode::Two,
+                i,
+                "alice",
+                truth,
+                truth,
+            ));
+            let m1 = truth ^ (i % 2 == 0);
+            ps.push(pair_as(persona, "mode 1", Mode::One, i, "alice", m1, truth));
+        }
+        let all = BTreeMap::from([(Comparison::JudgeVsHuman, ps)]);
+        let r = rankings(&all, None, 500, 42);
+        assert_eq!(r.len(), 1);
+        let r = &r[0];
+        assert_eq!(r.n_shared, 80, "{r:#?}");
+        let names: Vec<String> = r
+            .configurations
+            .iter()
+            .map(|c| format!("{} as {}", c.judge, c.persona))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "mode 2 as one persona per item (kenton, maren)",
+                "mode 1 as one persona per item (kenton, maren)"
+            ]
+        );
+        assert_eq!(r.configurations[1].separation, Separation::Behind);
+        assert!(
+            r.summary.starts_with("mode 2 as one persona per item"),
+            "{}",
+            r.summary
+        );
+
+        // A persona study (the same items judged as two personas) still
+        // ranks each persona played on its own.
+        let mut ps = Vec::new();
+        for i in 0..40 {
+            let truth = i % 3 != 0;
+            for persona in ["kenton", "maren"] {
+                ps.push(pair_as(
+                    persona,
+                    "mode 2",
+                    Mode::Two,
+                    i,
+                    "alice",
+                    truth,
+                    truth,
+                ));
+            }
+            ps.push(pair_as(
+                "kenton",
+                "mode 1",
+                Mode::One,
+                i,
+                "alice",
+                !truth,
+                truth,
+            ));
+        }
+        let all = BTreeMap::from([(Comparison::JudgeVsHuman, ps)]);
+        let r = &rankings(&all, None, 500, 42)[0];
+        let personas: Vec<&str> = r
+            .configurations
+            .iter()
+            .map(|c| c.persona.as_str())
+            .collect();
+        assert_eq!(personas, ["kenton", "maren", "kenton"]);
+        assert_eq!(r.n_shared, 40);
     }
 
     #[test]

@@ -68,7 +68,25 @@ impl Report {
             // Without the store: no provenance or disagreement table
             // (`jury report` adds them, see `page::Page::gather`).
             ReportFormat::Html => html::to_html(self, None),
-            ReportFormat::Md => format!("{}{}", self.split_line(), to_table(&self.groups, true)),
+            ReportFormat::Md => {
+                // The table, then the ranking and the sections below it (the
+                // paired prompt-version comparisons among them) as the text
+                // report writes them, in a block that keeps their layout.
+                let mut t = self.split_line();
+                t.push_str(&to_table(&self.groups, true));
+                let below: Vec<String> = self
+                    .ranking_lines()
+                    .lines()
+                    .map(str::to_string)
+                    .chain(self.notes())
+                    .collect();
+                if below.iter().any(|l| !l.trim().is_empty()) {
+                    t.push_str("\n\n```text\n");
+                    t.push_str(below.join("\n").trim());
+                    t.push_str("\n```");
+                }
+                t
+            }
             ReportFormat::Table => {
                 let mut t = self.split_line();
                 t.push_str(&self.ranking_lines());
@@ -250,7 +268,9 @@ fn to_table(groups: &[GroupFigures], markdown: bool) -> String {
         out.push("agree is raw agreement and within-1 the share at most one step apart; kappa and alpha correct agreement for chance.\n\
 base rate L/R is each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa).\n\
 accuracy L/R is the classifier's accuracy as each side reads it (AGREE share); coverage/FFR/align treat \"the classifier was wrong\" as positive, the human as reference.\n\
-[a,b] is a seeded bootstrap 95 % interval; n counts pairs, undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted.".into());
+[a,b] is a 95 % interval: Wilson for shares (agree, within-1), a seeded bootstrap for kappa, alpha and Spearman from 30 pairs on where both sides varied;\n\
+otherwise the figure shows why it has none: (n<30), (one value): a side never varied, (no spread): every resample gave the same value.\n\
+n counts pairs, undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted.".into());
     }
     out.join("\n")
 }
@@ -400,4 +420,109 @@ fn to_csv(groups: &[GroupFigures]) -> String {
         out.push(cells.join(","));
     }
     out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::pairs::{Pair, PairContext};
+    use super::super::{compute_from, prompt_change, prompt_versions, rank};
+    use super::*;
+    use crate::domain::{Agreement, ComboKey, Mode, Protocol, Value};
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    fn pair(judge: &str, mode: Mode, item: usize, judge_ok: bool, human_ok: bool) -> Pair {
+        let ag = |ok: bool| {
+            Value::Agreement(if ok {
+                Agreement::Agree
+            } else {
+                Agreement::Disagree
+            })
+        };
+        Pair {
+            ctx: PairContext {
+                key: Arc::new(ComboKey::new(&format!("i{item}"), "urgency", "p")),
+                protocol: Protocol::Awag,
+                persona: Arc::from("kenton"),
+                mode: Some(mode),
+                model: Arc::from("m"),
+                run: None,
+            },
+            left: Arc::from(judge),
+            right: Arc::from("alice"),
+            a: ag(judge_ok),
+            b: ag(human_ok),
+        }
+    }
+
+    /// Modes 2 and 3 on 40 items; mode 2's second prompt version on 10 of them.
+    fn report() -> Report {
+        let mut ps = Vec::new();
+        for i in 0..40 {
+            let truth = i % 3 != 0;
+            ps.push(pair(
+                "awag mode 3 · m",
+                Mode::Three,
+                i,
+                truth ^ (i % 4 == 0),
+                truth,
+            ));
+            ps.push(pair(
+                "awag mode 2 · m · prompts aaaa",
+                Mode::Two,
+                i,
+                truth,
+                truth,
+            ));
+            if i < 10 {
+                ps.push(pair(
+                    "awag mode 2 · m · prompts bbbb",
+                    Mode::Two,
+                    i,
+                    !truth,
+                    truth,
+                ));
+            }
+        }
+        let pairs = BTreeMap::from([(Comparison::JudgeVsHuman, ps)]);
+        let order = |h: &str| i64::from(h != "aaaa");
+        Report {
+            groups: compute_from(&pairs, None, Some(100), 1),
+            flips: Vec::new(),
+            deltas: prompt_versions::deltas(&pairs, &order, 100, 1),
+            positions: Vec::new(),
+            changes: prompt_change::changes(&pairs, &order, 100, 1),
+            rankings: rank::rankings(&pairs, None, 100, 1),
+            estimates: Vec::new(),
+            trust: Vec::new(),
+            side: None,
+            items: None,
+            by: None,
+            pairs,
+        }
+    }
+
+    /// Markdown is a report too: it carries the ranking and the paired
+    /// prompt-version comparisons the table has, not the groups alone.
+    #[test]
+    fn markdown_carries_the_ranking_and_the_paired_prompt_changes() {
+        let r = report();
+        assert!(!r.rankings.is_empty() && !r.changes.is_empty());
+        let md = r.render(ReportFormat::Md).unwrap();
+        assert!(md.contains("which judge agrees best"), "{md}");
+        assert!(md.contains("prompt version changes"), "{md}");
+        assert!(md.contains("Δ on 10 paired"), "{md}");
+    }
+
+    /// `--wide` names the intervals it shows as the table does: Wilson for
+    /// shares, a bootstrap only for the rest.
+    #[test]
+    fn the_wide_table_says_which_intervals_it_shows() {
+        let wide = report().render(ReportFormat::TableWide).unwrap();
+        assert!(wide.contains("Wilson"), "{wide}");
+        assert!(
+            !wide.contains("[a,b] is a seeded bootstrap 95 % interval;"),
+            "{wide}"
+        );
+    }
 }

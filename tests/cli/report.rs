@@ -569,3 +569,53 @@ fn estimate_gives_ppi_pythons_numbers_from_the_store() {
     assert_eq!(bad.status.code(), Some(1), "a bad flag is fatal");
     assert!(text(&bad.stderr).contains("between 0 and 1"), "{bad:?}");
 }
+
+/// The default workflow judges each item as its owner (`--persona owner`:
+/// one run per owner persona). `jury report --rank` then ranks the modes on
+/// every labelled combination, each mode one configuration ("one persona per
+/// item"), instead of nine configurations that share no combination.
+#[test]
+fn modes_judged_as_each_items_owner_are_ranked_on_every_combination() {
+    let ws = Workspace::new();
+    ws.import_sample();
+    let srv = ServerRt::demo();
+    for mode in ["1", "2", "3"] {
+        let args = [
+            "run",
+            "--mode",
+            mode,
+            "--persona",
+            "owner",
+            "--perspective",
+            "classification",
+            "--model",
+            "demo",
+        ];
+        assert_success(&ws.run_with(&srv.url(), &args), &args);
+    }
+    let ranking: Value =
+        serde_json::from_str(&ws.ok(&["report", "--rank", "--format", "json"])).unwrap();
+    let rankings = ranking.as_array().unwrap();
+    assert_eq!(rankings.len(), 1, "{ranking:#}");
+    let r = &rankings[0];
+    let configs = r["configurations"].as_array().unwrap();
+    assert_eq!(configs.len(), 3, "{ranking:#}");
+    for c in configs {
+        let persona = c["persona"].as_str().unwrap();
+        assert!(
+            persona.starts_with("one persona per item (") && persona.contains("kenton"),
+            "{persona}"
+        );
+        assert_eq!(c["n_own"], r["n_shared"], "{ranking:#}");
+    }
+    assert!(r["n_shared"].as_u64().unwrap() >= 20, "{ranking:#}");
+    let table = ws.ok(&["report", "--rank"]);
+    assert!(
+        !table.contains("no combination was judged by every configuration"),
+        "{table}"
+    );
+    assert!(
+        table.contains("awag mode 2 · demo as one persona per item (kenton, maren, tomasz)"),
+        "{table}"
+    );
+}

@@ -193,3 +193,75 @@ fn the_split_key_cycles_all_test_train_and_asks_for_those_figures() {
         assert!(s.contains(title), "{title}:\n{s}");
     }
 }
+
+/// Which judge agrees best heads the view, above the group table: on a tall
+/// screen one line per configuration with its gap from the best and the
+/// plain-words answer; on a short one the answer alone.
+#[test]
+fn the_ranking_heads_the_view_with_its_answer_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = jury::store::Store::open(&dir.path().join("j.db")).unwrap();
+    jury::import::import_sample(&mut store, "me").unwrap();
+    let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();
+    ids.sort();
+    for mode in [Mode::Two, Mode::Three] {
+        let spec = RunSpec {
+            protocol: Protocol::Awag,
+            mode: Some(mode),
+            persona_id: "kenton".into(),
+            perspective_ids: vec!["classification".into()],
+            model: "demo".into(),
+            prompt_hash: "h".into(),
+            params: serde_json::Value::Null,
+        };
+        let run = store.create_run(&spec, 0).unwrap();
+        let mut vs = Vec::new();
+        for (n, id) in ids.iter().enumerate() {
+            let labels = store.labels_for_item(id).unwrap();
+            for l in labels
+                .iter()
+                .filter(|l| l.key.perspective_id == "classification")
+            {
+                let value = match mode {
+                    Mode::Three if n % 2 == 0 => Value::Agreement(Agreement::Disagree),
+                    Mode::Three => Value::Agreement(Agreement::Agree),
+                    _ => Value::Likert((n % 5 + 1) as u8),
+                };
+                let mut v = verdict(run, id, &l.key.classification_id, mode, value, "ok");
+                v.key = l.key.clone();
+                v.persona_id = l.persona_id.clone();
+                v.model = "demo".into();
+                vs.push(v);
+            }
+        }
+        store.insert_verdicts(&vs).unwrap();
+    }
+    let report = jury::report::Report::build(&store, None, Some(50), 42, &mut ()).unwrap();
+    assert!(!report.rankings.is_empty());
+    let summary = report.rankings[0].summary.clone();
+    for (size, tall) in [((170, 60), true), ((80, 24), false)] {
+        let mut app = app();
+        app.chrome.size = size;
+        key(&mut app, 'A');
+        update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
+        update(&mut app, Msg::AgreementRanking(report.rankings.clone()));
+        let s = screen(&app);
+        let lines: Vec<&str> = s.lines().collect();
+        let at = |needle: &str| lines.iter().position(|l| l.contains(needle));
+        let head = at("which judge agrees best").unwrap_or_else(|| panic!("{s}"));
+        let table = at("comparison").unwrap_or_else(|| panic!("{s}"));
+        assert!(head < table, "the ranking comes first:\n{s}");
+        assert!(s.contains(&summary[..30]), "{s}");
+        if tall {
+            assert!(s.contains(" 1. awag mode"), "{s}");
+            assert!(s.contains("best") && s.contains(" 2. awag mode"), "{s}");
+            assert!(s.contains("human ceiling"), "{s}");
+            // Whole names where the screen has room: the persona (here each
+            // item's own, one per item) is at their end.
+            assert!(
+                s.contains("awag mode 2 · demo as one persona per item (kenton, maren, tomasz)"),
+                "{s}"
+            );
+        }
+    }
+}

@@ -247,3 +247,171 @@ fn a_drilled_item_opens_in_the_groups_mode_with_the_pairs_row_focused() {
         key(&mut app, 'j');
     }
 }
+
+/// A group of one prompt set opens its items with that prompt set's
+/// verdicts. The workbench otherwise shows a mode's latest verdict, so a
+/// later prompt set that answered otherwise would stand beside the label in
+/// place of the verdict the figure counted.
+#[test]
+fn a_drilled_item_shows_the_verdict_of_the_groups_prompt_set() {
+    let (_dir, mut store) = workspace();
+    // What the first prompt set ("h") said, per combination and persona.
+    let mut first = std::collections::HashMap::new();
+    let mut later = Vec::new();
+    let spec = RunSpec {
+        protocol: Protocol::Awag,
+        mode: Some(Mode::Two),
+        persona_id: "kenton".into(),
+        perspective_ids: vec!["classification".into()],
+        model: "demo".into(),
+        prompt_hash: "z9".into(),
+        params: serde_json::Value::Null,
+    };
+    let mut existing = Vec::new();
+    store.for_each_verdict(|v| existing.push(v)).unwrap();
+    let run = store.create_run(&spec, 0).unwrap();
+    for v in existing {
+        let Value::Likert(x) = v.value else { continue };
+        first.insert((v.key.clone(), v.persona_id.clone()), v.value);
+        // Another value everywhere.
+        let mut w = v.clone();
+        w.run_id = run;
+        w.value = Value::Likert(x % 5 + 1);
+        later.push(w);
+    }
+    store.insert_verdicts(&later).unwrap();
+    let report = jury::report::Report::build(&store, None, Some(50), 42, &mut ()).unwrap();
+    let g = report
+        .groups
+        .iter()
+        .position(|g| {
+            g.comparison == Comparison::JudgeVsHuman && !g.mapped && g.left.ends_with("prompts h")
+        })
+        .expect("the first prompt set's judge-vs-human group");
+    let mut app = app_with(jury::tui::load(&store).unwrap());
+    app.chrome.size = (170, 44);
+    key(&mut app, 'A');
+    update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
+    update(&mut app, Msg::AgreementCells(report.cells()));
+    for _ in 0..g {
+        key(&mut app, 'j');
+    }
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(app.chrome.view, View::Main);
+    assert!(!app.list.filtered.is_empty());
+    // And it says whose verdicts they are.
+    assert!(
+        app.chrome
+            .message
+            .as_ref()
+            .is_some_and(|(_, m)| m.contains("verdicts of awag mode 2 · demo · prompts h")),
+        "{:?}",
+        app.chrome.message
+    );
+    for step in 0..app.list.filtered.len().min(5) {
+        let row = app.rows()[app.list.row].clone();
+        let key_ = app.combo(&row).unwrap();
+        let persona = app.persona_id().to_string();
+        let shown = jury::tui::update::visible_judge(&app, &key_);
+        assert_eq!(
+            shown,
+            first.get(&(key_.clone(), persona)).copied(),
+            "step {step}: {key_:?} shows another prompt set's verdict"
+        );
+        key(&mut app, 'j');
+    }
+}
+
+/// A drill opens a group in its own mode, and the marks follow it. The
+/// list's filter made the items the figures were computed on; the drill
+/// does not apply it again under the group's mode: with judge≠human read
+/// in mode 2, a mode 3 group lists every item of its pairs, also those
+/// mode 3 agreed on.
+#[test]
+fn a_drill_lists_every_item_of_its_pairs_whatever_the_filter_reads_in_the_groups_mode() {
+    let (_dir, mut store) = workspace();
+    let spec = RunSpec {
+        protocol: Protocol::Awag,
+        mode: Some(Mode::Three),
+        persona_id: "kenton".into(),
+        perspective_ids: vec!["classification".into()],
+        model: "demo".into(),
+        prompt_hash: "h".into(),
+        params: serde_json::Value::Null,
+    };
+    let run = store.create_run(&spec, 0).unwrap();
+    let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();
+    ids.sort();
+    let mut vs: Vec<Verdict> = Vec::new();
+    for id in &ids {
+        for l in store.labels_for_item(id).unwrap() {
+            // Mode 3 reads each row as its first label does: no ≠ there
+            // where one person labelled.
+            if vs
+                .iter()
+                .any(|v| v.key == l.key && v.persona_id == l.persona_id)
+            {
+                continue;
+            }
+            let Some(reading) = l.value.as_agreement() else {
+                continue;
+            };
+            let value = Value::Agreement(reading);
+            let mut v = verdict(run, id, &l.key.classification_id, Mode::Three, value, "ok");
+            v.key = l.key.clone();
+            v.persona_id = l.persona_id.clone();
+            v.model = "demo".into();
+            vs.push(v);
+        }
+    }
+    store.insert_verdicts(&vs).unwrap();
+    let mut app = app_with(jury::tui::load(&store).unwrap());
+    app.chrome.size = (170, 44);
+    assert_eq!(app.choices.mode, Mode::Two);
+    while app.list.filter != jury::tui::app::Filter::Disagreements {
+        key(&mut app, 'f');
+    }
+    let shown = listed(&app);
+    assert!(!shown.is_empty());
+    // The figures on the listed items, as the view asks for them.
+    let fx = key(&mut app, 'A');
+    let [jury::tui::msg::Effect::LoadAgreement(scope)] = fx.as_slice() else {
+        panic!("{fx:?}")
+    };
+    let report =
+        jury::report::Report::build_in(&store, None, Some(50), 42, scope, &mut ()).unwrap();
+    update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
+    update(&mut app, Msg::AgreementCells(report.cells()));
+    let g = report
+        .groups
+        .iter()
+        .position(|g| g.comparison == Comparison::JudgeVsHuman && g.left.starts_with("awag mode 3"))
+        .expect("a mode 3 judge-vs-human group");
+    let items: BTreeSet<String> = report.cells()[g]
+        .iter()
+        .map(|p| p.key.item_id.clone())
+        .collect();
+    assert!(items.is_subset(&shown));
+    for _ in 0..g {
+        key(&mut app, 'j');
+    }
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(app.choices.mode, Mode::Three);
+    // The marks (≠, progress, the filter) read the mode now in view.
+    assert_eq!(app.data.rows_for, app.row_ctx());
+    assert_eq!(listed(&app), items);
+    // A filter changed in the drilled list narrows it as usual: every
+    // drilled item is judged in mode 3, none is unjudged.
+    while app.list.filter != jury::tui::app::Filter::Unjudged {
+        key(&mut app, 'f');
+    }
+    assert!(listed(&app).is_empty(), "{:?}", listed(&app));
+    while app.list.filter != jury::tui::app::Filter::Disagreements {
+        key(&mut app, 'f');
+    }
+    assert_eq!(listed(&app), items);
+    // Esc back to the view, Esc again: the filtered list as it was.
+    code(&mut app, KeyCode::Esc);
+    code(&mut app, KeyCode::Esc);
+    assert_eq!(app.list.filter, jury::tui::app::Filter::Disagreements);
+}

@@ -300,6 +300,33 @@ fn the_delta_line_is_the_one_a_paper_quotes() {
     assert!(!screen(&app).contains("few-shot loop"));
 }
 
+/// An earlier prompt version that judged other held-out combinations than
+/// the few-shot set gives no paired delta: the view says a baseline run is
+/// needed (and offers it) instead of a headline of dashes on 0 combinations.
+#[test]
+fn a_change_on_no_shared_combination_asks_for_the_baseline() {
+    let mut app = with_split();
+    app.chrome.size = (150, 40);
+    update(
+        &mut app,
+        Msg::LoopReady(Ok(Box::new(ready(0, LoopStage::FewShot)))),
+    );
+    let mut unpaired = change("512b3db5", "9703e6aa");
+    unpaired.paired = PairedDelta {
+        n: 0,
+        kappa_from: Figure::NONE,
+        kappa_to: Figure::NONE,
+        delta_kappa: Figure::NONE,
+        agree_from: Figure::NONE,
+        agree_to: Figure::NONE,
+        delta_agree: Figure::NONE,
+    };
+    update(&mut app, Msg::AgreementChanges(vec![unpaired]));
+    let s = screen(&app);
+    assert!(!s.contains("on 0 held-out"), "{s}");
+    assert!(s.contains("needs a baseline run"), "{s}");
+}
+
 #[test]
 fn a_run_stopped_short_says_l_continues_it() {
     let mut app = with_split();

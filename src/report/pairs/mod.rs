@@ -60,6 +60,9 @@ pub struct PairContext {
     pub persona: Arc<str>,
     pub mode: Option<Mode>,
     pub model: Arc<str>,
+    /// The run of the verdict on the pair's left side (`None` for two
+    /// people): a drill-down shows the very verdict a figure counted.
+    pub run: Option<i64>,
 }
 
 /// One compared pair: who/what is on each side, and their values.

@@ -29,6 +29,7 @@ impl Collected<'_> {
             persona: self.name(v.persona),
             mode: j.mode,
             model: self.name(j.model),
+            run: Some(v.run_id),
         }
     }
 
@@ -171,6 +172,7 @@ impl Collected<'_> {
                             persona: self.name(k.1),
                             mode: None,
                             model: Arc::from(""),
+                            run: None,
                         },
                         left: a.2.clone(),
                         right: b.2.clone(),

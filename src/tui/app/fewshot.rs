@@ -133,7 +133,9 @@ impl FewShotLoop {
         };
         let (fs, base) = (prefix(&self.ready.hash), prefix(&self.ready.base_hash));
         let mut lines = Vec::new();
-        for c in changes {
+        // A change on no combination both versions judged is no delta: the
+        // baseline run on the same held-out items is what can give one.
+        for c in changes.iter().filter(|c| c.paired.n > 0) {
             let line = if prefix(&c.to) == fs {
                 DeltaLine {
                     judge: c.judge.clone(),

@@ -107,8 +107,16 @@ pub struct Drill {
     /// Per workspace item: behind the figure.
     pub members: Vec<bool>,
     /// Per member item: the rows (classification id, perspective id) of its
-    /// pairs; the first one shown is focused when the item is opened.
-    pub rows: std::collections::HashMap<u32, Vec<(String, String)>>,
+    /// pairs, with the run of the judge verdict each pair counted; the first
+    /// one shown is focused when the item is opened, and the verdict pane
+    /// shows that run's verdict (the group's model and prompt set), not the
+    /// mode's latest.
+    pub rows: std::collections::HashMap<u32, Vec<(String, String, Option<i64>)>>,
+    /// The filter and search the figure's items were listed under. While
+    /// they stand the drill lists its members alone: read again under the
+    /// group's own mode or persona they would hide items the figure
+    /// counted. Changed in the drilled list, they narrow it as usual.
+    pub made_under: (Filter, String),
 }
 
 pub struct ItemList {
@@ -222,15 +230,19 @@ impl ItemList {
         self.query = Query::parse(&self.search, data);
         self.judge_cache.prepare(data, &self.query, mode);
         let (filter, query, drill) = (self.filter, &self.query, &self.drill);
+        let as_made = drill
+            .as_ref()
+            .is_some_and(|d| d.made_under.0 == filter && d.made_under.1 == self.search);
         let judge = &self.judge_cache;
         let n = data.items.len();
         self.filtered = (0..n)
             .filter(|&i| {
-                filter.keeps(data.marks[i])
-                    && drill
-                        .as_ref()
-                        .is_none_or(|d| d.members.get(i).copied().unwrap_or(false))
-                    && (query.is_empty() || query.keeps(data, i, mode, judge))
+                drill
+                    .as_ref()
+                    .is_none_or(|d| d.members.get(i).copied().unwrap_or(false))
+                    && (as_made
+                        || filter.keeps(data.marks[i])
+                            && (query.is_empty() || query.keeps(data, i, mode, judge)))
             })
             .map(|i| i as u32)
             .collect();

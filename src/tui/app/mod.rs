@@ -276,6 +276,26 @@ impl App {
         self.data.verdict(key, persona, mode)
     }
 
+    /// The verdict the verdict pane shows for a row: on a list drilled from
+    /// a figure, the verdict that figure counted (its run: the group's model
+    /// and prompt set), else the latest ([`Self::verdict`]).
+    pub fn shown_verdict(&self, key: &ComboKey, persona: &str, mode: Mode) -> Option<&Verdict> {
+        let run = self.list.drill.as_ref().and_then(|d| {
+            let i = *self.data.index_of.get(&key.item_id)?;
+            d.rows.get(&i)?.iter().find_map(|(cls, persp, run)| {
+                (*cls == key.classification_id && *persp == key.perspective_id)
+                    .then_some(*run)
+                    .flatten()
+            })
+        });
+        let counted = run.and_then(|run| {
+            self.data.verdicts.get(&key.item_id)?.iter().find(|v| {
+                v.run_id == run && v.key == *key && v.persona_id == persona && v.mode == Some(mode)
+            })
+        });
+        counted.or_else(|| self.verdict(key, persona, mode))
+    }
+
     /// This person's label for a combination on the current persona: the one
     /// on `prefer`'s scale, else one on another scale.
     pub fn my_label(&self, key: &ComboKey, prefer: crate::domain::Scale) -> Option<&LabelEntry> {
@@ -396,7 +416,7 @@ impl App {
             return;
         };
         let rows = self.rows();
-        let found = pairs.iter().find_map(|(cls, persp)| {
+        let found = pairs.iter().find_map(|(cls, persp, _)| {
             let ci = item
                 .classifications
                 .iter()

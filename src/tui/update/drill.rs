@@ -122,6 +122,7 @@ pub fn open(app: &mut App) {
             rows.entry(i).or_insert_with(Vec::new).push((
                 p.key.classification_id.clone(),
                 p.key.perspective_id.clone(),
+                p.run,
             ));
         }
     }
@@ -134,6 +135,11 @@ pub fn open(app: &mut App) {
         None => format!("{pairs} pairs: {}", g.group),
     };
     let label = crate::tui::strings::flat(&what, 80);
+    // A judge's pairs: the pane shows the verdicts they counted (their runs:
+    // the group's model and prompt set), and says whose.
+    let counted = (g.comparison == crate::report::pairs::Comparison::JudgeVsHuman
+        && cells.iter().any(|p| p.run.is_some()))
+    .then(|| format!("verdicts of {}", crate::tui::strings::flat(&g.left, 50)));
     let View::Agreement(state) = std::mem::replace(&mut app.chrome.view, View::Main) else {
         return;
     };
@@ -143,8 +149,16 @@ pub fn open(app: &mut App) {
         label,
         members,
         rows,
+        made_under: (app.list.filter, app.list.search.clone()),
     });
-    let opened_as = open_as(app, &modes, &personas, &perspectives);
+    let opened_as = match (open_as(app, &modes, &personas, &perspectives), counted) {
+        (Some(said), Some(whose)) => Some(format!("{said}, {whose}")),
+        (None, Some(whose)) => Some(format!("shown as the figure's pairs were judged: {whose}")),
+        (said, None) => said,
+    };
+    // The marks, progress and the judge≠human filter read the mode and
+    // persona now in view.
+    app.refresh_all_marks();
     app.refilter();
     app.list.cursor = 0;
     app.list.list_offset = 0;

@@ -94,7 +94,9 @@ pub fn retry_unsaved(app: &mut App, fx: &mut Vec<Effect>) -> usize {
 
 /// The judge value a row shows (None while blind review hides it).
 pub fn visible_judge(app: &App, key: &ComboKey) -> Option<Value> {
-    let v = app.verdict(key, app.persona_id(), app.choices.mode)?.value;
+    let v = app
+        .shown_verdict(key, app.persona_id(), app.choices.mode)?
+        .value;
     if app.choices.blind && app.my_label(key, app.choices.mode.scale()).is_none() {
         return None;
     }

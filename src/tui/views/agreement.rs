@@ -175,6 +175,18 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
         return area;
     }
     let g = crate::report::paired::value_and_ci;
+    let name = |c: &crate::report::rank::Ranked| format!("{} as {}", c.judge, c.persona);
+    // The names as wide as the screen leaves them (the prompt set and the
+    // persona are at their end): the figures and the gap take ~67 columns.
+    let longest = rankings
+        .iter()
+        .flat_map(|r| &r.configurations)
+        .map(|c| name(c).chars().count())
+        .max()
+        .unwrap_or(0);
+    let w = longest
+        .min(usize::from(area.width).saturating_sub(67))
+        .max(24);
     let mut lines = Vec::new();
     for r in rankings {
         lines.push(Line::styled(
@@ -190,9 +202,9 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
             let gap = c.gap_text();
             lines.push(Line::styled(
                 format!(
-                    " {}. {:<48} agree {:<20} {}",
+                    " {}. {:<w$} agree {:<20} {}",
                     i + 1,
-                    crate::tui::strings::flat(&format!("{} as {}", c.judge, c.persona), 48),
+                    crate::tui::strings::flat(&name(c), w),
                     g(&c.agreement),
                     gap
                 ),

@@ -236,7 +236,7 @@ fn awag_draw<'a>(
         Line::from(head)
     };
 
-    let verdict = app.verdict(&key, persona, app.choices.mode);
+    let verdict = app.shown_verdict(&key, persona, app.choices.mode);
     let judge = visible_judge(app, &key);
     let stream = app.runs.streams.get(&key);
     let label = app.my_label(&key, app.choices.mode.scale());
