@@ -74,12 +74,14 @@ impl Report {
                 // report writes them, in a block that keeps their layout.
                 let mut t = self.split_line();
                 t.push_str(&to_table(&self.groups, true));
-                let below: Vec<String> = self
+                let mut below: Vec<String> = self
                     .ranking_lines()
                     .lines()
                     .map(str::to_string)
                     .chain(self.notes())
                     .collect();
+                // Each section opens with a blank line: one between two.
+                below.dedup_by(|a, b| a.trim().is_empty() && b.trim().is_empty());
                 if below.iter().any(|l| !l.trim().is_empty()) {
                     t.push_str("\n\n```text\n");
                     t.push_str(below.join("\n").trim());
@@ -512,6 +514,7 @@ mod tests {
         assert!(md.contains("which judge agrees best"), "{md}");
         assert!(md.contains("prompt version changes"), "{md}");
         assert!(md.contains("Δ on 10 paired"), "{md}");
+        assert!(!md.contains("\n\n\n"), "one blank line between sections: {md}");
     }
 
     /// `--wide` names the intervals it shows as the table does: Wilson for
