@@ -17,10 +17,13 @@ pub struct FlipRate {
     pub retest_pairs: u64,
     pub retest_changed: u64,
     pub retest_flip_rate: Option<f64>,
+    /// Its Wilson 95 % interval (a share: one at every n).
+    pub retest_flip_ci: Option<[f64; 2]>,
     /// Verdicts asked "are you sure?", and how many the judge revised.
     pub double_checked: u64,
     pub double_check_flipped: u64,
     pub double_check_flip_rate: Option<f64>,
+    pub double_check_flip_ci: Option<[f64; 2]>,
 }
 
 fn rate(k: u64, n: u64) -> Option<f64> {
@@ -64,7 +67,10 @@ fn finish(by: BTreeMap<String, FlipRate>) -> Vec<FlipRate> {
         .map(|(judge, mut e)| {
             e.judge = judge;
             e.retest_flip_rate = rate(e.retest_changed, e.retest_pairs);
+            e.retest_flip_ci = crate::analytics::wilson(e.retest_changed, e.retest_pairs);
             e.double_check_flip_rate = rate(e.double_check_flipped, e.double_checked);
+            e.double_check_flip_ci =
+                crate::analytics::wilson(e.double_check_flipped, e.double_checked);
             e
         })
         .collect()
@@ -75,26 +81,33 @@ pub fn table(rates: &[FlipRate]) -> Vec<String> {
     if rates.is_empty() {
         return Vec::new();
     }
-    let fmt = |k: u64, n: u64, r: Option<f64>| match r {
-        Some(r) => format!("{:.3} ({k}/{n})", r),
-        None => "–".into(),
+    let fmt = |k: u64, n: u64, r: Option<f64>, ci: Option<[f64; 2]>| match (r, ci) {
+        (Some(r), Some([lo, hi])) => format!("{r:.3} [{lo:.2},{hi:.2}] ({k}/{n})"),
+        (Some(r), None) => format!("{r:.3} ({k}/{n})"),
+        (None, _) => "–".into(),
     };
     let mut out = vec![
         String::new(),
         format!(
-            "{:<40} {:>24} {:>24}",
+            "{:<40} {:>30} {:>30}",
             "self-consistency", "flips between runs", "flips when asked again"
         ),
     ];
     for r in rates {
         out.push(format!(
-            "{:<40} {:>24} {:>24}",
+            "{:<40} {:>30} {:>30}",
             crate::sanitize::one_line(&r.judge, 40),
-            fmt(r.retest_changed, r.retest_pairs, r.retest_flip_rate),
+            fmt(
+                r.retest_changed,
+                r.retest_pairs,
+                r.retest_flip_rate,
+                r.retest_flip_ci
+            ),
             fmt(
                 r.double_check_flipped,
                 r.double_checked,
-                r.double_check_flip_rate
+                r.double_check_flip_rate,
+                r.double_check_flip_ci
             ),
         ));
     }

@@ -514,7 +514,10 @@ mod tests {
         assert!(md.contains("which judge agrees best"), "{md}");
         assert!(md.contains("prompt version changes"), "{md}");
         assert!(md.contains("Δ on 10 paired"), "{md}");
-        assert!(!md.contains("\n\n\n"), "one blank line between sections: {md}");
+        assert!(
+            !md.contains("\n\n\n"),
+            "one blank line between sections: {md}"
+        );
     }
 
     /// `--wide` names the intervals it shows as the table does: Wilson for

@@ -656,5 +656,8 @@ fn a_key_in_the_base_url_is_not_kept_with_the_batchs_command_line() {
     }
     let kept = String::from_utf8_lossy(&kept);
     assert!(!kept.contains("CANARY"), "a credential is in the store");
-    assert!(kept.contains("--base-url=http://"), "the command line is kept");
+    assert!(
+        kept.contains("--base-url=http://"),
+        "the command line is kept"
+    );
 }

@@ -2,7 +2,7 @@
 //! self-consistency, position bias, prompt versions and their changes.
 
 use super::super::paired::ci_or_reason;
-use super::{Report, esc, fig, opt, th};
+use super::{Report, esc, fig, opt, share_ci, th};
 use crate::analytics::Figure;
 
 pub(super) fn notes(h: &mut String, report: &Report) {
@@ -32,10 +32,10 @@ fn consistency(h: &mut String, report: &Report) {
             esc(&f.judge),
             f.retest_pairs,
             f.retest_changed,
-            opt(f.retest_flip_rate),
+            share_ci(f.retest_flip_rate, f.retest_flip_ci),
             f.double_checked,
             f.double_check_flipped,
-            opt(f.double_check_flip_rate)
+            share_ci(f.double_check_flip_rate, f.double_check_flip_ci)
         ));
     }
     h.push_str("</table>\n<p class=\"note\">How often a judge's value changed between two runs of the same configuration on the same combination, and how often the double check revised it.</p>\n");
