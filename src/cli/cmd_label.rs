@@ -109,6 +109,7 @@ fn save(
         created_at: crate::store::now(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     };
     store.upsert_label(&label)?;
     // Ids and names come from files and flags: neutralise them for the terminal.

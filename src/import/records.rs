@@ -299,6 +299,7 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         created_at: fields::timestamp(obj, &["createdAt", "created_at"])?,
         replaced_judge_value,
         blind,
+        tags: Vec::new(),
     })
 }
 

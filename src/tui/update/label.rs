@@ -216,6 +216,7 @@ fn save_label(
                 created_at: crate::store::timestamp(now),
                 replaced_judge_value: replaced,
                 blind,
+                tags: Vec::new(),
             };
             entries.push(LabelEntry {
                 label: label.clone(),
