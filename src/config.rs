@@ -57,7 +57,9 @@ pub fn bad_tag_name(t: &str) -> Option<String> {
     if t.is_empty() {
         return Some("an empty tag".into());
     }
-    if t.chars().any(|c| c == ',' || c.is_whitespace() || c.is_control()) {
+    if t.chars()
+        .any(|c| c == ',' || c.is_whitespace() || c.is_control())
+    {
         return Some(format!(
             "tag '{}' holds a comma or a space (a tag is one word)",
             crate::sanitize::one_line(t, 40)

@@ -88,7 +88,11 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
     let mut tags: HashMap<(RowKey, String, &'static str), Vec<String>> = HashMap::new();
     store.for_each_label(|l| {
         if !l.tags.is_empty() {
-            let at = (key_of(&l.persona_id, &l.key), l.who.clone(), l.value.scale().as_str());
+            let at = (
+                key_of(&l.persona_id, &l.key),
+                l.who.clone(),
+                l.value.scale().as_str(),
+            );
             tags.insert(at, l.tags);
         }
     })?;

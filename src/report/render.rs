@@ -68,7 +68,12 @@ impl Report {
             // Without the store: no provenance or disagreement table
             // (`jury report` adds them, see `page::Page::gather`).
             ReportFormat::Html => html::to_html(self, None),
-            ReportFormat::Md => format!("{}{}", self.split_line(), to_table(&self.groups, true)),
+            ReportFormat::Md => format!(
+                "{}{}{}",
+                self.split_line(),
+                to_table(&self.groups, true),
+                tag_lines(&self.groups, true)
+            ),
             ReportFormat::Table => {
                 let mut t = self.split_line();
                 t.push_str(&self.ranking_lines());
@@ -82,6 +87,7 @@ impl Report {
             ReportFormat::TableWide => {
                 let mut t = self.split_line();
                 t.push_str(&to_table(&self.groups, false));
+                t.push_str(&tag_lines(&self.groups, false));
                 for l in self.notes() {
                     t.push('\n');
                     t.push_str(&l);
@@ -90,6 +96,32 @@ impl Report {
             }
         })
     }
+}
+
+/// The tags people gave their labels on each judge group's disagreements,
+/// one line per group that has any (nothing when none has).
+fn tag_lines(groups: &[GroupFigures], markdown: bool) -> String {
+    let lines: Vec<String> = groups
+        .iter()
+        .filter(|g| !g.disagreement_tags.is_empty())
+        .map(|g| {
+            let group = crate::sanitize::one_line(&g.group, 110);
+            if markdown {
+                format!("- {}: {}", group.replace('|', "\\|"), g.tags_text())
+            } else {
+                format!("  {group}: {}", g.tags_text())
+            }
+        })
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let head = if markdown {
+        "\n\n**Tags on disagreements** (why the judge was wrong, from people's labels)\n\n"
+    } else {
+        "\n\ntags on disagreements (why the judge was wrong, from people's labels):\n"
+    };
+    format!("{head}{}", lines.join("\n"))
 }
 
 /// The JSON contract (docs/design.md §5): per comparison, groups with n and figures.
@@ -116,6 +148,14 @@ pub fn to_json(groups: &[GroupFigures]) -> serde_json::Value {
                     }
                     if let Some(c) = &g.ceiling {
                         o.insert("human_ceiling".into(), json!(c));
+                    }
+                    if g.comparison == Comparison::JudgeVsHuman {
+                        let tags: Map<String, serde_json::Value> = g
+                            .disagreement_tags
+                            .iter()
+                            .map(|(t, n)| (t.clone(), json!(n)))
+                            .collect();
+                        o.insert("disagreement_tags".into(), serde_json::Value::Object(tags));
                     }
                 }
                 v
@@ -322,6 +362,9 @@ fn to_blocks(groups: &[GroupFigures]) -> String {
         }
         if let Some(c) = &g.ceiling {
             cells.push(format!("ceiling: {}", c.describe()));
+        }
+        if !g.disagreement_tags.is_empty() {
+            cells.push(format!("tags on disagreements: {}", g.tags_text()));
         }
         let mut line = String::from("   ");
         for c in cells {

@@ -193,7 +193,10 @@ mod tests {
             .unwrap();
         let m = s.current_marks().unwrap();
         assert_eq!(m.len(), 1);
-        assert_eq!((m[0].mark, m[0].note.as_str()), (MarkKind::Unsure, "sarcasm?"));
+        assert_eq!(
+            (m[0].mark, m[0].note.as_str()),
+            (MarkKind::Unsure, "sarcasm?")
+        );
         assert!(s.labels_for_item("k-1").unwrap().is_empty());
         assert!(s.label_history(&slot().key).unwrap().is_empty());
         s.record_mark(&slot(), None, "t2", "undo").unwrap();
