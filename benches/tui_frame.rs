@@ -74,6 +74,7 @@ fn items(n: usize) -> Loaded {
         verdicts: vec![],
         labels: vec![],
         split: None,
+        marks: Vec::new(),
     }
 }
 

@@ -79,6 +79,7 @@ pub fn loaded() -> Loaded {
         verdicts: vec![],
         labels: vec![],
         split: None,
+        marks: Vec::new(),
     }
 }
 

@@ -81,6 +81,7 @@ pub fn load(store: &Store) -> crate::store::Result<Loaded> {
         verdicts,
         labels,
         split: store.split()?,
+        marks: store.current_marks()?,
     })
 }
 

@@ -726,6 +726,7 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
                 max_answer_bytes: None,
                 confidence: None,
                 auto_advance: Default::default(),
+                tags: Vec::new(),
                 config_path: Some(conf.clone()),
             }
         );

@@ -32,6 +32,7 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
         max_answer_bytes: None,
         confidence: None,
         auto_advance: Default::default(),
+        tags: Vec::new(),
         // No keymap or theme files there: the built-in ones.
         config_path: Some(dir.join("config.toml")),
     }
