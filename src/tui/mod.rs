@@ -107,6 +107,7 @@ pub fn build_app_with_items(
     let (theme, tw) = theme::Theme::load(&settings.theme, dir.as_deref());
     let mut app = App::with_items(items, data, keymap, theme, &settings.model, &settings.who);
     app.choices.auto_advance = settings.auto_advance;
+    app.data.tag_set = settings.tags.clone();
     app.runs.endpoint_error = settings.provider().err();
     if let Ok(cfg) = settings.provider() {
         app.runs.preview_cfg = crate::provider::ProviderConfig {

@@ -197,6 +197,7 @@ fn h_asks_the_store_for_the_rows_history_and_shows_it_sanitised() {
                 ev(None, "undo", "2026-11-24T04:00:02.000Z"),
                 ev(Some(Value::Likert(2)), "set", "2026-11-24T04:00:01.000Z"),
             ]),
+            marks: Vec::new(),
         },
     );
     let Some(Popup::History { title, lines }) = &app.chrome.popup else {
@@ -598,6 +599,7 @@ fn the_history_popup_lists_newest_first() {
                     "",
                 ),
             ]),
+            marks: Vec::new(),
         },
     );
     let s = screen(&app);

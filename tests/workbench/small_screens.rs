@@ -336,6 +336,7 @@ fn text_with_newlines_shows_no_return_sign() {
         Msg::LabelHistory {
             key: ComboKey::new("k-001", "urgency", "classification"),
             result: Ok(vec![]),
+            marks: Vec::new(),
         },
     );
     assert!(!screen(&app).contains('⏎'));

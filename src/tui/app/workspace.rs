@@ -109,6 +109,9 @@ pub struct Workspace {
     /// Where `claims.toml` is read from (the config directory's), to say
     /// where a claim goes; `None` when there is no config directory.
     pub claims_file: Option<std::path::PathBuf>,
+    /// The tags a label may carry (config `tags`; the default set until
+    /// [`crate::tui::build_app`] sets it).
+    pub tag_set: Vec<String>,
     /// This session's label changes, oldest first: what `u` walks back.
     pub undo: Vec<UndoStep>,
     /// This session's mark changes, oldest first, each with the length of
@@ -208,6 +211,10 @@ impl Workspace {
             split: data.split,
             claims: Default::default(),
             claims_file: None,
+            tag_set: crate::config::DEFAULT_TAGS
+                .iter()
+                .map(|t| t.to_string())
+                .collect(),
             undo: Vec::new(),
             mark_undo: Vec::new(),
             undo_pending: HashMap::new(),

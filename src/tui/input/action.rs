@@ -91,6 +91,14 @@ actions! {
     Disagree => "human DISAGREE for the focused row",
     /// Edit the note of the focused row's label.
     EditNote => "edit the note of the focused label",
+    /// Mark the focused row `unsure`, with a note and no label, to come
+    /// back to (never counted as a label; `f` lists your marks).
+    MarkUnsure => "mark the focused row unsure (a note, no label; come back later)",
+    /// Mark the focused row `skip`, with a note and no label.
+    MarkSkip => "mark the focused row skipped (a note, no label; come back later)",
+    /// Tags on the focused row's label: why the judge was wrong, from the
+    /// configured set (config.toml `tags`).
+    PickTags => "tags on the focused label (why the judge was wrong)",
     /// Save again every label the store refused.
     RetryUnsaved => "retry saving unsaved labels",
     /// Blind review: hide judge values until the row is labelled.

@@ -565,5 +565,6 @@ pub mod help {
 // Undo and history, the compare axes, the few-shot loop, the search terms.
 pub mod compare;
 pub mod fewshot;
+pub mod marks;
 pub mod query;
 pub mod session;
