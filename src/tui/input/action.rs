@@ -105,7 +105,8 @@ actions! {
     ToggleBlind => "blind review on/off",
     /// Search the item list (id, title, sender).
     Search => "search the item list",
-    /// Cycle the list filter (all, unjudged, judged, labelled, unlabelled, disagreements).
+    /// Cycle the list filter (all, unjudged, judged, labelled, unlabelled,
+    /// not mine, disagreements, needs a person, marked by me).
     CycleFilter => "cycle the list filter",
     /// Cycle the list order: file, judge≠human, mode≠mode, persona≠persona, low confidence first.
     CycleOrder => "order the list: file / judge≠human / mode≠mode / persona≠persona / low confidence first",
@@ -134,9 +135,9 @@ actions! {
     /// Open the prompt view (what is sent for this item).
     Prompt => "the request sent for this item",
     /// Undo the last label change of this session (repeat to walk back).
-    Undo => "undo the last label change of this session (again: further back)",
+    Undo => "undo the last label, tag or mark change of this session (again: further back)",
     /// The focused row's label history: who, when, value, judge value replaced.
-    LabelHistory => "label history of the focused row",
+    LabelHistory => "label and mark history of the focused row",
     /// In compare: columns by mode, by persona or by model.
     CompareBy => "compare view: columns by mode / persona / model",
     /// Show every key binding.
