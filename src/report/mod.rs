@@ -168,7 +168,7 @@ fn count_disagreement_tags(
         }
         let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
         for p in ps {
-            if !cell_of(p, g.mapped).is_some_and(|(r, c)| r != c) {
+            if cell_of(p, g.mapped).is_none_or(|(r, c)| r == c) {
                 continue;
             }
             let place = (

@@ -24,7 +24,10 @@ fn start(name: &str, db: &Path, config: &Path) -> Session {
 }
 
 fn marks(db: &Path) -> Vec<jury::domain::RowMark> {
-    jury::store::Store::open(db).unwrap().current_marks().unwrap()
+    jury::store::Store::open(db)
+        .unwrap()
+        .current_marks()
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -54,10 +57,16 @@ async fn mark_filter_settle_and_tag_on_the_real_binary() {
     })
     .await;
     eprintln!("--- marked ---\n{screen}");
-    assert!(screen.contains("0/94 labelled by me"), "a mark is no label: {screen}");
+    assert!(
+        screen.contains("0/94 labelled by me"),
+        "a mark is no label: {screen}"
+    );
     wait_for(&s.name, "the mark stored", |_| marks(&db).len() == 1).await;
     let m = &marks(&db)[0];
-    assert_eq!((m.key.item_id.as_str(), m.note.as_str()), ("k-001", "sarcasm?"));
+    assert_eq!(
+        (m.key.item_id.as_str(), m.note.as_str()),
+        ("k-001", "sarcasm?")
+    );
     assert!(labels(&db, "k-001").is_empty());
     // The filter lists it alone.
     for _ in 0..8 {

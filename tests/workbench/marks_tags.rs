@@ -62,7 +62,10 @@ fn a_marked_row_under_the_marked_by_me_filter() {
             key(&mut app, 'f');
         }
         let s = screen_at(&mut app, size);
-        assert!(s.contains("? unsure:") && s.contains("sarcasm or not?"), "{s}");
+        assert!(
+            s.contains("? unsure:") && s.contains("sarcasm or not?"),
+            "{s}"
+        );
         assert!(s.contains("marked unsure/skip by me"), "{s}");
         assert!(s.contains("0/1 labelled by me"), "a mark is no label: {s}");
         insta::assert_snapshot!(format!("marked_row_{}x{}", size.0, size.1), s);

@@ -361,7 +361,11 @@ impl Workspace {
     }
 
     /// Sets (or, `None`, clears) a row's mark as this session holds it.
-    pub fn put_mark(&mut self, slot: &crate::store::MarkSlot, mark: Option<crate::domain::RowMark>) {
+    pub fn put_mark(
+        &mut self,
+        slot: &crate::store::MarkSlot,
+        mark: Option<crate::domain::RowMark>,
+    ) {
         let ms = self.row_marks.entry(slot.key.item_id.clone()).or_default();
         ms.retain(|m| crate::store::MarkSlot::of(m) != *slot);
         ms.extend(mark);

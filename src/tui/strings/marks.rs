@@ -6,7 +6,9 @@ pub const NO_TAGS: &str = "no tags configured: set `tags = [...]` in config.toml
 
 /// A mark is "a note and no label": a labelled row is not marked.
 pub fn already_labelled(undo_key: &str) -> String {
-    format!("this row has your label: a mark is for a row left without one ({undo_key} undoes the label)")
+    format!(
+        "this row has your label: a mark is for a row left without one ({undo_key} undoes the label)"
+    )
 }
 
 /// Tags belong to a label.

@@ -70,7 +70,14 @@ pub fn open(app: &mut App, mark: MarkKind) {
 }
 
 /// The note editor submitted: the mark is set and handed to the writer.
-pub fn submit(app: &mut App, mark: MarkKind, key: ComboKey, note: String, now: Now, fx: &mut Vec<Effect>) {
+pub fn submit(
+    app: &mut App,
+    mark: MarkKind,
+    key: ComboKey,
+    note: String,
+    now: Now,
+    fx: &mut Vec<Effect>,
+) {
     let Some((slot, _)) = focused_slot(app).filter(|(s, _)| s.key == key) else {
         return;
     };

@@ -95,9 +95,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
         Msg::EscalationsLoaded(r) => nav::escalations_loaded(app, r),
-        Msg::LabelHistory { key, result, marks } => {
-            undo::history_loaded(app, key, result, marks)
-        }
+        Msg::LabelHistory { key, result, marks } => undo::history_loaded(app, key, result, marks),
         Msg::MarkNotSaved(e) => marks::not_saved(app, &e),
         Msg::SampleNotKept(e) => app.chrome.warn(format!(
             "the label is saved but not marked as sampled: {}",

@@ -492,7 +492,10 @@ fn tags_and_mark(
         } else {
             format!(": {}", crate::tui::strings::flat(&m.note, 50))
         };
-        out.push(Span::styled(format!("  ? {}{note}", m.mark.as_str()), t.warning));
+        out.push(Span::styled(
+            format!("  ? {}{note}", m.mark.as_str()),
+            t.warning,
+        ));
     }
     out
 }

@@ -64,7 +64,10 @@ fn l_marks_the_row_unsure_with_a_note_and_it_is_never_a_label() {
             },
         ] => {
             assert_eq!(slot.key, k1());
-            assert_eq!((slot.persona_id.as_str(), slot.who.as_str()), ("kenton", "alice"));
+            assert_eq!(
+                (slot.persona_id.as_str(), slot.who.as_str()),
+                ("kenton", "alice")
+            );
             assert_eq!(note, "sarcasm?");
         }
         other => panic!("expected one SaveMark, got {other:?}"),
@@ -91,7 +94,14 @@ fn z_marks_skip_and_u_takes_the_mark_back() {
     assert_eq!(app.my_mark(&k1(), "kenton").unwrap().mark, MarkKind::Skip);
     let fx = key(&mut app, 'u');
     assert!(
-        matches!(&fx[..], [Effect::SaveMark { mark: None, kind: "undo", .. }]),
+        matches!(
+            &fx[..],
+            [Effect::SaveMark {
+                mark: None,
+                kind: "undo",
+                ..
+            }]
+        ),
         "{fx:?}"
     );
     assert!(app.my_mark(&k1(), "kenton").is_none());
@@ -122,7 +132,11 @@ fn a_labelled_row_is_not_marked() {
     key(&mut app, '4');
     assert!(key(&mut app, 'l').is_empty());
     assert!(app.chrome.popup.is_none());
-    assert!(message(&app).contains("has your label"), "{}", message(&app));
+    assert!(
+        message(&app).contains("has your label"),
+        "{}",
+        message(&app)
+    );
 }
 
 #[test]
@@ -146,7 +160,10 @@ fn t_toggles_tags_on_the_label_and_u_takes_a_toggle_back() {
         panic!("{fx:?}")
     };
     assert_eq!(label.tags, ["injection-worked", "persona-misread"]);
-    assert!(matches!(app.chrome.popup, Some(Popup::Tags { .. })), "stays open");
+    assert!(
+        matches!(app.chrome.popup, Some(Popup::Tags { .. })),
+        "stays open"
+    );
     code(&mut app, KeyCode::Esc);
     assert!(app.chrome.popup.is_none());
     let fx = key(&mut app, 'u');
@@ -223,7 +240,13 @@ fn h_lists_mark_changes_beside_label_changes_newest_first() {
         panic!("no history popup")
     };
     assert_eq!(lines.len(), 3, "{lines:?}");
-    assert!(lines[0].contains("likert 2") && lines[0].contains("#persona-misread"), "{lines:?}");
-    assert!(lines[2].contains("marked unsure") && lines[2].contains("[mark]"), "{lines:?}");
+    assert!(
+        lines[0].contains("likert 2") && lines[0].contains("#persona-misread"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[2].contains("marked unsure") && lines[2].contains("[mark]"),
+        "{lines:?}"
+    );
     assert!(lines.iter().all(|l| !l.contains('\u{1b}')), "sanitised");
 }
