@@ -151,6 +151,38 @@ fn tags_are_exported_and_counted_on_each_judge_groups_disagreements() {
     let html = ws.ok(&["report", "--format", "html"]);
     assert!(html.contains("id=\"disagreement-tags\""));
     assert!(html.contains("persona-misread 2"));
+    // Read back: the CSV (items and labels) and the JSON lines keep the tags.
+    let want: Vec<Vec<String>> = {
+        let store = ws.store();
+        let mut t: Vec<Vec<String>> = judge
+            .iter()
+            .map(|(i, _)| store.labels_for_item(i).unwrap()[0].tags.clone())
+            .collect();
+        t.sort();
+        t
+    };
+    let tags_in = |w: &Workspace| {
+        let store = w.store();
+        let mut t: Vec<Vec<String>> = judge
+            .iter()
+            .map(|(i, _)| store.labels_for_item(i).unwrap()[0].tags.clone())
+            .collect();
+        t.sort();
+        t
+    };
+    let csv_back = generated_workspace(4, 1);
+    let p = csv_back.write("back.csv", &csv);
+    csv_back.ok(&["import", p.to_str().unwrap()]);
+    assert_eq!(tags_in(&csv_back), want);
+    let jsonl_back = generated_workspace(4, 1);
+    let lines: Vec<String> = rows
+        .iter()
+        .filter(|r| r["kind"] == "label")
+        .map(|r| r.to_string())
+        .collect();
+    let p = jsonl_back.write("back.jsonl", lines.join("\n") + "\n");
+    jsonl_back.ok(&["import", p.to_str().unwrap()]);
+    assert_eq!(tags_in(&jsonl_back), want);
 }
 
 #[test]
