@@ -98,6 +98,7 @@ fn bench(c: &mut Criterion) {
         created_at: jury::store::now(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     };
     c.bench_function("busy_label_400ms_timeout", |b| {
         b.iter(|| {

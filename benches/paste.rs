@@ -51,6 +51,7 @@ fn data() -> Loaded {
         verdicts: vec![],
         labels: vec![],
         split: None,
+        marks: Vec::new(),
     }
 }
 

@@ -74,6 +74,7 @@ fn items(n: usize) -> Loaded {
         verdicts: vec![],
         labels: vec![],
         split: None,
+        marks: Vec::new(),
     }
 }
 
@@ -269,6 +270,7 @@ fn bench(c: &mut Criterion) {
             created_at: "2026-11-23T10:00:00.000Z".into(),
             replaced_judge_value: None,
             blind: false,
+            tags: Vec::new(),
         };
         reviewed
             .data

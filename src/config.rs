@@ -45,6 +45,42 @@ pub struct ConfigFile {
     pub auto_advance: Option<AutoAdvance>,
     /// Seconds between looks at a batch the workbench sent.
     pub batch_poll: Option<u64>,
+    /// The tags a label may carry (why the judge was wrong); default
+    /// [`DEFAULT_TAGS`].
+    pub tags: Option<Vec<String>>,
+}
+
+/// The tags a label may carry when config.toml names none.
+pub const DEFAULT_TAGS: &[&str] = &["persona-misread", "injection-worked", "ignored-context"];
+
+/// Why a tag name cannot be one: tags are stored comma-separated and typed
+/// as `tag:NAME` search terms, so a name is one word without commas.
+pub fn bad_tag_name(t: &str) -> Option<String> {
+    if t.is_empty() {
+        return Some("an empty tag".into());
+    }
+    if t.chars()
+        .any(|c| c == ',' || c.is_whitespace() || c.is_control())
+    {
+        return Some(format!(
+            "tag '{}' holds a comma or a space (a tag is one word)",
+            crate::sanitize::one_line(t, 40)
+        ));
+    }
+    None
+}
+
+/// Checks tags against the configured set: the first one outside it, with
+/// the set named.
+pub fn check_tags(tags: &[String], set: &[String]) -> Result<(), String> {
+    match tags.iter().find(|t| !set.contains(t)) {
+        Some(t) => Err(format!(
+            "tag '{}' is not in the configured set ({}); config.toml's `tags` sets it",
+            crate::sanitize::one_line(t, 40),
+            set.join(", ")
+        )),
+        None => Ok(()),
+    }
 }
 
 /// `auto_advance` in `config.toml`: where the workbench's focus goes after
@@ -165,6 +201,8 @@ pub struct Settings {
     pub auto_advance: AutoAdvance,
     /// Seconds between looks at a batch the workbench sent (default 30).
     pub batch_poll: u64,
+    /// The tags a label may carry (config.toml `tags`, else [`DEFAULT_TAGS`]).
+    pub tags: Vec<String>,
     pub config_path: Option<PathBuf>,
 }
 
@@ -264,6 +302,10 @@ impl Settings {
             confidence: file.confidence.map(|c| c.as_str().to_string()),
             auto_advance: file.auto_advance.unwrap_or_default(),
             batch_poll: file.batch_poll.unwrap_or(30).max(1),
+            tags: file
+                .tags
+                .clone()
+                .unwrap_or_else(|| DEFAULT_TAGS.iter().map(|t| t.to_string()).collect()),
             config_path,
         })
     }
@@ -330,6 +372,13 @@ pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
     // toml's own message quotes the offending line, which may hold the key.
     let file: ConfigFile =
         toml::from_str(&text).map_err(|e| err(locate(&text, &e, Some(CONFIG_KEYS))))?;
+    if let Some(why) = file.tags.iter().flatten().find_map(|t| bad_tag_name(t)) {
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("tags"))
+            .map_or(String::new(), |n| format!("line {}: ", n + 1));
+        return Err(err(format!("{line}tags: {why}")));
+    }
     #[cfg(unix)]
     if file.api_key.is_some() {
         use std::os::unix::fs::PermissionsExt;
@@ -375,6 +424,7 @@ const CONFIG_KEYS: &[&str] = &[
     "confidence",
     "auto_advance",
     "batch_poll",
+    "tags",
 ];
 
 /// [`toml_error`], naming the key of the offending line when it is one of

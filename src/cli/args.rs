@@ -339,6 +339,9 @@ pub struct LabelArgs {
     pub note: String,
     #[arg(long)]
     pub who: Option<String>,
+    /// Why the judge was wrong: a tag from config.toml's `tags` (repeatable).
+    #[arg(long = "tag", value_name = "NAME")]
+    pub tags: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

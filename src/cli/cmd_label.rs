@@ -12,6 +12,8 @@ pub fn inbox_persona(tags: &[String]) -> Option<&str> {
 }
 
 pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
+    // A tag outside the set is refused before anything is read or written.
+    crate::config::check_tags(&a.tags, &s.tags).map_err(anyhow::Error::msg)?;
     let mut store = open_store(s)?;
     let item = store
         .item(&a.item)?
@@ -109,6 +111,7 @@ fn save(
         created_at: crate::store::now(),
         replaced_judge_value: None,
         blind: false,
+        tags: a.tags,
     };
     store.upsert_label(&label)?;
     // Ids and names come from files and flags: neutralise them for the terminal.

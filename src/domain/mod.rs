@@ -1,6 +1,7 @@
 //! The vocabulary of jury (docs/design.md §1): plain data, no I/O.
 
 mod item;
+mod mark;
 mod mode;
 mod persona;
 mod run;
@@ -9,6 +10,7 @@ mod split;
 mod verdict;
 
 pub use item::{Classification, Item, Source};
+pub use mark::{MarkKind, RowMark, join_tags, split_tags};
 pub use mode::{Mode, Protocol, judge_name};
 pub use persona::{
     OWNER_CHOICE, Persona, PersonaRef, Perspective, reserved_id, reserved_perspective_id,

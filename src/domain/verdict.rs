@@ -191,4 +191,8 @@ pub struct Label {
     /// given (anchoring can then be measured; see `jury export`).
     #[serde(default)]
     pub blind: bool,
+    /// Why the judge was wrong, from the configured set (`tags` in
+    /// config.toml), sorted; empty for none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }

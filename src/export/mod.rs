@@ -11,7 +11,7 @@ pub mod wide;
 use crate::domain::{Run, Verdict};
 use crate::import::csv_export::{JSON_COLUMNS, item_row};
 use crate::store::{Store, StoreError};
-use rows::{COLUMNS, failure_rows, label_row, verdict_row};
+use rows::{COLUMNS, failure_rows, label_row, mark_row, verdict_row};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -25,7 +25,7 @@ pub enum ExportError {
     Io(#[from] std::io::Error),
 }
 
-/// Every verdict, label and failure as a row, JSON lines or (`csv`) a CSV
+/// Every verdict, label, current mark and failure as a row, JSON lines or (`csv`) a CSV
 /// with a header and, after them, the items. `repeats`: each verdict
 /// without a stored confidence carries its share among its
 /// configuration's repeats.
@@ -46,6 +46,10 @@ pub fn write_rows(
                 .map(|c| match &row[*c] {
                     Value::String(j) if JSON_COLUMNS.contains(c) => {
                         crate::report::csv::json_text(j)
+                    }
+                    // A label's tags: the same JSON cell as an item's.
+                    v @ Value::Array(_) if JSON_COLUMNS.contains(c) => {
+                        crate::report::csv::json_text(&v.to_string())
                     }
                     v => crate::report::csv::cell(v),
                 })
@@ -76,6 +80,11 @@ pub fn write_rows(
             err = emit(label_row(&l, split.as_ref(), seed), out).err();
         }
     })?;
+    for m in store.current_marks()? {
+        if err.is_none() {
+            err = emit(mark_row(&m), out).err();
+        }
+    }
     store.for_each_failure(None, |id, f| {
         for row in failure_rows(id, &f, runs.get(&f.run_id)) {
             if err.is_none() {

@@ -40,9 +40,12 @@ pub const COLUMNS: &[&str] = &[
     "split",
     "sampled",
     "sample_seed",
+    // Mark rows: `unsure` or `skip` (a row to come back to; never a label).
+    "mark",
     // Item rows (CSV only): what `jury import` needs to rebuild each item.
     "title",
     "sent",
+    // An item's tags (item rows), a label's tags (label rows).
     "tags",
     "source_type",
     "source_originator",
@@ -109,6 +112,24 @@ pub fn label_row(
         "split": split.map(|s| s.side_of(&l.key.item_id, &l.key.classification_id).as_str()),
         "sampled": sample_seed.is_some(),
         "sample_seed": sample_seed,
+        "tags": l.tags,
+    })
+}
+
+/// A "come back later" mark: its own `kind` and `mark` column, the note in
+/// `text`, and no value, so nothing reading label rows can count it.
+pub fn mark_row(m: &crate::domain::RowMark) -> Value {
+    json!({
+        "kind": "mark",
+        "item_id": m.key.item_id,
+        "classification_id": m.key.classification_id,
+        "perspective_id": m.key.perspective_id,
+        "persona_id": m.persona_id,
+        "value": null,
+        "mark": m.mark.as_str(),
+        "text": m.note,
+        "created_at": m.created_at,
+        "who": m.who,
     })
 }
 

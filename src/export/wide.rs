@@ -30,6 +30,8 @@ struct Row {
     judges: HashMap<usize, (Value, Option<f64>)>,
     /// Per label column: the person's value.
     labels: HashMap<usize, Value>,
+    /// Per marking person: their "come back later" mark (never a label).
+    marks: HashMap<usize, crate::domain::MarkKind>,
 }
 
 /// Writes the wide table: CSV with a header (`csv`), else one JSON object
@@ -82,6 +84,34 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
             .labels
             .insert(person_at[&(&**who, value.scale().as_str())], *value);
     }
+    // A label's tags, by the label's place (one label per place).
+    let mut tags: HashMap<(RowKey, String, &'static str), Vec<String>> = HashMap::new();
+    store.for_each_label(|l| {
+        if !l.tags.is_empty() {
+            let at = (
+                key_of(&l.persona_id, &l.key),
+                l.who.clone(),
+                l.value.scale().as_str(),
+            );
+            tags.insert(at, l.tags);
+        }
+    })?;
+    // Marks get a column per person who marked, and a row of their own when
+    // nothing else is known of the combination.
+    let marks = store.current_marks()?;
+    let markers: Vec<String> = marks
+        .iter()
+        .map(|m| m.who.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    for m in &marks {
+        let at = markers.iter().position(|w| *w == m.who).unwrap_or(0);
+        rows.entry(key_of(&m.persona_id, &m.key))
+            .or_default()
+            .marks
+            .insert(at, m.mark);
+    }
     // The classifier's choice per (item, classification).
     let mut classifier: HashMap<(String, String), Option<String>> = HashMap::new();
     let wanted: BTreeSet<&str> = rows.keys().map(|k| k.0.as_str()).collect();
@@ -105,6 +135,16 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
         } else {
             format!("label:{who}:{scale}")
         });
+    }
+    for (who, scale) in &people {
+        columns.push(if one_scale(who) {
+            format!("tags:{who}")
+        } else {
+            format!("tags:{who}:{scale}")
+        });
+    }
+    for who in &markers {
+        columns.push(format!("mark:{who}"));
     }
     if csv {
         let header: Vec<String> = columns
@@ -135,6 +175,25 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
         }
         for p in 0..people.len() {
             cells.push(row.labels.get(&p).map_or(Json::Null, |v| v.to_json()));
+        }
+        for (who, scale) in &people {
+            let at = (
+                (item.clone(), cls.clone(), persp.clone(), persona.clone()),
+                who.to_string(),
+                *scale,
+            );
+            // Sorted and comma-joined: one cell a spreadsheet filters on.
+            cells.push(
+                tags.get(&at)
+                    .map_or(Json::Null, |t| Json::String(crate::domain::join_tags(t))),
+            );
+        }
+        for m in 0..markers.len() {
+            cells.push(
+                row.marks
+                    .get(&m)
+                    .map_or(Json::Null, |k| Json::String(k.as_str().into())),
+            );
         }
         if csv {
             let line: Vec<String> = cells.iter().map(crate::report::csv::cell).collect();

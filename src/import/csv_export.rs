@@ -158,6 +158,7 @@ pub fn label_from_cells(cell: &dyn Fn(&str) -> String) -> Value {
         ("createdAt", "created_at"),
         ("replacedJudgeValue", "replaced_judge_value"),
         ("blind", "blind"),
+        ("tags", "tags"),
     ] {
         let v = cell(column);
         if !v.is_empty() || field == "value" {

@@ -280,6 +280,7 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
             ));
         }
     };
+    let tags = label_tags(obj)?;
     Ok(Label {
         key: ComboKey {
             item_id,
@@ -299,7 +300,45 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         created_at: fields::timestamp(obj, &["createdAt", "created_at"])?,
         replaced_judge_value,
         blind,
+        tags,
     })
+}
+
+/// A label's tags as jury's exports write them: a list of names (JSONL), or
+/// that list as JSON text (a CSV cell); absent or empty is none.
+fn label_tags(obj: &Map<String, Value>) -> Result<Vec<String>, FieldError> {
+    let Some((k, raw)) = pick(obj, &["tags"]) else {
+        return Ok(Vec::new());
+    };
+    let parsed;
+    let list = match raw {
+        Value::String(s) if s.trim().is_empty() => return Ok(Vec::new()),
+        Value::String(s) => {
+            parsed = serde_json::from_str::<Value>(s)
+                .map_err(|_| FieldError::new(k, "must be a list of tag names"))?;
+            &parsed
+        }
+        other => other,
+    };
+    let Value::Array(items) = list else {
+        return Err(FieldError::new(
+            k,
+            format!("must be a list of tag names, found {}", kind(list)),
+        ));
+    };
+    items
+        .iter()
+        .map(|t| match t {
+            Value::String(s) => match crate::config::bad_tag_name(s) {
+                None => Ok(s.clone()),
+                Some(why) => Err(FieldError::new(k, why)),
+            },
+            other => Err(FieldError::new(
+                k,
+                format!("must hold tag names, found {}", kind(other)),
+            )),
+        })
+        .collect()
 }
 
 /// The scale a label's value is on when the record does not say.

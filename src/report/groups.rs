@@ -291,6 +291,7 @@ fn group_figures(
         evalgen,
         accuracy,
         ceiling: None,
+        disagreement_tags: Vec::new(),
     }
 }
 

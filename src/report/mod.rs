@@ -95,6 +95,11 @@ pub struct GroupFigures {
     /// Judge vs human only: how well people agree with each other where
     /// this judge was measured (see [`Ceiling`]).
     pub ceiling: Option<Ceiling>,
+    /// Judge vs human only: per tag, how many of the group's disagreeing
+    /// pairs (judge and person in different cells) carry it on the
+    /// person's label — why the judge was wrong, as people said. Sorted by
+    /// tag; empty when no such label is tagged.
+    pub disagreement_tags: Vec<(String, usize)>,
 }
 
 /// The human ceiling of a judge-vs-human group, defined once: every pair of
@@ -137,6 +142,61 @@ impl GroupFigures {
         } else {
             self.scale.as_str().to_string()
         }
+    }
+}
+
+/// Fills each judge-vs-human group's [`GroupFigures::disagreement_tags`]:
+/// the tags of the person's label on every pair the two sides disagree on.
+fn count_disagreement_tags(
+    store: &Store,
+    pairs: &pairs::PairsByComparison,
+    by: Option<GroupBy>,
+    groups: &mut [GroupFigures],
+) -> crate::store::Result<()> {
+    type Place = (crate::domain::ComboKey, String, String, Scale);
+    let mut tagged: rustc_hash::FxHashMap<Place, Vec<String>> = Default::default();
+    store.for_each_label(|l| {
+        if !l.tags.is_empty() {
+            let scale = l.value.scale();
+            tagged.insert((l.key, l.persona_id, l.who, scale), l.tags);
+        }
+    })?;
+    if tagged.is_empty() {
+        return Ok(());
+    }
+    for (ps, g) in group_members(pairs, by).into_iter().zip(groups.iter_mut()) {
+        if g.comparison != Comparison::JudgeVsHuman {
+            continue;
+        }
+        let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+        for p in ps {
+            if cell_of(p, g.mapped).is_none_or(|(r, c)| r == c) {
+                continue;
+            }
+            let place = (
+                (*p.ctx.key).clone(),
+                p.ctx.persona.to_string(),
+                p.right.to_string(),
+                p.b.scale(),
+            );
+            for t in tagged.get(&place).into_iter().flatten() {
+                *counts.entry(t.clone()).or_default() += 1;
+            }
+        }
+        g.disagreement_tags = counts.into_iter().collect();
+    }
+    Ok(())
+}
+
+impl GroupFigures {
+    /// "persona-misread 3 · ignored-context 1": the tags on the group's
+    /// disagreements (empty when none).
+    pub fn tags_text(&self) -> String {
+        self.disagreement_tags
+            .iter()
+            .map(|(t, n)| format!("{} {n}", crate::sanitize::one_line(t, 40)))
+            .collect::<Vec<_>>()
+            .join(" · ")
     }
 }
 
@@ -415,7 +475,8 @@ impl Report {
         stage.done("prompt version changes");
         let rankings = rank::rankings(&pairs, by, paired_resamples, seed);
         stage.done("ranking");
-        let groups = compute_from(&pairs, by, resamples, seed);
+        let mut groups = compute_from(&pairs, by, resamples, seed);
+        count_disagreement_tags(store, &pairs, by, &mut groups)?;
         stage.done("figures");
         Ok(Report {
             pairs,

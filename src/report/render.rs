@@ -74,6 +74,7 @@ impl Report {
                 // report writes them, in a block that keeps their layout.
                 let mut t = self.split_line();
                 t.push_str(&to_table(&self.groups, true));
+                t.push_str(&tag_lines(&self.groups, true));
                 let mut below: Vec<String> = self
                     .ranking_lines()
                     .lines()
@@ -102,6 +103,7 @@ impl Report {
             ReportFormat::TableWide => {
                 let mut t = self.split_line();
                 t.push_str(&to_table(&self.groups, false));
+                t.push_str(&tag_lines(&self.groups, false));
                 for l in self.notes() {
                     t.push('\n');
                     t.push_str(&l);
@@ -110,6 +112,32 @@ impl Report {
             }
         })
     }
+}
+
+/// The tags people gave their labels on each judge group's disagreements,
+/// one line per group that has any (nothing when none has).
+fn tag_lines(groups: &[GroupFigures], markdown: bool) -> String {
+    let lines: Vec<String> = groups
+        .iter()
+        .filter(|g| !g.disagreement_tags.is_empty())
+        .map(|g| {
+            let group = crate::sanitize::one_line(&g.group, 110);
+            if markdown {
+                format!("- {}: {}", group.replace('|', "\\|"), g.tags_text())
+            } else {
+                format!("  {group}: {}", g.tags_text())
+            }
+        })
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let head = if markdown {
+        "\n\n**Tags on disagreements** (why the judge was wrong, from people's labels)\n\n"
+    } else {
+        "\n\ntags on disagreements (why the judge was wrong, from people's labels):\n"
+    };
+    format!("{head}{}", lines.join("\n"))
 }
 
 /// The JSON contract (docs/design.md §5): per comparison, groups with n and figures.
@@ -136,6 +164,14 @@ pub fn to_json(groups: &[GroupFigures]) -> serde_json::Value {
                     }
                     if let Some(c) = &g.ceiling {
                         o.insert("human_ceiling".into(), json!(c));
+                    }
+                    if g.comparison == Comparison::JudgeVsHuman {
+                        let tags: Map<String, serde_json::Value> = g
+                            .disagreement_tags
+                            .iter()
+                            .map(|(t, n)| (t.clone(), json!(n)))
+                            .collect();
+                        o.insert("disagreement_tags".into(), serde_json::Value::Object(tags));
                     }
                 }
                 v
@@ -344,6 +380,9 @@ fn to_blocks(groups: &[GroupFigures]) -> String {
         }
         if let Some(c) = &g.ceiling {
             cells.push(format!("ceiling: {}", c.describe()));
+        }
+        if !g.disagreement_tags.is_empty() {
+            cells.push(format!("tags on disagreements: {}", g.tags_text()));
         }
         let mut line = String::from("   ");
         for c in cells {

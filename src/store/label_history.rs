@@ -61,6 +61,8 @@ pub struct LabelEvent {
     pub replaced_judge_value: Option<Value>,
     pub created_at: String,
     pub blind: bool,
+    /// The label's tags after the change.
+    pub tags: Vec<String>,
     /// `set`, `note`, `import` or `undo`.
     pub kind: String,
 }
@@ -86,8 +88,8 @@ const WHERE_SLOT: &str = "item_id=?1 AND classification_id=?2 AND perspective_id
 pub(super) fn record_tx(tx: &rusqlite::Transaction<'_>, s: &Slot, kind: EventKind) -> Result<()> {
     tx.execute(
         &format!(
-            "INSERT INTO label_events (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, kind)
-             SELECT item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, ?7
+            "INSERT INTO label_events (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, tags, kind)
+             SELECT item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, tags, ?7
              FROM labels WHERE {WHERE_SLOT}"
         ),
         params![
@@ -136,7 +138,7 @@ impl Store {
     /// and scale), newest first.
     pub fn label_history(&self, key: &ComboKey) -> Result<Vec<LabelEvent>> {
         let mut stmt = self.conn.prepare(
-            "SELECT persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, kind
+            "SELECT persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, kind, tags
              FROM label_events WHERE item_id=?1 AND classification_id=?2 AND perspective_id=?3
              ORDER BY id DESC",
         )?;
@@ -166,6 +168,7 @@ impl Store {
                 created_at: r.get(6)?,
                 blind: r.get(7)?,
                 kind: r.get(8)?,
+                tags: crate::domain::split_tags(&r.get::<_, String>(9)?),
             });
         }
         Ok(out)
@@ -178,7 +181,7 @@ fn current_tx(tx: &rusqlite::Transaction<'_>, s: &Slot) -> Result<Option<Label>>
     let row = tx
         .query_row(
             &format!(
-                "SELECT value, note, replaced_judge_value, created_at, blind FROM labels WHERE {WHERE_SLOT}"
+                "SELECT value, note, replaced_judge_value, created_at, blind, tags FROM labels WHERE {WHERE_SLOT}"
             ),
             params![
                 s.key.item_id,
@@ -195,11 +198,12 @@ fn current_tx(tx: &rusqlite::Transaction<'_>, s: &Slot) -> Result<Option<Label>>
                     r.get::<_, Option<String>>(2)?,
                     r.get::<_, String>(3)?,
                     r.get::<_, bool>(4)?,
+                    r.get::<_, String>(5)?,
                 ))
             },
         )
         .optional()?;
-    let Some((value, note, replaced, created_at, blind)) = row else {
+    let Some((value, note, replaced, created_at, blind, tags)) = row else {
         return Ok(None);
     };
     let value = s
@@ -215,6 +219,7 @@ fn current_tx(tx: &rusqlite::Transaction<'_>, s: &Slot) -> Result<Option<Label>>
         created_at,
         replaced_judge_value: replaced.and_then(|t| s.scale.parse(&t).ok()),
         blind,
+        tags: crate::domain::split_tags(&tags),
     }))
 }
 

@@ -18,12 +18,12 @@ pub(super) fn upsert_label_tx(
     kind: super::label_history::EventKind,
 ) -> Result<()> {
     tx.execute(
-        "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+        "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, tags)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
          ON CONFLICT(item_id, classification_id, perspective_id, persona_id, who, scale)
          DO UPDATE SET value=excluded.value, note=excluded.note,
            replaced_judge_value=coalesce(excluded.replaced_judge_value, replaced_judge_value),
-           created_at=excluded.created_at, blind=excluded.blind",
+           created_at=excluded.created_at, blind=excluded.blind, tags=excluded.tags",
         params![
             l.key.item_id,
             l.key.classification_id,
@@ -35,9 +35,14 @@ pub(super) fn upsert_label_tx(
             l.note,
             l.replaced_judge_value.map(|v| v.as_text()),
             l.created_at,
-            l.blind
+            l.blind,
+            crate::domain::join_tags(&l.tags)
         ],
     )?;
+    // A label given by the person settles their "come back later" mark.
+    if kind == EventKind::Set {
+        super::marks::settle_tx(tx, l)?;
+    }
     super::label_history::record_tx(tx, &super::label_history::Slot::of(l), kind)
 }
 
@@ -59,9 +64,9 @@ fn instant(t: &str) -> Option<chrono::DateTime<chrono::FixedOffset>> {
 /// without a timestamp (`created_at` empty) never replaces a stored one; when
 /// it is new it is stamped now.
 pub(super) fn merge_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Result<Merge> {
-    let stored: Option<(String, String, String)> = tx
+    let stored: Option<(String, String, String, String)> = tx
         .query_row(
-            "SELECT value, note, created_at FROM labels
+            "SELECT value, note, created_at, tags FROM labels
              WHERE item_id=?1 AND classification_id=?2 AND perspective_id=?3 AND persona_id=?4 AND who=?5 AND scale=?6",
             params![
                 l.key.item_id,
@@ -71,10 +76,10 @@ pub(super) fn merge_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Resul
                 l.who,
                 l.value.scale().as_str()
             ],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .optional()?;
-    let Some((value, note, created_at)) = stored else {
+    let Some((value, note, created_at, tags)) = stored else {
         if l.created_at.is_empty() {
             let stamped = Label {
                 created_at: super::now(),
@@ -86,7 +91,7 @@ pub(super) fn merge_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Resul
         }
         return Ok(Merge::New);
     };
-    if value == l.value.as_text() && note == l.note {
+    if value == l.value.as_text() && note == l.note && tags == crate::domain::join_tags(&l.tags) {
         return Ok(Merge::Unchanged);
     }
     let newer = match (instant(&l.created_at), instant(&created_at)) {
@@ -180,7 +185,7 @@ impl Store {
         mut f: impl FnMut(Label),
     ) -> Result<()> {
         let mut stmt = self.conn.prepare(&format!(
-            "SELECT item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind
+            "SELECT item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, tags
              FROM labels {tail}"
         ))?;
         let mut rows = stmt.query(p)?;
@@ -205,6 +210,7 @@ impl Store {
                 replaced_judge_value: replaced.and_then(|t| scale.parse(&t).ok()),
                 created_at: r.get(9)?,
                 blind: r.get(10)?,
+                tags: crate::domain::split_tags(&r.get::<_, String>(11)?),
             });
         }
         Ok(())
@@ -228,6 +234,7 @@ mod blind_tests {
             created_at: crate::store::now(),
             replaced_judge_value: None,
             blind: true,
+            tags: Vec::new(),
         };
         s.upsert_label(&l).unwrap();
         let got = s.labels_for_item("k-1").unwrap();

@@ -311,6 +311,31 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE verdicts ADD COLUMN server TEXT;
     "#,
+    // 16: a label's tags (why the judge was wrong, from the configured set;
+    // comma-separated, sorted, '' for none), kept in its history too; and
+    // the rows a person marked to come back to (`unsure` or `skip`, with a
+    // note and no label). `row_marks` is append-only, like `label_events`:
+    // a row's current mark is its newest event, and an event with `mark`
+    // NULL clears it (`kind`: `mark`, `undo`, or `labelled` when the person
+    // labelled the row). Marks live apart from labels so that nothing which
+    // counts labels can count one.
+    r#"
+    ALTER TABLE labels ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+    ALTER TABLE label_events ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+    CREATE TABLE row_marks (
+        id INTEGER PRIMARY KEY,
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        perspective_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        who TEXT NOT NULL,
+        mark TEXT,
+        note TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        kind TEXT NOT NULL
+    );
+    CREATE INDEX row_marks_by_item ON row_marks(item_id);
+    "#,
 ];
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

@@ -79,6 +79,7 @@ pub fn loaded() -> Loaded {
         verdicts: vec![],
         labels: vec![],
         split: None,
+        marks: Vec::new(),
     }
 }
 
@@ -160,6 +161,7 @@ pub fn label(item: &str, c: &str, who: &str, value: Value) -> Label {
         created_at: "2026-11-22T10:00:00.000Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }
 }
 

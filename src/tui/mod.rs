@@ -81,6 +81,7 @@ pub fn load(store: &Store) -> crate::store::Result<Loaded> {
         verdicts,
         labels,
         split: store.split()?,
+        marks: store.current_marks()?,
     })
 }
 
@@ -107,6 +108,7 @@ pub fn build_app_with_items(
     let mut app = App::with_items(items, data, keymap, theme, &settings.model, &settings.who);
     app.choices.auto_advance = settings.auto_advance;
     app.choices.batch_poll = std::time::Duration::from_secs(settings.batch_poll);
+    app.data.tag_set = settings.tags.clone();
     app.runs.endpoint_error = settings.provider().err();
     if let Ok(cfg) = settings.provider() {
         app.runs.preview_cfg = crate::provider::ProviderConfig {

@@ -51,6 +51,9 @@ pub enum Msg {
     LabelHistory {
         key: crate::domain::ComboKey,
         result: Result<Vec<crate::store::LabelEvent>, String>,
+        /// The combination's mark changes, newest first (none when they
+        /// could not be read: the labels' history is what matters).
+        marks: Vec<crate::store::MarkEvent>,
     },
     /// The persona saved as it was given, or why not (answers
     /// `Effect::SavePersona`).
@@ -95,6 +98,9 @@ pub enum Msg {
     /// `Effect::MarkSampled` only when it failed; the label itself is
     /// answered on its own).
     SampleNotKept(String),
+    /// The store refused a mark (answers `Effect::SaveMark` only when it
+    /// failed).
+    MarkNotSaved(String),
     /// The session could not be saved (answers `Effect::SaveSession` only
     /// when it failed).
     SessionNotSaved(String),
@@ -118,6 +124,15 @@ pub enum Effect {
         persona: String,
         who: String,
         seed: u64,
+    },
+    /// Set (or, `mark` None, clear) a row's "come back later" mark durably;
+    /// `kind` is `mark` or `undo`. Answers only when it failed
+    /// (`Msg::MarkNotSaved`).
+    SaveMark {
+        slot: crate::store::MarkSlot,
+        mark: Option<(crate::domain::MarkKind, String)>,
+        at: String,
+        kind: &'static str,
     },
     /// Write a label durably and answer with `Msg::LabelSaved { req }`.
     SaveLabel { req: u64, label: Label },

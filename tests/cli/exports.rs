@@ -270,6 +270,7 @@ fn a_store_with_work_but_no_items_is_left_alone() {
                 created_at: jury::store::now(),
                 replaced_judge_value: None,
                 blind: false,
+                tags: Vec::new(),
             })
             .expect("label");
         }),

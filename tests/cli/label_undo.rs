@@ -20,6 +20,7 @@ fn label(item: &str, v: u8, at: &str) -> Label {
         created_at: at.into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }
 }
 

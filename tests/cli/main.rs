@@ -20,4 +20,5 @@ mod report_narrow;
 mod run;
 mod run_status;
 mod show_request;
+mod tags_marks;
 mod wide_export;

@@ -532,6 +532,7 @@ fn estimate_gives_ppi_pythons_numbers_from_the_store() {
                 created_at: "2026-11-26T00:00:00Z".into(),
                 replaced_judge_value: None,
                 blind: false,
+                tags: Vec::new(),
             })
             .unwrap();
     }

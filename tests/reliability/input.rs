@@ -727,6 +727,7 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
                 confidence: None,
                 auto_advance: Default::default(),
                 batch_poll: 30,
+                tags: Vec::new(),
                 config_path: Some(conf.clone()),
             }
         );

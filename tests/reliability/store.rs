@@ -76,6 +76,7 @@ fn label(item: &str, cls: &str, value: u8) -> Label {
         created_at: jury::store::now(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }
 }
 

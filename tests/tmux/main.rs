@@ -11,6 +11,7 @@ mod drill;
 mod first_screen;
 mod hangup;
 mod judge_and_label;
+mod marks_tags;
 mod my_queue;
 mod run_notes;
 mod runs;

@@ -43,6 +43,7 @@ fn label(item: &str, cls: &str, value: Value) -> Label {
         created_at: "2026-11-24T00:00:00Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }
 }
 

@@ -20,6 +20,7 @@ fn label(item: &str, c: &str, who: &str, value: Value) -> Label {
         created_at: "2026-11-22T10:00:00.000Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }
 }
 

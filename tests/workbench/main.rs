@@ -11,6 +11,7 @@ mod effects;
 mod fewshot_loop;
 mod filters;
 mod instruction_flag;
+mod marks_tags;
 mod memory;
 mod my_queue;
 mod owner;

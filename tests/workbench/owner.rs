@@ -145,6 +145,7 @@ fn owner_label(item: &str, c: &str, persona: &str, who: &str, value: Value) -> L
         created_at: "2026-11-22T10:00:00.000Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }
 }
 

@@ -42,6 +42,7 @@ fn o_cycles_the_order_and_puts_disagreements_first() {
         created_at: "2026-11-23T00:00:00Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }];
     let mut app = app_with(data);
     assert_eq!(ids(&app), ["k-001", "k-002", "k-003"]);

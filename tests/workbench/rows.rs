@@ -19,6 +19,7 @@ fn label(item: &str, c: &str, value: Value, who: &str) -> Label {
         created_at: "2026-11-22T10:00:00.000Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }
 }
 

@@ -173,6 +173,7 @@ fn recovered(v: u8, at: &str) -> Label {
         created_at: at.into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }
 }
 

@@ -246,7 +246,8 @@ fn help_lists_the_live_keymap() {
         .keymap
         .merge_toml("[keys]\nx = \"quit\"\n")
         .unwrap();
-    app.chrome.size = (120, 60);
+    // Tall enough for every binding down to quit.
+    app.chrome.size = (120, 64);
     key(&mut app, '?');
     let s = screen(&app);
     assert!(s.contains("q, x, ctrl-c") || s.contains("q, x"), "{s}");

@@ -187,6 +187,7 @@ fn h_asks_the_store_for_the_rows_history_and_shows_it_sanitised() {
         created_at: at.into(),
         blind: false,
         kind: kind.into(),
+        tags: Vec::new(),
     };
     update(
         &mut app,
@@ -196,6 +197,7 @@ fn h_asks_the_store_for_the_rows_history_and_shows_it_sanitised() {
                 ev(None, "undo", "2026-11-24T04:00:02.000Z"),
                 ev(Some(Value::Likert(2)), "set", "2026-11-24T04:00:01.000Z"),
             ]),
+            marks: Vec::new(),
         },
     );
     let Some(Popup::History { title, lines }) = &app.chrome.popup else {
@@ -467,6 +469,7 @@ fn judged_three_ways() -> jury::tui::app::App {
         created_at: "2026-11-24T04:00:00.000Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     });
     app_with(data)
 }
@@ -570,6 +573,7 @@ fn the_history_popup_lists_newest_first() {
                 created_at: at.into(),
                 blind: false,
                 kind: kind.into(),
+                tags: Vec::new(),
             }
         };
     update(
@@ -595,6 +599,7 @@ fn the_history_popup_lists_newest_first() {
                     "",
                 ),
             ]),
+            marks: Vec::new(),
         },
     );
     let s = screen(&app);

@@ -264,6 +264,7 @@ fn long_values() -> jury::tui::app::Loaded {
         created_at: "2026-11-22T10:00:00.000Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     };
     data.labels = vec![
         label("urgency", Value::Likert(4), "alice"),
@@ -310,6 +311,7 @@ fn text_with_newlines_shows_no_return_sign() {
         created_at: "2026-11-22T10:00:00.000Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }];
     let mut app = app_with(data);
     let s = screen(&app);
@@ -334,6 +336,7 @@ fn text_with_newlines_shows_no_return_sign() {
         Msg::LabelHistory {
             key: ComboKey::new("k-001", "urgency", "classification"),
             result: Ok(vec![]),
+            marks: Vec::new(),
         },
     );
     assert!(!screen(&app).contains('⏎'));
@@ -351,6 +354,7 @@ fn claim_label(item: &str, claim: &str, value: Value, who: &str) -> Label {
         created_at: "2026-11-22T10:00:00.000Z".into(),
         replaced_judge_value: None,
         blind: false,
+        tags: Vec::new(),
     }
 }
 

@@ -31,6 +31,7 @@ fn verdict_rows_show_the_split_side_read_from_the_store() {
                 created_at: "2026-11-24T00:00:00Z".into(),
                 replaced_judge_value: None,
                 blind: false,
+                tags: Vec::new(),
             });
         }
     }
@@ -110,6 +111,7 @@ fn a_pair_level_split_is_named_and_l_builds_nothing_from_it() {
                     created_at: "2026-11-24T00:00:00Z".into(),
                     replaced_judge_value: None,
                     blind: false,
+                    tags: Vec::new(),
                 })
                 .unwrap();
         }

@@ -104,8 +104,39 @@ pub(super) fn comparisons(
         figures_table(h, c, &rows, by, charted, left, right);
         if c == Comparison::JudgeVsHuman {
             details_table(h, &rows, by, charted);
+            tags_table(h, &rows, by, charted);
         }
     }
+}
+
+/// Judge vs human: per group, the tags people gave their labels where the
+/// judge disagreed with them (only when some label carries a tag).
+fn tags_table(
+    h: &mut String,
+    rows: &[(usize, &GroupFigures)],
+    by: Option<GroupBy>,
+    charted: &[bool],
+) {
+    if rows.iter().all(|(_, g)| g.disagreement_tags.is_empty()) {
+        return;
+    }
+    h.push_str(&format!(
+        "<h4>Tags on disagreements</h4>\n<table class=\"figures\" id=\"disagreement-tags\"><tr>{}{}</tr>\n",
+        name_heads("judge", "person", by, 30.0),
+        th("tags on disagreeing pairs (pairs carrying each)", 40.0, true),
+    ));
+    for (i, g) in rows {
+        let tags = if g.disagreement_tags.is_empty() {
+            "–".to_string()
+        } else {
+            super::esc(&g.tags_text())
+        };
+        h.push_str(&format!(
+            "<tr>{}<td>{tags}</td></tr>\n",
+            name_cells(*i, g, by, charted)
+        ));
+    }
+    h.push_str("</table>\n<p class=\"note\">A person's label may carry tags saying why the judge was wrong (config.toml <code>tags</code>); each count is the group's pairs where judge and person disagree and the person's label carries the tag.</p>\n");
 }
 
 fn figures_table(

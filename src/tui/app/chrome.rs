@@ -23,6 +23,8 @@ pub enum PickerKind {
 pub enum InputKind {
     Search,
     Note,
+    /// The note of an `unsure` or `skip` mark (the label note editor).
+    MarkNote(crate::domain::MarkKind),
     Persona,
 }
 
@@ -55,6 +57,14 @@ pub enum Popup {
     ConfirmRuns {
         runs: Vec<super::PlannedRun>,
         judged: bool,
+    },
+    /// The tags of my label at this place (combination, persona, scale):
+    /// the configured set with toggles, `cursor` highlighted.
+    Tags {
+        key: ComboKey,
+        persona: String,
+        scale: crate::domain::Scale,
+        cursor: usize,
     },
     /// A row's label history (any key closes it); lines already sanitised.
     History { title: String, lines: Vec<String> },

@@ -25,6 +25,8 @@ pub enum Filter {
     /// The escalation queue: a verdict the trusted judge cannot stand by
     /// alone, on a combination no one labelled ([`mark::NEEDS_PERSON`]).
     NeedsPerson,
+    /// Rows I marked `unsure` or `skip` to come back to ([`mark::MARKED`]).
+    MarkedByMe,
 }
 
 impl Filter {
@@ -38,7 +40,8 @@ impl Filter {
             Unlabelled => NotMine,
             NotMine => Disagreements,
             Disagreements => NeedsPerson,
-            NeedsPerson => All,
+            NeedsPerson => MarkedByMe,
+            MarkedByMe => All,
         }
     }
     pub fn name(self) -> &'static str {
@@ -51,6 +54,7 @@ impl Filter {
             Filter::NotMine => "not labelled by me",
             Filter::Disagreements => "judge≠human",
             Filter::NeedsPerson => "needs a person",
+            Filter::MarkedByMe => "marked unsure/skip by me",
         }
     }
     /// The name a kept session stores: stable when the shown name changes
@@ -60,6 +64,7 @@ impl Filter {
             Filter::Labelled => "labelled",
             Filter::Unlabelled => "unlabelled",
             Filter::NotMine => "not-mine",
+            Filter::MarkedByMe => "marked-by-me",
             f => f.name(),
         }
     }
@@ -82,6 +87,7 @@ impl Filter {
             Filter::NotMine => m & mark::DONE == 0,
             Filter::Disagreements => m & mark::DISAGREE != 0,
             Filter::NeedsPerson => m & mark::NEEDS_PERSON != 0,
+            Filter::MarkedByMe => m & mark::MARKED != 0,
         }
     }
 }

@@ -62,6 +62,7 @@ impl App {
             verdicts,
             labels,
             split,
+            marks,
         } = data;
         let rest = Loaded {
             items: Vec::new(),
@@ -70,6 +71,7 @@ impl App {
             verdicts,
             labels,
             split,
+            marks,
         };
         App::with_items(items, rest, keymap, theme, model, who)
     }
@@ -298,6 +300,12 @@ impl App {
 
     /// This person's label for a combination on the current persona: the one
     /// on `prefer`'s scale, else one on another scale.
+    /// The current annotator's mark on the focused row's combination under
+    /// `persona`.
+    pub fn my_mark(&self, key: &ComboKey, persona: &str) -> Option<&crate::domain::RowMark> {
+        self.data.my_mark(key, persona)
+    }
+
     pub fn my_label(&self, key: &ComboKey, prefer: crate::domain::Scale) -> Option<&LabelEntry> {
         self.data.my_label(key, self.persona_id(), prefer)
     }

@@ -152,6 +152,7 @@ mod tests {
                 created_at: String::new(),
                 replaced_judge_value: None,
                 blind: false,
+                tags: Vec::new(),
             },
             state: SaveState::Saved,
         };

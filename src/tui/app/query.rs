@@ -1,6 +1,7 @@
 //! The search field read as a typed filter: free text plus terms that follow
 //! the question — `urgency=not` (the classifier's value), `judge:urgency=2`
-//! (what the judge said on that classification), `by:alice` (who labelled)
+//! (what the judge said on that classification), `by:alice` (who labelled),
+//! `tag:persona-misread` (a label's tag)
 //! and `split:test` (the side of the held-out split). A leading `-` turns a
 //! term or a free word around: `-by:alice` keeps the items `by:alice` drops.
 //! A term that cannot be read is left out of the filter and named in
@@ -25,6 +26,9 @@ pub enum Term {
     },
     /// Someone named `who` labelled a row of the item.
     By(String),
+    /// A label on a row of the item carries this tag (why the judge was
+    /// wrong, from the configured set).
+    Tag(String),
     /// A classification of the item is on this side of the held-out split.
     Split(Side),
     /// The judge's latest verdict on a classification and shown perspective
@@ -69,6 +73,7 @@ impl Term {
             Term::Classifier { cls, value } => format!("{cls}={value}"),
             Term::Judge { cls, text, .. } => format!("judge:{cls}={text}"),
             Term::By(who) => format!("by:{who}"),
+            Term::Tag(tag) => format!("tag:{tag}"),
             Term::Split(side) => format!("split:{}", side.as_str()),
             Term::Conf { text, .. } => format!("conf{text}"),
             Term::Word(w) => w.clone(),
@@ -143,6 +148,8 @@ fn term(token: &str, body: &str, lower: &str, data: &Workspace) -> Option<Result
         Some(judge_term(token, rest, data))
     } else if let Some(rest) = lower.strip_prefix("by:") {
         Some(by_term(token, &body[3..], rest))
+    } else if let Some(rest) = lower.strip_prefix("tag:") {
+        Some(tag_term(token, rest, data))
     } else if let Some(rest) = lower.strip_prefix("split:") {
         Some(split_term(token, rest, data))
     } else if lower.contains('=') && !lower.starts_with('=') {
@@ -179,6 +186,10 @@ fn holds(t: &Term, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -
             .labels
             .get(&*it.id)
             .is_some_and(|ls| ls.iter().any(|e| e.label.who.eq_ignore_ascii_case(who))),
+        Term::Tag(tag) => data.labels.get(&*it.id).is_some_and(|ls| {
+            ls.iter()
+                .any(|e| e.label.tags.iter().any(|t| t.eq_ignore_ascii_case(tag)))
+        }),
         Term::Split(side) => data.split.as_ref().is_some_and(|s| {
             it.classifications
                 .iter()
@@ -334,6 +345,14 @@ fn by_term(token: &str, original: &str, lower: &str) -> Result<Term, String> {
         return Err(msg::no_annotator(token));
     }
     Ok(Term::By(original.to_string()))
+}
+
+/// `tag:NAME`: a tag of the configured set (any case).
+fn tag_term(token: &str, rest: &str, data: &Workspace) -> Result<Term, String> {
+    match data.tag_set.iter().find(|t| t.eq_ignore_ascii_case(rest)) {
+        Some(t) => Ok(Term::Tag(t.clone())),
+        None => Err(msg::unknown_tag(token, &data.tag_set)),
+    }
 }
 
 fn split_term(token: &str, rest: &str, data: &Workspace) -> Result<Term, String> {

@@ -23,6 +23,9 @@ pub mod mark {
     /// A verdict of the item cannot stand without a person and no one has
     /// labelled its combination (see [`super::Workspace::escalations`]).
     pub const NEEDS_PERSON: u8 = 64;
+    /// The current annotator marked a row of the item `unsure` or `skip`
+    /// (to come back to; a mark is never a label).
+    pub const MARKED: u8 = 128;
 }
 
 /// The judge configuration in view, which every mark and filter that
@@ -56,6 +59,8 @@ pub struct Loaded {
     pub labels: Vec<Label>,
     /// The workspace's held-out split (`jury split`), if one was made.
     pub split: Option<crate::store::Split>,
+    /// Every row's current "come back later" mark, every person's.
+    pub marks: Vec<crate::domain::RowMark>,
 }
 
 /// Whether a label reached the disk.
@@ -84,6 +89,9 @@ pub struct Workspace {
     pub verdicts: HashMap<String, Vec<Verdict>>,
     /// Labels per item id, every person's.
     pub labels: HashMap<String, Vec<LabelEntry>>,
+    /// Current "come back later" marks per item id, every person's (never
+    /// labels: nothing that counts labels reads them).
+    pub row_marks: HashMap<String, Vec<crate::domain::RowMark>>,
     /// Who labels in this session.
     pub who: String,
     /// The next request id for the label writer.
@@ -101,8 +109,15 @@ pub struct Workspace {
     /// Where `claims.toml` is read from (the config directory's), to say
     /// where a claim goes; `None` when there is no config directory.
     pub claims_file: Option<std::path::PathBuf>,
+    /// The tags a label may carry (config `tags`; the default set until
+    /// [`crate::tui::build_app`] sets it).
+    pub tag_set: Vec<String>,
     /// This session's label changes, oldest first: what `u` walks back.
     pub undo: Vec<UndoStep>,
+    /// This session's mark changes, oldest first, each with the length of
+    /// `undo` when it was made: `u` takes a mark back when no label change
+    /// came after it.
+    pub mark_undo: Vec<(usize, MarkStep)>,
     /// Retractions handed to the writer, by request: put back if refused.
     pub undo_pending: HashMap<u64, UndoStep>,
     /// The rows [`mark::DONE`] is computed for (kept equal to the choices
@@ -121,6 +136,16 @@ pub struct Workspace {
 
 /// One label change of this session: the label before it (`None`: there
 /// was none) and after it.
+/// One mark change of this session: the row's mark before it (`None`:
+/// unmarked) and the place it was made on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarkStep {
+    pub slot: crate::store::MarkSlot,
+    pub before: Option<crate::domain::RowMark>,
+    /// What was set (for the message of its undo).
+    pub after: crate::domain::RowMark,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct UndoStep {
     pub before: Option<Label>,
@@ -179,13 +204,19 @@ impl Workspace {
             perspectives: data.perspectives,
             verdicts: HashMap::new(),
             labels: HashMap::new(),
+            row_marks: HashMap::new(),
             who: who.to_string(),
             next_req: 1,
             replaying: false,
             split: data.split,
             claims: Default::default(),
             claims_file: None,
+            tag_set: crate::config::DEFAULT_TAGS
+                .iter()
+                .map(|t| t.to_string())
+                .collect(),
             undo: Vec::new(),
+            mark_undo: Vec::new(),
             undo_pending: HashMap::new(),
             rows_for,
             cls_values,
@@ -207,6 +238,12 @@ impl Workspace {
                     label: l,
                     state: SaveState::Saved,
                 });
+        }
+        for m in data.marks {
+            ws.row_marks
+                .entry(m.key.item_id.clone())
+                .or_default()
+                .push(m);
         }
         let mut memo = InstructionMemo::default();
         for i in 0..n {
@@ -315,6 +352,25 @@ impl Workspace {
             .copied()
     }
 
+    /// The current annotator's mark on a row, if any.
+    pub fn my_mark(&self, key: &ComboKey, persona: &str) -> Option<&crate::domain::RowMark> {
+        self.row_marks
+            .get(&key.item_id)?
+            .iter()
+            .find(|m| m.key == *key && m.persona_id == persona && m.who == self.who)
+    }
+
+    /// Sets (or, `None`, clears) a row's mark as this session holds it.
+    pub fn put_mark(
+        &mut self,
+        slot: &crate::store::MarkSlot,
+        mark: Option<crate::domain::RowMark>,
+    ) {
+        let ms = self.row_marks.entry(slot.key.item_id.clone()).or_default();
+        ms.retain(|m| crate::store::MarkSlot::of(m) != *slot);
+        ms.extend(mark);
+    }
+
     pub fn unsaved_count(&self) -> usize {
         self.labels
             .values()
@@ -355,6 +411,13 @@ impl Workspace {
         }
         if self.needs_a_person(id) {
             m |= mark::NEEDS_PERSON;
+        }
+        if self
+            .row_marks
+            .get(id)
+            .is_some_and(|ms| ms.iter().any(|r| r.who == self.who))
+        {
+            m |= mark::MARKED;
         }
         if let Some(labels) = self.labels.get(id).filter(|l| !l.is_empty()) {
             m |= mark::LABELLED;

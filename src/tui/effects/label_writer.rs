@@ -34,6 +34,13 @@ pub(super) enum LabelJob {
         who: String,
         seed: u64,
     },
+    /// A "come back later" mark set or cleared.
+    Mark {
+        slot: crate::store::MarkSlot,
+        mark: Option<(crate::domain::MarkKind, String)>,
+        at: String,
+        kind: &'static str,
+    },
 }
 
 /// Starts the writer on `path`; its answers go to `reply`. The writer ends
@@ -62,6 +69,7 @@ pub(super) fn gone(job: LabelJob) -> Msg {
         }
         LabelJob::Session { .. } => Msg::SessionNotSaved(GONE.into()),
         LabelJob::Sampled { .. } => Msg::SampleNotKept(GONE.into()),
+        LabelJob::Mark { .. } => Msg::MarkNotSaved(GONE.into()),
     }
 }
 
@@ -129,6 +137,12 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
                 who,
                 seed,
             } => s.mark_sampled(key, persona, who, *seed),
+            LabelJob::Mark {
+                slot,
+                mark,
+                at,
+                kind,
+            } => s.record_mark(slot, mark.as_ref().map(|(m, n)| (*m, n.as_str())), at, kind),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
         if let (
@@ -150,7 +164,11 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
         }
         let result = result.map_err(|e| e.to_string());
         // A kept session or sample mark is answered only when it failed.
-        if matches!(job, LabelJob::Session { .. } | LabelJob::Sampled { .. }) && result.is_ok() {
+        if matches!(
+            job,
+            LabelJob::Session { .. } | LabelJob::Sampled { .. } | LabelJob::Mark { .. }
+        ) && result.is_ok()
+        {
             continue;
         }
         let _ = reply.send(answer(&job, result));
@@ -165,5 +183,6 @@ fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
         }
         LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),
         LabelJob::Sampled { .. } => Msg::SampleNotKept(result.err().unwrap_or_default()),
+        LabelJob::Mark { .. } => Msg::MarkNotSaved(result.err().unwrap_or_default()),
     }
 }

@@ -76,6 +76,17 @@ impl Executor {
                 who,
                 seed,
             }),
+            Effect::SaveMark {
+                slot,
+                mark,
+                at,
+                kind,
+            } => self.hand_to_writer(LabelJob::Mark {
+                slot,
+                mark,
+                at,
+                kind,
+            }),
             Effect::UndoLabel { req, undo } => self.hand_to_writer(LabelJob::Undo { req, undo }),
             Effect::SaveNote { req, label } => self.hand_to_writer(LabelJob::Note { req, label }),
             Effect::SaveSession { who, state } => {
@@ -84,10 +95,16 @@ impl Executor {
             Effect::LoadLabelHistory(key) => {
                 let (path, tx) = (self.db_path.clone(), self.tx.clone());
                 tokio::task::spawn_blocking(move || {
-                    let result = Store::open(&path)
+                    let store = Store::open(&path);
+                    let marks = store
+                        .as_ref()
+                        .ok()
+                        .and_then(|s| s.mark_history(&key).ok())
+                        .unwrap_or_default();
+                    let result = store
                         .and_then(|s| s.label_history(&key))
                         .map_err(|e| e.to_string());
-                    let _ = tx.send(Msg::LabelHistory { key, result });
+                    let _ = tx.send(Msg::LabelHistory { key, result, marks });
                 });
             }
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),

@@ -108,6 +108,7 @@ mod tests {
             created_at: at.into(),
             replaced_judge_value: None,
             blind: false,
+            tags: Vec::new(),
         }
     }
 

@@ -91,13 +91,22 @@ actions! {
     Disagree => "human DISAGREE for the focused row",
     /// Edit the note of the focused row's label.
     EditNote => "edit the note of the focused label",
+    /// Mark the focused row `unsure`, with a note and no label, to come
+    /// back to (never counted as a label; `f` lists your marks).
+    MarkUnsure => "mark the focused row unsure (a note, no label; come back later)",
+    /// Mark the focused row `skip`, with a note and no label.
+    MarkSkip => "mark the focused row skipped (a note, no label; come back later)",
+    /// Tags on the focused row's label: why the judge was wrong, from the
+    /// configured set (config.toml `tags`).
+    PickTags => "tags on the focused label (why the judge was wrong)",
     /// Save again every label the store refused.
     RetryUnsaved => "retry saving unsaved labels",
     /// Blind review: hide judge values until the row is labelled.
     ToggleBlind => "blind review on/off",
     /// Search the item list (id, title, sender).
     Search => "search the item list",
-    /// Cycle the list filter (all, unjudged, judged, labelled, unlabelled, disagreements).
+    /// Cycle the list filter (all, unjudged, judged, labelled, unlabelled,
+    /// not mine, disagreements, needs a person, marked by me).
     CycleFilter => "cycle the list filter",
     /// Cycle the list order: file, judge≠human, mode≠mode, persona≠persona, low confidence first.
     CycleOrder => "order the list: file / judge≠human / mode≠mode / persona≠persona / low confidence first",
@@ -126,9 +135,9 @@ actions! {
     /// Open the prompt view (what is sent for this item).
     Prompt => "the request sent for this item",
     /// Undo the last label change of this session (repeat to walk back).
-    Undo => "undo the last label change of this session (again: further back)",
+    Undo => "undo the last label, tag or mark change of this session (again: further back)",
     /// The focused row's label history: who, when, value, judge value replaced.
-    LabelHistory => "label history of the focused row",
+    LabelHistory => "label and mark history of the focused row",
     /// In compare: columns by mode, by persona or by model.
     CompareBy => "compare view: columns by mode / persona / model",
     /// Show every key binding.

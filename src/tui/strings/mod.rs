@@ -535,7 +535,7 @@ pub mod help {
 
     pub const HEADER: &str =
         "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";
-    pub const LIST_MARKS: &str = "list marks: J judged · H labelled (by anyone) · ≠ a label and the judge disagree · ! control characters or instruction-like text";
+    pub const LIST_MARKS: &str = "list marks: J judged · H labelled (by anyone) · ≠ a label and the judge disagree · ! control characters or instruction-like text · ? your unsure/skip mark";
     pub const ROW_LABELS: &str = "verdict rows: J the judge's value · H your label (another scale: mapped) · test/train: its side of the split";
     pub const BLIND_NOTE: &str = "blind review hides the judge: J values until you label, the ≠ marks, compare and agreement";
     pub const HELP_WORD: &str = "help";
@@ -583,5 +583,6 @@ pub mod help {
 // Undo and history, the compare axes, the few-shot loop, the search terms.
 pub mod compare;
 pub mod fewshot;
+pub mod marks;
 pub mod query;
 pub mod session;

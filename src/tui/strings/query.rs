@@ -49,3 +49,7 @@ pub fn bad_conf(token: &str) -> String {
 pub fn ignored(n: usize) -> String {
     format!("{n} term(s) ignored")
 }
+
+pub fn unknown_tag(token: &str, tags: &[String]) -> String {
+    format!("{token}: not a configured tag ({})", list(tags))
+}

@@ -218,6 +218,7 @@ fn save_label(
                 created_at: crate::store::timestamp(now),
                 replaced_judge_value: replaced,
                 blind,
+                tags: Vec::new(),
             };
             entries.push(LabelEntry {
                 label: label.clone(),
@@ -230,6 +231,8 @@ fn save_label(
         before,
         after: label.clone(),
     });
+    // The row is labelled: it no longer waits for this person.
+    super::marks::settle(app, &label.key, &label.persona_id);
     if let Some(&i) = app.data.index_of.get(&key.item_id) {
         app.item_changed(i as usize);
     }
@@ -316,7 +319,7 @@ pub fn edit_note(app: &mut App, advanced: Option<Advanced>) {
 /// The note editor on a label's note: every line of it (a pasted note keeps
 /// its newlines), the cursor at the end, soft-wrapped so a long line is laid
 /// out in screen rows and only the visible ones are drawn.
-fn note_area(note: &str) -> TextArea<'static> {
+pub(super) fn note_area(note: &str) -> TextArea<'static> {
     let mut area = TextArea::new(note.split('\n').map(str::to_string).collect());
     area.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
     area.move_cursor(ratatui_textarea::CursorMove::Bottom);

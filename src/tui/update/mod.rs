@@ -16,6 +16,7 @@ pub mod drill;
 pub mod engine;
 pub mod fewshot_loop;
 pub mod label;
+pub mod marks;
 pub mod nav;
 pub mod owners;
 pub mod popup;
@@ -23,6 +24,7 @@ pub mod quit;
 pub mod request_preview;
 pub mod run;
 pub mod session;
+pub mod tags;
 #[cfg(test)]
 mod tests;
 pub mod undo;
@@ -93,7 +95,8 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
         Msg::EscalationsLoaded(r) => nav::escalations_loaded(app, r),
-        Msg::LabelHistory { key, result } => undo::history_loaded(app, key, result),
+        Msg::LabelHistory { key, result, marks } => undo::history_loaded(app, key, result, marks),
+        Msg::MarkNotSaved(e) => marks::not_saved(app, &e),
         Msg::SampleNotKept(e) => app.chrome.warn(format!(
             "the label is saved but not marked as sampled: {}",
             crate::tui::strings::flat(&e, 200)
@@ -128,7 +131,7 @@ fn touched(app: &mut App) {
 
 fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
     if app.chrome.popup.is_some() {
-        popup::popup_key(app, k, fx);
+        popup::popup_key(app, k, now, fx);
         return;
     }
     let Some(action) = app.chrome.keymap.action(&k) else {
@@ -193,6 +196,9 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         Likert1 | Likert2 | Likert3 | Likert4 | Likert5 | Score0 | Score6 | Score7 | Score8
         | Score9 | Agree | Disagree => label::label_key(app, action, now, fx),
         EditNote => label::edit_note(app, advanced),
+        MarkUnsure => marks::open(app, crate::domain::MarkKind::Unsure),
+        MarkSkip => marks::open(app, crate::domain::MarkKind::Skip),
+        PickTags => tags::open(app),
         RetryUnsaved => label::retry(app, fx),
         ToggleBlind => label::toggle_blind(app),
         Undo => undo::undo(app, now, fx),

@@ -154,7 +154,7 @@ pub fn paste_text(s: &str) -> String {
 
 /// A key on a popup: what it means there comes from the popup's section of
 /// the keymap (a notice closes on any key; an editor types the rest).
-pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
+pub fn popup_key(app: &mut App, k: KeyEvent, now: super::Now, fx: &mut Vec<Effect>) {
     let Some(popup) = app.chrome.popup.take() else {
         return;
     };
@@ -176,7 +176,13 @@ pub fn popup_key(app: &mut App, k: KeyEvent, fx: &mut Vec<Effect>) {
             area,
             target,
             error,
-        } => input_key(app, kind, area, target, error, k, fx),
+        } => input_key(app, (kind, area, target, error), k, now, fx),
+        Popup::Tags {
+            key,
+            persona,
+            scale,
+            cursor,
+        } => super::tags::popup_key(app, (key, persona, scale, cursor), k, now, fx),
     }
 }
 
@@ -230,13 +236,20 @@ fn pick(app: &mut App, kind: PickerKind, cursor: usize) {
     app.refresh_all_marks();
 }
 
+/// An open text field: its kind, text, the combination it is about and
+/// the error shown under it.
+type InputState = (
+    InputKind,
+    Box<TextArea<'static>>,
+    Option<(ComboKey, Scale)>,
+    Option<String>,
+);
+
 fn input_key(
     app: &mut App,
-    kind: InputKind,
-    mut area: Box<TextArea<'static>>,
-    target: Option<(ComboKey, Scale)>,
-    error: Option<String>,
+    (kind, mut area, target, error): InputState,
     k: KeyEvent,
+    now: super::Now,
     fx: &mut Vec<Effect>,
 ) {
     let keys = match kind {
@@ -247,7 +260,7 @@ fn input_key(
         // Closing a search keeps what was typed: the list already shows it.
         Some(PopupAction::Close) => return,
         Some(PopupAction::Submit) => {
-            submit_input(app, kind, *area, target, fx);
+            submit_input(app, kind, *area, target, now, fx);
             return;
         }
         _ => {}
@@ -274,10 +287,16 @@ fn submit_input(
     kind: InputKind,
     area: TextArea<'static>,
     target: Option<(ComboKey, Scale)>,
+    now: super::Now,
     fx: &mut Vec<Effect>,
 ) {
     let text = area.lines().join("\n");
     match kind {
+        InputKind::MarkNote(mark) => {
+            if let Some((key, _)) = target {
+                super::marks::submit(app, mark, key, text, now, fx);
+            }
+        }
         InputKind::Search => {
             app.list.search = text.replace('\n', " ");
             app.refilter();

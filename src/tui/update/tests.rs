@@ -8,6 +8,8 @@ use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
 mod escalations;
+// Come back later (unsure/skip marks) and tags on labels.
+mod marks;
 // What is left for me and keeping moving: the queue filter, negated search
 // terms, the focus after a label, and undo across items.
 mod queue;

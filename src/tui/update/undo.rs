@@ -11,6 +11,10 @@ use crate::tui::strings::session as s;
 
 /// `u`: walks this session's label changes back, newest first, on any item.
 pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) {
+    // The newest change may be a mark's.
+    if super::marks::undo(app, now, fx) {
+        return;
+    }
     let Some(step) = app.data.undo.pop() else {
         app.chrome.info(s::NOTHING_TO_UNDO);
         return;
@@ -154,7 +158,12 @@ pub fn open_history(app: &mut App, fx: &mut Vec<Effect>) {
 }
 
 /// The store answered: the popup opens when nothing else took the screen.
-pub fn history_loaded(app: &mut App, key: ComboKey, result: Result<Vec<LabelEvent>, String>) {
+pub fn history_loaded(
+    app: &mut App,
+    key: ComboKey,
+    result: Result<Vec<LabelEvent>, String>,
+    marks: Vec<crate::store::MarkEvent>,
+) {
     if matches!(app.chrome.message, Some((Level::Info, ref m)) if m == s::LOADING_HISTORY) {
         app.chrome.message = None;
     }
@@ -169,7 +178,14 @@ pub fn history_loaded(app: &mut App, key: ComboKey, result: Result<Vec<LabelEven
     if app.chrome.popup.is_some() {
         return;
     }
-    let mut lines: Vec<String> = events.iter().map(history_line).collect();
+    // Labels and marks, newest first (timestamps sort as text).
+    let mut dated: Vec<(&str, String)> = events
+        .iter()
+        .map(|e| (e.created_at.as_str(), history_line(e)))
+        .chain(marks.iter().map(|m| (m.created_at.as_str(), mark_line(m))))
+        .collect();
+    dated.sort_by(|a, b| b.0.cmp(a.0));
+    let mut lines: Vec<String> = dated.into_iter().map(|(_, l)| l).collect();
     if lines.is_empty() {
         lines.push(s::NO_HISTORY.into());
     }
@@ -204,9 +220,36 @@ fn history_line(e: &LabelEvent) -> String {
     if e.blind {
         line.push_str("  blind");
     }
+    for t in &e.tags {
+        line.push_str(&format!("  #{}", crate::tui::strings::flat(t, 30)));
+    }
     line.push_str(&format!("  [{}]", crate::tui::strings::flat(&e.kind, 10)));
     if !e.note.is_empty() {
         line.push_str(&format!("  “{}”", crate::tui::strings::flat(&e.note, 40)));
+    }
+    line
+}
+
+/// One mark change: when, who (persona), the mark or its clearing, why,
+/// and the note's start.
+fn mark_line(m: &crate::store::MarkEvent) -> String {
+    let when: String = crate::tui::strings::flat(&m.created_at, 40)
+        .replace('T', " ")
+        .chars()
+        .take(19)
+        .collect();
+    let what = match m.mark {
+        Some(k) => format!("marked {}", k.as_str()),
+        None => "mark cleared".to_string(),
+    };
+    let mut line = format!(
+        "{when}  {} ({})  {what}  [{}]",
+        crate::tui::strings::flat(&m.slot.who, 24),
+        crate::tui::strings::flat(&m.slot.persona_id, 20),
+        crate::tui::strings::flat(&m.kind, 10),
+    );
+    if !m.note.is_empty() {
+        line.push_str(&format!("  “{}”", crate::tui::strings::flat(&m.note, 40)));
     }
     line
 }

@@ -98,7 +98,12 @@ impl Widget for ListPane<'_> {
             let w = inner.width as usize;
             let mut spans = vec![
                 Span::styled(flag(mark::JUDGED, "J"), t.judge),
-                Span::styled(flag(mark::LABELLED, "H"), t.human),
+                // A row I marked to come back to, on an item no one labelled.
+                if m & (mark::LABELLED | mark::MARKED) == mark::MARKED {
+                    Span::styled("?", t.warning)
+                } else {
+                    Span::styled(flag(mark::LABELLED, "H"), t.human)
+                },
                 Span::styled(
                     flag(mark::DISAGREE, "≠"),
                     if m & mark::DISAGREE != 0 {

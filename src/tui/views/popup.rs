@@ -56,6 +56,15 @@ impl Widget for PopupView<'_> {
                 error,
                 ..
             } => input(self.app, area, buf, *kind, ta, error),
+            Popup::Tags {
+                key,
+                persona,
+                scale,
+                cursor,
+            } => {
+                let on = crate::tui::update::tags::current(self.app, key, persona, *scale);
+                tags(self.app, area, buf, &on, *cursor)
+            }
         }
     }
 }
@@ -270,6 +279,47 @@ fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Labe
     dialog(area, buf, app, strings::popup::REPLAY_TITLE, lines);
 }
 
+/// The tag picker: the configured set, each with its toggle.
+fn tags(app: &App, area: Rect, buf: &mut Buffer, on: &[String], cursor: usize) {
+    let t = &app.chrome.theme;
+    let set = &app.data.tag_set;
+    let h = (set.len() as u16 + 2)
+        .min(area.height.saturating_sub(4))
+        .max(3);
+    let r = centered(area, 60, h);
+    Clear.render(r, buf);
+    let key = |a| app.chrome.keymap.popup_hint(PopupKind::Picker, a);
+    let block = Block::bordered()
+        .title(strings::marks::picker_title(
+            &key(PopupAction::Pick),
+            &key(PopupAction::Close),
+        ))
+        .border_style(t.border_focused)
+        .title_style(t.title);
+    let inner = block.inner(r);
+    block.render(r, buf);
+    let first = cursor.saturating_sub(inner.height.saturating_sub(1) as usize);
+    for (row, (i, tag)) in set
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(inner.height as usize)
+        .enumerate()
+    {
+        let mark = if on.contains(tag) { "[x]" } else { "[ ]" };
+        let style = if i == cursor { t.selection } else { t.text };
+        let lr = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
+        if i == cursor {
+            buf.set_style(lr, t.selection);
+        }
+        Line::styled(
+            format!(" {mark} {}", crate::tui::strings::flat(tag, 50)),
+            style,
+        )
+        .render(lr, buf);
+    }
+}
+
 fn picker(
     app: &App,
     area: Rect,
@@ -338,6 +388,11 @@ fn input(
         InputKind::Search => (strings::popup::search_title(&submit, &close), 3, 100),
         InputKind::Note => (
             strings::popup::note_title(&submit, &close),
+            2 + ta.lines().len().clamp(1, 8) as u16,
+            80,
+        ),
+        InputKind::MarkNote(m) => (
+            strings::marks::note_title(m.as_str(), &submit, &close),
             2 + ta.lines().len().clamp(1, 8) as u16,
             80,
         ),

@@ -288,6 +288,7 @@ fn awag_draw<'a>(
     if !(app.choices.blind && label.is_none()) {
         value.extend(others_span(app, &key, persona, app.choices.mode.scale()));
     }
+    value.extend(tags_and_mark(app, label, &key, persona));
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
             format!("  ✎ {}", crate::tui::strings::flat(&l.label.note, 60)),
@@ -379,6 +380,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
     if !(app.choices.blind && label.is_none()) {
         value.extend(others_span(app, &r.key, &r.persona_id, r.scale));
     }
+    value.extend(tags_and_mark(app, label, &r.key, &r.persona_id));
     if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
         value.push(Span::styled(
             format!("  ✎ {}", crate::tui::strings::flat(&l.label.note, 60)),
@@ -466,4 +468,34 @@ fn others_span<'a>(
             app.chrome.theme.muted,
         )
     })
+}
+
+/// My label's tags (`#persona-misread`) and my "come back later" mark on
+/// the row (`? unsure: the note`).
+fn tags_and_mark(
+    app: &App,
+    label: Option<&crate::tui::app::LabelEntry>,
+    key: &crate::domain::ComboKey,
+    persona: &str,
+) -> Vec<Span<'static>> {
+    let t = &app.chrome.theme;
+    let mut out = Vec::new();
+    for tag in label.iter().flat_map(|l| &l.label.tags) {
+        out.push(Span::styled(
+            format!("  #{}", crate::tui::strings::flat(tag, 30)),
+            t.warning,
+        ));
+    }
+    if let Some(m) = app.my_mark(key, persona) {
+        let note = if m.note.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", crate::tui::strings::flat(&m.note, 50))
+        };
+        out.push(Span::styled(
+            format!("  ? {}{note}", m.mark.as_str()),
+            t.warning,
+        ));
+    }
+    out
 }

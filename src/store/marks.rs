@@ -1,0 +1,230 @@
+//! "Come back later" marks (`row_marks`, migration 16): append-only, a row's
+//! current mark is its newest event. Written with the durability of a label
+//! (a person's words), never read by anything that counts labels.
+
+use super::{Result, Store, StoreError};
+use crate::domain::{ComboKey, Label, MarkKind, RowMark};
+use rusqlite::params;
+
+/// Where a mark lives: one per combination, persona and person.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MarkSlot {
+    pub key: ComboKey,
+    pub persona_id: String,
+    pub who: String,
+}
+
+impl MarkSlot {
+    pub fn of(m: &RowMark) -> MarkSlot {
+        MarkSlot {
+            key: m.key.clone(),
+            persona_id: m.persona_id.clone(),
+            who: m.who.clone(),
+        }
+    }
+}
+
+/// One change of a row's mark, for the history popup.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarkEvent {
+    pub slot: MarkSlot,
+    /// `None`: the mark was cleared.
+    pub mark: Option<MarkKind>,
+    pub note: String,
+    pub created_at: String,
+    /// `mark`, `undo` or `labelled`.
+    pub kind: String,
+}
+
+fn insert_tx(
+    tx: &rusqlite::Transaction<'_>,
+    s: &MarkSlot,
+    mark: Option<(MarkKind, &str)>,
+    at: &str,
+    kind: &str,
+) -> Result<()> {
+    tx.execute(
+        "INSERT INTO row_marks (item_id, classification_id, perspective_id, persona_id, who, mark, note, created_at, kind)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            s.key.item_id,
+            s.key.classification_id,
+            s.key.perspective_id,
+            s.persona_id,
+            s.who,
+            mark.map(|(m, _)| m.as_str()),
+            mark.map(|(_, n)| n).unwrap_or(""),
+            at,
+            kind
+        ],
+    )?;
+    Ok(())
+}
+
+fn current_tx(tx: &rusqlite::Transaction<'_>, s: &MarkSlot) -> Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    Ok(tx
+        .query_row(
+            "SELECT mark FROM row_marks WHERE item_id=?1 AND classification_id=?2 AND perspective_id=?3 AND persona_id=?4 AND who=?5
+             ORDER BY id DESC LIMIT 1",
+            params![
+                s.key.item_id,
+                s.key.classification_id,
+                s.key.perspective_id,
+                s.persona_id,
+                s.who
+            ],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .optional()?
+        .flatten())
+}
+
+/// A label given settles the same person's mark on the row: the row is no
+/// longer waiting for them.
+pub(super) fn settle_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Result<()> {
+    let slot = MarkSlot {
+        key: l.key.clone(),
+        persona_id: l.persona_id.clone(),
+        who: l.who.clone(),
+    };
+    if current_tx(tx, &slot)?.is_some() {
+        insert_tx(tx, &slot, None, &l.created_at, "labelled")?;
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Marks a row (or clears its mark: `mark` None) durably. `kind` says why:
+    /// `mark`, or `undo` when it puts back what an undo restores.
+    pub fn record_mark(
+        &mut self,
+        slot: &MarkSlot,
+        mark: Option<(MarkKind, &str)>,
+        at: &str,
+        kind: &str,
+    ) -> Result<()> {
+        self.durably(|store| {
+            let tx = store.immediate()?;
+            insert_tx(&tx, slot, mark, at, kind)?;
+            tx.commit()?;
+            Ok(())
+        })
+    }
+
+    /// Every row's current mark (all people), oldest first.
+    pub fn current_marks(&self) -> Result<Vec<RowMark>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT item_id, classification_id, perspective_id, persona_id, who, mark, note, created_at
+             FROM row_marks m
+             WHERE id = (SELECT max(id) FROM row_marks n WHERE n.item_id=m.item_id AND n.classification_id=m.classification_id
+                         AND n.perspective_id=m.perspective_id AND n.persona_id=m.persona_id AND n.who=m.who)
+               AND mark IS NOT NULL
+             ORDER BY id",
+        )?;
+        let mut rows = stmt.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let mark: String = r.get(5)?;
+            out.push(RowMark {
+                key: ComboKey::new(
+                    &r.get::<_, String>(0)?,
+                    &r.get::<_, String>(1)?,
+                    &r.get::<_, String>(2)?,
+                ),
+                persona_id: r.get(3)?,
+                who: r.get(4)?,
+                mark: MarkKind::parse(&mark)
+                    .ok_or_else(|| StoreError::Data(format!("unknown mark '{mark}'")))?,
+                note: r.get(6)?,
+                created_at: r.get(7)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Every change to the marks of one combination, newest first.
+    pub fn mark_history(&self, key: &ComboKey) -> Result<Vec<MarkEvent>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT persona_id, who, mark, note, created_at, kind FROM row_marks
+             WHERE item_id=?1 AND classification_id=?2 AND perspective_id=?3 ORDER BY id DESC",
+        )?;
+        let mut rows = stmt.query(params![
+            key.item_id,
+            key.classification_id,
+            key.perspective_id
+        ])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let mark: Option<String> = r.get(2)?;
+            out.push(MarkEvent {
+                slot: MarkSlot {
+                    key: key.clone(),
+                    persona_id: r.get(0)?,
+                    who: r.get(1)?,
+                },
+                mark: mark.as_deref().and_then(MarkKind::parse),
+                note: r.get(3)?,
+                created_at: r.get(4)?,
+                kind: r.get(5)?,
+            });
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Value;
+
+    fn slot() -> MarkSlot {
+        MarkSlot {
+            key: ComboKey::new("k-1", "urgency", "classification"),
+            persona_id: "p".into(),
+            who: "ann".into(),
+        }
+    }
+
+    #[test]
+    fn a_mark_is_current_until_cleared_and_is_never_a_label() {
+        let mut s = Store::open_in_memory().unwrap();
+        s.record_mark(&slot(), Some((MarkKind::Unsure, "sarcasm?")), "t1", "mark")
+            .unwrap();
+        let m = s.current_marks().unwrap();
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            (m[0].mark, m[0].note.as_str()),
+            (MarkKind::Unsure, "sarcasm?")
+        );
+        assert!(s.labels_for_item("k-1").unwrap().is_empty());
+        assert!(s.label_history(&slot().key).unwrap().is_empty());
+        s.record_mark(&slot(), None, "t2", "undo").unwrap();
+        assert!(s.current_marks().unwrap().is_empty());
+        assert_eq!(s.mark_history(&slot().key).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_label_by_the_same_person_settles_the_mark() {
+        let mut s = Store::open_in_memory().unwrap();
+        s.record_mark(&slot(), Some((MarkKind::Skip, "")), "t1", "mark")
+            .unwrap();
+        let l = Label {
+            key: slot().key,
+            persona_id: "p".into(),
+            value: Value::Likert(2),
+            note: String::new(),
+            who: "ann".into(),
+            created_at: "t2".into(),
+            replaced_judge_value: None,
+            blind: false,
+            tags: vec!["persona-misread".into()],
+        };
+        s.upsert_label(&l).unwrap();
+        assert!(s.current_marks().unwrap().is_empty());
+        let h = s.mark_history(&slot().key).unwrap();
+        assert_eq!(h[0].kind, "labelled");
+        assert_eq!(s.labels_for_item("k-1").unwrap()[0].tags, l.tags);
+        assert_eq!(s.label_history(&slot().key).unwrap()[0].tags, l.tags);
+    }
+}
