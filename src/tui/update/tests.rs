@@ -8,6 +8,8 @@ use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
 mod escalations;
+// Notes as first-class text, and the search reaching the body and reasoning.
+mod notes;
 // What is left for me and keeping moving: the queue filter, negated search
 // terms, the focus after a label, and undo across items.
 mod queue;
