@@ -256,15 +256,16 @@ fn bench(c: &mut Criterion) {
         });
     }
     // Negated terms (`-term` keeps the items the term would drop), with a
-    // label by alice on every fourth item so `by:` has labels to read. The
-    // same two keystrokes per iteration as above.
+    // label by alice on every fourth item so `by:` has labels to read (and
+    // a note, so `note:` has notes to read). The same two keystrokes per
+    // iteration as above.
     for i in (0..reviewed.data.items.len()).step_by(4) {
         let id = reviewed.data.items[i].id.to_string();
         let label = Label {
             key: ComboKey::new(&id, "urgency", "classification"),
             persona_id: "kenton".into(),
             value: Value::Likert(2),
-            note: String::new(),
+            note: "Rang Priya: the stores are Kenton's, escalate".into(),
             who: "alice".into(),
             created_at: "2026-11-23T10:00:00.000Z".into(),
             replaced_judge_value: None,
@@ -285,6 +286,13 @@ fn bench(c: &mut Criterion) {
         ("filter_key_negated_classifier_100k_judged", "-urgency=not"),
         ("filter_key_negated_judge_100k_judged", "-judge:urgency=2"),
         ("filter_key_negated_word_100k_judged", "-00042"),
+        // The longer texts, lower case and kept per item: the body (~320
+        // bytes), the judge's reasoning on the rows in view, the notes.
+        ("filter_key_text_term_100k_judged", "text:promotion"),
+        ("filter_key_negated_text_100k_judged", "-text:promotion"),
+        ("filter_key_why_term_100k_judged", "why:accounts"),
+        ("filter_key_negated_why_100k_judged", "-why:accounts"),
+        ("filter_key_note_term_100k_judged", "note:escalate"),
     ] {
         reviewed.list.search = term.to_string();
         reviewed.refilter();
@@ -302,6 +310,15 @@ fn bench(c: &mut Criterion) {
     // built from every item's verdicts, then kept for the next keystrokes.
     reviewed.list.search = "judge:urgency=2".to_string();
     c.bench_function("filter_key_judge_term_first_100k_judged", |b| {
+        b.iter(|| {
+            reviewed.list.forget_judge_tables();
+            reviewed.refilter();
+            black_box(reviewed.list.filtered.len())
+        })
+    });
+    // The first keystroke of a `text:` term: every body lower-cased once.
+    reviewed.list.search = "text:promotion".to_string();
+    c.bench_function("filter_key_text_term_first_100k_judged", |b| {
         b.iter(|| {
             reviewed.list.forget_judge_tables();
             reviewed.refilter();

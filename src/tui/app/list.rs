@@ -174,11 +174,13 @@ impl Default for ItemList {
 }
 
 impl ItemList {
-    /// Drops the `judge:` terms' value tables; the next keystroke that needs
-    /// one builds it again (what `benches/tui_frame.rs` times as the first
-    /// keystroke of a `judge:` term).
+    /// Drops the `judge:` terms' value tables and the lower-case texts of
+    /// `text:`, `why:` and `note:`; the next keystroke that needs one builds
+    /// it again (what `benches/tui_frame.rs` times as the first keystroke of
+    /// a `judge:` or `text:` term).
     pub fn forget_judge_tables(&mut self) {
         self.judge_cache = JudgeCache::default();
+        self.text_cache = TextCache::default();
     }
 
     pub fn current_index(&self) -> Option<usize> {
