@@ -11,6 +11,7 @@ mod first_screen;
 mod hangup;
 mod judge_and_label;
 mod my_queue;
+mod notes;
 mod run_notes;
 mod runs;
 mod safe_data;

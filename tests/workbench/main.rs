@@ -13,6 +13,7 @@ mod filters;
 mod instruction_flag;
 mod memory;
 mod my_queue;
+mod notes;
 mod owner;
 mod protocols;
 mod queue;

@@ -211,7 +211,7 @@ fn current_notes(events: &[LabelEvent]) -> Vec<String> {
                     e.slot.scale.as_str(),
                 )
             } else {
-                format!("  {line}")
+                line.to_string()
             });
         }
     }

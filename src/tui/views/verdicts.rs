@@ -425,7 +425,7 @@ fn notes_lines(
             let text = if n == 0 {
                 format!("✎ {}: {line}", flat(&l.who, 24))
             } else {
-                format!("  {line}")
+                line.to_string()
             };
             out.push(Line::styled(text, t.human));
         }
