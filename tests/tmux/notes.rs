@@ -46,21 +46,34 @@ async fn notes_are_marked_shown_in_full_saved_and_searched() {
     let k017 = screen.lines().find(|l| l.contains("k-017")).unwrap_or("");
     assert!(k017.contains(" k-017") && !k017.contains('✎'), "{screen}");
     s.keys(&["Escape", "Tab", "Tab"]);
-    // Every note of a row, in full: not cut at 60 characters as before.
+    // Another row than the focused one marks its notes.
+    let screen = wait_for(&s.name, "work-pers", |x| focused(x) == "work-pers").await;
+    assert!(screen.contains("bob 1  ✎"), "{screen}");
+    // A label moves the focus to urgency: every note on it, in full (the
+    // row's own text used to show only one's own note, cut at 60).
+    s.keys(&["2"]);
     let screen = wait_for(&s.name, "the others' notes", |x| {
-        x.contains("✎ alice: Stock-out escalation") && x.contains("✎ bob: Customer wants")
+        focused(x) == "urgency"
+            && x.contains("✎ alice: Stock-out escalation")
+            && x.contains("✎ bob: Customer wants")
     })
     .await;
     eprintln!("--- verdict pane ---\n{screen}");
-    // A label, then `n` back on it: the note is written.
-    wait_for(&s.name, "work-pers", |x| focused(x) == "work-pers").await;
-    s.keys(&["2"]);
-    wait_for(&s.name, "the focus moved on", |x| focused(x) == "urgency").await;
+    assert!(
+        screen.contains("plainly urgent.") && screen.contains("'not'."),
+        "{screen}"
+    );
+    // `n` goes back to the label just given: the note is written, and
+    // shown on its row once the focus moved on again.
     s.keys(&["n"]);
+    wait_for(&s.name, "the note editor", |x| {
+        x.contains("note for this label")
+    })
+    .await;
     s.keys(&["-l", "--", "rang Priya, call back BEFORE-LUNCH"]);
     s.keys(&["Enter"]);
     let screen = wait_for(&s.name, "my note", |x| {
-        x.contains("✎ tester: rang Priya, call back BEFORE-LUNCH")
+        x.contains("H 2 ✓saved  ✎ rang Priya, call back BEFORE-LUNCH")
     })
     .await;
     eprintln!("--- my note ---\n{screen}");
@@ -71,19 +84,7 @@ async fn notes_are_marked_shown_in_full_saved_and_searched() {
     })
     .await;
     // `h` on urgency: every note on the row in full, then the changes.
-    for _ in 0..5 {
-        if focused(&capture(&s.name)) == "urgency" {
-            break;
-        }
-        s.keys(&["]"]);
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    // Focused, the row shows each note to its end.
-    let screen = wait_for(&s.name, "urgency", |x| focused(x) == "urgency").await;
-    assert!(
-        screen.contains("plainly urgent.") && screen.contains("'not'."),
-        "{screen}"
-    );
+    wait_for(&s.name, "urgency", |x| focused(x) == "urgency").await;
     s.keys(&["h"]);
     let screen = wait_for(&s.name, "the history", |x| {
         x.contains("notes on this row") && x.contains("changes, newest first")

@@ -291,10 +291,12 @@ fn awag_draw<'a>(
     }
     let cap = room + app.list.verdict_scroll as usize * w;
     let notes = notes_lines(app, &key, persona, others, cap);
-    if !notes.is_empty() {
-        value.push(Span::styled("  ✎", t.human));
-    }
-    let text = [notes, text].concat();
+    value.extend(note_mark(app, label, &notes, focused));
+    let text = if focused {
+        [notes, text].concat()
+    } else {
+        text
+    };
     let text_rows = text_rows(&text, w);
     RowDraw {
         focused,
@@ -382,10 +384,12 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         value.extend(others_span(app, &r.key, &r.persona_id, r.scale));
     }
     let notes = notes_lines(app, &r.key, &r.persona_id, others, room);
-    if !notes.is_empty() {
-        value.push(Span::styled("  ✎", t.human));
-    }
-    let text = [notes, text].concat();
+    value.extend(note_mark(app, label, &notes, focused));
+    let text = if focused {
+        [notes, text].concat()
+    } else {
+        text
+    };
     let text_rows = text_rows(&text, w);
     RowDraw {
         focused,
@@ -393,6 +397,27 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         value: Line::from(value),
         text,
         text_rows,
+    }
+}
+
+/// The mark of a row with a note: on the focused row `✎` (the notes follow
+/// in full); on another one's own note on one line, else `✎`.
+fn note_mark(
+    app: &App,
+    mine: Option<&crate::tui::app::LabelEntry>,
+    notes: &[Line],
+    focused: bool,
+) -> Option<Span<'static>> {
+    let t = &app.chrome.theme;
+    if notes.is_empty() {
+        return None;
+    }
+    match mine.filter(|l| !focused && !l.label.note.is_empty()) {
+        Some(l) => Some(Span::styled(
+            format!("  ✎ {}", flat(&l.label.note, 60)),
+            t.human,
+        )),
+        None => Some(Span::styled("  ✎", t.human)),
     }
 }
 
