@@ -1,7 +1,7 @@
 //! `jury export --format wide|wide-jsonl`: one row per item, classification,
 //! perspective and persona, with the classifier's value, each judge
 //! configuration's standing verdict (and its confidence when known) and each
-//! person's label in columns of their own — the shape a spreadsheet or
+//! person's label and note in columns of their own — the shape a spreadsheet or
 //! pandas wants. The standing verdicts and labels are the ones the report
 //! reads ([`crate::report::pairs`]), so the two never disagree.
 
@@ -32,6 +32,8 @@ struct Row {
     labels: HashMap<usize, Value>,
     /// Per marking person: their "come back later" mark (never a label).
     marks: HashMap<usize, crate::domain::MarkKind>,
+    /// Per label column: the note on that label, when it has one.
+    notes: HashMap<usize, String>,
 }
 
 /// Writes the wide table: CSV with a header (`csv`), else one JSON object
@@ -112,6 +114,19 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
             .marks
             .insert(at, m.mark);
     }
+    // Each standing label's note: the labels table holds one label per
+    // combination, persona, person and scale, as the label columns do.
+    store.for_each_label(|l| {
+        let Some(&p) = person_at.get(&(l.who.as_str(), l.value.scale().as_str())) else {
+            return;
+        };
+        if let Some(row) = rows.get_mut(&key_of(&l.persona_id, &l.key))
+            && row.labels.contains_key(&p)
+            && !l.note.is_empty()
+        {
+            row.notes.insert(p, l.note);
+        }
+    })?;
     // The classifier's choice per (item, classification).
     let mut classifier: HashMap<(String, String), Option<String>> = HashMap::new();
     let wanted: BTreeSet<&str> = rows.keys().map(|k| k.0.as_str()).collect();
@@ -129,12 +144,15 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
         columns.push(format!("judge:{j}"));
         columns.push(format!("judge:{j}:confidence"));
     }
+    // Each label column followed by its note column.
     for (who, scale) in &people {
-        columns.push(if one_scale(who) {
-            format!("label:{who}")
+        let slot = if one_scale(who) {
+            who.to_string()
         } else {
-            format!("label:{who}:{scale}")
-        });
+            format!("{who}:{scale}")
+        };
+        columns.push(format!("label:{slot}"));
+        columns.push(format!("note:{slot}"));
     }
     for (who, scale) in &people {
         columns.push(if one_scale(who) {
@@ -175,6 +193,11 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
         }
         for p in 0..people.len() {
             cells.push(row.labels.get(&p).map_or(Json::Null, |v| v.to_json()));
+            cells.push(
+                row.notes
+                    .get(&p)
+                    .map_or(Json::Null, |n| Json::String(n.clone())),
+            );
         }
         for (who, scale) in &people {
             let at = (

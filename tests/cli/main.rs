@@ -13,6 +13,7 @@ mod import_owner;
 mod judge_spec;
 mod label_undo;
 mod ledger;
+mod notes_export;
 mod report;
 mod report_html;
 mod report_html_page;

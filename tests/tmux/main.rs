@@ -13,6 +13,7 @@ mod hangup;
 mod judge_and_label;
 mod marks_tags;
 mod my_queue;
+mod notes;
 mod run_notes;
 mod runs;
 mod safe_data;

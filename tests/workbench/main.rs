@@ -14,6 +14,7 @@ mod instruction_flag;
 mod marks_tags;
 mod memory;
 mod my_queue;
+mod notes;
 mod owner;
 mod protocols;
 mod queue;

@@ -317,7 +317,9 @@ fn text_with_newlines_shows_no_return_sign() {
     let s = screen(&app);
     assert!(!s.contains('⏎'), "{s}");
     assert!(s.contains("Stock-out on BM-440"), "{s}");
-    assert!(s.contains("see below"), "{s}");
+    // A note keeps its line break: it is shown in full, a line a line.
+    assert!(s.contains("✎ alice: see"), "{s}");
+    assert!(s.contains("below"), "{s}");
     // The agreement view's sides and notes come from the store and the report.
     let (mut agree, mut groups) = agreement(160, 45);
     groups[0].right = "alice\nsmith".into();

@@ -2,7 +2,8 @@
 //! current item, its focused verdict row and the panes' scroll).
 
 use super::judge_cache::JudgeCache;
-use super::query::Query;
+use super::query::{Caches, Query};
+use super::text_cache::TextCache;
 use super::workspace::{MAX_ITEM_CHARS, Workspace, mark};
 use crate::domain::{Item, Mode};
 use crate::sanitize;
@@ -147,6 +148,8 @@ pub struct ItemList {
     listed: Vec<bool>,
     /// What the judge said per item, for `judge:` terms.
     judge_cache: JudgeCache,
+    /// Lower-case bodies, reasoning and notes, for `text:`, `why:` and `note:` terms.
+    text_cache: TextCache,
     /// Position in `filtered`.
     pub cursor: usize,
     pub list_offset: usize,
@@ -172,6 +175,7 @@ impl Default for ItemList {
             labelled: 0,
             listed: Vec::new(),
             judge_cache: JudgeCache::default(),
+            text_cache: TextCache::default(),
             cursor: 0,
             list_offset: 0,
             detail: Detail::default(),
@@ -184,11 +188,13 @@ impl Default for ItemList {
 }
 
 impl ItemList {
-    /// Drops the `judge:` terms' value tables; the next keystroke that needs
-    /// one builds it again (what `benches/tui_frame.rs` times as the first
-    /// keystroke of a `judge:` term).
+    /// Drops the `judge:` terms' value tables and the lower-case texts of
+    /// `text:`, `why:` and `note:`; the next keystroke that needs one builds
+    /// it again (what `benches/tui_frame.rs` times as the first keystroke of
+    /// a `judge:` or `text:` term).
     pub fn forget_judge_tables(&mut self) {
         self.judge_cache = JudgeCache::default();
+        self.text_cache = TextCache::default();
     }
 
     pub fn current_index(&self) -> Option<usize> {
@@ -202,6 +208,7 @@ impl ItemList {
             cache[i] = data.priority(i, *order);
         }
         self.judge_cache.item_changed(data, i);
+        self.text_cache.item_changed(data, i);
         if self.listed.get(i).copied().unwrap_or(false) {
             let now = data.marks[i] & mark::DONE != 0;
             match (was & mark::DONE != 0, now) {
@@ -235,11 +242,15 @@ impl ItemList {
         let keep = self.current_index();
         self.query = Query::parse(&self.search, data);
         self.judge_cache.prepare(data, &self.query, mode);
+        self.text_cache.prepare(data, &self.query, mode);
         let (filter, query, drill) = (self.filter, &self.query, &self.drill);
         let as_made = drill
             .as_ref()
             .is_some_and(|d| d.made_under.0 == filter && d.made_under.1 == self.search);
-        let judge = &self.judge_cache;
+        let caches = Caches {
+            judge: &self.judge_cache,
+            texts: &self.text_cache,
+        };
         let n = data.items.len();
         self.filtered = (0..n)
             .filter(|&i| {
@@ -248,7 +259,7 @@ impl ItemList {
                     .is_none_or(|d| d.members.get(i).copied().unwrap_or(false))
                     && (as_made
                         || filter.keeps(data.marks[i])
-                            && (query.is_empty() || query.keeps(data, i, mode, judge)))
+                            && (query.is_empty() || query.keeps(data, i, mode, caches)))
             })
             .map(|i| i as u32)
             .collect();

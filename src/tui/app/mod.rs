@@ -15,6 +15,7 @@ mod mine;
 mod query;
 mod runs;
 mod session;
+mod text_cache;
 mod workspace;
 
 pub mod claims;

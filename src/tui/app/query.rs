@@ -1,13 +1,16 @@
 //! The search field read as a typed filter: free text plus terms that follow
 //! the question — `urgency=not` (the classifier's value), `judge:urgency=2`
 //! (what the judge said on that classification), `by:alice` (who labelled),
-//! `tag:persona-misread` (a label's tag)
-//! and `split:test` (the side of the held-out split). A leading `-` turns a
-//! term or a free word around: `-by:alice` keeps the items `by:alice` drops.
+//! `tag:persona-misread` (a label's tag) and `split:test` (the side of the
+//! held-out split), and words in the longer texts: `text:kettle` (the
+//! item's body), `why:invoice` (the judge's reasoning on the rows in view),
+//! `note:ring` (anyone's note). A leading `-` turns a term or a free word
+//! around: `-by:alice` keeps the items `by:alice` drops.
 //! A term that cannot be read is left out of the filter and named in
 //! `errors`; parsing never fails.
 
 use super::judge_cache::JudgeCache;
+use super::text_cache::TextCache;
 use super::workspace::Workspace;
 use crate::domain::{Mode, Scale, Side, Value};
 use crate::tui::strings::query as msg;
@@ -39,11 +42,34 @@ pub enum Term {
         bound_bits: u64,
         text: String,
     },
+    /// A word (lower case) is in one of the item's longer texts.
+    Text { field: Field, word: String },
     /// A free word (lower case) is in the id, title or sender; only ever
     /// negated (`-word`): the plain words are [`Query::text`].
     Word(String),
     /// The opposite of a term: the items it would drop.
     Not(Box<Term>),
+}
+
+/// The longer text a [`Term::Text`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// `text:`: the item's body.
+    Body,
+    /// `why:`: the judge's text on the rows in view (latest verdicts).
+    Why,
+    /// `note:`: anyone's note on a label of the item.
+    Note,
+}
+
+impl Field {
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Field::Body => "text:",
+            Field::Why => "why:",
+            Field::Note => "note:",
+        }
+    }
 }
 
 /// A comparison in a `conf` term.
@@ -76,6 +102,7 @@ impl Term {
             Term::Tag(tag) => format!("tag:{tag}"),
             Term::Split(side) => format!("split:{}", side.as_str()),
             Term::Conf { text, .. } => format!("conf{text}"),
+            Term::Text { field, word } => format!("{}{word}", field.prefix()),
             Term::Word(w) => w.clone(),
             Term::Not(t) => format!("-{}", t.describe()),
         }
@@ -130,9 +157,17 @@ impl Query {
 
     /// Whether a term reads the judge's verdicts under the current mode.
     pub fn reads_judge(&self) -> bool {
-        self.terms
-            .iter()
-            .any(|t| matches!(t.positive(), Term::Judge { .. } | Term::Conf { .. }))
+        self.terms.iter().any(|t| {
+            matches!(
+                t.positive(),
+                Term::Judge { .. }
+                    | Term::Conf { .. }
+                    | Term::Text {
+                        field: Field::Why,
+                        ..
+                    }
+            )
+        })
     }
 }
 
@@ -152,6 +187,11 @@ fn term(token: &str, body: &str, lower: &str, data: &Workspace) -> Option<Result
         Some(tag_term(token, rest, data))
     } else if let Some(rest) = lower.strip_prefix("split:") {
         Some(split_term(token, rest, data))
+    } else if let Some(field) = [Field::Body, Field::Why, Field::Note]
+        .into_iter()
+        .find(|f| lower.starts_with(f.prefix()))
+    {
+        Some(text_term(token, field, &lower[field.prefix().len()..]))
     } else if lower.contains('=') && !lower.starts_with('=') {
         Some(classifier_term(token, lower, data))
     } else {
@@ -162,17 +202,24 @@ fn term(token: &str, body: &str, lower: &str, data: &Workspace) -> Option<Result
 impl Query {
     /// Whether item `i` passes the free text and every term; `mode` is the
     /// mode whose verdicts `judge:` terms read (from `judge`, prepared for
-    /// this query).
-    pub fn keeps(&self, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -> bool {
+    /// this query; `texts` likewise for `text:`, `why:` and `note:`).
+    pub fn keeps(&self, data: &Workspace, i: usize, mode: Mode, c: Caches) -> bool {
         if !(self.text.is_empty() || has_word(data, i, &self.text)) {
             return false;
         }
-        self.terms.iter().all(|t| holds(t, data, i, mode, judge))
+        self.terms.iter().all(|t| holds(t, data, i, mode, c))
     }
 }
 
+/// What the terms read, prepared for the query.
+#[derive(Clone, Copy)]
+pub struct Caches<'a> {
+    pub judge: &'a JudgeCache,
+    pub texts: &'a TextCache,
+}
+
 /// Whether item `i` passes one term.
-fn holds(t: &Term, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -> bool {
+fn holds(t: &Term, data: &Workspace, i: usize, mode: Mode, c: Caches) -> bool {
     let it = &data.items[i];
     match t {
         Term::Classifier { cls, value } => it.classifications.iter().any(|c| {
@@ -181,7 +228,7 @@ fn holds(t: &Term, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -
                     .as_deref()
                     .is_some_and(|s| s.eq_ignore_ascii_case(value))
         }),
-        Term::Judge { cls, values, .. } => judge.says(cls, mode, i, values),
+        Term::Judge { cls, values, .. } => c.judge.says(cls, mode, i, values),
         Term::By(who) => data
             .labels
             .get(&*it.id)
@@ -198,8 +245,9 @@ fn holds(t: &Term, data: &Workspace, i: usize, mode: Mode, judge: &JudgeCache) -
         Term::Conf { op, bound_bits, .. } => {
             confidences(data, i, mode).any(|c| op.holds(c, f64::from_bits(*bound_bits)))
         }
+        Term::Text { field, word } => c.texts.holds(*field, i, word),
         Term::Word(w) => has_word(data, i, w),
-        Term::Not(t) => !holds(t, data, i, mode, judge),
+        Term::Not(t) => !holds(t, data, i, mode, c),
     }
 }
 
@@ -214,25 +262,7 @@ fn has_word(data: &Workspace, i: usize, lower: &str) -> bool {
 /// The confidences of item `i`'s latest shown verdicts (one per
 /// combination), where known.
 fn confidences(data: &Workspace, i: usize, mode: Mode) -> impl Iterator<Item = f64> + '_ {
-    let mut latest: Vec<&crate::domain::Verdict> = Vec::new();
-    let persona = data.persona_of(i);
-    for v in data.verdicts.get(&*data.items[i].id).into_iter().flatten() {
-        // AwAg rows follow the persona, mode and perspectives shown; the
-        // other judge styles' rows (no mode) are shown whatever they are.
-        let shown = v.mode.is_none()
-            || (v.mode == Some(mode)
-                && v.persona_id == persona
-                && data.rows_for.perspectives.contains(&v.key.perspective_id));
-        if !shown {
-            continue;
-        }
-        match latest.iter_mut().find(|l| l.key == v.key) {
-            Some(l) if (&l.created_at, l.run_id) < (&v.created_at, v.run_id) => *l = v,
-            Some(_) => {}
-            None => latest.push(v),
-        }
-    }
-    latest
+    super::text_cache::shown_verdicts(data, i, mode)
         .into_iter()
         .filter_map(|v| v.confidence.map(|c| c.value))
 }
@@ -337,6 +367,17 @@ fn judge_term(token: &str, rest: &str, data: &Workspace) -> Result<Term, String>
         cls: cls.to_string(),
         text: value.to_string(),
         values,
+    })
+}
+
+/// `text:word`, `why:word`, `note:word`: `word` is what follows the colon.
+fn text_term(token: &str, field: Field, word: &str) -> Result<Term, String> {
+    if word.is_empty() {
+        return Err(msg::no_word(token, field.prefix()));
+    }
+    Ok(Term::Text {
+        field,
+        word: word.to_string(),
     })
 }
 

@@ -371,6 +371,14 @@ impl Workspace {
         ms.extend(mark);
     }
 
+    /// Whether anyone's label on item `i` carries a note (the list's `✎`;
+    /// read for the rows on screen only).
+    pub fn has_note(&self, i: usize) -> bool {
+        self.labels
+            .get(&*self.items[i].id)
+            .is_some_and(|ls| ls.iter().any(|e| !e.label.note.is_empty()))
+    }
+
     pub fn unsaved_count(&self) -> usize {
         self.labels
             .values()

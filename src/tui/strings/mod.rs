@@ -535,8 +535,8 @@ pub mod help {
 
     pub const HEADER: &str =
         "keys as bound now (defaults + your keymap.toml); j/k scroll, esc back";
-    pub const LIST_MARKS: &str = "list marks: J judged · H labelled (by anyone) · ≠ a label and the judge disagree · ! control characters or instruction-like text · ? your unsure/skip mark";
-    pub const ROW_LABELS: &str = "verdict rows: J the judge's value · H your label (another scale: mapped) · test/train: its side of the split";
+    pub const LIST_MARKS: &str = "list marks: J judged · H labelled (by anyone) · ≠ a label and the judge disagree · ! control characters or instruction-like text · ? your unsure/skip · ✎ a note";
+    pub const ROW_LABELS: &str = "verdict rows: J the judge's value · H your label (another scale: mapped) · ✎ notes, in full below · test/train: its side of the split";
     pub const BLIND_NOTE: &str = "blind review hides the judge: J values until you label, the ≠ marks, compare and agreement";
     pub const HELP_WORD: &str = "help";
     pub const LEGEND_TITLE: &str = " what the marks mean ";
@@ -554,7 +554,10 @@ pub mod help {
         "  judge:urgency=2    the judge's latest value there (current persona, mode, shown perspectives)",
         "  by:alice           someone named alice labelled a row of the item",
         "  split:test         a classification of the item is on that side of the held-out split",
-        "  -term, -word       the opposite: -by:alice, -judge:urgency=2, -split:test, -urgency=not, -invoice",
+        "  text:kettle        the item's body holds the word",
+        "  why:invoice        the judge's reasoning on a row in view holds it (latest verdicts)",
+        "  note:ring          anyone's note on a label of the item holds it",
+        "  -term, -word       the opposite: -by:alice, -judge:urgency=2, -split:test, -note:ring, -invoice",
         "progress \"37/200 labelled by me\": of the items listed, those where you labelled every row shown (each classification × shown perspective, current persona); filter f \"not labelled by me\" lists the others, \"labelled by anyone\" counts anyone's label",
         "agreement view: tab moves into the confusion matrix (arrows move between cells); enter lists the items behind the cell or group; esc comes back",
     ];

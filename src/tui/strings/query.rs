@@ -31,6 +31,10 @@ pub fn no_annotator(token: &str) -> String {
     format!("{token}: give a name, e.g. by:alice")
 }
 
+pub fn no_word(token: &str, prefix: &str) -> String {
+    format!("{token}: give a word, e.g. {prefix}invoice")
+}
+
 pub fn no_split(token: &str) -> String {
     format!("{token}: this workspace has no held-out split (jury split --holdout 0.3 --seed 1)")
 }

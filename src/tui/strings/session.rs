@@ -5,6 +5,9 @@ pub const NO_ROW_FOR_HISTORY: &str = "no row focused: move to a verdict row for 
 pub const LOADING_HISTORY: &str = "reading the label history…";
 pub const NO_HISTORY: &str = "no label on this row yet";
 pub const RETRACTED: &str = "retracted";
+/// Heads the history's notes in full, before the changes.
+pub const NOTES_NOW: &str = "notes on this row";
+pub const CHANGES: &str = "changes, newest first";
 
 /// `what` names the row ("urgency · k-001"); `back` the value restored.
 pub fn undone(what: &str, undone: &str, back: Option<&str>) -> String {

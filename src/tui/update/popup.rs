@@ -328,6 +328,10 @@ fn submit_input(
                     req,
                     label: e.label.clone(),
                 });
+                // The list's `note:` terms and mark read it at once.
+                if let Some(&i) = app.data.index_of.get(&key.item_id) {
+                    app.item_changed(i as usize);
+                }
                 super::advance::after_note(app);
             }
         }

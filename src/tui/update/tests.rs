@@ -10,6 +10,8 @@ use crossterm::event::KeyCode;
 mod escalations;
 // Come back later (unsure/skip marks) and tags on labels.
 mod marks;
+// Notes as first-class text, and the search reaching the body and reasoning.
+mod notes;
 // What is left for me and keeping moving: the queue filter, negated search
 // terms, the focus after a label, and undo across items.
 mod queue;

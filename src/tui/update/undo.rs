@@ -185,14 +185,57 @@ pub fn history_loaded(
         .chain(marks.iter().map(|m| (m.created_at.as_str(), mark_line(m))))
         .collect();
     dated.sort_by(|a, b| b.0.cmp(a.0));
-    let mut lines: Vec<String> = dated.into_iter().map(|(_, l)| l).collect();
-    if lines.is_empty() {
+    let mut lines = current_notes(&events);
+    if !lines.is_empty() {
+        lines.push(String::new());
+        lines.push(s::CHANGES.into());
+    }
+    let changes = dated.len();
+    lines.extend(dated.into_iter().map(|(_, l)| l));
+    if changes == 0 {
         lines.push(s::NO_HISTORY.into());
     }
     app.chrome.popup = Some(Popup::History {
         title: s::history_title(&row_name(&key)),
         lines,
     });
+}
+
+/// The note each person's label on the row carries now (the newest event of
+/// each label, unless it was retracted), in full and sanitised, under a
+/// heading; nothing when no label has one.
+fn current_notes(events: &[LabelEvent]) -> Vec<String> {
+    /// A note longer than this is cut (with `…`).
+    const MAX_NOTE_CHARS: usize = 4000;
+    let mut seen: Vec<&Slot> = Vec::new();
+    let mut out = Vec::new();
+    // Newest first: the first event of a label is its current state.
+    for e in events {
+        if seen.contains(&&e.slot) {
+            continue;
+        }
+        seen.push(&e.slot);
+        if e.value.is_none() || e.note.is_empty() {
+            continue;
+        }
+        let note = crate::sanitize::for_display(&e.note, MAX_NOTE_CHARS);
+        for (n, line) in note.split('\n').enumerate() {
+            out.push(if n == 0 {
+                format!(
+                    "✎ {} ({}, {}): {line}",
+                    crate::tui::strings::flat(&e.slot.who, 24),
+                    crate::tui::strings::flat(&e.slot.persona_id, 20),
+                    e.slot.scale.as_str(),
+                )
+            } else {
+                line.to_string()
+            });
+        }
+    }
+    if !out.is_empty() {
+        out.insert(0, s::NOTES_NOW.into());
+    }
+    out
 }
 
 /// One change: when, who (persona), the value on its scale, the judge value

@@ -120,7 +120,8 @@ impl Widget for ListPane<'_> {
                     },
                     t.warning,
                 ),
-                Span::raw(" "),
+                // Someone wrote a note on a label of the item.
+                Span::styled(if app.data.has_note(i) { "✎" } else { " " }, t.human),
                 Span::styled(crate::tui::strings::flat(&it.id, 16), t.muted),
                 Span::raw(" "),
             ];

@@ -155,11 +155,14 @@ fn break_at(text: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// How wide a dialog is at most.
+const DIALOG_WIDTH: u16 = 90;
+
 /// A bordered, centred box that fits its lines (long ones are broken at
 /// the box's width, so the height is known and the last line never cut).
 pub(super) fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines: Vec<Line<'_>>) {
     let t = &app.chrome.theme;
-    let w = 90.min(area.width);
+    let w = DIALOG_WIDTH.min(area.width);
     let inner = w.saturating_sub(2).max(1) as usize;
     let mut rows: Vec<Line> = Vec::new();
     for line in lines {
@@ -182,18 +185,27 @@ pub(super) fn dialog(area: Rect, buf: &mut Buffer, app: &App, title: &str, lines
         .render(r, buf);
 }
 
-/// A row's label history, as many entries as fit, then the closing hint.
+/// A row's label history, as many lines as fit once wrapped at the
+/// dialog's width (a long note takes several rows), then the closing hint.
 fn history(app: &App, area: Rect, buf: &mut Buffer, title: &str, lines: &[String]) {
     let t = &app.chrome.theme;
     let room = area.height.saturating_sub(6) as usize;
-    let mut out: Vec<Line> = lines
+    let inner = usize::from(DIALOG_WIDTH.min(area.width).saturating_sub(2).max(1));
+    let mut used = 0;
+    let shown = lines
         .iter()
-        .take(room)
+        .take_while(|l| {
+            used += break_at(l, inner).len();
+            used <= room
+        })
+        .count();
+    let mut out: Vec<Line> = lines[..shown]
+        .iter()
         .map(|l| Line::styled(l.clone(), t.text))
         .collect();
-    if lines.len() > room {
+    if lines.len() > shown {
         out.push(Line::styled(
-            strings::popup::and_more(lines.len() - room),
+            strings::popup::and_more(lines.len() - shown),
             t.muted,
         ));
     }

@@ -285,16 +285,19 @@ fn awag_draw<'a>(
         value.push(Span::raw(" "));
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
-    if !(app.choices.blind && label.is_none()) {
+    let others = !(app.choices.blind && label.is_none());
+    if others {
         value.extend(others_span(app, &key, persona, app.choices.mode.scale()));
     }
     value.extend(tags_and_mark(app, label, &key, persona));
-    if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
-        value.push(Span::styled(
-            format!("  ✎ {}", crate::tui::strings::flat(&l.label.note, 60)),
-            t.muted,
-        ));
-    }
+    let cap = room + app.list.verdict_scroll as usize * w;
+    let notes = notes_lines(app, &key, persona, others, cap);
+    value.extend(note_mark(app, label, &notes, focused));
+    let text = if focused {
+        [notes, text].concat()
+    } else {
+        text
+    };
     let text_rows = text_rows(&text, w);
     RowDraw {
         focused,
@@ -377,16 +380,18 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
     // As on an AwAg row: the others' labels, after one's own when blind.
-    if !(app.choices.blind && label.is_none()) {
+    let others = !(app.choices.blind && label.is_none());
+    if others {
         value.extend(others_span(app, &r.key, &r.persona_id, r.scale));
     }
     value.extend(tags_and_mark(app, label, &r.key, &r.persona_id));
-    if let Some(l) = label.filter(|l| !l.label.note.is_empty()) {
-        value.push(Span::styled(
-            format!("  ✎ {}", crate::tui::strings::flat(&l.label.note, 60)),
-            t.muted,
-        ));
-    }
+    let notes = notes_lines(app, &r.key, &r.persona_id, others, room);
+    value.extend(note_mark(app, label, &notes, focused));
+    let text = if focused {
+        [notes, text].concat()
+    } else {
+        text
+    };
     let text_rows = text_rows(&text, w);
     RowDraw {
         focused,
@@ -395,6 +400,64 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         text,
         text_rows,
     }
+}
+
+/// The mark of a row with a note: on the focused row `✎` (the notes follow
+/// in full); on another one's own note on one line, else `✎`.
+fn note_mark(
+    app: &App,
+    mine: Option<&crate::tui::app::LabelEntry>,
+    notes: &[Line],
+    focused: bool,
+) -> Option<Span<'static>> {
+    let t = &app.chrome.theme;
+    if notes.is_empty() {
+        return None;
+    }
+    match mine.filter(|l| !focused && !l.label.note.is_empty()) {
+        Some(l) => Some(Span::styled(
+            format!("  ✎ {}", flat(&l.label.note, 60)),
+            t.human,
+        )),
+        None => Some(Span::styled("  ✎", t.human)),
+    }
+}
+
+/// Every note on the row (one's own first, the others' when `others`), in
+/// full as far as `cap` characters each, escapes made visible: `✎ who: note`.
+fn notes_lines(
+    app: &App,
+    key: &crate::domain::ComboKey,
+    persona: &str,
+    others: bool,
+    cap: usize,
+) -> Vec<Line<'static>> {
+    let t = &app.chrome.theme;
+    let mut labels: Vec<&crate::domain::Label> = app
+        .data
+        .labels
+        .get(&key.item_id)
+        .into_iter()
+        .flatten()
+        .map(|e| &e.label)
+        .filter(|l| l.key == *key && l.persona_id == persona && !l.note.is_empty())
+        .filter(|l| others || l.who == app.data.who)
+        .collect();
+    // Stable: one's own notes first, the others' in the order they came.
+    labels.sort_by_key(|l| l.who != app.data.who);
+    let mut out = Vec::new();
+    for l in labels {
+        let note = sanitize::for_display(&l.note, cap.min(MAX_VERDICT_CHARS));
+        for (n, line) in note.split('\n').enumerate() {
+            let text = if n == 0 {
+                format!("✎ {}: {line}", flat(&l.who, 24))
+            } else {
+                line.to_string()
+            };
+            out.push(Line::styled(text, t.human));
+        }
+    }
+    out
 }
 
 /// How sure the judge was of its value (`conf 0.82`), when known.
