@@ -267,7 +267,7 @@ pub struct RunArgs {
     /// With --batch: what Ctrl-C or SIGTERM does to the batch jury waits for: leave it running on the server (the same command with --resume waits for it again) or cancel it there. Without it, Ctrl-C on a terminal asks; otherwise the batch is left running.
     #[arg(long, value_name = "WHAT", value_parser = ["cancel", "leave"])]
     pub batch_on_interrupt: Option<String>,
-    /// With --batch: what the batch failed or left unanswered: batch (recorded as failed; --resume asks for it in a new batch) or direct (asked again at once as streamed requests, each with --max-attempts and no more, at the model's full price).
+    /// With --batch: what the batch failed or left unanswered: batch (sent again in follow-up batches, at most --max-attempts batches in all; what is left is recorded as failed and --resume asks for it in a new batch) or direct (asked again at once as streamed requests, each with --max-attempts and no more, at the model's full price).
     #[arg(long, value_name = "HOW", default_value = "batch", value_parser = ["batch", "direct"])]
     pub batch_retry: String,
     /// With several servers: seconds a server taken out of the run stays out the first time (twice that the next time, at most 10 minutes) [default: 30].

@@ -145,7 +145,8 @@ fn an_expired_batch_keeps_what_came_and_resume_completes_it() {
         ..BatchScript::default()
     });
     let ws = Workspace::sample();
-    let out = batch_run(&ws, &srv, &[]);
+    // One batch only: no follow-up batch asks for what it left.
+    let out = batch_run(&ws, &srv, &["--max-attempts", "1"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let s = summary(&out);
     // The first request (two items) was answered before the batch expired.
@@ -660,4 +661,94 @@ fn a_key_in_the_base_url_is_not_kept_with_the_batchs_command_line() {
         kept.contains("--base-url=http://"),
         "the command line is kept"
     );
+}
+
+/// What an expired batch left unanswered goes out again in a follow-up
+/// batch of the same run (no direct request, nothing asked twice), and the
+/// run ends with every verdict.
+#[test]
+fn an_expired_batch_is_followed_up_by_a_batch_of_what_it_left() {
+    let (srv, api) = batch_server(BatchScript {
+        expire_after: Some(1),
+        expire_first_only: true,
+        ..BatchScript::default()
+    });
+    let ws = Workspace::sample();
+    let out = batch_run(&ws, &srv, &[]);
+    common::assert_success(&out, &["run --batch (an expiring first batch)"]);
+    let s = summary(&out);
+    assert_eq!(s["verdicts"], 15, "{s}");
+    assert_eq!(s["failed"], 0, "{s}");
+    assert!(
+        text(&out.stderr).contains("in a follow-up batch (attempt 2 of 3)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let created = api.created();
+    assert_eq!(created.len(), 2, "the batch and one follow-up");
+    assert_eq!(direct_requests(&srv), 0);
+    assert_eq!(verdicts(&ws).len(), 15);
+    // The follow-up asked only for what the first left: one request of two
+    // items' entries, under a new custom id.
+    let batches =
+        serde_json::from_str::<Value>(&ws.ok(&["runs", "--json"])).expect("runs")[0]["batches"]
+            .clone();
+    assert_eq!(batches.as_array().map(Vec::len), Some(2), "{batches}");
+    assert_eq!(batches[1]["request_counts"]["total"], 1, "{batches}");
+}
+
+/// kill -9 while the follow-up batch is in flight: `--resume` waits for
+/// that follow-up (nothing is uploaded or created again) and completes the run.
+#[test]
+fn kill_9_during_a_follow_up_batch_then_resume_waits_for_it() {
+    let (srv, api) = batch_server(BatchScript {
+        expire_after: Some(1),
+        expire_first_only: true,
+        polls_in_progress: 3,
+    });
+    let ws = Workspace::sample();
+    let mut child = ws
+        .cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .args(RUN_AS_KENTON)
+        .args(["--mode", "1", "--items", ITEMS, "--batch-size", "2"])
+        .args(["--batch", "--batch-poll", "1", "--json"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn jury");
+    let start = Instant::now();
+    // Killed once it has looked at the follow-up batch: it is waiting on it.
+    while !(api.created().len() == 2
+        && srv.server.requests().iter().any(|r| {
+            r.method == "GET" && api.created().get(1).is_some_and(|id| r.path.ends_with(id))
+        }))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the follow-up batch never got looked at"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("kill -9");
+    let _ = child.wait();
+    let uploads = |srv: &ServerRt| {
+        srv.server
+            .requests()
+            .iter()
+            .filter(|r| r.path.ends_with("/files"))
+            .count()
+    };
+    assert_eq!(uploads(&srv), 2);
+
+    let out = batch_run(&ws, &srv, &["--resume"]);
+    common::assert_success(&out, &["run --batch --resume"]);
+    assert_eq!(
+        api.created().len(),
+        2,
+        "the follow-up is waited for, not sent again"
+    );
+    assert_eq!(uploads(&srv), 2, "nothing uploaded again");
+    assert_eq!(direct_requests(&srv), 0);
+    assert_eq!(verdicts(&ws).len(), 15);
 }

@@ -53,7 +53,7 @@ pub(super) async fn ask_again(ctx: &Ctx, ledger: &Arc<RunLedger>, left: Vec<(Req
     }
 }
 
-fn record(ctx: &Ctx, left: Vec<(Request, String)>) {
+pub(super) fn record(ctx: &Ctx, left: Vec<(Request, String)>) {
     for (r, why) in left {
         let keys = r.units.iter().map(|u| u.key.clone()).collect();
         super::answers::fail(ctx, keys, FailureKind::Provider, why, "", None, &r.call);

@@ -10,6 +10,7 @@
 mod answers;
 mod direct;
 pub mod file;
+mod follow_up;
 mod interrupt;
 mod reopen;
 mod wait;
@@ -71,7 +72,9 @@ pub enum BatchMode {
 /// What becomes of a batch's requests that failed or never got an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Retry {
-    /// Recorded as failed; `--resume` asks for them in a new batch.
+    /// Sent again in follow-up batches, at most `--max-attempts` batches
+    /// in all; what is still unanswered is recorded as failed, and
+    /// `--resume` asks for it in a new batch.
     #[default]
     Batch,
     /// Asked again at once as streamed requests, each with the run's
@@ -154,10 +157,11 @@ pub(super) async fn send(
                     return None;
                 }
             };
-            let jobs = upload(ctx, &client, &mut store, files, &order.argv).await?;
+            let jobs = upload(ctx, &client, &mut store, files, 1, &order.argv).await?;
             let requests = by_part(requests);
             let left = wait_all(ctx, ledger, &client, &mut store, jobs, requests, *poll).await;
-            direct::ask_again(ctx, ledger, left).await;
+            follow_up::settle_left(ctx, ledger, &client, &mut store, left, *poll, &order.argv)
+                .await;
             None
         }
     }
@@ -267,11 +271,12 @@ async fn upload(
     client: &BatchClient,
     store: &mut Store,
     files: Vec<String>,
+    first_part: u32,
     argv: &[String],
 ) -> Option<Vec<BatchJob>> {
     let mut jobs = Vec::new();
     for (i, text) in files.into_iter().enumerate() {
-        let part = i as u32 + 1;
+        let part = first_part + i as u32;
         let mut j = job(ctx, part, "api", "uploading", argv);
         let name = format!("jury-run-{}-{part}.jsonl", ctx.run_id);
         match client.upload(&name, text.into_bytes()).await {

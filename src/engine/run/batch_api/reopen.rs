@@ -41,7 +41,20 @@ pub async fn reopen(
         .flatten()
         .map(|u| (u.key.clone(), u.clone()))
         .collect();
-    let total: u64 = rows.iter().map(|r| r.keys.len() as u64).sum();
+    // What is still to come: the combinations of the batches whose answers
+    // were not read (a follow-up batch asks again for some an earlier one
+    // held, whose answers this run has already).
+    let open: std::collections::HashSet<u32> = jobs
+        .iter()
+        .filter(|j| !j.imported)
+        .map(|j| j.part)
+        .collect();
+    let total = rows
+        .iter()
+        .filter(|r| open.contains(&r.part))
+        .flat_map(|r| r.keys.iter())
+        .collect::<std::collections::HashSet<_>>()
+        .len() as u64;
     store.adopt_run(run_id)?;
     let _ = events.send(EngineEvent::RunStarted {
         run_id,
@@ -119,7 +132,9 @@ pub async fn reopen(
                 poll,
             )
             .await;
-            super::direct::ask_again(&ctx, &ledger, left).await;
+            let argv = first.argv.clone();
+            super::follow_up::settle_left(&ctx, &ledger, &client, &mut reopened, left, poll, &argv)
+                .await;
         }
     }
     finish(ctx, writer).await

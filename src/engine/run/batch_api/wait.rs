@@ -5,9 +5,9 @@ use super::*;
 /// Polls every open batch of `jobs` until each is over, reading each one's
 /// answers as soon as it is. An interruption leaves the batches open (the
 /// same command with `--resume` waits for them again) or cancels them, as
-/// the run's `batch_interrupt` says. Returns the requests left without an answer
-/// to ask again directly (with [`Retry::Direct`]; else none: they are
-/// recorded as failed), each with why.
+/// the run's `batch_interrupt` says. Returns the requests left without an
+/// answer, each with why ([`super::follow_up::settle_left`] asks them again
+/// or records them as failed).
 pub(super) async fn wait_all(
     ctx: &Ctx,
     ledger: &RunLedger,
@@ -70,8 +70,8 @@ pub(super) async fn wait_all(
                 state.status
             );
             let part = requests.remove(&job.part).unwrap_or_default();
-            let direct = ctx.request.batch_retry == Retry::Direct;
-            left.extend(import(ctx, ledger, part, answers, &why, direct).await);
+            // What it left unanswered is the caller's to ask again or record.
+            left.extend(import(ctx, ledger, part, answers, &why, true).await);
             job.imported = true;
             let _ = store.save_batch_job(job);
         }
