@@ -155,7 +155,7 @@ fn count_disagreement_tags(
 ) -> crate::store::Result<()> {
     type Place = (crate::domain::ComboKey, String, String, Scale);
     let mut tagged: rustc_hash::FxHashMap<Place, Vec<String>> = Default::default();
-    store.for_each_label(|l| {
+    store.for_each_tagged_label(|l| {
         if !l.tags.is_empty() {
             let scale = l.value.scale();
             tagged.insert((l.key, l.persona_id, l.who, scale), l.tags);

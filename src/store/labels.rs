@@ -172,6 +172,12 @@ impl Store {
         self.query_labels("ORDER BY id", [], f)
     }
 
+    /// The labels that carry a tag: the report counts them without reading
+    /// every label again.
+    pub fn for_each_tagged_label(&self, f: impl FnMut(Label)) -> Result<()> {
+        self.query_labels("WHERE tags != '' ORDER BY id", [], f)
+    }
+
     pub fn labelled_item_ids(&self) -> Result<HashSet<String>> {
         let mut stmt = self.conn.prepare("SELECT DISTINCT item_id FROM labels")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
