@@ -574,79 +574,10 @@ fn login_name() -> Option<String> {
 }
 
 #[cfg(test)]
-mod prices_tests {
-    use std::io::Write;
-
-    fn table(
-        text: &str,
-    ) -> Result<std::collections::HashMap<String, Vec<f64>>, super::ConfigError> {
-        let mut f = tempfile::NamedTempFile::new().unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-        super::load_prices_from(f.path())
-    }
-
-    #[test]
-    fn a_good_table_reads_integers_as_dollars() {
-        let t = table("m = [1, 2.5]\n\"gpt-4.1\" = [2.0, 8.0, 0.5]\n").unwrap();
-        assert_eq!(t["m"], vec![1.0, 2.5]);
-        assert_eq!(t["gpt-4.1"], vec![2.0, 8.0, 0.5]);
-    }
-
-    #[test]
-    fn a_bad_entry_names_the_file_and_the_key() {
-        for (text, key) in [
-            ("ok = [1, 2]\nbad-model = [1]\n", "bad-model"),
-            ("neg = [1, -2]\n", "neg"),
-            ("word = \"cheap\"\n", "word"),
-            ("gpt-4.1 = [2, 8]\n", "gpt-4"),
-        ] {
-            let e = table(text).unwrap_err();
-            let m = e.to_string();
-            assert!(
-                m.contains(".tmp") && m.contains(&format!("{key}: expected [input, output]")),
-                "{m}"
-            );
-        }
-        let e = table("gpt-4.1 = [2, 8]\n").unwrap_err().to_string();
-        assert!(e.contains("must be quoted"), "{e}");
-        let e = table("m = [1, 2\n").unwrap_err().to_string();
-        assert!(e.contains(": line "), "{e}");
-    }
-}
+mod prices_tests;
 
 #[cfg(test)]
-mod toml_error_tests {
-    #[test]
-    fn errors_name_line_and_column_and_hide_the_values() {
-        let text = "model = \"m\"\ntemperature = \"sk-CANARY-1\"\n";
-        let e = toml::from_str::<super::ConfigFile>(text).unwrap_err();
-        let m = super::toml_error(text, &e);
-        assert!(m.starts_with("line 2, column 15: "), "{m}");
-        assert!(!m.contains("CANARY") && m.contains("expected f64"), "{m}");
-        let text = "\n  sk-CANARY-2 = 1\n";
-        let e = toml::from_str::<super::ConfigFile>(text).unwrap_err();
-        let m = super::toml_error(text, &e);
-        assert!(
-            m.starts_with("line 2, column 3: ") && !m.contains("CANARY"),
-            "{m}"
-        );
-        assert!(m.contains("expected one of `base_url`"), "{m}");
-    }
-
-    #[test]
-    fn a_config_file_error_names_a_known_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("config.toml");
-        std::fs::write(&path, "model = \"m\"\nidle_timeout = \"soon\"\n").unwrap();
-        let m = super::load_file(&path).unwrap_err().to_string();
-        assert!(m.starts_with(&path.display().to_string()), "{m}");
-        assert!(
-            m.contains("line 2, column 16: idle_timeout: invalid type"),
-            "{m}"
-        );
-        assert!(!m.contains("soon"), "{m}");
-    }
-}
+mod toml_error_tests;
 
 #[cfg(all(test, unix))]
 mod login_tests {
