@@ -42,6 +42,8 @@ pub fn load_without_items(store: &Store) -> crate::store::Result<Loaded> {
     data.split = store.split()?;
     data.personas = store.personas()?;
     data.perspectives = store.perspectives()?;
+    // Each row's "come back later" mark, as the session left it.
+    data.marks = store.current_marks()?;
     Ok(data)
 }
 

@@ -117,3 +117,46 @@ async fn mark_filter_settle_and_tag_on_the_real_binary() {
     wait_gone(&s.name).await;
     assert_eq!(labels(&db, "k-001").len(), 1);
 }
+
+/// A mark made in one session is on its row, and in its filter, in the next
+/// (the workbench's start-up read no marks: they showed only until quit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mark_is_still_there_after_a_restart() {
+    if !have_tmux() {
+        eprintln!("tmux is not installed: skipping the end-to-end TUI test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "").unwrap();
+    let db = dir.path().join("marks.db");
+    let name = format!("jury-marks-restart-{}", std::process::id());
+    let s = start(&name, &db, &config);
+    wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
+    s.keys(&["Escape", "Tab", "Tab", "l"]);
+    wait_for(&s.name, "the mark's note editor", |x| {
+        x.contains("unsure: a note for later")
+    })
+    .await;
+    s.keys(&["-l", "ask again"]);
+    s.keys(&["Enter"]);
+    wait_for(&s.name, "the mark stored", |_| marks(&db).len() == 1).await;
+    s.keys(&["q"]);
+    wait_gone(&s.name).await;
+
+    let s = start(&name, &db, &config);
+    let screen = wait_for(&s.name, "the mark after the restart", |x| {
+        x.contains("items 94/94") && x.contains("? unsure: ask again")
+    })
+    .await;
+    eprintln!("--- after the restart ---\n{screen}");
+    for _ in 0..8 {
+        s.keys(&["f"]);
+    }
+    wait_for(&s.name, "the marked filter", |x| {
+        x.contains("filter: marked unsure/skip by me (1 of 94 items)")
+    })
+    .await;
+    s.keys(&["q"]);
+    wait_gone(&s.name).await;
+}
