@@ -67,24 +67,13 @@ pub fn stream_items(
     (rx, reader)
 }
 
-/// Reads what the workbench shows from the store.
+/// Reads what the workbench shows from the store: what the real start-up
+/// reads ([`load_without_items`]), the items with it, so the two never
+/// differ in what they load.
 pub fn load(store: &Store) -> crate::store::Result<Loaded> {
-    let mut verdicts = Vec::new();
-    store.for_each_verdict(|mut v| {
-        v.raw = String::new();
-        verdicts.push(v)
-    })?;
-    let mut labels = Vec::new();
-    store.for_each_label(|l| labels.push(l))?;
-    Ok(Loaded {
-        items: store.items()?,
-        personas: store.personas()?,
-        perspectives: store.perspectives()?,
-        verdicts,
-        labels,
-        split: store.split()?,
-        marks: store.current_marks()?,
-    })
+    let mut data = load_without_items(store)?;
+    data.items = store.items()?;
+    Ok(data)
 }
 
 /// Builds the state the way `run` does, without a terminal (tests, benches).
