@@ -7,7 +7,6 @@ use super::cmd_run::drive::follow;
 use super::cmd_run::interrupt::BatchWait;
 use super::open_store;
 use crate::config::Settings;
-use crate::domain::RunSpec;
 use crate::engine::{
     BatchMode, BatchOrder, EngineConfig, Interrupt, OnInterrupt, Plan, Reopen, Retry, RunRequest,
 };
@@ -79,20 +78,29 @@ pub(super) async fn send(
 /// URL jury shows or stores is; nothing else changes, and an import needs
 /// no URL.
 fn recorded(args: impl Iterator<Item = String>) -> Vec<String> {
-    args.map(|a| match a.split_once('=') {
-        Some((flag, url)) if flag.starts_with("--") && url.contains("://") => {
-            format!("{flag}={}", crate::provider::url::shown(url))
-        }
-        _ if a.contains("://") => crate::provider::url::shown(&a),
-        _ => a,
+    // Only the server's URLs: other text (a claim quoting a link) is part of
+    // the prompt and kept exactly.
+    let mut after_flag = false;
+    args.map(|a| {
+        let masked = match a.split_once('=') {
+            Some(("--base-url", url)) => format!("--base-url={}", crate::provider::url::shown(url)),
+            _ if after_flag => crate::provider::url::shown(&a),
+            _ => a.clone(),
+        };
+        after_flag = a == "--base-url";
+        masked
     })
     .collect()
 }
 
 /// The run whose batch is still open (sent, never read) for the judge of
 /// `spec`, when there is one.
-pub(super) fn open_batch_for(s: &Settings, spec: &RunSpec) -> anyhow::Result<Option<i64>> {
-    Ok(open_store(s)?.open_batch_run_for(spec)?)
+pub(super) fn open_batch_for(
+    s: &Settings,
+    plan: &crate::engine::Plan,
+) -> anyhow::Result<Option<i64>> {
+    let planned = plan.batches.iter().flatten().map(|u| &u.key).collect();
+    Ok(open_store(s)?.open_batch_run_for(&plan.spec, &planned)?)
 }
 
 /// Waits again for the open batch of `run_id` and reads its answers.
@@ -175,5 +183,32 @@ fn run_args_of(argv: &[String]) -> anyhow::Result<RunArgs> {
         Some(Command::Run(a)) => Ok(*a),
         Some(Command::Batch(super::args::BatchCommand::Export(a))) => Ok(a.run),
         _ => anyhow::bail!("the run's command line is not a run: {}", argv.join(" ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A `--base-url`'s credentials are masked, however the flag is given;
+    /// other text, a claim quoting a link among them, is kept exactly (it is
+    /// part of the prompt an import checks).
+    #[test]
+    fn only_the_servers_urls_are_masked_in_a_recorded_command_line() {
+        let claim = "It links to https://example.com/a  b,\nthen more";
+        let args = [
+            "run",
+            "--claim",
+            claim,
+            "--base-url",
+            "http://user:sk-SECRET@h:1/v1#8",
+            "--base-url=http://h:2/v1?api-key=sk-OTHER",
+        ];
+        let got = super::recorded(args.iter().map(|a| a.to_string()));
+        assert_eq!(got[2], claim);
+        assert!(!got.join(" ").contains("sk-"), "{got:?}");
+        assert!(
+            got[4].starts_with("http://") && got[4].ends_with("#8"),
+            "{got:?}"
+        );
+        assert!(got[5].starts_with("--base-url=http://h:2/v1"), "{got:?}");
     }
 }

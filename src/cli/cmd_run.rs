@@ -96,7 +96,7 @@ pub(super) fn run_one(
         // A batch this run sent before (and a killed process left) is
         // waited for again, never sent twice.
         let provider = endpoint.clone().map_err(|e| anyhow::anyhow!(e))?;
-        if let Some(run_id) = super::cmd_batch::open_batch_for(s, &plan.spec)? {
+        if let Some(run_id) = super::cmd_batch::open_batch_for(s, &plan)? {
             let cfg = EngineConfig {
                 db_path: s.db_path.clone(),
                 provider,

@@ -124,21 +124,42 @@ impl Store {
     }
 
     /// The run whose batch is still open (sent, never read) for the judge
-    /// of `spec` (protocol, mode, persona, perspectives, model, prompts):
-    /// what a resumed batch run waits for instead of sending again.
-    pub fn open_batch_run_for(&self, spec: &crate::domain::RunSpec) -> Result<Option<i64>> {
+    /// of `spec` (protocol, mode, persona, perspectives, model, prompts),
+    /// every combination of whose open batches is among `planned`: what a
+    /// resumed batch run waits for instead of sending again. An open batch
+    /// of other items is another run's to wait for.
+    pub fn open_batch_run_for(
+        &self,
+        spec: &crate::domain::RunSpec,
+        planned: &std::collections::HashSet<&ComboKey>,
+    ) -> Result<Option<i64>> {
         for job in self.open_batch_jobs()? {
             let Some(run) = self.run(job.run_id)? else {
                 continue;
             };
             let r = &run.spec;
-            if r.protocol == spec.protocol
+            let same_judge = r.protocol == spec.protocol
                 && r.mode == spec.mode
                 && r.persona_id == spec.persona_id
                 && r.perspective_ids == spec.perspective_ids
                 && r.model == spec.model
-                && r.prompt_hash == spec.prompt_hash
-            {
+                && r.prompt_hash == spec.prompt_hash;
+            if !same_judge {
+                continue;
+            }
+            let open: std::collections::HashSet<u32> = self
+                .batch_jobs(job.run_id)?
+                .into_iter()
+                .filter(|j| !j.imported)
+                .map(|j| j.part)
+                .collect();
+            let within = self
+                .batch_requests(job.run_id)?
+                .iter()
+                .filter(|row| open.contains(&row.part))
+                .flat_map(|row| row.keys.iter())
+                .all(|k| planned.contains(k));
+            if within {
                 return Ok(Some(job.run_id));
             }
         }
@@ -245,6 +266,17 @@ mod tests {
         };
         s.save_batch_job(&job).expect("save");
         assert_eq!(s.open_batch_jobs().expect("open"), vec![job.clone()]);
+        // The open batch is this judge's to wait for when its combinations
+        // are among those planned, and not for a plan of other items.
+        let k = rows[0].keys[0].clone();
+        let other = ComboKey {
+            item_id: "other".into(),
+            ..k.clone()
+        };
+        let both: std::collections::HashSet<&ComboKey> = [&k, &other].into_iter().collect();
+        let others: std::collections::HashSet<&ComboKey> = [&other].into_iter().collect();
+        assert_eq!(s.open_batch_run_for(&spec, &both).expect("find"), Some(run));
+        assert_eq!(s.open_batch_run_for(&spec, &others).expect("find"), None);
         job.status = "completed".into();
         job.imported = true;
         s.save_batch_job(&job).expect("update");

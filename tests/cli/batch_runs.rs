@@ -743,6 +743,10 @@ fn kill_9_during_a_follow_up_batch_then_resume_waits_for_it() {
 
     let out = batch_run(&ws, &srv, &["--resume"]);
     common::assert_success(&out, &["run --batch --resume"]);
+    // The answered lines of the first batch are not failures of the resume.
+    assert_eq!(summary(&out)["failure_records"], 0, "{}", text(&out.stdout));
+    let failures = ws.store().failures(None).expect("failures");
+    assert!(failures.is_empty(), "{failures:?}");
     assert_eq!(
         api.created().len(),
         2,

@@ -26,9 +26,19 @@ pub async fn start(
     poll: Duration,
     cancel: CancellationToken,
 ) -> Result<RunHandle, String> {
-    let (db, spec) = (cfg.db_path.clone(), planned.spec.clone());
+    let db = cfg.db_path.clone();
+    let (spec, keys): (_, Vec<crate::domain::ComboKey>) = (
+        planned.spec.clone(),
+        planned
+            .batches
+            .iter()
+            .flatten()
+            .map(|u| u.key.clone())
+            .collect(),
+    );
     let open = tokio::task::spawn_blocking(move || {
-        Store::open(&db).and_then(|s| s.open_batch_run_for(&spec))
+        let keys = keys.iter().collect();
+        Store::open(&db).and_then(|s| s.open_batch_run_for(&spec, &keys))
     })
     .await
     .map_err(|e| format!("looking for an open batch stopped: {e}"))?

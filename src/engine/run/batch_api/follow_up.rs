@@ -40,7 +40,22 @@ async fn rounds(
     argv: &[String],
 ) -> Vec<(Request, String)> {
     let attempts = ctx.request.max_attempts.max(1);
-    let mut attempt = 1;
+    // Batches that asked for these before, this process's or a killed
+    // one's (a `--resume` goes on counting): each request row is one ask.
+    let mut attempt = match store.batch_requests(ctx.run_id) {
+        Ok(rows) => {
+            let mut asked: HashMap<&ComboKey, u32> = HashMap::new();
+            for k in rows.iter().flat_map(|r| r.keys.iter()) {
+                *asked.entry(k).or_default() += 1;
+            }
+            left.iter()
+                .flat_map(|(r, _)| r.units.iter())
+                .filter_map(|u| asked.get(&u.key).copied())
+                .max()
+                .unwrap_or(1)
+        }
+        Err(_) => 1,
+    };
     while !left.is_empty() && attempt < attempts && !ctx.cancel.is_cancelled() {
         if ctx.stop_note.lock().ok().is_some_and(|n| n.is_some()) {
             break;
@@ -78,9 +93,15 @@ async fn send_again(
         store.batch_requests(ctx.run_id),
         store.batch_jobs(ctx.run_id),
     ) {
+        // Parts from the rows too: a part whose upload failed has rows and
+        // no job, and its number is not given to another.
         (Ok(rows), Ok(jobs)) => (
             rows.iter().map(|r| r.idx + 1).max().unwrap_or(0),
-            jobs.iter().map(|j| j.part + 1).max().unwrap_or(1),
+            rows.iter()
+                .map(|r| r.part + 1)
+                .chain(jobs.iter().map(|j| j.part + 1))
+                .max()
+                .unwrap_or(1),
         ),
         (Err(e), _) | (_, Err(e)) => {
             ctx.stop_with(format!("cannot read the batch's requests: {e}"));
@@ -137,7 +158,17 @@ async fn send_again(
         return Err(give_back(requests));
     }
     match upload(ctx, client, store, files, next_part, argv).await {
-        Some(jobs) => Ok((jobs, by_part(requests))),
-        None => Err(give_back(requests)),
+        Ok(jobs) => Ok((jobs, by_part(requests))),
+        // The parts whose batch was created run on the server (`--resume`
+        // waits for them): only the others come back as unanswered.
+        Err(created) => {
+            let sent: std::collections::HashSet<u32> = created.iter().map(|j| j.part).collect();
+            Err(give_back(
+                requests
+                    .into_iter()
+                    .filter(|r| !sent.contains(&r.part))
+                    .collect(),
+            ))
+        }
     }
 }

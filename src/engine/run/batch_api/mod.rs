@@ -122,6 +122,10 @@ pub(super) async fn send(
     // (`--batch-retry direct`, [`direct`]).
     ctx.stop.cancel();
     let (mut requests, lines) = build(ctx, ledger, batches)?;
+    if requests.is_empty() {
+        // Nothing left to ask (every request invalid): no empty file.
+        return None;
+    }
     let (parts, files) = file::split(&lines, file::MAX_BYTES);
     drop(lines);
     for (r, p) in requests.iter_mut().zip(&parts) {
@@ -157,7 +161,9 @@ pub(super) async fn send(
                     return None;
                 }
             };
-            let jobs = upload(ctx, &client, &mut store, files, 1, &order.argv).await?;
+            let jobs = upload(ctx, &client, &mut store, files, 1, &order.argv)
+                .await
+                .ok()?;
             let requests = by_part(requests);
             let left = wait_all(ctx, ledger, &client, &mut store, jobs, requests, *poll).await;
             follow_up::settle_left(ctx, ledger, &client, &mut store, left, *poll, &order.argv)
@@ -265,7 +271,9 @@ fn export(
 }
 
 /// Uploads each file and creates its batch, every id stored as soon as it
-/// is known; `None` when the run stopped.
+/// is known. When the run stops (an error, or a cancel before a batch is
+/// created) the batches created so far come back as the error: they run on
+/// the server, and `--resume` waits for them.
 async fn upload(
     ctx: &Ctx,
     client: &BatchClient,
@@ -273,9 +281,12 @@ async fn upload(
     files: Vec<String>,
     first_part: u32,
     argv: &[String],
-) -> Option<Vec<BatchJob>> {
+) -> Result<Vec<BatchJob>, Vec<BatchJob>> {
     let mut jobs = Vec::new();
     for (i, text) in files.into_iter().enumerate() {
+        if ctx.cancel.is_cancelled() {
+            return Err(jobs);
+        }
         let part = first_part + i as u32;
         let mut j = job(ctx, part, "api", "uploading", argv);
         let name = format!("jury-run-{}-{part}.jsonl", ctx.run_id);
@@ -283,21 +294,22 @@ async fn upload(
             Ok(id) => j.input_file_id = Some(id),
             Err(e) => {
                 ctx.stop_with(ctx.redact(&e.to_string()));
-                return None;
+                return Err(jobs);
             }
         }
         // Stored before the batch is created: a process killed now
         // creates it from the same file when resumed.
         if let Err(e) = store.save_batch_job(&j) {
             ctx.stop_with(format!("cannot record the batch: {e}"));
-            return None;
+            return Err(jobs);
         }
-        if !create(ctx, client, store, &mut j).await {
-            return None;
+        // A cancel during a long upload creates no batch to pay for.
+        if ctx.cancel.is_cancelled() || !create(ctx, client, store, &mut j).await {
+            return Err(jobs);
         }
         jobs.push(j);
     }
-    Some(jobs)
+    Ok(jobs)
 }
 
 /// Creates the batch of `job`'s uploaded file and stores its id before

@@ -68,9 +68,14 @@ pub async fn reopen(
     };
     let writer = writer::start(store, progress, events.clone(), cancel.clone())
         .map_err(EngineError::WriterStart)?;
+    // Follow-up batches and direct retries may be sent from here: what the
+    // run spent before holds against its budget.
+    let budget = req
+        .budget_usd
+        .map(|b| (b - run.cost_usd.unwrap_or(0.0)).max(0.0));
     let ledger = Arc::new(RunLedger::new(
         crate::engine::price::batch_price_for(&plan.spec.model),
-        None,
+        budget,
         writer.tx.clone(),
     ));
     // Nothing is sent directly: the client is stopped before it starts.
@@ -99,6 +104,13 @@ pub async fn reopen(
         paths: std::sync::Mutex::new(HashMap::new()),
         no_logprobs_said: std::sync::atomic::AtomicBool::new(false),
     };
+    let mut rows = rows;
+    if matches!(what, Reopen::Wait { .. }) {
+        // Only the open batches' requests are waited for: the answered
+        // ones' combinations have their verdicts, and a `--resume` plan
+        // (the units looked up below) leaves them out.
+        rows.retain(|r| open.contains(&r.part));
+    }
     let requests = requests_of(&ctx, rows, &units);
     let mut reopened = Store::open(&cfg.db_path)?;
     match what {
