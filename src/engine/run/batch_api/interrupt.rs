@@ -89,7 +89,7 @@ pub(super) async fn interrupted(
     );
     let note = match choice {
         OnInterrupt::Leave => format!(
-            "{which} left running on the server: `jury run --batch --resume` with the same flags waits for it and reads its answers"
+            "{which} left running on the server: `jury run --batch --resume` with the same flags (or R then b in the workbench) waits for it and reads its answers"
         ),
         OnInterrupt::Cancel if not_cancelled.is_empty() => format!(
             "{which} cancelled on the server: `jury run --batch --resume` with the same flags reads what was answered before, and run again with --resume for the rest"
