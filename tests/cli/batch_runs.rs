@@ -70,6 +70,54 @@ fn direct_requests(srv: &ServerRt) -> usize {
         .count()
 }
 
+/// `jury run --batch` (as [`batch_run`] runs it, plus `extra`) started and
+/// left running; its output piped.
+fn spawn_batch_run(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> std::process::Child {
+    ws.cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .args(RUN_AS_KENTON)
+        .args(["--mode", "1", "--items", ITEMS, "--batch-size", "2"])
+        .args(["--batch", "--batch-poll", "1", "--json"])
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn jury")
+}
+
+/// Waits (at most two minutes) until `done`, failing if jury ends first.
+fn wait_while_running(child: &mut std::process::Child, what: &str, done: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "timed out: {what}"
+        );
+        if child.try_wait().expect("wait").is_some() {
+            panic!("jury ended before {what}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Batch files uploaded to the server.
+fn uploads(srv: &ServerRt) -> usize {
+    srv.server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/files"))
+        .count()
+}
+
+/// Whether jury has looked at a batch it created (it is waiting on it).
+fn looked_at_a_batch(srv: &ServerRt) -> bool {
+    srv.server
+        .requests()
+        .iter()
+        .any(|r| r.method == "GET" && r.path.contains("/batches/"))
+}
+
 #[test]
 fn a_batch_run_gives_the_verdicts_of_a_streamed_run() {
     let (srv, api) = batch_server(BatchScript {
@@ -177,30 +225,10 @@ fn kill_9_while_the_batch_is_in_flight_then_resume_waits_for_the_same_batch() {
         ..BatchScript::default()
     });
     let ws = Workspace::sample();
-    let mut child = ws
-        .cmd()
-        .env("OPENAI_BASE_URL", srv.url())
-        .args(RUN_AS_KENTON)
-        .args(["--mode", "1", "--items", ITEMS, "--batch-size", "2"])
-        .args(["--batch", "--batch-poll", "1", "--json"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn jury");
-    let start = Instant::now();
-    // Killed once it has looked at the batch it created: it is waiting.
-    while !srv
-        .server
-        .requests()
-        .iter()
-        .any(|r| r.method == "GET" && r.path.contains("/batches/"))
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the batch never got looked at"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut child = spawn_batch_run(&ws, &srv, &[]);
+    wait_while_running(&mut child, "the batch was looked at", || {
+        looked_at_a_batch(&srv)
+    });
     child.kill().expect("kill -9");
     let _ = child.wait();
     assert_eq!(api.created().len(), 1);
@@ -214,15 +242,7 @@ fn kill_9_while_the_batch_is_in_flight_then_resume_waits_for_the_same_batch() {
         1,
         "the open batch is waited for, not sent again"
     );
-    assert_eq!(
-        srv.server
-            .requests()
-            .iter()
-            .filter(|r| r.path.ends_with("/files"))
-            .count(),
-        1,
-        "one upload"
-    );
+    assert_eq!(uploads(&srv), 1, "one upload");
     assert_eq!(direct_requests(&srv), 0);
     assert_eq!(verdicts(&ws).len(), 15);
 }
@@ -373,35 +393,10 @@ fn a_batch_file_is_never_written_over_jurys_own_files() {
 /// interrupted (SIGINT, as Ctrl-C sends) once it has looked at its batch;
 /// no terminal: stdin is empty.
 fn interrupted_batch_run(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> Output {
-    let mut child = ws
-        .cmd()
-        .env("OPENAI_BASE_URL", srv.url())
-        .args(RUN_AS_KENTON)
-        .args(["--mode", "1", "--items", ITEMS, "--batch-size", "2"])
-        .args(["--batch", "--batch-poll", "1", "--json"])
-        .args(extra)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn jury");
-    let start = Instant::now();
-    while !srv
-        .server
-        .requests()
-        .iter()
-        .any(|r| r.method == "GET" && r.path.contains("/batches/"))
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the batch never got looked at"
-        );
-        if child.try_wait().expect("wait").is_some() {
-            let out = child.wait_with_output().expect("jury");
-            panic!("jury ended before waiting: {}", text(&out.stderr));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut child = spawn_batch_run(ws, srv, extra);
+    wait_while_running(&mut child, "the batch was looked at", || {
+        looked_at_a_batch(srv)
+    });
     let sent = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -707,38 +702,16 @@ fn kill_9_during_a_follow_up_batch_then_resume_waits_for_it() {
         polls_in_progress: 3,
     });
     let ws = Workspace::sample();
-    let mut child = ws
-        .cmd()
-        .env("OPENAI_BASE_URL", srv.url())
-        .args(RUN_AS_KENTON)
-        .args(["--mode", "1", "--items", ITEMS, "--batch-size", "2"])
-        .args(["--batch", "--batch-poll", "1", "--json"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn jury");
-    let start = Instant::now();
+    let mut child = spawn_batch_run(&ws, &srv, &[]);
     // Killed once it has looked at the follow-up batch: it is waiting on it.
-    while !(api.created().len() == 2
-        && srv.server.requests().iter().any(|r| {
-            r.method == "GET" && api.created().get(1).is_some_and(|id| r.path.ends_with(id))
-        }))
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "the follow-up batch never got looked at"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_while_running(&mut child, "the follow-up batch was looked at", || {
+        api.created().len() == 2
+            && srv.server.requests().iter().any(|r| {
+                r.method == "GET" && api.created().get(1).is_some_and(|id| r.path.ends_with(id))
+            })
+    });
     child.kill().expect("kill -9");
     let _ = child.wait();
-    let uploads = |srv: &ServerRt| {
-        srv.server
-            .requests()
-            .iter()
-            .filter(|r| r.path.ends_with("/files"))
-            .count()
-    };
     assert_eq!(uploads(&srv), 2);
 
     let out = batch_run(&ws, &srv, &["--resume"]);

@@ -10,19 +10,6 @@ use tui_tmux_common::*;
 
 use std::path::Path;
 
-fn start(name: &str, db: &Path, config: &Path) -> Session {
-    Session::start_cmd(
-        name,
-        &format!(
-            "exec env -u OPENAI_API_KEY OPENAI_BASE_URL=http://127.0.0.1:9/v1 JURY_CONFIG={} JURY_USER=tester JURY_SAMPLE_DATA={} {} tui --db {} --model jury-demo-judge",
-            config.display(),
-            concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data"),
-            env!("CARGO_BIN_EXE_jury"),
-            db.display()
-        ),
-    )
-}
-
 fn marks(db: &Path) -> Vec<jury::domain::RowMark> {
     jury::store::Store::open(db)
         .unwrap()
@@ -41,7 +28,7 @@ async fn mark_filter_settle_and_tag_on_the_real_binary() {
     std::fs::write(&config, "tags = [\"persona-misread\", \"off-topic\"]\n").unwrap();
     let db = dir.path().join("marks.db");
     let name = format!("jury-marks-{}", std::process::id());
-    let s = start(&name, &db, &config);
+    let s = Session::start_with_config(&name, &db, &config);
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
     s.keys(&["Escape", "Tab", "Tab"]);
     // l: the note editor; the note; enter marks.
@@ -131,7 +118,7 @@ async fn a_mark_is_still_there_after_a_restart() {
     std::fs::write(&config, "").unwrap();
     let db = dir.path().join("marks.db");
     let name = format!("jury-marks-restart-{}", std::process::id());
-    let s = start(&name, &db, &config);
+    let s = Session::start_with_config(&name, &db, &config);
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
     s.keys(&["Escape", "Tab", "Tab", "l"]);
     wait_for(&s.name, "the mark's note editor", |x| {
@@ -144,7 +131,7 @@ async fn a_mark_is_still_there_after_a_restart() {
     s.keys(&["q"]);
     wait_gone(&s.name).await;
 
-    let s = start(&name, &db, &config);
+    let s = Session::start_with_config(&name, &db, &config);
     let screen = wait_for(&s.name, "the mark after the restart", |x| {
         x.contains("items 94/94") && x.contains("? unsure: ask again")
     })

@@ -7,32 +7,6 @@
 use crate::tui_tmux_common;
 use tui_tmux_common::*;
 
-use std::path::Path;
-
-/// The workbench on `db` as `tester`, with `config` as its config.toml; no
-/// judge is asked (the endpoint is never reached).
-fn start(name: &str, db: &Path, config: &Path) -> Session {
-    Session::start_cmd(
-        name,
-        &format!(
-            "exec env -u OPENAI_API_KEY OPENAI_BASE_URL=http://127.0.0.1:9/v1 JURY_CONFIG={} JURY_USER=tester JURY_SAMPLE_DATA={} {} tui --db {} --model jury-demo-judge",
-            config.display(),
-            concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data"),
-            env!("CARGO_BIN_EXE_jury"),
-            db.display()
-        ),
-    )
-}
-
-/// The verdict pane's focused row (the line with `▶`).
-fn focused(screen: &str) -> String {
-    screen
-        .lines()
-        .find_map(|l| l.split('▶').nth(1))
-        .map(|r| r.split_whitespace().next().unwrap_or("").to_string())
-        .unwrap_or_default()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn item_mode_walks_the_rows_then_the_next_item_and_u_comes_back() {
     if !have_tmux() {
@@ -44,7 +18,7 @@ async fn item_mode_walks_the_rows_then_the_next_item_and_u_comes_back() {
     std::fs::write(&config, "auto_advance = \"item\"\n").unwrap();
     let db = dir.path().join("queue.db");
     let name = format!("jury-queue-{}", std::process::id());
-    let s = start(&name, &db, &config);
+    let s = Session::start_with_config(&name, &db, &config);
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
     s.keys(&["Escape", "Tab", "Tab"]);
     // k-001's five classification rows, one label each: the focus walks
@@ -110,7 +84,7 @@ async fn by_default_the_focus_walks_the_rows_and_stays_on_the_item() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("row.db");
     let name = format!("jury-row-{}", std::process::id());
-    let s = start(&name, &db, &dir.path().join("no-config.toml"));
+    let s = Session::start_with_config(&name, &db, &dir.path().join("no-config.toml"));
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
     s.keys(&["Escape", "Tab", "Tab"]);
     for _ in 0..5 {

@@ -7,15 +7,6 @@
 use crate::tui_tmux_common;
 use tui_tmux_common::*;
 
-/// The verdict pane's focused row (the line with `▶`).
-fn focused(screen: &str) -> String {
-    screen
-        .lines()
-        .find_map(|l| l.split('▶').nth(1))
-        .map(|r| r.split_whitespace().next().unwrap_or("").to_string())
-        .unwrap_or_default()
-}
-
 /// Opens the search, empties it and types `text` (then Enter).
 fn search(s: &Session, text: &str) {
     s.keys(&["/"]);

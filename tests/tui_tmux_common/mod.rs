@@ -62,6 +62,22 @@ impl Session {
         )
     }
 
+    /// As [`Session::start`] with `config` as config.toml and no judge
+    /// (the endpoint is never reached).
+    pub fn start_with_config(
+        name: &str,
+        db: &std::path::Path,
+        config: &std::path::Path,
+    ) -> Session {
+        Session::start_cmd(
+            name,
+            &format!(
+                "exec {}",
+                jury_cmd_with(db, "http://127.0.0.1:9/v1", config)
+            ),
+        )
+    }
+
     /// `cmd` in a new detached 160×45 session.
     pub fn start_cmd(name: &str, cmd: &str) -> Session {
         let _ = Command::new("tmux")
@@ -156,12 +172,32 @@ impl Drop for Session {
 }
 
 fn jury_cmd(db: &std::path::Path, base_url: &str) -> String {
+    jury_cmd_with(
+        db,
+        base_url,
+        std::path::Path::new("/nonexistent/config.toml"),
+    )
+}
+
+/// `jury tui` as `tester` on `db`, judging at `base_url`, with `config` as
+/// its config.toml.
+fn jury_cmd_with(db: &std::path::Path, base_url: &str, config: &std::path::Path) -> String {
     format!(
-        "env -u OPENAI_API_KEY OPENAI_BASE_URL={base_url} JURY_CONFIG=/nonexistent/config.toml JURY_USER=tester JURY_SAMPLE_DATA={} {} tui --db {} --model jury-demo-judge",
+        "env -u OPENAI_API_KEY OPENAI_BASE_URL={base_url} JURY_CONFIG={} JURY_USER=tester JURY_SAMPLE_DATA={} {} tui --db {} --model jury-demo-judge",
+        config.display(),
         concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data"),
         env!("CARGO_BIN_EXE_jury"),
         db.display()
     )
+}
+
+/// The verdict pane's focused row (the line with `▶`): its first word.
+pub fn focused(screen: &str) -> String {
+    screen
+        .lines()
+        .find_map(|l| l.split('▶').nth(1))
+        .map(|r| r.split_whitespace().next().unwrap_or("").to_string())
+        .unwrap_or_default()
 }
 
 /// The labels `tester` holds on an item.
