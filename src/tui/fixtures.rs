@@ -105,6 +105,26 @@ pub fn app() -> App {
     app_with(loaded())
 }
 
+/// Presses `f` until the list shows `f` (panics if it never does).
+pub fn choose_filter(app: &mut App, f: crate::tui::app::Filter) {
+    for _ in 0..16 {
+        if app.list.filter == f {
+            return;
+        }
+        key(app, 'f');
+    }
+    panic!("f never reached {f:?}");
+}
+
+/// The message line's text (empty when there is none).
+pub fn message(app: &App) -> String {
+    app.chrome
+        .message
+        .as_ref()
+        .map(|(_, m)| m.clone())
+        .unwrap_or_default()
+}
+
 pub fn key(app: &mut App, c: char) -> Vec<Effect> {
     update(
         app,

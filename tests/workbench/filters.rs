@@ -10,20 +10,6 @@ use jury::domain::*;
 use jury::tui::app::{App, Filter, Term};
 use jury::tui::msg::Msg;
 
-fn label(item: &str, c: &str, who: &str, value: Value) -> Label {
-    Label {
-        key: ComboKey::new(item, c, "classification"),
-        persona_id: "kenton".into(),
-        value,
-        note: String::new(),
-        who: who.into(),
-        created_at: "2026-11-22T10:00:00.000Z".into(),
-        replaced_judge_value: None,
-        blind: false,
-        tags: Vec::new(),
-    }
-}
-
 /// Three items; k-002 is urgent by the classifier; the judge said Likert 2
 /// on k-003's urgency in mode 2; bob labelled k-001.
 fn workspace() -> App {

@@ -14,20 +14,6 @@ use jury::tui::app::{App, Filter};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
 
-fn label(item: &str, c: &str, who: &str, value: Value) -> Label {
-    Label {
-        key: ComboKey::new(item, c, "classification"),
-        persona_id: "kenton".into(),
-        value,
-        note: String::new(),
-        who: who.into(),
-        created_at: "2026-11-22T10:00:00.000Z".into(),
-        replaced_judge_value: None,
-        blind: false,
-        tags: Vec::new(),
-    }
-}
-
 /// Labelling as alice: bob labelled k-001, alice k-002; the judge said
 /// Likert 2 on k-003's urgency.
 fn queue() -> App {

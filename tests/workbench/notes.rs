@@ -17,15 +17,8 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
 
 fn noted(item: &str, c: &str, who: &str, value: Value, note: &str) -> Label {
     Label {
-        key: ComboKey::new(item, c, "classification"),
-        persona_id: "kenton".into(),
-        value,
         note: note.into(),
-        who: who.into(),
-        created_at: "2026-11-22T10:00:00.000Z".into(),
-        replaced_judge_value: None,
-        blind: false,
-        tags: Vec::new(),
+        ..label(item, c, who, value)
     }
 }
 

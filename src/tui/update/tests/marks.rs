@@ -9,24 +9,6 @@ use crate::tui::fixtures::*;
 use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
-fn filter(app: &mut App, f: Filter) {
-    for _ in 0..16 {
-        if app.list.filter == f {
-            return;
-        }
-        key(app, 'f');
-    }
-    panic!("f never reached {f:?}");
-}
-
-fn message(app: &App) -> String {
-    app.chrome
-        .message
-        .as_ref()
-        .map(|(_, m)| m.clone())
-        .unwrap_or_default()
-}
-
 fn k1() -> ComboKey {
     ComboKey::new("k-001", "urgency", "classification")
 }
@@ -80,10 +62,10 @@ fn l_marks_the_row_unsure_with_a_note_and_it_is_never_a_label() {
     assert_eq!(app.list.labelled, 0);
     assert!(message(&app).contains("marked unsure"), "{}", message(&app));
     // The filter lists the marked item only.
-    filter(&mut app, Filter::MarkedByMe);
+    choose_filter(&mut app, Filter::MarkedByMe);
     assert_eq!(app.list.filter.name(), "marked unsure/skip by me");
     assert_eq!(listed(&app), ["k-001"]);
-    filter(&mut app, Filter::Labelled);
+    choose_filter(&mut app, Filter::Labelled);
     assert!(listed(&app).is_empty(), "a mark is not a label");
 }
 

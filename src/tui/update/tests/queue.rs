@@ -10,24 +10,6 @@ use crate::tui::fixtures::*;
 use crate::tui::msg::Effect;
 use crossterm::event::KeyCode;
 
-fn filter(app: &mut App, f: Filter) {
-    for _ in 0..16 {
-        if app.list.filter == f {
-            return;
-        }
-        key(app, 'f');
-    }
-    panic!("f never reached {f:?}");
-}
-
-fn message(app: &App) -> String {
-    app.chrome
-        .message
-        .as_ref()
-        .map(|(_, m)| m.clone())
-        .unwrap_or_default()
-}
-
 fn saved(fx: &[Effect]) -> Label {
     match fx {
         [Effect::SaveLabel { label, .. }] | [Effect::SaveNote { label, .. }] => label.clone(),
@@ -54,10 +36,10 @@ fn not_labelled_by_me_lists_what_is_left_for_me_whoever_else_labelled() {
     });
     let mut app = app_with(data);
     // Anyone's label: every item has one; no item has none.
-    filter(&mut app, Filter::Labelled);
+    choose_filter(&mut app, Filter::Labelled);
     assert_eq!(app.list.filter.name(), "labelled by anyone");
     assert_eq!(listed(&app), ["k-001", "k-002", "k-003"]);
-    filter(&mut app, Filter::Unlabelled);
+    choose_filter(&mut app, Filter::Unlabelled);
     assert_eq!(app.list.filter.name(), "unlabelled by anyone");
     assert!(listed(&app).is_empty());
     // Mine: bob's labels leave k-001 for me; k-003 is half done.
