@@ -293,43 +293,18 @@ fn replay(app: &App, area: Rect, buf: &mut Buffer, labels: &[crate::domain::Labe
 
 /// The tag picker: the configured set, each with its toggle.
 fn tags(app: &App, area: Rect, buf: &mut Buffer, on: &[String], cursor: usize) {
-    let t = &app.chrome.theme;
-    let set = &app.data.tag_set;
-    let h = (set.len() as u16 + 2)
-        .min(area.height.saturating_sub(4))
-        .max(3);
-    let r = centered(area, 60, h);
-    Clear.render(r, buf);
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::Picker, a);
-    let block = Block::bordered()
-        .title(strings::marks::picker_title(
-            &key(PopupAction::Pick),
-            &key(PopupAction::Close),
-        ))
-        .border_style(t.border_focused)
-        .title_style(t.title);
-    let inner = block.inner(r);
-    block.render(r, buf);
-    let first = cursor.saturating_sub(inner.height.saturating_sub(1) as usize);
-    for (row, (i, tag)) in set
+    let title = strings::marks::picker_title(&key(PopupAction::Pick), &key(PopupAction::Close));
+    let rows: Vec<String> = app
+        .data
+        .tag_set
         .iter()
-        .enumerate()
-        .skip(first)
-        .take(inner.height as usize)
-        .enumerate()
-    {
-        let mark = if on.contains(tag) { "[x]" } else { "[ ]" };
-        let style = if i == cursor { t.selection } else { t.text };
-        let lr = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
-        if i == cursor {
-            buf.set_style(lr, t.selection);
-        }
-        Line::styled(
-            format!(" {mark} {}", crate::tui::strings::flat(tag, 50)),
-            style,
-        )
-        .render(lr, buf);
-    }
+        .map(|tag| {
+            let mark = if on.contains(tag) { "[x]" } else { "[ ]" };
+            format!("{mark} {}", crate::tui::strings::flat(tag, 50))
+        })
+        .collect();
+    choice_list(app, area, buf, title, &rows, cursor);
 }
 
 fn picker(
@@ -340,12 +315,6 @@ fn picker(
     options: &[String],
     cursor: usize,
 ) {
-    let t = &app.chrome.theme;
-    let h = (options.len() as u16 + 2)
-        .min(area.height.saturating_sub(4))
-        .max(3);
-    let r = centered(area, 60, h);
-    Clear.render(r, buf);
     let key = |a| app.chrome.keymap.popup_hint(PopupKind::Picker, a);
     let title = strings::popup::picker_title(
         match kind {
@@ -355,6 +324,29 @@ fn picker(
         &key(PopupAction::Pick),
         &key(PopupAction::Close),
     );
+    let rows: Vec<String> = options
+        .iter()
+        .map(|o| crate::tui::strings::flat(o, 56))
+        .collect();
+    choice_list(app, area, buf, title, &rows, cursor);
+}
+
+/// A centred list of `rows` (already made safe to show) under `title`,
+/// scrolled to keep `cursor` in sight and highlighting it: the pickers.
+fn choice_list(
+    app: &App,
+    area: Rect,
+    buf: &mut Buffer,
+    title: String,
+    rows: &[String],
+    cursor: usize,
+) {
+    let t = &app.chrome.theme;
+    let h = (rows.len() as u16 + 2)
+        .min(area.height.saturating_sub(4))
+        .max(3);
+    let r = centered(area, 60, h);
+    Clear.render(r, buf);
     let block = Block::bordered()
         .title(title)
         .border_style(t.border_focused)
@@ -362,22 +354,19 @@ fn picker(
     let inner = block.inner(r);
     block.render(r, buf);
     let first = cursor.saturating_sub(inner.height.saturating_sub(1) as usize);
-    for (row, (i, o)) in options
+    for (row, (i, text)) in rows
         .iter()
         .enumerate()
         .skip(first)
         .take(inner.height as usize)
         .enumerate()
     {
-        let line = Line::styled(
-            format!(" {}", crate::tui::strings::flat(o, 56)),
-            if i == cursor { t.selection } else { t.text },
-        );
+        let style = if i == cursor { t.selection } else { t.text };
         let lr = Rect::new(inner.x, inner.y + row as u16, inner.width, 1);
         if i == cursor {
             buf.set_style(lr, t.selection);
         }
-        line.render(lr, buf);
+        Line::styled(format!(" {text}"), style).render(lr, buf);
     }
 }
 
