@@ -32,8 +32,6 @@ struct Row {
     labels: HashMap<usize, Value>,
     /// Per label column: the note on that label, when it has one.
     notes: HashMap<usize, String>,
-    /// Per label column: that label's tags, when it has any.
-    tags: HashMap<usize, Vec<String>>,
     /// Per marking person: their "come back later" mark (never a label).
     marks: HashMap<usize, crate::domain::MarkKind>,
 }
@@ -116,7 +114,7 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
             .collect(),
     };
     let mut rows = standing(&readings, &cols);
-    labels_and_marks(store, &cols, &marks, &mut rows)?;
+    let tags = labels_and_marks(store, &cols, &marks, &mut rows)?;
     let classifier = classifier_choices(store, &rows)?;
 
     let columns = cols.names();
@@ -128,7 +126,7 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
         writeln!(out, "{}", header.join(","))?;
     }
     for (key, row) in &rows {
-        let cells = cells_of(key, row, &cols, &classifier);
+        let cells = cells_of(key, row, &cols, &classifier, &tags);
         if csv {
             let line: Vec<String> = cells.iter().map(crate::report::csv::cell).collect();
             writeln!(out, "{}", line.join(","))?;
@@ -180,16 +178,21 @@ fn standing(
     rows
 }
 
-/// Each standing label's note and tags (the labels table holds one label
-/// per combination, persona, person and scale, as the label columns do),
-/// and each current mark, with a row of its own when nothing else is known
-/// of the combination.
+/// The tags of the standing labels that carry any, by row and label column
+/// (few labels have tags: a map of their own keeps every row small).
+type Tags = HashMap<RowKey, HashMap<usize, Vec<String>>>;
+
+/// Each standing label's note, and its tags (returned), in one pass (the
+/// labels table holds one label per combination, persona, person and scale,
+/// as the label columns do); and each current mark, with a row of its own
+/// when nothing else is known of the combination.
 fn labels_and_marks(
     store: &Store,
     cols: &Columns<'_>,
     marks: &[crate::domain::RowMark],
     rows: &mut BTreeMap<RowKey, Row>,
-) -> Result<(), ExportError> {
+) -> Result<Tags, ExportError> {
+    let mut tags = Tags::new();
     let person_at: HashMap<(&str, &str), usize> = cols
         .people
         .iter()
@@ -200,7 +203,8 @@ fn labels_and_marks(
         let Some(&p) = person_at.get(&(l.who.as_str(), l.value.scale().as_str())) else {
             return;
         };
-        let Some(row) = rows.get_mut(&key_of(&l.persona_id, &l.key)) else {
+        let key = key_of(&l.persona_id, &l.key);
+        let Some(row) = rows.get_mut(&key) else {
             return;
         };
         if !row.labels.contains_key(&p) {
@@ -210,7 +214,7 @@ fn labels_and_marks(
             row.notes.insert(p, l.note);
         }
         if !l.tags.is_empty() {
-            row.tags.insert(p, l.tags);
+            tags.entry(key).or_default().insert(p, l.tags);
         }
     })?;
     for m in marks {
@@ -220,7 +224,7 @@ fn labels_and_marks(
             .marks
             .insert(at, m.mark);
     }
-    Ok(())
+    Ok(tags)
 }
 
 /// The classifier's choice per (item, classification) of the rows' items.
@@ -243,11 +247,13 @@ fn classifier_choices(
 
 /// One row's cells, in the order of [`Columns::names`].
 fn cells_of(
-    (item, cls, persp, persona): &RowKey,
+    key: &RowKey,
     row: &Row,
     cols: &Columns<'_>,
     classifier: &HashMap<(String, String), Option<String>>,
+    tags: &Tags,
 ) -> Vec<Json> {
+    let (item, cls, persp, persona) = key;
     let text = |s: Option<&String>| s.map_or(Json::Null, |s| Json::String(s.clone()));
     let mut cells: Vec<Json> = vec![
         Json::String(item.clone()),
@@ -272,11 +278,12 @@ fn cells_of(
         cells.push(row.labels.get(&p).map_or(Json::Null, |v| v.to_json()));
         cells.push(text(row.notes.get(&p)));
     }
+    let row_tags = tags.get(key);
     for p in 0..cols.people.len() {
         // Sorted and comma-joined: one cell a spreadsheet filters on.
         cells.push(
-            row.tags
-                .get(&p)
+            row_tags
+                .and_then(|t| t.get(&p))
                 .map_or(Json::Null, |t| Json::String(crate::domain::join_tags(t))),
         );
     }
