@@ -13,7 +13,7 @@ use jury::report::paired::PairedDelta;
 use jury::report::prompt_change::PromptChange;
 use jury::tui::app::{App, LoopReady, LoopStage, Popup, RunPlan, View};
 use jury::tui::effects::{EngineLink, Executor};
-use jury::tui::msg::{Effect, Msg};
+use jury::tui::msg::{AgreementPart, Effect, Msg};
 use std::path::PathBuf;
 use std::time::Duration;
 use tui_common::*;

@@ -6,6 +6,7 @@
 mod tui_common;
 
 mod agreement;
+mod agreement_requests;
 mod drill;
 mod effects;
 mod fewshot_loop;

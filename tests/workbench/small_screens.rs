@@ -9,7 +9,7 @@ use crossterm::event::KeyCode;
 use jury::domain::*;
 use jury::report::GroupFigures;
 use jury::tui::app::App;
-use jury::tui::msg::{Effect, Msg};
+use jury::tui::msg::{AgreementPart, Effect, Msg};
 use tui_common::*;
 
 mod agreement;
@@ -21,36 +21,10 @@ fn sized(app: &mut App, w: u16, h: u16) {
     update(app, Msg::Resize(w, h));
 }
 
-/// The sample workspace with a mode 2 run answering every labelled row with
-/// a Likert value that varies by item, so the figures differ.
+/// The sample workspace with a mode 2 run (the fixture's).
 fn judged_workspace() -> (tempfile::TempDir, jury::store::Store) {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = jury::store::Store::open(&dir.path().join("j.db")).unwrap();
-    jury::import::import_sample(&mut store, "me").unwrap();
-    let spec = RunSpec {
-        protocol: Protocol::Awag,
-        mode: Some(Mode::Two),
-        persona_id: "kenton".into(),
-        perspective_ids: vec!["classification".into()],
-        model: "demo".into(),
-        prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
-    };
-    let run = store.create_run(&spec, 0).unwrap();
-    let mut vs = Vec::new();
-    let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();
-    ids.sort();
-    for (n, id) in ids.iter().enumerate() {
-        for l in store.labels_for_item(id).unwrap() {
-            let value = Value::Likert((n % 5 + 1) as u8);
-            let mut v = verdict(run, id, &l.key.classification_id, Mode::Two, value, "ok");
-            v.key = l.key.clone();
-            v.persona_id = l.persona_id.clone();
-            v.model = "demo".into();
-            vs.push(v);
-        }
-    }
-    store.insert_verdicts(&vs).unwrap();
+    let store = judged_sample(&dir.path().join("j.db"));
     (dir, store)
 }
 
@@ -62,8 +36,8 @@ fn agreement(w: u16, h: u16) -> (App, Vec<GroupFigures>) {
     let mut app = app_with(jury::tui::load(&store).unwrap());
     sized(&mut app, w, h);
     key(&mut app, 'A');
-    update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
-    update(&mut app, Msg::AgreementCells(report.cells()));
+    answer_agreement(&mut app, AgreementPart::Figures(Ok(report.groups.clone())));
+    answer_agreement(&mut app, AgreementPart::Cells(report.cells()));
     (app, report.groups)
 }
 

@@ -160,6 +160,9 @@ impl ListedRun {
 /// figures (`jury report`'s) when a background task has computed them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgreementState {
+    /// The `Effect::LoadAgreement` request whose answer this view shows or
+    /// waits for: the parts of any other are stale.
+    pub req: u64,
     pub quick: Vec<AgreementRow>,
     pub figures: FiguresState,
     /// The selected group (its confusion matrix and distributions are drawn).

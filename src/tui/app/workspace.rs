@@ -261,7 +261,8 @@ impl Workspace {
         ws
     }
 
-    /// A request id for the label writer.
+    /// A request id for the label writer or a store read whose answer must
+    /// be told from an earlier one's (the agreement view's).
     pub fn take_req(&mut self) -> u64 {
         let req = self.next_req;
         self.next_req += 1;

@@ -3,7 +3,7 @@
 //! come back to the loop as [`Msg`]s; nothing here touches the state.
 
 use super::app::RunPlan;
-use super::msg::{Effect, Escalations, Msg};
+use super::msg::{AgreementPart, Effect, Escalations, Msg};
 use crate::engine::{EngineConfig, RunRequest};
 use crate::store::Store;
 use label_writer::LabelJob;
@@ -155,7 +155,7 @@ impl Executor {
                     let _ = tx.send(Msg::RunsLoaded(r.map_err(|e| e.to_string())));
                 });
             }
-            Effect::LoadAgreement(scope) => self.load_agreement(scope),
+            Effect::LoadAgreement { req, scope } => self.load_agreement(req, scope),
             Effect::LoadEscalations => {
                 let (path, tx) = (self.db_path.clone(), self.tx.clone());
                 tokio::task::spawn_blocking(move || {
@@ -219,12 +219,14 @@ impl Executor {
 
     /// The agreement figures, notes, ranking and prompt-version changes on
     /// `scope`, computed on a blocking task exactly as `jury report` computes
-    /// them (the same seed and resamples: the same numbers).
-    fn load_agreement(&self, scope: crate::report::Scope) {
+    /// them (the same seed and resamples: the same numbers). Every part is
+    /// tagged `req`, so update can tell them from an earlier request's.
+    fn load_agreement(&self, req: u64, scope: crate::report::Scope) {
         let (path, tx) = (self.db_path.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
+            let send = |part| tx.send(Msg::Agreement { req, part }).is_ok();
             let r = Store::open(&path).map_err(|e| e.to_string()).and_then(|s| {
-                let report = crate::report::Report::build_in(
+                crate::report::Report::build_in(
                     &s,
                     None,
                     None,
@@ -232,35 +234,24 @@ impl Executor {
                     &scope,
                     &mut (),
                 )
-                .map_err(|e| e.to_string())?;
-                let notes = report.notes();
-                let cells = report.cells();
-                Ok((
-                    report.groups,
-                    notes,
-                    report.rankings,
-                    report
-                        .estimates
-                        .into_iter()
-                        .chain(report.trust)
-                        .collect::<Vec<_>>(),
-                    cells,
-                    report.changes,
-                ))
+                .map_err(|e| e.to_string())
             });
-            match r {
-                Ok((groups, notes, ranking, estimates, cells, changes)) => {
-                    let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
-                    let _ = tx.send(Msg::AgreementNotes(notes));
-                    let _ = tx.send(Msg::AgreementRanking(ranking));
-                    let _ = tx.send(Msg::AgreementEstimates(estimates));
-                    let _ = tx.send(Msg::AgreementCells(cells));
-                    let _ = tx.send(Msg::AgreementChanges(changes));
-                }
+            let report = match r {
+                Ok(report) => report,
                 Err(e) => {
-                    let _ = tx.send(Msg::AgreementLoaded(Err(e)));
+                    send(AgreementPart::Figures(Err(e)));
+                    return;
                 }
-            }
+            };
+            let (notes, cells) = (report.notes(), report.cells());
+            let estimates = report.estimates.into_iter().chain(report.trust).collect();
+            // Sent in `AgreementPart`'s order; a closed loop takes none.
+            let _ = send(AgreementPart::Figures(Ok(report.groups)))
+                && send(AgreementPart::Notes(notes))
+                && send(AgreementPart::Ranking(report.rankings))
+                && send(AgreementPart::Estimates(estimates))
+                && send(AgreementPart::Cells(cells))
+                && send(AgreementPart::Changes(report.changes));
         });
     }
 

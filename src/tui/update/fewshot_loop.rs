@@ -241,13 +241,13 @@ fn open_delta(app: &mut App, fx: &mut Vec<Effect>) {
     if let View::Agreement(a) = &mut app.chrome.view {
         a.side = Some(Side::Test);
     }
-    if let Some(Effect::LoadAgreement(scope)) = fx.last_mut() {
+    if let Some(Effect::LoadAgreement { scope, .. }) = fx.last_mut() {
         scope.side = Some(Side::Test);
     }
 }
 
-/// The agreement view's prompt-version changes arrived: the loop keeps
-/// those on `test`.
+/// The agreement view's prompt-version changes arrived (for the request it
+/// waits for): the loop keeps those on `test`.
 pub fn changes(app: &mut App, changes: Vec<crate::report::prompt_change::PromptChange>) {
     let on_test = matches!(&app.chrome.view, View::Agreement(a) if a.side == Some(Side::Test));
     if let (true, Some(l)) = (on_test, app.runs.fewshot.as_mut()) {

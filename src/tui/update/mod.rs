@@ -86,11 +86,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
             quit::label_answered(app, &mut fx);
         }
         Msg::UnsavedKept(r) => quit::kept(app, r),
-        Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
-        Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
-        Msg::AgreementRanking(lines) => nav::agreement_ranking(app, lines),
-        Msg::AgreementEstimates(lines) => nav::agreement_estimates(app, lines),
-        Msg::AgreementCells(cells) => drill::cells_loaded(app, cells),
+        Msg::Agreement { req, part } => nav::agreement_answered(app, req, part),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
@@ -107,7 +103,6 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
                     &crate::tui::strings::flat(&e, 200),
                 ))
         }
-        Msg::AgreementChanges(c) => fewshot_loop::changes(app, c),
         Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
         Msg::SplitForLoop(r) => fewshot_loop::split_loaded(app, r, &mut fx),
     }

@@ -49,7 +49,13 @@ async fn bench_with(
 }
 
 fn changes_in(_: &App, m: &Msg) -> bool {
-    matches!(m, Msg::AgreementChanges(_))
+    matches!(
+        m,
+        Msg::Agreement {
+            part: AgreementPart::Changes(_),
+            ..
+        }
+    )
 }
 
 /// Checks the set `L` wrote: beside the store, named by seed and hash, its

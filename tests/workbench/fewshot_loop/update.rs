@@ -179,10 +179,13 @@ fn l_plans_confirms_runs_and_opens_the_delta_on_test() {
     let fx = update(&mut app, Msg::RunEnded { tag, error: None });
     assert_eq!(
         fx,
-        vec![Effect::LoadAgreement(jury::report::Scope {
-            estimates: true,
-            ..jury::report::Scope::on(Some(Side::Test))
-        })]
+        vec![Effect::LoadAgreement {
+            req: agreement_req(&app),
+            scope: jury::report::Scope {
+                estimates: true,
+                ..jury::report::Scope::on(Some(Side::Test))
+            },
+        }]
     );
     let View::Agreement(a) = &app.chrome.view else {
         panic!("not the agreement view")
@@ -191,7 +194,7 @@ fn l_plans_confirms_runs_and_opens_the_delta_on_test() {
 
     // No earlier version judged the test items: the view says the delta
     // needs a baseline, and L offers it.
-    update(&mut app, Msg::AgreementChanges(Vec::new()));
+    answer_agreement(&mut app, AgreementPart::Changes(Vec::new()));
     let s = screen(&app);
     assert!(s.contains("needs a baseline run"), "{s}");
     let fx = key(&mut app, 'L');
@@ -218,16 +221,19 @@ fn l_plans_confirms_runs_and_opens_the_delta_on_test() {
     );
     assert_eq!(
         fx,
-        vec![Effect::LoadAgreement(jury::report::Scope {
-            estimates: true,
-            ..jury::report::Scope::on(Some(Side::Test))
-        })]
+        vec![Effect::LoadAgreement {
+            req: agreement_req(&app),
+            scope: jury::report::Scope {
+                estimates: true,
+                ..jury::report::Scope::on(Some(Side::Test))
+            },
+        }]
     );
     // The baseline judged after the set: the report's change set → baseline
     // is shown turned around, old prompts → few-shot.
-    update(
+    answer_agreement(
         &mut app,
-        Msg::AgreementChanges(vec![change("9703e6aa", "512b3db5")]),
+        AgreementPart::Changes(vec![change("9703e6aa", "512b3db5")]),
     );
     let s = screen(&app);
     assert!(s.contains("κ 0.58 → 0.41 on 120 held-out"), "{s}");
@@ -257,9 +263,9 @@ fn the_delta_line_is_the_one_a_paper_quotes() {
             .1
             .contains("nothing to send")
     );
-    update(
+    answer_agreement(
         &mut app,
-        Msg::AgreementChanges(vec![change("512b3db5", "9703e6aa")]),
+        AgreementPart::Changes(vec![change("512b3db5", "9703e6aa")]),
     );
     let s = screen(&app);
     assert!(
@@ -293,7 +299,7 @@ fn a_change_on_no_shared_combination_asks_for_the_baseline() {
         agree_to: Figure::NONE,
         delta_agree: Figure::NONE,
     };
-    update(&mut app, Msg::AgreementChanges(vec![unpaired]));
+    answer_agreement(&mut app, AgreementPart::Changes(vec![unpaired]));
     let s = screen(&app);
     assert!(!s.contains("on 0 held-out"), "{s}");
     assert!(s.contains("needs a baseline run"), "{s}");

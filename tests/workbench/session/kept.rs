@@ -79,10 +79,13 @@ fn the_session_is_kept_on_quit_and_comes_back_through_a_real_store() {
     key(&mut again, 'b');
     assert_eq!(
         key(&mut again, 'A'),
-        vec![Effect::LoadAgreement(jury::report::Scope {
-            estimates: true,
-            ..jury::report::Scope::on(Some(Side::Test))
-        })],
+        vec![Effect::LoadAgreement {
+            req: agreement_req(&again),
+            scope: jury::report::Scope {
+                estimates: true,
+                ..jury::report::Scope::on(Some(Side::Test))
+            },
+        }],
         "the agreement view opens on the side left"
     );
     code(&mut again, crossterm::event::KeyCode::Esc);

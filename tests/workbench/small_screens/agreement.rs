@@ -108,7 +108,7 @@ fn the_group_table_says_how_many_rows_are_below() {
     groups.extend(report.groups.clone());
     groups.extend(report.groups.clone());
     let n = groups.len();
-    update(&mut app, Msg::AgreementLoaded(Ok(groups)));
+    answer_agreement(&mut app, AgreementPart::Figures(Ok(groups)));
     let s = screen(&app);
     let shown = lines(&s)
         .iter()

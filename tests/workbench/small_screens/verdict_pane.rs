@@ -100,10 +100,10 @@ fn text_with_newlines_shows_no_return_sign() {
     // The agreement view's sides and notes come from the store and the report.
     let (mut agree, mut groups) = agreement(160, 45);
     groups[0].right = "alice\nsmith".into();
-    update(&mut agree, Msg::AgreementLoaded(Ok(groups)));
-    update(
+    answer_agreement(&mut agree, AgreementPart::Figures(Ok(groups)));
+    answer_agreement(
         &mut agree,
-        Msg::AgreementNotes(vec!["self-consistency · demo\nmodel".into()]),
+        AgreementPart::Notes(vec!["self-consistency · demo\nmodel".into()]),
     );
     let s = screen(&agree);
     assert!(!s.contains('⏎'), "{s}");
