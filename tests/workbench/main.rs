@@ -28,4 +28,5 @@ mod screens;
 mod session;
 mod small_screens;
 mod split;
+mod store_reads;
 mod structured;
