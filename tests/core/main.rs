@@ -7,6 +7,7 @@
 mod common;
 
 mod demo_judge;
+mod docs_paths;
 mod engine_faults;
 mod engine_streaming;
 mod properties;
