@@ -185,6 +185,32 @@ pub fn verdict(run_id: i64, item: &str, c: &str, mode: Mode, value: Value, text:
     }
 }
 
+/// An AwAg judge of `mode` and `model` as kenton from the classification
+/// perspective (prompt set `h`, no parameters): change what a test needs
+/// with `RunSpec { .., ..kenton_spec(mode, model) }`.
+pub fn kenton_spec(mode: Mode, model: &str) -> RunSpec {
+    RunSpec {
+        protocol: Protocol::Awag,
+        mode: Some(mode),
+        persona_id: "kenton".into(),
+        perspective_ids: vec!["classification".into()],
+        model: model.into(),
+        prompt_hash: "h".into(),
+        params: serde_json::Value::Null,
+    }
+}
+
+/// Opens the agreement view (`A`) and answers it with `report`'s figures and
+/// cells, as the effect runner would.
+pub fn open_agreement_on(app: &mut App, report: &crate::report::Report) {
+    key(app, 'A');
+    answer_agreement(
+        app,
+        crate::tui::msg::AgreementPart::Figures(Ok(report.groups.clone())),
+    );
+    answer_agreement(app, crate::tui::msg::AgreementPart::Cells(report.cells()));
+}
+
 /// The sample data (`sample-data/`, imported as `me`) in a store at `db`.
 pub fn sample_store(db: &std::path::Path) -> crate::store::Store {
     let mut store = crate::store::Store::open(db).expect("a store");
@@ -212,16 +238,9 @@ pub fn judge_labelled(
     mode: Mode,
     value: impl Fn(usize, &Label) -> Option<Value>,
 ) -> i64 {
-    let spec = RunSpec {
-        protocol: Protocol::Awag,
-        mode: Some(mode),
-        persona_id: "kenton".into(),
-        perspective_ids: vec!["classification".into()],
-        model: "demo".into(),
-        prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
-    };
-    let run = store.create_run(&spec, 0).expect("a run");
+    let run = store
+        .create_run(&kenton_spec(mode, "demo"), 0)
+        .expect("a run");
     let mut ids: Vec<String> = store
         .labelled_item_ids()
         .expect("labelled items")

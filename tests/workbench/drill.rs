@@ -35,9 +35,7 @@ fn enter_on_a_cell_lists_exactly_its_pairs_items_and_esc_comes_back() {
     let mut app = app_with(jury::tui::load(&store).unwrap());
     app.chrome.size = (170, 44);
     let all = app.list.filtered.len();
-    key(&mut app, 'A');
-    answer_agreement(&mut app, AgreementPart::Figures(Ok(report.groups.clone())));
-    answer_agreement(&mut app, AgreementPart::Cells(report.cells()));
+    open_agreement_on(&mut app, &report);
     // The judge-vs-human group on the Likert scale.
     let g = report
         .groups
@@ -177,9 +175,7 @@ fn a_drilled_item_opens_in_the_groups_mode_with_the_pairs_row_focused() {
     let mut app = app_with(jury::tui::load(&store).unwrap());
     app.chrome.size = (170, 44);
     app.choices.mode = Mode::One;
-    key(&mut app, 'A');
-    answer_agreement(&mut app, AgreementPart::Figures(Ok(report.groups.clone())));
-    answer_agreement(&mut app, AgreementPart::Cells(report.cells()));
+    open_agreement_on(&mut app, &report);
     let g = report
         .groups
         .iter()
@@ -232,13 +228,8 @@ fn a_drilled_item_shows_the_verdict_of_the_groups_prompt_set() {
     let mut first = std::collections::HashMap::new();
     let mut later = Vec::new();
     let spec = RunSpec {
-        protocol: Protocol::Awag,
-        mode: Some(Mode::Two),
-        persona_id: "kenton".into(),
-        perspective_ids: vec!["classification".into()],
-        model: "demo".into(),
         prompt_hash: "z9".into(),
-        params: serde_json::Value::Null,
+        ..kenton_spec(Mode::Two, "demo")
     };
     let mut existing = Vec::new();
     store.for_each_verdict(|v| existing.push(v)).unwrap();
@@ -263,9 +254,7 @@ fn a_drilled_item_shows_the_verdict_of_the_groups_prompt_set() {
         .expect("the first prompt set's judge-vs-human group");
     let mut app = app_with(jury::tui::load(&store).unwrap());
     app.chrome.size = (170, 44);
-    key(&mut app, 'A');
-    answer_agreement(&mut app, AgreementPart::Figures(Ok(report.groups.clone())));
-    answer_agreement(&mut app, AgreementPart::Cells(report.cells()));
+    open_agreement_on(&mut app, &report);
     for _ in 0..g {
         key(&mut app, 'j');
     }

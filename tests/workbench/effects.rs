@@ -184,15 +184,7 @@ async fn the_agreement_effect_sends_the_figures_then_the_consistency_notes() {
         let mut s = jury::store::Store::open(&db).unwrap();
         jury::import::import_sample(&mut s, "me").unwrap();
         // Two runs of one mode 1 judge with k-001 and k-002 in swapped places.
-        let spec = RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(Mode::One),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "demo".into(),
-            prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
-        };
+        let spec = kenton_spec(Mode::One, "demo");
         for order in [["k-001", "k-002"], ["k-002", "k-001"]] {
             let run = s.create_run(&spec, 0).unwrap();
             let mut vs = Vec::new();

@@ -35,9 +35,7 @@ fn agreement(w: u16, h: u16) -> (App, Vec<GroupFigures>) {
     let report = jury::report::Report::build(&store, None, Some(1000), 42, &mut ()).unwrap();
     let mut app = app_with(jury::tui::load(&store).unwrap());
     sized(&mut app, w, h);
-    key(&mut app, 'A');
-    answer_agreement(&mut app, AgreementPart::Figures(Ok(report.groups.clone())));
-    answer_agreement(&mut app, AgreementPart::Cells(report.cells()));
+    open_agreement_on(&mut app, &report);
     (app, report.groups)
 }
 

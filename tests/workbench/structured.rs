@@ -103,13 +103,8 @@ fn run(id: i64, structured: Option<&str>, requests: u64, unknown: u64, cached: u
     Run {
         id,
         spec: RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(Mode::Two),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "gpt-4o-mini".into(),
-            prompt_hash: "h".into(),
             params: serde_json::json!({}),
+            ..kenton_spec(Mode::Two, "gpt-4o-mini")
         },
         status: RunStatus::Done,
         created_at: "2026-11-23T22:00:00Z".into(),

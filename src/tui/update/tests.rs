@@ -521,15 +521,7 @@ fn the_columns_key_acts_where_columns_gave_way() {
 fn stored_run(id: i64) -> Run {
     Run {
         id,
-        spec: RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(Mode::Two),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "gpt-4o-mini".into(),
-            prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
-        },
+        spec: kenton_spec(Mode::Two, "gpt-4o-mini"),
         status: RunStatus::Done,
         created_at: format!("2026-11-24T0{id}:00:00.000Z"),
         finished_at: Some(format!("2026-11-24T0{id}:00:42.000Z")),

@@ -9,13 +9,9 @@ fn stored_run(id: i64, created: &str, finished: Option<&str>, status: RunStatus)
     Run {
         id,
         spec: RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(Mode::Two),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "gpt-4o-mini".into(),
             prompt_hash: format!("{id}f3a9c1d2e4b5a6978"),
             params: serde_json::json!({"temperature": 0.0, "batch_size": 10}),
+            ..kenton_spec(Mode::Two, "gpt-4o-mini")
         },
         status,
         created_at: created.into(),
