@@ -33,13 +33,7 @@ fn kenton_run<'a>(mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 /// Sample data judged in modes 1, 2 and 3 by the demo judge, plus labels by a
 /// second person (carol) so human vs human has pairs on the Likert scale.
 fn judged() -> Workspace {
-    let ws = Workspace::new();
-    ws.import_sample();
-    let srv = ServerRt::demo();
-    for mode in ["1", "2", "3"] {
-        let args = kenton_run(mode, &[]);
-        assert_success(&ws.run_with(&srv.url(), &args), &args);
-    }
+    let ws = Workspace::sample_judged(&["1", "2", "3"], &["--model", "demo"]);
     for (item, cls, v) in [
         ("k-001", "urgency", "2"),
         ("k-001", "work-pers", "5"),

@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::{ServerRt, Workspace, text};
+use common::{Workspace, text};
 use jury::domain::Mode;
 use serde_json::Value;
 use std::path::Path;
@@ -90,24 +90,7 @@ fn chromium(page: &Path, profile: &Path, extra: &[String]) -> std::process::Outp
 /// configurations: a ranking), with the sample's labels, a held-out split
 /// and carol's label that disagrees with the judge, with a note in markup.
 fn judged_workspace() -> Workspace {
-    let ws = Workspace::new();
-    ws.import_sample();
-    let server = ServerRt::demo();
-    for mode in ["2", "3"] {
-        let args = [
-            "run",
-            "--mode",
-            mode,
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--model",
-            "jury-demo-judge",
-        ];
-        let out = ws.run_with(&server.url(), &args);
-        common::assert_success(&out, &args);
-    }
+    let ws = Workspace::sample_judged(&["2", "3"], &["--model", "jury-demo-judge"]);
     ws.ok(&["split", "--holdout", "0.3", "--seed", "1"]);
     let judged = ws
         .store()
