@@ -61,8 +61,18 @@ mod tests {
     #[test]
     fn an_id_holding_the_key_or_path_characters_is_refused_without_quoting_it() {
         let s = Secrets::key(Some(&Secret::new("sk-CANARY-1")));
-        assert_eq!(checked_id("batch id", "batch_abc-1", &s).unwrap(), "batch_abc-1");
-        for bad in ["batch_sk-CANARY-1", "b_sk-CANA", "../files/x", "a b", "", "a%2F"] {
+        assert_eq!(
+            checked_id("batch id", "batch_abc-1", &s).unwrap(),
+            "batch_abc-1"
+        );
+        for bad in [
+            "batch_sk-CANARY-1",
+            "b_sk-CANA",
+            "../files/x",
+            "a b",
+            "",
+            "a%2F",
+        ] {
             let e = checked_id("batch id", bad, &s).unwrap_err().to_string();
             assert!(!e.contains("CANA") && !e.contains("files"), "{bad}: {e}");
         }

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod batch_ids_key;
 mod batch_runs;
 mod exit_codes;
 mod exports;

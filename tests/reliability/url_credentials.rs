@@ -151,7 +151,9 @@ fn a_server_whose_url_carries_a_credential_is_sent_that_and_not_the_environment_
         let b = ServerRt::demo();
         let a_url = match own {
             "query" => format!("{}?api-key={QUERY_KEY_IN_URL}", a.url()),
-            _ => a.url().replace("http://", &format!("http://bob:{USER_KEY}@")),
+            _ => a
+                .url()
+                .replace("http://", &format!("http://bob:{USER_KEY}@")),
         };
         let out = ws
             .cmd()

@@ -4,7 +4,8 @@
 use super::{Level, Report};
 use crate::cli::strings::doctor_endpoint as say;
 use crate::provider::{
-    AnswerPath, ChatCall, Client, ProviderConfig, ProviderError, Secret, Secrets, StreamFrame, errtext,
+    AnswerPath, ChatCall, Client, ProviderConfig, ProviderError, Secret, Secrets, StreamFrame,
+    errtext,
 };
 use std::time::{Duration, Instant};
 
@@ -122,8 +123,11 @@ async fn check_models(
                         r.line(Level::Ok, "endpoint", &say::lists_model(where_, &cfg.model));
                     } else {
                         // The server's words: the key redacted, controls dropped.
-                        let some: Vec<String> =
-                            ids.iter().take(8).map(|i| errtext::clean(i, client.secrets())).collect();
+                        let some: Vec<String> = ids
+                            .iter()
+                            .take(8)
+                            .map(|i| errtext::clean(i, client.secrets()))
+                            .collect();
                         let some: Vec<&str> = some.iter().map(String::as_str).collect();
                         r.line(
                             Level::Warning,
