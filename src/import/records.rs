@@ -259,6 +259,12 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         .from_json(raw)
         .map_err(|e| FieldError::new(vk, e.to_string()))?;
     let who = text(obj, &["who", "annotator", "by"])?;
+    // An empty `who` is the import's `--who`; any other must name a person.
+    if !who.is_empty()
+        && let Some(why) = crate::domain::refused_who(&who)
+    {
+        return Err(FieldError::new("who", why));
+    }
     // What jury's own exports carry besides the value: the judge's value a
     // label replaced, and whether it was given blind. Read back, an
     // export → import round trip keeps them.

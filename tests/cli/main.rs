@@ -24,3 +24,4 @@ mod run_status;
 mod show_request;
 mod tags_marks;
 mod wide_export;
+mod wide_names;
