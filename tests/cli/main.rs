@@ -11,6 +11,7 @@ mod exports;
 mod import;
 mod import_csv;
 mod import_owner;
+mod import_wide_csv;
 mod judge_spec;
 mod label_undo;
 mod ledger;
