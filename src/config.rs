@@ -212,6 +212,9 @@ pub enum ConfigError {
     File { path: PathBuf, message: String },
     #[error("no database location: set --db or JURY_DB (the platform data directory is unknown)")]
     NoDataDir,
+    /// The person's name cannot be used (blank, or holding `:`).
+    #[error("{0}")]
+    Who(String),
 }
 
 pub fn config_dir() -> Option<PathBuf> {
@@ -248,12 +251,24 @@ impl Settings {
         let who = o
             .who
             .clone()
-            .or_else(|| env("JURY_USER"))
-            .or(file.who.clone())
-            .or_else(|| env("USER"))
-            .or_else(|| env("USERNAME"))
-            .or_else(login_name)
-            .unwrap_or_else(|| "me".into());
+            .map(|w| (w, "--who"))
+            .or_else(|| env("JURY_USER").map(|w| (w, "JURY_USER")))
+            .or(file.who.clone().map(|w| (w, "the config file's who")))
+            .or_else(|| env("USER").map(|w| (w, "USER")))
+            .or_else(|| env("USERNAME").map(|w| (w, "USERNAME")))
+            .or_else(|| login_name().map(|w| (w, "the login name")))
+            .unwrap_or_else(|| ("me".into(), ""));
+        // Every label and mark is stored under this name: refused here,
+        // where it enters, rather than found colliding in an export.
+        let who = match crate::domain::refused_who(&who.0) {
+            None => who.0,
+            Some(why) => {
+                return Err(ConfigError::Who(format!(
+                    "{why} ({}; set --who or JURY_USER)",
+                    who.1
+                )));
+            }
+        };
         let base_urls: Vec<String> = if !o.base_urls.is_empty() {
             o.base_urls.clone()
         } else if let Some(u) = env("OPENAI_BASE_URL") {

@@ -8,6 +8,7 @@ mod run;
 mod scale;
 mod split;
 mod verdict;
+mod who;
 
 pub use item::{Classification, Item, Source};
 pub use mark::{MarkKind, RowMark, join_tags, split_tags};
@@ -22,6 +23,7 @@ pub use verdict::{
     ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Label, RequestPosition, Usage,
     Verdict,
 };
+pub use who::refused_who;
 
 /// `ids` with each id kept at its first place, and the ids that were named
 /// more than once (each once, in order): a combination named twice is one

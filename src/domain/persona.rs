@@ -61,8 +61,16 @@ impl From<Option<String>> for PersonaRef {
 }
 
 /// Why a persona id is refused, if it is: `owner` (what `--persona owner`
-/// means) and `-` (how runs without a persona are recorded).
+/// means), `-` (how runs without a persona are recorded), and an id
+/// holding `:`, which separates the parts of the wide export's column names.
 pub fn reserved_id(id: &str) -> Option<String> {
+    if id.contains(':') {
+        return Some(format!(
+            "'{}' cannot be a persona id: ':' separates the parts of the wide export's column names; use another character, e.g. '{}'",
+            crate::sanitize::one_line(id, 60),
+            crate::sanitize::one_line(&id.replace(':', "-"), 60)
+        ));
+    }
     match id.trim() {
         OWNER_CHOICE => Some(format!(
             "'{OWNER_CHOICE}' is reserved: `jury run --persona {OWNER_CHOICE}` means each item's owner; give the persona another id"
@@ -137,5 +145,6 @@ mod tests {
         assert!(reserved_id(" - ").is_some_and(|why| why.starts_with("'-' is reserved")));
         assert!(reserved_id(OWNER_CHOICE).is_some());
         assert_eq!(reserved_id("ana"), None);
+        assert!(reserved_id("ana:likert").is_some_and(|why| why.contains("':'")));
     }
 }

@@ -108,10 +108,13 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         None => return Err(FieldError::new("classifications", "is missing")),
     };
     let mut classifications: Vec<Classification> = Vec::with_capacity(list.len());
+    // A set, not a look back over the list: an item with thousands of
+    // classifications (a wide CSV) is checked in linear time.
+    let mut ids = std::collections::HashSet::with_capacity(list.len());
     for (i, c) in list.iter().enumerate() {
         let at = format!("classifications[{i}]");
         let c = classification(c).map_err(|e| e.within(&at))?;
-        if classifications.iter().any(|prev| prev.id == c.id) {
+        if !ids.insert(c.id.clone()) {
             return Err(FieldError::new(
                 format!("{at}.name"),
                 format!("duplicate classification '{}'", c.id),
@@ -256,6 +259,12 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         .from_json(raw)
         .map_err(|e| FieldError::new(vk, e.to_string()))?;
     let who = text(obj, &["who", "annotator", "by"])?;
+    // An empty `who` is the import's `--who`; any other must name a person.
+    if !who.is_empty()
+        && let Some(why) = crate::domain::refused_who(&who)
+    {
+        return Err(FieldError::new("who", why));
+    }
     // What jury's own exports carry besides the value: the judge's value a
     // label replaced, and whether it was given blind. Read back, an
     // export → import round trip keeps them.

@@ -22,18 +22,27 @@ pub struct BatchState {
 }
 
 impl BatchState {
-    fn from_json(v: &Value) -> Result<BatchState, ProviderError> {
+    /// The batch `v` describes; its ids and status are untrusted text,
+    /// checked against the run's `secrets` ([`super::batch_ids`]).
+    fn from_json(v: &Value, secrets: &super::Secrets) -> Result<BatchState, ProviderError> {
         let id = v
             .get("id")
             .and_then(Value::as_str)
-            .ok_or_else(|| malformed("the batch has no id", v))?;
+            .ok_or_else(|| malformed("the batch has no id", v, secrets))?;
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         let n = |k: &str| v["request_counts"][k].as_u64().unwrap_or(0);
+        let file = |k: &str| {
+            s(k).map(|f| super::batch_ids::checked_id("file id", &f, secrets))
+                .transpose()
+        };
         Ok(BatchState {
-            id: id.to_string(),
-            status: s("status").unwrap_or_else(|| "unknown".into()),
-            output_file_id: s("output_file_id"),
-            error_file_id: s("error_file_id"),
+            id: super::batch_ids::checked_id("batch id", id, secrets)?,
+            status: super::batch_ids::checked_status(
+                &s("status").unwrap_or_else(|| "unknown".into()),
+                secrets,
+            ),
+            output_file_id: file("output_file_id")?,
+            error_file_id: file("error_file_id")?,
             counts: (n("completed"), n("failed"), n("total")),
         })
     }
@@ -53,10 +62,10 @@ impl BatchState {
     }
 }
 
-fn malformed(what: &str, v: &Value) -> ProviderError {
+fn malformed(what: &str, v: &Value, secrets: &super::Secrets) -> ProviderError {
     ProviderError::Config(format!(
         "{what}: {}",
-        crate::sanitize::one_line(&v.to_string(), 200)
+        crate::sanitize::one_line(&super::errtext::redact(&v.to_string(), secrets), 200)
     ))
 }
 
@@ -66,6 +75,8 @@ pub struct BatchClient {
     /// `…/v1`, no trailing slash.
     root: String,
     key: Option<super::Secret>,
+    /// Every credential of the run, redacted from what comes back.
+    secrets: super::Secrets,
 }
 
 impl BatchClient {
@@ -89,7 +100,8 @@ impl BatchClient {
         Ok(BatchClient {
             http,
             root,
-            key: cfg.api_key.clone().filter(|k| !k.is_empty()),
+            key: cfg.sent_key().cloned(),
+            secrets: super::Secrets::of(cfg),
         })
     }
 
@@ -112,14 +124,14 @@ impl BatchClient {
             .await
             .map_err(|e| self.fault(what, &super::transport::transport_text(&e)))?;
         if !(200..300).contains(&status) {
-            let text = super::errtext::body_message(&body, None, self.key.as_ref());
+            let text = super::errtext::body_message(&body, None, &self.secrets);
             return Err(self.fault(what, &format!("HTTP {status}: {text}")));
         }
         Ok(body.to_vec())
     }
 
     fn fault(&self, what: &str, detail: &str) -> ProviderError {
-        let text = super::errtext::redact(&format!("{what}: {detail}"), self.key.as_ref());
+        let text = super::errtext::redact(&format!("{what}: {detail}"), &self.secrets);
         ProviderError::Config(text)
     }
 
@@ -130,7 +142,10 @@ impl BatchClient {
                 what,
                 &format!(
                     "the answer was not JSON: {}",
-                    crate::sanitize::one_line(&String::from_utf8_lossy(&body), 200)
+                    crate::sanitize::one_line(
+                        &super::errtext::redact(&String::from_utf8_lossy(&body), &self.secrets),
+                        200
+                    )
                 ),
             )
         })
@@ -159,10 +174,11 @@ impl BatchClient {
             )
             .body(body);
         let v = self.json(r, "uploading the batch file").await?;
-        v.get("id")
+        let id = v
+            .get("id")
             .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| malformed("the uploaded file has no id", &v))
+            .ok_or_else(|| malformed("the uploaded file has no id", &v, &self.secrets))?;
+        super::batch_ids::checked_id("file id", id, &self.secrets)
     }
 
     /// Creates a batch of the uploaded `input_file_id`.
@@ -175,19 +191,22 @@ impl BatchClient {
                 "endpoint": ENDPOINT,
                 "completion_window": "24h",
             }));
-        BatchState::from_json(&self.json(r, "creating the batch").await?)
+        BatchState::from_json(&self.json(r, "creating the batch").await?, &self.secrets)
     }
 
     pub async fn get(&self, batch_id: &str) -> Result<BatchState, ProviderError> {
         let r = self.http.get(format!("{}/batches/{batch_id}", self.root));
-        BatchState::from_json(&self.json(r, "reading the batch's status").await?)
+        BatchState::from_json(
+            &self.json(r, "reading the batch's status").await?,
+            &self.secrets,
+        )
     }
 
     pub async fn cancel(&self, batch_id: &str) -> Result<BatchState, ProviderError> {
         let r = self
             .http
             .post(format!("{}/batches/{batch_id}/cancel", self.root));
-        BatchState::from_json(&self.json(r, "cancelling the batch").await?)
+        BatchState::from_json(&self.json(r, "cancelling the batch").await?, &self.secrets)
     }
 
     /// A file's content.

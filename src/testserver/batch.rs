@@ -52,6 +52,17 @@ struct State {
     /// Batch ids in the order they were created.
     created: Vec<String>,
     next: usize,
+    /// Text put before the ids made, by what they name ([`BatchApi::prefix_ids`]).
+    id_prefix: Vec<(&'static str, String)>,
+}
+
+impl State {
+    fn prefix(&self, of: &str) -> String {
+        self.id_prefix
+            .iter()
+            .find(|(k, _)| *k == of)
+            .map_or(String::new(), |(_, p)| p.clone())
+    }
 }
 
 /// The Files and Batches API; [`BatchApi::reply`] answers every request
@@ -79,6 +90,13 @@ impl BatchApi {
             Ok(s) => s,
             Err(poisoned) => poisoned.into_inner(),
         }
+    }
+
+    /// From now on, put `prefix` before the ids made of `of`: `"file"` (an
+    /// upload), `"batch"`, `"output"` (output and error files). A server
+    /// that echoes a key in its ids.
+    pub fn prefix_ids(&self, of: &'static str, prefix: &str) {
+        self.state().id_prefix.push((of, prefix.to_string()));
     }
 
     /// The ids of the batches created so far, in order.
@@ -130,7 +148,7 @@ impl BatchApi {
         }
         let mut s = self.state();
         s.next += 1;
-        let id = format!("file-{}", s.next);
+        let id = format!("{}file-{}", s.prefix("file"), s.next);
         s.files.insert(id.clone(), text);
         json_reply(json!({"id": id, "object": "file", "purpose": "batch"}))
     }
@@ -146,7 +164,7 @@ impl BatchApi {
             return not_found("input file");
         };
         s.next += 1;
-        let id = format!("batch_{}", s.next);
+        let id = format!("{}batch_{}", s.prefix("batch"), s.next);
         let total = text.lines().filter(|l| !l.trim().is_empty()).count() as u64;
         let expire = if self.script.expire_first_only && !s.created.is_empty() {
             None
@@ -174,6 +192,7 @@ impl BatchApi {
     fn look(&self, id: &str) -> Reply {
         let mut s = self.state();
         let mut next_file = s.next;
+        let output_prefix = s.prefix("output");
         let Some(b) = s.batches.get_mut(id) else {
             return not_found("batch");
         };
@@ -209,7 +228,7 @@ impl BatchApi {
         let mut made = Vec::new();
         for (which, text) in files {
             next_file += 1;
-            let fid = format!("file-{next_file}");
+            let fid = format!("{output_prefix}file-{next_file}");
             match which {
                 0 => b.output = Some(fid.clone()),
                 _ => b.error = Some(fid.clone()),

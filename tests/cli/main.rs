@@ -4,12 +4,14 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod batch_ids_key;
 mod batch_runs;
 mod exit_codes;
 mod exports;
 mod import;
 mod import_csv;
 mod import_owner;
+mod import_wide_csv;
 mod judge_spec;
 mod label_undo;
 mod ledger;
@@ -23,3 +25,4 @@ mod run_status;
 mod show_request;
 mod tags_marks;
 mod wide_export;
+mod wide_names;

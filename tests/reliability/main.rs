@@ -15,3 +15,4 @@ mod safe_data_store;
 mod several_servers;
 mod special_files;
 mod store;
+mod url_credentials;

@@ -11,6 +11,7 @@ mod drill;
 mod effects;
 mod fewshot_loop;
 mod filters;
+mod history_long_notes;
 mod instruction_flag;
 mod marks_tags;
 mod memory;

@@ -441,7 +441,7 @@ impl Ctx {
 impl Ctx {
     /// `s` with the key removed, in every form a server could echo it in.
     fn redact(&self, s: &str) -> String {
-        crate::provider::errtext::redact(s, self.client().config().api_key.as_ref())
+        crate::provider::errtext::redact(s, self.client().secrets())
     }
 
     /// A verdict as the request produced it, with the key removed from the
