@@ -114,6 +114,22 @@ pub fn wilson_z(successes: u64, n: u64, z: f64) -> Option<[f64; 2]> {
     Some([lo, hi])
 }
 
+/// The Wilson score interval of a share `p` from an effective sample size
+/// `n` that need not be whole (clustered units, half-credit readings); the
+/// ends are exactly 0 or 1 where `p` is. `None` for n ≤ 0 or p outside [0, 1].
+pub fn wilson_real(p: f64, n: f64, z: f64) -> Option<[f64; 2]> {
+    if !(n > 0.0 && (0.0..=1.0).contains(&p) && z.is_finite()) {
+        return None;
+    }
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    let lo = if p == 0.0 { 0.0 } else { (centre - half).max(0.0) };
+    let hi = if p == 1.0 { 1.0 } else { (centre + half).min(1.0) };
+    Some([lo, hi])
+}
+
 /// What a bootstrap interval becomes under the rules above: kept when `n`
 /// reaches the floor, both sides varied and the resamples spread; otherwise
 /// the reason there is none.

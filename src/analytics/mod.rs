@@ -14,9 +14,11 @@
 //! seeded, platform-independent bootstrap intervals.
 
 mod accuracy;
+pub mod accuracy_ci;
 mod agreement;
 mod alpha;
 mod base_rate;
+pub mod betting;
 mod binomial;
 mod bootstrap;
 mod confusion;
@@ -49,7 +51,7 @@ pub use confusion::{ConfusionMatrix, MAX_K, PairsError};
 pub use evalgen::{EvalGen, evalgen};
 pub use figures::{Figure, Figures};
 pub use interval::{
-    CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, wilson, wilson_z,
+    CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, wilson, wilson_real, wilson_z,
 };
 pub use kappa::{
     KappaWeights, cohen_kappa, weighted_kappa, weighted_kappa_linear, weighted_kappa_quadratic,
@@ -57,4 +59,6 @@ pub use kappa::{
 pub use ledger::{Ledger, LedgerLine, config_name, ledger};
 pub use rng::{SplitMix64, Xoshiro256pp};
 pub use spearman::spearman;
-pub use values::{AgreementPairs, agreement_index, agreement_pairs, pairs_from_values};
+pub use values::{
+    AgreementPairs, agreement_index, agreement_pairs, agreement_reading, pairs_from_values,
+};
