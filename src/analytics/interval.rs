@@ -52,6 +52,9 @@ pub enum NoInterval {
     NoSpread,
     /// No resamples were asked for (`--bootstrap 0`).
     NotComputed,
+    /// Fewer than [`MIN_OFF_DOMINANT`](super::MIN_OFF_DOMINANT) answers off
+    /// the most used value on a side: kappa rests on a handful of answers.
+    FewOffDominant,
 }
 
 impl NoInterval {
@@ -62,6 +65,7 @@ impl NoInterval {
             NoInterval::OneValue => "one value",
             NoInterval::NoSpread => "no spread",
             NoInterval::NotComputed => "no CI",
+            NoInterval::FewOffDominant => "one value dominates",
         }
     }
 
@@ -78,6 +82,9 @@ impl NoInterval {
                 "every resample gave the same value: the data show no spread to build an interval from"
             }
             NoInterval::NotComputed => "no resamples were asked for",
+            NoInterval::FewOffDominant => {
+                "fewer than 10 answers off the most used value on a side: kappa rests on a handful of answers and its bootstrap interval would mislead (it can end at or below 0 at 95 % raw agreement); read AC1 and PABAK"
+            }
         }
     }
 }

@@ -13,6 +13,7 @@
 //! [`Figures::compute`] bundles everything for one comparison group with
 //! seeded, platform-independent bootstrap intervals.
 
+mod ac1;
 mod accuracy;
 pub mod accuracy_ci;
 mod agreement;
@@ -35,6 +36,7 @@ use crate::rng;
 mod spearman;
 mod values;
 
+pub use ac1::{DOMINANT_SHARE, MIN_OFF_DOMINANT, pabak_of, prevalence_note};
 pub use accuracy::{AccuracyEstimate, accuracy_by_rater};
 pub use agreement::{mean_abs_diff, percent_agreement, within_one};
 pub use alpha::{

@@ -3,3 +3,5 @@
 //! values) and published worked examples.
 
 mod statistics;
+mod coverage;
+mod sim;
