@@ -6,6 +6,7 @@ mod common;
 
 mod batch_runs;
 mod exit_codes;
+mod estimate_edges;
 mod exports;
 mod import;
 mod import_csv;

@@ -5,3 +5,4 @@
 mod statistics;
 mod coverage;
 mod sim;
+mod prevalence;
