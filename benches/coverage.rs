@@ -14,7 +14,9 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1000);
-    println!("accuracy intervals (jury estimate), 95 % nominal, {studies} studies per cell, N = 1000 judged only");
+    println!(
+        "accuracy intervals (jury estimate), 95 % nominal, {studies} studies per cell, N = 1000 judged only"
+    );
     println!("accuracy judge     n    people  labels-alone  PPI++   normal-used  width labels/PPI");
     for &accuracy in &[0.5, 0.7, 0.9, 0.97] {
         for &judge in &[JudgeKind::Balanced, JudgeKind::Leaning, JudgeKind::Hedging] {
@@ -22,7 +24,14 @@ fn main() {
                 for &people in &[1, 3] {
                     let (mut l, mut p, mut normal, mut wl, mut wp) = (0, 0, 0, 0.0, 0.0);
                     for s in 0..studies {
-                        let o = estimate_study(accuracy, judge, n, 1000, people, 1_000_000 * n as u64 + s);
+                        let o = estimate_study(
+                            accuracy,
+                            judge,
+                            n,
+                            1000,
+                            people,
+                            1_000_000 * n as u64 + s,
+                        );
                         l += usize::from(o.labels_cover);
                         p += usize::from(o.ppi_cover);
                         normal += usize::from(o.normal);
@@ -44,7 +53,9 @@ fn main() {
         }
     }
     println!();
-    println!("ranking of two equal judges (difference interval and each agreement interval), {studies} studies per cell");
+    println!(
+        "ranking of two equal judges (difference interval and each agreement interval), {studies} studies per cell"
+    );
     println!("accuracy n    people  difference-covers  behind  agreement-covers  no-interval");
     for &accuracy in &[0.5, 0.7, 0.9, 0.97] {
         for &n in &[30, 100, 300] {

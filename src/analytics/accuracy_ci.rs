@@ -197,7 +197,10 @@ pub fn accuracy_intervals(
         ppi,
         lambda,
         not_normal,
-        normal_widths: (classical.map(|c| width(c.ci)), normal_ppi.map(|p| width(p.ci))),
+        normal_widths: (
+            classical.map(|c| width(c.ci)),
+            normal_ppi.map(|p| width(p.ci)),
+        ),
     }
 }
 
@@ -222,7 +225,9 @@ mod tests {
         let y = vec![1.0; 30];
         let mut yh = vec![1.0; 30];
         yh[3] = 0.0;
-        let yu: Vec<f64> = (0..500).map(|i| if i % 25 == 0 { 0.0 } else { 1.0 }).collect();
+        let yu: Vec<f64> = (0..500)
+            .map(|i| if i % 25 == 0 { 0.0 } else { 1.0 })
+            .collect();
         let a = accuracy_intervals(&y, &yh, &yu, 0.05, 1);
         assert!(a.not_normal.is_some());
         let l = a.labels_alone.unwrap();
@@ -230,6 +235,10 @@ mod tests {
         assert!(l.ci[0] > 0.8 && l.ci[1] == 1.0, "{:?}", l.ci);
         let p = a.ppi.unwrap();
         assert_eq!(p.method, AccuracyMethod::Betting);
-        assert!(p.ci[0] >= 0.0 && p.ci[1] <= 1.0 && p.ci[0] < 0.95, "{:?}", p.ci);
+        assert!(
+            p.ci[0] >= 0.0 && p.ci[1] <= 1.0 && p.ci[0] < 0.95,
+            "{:?}",
+            p.ci
+        );
     }
 }

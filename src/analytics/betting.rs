@@ -133,7 +133,10 @@ mod tests {
     fn a_balanced_sample_is_around_a_half() {
         let x: Vec<f64> = (0..200).map(|i| f64::from(i % 2)).collect();
         let [lo, hi] = betting_ci(&x, 0.05, 3).unwrap();
-        assert!(lo > 0.35 && lo < 0.5 && hi > 0.5 && hi < 0.65, "[{lo}, {hi}]");
+        assert!(
+            lo > 0.35 && lo < 0.5 && hi > 0.5 && hi < 0.65,
+            "[{lo}, {hi}]"
+        );
         assert_eq!(betting_ci(&x, 0.05, 3), betting_ci(&x, 0.05, 3));
     }
 

@@ -132,8 +132,16 @@ pub fn wilson_real(p: f64, n: f64, z: f64) -> Option<[f64; 2]> {
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
     let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    let lo = if p == 0.0 { 0.0 } else { (centre - half).max(0.0) };
-    let hi = if p == 1.0 { 1.0 } else { (centre + half).min(1.0) };
+    let lo = if p == 0.0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let hi = if p == 1.0 {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
     Some([lo, hi])
 }
 

@@ -53,7 +53,8 @@ pub use confusion::{ConfusionMatrix, MAX_K, PairsError};
 pub use evalgen::{EvalGen, evalgen};
 pub use figures::{Figure, Figures};
 pub use interval::{
-    CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, wilson, wilson_real, wilson_z,
+    CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, wilson, wilson_real,
+    wilson_z,
 };
 pub use kappa::{
     KappaWeights, cohen_kappa, weighted_kappa, weighted_kappa_linear, weighted_kappa_quadratic,

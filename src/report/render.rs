@@ -400,7 +400,10 @@ fn to_blocks(groups: &[GroupFigures]) -> String {
         }
     }
     out.push(String::new());
-    out.push("AC1 (Gwet) and PABAK correct for chance without letting one dominant value drive it to 0.".into());
+    out.push(
+        "AC1 (Gwet) and PABAK correct for chance without letting one dominant value drive it to 0."
+            .into(),
+    );
     out.push("agree is raw agreement and within-1 the share at most one step apart; kappa and alpha correct\n\
 agreement for chance. base rate L/R is each side's share of its most common value (a rater that\n\
 always gives it scores that raw agreement with zero kappa). accuracy L/R is the classifier's\n\

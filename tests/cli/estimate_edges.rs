@@ -14,10 +14,7 @@ fn an_unusable_alpha_is_refused() {
         let out = ws.run(&["estimate", "--alpha", bad]);
         assert_eq!(out.status.code(), Some(2), "--alpha {bad}");
         let err = text(&out.stderr);
-        assert!(
-            err.contains("from 0.000001 to 0.5"),
-            "--alpha {bad}: {err}"
-        );
+        assert!(err.contains("from 0.000001 to 0.5"), "--alpha {bad}: {err}");
     }
     let ok = ws.run(&["estimate", "--alpha", "0.1"]);
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));

@@ -5,8 +5,8 @@
 mod common;
 
 mod batch_runs;
-mod exit_codes;
 mod estimate_edges;
+mod exit_codes;
 mod exports;
 mod import;
 mod import_csv;

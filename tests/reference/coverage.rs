@@ -28,8 +28,14 @@ fn accuracy_intervals_cover_near_one_with_a_leaning_or_hedging_judge() {
             ppi += usize::from(o.ppi_cover);
         }
         let cell = format!("accuracy {accuracy}, {} judge, n {n}", judge.name());
-        assert!(share(labels, studies as usize) >= 0.90, "{cell}: labels alone {labels}/{studies}");
-        assert!(share(ppi, studies as usize) >= 0.90, "{cell}: PPI++ {ppi}/{studies}");
+        assert!(
+            share(labels, studies as usize) >= 0.90,
+            "{cell}: labels alone {labels}/{studies}"
+        );
+        assert!(
+            share(ppi, studies as usize) >= 0.90,
+            "{cell}: PPI++ {ppi}/{studies}"
+        );
     }
 }
 
@@ -46,7 +52,17 @@ fn rankings_resample_combinations_with_three_people_each() {
         behind += usize::from(o.behind);
         agree += usize::from(o.agreement_covers[0]) + usize::from(o.agreement_covers[1]);
     }
-    assert!(share(covers, studies as usize) >= 0.90, "difference covered {covers}/{studies}");
-    assert!(share(behind, studies as usize) <= 0.08, "equal judge behind {behind}/{studies}");
-    assert!(share(agree, 2 * studies as usize) >= 0.90, "agreement covered {agree}/{}", 2 * studies);
+    assert!(
+        share(covers, studies as usize) >= 0.90,
+        "difference covered {covers}/{studies}"
+    );
+    assert!(
+        share(behind, studies as usize) <= 0.08,
+        "equal judge behind {behind}/{studies}"
+    );
+    assert!(
+        share(agree, 2 * studies as usize) >= 0.90,
+        "agreement covered {agree}/{}",
+        2 * studies
+    );
 }

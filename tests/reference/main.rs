@@ -2,7 +2,7 @@
 //! (`statistics.py` and `ppi.py` beside this file generate the expected
 //! values) and published worked examples.
 
-mod statistics;
 mod coverage;
-mod sim;
 mod prevalence;
+mod sim;
+mod statistics;

@@ -12,9 +12,36 @@ fn pairs(cells: &[((u8, u8), usize)]) -> Vec<(u8, u8)> {
 }
 
 const LIKERT: [(u8, u8); 30] = [
-    (1, 2), (0, 3), (3, 1), (0, 0), (0, 3), (4, 2), (0, 1), (4, 4), (2, 2), (1, 0),
-    (2, 1), (0, 2), (2, 1), (1, 2), (2, 2), (0, 4), (2, 3), (4, 1), (1, 1), (3, 2),
-    (2, 2), (2, 2), (2, 2), (2, 2), (2, 2), (2, 2), (2, 2), (2, 2), (2, 2), (2, 2),
+    (1, 2),
+    (0, 3),
+    (3, 1),
+    (0, 0),
+    (0, 3),
+    (4, 2),
+    (0, 1),
+    (4, 4),
+    (2, 2),
+    (1, 0),
+    (2, 1),
+    (0, 2),
+    (2, 1),
+    (1, 2),
+    (2, 2),
+    (0, 4),
+    (2, 3),
+    (4, 1),
+    (1, 1),
+    (3, 2),
+    (2, 2),
+    (2, 2),
+    (2, 2),
+    (2, 2),
+    (2, 2),
+    (2, 2),
+    (2, 2),
+    (2, 2),
+    (2, 2),
+    (2, 2),
 ];
 
 #[test]
@@ -31,7 +58,10 @@ fn ac1_and_pabak_match_irrcac() {
     // irrCAC's own (variance-based) interval is (0.88902, 0.99487); the
     // bootstrap's lies about it.
     let [lo, hi] = f.gwet_ac1.ci95.unwrap();
-    assert!((lo - 0.889).abs() < 0.03 && (hi - 0.995).abs() < 0.03, "[{lo}, {hi}]");
+    assert!(
+        (lo - 0.889).abs() < 0.03 && (hi - 0.995).abs() < 0.03,
+        "[{lo}, {hi}]"
+    );
     let f = Figures::compute(&LIKERT, 5, true, 500, 1).unwrap();
     close(f.gwet_ac1.value, 0.40189);
     close(f.pabak.value, 0.375);
@@ -52,5 +82,8 @@ fn kappa_off_a_handful_of_answers_has_no_interval_and_says_why() {
     let [lo, hi] = f.pabak.ci95.unwrap();
     assert!(lo > 0.5 && hi <= 1.0, "[{lo}, {hi}]");
     let json = serde_json::to_string(&f).unwrap();
-    assert!(json.contains("\"gwet_ac1\"") && json.contains("\"pabak\""), "{json}");
+    assert!(
+        json.contains("\"gwet_ac1\"") && json.contains("\"pabak\""),
+        "{json}"
+    );
 }

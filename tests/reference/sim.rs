@@ -39,7 +39,13 @@ impl JudgeKind {
     /// The judge's answer on a combination where the classifier is `right`.
     fn answer(self, right: bool, rng: &mut Xoshiro256pp) -> Value {
         let u = unit(rng);
-        let ag = |b: bool| Value::Agreement(if b { Agreement::Agree } else { Agreement::Disagree });
+        let ag = |b: bool| {
+            Value::Agreement(if b {
+                Agreement::Agree
+            } else {
+                Agreement::Disagree
+            })
+        };
         match self {
             JudgeKind::Balanced => ag(if u < 0.85 { right } else { !right }),
             JudgeKind::Leaning => ag(if right { u < 0.97 } else { u < 0.5 }),
@@ -59,7 +65,11 @@ pub fn unit(rng: &mut Xoshiro256pp) -> f64 {
 }
 
 fn ag(b: bool) -> Value {
-    Value::Agreement(if b { Agreement::Agree } else { Agreement::Disagree })
+    Value::Agreement(if b {
+        Agreement::Agree
+    } else {
+        Agreement::Disagree
+    })
 }
 
 /// Per-person reading accuracy with three people.
@@ -98,16 +108,28 @@ pub fn estimate_study(
     let mut rng = Xoshiro256pp::for_stream(seed, 0);
     let j: Arc<str> = Arc::from("judge");
     let persona: Arc<str> = Arc::from("p");
-    let names: Vec<Arc<str>> = ["alice", "bob", "carol"].iter().map(|s| Arc::from(*s)).collect();
+    let names: Vec<Arc<str>> = ["alice", "bob", "carol"]
+        .iter()
+        .map(|s| Arc::from(*s))
+        .collect();
     let mut verdicts = Vec::with_capacity(n + big_n);
     let mut labels = Vec::new();
     for i in 0..n + big_n {
         let right = unit(&mut rng) < accuracy;
         let key = Arc::new(ComboKey::new(&format!("i{i}"), "c", "p"));
-        verdicts.push((j.clone(), persona.clone(), key.clone(), judge.answer(right, &mut rng)));
+        verdicts.push((
+            j.clone(),
+            persona.clone(),
+            key.clone(),
+            judge.answer(right, &mut rng),
+        ));
         if i < n {
             for who in names.iter().take(people) {
-                let read = if people == 1 || unit(&mut rng) < PERSON { right } else { !right };
+                let read = if people == 1 || unit(&mut rng) < PERSON {
+                    right
+                } else {
+                    !right
+                };
                 labels.push((persona.clone(), key.clone(), who.clone(), ag(read)));
             }
         }
@@ -147,7 +169,10 @@ pub struct RankOutcome {
 /// combination, through `report::rank::rankings`.
 pub fn rank_study(accuracy: f64, n: usize, people: usize, seed: u64) -> RankOutcome {
     let mut rng = Xoshiro256pp::for_stream(seed, 1);
-    let names: Vec<Arc<str>> = ["alice", "bob", "carol"].iter().map(|s| Arc::from(*s)).collect();
+    let names: Vec<Arc<str>> = ["alice", "bob", "carol"]
+        .iter()
+        .map(|s| Arc::from(*s))
+        .collect();
     let judges: [Arc<str>; 2] = [Arc::from("judge a"), Arc::from("judge b")];
     let mut ps = Vec::new();
     for i in 0..n {
@@ -158,7 +183,11 @@ pub fn rank_study(accuracy: f64, n: usize, people: usize, seed: u64) -> RankOutc
             .map(|_| JudgeKind::Balanced.answer(right, &mut rng))
             .collect();
         for who in names.iter().take(people) {
-            let read = if people == 1 || unit(&mut rng) < PERSON { right } else { !right };
+            let read = if people == 1 || unit(&mut rng) < PERSON {
+                right
+            } else {
+                !right
+            };
             for (j, a) in judges.iter().zip(&answers) {
                 ps.push(Pair {
                     ctx: PairContext {
@@ -188,7 +217,10 @@ pub fn rank_study(accuracy: f64, n: usize, people: usize, seed: u64) -> RankOutc
             .is_some_and(|[a, b]| a <= true_agreement && true_agreement <= b)
     };
     RankOutcome {
-        delta_covers: d.delta_agree.ci95.is_some_and(|[a, b]| a <= 0.0 && 0.0 <= b),
+        delta_covers: d
+            .delta_agree
+            .ci95
+            .is_some_and(|[a, b]| a <= 0.0 && 0.0 <= b),
         behind: r.configurations[1].separation == jury::report::rank::Separation::Behind,
         agreement_covers: [
             covers(&r.configurations[0].agreement),

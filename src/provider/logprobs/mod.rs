@@ -203,10 +203,7 @@ fn value_confidence(
     }
     // Normalised after subtracting the largest: exp(+1000) is infinite, and
     // +1000 against +999 is 0.731 against 0.269, as −1 against −2 is.
-    let top = found
-        .iter()
-        .map(|f| f.1)
-        .fold(f64::NEG_INFINITY, f64::max);
+    let top = found.iter().map(|f| f.1).fold(f64::NEG_INFINITY, f64::max);
     let mut mass = vec![0.0f64; values.len()];
     for (k, lp) in found {
         mass[k] += (lp - top).exp();

@@ -293,10 +293,9 @@ pub fn estimates(
                 (Some(h), Some(p)) if p > 0.0 && a.not_normal.is_none() => Some((h / p).powi(2)),
                 _ => None,
             };
-            let not_valid = c
-                .y
-                .is_empty()
-                .then_some("no person labelled these combinations");
+            let not_valid =
+                c.y.is_empty()
+                    .then_some("no person labelled these combinations");
             let judge_alone = (!c.y_hat_u.is_empty())
                 .then(|| c.y_hat_u.iter().sum::<f64>() / c.y_hat_u.len() as f64);
             Estimate {

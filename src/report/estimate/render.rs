@@ -69,9 +69,9 @@ pub fn headline(e: &Estimate) -> String {
     });
     // Where the normal approximation cannot hold the intervals are exact
     // or finite-sample: said on the line, as it changes how wide they are.
-    let method = e
-        .not_normal
-        .map_or(String::new(), |why| format!(" · finite-sample intervals ({why})"));
+    let method = e.not_normal.map_or(String::new(), |why| {
+        format!(" · finite-sample intervals ({why})")
+    });
     match &e.ppi {
         Some(p) => format!(
             "{}: classifier right {} {} · judge on {} + {} labels · {labels_alone}{method}",
@@ -115,7 +115,10 @@ pub fn table(es: &[Estimate]) -> String {
             rest.push(format!("λ {:.2}", p.lambda));
         }
         if let Some(m) = e.ppi_method {
-            rest.push(format!("PPI++ interval: {}; labels alone: exact", m.as_str()));
+            rest.push(format!(
+                "PPI++ interval: {}; labels alone: exact",
+                m.as_str()
+            ));
         }
         if e.judge_undecided > 0 {
             rest.push(format!(
@@ -192,7 +195,8 @@ pub fn csv(es: &[Estimate]) -> String {
                 e.labels_sampled.to_string(),
                 e.labels_chosen.to_string(),
                 e.left_out.chosen_by_hand.to_string(),
-                e.ppi_method.map_or(String::new(), |m| m.as_str().to_string()),
+                e.ppi_method
+                    .map_or(String::new(), |m| m.as_str().to_string()),
                 t(e.not_normal.unwrap_or_default()),
             ]
             .join(","),

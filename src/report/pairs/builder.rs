@@ -371,30 +371,13 @@ fn majority(values: &[Value]) -> Option<(Value, f64)> {
             None => exact.push((*v, 1)),
         }
     }
-    let value = exact.iter().fold(None::<(Value, usize)>, |best, &(v, k)| match best {
-        Some((_, b)) if b >= k => best,
-        _ => Some((v, k)),
-    })?;
+    let value = exact
+        .iter()
+        .fold(None::<(Value, usize)>, |best, &(v, k)| match best {
+            Some((_, b)) if b >= k => best,
+            _ => Some((v, k)),
+        })?;
     Some((value.0, n as f64 / values.len() as f64))
-}
-
-#[cfg(test)]
-mod majority_tests {
-    use super::*;
-
-    /// Before, 4, 5, 4 read as 4 with share 2/3: the exact values split a
-    /// unanimous "the classifier was right".
-    #[test]
-    fn repeats_agree_by_reading_not_by_exact_value() {
-        let l = Value::Likert;
-        assert_eq!(majority(&[l(4), l(5), l(4)]), Some((l(4), 1.0)));
-        let (v, share) = majority(&[l(5), l(1), l(4)]).unwrap();
-        assert!(v.as_agreement() == Some(crate::domain::Agreement::Agree));
-        assert!((share - 2.0 / 3.0).abs() < 1e-12);
-        // An undecided answer is its own: 3, 3, 5 is a majority of 3.
-        assert_eq!(majority(&[l(3), l(3), l(5)]).map(|m| m.0), Some(l(3)));
-        assert_eq!(majority(&[l(2), l(4)]), None);
-    }
 }
 
 impl Builder {
@@ -524,4 +507,23 @@ fn judge_names(judges: &[Judge], names: &[Arc<str>]) -> Vec<Arc<str>> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod majority_tests {
+    use super::*;
+
+    /// Before, 4, 5, 4 read as 4 with share 2/3: the exact values split a
+    /// unanimous "the classifier was right".
+    #[test]
+    fn repeats_agree_by_reading_not_by_exact_value() {
+        let l = Value::Likert;
+        assert_eq!(majority(&[l(4), l(5), l(4)]), Some((l(4), 1.0)));
+        let (v, share) = majority(&[l(5), l(1), l(4)]).unwrap();
+        assert!(v.as_agreement() == Some(crate::domain::Agreement::Agree));
+        assert!((share - 2.0 / 3.0).abs() < 1e-12);
+        // An undecided answer is its own: 3, 3, 5 is a majority of 3.
+        assert_eq!(majority(&[l(3), l(3), l(5)]).map(|m| m.0), Some(l(3)));
+        assert_eq!(majority(&[l(2), l(4)]), None);
+    }
 }
