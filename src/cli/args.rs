@@ -397,8 +397,9 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
-    /// Error level: the intervals cover the truth with probability 1 − ALPHA.
-    #[arg(long, default_value_t = 0.05, value_parser = alpha_in_unit)]
+    /// Error level: the intervals cover the truth with probability 1 − ALPHA
+    /// (from 0.000001 to 0.5).
+    #[arg(long, default_value_t = 0.05, value_parser = interval_alpha)]
     pub alpha: f64,
     /// One person's labels are the truth (default: the people's majority per
     /// combination; a tie is left out).
@@ -452,6 +453,18 @@ pub enum EstimateFormat {
     Table,
     Json,
     Csv,
+}
+
+/// The error level of an interval: from 1e-6 to 0.5. Below, the normal
+/// quantile and the exact bounds run out of double precision (`1e-16`
+/// printed `[NaN, NaN]`); above, an "interval" covers less often than not.
+pub fn interval_alpha(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(a) if (1e-6..=0.5).contains(&a) => Ok(a),
+        _ => Err(format!(
+            "{s}: the error level must be a number from 0.000001 to 0.5 (e.g. 0.05 for 95 % intervals)"
+        )),
+    }
 }
 
 fn alpha_in_unit(s: &str) -> Result<f64, String> {

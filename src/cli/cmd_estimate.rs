@@ -12,6 +12,12 @@ pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
     // With repeats as the confidence, the majority of a configuration's
     // repeated verdicts is its verdict.
     let builder = Builder::read(&store)?;
+    if builder.refused_confidences() > 0 {
+        eprintln!(
+            "jury: {} stored confidence(s) outside [0, 1] or not finite were refused (read as no confidence)",
+            builder.refused_confidences()
+        );
+    }
     let readings = if s.confidence.as_deref() == Some("repeats") {
         let mut r = builder.finish_readings_with_confidence();
         r.use_majority();

@@ -6,6 +6,7 @@ mod common;
 
 mod batch_ids_key;
 mod batch_runs;
+mod estimate_edges;
 mod exit_codes;
 mod exports;
 mod import;

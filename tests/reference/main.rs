@@ -2,4 +2,7 @@
 //! (`statistics.py` and `ppi.py` beside this file generate the expected
 //! values) and published worked examples.
 
+mod coverage;
+mod prevalence;
+mod sim;
 mod statistics;

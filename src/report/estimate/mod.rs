@@ -6,17 +6,23 @@
 //! when the judge tracks people.
 //!
 //! Readings (docs/design.md §7.10): AGREE or Likert ≥ 4 is 1 (the classifier was
-//! right), DISAGREE or Likert ≤ 2 is 0, Likert 3 is undecided. People's
-//! reading of a combination is their majority (one vote per person; a tie
-//! is undecided) or one named person's. Undecided readings are left out and
-//! counted.
+//! right), DISAGREE or Likert ≤ 2 is 0. The judge's Likert 3 is read as 0.5
+//! (half right) and kept: leaving it out would let a judge that hedges on
+//! the classifier's errors look perfect, and drop exactly the combinations
+//! the estimate most needs. People's reading of a combination is their
+//! majority (one vote per person; a tie is undecided) or one named
+//! person's; a combination people left undecided is left out and counted.
+//!
+//! The intervals are those of [`crate::analytics::accuracy_ci`]: normal
+//! (ppi_py's) where the labels carry it, exact or finite-sample where not.
 
 mod render;
 
 pub use render::{csv, headline, headlines, table};
 
 use super::pairs::Readings;
-use crate::analytics::ppi::{MeanEstimate, PpiEstimate, classical_mean_ci, ppi_mean_ci};
+use crate::analytics::accuracy_ci::{AccuracyMethod, accuracy_intervals};
+use crate::analytics::ppi::{MeanEstimate, PpiEstimate};
 use crate::domain::{Agreement, ComboKey, Value};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -29,8 +35,6 @@ pub struct LeftOut {
     /// Labelled combinations where people's reading was undecided (a tie,
     /// or only Likert 3 labels).
     pub people_undecided: usize,
-    /// Combinations the judge answered with a Likert 3.
-    pub judge_undecided: usize,
     /// With `--who`: combinations labelled by others but not by that person
     /// (neither a labelled nor an unlabelled combination for this estimate).
     pub labelled_by_others: usize,
@@ -109,29 +113,41 @@ pub struct Estimate {
     #[serde(rename = "N")]
     pub big_n: usize,
     pub alpha: f64,
-    /// The accuracy from people's labels alone.
+    /// The accuracy from people's labels alone, with an interval that holds
+    /// (exact, Clopper–Pearson).
     pub human_only: Option<MeanEstimate>,
-    /// The prediction-powered estimate (`None` without unlabelled combinations).
+    /// The prediction-powered estimate (`None` without unlabelled
+    /// combinations), with an interval that holds (`ppi_method`).
     pub ppi: Option<PpiEstimate>,
+    /// How the PPI++ interval was made: normal where the labels carry the
+    /// approximation, betting (finite-sample) where they do not.
+    pub ppi_method: Option<AccuracyMethod>,
+    /// Why the normal approximation was not used (`None` when it was).
+    pub not_normal: Option<&'static str>,
     /// How many labels the judge's verdicts are worth: the labels-alone
-    /// interval's width over the PPI interval's, squared (1.6: as narrow as
-    /// 1.6× the labels would make it).
+    /// normal interval's width over PPI++'s, squared (1.6: as narrow as
+    /// 1.6× the labels would make it). Only where the approximation holds.
     pub worth_labels: Option<f64>,
+    /// Combinations the judge answered undecided (Likert 3), kept and read
+    /// as 0.5.
+    pub judge_undecided: usize,
+    /// How undecided answers were read, in words.
+    pub undecided_reading: &'static str,
     pub left_out: LeftOut,
-    /// Why the intervals should not be read (they are computed exactly as
-    /// ppi_py computes them all the same): fewer than
-    /// [`MIN_LABELS`] labels, or labels that never vary, where the normal
-    /// approximation both intervals rest on does not hold.
+    /// Why there is no interval: no person labelled these combinations.
     pub not_valid: Option<&'static str>,
     /// The judge's own share of "right" on the unlabelled combinations (no
     /// estimate of accuracy by itself: shown where nothing else can be).
     pub judge_alone: Option<f64>,
 }
 
-/// Fewest labels for an interval to be shown as valid: both intervals rest
-/// on a normal approximation, as the agreement figures' bootstrap does (see
-/// `analytics::MIN_PAIRS_FOR_BOOTSTRAP`).
-pub const MIN_LABELS: usize = crate::analytics::MIN_PAIRS_FOR_BOOTSTRAP;
+/// Fewest labels for the normal approximation (below it the intervals are
+/// exact or finite-sample, see [`crate::analytics::accuracy_ci`]).
+pub const MIN_LABELS: usize = crate::analytics::accuracy_ci::MIN_LABELS_NORMAL;
+
+/// How the judge's undecided answers are read, as the output says it.
+pub const UNDECIDED_READING: &str =
+    "the judge's undecided answers (Likert 3) are read as 0.5, half right";
 
 /// The reading of one value: right (1), wrong (0) or undecided.
 pub(crate) fn reading(v: &Value) -> Option<bool> {
@@ -216,6 +232,7 @@ pub fn estimates(
         y_hat: Vec<f64>,
         y_hat_u: Vec<f64>,
         sampled: usize,
+        undecided: usize,
         left_out: LeftOut,
     }
     let mut groups: BTreeMap<Key, Collect> = BTreeMap::new();
@@ -228,11 +245,14 @@ pub fn estimates(
                 persona.clone(),
             ))
             .or_default();
-        let Some(j) = reading(value) else {
-            g.left_out.judge_undecided += 1;
+        let Some(j) = crate::analytics::agreement_reading(*value) else {
+            // A value on a scale with no right/wrong reading at all.
+            g.undecided += 1;
             continue;
         };
-        let j = f64::from(u8::from(j));
+        if j == 0.5 {
+            g.undecided += 1;
+        }
         match labels.get(&(&**persona, &**key)) {
             None => g.y_hat_u.push(j),
             Some((ls, _)) if ls.is_empty() => g.left_out.chosen_by_hand += 1,
@@ -252,25 +272,30 @@ pub fn estimates(
     groups
         .into_iter()
         .map(|((classification, perspective, judge, persona), c)| {
-            let human_only = classical_mean_ci(&c.y, alpha);
-            let ppi = ppi_mean_ci(&c.y, &c.y_hat, &c.y_hat_u, alpha);
-            let width = |ci: [f64; 2]| ci[1] - ci[0];
-            let worth_labels = match (&human_only, &ppi) {
-                (Some(h), Some(p)) if width(p.ci) > 0.0 => {
-                    Some((width(h.ci) / width(p.ci)).powi(2))
-                }
+            // Seeded by the group, so a report reads the same every time.
+            let seed = format!("{classification}\u{1f}{perspective}\u{1f}{judge}\u{1f}{persona}")
+                .bytes()
+                .fold(0x5eed, |h: u64, b| crate::rng::splitmix64(h ^ u64::from(b)));
+            let a = accuracy_intervals(&c.y, &c.y_hat, &c.y_hat_u, alpha, seed);
+            let human_only = a.labels_alone.map(|i| MeanEstimate {
+                estimate: i.estimate,
+                ci: i.ci,
+            });
+            let ppi = match (a.ppi, a.lambda) {
+                (Some(i), Some(lambda)) => Some(PpiEstimate {
+                    estimate: i.estimate,
+                    ci: i.ci,
+                    lambda,
+                }),
                 _ => None,
             };
-            let varies = c.y.iter().any(|&v| v != c.y[0]);
-            let not_valid = if c.y.is_empty() {
-                Some("no person labelled these combinations")
-            } else if c.y.len() < MIN_LABELS {
-                Some("fewer than 30 labels: the normal approximation the intervals rest on does not hold")
-            } else if !varies {
-                Some("the labels never vary: the intervals collapse to a point")
-            } else {
-                None
+            let worth_labels = match a.normal_widths {
+                (Some(h), Some(p)) if p > 0.0 && a.not_normal.is_none() => Some((h / p).powi(2)),
+                _ => None,
             };
+            let not_valid =
+                c.y.is_empty()
+                    .then_some("no person labelled these combinations");
             let judge_alone = (!c.y_hat_u.is_empty())
                 .then(|| c.y_hat_u.iter().sum::<f64>() / c.y_hat_u.len() as f64);
             Estimate {
@@ -285,7 +310,11 @@ pub fn estimates(
                 alpha,
                 human_only,
                 ppi,
+                ppi_method: a.ppi.map(|i| i.method),
+                not_normal: a.not_normal,
                 worth_labels,
+                judge_undecided: c.undecided,
+                undecided_reading: UNDECIDED_READING,
                 left_out: c.left_out,
                 not_valid,
                 judge_alone,
@@ -341,18 +370,22 @@ mod tests {
         let p = e.ppi.unwrap();
         assert!((p.lambda - 0.431397306397306).abs() < 1e-9);
         assert!((p.estimate - 0.771569865319865).abs() < 1e-9);
-        assert!((p.ci[0] - 0.591115962226891).abs() < 1e-9);
+        // Twelve labels cannot carry ppi_py's normal interval (0.591,
+        // 0.952 at 90 %): the interval shown is the finite-sample one,
+        // and the labels alone get the exact one.
+        assert_eq!(e.ppi_method, Some(AccuracyMethod::Betting));
+        assert!(e.not_normal.is_some_and(|w| w.contains("fewer than 30")));
+        assert!(p.ci[0] >= 0.0 && p.ci[1] <= 1.0 && p.ci[0] < p.estimate);
         let h = e.human_only.unwrap();
-        assert!((h.ci[0] - 0.544393296631066).abs() < 1e-9);
-        assert!(e.worth_labels.unwrap() > 1.0);
-        // Twelve labels: the numbers are ppi_py's, but not shown as valid.
-        assert!(e.not_valid.is_some_and(|w| w.contains("fewer than 30")));
+        let cp = crate::analytics::accuracy_ci::clopper_pearson(9, 12, 0.1).unwrap();
+        assert_eq!(h.ci, cp);
+        assert_eq!(e.worth_labels, None, "no width ratio off the approximation");
+        assert_eq!(e.not_valid, None);
+        let line = headline(e);
         assert!(
-            headline(e).starts_with(
-                "urgency: classifier right 0.77 on 12 label(s) + 30 judged · no valid interval"
-            ),
-            "{}",
-            headline(e)
+            line.starts_with("urgency: classifier right 0.77 [")
+                && line.contains("finite-sample intervals (fewer than 30 labels)"),
+            "{line}"
         );
     }
 
@@ -376,11 +409,13 @@ mod tests {
         let e = &estimates(&r, 0.05, None, &Sampling::default())[0];
         assert_eq!(e.n, 11);
         assert_eq!(e.left_out.people_undecided, 1);
-        assert_eq!(e.left_out.judge_undecided, 1);
+        // The Likert 3 is kept, read as 0.5, and counted.
+        assert_eq!((e.judge_undecided, e.big_n), (1, 31));
+        assert!(table(std::slice::from_ref(e)).contains("read as 0.5"));
         // One person named: bob labelled one combination; alice's eleven
         // others are labelled by others, not unlabelled.
         let e = &estimates(&r, 0.05, Some("bob"), &Sampling::default())[0];
-        assert_eq!((e.n, e.big_n), (1, 30));
+        assert_eq!((e.n, e.big_n), (1, 31));
         assert_eq!(e.left_out.labelled_by_others, 11);
     }
 
@@ -447,3 +482,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod undecided_tests;

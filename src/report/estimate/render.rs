@@ -1,7 +1,7 @@
 //! The estimates written out: the one line a researcher quotes, the table,
 //! CSV, and the lines that head the agreement view and the HTML report.
 
-use super::{Estimate, MIN_LABELS};
+use super::Estimate;
 use std::collections::BTreeMap;
 
 /// Per classification, the one estimate to head a view with: the judge
@@ -58,29 +58,23 @@ pub fn headline(e: &Estimate) -> String {
         );
     }
     if e.not_valid.is_some() {
-        let point = e
-            .ppi
-            .map(|p| p.estimate)
-            .or(e.human_only.map(|h| h.estimate));
-        let why = if e.n < MIN_LABELS {
-            format!("{} label(s) < {MIN_LABELS}", e.n)
-        } else {
-            "the labels never vary".into()
-        };
         return format!(
-            "{}: classifier right {} on {} label(s) + {} judged · no valid interval ({why})",
+            "{}: no valid interval ({})",
             e.classification,
-            point.map_or("–".into(), pct),
-            e.n,
-            e.big_n,
+            e.not_valid.unwrap_or_default()
         );
     }
     let labels_alone = e.human_only.map_or("no decided label".into(), |h| {
         format!("labels alone {}", ci(h.ci))
     });
+    // Where the normal approximation cannot hold the intervals are exact
+    // or finite-sample: said on the line, as it changes how wide they are.
+    let method = e.not_normal.map_or(String::new(), |why| {
+        format!(" · finite-sample intervals ({why})")
+    });
     match &e.ppi {
         Some(p) => format!(
-            "{}: classifier right {} {} · judge on {} + {} labels · {labels_alone}",
+            "{}: classifier right {} {} · judge on {} + {} labels · {labels_alone}{method}",
             e.classification,
             pct(p.estimate),
             ci(p.ci),
@@ -88,7 +82,7 @@ pub fn headline(e: &Estimate) -> String {
             e.n
         ),
         None => format!(
-            "{}: {labels_alone} on {} label(s) (the judge judged nothing unlabelled)",
+            "{}: {labels_alone} on {} label(s) (the judge judged nothing unlabelled){method}",
             e.classification, e.n
         ),
     }
@@ -120,6 +114,18 @@ pub fn table(es: &[Estimate]) -> String {
         if let Some(p) = &e.ppi {
             rest.push(format!("λ {:.2}", p.lambda));
         }
+        if let Some(m) = e.ppi_method {
+            rest.push(format!(
+                "PPI++ interval: {}; labels alone: exact",
+                m.as_str()
+            ));
+        }
+        if e.judge_undecided > 0 {
+            rest.push(format!(
+                "{} undecided judge answer(s) kept: {}",
+                e.judge_undecided, e.undecided_reading
+            ));
+        }
         if let (Some(w), None) = (e.worth_labels, e.not_valid) {
             rest.push(format!("the judge's verdicts worth {w:.1}× the labels"));
         }
@@ -134,10 +140,10 @@ pub fn table(es: &[Estimate]) -> String {
             });
         }
         let l = &e.left_out;
-        if l.people_undecided + l.judge_undecided + l.labelled_by_others + l.chosen_by_hand > 0 {
+        if l.people_undecided + l.labelled_by_others + l.chosen_by_hand > 0 {
             rest.push(format!(
-                "left out: {} people-undecided, {} judge-undecided (Likert 3), {} labelled by others, {} chosen by hand",
-                l.people_undecided, l.judge_undecided, l.labelled_by_others, l.chosen_by_hand
+                "left out: {} people-undecided, {} labelled by others, {} chosen by hand",
+                l.people_undecided, l.labelled_by_others, l.chosen_by_hand
             ));
         }
         if !rest.is_empty() {
@@ -159,7 +165,7 @@ pub fn csv(es: &[Estimate]) -> String {
     let t = crate::report::csv::text;
     let f = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     let mut out = vec![
-        "classification,perspective,judge,persona,n,N,alpha,human_only,human_only_lo,human_only_hi,ppi,ppi_lo,ppi_hi,lambda,worth_labels,people_undecided,judge_undecided,labelled_by_others,not_valid,labels_sampled,labels_chosen,chosen_by_hand"
+        "classification,perspective,judge,persona,n,N,alpha,human_only,human_only_lo,human_only_hi,ppi,ppi_lo,ppi_hi,lambda,worth_labels,people_undecided,judge_undecided,labelled_by_others,not_valid,labels_sampled,labels_chosen,chosen_by_hand,ppi_method,not_normal"
             .to_string(),
     ];
     for e in es {
@@ -183,12 +189,15 @@ pub fn csv(es: &[Estimate]) -> String {
                 f(p.map(|p| p.lambda)),
                 f(e.worth_labels),
                 e.left_out.people_undecided.to_string(),
-                e.left_out.judge_undecided.to_string(),
+                e.judge_undecided.to_string(),
                 e.left_out.labelled_by_others.to_string(),
                 t(e.not_valid.unwrap_or_default()),
                 e.labels_sampled.to_string(),
                 e.labels_chosen.to_string(),
                 e.left_out.chosen_by_hand.to_string(),
+                e.ppi_method
+                    .map_or(String::new(), |m| m.as_str().to_string()),
+                t(e.not_normal.unwrap_or_default()),
             ]
             .join(","),
         );

@@ -150,7 +150,7 @@ fn figures_table(
 ) {
     // Ordinal columns only where some group is on an ordinal scale.
     let ordinal = rows.iter().any(|(_, g)| g.figures.ordinal);
-    let figures = if ordinal { 6.0 } else { 3.0 };
+    let figures = if ordinal { 8.0 } else { 5.0 };
     let names = if ordinal { 36.0 } else { 48.0 };
     let w = (100.0 - names - 10.0 - 7.5) / figures;
     h.push_str(&format!(
@@ -165,6 +165,8 @@ fn figures_table(
         h.push_str(&th("within-1", w, false));
     }
     h.push_str(&th("kappa", w, false));
+    h.push_str(&th("AC1", w, false));
+    h.push_str(&th("PABAK", w, false));
     if ordinal {
         h.push_str(&th("w-kappa (q)", w, false));
     }
@@ -186,6 +188,8 @@ fn figures_table(
             h.push_str(&cell(fig(&f.within_one)));
         }
         h.push_str(&cell(fig(&f.cohen_kappa)));
+        h.push_str(&cell(fig(&f.gwet_ac1)));
+        h.push_str(&cell(fig(&f.pabak)));
         if ordinal {
             h.push_str(&cell(fig(&f.weighted_kappa_quadratic)));
         }
@@ -196,6 +200,16 @@ fn figures_table(
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+    // Where one value dominates, why kappa misleads (AC1 and PABAK beside it).
+    for (_, g) in rows {
+        if let Some(note) = &g.figures.prevalence {
+            h.push_str(&format!(
+                "<p class=\"note\">{}: {}</p>\n",
+                esc(&g.group),
+                esc(note)
+            ));
+        }
+    }
 }
 
 /// A side's base rate: the share of its most common value, and that value.
