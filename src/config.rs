@@ -6,7 +6,7 @@
 //! file, the line and, where it is safe to show, the key.
 
 use crate::provider::{ProviderConfig, Secret};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -126,7 +126,7 @@ impl BaseUrls {
 }
 
 /// `confidence` in `config.toml` (and `--confidence`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ConfidenceChoice {
     Logprobs,

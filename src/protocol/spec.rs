@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use std::path::Path;
 
 /// One judge style and everything it needs to know to ask.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "protocol", rename_all = "snake_case")]
 pub enum JudgeSpec {
     /// AwAg: a persona, one or more perspectives, a mode.
     Awag {

@@ -20,7 +20,7 @@ fn workspace(db: &std::path::Path) {
         perspective_ids: vec!["classification".into()],
         model: "demo".into(),
         prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
+        record: None,
     };
     let run = store.create_run(&spec, 0).unwrap();
     let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();

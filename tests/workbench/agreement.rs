@@ -23,7 +23,7 @@ fn figures() -> Vec<jury::report::GroupFigures> {
         perspective_ids: vec!["classification".into()],
         model: "demo".into(),
         prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
+        record: None,
     };
     let run = store.create_run(&spec, 0).unwrap();
     let mut vs = Vec::new();
@@ -212,7 +212,7 @@ fn the_ranking_heads_the_view_with_its_answer_in_words() {
             perspective_ids: vec!["classification".into()],
             model: "demo".into(),
             prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
+            record: None,
         };
         let run = store.create_run(&spec, 0).unwrap();
         let mut vs = Vec::new();

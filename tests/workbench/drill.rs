@@ -26,7 +26,7 @@ fn workspace() -> (tempfile::TempDir, jury::store::Store) {
         perspective_ids: vec!["classification".into()],
         model: "demo".into(),
         prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
+        record: None,
     };
     let run = store.create_run(&spec, 0).unwrap();
     let mut vs = Vec::new();
@@ -265,7 +265,7 @@ fn a_drilled_item_shows_the_verdict_of_the_groups_prompt_set() {
         perspective_ids: vec!["classification".into()],
         model: "demo".into(),
         prompt_hash: "z9".into(),
-        params: serde_json::Value::Null,
+        record: None,
     };
     let mut existing = Vec::new();
     store.for_each_verdict(|v| existing.push(v)).unwrap();
@@ -337,7 +337,7 @@ fn a_drill_lists_every_item_of_its_pairs_whatever_the_filter_reads_in_the_groups
         perspective_ids: vec!["classification".into()],
         model: "demo".into(),
         prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
+        record: None,
     };
     let run = store.create_run(&spec, 0).unwrap();
     let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();

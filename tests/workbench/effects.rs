@@ -191,7 +191,7 @@ async fn the_agreement_effect_sends_the_figures_then_the_consistency_notes() {
             perspective_ids: vec!["classification".into()],
             model: "demo".into(),
             prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
+            record: None,
         };
         for order in [["k-001", "k-002"], ["k-002", "k-001"]] {
             let run = s.create_run(&spec, 0).unwrap();
@@ -304,7 +304,7 @@ fn judged_twice(db: &std::path::Path) {
             perspective_ids: vec!["classification".into()],
             model: "demo".into(),
             prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
+            record: None,
         };
         let run = s.create_run(&spec, 0).unwrap();
         let mut vs = Vec::new();

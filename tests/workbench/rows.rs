@@ -425,7 +425,7 @@ fn stored_run(id: i64) -> Run {
             perspective_ids: vec!["classification".into()],
             model: "gpt-4o-mini".into(),
             prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
+            record: None,
         },
         status: RunStatus::Running,
         created_at: "2026-11-24T04:00:00Z".into(),
@@ -441,6 +441,7 @@ fn stored_run(id: i64) -> Run {
         cost_usd: None,
         note: None,
         structured: None,
+        record_note: None,
     }
 }
 

@@ -30,7 +30,7 @@ fn judged_workspace() -> (tempfile::TempDir, jury::store::Store) {
         perspective_ids: vec!["classification".into()],
         model: "demo".into(),
         prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
+        record: None,
     };
     let run = store.create_run(&spec, 0).unwrap();
     let mut vs = Vec::new();
@@ -438,7 +438,7 @@ fn stored_run(id: i64, created: &str, finished: Option<&str>, status: RunStatus)
             perspective_ids: vec!["classification".into()],
             model: "gpt-4o-mini".into(),
             prompt_hash: format!("{id}f3a9c1d2e4b5a6978"),
-            params: serde_json::json!({"temperature": 0.0, "batch_size": 10}),
+            record: None,
         },
         status,
         created_at: created.into(),
@@ -454,6 +454,7 @@ fn stored_run(id: i64, created: &str, finished: Option<&str>, status: RunStatus)
         cost_usd: Some(0.0012),
         note: None,
         structured: Some("tools".into()),
+        record_note: None,
     }
 }
 

@@ -109,7 +109,7 @@ fn run(id: i64, structured: Option<&str>, requests: u64, unknown: u64, cached: u
             perspective_ids: vec!["classification".into()],
             model: "gpt-4o-mini".into(),
             prompt_hash: "h".into(),
-            params: serde_json::json!({}),
+            record: None,
         },
         status: RunStatus::Done,
         created_at: "2026-11-23T22:00:00Z".into(),
@@ -125,6 +125,7 @@ fn run(id: i64, structured: Option<&str>, requests: u64, unknown: u64, cached: u
         cost_usd: Some(0.0021),
         note: None,
         structured: structured.map(str::to_string),
+        record_note: None,
     }
 }
 

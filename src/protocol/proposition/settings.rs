@@ -7,7 +7,8 @@ use crate::prompt::PropositionPrompts;
 use serde_json::{Value, json};
 
 /// How the claim is judged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Scoring {
     /// true / false.
     Check,
@@ -45,7 +46,7 @@ impl Scoring {
 
 /// What a proposition run asks (checked by `JudgeSpec::proposition`;
 /// recorded with the run as [`Settings::to_options`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
     pub claim: String,
     pub claim_id: String,

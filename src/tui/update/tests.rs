@@ -528,7 +528,7 @@ fn stored_run(id: i64) -> Run {
             perspective_ids: vec!["classification".into()],
             model: "gpt-4o-mini".into(),
             prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
+            record: None,
         },
         status: RunStatus::Done,
         created_at: format!("2026-11-24T0{id}:00:00.000Z"),
@@ -544,6 +544,7 @@ fn stored_run(id: i64) -> Run {
         cost_usd: None,
         note: None,
         structured: None,
+        record_note: None,
     }
 }
 
