@@ -232,3 +232,130 @@ impl Flags<'_> {
         self.values(flag).pop()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// A store of the schema before records, holding `rows` (SQL), opened
+    /// by today's jury.
+    fn migrated(rows: &str) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("old.db");
+        {
+            let conn = rusqlite::Connection::open(&path).expect("open");
+            let before = super::super::schema::MIGRATIONS
+                .iter()
+                .position(|m| *m == super::super::schema::RUN_RECORDS)
+                .expect("the records step");
+            for sql in &super::super::schema::MIGRATIONS[..before] {
+                conn.execute_batch(sql).expect("old schema");
+            }
+            conn.pragma_update(None, "user_version", before as i64)
+                .expect("version");
+            conn.execute_batch(rows).expect("old rows");
+        }
+        let store = Store::open(&path).expect("a store from before records opens");
+        (dir, store)
+    }
+
+    fn run_row(id: i64, protocol: &str, mode: &str, persona: &str, params: &str) -> String {
+        format!(
+            "INSERT INTO runs (id, protocol, mode, persona_id, perspective_ids, model, prompt_hash, params, status, created_at)
+               VALUES ({id}, '{protocol}', {mode}, '{persona}', '[\"{protocol}\"]', 'm', 'h{id}', '{params}', 'done', '2026-01-01T00:00:00.000Z');"
+        )
+    }
+
+    /// Rubric dimensions and a claim's settings come from the old
+    /// `params.options`; a run whose settings do not read stays listed,
+    /// with its old params and a note saying why it has no record.
+    #[test]
+    fn old_rows_convert_or_say_why_not() {
+        let rubric = r#"{"batch_size":1,"options":{"dimensions":[{"name":"clarity","rubric":"Is it clear?"}],"prompts_dir":"/p"}}"#;
+        let claim = r#"{"temperature":0.25,"options":{"claim":"It is urgent.","claim_id":"urgent","scoring":"score","double_check":true,"precondition":null,"first_n":null,"last_n":2,"prompts_dir":null}}"#;
+        let rows = [
+            run_row(1, "rubric", "NULL", "-", rubric),
+            run_row(2, "proposition", "NULL", "ana", claim),
+            run_row(3, "rubric", "NULL", "-", "{not json"),
+            run_row(
+                4,
+                "proposition",
+                "NULL",
+                "-",
+                r#"{"options":{"claim_id":"x"}}"#,
+            ),
+        ]
+        .concat();
+        let (_dir, store) = migrated(&rows);
+        let runs = store.runs().expect("runs");
+        let by_id = |id: i64| runs.iter().find(|r| r.id == id).expect("listed");
+
+        let r1 = by_id(1).spec.record.as_deref().expect("converted");
+        let JudgeSpec::Rubric {
+            dimensions,
+            persona,
+        } = &r1.judge
+        else {
+            panic!("{r1:?}")
+        };
+        assert_eq!(dimensions.len(), 1);
+        assert_eq!(dimensions[0].rubric, "Is it clear?");
+        assert_eq!(persona, &None);
+        assert_eq!(r1.prompts.dir.as_deref(), Some(std::path::Path::new("/p")));
+        assert_eq!((r1.batch_size, r1.prompts.hash.as_str()), (1, "h1"));
+        assert!(
+            r1.converted
+                .as_deref()
+                .is_some_and(|c| c.contains("servers"))
+        );
+
+        let r2 = by_id(2).spec.record.as_deref().expect("converted");
+        let JudgeSpec::Proposition { settings, persona } = &r2.judge else {
+            panic!("{r2:?}")
+        };
+        assert_eq!(settings.claim_id, "urgent");
+        assert_eq!(settings.scoring.as_str(), "score");
+        assert!(settings.double_check);
+        assert_eq!(settings.last_n, Some(2));
+        assert_eq!(persona.as_deref(), Some("ana"));
+        assert_eq!(r2.temperature, Some(0.25));
+
+        for id in [3, 4] {
+            let r = by_id(id);
+            assert!(r.spec.record.is_none(), "{r:?}");
+            let note = r.record_note.as_deref().unwrap_or("");
+            assert!(note.contains("not converted"), "{note}");
+        }
+        // Converted once: the old params of converted runs are gone.
+        let kept: String = store
+            .conn
+            .query_row("SELECT params FROM runs WHERE id = 1", [], |r| r.get(0))
+            .expect("params");
+        assert_eq!(kept, "{}");
+    }
+
+    /// The flags a record keeps, read from a recorded command line as clap
+    /// read them: `--x v`, `--x=v`, the last one given.
+    #[test]
+    fn a_recorded_command_line_gives_its_values() {
+        let argv: Vec<String> = [
+            "run",
+            "--claim",
+            "--prompts",
+            "--structured=tools",
+            "--base-url",
+            "http://a/v1",
+            "--base-url=http://b/v1#4",
+            "--structured",
+            "json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let f = Flags(&argv);
+        assert_eq!(f.value("--structured"), Some("json"));
+        assert_eq!(f.values("--base-url"), ["http://a/v1", "http://b/v1#4"]);
+        assert_eq!(f.value("--confidence"), None);
+    }
+}
