@@ -28,7 +28,7 @@ pub use import_tx::ImportTx;
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::LabelRow;
-pub use marks::{MarkEvent, MarkSlot};
+pub use marks::{MarkEvent, MarkEventKind, MarkSlot};
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,
 };
