@@ -12,7 +12,7 @@ pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
     // With repeats as the confidence, the majority of a configuration's
     // repeated verdicts is its verdict.
     let builder = Builder::read(&store)?;
-    let readings = if s.confidence.as_deref() == Some("repeats") {
+    let readings = if s.confidence == Some(crate::config::ConfidenceChoice::Repeats) {
         let mut r = builder.finish_readings_with_confidence();
         r.use_majority();
         r

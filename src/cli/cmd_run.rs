@@ -193,12 +193,15 @@ fn request(s: &Settings, a: &RunArgs, spec: JudgeSpec) -> anyhow::Result<RunRequ
     if let Some(n) = s.max_tokens_per_entry {
         req.tokens_per_entry = n;
     }
-    req.structured = match a.structured.as_deref().or(s.structured.as_deref()) {
-        None | Some("auto") => None,
-        Some(other) => Some(
-            crate::provider::ToolMode::parse(other)
-                .ok_or_else(|| anyhow::anyhow!(say::bad_structured(other)))?,
-        ),
+    use crate::config::StructuredChoice;
+    let chosen = match a.structured.as_deref() {
+        Some(flag) => Some(StructuredChoice::parse(flag)),
+        None => s.structured.clone(),
+    };
+    req.structured = match chosen {
+        None | Some(StructuredChoice::Auto) => None,
+        Some(StructuredChoice::Path(m)) => Some(m),
+        Some(StructuredChoice::Unknown(other)) => anyhow::bail!(say::bad_structured(&other)),
     };
     Ok(req)
 }

@@ -27,7 +27,7 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
         temperature: None,
         idle_timeout: None,
         request_timeout: None,
-        structured: structured.map(str::to_string),
+        structured: structured.map(jury::config::StructuredChoice::parse),
         max_tokens_per_entry: None,
         max_answer_bytes: None,
         confidence: None,
