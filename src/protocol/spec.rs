@@ -243,7 +243,12 @@ impl JudgeSpec {
     pub fn perspective_ids(&self) -> Vec<String> {
         match self {
             JudgeSpec::Awag { perspectives, .. } => perspectives.clone(),
-            other => vec![other.protocol().as_str().to_string()],
+            other => other
+                .protocol()
+                .own_perspective()
+                .map(String::from)
+                .into_iter()
+                .collect(),
         }
     }
 }
