@@ -6,6 +6,7 @@
 mod tui_common;
 
 mod agreement;
+mod batch_record;
 mod drill;
 mod effects;
 mod fewshot_loop;

@@ -31,7 +31,7 @@ async fn next(rx: &mut UnboundedReceiver<Msg>) -> Msg {
 }
 
 /// Runs the effects, then feeds messages back until `done` says so.
-async fn drive(
+pub(crate) async fn drive(
     app: &mut App,
     exec: &mut Executor,
     rx: &mut UnboundedReceiver<Msg>,
@@ -69,16 +69,16 @@ fn posts(server: &jury::testserver::TestServer) -> usize {
 
 /// A store of [`data`], the executor judging with `server`, and the
 /// workbench over the same items.
-struct Bench {
-    _dir: tempfile::TempDir,
-    db: std::path::PathBuf,
-    cfg: jury::engine::EngineConfig,
-    exec: Executor,
-    rx: UnboundedReceiver<Msg>,
-    app: App,
+pub(crate) struct Bench {
+    pub(crate) _dir: tempfile::TempDir,
+    pub(crate) db: std::path::PathBuf,
+    pub(crate) cfg: jury::engine::EngineConfig,
+    pub(crate) exec: Executor,
+    pub(crate) rx: UnboundedReceiver<Msg>,
+    pub(crate) app: App,
 }
 
-fn bench(server: &jury::testserver::TestServer) -> Bench {
+pub(crate) fn bench(server: &jury::testserver::TestServer) -> Bench {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     let d = data();
@@ -195,7 +195,7 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
 
 /// The batch test server: the Files and Batches API, each line answered as
 /// the demo judge; a batch answers `in_progress` to its first `looks` looks.
-async fn batch_server(
+pub(crate) async fn batch_server(
     looks: usize,
 ) -> (
     jury::testserver::TestServer,
@@ -215,7 +215,7 @@ async fn batch_server(
     (server, api)
 }
 
-fn paths(server: &jury::testserver::TestServer, end: &str) -> usize {
+pub(crate) fn paths(server: &jury::testserver::TestServer, end: &str) -> usize {
     server
         .requests()
         .iter()
