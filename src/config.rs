@@ -6,7 +6,7 @@
 //! file, the line and, where it is safe to show, the key.
 
 use crate::provider::{ProviderConfig, Secret};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -126,7 +126,7 @@ impl BaseUrls {
 }
 
 /// `confidence` in `config.toml` (and `--confidence`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ConfidenceChoice {
     Logprobs,
@@ -140,6 +140,28 @@ impl ConfidenceChoice {
             ConfidenceChoice::Logprobs => "logprobs",
             ConfidenceChoice::Repeats => "repeats",
             ConfidenceChoice::Off => "off",
+        }
+    }
+}
+
+/// `structured` in `config.toml` (and `--structured`): `auto`, or the one
+/// path to ask on. A name jury does not know is kept as given, refused
+/// where it is used (the workbench warns without echoing the file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StructuredChoice {
+    Auto,
+    Path(crate::provider::ToolMode),
+    Unknown(String),
+}
+
+impl StructuredChoice {
+    pub fn parse(s: &str) -> StructuredChoice {
+        match s {
+            "auto" => StructuredChoice::Auto,
+            other => crate::provider::ToolMode::parse(other).map_or_else(
+                || StructuredChoice::Unknown(other.to_string()),
+                StructuredChoice::Path,
+            ),
         }
     }
 }
@@ -192,11 +214,12 @@ pub struct Settings {
     pub temperature: Option<f64>,
     pub idle_timeout: Option<f64>,
     pub request_timeout: Option<f64>,
-    pub structured: Option<String>,
+    /// `structured` in config.toml, read at load.
+    pub structured: Option<StructuredChoice>,
     pub max_tokens_per_entry: Option<u32>,
     pub max_answer_bytes: Option<usize>,
-    /// `logprobs`, `repeats` or `off` (None: off).
-    pub confidence: Option<String>,
+    /// None: off.
+    pub confidence: Option<ConfidenceChoice>,
     /// Where the workbench's focus goes after a label (default `row`).
     pub auto_advance: AutoAdvance,
     /// Seconds between looks at a batch the workbench sent (default 30).
@@ -311,10 +334,10 @@ impl Settings {
             temperature: file.temperature,
             idle_timeout: file.idle_timeout,
             request_timeout: file.request_timeout,
-            structured: file.structured.clone(),
+            structured: file.structured.as_deref().map(StructuredChoice::parse),
             max_tokens_per_entry: file.max_tokens_per_entry,
             max_answer_bytes: file.max_answer_bytes,
-            confidence: file.confidence.map(|c| c.as_str().to_string()),
+            confidence: file.confidence,
             auto_advance: file.auto_advance.unwrap_or_default(),
             batch_poll: file.batch_poll.unwrap_or(30).max(1),
             tags: file
@@ -357,7 +380,7 @@ impl Settings {
         if let Some(b) = self.max_answer_bytes.filter(|b| *b > 0) {
             cfg.max_answer_bytes = b;
         }
-        cfg.logprobs = self.confidence.as_deref() == Some("logprobs");
+        cfg.logprobs = self.confidence == Some(ConfidenceChoice::Logprobs);
         Ok(cfg)
     }
 }

@@ -257,9 +257,9 @@ fn batch_json(job: &crate::store::BatchJob) -> serde_json::Value {
         .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok());
     serde_json::json!({
         "part": job.part,
-        "kind": job.kind,
+        "kind": job.kind.as_str(),
         "batch_id": job.batch_id,
-        "status": job.status,
+        "status": job.status.as_str(),
         "request_counts": counts,
         "answers_read": job.imported,
     })
@@ -268,8 +268,8 @@ fn batch_json(job: &crate::store::BatchJob) -> serde_json::Value {
 /// How a batch run's batch (or file) stands: `batch batch_3: completed,
 /// 2/2 answered, 0 failed; answers read`.
 fn batch_line(job: &crate::store::BatchJob) -> String {
-    let what = match (&job.kind[..], &job.batch_id) {
-        ("file", _) => format!("batch file {}", job.part),
+    let what = match (job.kind, &job.batch_id) {
+        (crate::domain::BatchWay::File, _) => format!("batch file {}", job.part),
         (_, Some(id)) => format!("batch {}", one_line(id, 40)),
         (_, None) => format!("batch part {} (not created yet)", job.part),
     };
@@ -286,12 +286,15 @@ fn batch_line(job: &crate::store::BatchJob) -> String {
         .unwrap_or_default();
     let read = if job.imported {
         "; answers read"
-    } else if job.kind == "file" {
+    } else if job.kind == crate::domain::BatchWay::File {
         "; waiting for `jury batch import`"
     } else {
         "; open (`jury run --batch --resume` waits for it)"
     };
-    format!("{what}: {}{counts}{read}", one_line(&job.status, 20))
+    format!(
+        "{what}: {}{counts}{read}",
+        one_line(job.status.as_str(), 20)
+    )
 }
 
 /// Per judge configuration: runs, verdicts, tokens and cost, per verdict too.

@@ -18,7 +18,7 @@ pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
             builder.refused_confidences()
         );
     }
-    let readings = if s.confidence.as_deref() == Some("repeats") {
+    let readings = if s.confidence == Some(crate::config::ConfidenceChoice::Repeats) {
         let mut r = builder.finish_readings_with_confidence();
         r.use_majority();
         r

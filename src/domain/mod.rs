@@ -4,6 +4,7 @@ mod item;
 mod mark;
 mod mode;
 mod persona;
+mod record;
 mod run;
 mod scale;
 mod split;
@@ -16,6 +17,7 @@ pub use mode::{Mode, Protocol, judge_name};
 pub use persona::{
     OWNER_CHOICE, Persona, PersonaRef, Perspective, reserved_id, reserved_perspective_id,
 };
+pub use record::{BatchSettings, BatchWay, PromptsUsed, RECORD_VERSION, RunRecord};
 pub use run::{Run, RunSpec, RunStatus};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use split::{Side, SplitError, SplitRule};

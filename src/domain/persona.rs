@@ -87,9 +87,7 @@ pub fn reserved_id(id: &str) -> Option<String> {
 /// verdicts and labels under their own name (`rubric`, `guideline`,
 /// `proposition`), and a perspective of that name would mix with them.
 pub fn reserved_perspective_id(id: &str) -> Option<String> {
-    ["rubric", "guideline", "proposition"]
-        .contains(&id.trim())
-        .then(|| {
+    (super::Protocol::of_perspective(id.trim()) != super::Protocol::Awag).then(|| {
             format!(
                 "'{}' is reserved: the {} protocol records its verdicts and labels under it; give the perspective another id",
                 id.trim(),

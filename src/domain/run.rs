@@ -12,8 +12,10 @@ pub struct RunSpec {
     pub model: String,
     /// Hash of the prompt set and schemas used (prompt versions, docs/design.md §7).
     pub prompt_hash: String,
-    /// Free-form settings (batch size, concurrency, temperature...) kept for the record.
-    pub params: serde_json::Value,
+    /// The judge and the settings the run asked with, typed; `None` for a
+    /// run built in memory, or recorded before runs had records and not
+    /// convertible (its [`Run::record_note`] says why).
+    pub record: Option<Box<super::RunRecord>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,4 +83,8 @@ pub struct Run {
     /// The structured path the run used and how answers really came back
     /// (e.g. `json_schema; 12 response_format`), when recorded.
     pub structured: Option<String>,
+    /// Why a run recorded before runs had records has none (its old
+    /// settings could not be read); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_note: Option<String>,
 }

@@ -336,6 +336,20 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX row_marks_by_item ON row_marks(item_id);
     "#,
+    RUN_RECORDS,
 ];
+
+/// 17: each run's judge and settings as one typed, versioned record
+/// (`domain::RunRecord`, JSON in `runs.record`) instead of a JSON blob read
+/// by key name (`runs.params`) and, for a batch run, its command line
+/// (`batch_jobs.argv`) parsed again by clap. After these columns are added,
+/// `legacy_record::convert` (run by `Store::migrate` after this step, in
+/// its transaction) reads each run's old params and command line once into
+/// its record, empties `params` and drops `batch_jobs.argv`; a run it
+/// cannot convert keeps its params and says why in `record_note`.
+pub const RUN_RECORDS: &str = r#"
+    ALTER TABLE runs ADD COLUMN record TEXT;
+    ALTER TABLE runs ADD COLUMN record_note TEXT;
+    "#;
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

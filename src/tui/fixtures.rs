@@ -196,7 +196,7 @@ pub fn kenton_spec(mode: Mode, model: &str) -> RunSpec {
         perspective_ids: vec!["classification".into()],
         model: model.into(),
         prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
+        record: None,
     }
 }
 

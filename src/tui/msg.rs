@@ -122,7 +122,7 @@ pub enum Effect {
         slot: crate::store::MarkSlot,
         mark: Option<(crate::domain::MarkKind, String)>,
         at: String,
-        kind: &'static str,
+        kind: crate::store::MarkEventKind,
     },
     /// Write a label durably and answer with `Msg::LabelSaved { req }`.
     SaveLabel { req: u64, label: Label },

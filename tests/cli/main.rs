@@ -22,6 +22,7 @@ mod report_html;
 mod report_html_page;
 mod report_narrow;
 mod run;
+mod run_records;
 mod run_status;
 mod show_request;
 mod tags_marks;

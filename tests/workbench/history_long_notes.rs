@@ -24,7 +24,7 @@ fn event(who: &str, note: &str, at: &str) -> LabelEvent {
         replaced_judge_value: None,
         created_at: at.into(),
         blind: false,
-        kind: "note".into(),
+        kind: jury::store::EventKind::Note,
         tags: Vec::new(),
     }
 }

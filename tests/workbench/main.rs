@@ -7,6 +7,7 @@ mod tui_common;
 
 mod agreement;
 mod agreement_requests;
+mod batch_record;
 mod drill;
 mod effects;
 mod fewshot_loop;

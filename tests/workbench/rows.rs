@@ -433,6 +433,7 @@ fn stored_run(id: i64) -> Run {
         cost_usd: None,
         note: None,
         structured: None,
+        record_note: None,
     }
 }
 

@@ -39,7 +39,7 @@ pub(super) enum LabelJob {
         slot: crate::store::MarkSlot,
         mark: Option<(crate::domain::MarkKind, String)>,
         at: String,
-        kind: &'static str,
+        kind: crate::store::MarkEventKind,
     },
 }
 
@@ -142,7 +142,12 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
                 mark,
                 at,
                 kind,
-            } => s.record_mark(slot, mark.as_ref().map(|(m, n)| (*m, n.as_str())), at, kind),
+            } => s.record_mark(
+                slot,
+                mark.as_ref().map(|(m, n)| (*m, n.as_str())),
+                at,
+                *kind,
+            ),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
         if let (

@@ -108,7 +108,7 @@ pub fn submit(
         slot,
         mark: Some((mark, after.note)),
         at,
-        kind: "mark",
+        kind: crate::store::MarkEventKind::Mark,
     });
 }
 
@@ -153,7 +153,7 @@ pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) -> bool {
         slot: step.slot,
         mark: restore.map(|m| (m.mark, m.note)),
         at,
-        kind: "undo",
+        kind: crate::store::MarkEventKind::Undo,
     });
     true
 }

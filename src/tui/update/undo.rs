@@ -297,7 +297,7 @@ fn history_line(e: &LabelEvent) -> String {
     for t in &e.tags {
         line.push_str(&format!("  #{}", crate::tui::strings::flat(t, 30)));
     }
-    line.push_str(&format!("  [{}]", crate::tui::strings::flat(&e.kind, 10)));
+    line.push_str(&format!("  [{}]", e.kind.as_str()));
     if !e.note.is_empty() {
         line.push_str(&format!("  “{}”", crate::tui::strings::flat(&e.note, 40)));
     }
@@ -320,7 +320,7 @@ fn mark_line(m: &crate::store::MarkEvent) -> String {
         "{when}  {} ({})  {what}  [{}]",
         crate::tui::strings::flat(&m.slot.who, 24),
         crate::tui::strings::flat(&m.slot.persona_id, 20),
-        crate::tui::strings::flat(&m.kind, 10),
+        m.kind.as_str(),
     );
     if !m.note.is_empty() {
         line.push_str(&format!("  “{}”", crate::tui::strings::flat(&m.note, 40)));

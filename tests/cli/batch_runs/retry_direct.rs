@@ -153,11 +153,11 @@ fn batch_retry_direct_under_a_tight_budget_is_not_held_back_by_the_batch() {
     assert_eq!(direct_requests(&srv), 2);
 }
 
-/// The command line kept with a batch run (for `jury batch import`) keeps
-/// no credential a `--base-url` carried: the store's bytes, WAL included,
-/// never hold the URL's password.
+/// The record kept with a batch run (for `jury batch import`) keeps no
+/// credential a `--base-url` carried: the store's bytes, WAL included, never
+/// hold the URL's password.
 #[test]
-fn a_key_in_the_base_url_is_not_kept_with_the_batchs_command_line() {
+fn a_key_in_the_base_url_is_not_kept_with_the_batch_runs_record() {
     let (srv, _api) = batch_server(BatchScript::default());
     let ws = Workspace::sample();
     let url = srv
@@ -179,8 +179,13 @@ fn a_key_in_the_base_url_is_not_kept_with_the_batchs_command_line() {
     }
     let kept = String::from_utf8_lossy(&kept);
     assert!(!kept.contains("CANARY"), "a credential is in the store");
+    let runs: Value = serde_json::from_str(&ws.ok(&["runs", "--json"])).expect("runs");
+    let servers = &runs[0]["spec"]["record"]["servers"];
+    assert_eq!(servers.as_array().map(Vec::len), Some(1), "{runs}");
     assert!(
-        kept.contains("--base-url=http://"),
-        "the command line is kept"
+        servers[0]
+            .as_str()
+            .is_some_and(|s| s.starts_with("http://127.0.0.1:")),
+        "the record keeps the server, without its credential: {runs}"
     );
 }

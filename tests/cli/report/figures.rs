@@ -158,7 +158,7 @@ fn estimate_gives_ppi_pythons_numbers_from_the_store() {
         perspective_ids: vec!["classification".into()],
         model: "m".into(),
         prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
+        record: None,
     };
     let run = store.create_run(&spec, 0).unwrap();
     let cls = "work-urgent";

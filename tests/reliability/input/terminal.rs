@@ -70,7 +70,7 @@ fn reliability_21_escape_sequences_shown_visible() {
                     perspective_ids: vec!["classification".into()],
                     model: "m".into(),
                     prompt_hash: "h".into(),
-                    params: json!({}),
+                    record: None,
                 },
                 1,
             )

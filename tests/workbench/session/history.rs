@@ -21,7 +21,7 @@ fn h_asks_the_store_for_the_rows_history_and_shows_it_sanitised() {
         replaced_judge_value: Some(Value::Likert(5)),
         created_at: at.into(),
         blind: false,
-        kind: kind.into(),
+        kind: jury::store::EventKind::parse(kind).expect("a label event kind"),
         tags: Vec::new(),
     };
     update(
@@ -67,7 +67,7 @@ fn the_history_popup_lists_newest_first() {
                 replaced_judge_value: judge,
                 created_at: at.into(),
                 blind: false,
-                kind: kind.into(),
+                kind: jury::store::EventKind::parse(kind).expect("a label event kind"),
                 tags: Vec::new(),
             }
         };

@@ -10,7 +10,7 @@ fn stored_run(id: i64, created: &str, finished: Option<&str>, status: RunStatus)
         id,
         spec: RunSpec {
             prompt_hash: format!("{id}f3a9c1d2e4b5a6978"),
-            params: serde_json::json!({"temperature": 0.0, "batch_size": 10}),
+            record: None,
             ..kenton_spec(Mode::Two, "gpt-4o-mini")
         },
         status,
@@ -27,6 +27,7 @@ fn stored_run(id: i64, created: &str, finished: Option<&str>, status: RunStatus)
         cost_usd: Some(0.0012),
         note: None,
         structured: Some("tools".into()),
+        record_note: None,
     }
 }
 

@@ -4,12 +4,15 @@
 use super::*;
 
 /// The run `run_id`, made earlier as a batch run, taken up again by this
-/// process: its answers read from `what`. `plan` is the run's judge rebuilt
-/// from its command line (its units are looked up by key).
+/// process: its answers read from `what`. What it asks is its record: its
+/// judge is planned again from it (its units are looked up by key), with
+/// the prompt set it names (or `cfg`'s, when that one hashes the same: a
+/// folder moved since), never from a command line. `cfg` gives the store
+/// and the endpoint to wait on; `req` this process's own choices (budget,
+/// what an interruption does).
 pub async fn reopen(
     cfg: EngineConfig,
     req: RunRequest,
-    plan: Plan,
     run_id: i64,
     what: Reopen,
     events: UnboundedSender<EngineEvent>,
@@ -19,21 +22,29 @@ pub async fn reopen(
     let Some(run) = store.run(run_id)? else {
         return Err(BatchError::NoRun(run_id).into());
     };
-    if run.spec.prompt_hash != plan.spec.prompt_hash {
-        return Err(BatchError::PromptsChanged {
+    let Some(record) = run.spec.record.clone() else {
+        return Err(BatchError::NoRecord {
             run_id,
-            then: run.spec.prompt_hash,
-            now: plan.spec.prompt_hash,
+            why: run
+                .record_note
+                .clone()
+                .unwrap_or_else(|| "it has no record".into()),
         }
         .into());
-    }
+    };
+    let (cfg, req, plan) = {
+        let cfg = cfg.clone();
+        tokio::task::spawn_blocking(move || plan_of_record(cfg, req, run_id, &record))
+            .await
+            .map_err(EngineError::PlanningStopped)??
+    };
     let jobs = store.batch_jobs(run_id)?;
     let Some(first) = jobs.first().cloned() else {
         return Err(BatchError::NotABatch(run_id).into());
     };
     let rows = store.batch_requests(run_id)?;
     let mut provider = cfg.provider.clone();
-    provider.tool_mode = ToolMode::parse(&first.tool_mode).unwrap_or(ToolMode::Tools);
+    provider.tool_mode = first.tool_mode;
     provider.fallback = false;
     let units: HashMap<ComboKey, Unit> = plan
         .batches
@@ -127,7 +138,7 @@ pub async fn reopen(
             .await;
             for mut j in jobs {
                 j.imported = true;
-                j.status = "imported".into();
+                j.status = crate::store::BatchStatus::Imported;
                 let _ = reopened.save_batch_job(&j);
             }
         }
@@ -144,12 +155,58 @@ pub async fn reopen(
                 poll,
             )
             .await;
-            let argv = first.argv.clone();
-            super::follow_up::settle_left(&ctx, &ledger, &client, &mut reopened, left, poll, &argv)
-                .await;
+            super::follow_up::settle_left(&ctx, &ledger, &client, &mut reopened, left, poll).await;
         }
     }
     finish(ctx, writer).await
+}
+
+/// The configuration, request and plan of a run's `record`: its judge,
+/// model, prompt set and settings over every item (answers are matched by
+/// key), on `cfg`'s store and endpoint. The prompt set is the record's
+/// folder, else `cfg`'s when it hashes as the record says; neither: the
+/// run's answers cannot be matched.
+fn plan_of_record(
+    cfg: EngineConfig,
+    mut req: RunRequest,
+    run_id: i64,
+    record: &crate::domain::RunRecord,
+) -> Result<(EngineConfig, RunRequest, Plan), EngineError> {
+    req.spec = record.judge.clone();
+    (req.item_ids, req.limit, req.subset, req.resume) = (None, None, None, false);
+    req.batch_size = record.batch_size.max(1);
+    req.structured = record.structured;
+    req.shuffle_seed = None;
+    // Nothing of a batch's answers streams.
+    req.stream_texts = false;
+    let mut cfg = cfg;
+    cfg.provider.model = record.model.clone();
+    let store = Store::open(&cfg.db_path)?;
+    let recorded = match record.prompts_dir() {
+        None => Ok(crate::prompt::PromptSet::embedded()),
+        Some(dir) => crate::prompt::PromptSet::load(Some(dir)),
+    };
+    let mut now = None;
+    for prompts in [recorded.ok().map(Arc::new), Some(cfg.prompts.clone())]
+        .into_iter()
+        .flatten()
+    {
+        let tried = EngineConfig {
+            prompts,
+            ..cfg.clone()
+        };
+        let plan = super::super::plan(&tried, &req, &store)?;
+        if plan.spec.prompt_hash == record.prompts.hash {
+            return Ok((tried, req, plan));
+        }
+        now.get_or_insert(plan.spec.prompt_hash);
+    }
+    Err(BatchError::PromptsChanged {
+        run_id,
+        then: record.prompts.hash.clone(),
+        now: now.unwrap_or_default(),
+    }
+    .into())
 }
 
 /// The requests of the stored `rows`, their units looked up by key; keys
