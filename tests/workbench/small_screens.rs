@@ -438,7 +438,7 @@ fn stored_run(id: i64, created: &str, finished: Option<&str>, status: RunStatus)
             perspective_ids: vec!["classification".into()],
             model: "gpt-4o-mini".into(),
             prompt_hash: format!("{id}f3a9c1d2e4b5a6978"),
-            record: None,
+            record: Some(run_record("gpt-4o-mini", &format!("{id}f3a9c1d2e4b5a6978"))),
         },
         status,
         created_at: created.into(),
