@@ -248,8 +248,7 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
 
 /// A batch run's batch (or file) in `jury runs --json`: its id, status and
 /// `request_counts` as last seen, and whether its answers were read; not
-/// the command line it was made with (a URL there may carry a key) nor
-/// its file ids.
+/// its file ids. What the run asked is its record, shown with the run.
 fn batch_json(job: &crate::store::BatchJob) -> serde_json::Value {
     let counts = job
         .counts

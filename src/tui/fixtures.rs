@@ -323,3 +323,33 @@ pub fn search(app: &mut App, text: &str) {
     }
     code(app, KeyCode::Enter);
 }
+
+/// The record of a mode-2 AwAg run as `kenton` on `classification` with
+/// `model`, the embedded prompts (hashed `prompt_hash`) and the default
+/// settings at temperature 0.
+pub fn run_record(model: &str, prompt_hash: &str) -> Box<RunRecord> {
+    Box::new(RunRecord {
+        version: RECORD_VERSION,
+        judge: crate::protocol::JudgeSpec::Awag {
+            mode: Mode::Two,
+            persona: "kenton".into(),
+            perspectives: vec!["classification".into()],
+        },
+        model: model.into(),
+        prompts: PromptsUsed {
+            dir: None,
+            hash: prompt_hash.into(),
+        },
+        structured: None,
+        confidence: crate::config::ConfidenceChoice::Off,
+        temperature: Some(0.0),
+        batch_size: 10,
+        concurrency: 4,
+        max_attempts: 3,
+        items: 10,
+        shuffle_seed: None,
+        batch: None,
+        servers: vec!["http://127.0.0.1:8080/v1".into()],
+        converted: None,
+    })
+}

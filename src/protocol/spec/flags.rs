@@ -290,7 +290,7 @@ mod tests {
         assert_eq!(settings.scoring, Scoring::Score);
         // As a run's record keeps it: the same spec read back.
         let kept = serde_json::to_value(&spec).unwrap();
-        assert_eq!(kept["claim"], "It is urgent.");
+        assert_eq!(kept["settings"]["claim"], "It is urgent.");
         assert_eq!(serde_json::from_value::<JudgeSpec>(kept).unwrap(), spec);
     }
 

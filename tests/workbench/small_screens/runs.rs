@@ -10,7 +10,10 @@ fn stored_run(id: i64, created: &str, finished: Option<&str>, status: RunStatus)
         id,
         spec: RunSpec {
             prompt_hash: format!("{id}f3a9c1d2e4b5a6978"),
-            record: None,
+            record: Some(jury::tui::fixtures::run_record(
+                "gpt-4o-mini",
+                &format!("{id}f3a9c1d2e4b5a6978"),
+            )),
             ..kenton_spec(Mode::Two, "gpt-4o-mini")
         },
         status,

@@ -32,12 +32,11 @@ pub async fn reopen(
         }
         .into());
     };
-    let (cfg, req, plan) = {
-        let cfg = cfg.clone();
+    // Planning reads every item: on a blocking thread.
+    let (cfg, req, plan) =
         tokio::task::spawn_blocking(move || plan_of_record(cfg, req, run_id, &record))
             .await
-            .map_err(EngineError::PlanningStopped)??
-    };
+            .map_err(EngineError::PlanningStopped)??;
     let jobs = store.batch_jobs(run_id)?;
     let Some(first) = jobs.first().cloned() else {
         return Err(BatchError::NotABatch(run_id).into());
