@@ -515,7 +515,7 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
         for (item, _, _) in g.iter().take(10) {
             let key = ComboKey::new(item, &good, "classification");
             store
-                .mark_sampled(&key, "tester", "alice", 7)
+                .mark_sampled(&key, "tester", "alice", Some(7))
                 .expect("mark");
         }
     }

@@ -69,12 +69,12 @@ impl Executor {
                 key,
                 persona,
                 who,
-                seed,
+                how,
             } => self.hand_to_writer(LabelJob::Sampled {
                 key,
                 persona,
                 who,
-                seed,
+                how,
             }),
             Effect::SaveMark {
                 slot,
