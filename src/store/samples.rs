@@ -10,6 +10,13 @@ use crate::domain::ComboKey;
 use rusqlite::params;
 use std::collections::HashMap;
 
+/// Records a label as sampled: (item, classification, perspective,
+/// persona, who, seed or NULL, now).
+pub(super) const MARK_SAMPLED: &str = "INSERT INTO label_samples (item_id, classification_id, perspective_id, persona_id, who, seed, created_at, how, queue)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'sample', '')
+     ON CONFLICT(item_id, classification_id, perspective_id, persona_id, who)
+     DO UPDATE SET seed = excluded.seed, how = 'sample', queue = ''";
+
 /// A sampled label's identity: combination, persona and who.
 pub type SampledKey = (ComboKey, String, String);
 
@@ -30,10 +37,7 @@ impl Store {
         seed: SampleSeed,
     ) -> Result<()> {
         self.write_one(
-            "INSERT INTO label_samples (item_id, classification_id, perspective_id, persona_id, who, seed, created_at, how, queue)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'sample', '')
-             ON CONFLICT(item_id, classification_id, perspective_id, persona_id, who)
-             DO UPDATE SET seed = excluded.seed, how = 'sample', queue = ''",
+            MARK_SAMPLED,
             params![
                 key.item_id,
                 key.classification_id,

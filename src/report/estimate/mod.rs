@@ -577,10 +577,11 @@ mod tests {
         };
         let e = &estimates(&r, 0.05, None, &sampling)[0];
         assert_eq!((e.n, e.labels_sampled, e.labels_chosen), (12, 5, 7));
-        assert!(table(std::slice::from_ref(e)).contains("7 of 12 labels chosen by a person"));
+        assert!(table(std::slice::from_ref(e)).contains("7 of 12 labels not recorded as sampled"));
         sampling.only = true;
         let e = &estimates(&r, 0.05, None, &sampling)[0];
-        assert_eq!((e.n, e.labels_sampled, e.big_n), (5, 5, 30));
+        // The seven left out stay in the population, read as unlabelled.
+        assert_eq!((e.n, e.labels_sampled, e.big_n), (5, 5, 37));
         assert_eq!(e.left_out.chosen_by_hand, 7);
     }
 
