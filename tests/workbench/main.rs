@@ -19,6 +19,7 @@ mod owner;
 mod protocols;
 mod queue;
 mod rows;
+mod sample_selection;
 mod run_notes;
 mod runs_executor;
 mod runs_flow;

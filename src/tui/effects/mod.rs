@@ -243,6 +243,7 @@ impl Executor {
                         .estimates
                         .into_iter()
                         .chain(report.trust)
+                        .chain(report.unranked)
                         .collect::<Vec<_>>(),
                     cells,
                     report.changes,
