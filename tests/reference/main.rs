@@ -3,3 +3,4 @@
 //! values) and published worked examples.
 
 mod statistics;
+mod judge_errors;
