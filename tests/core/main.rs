@@ -9,6 +9,7 @@ mod common;
 mod demo_judge;
 mod engine_faults;
 mod engine_streaming;
+mod headline_choice;
 mod properties;
 mod provider_client;
 mod report_cells;

@@ -7,7 +7,9 @@ use jury::report::estimate::judge_errors::{NO_BETTER_THAN_CHANCE, judge_errors, 
 
 /// The data `judge_errors.py` builds, by the same rules.
 fn data() -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    let y: Vec<f64> = (0..80).map(|i| f64::from(u8::from(i * 37 % 100 < 70))).collect();
+    let y: Vec<f64> = (0..80)
+        .map(|i| f64::from(u8::from(i * 37 % 100 < 70)))
+        .collect();
     let yh: Vec<f64> = (0..80)
         .map(|i| {
             let right = if y[i] == 1.0 {
@@ -18,7 +20,9 @@ fn data() -> (Vec<f64>, Vec<f64>, Vec<f64>) {
             f64::from(u8::from(right))
         })
         .collect();
-    let yu: Vec<f64> = (0..400).map(|i| f64::from(u8::from(i * 61 % 100 < 68))).collect();
+    let yu: Vec<f64> = (0..400)
+        .map(|i| f64::from(u8::from(i * 61 % 100 < 68)))
+        .collect();
     (y, yh, yu)
 }
 
@@ -54,7 +58,9 @@ fn rates_bounds_and_the_corrected_rate_match_scipy_and_judgy() {
 fn a_judge_no_better_than_chance_has_no_corrected_rate() {
     let (y, _, yu) = data();
     // A judge that answers the opposite of people half the time on each side.
-    let yh: Vec<f64> = (0..y.len()).map(|i| f64::from(u8::from(i % 2 == 0))).collect();
+    let yh: Vec<f64> = (0..y.len())
+        .map(|i| f64::from(u8::from(i % 2 == 0)))
+        .collect();
     let e = judge_errors(&y, &yh, &yu, 0.05, 42);
     let sum = e.true_positive_rate.unwrap() + e.true_negative_rate.unwrap();
     assert!(sum <= 1.0, "{sum}");

@@ -2,5 +2,5 @@
 //! (`statistics.py` and `ppi.py` beside this file generate the expected
 //! values) and published worked examples.
 
-mod statistics;
 mod judge_errors;
+mod statistics;

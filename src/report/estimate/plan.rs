@@ -37,7 +37,25 @@ pub fn plan(
     if n == 0 {
         return None;
     }
-    let l = lambda.unwrap_or(0.0);
+    // With few unlabelled combinations their own term can be wider than
+    // ±w whatever the labels: then plan for the labels alone (λ = 0).
+    match plan_with(y, y_hat, y_hat_u, lambda.unwrap_or(0.0), alpha) {
+        Ok(p) => p,
+        Err(Unreachable) => plan_with(y, y_hat, &[], 0.0, alpha).ok().flatten(),
+    }
+}
+
+/// The unlabelled combinations' own term is wider than the target.
+struct Unreachable;
+
+fn plan_with(
+    y: &[f64],
+    y_hat: &[f64],
+    y_hat_u: &[f64],
+    l: f64,
+    alpha: f64,
+) -> Result<Option<Plan>, Unreachable> {
+    let n = y.len();
     let z = z_two_sided(alpha);
     let mut v = var0(y.iter().zip(y_hat).map(|(a, b)| a - l * b));
     if v <= 0.0 {
@@ -54,17 +72,17 @@ pub fn plan(
     let w = PLAN_HALF_WIDTH;
     let now = z * (v / n as f64 + u).sqrt();
     if now <= w {
-        return None;
+        return Ok(None);
     }
     let room = w * w / (z * z) - u;
     if room <= 0.0 {
-        return None;
+        return Err(Unreachable);
     }
     let needed = (v / room).ceil() as usize;
-    (needed > n).then(|| Plan {
+    Ok((needed > n).then(|| Plan {
         more: needed - n,
         half_width: w,
-    })
+    }))
 }
 
 /// "label 312 more for an interval of ±0.05 (an estimate from the labels
