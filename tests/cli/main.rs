@@ -10,6 +10,7 @@ mod exports;
 mod import;
 mod import_csv;
 mod import_owner;
+mod import_sampled;
 mod judge_spec;
 mod label_undo;
 mod ledger;
