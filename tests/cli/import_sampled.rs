@@ -61,7 +61,13 @@ fn imported_labels_keep_sampled_and_sample_seed_through_jsonl_and_csv() {
 
     // The CSV export read back into a fresh workspace says the same.
     let csv = ws.path("export.csv");
-    ws.ok(&["export", "--format", "csv", "--out", csv.to_str().expect("path")]);
+    ws.ok(&[
+        "export",
+        "--format",
+        "csv",
+        "--out",
+        csv.to_str().expect("path"),
+    ]);
     let again = generated_workspace(4, 1);
     again.ok(&["import", csv.to_str().expect("path")]);
     assert_eq!(exported(&again), want);
@@ -72,10 +78,16 @@ fn a_sample_seed_that_is_not_a_number_names_file_line_and_field() {
     let ws = generated_workspace(1, 1);
     let path = ws.write(
         "labels.jsonl",
-        format!("{}\n", label(0, json!({"sampled": true, "sample_seed": "soon"}))),
+        format!(
+            "{}\n",
+            label(0, json!({"sampled": true, "sample_seed": "soon"}))
+        ),
     );
     let out = ws.run(&["import", path.to_str().expect("path")]);
     assert!(!out.status.success());
     let err = common::text(&out.stderr);
-    assert!(err.contains("labels.jsonl") && err.contains("sample_seed"), "{err}");
+    assert!(
+        err.contains("labels.jsonl") && err.contains("sample_seed"),
+        "{err}"
+    );
 }

@@ -10,6 +10,7 @@ mod demo_judge;
 mod engine_faults;
 mod engine_streaming;
 mod headline_choice;
+mod label_provenance;
 mod properties;
 mod provider_client;
 mod report_cells;
