@@ -17,6 +17,7 @@ pub mod prompt_change;
 pub mod prompt_versions;
 pub mod rank;
 mod render;
+pub mod same_figure;
 pub mod trust;
 
 use crate::analytics;
@@ -494,6 +495,10 @@ impl Report {
         };
         let mut groups = compute_from(&pairs, by, resamples, seed);
         count_disagreement_tags(store, &pairs, by, &mut groups)?;
+        // One interval per figure: the ranking shows a group's figure when
+        // both are about the same pairs.
+        let mut rankings = rankings;
+        same_figure::share_group_figures(&mut rankings, &groups, &group_members(&pairs, by));
         stage.done("figures");
         Ok(Report {
             pairs,

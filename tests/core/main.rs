@@ -11,6 +11,7 @@ mod engine_faults;
 mod engine_streaming;
 mod headline_choice;
 mod label_provenance;
+mod one_interval;
 mod properties;
 mod provider_client;
 mod report_cells;
