@@ -5,6 +5,7 @@
 mod common;
 
 mod batch_runs;
+mod estimate_summary;
 mod exit_codes;
 mod exports;
 mod import;
