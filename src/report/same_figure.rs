@@ -36,9 +36,9 @@ pub fn share_group_figures(
                     && ps.iter().all(|p| persona_of(&c.persona, &p.ctx.persona))
             });
             if let Some((g, _)) = same {
-                c.agreement = g.figures.percent_agreement.clone();
-                c.agreement_own = g.figures.percent_agreement.clone();
-                c.kappa = g.figures.cohen_kappa.clone();
+                c.agreement = g.figures.percent_agreement;
+                c.agreement_own = g.figures.percent_agreement;
+                c.kappa = g.figures.cohen_kappa;
             }
         }
     }
