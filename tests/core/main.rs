@@ -15,4 +15,5 @@ mod one_interval;
 mod properties;
 mod provider_client;
 mod report_cells;
+mod sample_migration;
 mod store_migrations;
