@@ -11,10 +11,13 @@
 //! is undecided) or one named person's. Undecided readings are left out and
 //! counted.
 
+mod configs;
 pub mod judge_errors;
 mod plan;
 pub(crate) mod render;
 
+pub(crate) use configs::owner_configurations;
+pub use configs::pooled;
 pub use judge_errors::JudgeErrors;
 pub use plan::{PLAN_HALF_WIDTH, Plan};
 pub use render::{csv, headline, headlines, table};
@@ -188,37 +191,6 @@ pub struct Estimate {
 /// classification of one judge configuration.
 pub const POOLED: &str = "all classifications";
 
-/// Per judge that played several personas but each combination under one
-/// of them only (the workbench's "each item's owner", `--persona owner`):
-/// the one configuration it is, named as the ranking names it.
-pub(crate) fn owner_configurations(readings: &Readings) -> HashMap<&str, Arc<str>> {
-    #[derive(Default)]
-    struct Seen<'a> {
-        personas: std::collections::BTreeSet<&'a str>,
-        by_combo: HashMap<&'a ComboKey, &'a str>,
-        one_each: bool,
-    }
-    let mut judges: HashMap<&str, Seen<'_>> = HashMap::default();
-    for (judge, persona, key, _) in &readings.verdicts {
-        let s = judges.entry(judge).or_insert_with(|| Seen {
-            one_each: true,
-            ..Seen::default()
-        });
-        s.personas.insert(persona);
-        if *s.by_combo.entry(key).or_insert(persona) != &**persona {
-            s.one_each = false;
-        }
-    }
-    judges
-        .into_iter()
-        .filter(|(_, s)| s.one_each && s.personas.len() > 1)
-        .map(|(j, s)| {
-            let names: Vec<&str> = s.personas.into_iter().collect();
-            (j, Arc::from(super::rank::one_persona_per_item(&names)))
-        })
-        .collect()
-}
-
 /// Fewest labels for an interval to be shown as valid: both intervals rest
 /// on a normal approximation, as the agreement figures' bootstrap does (see
 /// `analytics::MIN_PAIRS_FOR_BOOTSTRAP`).
@@ -300,35 +272,7 @@ pub fn estimates(
     estimates_by(readings, alpha, who, sampling, false)
 }
 
-/// Per judge configuration that judged several classifications, one
-/// estimate over all of them ([`POOLED`]): the classifier's accuracy on
-/// every combination, where each classification alone has few labels.
-pub fn pooled(
-    readings: &Readings,
-    alpha: f64,
-    who: Option<&str>,
-    sampling: &Sampling,
-) -> Vec<Estimate> {
-    let mut classes: HashMap<(&str, &str), std::collections::BTreeSet<&str>> = HashMap::default();
-    for (judge, persona, key, _) in &readings.verdicts {
-        classes
-            .entry((judge, persona))
-            .or_default()
-            .insert(&key.classification_id);
-    }
-    let owners = owner_configurations(readings);
-    let several: rustc_hash::FxHashSet<(&str, &str)> = classes
-        .into_iter()
-        .filter(|(_, c)| c.len() > 1)
-        .map(|((j, p), _)| (j, owners.get(j).map_or(p, |o| &**o)))
-        .collect();
-    estimates_by(readings, alpha, who, sampling, true)
-        .into_iter()
-        .filter(|e| several.contains(&(e.judge.as_str(), e.persona.as_str())))
-        .collect()
-}
-
-fn estimates_by(
+pub(crate) fn estimates_by(
     readings: &Readings,
     alpha: f64,
     who: Option<&str>,
