@@ -49,6 +49,11 @@ fn a_label_after_a_j_skip_is_not_sampled() {
     assert_ne!(app.list.current_index(), first, "j moved on");
     // The item the sample order put first is unlabelled: this one was chosen.
     assert_eq!(selected(&key(&mut app, '4')), None);
+    assert!(
+        message(&app).contains("not recorded as sampled"),
+        "{}",
+        message(&app)
+    );
 }
 
 #[test]

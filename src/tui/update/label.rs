@@ -240,6 +240,10 @@ fn save_label(
     }
     // Given on the random order's next item (a random sample), or in a list
     // made of the judge's verdicts (selected by the judge).
+    if selected.is_none() && app.list.order == crate::tui::app::queue::Order::Sample {
+        // Said, so a person who skipped or searched knows the sample did not grow.
+        app.chrome.info(crate::tui::update::selection::NOT_SAMPLED);
+    }
     if let Some(how) = selected {
         fx.push(Effect::MarkSampled {
             key: label.key.clone(),

@@ -18,6 +18,9 @@ use crate::tui::app::App;
 use crate::tui::app::Filter;
 use crate::tui::app::queue::{Order, SAMPLE_SEED};
 
+/// Said when a label given in the sample order is not its next item's.
+pub const NOT_SAMPLED: &str = "label saved, not recorded as sampled: an earlier item in the sample order is unlabelled, or a filter or search changed what came next";
+
 /// How the label about to be given on `key` was chosen, when it is known;
 /// read before the label itself is added.
 pub fn selection(app: &App, key: &ComboKey) -> Option<Selected> {
