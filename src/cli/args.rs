@@ -407,10 +407,20 @@ pub struct EstimateArgs {
     pub who: Option<String>,
     #[arg(long, value_enum, default_value_t = EstimateFormat::Table)]
     pub format: EstimateFormat,
-    /// Only labels given in the workbench's random `sample` order: a random
-    /// sample, as the intervals assume (labels a person chose are left out).
+    /// Only labels recorded as a random sample (the workbench's `sample`
+    /// order's next item, or imported as sampled), as the intervals assume;
+    /// the others' combinations count as unlabelled.
     #[arg(long)]
     pub sampled_only: bool,
+    /// Also count labels the judge selected (given in the disagreement-first
+    /// queue or another list made of its verdicts): left out by default, as
+    /// they bias the estimate.
+    #[arg(long)]
+    pub include_judge_selected: bool,
+    /// The judge configuration the summary names (a part of its name, e.g.
+    /// "gpt-4o"); default: the one the ranking puts first.
+    #[arg(long)]
+    pub judge: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -433,6 +443,15 @@ pub struct TrustArgs {
     /// and the chosen ones are counted.
     #[arg(long)]
     pub sampled_only: bool,
+    /// Also calibrate on labels the judge selected (given in the
+    /// disagreement-first queue or another list made of its verdicts): left
+    /// out by default, as they bias the guarantee.
+    #[arg(long)]
+    pub include_judge_selected: bool,
+    /// The judge configuration the summary names (a part of its name);
+    /// default: the one the ranking puts first.
+    #[arg(long)]
+    pub judge: Option<String>,
     /// List the verdicts that need a person instead (the escalation queue):
     /// per classification, the trusted configuration's verdicts below its
     /// threshold, without a confidence or undecided, not yet labelled.

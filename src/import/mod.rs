@@ -162,6 +162,8 @@ struct Batch<'s> {
     /// and personas of a later file), each with where it came from.
     labels: Vec<Label>,
     label_origins: Vec<(PathBuf, Location)>,
+    /// Labels whose record says they were sampled, and the seed if given.
+    label_samples: HashMap<crate::store::SampledKey, crate::store::SampleSeed>,
     /// Rubric examples skipped as the harness does: (file, index, reason).
     rubric_skips: Vec<(String, usize, String)>,
     /// The files read so far; [`Batch::item_origins`] names them by index.
@@ -188,6 +190,7 @@ impl<'s> Batch<'s> {
             replace,
             labels: Vec::new(),
             label_origins: Vec::new(),
+            label_samples: HashMap::new(),
             rubric_skips: Vec::new(),
             files: Vec::new(),
             item_origins: HashMap::new(),
@@ -270,6 +273,10 @@ impl<'s> Batch<'s> {
         }
         for l in std::mem::take(&mut self.labels) {
             self.tx.merge_label(&l)?;
+            let who = (l.key.clone(), l.persona_id.clone(), l.who.clone());
+            if let Some(&seed) = self.label_samples.get(&who) {
+                self.tx.mark_sampled(&l, seed)?;
+            }
         }
         let counts = self.tx.commit()?;
         Ok(ImportReport {

@@ -313,6 +313,50 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
     })
 }
 
+/// Whether a label record says it was given as a random sample, as jury's
+/// exports write it: `sampled` (true/false, or that as text in a CSV cell)
+/// and `sample_seed` (a number, or empty/null when unknown). `Some(seed)`
+/// when sampled (a seed alone says so too); `None` when the record does not
+/// say, or says false.
+pub fn label_sample(
+    obj: &Map<String, Value>,
+) -> Result<Option<crate::store::SampleSeed>, FieldError> {
+    let sampled = match pick(obj, &["sampled"]) {
+        None => None,
+        Some((_, Value::Bool(b))) => Some(*b),
+        Some((_, Value::Null)) => None,
+        Some((_, Value::String(s))) if s.trim().is_empty() => None,
+        Some((_, Value::String(s))) if s.trim() == "true" => Some(true),
+        Some((_, Value::String(s))) if s.trim() == "false" => Some(false),
+        Some((k, other)) => {
+            return Err(FieldError::new(
+                k,
+                format!("must be true or false, found {}", kind(other)),
+            ));
+        }
+    };
+    let seed = match pick(obj, &["sampleSeed", "sample_seed"]) {
+        None | Some((_, Value::Null)) => None,
+        Some((_, Value::String(s))) if s.trim().is_empty() => None,
+        Some((k, v)) => {
+            let n = match v {
+                Value::Number(n) => n.as_u64(),
+                Value::String(s) => s.trim().parse::<u64>().ok(),
+                _ => None,
+            };
+            Some(n.ok_or_else(|| {
+                FieldError::new(k, format!("must be a whole number ≥ 0, found {v}"))
+            })?)
+        }
+    };
+    Ok(match (sampled, seed) {
+        (Some(false), _) => None,
+        (Some(true), seed) => Some(seed),
+        (None, Some(seed)) => Some(Some(seed)),
+        (None, None) => None,
+    })
+}
+
 /// A label's tags as jury's exports write them: a list of names (JSONL), or
 /// that list as JSON text (a CSV cell); absent or empty is none.
 fn label_tags(obj: &Map<String, Value>) -> Result<Vec<String>, FieldError> {

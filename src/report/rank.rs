@@ -140,16 +140,9 @@ fn configurations<'a>(
             continue;
         }
         let names: Vec<&str> = personas.keys().copied().collect();
-        let shown = match names.len() {
-            0..=3 => names.join(", "),
-            n => format!("{}, +{} more", names[..3].join(", "), n - 3),
-        };
         let merged: UnitReadings<'a> = personas.into_values().flatten().collect();
         out.insert(
-            (
-                judge,
-                std::borrow::Cow::Owned(format!("one persona per item ({shown})")),
-            ),
+            (judge, std::borrow::Cow::Owned(one_persona_per_item(&names))),
             merged,
         );
     }
@@ -168,6 +161,17 @@ fn side(v: &crate::domain::Value) -> Option<u8> {
         (None, crate::domain::Value::Likert(3)) => Some(UNDECIDED),
         _ => None,
     }
+}
+
+/// The persona of a configuration that judged each combination under its
+/// owner's persona (`names` sorted): one name wherever it is shown (the
+/// ranking, the estimates, the trust lines), so a headline can find it.
+pub fn one_persona_per_item(names: &[&str]) -> String {
+    let shown = match names.len() {
+        0..=3 => names.join(", "),
+        n => format!("{}, +{} more", names[..3].join(", "), n - 3),
+    };
+    format!("one persona per item ({shown})")
 }
 
 fn reading(p: &Pair) -> Option<(u8, u8)> {

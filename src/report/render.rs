@@ -544,6 +544,8 @@ mod tests {
             changes: prompt_change::changes(&pairs, &order, 100, 1),
             rankings: rank::rankings(&pairs, None, 100, 1),
             estimates: Vec::new(),
+            estimate_details: Vec::new(),
+            unranked: Vec::new(),
             trust: Vec::new(),
             side: None,
             items: None,

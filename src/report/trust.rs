@@ -37,6 +37,9 @@ pub struct Trust {
     /// sample order, and how many only labels a person chose.
     pub calibration_sampled: usize,
     pub calibration_chosen: usize,
+    /// Labelled combinations left out of calibration because the judge
+    /// selected their labels (see `estimate::LeftOut::judge_selected`).
+    pub judge_selected_left_out: usize,
     /// None: no threshold meets the guarantee.
     pub threshold: Option<f64>,
     /// Share of the judged combinations (with a confidence) whose decided
@@ -63,11 +66,14 @@ pub fn thresholds(
     sampling: &Sampling,
 ) -> Vec<Trust> {
     let labels = super::estimate::label_index(readings, sampling);
+    // A judge run under each item's owner is one configuration, as ranked.
+    let owners = super::estimate::owner_configurations(readings);
     type Key = (String, String, Arc<str>, Arc<str>);
     #[derive(Default)]
     struct Collect {
         calibration: Vec<(f64, bool)>,
         sampled: usize,
+        judge_left_out: usize,
         all: Vec<f64>,
         /// Confidences of the decided verdicts (an undecided Likert 3
         /// cannot stand for a reading, however sure: it needs a person).
@@ -78,19 +84,25 @@ pub fn thresholds(
     for ((judge, persona, key, _), confident) in readings.verdicts.iter().zip(&readings.confidences)
     {
         let Some(c) = confident else { continue };
+        let config = owners.get(&**judge).unwrap_or(persona).clone();
         let g = groups
             .entry((
                 key.classification_id.clone(),
                 key.perspective_id.clone(),
                 judge.clone(),
-                persona.clone(),
+                config,
             ))
             .or_default();
         g.all.push(c.confidence.value);
         g.sources.insert(c.confidence.source.as_str());
         let Some(j) = reading(&c.value) else { continue };
         g.decided.push(c.confidence.value);
-        if let Some((ls, sampled)) = labels.get(&(&**persona, &**key))
+        if let Some((ls, _, true)) = labels.get(&(&**persona, &**key))
+            && ls.is_empty()
+        {
+            g.judge_left_out += 1;
+        }
+        if let Some((ls, sampled, _)) = labels.get(&(&**persona, &**key))
             && let Ok(people) = people_reading(ls, who)
         {
             g.calibration.push((c.confidence.value, j == people));
@@ -112,6 +124,7 @@ pub fn thresholds(
                 n_calibration: g.calibration.len(),
                 calibration_sampled: g.sampled,
                 calibration_chosen: g.calibration.len() - g.sampled,
+                judge_selected_left_out: g.judge_left_out,
                 threshold: t.threshold,
                 coverage: t.threshold.map_or(0.0, |l| {
                     g.decided.iter().filter(|&&c| c >= l).count() as f64 / g.all.len() as f64
@@ -142,12 +155,10 @@ pub fn read_thresholds(
     min_calibration: usize,
     who: Option<&str>,
     sampled_only: bool,
+    include_judge_selected: bool,
 ) -> crate::store::Result<(Readings, Vec<Trust>)> {
     let readings = super::pairs::Builder::read(store)?.finish_readings_with_confidence();
-    let sampling = Sampling {
-        sampled: store.sampled_labels()?,
-        only: sampled_only,
-    };
+    let sampling = Sampling::read(store, sampled_only, include_judge_selected)?;
     let ts = thresholds(&readings, alpha, delta, min_calibration, who, &sampling);
     Ok((readings, ts))
 }
@@ -161,6 +172,7 @@ pub fn escalation_queue(store: &crate::store::Store) -> crate::store::Result<Vec
         VIEW_DELTA,
         VIEW_MIN_CALIBRATION,
         None,
+        false,
         false,
     )?;
     Ok(needs_a_person(&readings, &ts))
@@ -218,8 +230,14 @@ pub fn table(ts: &[Trust]) -> String {
         }
         if t.calibration_chosen > 0 {
             out.push_str(&format!(
-                "  {} of {} calibration labels chosen by a person, not sampled: the guarantee assumes a random sample (--sampled-only uses the {} sampled)\n",
+                "  {} of {} calibration labels not recorded as sampled: the guarantee assumes a random sample (--sampled-only uses the {} sampled)\n",
                 t.calibration_chosen, t.n_calibration, t.calibration_sampled
+            ));
+        }
+        if t.judge_selected_left_out > 0 {
+            out.push_str(&format!(
+                "  {} labelled combination(s) left out: their labels were selected by the judge (given in a list made of its verdicts, e.g. judge≠human first), which biases the guarantee; --include-judge-selected counts them\n",
+                t.judge_selected_left_out
             ));
         }
         out.push_str(&format!("  confidence from {}\n", t.confidence_source));
@@ -236,14 +254,61 @@ fn pct(x: f64) -> String {
     }
 }
 
-/// Per classification, the one line to head a view with: the configuration
-/// whose threshold lets the most verdicts stand without a person, else the
-/// one with the most calibration pairs and why none qualifies. Only
-/// configurations whose verdicts carry a confidence.
-pub fn headlines(ts: &[Trust]) -> Vec<String> {
-    best_per_classification(ts)
-        .values()
-        .map(|t| headline(t))
+/// Per classification, the one line to head a view with, about the
+/// configuration the accuracy line names (`estimates`, chosen by
+/// [`crate::report::estimate::chosen`]), else the one the user chose or the
+/// ranking puts first among those with a confidence: its threshold, or why
+/// none qualifies, or that it has no confidence.
+pub fn headlines(
+    ts: &[Trust],
+    estimates: &[super::estimate::Estimate],
+    choice: &super::headline::Choice,
+) -> Vec<String> {
+    let named: BTreeMap<&str, (&str, &str)> = super::estimate::render::chosen(estimates, choice)
+        .into_iter()
+        .map(|e| {
+            (
+                e.classification.as_str(),
+                (e.judge.as_str(), e.persona.as_str()),
+            )
+        })
+        .collect();
+    let mut by_class: BTreeMap<&str, Vec<&Trust>> = BTreeMap::new();
+    for t in ts.iter().filter(|t| t.n_judged > 0) {
+        by_class.entry(&t.classification).or_default().push(t);
+    }
+    let mut classes: std::collections::BTreeSet<&str> = by_class.keys().copied().collect();
+    classes.extend(named.keys().copied());
+    classes
+        .into_iter()
+        .filter_map(|c| {
+            let candidates = by_class.get(c).map(Vec::as_slice).unwrap_or_default();
+            let (j, p) = match named.get(c) {
+                Some(&jp) => jp,
+                None => {
+                    let i = choice.pick(
+                        candidates,
+                        |t| (t.judge.as_str(), t.persona.as_str()),
+                        |t| t.n_calibration,
+                    )?;
+                    (candidates[i].judge.as_str(), candidates[i].persona.as_str())
+                }
+            };
+            let mine = candidates
+                .iter()
+                .filter(|t| t.judge == j && t.persona == p)
+                .max_by(|a, b| a.n_calibration.cmp(&b.n_calibration));
+            Some(match mine {
+                Some(t) => headline(t),
+                // Only say so where some configuration has a confidence.
+                None if candidates.is_empty() => return None,
+                None => format!(
+                    "{c}: {} as {} has no confidence on its verdicts: no threshold (run it with --confidence logprobs)",
+                    crate::sanitize::one_line(j, 40),
+                    crate::sanitize::one_line(p, 20)
+                ),
+            })
+        })
         .collect()
 }
 
@@ -428,7 +493,7 @@ mod tests {
         assert_eq!(t[0].threshold, Some(0.9));
         assert_eq!(t[0].n_judged, 40);
         assert_eq!(t[0].coverage, 35.0 / 40.0);
-        let lines = headlines(&t);
+        let lines = headlines(&t, &[], &Default::default());
         assert_eq!(lines.len(), 1);
         assert!(
             lines[0].starts_with("c: trust verdicts with confidence ≥ 0.90"),
@@ -520,10 +585,7 @@ mod tests {
                     .push((persona.clone(), key, who.clone(), Value::Likert(5)));
             }
         }
-        let none = Sampling {
-            sampled: Default::default(),
-            only: false,
-        };
+        let none = Sampling::default();
         (readings, none)
     }
 }

@@ -131,6 +131,24 @@ impl ImportTx<'_> {
         Ok(())
     }
 
+    /// Records that an imported label was sampled, as its file says (its
+    /// `sampled` and `sample_seed`: kept, so an outside random sample stays
+    /// one).
+    pub fn mark_sampled(&mut self, l: &Label, seed: super::SampleSeed) -> Result<()> {
+        self.tx
+            .prepare_cached(super::samples::MARK_SAMPLED)?
+            .execute(params![
+                l.key.item_id,
+                l.key.classification_id,
+                l.key.perspective_id,
+                l.persona_id,
+                l.who,
+                seed.map(|s| s as i64),
+                super::now()
+            ])?;
+        Ok(())
+    }
+
     /// Records protocol inputs skipped as invalid: (protocol, file, index, reason).
     pub fn record_skips(&mut self, skips: &[(String, String, usize, String)]) -> Result<()> {
         let mut stmt = self.tx.prepare_cached(

@@ -32,7 +32,7 @@ pub use marks::{MarkEvent, MarkEventKind, MarkSlot};
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,
 };
-pub use samples::SampledKey;
+pub use samples::{SampleSeed, SampledKey, Selected};
 pub use splits::{Split, SplitCounts};
 pub use verdicts::{VerdictFilter, VerdictValue};
 

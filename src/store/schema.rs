@@ -337,6 +337,31 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX row_marks_by_item ON row_marks(item_id);
     "#,
     RUN_RECORDS,
+    // 18: how a label's combination was chosen, beyond the sample order.
+    // `label_samples` gains `how`: `sample` (given on the random order's
+    // next item, or imported as sampled) or `judge` (given in a queue or
+    // filter made of the judge's verdicts: selected by the judge, left out
+    // of PPI and trust by default). Its `seed` may now be NULL: a label an
+    // import says was sampled by an outside process, seed unknown. Rebuilt,
+    // as SQLite cannot drop a NOT NULL.
+    r#"
+    CREATE TABLE label_samples_18 (
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        perspective_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        who TEXT NOT NULL,
+        seed INTEGER,
+        created_at TEXT NOT NULL,
+        how TEXT NOT NULL DEFAULT 'sample',
+        queue TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (item_id, classification_id, perspective_id, persona_id, who)
+    );
+    INSERT INTO label_samples_18 (item_id, classification_id, perspective_id, persona_id, who, seed, created_at, how)
+        SELECT item_id, classification_id, perspective_id, persona_id, who, seed, created_at, 'sample' FROM label_samples;
+    DROP TABLE label_samples;
+    ALTER TABLE label_samples_18 RENAME TO label_samples;
+    "#,
 ];
 
 /// 17: each run's judge and settings as one typed, versioned record

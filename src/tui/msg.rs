@@ -113,7 +113,7 @@ pub enum Effect {
         key: crate::domain::ComboKey,
         persona: String,
         who: String,
-        seed: u64,
+        how: crate::store::Selected,
     },
     /// Set (or, `mark` None, clear) a row's "come back later" mark durably;
     /// `kind` is `mark` or `undo`. Answers only when it failed

@@ -5,4 +5,5 @@
 mod coverage;
 mod prevalence;
 mod sim;
+mod judge_errors;
 mod statistics;

@@ -557,8 +557,13 @@ async fn labels_given_in_the_sample_order_are_recorded_as_sampled() {
     assert_ne!(item, chosen);
     let fx = key(&mut app, '4');
     assert!(
-        fx.iter()
-            .any(|f| matches!(f, jury::tui::msg::Effect::MarkSampled { seed: 1, .. })),
+        fx.iter().any(|f| matches!(
+            f,
+            jury::tui::msg::Effect::MarkSampled {
+                how: jury::store::Selected::Sample(1),
+                ..
+            }
+        )),
         "{fx:?}"
     );
     for f in fx {
@@ -572,7 +577,7 @@ async fn labels_given_in_the_sample_order_are_recorded_as_sampled() {
     let sampled = s.sampled_labels().unwrap();
     assert_eq!(sampled.len(), 1, "{sampled:?}");
     let ((key, _, _), seed) = sampled.iter().next().unwrap();
-    assert_eq!((key.item_id.as_str(), *seed), (item.as_str(), 1));
+    assert_eq!((key.item_id.as_str(), *seed), (item.as_str(), Some(1)));
     // The export says which label was sampled.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
         .args(["--db", db.to_str().unwrap(), "export", "--format", "jsonl"])

@@ -26,6 +26,7 @@ mod run_notes;
 mod runs_executor;
 mod runs_flow;
 mod safe_data;
+mod sample_selection;
 mod screens;
 mod session;
 mod small_screens;

@@ -16,8 +16,15 @@
 //! The intervals are those of [`crate::analytics::accuracy_ci`]: normal
 //! (ppi_py's) where the labels carry it, exact or finite-sample where not.
 
-mod render;
+mod configs;
+pub mod judge_errors;
+mod plan;
+pub(crate) mod render;
 
+pub(crate) use configs::owner_configurations;
+pub use configs::pooled;
+pub use judge_errors::JudgeErrors;
+pub use plan::{PLAN_HALF_WIDTH, Plan};
 pub use render::{csv, headline, headlines, table};
 
 use super::pairs::Readings;
@@ -38,33 +45,60 @@ pub struct LeftOut {
     /// With `--who`: combinations labelled by others but not by that person
     /// (neither a labelled nor an unlabelled combination for this estimate).
     pub labelled_by_others: usize,
-    /// With `--sampled-only`: labelled combinations whose labels a person
-    /// chose (not given in the workbench's `sample` order).
+    /// With `--sampled-only`: labelled combinations none of whose labels is
+    /// recorded as sampled. Their labels are left out; the judge's verdict
+    /// on them stays in the population, read as unlabelled.
     pub chosen_by_hand: usize,
+    /// Labelled combinations whose labels were all selected by the judge
+    /// (given in a list made of its verdicts: the disagreement-first queue,
+    /// the judge≠human filter...), left out unless asked for
+    /// (`--include-judge-selected`); the verdict stays, read as unlabelled.
+    pub judge_selected: usize,
 }
 
 /// How the labels were chosen, for the validity of the estimate.
 #[derive(Debug, Clone, Default)]
 pub struct Sampling {
-    /// Labels given in the workbench's random `sample` order.
-    pub sampled: std::collections::HashMap<crate::store::SampledKey, u64>,
-    /// Use those alone (`--sampled-only`).
+    /// Labels recorded as a random sample (the workbench's `sample` order's
+    /// next item, or an import that says so).
+    pub sampled: std::collections::HashMap<crate::store::SampledKey, crate::store::SampleSeed>,
+    /// Labels selected by the judge, and the list they were given in.
+    pub judge_selected: std::collections::HashMap<crate::store::SampledKey, String>,
+    /// Use the sampled ones alone (`--sampled-only`).
     pub only: bool,
+    /// Count the judge-selected ones too (`--include-judge-selected`).
+    pub include_judge_selected: bool,
 }
 
-/// (persona, combination) → each person's reading of it, and whether any
-/// of those labels was given in the sample order.
-pub(crate) type LabelIndex<'a> = HashMap<(&'a str, &'a ComboKey), (PersonReadings<'a>, bool)>;
+impl Sampling {
+    /// How the store's labels were chosen.
+    pub fn read(
+        store: &crate::store::Store,
+        only: bool,
+        include_judge_selected: bool,
+    ) -> crate::store::Result<Sampling> {
+        Ok(Sampling {
+            sampled: store.sampled_labels()?,
+            judge_selected: store.judge_selected_labels()?,
+            only,
+            include_judge_selected,
+        })
+    }
+}
 
-/// People's readings by combination, what the estimates and the trust
-/// thresholds both start from. With `sampling.only`, a combination whose
-/// labels were all chosen by a person keeps an entry with no readings:
-/// labelled, so not unlabelled, and counted apart.
-pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) -> LabelIndex<'a> {
-    // The sampled labels by borrowed key: no key is built per label.
-    let sampled: rustc_hash::FxHashSet<(&str, &str, &str, &str, &str)> = sampling
-        .sampled
-        .keys()
+/// Of one combination's labels under one persona: each person's reading
+/// (those kept), whether any label was sampled, and whether labels were
+/// left out because the judge selected them.
+pub(crate) type LabelEntry<'a> = (PersonReadings<'a>, bool, bool);
+
+/// (persona, combination) → its labels (see [`LabelEntry`]).
+pub(crate) type LabelIndex<'a> = HashMap<(&'a str, &'a ComboKey), LabelEntry<'a>>;
+
+/// Borrowed (item, classification, perspective, persona, who) keys.
+type Keys<'a> = rustc_hash::FxHashSet<(&'a str, &'a str, &'a str, &'a str, &'a str)>;
+
+fn keys<'a, T>(m: &'a std::collections::HashMap<crate::store::SampledKey, T>) -> Keys<'a> {
+    m.keys()
         .map(|(k, persona, who)| {
             (
                 k.item_id.as_str(),
@@ -74,18 +108,34 @@ pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) ->
                 who.as_str(),
             )
         })
-        .collect();
+        .collect()
+}
+
+/// People's readings by combination, what the estimates and the trust
+/// thresholds both start from. A label is left out with `sampling.only`
+/// unless sampled, and when the judge selected it unless asked for; a
+/// combination whose labels are all left out keeps an entry with no
+/// readings: read as unlabelled, and counted apart.
+pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) -> LabelIndex<'a> {
+    // The sampled labels by borrowed key: no key is built per label.
+    let sampled = keys(&sampling.sampled);
+    let judge = keys(&sampling.judge_selected);
     let mut labels: LabelIndex<'a> = HashMap::default();
     for (persona, key, person, value) in &readings.labels {
-        let was_sampled = !sampled.is_empty()
-            && sampled.contains(&(
-                key.item_id.as_str(),
-                key.classification_id.as_str(),
-                key.perspective_id.as_str(),
-                &**persona,
-                &**person,
-            ));
+        let k = (
+            key.item_id.as_str(),
+            key.classification_id.as_str(),
+            key.perspective_id.as_str(),
+            &**persona,
+            &**person,
+        );
+        let was_sampled = !sampled.is_empty() && sampled.contains(&k);
+        let by_judge = !was_sampled && !judge.is_empty() && judge.contains(&k);
         let e = labels.entry((persona, key)).or_default();
+        if by_judge && !sampling.include_judge_selected {
+            e.2 = true;
+            continue;
+        }
         if sampling.only && !was_sampled {
             continue;
         }
@@ -139,7 +189,21 @@ pub struct Estimate {
     /// The judge's own share of "right" on the unlabelled combinations (no
     /// estimate of accuracy by itself: shown where nothing else can be).
     pub judge_alone: Option<f64>,
+    /// Of the `n`: labels the judge selected, counted because asked
+    /// (`--include-judge-selected`).
+    pub labels_judge_selected: usize,
+    /// The judge's errors against people and the rate corrected for them
+    /// (`None` without labels).
+    pub judge_errors: Option<JudgeErrors>,
+    /// How many more labels would narrow the interval to ±[`PLAN_HALF_WIDTH`]
+    /// (an estimate from the labels so far; `None` when it already is).
+    pub plan: Option<Plan>,
 }
+
+/// The classification (and perspective) of an estimate pooled over every
+/// classification of one judge configuration.
+pub const POOLED: &str = "all classifications";
+
 
 /// Fewest labels for the normal approximation (below it the intervals are
 /// exact or finite-sample, see [`crate::analytics::accuracy_ci`]).
@@ -214,13 +278,25 @@ pub fn restrict(
     readings.labels.retain(|l| keep(&l.1));
 }
 
-/// Every estimate the store's readings support, at level 1 − `alpha`.
+/// Every estimate the store's readings support, at level 1 − `alpha`: per
+/// classification, perspective and judge configuration.
 pub fn estimates(
     readings: &Readings,
     alpha: f64,
     who: Option<&str>,
     sampling: &Sampling,
 ) -> Vec<Estimate> {
+    estimates_by(readings, alpha, who, sampling, false)
+}
+
+pub(crate) fn estimates_by(
+    readings: &Readings,
+    alpha: f64,
+    who: Option<&str>,
+    sampling: &Sampling,
+    pool: bool,
+) -> Vec<Estimate> {
+    let owners = owner_configurations(readings);
     // (persona, combination) → every label's (who, reading), and whether
     // any of them was given in the sample order.
     let labels = label_index(readings, sampling);
@@ -233,17 +309,21 @@ pub fn estimates(
         y_hat_u: Vec<f64>,
         sampled: usize,
         undecided: usize,
+        by_judge: usize,
         left_out: LeftOut,
     }
+    let judge_keys = keys(&sampling.judge_selected);
     let mut groups: BTreeMap<Key, Collect> = BTreeMap::new();
     for (judge, persona, key, value) in &readings.verdicts {
+        let (classification, perspective) = if pool {
+            (POOLED.to_string(), POOLED.to_string())
+        } else {
+            (key.classification_id.clone(), key.perspective_id.clone())
+        };
+        // A judge run under each item's owner is one configuration.
+        let config = owners.get(&**judge).unwrap_or(persona).clone();
         let g = groups
-            .entry((
-                key.classification_id.clone(),
-                key.perspective_id.clone(),
-                judge.clone(),
-                persona.clone(),
-            ))
+            .entry((classification, perspective, judge.clone(), config))
             .or_default();
         let Some(j) = crate::analytics::agreement_reading(*value) else {
             // A value on a scale with no right/wrong reading at all.
@@ -255,15 +335,38 @@ pub fn estimates(
         }
         match labels.get(&(&**persona, &**key)) {
             None => g.y_hat_u.push(j),
-            Some((ls, _)) if ls.is_empty() => g.left_out.chosen_by_hand += 1,
-            Some((ls, _)) if who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) => {
+            // Every label left out: the combination stays in the
+            // population as an unlabelled one (dropping it would make the
+            // population the combinations people did not label by hand).
+            Some((ls, _, by_judge)) if ls.is_empty() => {
+                if *by_judge {
+                    g.left_out.judge_selected += 1;
+                } else {
+                    g.left_out.chosen_by_hand += 1;
+                }
+                g.y_hat_u.push(j);
+            }
+            Some((ls, _, _)) if who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) => {
                 g.left_out.labelled_by_others += 1;
             }
-            Some((ls, sampled)) => match people_reading(ls, who) {
+            Some((ls, sampled, _)) => match people_reading(ls, who) {
                 Ok(p) => {
                     g.y.push(f64::from(u8::from(p)));
                     g.y_hat.push(j);
                     g.sampled += usize::from(*sampled);
+                    // Counted when asked for: a kept label the judge selected.
+                    if sampling.include_judge_selected && !*sampled {
+                        let picked = ls.iter().any(|(person, _)| {
+                            judge_keys.contains(&(
+                                key.item_id.as_str(),
+                                key.classification_id.as_str(),
+                                key.perspective_id.as_str(),
+                                &**persona,
+                                person,
+                            ))
+                        });
+                        g.by_judge += usize::from(picked);
+                    }
                 }
                 Err(()) => g.left_out.people_undecided += 1,
             },
@@ -298,6 +401,16 @@ pub fn estimates(
                     .then_some("no person labelled these combinations");
             let judge_alone = (!c.y_hat_u.is_empty())
                 .then(|| c.y_hat_u.iter().sum::<f64>() / c.y_hat_u.len() as f64);
+            let judge_errors = (!c.y.is_empty()).then(|| {
+                judge_errors::judge_errors(
+                    &c.y,
+                    &c.y_hat,
+                    &c.y_hat_u,
+                    alpha,
+                    super::DEFAULT_SEED,
+                )
+            });
+            let plan = plan::plan(&c.y, &c.y_hat, &c.y_hat_u, ppi.map(|p| p.lambda), alpha);
             Estimate {
                 classification,
                 perspective,
@@ -318,6 +431,9 @@ pub fn estimates(
                 left_out: c.left_out,
                 not_valid,
                 judge_alone,
+                labels_judge_selected: c.by_judge,
+                judge_errors,
+                plan,
             }
         })
         .collect()
@@ -431,20 +547,21 @@ mod tests {
                         "kenton".to_string(),
                         "alice".to_string(),
                     ),
-                    1,
+                    Some(1),
                 )
             })
             .collect();
         let mut sampling = Sampling {
             sampled,
-            only: false,
+            ..Sampling::default()
         };
         let e = &estimates(&r, 0.05, None, &sampling)[0];
         assert_eq!((e.n, e.labels_sampled, e.labels_chosen), (12, 5, 7));
-        assert!(table(std::slice::from_ref(e)).contains("7 of 12 labels chosen by a person"));
+        assert!(table(std::slice::from_ref(e)).contains("7 of 12 labels not recorded as sampled"));
         sampling.only = true;
         let e = &estimates(&r, 0.05, None, &sampling)[0];
-        assert_eq!((e.n, e.labels_sampled, e.big_n), (5, 5, 30));
+        // The seven left out stay in the population, read as unlabelled.
+        assert_eq!((e.n, e.labels_sampled, e.big_n), (5, 5, 37));
         assert_eq!(e.left_out.chosen_by_hand, 7);
     }
 

@@ -32,7 +32,7 @@ pub(super) enum LabelJob {
         key: crate::domain::ComboKey,
         persona: String,
         who: String,
-        seed: u64,
+        how: crate::store::Selected,
     },
     /// A "come back later" mark set or cleared.
     Mark {
@@ -135,8 +135,8 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
                 key,
                 persona,
                 who,
-                seed,
-            } => s.mark_sampled(key, persona, who, *seed),
+                how,
+            } => s.mark_selected(key, persona, who, how),
             LabelJob::Mark {
                 slot,
                 mark,

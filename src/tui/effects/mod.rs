@@ -69,12 +69,12 @@ impl Executor {
                 key,
                 persona,
                 who,
-                seed,
+                how,
             } => self.hand_to_writer(LabelJob::Sampled {
                 key,
                 persona,
                 who,
-                seed,
+                how,
             }),
             Effect::SaveMark {
                 slot,
@@ -296,7 +296,12 @@ fn agreement_parts(
                 AgreementPart::Notes(notes),
                 AgreementPart::Ranking(report.rankings),
                 AgreementPart::Estimates(
-                    report.estimates.into_iter().chain(report.trust).collect(),
+                    report
+                        .estimates
+                        .into_iter()
+                        .chain(report.trust)
+                        .chain(report.unranked)
+                        .collect(),
                 ),
                 AgreementPart::Cells(cells),
                 AgreementPart::Changes(report.changes),

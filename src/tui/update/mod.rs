@@ -23,6 +23,7 @@ pub mod popup;
 pub mod quit;
 pub mod request_preview;
 pub mod run;
+pub mod selection;
 pub mod session;
 pub mod tags;
 #[cfg(test)]
@@ -94,7 +95,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::LabelHistory { key, result, marks } => undo::history_loaded(app, key, result, marks),
         Msg::MarkNotSaved(e) => marks::not_saved(app, &e),
         Msg::SampleNotKept(e) => app.chrome.warn(format!(
-            "the label is saved but not marked as sampled: {}",
+            "the label is saved but how it was chosen was not recorded: {}",
             crate::tui::strings::flat(&e, 200)
         )),
         Msg::SessionNotSaved(e) => {

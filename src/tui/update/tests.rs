@@ -16,8 +16,15 @@ mod notes;
 // terms, the focus after a label, and undo across items.
 mod queue;
 
+/// The one label (or note) saved; how its combination was chosen
+/// (`MarkSampled`) is recorded beside it and looked at apart.
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
-    match fx {
+    let fx: Vec<Effect> = fx
+        .iter()
+        .filter(|f| !matches!(f, Effect::MarkSampled { .. }))
+        .cloned()
+        .collect();
+    match fx.as_slice() {
         [Effect::SaveLabel { req, label }] | [Effect::SaveNote { req, label }] => {
             (*req, label.clone())
         }

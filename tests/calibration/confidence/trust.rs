@@ -142,12 +142,12 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
         )),
         "{html}"
     );
-    // Every label so far was chosen by a person: the table says the
+    // No label so far is recorded as sampled: the table says the
     // guarantee assumes a random sample.
     assert_eq!(g_row["calibration_sampled"], 0);
     assert_eq!(g_row["calibration_chosen"], 30);
     assert!(
-        table.contains("30 of 30 calibration labels chosen by a person"),
+        table.contains("30 of 30 calibration labels not recorded as sampled"),
         "{table}"
     );
     // The escalation queue: the unlabelled combinations of `good` below its
@@ -198,7 +198,7 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
         for (item, _, _) in g.iter().take(10) {
             let key = ComboKey::new(item, &good, "classification");
             store
-                .mark_sampled(&key, "tester", "alice", 7)
+                .mark_sampled(&key, "tester", "alice", Some(7))
                 .expect("mark");
         }
     }
