@@ -259,8 +259,10 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         .from_json(raw)
         .map_err(|e| FieldError::new(vk, e.to_string()))?;
     let who = text(obj, &["who", "annotator", "by"])?;
-    // An empty `who` is the import's `--who`; any other must name a person.
-    if !who.is_empty()
+    // An empty `who` is the import's `--who`. A name with `:` would take
+    // another person's wide-export column (a blank one, from an older
+    // export, is kept: it collides with no one).
+    if who.contains(':')
         && let Some(why) = crate::domain::refused_who(&who)
     {
         return Err(FieldError::new("who", why));

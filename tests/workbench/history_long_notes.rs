@@ -44,7 +44,7 @@ fn history_with(alice: &str, bob: &str) -> String {
         },
     );
     app.chrome.size = (80, 24);
-    screen(&mut app)
+    screen(&app)
 }
 
 #[test]

@@ -172,17 +172,18 @@ fn mode1_shapes_bom_and_directory_listing() {
 #[test]
 fn csv_cells_are_neutralised_for_terminals_and_spreadsheets() {
     let ws = generated_workspace(1, 1);
+    // A formula as a person's name (without `:`, which no name may hold).
     let f = ws.write(
         "labels.jsonl",
         lines(&[json!({"itemId": "g-000000", "classificationId": "urgency", "perspectiveId": "classification",
-            "personaId": "tester", "value": 2, "who": "=HYPERLINK(\"http://x\")",
+            "personaId": "tester", "value": 2, "who": "=HYPERLINK(\"//x.y\")",
             "note": "@SUM(A1) \u{1b}]0;pwned\u{7} \u{1b}[2J", "createdAt": "2026-01-01T00:00:00Z"})]),
     );
     ws.ok(&["import", f.to_str().expect("utf-8")]);
     let csv = ws.ok(&["export", "--format", "csv"]);
     assert!(!csv.contains('\u{1b}') && !csv.contains('\u{7}'), "{csv:?}");
     assert!(csv.contains("\\e]0;pwned\\x07"), "{csv}");
-    assert!(csv.contains("\"'=HYPERLINK(\"\"http://x\"\")\""), "{csv}");
+    assert!(csv.contains("\"'=HYPERLINK(\"\"//x.y\"\")\""), "{csv}");
     assert!(csv.contains("'@SUM(A1)"), "{csv}");
     let row = csv.lines().nth(1).expect("a row");
     assert!(
@@ -191,7 +192,7 @@ fn csv_cells_are_neutralised_for_terminals_and_spreadsheets() {
     );
     // The same export as JSONL keeps the exact text (it is the round-trip format).
     let rows = jsonl(&ws.ok(&["export"]));
-    assert_eq!(rows[0]["who"], "=HYPERLINK(\"http://x\")");
+    assert_eq!(rows[0]["who"], "=HYPERLINK(\"//x.y\")");
 }
 
 /// A folder that links to itself (`ln -s . s1`, four times) is read once:
