@@ -201,4 +201,7 @@ pub struct Escalations {
     /// The judge configurations whose verdicts these are, each once, as the
     /// report names them: the rows in view may show another one.
     pub judges: Vec<String>,
+    /// Whether any judge configuration is trusted (has a threshold): when
+    /// none is, every judged combination no one labelled is in the queue.
+    pub trusted: bool,
 }

@@ -134,7 +134,7 @@ async fn a_server_that_sends_no_logprobs_gives_none() {
     }
 }
 
-fn run_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn run_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut a = vec![
         "run",
         "--persona",
@@ -148,7 +148,7 @@ fn run_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
-fn verdict_rows(ws: &Workspace) -> Vec<Value> {
+pub(crate) fn verdict_rows(ws: &Workspace) -> Vec<Value> {
     ws.export_rows()
         .into_iter()
         .filter(|r| r["kind"] == "verdict")
@@ -320,7 +320,7 @@ fn the_config_key_asks_for_logprobs_and_a_bad_value_names_file_and_key() {
 }
 
 /// Labels (as an import file) for `(item, classification, value)`.
-fn import_labels(ws: &Workspace, labels: &[(String, String, &str)]) {
+pub(crate) fn import_labels(ws: &Workspace, labels: &[(String, String, &str)]) {
     let lines: Vec<String> = labels
         .iter()
         .map(|(item, cls, value)| {
@@ -333,7 +333,7 @@ fn import_labels(ws: &Workspace, labels: &[(String, String, &str)]) {
     ws.ok(&["import", p.to_str().expect("path")]);
 }
 
-fn opposite(v: &str) -> &'static str {
+pub(crate) fn opposite(v: &str) -> &'static str {
     if v == "AGREE" { "DISAGREE" } else { "AGREE" }
 }
 

@@ -13,3 +13,7 @@ mod fewshot_guideline;
 mod fewshot_loop;
 mod position_bias;
 mod split;
+mod trust_choice;
+mod trust_grid;
+mod trust_limits;
+mod trust_needs;

@@ -161,9 +161,11 @@ impl Executor {
                 tokio::task::spawn_blocking(move || {
                     let r = Store::open(&path)
                         .and_then(|s| crate::report::trust::escalation_queue(&s))
-                        .map(|queue| {
-                            let mut judges: Vec<String> =
-                                queue.iter().map(|e| e.judge.to_string()).collect();
+                        .map(|(queue, trusted)| {
+                            let mut judges: Vec<String> = queue
+                                .iter()
+                                .filter_map(|e| e.judge.as_deref().map(str::to_string))
+                                .collect();
                             judges.sort();
                             judges.dedup();
                             Escalations {
@@ -172,6 +174,7 @@ impl Executor {
                                     .map(|e| (e.persona.to_string(), (*e.key).clone()))
                                     .collect(),
                                 judges,
+                                trusted,
                             }
                         });
                     let _ = tx.send(Msg::EscalationsLoaded(r.map_err(|e| e.to_string())));
