@@ -30,15 +30,14 @@ pub const GRID_POINTS: usize = 5000;
 /// million pairs without a disagreement), and the arithmetic loses meaning.
 pub const LEVEL_MIN: f64 = 1e-6;
 
-/// Checks a risk level (α or δ): a number in [`LEVEL_MIN`], 1).
-pub fn check_level(name: &str, x: f64) -> Result<f64, String> {
+/// Checks a risk level (α or δ): a number in [`LEVEL_MIN`], 1); the error
+/// says why, for the caller to prefix with the name and value as given.
+pub fn check_level(x: f64) -> Result<f64, &'static str> {
     if x.is_finite() && (LEVEL_MIN..1.0).contains(&x) {
         Ok(x)
     } else {
-        Err(format!(
-            "{name} {x}: must be between 0 and 1 (e.g. 0.1) and at least 1e-6: \
-             below that no number of labels reaches the guarantee"
-        ))
+        Err("must be between 0 and 1 (e.g. 0.1) and at least 1e-6: \
+             below that no number of labels reaches the guarantee")
     }
 }
 

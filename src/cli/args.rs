@@ -477,7 +477,7 @@ fn trust_level(name: &str, s: &str) -> Result<f64, String> {
     let x = s
         .parse::<f64>()
         .map_err(|_| format!("{name} {s}: not a number (e.g. 0.1)"))?;
-    crate::analytics::trust::check_level(name, x)
+    crate::analytics::trust::check_level(x).map_err(|why| format!("{name} {s}: {why}"))
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -501,11 +501,11 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     table_args.push("--needs-person");
     let table = ws.ok(&table_args);
     assert!(
-        table.starts_with(&format!("{} verdict(s) need a person", want.len())),
+        table.starts_with(&format!("{} combination(s) need a person", want.len())),
         "{table}"
     );
     assert!(
-        table.contains("no threshold meets the guarantee"),
+        table.contains("no judge is trusted for this classification"),
         "{table}"
     );
     // Ten of them given in the workbench's random sample order (as it
