@@ -148,7 +148,8 @@ fn the_chosen_configuration_keeps_the_guarantee_among_3_and_10() {
     }
 }
 
-/// One configuration: nothing to correct for, δ as given.
+/// One configuration: nothing to correct for, δ as given; three: δ/3 each,
+/// and the table says why.
 #[test]
 fn a_single_configuration_is_calibrated_at_delta() {
     let r = study(1, 5);
@@ -164,4 +165,16 @@ fn a_single_configuration_is_calibrated_at_delta() {
         three.iter().all(|t| t.delta_each == DELTA / 3.0),
         "{three:?}"
     );
+    // `jury trust` says so, beside each of them.
+    let table = jury::report::trust::table(&three);
+    assert_eq!(
+        table
+            .matches("calibrated at δ/3 = 0.0333: 3 configurations judge c")
+            .count(),
+        3,
+        "{table}"
+    );
+    assert!(table.contains("(Bonferroni)"), "{table}");
+    let one = jury::report::trust::table(&ts);
+    assert!(!one.contains("Bonferroni"), "{one}");
 }
