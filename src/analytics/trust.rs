@@ -101,7 +101,8 @@ pub fn pairs_to_reach(rate: f64, alpha: f64, delta: f64) -> Option<usize> {
     if rate <= 0.0 {
         return Some(reachable_from(alpha, delta));
     }
-    if !(rate < alpha) {
+    // (A NaN rate, like one at α or more, never reaches it.)
+    if rate.is_nan() || rate >= alpha {
         return None;
     }
     let passes = |m: usize| {
