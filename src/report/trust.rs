@@ -278,7 +278,7 @@ pub fn why_none(t: &Trust) -> String {
                 "{} labelled combination(s) with a confidence, fewer than --min-calibration {}: label at least {} more, as a random sample",
                 t.n_calibration,
                 t.min_calibration,
-                t.start - t.n_calibration
+                t.start.saturating_sub(t.n_calibration)
             );
         }
         let bound =
@@ -291,7 +291,7 @@ pub fn why_none(t: &Trust) -> String {
             t.n_calibration,
             fmt_level(t.delta_each),
             t.reachable_from,
-            t.start - t.n_calibration
+            t.start.saturating_sub(t.n_calibration)
         );
     };
     let at_rate = match t.pairs_needed {
