@@ -426,11 +426,12 @@ pub struct EstimateArgs {
 #[derive(Debug, Args)]
 pub struct TrustArgs {
     /// Most disagreement allowed among trusted verdicts (e.g. 0.1: they agree
-    /// with people at least 90 % of the time).
-    #[arg(long, value_parser = alpha_in_unit)]
+    /// with people at least 90 % of the time); the workbench's level by default.
+    #[arg(long, default_value_t = crate::report::trust::VIEW_ALPHA, value_parser = trust_alpha)]
     pub alpha: f64,
-    /// Chance the guarantee fails (e.g. 0.1: it holds with probability 0.9).
-    #[arg(long, value_parser = alpha_in_unit)]
+    /// Chance the guarantee fails (e.g. 0.1: it holds with probability 0.9);
+    /// the workbench's level by default.
+    #[arg(long, default_value_t = crate::report::trust::VIEW_DELTA, value_parser = trust_delta)]
     pub delta: f64,
     /// Fewest calibration pairs at or above a threshold for it to be tried.
     #[arg(long, default_value_t = 30)]
@@ -486,13 +487,20 @@ pub fn interval_alpha(s: &str) -> Result<f64, String> {
     }
 }
 
-fn alpha_in_unit(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        _ => Err(format!(
-            "{s}: the error level must be a number between 0 and 1 (e.g. 0.05)"
-        )),
-    }
+/// `jury trust --alpha`: in [1e-6, 1) (`analytics::trust::check_level`).
+fn trust_alpha(s: &str) -> Result<f64, String> {
+    trust_level("--alpha", s)
+}
+
+fn trust_delta(s: &str) -> Result<f64, String> {
+    trust_level("--delta", s)
+}
+
+fn trust_level(name: &str, s: &str) -> Result<f64, String> {
+    let x = s
+        .parse::<f64>()
+        .map_err(|_| format!("{name} {s}: not a number (e.g. 0.1)"))?;
+    crate::analytics::trust::check_level(x).map_err(|why| format!("{name} {s}: {why}"))
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

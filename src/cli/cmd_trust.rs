@@ -20,7 +20,7 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
     let text = if a.needs_person {
         let queue = trust::needs_a_person(&readings, &ts);
         match a.format {
-            TrustFormat::Table => trust::needs_table(&queue),
+            TrustFormat::Table => trust::needs_table(&queue, &ts),
             TrustFormat::Json => {
                 let rows: Vec<_> = queue.iter().map(trust::Escalation::row).collect();
                 serde_json::to_string_pretty(&rows)?

@@ -5,6 +5,7 @@
 pub mod consistency;
 pub mod csv;
 pub mod disagreements;
+pub mod escalation;
 pub mod estimate;
 mod groups;
 pub mod headline;

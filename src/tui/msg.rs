@@ -210,9 +210,12 @@ pub enum AgreementPart {
 /// The escalation queue as the workbench keeps it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Escalations {
-    /// Each verdict that needs a person: (persona, combination).
+    /// Each combination that needs a person: (persona, combination).
     pub queue: Vec<(String, crate::domain::ComboKey)>,
     /// The judge configurations whose verdicts these are, each once, as the
     /// report names them: the rows in view may show another one.
     pub judges: Vec<String>,
+    /// Whether any judge configuration is trusted (has a threshold): when
+    /// none is, every judged combination no one labelled is in the queue.
+    pub trusted: bool,
 }

@@ -18,6 +18,7 @@ mod logprobs;
 mod repeats;
 mod runs;
 mod trust;
+pub(crate) use trust::{import_labels, opposite};
 
 fn call() -> ChatCall {
     ChatCall {
@@ -31,7 +32,7 @@ fn call() -> ChatCall {
     }
 }
 
-fn run_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn run_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut a = vec![
         "run",
         "--persona",
@@ -45,7 +46,7 @@ fn run_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
-fn verdict_rows(ws: &Workspace) -> Vec<Value> {
+pub(crate) fn verdict_rows(ws: &Workspace) -> Vec<Value> {
     ws.export_rows()
         .into_iter()
         .filter(|r| r["kind"] == "verdict")

@@ -269,8 +269,11 @@ impl Executor {
 }
 
 /// The escalation queue as the workbench keeps it.
-fn escalations(queue: Vec<crate::report::trust::Escalation>) -> Escalations {
-    let mut judges: Vec<String> = queue.iter().map(|e| e.judge.to_string()).collect();
+fn escalations((queue, trusted): (Vec<crate::report::trust::Escalation>, bool)) -> Escalations {
+    let mut judges: Vec<String> = queue
+        .iter()
+        .filter_map(|e| e.judge.as_deref().map(str::to_string))
+        .collect();
     judges.sort();
     judges.dedup();
     Escalations {
@@ -279,6 +282,7 @@ fn escalations(queue: Vec<crate::report::trust::Escalation>) -> Escalations {
             .map(|e| (e.persona.to_string(), (*e.key).clone()))
             .collect(),
         judges,
+        trusted,
     }
 }
 

@@ -147,10 +147,20 @@ pub mod msg {
     pub const FINDING_ESCALATIONS: &str =
         "finding the verdicts that need a person (trust thresholds at α = δ = 0.1)…";
     /// `judges`: the configurations the queued verdicts come from, which
-    /// the rows in view (their mode, persona) may not show.
-    pub fn escalations(verdicts: usize, items: usize, judges: &[String]) -> String {
+    /// the rows in view (their mode, persona) may not show; `trusted`:
+    /// whether any judge is (when none is, the queue is every judged
+    /// combination no one labelled).
+    pub fn escalations(verdicts: usize, items: usize, judges: &[String], trusted: bool) -> String {
+        if !trusted {
+            if verdicts == 0 {
+                return "no judge is trusted yet (no verdict with a confidence, or no threshold meets the guarantee: jury trust says which), and every judged combination has a label".into();
+            }
+            return format!(
+                "no judge is trusted yet (no verdict with a confidence, or no threshold meets the guarantee: jury trust says which): all {verdicts} judged combination(s) no one labelled need a person, on {items} listed item(s)"
+            );
+        }
         if verdicts == 0 {
-            return "no verdict needs a person: none of the trusted judges' unlabelled verdicts is below its threshold (or no verdict has a confidence: jury trust says which)".into();
+            return "no verdict needs a person: none of the trusted judges' unlabelled verdicts is below its threshold".into();
         }
         let from = match judges {
             [] => String::new(),

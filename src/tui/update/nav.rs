@@ -212,7 +212,11 @@ pub fn focus(app: &mut App, action: Action) {
 /// The escalation queue arrived: every item's mark follows it.
 pub fn escalations_loaded(app: &mut App, r: Result<crate::tui::msg::Escalations, String>) {
     app.data.escalations_asked = false;
-    let crate::tui::msg::Escalations { queue, judges } = match r {
+    let crate::tui::msg::Escalations {
+        queue,
+        judges,
+        trusted,
+    } = match r {
         Ok(q) => q,
         Err(e) => {
             app.chrome
@@ -244,6 +248,7 @@ pub fn escalations_loaded(app: &mut App, r: Result<crate::tui::msg::Escalations,
             n,
             app.list.filtered.len(),
             &judges,
+            trusted,
         ));
     }
 }

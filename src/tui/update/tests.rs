@@ -8,6 +8,7 @@ use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
 mod escalations;
+mod escalations_untrusted;
 // Come back later (unsure/skip marks) and tags on labels.
 mod marks;
 // Notes as first-class text, and the search reaching the body and reasoning.

@@ -3,7 +3,7 @@
 use super::*;
 
 /// Labels (as an import file) for `(item, classification, value)`.
-fn import_labels(ws: &Workspace, labels: &[(String, String, &str)]) {
+pub(crate) fn import_labels(ws: &Workspace, labels: &[(String, String, &str)]) {
     let lines: Vec<String> = labels
         .iter()
         .map(|(item, cls, value)| {
@@ -16,7 +16,7 @@ fn import_labels(ws: &Workspace, labels: &[(String, String, &str)]) {
     ws.ok(&["import", p.to_str().expect("path")]);
 }
 
-fn opposite(v: &str) -> &'static str {
+pub(crate) fn opposite(v: &str) -> &'static str {
     if v == "AGREE" { "DISAGREE" } else { "AGREE" }
 }
 
@@ -184,11 +184,11 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     table_args.push("--needs-person");
     let table = ws.ok(&table_args);
     assert!(
-        table.starts_with(&format!("{} verdict(s) need a person", want.len())),
+        table.starts_with(&format!("{} combination(s) need a person", want.len())),
         "{table}"
     );
     assert!(
-        table.contains("no threshold meets the guarantee"),
+        table.contains("no judge is trusted for this classification"),
         "{table}"
     );
     // Ten of them given in the workbench's random sample order (as it
