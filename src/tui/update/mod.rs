@@ -198,7 +198,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         EditNote => label::edit_note(app, advanced),
         MarkUnsure => marks::open(app, crate::domain::MarkKind::Unsure),
         MarkSkip => marks::open(app, crate::domain::MarkKind::Skip),
-        PickTags => tags::open(app),
+        PickTags => tags::open(app, advanced),
         RetryUnsaved => label::retry(app, fx),
         ToggleBlind => label::toggle_blind(app),
         Undo => undo::undo(app, now, fx),

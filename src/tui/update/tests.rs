@@ -15,6 +15,10 @@ mod notes;
 // What is left for me and keeping moving: the queue filter, negated search
 // terms, the focus after a label, and undo across items.
 mod queue;
+// Every key lands where the eye is: focus on item change, keys per label.
+mod keys_per_label;
+// `T` and marks right after a label.
+mod after_label_keys;
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {

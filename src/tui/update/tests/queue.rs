@@ -433,9 +433,9 @@ fn auto_advance_comes_from_config_toml_and_a_bad_value_is_located() {
         )
     };
     let s = settings("model = \"m\"\n").unwrap();
-    assert_eq!(s.auto_advance, AutoAdvance::Row, "the default");
+    assert_eq!(s.auto_advance, AutoAdvance::Item, "the default");
     let (app, _) = crate::tui::build_app(&s, loaded());
-    assert_eq!(app.choices.auto_advance, AutoAdvance::Row);
+    assert_eq!(app.choices.auto_advance, AutoAdvance::Item);
     for (text, want) in [
         ("auto_advance = \"item\"\n", AutoAdvance::Item),
         ("auto_advance = \"off\"\n", AutoAdvance::Off),
