@@ -95,6 +95,9 @@ impl App {
             chrome: Chrome::new(keymap, theme),
         };
         app.choices.by_owner = app.data.has_owners;
+        if !app.data.has_owners {
+            app.choices.persona = app.data.persona_in_use().unwrap_or(0);
+        }
         // The workspace marks for the first persona and perspective, as the
         // choices start; only other choices cost a second pass.
         if app.data.rows_for != app.row_ctx() {

@@ -94,6 +94,20 @@ pub mod msg {
             None => outcome.to_string(),
         }
     }
+    /// The status bar once no run goes and several ended this session:
+    /// `5 runs done: 483 verdicts` (`5 runs ended, 1 not done: …` when one
+    /// was cancelled or failed; `, 2 failed` for failed combinations).
+    pub fn runs_done(runs: usize, verdicts: u64, failed: u64, not_done: usize) -> String {
+        let mut s = if not_done > 0 {
+            format!("{runs} runs ended, {not_done} not done: {verdicts} verdicts")
+        } else {
+            format!("{runs} runs done: {verdicts} verdicts")
+        };
+        if failed > 0 {
+            s.push_str(&format!(", {failed} failed"));
+        }
+        s
+    }
     /// The status bar once no run goes: the one that ended last.
     pub fn last_run(outcome: &str) -> String {
         format!("last {outcome}")
@@ -120,6 +134,15 @@ pub mod msg {
     /// (the "not labelled by me" filter keeps the others).
     pub fn progress(done: usize, listed: usize) -> String {
         format!("{done}/{listed} labelled by me")
+    }
+    /// The progress under "not labelled by me", whose done items leave
+    /// the list: of the `of` items the search keeps, `done` are done.
+    pub fn queue_progress(done: usize, of: usize) -> String {
+        format!("{done} of {of} done · {} left", of.saturating_sub(done))
+    }
+    /// [`queue_progress`] where the list's border has no room for it.
+    pub fn queue_progress_short(done: usize, of: usize) -> String {
+        format!("{done}/{of} done")
     }
     /// [`progress`] where the list's border has no room for it.
     pub fn progress_short(done: usize, listed: usize) -> String {

@@ -174,7 +174,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),
         PrevRow => nav::move_row(app, -1),
-        CycleFilter | CycleOrder => nav::cycle_list(app, action),
+        CycleFilter | CycleFilterBack | CycleOrder => nav::cycle_list(app, action),
         Activate => match app.chrome.view {
             View::Main | View::Compare => run::judge(app, fx),
             View::Agreement(_) => drill::open(app),

@@ -19,6 +19,8 @@ mod queue;
 mod keys_per_label;
 // `T` and marks right after a label.
 mod after_label_keys;
+// The queue's progress, F, the persona in use, several runs in the status bar.
+mod where_i_am;
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {

@@ -125,6 +125,29 @@ pub fn run_progress(app: &App) -> Option<String> {
         }
         return Some(s);
     }
+    // Several runs this session (`R` starts one per persona, mode and
+    // perspective): all of them, not only the one that ended last.
+    let ended: Vec<_> = app
+        .runs
+        .active
+        .iter()
+        .filter(|r| r.ended.is_some())
+        .collect();
+    if ended.len() > 1 {
+        let sum = |f: fn(&crate::engine::Progress) -> u64| -> u64 {
+            ended.iter().map(|r| f(&r.progress)).sum()
+        };
+        let not_done = ended
+            .iter()
+            .filter(|r| r.ended != Some(crate::domain::RunStatus::Done))
+            .count();
+        return Some(crate::tui::strings::msg::runs_done(
+            ended.len(),
+            sum(|p| p.verdicts),
+            sum(|p| p.failed),
+            not_done,
+        ));
+    }
     // The run that ended last, as its end message said it.
     let outcome = app.runs.last_ended()?.outcome()?;
     Some(crate::tui::strings::msg::last_run(&outcome))

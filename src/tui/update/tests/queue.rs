@@ -50,7 +50,8 @@ fn not_labelled_by_me_lists_what_is_left_for_me_whoever_else_labelled() {
     assert_eq!(message(&app), "filter: not labelled by me (2 of 3 items)");
     let s = screen(&app);
     assert!(s.contains("not labelled by me"), "{s}");
-    assert!(s.contains("0/2 labelled by me"), "{s}");
+    // Of the 3 items, k-002 is done (it left the list): 1 of 3.
+    assert!(s.contains("1 of 3 done · 2 left"), "{s}");
     // Finishing k-003 counts at once; the item stays listed until the list
     // is made again (as with judge≠human), so the cursor does not jump.
     key(&mut app, 'j');
@@ -59,8 +60,10 @@ fn not_labelled_by_me_lists_what_is_left_for_me_whoever_else_labelled() {
     saved(&key(&mut app, '4'));
     assert_eq!(app.list.labelled, 1);
     assert_eq!(listed(&app), ["k-001", "k-003"]);
+    assert_eq!(app.list.queue_progress(), Some((2, 3)));
     app.refilter();
     assert_eq!(listed(&app), ["k-001"]);
+    assert_eq!(app.list.queue_progress(), Some((2, 3)), "k-003 left, still done");
     // Every perspective shown: no item has my label from "sender", so the
     // list is made again from the rows now in view.
     app.choices.perspective = PerspectiveSel::All;
