@@ -48,7 +48,7 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                    "label_merge": {"new": m.new, "newer": m.newer, "unchanged": m.unchanged, "older": m.older},
                    "skipped": skipped, "skipped_files": skipped_files,
                    "unknown_owners": unknown_owners, "csv_mappings": mappings,
-                   "csv_rows_left_out": report.csv_rows_left_out})
+                   "csv_rows_left_out": report.csv_rows_left_out, "warnings": report.warnings})
         );
     } else {
         for (f, why) in &report.skipped_files {
@@ -80,6 +80,9 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                 "{}",
                 say_import::csv_rows_left_out(report.csv_rows_left_out)
             );
+        }
+        for w in &report.warnings {
+            eprintln!("warning: {w}");
         }
         for (name, n) in &report.unknown_owners {
             eprintln!("{}", say_import::unknown_owner(&one_line(name, 80), *n));

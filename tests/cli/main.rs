@@ -9,6 +9,7 @@ mod exit_codes;
 mod exports;
 mod import;
 mod import_csv;
+mod import_definitions;
 mod import_owner;
 mod judge_spec;
 mod label_undo;

@@ -63,7 +63,11 @@ fn not_labelled_by_me_lists_what_is_left_for_me_whoever_else_labelled() {
     assert_eq!(app.list.queue_progress(), Some((2, 3)));
     app.refilter();
     assert_eq!(listed(&app), ["k-001"]);
-    assert_eq!(app.list.queue_progress(), Some((2, 3)), "k-003 left, still done");
+    assert_eq!(
+        app.list.queue_progress(),
+        Some((2, 3)),
+        "k-003 left, still done"
+    );
     // Every perspective shown: no item has my label from "sender", so the
     // list is made again from the rows now in view.
     app.choices.perspective = PerspectiveSel::All;
