@@ -178,7 +178,7 @@ pub fn list(s: &Settings, a: ListArgs) -> anyhow::Result<ExitCode> {
 
 pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
-    let runs = store.runs()?;
+    let mut runs = store.runs()?;
     if as_json {
         let mut listed = Vec::with_capacity(runs.len());
         for r in &runs {
@@ -197,15 +197,20 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&listed)?);
         return Ok(ExitCode::SUCCESS);
     }
+    // The table newest first, as the workbench's runs view lists them: the
+    // run just made is the one looked for (`--json` keeps the stored order).
+    runs.sort_by(|a, b| b.id.cmp(&a.id));
     println!(
-        "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
+        "{:>4}  {:<16}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:<24} {:>11} {:>8} {:>9} {:>9}",
         "run",
+        "started (UTC)",
         "status",
         "protocol",
         "mode",
         "persona",
         "perspectives",
         "model",
+        "prompts",
         "verdicts",
         "failures",
         "tokens",
@@ -214,8 +219,9 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     for r in &runs {
         let usage = known(r.requests, r.usage_unknown);
         println!(
-            "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
+            "{:>4}  {:<16}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:<24} {:>11} {:>8} {:>9} {:>9}",
             r.id,
+            one_line(&crate::domain::utc_minute(&r.created_at), 16),
             r.status.as_str(),
             r.spec.protocol.as_str(),
             r.spec
@@ -225,6 +231,7 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
             one_line(&r.spec.persona_id, 10),
             one_line(&r.spec.perspective_ids.join(","), 24),
             one_line(&r.spec.model, 16),
+            one_line(&r.prompt_version(), 24),
             format!("{}/{}", r.verdicts, r.total),
             r.failures,
             count_cell(&(r.prompt_tokens + r.completion_tokens).to_string(), usage),

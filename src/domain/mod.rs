@@ -15,7 +15,7 @@ pub use mode::{Mode, Protocol, judge_name};
 pub use persona::{
     OWNER_CHOICE, Persona, PersonaRef, Perspective, reserved_id, reserved_perspective_id,
 };
-pub use run::{Run, RunSpec, RunStatus};
+pub use run::{Run, RunSpec, RunStatus, utc_minute};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use split::{Side, SplitError, SplitRule};
 pub use verdict::{

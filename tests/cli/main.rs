@@ -21,6 +21,7 @@ mod report_html_page;
 mod report_narrow;
 mod run;
 mod run_status;
+mod runs_list;
 mod show_request;
 mod tags_marks;
 mod wide_export;

@@ -21,6 +21,8 @@ mod keys_per_label;
 mod after_label_keys;
 // The queue's progress, F, the persona in use, several runs in the status bar.
 mod where_i_am;
+// Marks' notes in the search; every term named.
+mod search_terms;
 
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
     match fx {
