@@ -10,6 +10,7 @@ mod drill;
 mod effects;
 mod fewshot_loop;
 mod filters;
+mod first_screen;
 mod instruction_flag;
 mod marks_tags;
 mod memory;

@@ -363,6 +363,14 @@ pub mod claim {
             ids.join(", ")
         )
     }
+    /// [`hidden`] on a narrow screen.
+    pub fn hidden_short(ids: &[String]) -> String {
+        format!(
+            "{} claim(s) hidden, text unknown: {} (claims.toml)",
+            ids.len(),
+            ids.join(", ")
+        )
+    }
     pub fn about(claim: &str, scoring: &str) -> String {
         format!("claim ({scoring}): {claim}")
     }

@@ -19,21 +19,32 @@ impl Widget for StatusBar<'_> {
             .persona()
             .map(|p| crate::tui::strings::flat(&p.id, 24))
             .unwrap_or_else(|| "no persona".into());
+        // Under 120 columns the words go and the values stay, so the mode
+        // is read whole ("mode ?" was all that was left of it at 80).
+        let narrow = area.width < 120;
         let status = if app.choices.by_owner && app.current_item().is_none() {
             crate::tui::strings::msg::PERSONA_BY_OWNER.to_string()
+        } else if app.choices.by_owner && narrow && app.as_owner() {
+            format!(" {persona} (owner)")
+        } else if app.choices.by_owner && narrow {
+            format!(" {persona} (no owner)")
         } else if app.choices.by_owner {
             crate::tui::strings::msg::persona_by_owner_status(&persona, app.as_owner())
+        } else if narrow {
+            format!(" {persona}")
         } else {
             crate::tui::strings::msg::persona_status(&persona)
         };
+        let perspective = crate::tui::strings::flat(&app.perspective_label(), 24);
         let mut spans = vec![
             Span::styled(status, t.status_bar),
             sep(),
             Span::styled(
-                format!(
-                    "perspective {}",
-                    crate::tui::strings::flat(&app.perspective_label(), 24)
-                ),
+                if narrow {
+                    perspective
+                } else {
+                    format!("perspective {perspective}")
+                },
                 t.status_bar,
             ),
             sep(),
