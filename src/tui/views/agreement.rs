@@ -330,8 +330,18 @@ impl Table<'_> {
             } else {
                 t.text
             };
+            // The sides cut in the middle: rows for different people
+            // must not read the same.
+            let sides_w = self
+                .cols
+                .iter()
+                .find(|c| c.head == "sides")
+                .map(|c| c.width);
             lines.push(Line::styled(
-                columns::row(&self.cols, |head| group_cell(g, head)),
+                columns::row(&self.cols, |head| match (head, sides_w) {
+                    ("sides", Some(w)) => columns::elide_middle(&group_cell(g, head), w),
+                    _ => group_cell(g, head),
+                }),
                 style,
             ));
         }
