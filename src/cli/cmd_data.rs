@@ -199,7 +199,7 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     }
     // The table newest first, as the workbench's runs view lists them: the
     // run just made is the one looked for (`--json` keeps the stored order).
-    runs.sort_by(|a, b| b.id.cmp(&a.id));
+    runs.sort_by_key(|r| std::cmp::Reverse(r.id));
     println!(
         "{:>4}  {:<16}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:<24} {:>11} {:>8} {:>9} {:>9}",
         "run",

@@ -22,7 +22,7 @@ fn session(n: usize, rows: usize) -> crate::tui::app::Loaded {
     data.items = (1..=n)
         .map(|i| {
             let mut it = template.clone();
-            it.id = format!("s-{i:03}").into();
+            it.id = format!("s-{i:03}");
             it.classifications = (0..rows)
                 .map(|c| cls(&format!("c{c}"), "Right?", &["yes", "no"], "yes"))
                 .collect();
