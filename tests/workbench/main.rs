@@ -6,6 +6,7 @@
 mod tui_common;
 
 mod agreement;
+mod agreement_top_lines;
 mod drill;
 mod effects;
 mod fewshot_loop;
