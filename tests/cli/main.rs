@@ -17,6 +17,7 @@ mod ledger;
 mod notes_export;
 mod report;
 mod report_html;
+mod report_html_800;
 mod report_html_page;
 mod report_narrow;
 mod run;
