@@ -179,7 +179,9 @@ pub struct ImportArgs {
     /// Import the valid records and report each skipped one.
     #[arg(long)]
     pub skip_invalid: bool,
-    /// Update items whose content changed even when they have verdicts or labels.
+    /// Update items whose content changed even when they have verdicts or
+    /// labels; let a CSV redefine a classification an earlier import
+    /// defined with another description or values.
     #[arg(long)]
     pub replace: bool,
     #[arg(long)]

@@ -48,7 +48,7 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                    "label_merge": {"new": m.new, "newer": m.newer, "unchanged": m.unchanged, "older": m.older},
                    "skipped": skipped, "skipped_files": skipped_files,
                    "unknown_owners": unknown_owners, "csv_mappings": mappings,
-                   "csv_rows_left_out": report.csv_rows_left_out})
+                   "csv_rows_left_out": report.csv_rows_left_out, "warnings": report.warnings})
         );
     } else {
         for (f, why) in &report.skipped_files {
@@ -80,6 +80,9 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                 "{}",
                 say_import::csv_rows_left_out(report.csv_rows_left_out)
             );
+        }
+        for w in &report.warnings {
+            eprintln!("warning: {w}");
         }
         for (name, n) in &report.unknown_owners {
             eprintln!("{}", say_import::unknown_owner(&one_line(name, 80), *n));
@@ -175,7 +178,7 @@ pub fn list(s: &Settings, a: ListArgs) -> anyhow::Result<ExitCode> {
 
 pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
-    let runs = store.runs()?;
+    let mut runs = store.runs()?;
     if as_json {
         let mut listed = Vec::with_capacity(runs.len());
         for r in &runs {
@@ -194,15 +197,20 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&listed)?);
         return Ok(ExitCode::SUCCESS);
     }
+    // The table newest first, as the workbench's runs view lists them: the
+    // run just made is the one looked for (`--json` keeps the stored order).
+    runs.sort_by_key(|r| std::cmp::Reverse(r.id));
     println!(
-        "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
+        "{:>4}  {:<16}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:<24} {:>11} {:>8} {:>9} {:>9}",
         "run",
+        "started (UTC)",
         "status",
         "protocol",
         "mode",
         "persona",
         "perspectives",
         "model",
+        "prompts",
         "verdicts",
         "failures",
         "tokens",
@@ -211,8 +219,9 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     for r in &runs {
         let usage = known(r.requests, r.usage_unknown);
         println!(
-            "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
+            "{:>4}  {:<16}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:<24} {:>11} {:>8} {:>9} {:>9}",
             r.id,
+            one_line(&crate::domain::utc_minute(&r.created_at), 16),
             r.status.as_str(),
             r.spec.protocol.as_str(),
             r.spec
@@ -222,6 +231,7 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
             one_line(&r.spec.persona_id, 10),
             one_line(&r.spec.perspective_ids.join(","), 24),
             one_line(&r.spec.model, 16),
+            one_line(&r.prompt_version(), 24),
             format!("{}/{}", r.verdicts, r.total),
             r.failures,
             count_cell(&(r.prompt_tokens + r.completion_tokens).to_string(), usage),

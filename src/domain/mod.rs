@@ -18,7 +18,7 @@ pub use persona::{
     OWNER_CHOICE, Persona, PersonaRef, Perspective, reserved_id, reserved_perspective_id,
 };
 pub use record::{BatchSettings, BatchWay, PromptsUsed, RECORD_VERSION, RunRecord};
-pub use run::{Run, RunSpec, RunStatus};
+pub use run::{Run, RunSpec, RunStatus, utc_minute};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use split::{Side, SplitError, SplitRule};
 pub use verdict::{

@@ -108,6 +108,9 @@ pub(super) fn read_csv(
             }
         }
     }
+    for ((name, _), values) in classes.iter().zip(&available) {
+        check_definition(path, name, resolved.description(name), values, batch)?;
+    }
     drop(seen);
     let classes: Vec<Class<'_>> = classes
         .iter()
@@ -153,6 +156,70 @@ struct Class<'r> {
     /// The values `--map values:` gave, in order and as a set.
     given: Option<(&'r [String], HashSet<&'r str>)>,
     description: Option<&'r Description>,
+}
+
+/// A classification this file defines: warned when it has no description
+/// (the judge is asked about an id alone); refused, unless `--replace`,
+/// when an earlier import defined the same id with another description or
+/// another set of values — its labels and verdicts would be pooled with
+/// this one's as if they answered the same question.
+fn check_definition(
+    path: &Path,
+    name: &str,
+    description: Option<&Description>,
+    values: &[String],
+    batch: &mut Batch<'_>,
+) -> Result<(), ImportError> {
+    let file = crate::sanitize::one_line(&path.display().to_string(), 300);
+    let shown = crate::sanitize::one_line(name, 80);
+    let text = match description {
+        Some(Description::Text(t)) => Some(t.trim()),
+        // Read per row: compared by its values only.
+        Some(Description::Column(_)) => None,
+        None => Some(""),
+    };
+    if text == Some("") {
+        batch.warnings.push(no_description(&file, &shown));
+    }
+    if batch.replace {
+        return Ok(());
+    }
+    let sorted = |v: &[String]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    let mine = sorted(values);
+    for (stored_text, stored_values) in batch.tx.classification_definitions(name)? {
+        let other_text = text.is_some_and(|t| t != stored_text.trim());
+        let other_values = sorted(&stored_values) != mine;
+        if other_text || other_values {
+            return Err(ImportError::File(RecordError {
+                file: path.to_path_buf(),
+                at: Location::Line(1),
+                field: format!("classification:{shown}"),
+                message: redefined(
+                    &crate::sanitize::one_line(&stored_text, 120),
+                    &stored_values.join("|"),
+                    text.unwrap_or("(per row)"),
+                    &values.join("|"),
+                ),
+            }));
+        }
+    }
+    Ok(())
+}
+
+fn no_description(file: &str, name: &str) -> String {
+    format!(
+        "{file}: classification {name} has no description: the judge is asked about the id alone; give one with --map description:{name}=COLUMN or =TEXT"
+    )
+}
+
+fn redefined(was_text: &str, was_values: &str, now_text: &str, now_values: &str) -> String {
+    format!(
+        "an earlier import defined this classification as \"{was_text}\" with values {was_values}; this file as \"{now_text}\" with values {now_values}: their labels and verdicts would be pooled as one question. Use another id, the same description and values, or --replace to redefine it"
+    )
 }
 
 /// The first cell holding a value its classification's `--map values:`

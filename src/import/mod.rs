@@ -148,6 +148,9 @@ pub struct ImportReport {
     /// Verdict and failure rows of a jury CSV export: runs made them; an
     /// import does not.
     pub csv_rows_left_out: usize,
+    /// What was imported but deserves a look (a classification without a
+    /// description), each naming the file.
+    pub warnings: Vec<String>,
 }
 
 /// One import in progress: the open transaction every checked record is
@@ -180,6 +183,7 @@ struct Batch<'s> {
     skipped_files: Vec<(PathBuf, String)>,
     csv_mappings: Vec<(PathBuf, MappingNote)>,
     csv_rows_left_out: usize,
+    warnings: Vec<String>,
 }
 
 impl<'s> Batch<'s> {
@@ -201,6 +205,7 @@ impl<'s> Batch<'s> {
             skipped_files: Vec::new(),
             csv_mappings: Vec::new(),
             csv_rows_left_out: 0,
+            warnings: Vec::new(),
         })
     }
 
@@ -290,6 +295,7 @@ impl<'s> Batch<'s> {
             unknown_owners: unknown_owners.into_iter().collect(),
             csv_mappings: self.csv_mappings,
             csv_rows_left_out: self.csv_rows_left_out,
+            warnings: self.warnings,
         })
     }
 }

@@ -172,6 +172,25 @@ impl ImportTx<'_> {
         Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
     }
 
+    /// How classification `id` is defined on the items stored now: each
+    /// distinct (description, available values) pair, a few at most.
+    pub fn classification_definitions(&self, id: &str) -> Result<Vec<(String, Vec<String>)>> {
+        let mut stmt = self.tx.prepare(
+            "SELECT DISTINCT description, available FROM classifications WHERE id = ?1 LIMIT 8",
+        )?;
+        let rows = stmt.query_map(params![id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (description, available) = row?;
+            // Written by put_item as a JSON list; anything else reads as none.
+            let available: Vec<String> = serde_json::from_str(&available).unwrap_or_default();
+            out.push((description, available));
+        }
+        Ok(out)
+    }
+
     /// The persona ids stored now (this import's included).
     pub fn persona_ids(&self) -> Result<HashSet<String>> {
         self.ids("SELECT id FROM personas")

@@ -7,11 +7,13 @@ mod tui_common;
 
 mod agreement;
 mod agreement_requests;
+mod agreement_top_lines;
 mod batch_record;
 mod drill;
 mod effects;
 mod fewshot_loop;
 mod filters;
+mod first_screen;
 mod history_long_notes;
 mod instruction_flag;
 mod marks_tags;

@@ -237,7 +237,7 @@ fn details_table(
     charted: &[bool],
 ) {
     h.push_str(&format!(
-        "<h4>Base rates, the classifier's accuracy, EvalGen and the human ceiling</h4>\n<table class=\"figures\" id=\"judge-details\"><tr>{}{}{}{}{}{}{}{}{}{}{}</tr>\n",
+        "<h4>Base rates, the classifier's accuracy, EvalGen and the human ceiling</h4>\n<div class=\"wide\"><table class=\"figures\" id=\"judge-details\"><tr>{}{}{}{}{}{}{}{}{}{}{}</tr>\n",
         name_heads("judge", "person", by, 20.0),
         th("scale", 8.0, true),
         th("base rate judge", 8.0, false),
@@ -286,5 +286,5 @@ fn details_table(
             acc(1),
         ));
     }
-    h.push_str("</table>\n<p class=\"note\">Base rate: each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa). Accuracy: the classifier's accuracy as each side reads it (the AGREE share of its decided readings). Coverage, false failure rate and alignment (EvalGen) treat “the classifier was wrong” as the positive class and the person as reference. The human ceiling pools every pair of two people who labelled the group's combinations: a judge cannot be shown to agree with people better than they agree with each other.</p>\n");
+    h.push_str("</table></div>\n<p class=\"note\">Base rate: each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa). Accuracy: the classifier's accuracy as each side reads it (the AGREE share of its decided readings). Coverage, false failure rate and alignment (EvalGen) treat “the classifier was wrong” as the positive class and the person as reference. The human ceiling pools every pair of two people who labelled the group's combinations: a judge cannot be shown to agree with people better than they agree with each other.</p>\n");
 }

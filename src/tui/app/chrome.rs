@@ -136,13 +136,7 @@ pub struct ListedRun {
 impl ListedRun {
     pub fn new(run: Run) -> ListedRun {
         let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
-        let shown = |s: &str| match at(s) {
-            Some(t) => t
-                .with_timezone(&chrono::Utc)
-                .format("%Y-%m-%d %H:%M")
-                .to_string(),
-            None => s.to_string(),
-        };
+        let shown = crate::domain::utc_minute;
         let took = match (at(&run.created_at), run.finished_at.as_deref().and_then(at)) {
             (Some(a), Some(b)) => (b - a).to_std().ok(),
             _ => None,

@@ -170,7 +170,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),
         PrevRow => nav::move_row(app, -1),
-        CycleFilter | CycleOrder => nav::cycle_list(app, action),
+        CycleFilter | CycleFilterBack | CycleOrder => nav::cycle_list(app, action),
         Activate => match app.chrome.view {
             View::Main | View::Compare => run::judge(app, fx),
             View::Agreement(_) => drill::open(app),
@@ -194,7 +194,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         EditNote => label::edit_note(app, advanced),
         MarkUnsure => marks::open(app, crate::domain::MarkKind::Unsure),
         MarkSkip => marks::open(app, crate::domain::MarkKind::Skip),
-        PickTags => tags::open(app),
+        PickTags => tags::open(app, advanced),
         RetryUnsaved => label::retry(app, fx),
         ToggleBlind => label::toggle_blind(app),
         Undo => undo::undo(app, now, fx),

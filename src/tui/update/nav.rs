@@ -276,12 +276,19 @@ pub fn want_escalations(app: &mut App, fx: &mut Vec<Effect>) {
 
 /// The list's filter or order changed.
 pub fn cycle_list(app: &mut App, action: Action) {
-    if action == Action::CycleFilter {
-        app.list.filter = app.list.filter.next();
+    if matches!(action, Action::CycleFilter | Action::CycleFilterBack) {
+        let step = |f: Filter| {
+            if action == Action::CycleFilter {
+                f.next()
+            } else {
+                f.prev()
+            }
+        };
+        app.list.filter = step(app.list.filter);
         // Blind review: which items the judge disagrees on, or cannot
         // stand by alone, is the judge's answer.
         while app.choices.blind && app.list.filter.reads_judge() {
-            app.list.filter = app.list.filter.next();
+            app.list.filter = step(app.list.filter);
         }
         app.refilter();
         // While the queue is still being found, want_escalations says so.

@@ -16,6 +16,14 @@ mod notes;
 // What is left for me and keeping moving: the queue filter, negated search
 // terms, the focus after a label, and undo across items.
 mod queue;
+// Every key lands where the eye is: focus on item change, keys per label.
+mod keys_per_label;
+// `T` and marks right after a label.
+mod after_label_keys;
+// The queue's progress, F, the persona in use, several runs in the status bar.
+mod where_i_am;
+// Marks' notes in the search; every term named.
+mod search_terms;
 
 /// The one label (or note) saved; how its combination was chosen
 /// (`MarkSampled`) is recorded beside it and looked at apart.

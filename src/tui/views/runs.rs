@@ -177,7 +177,7 @@ fn run_cell(l: &ListedRun, head: &str) -> String {
         "started (UTC)" => flat(&l.started, 16),
         "took" => l.took.map(took).unwrap_or_else(|| "–".into()),
         "judge" => judge_config(r),
-        "prompts" => flat(&r.spec.prompt_hash, 8),
+        "prompts" => flat(&r.prompt_version(), 30),
         "verdicts" => format!("{}/{}", r.verdicts, r.total),
         "failed" => r.failures.to_string(),
         "cost" => match cost_cell(r.cost_usd, 4, usage).as_str() {
