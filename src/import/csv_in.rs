@@ -108,8 +108,11 @@ pub(super) fn read_csv(
             }
         }
     }
+    let names: HashSet<&str> = classes.iter().map(|(name, _)| name.as_ref()).collect();
+    let stored = batch.tx.classification_definitions(&names)?;
     for ((name, _), values) in classes.iter().zip(&available) {
-        check_definition(path, name, resolved.description(name), values, batch)?;
+        let earlier = stored.get(name.as_ref() as &str).map_or(&[][..], Vec::as_slice);
+        check_definition(path, name, resolved.description(name), values, earlier, batch)?;
     }
     drop(seen);
     let classes: Vec<Class<'_>> = classes
@@ -168,6 +171,7 @@ fn check_definition(
     name: &str,
     description: Option<&Description>,
     values: &[String],
+    earlier: &[(String, Vec<String>)],
     batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
     let file = crate::sanitize::one_line(&path.display().to_string(), 300);
@@ -190,7 +194,7 @@ fn check_definition(
         v
     };
     let mine = sorted(values);
-    for (stored_text, stored_values) in batch.tx.classification_definitions(name)? {
+    for (stored_text, stored_values) in earlier {
         let other_text = text.is_some_and(|t| t != stored_text.trim());
         let other_values = sorted(&stored_values) != mine;
         if other_text || other_values {
