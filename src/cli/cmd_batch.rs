@@ -113,7 +113,7 @@ pub(super) async fn wait_again(
 ) -> anyhow::Result<ExitCode> {
     if !a.json {
         eprintln!(
-            "run {run_id}: its batch was sent before; waiting for it (nothing is sent again)"
+            "run {run_id}: its batch was sent before; waiting for it"
         );
     }
     let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
