@@ -112,9 +112,7 @@ pub(super) async fn wait_again(
     a: &RunArgs,
 ) -> anyhow::Result<ExitCode> {
     if !a.json {
-        eprintln!(
-            "run {run_id}: its batch was sent before; waiting for it"
-        );
+        eprintln!("run {run_id}: its batch was sent before; waiting for it");
     }
     let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
     let db = cfg.db_path.clone();

@@ -21,10 +21,10 @@
 
 mod faults;
 
-pub use faults::{Call, Failure, Faults, Tail};
-use faults::tail_line;
 use super::reply::{Step, render};
 use super::{RecordedRequest, Reply};
+use faults::tail_line;
+pub use faults::{Call, Failure, Faults, Tail};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -128,7 +128,19 @@ impl BatchApi {
         if let Some(r) = self.fault(call) {
             return r;
         }
-        match (call, parts.as_slice()) {
+        let hour = std::time::Duration::from_secs(3600);
+        if self.state().faults.stall == Some(call) {
+            return Reply::Delay(hour, Box::new(Reply::status(503, "{}")));
+        }
+        let reply = self.answer_call(call, &parts, req);
+        match self.state().faults.slow_answer == Some(call) {
+            true => Reply::Delay(hour, Box::new(reply)),
+            false => reply,
+        }
+    }
+
+    fn answer_call(&self, call: Call, parts: &[&str], req: &RecordedRequest) -> Reply {
+        match (call, parts) {
             (Call::Upload, _) => self.upload(req),
             (Call::Download, [_, "files", id, "content"]) => match self.file(id) {
                 Some(text) => Reply::Status {
@@ -205,7 +217,10 @@ impl BatchApi {
         let s = self.state();
         let mut newest_first: Vec<&String> = s.created.iter().rev().collect();
         if let Some(a) = after {
-            let from = newest_first.iter().position(|id| **id == a).map_or(0, |i| i + 1);
+            let from = newest_first
+                .iter()
+                .position(|id| **id == a)
+                .map_or(0, |i| i + 1);
             newest_first.drain(..from);
         }
         let page: Vec<Value> = newest_first

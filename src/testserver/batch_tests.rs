@@ -21,8 +21,7 @@ async fn started(script: BatchScript) -> (super::super::TestServer, BatchClient)
     let server = super::super::TestServer::start(move |r| api.reply(r))
         .await
         .expect("start");
-    let client =
-        BatchClient::new(&ProviderConfig::new(server.base_url(), "m")).expect("client");
+    let client = BatchClient::new(&ProviderConfig::new(server.base_url(), "m")).expect("client");
     (server, client)
 }
 
@@ -54,7 +53,11 @@ async fn a_batch_goes_from_validating_to_completed_with_its_answers() {
         ["validating", "in_progress", "finalizing", "completed"]
     );
     assert_eq!(last.counts, (2, 0, 2));
-    let text = download(&client, last.output_file_id.as_deref().expect("an output file")).await;
+    let text = download(
+        &client,
+        last.output_file_id.as_deref().expect("an output file"),
+    )
+    .await;
     let (lines, _) = crate::engine::batch_file::read_answers(&text);
     assert_eq!(lines.len(), 2);
     let body = lines[0].answer.as_ref().expect("answered");
@@ -122,7 +125,13 @@ mod faults {
         let elsewhere = TestServer::start(|_| Reply::status(200, r#"{"id":"file-x"}"#))
             .await
             .expect("start");
-        for call in [Call::Upload, Call::Create, Call::Look, Call::List, Call::Download] {
+        for call in [
+            Call::Upload,
+            Call::Create,
+            Call::Look,
+            Call::List,
+            Call::Download,
+        ] {
             let faults = Faults {
                 redirect: Some((call, format!("{}/files", elsewhere.base_url()))),
                 ..Faults::default()
@@ -146,7 +155,11 @@ mod faults {
             };
             assert!(why.contains("does not follow"), "{why}");
         }
-        assert_eq!(elsewhere.request_count(), 0, "nothing reached the other origin");
+        assert_eq!(
+            elsewhere.request_count(),
+            0,
+            "nothing reached the other origin"
+        );
     }
 
     /// A status answer past its cap is not read (a 150 MB status body was

@@ -4,6 +4,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod batch_faults;
+mod batch_resumes;
 mod batch_runs;
 mod exit_codes;
 mod exports;

@@ -154,9 +154,7 @@ impl BatchClient {
             _ = stop.cancelled() => return Err(ApiFault::Cancelled),
             r = sent => r,
         }
-        .map_err(|e| {
-            ApiFault::Passing(self.text(what, &super::transport::transport_text(&e)))
-        })?;
+        .map_err(|e| ApiFault::Passing(self.text(what, &super::transport::transport_text(&e))))?;
         let status = resp.status();
         if status.is_redirection() {
             let to = resp
@@ -251,7 +249,8 @@ impl BatchClient {
     }
 
     fn state(&self, v: &Value) -> Result<BatchState, ApiFault> {
-        BatchState::from_json(v).map_err(|e| ApiFault::Lasting(self.text("the batch", &e.to_string())))
+        BatchState::from_json(v)
+            .map_err(|e| ApiFault::Lasting(self.text("the batch", &e.to_string())))
     }
 
     /// Uploads `bytes` as `name` for a batch; returns the file's id.
@@ -280,7 +279,9 @@ impl BatchClient {
         v.get("id")
             .and_then(Value::as_str)
             .map(str::to_string)
-            .ok_or_else(|| ApiFault::Lasting(malformed("the uploaded file has no id", &v).to_string()))
+            .ok_or_else(|| {
+                ApiFault::Lasting(malformed("the uploaded file has no id", &v).to_string())
+            })
     }
 
     /// Creates a batch of the uploaded `input_file_id`, `tag` (jury's run and
@@ -362,10 +363,9 @@ impl BatchClient {
         };
         match tokio::time::timeout(CANCEL_WITHIN, asked).await {
             Ok(v) => self.state(&v?),
-            Err(_) => Err(ApiFault::Passing(self.text(
-                what,
-                &format!("no answer within {}", words(CANCEL_WITHIN)),
-            ))),
+            Err(_) => Err(ApiFault::Passing(
+                self.text(what, &format!("no answer within {}", words(CANCEL_WITHIN))),
+            )),
         }
     }
 

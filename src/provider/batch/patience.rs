@@ -138,7 +138,11 @@ mod tests {
             panic!("{got:?}")
         };
         assert!(why.starts_with("HTTP 503 (failing for"), "{why}");
-        assert!(started.elapsed() <= p.give_up_after, "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() <= p.give_up_after,
+            "{:?}",
+            started.elapsed()
+        );
         assert!(started.elapsed() >= p.give_up_after / 2);
         assert!(said > 5, "{said}");
     }

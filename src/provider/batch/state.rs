@@ -102,9 +102,21 @@ mod tests {
     #[test]
     fn a_completed_batch_must_add_up() {
         assert_eq!(state("completed", (2, 0, 2), true).inconsistency(), None);
-        assert!(state("completed", (2, 0, 2), false).inconsistency().is_some());
-        assert!(state("completed", (1, 0, 2), true).inconsistency().is_some());
-        assert!(state("completed", (0, 0, 2), true).inconsistency().is_some());
+        assert!(
+            state("completed", (2, 0, 2), false)
+                .inconsistency()
+                .is_some()
+        );
+        assert!(
+            state("completed", (1, 0, 2), true)
+                .inconsistency()
+                .is_some()
+        );
+        assert!(
+            state("completed", (0, 0, 2), true)
+                .inconsistency()
+                .is_some()
+        );
         // An expired batch answers part by design.
         assert_eq!(state("expired", (1, 0, 2), true).inconsistency(), None);
     }

@@ -77,9 +77,9 @@ impl Client {
             // An answer came (and is paid for) but cannot be read: not
             // retried here, where each try would be another paid request
             // beyond `--max-attempts`; the run decides, attempt by attempt.
-            ChunkError::Malformed(_) if partial.is_none() => {
-                Fault::Fatal(ProviderError::Unreadable(errtext::clean(&e.to_string(), self.key())))
-            }
+            ChunkError::Malformed(_) if partial.is_none() => Fault::Fatal(
+                ProviderError::Unreadable(errtext::clean(&e.to_string(), self.key())),
+            ),
             _ => Fault::Retry {
                 reason: errtext::clean(&e.to_string(), self.key()),
                 retry_after: None,

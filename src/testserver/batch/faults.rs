@@ -63,6 +63,12 @@ pub struct Faults {
     pub counts_off: bool,
     /// A cancel is answered only after this long.
     pub cancel_delay: Option<std::time::Duration>,
+    /// This call is held an hour before anything is done (a create makes
+    /// no batch): a client killed meanwhile left at that point.
+    pub stall: Option<Call>,
+    /// This call is done at once but answered only after an hour (a
+    /// create makes its batch): a client killed meanwhile never heard.
+    pub slow_answer: Option<Call>,
 }
 
 /// A line of `tail` for the answered line `i` of `custom_id`.
@@ -87,4 +93,3 @@ pub(super) fn tail_line(t: &Tail, custom_id: &Value, i: usize) -> String {
         }
     }
 }
-

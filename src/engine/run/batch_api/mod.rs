@@ -374,31 +374,29 @@ async fn make(
                 Err(ApiFault::Cancelled) => return false,
                 // No answer, or a server error: the batch may have been
                 // made all the same. Looked up, and made again only if not.
-                Err(ApiFault::Passing(why)) => {
-                    match find(ctx, client, &input).await {
-                        Ok(Some(state)) => state,
-                        Ok(None) => match client.create(&input, &tag).await {
-                            Ok(state) => state,
-                            Err(e) => {
-                                let note = format!(
-                                    "{}; `jury run --batch --resume` with the same flags looks for the batch on the server before it creates one",
-                                    ctx.redact(&e.to_string())
-                                );
-                                ctx.stop_with(note);
-                                return false;
-                            }
-                        },
+                Err(ApiFault::Passing(why)) => match find(ctx, client, &input).await {
+                    Ok(Some(state)) => state,
+                    Ok(None) => match client.create(&input, &tag).await {
+                        Ok(state) => state,
                         Err(e) => {
                             let note = format!(
-                                "{}; the batch may have been made ({}): `jury run --batch --resume` with the same flags looks for it before it creates one",
-                                ctx.redact(&why),
+                                "{}; `jury run --batch --resume` with the same flags looks for the batch on the server before it creates one",
                                 ctx.redact(&e.to_string())
                             );
                             ctx.stop_with(note);
                             return false;
                         }
+                    },
+                    Err(e) => {
+                        let note = format!(
+                            "{}; the batch may have been made ({}): `jury run --batch --resume` with the same flags looks for it before it creates one",
+                            ctx.redact(&why),
+                            ctx.redact(&e.to_string())
+                        );
+                        ctx.stop_with(note);
+                        return false;
                     }
-                }
+                },
                 Err(e) => {
                     ctx.stop_with(ctx.redact(&e.to_string()));
                     return false;

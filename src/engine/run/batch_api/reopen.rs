@@ -1,8 +1,8 @@
 //! A batch run taken up again: after a killed process (`--resume`) or
 //! with its answers from another engine (`jury batch import`).
 
-use super::*;
 use super::answers::Importer;
+use super::*;
 use std::collections::HashSet;
 
 /// The run `run_id`, made earlier as a batch run, taken up again by this
