@@ -61,12 +61,12 @@ fn a_plain_resume_waits_for_the_open_batch() {
         ],
     );
     common::assert_success(&out, &["run --resume (batch open)"]);
+    assert_eq!(direct_requests(&srv), 0, "nothing judged directly");
     assert!(
         text(&out.stderr).contains("in a batch still open on the server"),
         "{}",
         text(&out.stderr)
     );
-    assert_eq!(direct_requests(&srv), 0, "nothing judged directly");
     assert_eq!(api.created().len(), 1);
     assert_eq!(verdicts(&ws).len(), 15);
 }
@@ -117,13 +117,13 @@ fn a_resume_after_an_export_leaves_its_combinations_to_the_import() {
     );
     assert!(out.status.code().is_some(), "{}", text(&out.stderr));
     assert!(
+        srv.completions().is_empty(),
+        "the exported combinations are not judged directly"
+    );
+    assert!(
         text(&out.stderr).contains("in the open batch of run"),
         "{}",
         text(&out.stderr)
-    );
-    assert!(
-        srv.completions().is_empty(),
-        "the exported combinations are not judged directly"
     );
     // The import still reads them all.
     let requests = std::fs::read_to_string(&out_path).expect("the request file");
