@@ -31,7 +31,7 @@ async fn next(rx: &mut UnboundedReceiver<Msg>) -> Msg {
 }
 
 /// Runs the effects, then feeds messages back until `done` says so.
-async fn drive(
+pub(crate) async fn drive(
     app: &mut App,
     exec: &mut Executor,
     rx: &mut UnboundedReceiver<Msg>,
@@ -52,14 +52,14 @@ async fn drive(
     }
 }
 
-fn confirm(app: &App) -> Vec<PlannedRun> {
+pub(crate) fn confirm(app: &App) -> Vec<PlannedRun> {
     match &app.chrome.popup {
         Some(Popup::ConfirmRuns { runs, .. }) => runs.clone(),
         _ => panic!("the confirmation is open:\n{}", screen(app)),
     }
 }
 
-fn posts(server: &jury::testserver::TestServer) -> usize {
+pub(crate) fn posts(server: &jury::testserver::TestServer) -> usize {
     server
         .requests()
         .iter()
@@ -69,16 +69,16 @@ fn posts(server: &jury::testserver::TestServer) -> usize {
 
 /// A store of [`data`], the executor judging with `server`, and the
 /// workbench over the same items.
-struct Bench {
-    _dir: tempfile::TempDir,
-    db: std::path::PathBuf,
-    cfg: jury::engine::EngineConfig,
-    exec: Executor,
-    rx: UnboundedReceiver<Msg>,
-    app: App,
+pub(crate) struct Bench {
+    pub(crate) _dir: tempfile::TempDir,
+    pub(crate) db: std::path::PathBuf,
+    pub(crate) cfg: jury::engine::EngineConfig,
+    pub(crate) exec: Executor,
+    pub(crate) rx: UnboundedReceiver<Msg>,
+    pub(crate) app: App,
 }
 
-fn bench(server: &jury::testserver::TestServer) -> Bench {
+pub(crate) fn bench(server: &jury::testserver::TestServer) -> Bench {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("j.db");
     let d = data();
