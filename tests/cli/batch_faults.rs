@@ -264,3 +264,44 @@ fn a_cancel_on_sigterm_that_hangs_leaves_the_batch() {
     assert_eq!(downloads(&srv), 0);
     assert_eq!(run_record(&ws)["status"], "cancelled");
 }
+
+/// Measurement, not a check (`cargo test --test cli -- --ignored
+/// a_large_output_file`): the peak memory of `jury run --batch` whose
+/// output file carries a 300 MB line, read through `/usr/bin/time`. The
+/// file goes to disk and is read a line at a time (an overlong line is
+/// skipped as it is read), so the peak stays far below the file's size.
+#[test]
+#[ignore]
+fn a_large_output_file_is_read_in_bounded_memory() {
+    let (srv, api) = batch_server(BatchScript::default());
+    api.set_faults(Faults {
+        output_padding: 300 << 20,
+        ..Faults::default()
+    });
+    let ws = Workspace::sample();
+    let jury = ws.cmd().get_program().to_owned();
+    let out = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "peak-rss-kb %M"])
+        .arg(jury)
+        .envs(ws.cmd().get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+        .env("OPENAI_BASE_URL", srv.url())
+        .args(common::RUN_AS_KENTON)
+        .args([
+            "--mode",
+            "1",
+            "--items",
+            super::batch_runs::ITEMS,
+            "--batch-size",
+            "2",
+        ])
+        .args(["--batch", "--batch-poll", "1", "--json"])
+        .output()
+        .expect("time jury");
+    let err = text(&out.stderr);
+    let peak = err
+        .lines()
+        .find_map(|l| l.strip_prefix("peak-rss-kb "))
+        .unwrap_or("?");
+    eprintln!("peak RSS with a 300 MB output file: {peak} kB");
+    assert!(out.status.success(), "{err}");
+}

@@ -118,9 +118,10 @@ pub fn answer_line(line: &str) -> Option<AnswerLine> {
     })
 }
 
-/// The longest answer line read (a chat answer is far shorter); a longer
-/// one is skipped without being held.
-pub const MAX_LINE: usize = 64 << 20;
+/// The longest answer line read: twice the largest streamed answer read
+/// ([`crate::provider::DEFAULT_MAX_ANSWER_BYTES`], 8 MB), for the line's
+/// own JSON around it; a longer one is skipped without being held.
+pub const MAX_LINE: usize = 2 * crate::provider::DEFAULT_MAX_ANSWER_BYTES;
 
 /// The answer lines of a file, read one at a time: memory holds one line,
 /// never the file.
