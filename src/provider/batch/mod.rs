@@ -161,7 +161,7 @@ impl BatchClient {
                 .headers()
                 .get(reqwest::header::LOCATION)
                 .and_then(|v| v.to_str().ok())
-                .map(|l| super::url::shown(l))
+                .map(super::url::shown)
                 .unwrap_or_else(|| "(no Location)".into());
             let to = super::errtext::clean(&to, self.key.as_ref());
             return Err(ApiFault::Lasting(self.text(

@@ -62,10 +62,11 @@ impl<'c> Importer<'c> {
         }
         let Some(c) = usable(&a.answer) else {
             if self.pending.contains_key(&a.idx) {
-                if self.held.contains_key(&a.idx) {
-                    self.repeated += 1;
-                } else {
-                    self.held.insert(a.idx, a.answer);
+                match self.held.entry(a.idx) {
+                    std::collections::hash_map::Entry::Occupied(_) => self.repeated += 1,
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(a.answer);
+                    }
                 }
             }
             return;
