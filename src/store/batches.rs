@@ -136,9 +136,9 @@ impl Store {
 
     /// The run whose batch is still open (sent, never read) for the judge
     /// of `spec` (protocol, mode, persona, perspectives, model, prompts),
-    /// every combination of whose open batches is among `planned`: what a
-    /// resumed batch run waits for instead of sending again. An open batch
-    /// of other items is another run's to wait for.
+    /// some combination of whose open batches is among `planned`: what a
+    /// resumed run waits for instead of sending again. An open batch of
+    /// other items is another run's to wait for.
     pub fn open_batch_run_for(
         &self,
         spec: &crate::domain::RunSpec,
@@ -164,13 +164,16 @@ impl Store {
                 .filter(|j| !j.imported)
                 .map(|j| j.part)
                 .collect();
-            let within = self
+            // Any of them: a process killed while it read the batch left
+            // some of its combinations judged (not planned again) and the
+            // rest still to read from it.
+            let overlaps = self
                 .batch_requests(job.run_id)?
                 .iter()
                 .filter(|row| open.contains(&row.part))
                 .flat_map(|row| row.keys.iter())
-                .all(|k| planned.contains(k));
-            if within {
+                .any(|k| planned.contains(k));
+            if overlaps {
                 return Ok(Some(job.run_id));
             }
         }

@@ -167,7 +167,8 @@ pub async fn reopen(
             for mut j in jobs {
                 j.imported = true;
                 j.status = "imported".into();
-                let _ = reopened.save_batch_job(&j);
+                // After the verdicts, through the writer (see WriteCmd::BatchJob).
+                let _ = ctx.writes.send(WriteCmd::BatchJob(Box::new(j)));
             }
         }
         Reopen::Wait { poll } => {

@@ -117,7 +117,7 @@ pub(super) async fn wait_all(
             left.extend(importer.finish(&why, true));
             let job = &mut jobs[i];
             job.imported = true;
-            let _ = store.save_batch_job(job);
+            let _ = ctx.writes.send(WriteCmd::BatchJob(Box::new(job.clone())));
         }
         if jobs.iter().all(|j| j.imported) {
             return left;
