@@ -144,7 +144,7 @@ fn build(db: &Path) {
             perspective_ids: vec!["classification".into()],
             model: def.model.into(),
             prompt_hash: def.prompt_hash.into(),
-            params: serde_json::Value::Null,
+            record: None,
         };
         let run_id = store.create_run(&spec, (ITEMS * 2) as u64).expect("run");
         let mut chunk = Vec::with_capacity(20_000);

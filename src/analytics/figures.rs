@@ -96,6 +96,13 @@ pub struct Figures {
     pub krippendorff_metric: AlphaMetric,
     pub spearman: Figure,
     pub mean_abs_diff: Figure,
+    /// Gwet's AC1 (robust to one dominant value), bootstrapped like kappa.
+    pub gwet_ac1: Figure,
+    /// PABAK, `(k·agreement − 1)/(k − 1)`, its interval agreement's Wilson
+    /// interval mapped onto it.
+    pub pabak: Figure,
+    /// Why kappa misleads here (one value dominates), when it does.
+    pub prevalence: Option<String>,
     /// k×k counts, rows = first rater.
     pub confusion_matrix: Vec<Vec<u64>>,
     pub base_rate: BaseRate,
@@ -105,10 +112,10 @@ pub struct Figures {
 }
 
 /// Number of bootstrapped figures, in the order of [`point_values`].
-const F: usize = 7;
+const F: usize = 8;
 
 /// The bootstrapped figures of one matrix, in a fixed order:
-/// percent, within-one, kappa, quadratic kappa, alpha, Spearman, MAD.
+/// percent, within-one, kappa, quadratic kappa, alpha, Spearman, MAD, AC1.
 fn point_values(m: &ConfusionMatrix, ordinal: bool) -> [Option<f64>; F] {
     let ord = |v: Option<f64>| if ordinal { v } else { None };
     let metric = if ordinal {
@@ -128,6 +135,7 @@ fn point_values(m: &ConfusionMatrix, ordinal: bool) -> [Option<f64>; F] {
         m.krippendorff_alpha(metric),
         if ordinal { m.spearman() } else { None },
         ord(m.mean_abs_diff()),
+        m.gwet_ac1(),
     ]
 }
 
@@ -163,9 +171,9 @@ impl Figures {
         let sides_vary = varies(m.first_marginal()) && varies(m.second_marginal());
         // Shares take Wilson intervals; only the rest need resamples, and
         // only where the rules would keep their interval.
+        // AC1 is defined (and bootstrapped) even where a side never varied.
         let wanted = pairs.len() >= super::MIN_PAIRS_FOR_BOOTSTRAP
-            && sides_vary
-            && points[2..].iter().any(Option::is_some);
+            && (sides_vary && points[2..].iter().any(Option::is_some) || points[7].is_some());
         if wanted && bootstrap_resamples > 0 {
             // k ≤ 256, so a cell index a·k + b fits in u16.
             let cells: Vec<u16> = pairs
@@ -191,7 +199,7 @@ impl Figures {
             }
         }
         let n = pairs.len();
-        let fig = |f: usize| {
+        let fig_of = |f: usize| {
             Figure::bootstrapped(
                 points[f],
                 n,
@@ -201,6 +209,39 @@ impl Figures {
                 CiMethod::Bootstrap,
             )
         };
+        // Kappa off a handful of answers: no interval, and why.
+        let few_off = m.off_dominant() < super::MIN_OFF_DOMINANT;
+        let kappa_fig = |f: usize| {
+            let fig = fig_of(f);
+            if few_off && fig.ci95.is_some() {
+                Figure {
+                    ci95: None,
+                    ci_method: None,
+                    no_ci: Some(NoInterval::FewOffDominant),
+                    ..fig
+                }
+            } else {
+                fig
+            }
+        };
+        let ac1 = Figure::bootstrapped(
+            points[7],
+            n,
+            true,
+            bootstrap_resamples,
+            intervals[7],
+            CiMethod::Bootstrap,
+        );
+        let pabak = match (m.pabak(), wilson(m.agreeing(), m.n())) {
+            (Some(v), Some([lo, hi])) => Figure {
+                value: Some(v),
+                ci95: Some([super::pabak_of(lo, k), super::pabak_of(hi, k)]),
+                ci_method: Some(CiMethod::Wilson),
+                no_ci: None,
+            },
+            _ => Figure::NONE,
+        };
+        let prevalence = super::prevalence_note(&m, points[2]);
 
         Ok(Figures {
             n: pairs.len(),
@@ -212,16 +253,19 @@ impl Figures {
             } else {
                 Figure::NONE
             },
-            cohen_kappa: fig(2),
-            weighted_kappa_quadratic: fig(3),
-            krippendorff_alpha: fig(4),
+            cohen_kappa: kappa_fig(2),
+            weighted_kappa_quadratic: kappa_fig(3),
+            krippendorff_alpha: fig_of(4),
             krippendorff_metric: if ordinal {
                 AlphaMetric::Ordinal
             } else {
                 AlphaMetric::Nominal
             },
-            spearman: fig(5),
-            mean_abs_diff: fig(6),
+            spearman: fig_of(5),
+            mean_abs_diff: fig_of(6),
+            gwet_ac1: ac1,
+            pabak,
+            prevalence,
             confusion_matrix: m.rows(),
             base_rate: m.base_rate(),
             bootstrap_resamples,

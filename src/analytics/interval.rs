@@ -52,6 +52,9 @@ pub enum NoInterval {
     NoSpread,
     /// No resamples were asked for (`--bootstrap 0`).
     NotComputed,
+    /// Fewer than [`MIN_OFF_DOMINANT`](super::MIN_OFF_DOMINANT) answers off
+    /// the most used value on a side: kappa rests on a handful of answers.
+    FewOffDominant,
 }
 
 impl NoInterval {
@@ -62,6 +65,7 @@ impl NoInterval {
             NoInterval::OneValue => "one value",
             NoInterval::NoSpread => "no spread",
             NoInterval::NotComputed => "no CI",
+            NoInterval::FewOffDominant => "one value dominates",
         }
     }
 
@@ -78,6 +82,9 @@ impl NoInterval {
                 "every resample gave the same value: the data show no spread to build an interval from"
             }
             NoInterval::NotComputed => "no resamples were asked for",
+            NoInterval::FewOffDominant => {
+                "fewer than 10 answers off the most used value on a side: kappa rests on a handful of answers and its bootstrap interval would mislead (it can end at or below 0 at 95 % raw agreement); read AC1 and PABAK"
+            }
         }
     }
 }
@@ -107,6 +114,30 @@ pub fn wilson_z(successes: u64, n: u64, z: f64) -> Option<[f64; 2]> {
         (centre - half).max(0.0)
     };
     let hi = if successes as f64 == n {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
+    Some([lo, hi])
+}
+
+/// The Wilson score interval of a share `p` from an effective sample size
+/// `n` that need not be whole (clustered units, half-credit readings); the
+/// ends are exactly 0 or 1 where `p` is. `None` for n ≤ 0 or p outside [0, 1].
+pub fn wilson_real(p: f64, n: f64, z: f64) -> Option<[f64; 2]> {
+    if !(n > 0.0 && (0.0..=1.0).contains(&p) && z.is_finite()) {
+        return None;
+    }
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    let lo = if p == 0.0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let hi = if p == 1.0 {
         1.0
     } else {
         (centre + half).min(1.0)

@@ -13,10 +13,13 @@
 //! [`Figures::compute`] bundles everything for one comparison group with
 //! seeded, platform-independent bootstrap intervals.
 
+mod ac1;
 mod accuracy;
+pub mod accuracy_ci;
 mod agreement;
 mod alpha;
 mod base_rate;
+pub mod betting;
 mod binomial;
 mod bootstrap;
 mod confusion;
@@ -33,6 +36,7 @@ use crate::rng;
 mod spearman;
 mod values;
 
+pub use ac1::{DOMINANT_SHARE, MIN_OFF_DOMINANT, pabak_of, prevalence_note};
 pub use accuracy::{AccuracyEstimate, accuracy_by_rater};
 pub use agreement::{mean_abs_diff, percent_agreement, within_one};
 pub use alpha::{
@@ -49,7 +53,8 @@ pub use confusion::{ConfusionMatrix, MAX_K, PairsError};
 pub use evalgen::{EvalGen, evalgen};
 pub use figures::{Figure, Figures};
 pub use interval::{
-    CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, wilson, wilson_z,
+    CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, wilson, wilson_real,
+    wilson_z,
 };
 pub use kappa::{
     KappaWeights, cohen_kappa, weighted_kappa, weighted_kappa_linear, weighted_kappa_quadratic,
@@ -57,4 +62,6 @@ pub use kappa::{
 pub use ledger::{Ledger, LedgerLine, config_name, ledger};
 pub use rng::{SplitMix64, Xoshiro256pp};
 pub use spearman::spearman;
-pub use values::{AgreementPairs, agreement_index, agreement_pairs, pairs_from_values};
+pub use values::{
+    AgreementPairs, agreement_index, agreement_pairs, agreement_reading, pairs_from_values,
+};

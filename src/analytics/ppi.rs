@@ -48,8 +48,12 @@ pub fn classical_mean_ci(y: &[f64], alpha: f64) -> Option<MeanEstimate> {
     if y.is_empty() || !(alpha > 0.0 && alpha < 1.0) {
         return None;
     }
+    let z = z_two_sided(alpha);
+    if !z.is_finite() {
+        return None;
+    }
     let m = mean(y);
-    let half = z_two_sided(alpha) * (var(y, 0.0) / y.len() as f64).sqrt();
+    let half = z * (var(y, 0.0) / y.len() as f64).sqrt();
     Some(MeanEstimate {
         estimate: m,
         ci: [m - half, m + half],
@@ -96,7 +100,12 @@ pub fn ppi_mean_ci_with(
     let imputed: Vec<f64> = y_hat_u.iter().map(|b| lambda * b).collect();
     let estimate = mean(&imputed) + mean(&rectifier);
     let se = (var(&imputed, 0.0) / big_n + var(&rectifier, 0.0) / n).sqrt();
-    let half = z_two_sided(alpha) * se;
+    let z = z_two_sided(alpha);
+    if !z.is_finite() {
+        // 1 − α/2 rounds to 1 (α below ~1e-16): no quantile, no interval.
+        return None;
+    }
+    let half = z * se;
     Some(PpiEstimate {
         estimate,
         ci: [estimate - half, estimate + half],

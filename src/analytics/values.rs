@@ -34,6 +34,19 @@ pub fn agreement_index(a: Agreement) -> u8 {
     }
 }
 
+/// The right/wrong reading of a value as a number: AGREE, Likert ≥ 4 and
+/// true are 1; DISAGREE, Likert ≤ 2 and false are 0; the undecided Likert 3
+/// is 0.5 (half right: STATISTICS.md, "undecided answers are data").
+/// `None` for a value with no such reading (a degree, a 0–9 score).
+pub fn agreement_reading(v: Value) -> Option<f64> {
+    match (v.as_agreement(), v) {
+        (Some(Agreement::Agree), _) => Some(1.0),
+        (Some(Agreement::Disagree), _) => Some(0.0),
+        (None, Value::Likert(3)) => Some(0.5),
+        _ => None,
+    }
+}
+
 /// Pairs read across scales (docs/design.md §7: Likert ≥ 4 is AGREE, ≤ 2 DISAGREE,
 /// 3 undecided).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -179,7 +179,9 @@ pub struct ImportArgs {
     /// Import the valid records and report each skipped one.
     #[arg(long)]
     pub skip_invalid: bool,
-    /// Update items whose content changed even when they have verdicts or labels.
+    /// Update items whose content changed even when they have verdicts or
+    /// labels; let a CSV redefine a classification an earlier import
+    /// defined with another description or values.
     #[arg(long)]
     pub replace: bool,
     #[arg(long)]
@@ -397,8 +399,9 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
-    /// Error level: the intervals cover the truth with probability 1 − ALPHA.
-    #[arg(long, default_value_t = 0.05, value_parser = alpha_in_unit)]
+    /// Error level: the intervals cover the truth with probability 1 − ALPHA
+    /// (from 0.000001 to 0.5).
+    #[arg(long, default_value_t = 0.05, value_parser = interval_alpha)]
     pub alpha: f64,
     /// One person's labels are the truth (default: the people's majority per
     /// combination; a tie is left out).
@@ -406,20 +409,31 @@ pub struct EstimateArgs {
     pub who: Option<String>,
     #[arg(long, value_enum, default_value_t = EstimateFormat::Table)]
     pub format: EstimateFormat,
-    /// Only labels given in the workbench's random `sample` order: a random
-    /// sample, as the intervals assume (labels a person chose are left out).
+    /// Only labels recorded as a random sample (the workbench's `sample`
+    /// order's next item, or imported as sampled), as the intervals assume;
+    /// the others' combinations count as unlabelled.
     #[arg(long)]
     pub sampled_only: bool,
+    /// Also count labels the judge selected (given in the disagreement-first
+    /// queue or another list made of its verdicts): left out by default, as
+    /// they bias the estimate.
+    #[arg(long)]
+    pub include_judge_selected: bool,
+    /// The judge configuration the summary names (a part of its name, e.g.
+    /// "gpt-4o"); default: the one the ranking puts first.
+    #[arg(long)]
+    pub judge: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct TrustArgs {
     /// Most disagreement allowed among trusted verdicts (e.g. 0.1: they agree
-    /// with people at least 90 % of the time).
-    #[arg(long, value_parser = alpha_in_unit)]
+    /// with people at least 90 % of the time); the workbench's level by default.
+    #[arg(long, default_value_t = crate::report::trust::VIEW_ALPHA, value_parser = trust_alpha)]
     pub alpha: f64,
-    /// Chance the guarantee fails (e.g. 0.1: it holds with probability 0.9).
-    #[arg(long, value_parser = alpha_in_unit)]
+    /// Chance the guarantee fails (e.g. 0.1: it holds with probability 0.9);
+    /// the workbench's level by default.
+    #[arg(long, default_value_t = crate::report::trust::VIEW_DELTA, value_parser = trust_delta)]
     pub delta: f64,
     /// Fewest calibration pairs at or above a threshold for it to be tried.
     #[arg(long, default_value_t = 30)]
@@ -432,6 +446,15 @@ pub struct TrustArgs {
     /// and the chosen ones are counted.
     #[arg(long)]
     pub sampled_only: bool,
+    /// Also calibrate on labels the judge selected (given in the
+    /// disagreement-first queue or another list made of its verdicts): left
+    /// out by default, as they bias the guarantee.
+    #[arg(long)]
+    pub include_judge_selected: bool,
+    /// The judge configuration the summary names (a part of its name);
+    /// default: the one the ranking puts first.
+    #[arg(long)]
+    pub judge: Option<String>,
     /// List the verdicts that need a person instead (the escalation queue):
     /// per classification, the trusted configuration's verdicts below its
     /// threshold, without a confidence or undecided, not yet labelled.
@@ -454,13 +477,32 @@ pub enum EstimateFormat {
     Csv,
 }
 
-fn alpha_in_unit(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+/// The error level of an interval: from 1e-6 to 0.5. Below, the normal
+/// quantile and the exact bounds run out of double precision (`1e-16`
+/// printed `[NaN, NaN]`); above, an "interval" covers less often than not.
+pub fn interval_alpha(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(a) if (1e-6..=0.5).contains(&a) => Ok(a),
         _ => Err(format!(
-            "{s}: the error level must be a number between 0 and 1 (e.g. 0.05)"
+            "{s}: the error level must be a number from 0.000001 to 0.5 (e.g. 0.05 for 95 % intervals)"
         )),
     }
+}
+
+/// `jury trust --alpha`: in [1e-6, 1) (`analytics::trust::check_level`).
+fn trust_alpha(s: &str) -> Result<f64, String> {
+    trust_level("--alpha", s)
+}
+
+fn trust_delta(s: &str) -> Result<f64, String> {
+    trust_level("--delta", s)
+}
+
+fn trust_level(name: &str, s: &str) -> Result<f64, String> {
+    let x = s
+        .parse::<f64>()
+        .map_err(|_| format!("{name} {s}: not a number (e.g. 0.1)"))?;
+    crate::analytics::trust::check_level(x).map_err(|why| format!("{name} {s}: {why}"))
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

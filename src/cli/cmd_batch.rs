@@ -2,7 +2,7 @@
 //! API), `jury batch export` (a request file for another engine) and
 //! `jury batch import` (its answers, into the run they belong to).
 
-use super::args::{BatchExportArgs, BatchImportArgs, Cli, Command, RunArgs};
+use super::args::{BatchExportArgs, BatchImportArgs, RunArgs};
 use super::cmd_run::drive::follow;
 use super::cmd_run::interrupt::BatchWait;
 use super::open_store;
@@ -10,7 +10,6 @@ use crate::config::Settings;
 use crate::engine::{
     BatchMode, BatchOrder, EngineConfig, Interrupt, OnInterrupt, Plan, Reopen, Retry, RunRequest,
 };
-use clap::Parser;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -64,33 +63,9 @@ pub(super) async fn send(
         BatchMode::Api { .. } => Some(batch_wait(&req, a)),
         BatchMode::Export { .. } => None,
     };
-    let order = BatchOrder {
-        mode,
-        // The command as given: an import rebuilds the run's judge from it.
-        argv: recorded(std::env::args().skip(1)),
-    };
+    let order = BatchOrder { mode };
     let handle = crate::engine::spawn_batch(cfg, req, plan, order);
     follow(handle, &endpoint, &db, a.json, wait).await
-}
-
-/// A command line as the store keeps it: a URL's credentials and secret
-/// query values (`--base-url https://user:KEY@proxy/v1`) masked, as every
-/// URL jury shows or stores is; nothing else changes, and an import needs
-/// no URL.
-fn recorded(args: impl Iterator<Item = String>) -> Vec<String> {
-    // Only the server's URLs: other text (a claim quoting a link) is part of
-    // the prompt and kept exactly.
-    let mut after_flag = false;
-    args.map(|a| {
-        let masked = match a.split_once('=') {
-            Some(("--base-url", url)) => format!("--base-url={}", crate::provider::url::shown(url)),
-            _ if after_flag => crate::provider::url::shown(&a),
-            _ => a.clone(),
-        };
-        after_flag = a == "--base-url";
-        masked
-    })
-    .collect()
 }
 
 /// The run whose batch is still open (sent, never read) for the judge of
@@ -103,11 +78,11 @@ pub(super) fn open_batch_for(
     Ok(open_store(s)?.open_batch_run_for(&plan.spec, &planned)?)
 }
 
-/// Waits again for the open batch of `run_id` and reads its answers.
+/// Waits again for the open batch of `run_id` and reads its answers (the
+/// run's judge from its record).
 pub(super) async fn wait_again(
     cfg: EngineConfig,
     req: RunRequest,
-    plan: Plan,
     run_id: i64,
     a: &RunArgs,
 ) -> anyhow::Result<ExitCode> {
@@ -118,7 +93,7 @@ pub(super) async fn wait_again(
     let db = cfg.db_path.clone();
     let poll = Duration::from_secs(a.batch_poll.max(1));
     let wait = batch_wait(&req, a);
-    let handle = crate::engine::spawn_reopen(cfg, req, plan, run_id, Reopen::Wait { poll });
+    let handle = crate::engine::spawn_reopen(cfg, req, run_id, Reopen::Wait { poll });
     follow(handle, &endpoint, &db, a.json, Some(wait)).await
 }
 
@@ -148,22 +123,12 @@ pub fn import(s: &Settings, a: BatchImportArgs) -> anyhow::Result<ExitCode> {
         .build()?;
     let mut code = ExitCode::SUCCESS;
     for run_id in runs {
-        let store = open_store(s)?;
-        let jobs = store.batch_jobs(run_id)?;
-        let Some(job) = jobs.first() else {
-            anyhow::bail!("run {run_id} has no batch file: its answers cannot be read");
-        };
-        let Some(run) = store.run(run_id)? else {
-            anyhow::bail!("there is no run {run_id} in this store");
-        };
-        drop(store);
-        let run_args = run_args_of(&job.argv)?;
-        let (cfg, req, plan) = super::cmd_run::judge_of(s, &run_args, &run.spec.model)?;
+        let (cfg, req) = import_setup(s, run_id)?;
         let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
         let db = cfg.db_path.clone();
         let what = Reopen::Answers(text.clone());
         let c = rt.block_on(async {
-            let handle = crate::engine::spawn_reopen(cfg, req, plan, run_id, what);
+            let handle = crate::engine::spawn_reopen(cfg, req, run_id, what);
             follow(handle, &endpoint, &db, a.json, None).await
         })?;
         if code == ExitCode::SUCCESS {
@@ -173,40 +138,39 @@ pub fn import(s: &Settings, a: BatchImportArgs) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-/// The run flags of a stored command line (`run …` or `batch export …`).
-fn run_args_of(argv: &[String]) -> anyhow::Result<RunArgs> {
-    let cli = Cli::try_parse_from(std::iter::once("jury".to_string()).chain(argv.iter().cloned()))
-        .map_err(|e| anyhow::anyhow!("the run's command line no longer reads: {e}"))?;
-    match cli.command {
-        Some(Command::Run(a)) => Ok(*a),
-        Some(Command::Batch(super::args::BatchCommand::Export(a))) => Ok(a.run),
-        _ => anyhow::bail!("the run's command line is not a run: {}", argv.join(" ")),
+/// What an import of `run_id`'s answers runs with: the store and prompts
+/// of `s` (the run's record names its own prompt set, which the engine
+/// loads) and no endpoint (nothing is sent), the run's settings read from
+/// its record by the engine.
+fn import_setup(s: &Settings, run_id: i64) -> anyhow::Result<(EngineConfig, RunRequest)> {
+    let store = open_store(s)?;
+    let Some(run) = store.run(run_id)? else {
+        anyhow::bail!("there is no run {run_id} in this store");
+    };
+    if store.batch_jobs(run_id)?.is_empty() {
+        anyhow::bail!("run {run_id} has no batch file: its answers cannot be read");
     }
-}
-
-#[cfg(test)]
-mod tests {
-    /// A `--base-url`'s credentials are masked, however the flag is given;
-    /// other text, a claim quoting a link among them, is kept exactly (it is
-    /// part of the prompt an import checks).
-    #[test]
-    fn only_the_servers_urls_are_masked_in_a_recorded_command_line() {
-        let claim = "It links to https://example.com/a  b,\nthen more";
-        let args = [
-            "run",
-            "--claim",
-            claim,
-            "--base-url",
-            "http://user:sk-SECRET@h:1/v1#8",
-            "--base-url=http://h:2/v1?api-key=sk-OTHER",
-        ];
-        let got = super::recorded(args.iter().map(|a| a.to_string()));
-        assert_eq!(got[2], claim);
-        assert!(!got.join(" ").contains("sk-"), "{got:?}");
-        assert!(
-            got[4].starts_with("http://") && got[4].ends_with("#8"),
-            "{got:?}"
+    let Some(record) = run.spec.record else {
+        anyhow::bail!(
+            "run {run_id} cannot be imported into: {}",
+            run.record_note.as_deref().unwrap_or("it has no record")
         );
-        assert!(got[5].starts_with("--base-url=http://h:2/v1"), "{got:?}");
-    }
+    };
+    drop(store);
+    let mut provider = s.provider().unwrap_or_else(|_| {
+        crate::provider::ProviderConfig::new("http://127.0.0.1/v1", record.model.clone())
+    });
+    provider.model = record.model.clone();
+    provider.temperature = record.temperature;
+    let req = RunRequest::of_record(&record);
+    // Only a fallback: the engine loads the record's own set first.
+    let prompts = crate::prompt::PromptSet::load(s.prompts_dir.as_deref())
+        .unwrap_or_else(|_| crate::prompt::PromptSet::embedded());
+    let prompts = std::sync::Arc::new(prompts);
+    let cfg = EngineConfig {
+        db_path: s.db_path.clone(),
+        provider,
+        prompts,
+    };
+    Ok((cfg, req))
 }

@@ -48,7 +48,7 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                    "label_merge": {"new": m.new, "newer": m.newer, "unchanged": m.unchanged, "older": m.older},
                    "skipped": skipped, "skipped_files": skipped_files,
                    "unknown_owners": unknown_owners, "csv_mappings": mappings,
-                   "csv_rows_left_out": report.csv_rows_left_out})
+                   "csv_rows_left_out": report.csv_rows_left_out, "warnings": report.warnings})
         );
     } else {
         for (f, why) in &report.skipped_files {
@@ -80,6 +80,9 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                 "{}",
                 say_import::csv_rows_left_out(report.csv_rows_left_out)
             );
+        }
+        for w in &report.warnings {
+            eprintln!("warning: {w}");
         }
         for (name, n) in &report.unknown_owners {
             eprintln!("{}", say_import::unknown_owner(&one_line(name, 80), *n));
@@ -175,7 +178,7 @@ pub fn list(s: &Settings, a: ListArgs) -> anyhow::Result<ExitCode> {
 
 pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
-    let runs = store.runs()?;
+    let mut runs = store.runs()?;
     if as_json {
         let mut listed = Vec::with_capacity(runs.len());
         for r in &runs {
@@ -194,15 +197,20 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&listed)?);
         return Ok(ExitCode::SUCCESS);
     }
+    // The table newest first, as the workbench's runs view lists them: the
+    // run just made is the one looked for (`--json` keeps the stored order).
+    runs.sort_by_key(|r| std::cmp::Reverse(r.id));
     println!(
-        "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
+        "{:>4}  {:<16}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:<24} {:>11} {:>8} {:>9} {:>9}",
         "run",
+        "started (UTC)",
         "status",
         "protocol",
         "mode",
         "persona",
         "perspectives",
         "model",
+        "prompts",
         "verdicts",
         "failures",
         "tokens",
@@ -211,8 +219,9 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
     for r in &runs {
         let usage = known(r.requests, r.usage_unknown);
         println!(
-            "{:>4}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:>11} {:>8} {:>9} {:>9}",
+            "{:>4}  {:<16}  {:<10} {:<9} {:<4} {:<10} {:<24} {:<16} {:<24} {:>11} {:>8} {:>9} {:>9}",
             r.id,
+            one_line(&crate::domain::utc_minute(&r.created_at), 16),
             r.status.as_str(),
             r.spec.protocol.as_str(),
             r.spec
@@ -222,6 +231,7 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
             one_line(&r.spec.persona_id, 10),
             one_line(&r.spec.perspective_ids.join(","), 24),
             one_line(&r.spec.model, 16),
+            one_line(&r.prompt_version(), 24),
             format!("{}/{}", r.verdicts, r.total),
             r.failures,
             count_cell(&(r.prompt_tokens + r.completion_tokens).to_string(), usage),
@@ -248,8 +258,7 @@ pub fn runs(s: &Settings, as_json: bool) -> anyhow::Result<ExitCode> {
 
 /// A batch run's batch (or file) in `jury runs --json`: its id, status and
 /// `request_counts` as last seen, and whether its answers were read; not
-/// the command line it was made with (a URL there may carry a key) nor
-/// its file ids.
+/// its file ids. What the run asked is its record, shown with the run.
 fn batch_json(job: &crate::store::BatchJob) -> serde_json::Value {
     let counts = job
         .counts
@@ -257,9 +266,9 @@ fn batch_json(job: &crate::store::BatchJob) -> serde_json::Value {
         .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok());
     serde_json::json!({
         "part": job.part,
-        "kind": job.kind,
+        "kind": job.kind.as_str(),
         "batch_id": job.batch_id,
-        "status": job.status,
+        "status": job.status.as_str(),
         "request_counts": counts,
         "answers_read": job.imported,
     })
@@ -268,8 +277,8 @@ fn batch_json(job: &crate::store::BatchJob) -> serde_json::Value {
 /// How a batch run's batch (or file) stands: `batch batch_3: completed,
 /// 2/2 answered, 0 failed; answers read`.
 fn batch_line(job: &crate::store::BatchJob) -> String {
-    let what = match (&job.kind[..], &job.batch_id) {
-        ("file", _) => format!("batch file {}", job.part),
+    let what = match (job.kind, &job.batch_id) {
+        (crate::domain::BatchWay::File, _) => format!("batch file {}", job.part),
         (_, Some(id)) => format!("batch {}", one_line(id, 40)),
         (_, None) => format!("batch part {} (not created yet)", job.part),
     };
@@ -286,12 +295,15 @@ fn batch_line(job: &crate::store::BatchJob) -> String {
         .unwrap_or_default();
     let read = if job.imported {
         "; answers read"
-    } else if job.kind == "file" {
+    } else if job.kind == crate::domain::BatchWay::File {
         "; waiting for `jury batch import`"
     } else {
         "; open (`jury run --batch --resume` waits for it)"
     };
-    format!("{what}: {}{counts}{read}", one_line(&job.status, 20))
+    format!(
+        "{what}: {}{counts}{read}",
+        one_line(job.status.as_str(), 20)
+    )
 }
 
 /// Per judge configuration: runs, verdicts, tokens and cost, per verdict too.

@@ -20,7 +20,7 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
     // With repeats as the confidence, each verdict without a stored one
     // carries its share among its configuration's repeats.
-    let repeats = s.confidence.as_deref() == Some("repeats");
+    let repeats = s.confidence == Some(crate::config::ConfidenceChoice::Repeats);
     match &a.out {
         // Written beside the target and renamed over it when complete: a
         // failed or killed export leaves the previous file as it was.

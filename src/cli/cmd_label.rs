@@ -22,10 +22,12 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
     // combinations: the "classification" is a dimension, claim id or guideline
     // id, the persona defaults to none (as their runs record it) and the scale
     // is the protocol's.
-    let protocol_scale = match a.perspective.as_str() {
-        crate::protocol::rubric::PERSPECTIVE => Some(crate::domain::Scale::Likert),
-        crate::protocol::guideline::PERSPECTIVE => Some(crate::domain::Scale::Degree),
-        crate::protocol::proposition::PERSPECTIVE => Some(
+    use crate::domain::Protocol;
+    let protocol = Protocol::of_perspective(&a.perspective);
+    let protocol_scale = match protocol {
+        Protocol::Rubric => Some(crate::domain::Scale::Likert),
+        Protocol::Guideline => Some(crate::domain::Scale::Degree),
+        Protocol::Proposition => Some(
             if matches!(
                 a.value.trim().to_ascii_lowercase().as_str(),
                 "true" | "false"
@@ -35,10 +37,10 @@ pub fn label(s: &Settings, a: LabelArgs) -> anyhow::Result<ExitCode> {
                 crate::domain::Scale::Score09
             },
         ),
-        _ => None,
+        Protocol::Awag => None,
     };
     if let Some(scale) = protocol_scale {
-        if a.perspective == crate::protocol::guideline::PERSPECTIVE
+        if protocol == Protocol::Guideline
             && !crate::protocol::guideline::guidelines(&item)
                 .iter()
                 .any(|g| g.id == a.classification)

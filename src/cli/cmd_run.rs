@@ -106,7 +106,7 @@ pub(super) fn run_one(
                 provider,
                 prompts,
             };
-            return rt.block_on(super::cmd_batch::wait_again(cfg, req, plan, run_id, &a));
+            return rt.block_on(super::cmd_batch::wait_again(cfg, req, run_id, &a));
         }
     }
     if plan.batches.is_empty() && plan.settled.is_empty() {
@@ -197,12 +197,15 @@ fn request(s: &Settings, a: &RunArgs, spec: JudgeSpec) -> anyhow::Result<RunRequ
     if let Some(n) = s.max_tokens_per_entry {
         req.tokens_per_entry = n;
     }
-    req.structured = match a.structured.as_deref().or(s.structured.as_deref()) {
-        None | Some("auto") => None,
-        Some(other) => Some(
-            crate::provider::ToolMode::parse(other)
-                .ok_or_else(|| anyhow::anyhow!(say::bad_structured(other)))?,
-        ),
+    use crate::config::StructuredChoice;
+    let chosen = match a.structured.as_deref() {
+        Some(flag) => Some(StructuredChoice::parse(flag)),
+        None => s.structured.clone(),
+    };
+    req.structured = match chosen {
+        None | Some(StructuredChoice::Auto) => None,
+        Some(StructuredChoice::Path(m)) => Some(m),
+        Some(StructuredChoice::Unknown(other)) => anyhow::bail!(say::bad_structured(&other)),
     };
     Ok(req)
 }
@@ -373,35 +376,6 @@ fn spec_flags(a: &RunArgs) -> SpecFlags {
         first_n: a.first_n,
         last_n: a.last_n,
     }
-}
-
-/// The configuration, request and plan `a` makes, as a run would, for a
-/// run made earlier as a batch (no endpoint needed; `model` is the run's).
-pub(super) fn judge_of(
-    s: &Settings,
-    a: &RunArgs,
-    model: &str,
-) -> anyhow::Result<(EngineConfig, RunRequest, crate::engine::Plan)> {
-    let spec = JudgeSpec::from_flags(&spec_flags(a))?;
-    let mut req = request(s, a, spec)?;
-    // Every unit of the run's items, judged or not: answers are matched by key.
-    req.resume = false;
-    let flags = EndpointFlags::from_args(a)?;
-    let prompts = Arc::new(PromptSet::load(s.prompts_dir.as_deref())?);
-    let mut provider = s.provider().map(|p| flags.apply(p)).unwrap_or_else(|_| {
-        let mut p = crate::provider::ProviderConfig::new("http://127.0.0.1/v1", s.model.clone());
-        p.temperature = s.temperature;
-        flags.apply(p)
-    });
-    provider.model = model.to_string();
-    let cfg = EngineConfig {
-        db_path: s.db_path.clone(),
-        provider,
-        prompts,
-    };
-    let store = open_store(s)?;
-    let plan = crate::engine::make_plan(&cfg, &req, &store)?;
-    Ok((cfg, req, plan))
 }
 
 pub fn demo_judge(a: DemoJudgeArgs) -> anyhow::Result<ExitCode> {

@@ -15,11 +15,12 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
         a.min_calibration,
         a.who.as_deref(),
         a.sampled_only,
+        a.include_judge_selected,
     )?;
     let text = if a.needs_person {
         let queue = trust::needs_a_person(&readings, &ts);
         match a.format {
-            TrustFormat::Table => trust::needs_table(&queue),
+            TrustFormat::Table => trust::needs_table(&queue, &ts),
             TrustFormat::Json => {
                 let rows: Vec<_> = queue.iter().map(trust::Escalation::row).collect();
                 serde_json::to_string_pretty(&rows)?
@@ -27,10 +28,43 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
         }
     } else {
         match a.format {
-            TrustFormat::Table => trust::table(&ts),
+            TrustFormat::Table => format!(
+                "{}{}",
+                summary(&store, &a, &readings, &ts)?,
+                trust::table(&ts)
+            ),
             TrustFormat::Json => serde_json::to_string_pretty(&ts)?,
         }
     };
     println!("{text}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The summary lines: per classification, the configuration the ranking
+/// puts first (or `--judge`'s), the same one `jury estimate` names.
+fn summary(
+    store: &crate::store::Store,
+    a: &TrustArgs,
+    readings: &crate::report::pairs::Readings,
+    ts: &[trust::Trust],
+) -> anyhow::Result<String> {
+    if ts.is_empty() {
+        return Ok(String::new());
+    }
+    let (pairs, _) = crate::report::pairs::Builder::read(store)?.finish_with_positions();
+    let rankings = crate::report::rank::rankings(&pairs, None, 50, crate::report::DEFAULT_SEED);
+    drop(pairs);
+    let choice = crate::report::headline::Choice::new(&rankings, a.judge.as_deref());
+    let sampling =
+        crate::report::estimate::Sampling::read(store, a.sampled_only, a.include_judge_selected)?;
+    let es = crate::report::estimate::estimates(readings, 0.05, a.who.as_deref(), &sampling);
+    let lines = trust::headlines(ts, &es, &choice);
+    let mut out = String::from(
+        "summary (the configuration the ranking puts first, as jury estimate names it; --judge names another):\n",
+    );
+    for l in lines {
+        out.push_str(&format!("  {}\n", crate::sanitize::one_line(&l, 400)));
+    }
+    out.push('\n');
+    Ok(out)
 }

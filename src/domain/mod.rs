@@ -4,10 +4,12 @@ mod item;
 mod mark;
 mod mode;
 mod persona;
+mod record;
 mod run;
 mod scale;
 mod split;
 mod verdict;
+mod who;
 
 pub use item::{Classification, Item, Source};
 pub use mark::{MarkKind, RowMark, join_tags, split_tags};
@@ -15,13 +17,15 @@ pub use mode::{Mode, Protocol, judge_name};
 pub use persona::{
     OWNER_CHOICE, Persona, PersonaRef, Perspective, reserved_id, reserved_perspective_id,
 };
-pub use run::{Run, RunSpec, RunStatus};
+pub use record::{BatchSettings, BatchWay, PromptsUsed, RECORD_VERSION, RunRecord};
+pub use run::{Run, RunSpec, RunStatus, utc_minute};
 pub use scale::{Agreement, Degree, Scale, Value, ValueError};
 pub use split::{Side, SplitError, SplitRule};
 pub use verdict::{
     ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Label, RequestPosition, Usage,
     Verdict,
 };
+pub use who::refused_who;
 
 /// `ids` with each id kept at its first place, and the ids that were named
 /// more than once (each once, in order): a combination named twice is one

@@ -21,6 +21,22 @@ impl Protocol {
             Protocol::Guideline => "guideline",
         }
     }
+
+    /// The perspective id the protocol's verdicts and labels are recorded
+    /// under: its own name, except AwAg's, which are the perspectives chosen.
+    pub fn own_perspective(self) -> Option<&'static str> {
+        (self != Protocol::Awag).then(|| self.as_str())
+    }
+
+    /// The protocol a perspective id stands for: one of the other
+    /// protocols' own perspectives, else an AwAg perspective. The one place
+    /// a perspective id is read for a protocol.
+    pub fn of_perspective(id: &str) -> Protocol {
+        [Protocol::Rubric, Protocol::Proposition, Protocol::Guideline]
+            .into_iter()
+            .find(|p| p.own_perspective() == Some(id))
+            .unwrap_or(Protocol::Awag)
+    }
 }
 
 impl fmt::Display for Protocol {
@@ -116,5 +132,32 @@ pub fn judge_name(protocol: Protocol, mode: Option<Mode>, model: &str) -> String
     match mode {
         Some(m) => format!("{protocol} mode {m} · {model}"),
         None => format!("{protocol} · {model}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Protocol;
+
+    /// Each protocol's own perspective is the one its verdicts are keyed
+    /// on, and reads back as that protocol; any other id is AwAg's.
+    #[test]
+    fn a_perspective_id_names_its_protocol() {
+        let own = [
+            (Protocol::Rubric, crate::protocol::rubric::PERSPECTIVE),
+            (Protocol::Guideline, crate::protocol::guideline::PERSPECTIVE),
+            (
+                Protocol::Proposition,
+                crate::protocol::proposition::PERSPECTIVE,
+            ),
+        ];
+        for (p, id) in own {
+            assert_eq!(p.own_perspective(), Some(id));
+            assert_eq!(Protocol::of_perspective(id), p);
+        }
+        assert_eq!(Protocol::Awag.own_perspective(), None);
+        for id in ["classification", "awag", "", "Rubric"] {
+            assert_eq!(Protocol::of_perspective(id), Protocol::Awag, "{id}");
+        }
     }
 }

@@ -61,8 +61,16 @@ impl From<Option<String>> for PersonaRef {
 }
 
 /// Why a persona id is refused, if it is: `owner` (what `--persona owner`
-/// means) and `-` (how runs without a persona are recorded).
+/// means), `-` (how runs without a persona are recorded), and an id
+/// holding `:`, which separates the parts of the wide export's column names.
 pub fn reserved_id(id: &str) -> Option<String> {
+    if id.contains(':') {
+        return Some(format!(
+            "'{}' cannot be a persona id: ':' separates the parts of the wide export's column names; use another character, e.g. '{}'",
+            crate::sanitize::one_line(id, 60),
+            crate::sanitize::one_line(&id.replace(':', "-"), 60)
+        ));
+    }
     match id.trim() {
         OWNER_CHOICE => Some(format!(
             "'{OWNER_CHOICE}' is reserved: `jury run --persona {OWNER_CHOICE}` means each item's owner; give the persona another id"
@@ -79,9 +87,7 @@ pub fn reserved_id(id: &str) -> Option<String> {
 /// verdicts and labels under their own name (`rubric`, `guideline`,
 /// `proposition`), and a perspective of that name would mix with them.
 pub fn reserved_perspective_id(id: &str) -> Option<String> {
-    ["rubric", "guideline", "proposition"]
-        .contains(&id.trim())
-        .then(|| {
+    (super::Protocol::of_perspective(id.trim()) != super::Protocol::Awag).then(|| {
             format!(
                 "'{}' is reserved: the {} protocol records its verdicts and labels under it; give the perspective another id",
                 id.trim(),
@@ -137,5 +143,6 @@ mod tests {
         assert!(reserved_id(" - ").is_some_and(|why| why.starts_with("'-' is reserved")));
         assert!(reserved_id(OWNER_CHOICE).is_some());
         assert_eq!(reserved_id("ana"), None);
+        assert!(reserved_id("ana:likert").is_some_and(|why| why.contains("':'")));
     }
 }

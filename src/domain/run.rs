@@ -12,8 +12,10 @@ pub struct RunSpec {
     pub model: String,
     /// Hash of the prompt set and schemas used (prompt versions, docs/design.md §7).
     pub prompt_hash: String,
-    /// Free-form settings (batch size, concurrency, temperature...) kept for the record.
-    pub params: serde_json::Value,
+    /// The judge and the settings the run asked with, typed; `None` for a
+    /// run built in memory, or recorded before runs had records and not
+    /// convertible (its [`Run::record_note`] says why).
+    pub record: Option<Box<super::RunRecord>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,4 +83,51 @@ pub struct Run {
     /// The structured path the run used and how answers really came back
     /// (e.g. `json_schema; 12 response_format`), when recorded.
     pub structured: Option<String>,
+    /// Why a run recorded before runs had records has none (its old
+    /// settings could not be read); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_note: Option<String>,
+}
+
+/// A stored timestamp as the runs tables show it: `2026-11-24 04:00` (UTC),
+/// or the text itself when it does not read as one.
+pub fn utc_minute(s: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(s) {
+        Ok(t) => t
+            .with_timezone(&chrono::Utc)
+            .format("%Y-%m-%d %H:%M")
+            .to_string(),
+        Err(_) => s.to_string(),
+    }
+}
+
+impl Run {
+    /// The prompt version as people know it: the folder the prompts came
+    /// from with the start of the hash that identifies them,
+    /// `prompts-v2 (34eb1475)`; `embedded (…)` for the built-in set; the
+    /// hash alone when the run did not record where its prompts came from.
+    /// Untrusted (a folder name): callers flatten it for display.
+    pub fn prompt_version(&self) -> String {
+        let hash: String = self.spec.prompt_hash.chars().take(8).collect();
+        let origin = self.spec.record.as_ref().map(|r| match r.prompts_dir() {
+            Some(d) => d.to_string_lossy().into_owned(),
+            None => "embedded".to_string(),
+        });
+        let folder = origin.as_deref().map(|o| {
+            let p = std::path::Path::new(o.trim_end_matches(['/', '\\']));
+            // The AwAg prompts sit in the set's `awag/` folder: the set is
+            // named by the folder above it.
+            let p = match p.file_name().and_then(|f| f.to_str()) {
+                Some("awag" | "rubric" | "proposition" | "guideline") => p.parent().unwrap_or(p),
+                _ => p,
+            };
+            p.file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| o.to_string())
+        });
+        match folder {
+            Some(f) if !f.is_empty() => format!("{f} ({hash})"),
+            _ => hash,
+        }
+    }
 }

@@ -90,6 +90,21 @@ impl RunRequest {
         })
     }
 
+    /// The request a run's `record` was made with, as far as it keeps it
+    /// (a run taken up again: its judge and settings, not a command line).
+    pub fn of_record(record: &crate::domain::RunRecord) -> Self {
+        let mut req = RunRequest::for_spec(record.judge.clone());
+        req.batch_size = record.batch_size.max(1);
+        req.concurrency = record.concurrency.max(1);
+        req.max_attempts = record.max_attempts.max(1);
+        req.structured = record.structured;
+        if let Some(b) = &record.batch {
+            req.batch_interrupt = Interrupt::new(b.on_interrupt);
+            req.batch_retry = b.retry;
+        }
+        req
+    }
+
     /// A run of `spec` with the default run settings.
     pub fn for_spec(spec: JudgeSpec) -> Self {
         RunRequest {
@@ -246,31 +261,25 @@ pub fn spawn_batch_with(
 }
 
 /// Takes up `run_id`, made earlier as a batch run, again: its answers read
-/// as `what` says. `plan` is its judge, planned from the run's command line.
-pub fn spawn_reopen(
-    cfg: EngineConfig,
-    req: RunRequest,
-    plan: Plan,
-    run_id: i64,
-    what: Reopen,
-) -> RunHandle {
-    spawn_reopen_with(cfg, req, plan, run_id, what, CancellationToken::new())
+/// as `what` says, its judge planned from the run's record.
+pub fn spawn_reopen(cfg: EngineConfig, req: RunRequest, run_id: i64, what: Reopen) -> RunHandle {
+    spawn_reopen_with(cfg, req, run_id, what, CancellationToken::new())
 }
 
 /// As [`spawn_reopen`], stopped by `cancel`.
 pub fn spawn_reopen_with(
     cfg: EngineConfig,
     req: RunRequest,
-    plan: Plan,
     run_id: i64,
     what: Reopen,
     cancel: CancellationToken,
 ) -> RunHandle {
     let (tx, rx) = mpsc::unbounded_channel();
     let token = cancel.clone();
-    let join = tokio::spawn(async move {
-        run::batch_api::reopen(cfg, req, plan, run_id, what, tx, token).await
-    });
+    let join =
+        tokio::spawn(
+            async move { run::batch_api::reopen(cfg, req, run_id, what, tx, token).await },
+        );
     RunHandle {
         events: rx,
         cancel,

@@ -372,7 +372,7 @@ mod tests {
             perspective_ids: vec!["classification".into()],
             model: "m".into(),
             prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
+            record: None,
         };
         let run = store.create_run(&spec, 3).unwrap();
         let group = vec![

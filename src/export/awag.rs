@@ -39,6 +39,11 @@ pub fn records(store: &Store) -> Result<Value, StoreError> {
     ids.sort();
     for run_id in ids {
         let run = &runs[run_id];
+        let record = run.spec.record.as_deref();
+        let prompts = match record.and_then(|r| r.prompts_dir()) {
+            Some(dir) => dir.display().to_string(),
+            None => "embedded".to_string(),
+        };
         let verdicts = store.verdicts_for_run(*run_id)?;
         if verdicts.is_empty() {
             continue;
@@ -66,9 +71,9 @@ pub fn records(store: &Store) -> Result<Value, StoreError> {
                 "evaluationItems": [],
                 "openaiApiCompletionsQueryInfo": {
                     "model": run.spec.model,
-                    "temperature": run.spec.params.get("temperature").cloned().unwrap_or(Value::Null),
-                    "promptText": format!("prompt set {} ({})", run.spec.prompt_hash, run.spec.params.get("prompts").and_then(Value::as_str).unwrap_or("embedded")),
-                    "promptQueryJson": {"mode": run.spec.mode.map(|m| m.number()), "params": run.spec.params},
+                    "temperature": record.and_then(|r| r.temperature),
+                    "promptText": format!("prompt set {} ({})", run.spec.prompt_hash, prompts),
+                    "promptQueryJson": {"mode": run.spec.mode.map(|m| m.number()), "record": record},
                     "queryState": {"status": run.status.as_str(), "usage": usage_json(run)},
                 },
             },

@@ -84,13 +84,13 @@ pub fn verdict_row(v: &Verdict) -> Value {
 }
 
 /// A label row; `split` is its side of the workspace's held-out split
-/// (`train`/`test`), null when the workspace has none; `sample_seed` the
-/// seed of the workbench's random `sample` order it was given in, if it was
-/// (`sampled: false`: a person chose the item).
+/// (`train`/`test`), null when the workspace has none; `sample` says the
+/// label was given as a random sample, with the seed of its order when
+/// known (`sampled: false`: not recorded as sampled).
 pub fn label_row(
     l: &Label,
     split: Option<&crate::store::Split>,
-    sample_seed: Option<u64>,
+    sample: Option<crate::store::SampleSeed>,
 ) -> Value {
     json!({
         "kind": "label",
@@ -110,8 +110,8 @@ pub fn label_row(
         "replaced_judge_value": l.replaced_judge_value.map(|v| v.to_json()),
         "blind": l.blind,
         "split": split.map(|s| s.side_of(&l.key.item_id, &l.key.classification_id).as_str()),
-        "sampled": sample_seed.is_some(),
-        "sample_seed": sample_seed,
+        "sampled": sample.is_some(),
+        "sample_seed": sample.flatten(),
         "tags": l.tags,
     })
 }

@@ -47,18 +47,19 @@ struct Columns<'a> {
 
 impl Columns<'_> {
     /// A person's column name: `alice`, or `alice:likert` when alice
-    /// labelled on two scales.
+    /// labelled on two scales. The name is escaped ([`part`]).
     fn slot(&self, who: &str, scale: &str) -> String {
         if self.people.iter().filter(|(w, _)| *w == who).count() == 1 {
-            who.to_string()
+            part(who)
         } else {
-            format!("{who}:{scale}")
+            format!("{}:{scale}", part(who))
         }
     }
 
     fn names(&self) -> Vec<String> {
         let mut columns: Vec<String> = KEY_COLUMNS.iter().map(|c| c.to_string()).collect();
         for j in &self.judges {
+            let j = part(j);
             columns.push(format!("judge:{j}"));
             columns.push(format!("judge:{j}:confidence"));
         }
@@ -72,10 +73,21 @@ impl Columns<'_> {
             columns.push(format!("tags:{}", self.slot(who, scale)));
         }
         for who in &self.markers {
-            columns.push(format!("mark:{who}"));
+            columns.push(format!("mark:{}", part(who)));
         }
         columns
     }
+}
+
+/// A name inside a column name, with `\` and `:` escaped (`\\`, `\:`):
+/// `:` separates a column's parts, so a person named `alice:likert` (a
+/// store from before such names were refused) or a model named
+/// `m:confidence` cannot take another column's name.
+fn part(name: &str) -> String {
+    if !name.contains([':', '\\']) {
+        return name.to_string();
+    }
+    name.replace('\\', "\\\\").replace(':', "\\:")
 }
 
 fn key_of(persona: &str, k: &crate::domain::ComboKey) -> RowKey {

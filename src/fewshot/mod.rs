@@ -92,12 +92,7 @@ fn value_in(mode: Mode, v: Value) -> Option<Value> {
 /// Whether a label is on an AwAg perspective (the other protocols' labels
 /// have their own perspectives and shapes).
 fn is_awag(l: &Label) -> bool {
-    ![
-        crate::protocol::rubric::PERSPECTIVE,
-        crate::protocol::guideline::PERSPECTIVE,
-        crate::protocol::proposition::PERSPECTIVE,
-    ]
-    .contains(&l.key.perspective_id.as_str())
+    crate::domain::Protocol::of_perspective(&l.key.perspective_id) == crate::domain::Protocol::Awag
 }
 
 /// (item, classification, perspective, persona).
@@ -132,7 +127,8 @@ pub fn choose_guideline(store: &Store, k: usize) -> Result<Vec<Example>, FewShot
     }
     let split = item_level_split(store)?;
     let labels = train_labels(store, &split, |l| {
-        l.key.perspective_id == crate::protocol::guideline::PERSPECTIVE
+        crate::domain::Protocol::of_perspective(&l.key.perspective_id)
+            == crate::domain::Protocol::Guideline
     })?;
     let judged = judged_values(store, &labels)?;
     let fit = |v: Value| match v {

@@ -24,6 +24,8 @@ pub const COLUMN_OF_FIELD: &[(&str, &str)] = &[
     ("who", "who"),
     ("replacedJudgeValue", "replaced_judge_value"),
     ("blind", "blind"),
+    ("sampled", "sampled"),
+    ("sampleSeed", "sample_seed"),
     ("title", "title"),
     ("summary", "text"),
     ("text", "text"),
@@ -158,6 +160,8 @@ pub fn label_from_cells(cell: &dyn Fn(&str) -> String) -> Value {
         ("createdAt", "created_at"),
         ("replacedJudgeValue", "replaced_judge_value"),
         ("blind", "blind"),
+        ("sampled", "sampled"),
+        ("sampleSeed", "sample_seed"),
         ("tags", "tags"),
     ] {
         let v = cell(column);

@@ -8,9 +8,15 @@ use super::csv_map::{self, CsvMap, Description, Resolved};
 use super::parse::Accept;
 use super::{Batch, ImportError, Location, RecordError};
 use serde_json::{Map, Value, json};
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
+
+/// The most columns a CSV may have. Reading is linear in the cells, but an
+/// item with thousands of classifications is not a spreadsheet of items
+/// anyone meant; measured times are in docs/reliability.md.
+pub const MAX_COLUMNS: usize = 10_000;
 
 /// One record as read: the line it starts on and its cells.
 struct Row<'r> {
@@ -81,18 +87,41 @@ pub(super) fn read_csv(
     // First pass: every record well-formed, and each classification's
     // values: those `--map values:` gave, else every value its column holds
     // (a spreadsheet's `not` is a value like `urgent`; blank is no choice).
-    let mut available: Vec<Vec<String>> = classes
+    // Each classification's given values and description are looked up
+    // once, not per row and cell (that was quadratic in the columns), and
+    // the values seen are a set beside the list (quadratic in distinct values).
+    let given: Vec<Option<&[String]>> = classes
         .iter()
-        .map(|(name, _)| resolved.values_of(name).unwrap_or_default().to_vec())
+        .map(|(name, _)| resolved.values_of(name))
         .collect();
+    let mut available: Vec<Vec<String>> = given
+        .iter()
+        .map(|g| g.unwrap_or_default().to_vec())
+        .collect();
+    let mut seen: Vec<HashSet<String>> = vec![HashSet::new(); classes.len()];
     while let Some(row) = rows.next(headers.len()).map_err(invalid)? {
-        for ((name, c), seen) in classes.iter().zip(available.iter_mut()) {
+        for (k, (_, c)) in classes.iter().enumerate() {
             let v = row.cells[*c].trim();
-            if resolved.values_of(name).is_none() && !v.is_empty() && !seen.iter().any(|s| s == v) {
-                seen.push(v.to_string());
+            if given[k].is_none() && !v.is_empty() && !seen[k].contains(v) {
+                seen[k].insert(v.to_string());
+                available[k].push(v.to_string());
             }
         }
     }
+    for ((name, _), values) in classes.iter().zip(&available) {
+        check_definition(path, name, resolved.description(name), values, batch)?;
+    }
+    drop(seen);
+    let classes: Vec<Class<'_>> = classes
+        .iter()
+        .zip(&given)
+        .map(|((name, c), g)| Class {
+            name,
+            column: *c,
+            given: g.map(|v| (v, v.iter().map(String::as_str).collect())),
+            description: resolved.description(name),
+        })
+        .collect();
     batch.csv_mappings.push((
         path.to_path_buf(),
         csv_map::note(&headers, &resolved, &available),
@@ -101,7 +130,7 @@ pub(super) fn read_csv(
     let mut rows = Records::open(path).map_err(cannot_read)?;
     rows.headers(None).map_err(invalid)?;
     while let Some(row) = rows.next(headers.len()).map_err(invalid)? {
-        let record = outside_given_values(&row, &headers, &resolved, &classes)
+        let record = outside_given_values(&row, &headers, &classes)
             .map(|(column, field, message)| RecordError {
                 file: path.to_path_buf(),
                 at: Location::Cell {
@@ -120,25 +149,98 @@ pub(super) fn read_csv(
     Ok(())
 }
 
+/// One classification column, what `--map` said of it looked up once.
+struct Class<'r> {
+    name: &'r str,
+    column: usize,
+    /// The values `--map values:` gave, in order and as a set.
+    given: Option<(&'r [String], HashSet<&'r str>)>,
+    description: Option<&'r Description>,
+}
+
+/// A classification this file defines: warned when it has no description
+/// (the judge is asked about an id alone); refused, unless `--replace`,
+/// when an earlier import defined the same id with another description or
+/// another set of values — its labels and verdicts would be pooled with
+/// this one's as if they answered the same question.
+fn check_definition(
+    path: &Path,
+    name: &str,
+    description: Option<&Description>,
+    values: &[String],
+    batch: &mut Batch<'_>,
+) -> Result<(), ImportError> {
+    let file = crate::sanitize::one_line(&path.display().to_string(), 300);
+    let shown = crate::sanitize::one_line(name, 80);
+    let text = match description {
+        Some(Description::Text(t)) => Some(t.trim()),
+        // Read per row: compared by its values only.
+        Some(Description::Column(_)) => None,
+        None => Some(""),
+    };
+    if text == Some("") {
+        batch.warnings.push(no_description(&file, &shown));
+    }
+    if batch.replace {
+        return Ok(());
+    }
+    let sorted = |v: &[String]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    let mine = sorted(values);
+    for (stored_text, stored_values) in batch.tx.classification_definitions(name)? {
+        let other_text = text.is_some_and(|t| t != stored_text.trim());
+        let other_values = sorted(&stored_values) != mine;
+        if other_text || other_values {
+            return Err(ImportError::File(RecordError {
+                file: path.to_path_buf(),
+                at: Location::Line(1),
+                field: format!("classification:{shown}"),
+                message: redefined(
+                    &crate::sanitize::one_line(&stored_text, 120),
+                    &stored_values.join("|"),
+                    text.unwrap_or("(per row)"),
+                    &values.join("|"),
+                ),
+            }));
+        }
+    }
+    Ok(())
+}
+
+fn no_description(file: &str, name: &str) -> String {
+    format!(
+        "{file}: classification {name} has no description: the judge is asked about the id alone; give one with --map description:{name}=COLUMN or =TEXT"
+    )
+}
+
+fn redefined(was_text: &str, was_values: &str, now_text: &str, now_values: &str) -> String {
+    format!(
+        "an earlier import defined this classification as \"{was_text}\" with values {was_values}; this file as \"{now_text}\" with values {now_values}: their labels and verdicts would be pooled as one question. Use another id, the same description and values, or --replace to redefine it"
+    )
+}
+
 /// The first cell holding a value its classification's `--map values:`
 /// list does not have: (column, record field, why).
 fn outside_given_values(
     row: &Row<'_>,
     headers: &[String],
-    r: &Resolved,
-    classes: &[(String, usize)],
+    classes: &[Class<'_>],
 ) -> Option<(String, String, String)> {
-    classes.iter().enumerate().find_map(|(i, (name, c))| {
-        let given = r.values_of(name)?;
-        let v = row.cells[*c].trim();
-        (!v.is_empty() && !given.iter().any(|g| g == v)).then(|| {
+    classes.iter().enumerate().find_map(|(i, class)| {
+        let (list, given) = class.given.as_ref()?;
+        let v = row.cells[class.column].trim();
+        (!v.is_empty() && !given.contains(v)).then(|| {
             (
-                headers[*c].clone(),
+                headers[class.column].clone(),
                 format!("classifications[{i}].selected"),
                 format!(
-                    "'{}' is not one of the values --map values:{name} gives ({})",
+                    "'{}' is not one of the values --map values:{} gives ({})",
                     crate::sanitize::one_line(v, 60),
-                    given.join("|")
+                    class.name,
+                    list.join("|")
                 ),
             )
         })
@@ -174,21 +276,31 @@ impl Records {
             Err(e) => return Err((1, None, format!("cannot read the header: {}", utf8_or(&e)))),
             Ok(true) => self.record.iter().map(|c| c.trim().to_string()).collect(),
         };
+        if headers.len() > MAX_COLUMNS {
+            return Err((
+                1,
+                None,
+                format!(
+                    "has {} columns; jury reads at most {MAX_COLUMNS} (an item's fields and its classifications): leave out the columns that are not needed",
+                    headers.len()
+                ),
+            ));
+        }
         // Two columns under one header: a field mapped or guessed by that
-        // name would silently take the first, so neither is taken.
-        for (i, h) in headers.iter().enumerate().filter(|(_, h)| !h.is_empty()) {
-            if let Some(j) = headers[i + 1..]
-                .iter()
-                .position(|o| o.eq_ignore_ascii_case(h))
-            {
+        // name would silently take the first, so neither is taken. Each
+        // header is looked up once in a map of those before it (comparing
+        // every pair was quadratic: 100 000 columns ran for minutes).
+        let mut seen: HashMap<String, usize> = HashMap::with_capacity(headers.len());
+        for (j, h) in headers.iter().enumerate().filter(|(_, h)| !h.is_empty()) {
+            if let Some(i) = seen.insert(h.to_ascii_lowercase(), j) {
                 return Err((
                     1,
                     None,
                     format!(
                         "columns {} and {} are both headed '{}': rename one so each column says what it holds",
                         i + 1,
-                        i + j + 2,
-                        crate::sanitize::one_line(h, 80)
+                        j + 1,
+                        crate::sanitize::one_line(&headers[i], 80)
                     ),
                 ));
             }
@@ -342,7 +454,7 @@ fn columns_of(headers: &[String], r: &Resolved) -> Vec<(String, String)> {
 fn item_record(
     row: &Row<'_>,
     r: &Resolved,
-    classes: &[(String, usize)],
+    classes: &[Class<'_>],
     available: &[Vec<String>],
 ) -> Value {
     let cell = |field: &str| {
@@ -374,9 +486,9 @@ fn item_record(
     let list: Vec<Value> = classes
         .iter()
         .zip(available)
-        .map(|((name, c), avail)| {
-            let v = row.cells[*c].trim();
-            let description = match r.description(name) {
+        .map(|(class, avail)| {
+            let (name, v) = (class.name, row.cells[class.column].trim());
+            let description = match class.description {
                 Some(Description::Column(d)) => row.cells[*d].trim(),
                 Some(Description::Text(t)) => t.as_str(),
                 None => "",

@@ -235,7 +235,9 @@ fn squash(s: &str) -> String {
 /// Errors say which `--map` entry names no column.
 pub fn resolve(headers: &[String], given: Option<&CsvMap>) -> Result<Resolved, String> {
     let mut fields: Vec<(String, usize, bool)> = Vec::new();
-    let taken = |fields: &Vec<(String, usize, bool)>, c: usize| fields.iter().any(|f| f.1 == c);
+    // Columns and field names taken so far, as sets: looking back over
+    // `fields` for every column was quadratic in a wide file.
+    let mut taken = vec![false; headers.len()];
     for (field, column) in given.map(|m| m.pairs.as_slice()).unwrap_or(&[]) {
         let exact = headers.iter().position(|h| h == column);
         let loose = || {
@@ -244,7 +246,10 @@ pub fn resolve(headers: &[String], given: Option<&CsvMap>) -> Result<Resolved, S
                 .position(|h| h.trim().eq_ignore_ascii_case(column.trim()))
         };
         match exact.or_else(loose) {
-            Some(c) => fields.push((field.clone(), c, false)),
+            Some(c) => {
+                taken[c] = true;
+                fields.push((field.clone(), c, false));
+            }
             None => {
                 return Err(format!(
                     "--map {field}={column}: no column '{column}' (columns: {})",
@@ -260,20 +265,23 @@ pub fn resolve(headers: &[String], given: Option<&CsvMap>) -> Result<Resolved, S
         let found = headers
             .iter()
             .enumerate()
-            .find(|(c, h)| !taken(&fields, *c) && names.contains(&squash(h).as_str()));
+            .find(|(c, h)| !taken[*c] && names.contains(&squash(h).as_str()));
         if let Some((c, _)) = found {
+            taken[c] = true;
             fields.push((field.to_string(), c, true));
         }
     }
+    let mut named: std::collections::HashSet<String> =
+        fields.iter().map(|(f, _, _)| f.clone()).collect();
     // Columns headed `classification:NAME` (jury's own spelling) are read
     // as that classification unless `--map` gave the name a column.
     for (c, h) in headers.iter().enumerate() {
         if let Some(name) = h.trim().strip_prefix(CLASSIFICATION)
             && !name.trim().is_empty()
-            && !taken(&fields, c)
+            && !taken[c]
         {
             let field = format!("{CLASSIFICATION}{}", name.trim());
-            if !fields.iter().any(|(f, _, _)| *f == field) {
+            if named.insert(field.clone()) {
                 fields.push((field, c, true));
             }
         }
@@ -282,9 +290,13 @@ pub fn resolve(headers: &[String], given: Option<&CsvMap>) -> Result<Resolved, S
         fields,
         ..Resolved::default()
     };
-    let classes = resolved.classifications();
+    let classes: std::collections::HashSet<String> = resolved
+        .classifications()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
     let mapped = |name: &str, field: &str| -> Result<(), String> {
-        if classes.iter().any(|(n, _)| n == name) {
+        if classes.contains(name) {
             return Ok(());
         }
         Err(format!(
@@ -345,18 +357,24 @@ pub fn note(headers: &[String], r: &Resolved, values: &[Vec<String>]) -> Mapping
             .filter(|(_, _, g)| *g)
             .map(|(f, _, _)| f.clone())
             .collect(),
-        unused: headers
-            .iter()
-            .enumerate()
-            .filter(|(c, _)| {
-                !r.fields.iter().any(|f| f.1 == *c)
-                    && !r
-                        .descriptions
-                        .iter()
-                        .any(|(_, d)| *d == Description::Column(*c))
-            })
-            .map(|(_, h)| h.clone())
-            .collect(),
+        unused: {
+            // Marked once, not looked up per column (quadratic when wide).
+            let mut read = vec![false; headers.len()];
+            let columns = r.fields.iter().map(|f| f.1);
+            let described = r.descriptions.iter().filter_map(|(_, d)| match d {
+                Description::Column(c) => Some(*c),
+                Description::Text(_) => None,
+            });
+            for c in columns.chain(described) {
+                read[c] = true;
+            }
+            headers
+                .iter()
+                .zip(read)
+                .filter(|(_, read)| !read)
+                .map(|(h, _)| h.clone())
+                .collect()
+        },
     }
 }
 

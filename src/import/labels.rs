@@ -17,7 +17,11 @@ pub(super) fn check_labels(batch: &mut Batch<'_>, skip_invalid: bool) -> Result<
     let perspectives = batch.tx.perspective_ids()?;
     // Claim ids and rubric dimensions are defined by runs, not by items.
     let free = |p: &str| {
-        p == crate::protocol::proposition::PERSPECTIVE || p == crate::protocol::rubric::PERSPECTIVE
+        use crate::domain::Protocol;
+        matches!(
+            Protocol::of_perspective(p),
+            Protocol::Proposition | Protocol::Rubric
+        )
     };
     // What each item offers to label (its classifications, a conversation's
     // guidelines); labels of one item usually come together.

@@ -148,6 +148,9 @@ pub struct ImportReport {
     /// Verdict and failure rows of a jury CSV export: runs made them; an
     /// import does not.
     pub csv_rows_left_out: usize,
+    /// What was imported but deserves a look (a classification without a
+    /// description), each naming the file.
+    pub warnings: Vec<String>,
 }
 
 /// One import in progress: the open transaction every checked record is
@@ -162,6 +165,8 @@ struct Batch<'s> {
     /// and personas of a later file), each with where it came from.
     labels: Vec<Label>,
     label_origins: Vec<(PathBuf, Location)>,
+    /// Labels whose record says they were sampled, and the seed if given.
+    label_samples: HashMap<crate::store::SampledKey, crate::store::SampleSeed>,
     /// Rubric examples skipped as the harness does: (file, index, reason).
     rubric_skips: Vec<(String, usize, String)>,
     /// The files read so far; [`Batch::item_origins`] names them by index.
@@ -178,6 +183,7 @@ struct Batch<'s> {
     skipped_files: Vec<(PathBuf, String)>,
     csv_mappings: Vec<(PathBuf, MappingNote)>,
     csv_rows_left_out: usize,
+    warnings: Vec<String>,
 }
 
 impl<'s> Batch<'s> {
@@ -188,6 +194,7 @@ impl<'s> Batch<'s> {
             replace,
             labels: Vec::new(),
             label_origins: Vec::new(),
+            label_samples: HashMap::new(),
             rubric_skips: Vec::new(),
             files: Vec::new(),
             item_origins: HashMap::new(),
@@ -198,6 +205,7 @@ impl<'s> Batch<'s> {
             skipped_files: Vec::new(),
             csv_mappings: Vec::new(),
             csv_rows_left_out: 0,
+            warnings: Vec::new(),
         })
     }
 
@@ -270,6 +278,10 @@ impl<'s> Batch<'s> {
         }
         for l in std::mem::take(&mut self.labels) {
             self.tx.merge_label(&l)?;
+            let who = (l.key.clone(), l.persona_id.clone(), l.who.clone());
+            if let Some(&seed) = self.label_samples.get(&who) {
+                self.tx.mark_sampled(&l, seed)?;
+            }
         }
         let counts = self.tx.commit()?;
         Ok(ImportReport {
@@ -283,6 +295,7 @@ impl<'s> Batch<'s> {
             unknown_owners: unknown_owners.into_iter().collect(),
             csv_mappings: self.csv_mappings,
             csv_rows_left_out: self.csv_rows_left_out,
+            warnings: self.warnings,
         })
     }
 }

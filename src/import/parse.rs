@@ -377,6 +377,12 @@ impl<'a> Accept<'a> {
                 .push((self.path.display().to_string(), this_index, e.message));
             return Ok(());
         }
+        // Whether a label record says it was sampled (read before the
+        // record is converted; it matters only for a label).
+        let sample = match &v {
+            Ok(Value::Object(o)) => Some(records::label_sample(o)),
+            _ => None,
+        };
         match v.and_then(|v| self.checked(&at, &v, batch)) {
             Ok(Record::Item(i)) => {
                 batch
@@ -387,10 +393,23 @@ impl<'a> Accept<'a> {
             }
             Ok(Record::Persona(p)) => batch.put_persona(p)?,
             Ok(Record::Perspective(p)) => batch.put_perspective(p)?,
-            Ok(Record::Label(l)) => {
-                batch.labels.push(l);
-                batch.label_origins.push((self.path.to_path_buf(), at));
-            }
+            Ok(Record::Label(l)) => match sample {
+                Some(Err(e)) => {
+                    let e = self.error(&at, &e.field, e.message);
+                    if !self.skip_invalid {
+                        return Err(ImportError::Invalid(e));
+                    }
+                    batch.skipped.push(e);
+                }
+                sample => {
+                    if let Some(Ok(Some(seed))) = sample {
+                        let who = (l.key.clone(), l.persona_id.clone(), l.who.clone());
+                        batch.label_samples.insert(who, seed);
+                    }
+                    batch.labels.push(l);
+                    batch.label_origins.push((self.path.to_path_buf(), at));
+                }
+            },
             Err(e) if self.skip_invalid => batch.skipped.push(e),
             Err(e) => return Err(ImportError::Invalid(e)),
         }

@@ -108,10 +108,13 @@ pub fn item(obj: &Map<String, Value>) -> Result<Item, FieldError> {
         None => return Err(FieldError::new("classifications", "is missing")),
     };
     let mut classifications: Vec<Classification> = Vec::with_capacity(list.len());
+    // A set, not a look back over the list: an item with thousands of
+    // classifications (a wide CSV) is checked in linear time.
+    let mut ids = std::collections::HashSet::with_capacity(list.len());
     for (i, c) in list.iter().enumerate() {
         let at = format!("classifications[{i}]");
         let c = classification(c).map_err(|e| e.within(&at))?;
-        if classifications.iter().any(|prev| prev.id == c.id) {
+        if !ids.insert(c.id.clone()) {
             return Err(FieldError::new(
                 format!("{at}.name"),
                 format!("duplicate classification '{}'", c.id),
@@ -256,6 +259,14 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         .from_json(raw)
         .map_err(|e| FieldError::new(vk, e.to_string()))?;
     let who = text(obj, &["who", "annotator", "by"])?;
+    // An empty `who` is the import's `--who`. A name with `:` would take
+    // another person's wide-export column (a blank one, from an older
+    // export, is kept: it collides with no one).
+    if who.contains(':')
+        && let Some(why) = crate::domain::refused_who(&who)
+    {
+        return Err(FieldError::new("who", why));
+    }
     // What jury's own exports carry besides the value: the judge's value a
     // label replaced, and whether it was given blind. Read back, an
     // export → import round trip keeps them.
@@ -301,6 +312,50 @@ pub fn label(obj: &Map<String, Value>, default_who: &str) -> Result<Label, Field
         replaced_judge_value,
         blind,
         tags,
+    })
+}
+
+/// Whether a label record says it was given as a random sample, as jury's
+/// exports write it: `sampled` (true/false, or that as text in a CSV cell)
+/// and `sample_seed` (a number, or empty/null when unknown). `Some(seed)`
+/// when sampled (a seed alone says so too); `None` when the record does not
+/// say, or says false.
+pub fn label_sample(
+    obj: &Map<String, Value>,
+) -> Result<Option<crate::store::SampleSeed>, FieldError> {
+    let sampled = match pick(obj, &["sampled"]) {
+        None => None,
+        Some((_, Value::Bool(b))) => Some(*b),
+        Some((_, Value::Null)) => None,
+        Some((_, Value::String(s))) if s.trim().is_empty() => None,
+        Some((_, Value::String(s))) if s.trim() == "true" => Some(true),
+        Some((_, Value::String(s))) if s.trim() == "false" => Some(false),
+        Some((k, other)) => {
+            return Err(FieldError::new(
+                k,
+                format!("must be true or false, found {}", kind(other)),
+            ));
+        }
+    };
+    let seed = match pick(obj, &["sampleSeed", "sample_seed"]) {
+        None | Some((_, Value::Null)) => None,
+        Some((_, Value::String(s))) if s.trim().is_empty() => None,
+        Some((k, v)) => {
+            let n = match v {
+                Value::Number(n) => n.as_u64(),
+                Value::String(s) => s.trim().parse::<u64>().ok(),
+                _ => None,
+            };
+            Some(n.ok_or_else(|| {
+                FieldError::new(k, format!("must be a whole number ≥ 0, found {v}"))
+            })?)
+        }
+    };
+    Ok(match (sampled, seed) {
+        (Some(false), _) => None,
+        (Some(true), seed) => Some(seed),
+        (None, Some(seed)) => Some(Some(seed)),
+        (None, None) => None,
     })
 }
 

@@ -18,7 +18,7 @@ pub const PERSPECTIVE: &str = "rubric";
 pub const TOOL_NAME: &str = "record_score";
 
 /// One scoring dimension and its 1–5 rubric.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Dimension {
     pub name: String,
     pub rubric: String,

@@ -12,11 +12,10 @@ pub use flags::SpecFlags;
 use super::proposition;
 use super::rubric::Dimension;
 use crate::domain::{Mode, PersonaRef, Protocol};
-use serde_json::{Value, json};
-use std::path::Path;
 
 /// One judge style and everything it needs to know to ask.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "protocol", rename_all = "snake_case")]
 pub enum JudgeSpec {
     /// AwAg: a persona, one or more perspectives, a mode.
     Awag {
@@ -244,30 +243,12 @@ impl JudgeSpec {
     pub fn perspective_ids(&self) -> Vec<String> {
         match self {
             JudgeSpec::Awag { perspectives, .. } => perspectives.clone(),
-            other => vec![other.protocol().as_str().to_string()],
-        }
-    }
-
-    /// The settings as a run records them (`params.options` in the store):
-    /// the same JSON `jury` has always written, so stores, `jury runs --json`
-    /// and exports read alike. `prompts_dir` is the directory the protocol's
-    /// prompts came from.
-    pub fn options_json(&self, prompts_dir: Option<&Path>) -> Value {
-        match self {
-            JudgeSpec::Awag { .. } => Value::Null,
-            JudgeSpec::Rubric { dimensions, .. } => json!({
-                "dimensions": dimensions
-                    .iter()
-                    .map(|d| json!({"name": d.name, "rubric": d.rubric}))
-                    .collect::<Vec<_>>(),
-                "prompts_dir": prompts_dir,
-            }),
-            JudgeSpec::Proposition { settings, .. } => {
-                let mut o = settings.to_options();
-                o["prompts_dir"] = json!(prompts_dir);
-                o
-            }
-            JudgeSpec::Guideline { .. } => json!({ "prompts_dir": prompts_dir }),
+            other => other
+                .protocol()
+                .own_perspective()
+                .map(String::from)
+                .into_iter()
+                .collect(),
         }
     }
 }

@@ -65,6 +65,8 @@ impl TimeLimit {
 /// `complete` may run concurrently.
 pub struct Client {
     cfg: ProviderConfig,
+    /// Every credential of the run, redacted from whatever comes back.
+    secrets: super::Secrets,
     http: reqwest::Client,
     endpoint: reqwest::Url,
     /// The structured path requests start with: the configured one, moved
@@ -154,6 +156,7 @@ impl Client {
             ^ (&cfg as *const ProviderConfig as u64);
         let mode = AtomicU8::new(mode_to_u8(cfg.tool_mode));
         Ok(Client {
+            secrets: super::Secrets::of(&cfg),
             cfg,
             http,
             endpoint,
@@ -221,8 +224,14 @@ impl Client {
         )
     }
 
+    /// The key sent as a bearer token ([`ProviderConfig::sent_key`]).
     fn key(&self) -> Option<&super::Secret> {
-        self.cfg.api_key.as_ref().filter(|k| !k.is_empty())
+        self.cfg.sent_key()
+    }
+
+    /// Every credential of the run, in every form a server could echo it in.
+    pub fn secrets(&self) -> &super::Secrets {
+        &self.secrets
     }
 
     /// Send `call` and return the answer. Frames are delivered as they arrive;
@@ -251,7 +260,7 @@ impl Client {
     ) -> Result<Completion, ProviderError> {
         self.complete_inner(call, limit, cancel, on_frame)
             .await
-            .map_err(|e| redact_error(e, self.key()))
+            .map_err(|e| redact_error(e, self.secrets()))
     }
 
     async fn complete_inner(
@@ -322,7 +331,7 @@ impl Client {
         c.tool_mode = mode;
         c.attempts = attempts;
         c.latency = start.elapsed();
-        redact_completion(&mut c, self.key());
+        redact_completion(&mut c, self.secrets());
         Ok(c)
     }
 

@@ -2,7 +2,7 @@
 //! the API key redacted, control, bidi and zero-width characters removed,
 //! HTML pages reduced to a note, everything truncated.
 
-use super::Secret;
+use super::Secrets;
 // The one table of unsafe characters and the one truncation live there.
 use crate::sanitize::{sanitize_line, truncate_chars};
 use serde_json::Value;
@@ -26,23 +26,27 @@ const MIN_KEY_PREFIX: usize = 6;
 /// (`\\u0073` in arguments held in a JSON string), and an answer is JSON
 /// text that is decoded only later, when its fields are read. Every span
 /// that decodes to the key is replaced, escapes and all.
-pub fn redact(s: &str, key: Option<&Secret>) -> String {
-    let Some(key) = key.map(Secret::expose).filter(|k| k.len() >= 4) else {
-        return s.to_string();
-    };
-    let spans = key_spans(s, key);
-    if spans.is_empty() {
-        return s.to_string();
+pub fn redact(s: &str, secrets: &Secrets) -> String {
+    let mut out = None::<String>;
+    // Longest first (the order of `Secrets`): a credential holding another
+    // is redacted whole.
+    for key in secrets.iter().filter(|k| k.len() >= 4) {
+        let text = out.as_deref().unwrap_or(s);
+        let spans = key_spans(text, key);
+        if spans.is_empty() {
+            continue;
+        }
+        let mut o = String::with_capacity(text.len());
+        let mut at = 0;
+        for (start, end) in spans {
+            o.push_str(&text[at..start]);
+            o.push_str(REDACTED);
+            at = end;
+        }
+        o.push_str(&text[at..]);
+        out = Some(o);
     }
-    let mut out = String::with_capacity(s.len());
-    let mut at = 0;
-    for (start, end) in spans {
-        out.push_str(&s[at..start]);
-        out.push_str(REDACTED);
-        at = end;
-    }
-    out.push_str(&s[at..]);
-    out
+    out.unwrap_or_else(|| s.to_string())
 }
 
 /// One character of a text read as JSON string content would decode it.
@@ -146,7 +150,7 @@ fn key_spans(s: &str, key: &str) -> Vec<(usize, usize)> {
 }
 
 /// Sanitize, redact and truncate any text headed for an error message.
-pub fn clean(s: &str, key: Option<&Secret>) -> String {
+pub fn clean(s: &str, key: &Secrets) -> String {
     let s = redact(s, key);
     let s = sanitize_line(&s);
     // Removing characters can join a key that was split by them.
@@ -234,7 +238,7 @@ fn json_message(text: &str) -> Option<String> {
 }
 
 /// A short, safe message for an error body.
-pub fn body_message(body: &[u8], content_type: Option<&str>, key: Option<&Secret>) -> String {
+pub fn body_message(body: &[u8], content_type: Option<&str>, key: &Secrets) -> String {
     let text = String::from_utf8_lossy(body);
     let text = redact(&text, key);
     if text.trim().is_empty() {
@@ -254,12 +258,13 @@ pub fn body_message(body: &[u8], content_type: Option<&str>, key: Option<&Secret
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::Secret;
     use crate::sanitize::is_unsafe_char;
 
     #[test]
     fn a_text_cut_inside_the_key_loses_the_part_it_holds() {
         let key = Secret::new("sk-CANARY-51c0ffee");
-        let k = Some(&key);
+        let k = &Secrets::key(Some(&key));
         assert_eq!(redact("echo: sk-CANARY-5", k), "echo: <redacted>");
         assert_eq!(redact("echo: sk-CAN", k), "echo: <redacted>");
         // Too short to be told from ordinary text.
@@ -273,7 +278,7 @@ mod tests {
     #[test]
     fn a_key_written_with_json_escapes_is_found() {
         let key = Secret::new("sk-CANARY/51");
-        let k = Some(&key);
+        let k = &Secrets::key(Some(&key));
         for (text, want) in [
             (r#"key is \u0073k-CANARY\/51."#, "key is <redacted>."),
             (r#"\u0073\u006B\u002D\u0043ANARY/51"#, "<redacted>"),
@@ -301,7 +306,7 @@ mod tests {
     fn redacts_key_everywhere() {
         let k = Secret::new("sk-CANARY-123");
         let body = br#"{"error":{"message":"Incorrect API key provided: sk-CANARY-123. sk-CANA\u0001RY-123","code":"invalid_api_key"}}"#;
-        let m = body_message(body, Some("application/json"), Some(&k));
+        let m = body_message(body, Some("application/json"), &Secrets::key(Some(&k)));
         assert!(!m.contains("sk-CANARY-123"), "{m}");
         assert!(m.contains("<redacted>"));
         assert!(m.contains("[invalid_api_key]"));
@@ -309,9 +314,26 @@ mod tests {
     }
 
     #[test]
+    fn every_secret_of_the_run_is_redacted_the_longest_first() {
+        let mut cfg = crate::provider::ProviderConfig::new(
+            "https://bob:pw%2FURL-77@proxy.example/v1?api-key=qk-QUERY-88",
+            "m",
+        );
+        cfg.api_key = Some(Secret::new("sk-ENV-99"));
+        let k = &Secrets::of(&cfg);
+        assert_eq!(
+            redact(
+                r#"sk-ENV-99, pw/URL-77, pw%2FURL-77, pw\/URL-77, qk-\u0051UERY-88"#,
+                k
+            ),
+            "<redacted>, <redacted>, <redacted>, <redacted>, <redacted>"
+        );
+    }
+
+    #[test]
     fn html_reduced_to_note() {
         let body = b"<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr>nginx</body></html>";
-        let m = body_message(body, Some("text/html"), None);
+        let m = body_message(body, Some("text/html"), &Secrets::none());
         assert!(m.contains("HTML page"));
         assert!(m.contains("502 Bad Gateway"));
         assert!(!m.contains('<') || m.contains("<redacted>") || !m.contains("<center>"));
@@ -324,16 +346,16 @@ mod tests {
             "\u{1b}[31mred\u{1b}]0;title\u{7}\u{202e}{}",
             "x".repeat(1000)
         );
-        let m = body_message(body.as_bytes(), None, None);
+        let m = body_message(body.as_bytes(), None, &Secrets::none());
         assert!(!m.chars().any(is_unsafe_char));
         assert_eq!(m.chars().count(), MAX_MESSAGE_CHARS + 1);
         assert!(m.ends_with('…'));
         assert_eq!(
-            body_message(b"  \n", None, None),
+            body_message(b"  \n", None, &Secrets::none()),
             "the server sent no explanation (empty body)"
         );
         assert_eq!(
-            body_message(br#"{"detail":"Not Found"}"#, None, None),
+            body_message(br#"{"detail":"Not Found"}"#, None, &Secrets::none()),
             "Not Found"
         );
     }

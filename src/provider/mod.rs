@@ -8,11 +8,13 @@ mod types;
 
 pub mod accumulate;
 pub mod batch;
+mod batch_ids;
 pub mod client;
 pub mod errtext;
 pub mod logprobs;
 pub mod partial_json;
 pub mod retry;
+pub mod secrets;
 pub mod servers;
 pub mod spend_gate;
 pub mod sse;
@@ -23,5 +25,6 @@ mod wire;
 
 pub use client::{Client, TimeLimit, request_body};
 pub use error::ProviderError;
+pub use secrets::Secrets;
 pub use servers::{ServerSpec, server_label};
 pub use types::*;

@@ -2,7 +2,7 @@
 //! reached at all, a pooled connection had died under us, or a fault worth a
 //! retry. Messages carry the cause, never the URL's credentials or the key.
 
-use super::{Secret, errtext};
+use super::{Secrets, errtext};
 
 /// A reqwest error as a sentence with its causes, without the URL.
 pub fn transport_text(e: &reqwest::Error) -> String {
@@ -41,7 +41,7 @@ pub enum SendFailure {
     Other(String),
 }
 
-pub fn classify_send_error(e: &reqwest::Error, key: Option<&Secret>) -> SendFailure {
+pub fn classify_send_error(e: &reqwest::Error, key: &Secrets) -> SendFailure {
     let text = errtext::clean(&transport_text(e), key);
     let lower = text.to_ascii_lowercase();
     let io_kind = io_error_kind(e);
@@ -143,7 +143,7 @@ mod tests {
     async fn a_name_that_does_not_resolve_is_unreachable() {
         let e = send_error("http://jury-test.invalid/v1/models").await;
         assert_eq!(
-            classify_send_error(&e, None),
+            classify_send_error(&e, &Secrets::none()),
             SendFailure::Unreachable("the host name could not be resolved".into()),
             "{}",
             transport_text(&e)
@@ -169,7 +169,7 @@ mod tests {
             }
         });
         let e = send_error(&format!("https://{addr}/v1/models")).await;
-        match classify_send_error(&e, None) {
+        match classify_send_error(&e, &Secrets::none()) {
             SendFailure::Unreachable(cause) => {
                 assert!(cause.starts_with("the TLS handshake failed"), "{cause}")
             }

@@ -85,6 +85,18 @@ pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 120;
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
 
 impl ProviderConfig {
+    /// The key sent to `base_url` as a bearer token: none when the URL
+    /// carries a credential of its own (`https://user:KEY@proxy/v1`,
+    /// `?api-key=`). That server is sent its own credential (the URL's
+    /// user and password as Basic auth, its query as it stands), and
+    /// `OPENAI_API_KEY`, meant for another server, is not handed to it.
+    pub fn sent_key(&self) -> Option<&Secret> {
+        if super::secrets::url_has_credential(&self.base_url) {
+            return None;
+        }
+        self.api_key.as_ref().filter(|k| !k.is_empty())
+    }
+
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         ProviderConfig {
             base_url: base_url.into(),

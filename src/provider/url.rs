@@ -36,18 +36,6 @@ pub fn endpoint_url(base_url: &str) -> Result<reqwest::Url, ProviderError> {
     Ok(url)
 }
 
-/// Query parameters whose value is a credential (Azure's `api-key`, a
-/// proxy's `token`, a signed URL's `sig`...), matched on the lower-cased name.
-const SECRET_PARAMS: [&str; 7] = [
-    "key",
-    "token",
-    "secret",
-    "sig",
-    "pass",
-    "auth",
-    "credential",
-];
-
 const MASK: &str = "***";
 
 /// The base URL as it may be shown, logged or stored: a user name and a
@@ -70,8 +58,7 @@ pub fn shown(base: &str) -> String {
         let pairs: Vec<(String, String)> = url
             .query_pairs()
             .map(|(k, v)| {
-                let lower = k.to_ascii_lowercase();
-                let secret = SECRET_PARAMS.iter().any(|s| lower.contains(s));
+                let secret = super::secrets::is_secret_param(&k);
                 (
                     k.into_owned(),
                     if secret { MASK.into() } else { v.into_owned() },

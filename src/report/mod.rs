@@ -5,8 +5,10 @@
 pub mod consistency;
 pub mod csv;
 pub mod disagreements;
+pub mod escalation;
 pub mod estimate;
 mod groups;
+pub mod headline;
 pub mod html;
 pub mod page;
 pub mod paired;
@@ -16,6 +18,7 @@ pub mod prompt_change;
 pub mod prompt_versions;
 pub mod rank;
 mod render;
+pub mod same_figure;
 pub mod trust;
 
 use crate::analytics;
@@ -266,6 +269,12 @@ pub struct Report {
     /// The classifier's accuracy per classification (`estimate::headlines`),
     /// when the scope asked for it ([`Scope::estimates`]).
     pub estimates: Vec<String>,
+    /// Per classification, the headline configuration's errors against
+    /// people and the rate corrected for them (`estimate::render::error_lines`).
+    pub estimate_details: Vec<String>,
+    /// Configurations no ranking lists because nothing they judged is
+    /// labelled (`headline::unranked`), with the estimates.
+    pub unranked: Vec<String>,
     /// Per classification, the confidence threshold above which verdicts
     /// can stand without a person (`trust::headlines`, α = δ = 0.1), with
     /// the estimates.
@@ -414,16 +423,16 @@ impl Report {
         let runs = store.runs()?;
         let builder = pairs::Builder::read_with_runs(store, &runs, pairs::PARALLEL_READ_MIN)?;
         stage.done("read verdicts and labels");
-        // The estimates and trust lines from the same read (a view heading
-        // with them would otherwise read the whole store a second time).
-        let (estimates, trust) = if scope.estimates {
+        // The estimates and trust thresholds from the same read (a view
+        // heading with them would otherwise read the whole store a second
+        // time); their lines are written once the ranking says which
+        // configuration they name.
+        let heads = if scope.estimates {
             let mut readings = builder.readings_with_confidence();
             estimate::restrict(&mut readings, on, items);
-            let sampling = estimate::Sampling {
-                sampled: store.sampled_labels()?,
-                only: false,
-            };
+            let sampling = estimate::Sampling::read(store, false, false)?;
             let es = estimate::estimates(&readings, 0.05, None, &sampling);
+            let pooled = estimate::pooled(&readings, 0.05, None, &sampling);
             // Which verdicts can stand without a person, at α = δ = 0.1.
             let ts = trust::thresholds(
                 &readings,
@@ -433,9 +442,9 @@ impl Report {
                 None,
                 &sampling,
             );
-            (estimate::headlines(&es), trust::headlines(&ts))
+            Some((readings, es, pooled, ts))
         } else {
-            (Vec::new(), Vec::new())
+            None
         };
         let (mut pairs, placed) = builder.finish_with_positions();
         if let Some((split, side)) = on {
@@ -475,8 +484,22 @@ impl Report {
         stage.done("prompt version changes");
         let rankings = rank::rankings(&pairs, by, paired_resamples, seed);
         stage.done("ranking");
+        let choice = headline::Choice::new(&rankings, None);
+        let (estimates, estimate_details, trust, unranked) = match heads {
+            Some((readings, es, pooled, ts)) => (
+                estimate::headlines(&es, &pooled, &choice),
+                estimate::render::error_lines(&es, &choice),
+                trust::headlines(&ts, &es, &choice),
+                headline::unranked(&readings, &rankings),
+            ),
+            None => Default::default(),
+        };
         let mut groups = compute_from(&pairs, by, resamples, seed);
         count_disagreement_tags(store, &pairs, by, &mut groups)?;
+        // One interval per figure: the ranking shows a group's figure when
+        // both are about the same pairs.
+        let mut rankings = rankings;
+        same_figure::share_group_figures(&mut rankings, &groups, &group_members(&pairs, by));
         stage.done("figures");
         Ok(Report {
             pairs,
@@ -487,7 +510,9 @@ impl Report {
             changes,
             rankings,
             estimates,
+            estimate_details,
             trust,
+            unranked,
             side: on.map(|(_, side)| side),
             items: items.map(|i| i.len()),
             by,

@@ -26,16 +26,81 @@ pub struct PairedDelta {
     pub delta_kappa: Figure,
 }
 
-fn kappa(m: &ConfusionMatrix) -> Option<f64> {
-    m.cohen_kappa().filter(|v| v.is_finite())
+/// How agreement is counted on a comparison's categories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credit {
+    /// The same category agrees (1), any other does not (0).
+    Exact,
+    /// Agreement readings with undecided answers kept (k = 3: AGREE 0,
+    /// DISAGREE 1, [`UNDECIDED`] 2), each read as 1, 0 and 0.5: a pair
+    /// agrees by `1 − |a − b|` (one side undecided: 0.5). Kappa is taken
+    /// over the decided pairs.
+    HalfUndecided,
+}
+
+/// The undecided reading's category under [`Credit::HalfUndecided`].
+pub const UNDECIDED: u8 = 2;
+
+impl Credit {
+    /// How much a pair `(a, b)` agrees.
+    pub fn of(self, a: u8, b: u8) -> f64 {
+        match self {
+            Credit::Exact => f64::from(u8::from(a == b)),
+            Credit::HalfUndecided => {
+                let r = |x: u8| match x {
+                    0 => 1.0,
+                    1 => 0.0,
+                    _ => 0.5,
+                };
+                1.0 - f64::abs(r(a) - r(b))
+            }
+        }
+    }
+
+    /// Agreement of a matrix: its pairs' mean credit.
+    fn agreement(self, m: &ConfusionMatrix) -> Option<f64> {
+        let n = m.n();
+        if n == 0 {
+            return None;
+        }
+        let k = m.k();
+        let sum: f64 = m
+            .counts()
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, &c)| c as f64 * self.of((i / k) as u8, (i % k) as u8))
+            .sum();
+        Some(sum / n as f64)
+    }
+
+    /// The matrix kappa is taken on: the decided pairs' under
+    /// [`Credit::HalfUndecided`].
+    fn decided(self, m: &ConfusionMatrix) -> std::borrow::Cow<'_, ConfusionMatrix> {
+        match self {
+            Credit::Exact => std::borrow::Cow::Borrowed(m),
+            Credit::HalfUndecided => {
+                let k = m.k();
+                let c = m.counts();
+                let mut d = ConfusionMatrix::zeros(2).expect("two categories");
+                d.set_counts_from(&[c[0], c[1], c[k], c[k + 1]]);
+                std::borrow::Cow::Owned(d)
+            }
+        }
+    }
+}
+
+fn kappa(m: &ConfusionMatrix, credit: Credit) -> Option<f64> {
+    credit.decided(m).cohen_kappa().filter(|v| v.is_finite())
 }
 
 fn varies(marginal: &[u64]) -> bool {
     marginal.iter().filter(|&&c| c > 0).count() > 1
 }
 
-fn sides_vary(m: &ConfusionMatrix) -> bool {
-    varies(m.first_marginal()) && varies(m.second_marginal())
+fn sides_vary(m: &ConfusionMatrix, credit: Credit) -> bool {
+    let d = credit.decided(m);
+    varies(d.first_marginal()) && varies(d.second_marginal())
 }
 
 /// The two confusion matrices (first and second configuration) of joint
@@ -59,53 +124,163 @@ fn matrices(joint: &[u64], k: usize) -> (ConfusionMatrix, ConfusionMatrix) {
 }
 
 /// The paired comparison of `both` (k categories), with `resamples` seeded
+/// paired resamples, each unit its own combination. See
+/// [`paired_delta_clustered`].
+pub fn paired_delta(both: &[Both], k: usize, resamples: usize, seed: u64) -> PairedDelta {
+    paired_delta_clustered(both, None, k, Credit::Exact, resamples, seed)
+}
+
+/// A share whose units come in clusters: Wilson at the effective sample
+/// size n / deff, deff the ratio of the cluster-robust variance of the mean
+/// to the independent one (Kish), never below 1. Several people on one
+/// combination are not several independent observations of the judge.
+pub fn clustered_share(credits: &[f64], clusters: &[u32]) -> Figure {
+    let n = credits.len();
+    if n == 0 {
+        return Figure::NONE;
+    }
+    let p = credits.iter().sum::<f64>() / n as f64;
+    let mut by: rustc_hash::FxHashMap<u32, (f64, f64)> = Default::default();
+    for (&c, &id) in credits.iter().zip(clusters) {
+        let e = by.entry(id).or_default();
+        e.0 += c;
+        e.1 += 1.0;
+    }
+    let groups = by.len() as f64;
+    let nf = n as f64;
+    let iid = credits.iter().map(|c| (c - p) * (c - p)).sum::<f64>() / (nf * nf);
+    let robust = if groups > 1.0 {
+        by.values().map(|(s, m)| (s - p * m).powi(2)).sum::<f64>() / (nf * nf) * groups
+            / (groups - 1.0)
+    } else {
+        iid
+    };
+    let deff = if iid > 0.0 {
+        (robust / iid).max(1.0)
+    } else {
+        1.0
+    };
+    let n_eff = nf / deff;
+    Figure {
+        value: Some(p),
+        ci95: crate::analytics::wilson_real(p, n_eff, crate::analytics::Z95),
+        ci_method: Some(CiMethod::Wilson),
+        no_ci: None,
+    }
+}
+
+/// The paired comparison of `both` (k categories), with `resamples` seeded
 /// paired resamples. Intervals follow the rules of
 /// [`interval`](crate::analytics::MIN_PAIRS_FOR_BOOTSTRAP): agreement gets
 /// Wilson, kappa and both differences a bootstrap from 30 combinations on,
 /// and no interval with the reason otherwise (two versions that answered
 /// alike everywhere get "no spread", not Δ 0 [0, 0]).
 ///
+/// `clusters` (one id per unit) groups units that are not independent —
+/// one combination labelled by several people: a resample draws clusters,
+/// each with all its units, and agreement's Wilson interval uses the
+/// effective sample size ([`clustered_share`]). `None`: every unit is its
+/// own combination.
+///
 /// A resample draws combinations with replacement; what it needs is only how
 /// many fell in each joint cell, so from [`crate::analytics::MULTINOMIAL_MIN_PAIRS`]
-/// combinations on (where the k⁴ cells are fewer than the combinations) each
-/// resample is one multinomial draw over the cells — the same distribution
-/// at a cost independent of n (a ranking compares 100 000 shared units).
-pub fn paired_delta(both: &[Both], k: usize, resamples: usize, seed: u64) -> PairedDelta {
-    let n = both.len();
+/// combinations on (where their distinct joint patterns are fewer than the
+/// combinations) each resample is one multinomial draw over the patterns —
+/// the same distribution at a cost independent of n (a ranking compares
+/// 100 000 shared units).
+pub fn paired_delta_clustered(
+    both: &[Both],
+    clusters: Option<&[u32]>,
+    k: usize,
+    credit: Credit,
+    resamples: usize,
+    seed: u64,
+) -> PairedDelta {
     // k comes from a scale (at most 10 values: 10⁴ joint cells).
     let cells = k.pow(4);
     let cell_of = |b: &Both| {
         let [(a0, b0), (a1, b1)] = *b;
         ((a0 as usize * k + b0 as usize) * k + a1 as usize) * k + b1 as usize
     };
-    let index: Vec<usize> = both.iter().map(cell_of).filter(|&c| c < cells).collect();
-    let n = index.len().min(n);
+    // Units in range, with their cluster (their own index when unclustered).
+    let kept: Vec<(usize, usize, u32)> = both
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (i, cell_of(b), clusters.map_or(i as u32, |c| c[i])))
+        .filter(|&(_, c, _)| c < cells)
+        .collect();
+    let n = kept.len();
     let mut joint = vec![0u64; cells];
-    for &c in &index {
+    for &(_, c, _) in &kept {
         joint[c] += 1;
     }
+    // Each cluster's cells, clusters in order of first appearance.
+    let mut slot: rustc_hash::FxHashMap<u32, usize> = Default::default();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for &(_, c, id) in &kept {
+        let g = *slot.entry(id).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(c);
+    }
+    let n_clusters = groups.len();
     let (old, new) = matrices(&joint, k);
-    let share = |m: &ConfusionMatrix| Figure::share(m.agreeing(), m.n());
-    let (agree_from, agree_to) = (share(&old), share(&new));
-    let (k_old, k_new) = (kappa(&old), kappa(&new));
+    let ids: Vec<u32> = kept.iter().map(|u| u.2).collect();
+    let share = |side: usize| {
+        let credits: Vec<f64> = kept
+            .iter()
+            .map(|&(i, _, _)| credit.of(both[i][side].0, both[i][side].1))
+            .collect();
+        if clusters.is_some() {
+            clustered_share(&credits, &ids)
+        } else {
+            let m = if side == 0 { &old } else { &new };
+            match credit {
+                Credit::Exact => Figure::share(m.agreeing(), m.n()),
+                Credit::HalfUndecided => clustered_share(&credits, &ids),
+            }
+        }
+    };
+    let (agree_from, agree_to) = (share(0), share(1));
+    let (k_old, k_new) = (kappa(&old, credit), kappa(&new, credit));
     let d = |a: Option<f64>, b: Option<f64>| Some(b? - a?);
     let (mut ko, mut kn, mut dk, mut da) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let wanted = n >= crate::analytics::MIN_PAIRS_FOR_BOOTSTRAP && resamples > 0;
+    let wanted = n_clusters >= crate::analytics::MIN_PAIRS_FOR_BOOTSTRAP && resamples > 0;
     if wanted {
-        let multinomial = n >= crate::analytics::MULTINOMIAL_MIN_PAIRS && cells < n;
+        // Clusters alike in their cells are interchangeable: a resample
+        // needs only how many of each pattern it drew.
+        let mut patterns: std::collections::BTreeMap<Vec<usize>, u64> = Default::default();
+        if n_clusters >= crate::analytics::MULTINOMIAL_MIN_PAIRS {
+            for g in &groups {
+                let mut p = g.clone();
+                p.sort_unstable();
+                *patterns.entry(p).or_default() += 1;
+            }
+        }
+        let multinomial = !patterns.is_empty() && patterns.len() < n_clusters;
+        let (shapes, weights): (Vec<Vec<usize>>, Vec<u64>) = patterns.into_iter().unzip();
+        let mut counts = vec![0u64; weights.len()];
         let mut drawn = vec![0u64; cells];
         for r in 0..resamples {
             let mut rng = Xoshiro256pp::for_stream(seed, r as u64);
+            drawn.fill(0);
             if multinomial {
-                crate::analytics::multinomial(&mut rng, n as u64, &joint, &mut drawn);
+                crate::analytics::multinomial(&mut rng, n_clusters as u64, &weights, &mut counts);
+                for (shape, &times) in shapes.iter().zip(&counts) {
+                    for &c in shape {
+                        drawn[c] += times;
+                    }
+                }
             } else {
-                drawn.fill(0);
-                for _ in 0..n {
-                    drawn[index[rng.below(n as u64) as usize]] += 1;
+                for _ in 0..n_clusters {
+                    for &c in &groups[rng.below(n_clusters as u64) as usize] {
+                        drawn[c] += 1;
+                    }
                 }
             }
             let (o, w) = matrices(&drawn, k);
-            let (a, b) = (kappa(&o), kappa(&w));
+            let (a, b) = (kappa(&o, credit), kappa(&w, credit));
             if let Some(a) = a {
                 ko.push(a);
             }
@@ -115,16 +290,16 @@ pub fn paired_delta(both: &[Both], k: usize, resamples: usize, seed: u64) -> Pai
             if let Some(x) = d(a, b) {
                 dk.push(x);
             }
-            if let (Some(a), Some(b)) = (o.percent_agreement(), w.percent_agreement()) {
+            if let (Some(a), Some(b)) = (credit.agreement(&o), credit.agreement(&w)) {
                 da.push(b - a);
             }
         }
     }
     let ci = |v: &mut Vec<f64>| percentile_interval(v).map(|(a, b)| [a, b]);
     let boot = |value, vary, v: &mut Vec<f64>, method| {
-        Figure::bootstrapped(value, n, vary, resamples, ci(v), method)
+        Figure::bootstrapped(value, n_clusters, vary, resamples, ci(v), method)
     };
-    let (vary_old, vary_new) = (sides_vary(&old), sides_vary(&new));
+    let (vary_old, vary_new) = (sides_vary(&old, credit), sides_vary(&new, credit));
     PairedDelta {
         n,
         kappa_from: boot(k_old, vary_old, &mut ko, CiMethod::Bootstrap),

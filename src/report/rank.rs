@@ -7,9 +7,11 @@
 //! by persona its parts would share no combination, and nothing could be
 //! ranked. Each is read the way the modes can be
 //! compared at all: the classifier right or wrong (AGREE / Likert ≥ 4 vs
-//! DISAGREE / Likert ≤ 2; Likert 3 is undecided and left out), against each
+//! DISAGREE / Likert ≤ 2; Likert 3 is undecided, read as 0.5 and kept: a
+//! judge that hedges on the hard cases must not look perfect), against each
 //! person's reading of the same combination. The unit is one combination and
-//! one person.
+//! one person; the units of one combination are not independent, so every
+//! interval resamples combinations, each with all its people.
 //!
 //! Configurations are ranked by agreement on the units *every* ranked
 //! configuration judged (the only fair race), with each one's agreement on
@@ -19,11 +21,14 @@
 //! per `--by` value): a rubric score and an AwAg verdict are not about the
 //! same combinations.
 
-use super::paired::{Both, PairedDelta, ci_or_reason, paired_delta, value_and_ci};
+use super::paired::{
+    Both, Credit, PairedDelta, UNDECIDED, ci_or_reason, clustered_share, paired_delta_clustered,
+    value_and_ci,
+};
 use super::pairs::{Comparison, Pair};
 use super::{Ceiling, GroupBy};
-use crate::analytics::{Figure, Figures};
-use crate::domain::{Agreement, ComboKey, Scale};
+use crate::analytics::{ConfusionMatrix, Figure};
+use crate::domain::{ComboKey, Scale};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -135,25 +140,73 @@ fn configurations<'a>(
             continue;
         }
         let names: Vec<&str> = personas.keys().copied().collect();
-        let shown = match names.len() {
-            0..=3 => names.join(", "),
-            n => format!("{}, +{} more", names[..3].join(", "), n - 3),
-        };
         let merged: UnitReadings<'a> = personas.into_values().flatten().collect();
         out.insert(
-            (
-                judge,
-                std::borrow::Cow::Owned(format!("one persona per item ({shown})")),
-            ),
+            (judge, std::borrow::Cow::Owned(one_persona_per_item(&names))),
             merged,
         );
     }
     out
 }
 
+/// How undecided answers are read in a ranking, as the report says it.
+pub const UNDECIDED_READING: &str =
+    "undecided answers (Likert 3) read as 0.5: half agreement with a decided answer";
+
+/// A side's reading: AGREE 0, DISAGREE 1, undecided (Likert 3) [`UNDECIDED`];
+/// `None` for a value with no right/wrong reading.
+fn side(v: &crate::domain::Value) -> Option<u8> {
+    match (v.as_agreement(), v) {
+        (Some(a), _) => Some(crate::analytics::agreement_index(a)),
+        (None, crate::domain::Value::Likert(3)) => Some(UNDECIDED),
+        _ => None,
+    }
+}
+
+/// The persona of a configuration that judged each combination under its
+/// owner's persona (`names` sorted): one name wherever it is shown (the
+/// ranking, the estimates, the trust lines), so a headline can find it.
+pub fn one_persona_per_item(names: &[&str]) -> String {
+    let shown = match names.len() {
+        0..=3 => names.join(", "),
+        n => format!("{}, +{} more", names[..3].join(", "), n - 3),
+    };
+    format!("one persona per item ({shown})")
+}
+
 fn reading(p: &Pair) -> Option<(u8, u8)> {
-    let idx = |a: Agreement| crate::analytics::agreement_index(a);
-    Some((idx(p.a.as_agreement()?), idx(p.b.as_agreement()?)))
+    Some((side(&p.a)?, side(&p.b)?))
+}
+
+/// Mean agreement of readings (undecided as 0.5) and kappa on the decided
+/// ones: what a ranking sorts by.
+fn rank_key(units: &[(u8, u8)]) -> (f64, f64) {
+    if units.is_empty() {
+        return (-1.0, -2.0);
+    }
+    let credit = Credit::HalfUndecided;
+    let agree = units.iter().map(|&(a, b)| credit.of(a, b)).sum::<f64>() / units.len() as f64;
+    let decided: Vec<(u8, u8)> = units
+        .iter()
+        .copied()
+        .filter(|&(a, b)| a != UNDECIDED && b != UNDECIDED)
+        .collect();
+    let kappa = ConfusionMatrix::from_pairs(&decided, 2)
+        .and_then(|m| m.cohen_kappa())
+        .unwrap_or(-2.0);
+    (agree, kappa)
+}
+
+/// One cluster id per combination, in the order the units name them.
+fn cluster_ids(units: &[Unit<'_>]) -> Vec<u32> {
+    let mut ids: rustc_hash::FxHashMap<&ComboKey, u32> = Default::default();
+    units
+        .iter()
+        .map(|u| {
+            let next = ids.len() as u32;
+            *ids.entry(u.0).or_insert(next)
+        })
+        .collect()
 }
 
 /// A ranking's scope: the protocol, and the `--by` value when it splits.
@@ -224,58 +277,66 @@ fn rank_one(
     for m in configs.values().skip(1) {
         shared.retain(|u| m.contains_key(u));
     }
-    // Small sets are resampled unit by unit: in key order, so the intervals
-    // never depend on the hash map's (large ones draw one multinomial).
-    if shared.len() < crate::analytics::MULTINOMIAL_MIN_PAIRS {
-        shared.sort_unstable();
-    }
+    // In key order, so the resamples never depend on the hash map's.
+    shared.sort_unstable();
+    let shared_ids = cluster_ids(&shared);
     let on_shared =
         |m: &UnitReadings<'_>| -> Vec<(u8, u8)> { shared.iter().map(|u| m[u].0).collect() };
-    let figures = |pairs: &[(u8, u8)]| {
-        Figures::compute(pairs, 2, false, resamples, seed).expect("agreement readings are 0 or 1")
-    };
-    let mut rows: Vec<(Config, Figures, Figures)> = configs
+    // Each configuration: its own units' agreement (clustered by
+    // combination) and its sort key on the shared units.
+    let mut rows: Vec<(Config, Figure, usize, (f64, f64))> = configs
         .iter()
         .map(|(c, m)| {
-            // Small sets are bootstrapped pair by pair: in key order, so the
-            // figures never depend on the hash map's (large ones draw one
-            // multinomial over the cells, whatever the order).
-            let own: Vec<(u8, u8)> = if m.len() < crate::analytics::MULTINOMIAL_MIN_PAIRS {
-                let mut e: Vec<_> = m.iter().collect();
-                e.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                e.into_iter().map(|(_, r)| r.0).collect()
+            let mut own: Vec<(Unit<'_>, (u8, u8))> = m.iter().map(|(u, r)| (*u, r.0)).collect();
+            own.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let units: Vec<Unit<'_>> = own.iter().map(|o| o.0).collect();
+            let credits: Vec<f64> = own
+                .iter()
+                .map(|o| Credit::HalfUndecided.of(o.1.0, o.1.1))
+                .collect();
+            let readings: Vec<(u8, u8)> = own.iter().map(|o| o.1).collect();
+            let own_fig = clustered_share(&credits, &cluster_ids(&units));
+            let key = if shared.is_empty() {
+                rank_key(&readings)
             } else {
-                m.values().map(|r| r.0).collect()
+                rank_key(&on_shared(m))
             };
-            (c.clone(), figures(&own), figures(&on_shared(m)))
+            (c.clone(), own_fig, own.len(), key)
         })
         .collect();
-    let key = |f: &Figures| {
-        (
-            f.percent_agreement.value.unwrap_or(-1.0),
-            f.cohen_kappa.value.unwrap_or(-2.0),
-        )
-    };
     rows.sort_by(|a, b| {
-        let (ka, kb) = if shared.is_empty() {
-            (key(&a.1), key(&b.1))
-        } else {
-            (key(&a.2), key(&b.2))
-        };
-        kb.partial_cmp(&ka)
+        b.3.partial_cmp(&a.3)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| a.0.cmp(&b.0))
     });
     let best = &configs[&rows[0].0];
+    // Each configuration against the best, resampling combinations.
+    let deltas: Vec<PairedDelta> = rows
+        .iter()
+        .skip(1)
+        .map(|(c, ..)| {
+            let mine = &configs[c];
+            let both: Vec<Both> = shared.iter().map(|u| [best[u].0, mine[u].0]).collect();
+            paired_delta_clustered(
+                &both,
+                Some(&shared_ids),
+                3,
+                Credit::HalfUndecided,
+                resamples,
+                seed,
+            )
+        })
+        .collect();
     let ranked: Vec<Ranked> = rows
         .iter()
         .enumerate()
-        .map(|(i, (c, own, common))| {
-            let behind_best = (i > 0).then(|| {
-                let mine = &configs[c];
-                let both: Vec<Both> = shared.iter().map(|u| [best[u].0, mine[u].0]).collect();
-                paired_delta(&both, 2, resamples, seed)
-            });
+        .map(|(i, (c, own, n_own, _))| {
+            let behind_best = i.checked_sub(1).map(|j| deltas[j].clone());
+            let (agreement, kappa) = match (&behind_best, deltas.first()) {
+                (Some(d), _) => (d.agree_to, d.kappa_to),
+                (None, Some(d)) => (d.agree_from, d.kappa_from),
+                (None, None) => (Figure::NONE, Figure::NONE),
+            };
             let separation = match &behind_best {
                 None => Separation::Best,
                 Some(d) => match d.delta_agree.ci95 {
@@ -287,10 +348,10 @@ fn rank_one(
             Ranked {
                 judge: c.0.to_string(),
                 persona: c.1.to_string(),
-                n_own: own.n,
-                agreement_own: own.percent_agreement,
-                agreement: common.percent_agreement,
-                kappa: common.cohen_kappa,
+                n_own: *n_own,
+                agreement_own: *own,
+                agreement,
+                kappa,
                 behind_best,
                 separation,
             }
@@ -363,7 +424,7 @@ pub fn table(rankings: &[Ranking]) -> Vec<String> {
     for r in rankings {
         out.push(String::new());
         out.push(format!(
-            "which judge agrees best · {} · on {} unit(s) every configuration judged (combination × person, read right/wrong)",
+            "which judge agrees best · {} · on {} unit(s) every configuration judged (combination × person, read right/wrong; {UNDECIDED_READING}; intervals resample combinations)",
             crate::sanitize::one_line(&r.scope, 40),
             r.n_shared
         ));

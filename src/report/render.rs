@@ -348,6 +348,8 @@ fn to_blocks(groups: &[GroupFigures]) -> String {
             cells.push(format!("within-1 {}", fmt_ci(&f.within_one)));
         }
         cells.push(format!("kappa {}", fmt_ci(&f.cohen_kappa)));
+        cells.push(format!("AC1 {}", fmt_ci(&f.gwet_ac1)));
+        cells.push(format!("PABAK {}", fmt_ci(&f.pabak)));
         if f.ordinal {
             cells.push(format!(
                 "w-kappa(q) {}",
@@ -393,8 +395,15 @@ fn to_blocks(groups: &[GroupFigures]) -> String {
             line.push_str(&c);
         }
         out.push(line);
+        if let Some(note) = &f.prevalence {
+            out.push(format!("   {note}"));
+        }
     }
     out.push(String::new());
+    out.push(
+        "AC1 (Gwet) and PABAK correct for chance without letting one dominant value drive it to 0."
+            .into(),
+    );
     out.push("agree is raw agreement and within-1 the share at most one step apart; kappa and alpha correct\n\
 agreement for chance. base rate L/R is each side's share of its most common value (a rater that\n\
 always gives it scores that raw agreement with zero kappa). accuracy L/R is the classifier's\n\
@@ -535,6 +544,8 @@ mod tests {
             changes: prompt_change::changes(&pairs, &order, 100, 1),
             rankings: rank::rankings(&pairs, None, 100, 1),
             estimates: Vec::new(),
+            estimate_details: Vec::new(),
+            unranked: Vec::new(),
             trust: Vec::new(),
             side: None,
             items: None,

@@ -10,14 +10,24 @@
 //! DISAGREE or Likert ≤ 2) is people's (their majority, as `jury estimate`
 //! reads it, or one person's). The guarantee holds only when the labelled
 //! combinations are a random sample of those judged.
+//!
+//! The views trust, per classification, the configuration whose threshold
+//! lets the most verdicts stand ([`best_per_classification`]). Choosing the
+//! best of K calibrated configurations breaks the guarantee (in simulation
+//! it failed 6–8 % of the time among 3 and 16–28 % among 10, target ≤ δ),
+//! so each of the K configurations that could be chosen is calibrated at
+//! δ/K (Bonferroni): whichever is chosen keeps 1 − δ.
 
 use super::estimate::{Sampling, people_reading, reading};
-use super::pairs::{Confident, Readings};
-use crate::analytics::trust::trust_threshold;
-use crate::domain::ComboKey;
+use super::pairs::Readings;
+use crate::analytics::trust::{Candidate, pairs_to_reach, trust_threshold};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+pub use super::escalation::{
+    Escalation, EscalationRow, any_trusted, escalation_queue, needs_a_person, needs_table,
+};
 
 /// One classification, perspective and judge configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -37,6 +47,9 @@ pub struct Trust {
     /// sample order, and how many only labels a person chose.
     pub calibration_sampled: usize,
     pub calibration_chosen: usize,
+    /// Labelled combinations left out of calibration because the judge
+    /// selected their labels (see `estimate::LeftOut::judge_selected`).
+    pub judge_selected_left_out: usize,
     /// None: no threshold meets the guarantee.
     pub threshold: Option<f64>,
     /// Share of the judged combinations (with a confidence) whose decided
@@ -51,6 +64,25 @@ pub struct Trust {
     pub upper_bound: Option<f64>,
     /// `logprobs`, `repeats`, or both joined with `+`.
     pub confidence_source: String,
+    /// Configurations of this classification the views choose among (those
+    /// with at least `min_calibration` calibration pairs, at least 1), and
+    /// the level each is calibrated at: δ/K, so that the chosen one keeps
+    /// the guarantee at δ.
+    pub configurations: usize,
+    pub delta_each: f64,
+    /// Fewest calibration pairs with which α can be met at all at
+    /// `delta_each` (`⌈ln δ / ln(1 − α)⌉`), and where the walk starts (the
+    /// larger of that and `min_calibration`).
+    pub reachable_from: usize,
+    pub start: usize,
+    /// The first candidate the walk tested (`None`: too few pairs).
+    pub first: Option<Candidate>,
+    /// Without a threshold: about how many calibration pairs the walk's
+    /// first step would need (`start` when there are too few; at the rate
+    /// its most confident pairs disagree, when they disagree too often and
+    /// that rate is below α); `None` with a threshold or when no number
+    /// would do.
+    pub pairs_needed: Option<usize>,
 }
 
 /// Every trust threshold the readings support.
@@ -63,11 +95,14 @@ pub fn thresholds(
     sampling: &Sampling,
 ) -> Vec<Trust> {
     let labels = super::estimate::label_index(readings, sampling);
+    // A judge run under each item's owner is one configuration, as ranked.
+    let owners = super::estimate::owner_configurations(readings);
     type Key = (String, String, Arc<str>, Arc<str>);
     #[derive(Default)]
     struct Collect {
         calibration: Vec<(f64, bool)>,
         sampled: usize,
+        judge_left_out: usize,
         all: Vec<f64>,
         /// Confidences of the decided verdicts (an undecided Likert 3
         /// cannot stand for a reading, however sure: it needs a person).
@@ -78,29 +113,56 @@ pub fn thresholds(
     for ((judge, persona, key, _), confident) in readings.verdicts.iter().zip(&readings.confidences)
     {
         let Some(c) = confident else { continue };
+        let config = owners.get(&**judge).unwrap_or(persona).clone();
         let g = groups
             .entry((
                 key.classification_id.clone(),
                 key.perspective_id.clone(),
                 judge.clone(),
-                persona.clone(),
+                config,
             ))
             .or_default();
         g.all.push(c.confidence.value);
         g.sources.insert(c.confidence.source.as_str());
         let Some(j) = reading(&c.value) else { continue };
         g.decided.push(c.confidence.value);
-        if let Some((ls, sampled)) = labels.get(&(&**persona, &**key))
+        if let Some((ls, _, true)) = labels.get(&(&**persona, &**key))
+            && ls.is_empty()
+        {
+            g.judge_left_out += 1;
+        }
+        if let Some((ls, sampled, _)) = labels.get(&(&**persona, &**key))
             && let Ok(people) = people_reading(ls, who)
         {
             g.calibration.push((c.confidence.value, j == people));
             g.sampled += usize::from(*sampled);
         }
     }
+    // K per classification: the configurations the views may choose among.
+    let mut choices: BTreeMap<&str, usize> = BTreeMap::new();
+    for ((classification, ..), g) in &groups {
+        if g.calibration.len() >= min_calibration.max(1) {
+            *choices.entry(classification.as_str()).or_default() += 1;
+        }
+    }
+    let choices: BTreeMap<String, usize> = choices
+        .into_iter()
+        .map(|(c, k)| (c.to_string(), k))
+        .collect();
     groups
         .into_iter()
         .map(|((classification, perspective, judge, persona), g)| {
-            let t = trust_threshold(&g.calibration, alpha, delta, min_calibration);
+            let configurations = choices.get(&classification).copied().unwrap_or(1).max(1);
+            let delta_each = delta / configurations as f64;
+            let t = trust_threshold(&g.calibration, alpha, delta_each, min_calibration);
+            let pairs_needed = match (t.threshold, t.first) {
+                (Some(_), _) => None,
+                (None, None) => Some(t.start),
+                (None, Some(f)) => {
+                    pairs_to_reach(f.disagreements as f64 / f.n as f64, alpha, delta_each)
+                        .map(|m| m.max(t.start))
+                }
+            };
             Trust {
                 classification,
                 perspective,
@@ -112,6 +174,7 @@ pub fn thresholds(
                 n_calibration: g.calibration.len(),
                 calibration_sampled: g.sampled,
                 calibration_chosen: g.calibration.len() - g.sampled,
+                judge_selected_left_out: g.judge_left_out,
                 threshold: t.threshold,
                 coverage: t.threshold.map_or(0.0, |l| {
                     g.decided.iter().filter(|&&c| c >= l).count() as f64 / g.all.len() as f64
@@ -121,6 +184,12 @@ pub fn thresholds(
                 disagreements: t.disagreements,
                 upper_bound: t.upper_bound,
                 confidence_source: g.sources.into_iter().collect::<Vec<_>>().join("+"),
+                configurations,
+                delta_each,
+                reachable_from: t.reachable_from,
+                start: t.start,
+                first: t.first,
+                pairs_needed,
             }
         })
         .collect()
@@ -142,28 +211,12 @@ pub fn read_thresholds(
     min_calibration: usize,
     who: Option<&str>,
     sampled_only: bool,
+    include_judge_selected: bool,
 ) -> crate::store::Result<(Readings, Vec<Trust>)> {
     let readings = super::pairs::Builder::read(store)?.finish_readings_with_confidence();
-    let sampling = Sampling {
-        sampled: store.sampled_labels()?,
-        only: sampled_only,
-    };
+    let sampling = Sampling::read(store, sampled_only, include_judge_selected)?;
     let ts = thresholds(&readings, alpha, delta, min_calibration, who, &sampling);
     Ok((readings, ts))
-}
-
-/// The escalation queue of the whole store at the views' levels, every
-/// label counted (the workbench's "needs a person" filter).
-pub fn escalation_queue(store: &crate::store::Store) -> crate::store::Result<Vec<Escalation>> {
-    let (readings, ts) = read_thresholds(
-        store,
-        VIEW_ALPHA,
-        VIEW_DELTA,
-        VIEW_MIN_CALIBRATION,
-        None,
-        false,
-    )?;
-    Ok(needs_a_person(&readings, &ts))
 }
 
 /// Said when no verdict has a confidence.
@@ -203,28 +256,82 @@ pub fn table(ts: &[Trust]) -> String {
             None => out.push_str(&format!(
                 "  no threshold meets it: every one of the {} verdicts needs a person ({})\n",
                 t.n_judged,
-                if t.n_calibration < t.min_calibration.max(1) {
-                    format!(
-                        "{} labelled combination(s) with a confidence, fewer than --min-calibration {}: label more, as a random sample",
-                        t.n_calibration, t.min_calibration
-                    )
-                } else {
-                    format!(
-                        "{} calibration pairs: even the most confident verdicts disagree with people too often",
-                        t.n_calibration
-                    )
-                }
+                why_none(t)
             )),
+        }
+        if t.configurations > 1 {
+            out.push_str(&format!(
+                "  calibrated at δ/{k} = {:.4}: {k} configurations judge {} and the views trust the one whose threshold keeps the most, so each is held to δ/{k} (Bonferroni) and the chosen one keeps the guarantee\n",
+                t.delta_each,
+                t.classification,
+                k = t.configurations
+            ));
         }
         if t.calibration_chosen > 0 {
             out.push_str(&format!(
-                "  {} of {} calibration labels chosen by a person, not sampled: the guarantee assumes a random sample (--sampled-only uses the {} sampled)\n",
+                "  {} of {} calibration labels not recorded as sampled: the guarantee assumes a random sample (--sampled-only uses the {} sampled)\n",
                 t.calibration_chosen, t.n_calibration, t.calibration_sampled
+            ));
+        }
+        if t.judge_selected_left_out > 0 {
+            out.push_str(&format!(
+                "  {} labelled combination(s) left out: their labels were selected by the judge (given in a list made of its verdicts, e.g. judge≠human first), which biases the guarantee; --include-judge-selected counts them\n",
+                t.judge_selected_left_out
             ));
         }
         out.push_str(&format!("  confidence from {}\n", t.confidence_source));
     }
     out.trim_end().to_string()
+}
+
+/// Why no threshold meets the guarantee, in the terms that would change
+/// it: too few labels to reach α at all (never the judge's fault), or the
+/// most confident verdicts disagreeing with people, and how many labels
+/// would lift the limit.
+pub fn why_none(t: &Trust) -> String {
+    let Some(f) = t.first else {
+        if t.n_calibration < t.min_calibration.max(1) && t.min_calibration >= t.reachable_from {
+            return format!(
+                "{} labelled combination(s) with a confidence, fewer than --min-calibration {}: label at least {} more, as a random sample",
+                t.n_calibration,
+                t.min_calibration,
+                t.start.saturating_sub(t.n_calibration)
+            );
+        }
+        let bound =
+            crate::analytics::trust::clopper_pearson_upper(0, t.n_calibration, t.delta_each);
+        return format!(
+            "{} calibration pair(s) cannot reach α {}: even with no disagreement, m pairs bound the rate at 1 − δ^(1/m) ({:.4} with {}, at δ {}), so it takes {} pairs (ln δ / ln(1 − α)); label at least {} more, as a random sample, or raise --alpha or --delta",
+            t.n_calibration,
+            t.alpha,
+            bound,
+            t.n_calibration,
+            fmt_level(t.delta_each),
+            t.reachable_from,
+            t.start.saturating_sub(t.n_calibration)
+        );
+    };
+    let at_rate = match t.pairs_needed {
+        Some(m) => format!(
+            "; at that rate about {m} pairs at or above it would meet α (label more, as a random sample)"
+        ),
+        None => "; at that rate no number of labels would meet α".to_string(),
+    };
+    format!(
+        "{} calibration pairs: its {} most confident (confidence ≥ {:.4}) disagree with people {} time(s), upper bound {:.4} > {}{at_rate}",
+        t.n_calibration, f.n, f.threshold, f.disagreements, f.upper_bound, t.alpha
+    )
+}
+
+/// A level as given (0.1, 0.0333…): four significant digits at most.
+fn fmt_level(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "0" {
+        format!("{x:.1e}")
+    } else {
+        s.to_string()
+    }
 }
 
 fn pct(x: f64) -> String {
@@ -236,14 +343,61 @@ fn pct(x: f64) -> String {
     }
 }
 
-/// Per classification, the one line to head a view with: the configuration
-/// whose threshold lets the most verdicts stand without a person, else the
-/// one with the most calibration pairs and why none qualifies. Only
-/// configurations whose verdicts carry a confidence.
-pub fn headlines(ts: &[Trust]) -> Vec<String> {
-    best_per_classification(ts)
-        .values()
-        .map(|t| headline(t))
+/// Per classification, the one line to head a view with, about the
+/// configuration the accuracy line names (`estimates`, chosen by
+/// [`crate::report::estimate::chosen`]), else the one the user chose or the
+/// ranking puts first among those with a confidence: its threshold, or why
+/// none qualifies, or that it has no confidence.
+pub fn headlines(
+    ts: &[Trust],
+    estimates: &[super::estimate::Estimate],
+    choice: &super::headline::Choice,
+) -> Vec<String> {
+    let named: BTreeMap<&str, (&str, &str)> = super::estimate::render::chosen(estimates, choice)
+        .into_iter()
+        .map(|e| {
+            (
+                e.classification.as_str(),
+                (e.judge.as_str(), e.persona.as_str()),
+            )
+        })
+        .collect();
+    let mut by_class: BTreeMap<&str, Vec<&Trust>> = BTreeMap::new();
+    for t in ts.iter().filter(|t| t.n_judged > 0) {
+        by_class.entry(&t.classification).or_default().push(t);
+    }
+    let mut classes: std::collections::BTreeSet<&str> = by_class.keys().copied().collect();
+    classes.extend(named.keys().copied());
+    classes
+        .into_iter()
+        .filter_map(|c| {
+            let candidates = by_class.get(c).map(Vec::as_slice).unwrap_or_default();
+            let (j, p) = match named.get(c) {
+                Some(&jp) => jp,
+                None => {
+                    let i = choice.pick(
+                        candidates,
+                        |t| (t.judge.as_str(), t.persona.as_str()),
+                        |t| t.n_calibration,
+                    )?;
+                    (candidates[i].judge.as_str(), candidates[i].persona.as_str())
+                }
+            };
+            let mine = candidates
+                .iter()
+                .filter(|t| t.judge == j && t.persona == p)
+                .max_by(|a, b| a.n_calibration.cmp(&b.n_calibration));
+            Some(match mine {
+                Some(t) => headline(t),
+                // Only say so where some configuration has a confidence.
+                None if candidates.is_empty() => return None,
+                None => format!(
+                    "{c}: {} as {} has no confidence on its verdicts: no threshold (run it with --confidence logprobs)",
+                    crate::sanitize::one_line(j, 40),
+                    crate::sanitize::one_line(p, 20)
+                ),
+            })
+        })
         .collect()
 }
 
@@ -300,118 +454,6 @@ fn headline(t: &Trust) -> String {
     }
 }
 
-/// A verdict that cannot stand without a person (see [`needs_a_person`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Escalation {
-    pub persona: Arc<str>,
-    pub key: Arc<ComboKey>,
-    /// The judge configuration, as the report names it.
-    pub judge: Arc<str>,
-    pub value: crate::domain::Value,
-    /// The verdict's confidence, when known.
-    pub confidence: Option<f64>,
-    /// Its configuration's threshold; None: none meets the guarantee.
-    pub threshold: Option<f64>,
-}
-
-/// The escalation queue: per classification, the verdicts of the trusted
-/// configuration ([`best_per_classification`]) that cannot stand without a
-/// person — below its threshold, without a confidence, undecided (a Likert
-/// 3), or every one when no threshold meets the guarantee — on combinations
-/// no person has labelled yet (for that persona), in the readings' order.
-pub fn needs_a_person(readings: &Readings, ts: &[Trust]) -> Vec<Escalation> {
-    let trusted = best_per_classification(ts);
-    let labelled: std::collections::HashSet<(&str, &ComboKey)> = readings
-        .labels
-        .iter()
-        .map(|(persona, key, _, _)| (&**persona, &**key))
-        .collect();
-    let mut out = Vec::new();
-    for (i, (judge, persona, key, value)) in readings.verdicts.iter().enumerate() {
-        let Some(t) = trusted.get(key.classification_id.as_str()) else {
-            continue;
-        };
-        let theirs =
-            t.perspective == key.perspective_id && *t.judge == **judge && *t.persona == **persona;
-        if !theirs || labelled.contains(&(&**persona, &**key)) {
-            continue;
-        }
-        let confident: Option<&Confident> = readings.confidences.get(i).and_then(Option::as_ref);
-        let stands = confident.is_some_and(|c| {
-            t.threshold.is_some_and(|l| c.confidence.value >= l) && reading(&c.value).is_some()
-        });
-        if !stands {
-            out.push(Escalation {
-                persona: persona.clone(),
-                key: key.clone(),
-                judge: judge.clone(),
-                value: confident.map_or(*value, |c| c.value),
-                confidence: confident.map(|c| c.confidence.value),
-                threshold: t.threshold,
-            });
-        }
-    }
-    out
-}
-
-/// The escalation queue as text: one line per verdict that needs a person.
-pub fn needs_table(queue: &[Escalation]) -> String {
-    if queue.is_empty() {
-        return "No verdict of a trusted configuration needs a person.".to_string();
-    }
-    let mut out = format!(
-        "{} verdict(s) need a person (item · classification · perspective · persona: value, why):\n",
-        queue.len()
-    );
-    for e in queue {
-        let why = match (e.confidence, e.threshold) {
-            (_, None) => "no threshold meets the guarantee".to_string(),
-            (None, Some(_)) => "no confidence".to_string(),
-            (Some(c), Some(l)) if c < l => format!("confidence {c:.3} < {l:.3}"),
-            (Some(_), Some(_)) => "undecided".to_string(),
-        };
-        let one = |s: &str| crate::sanitize::one_line(s, 60);
-        out.push_str(&format!(
-            "{} · {} · {} · {}: {} ({why}; {})\n",
-            one(&e.key.item_id),
-            one(&e.key.classification_id),
-            one(&e.key.perspective_id),
-            one(&e.persona),
-            e.value.as_text(),
-            one(&e.judge)
-        ));
-    }
-    out.trim_end().to_string()
-}
-
-/// One escalation as `jury trust --needs-person --format json` writes it.
-#[derive(Debug, Serialize)]
-pub struct EscalationRow<'a> {
-    pub item: &'a str,
-    pub classification: &'a str,
-    pub perspective: &'a str,
-    pub persona: &'a str,
-    pub judge: &'a str,
-    pub value: serde_json::Value,
-    pub confidence: Option<f64>,
-    pub threshold: Option<f64>,
-}
-
-impl Escalation {
-    pub fn row(&self) -> EscalationRow<'_> {
-        EscalationRow {
-            item: &self.key.item_id,
-            classification: &self.key.classification_id,
-            perspective: &self.key.perspective_id,
-            persona: &self.persona,
-            judge: &self.judge,
-            value: self.value.to_json(),
-            confidence: self.confidence,
-            threshold: self.threshold,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,13 +467,13 @@ mod tests {
         let (readings, none) = fixture();
         let t = thresholds(&readings, 0.2, 0.1, 10, None, &none);
         assert_eq!(t.len(), 1);
-        assert_eq!(t[0].threshold, Some(0.9));
-        assert_eq!(t[0].n_judged, 40);
-        assert_eq!(t[0].coverage, 35.0 / 40.0);
-        let lines = headlines(&t);
+        assert_eq!(t[0].threshold, Some(LOWEST_PASSING));
+        assert_eq!(t[0].n_judged, 50);
+        assert_eq!(t[0].coverage, 35.0 / 50.0);
+        let lines = headlines(&t, &[], &Default::default());
         assert_eq!(lines.len(), 1);
         assert!(
-            lines[0].starts_with("c: trust verdicts with confidence ≥ 0.90"),
+            lines[0].starts_with("c: trust verdicts with confidence ≥ 0.50"),
             "{}",
             lines[0]
         );
@@ -466,7 +508,7 @@ mod tests {
         };
         // The trusted judge: one below the threshold, one without a
         // confidence. Another judge, unsure, on a fresh item.
-        add(&judge, "low", Value::Likert(5), sure(Value::Likert(5), 0.6));
+        add(&judge, "low", Value::Likert(5), sure(Value::Likert(5), 0.3));
         add(&judge, "unknown", Value::Likert(1), None);
         add(&other, "x", Value::Likert(5), sure(Value::Likert(5), 0.1));
         let t = thresholds(&readings, 0.2, 0.1, 10, None, &none);
@@ -477,16 +519,20 @@ mod tests {
         assert!(
             queue
                 .iter()
-                .all(|e| *e.judge == *judge && e.threshold == Some(0.9))
+                .all(|e| e.judge.as_deref() == Some(&*judge) && e.threshold == Some(LOWEST_PASSING))
         );
-        assert_eq!(queue[5].confidence, Some(0.6));
+        assert_eq!(queue[5].confidence, Some(0.3));
         assert_eq!(queue[6].confidence, None);
-        assert_eq!(queue[6].value, Value::Likert(1));
+        assert_eq!(queue[6].value, Some(Value::Likert(1)));
     }
 
-    /// 40 verdicts of one judge on classification `c`: 30 labelled,
+    /// The grid point just above 0.5: the walk passes every candidate down
+    /// to it and fails below, where the disagreements at 0.5 join.
+    const LOWEST_PASSING: f64 = 2500.0 / 4999.0;
+
+    /// 50 verdicts of one judge on classification `c`: 30 labelled,
     /// agreeing, at 0.9; 5 unlabelled Likert 5 and 5 unlabelled Likert 3,
-    /// all at 0.95.
+    /// all at 0.95; 10 labelled, disagreeing, at 0.5.
     fn fixture() -> (Readings, Sampling) {
         let judge: Arc<str> = Arc::from("awag mode 2 · m");
         let persona: Arc<str> = Arc::from("p");
@@ -496,12 +542,13 @@ mod tests {
             labels: Vec::new(),
             confidences: Vec::new(),
         };
-        for i in 0..40 {
+        for i in 0..50 {
             let key = Arc::new(ComboKey::new(&format!("i{i}"), "c", "q"));
             let (value, conf) = match i {
                 0..30 => (Value::Likert(5), 0.9),
                 30..35 => (Value::Likert(5), 0.95),
-                _ => (Value::Likert(3), 0.95),
+                35..40 => (Value::Likert(3), 0.95),
+                _ => (Value::Likert(1), 0.5),
             };
             readings
                 .verdicts
@@ -514,16 +561,13 @@ mod tests {
                     expected_score: None,
                 },
             }));
-            if i < 30 {
+            if !(30..40).contains(&i) {
                 readings
                     .labels
                     .push((persona.clone(), key, who.clone(), Value::Likert(5)));
             }
         }
-        let none = Sampling {
-            sampled: Default::default(),
-            only: false,
-        };
+        let none = Sampling::default();
         (readings, none)
     }
 }

@@ -4,8 +4,10 @@
 
 use super::runs::host_name;
 use super::{Result, Store, now};
-use crate::domain::ComboKey;
+use crate::domain::{BatchWay, ComboKey};
+use crate::provider::ToolMode;
 use rusqlite::params;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
 /// One part of a batch run: one request file, and with the Batch API one batch.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,20 +15,18 @@ pub struct BatchJob {
     pub run_id: i64,
     /// From 1; a run of more than one file's worth of requests has several.
     pub part: u32,
-    /// `api` (sent through the Batch API) or `file` (written for another engine).
-    pub kind: String,
-    /// The command line that made the run: an import rebuilds its judge from it.
-    pub argv: Vec<String>,
+    /// Sent through the Batch API, or written for another engine.
+    pub kind: BatchWay,
     /// The delimiter the requests' item texts were written with.
     pub boundary: String,
-    /// The structured path the requests asked for (`tools`, `json_schema`, `json`).
-    pub tool_mode: String,
+    /// The structured path the requests asked for.
+    pub tool_mode: ToolMode,
     pub batch_id: Option<String>,
     pub input_file_id: Option<String>,
     pub output_file_id: Option<String>,
     pub error_file_id: Option<String>,
     /// The batch's last status as seen (`exported` for a file).
-    pub status: String,
+    pub status: BatchStatus,
     /// `request_counts` as last seen (JSON), when any.
     pub counts: Option<String>,
     /// Its answers were read into the run.
@@ -42,6 +42,126 @@ pub enum Adoption {
     HeldBy(u32),
     /// Its batches were all read (by another process, meanwhile).
     NothingOpen,
+}
+
+/// Where a batch part stands: the Batch API's statuses, and jury's own
+/// before a batch exists (`uploading`), for a file (`exported`) and after
+/// an import (`imported`). A status the server names otherwise is kept as
+/// it said it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchStatus {
+    Uploading,
+    Validating,
+    InProgress,
+    Finalizing,
+    Completed,
+    Failed,
+    Expired,
+    Cancelling,
+    Cancelled,
+    Exported,
+    Imported,
+    Other(String),
+}
+
+impl BatchStatus {
+    const NAMED: [(BatchStatus, &'static str); 11] = [
+        (BatchStatus::Uploading, "uploading"),
+        (BatchStatus::Validating, "validating"),
+        (BatchStatus::InProgress, "in_progress"),
+        (BatchStatus::Finalizing, "finalizing"),
+        (BatchStatus::Completed, "completed"),
+        (BatchStatus::Failed, "failed"),
+        (BatchStatus::Expired, "expired"),
+        (BatchStatus::Cancelling, "cancelling"),
+        (BatchStatus::Cancelled, "cancelled"),
+        (BatchStatus::Exported, "exported"),
+        (BatchStatus::Imported, "imported"),
+    ];
+
+    pub fn parse(s: &str) -> BatchStatus {
+        Self::NAMED
+            .iter()
+            .find(|(_, name)| *name == s)
+            .map(|(st, _)| st.clone())
+            .unwrap_or_else(|| BatchStatus::Other(s.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            BatchStatus::Other(s) => s,
+            named => Self::NAMED
+                .iter()
+                .find(|(st, _)| st == named)
+                .map_or("", |(_, name)| name),
+        }
+    }
+}
+
+impl std::fmt::Display for BatchStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for BatchStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl BatchWay {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BatchWay::Api => "api",
+            BatchWay::File => "file",
+        }
+    }
+}
+
+// The enums' columns hold their names, as the store always wrote them.
+impl ToSql for BatchStatus {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for BatchStatus {
+    fn column_result(v: ValueRef<'_>) -> FromSqlResult<Self> {
+        v.as_str().map(BatchStatus::parse)
+    }
+}
+
+impl ToSql for BatchWay {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for BatchWay {
+    fn column_result(v: ValueRef<'_>) -> FromSqlResult<Self> {
+        match v.as_str()? {
+            "api" => Ok(BatchWay::Api),
+            "file" => Ok(BatchWay::File),
+            other => Err(FromSqlError::Other(
+                format!("unknown batch kind '{other}'").into(),
+            )),
+        }
+    }
+}
+
+impl ToSql for ToolMode {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for ToolMode {
+    fn column_result(v: ValueRef<'_>) -> FromSqlResult<Self> {
+        let s = v.as_str()?;
+        ToolMode::parse(s)
+            .ok_or_else(|| FromSqlError::Other(format!("unknown structured path '{s}'").into()))
+    }
 }
 
 /// One request of a batch file.
@@ -97,17 +217,16 @@ impl Store {
     pub fn save_batch_job(&mut self, job: &BatchJob) -> Result<()> {
         let at = now();
         self.write_one(
-            "INSERT INTO batch_jobs (run_id, part, kind, argv, batch_id, input_file_id, output_file_id,
+            "INSERT INTO batch_jobs (run_id, part, kind, batch_id, input_file_id, output_file_id,
                error_file_id, status, counts, imported, created_at, updated_at, boundary, tool_mode)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14)
-             ON CONFLICT (run_id, part) DO UPDATE SET batch_id = ?5, input_file_id = ?6,
-               output_file_id = ?7, error_file_id = ?8, status = ?9, counts = ?10,
-               imported = ?11, updated_at = ?12",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13)
+             ON CONFLICT (run_id, part) DO UPDATE SET batch_id = ?4, input_file_id = ?5,
+               output_file_id = ?6, error_file_id = ?7, status = ?8, counts = ?9,
+               imported = ?10, updated_at = ?11",
             params![
                 job.run_id,
                 job.part,
                 job.kind,
-                serde_json::to_string(&job.argv).unwrap_or_default(),
                 job.batch_id,
                 job.input_file_id,
                 job.output_file_id,
@@ -206,7 +325,7 @@ impl Store {
                 && r.mode == f.mode
                 && r.model == f.model
                 && r.prompt_hash == f.prompt_hash;
-            let open = job.kind == "api" || run.status == crate::domain::RunStatus::Queued;
+            let open = job.kind == BatchWay::Api || run.status == crate::domain::RunStatus::Queued;
             if !same_judge || !open {
                 continue;
             }
@@ -263,26 +382,24 @@ impl Store {
 
     fn batch_jobs_where(&self, cond: &str, p: impl rusqlite::Params) -> Result<Vec<BatchJob>> {
         let sql = format!(
-            "SELECT run_id, part, kind, argv, batch_id, input_file_id, output_file_id, error_file_id,
+            "SELECT run_id, part, kind, batch_id, input_file_id, output_file_id, error_file_id,
                status, counts, imported, boundary, tool_mode FROM batch_jobs WHERE {cond} ORDER BY run_id, part"
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(p, |r| {
-            let argv: String = r.get(3)?;
             Ok(BatchJob {
                 run_id: r.get(0)?,
                 part: r.get(1)?,
                 kind: r.get(2)?,
-                argv: serde_json::from_str(&argv).unwrap_or_default(),
-                batch_id: r.get(4)?,
-                input_file_id: r.get(5)?,
-                output_file_id: r.get(6)?,
-                error_file_id: r.get(7)?,
-                status: r.get(8)?,
-                counts: r.get(9)?,
-                imported: r.get(10)?,
-                boundary: r.get(11)?,
-                tool_mode: r.get(12)?,
+                batch_id: r.get(3)?,
+                input_file_id: r.get(4)?,
+                output_file_id: r.get(5)?,
+                error_file_id: r.get(6)?,
+                status: r.get(7)?,
+                counts: r.get(8)?,
+                imported: r.get(9)?,
+                boundary: r.get(10)?,
+                tool_mode: r.get(11)?,
             })
         })?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
@@ -315,7 +432,7 @@ mod tests {
             perspective_ids: vec!["q".into()],
             model: "m".into(),
             prompt_hash: "h".into(),
-            params: serde_json::json!({}),
+            record: None,
         };
         let run = s.create_run(&spec, 2).expect("run");
         let key = ComboKey {
@@ -334,15 +451,14 @@ mod tests {
         let mut job = BatchJob {
             run_id: run,
             part: 1,
-            kind: "api".into(),
-            argv: vec!["run".into()],
+            kind: BatchWay::Api,
             boundary: "b".into(),
-            tool_mode: "tools".into(),
+            tool_mode: ToolMode::Tools,
             batch_id: Some("batch_1".into()),
             input_file_id: Some("file_1".into()),
             output_file_id: None,
             error_file_id: None,
-            status: "validating".into(),
+            status: BatchStatus::Validating,
             counts: None,
             imported: false,
         };
@@ -359,7 +475,7 @@ mod tests {
         let others: std::collections::HashSet<&ComboKey> = [&other].into_iter().collect();
         assert_eq!(s.open_batch_run_for(&spec, &both).expect("find"), Some(run));
         assert_eq!(s.open_batch_run_for(&spec, &others).expect("find"), None);
-        job.status = "completed".into();
+        job.status = BatchStatus::Completed;
         job.imported = true;
         s.save_batch_job(&job).expect("update");
         assert!(s.open_batch_jobs().expect("open").is_empty());

@@ -131,6 +131,24 @@ impl ImportTx<'_> {
         Ok(())
     }
 
+    /// Records that an imported label was sampled, as its file says (its
+    /// `sampled` and `sample_seed`: kept, so an outside random sample stays
+    /// one).
+    pub fn mark_sampled(&mut self, l: &Label, seed: super::SampleSeed) -> Result<()> {
+        self.tx
+            .prepare_cached(super::samples::MARK_SAMPLED)?
+            .execute(params![
+                l.key.item_id,
+                l.key.classification_id,
+                l.key.perspective_id,
+                l.persona_id,
+                l.who,
+                seed.map(|s| s as i64),
+                super::now()
+            ])?;
+        Ok(())
+    }
+
     /// Records protocol inputs skipped as invalid: (protocol, file, index, reason).
     pub fn record_skips(&mut self, skips: &[(String, String, usize, String)]) -> Result<()> {
         let mut stmt = self.tx.prepare_cached(
@@ -152,6 +170,25 @@ impl ImportTx<'_> {
         let mut stmt = self.tx.prepare(sql)?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+    }
+
+    /// How classification `id` is defined on the items stored now: each
+    /// distinct (description, available values) pair, a few at most.
+    pub fn classification_definitions(&self, id: &str) -> Result<Vec<(String, Vec<String>)>> {
+        let mut stmt = self.tx.prepare(
+            "SELECT DISTINCT description, available FROM classifications WHERE id = ?1 LIMIT 8",
+        )?;
+        let rows = stmt.query_map(params![id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (description, available) = row?;
+            // Written by put_item as a JSON list; anything else reads as none.
+            let available: Vec<String> = serde_json::from_str(&available).unwrap_or_default();
+            out.push((description, available));
+        }
+        Ok(out)
     }
 
     /// The persona ids stored now (this import's included).

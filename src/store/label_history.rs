@@ -29,6 +29,33 @@ impl EventKind {
             EventKind::Undo => "undo",
         }
     }
+
+    pub fn parse(s: &str) -> Option<EventKind> {
+        [
+            EventKind::Set,
+            EventKind::Note,
+            EventKind::Import,
+            EventKind::Undo,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+}
+
+impl PartialEq<&str> for EventKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+// The column holds the kind's name, as the store always wrote it.
+impl rusqlite::types::FromSql for EventKind {
+    fn column_result(v: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        let s = v.as_str()?;
+        EventKind::parse(s).ok_or_else(|| {
+            rusqlite::types::FromSqlError::Other(format!("unknown label event kind '{s}'").into())
+        })
+    }
 }
 
 /// Where a label lives: one per combination, persona, person and scale.
@@ -63,8 +90,7 @@ pub struct LabelEvent {
     pub blind: bool,
     /// The label's tags after the change.
     pub tags: Vec<String>,
-    /// `set`, `note`, `import` or `undo`.
-    pub kind: String,
+    pub kind: EventKind,
 }
 
 /// Undoes one change: `restore` is the label as it was before (written back

@@ -24,6 +24,59 @@ impl MarkSlot {
     }
 }
 
+/// Why a row's mark changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkEventKind {
+    /// Marked (or its note changed) by the person.
+    Mark,
+    /// An undo: the earlier mark back, or none.
+    Undo,
+    /// Cleared because the person labelled the row.
+    Labelled,
+}
+
+impl MarkEventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MarkEventKind::Mark => "mark",
+            MarkEventKind::Undo => "undo",
+            MarkEventKind::Labelled => "labelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<MarkEventKind> {
+        [
+            MarkEventKind::Mark,
+            MarkEventKind::Undo,
+            MarkEventKind::Labelled,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+}
+
+impl PartialEq<&str> for MarkEventKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+// The column holds the kind's name, as the store always wrote it.
+impl rusqlite::types::FromSql for MarkEventKind {
+    fn column_result(v: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        let s = v.as_str()?;
+        MarkEventKind::parse(s).ok_or_else(|| {
+            rusqlite::types::FromSqlError::Other(format!("unknown mark event kind '{s}'").into())
+        })
+    }
+}
+
+impl rusqlite::types::ToSql for MarkEventKind {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(self.as_str().into())
+    }
+}
+
 /// One change of a row's mark, for the history popup.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MarkEvent {
@@ -32,8 +85,7 @@ pub struct MarkEvent {
     pub mark: Option<MarkKind>,
     pub note: String,
     pub created_at: String,
-    /// `mark`, `undo` or `labelled`.
-    pub kind: String,
+    pub kind: MarkEventKind,
 }
 
 fn insert_tx(
@@ -41,7 +93,7 @@ fn insert_tx(
     s: &MarkSlot,
     mark: Option<(MarkKind, &str)>,
     at: &str,
-    kind: &str,
+    kind: MarkEventKind,
 ) -> Result<()> {
     tx.execute(
         "INSERT INTO row_marks (item_id, classification_id, perspective_id, persona_id, who, mark, note, created_at, kind)
@@ -89,7 +141,7 @@ pub(super) fn settle_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Result<()>
         who: l.who.clone(),
     };
     if current_tx(tx, &slot)?.is_some() {
-        insert_tx(tx, &slot, None, &l.created_at, "labelled")?;
+        insert_tx(tx, &slot, None, &l.created_at, MarkEventKind::Labelled)?;
     }
     Ok(())
 }
@@ -102,7 +154,7 @@ impl Store {
         slot: &MarkSlot,
         mark: Option<(MarkKind, &str)>,
         at: &str,
-        kind: &str,
+        kind: MarkEventKind,
     ) -> Result<()> {
         self.durably(|store| {
             let tx = store.immediate()?;
@@ -189,8 +241,13 @@ mod tests {
     #[test]
     fn a_mark_is_current_until_cleared_and_is_never_a_label() {
         let mut s = Store::open_in_memory().unwrap();
-        s.record_mark(&slot(), Some((MarkKind::Unsure, "sarcasm?")), "t1", "mark")
-            .unwrap();
+        s.record_mark(
+            &slot(),
+            Some((MarkKind::Unsure, "sarcasm?")),
+            "t1",
+            MarkEventKind::Mark,
+        )
+        .unwrap();
         let m = s.current_marks().unwrap();
         assert_eq!(m.len(), 1);
         assert_eq!(
@@ -199,7 +256,8 @@ mod tests {
         );
         assert!(s.labels_for_item("k-1").unwrap().is_empty());
         assert!(s.label_history(&slot().key).unwrap().is_empty());
-        s.record_mark(&slot(), None, "t2", "undo").unwrap();
+        s.record_mark(&slot(), None, "t2", MarkEventKind::Undo)
+            .unwrap();
         assert!(s.current_marks().unwrap().is_empty());
         assert_eq!(s.mark_history(&slot().key).unwrap().len(), 2);
     }
@@ -207,8 +265,13 @@ mod tests {
     #[test]
     fn a_label_by_the_same_person_settles_the_mark() {
         let mut s = Store::open_in_memory().unwrap();
-        s.record_mark(&slot(), Some((MarkKind::Skip, "")), "t1", "mark")
-            .unwrap();
+        s.record_mark(
+            &slot(),
+            Some((MarkKind::Skip, "")),
+            "t1",
+            MarkEventKind::Mark,
+        )
+        .unwrap();
         let l = Label {
             key: slot().key,
             persona_id: "p".into(),

@@ -11,6 +11,7 @@ mod import_tx;
 mod items;
 mod label_history;
 mod labels;
+mod legacy_record;
 mod marks;
 mod runs;
 mod samples;
@@ -19,7 +20,7 @@ mod sessions;
 mod splits;
 mod verdicts;
 
-pub use batches::{Adoption, BatchJob, BatchRequestRow};
+pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};
 pub use claims::Claimed;
 pub use error::{Result, StoreError};
 pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_atomically};
@@ -27,11 +28,11 @@ pub use import_tx::ImportTx;
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::LabelRow;
-pub use marks::{MarkEvent, MarkSlot};
+pub use marks::{MarkEvent, MarkEventKind, MarkSlot};
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,
 };
-pub use samples::SampledKey;
+pub use samples::{SampleSeed, SampledKey, Selected};
 pub use splits::{Split, SplitCounts};
 pub use verdicts::{VerdictFilter, VerdictValue};
 
@@ -259,6 +260,11 @@ impl Store {
                 .conn
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             tx.execute_batch(sql)?;
+            // The step to typed run records converts today's rows in Rust:
+            // known by its text, so it runs wherever the step is numbered.
+            if *sql == schema::RUN_RECORDS {
+                legacy_record::convert(&tx)?;
+            }
             tx.pragma_update(None, "user_version", (i + 1) as i64)?;
             tx.commit()?;
         }

@@ -1,7 +1,7 @@
 //! Runs and their counters, and who owns a running one.
 
 use super::{Result, Store, StoreError, now};
-use crate::domain::{Mode, Run, RunSpec, RunStatus, Usage};
+use crate::domain::{Mode, Run, RunRecord, RunSpec, RunStatus, Usage};
 use rusqlite::{OptionalExtension, params};
 use std::time::Duration;
 
@@ -86,15 +86,15 @@ const RUN_COLUMNS: &str = "r.id, r.protocol, r.mode, r.persona_id, r.perspective
     r.status, r.created_at, r.finished_at, r.total, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.note,
     (SELECT count(*) FROM verdicts v WHERE v.run_id = r.id),
     (SELECT count(*) FROM failures f WHERE f.run_id = r.id),
-    r.requests, r.usage_unknown, r.cached_tokens, r.structured";
+    r.requests, r.usage_unknown, r.cached_tokens, r.structured, r.record, r.record_note";
 
 impl Store {
     pub fn create_run(&mut self, spec: &RunSpec, total: u64) -> Result<i64> {
         let tx = self.immediate()?;
         tx.execute(
             "INSERT INTO runs (protocol, mode, persona_id, perspective_ids, model, prompt_hash, params, status, created_at, total,
-               owner_pid, owner_host, heartbeat_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?10, ?11, ?8)",
+               owner_pid, owner_host, heartbeat_at, record)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{}', 'running', ?7, ?8, ?9, ?10, ?7, ?11)",
             params![
                 spec.protocol.as_str(),
                 spec.mode.map(|m| m.number()),
@@ -102,11 +102,11 @@ impl Store {
                 serde_json::to_string(&spec.perspective_ids).unwrap_or_default(),
                 spec.model,
                 spec.prompt_hash,
-                spec.params.to_string(),
                 now(),
                 total as i64,
                 std::process::id(),
-                host_name()
+                host_name(),
+                record_json(spec.record.as_deref())
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -286,8 +286,8 @@ fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
     let protocol: String = r.get(1)?;
     let mode: Option<u8> = r.get(2)?;
     let perspectives: String = r.get(4)?;
-    let params: String = r.get(7)?;
     let status: String = r.get(8)?;
+    let (record, record_note) = read_record(r.get(22)?, r.get(23)?);
     Ok(Run {
         id: r.get(0)?,
         spec: RunSpec {
@@ -297,7 +297,7 @@ fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
             perspective_ids: serde_json::from_str(&perspectives).unwrap_or_default(),
             model: r.get(5)?,
             prompt_hash: r.get(6)?,
-            params: serde_json::from_str(&params).unwrap_or(serde_json::Value::Null),
+            record,
         },
         status: RunStatus::parse(&status),
         created_at: r.get(9)?,
@@ -313,7 +313,29 @@ fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
         usage_unknown: r.get::<_, i64>(19)? as u64,
         cached_tokens: r.get::<_, i64>(20)? as u64,
         structured: r.get(21)?,
+        record_note,
     })
+}
+
+/// A record as `runs.record` keeps it (JSON; NULL for none).
+pub(super) fn record_json(record: Option<&RunRecord>) -> Option<String> {
+    record.and_then(|r| serde_json::to_string(r).ok())
+}
+
+/// The record of a stored run, or why it has none: a run the migration to
+/// records could not convert keeps its note; a record that does not read
+/// (written by a later jury?) is said, never taken for none.
+fn read_record(
+    json: Option<String>,
+    note: Option<String>,
+) -> (Option<Box<RunRecord>>, Option<String>) {
+    match json {
+        Some(text) => match serde_json::from_str::<RunRecord>(&text) {
+            Ok(record) => (Some(Box::new(record)), note),
+            Err(e) => (None, Some(format!("its record does not read: {e}"))),
+        },
+        None => (None, note),
+    }
 }
 
 #[cfg(test)]

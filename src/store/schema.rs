@@ -336,6 +336,45 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX row_marks_by_item ON row_marks(item_id);
     "#,
+    RUN_RECORDS,
+    // 18: how a label's combination was chosen, beyond the sample order.
+    // `label_samples` gains `how`: `sample` (given on the random order's
+    // next item, or imported as sampled) or `judge` (given in a queue or
+    // filter made of the judge's verdicts: selected by the judge, left out
+    // of PPI and trust by default). Its `seed` may now be NULL: a label an
+    // import says was sampled by an outside process, seed unknown. Rebuilt,
+    // as SQLite cannot drop a NOT NULL.
+    r#"
+    CREATE TABLE label_samples_18 (
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        perspective_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        who TEXT NOT NULL,
+        seed INTEGER,
+        created_at TEXT NOT NULL,
+        how TEXT NOT NULL DEFAULT 'sample',
+        queue TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (item_id, classification_id, perspective_id, persona_id, who)
+    );
+    INSERT INTO label_samples_18 (item_id, classification_id, perspective_id, persona_id, who, seed, created_at, how)
+        SELECT item_id, classification_id, perspective_id, persona_id, who, seed, created_at, 'sample' FROM label_samples;
+    DROP TABLE label_samples;
+    ALTER TABLE label_samples_18 RENAME TO label_samples;
+    "#,
 ];
+
+/// 17: each run's judge and settings as one typed, versioned record
+/// (`domain::RunRecord`, JSON in `runs.record`) instead of a JSON blob read
+/// by key name (`runs.params`) and, for a batch run, its command line
+/// (`batch_jobs.argv`) parsed again by clap. After these columns are added,
+/// `legacy_record::convert` (run by `Store::migrate` after this step, in
+/// its transaction) reads each run's old params and command line once into
+/// its record, empties `params` and drops `batch_jobs.argv`; a run it
+/// cannot convert keeps its params and says why in `record_note`.
+pub const RUN_RECORDS: &str = r#"
+    ALTER TABLE runs ADD COLUMN record TEXT;
+    ALTER TABLE runs ADD COLUMN record_note TEXT;
+    "#;
 
 pub const VERSION: i64 = MIGRATIONS.len() as i64;

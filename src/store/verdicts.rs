@@ -223,7 +223,8 @@ impl Store {
                     (Some(index), Some(items)) => Some(RequestPosition { index, items }),
                     _ => None,
                 },
-                confidence: valid_confidence(r.get::<_, Option<f64>>(12)?),
+                // As stored: the reader checks it and counts what it refuses.
+                confidence: r.get::<_, Option<f64>>(12)?,
             });
         }
         Ok(())
@@ -331,9 +332,9 @@ fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
     })
 }
 
-/// A stored confidence as read: a probability in (0, 1], else unknown.
+/// A stored confidence as read: a probability in [0, 1], else unknown.
 fn valid_confidence(c: Option<f64>) -> Option<f64> {
-    c.filter(|c| c.is_finite() && *c > 0.0 && *c <= 1.0)
+    c.filter(|c| c.is_finite() && (0.0..=1.0).contains(c))
 }
 
 /// The stored confidence columns as a [`Confidence`]; a value without a

@@ -63,6 +63,17 @@ struct State {
     created: Vec<String>,
     next: usize,
     faults: Faults,
+    /// Text put before the ids made, by what they name ([`BatchApi::prefix_ids`]).
+    id_prefix: Vec<(&'static str, String)>,
+}
+
+impl State {
+    fn prefix(&self, of: &str) -> String {
+        self.id_prefix
+            .iter()
+            .find(|(k, _)| *k == of)
+            .map_or(String::new(), |(_, p)| p.clone())
+    }
 }
 
 /// The Files and Batches API; [`BatchApi::reply`] answers every request
@@ -95,6 +106,13 @@ impl BatchApi {
     /// Makes the server misbehave as `faults` says (from the next call).
     pub fn set_faults(&self, faults: Faults) {
         self.state().faults = faults;
+    }
+
+    /// From now on, put `prefix` before the ids made of `of`: `"file"` (an
+    /// upload), `"batch"`, `"output"` (output and error files). A server
+    /// that echoes a key in its ids.
+    pub fn prefix_ids(&self, of: &'static str, prefix: &str) {
+        self.state().id_prefix.push((of, prefix.to_string()));
     }
 
     /// The ids of the batches created so far, in order.
@@ -245,7 +263,7 @@ impl BatchApi {
         }
         let mut s = self.state();
         s.next += 1;
-        let id = format!("file-{}", s.next);
+        let id = format!("{}file-{}", s.prefix("file"), s.next);
         s.files.insert(id.clone(), text);
         json_reply(json!({"id": id, "object": "file", "purpose": "batch"}))
     }
@@ -261,7 +279,7 @@ impl BatchApi {
             return not_found("input file");
         };
         s.next += 1;
-        let id = format!("batch_{}", s.next);
+        let id = format!("{}batch_{}", s.prefix("batch"), s.next);
         let total = text.lines().filter(|l| !l.trim().is_empty()).count() as u64;
         let expire = if self.script.expire_first_only && !s.created.is_empty() {
             None
@@ -292,6 +310,7 @@ impl BatchApi {
         let mut s = self.state();
         let mut next_file = s.next;
         let faults = s.faults.clone();
+        let output_prefix = s.prefix("output");
         let Some(b) = s.batches.get_mut(id) else {
             return not_found("batch");
         };
@@ -327,7 +346,7 @@ impl BatchApi {
         let mut made = Vec::new();
         for (which, text) in files {
             next_file += 1;
-            let fid = format!("file-{next_file}");
+            let fid = format!("{output_prefix}file-{next_file}");
             match which {
                 0 if faults.completed_without_output && b.status == "completed" => {}
                 0 => b.output = Some(fid.clone()),

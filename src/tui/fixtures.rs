@@ -116,6 +116,21 @@ pub fn choose_filter(app: &mut App, f: crate::tui::app::Filter) {
     panic!("f never reached {f:?}");
 }
 
+/// The request the open agreement view waits for (panics when none is open).
+pub fn agreement_req(app: &App) -> u64 {
+    let crate::tui::app::View::Agreement(a) = &app.chrome.view else {
+        panic!("no agreement view is open");
+    };
+    a.req
+}
+
+/// A part of the agreement report, answering the request the open agreement
+/// view waits for.
+pub fn answer_agreement(app: &mut App, part: crate::tui::msg::AgreementPart) -> Vec<Effect> {
+    let req = agreement_req(app);
+    update(app, Msg::Agreement { req, part })
+}
+
 /// The message line's text (empty when there is none).
 pub fn message(app: &App) -> String {
     app.chrome
@@ -168,6 +183,86 @@ pub fn verdict(run_id: i64, item: &str, c: &str, mode: Mode, value: Value, text:
         confidence: None,
         server: None,
     }
+}
+
+/// An AwAg judge of `mode` and `model` as kenton from the classification
+/// perspective (prompt set `h`, no parameters): change what a test needs
+/// with `RunSpec { .., ..kenton_spec(mode, model) }`.
+pub fn kenton_spec(mode: Mode, model: &str) -> RunSpec {
+    RunSpec {
+        protocol: Protocol::Awag,
+        mode: Some(mode),
+        persona_id: "kenton".into(),
+        perspective_ids: vec!["classification".into()],
+        model: model.into(),
+        prompt_hash: "h".into(),
+        record: None,
+    }
+}
+
+/// Opens the agreement view (`A`) and answers it with `report`'s figures and
+/// cells, as the effect runner would.
+pub fn open_agreement_on(app: &mut App, report: &crate::report::Report) {
+    key(app, 'A');
+    answer_agreement(
+        app,
+        crate::tui::msg::AgreementPart::Figures(Ok(report.groups.clone())),
+    );
+    answer_agreement(app, crate::tui::msg::AgreementPart::Cells(report.cells()));
+}
+
+/// The sample data (`sample-data/`, imported as `me`) in a store at `db`.
+pub fn sample_store(db: &std::path::Path) -> crate::store::Store {
+    let mut store = crate::store::Store::open(db).expect("a store");
+    crate::import::import_sample(&mut store, "me").expect("the sample data");
+    store
+}
+
+/// The sample data in a store at `db` with a mode 2 run answering every
+/// labelled row with a Likert value that varies by item (1–5 by its place),
+/// so that figures and cells differ.
+pub fn judged_sample(db: &std::path::Path) -> crate::store::Store {
+    let mut store = sample_store(db);
+    judge_labelled(&mut store, Mode::Two, |n, _| {
+        Some(Value::Likert((n % 5 + 1) as u8))
+    });
+    store
+}
+
+/// One AwAg run of `mode` as kenton from the classification perspective
+/// (model `demo`) that answers each labelled row of the `n`-th labelled item
+/// (in id order) with `value(n, label)`, or not where it gives `None`; its
+/// verdicts are stored. Returns the run's id.
+pub fn judge_labelled(
+    store: &mut crate::store::Store,
+    mode: Mode,
+    value: impl Fn(usize, &Label) -> Option<Value>,
+) -> i64 {
+    let run = store
+        .create_run(&kenton_spec(mode, "demo"), 0)
+        .expect("a run");
+    let mut ids: Vec<String> = store
+        .labelled_item_ids()
+        .expect("labelled items")
+        .into_iter()
+        .collect();
+    ids.sort();
+    let mut vs = Vec::new();
+    for (n, id) in ids.iter().enumerate() {
+        for l in store.labels_for_item(id).expect("labels") {
+            let Some(value) = value(n, &l) else {
+                continue;
+            };
+            let mut v = verdict(run, id, &l.key.classification_id, mode, value, "ok");
+            v.key = l.key.clone();
+            v.persona_id = l.persona_id.clone();
+            v.model = "demo".into();
+            vs.push(v);
+        }
+    }
+    assert!(!vs.is_empty(), "the run answers some labelled rows");
+    store.insert_verdicts(&vs).expect("the verdicts");
+    run
 }
 
 /// A label by `who` on an item's classification row, as kenton.
@@ -227,4 +322,34 @@ pub fn search(app: &mut App, text: &str) {
         key(app, c);
     }
     code(app, KeyCode::Enter);
+}
+
+/// The record of a mode-2 AwAg run as `kenton` on `classification` with
+/// `model`, the embedded prompts (hashed `prompt_hash`) and the default
+/// settings at temperature 0.
+pub fn run_record(model: &str, prompt_hash: &str) -> Box<RunRecord> {
+    Box::new(RunRecord {
+        version: RECORD_VERSION,
+        judge: crate::protocol::JudgeSpec::Awag {
+            mode: Mode::Two,
+            persona: "kenton".into(),
+            perspectives: vec!["classification".into()],
+        },
+        model: model.into(),
+        prompts: PromptsUsed {
+            dir: None,
+            hash: prompt_hash.into(),
+        },
+        structured: None,
+        confidence: crate::config::ConfidenceChoice::Off,
+        temperature: Some(0.0),
+        batch_size: 10,
+        concurrency: 4,
+        max_attempts: 3,
+        items: 10,
+        shuffle_seed: None,
+        batch: None,
+        servers: vec!["http://127.0.0.1:8080/v1".into()],
+        converted: None,
+    })
 }

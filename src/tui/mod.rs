@@ -111,13 +111,12 @@ pub fn build_app_with_items(
     app.data.claims = claims;
     app.data.claims_file = dir.map(|d| d.join("claims.toml"));
     let mut warnings: Vec<String> = kw.into_iter().chain(tw).chain(cw).collect();
-    match settings.structured.as_deref() {
-        None | Some("auto") => {}
-        Some(s) => match crate::provider::ToolMode::parse(s) {
-            Some(m) => app.choices.structured = Some(m),
-            // The value itself is not echoed: config errors never repeat the file.
-            None => warnings.push(strings::msg::BAD_STRUCTURED.into()),
-        },
+    use crate::config::StructuredChoice;
+    match &settings.structured {
+        None | Some(StructuredChoice::Auto) => {}
+        Some(StructuredChoice::Path(m)) => app.choices.structured = Some(*m),
+        // The value itself is not echoed: config errors never repeat the file.
+        Some(StructuredChoice::Unknown(_)) => warnings.push(strings::msg::BAD_STRUCTURED.into()),
     }
     (app, warnings)
 }

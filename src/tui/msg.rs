@@ -62,23 +62,13 @@ pub enum Msg {
     /// (answers `Effect::LoadEscalations`).
     EscalationsLoaded(Result<Escalations, String>),
 
-    // ----- the agreement report (answers `Effect::LoadAgreement`, in this order) -----
-    /// The agreement figures, computed off the UI thread. An error ends the
-    /// answer: none of the messages below follow it.
-    AgreementLoaded(Result<Vec<crate::report::GroupFigures>, String>),
-    /// Self-consistency and position-bias lines for the agreement view.
-    AgreementNotes(Vec<String>),
-    /// Which judge agrees best (`jury report --rank`'s lines), for the top
-    /// of the agreement view.
-    AgreementRanking(Vec<crate::report::rank::Ranking>),
-    /// The classifier's accuracy per classification (`jury estimate`'s
-    /// headline lines), for the very top of the agreement view.
-    AgreementEstimates(Vec<String>),
-    /// Each agreement group's pairs as confusion-matrix cells (in the
-    /// order of the groups), so Enter on a cell lists its items.
-    AgreementCells(Vec<crate::report::GroupCells>),
-    /// The agreement view's prompt-version changes (the few-shot loop's delta).
-    AgreementChanges(Vec<crate::report::prompt_change::PromptChange>),
+    // ----- the agreement report -----
+    /// A part of the answer to `Effect::LoadAgreement { req }`, the parts in
+    /// the order of [`AgreementPart`]. Only the request the open agreement
+    /// view waits for is taken: a side switched with `t`, or the view closed
+    /// and opened again, while one was computed leaves its parts stale, and
+    /// update drops them.
+    Agreement { req: u64, part: AgreementPart },
 
     // ----- the label writer (one thread, jobs answered in order) -----
     /// The label writer answered request `req` (answers `Effect::SaveLabel`,
@@ -123,7 +113,7 @@ pub enum Effect {
         key: crate::domain::ComboKey,
         persona: String,
         who: String,
-        seed: u64,
+        how: crate::store::Selected,
     },
     /// Set (or, `mark` None, clear) a row's "come back later" mark durably;
     /// `kind` is `mark` or `undo`. Answers only when it failed
@@ -132,7 +122,7 @@ pub enum Effect {
         slot: crate::store::MarkSlot,
         mark: Option<(crate::domain::MarkKind, String)>,
         at: String,
-        kind: &'static str,
+        kind: crate::store::MarkEventKind,
     },
     /// Write a label durably and answer with `Msg::LabelSaved { req }`.
     SaveLabel { req: u64, label: Label },
@@ -153,10 +143,13 @@ pub enum Effect {
     /// Find the verdicts that cannot stand without a person (trust
     /// thresholds over the whole store; answers `Msg::EscalationsLoaded`).
     LoadEscalations,
-    /// Compute the agreement figures (answers `Msg::AgreementLoaded`, then
-    /// the notes, the ranking, the cells and the prompt changes), on one side
-    /// of the held-out split or all, and on the listed items.
-    LoadAgreement(crate::report::Scope),
+    /// Compute the agreement figures, on one side of the held-out split or
+    /// all and on the listed items (answers `Msg::Agreement { req }`, part by
+    /// part).
+    LoadAgreement {
+        req: u64,
+        scope: crate::report::Scope,
+    },
     /// Add or replace a persona in the store (answers `Msg::PersonaSaved`).
     SavePersona(Persona),
     /// Add labels to the recovery file beside the store (answers `Msg::UnsavedKept`).
@@ -193,12 +186,36 @@ pub enum Effect {
     },
 }
 
+/// The answer to `Effect::LoadAgreement`, part by part, in this order.
+#[derive(Debug, Clone)]
+pub enum AgreementPart {
+    /// The agreement figures, computed off the UI thread. An error ends the
+    /// answer: no part follows it.
+    Figures(Result<Vec<crate::report::GroupFigures>, String>),
+    /// Self-consistency and position-bias lines for the agreement view.
+    Notes(Vec<String>),
+    /// Which judge agrees best (`jury report --rank`'s lines), for the top
+    /// of the agreement view.
+    Ranking(Vec<crate::report::rank::Ranking>),
+    /// The classifier's accuracy per classification (`jury estimate`'s
+    /// headline lines), for the very top of the agreement view.
+    Estimates(Vec<String>),
+    /// Each agreement group's pairs as confusion-matrix cells (in the
+    /// order of the groups), so Enter on a cell lists its items.
+    Cells(Vec<crate::report::GroupCells>),
+    /// The agreement view's prompt-version changes (the few-shot loop's delta).
+    Changes(Vec<crate::report::prompt_change::PromptChange>),
+}
+
 /// The escalation queue as the workbench keeps it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Escalations {
-    /// Each verdict that needs a person: (persona, combination).
+    /// Each combination that needs a person: (persona, combination).
     pub queue: Vec<(String, crate::domain::ComboKey)>,
     /// The judge configurations whose verdicts these are, each once, as the
     /// report names them: the rows in view may show another one.
     pub judges: Vec<String>,
+    /// Whether any judge configuration is trusted (has a threshold): when
+    /// none is, every judged combination no one labelled is in the queue.
+    pub trusted: bool,
 }

@@ -22,7 +22,7 @@ fn spec() -> RunSpec {
         perspective_ids: vec!["classification".into()],
         model: "m".into(),
         prompt_hash: "h".into(),
-        params: json!({}),
+        record: None,
     }
 }
 

@@ -100,7 +100,7 @@ fn a_rubric_run_records_its_spec_as_before() {
     assert_eq!(spec["mode"], Value::Null);
     assert_eq!(spec["persona_id"], "-");
     assert_eq!(spec["perspective_ids"], json!(["rubric"]));
-    let options = &spec["params"]["options"];
+    let options = &spec["record"]["judge"];
     let names: Vec<&str> = options["dimensions"]
         .as_array()
         .unwrap()
@@ -113,7 +113,7 @@ fn a_rubric_run_records_its_spec_as_before() {
             .as_str()
             .is_some_and(|r| !r.is_empty())
     );
-    assert_eq!(options["prompts_dir"], Value::Null);
+    assert_eq!(spec["record"]["prompts"]["dir"], Value::Null);
 }
 
 #[test]
@@ -144,16 +144,20 @@ fn a_proposition_run_records_its_settings_as_before() {
     assert_eq!(spec["persona_id"], "-", "no --persona: no one's view");
     assert_eq!(spec["perspective_ids"], json!(["proposition"]));
     assert_eq!(
-        spec["params"]["options"],
+        spec["record"]["judge"],
         json!({
-            "claim": "{{title}} needs an answer today",
-            "claim_id": "today",
-            "scoring": "score",
-            "double_check": false,
-            "precondition": null,
-            "first_n": null,
-            "last_n": 3,
-            "prompts_dir": null,
+            "protocol": "proposition",
+            "settings": {
+                "claim": "{{title}} needs an answer today",
+                "claim_id": "today",
+                "scoring": "score",
+                "double_check": false,
+                "precondition": null,
+                "first_n": null,
+                "last_n": 3,
+            },
+            "persona": null,
         })
     );
+    assert_eq!(spec["record"]["prompts"]["dir"], Value::Null);
 }

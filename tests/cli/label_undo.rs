@@ -208,7 +208,7 @@ fn an_undo_never_reverts_a_label_changed_since() {
         .label_history(&mine.key)
         .unwrap()
         .into_iter()
-        .map(|e| e.kind)
+        .map(|e| e.kind.as_str().to_string())
         .collect();
     assert_eq!(kinds, ["set", "set"], "no undo event was written");
 

@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{ServerRt, Workspace, text};
+use common::{Workspace, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -83,23 +83,7 @@ fn measure(browser: &Path, page: &Path, dir: &Path) -> Value {
 
 #[test]
 fn the_html_report_is_self_contained_and_its_charts_render_in_a_browser() {
-    let ws = Workspace::new();
-    ws.import_sample();
-    let server = ServerRt::demo();
-    ws.run_with(
-        &server.url(),
-        &[
-            "run",
-            "--mode",
-            "2",
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--limit",
-            "12",
-        ],
-    );
+    let ws = Workspace::sample_judged(&["2"], &["--limit", "12"]);
     let page = ws.path("report.html");
     let out = ws.run(&[
         "report",

@@ -8,13 +8,13 @@
 
 use crate::common;
 
-use common::{ServerRt, Workspace, text};
+use common::{Workspace, text};
 use jury::domain::Mode;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
+pub(crate) const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// A note a person wrote that must reach the page as text, never as markup.
 const NOTE: &str = "not work at all: <script>alert(\"jury\")</script> & <b>bold</b>\nsecond line";
@@ -67,6 +67,16 @@ addEventListener('load', () => {
 
 /// Headless Chromium at 1200 × 2000 on `page` with `extra` flags; its output.
 fn chromium(page: &Path, profile: &Path, extra: &[String]) -> std::process::Output {
+    chromium_at(1200, page, profile, extra)
+}
+
+/// Headless Chromium `width` × 2000 px wide on `page`; its output.
+pub(crate) fn chromium_at(
+    width: u32,
+    page: &Path,
+    profile: &Path,
+    extra: &[String],
+) -> std::process::Output {
     Command::new(CHROMIUM)
         .args([
             "--headless",
@@ -77,8 +87,8 @@ fn chromium(page: &Path, profile: &Path, extra: &[String]) -> std::process::Outp
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
-            "--window-size=1200,2000",
         ])
+        .arg(format!("--window-size={width},2000"))
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
         .arg(format!("file://{}", page.display()))
@@ -89,25 +99,8 @@ fn chromium(page: &Path, profile: &Path, extra: &[String]) -> std::process::Outp
 /// A workspace judged by the demo judge in modes 2 and 3 (two
 /// configurations: a ranking), with the sample's labels, a held-out split
 /// and carol's label that disagrees with the judge, with a note in markup.
-fn judged_workspace() -> Workspace {
-    let ws = Workspace::new();
-    ws.import_sample();
-    let server = ServerRt::demo();
-    for mode in ["2", "3"] {
-        let args = [
-            "run",
-            "--mode",
-            mode,
-            "--persona",
-            "kenton",
-            "--perspective",
-            "classification",
-            "--model",
-            "jury-demo-judge",
-        ];
-        let out = ws.run_with(&server.url(), &args);
-        common::assert_success(&out, &args);
-    }
+pub(crate) fn judged_workspace() -> Workspace {
+    let ws = Workspace::sample_judged(&["2", "3"], &["--model", "jury-demo-judge"]);
     ws.ok(&["split", "--holdout", "0.3", "--seed", "1"]);
     let judged = ws
         .store()

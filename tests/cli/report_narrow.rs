@@ -6,31 +6,12 @@
 
 use crate::common;
 
-use common::{ServerRt, Workspace};
+use common::Workspace;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
 fn judged() -> Workspace {
-    let ws = Workspace::new();
-    ws.import_sample();
-    let server = ServerRt::demo();
-    for mode in ["2", "3"] {
-        let out = ws.run_with(
-            &server.url(),
-            &[
-                "run",
-                "--mode",
-                mode,
-                "--persona",
-                "kenton",
-                "--perspective",
-                "classification",
-                "--limit",
-                "20",
-            ],
-        );
-        assert!(out.status.success());
-    }
+    let ws = Workspace::sample_judged(&["2", "3"], &["--limit", "20"]);
     // Likert and AGREE labels from one person on judged items: mode 3's
     // verdicts meet both, on the same scale and through the mapping.
     for (i, v) in ["4", "2", "5", "1"].iter().enumerate() {

@@ -124,7 +124,7 @@ fn spec() -> RunSpec {
         perspective_ids: vec!["classification".into()],
         model: "m".into(),
         prompt_hash: "h".into(),
-        params: Value::Null,
+        record: None,
     }
 }
 

@@ -198,7 +198,7 @@ fn a_mark_is_exported_in_its_own_column_and_never_counted_as_a_label() {
             &slot,
             Some((MarkKind::Unsure, "sarcasm?")),
             &jury::store::now(),
-            "mark",
+            jury::store::MarkEventKind::Mark,
         )
         .unwrap();
     let rows = ws.export_rows();

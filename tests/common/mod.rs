@@ -331,3 +331,72 @@ pub async fn run(cfg: EngineConfig, req: RunRequest) -> (RunOutcome, Vec<EngineE
         .expect("the run failed to start");
     (outcome, events)
 }
+
+/// A store of `n` generated items with alice's AGREE/DISAGREE label on
+/// each (the classifier right on 7 in 10) and two mode-3 judges, `a-model`
+/// (wrong on every fourth) and `z-model` (wrong on every ninth), their
+/// verdicts inserted in another order than the items' ids.
+pub fn judged_by_two(n: usize) -> (tempfile::TempDir, PathBuf) {
+    use jury::domain::{Agreement, ComboKey, Label, Protocol, RunSpec, Value, Verdict};
+    let (dir, db) = store_with(n, 1);
+    let agree = |right: bool| {
+        Value::Agreement(if right {
+            Agreement::Agree
+        } else {
+            Agreement::Disagree
+        })
+    };
+    let mut s = Store::open(&db).expect("store");
+    let key = |i: usize| ComboKey::new(&format!("g-{i:06}"), "urgency", "classification");
+    for i in 0..n {
+        s.upsert_label(&Label {
+            key: key(i),
+            persona_id: "tester".into(),
+            value: agree(i % 10 < 7),
+            note: String::new(),
+            who: "alice".into(),
+            created_at: jury::store::now(),
+            replaced_judge_value: None,
+            blind: false,
+            tags: Vec::new(),
+        })
+        .expect("label");
+    }
+    for (model, wrong_every) in [("a-model", 4), ("z-model", 9)] {
+        let spec = RunSpec {
+            protocol: Protocol::Awag,
+            mode: Some(Mode::Three),
+            persona_id: "tester".into(),
+            perspective_ids: vec!["classification".into()],
+            model: model.into(),
+            prompt_hash: "h".into(),
+            record: None,
+        };
+        let run = s.create_run(&spec, n as u64).expect("run");
+        // Judged in another order than the items' ids (as a batch answers).
+        let vs: Vec<Verdict> = (0..n)
+            .map(|j| j * 7 % n)
+            .map(|i| Verdict {
+                run_id: run,
+                key: key(i),
+                persona_id: "tester".into(),
+                protocol: Protocol::Awag,
+                mode: Some(Mode::Three),
+                model: model.into(),
+                value: agree((i % 10 < 7) ^ (i % wrong_every == 1)),
+                text: "ok".into(),
+                evaluated_selection: None,
+                selection_mismatch: false,
+                latency_ms: 1,
+                tokens: 1,
+                raw: String::new(),
+                created_at: jury::store::now(),
+                position: None,
+                confidence: None,
+                server: None,
+            })
+            .collect();
+        s.insert_verdicts(&vs).expect("verdicts");
+    }
+    (dir, db)
+}

@@ -23,6 +23,19 @@ impl Workspace {
         ws
     }
 
+    /// The sample data judged by the demo judge once in each of `modes`,
+    /// with `flags` (`jury run` as kenton on classification), every run
+    /// checked to succeed.
+    pub fn sample_judged(modes: &[&str], flags: &[&str]) -> Workspace {
+        let run = SampleRun::demo();
+        for mode in modes {
+            let mut args = vec!["--mode", mode];
+            args.extend_from_slice(flags);
+            super::assert_success(&run.judge(None, &args), &args);
+        }
+        run.ws
+    }
+
     /// `jury run` as persona `kenton` on the `classification` perspective
     /// against `base_url`, then `flags`; `key` is the API key it is given
     /// (none when `None`).

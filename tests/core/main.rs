@@ -7,9 +7,14 @@
 mod common;
 
 mod demo_judge;
+mod docs_paths;
 mod engine_faults;
 mod engine_streaming;
+mod headline_choice;
+mod label_provenance;
+mod one_interval;
 mod properties;
 mod provider_client;
 mod report_cells;
+mod sample_migration;
 mod store_migrations;

@@ -16,7 +16,7 @@ fn every_groups_cells_add_up_to_its_confusion_matrix() {
         perspective_ids: vec!["classification".into()],
         model: "demo".into(),
         prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
+        record: None,
     };
     let run = store.create_run(&spec, 0).unwrap();
     let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();

@@ -2,4 +2,8 @@
 //! (`statistics.py` and `ppi.py` beside this file generate the expected
 //! values) and published worked examples.
 
+mod coverage;
+mod judge_errors;
+mod prevalence;
+mod sim;
 mod statistics;

@@ -2,7 +2,7 @@
 """Reference values for jury's prediction-powered estimates (src/analytics/ppi.rs).
 
 Needs `pip install ppi-python==0.2.3 numpy`. Prints the PPI_CASES constant that
-tests/reference/statistics.rs holds between the "generated PPI cases" markers:
+tests/reference/statistics/ppi.rs holds between the "generated PPI cases" markers:
 four synthetic studies (a biased judge, a good one, a coin-flip one, very few
 labels) with ppi_py's PPI++ lambda, point estimate and intervals, and the
 labels-alone interval.

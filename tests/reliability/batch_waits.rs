@@ -45,7 +45,6 @@ async fn batch_run(
     let plan = make_plan(&cfg, &req, &Store::open(db).expect("store")).expect("plan");
     let order = BatchOrder {
         mode: BatchMode::Api { poll: POLL },
-        argv: Vec::new(),
     };
     ended(spawn_batch(cfg, req, plan, order)).await
 }
@@ -59,16 +58,9 @@ async fn resumed(
     let cfg = config(db, server.base_url());
     let mut req = request(Mode::One, 2, 1);
     req.resume = true;
-    let plan = make_plan(&cfg, &req, &Store::open(db).expect("store")).expect("plan");
-    ended(spawn_reopen(
-        cfg,
-        req,
-        plan,
-        run_id,
-        Reopen::Wait { poll: POLL },
-    ))
-    .await
-    .0
+    ended(spawn_reopen(cfg, req, run_id, Reopen::Wait { poll: POLL }))
+        .await
+        .0
 }
 
 #[tokio::test(start_paused = true)]

@@ -17,3 +17,4 @@ mod several_servers;
 mod special_files;
 mod store;
 mod stream_bounds;
+mod url_credentials;

@@ -7,51 +7,6 @@
 use crate::tui_tmux_common;
 use tui_tmux_common::*;
 
-use jury::domain::*;
-
-/// The sample workspace with a mode 2 run on every labelled row.
-fn workspace(db: &std::path::Path) {
-    let mut store = jury::store::Store::open(db).unwrap();
-    jury::import::import_sample(&mut store, "me").unwrap();
-    let spec = RunSpec {
-        protocol: Protocol::Awag,
-        mode: Some(Mode::Two),
-        persona_id: "kenton".into(),
-        perspective_ids: vec!["classification".into()],
-        model: "demo".into(),
-        prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
-    };
-    let run = store.create_run(&spec, 0).unwrap();
-    let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();
-    ids.sort();
-    let mut vs = Vec::new();
-    for (n, id) in ids.iter().enumerate() {
-        for l in store.labels_for_item(id).unwrap() {
-            vs.push(Verdict {
-                run_id: run,
-                key: l.key.clone(),
-                persona_id: l.persona_id.clone(),
-                protocol: Protocol::Awag,
-                mode: Some(Mode::Two),
-                model: "demo".into(),
-                value: Value::Likert((n % 5 + 1) as u8),
-                text: "ok".into(),
-                evaluated_selection: None,
-                selection_mismatch: false,
-                latency_ms: 900,
-                tokens: 10,
-                raw: String::new(),
-                created_at: "2026-11-24T00:00:00Z".into(),
-                position: None,
-                confidence: None,
-                server: None,
-            });
-        }
-    }
-    store.insert_verdicts(&vs).unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn search_terms_and_agreement_cell_to_items_and_back() {
     if !have_tmux() {
@@ -60,7 +15,7 @@ async fn search_terms_and_agreement_cell_to_items_and_back() {
     }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("drill.db");
-    workspace(&db);
+    jury::tui::fixtures::judged_sample(&db);
     let name = format!("jury-drill-{}", std::process::id());
     // No judge is asked in this test: the endpoint is never reached.
     let s = Session::start(&name, &db, "http://127.0.0.1:9/v1");

@@ -52,9 +52,11 @@ async fn first_start_shows_the_legend_and_the_help_key_at_80x24() {
     let status = lines
         .iter()
         .rev()
-        .find(|l| l.starts_with(" persona"))
+        .find(|l| l.contains("│ mode "))
         .expect("a status line");
     assert!(status.trim_end().ends_with("? help"), "{status}");
+    // The mode whole at 80 columns, not "mode ?".
+    assert!(status.contains("mode 2 (likert)"), "{status}");
     assert!(lines.iter().any(|l| l.contains("enter judge")), "{screen}");
 
     // 2. Esc hides it; `?` stays.

@@ -9,6 +9,7 @@ mod batch_interrupt;
 mod config_errors;
 mod drill;
 mod first_screen;
+mod forty_items;
 mod hangup;
 mod judge_and_label;
 mod marks_tags;

@@ -76,15 +76,17 @@ async fn item_mode_walks_the_rows_then_the_next_item_and_u_comes_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn by_default_the_focus_walks_the_rows_and_stays_on_the_item() {
+async fn row_mode_walks_the_rows_and_stays_on_the_item() {
     if !have_tmux() {
         eprintln!("tmux is not installed: skipping the end-to-end TUI test");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("row.db");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "auto_advance = \"row\"\n").unwrap();
     let name = format!("jury-row-{}", std::process::id());
-    let s = Session::start_with_config(&name, &db, &dir.path().join("no-config.toml"));
+    let s = Session::start_with_config(&name, &db, &config);
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
     s.keys(&["Escape", "Tab", "Tab"]);
     for _ in 0..5 {

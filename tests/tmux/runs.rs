@@ -166,7 +166,10 @@ async fn r_after_a_cancel_sends_only_the_missing_requests() {
     })
     .await;
     s.keys(&["a"]);
-    wait_for(&s.name, "every run ended", |x| x.contains("last run")).await;
+    wait_for(&s.name, "every run ended", |x| {
+        x.contains("last run") || x.contains(" runs ended") || x.contains(" runs done")
+    })
+    .await;
     let sent = posts(&server);
     assert!(sent < first, "cancelled half-way: {sent} of {first}");
 
@@ -185,7 +188,8 @@ async fn r_after_a_cancel_sends_only_the_missing_requests() {
     s.keys(&["Enter"]);
     wait_until("the missing requests", || posts(&server) >= sent + missing).await;
     let screen = wait_for(&s.name, "every run ended", |x| {
-        x.contains("last run") && !x.contains("judge the list?")
+        (x.contains("last run") || x.contains(" runs ended") || x.contains(" runs done"))
+            && !x.contains("judge the list?")
     })
     .await;
     eprintln!("--- done ---\n{screen}");
@@ -238,7 +242,10 @@ async fn the_workbench_spreads_a_run_over_the_servers_its_flags_name() {
     let missing = missing_requests(&screen);
     s.keys(&["Enter"]);
     wait_until("every request", || posts(&a) + posts(&b) >= missing).await;
-    wait_for(&s.name, "every run ended", |x| x.contains("last run")).await;
+    wait_for(&s.name, "every run ended", |x| {
+        x.contains("last run") || x.contains(" runs ended") || x.contains(" runs done")
+    })
+    .await;
     s.keys(&["q"]);
     assert_eq!(posts(&a) + posts(&b), missing);
     assert!(posts(&a) > 0 && posts(&b) > 0, "both servers were asked");

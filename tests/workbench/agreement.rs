@@ -9,40 +9,15 @@ use tui_common::*;
 use jury::domain::*;
 use jury::report::pairs::Comparison;
 use jury::tui::app::{FiguresState, View};
-use jury::tui::msg::{Effect, Msg};
+use jury::tui::msg::{AgreementPart, Effect};
 
 /// Sample data with a mode 2 run whose values are known, in a real store.
 fn figures() -> Vec<jury::report::GroupFigures> {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = jury::store::Store::open(&dir.path().join("j.db")).unwrap();
-    jury::import::import_sample(&mut store, "me").unwrap();
-    let spec = RunSpec {
-        protocol: Protocol::Awag,
-        mode: Some(Mode::Two),
-        persona_id: "kenton".into(),
-        perspective_ids: vec!["classification".into()],
-        model: "demo".into(),
-        prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
-    };
-    let run = store.create_run(&spec, 0).unwrap();
-    let mut vs = Vec::new();
-    for l in store.labels_for_item("k-001").unwrap() {
-        let mut v = verdict(
-            run,
-            "k-001",
-            &l.key.classification_id,
-            Mode::Two,
-            Value::Likert(4),
-            "ok",
-        );
-        v.key = l.key.clone();
-        v.persona_id = l.persona_id.clone();
-        v.model = "demo".into();
-        vs.push(v);
-    }
-    assert!(!vs.is_empty());
-    store.insert_verdicts(&vs).unwrap();
+    let mut store = sample_store(&dir.path().join("j.db"));
+    judge_labelled(&mut store, Mode::Two, |_, l| {
+        (l.key.item_id == "k-001").then_some(Value::Likert(4))
+    });
     jury::report::compute(&store, None, Some(50), 1).unwrap()
 }
 
@@ -54,11 +29,14 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
     assert!(
         fx.iter().any(|e| matches!(
             e,
-            Effect::LoadAgreement(jury::report::Scope {
-                side: None,
-                items: None,
-                estimates: true
-            })
+            Effect::LoadAgreement {
+                scope: jury::report::Scope {
+                    side: None,
+                    items: None,
+                    estimates: true
+                },
+                ..
+            }
         )),
         "{fx:?}"
     );
@@ -68,7 +46,7 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
         .iter()
         .position(|g| g.comparison == Comparison::JudgeVsHuman)
         .expect("a judge-vs-human group");
-    update(&mut app, Msg::AgreementLoaded(Ok(groups.clone())));
+    answer_agreement(&mut app, AgreementPart::Figures(Ok(groups.clone())));
     let View::Agreement(state) = &app.chrome.view else {
         panic!("not the agreement view")
     };
@@ -120,9 +98,9 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
 fn an_error_is_shown_with_the_quick_counts() {
     let mut app = app();
     key(&mut app, 'A');
-    update(
+    answer_agreement(
         &mut app,
-        Msg::AgreementLoaded(Err("database is locked".into())),
+        AgreementPart::Figures(Err("database is locked".into())),
     );
     let s = screen(&app);
     assert!(
@@ -136,7 +114,7 @@ fn self_consistency_and_position_bias_show_below_the_table() {
     let mut app = app();
     app.chrome.size = (170, 44);
     key(&mut app, 'A');
-    update(&mut app, Msg::AgreementLoaded(Ok(figures())));
+    answer_agreement(&mut app, AgreementPart::Figures(Ok(figures())));
     let series = jury::report::pairs::PositionSeries {
         judge: "awag mode 1 · demo".into(),
         placed: vec![(0.0, Value::Likert(5)), (1.0, Value::Likert(2))],
@@ -144,7 +122,7 @@ fn self_consistency_and_position_bias_show_below_the_table() {
     };
     let rows = jury::report::position::position_bias(&[series], Some(100), 1);
     let notes = jury::report::position::table(&rows);
-    update(&mut app, Msg::AgreementNotes(notes));
+    answer_agreement(&mut app, AgreementPart::Notes(notes));
     let s = screen(&app);
     assert!(s.contains("position bias"), "{s}");
     assert!(s.contains("awag mode 1 · demo"), "{s}");
@@ -179,10 +157,13 @@ fn the_split_key_cycles_all_test_train_and_asks_for_those_figures() {
         let fx = key(&mut app, 't');
         assert_eq!(
             fx,
-            vec![Effect::LoadAgreement(jury::report::Scope {
-                estimates: true,
-                ..jury::report::Scope::on(want)
-            })]
+            vec![Effect::LoadAgreement {
+                req: agreement_req(&app),
+                scope: jury::report::Scope {
+                    estimates: true,
+                    ..jury::report::Scope::on(want)
+                },
+            }]
         );
         let View::Agreement(state) = &app.chrome.view else {
             panic!("not the agreement view")
@@ -200,41 +181,15 @@ fn the_split_key_cycles_all_test_train_and_asks_for_those_figures() {
 #[test]
 fn the_ranking_heads_the_view_with_its_answer_in_words() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = jury::store::Store::open(&dir.path().join("j.db")).unwrap();
-    jury::import::import_sample(&mut store, "me").unwrap();
-    let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();
-    ids.sort();
+    let mut store = sample_store(&dir.path().join("j.db"));
     for mode in [Mode::Two, Mode::Three] {
-        let spec = RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(mode),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "demo".into(),
-            prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
-        };
-        let run = store.create_run(&spec, 0).unwrap();
-        let mut vs = Vec::new();
-        for (n, id) in ids.iter().enumerate() {
-            let labels = store.labels_for_item(id).unwrap();
-            for l in labels
-                .iter()
-                .filter(|l| l.key.perspective_id == "classification")
-            {
-                let value = match mode {
-                    Mode::Three if n % 2 == 0 => Value::Agreement(Agreement::Disagree),
-                    Mode::Three => Value::Agreement(Agreement::Agree),
-                    _ => Value::Likert((n % 5 + 1) as u8),
-                };
-                let mut v = verdict(run, id, &l.key.classification_id, mode, value, "ok");
-                v.key = l.key.clone();
-                v.persona_id = l.persona_id.clone();
-                v.model = "demo".into();
-                vs.push(v);
-            }
-        }
-        store.insert_verdicts(&vs).unwrap();
+        judge_labelled(&mut store, mode, |n, l| {
+            (l.key.perspective_id == "classification").then(|| match mode {
+                Mode::Three if n % 2 == 0 => Value::Agreement(Agreement::Disagree),
+                Mode::Three => Value::Agreement(Agreement::Agree),
+                _ => Value::Likert((n % 5 + 1) as u8),
+            })
+        });
     }
     let report = jury::report::Report::build(&store, None, Some(50), 42, &mut ()).unwrap();
     assert!(!report.rankings.is_empty());
@@ -243,8 +198,8 @@ fn the_ranking_heads_the_view_with_its_answer_in_words() {
         let mut app = app();
         app.chrome.size = size;
         key(&mut app, 'A');
-        update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
-        update(&mut app, Msg::AgreementRanking(report.rankings.clone()));
+        answer_agreement(&mut app, AgreementPart::Figures(Ok(report.groups.clone())));
+        answer_agreement(&mut app, AgreementPart::Ranking(report.rankings.clone()));
         let s = screen(&app);
         let lines: Vec<&str> = s.lines().collect();
         let at = |needle: &str| lines.iter().position(|l| l.contains(needle));

@@ -10,40 +10,13 @@ use crossterm::event::KeyCode;
 use jury::domain::*;
 use jury::report::pairs::Comparison;
 use jury::tui::app::{App, View};
-use jury::tui::msg::Msg;
+use jury::tui::msg::AgreementPart;
 use std::collections::BTreeSet;
 
-/// The sample workspace with a mode 2 run answering every labelled row with
-/// a Likert value that varies by item, so the cells differ.
+/// The sample workspace with a mode 2 run (the fixture's), so the cells differ.
 fn workspace() -> (tempfile::TempDir, jury::store::Store) {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = jury::store::Store::open(&dir.path().join("j.db")).unwrap();
-    jury::import::import_sample(&mut store, "me").unwrap();
-    let spec = RunSpec {
-        protocol: Protocol::Awag,
-        mode: Some(Mode::Two),
-        persona_id: "kenton".into(),
-        perspective_ids: vec!["classification".into()],
-        model: "demo".into(),
-        prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
-    };
-    let run = store.create_run(&spec, 0).unwrap();
-    let mut vs = Vec::new();
-    let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();
-    ids.sort();
-    for (n, id) in ids.iter().enumerate() {
-        for l in store.labels_for_item(id).unwrap() {
-            let value = Value::Likert((n % 5 + 1) as u8);
-            let mut v = verdict(run, id, &l.key.classification_id, Mode::Two, value, "ok");
-            v.key = l.key.clone();
-            v.persona_id = l.persona_id.clone();
-            v.model = "demo".into();
-            vs.push(v);
-        }
-    }
-    assert!(vs.len() > 4, "the sample data holds labels");
-    store.insert_verdicts(&vs).unwrap();
+    let store = judged_sample(&dir.path().join("j.db"));
     (dir, store)
 }
 
@@ -62,9 +35,7 @@ fn enter_on_a_cell_lists_exactly_its_pairs_items_and_esc_comes_back() {
     let mut app = app_with(jury::tui::load(&store).unwrap());
     app.chrome.size = (170, 44);
     let all = app.list.filtered.len();
-    key(&mut app, 'A');
-    update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
-    update(&mut app, Msg::AgreementCells(report.cells()));
+    open_agreement_on(&mut app, &report);
     // The judge-vs-human group on the Likert scale.
     let g = report
         .groups
@@ -204,9 +175,7 @@ fn a_drilled_item_opens_in_the_groups_mode_with_the_pairs_row_focused() {
     let mut app = app_with(jury::tui::load(&store).unwrap());
     app.chrome.size = (170, 44);
     app.choices.mode = Mode::One;
-    key(&mut app, 'A');
-    update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
-    update(&mut app, Msg::AgreementCells(report.cells()));
+    open_agreement_on(&mut app, &report);
     let g = report
         .groups
         .iter()
@@ -259,13 +228,8 @@ fn a_drilled_item_shows_the_verdict_of_the_groups_prompt_set() {
     let mut first = std::collections::HashMap::new();
     let mut later = Vec::new();
     let spec = RunSpec {
-        protocol: Protocol::Awag,
-        mode: Some(Mode::Two),
-        persona_id: "kenton".into(),
-        perspective_ids: vec!["classification".into()],
-        model: "demo".into(),
         prompt_hash: "z9".into(),
-        params: serde_json::Value::Null,
+        ..kenton_spec(Mode::Two, "demo")
     };
     let mut existing = Vec::new();
     store.for_each_verdict(|v| existing.push(v)).unwrap();
@@ -290,9 +254,7 @@ fn a_drilled_item_shows_the_verdict_of_the_groups_prompt_set() {
         .expect("the first prompt set's judge-vs-human group");
     let mut app = app_with(jury::tui::load(&store).unwrap());
     app.chrome.size = (170, 44);
-    key(&mut app, 'A');
-    update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
-    update(&mut app, Msg::AgreementCells(report.cells()));
+    open_agreement_on(&mut app, &report);
     for _ in 0..g {
         key(&mut app, 'j');
     }
@@ -330,41 +292,16 @@ fn a_drilled_item_shows_the_verdict_of_the_groups_prompt_set() {
 #[test]
 fn a_drill_lists_every_item_of_its_pairs_whatever_the_filter_reads_in_the_groups_mode() {
     let (_dir, mut store) = workspace();
-    let spec = RunSpec {
-        protocol: Protocol::Awag,
-        mode: Some(Mode::Three),
-        persona_id: "kenton".into(),
-        perspective_ids: vec!["classification".into()],
-        model: "demo".into(),
-        prompt_hash: "h".into(),
-        params: serde_json::Value::Null,
-    };
-    let run = store.create_run(&spec, 0).unwrap();
-    let mut ids: Vec<String> = store.labelled_item_ids().unwrap().into_iter().collect();
-    ids.sort();
-    let mut vs: Vec<Verdict> = Vec::new();
-    for id in &ids {
-        for l in store.labels_for_item(id).unwrap() {
-            // Mode 3 reads each row as its first label does: no ≠ there
-            // where one person labelled.
-            if vs
-                .iter()
-                .any(|v| v.key == l.key && v.persona_id == l.persona_id)
-            {
-                continue;
-            }
-            let Some(reading) = l.value.as_agreement() else {
-                continue;
-            };
-            let value = Value::Agreement(reading);
-            let mut v = verdict(run, id, &l.key.classification_id, Mode::Three, value, "ok");
-            v.key = l.key.clone();
-            v.persona_id = l.persona_id.clone();
-            v.model = "demo".into();
-            vs.push(v);
-        }
-    }
-    store.insert_verdicts(&vs).unwrap();
+    // Mode 3 reads each row as its first label does: no ≠ there where one
+    // person labelled.
+    let read = std::cell::RefCell::new(BTreeSet::new());
+    judge_labelled(&mut store, Mode::Three, |_, l| {
+        let reading = l.value.as_agreement()?;
+        let first = read
+            .borrow_mut()
+            .insert((l.key.clone(), l.persona_id.clone()));
+        first.then_some(Value::Agreement(reading))
+    });
     let mut app = app_with(jury::tui::load(&store).unwrap());
     app.chrome.size = (170, 44);
     assert_eq!(app.choices.mode, Mode::Two);
@@ -375,13 +312,13 @@ fn a_drill_lists_every_item_of_its_pairs_whatever_the_filter_reads_in_the_groups
     assert!(!shown.is_empty());
     // The figures on the listed items, as the view asks for them.
     let fx = key(&mut app, 'A');
-    let [jury::tui::msg::Effect::LoadAgreement(scope)] = fx.as_slice() else {
+    let [jury::tui::msg::Effect::LoadAgreement { scope, .. }] = fx.as_slice() else {
         panic!("{fx:?}")
     };
     let report =
         jury::report::Report::build_in(&store, None, Some(50), 42, scope, &mut ()).unwrap();
-    update(&mut app, Msg::AgreementLoaded(Ok(report.groups.clone())));
-    update(&mut app, Msg::AgreementCells(report.cells()));
+    answer_agreement(&mut app, AgreementPart::Figures(Ok(report.groups.clone())));
+    answer_agreement(&mut app, AgreementPart::Cells(report.cells()));
     let g = report
         .groups
         .iter()

@@ -6,7 +6,7 @@ use tui_common::*;
 
 use jury::domain::*;
 use jury::tui::effects::{EngineLink, Executor};
-use jury::tui::msg::Msg;
+use jury::tui::msg::{AgreementPart, Msg};
 use std::time::Duration;
 
 fn store_with_items(path: &std::path::Path) {
@@ -184,15 +184,7 @@ async fn the_agreement_effect_sends_the_figures_then_the_consistency_notes() {
         let mut s = jury::store::Store::open(&db).unwrap();
         jury::import::import_sample(&mut s, "me").unwrap();
         // Two runs of one mode 1 judge with k-001 and k-002 in swapped places.
-        let spec = RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(Mode::One),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "demo".into(),
-            prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
-        };
+        let spec = kenton_spec(Mode::One, "demo");
         for order in [["k-001", "k-002"], ["k-002", "k-001"]] {
             let run = s.create_run(&spec, 0).unwrap();
             let mut vs = Vec::new();
@@ -216,10 +208,23 @@ async fn the_agreement_effect_sends_the_figures_then_the_consistency_notes() {
         exec.run(fx);
     }
     let first = next(&mut rx).await;
-    assert!(matches!(first, Msg::AgreementLoaded(Ok(_))), "{first:?}");
+    assert!(
+        matches!(
+            first,
+            Msg::Agreement {
+                part: AgreementPart::Figures(Ok(_)),
+                ..
+            }
+        ),
+        "{first:?}"
+    );
     update(&mut app, first);
     let notes = next(&mut rx).await;
-    let Msg::AgreementNotes(lines) = &notes else {
+    let Msg::Agreement {
+        part: AgreementPart::Notes(lines),
+        ..
+    } = &notes
+    else {
         panic!("expected the notes, got {notes:?}")
     };
     assert!(
@@ -292,37 +297,15 @@ fn executor(db: &std::path::Path) -> (Executor, tokio::sync::mpsc::UnboundedRece
 }
 
 fn judged_twice(db: &std::path::Path) {
-    let mut s = jury::store::Store::open(db).unwrap();
-    jury::import::import_sample(&mut s, "me").unwrap();
-    let mut ids: Vec<String> = s.labelled_item_ids().unwrap().into_iter().collect();
-    ids.sort();
+    let mut s = sample_store(db);
     for mode in [Mode::Two, Mode::Three] {
-        let spec = RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(mode),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "demo".into(),
-            prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
-        };
-        let run = s.create_run(&spec, 0).unwrap();
-        let mut vs = Vec::new();
-        for (n, id) in ids.iter().enumerate() {
-            for l in s.labels_for_item(id).unwrap() {
-                let value = match mode {
-                    Mode::Three if n % 3 == 0 => Value::Agreement(Agreement::Disagree),
-                    Mode::Three => Value::Agreement(Agreement::Agree),
-                    _ => Value::Likert((n * 7 % 5 + 1) as u8),
-                };
-                let mut v = verdict(run, id, &l.key.classification_id, mode, value, "ok");
-                v.key = l.key.clone();
-                v.persona_id = l.persona_id.clone();
-                v.model = "demo".into();
-                vs.push(v);
-            }
-        }
-        s.insert_verdicts(&vs).unwrap();
+        judge_labelled(&mut s, mode, |n, _| {
+            Some(match mode {
+                Mode::Three if n % 3 == 0 => Value::Agreement(Agreement::Disagree),
+                Mode::Three => Value::Agreement(Agreement::Agree),
+                _ => Value::Likert((n * 7 % 5 + 1) as u8),
+            })
+        });
     }
 }
 
@@ -340,24 +323,36 @@ async fn the_agreement_view_and_jury_report_give_identical_figures() {
     for fx in key(&mut app, 'A') {
         exec.run(fx);
     }
-    let Msg::AgreementLoaded(Ok(groups)) = next(&mut rx).await else {
+    let Msg::Agreement {
+        part: AgreementPart::Figures(Ok(groups)),
+        ..
+    } = next(&mut rx).await
+    else {
         panic!("no figures")
     };
     let _notes = next(&mut rx).await;
-    let Msg::AgreementRanking(ranking) = next(&mut rx).await else {
+    let Msg::Agreement {
+        part: AgreementPart::Ranking(ranking),
+        ..
+    } = next(&mut rx).await
+    else {
         panic!("no ranking")
     };
     // Then the classifier's accuracy per classification, `jury estimate`'s
     // line for each, at the top of the view.
-    let Msg::AgreementEstimates(lines) = next(&mut rx).await else {
+    let Msg::Agreement {
+        part: AgreementPart::Estimates(lines),
+        ..
+    } = next(&mut rx).await
+    else {
         panic!("no estimates")
     };
     assert!(
         lines.iter().any(|l| l.starts_with("urgency: ")),
         "{lines:?}"
     );
-    update(&mut app, Msg::AgreementLoaded(Ok(groups.clone())));
-    update(&mut app, Msg::AgreementEstimates(lines.clone()));
+    answer_agreement(&mut app, AgreementPart::Figures(Ok(groups.clone())));
+    answer_agreement(&mut app, AgreementPart::Estimates(lines.clone()));
     let s = screen(&app);
     assert!(s.contains(&lines[0][..30]), "{s}");
     let cli = |extra: &[&str]| -> serde_json::Value {
@@ -422,7 +417,7 @@ async fn the_agreement_view_is_made_of_the_listed_items() {
         "{listed:?}"
     );
     let fx = key(&mut app, 'A');
-    let [jury::tui::msg::Effect::LoadAgreement(scope)] = fx.as_slice() else {
+    let [jury::tui::msg::Effect::LoadAgreement { scope, .. }] = fx.as_slice() else {
         panic!("{fx:?}")
     };
     let items = scope.items.as_ref().expect("the listed items");
@@ -441,13 +436,20 @@ async fn the_agreement_view_is_made_of_the_listed_items() {
     for fx in fx {
         exec.run(fx);
     }
-    let Msg::AgreementLoaded(Ok(groups)) = next(&mut rx).await else {
+    let Msg::Agreement {
+        part: AgreementPart::Figures(Ok(groups)),
+        ..
+    } = next(&mut rx).await
+    else {
         panic!("no figures")
     };
-    update(&mut app, Msg::AgreementLoaded(Ok(groups.clone())));
+    answer_agreement(&mut app, AgreementPart::Figures(Ok(groups.clone())));
     loop {
         match next(&mut rx).await {
-            Msg::AgreementCells(cells) => {
+            Msg::Agreement {
+                part: AgreementPart::Cells(cells),
+                ..
+            } => {
                 assert_eq!(cells.len(), groups.len());
                 let seen: std::collections::BTreeSet<String> = cells
                     .iter()
@@ -555,8 +557,13 @@ async fn labels_given_in_the_sample_order_are_recorded_as_sampled() {
     assert_ne!(item, chosen);
     let fx = key(&mut app, '4');
     assert!(
-        fx.iter()
-            .any(|f| matches!(f, jury::tui::msg::Effect::MarkSampled { seed: 1, .. })),
+        fx.iter().any(|f| matches!(
+            f,
+            jury::tui::msg::Effect::MarkSampled {
+                how: jury::store::Selected::Sample(1),
+                ..
+            }
+        )),
         "{fx:?}"
     );
     for f in fx {
@@ -570,7 +577,7 @@ async fn labels_given_in_the_sample_order_are_recorded_as_sampled() {
     let sampled = s.sampled_labels().unwrap();
     assert_eq!(sampled.len(), 1, "{sampled:?}");
     let ((key, _, _), seed) = sampled.iter().next().unwrap();
-    assert_eq!((key.item_id.as_str(), *seed), (item.as_str(), 1));
+    assert_eq!((key.item_id.as_str(), *seed), (item.as_str(), Some(1)));
     // The export says which label was sampled.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
         .args(["--db", db.to_str().unwrap(), "export", "--format", "jsonl"])

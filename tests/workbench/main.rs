@@ -6,10 +6,15 @@
 mod tui_common;
 
 mod agreement;
+mod agreement_requests;
+mod agreement_top_lines;
+mod batch_record;
 mod drill;
 mod effects;
 mod fewshot_loop;
 mod filters;
+mod first_screen;
+mod history_long_notes;
 mod instruction_flag;
 mod marks_tags;
 mod memory;
@@ -24,8 +29,10 @@ mod run_notes;
 mod runs_executor;
 mod runs_flow;
 mod safe_data;
+mod sample_selection;
 mod screens;
 mod session;
 mod small_screens;
 mod split;
+mod store_reads;
 mod structured;

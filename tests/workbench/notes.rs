@@ -88,7 +88,7 @@ fn the_history_shows_the_notes_then_the_changes() {
             replaced_judge_value: Some(Value::Likert(2)),
             created_at: at.into(),
             blind: false,
-            kind: kind.into(),
+            kind: jury::store::EventKind::parse(kind).expect("a label event kind"),
             tags: Vec::new(),
         };
         update(

@@ -46,7 +46,6 @@ async fn r_then_enter_waits_for_the_open_batch_of_its_combinations() {
         mode: BatchMode::Api {
             poll: Duration::from_secs(1),
         },
-        argv: vec!["run".into(), "--batch".into()],
     };
     let stop = CancellationToken::new();
     let mut first = spawn_batch_with(cfg.clone(), req, engine_plan, order, stop.clone());

@@ -418,15 +418,7 @@ fn enter_and_r_judge_proposition_rows_with_the_claims_settings() {
 fn stored_run(id: i64) -> Run {
     Run {
         id,
-        spec: RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(Mode::Two),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "gpt-4o-mini".into(),
-            prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
-        },
+        spec: kenton_spec(Mode::Two, "gpt-4o-mini"),
         status: RunStatus::Running,
         created_at: "2026-11-24T04:00:00Z".into(),
         finished_at: None,
@@ -441,6 +433,7 @@ fn stored_run(id: i64) -> Run {
         cost_usd: None,
         note: None,
         structured: None,
+        record_note: None,
     }
 }
 

@@ -195,7 +195,7 @@ async fn r_sends_what_it_said_and_then_only_what_is_missing() {
 
 /// The batch test server: the Files and Batches API, each line answered as
 /// the demo judge; a batch answers `in_progress` to its first `looks` looks.
-async fn batch_server(
+pub(crate) async fn batch_server(
     looks: usize,
 ) -> (
     jury::testserver::TestServer,
@@ -215,7 +215,7 @@ async fn batch_server(
     (server, api)
 }
 
-fn paths(server: &jury::testserver::TestServer, end: &str) -> usize {
+pub(crate) fn paths(server: &jury::testserver::TestServer, end: &str) -> usize {
     server
         .requests()
         .iter()
@@ -227,8 +227,7 @@ fn paths(server: &jury::testserver::TestServer, end: &str) -> usize {
 /// (nothing streamed), the run waits and shows the batch's status; `x`
 /// stops the waiting and leaves the batch on the server; `R` `b` again
 /// waits for that same batch (nothing uploaded twice) and reads its
-/// answers. The command line recorded with the batch asks `jury run` for
-/// the same judge: a dry run of it finds everything judged.
+/// answers. The run's record holds the judge the workbench asked.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b_sends_the_missing_as_a_batch_and_waits_again_for_it_after_a_cancel() {
     let (server, api) = batch_server(2).await;
@@ -252,10 +251,10 @@ async fn b_sends_the_missing_as_a_batch_and_waits_again_for_it_after_a_cancel() 
 
     // b: sent as a batch; the first look finds it in progress.
     let fx = key(&mut app, 'b');
-    assert!(
-        matches!(&fx[..], [Effect::StartRun { plan, .. }] if plan.batch.is_some() && plan.resume),
-        "{fx:?}"
-    );
+    let asked = match &fx[..] {
+        [Effect::StartRun { plan, .. }] if plan.batch.is_some() && plan.resume => plan.spec.clone(),
+        _ => panic!("{fx:?}"),
+    };
     let looked = |m: &Msg| {
         matches!(
             m,
@@ -305,31 +304,11 @@ async fn b_sends_the_missing_as_a_batch_and_waits_again_for_it_after_a_cancel() 
     assert_eq!(store.verdicts_for_run(first_run).unwrap().len(), 50);
     assert!(store.open_batch_jobs().unwrap().is_empty());
 
-    // The recorded command line asks jury run for the same judge.
-    let argv = store.batch_jobs(first_run).unwrap()[0].argv.clone();
-    drop(store);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
-        .arg("--db")
-        .arg(&db)
-        .args(argv.iter().filter(|a| *a != "--batch"))
-        .args([
-            "--resume",
-            "--dry-run",
-            "--json",
-            "--model",
-            "jury-demo-judge",
-        ])
-        .env("OPENAI_BASE_URL", server.base_url())
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{argv:?}\n{said}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    // The run keeps the judge the workbench asked as its typed record.
+    let record = runs[0].spec.record.as_deref().expect("a typed record");
+    assert_eq!(record.judge, asked);
+    assert_eq!(
+        record.batch.as_ref().map(|b| b.way),
+        Some(jury::domain::BatchWay::Api)
     );
-    let v: serde_json::Value = serde_json::from_str(said.trim()).unwrap();
-    assert_eq!(v["requests"], 0, "{argv:?}: {v}");
-    assert_eq!(v["skipped_already_judged"], 50, "{argv:?}: {v}");
 }

@@ -27,7 +27,7 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
         temperature: None,
         idle_timeout: None,
         request_timeout: None,
-        structured: structured.map(str::to_string),
+        structured: structured.map(jury::config::StructuredChoice::parse),
         max_tokens_per_entry: None,
         max_answer_bytes: None,
         confidence: None,
@@ -103,13 +103,8 @@ fn run(id: i64, structured: Option<&str>, requests: u64, unknown: u64, cached: u
     Run {
         id,
         spec: RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(Mode::Two),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "gpt-4o-mini".into(),
-            prompt_hash: "h".into(),
-            params: serde_json::json!({}),
+            record: None,
+            ..kenton_spec(Mode::Two, "gpt-4o-mini")
         },
         status: RunStatus::Done,
         created_at: "2026-11-23T22:00:00Z".into(),
@@ -125,6 +120,7 @@ fn run(id: i64, structured: Option<&str>, requests: u64, unknown: u64, cached: u
         cost_usd: Some(0.0021),
         note: None,
         structured: structured.map(str::to_string),
+        record_note: None,
     }
 }
 

@@ -4,7 +4,8 @@
 use super::{Level, Report};
 use crate::cli::strings::doctor_endpoint as say;
 use crate::provider::{
-    AnswerPath, ChatCall, Client, ProviderConfig, ProviderError, Secret, StreamFrame, errtext,
+    AnswerPath, ChatCall, Client, ProviderConfig, ProviderError, Secret, Secrets, StreamFrame,
+    errtext,
 };
 use std::time::{Duration, Instant};
 
@@ -23,7 +24,9 @@ fn models_url(client: &Client) -> Option<reqwest::Url> {
 /// The endpoint checks in order: the key, the model list, a test judgement.
 /// A check that makes the next pointless (no client, a refused key) ends them.
 pub(super) async fn check_endpoint(r: &mut Report, cfg: ProviderConfig, timeout_secs: u64) {
-    let key = cfg.api_key.clone().filter(|k| !k.is_empty());
+    // The key sent (none to a URL with a credential of its own), and
+    // every credential of the run, redacted from what the server says.
+    let key = cfg.sent_key().cloned();
     let client = match Client::new(cfg.clone()) {
         Ok(c) => c,
         Err(e) => {
@@ -31,13 +34,11 @@ pub(super) async fn check_endpoint(r: &mut Report, cfg: ProviderConfig, timeout_
             return;
         }
     };
-    let where_ = errtext::clean(
-        &crate::provider::url::shown(client.endpoint()),
-        key.as_ref(),
-    );
+    let secrets = client.secrets().clone();
+    let where_ = errtext::clean(&crate::provider::url::shown(client.endpoint()), &secrets);
     check_key(r, &client, key.as_ref());
     if check_models(r, &client, &cfg, key.as_ref(), &where_).await {
-        check_judge(r, &client, key.as_ref(), timeout_secs).await;
+        check_judge(r, &client, &secrets, timeout_secs).await;
     }
 }
 
@@ -97,7 +98,7 @@ async fn check_models(
             r.line(
                 Level::Problem,
                 "endpoint",
-                &say::unreachable(where_, &errtext::clean(&text, key)),
+                &say::unreachable(where_, &errtext::clean(&text, client.secrets())),
             );
             return false;
         }
@@ -122,8 +123,11 @@ async fn check_models(
                         r.line(Level::Ok, "endpoint", &say::lists_model(where_, &cfg.model));
                     } else {
                         // The server's words: the key redacted, controls dropped.
-                        let some: Vec<String> =
-                            ids.iter().take(8).map(|i| errtext::clean(i, key)).collect();
+                        let some: Vec<String> = ids
+                            .iter()
+                            .take(8)
+                            .map(|i| errtext::clean(i, client.secrets()))
+                            .collect();
                         let some: Vec<&str> = some.iter().map(String::as_str).collect();
                         r.line(
                             Level::Warning,
@@ -138,7 +142,7 @@ async fn check_models(
                         "endpoint",
                         &say::key_refused(
                             status,
-                            &errtext::body_message(&body, ct.as_deref(), key),
+                            &errtext::body_message(&body, ct.as_deref(), client.secrets()),
                         ),
                     );
                     return false;
@@ -149,7 +153,7 @@ async fn check_models(
                     &say::no_model_list(
                         where_,
                         status,
-                        &errtext::body_message(&body, ct.as_deref(), key),
+                        &errtext::body_message(&body, ct.as_deref(), client.secrets()),
                     ),
                 ),
             }
@@ -160,7 +164,7 @@ async fn check_models(
 
 /// A tiny forced tool call of the real kind (an AwAg Mode 2 request for one
 /// made-up item), streamed; which structured mode does it end up in?
-async fn check_judge(r: &mut Report, client: &Client, key: Option<&Secret>, timeout_secs: u64) {
+async fn check_judge(r: &mut Report, client: &Client, key: &Secrets, timeout_secs: u64) {
     let call = match probe_call() {
         Ok(c) => c,
         Err(e) => {

@@ -59,6 +59,59 @@ struct Ctx {
     no_logprobs_said: std::sync::atomic::AtomicBool,
 }
 
+/// What a run's context is made of besides its servers and stop: the
+/// same for a new run, a batch run taken up again and the direct retries
+/// of a batch.
+struct Shared {
+    run_id: i64,
+    protocol: Arc<dyn JudgeProtocol>,
+    spec: RunSpec,
+    boundary: String,
+    request: RunRequest,
+    events: UnboundedSender<EngineEvent>,
+    writes: Sender<WriteCmd>,
+    cancel: CancellationToken,
+}
+
+impl Ctx {
+    /// The one place a run's context is built: its counters and notes
+    /// start empty, its attempts and streaming come from its request.
+    fn new(s: Shared, servers: servers::Servers, stop: CancellationToken) -> Ctx {
+        Ctx {
+            run_id: s.run_id,
+            protocol: s.protocol,
+            servers,
+            spec: s.spec,
+            boundary: s.boundary,
+            max_attempts: s.request.max_attempts.max(1),
+            events: s.events,
+            writes: s.writes,
+            cancel: s.cancel,
+            stop,
+            stop_note: std::sync::Mutex::new(None),
+            cancel_note: std::sync::Mutex::new(None),
+            stream_texts: s.request.stream_texts,
+            request: s.request,
+            paths: std::sync::Mutex::new(HashMap::new()),
+            no_logprobs_said: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// What this context was made of, for another over the same run.
+    fn shared(&self) -> Shared {
+        Shared {
+            run_id: self.run_id,
+            protocol: self.protocol.clone(),
+            spec: self.spec.clone(),
+            boundary: self.boundary.clone(),
+            request: self.request.clone(),
+            events: self.events.clone(),
+            writes: self.writes.clone(),
+            cancel: self.cancel.clone(),
+        }
+    }
+}
+
 pub async fn execute(
     cfg: EngineConfig,
     req: RunRequest,
@@ -91,6 +144,9 @@ pub async fn execute_with(
     let auto = req.structured.is_none();
     let provider_for_memory = provider.clone();
     let mut plan = plan;
+    if let (Some(order), Some(record)) = (&batch, plan.spec.record.as_mut()) {
+        record.batch = Some(order.settings(&req));
+    }
     let run_id = store.create_run(&plan.spec, plan.units())?;
     let left = match claim(&mut store, run_id, &req, &mut plan) {
         Ok(left) => left,
@@ -151,24 +207,20 @@ pub async fn execute_with(
             .collect();
         let _ = writer.tx.send(WriteCmd::Verdicts(settled));
     }
-    let ctx = Arc::new(Ctx {
-        run_id,
-        protocol: plan.protocol.clone(),
+    let ctx = Arc::new(Ctx::new(
+        Shared {
+            run_id,
+            protocol: plan.protocol.clone(),
+            spec: plan.spec,
+            boundary: new_boundary(),
+            request: req.clone(),
+            events: events.clone(),
+            writes: writer.tx.clone(),
+            cancel: cancel.clone(),
+        },
         servers,
-        spec: plan.spec,
-        boundary: new_boundary(),
-        max_attempts: req.max_attempts.max(1),
-        events: events.clone(),
-        writes: writer.tx.clone(),
-        cancel: cancel.clone(),
         stop,
-        stop_note: std::sync::Mutex::new(None),
-        cancel_note: std::sync::Mutex::new(None),
-        stream_texts: req.stream_texts,
-        request: req.clone(),
-        paths: std::sync::Mutex::new(HashMap::new()),
-        no_logprobs_said: std::sync::atomic::AtomicBool::new(false),
-    });
+    ));
     let parked = match &batch {
         Some(order) => batch_api::send(&ctx, &ledger, plan.batches, order, &cfg.db_path).await,
         None => {
@@ -452,7 +504,7 @@ impl Ctx {
 impl Ctx {
     /// `s` with the key removed, in every form a server could echo it in.
     fn redact(&self, s: &str) -> String {
-        crate::provider::errtext::redact(s, self.client().config().api_key.as_ref())
+        crate::provider::errtext::redact(s, self.client().secrets())
     }
 
     /// A verdict as the request produced it, with the key removed from the

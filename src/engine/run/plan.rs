@@ -1,8 +1,11 @@
 //! Planning: which units, in which requests, before anything is sent.
 
-use crate::domain::{ComboKey, RunSpec};
+use crate::config::ConfidenceChoice;
+use crate::domain::{ComboKey, PromptsUsed, RECORD_VERSION, RunRecord, RunSpec};
 use crate::engine::{EngineConfig, EngineError, RunRequest};
+use crate::protocol::JudgeSpec;
 use crate::protocol::{JudgeProtocol, ParsedVerdict, Unit};
+use crate::provider::server_label;
 use crate::store::{Store, VerdictFilter};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -40,6 +43,7 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
     let built = crate::protocol::build(&judge_spec, store, &cfg.prompts, items)?;
     let protocol = built.judge;
     let ids = select(req, &*protocol, all_ids)?;
+    let record = record_of(cfg, req, &judge_spec, &built.prompt_hash, ids.len());
     let spec = RunSpec {
         protocol: req.spec.protocol(),
         mode: protocol.mode(),
@@ -47,16 +51,7 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
         perspective_ids: judge_spec.perspective_ids(),
         model: cfg.provider.model.clone(),
         prompt_hash: built.prompt_hash,
-        params: serde_json::json!({
-            "batch_size": req.batch_size,
-            "concurrency": req.concurrency,
-            "max_attempts": req.max_attempts,
-            "temperature": cfg.provider.temperature,
-            "prompts": cfg.prompts.origin,
-            "items": ids.len(),
-            "options": judge_spec.options_json(cfg.prompts.dir()),
-            "shuffle_seed": req.shuffle_seed,
-        }),
+        record: Some(Box::new(record)),
     };
     // One place every plan is built (flags, the workbench, a claims file):
     // a combination named twice is sent once, at its first place.
@@ -91,6 +86,54 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
         skipped,
         settled,
     })
+}
+
+/// What the run asks and how, as its record keeps it (a batch run's way
+/// is added when it is sent, [`super::batch_api`]).
+fn record_of(
+    cfg: &EngineConfig,
+    req: &RunRequest,
+    judge: &JudgeSpec,
+    prompt_hash: &str,
+    items: usize,
+) -> RunRecord {
+    let provider = &cfg.provider;
+    let servers = match provider.servers.is_empty() {
+        true => vec![provider.base_url.clone()],
+        false => provider
+            .servers
+            .iter()
+            .map(|s| s.base_url.clone())
+            .collect(),
+    };
+    RunRecord {
+        version: RECORD_VERSION,
+        judge: judge.clone(),
+        model: provider.model.clone(),
+        prompts: PromptsUsed {
+            // Absolute: an import from another folder finds the same set.
+            dir: cfg
+                .prompts
+                .dir()
+                .map(|d| std::path::absolute(d).unwrap_or_else(|_| d.to_path_buf())),
+            hash: prompt_hash.to_string(),
+        },
+        structured: req.structured,
+        confidence: match provider.logprobs {
+            true => ConfidenceChoice::Logprobs,
+            false => ConfidenceChoice::Off,
+        },
+        temperature: provider.temperature,
+        batch_size: req.batch_size,
+        concurrency: req.concurrency,
+        max_attempts: req.max_attempts,
+        items,
+        shuffle_seed: req.shuffle_seed,
+        batch: None,
+        // Never a credential: no user, password, query or fragment.
+        servers: servers.iter().map(|u| server_label(u)).collect(),
+        converted: None,
+    }
 }
 
 /// The item ids the run covers, in the order they are asked about.

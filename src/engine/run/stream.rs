@@ -91,10 +91,7 @@ impl<'a> TextStreamer<'a> {
                 continue;
             }
             // A key the server echoes never reaches the screen either.
-            let text = crate::provider::errtext::redact(
-                &text,
-                self.ctx.client().config().api_key.as_ref(),
-            );
+            let text = crate::provider::errtext::redact(&text, self.ctx.client().secrets());
             let len = text.len();
             if self.shown.get(&key) != Some(&len) {
                 self.shown.insert(key.clone(), len);

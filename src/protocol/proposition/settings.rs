@@ -4,10 +4,10 @@
 use super::{TOOL_CHECK, TOOL_SCORE};
 use crate::domain::Scale;
 use crate::prompt::PropositionPrompts;
-use serde_json::{Value, json};
 
 /// How the claim is judged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Scoring {
     /// true / false.
     Check,
@@ -44,8 +44,8 @@ impl Scoring {
 }
 
 /// What a proposition run asks (checked by `JudgeSpec::proposition`;
-/// recorded with the run as [`Settings::to_options`]).
-#[derive(Debug, Clone, PartialEq)]
+/// recorded with the run in its record).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
     pub claim: String,
     pub claim_id: String,
@@ -68,18 +68,6 @@ impl Settings {
                 .map(|b| format!("{b:02x}"))
                 .collect::<String>()
         )
-    }
-
-    pub fn to_options(&self) -> Value {
-        json!({
-            "claim": self.claim,
-            "claim_id": self.claim_id,
-            "scoring": self.scoring.as_str(),
-            "double_check": self.double_check,
-            "precondition": self.precondition,
-            "first_n": self.first_n,
-            "last_n": self.last_n,
-        })
     }
 
     /// The hash a run records: the texts it sends and the settings that

@@ -157,7 +157,6 @@ mod tests {
     use crate::protocol::proposition::{self, Scoring};
     use crate::protocol::rubric::Dimension;
     use serde_json::json;
-    use std::path::Path;
 
     fn flags(protocol: &str) -> SpecFlags {
         SpecFlags {
@@ -289,9 +288,10 @@ mod tests {
             proposition::Settings::default_claim_id("It is urgent.")
         );
         assert_eq!(settings.scoring, Scoring::Score);
-        let o = spec.options_json(Some(Path::new("p")));
-        assert_eq!(o["claim"], "It is urgent.");
-        assert_eq!(o["prompts_dir"], "p");
+        // As a run's record keeps it: the same spec read back.
+        let kept = serde_json::to_value(&spec).unwrap();
+        assert_eq!(kept["settings"]["claim"], "It is urgent.");
+        assert_eq!(serde_json::from_value::<JudgeSpec>(kept).unwrap(), spec);
     }
 
     #[test]
@@ -304,10 +304,8 @@ mod tests {
         assert!(refused(&f).contains("--double-check applies"));
         assert!(refused(&flags("nope")).contains("nope"));
         assert_eq!(
-            JudgeSpec::from_flags(&flags("guideline"))
-                .unwrap()
-                .options_json(None),
-            json!({"prompts_dir": null})
+            serde_json::to_value(JudgeSpec::from_flags(&flags("guideline")).unwrap()).unwrap(),
+            json!({"protocol": "guideline", "persona": null})
         );
     }
 

@@ -74,6 +74,8 @@ pub struct BatchClient {
     /// `…/v1`, no trailing slash.
     root: String,
     key: Option<super::Secret>,
+    /// Every credential of the run, redacted from what comes back.
+    secrets: super::Secrets,
     limits: Limits,
     patience: Patience,
     /// Cancelled: every call but [`BatchClient::cancel`] ends at once.
@@ -104,7 +106,8 @@ impl BatchClient {
         Ok(BatchClient {
             http,
             root,
-            key: cfg.api_key.clone().filter(|k| !k.is_empty()),
+            key: cfg.sent_key().cloned(),
+            secrets: super::Secrets::of(cfg),
             limits: Limits::default(),
             patience: Patience::default(),
             stop: CancellationToken::new(),
@@ -139,7 +142,7 @@ impl BatchClient {
     }
 
     fn text(&self, what: &str, detail: &str) -> String {
-        super::errtext::redact(&format!("{what}: {detail}"), self.key.as_ref())
+        super::errtext::redact(&format!("{what}: {detail}"), &self.secrets)
     }
 
     /// Sends `r`; a 2xx answer's head, or why not.
@@ -163,7 +166,7 @@ impl BatchClient {
                 .and_then(|v| v.to_str().ok())
                 .map(super::url::shown)
                 .unwrap_or_else(|| "(no Location)".into());
-            let to = super::errtext::clean(&to, self.key.as_ref());
+            let to = super::errtext::clean(&to, &self.secrets);
             return Err(ApiFault::Lasting(self.text(
                 what,
                 &format!(
@@ -178,7 +181,7 @@ impl BatchClient {
                 .read_capped(resp, MAX_ERROR_BODY, what, stop)
                 .await
                 .unwrap_or_default();
-            let text = super::errtext::body_message(&body, None, self.key.as_ref());
+            let text = super::errtext::body_message(&body, None, &self.secrets);
             let msg = self.text(what, &format!("HTTP {code}: {text}"));
             return Err(if code == 429 || code == 408 || code >= 500 {
                 ApiFault::Passing(msg)
@@ -238,7 +241,10 @@ impl BatchClient {
                 what,
                 &format!(
                     "the answer was not JSON: {}",
-                    crate::sanitize::one_line(&String::from_utf8_lossy(&body), 200)
+                    crate::sanitize::one_line(
+                        &super::errtext::redact(&String::from_utf8_lossy(&body), &self.secrets),
+                        200
+                    )
                 ),
             ))
         })
@@ -249,7 +255,7 @@ impl BatchClient {
     }
 
     fn state(&self, v: &Value) -> Result<BatchState, ApiFault> {
-        BatchState::from_json(v)
+        BatchState::from_json(v, &self.secrets)
             .map_err(|e| ApiFault::Lasting(self.text("the batch", &e.to_string())))
     }
 
@@ -276,12 +282,12 @@ impl BatchClient {
             )
             .body(body);
         let v = self.json(r, "uploading the batch file").await?;
-        v.get("id")
+        let lasting = |e: ProviderError| ApiFault::Lasting(e.to_string());
+        let id = v
+            .get("id")
             .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| {
-                ApiFault::Lasting(malformed("the uploaded file has no id", &v).to_string())
-            })
+            .ok_or_else(|| lasting(malformed("the uploaded file has no id", &v, &self.secrets)))?;
+        super::batch_ids::checked_id("file id", id, &self.secrets).map_err(lasting)
     }
 
     /// Creates a batch of the uploaded `input_file_id`, `tag` (jury's run and

@@ -1,6 +1,6 @@
 //! A batch as the server describes it, read from its (untrusted) JSON.
 
-use super::super::ProviderError;
+use super::super::{ProviderError, Secrets, batch_ids, errtext};
 use serde_json::{Value, json};
 
 /// A batch as the server describes it.
@@ -18,19 +18,30 @@ pub struct BatchState {
 }
 
 impl BatchState {
-    pub(super) fn from_json(v: &Value) -> Result<BatchState, ProviderError> {
+    /// The batch `v` describes; its ids and status are untrusted text,
+    /// checked against the run's `secrets` ([`super::super::batch_ids`]).
+    pub(super) fn from_json(v: &Value, secrets: &Secrets) -> Result<BatchState, ProviderError> {
         let id = v
             .get("id")
             .and_then(Value::as_str)
-            .ok_or_else(|| malformed("the batch has no id", v))?;
+            .ok_or_else(|| malformed("the batch has no id", v, secrets))?;
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         let n = |k: &str| v["request_counts"][k].as_u64().unwrap_or(0);
+        let file = |k: &str| {
+            s(k).map(|f| batch_ids::checked_id("file id", &f, secrets))
+                .transpose()
+        };
         Ok(BatchState {
-            id: id.to_string(),
-            status: s("status").unwrap_or_else(|| "unknown".into()),
-            output_file_id: s("output_file_id"),
-            error_file_id: s("error_file_id"),
-            input_file_id: s("input_file_id"),
+            id: batch_ids::checked_id("batch id", id, secrets)?,
+            status: batch_ids::checked_status(
+                &s("status").unwrap_or_else(|| "unknown".into()),
+                secrets,
+            ),
+            output_file_id: file("output_file_id")?,
+            error_file_id: file("error_file_id")?,
+            // Only compared with the run's own (checked) request file id,
+            // never stored or shown: one that is not a plain id is no match.
+            input_file_id: file("input_file_id").ok().flatten(),
             counts: (n("completed"), n("failed"), n("total")),
         })
     }
@@ -77,10 +88,10 @@ impl BatchState {
     }
 }
 
-pub(super) fn malformed(what: &str, v: &Value) -> ProviderError {
+pub(super) fn malformed(what: &str, v: &Value, secrets: &Secrets) -> ProviderError {
     ProviderError::Config(format!(
         "{what}: {}",
-        crate::sanitize::one_line(&v.to_string(), 200)
+        crate::sanitize::one_line(&errtext::redact(&v.to_string(), secrets), 200)
     ))
 }
 

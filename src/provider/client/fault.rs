@@ -4,7 +4,7 @@
 use super::super::accumulate::{ChunkError, Partial};
 use super::super::errtext;
 use super::super::structured_answer;
-use super::super::{Completion, FinishReason, ProviderError, Secret};
+use super::super::{Completion, FinishReason, ProviderError, Secrets};
 use super::Client;
 use crate::domain::Usage;
 use std::time::Duration;
@@ -61,7 +61,7 @@ impl Client {
                 if code.as_deref() == Some("insufficient_quota") =>
             {
                 Fault::Fatal(ProviderError::InsufficientQuota {
-                    message: errtext::clean(message, self.key()),
+                    message: errtext::clean(message, self.secrets()),
                 })
             }
             ChunkError::Server { message, code }
@@ -71,17 +71,17 @@ impl Client {
                         .is_some_and(structured_answer::is_context_overflow) =>
             {
                 Fault::Fatal(ProviderError::ContextExceeded {
-                    message: errtext::clean(message, self.key()),
+                    message: errtext::clean(message, self.secrets()),
                 })
             }
             // An answer came (and is paid for) but cannot be read: not
             // retried here, where each try would be another paid request
             // beyond `--max-attempts`; the run decides, attempt by attempt.
             ChunkError::Malformed(_) if partial.is_none() => Fault::Fatal(
-                ProviderError::Unreadable(errtext::clean(&e.to_string(), self.key())),
+                ProviderError::Unreadable(errtext::clean(&e.to_string(), self.secrets())),
             ),
             _ => Fault::Retry {
-                reason: errtext::clean(&e.to_string(), self.key()),
+                reason: errtext::clean(&e.to_string(), self.secrets()),
                 retry_after: None,
                 partial,
                 silent: false,
@@ -92,8 +92,8 @@ impl Client {
 
 /// The key, wherever a server echoed it into an answer, replaced before the
 /// answer reaches the store, an export or the screen.
-pub(super) fn redact_completion(c: &mut Completion, key: Option<&Secret>) {
-    if key.is_none() {
+pub(super) fn redact_completion(c: &mut Completion, key: &Secrets) {
+    if key.is_empty() {
         return;
     }
     c.content = errtext::redact(&c.content, key);
@@ -111,7 +111,7 @@ pub(super) fn redact_completion(c: &mut Completion, key: Option<&Secret>) {
 }
 
 /// The partial text of a failure, redacted.
-pub(super) fn redact_error(e: ProviderError, key: Option<&Secret>) -> ProviderError {
+pub(super) fn redact_error(e: ProviderError, key: &Secrets) -> ProviderError {
     match e {
         ProviderError::Truncated {
             partial,

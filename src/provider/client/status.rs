@@ -35,7 +35,7 @@ impl Client {
                 .unwrap_or_else(|| "(no Location)".into());
             return Fault::Fatal(ProviderError::Redirected {
                 from: crate::provider::url::shown(self.endpoint.as_str()),
-                to: errtext::clean(&crate::provider::url::shown(&to), self.key()),
+                to: errtext::clean(&crate::provider::url::shown(&to), self.secrets()),
             });
         }
         let body = match self
@@ -49,7 +49,7 @@ impl Client {
             Err(_) => Vec::new(),
         };
         let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
-        let message = errtext::body_message(&body, content_type, self.key());
+        let message = errtext::body_message(&body, content_type, self.secrets());
         let text = String::from_utf8_lossy(&body);
         if status == 429 && errtext::is_insufficient_quota(&text) {
             return Fault::Fatal(ProviderError::InsufficientQuota { message });

@@ -189,7 +189,7 @@ impl Client {
                         silent: true,
                     })
                 }
-                Ok(Err(e)) => Err(match transport::classify_send_error(&e, self.key()) {
+                Ok(Err(e)) => Err(match transport::classify_send_error(&e, self.secrets()) {
                     SendFailure::Unreachable(cause) => Fault::Unreachable(cause),
                     // A stale pooled socket fails within a round trip. A
                     // connection that dies later may have carried the
@@ -229,7 +229,7 @@ impl Client {
         let v: Value = serde_json::from_slice(&body).map_err(|_| {
             retry(format!(
                 "the answer was not JSON: {}",
-                errtext::body_message(&body, Some(content_type), self.key())
+                errtext::body_message(&body, Some(content_type), self.secrets())
             ))
         })?;
         let c = parse_response(&v).map_err(|e| self.chunk_fault(e, None))?;
@@ -278,7 +278,7 @@ impl Client {
             },
             ReadStop::Broken(e) => retry(format!(
                 "the connection broke mid-answer: {}",
-                errtext::clean(&transport::transport_text(&e), self.key())
+                errtext::clean(&transport::transport_text(&e), self.secrets())
             )),
         })
     }

@@ -167,7 +167,8 @@ fn value_confidence(
     let (i, lead) = aligned.token_at(start)?;
     let token = &tokens[i];
     let values = scale.values();
-    let mut mass = vec![0.0f64; values.len()];
+    // (value index, log probability) of each alternative that starts a value.
+    let mut found: Vec<(usize, f64)> = Vec::new();
     let mut seen = HashSet::new();
     let chosen = std::iter::once((token.token.as_str(), token.logprob));
     for (alt, lp) in token
@@ -197,8 +198,15 @@ fn value_confidence(
             .filter(|(_, v)| v.as_text().to_ascii_lowercase().starts_with(&start));
         // A token that could start two values says nothing about either.
         if let (Some((k, _)), None) = (starts.next(), starts.next()) {
-            mass[k] += lp.exp();
+            found.push((k, lp));
         }
+    }
+    // Normalised after subtracting the largest: exp(+1000) is infinite, and
+    // +1000 against +999 is 0.731 against 0.269, as −1 against −2 is.
+    let top = found.iter().map(|f| f.1).fold(f64::NEG_INFINITY, f64::max);
+    let mut mass = vec![0.0f64; values.len()];
+    for (k, lp) in found {
+        mass[k] += (lp - top).exp();
     }
     let total: f64 = mass.iter().sum();
     let k = values.iter().position(|v| *v == value)?;
@@ -227,7 +235,7 @@ mod tests {
     use super::*;
     use crate::domain::Agreement;
 
-    fn tok(t: &str, lp: f64, top: &[(&str, f64)]) -> TokenLogprob {
+    pub(super) fn tok(t: &str, lp: f64, top: &[(&str, f64)]) -> TokenLogprob {
         TokenLogprob {
             token: t.into(),
             logprob: lp,
@@ -238,7 +246,7 @@ mod tests {
 
     /// Splits `text` into tokens: the pieces given (each must follow the
     /// last), every other byte run as one grammar-forced token.
-    fn tokens(text: &str, special: &[TokenLogprob]) -> Vec<TokenLogprob> {
+    pub(super) fn tokens(text: &str, special: &[TokenLogprob]) -> Vec<TokenLogprob> {
         let mut out = Vec::new();
         let mut at = 0;
         for s in special {
@@ -433,3 +441,6 @@ mod tests {
         assert!(confidences(text, &toks, Scale::Likert, &[(&k, Value::Likert(4))]).is_empty());
     }
 }
+
+#[cfg(test)]
+mod large_tests;

@@ -6,17 +6,30 @@
 //! when the judge tracks people.
 //!
 //! Readings (docs/design.md §7.10): AGREE or Likert ≥ 4 is 1 (the classifier was
-//! right), DISAGREE or Likert ≤ 2 is 0, Likert 3 is undecided. People's
-//! reading of a combination is their majority (one vote per person; a tie
-//! is undecided) or one named person's. Undecided readings are left out and
-//! counted.
+//! right), DISAGREE or Likert ≤ 2 is 0. The judge's Likert 3 is read as 0.5
+//! (half right) and kept: leaving it out would let a judge that hedges on
+//! the classifier's errors look perfect, and drop exactly the combinations
+//! the estimate most needs. People's reading of a combination is their
+//! majority (one vote per person; a tie is undecided) or one named
+//! person's; a combination people left undecided is left out and counted.
+//!
+//! The intervals are those of [`crate::analytics::accuracy_ci`]: normal
+//! (ppi_py's) where the labels carry it, exact or finite-sample where not.
 
-mod render;
+mod configs;
+pub mod judge_errors;
+mod plan;
+pub(crate) mod render;
 
+pub(crate) use configs::owner_configurations;
+pub use configs::pooled;
+pub use judge_errors::JudgeErrors;
+pub use plan::{PLAN_HALF_WIDTH, Plan};
 pub use render::{csv, headline, headlines, table};
 
 use super::pairs::Readings;
-use crate::analytics::ppi::{MeanEstimate, PpiEstimate, classical_mean_ci, ppi_mean_ci};
+use crate::analytics::accuracy_ci::{AccuracyMethod, accuracy_intervals};
+use crate::analytics::ppi::{MeanEstimate, PpiEstimate};
 use crate::domain::{Agreement, ComboKey, Value};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -29,38 +42,63 @@ pub struct LeftOut {
     /// Labelled combinations where people's reading was undecided (a tie,
     /// or only Likert 3 labels).
     pub people_undecided: usize,
-    /// Combinations the judge answered with a Likert 3.
-    pub judge_undecided: usize,
     /// With `--who`: combinations labelled by others but not by that person
     /// (neither a labelled nor an unlabelled combination for this estimate).
     pub labelled_by_others: usize,
-    /// With `--sampled-only`: labelled combinations whose labels a person
-    /// chose (not given in the workbench's `sample` order).
+    /// With `--sampled-only`: labelled combinations none of whose labels is
+    /// recorded as sampled. Their labels are left out; the judge's verdict
+    /// on them stays in the population, read as unlabelled.
     pub chosen_by_hand: usize,
+    /// Labelled combinations whose labels were all selected by the judge
+    /// (given in a list made of its verdicts: the disagreement-first queue,
+    /// the judge≠human filter...), left out unless asked for
+    /// (`--include-judge-selected`); the verdict stays, read as unlabelled.
+    pub judge_selected: usize,
 }
 
 /// How the labels were chosen, for the validity of the estimate.
 #[derive(Debug, Clone, Default)]
 pub struct Sampling {
-    /// Labels given in the workbench's random `sample` order.
-    pub sampled: std::collections::HashMap<crate::store::SampledKey, u64>,
-    /// Use those alone (`--sampled-only`).
+    /// Labels recorded as a random sample (the workbench's `sample` order's
+    /// next item, or an import that says so).
+    pub sampled: std::collections::HashMap<crate::store::SampledKey, crate::store::SampleSeed>,
+    /// Labels selected by the judge, and the list they were given in.
+    pub judge_selected: std::collections::HashMap<crate::store::SampledKey, String>,
+    /// Use the sampled ones alone (`--sampled-only`).
     pub only: bool,
+    /// Count the judge-selected ones too (`--include-judge-selected`).
+    pub include_judge_selected: bool,
 }
 
-/// (persona, combination) → each person's reading of it, and whether any
-/// of those labels was given in the sample order.
-pub(crate) type LabelIndex<'a> = HashMap<(&'a str, &'a ComboKey), (PersonReadings<'a>, bool)>;
+impl Sampling {
+    /// How the store's labels were chosen.
+    pub fn read(
+        store: &crate::store::Store,
+        only: bool,
+        include_judge_selected: bool,
+    ) -> crate::store::Result<Sampling> {
+        Ok(Sampling {
+            sampled: store.sampled_labels()?,
+            judge_selected: store.judge_selected_labels()?,
+            only,
+            include_judge_selected,
+        })
+    }
+}
 
-/// People's readings by combination, what the estimates and the trust
-/// thresholds both start from. With `sampling.only`, a combination whose
-/// labels were all chosen by a person keeps an entry with no readings:
-/// labelled, so not unlabelled, and counted apart.
-pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) -> LabelIndex<'a> {
-    // The sampled labels by borrowed key: no key is built per label.
-    let sampled: rustc_hash::FxHashSet<(&str, &str, &str, &str, &str)> = sampling
-        .sampled
-        .keys()
+/// Of one combination's labels under one persona: each person's reading
+/// (those kept), whether any label was sampled, and whether labels were
+/// left out because the judge selected them.
+pub(crate) type LabelEntry<'a> = (PersonReadings<'a>, bool, bool);
+
+/// (persona, combination) → its labels (see [`LabelEntry`]).
+pub(crate) type LabelIndex<'a> = HashMap<(&'a str, &'a ComboKey), LabelEntry<'a>>;
+
+/// Borrowed (item, classification, perspective, persona, who) keys.
+type Keys<'a> = rustc_hash::FxHashSet<(&'a str, &'a str, &'a str, &'a str, &'a str)>;
+
+fn keys<'a, T>(m: &'a std::collections::HashMap<crate::store::SampledKey, T>) -> Keys<'a> {
+    m.keys()
         .map(|(k, persona, who)| {
             (
                 k.item_id.as_str(),
@@ -70,18 +108,34 @@ pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) ->
                 who.as_str(),
             )
         })
-        .collect();
+        .collect()
+}
+
+/// People's readings by combination, what the estimates and the trust
+/// thresholds both start from. A label is left out with `sampling.only`
+/// unless sampled, and when the judge selected it unless asked for; a
+/// combination whose labels are all left out keeps an entry with no
+/// readings: read as unlabelled, and counted apart.
+pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) -> LabelIndex<'a> {
+    // The sampled labels by borrowed key: no key is built per label.
+    let sampled = keys(&sampling.sampled);
+    let judge = keys(&sampling.judge_selected);
     let mut labels: LabelIndex<'a> = HashMap::default();
     for (persona, key, person, value) in &readings.labels {
-        let was_sampled = !sampled.is_empty()
-            && sampled.contains(&(
-                key.item_id.as_str(),
-                key.classification_id.as_str(),
-                key.perspective_id.as_str(),
-                &**persona,
-                &**person,
-            ));
+        let k = (
+            key.item_id.as_str(),
+            key.classification_id.as_str(),
+            key.perspective_id.as_str(),
+            &**persona,
+            &**person,
+        );
+        let was_sampled = !sampled.is_empty() && sampled.contains(&k);
+        let by_judge = !was_sampled && !judge.is_empty() && judge.contains(&k);
         let e = labels.entry((persona, key)).or_default();
+        if by_judge && !sampling.include_judge_selected {
+            e.2 = true;
+            continue;
+        }
         if sampling.only && !was_sampled {
             continue;
         }
@@ -109,29 +163,54 @@ pub struct Estimate {
     #[serde(rename = "N")]
     pub big_n: usize,
     pub alpha: f64,
-    /// The accuracy from people's labels alone.
+    /// The accuracy from people's labels alone, with an interval that holds
+    /// (exact, Clopper–Pearson).
     pub human_only: Option<MeanEstimate>,
-    /// The prediction-powered estimate (`None` without unlabelled combinations).
+    /// The prediction-powered estimate (`None` without unlabelled
+    /// combinations), with an interval that holds (`ppi_method`).
     pub ppi: Option<PpiEstimate>,
+    /// How the PPI++ interval was made: normal where the labels carry the
+    /// approximation, betting (finite-sample) where they do not.
+    pub ppi_method: Option<AccuracyMethod>,
+    /// Why the normal approximation was not used (`None` when it was).
+    pub not_normal: Option<&'static str>,
     /// How many labels the judge's verdicts are worth: the labels-alone
-    /// interval's width over the PPI interval's, squared (1.6: as narrow as
-    /// 1.6× the labels would make it).
+    /// normal interval's width over PPI++'s, squared (1.6: as narrow as
+    /// 1.6× the labels would make it). Only where the approximation holds.
     pub worth_labels: Option<f64>,
+    /// Combinations the judge answered undecided (Likert 3), kept and read
+    /// as 0.5.
+    pub judge_undecided: usize,
+    /// How undecided answers were read, in words.
+    pub undecided_reading: &'static str,
     pub left_out: LeftOut,
-    /// Why the intervals should not be read (they are computed exactly as
-    /// ppi_py computes them all the same): fewer than
-    /// [`MIN_LABELS`] labels, or labels that never vary, where the normal
-    /// approximation both intervals rest on does not hold.
+    /// Why there is no interval: no person labelled these combinations.
     pub not_valid: Option<&'static str>,
     /// The judge's own share of "right" on the unlabelled combinations (no
     /// estimate of accuracy by itself: shown where nothing else can be).
     pub judge_alone: Option<f64>,
+    /// Of the `n`: labels the judge selected, counted because asked
+    /// (`--include-judge-selected`).
+    pub labels_judge_selected: usize,
+    /// The judge's errors against people and the rate corrected for them
+    /// (`None` without labels).
+    pub judge_errors: Option<JudgeErrors>,
+    /// How many more labels would narrow the interval to ±[`PLAN_HALF_WIDTH`]
+    /// (an estimate from the labels so far; `None` when it already is).
+    pub plan: Option<Plan>,
 }
 
-/// Fewest labels for an interval to be shown as valid: both intervals rest
-/// on a normal approximation, as the agreement figures' bootstrap does (see
-/// `analytics::MIN_PAIRS_FOR_BOOTSTRAP`).
-pub const MIN_LABELS: usize = crate::analytics::MIN_PAIRS_FOR_BOOTSTRAP;
+/// The classification (and perspective) of an estimate pooled over every
+/// classification of one judge configuration.
+pub const POOLED: &str = "all classifications";
+
+/// Fewest labels for the normal approximation (below it the intervals are
+/// exact or finite-sample, see [`crate::analytics::accuracy_ci`]).
+pub const MIN_LABELS: usize = crate::analytics::accuracy_ci::MIN_LABELS_NORMAL;
+
+/// How the judge's undecided answers are read, as the output says it.
+pub const UNDECIDED_READING: &str =
+    "the judge's undecided answers (Likert 3) are read as 0.5, half right";
 
 /// The reading of one value: right (1), wrong (0) or undecided.
 pub(crate) fn reading(v: &Value) -> Option<bool> {
@@ -198,13 +277,25 @@ pub fn restrict(
     readings.labels.retain(|l| keep(&l.1));
 }
 
-/// Every estimate the store's readings support, at level 1 − `alpha`.
+/// Every estimate the store's readings support, at level 1 − `alpha`: per
+/// classification, perspective and judge configuration.
 pub fn estimates(
     readings: &Readings,
     alpha: f64,
     who: Option<&str>,
     sampling: &Sampling,
 ) -> Vec<Estimate> {
+    estimates_by(readings, alpha, who, sampling, false)
+}
+
+pub(crate) fn estimates_by(
+    readings: &Readings,
+    alpha: f64,
+    who: Option<&str>,
+    sampling: &Sampling,
+    pool: bool,
+) -> Vec<Estimate> {
+    let owners = owner_configurations(readings);
     // (persona, combination) → every label's (who, reading), and whether
     // any of them was given in the sample order.
     let labels = label_index(readings, sampling);
@@ -216,34 +307,65 @@ pub fn estimates(
         y_hat: Vec<f64>,
         y_hat_u: Vec<f64>,
         sampled: usize,
+        undecided: usize,
+        by_judge: usize,
         left_out: LeftOut,
     }
+    let judge_keys = keys(&sampling.judge_selected);
     let mut groups: BTreeMap<Key, Collect> = BTreeMap::new();
     for (judge, persona, key, value) in &readings.verdicts {
+        let (classification, perspective) = if pool {
+            (POOLED.to_string(), POOLED.to_string())
+        } else {
+            (key.classification_id.clone(), key.perspective_id.clone())
+        };
+        // A judge run under each item's owner is one configuration.
+        let config = owners.get(&**judge).unwrap_or(persona).clone();
         let g = groups
-            .entry((
-                key.classification_id.clone(),
-                key.perspective_id.clone(),
-                judge.clone(),
-                persona.clone(),
-            ))
+            .entry((classification, perspective, judge.clone(), config))
             .or_default();
-        let Some(j) = reading(value) else {
-            g.left_out.judge_undecided += 1;
+        let Some(j) = crate::analytics::agreement_reading(*value) else {
+            // A value on a scale with no right/wrong reading at all.
+            g.undecided += 1;
             continue;
         };
-        let j = f64::from(u8::from(j));
+        if j == 0.5 {
+            g.undecided += 1;
+        }
         match labels.get(&(&**persona, &**key)) {
             None => g.y_hat_u.push(j),
-            Some((ls, _)) if ls.is_empty() => g.left_out.chosen_by_hand += 1,
-            Some((ls, _)) if who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) => {
+            // Every label left out: the combination stays in the
+            // population as an unlabelled one (dropping it would make the
+            // population the combinations people did not label by hand).
+            Some((ls, _, by_judge)) if ls.is_empty() => {
+                if *by_judge {
+                    g.left_out.judge_selected += 1;
+                } else {
+                    g.left_out.chosen_by_hand += 1;
+                }
+                g.y_hat_u.push(j);
+            }
+            Some((ls, _, _)) if who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) => {
                 g.left_out.labelled_by_others += 1;
             }
-            Some((ls, sampled)) => match people_reading(ls, who) {
+            Some((ls, sampled, _)) => match people_reading(ls, who) {
                 Ok(p) => {
                     g.y.push(f64::from(u8::from(p)));
                     g.y_hat.push(j);
                     g.sampled += usize::from(*sampled);
+                    // Counted when asked for: a kept label the judge selected.
+                    if sampling.include_judge_selected && !*sampled {
+                        let picked = ls.iter().any(|(person, _)| {
+                            judge_keys.contains(&(
+                                key.item_id.as_str(),
+                                key.classification_id.as_str(),
+                                key.perspective_id.as_str(),
+                                &**persona,
+                                person,
+                            ))
+                        });
+                        g.by_judge += usize::from(picked);
+                    }
                 }
                 Err(()) => g.left_out.people_undecided += 1,
             },
@@ -252,27 +374,36 @@ pub fn estimates(
     groups
         .into_iter()
         .map(|((classification, perspective, judge, persona), c)| {
-            let human_only = classical_mean_ci(&c.y, alpha);
-            let ppi = ppi_mean_ci(&c.y, &c.y_hat, &c.y_hat_u, alpha);
-            let width = |ci: [f64; 2]| ci[1] - ci[0];
-            let worth_labels = match (&human_only, &ppi) {
-                (Some(h), Some(p)) if width(p.ci) > 0.0 => {
-                    Some((width(h.ci) / width(p.ci)).powi(2))
-                }
+            // Seeded by the group, so a report reads the same every time.
+            let seed = format!("{classification}\u{1f}{perspective}\u{1f}{judge}\u{1f}{persona}")
+                .bytes()
+                .fold(0x5eed, |h: u64, b| crate::rng::splitmix64(h ^ u64::from(b)));
+            let a = accuracy_intervals(&c.y, &c.y_hat, &c.y_hat_u, alpha, seed);
+            let human_only = a.labels_alone.map(|i| MeanEstimate {
+                estimate: i.estimate,
+                ci: i.ci,
+            });
+            let ppi = match (a.ppi, a.lambda) {
+                (Some(i), Some(lambda)) => Some(PpiEstimate {
+                    estimate: i.estimate,
+                    ci: i.ci,
+                    lambda,
+                }),
                 _ => None,
             };
-            let varies = c.y.iter().any(|&v| v != c.y[0]);
-            let not_valid = if c.y.is_empty() {
-                Some("no person labelled these combinations")
-            } else if c.y.len() < MIN_LABELS {
-                Some("fewer than 30 labels: the normal approximation the intervals rest on does not hold")
-            } else if !varies {
-                Some("the labels never vary: the intervals collapse to a point")
-            } else {
-                None
+            let worth_labels = match a.normal_widths {
+                (Some(h), Some(p)) if p > 0.0 && a.not_normal.is_none() => Some((h / p).powi(2)),
+                _ => None,
             };
+            let not_valid =
+                c.y.is_empty()
+                    .then_some("no person labelled these combinations");
             let judge_alone = (!c.y_hat_u.is_empty())
                 .then(|| c.y_hat_u.iter().sum::<f64>() / c.y_hat_u.len() as f64);
+            let judge_errors = (!c.y.is_empty()).then(|| {
+                judge_errors::judge_errors(&c.y, &c.y_hat, &c.y_hat_u, alpha, super::DEFAULT_SEED)
+            });
+            let plan = plan::plan(&c.y, &c.y_hat, &c.y_hat_u, ppi.map(|p| p.lambda), alpha);
             Estimate {
                 classification,
                 perspective,
@@ -285,10 +416,17 @@ pub fn estimates(
                 alpha,
                 human_only,
                 ppi,
+                ppi_method: a.ppi.map(|i| i.method),
+                not_normal: a.not_normal,
                 worth_labels,
+                judge_undecided: c.undecided,
+                undecided_reading: UNDECIDED_READING,
                 left_out: c.left_out,
                 not_valid,
                 judge_alone,
+                labels_judge_selected: c.by_judge,
+                judge_errors,
+                plan,
             }
         })
         .collect()
@@ -341,18 +479,22 @@ mod tests {
         let p = e.ppi.unwrap();
         assert!((p.lambda - 0.431397306397306).abs() < 1e-9);
         assert!((p.estimate - 0.771569865319865).abs() < 1e-9);
-        assert!((p.ci[0] - 0.591115962226891).abs() < 1e-9);
+        // Twelve labels cannot carry ppi_py's normal interval (0.591,
+        // 0.952 at 90 %): the interval shown is the finite-sample one,
+        // and the labels alone get the exact one.
+        assert_eq!(e.ppi_method, Some(AccuracyMethod::Betting));
+        assert!(e.not_normal.is_some_and(|w| w.contains("fewer than 30")));
+        assert!(p.ci[0] >= 0.0 && p.ci[1] <= 1.0 && p.ci[0] < p.estimate);
         let h = e.human_only.unwrap();
-        assert!((h.ci[0] - 0.544393296631066).abs() < 1e-9);
-        assert!(e.worth_labels.unwrap() > 1.0);
-        // Twelve labels: the numbers are ppi_py's, but not shown as valid.
-        assert!(e.not_valid.is_some_and(|w| w.contains("fewer than 30")));
+        let cp = crate::analytics::accuracy_ci::clopper_pearson(9, 12, 0.1).unwrap();
+        assert_eq!(h.ci, cp);
+        assert_eq!(e.worth_labels, None, "no width ratio off the approximation");
+        assert_eq!(e.not_valid, None);
+        let line = headline(e);
         assert!(
-            headline(e).starts_with(
-                "urgency: classifier right 0.77 on 12 label(s) + 30 judged · no valid interval"
-            ),
-            "{}",
-            headline(e)
+            line.starts_with("urgency: classifier right 0.77 [")
+                && line.contains("finite-sample intervals (fewer than 30 labels)"),
+            "{line}"
         );
     }
 
@@ -376,11 +518,13 @@ mod tests {
         let e = &estimates(&r, 0.05, None, &Sampling::default())[0];
         assert_eq!(e.n, 11);
         assert_eq!(e.left_out.people_undecided, 1);
-        assert_eq!(e.left_out.judge_undecided, 1);
+        // The Likert 3 is kept, read as 0.5, and counted.
+        assert_eq!((e.judge_undecided, e.big_n), (1, 31));
+        assert!(table(std::slice::from_ref(e)).contains("read as 0.5"));
         // One person named: bob labelled one combination; alice's eleven
         // others are labelled by others, not unlabelled.
         let e = &estimates(&r, 0.05, Some("bob"), &Sampling::default())[0];
-        assert_eq!((e.n, e.big_n), (1, 30));
+        assert_eq!((e.n, e.big_n), (1, 31));
         assert_eq!(e.left_out.labelled_by_others, 11);
     }
 
@@ -396,20 +540,21 @@ mod tests {
                         "kenton".to_string(),
                         "alice".to_string(),
                     ),
-                    1,
+                    Some(1),
                 )
             })
             .collect();
         let mut sampling = Sampling {
             sampled,
-            only: false,
+            ..Sampling::default()
         };
         let e = &estimates(&r, 0.05, None, &sampling)[0];
         assert_eq!((e.n, e.labels_sampled, e.labels_chosen), (12, 5, 7));
-        assert!(table(std::slice::from_ref(e)).contains("7 of 12 labels chosen by a person"));
+        assert!(table(std::slice::from_ref(e)).contains("7 of 12 labels not recorded as sampled"));
         sampling.only = true;
         let e = &estimates(&r, 0.05, None, &sampling)[0];
-        assert_eq!((e.n, e.labels_sampled, e.big_n), (5, 5, 30));
+        // The seven left out stay in the population, read as unlabelled.
+        assert_eq!((e.n, e.labels_sampled, e.big_n), (5, 5, 37));
         assert_eq!(e.left_out.chosen_by_hand, 7);
     }
 
@@ -447,3 +592,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod undecided_tests;

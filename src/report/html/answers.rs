@@ -9,16 +9,34 @@ use super::{Report, esc, split_cell, th};
 use crate::analytics::Figure;
 
 pub(super) fn answers(h: &mut String, report: &Report) {
-    if report.rankings.is_empty() && report.estimates.is_empty() && report.trust.is_empty() {
+    if report.rankings.is_empty()
+        && report.estimates.is_empty()
+        && report.trust.is_empty()
+        && report.unranked.is_empty()
+    {
         h.push_str("<p class=\"note\" id=\"no-answers\">Nothing to answer yet: a ranking needs two judge configurations with verdicts on combinations people labelled, an estimate of the classifier's accuracy needs labels beside a judge's verdicts. The figures below are what the store holds.</p>\n");
     }
     ranking(h, &report.rankings);
     lines(
         h,
+        "unranked",
+        "Not ranked",
+        &report.unranked,
+        "Judge configurations with verdicts but no labelled combination under their persona: nothing to rank them on.",
+    );
+    lines(
+        h,
         "estimates",
         "How accurate is the classifier",
         &report.estimates,
-        "Per classification, the judge configuration with the most labels beside it. 95 % intervals: PPI++ from people's labels plus the judge's verdicts on every combination (valid when the labelled combinations are a random sample), beside the labels alone. <code>jury estimate</code> gives every judge configuration.",
+        "Per classification, the judge configuration the ranking puts first (the same one in the trust lines). 95 % intervals: PPI++ from people's labels plus the judge's verdicts on every combination (valid when the labelled combinations are a random sample; labels the judge selected are left out), beside the labels alone; with few labels, the same configuration pooled over every classification, and how many more labels would make the interval ±0.05 (an estimate). <code>jury estimate</code> gives every judge configuration.",
+    );
+    lines(
+        h,
+        "judge-errors",
+        "The judge's errors against people",
+        &report.estimate_details,
+        "For the same configuration: how often it calls right what people call right (true-positive rate) and wrong what they call wrong (true-negative rate), with exact 95 % lower bounds; the classifier's rate corrected for those errors (Rogan–Gladen, bootstrap over labelled and unlabelled combinations; undefined when the two rates add up to 1 or less); and the most PPI can make a label worth, 1/(1 − ρ²) (Dorner, Nowak &amp; Hardt, ICLR 2025).",
     );
     lines(
         h,

@@ -150,7 +150,7 @@ fn figures_table(
 ) {
     // Ordinal columns only where some group is on an ordinal scale.
     let ordinal = rows.iter().any(|(_, g)| g.figures.ordinal);
-    let figures = if ordinal { 6.0 } else { 3.0 };
+    let figures = if ordinal { 8.0 } else { 5.0 };
     let names = if ordinal { 36.0 } else { 48.0 };
     let w = (100.0 - names - 10.0 - 7.5) / figures;
     h.push_str(&format!(
@@ -165,6 +165,8 @@ fn figures_table(
         h.push_str(&th("within-1", w, false));
     }
     h.push_str(&th("kappa", w, false));
+    h.push_str(&th("AC1", w, false));
+    h.push_str(&th("PABAK", w, false));
     if ordinal {
         h.push_str(&th("w-kappa (q)", w, false));
     }
@@ -186,6 +188,8 @@ fn figures_table(
             h.push_str(&cell(fig(&f.within_one)));
         }
         h.push_str(&cell(fig(&f.cohen_kappa)));
+        h.push_str(&cell(fig(&f.gwet_ac1)));
+        h.push_str(&cell(fig(&f.pabak)));
         if ordinal {
             h.push_str(&cell(fig(&f.weighted_kappa_quadratic)));
         }
@@ -196,6 +200,16 @@ fn figures_table(
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+    // Where one value dominates, why kappa misleads (AC1 and PABAK beside it).
+    for (_, g) in rows {
+        if let Some(note) = &g.figures.prevalence {
+            h.push_str(&format!(
+                "<p class=\"note\">{}: {}</p>\n",
+                esc(&g.group),
+                esc(note)
+            ));
+        }
+    }
 }
 
 /// A side's base rate: the share of its most common value, and that value.
@@ -223,7 +237,7 @@ fn details_table(
     charted: &[bool],
 ) {
     h.push_str(&format!(
-        "<h4>Base rates, the classifier's accuracy, EvalGen and the human ceiling</h4>\n<table class=\"figures\" id=\"judge-details\"><tr>{}{}{}{}{}{}{}{}{}{}{}</tr>\n",
+        "<h4>Base rates, the classifier's accuracy, EvalGen and the human ceiling</h4>\n<div class=\"wide\"><table class=\"figures\" id=\"judge-details\"><tr>{}{}{}{}{}{}{}{}{}{}{}</tr>\n",
         name_heads("judge", "person", by, 20.0),
         th("scale", 8.0, true),
         th("base rate judge", 8.0, false),
@@ -272,5 +286,5 @@ fn details_table(
             acc(1),
         ));
     }
-    h.push_str("</table>\n<p class=\"note\">Base rate: each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa). Accuracy: the classifier's accuracy as each side reads it (the AGREE share of its decided readings). Coverage, false failure rate and alignment (EvalGen) treat “the classifier was wrong” as the positive class and the person as reference. The human ceiling pools every pair of two people who labelled the group's combinations: a judge cannot be shown to agree with people better than they agree with each other.</p>\n");
+    h.push_str("</table></div>\n<p class=\"note\">Base rate: each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa). Accuracy: the classifier's accuracy as each side reads it (the AGREE share of its decided readings). Coverage, false failure rate and alignment (EvalGen) treat “the classifier was wrong” as the positive class and the person as reference. The human ceiling pools every pair of two people who labelled the group's combinations: a judge cannot be shown to agree with people better than they agree with each other.</p>\n");
 }

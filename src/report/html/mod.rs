@@ -42,7 +42,8 @@ tr.differs td:first-child{border-left:4px solid #c95040}\
 .charts{display:flex;flex-wrap:wrap;gap:6px 14px;align-items:flex-end;margin:.4em 0}\
 .sw{display:inline-block;width:10px;height:10px;margin:0 4px 0 0;vertical-align:-1px}\
 .sw.left{background:#4a6fd0}.sw.right{background:#e0a030}\
-svg{max-width:100%;height:auto;display:block}svg text{font:11px system-ui,sans-serif}";
+svg{max-width:100%;height:auto;display:block}svg text{font:11px system-ui,sans-serif}\
+.wide{overflow-x:auto}.wide table{table-layout:auto;min-width:56em}.wide td,.wide th{overflow-wrap:normal}";
 
 /// The left and right sides' colours in every chart and legend.
 const LEFT: &str = "#4a6fd0";

@@ -43,6 +43,8 @@ pub struct Builder {
     last_combo: Option<u32>,
     verdicts: Vec<Judged>,
     labels: Vec<(u32, u32, Arc<str>, Value)>,
+    /// Stored confidences refused on reading: outside [0, 1] or not finite.
+    refused_confidences: usize,
 }
 
 impl Builder {
@@ -63,6 +65,7 @@ impl Builder {
             last_combo: None,
             verdicts: Vec::new(),
             labels: Vec::new(),
+            refused_confidences: 0,
         }
     }
 
@@ -115,6 +118,7 @@ impl Builder {
             next
         });
         let persona = self.strings.id(v.persona_id);
+        let conf = self.confidence(v.confidence);
         self.verdicts.push(Judged {
             judge,
             combo,
@@ -122,13 +126,32 @@ impl Builder {
             run_id: v.run_id,
             value: v.value,
             rel: v.position.and_then(|p| p.relative()).map(|r| r as f32),
-            conf: v.confidence,
+            conf,
         });
+    }
+
+    /// A stored confidence as read: a probability in [0, 1]; anything else
+    /// (a hand-edited store, an import) is refused and counted, never read
+    /// as "no confidence" unnoticed.
+    fn confidence(&mut self, c: Option<f64>) -> Option<f64> {
+        let c = c?;
+        if c.is_finite() && (0.0..=1.0).contains(&c) {
+            Some(c)
+        } else {
+            self.refused_confidences += 1;
+            None
+        }
+    }
+
+    /// Stored confidences refused on reading (outside [0, 1] or not finite).
+    pub fn refused_confidences(&self) -> usize {
+        self.refused_confidences
     }
 
     /// Appends what `later` collected (read after everything in `self`, e.g.
     /// the second half of the verdict ids), re-keying its interned ids.
     pub fn append(&mut self, later: Builder) {
+        self.refused_confidences += later.refused_confidences;
         let strings: Vec<u32> = later
             .strings
             .names
@@ -314,21 +337,47 @@ pub type StandingVerdict = (Arc<str>, Arc<str>, Arc<ComboKey>, Value);
 /// `(persona, combination, who, value)`.
 pub type LabelReading = (Arc<str>, Arc<ComboKey>, Arc<str>, Value);
 
-/// The majority value of repeated verdicts and its share; None on a tie.
+/// The majority of repeated verdicts and its share, by their right/wrong
+/// reading: a Likert 4 and a 5 are the same answer ("the classifier was
+/// right"), so 4, 5, 4 is a unanimous AGREE, not 2 in 3. Values with no
+/// such reading (a Likert 3, a degree, a score) count by their own value.
+/// The value returned is the most given among the majority's (the first of
+/// equals); None on a tie.
 fn majority(values: &[Value]) -> Option<(Value, f64)> {
-    let mut counts: Vec<(Value, usize)> = Vec::new();
+    #[derive(PartialEq)]
+    enum Answer {
+        Reading(crate::domain::Agreement),
+        Exact(Value),
+    }
+    let answer = |v: &Value| v.as_agreement().map_or(Answer::Exact(*v), Answer::Reading);
+    let mut counts: Vec<(Answer, usize)> = Vec::new();
     for v in values {
-        match counts.iter_mut().find(|(x, _)| x == v) {
+        let a = answer(v);
+        match counts.iter_mut().find(|(x, _)| *x == a) {
             Some((_, n)) => *n += 1,
-            None => counts.push((*v, 1)),
+            None => counts.push((a, 1)),
         }
     }
     counts.sort_by_key(|c| std::cmp::Reverse(c.1));
-    match counts.as_slice() {
-        [(v, n)] => Some((*v, *n as f64 / values.len() as f64)),
-        [(v, n), (_, m), ..] if n > m => Some((*v, *n as f64 / values.len() as f64)),
-        _ => None,
+    let (top, n) = match counts.as_slice() {
+        [(a, n)] => (a, *n),
+        [(a, n), (_, m), ..] if n > m => (a, *n),
+        _ => return None,
+    };
+    let mut exact: Vec<(Value, usize)> = Vec::new();
+    for v in values.iter().filter(|v| answer(v) == *top) {
+        match exact.iter_mut().find(|(x, _)| x == v) {
+            Some((_, k)) => *k += 1,
+            None => exact.push((*v, 1)),
+        }
     }
+    let value = exact
+        .iter()
+        .fold(None::<(Value, usize)>, |best, &(v, k)| match best {
+            Some((_, b)) if b >= k => best,
+            _ => Some((v, k)),
+        })?;
+    Some((value.0, n as f64 / values.len() as f64))
 }
 
 impl Builder {
@@ -458,4 +507,23 @@ fn judge_names(judges: &[Judge], names: &[Arc<str>]) -> Vec<Arc<str>> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod majority_tests {
+    use super::*;
+
+    /// Before, 4, 5, 4 read as 4 with share 2/3: the exact values split a
+    /// unanimous "the classifier was right".
+    #[test]
+    fn repeats_agree_by_reading_not_by_exact_value() {
+        let l = Value::Likert;
+        assert_eq!(majority(&[l(4), l(5), l(4)]), Some((l(4), 1.0)));
+        let (v, share) = majority(&[l(5), l(1), l(4)]).unwrap();
+        assert!(v.as_agreement() == Some(crate::domain::Agreement::Agree));
+        assert!((share - 2.0 / 3.0).abs() < 1e-12);
+        // An undecided answer is its own: 3, 3, 5 is a majority of 3.
+        assert_eq!(majority(&[l(3), l(3), l(5)]).map(|m| m.0), Some(l(3)));
+        assert_eq!(majority(&[l(2), l(4)]), None);
+    }
 }

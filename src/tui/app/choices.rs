@@ -31,7 +31,7 @@ pub struct Choices {
     /// all pairs); its split key changes it.
     pub split_side: Option<crate::domain::Side>,
     /// Where the focus goes after a label: config `auto_advance` (default
-    /// `row`), set by [`crate::tui::build_app`]; an `App` built without
+    /// `item`), set by [`crate::tui::build_app`]; an `App` built without
     /// settings (tests, benches) keeps the focus where it is.
     pub auto_advance: crate::config::AutoAdvance,
     /// How often a batch run looks at its batch on the server: config

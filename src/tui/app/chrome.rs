@@ -136,13 +136,7 @@ pub struct ListedRun {
 impl ListedRun {
     pub fn new(run: Run) -> ListedRun {
         let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).ok();
-        let shown = |s: &str| match at(s) {
-            Some(t) => t
-                .with_timezone(&chrono::Utc)
-                .format("%Y-%m-%d %H:%M")
-                .to_string(),
-            None => s.to_string(),
-        };
+        let shown = crate::domain::utc_minute;
         let took = match (at(&run.created_at), run.finished_at.as_deref().and_then(at)) {
             (Some(a), Some(b)) => (b - a).to_std().ok(),
             _ => None,
@@ -160,6 +154,9 @@ impl ListedRun {
 /// figures (`jury report`'s) when a background task has computed them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgreementState {
+    /// The `Effect::LoadAgreement` request whose answer this view shows or
+    /// waits for: the parts of any other are stale.
+    pub req: u64,
     pub quick: Vec<AgreementRow>,
     pub figures: FiguresState,
     /// The selected group (its confusion matrix and distributions are drawn).

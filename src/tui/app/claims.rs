@@ -70,7 +70,8 @@ impl ClaimEntry {
 }
 
 /// The claims earlier proposition runs asked, the newest run's settings per
-/// claim id (runs come oldest first). A run whose options do not build is
+/// claim id (runs come oldest first), from each run's record. A run
+/// without one (recorded before runs had records and not converted) is
 /// left out: it cannot be asked again as it was.
 pub fn from_runs(runs: &[Run]) -> Claims {
     let mut out = Claims::new();
@@ -78,24 +79,13 @@ pub fn from_runs(runs: &[Run]) -> Claims {
         .iter()
         .filter(|r| r.spec.protocol == Protocol::Proposition)
     {
-        let o = &r.spec.params["options"];
-        let text = |f: &str| o[f].as_str().map(str::to_string);
-        let (Some(claim), Some(id)) = (text("claim"), text("claim_id")) else {
+        let Some(crate::protocol::JudgeSpec::Proposition { settings, .. }) =
+            r.spec.record.as_deref().map(|rec| &rec.judge)
+        else {
             continue;
         };
-        let as_n = |f: &str| o[f].as_u64().and_then(|n| usize::try_from(n).ok());
-        let entry = ClaimEntry {
-            id: id.clone(),
-            claim,
-            scoring: text("scoring"),
-            precondition: text("precondition"),
-            first_n: as_n("first_n"),
-            last_n: as_n("last_n"),
-            double_check: o["double_check"].as_bool().unwrap_or(false),
-        };
-        if let Ok(s) = entry.settings() {
-            out.insert(id, s);
-        }
+        // Checked by its constructor when the run was made.
+        out.insert(settings.claim_id.clone(), settings.clone());
     }
     out
 }

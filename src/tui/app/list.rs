@@ -45,6 +45,14 @@ impl Filter {
             MarkedByMe => All,
         }
     }
+    /// The filter before this one in the cycle ([`Filter::next`] undone).
+    pub fn prev(self) -> Filter {
+        let mut f = self;
+        while f.next() != self {
+            f = f.next();
+        }
+        f
+    }
     pub fn name(self) -> &'static str {
         match self {
             Filter::All => "all",
@@ -146,6 +154,13 @@ pub struct ItemList {
     pub labelled: usize,
     /// Per workspace item: in `filtered` (so a label counts in O(1)).
     listed: Vec<bool>,
+    /// Under "not labelled by me": the items the search and drill keep
+    /// whatever the filter (the queue's whole scope), and how many of them
+    /// are done and so no longer listed; the border then reads "21 of 94
+    /// done · 73 left" instead of the listed items' own "0/73".
+    scope: Vec<bool>,
+    scope_len: usize,
+    pub done_unlisted: Option<usize>,
     /// What the judge said per item, for `judge:` terms.
     judge_cache: JudgeCache,
     /// Lower-case bodies, reasoning and notes, for `text:`, `why:` and `note:` terms.
@@ -174,6 +189,9 @@ impl Default for ItemList {
             drill: None,
             labelled: 0,
             listed: Vec::new(),
+            scope: Vec::new(),
+            scope_len: 0,
+            done_unlisted: None,
             judge_cache: JudgeCache::default(),
             text_cache: TextCache::default(),
             cursor: 0,
@@ -209,14 +227,27 @@ impl ItemList {
         }
         self.judge_cache.item_changed(data, i);
         self.text_cache.item_changed(data, i);
-        if self.listed.get(i).copied().unwrap_or(false) {
-            let now = data.marks[i] & mark::DONE != 0;
-            match (was & mark::DONE != 0, now) {
-                (false, true) => self.labelled += 1,
-                (true, false) => self.labelled = self.labelled.saturating_sub(1),
-                _ => {}
-            }
+        let now = data.marks[i] & mark::DONE != 0;
+        let count = if self.listed.get(i).copied().unwrap_or(false) {
+            &mut self.labelled
+        } else if let (Some(d), true) = (&mut self.done_unlisted, self.scope.get(i) == Some(&true))
+        {
+            d
+        } else {
+            return;
+        };
+        match (was & mark::DONE != 0, now) {
+            (false, true) => *count += 1,
+            (true, false) => *count = count.saturating_sub(1),
+            _ => {}
         }
+    }
+
+    /// The queue's progress under "not labelled by me": (done, of how many)
+    /// in its whole scope; None under the other filters.
+    pub fn queue_progress(&self) -> Option<(usize, usize)> {
+        let d = self.done_unlisted?;
+        Some((d + self.labelled, self.scope_len))
     }
 
     /// Whether workspace item `i` passes the filter, search and drill.
@@ -252,17 +283,29 @@ impl ItemList {
             texts: &self.text_cache,
         };
         let n = data.items.len();
-        self.filtered = (0..n)
-            .filter(|&i| {
-                drill
-                    .as_ref()
-                    .is_none_or(|d| d.members.get(i).copied().unwrap_or(false))
-                    && (as_made
-                        || filter.keeps(data.marks[i])
-                            && (query.is_empty() || query.keeps(data, i, mode, caches)))
-            })
-            .map(|i| i as u32)
-            .collect();
+        let drilled = |i: usize| {
+            drill
+                .as_ref()
+                .is_none_or(|d| d.members.get(i).copied().unwrap_or(false))
+        };
+        let searched = |i: usize| query.is_empty() || query.keeps(data, i, mode, caches);
+        if filter == Filter::NotMine && !as_made {
+            self.scope = (0..n).map(|i| drilled(i) && searched(i)).collect();
+            let scope = &self.scope;
+            self.filtered = (0..n)
+                .filter(|&i| scope[i] && filter.keeps(data.marks[i]))
+                .map(|i| i as u32)
+                .collect();
+            self.scope_len = scope.iter().filter(|&&s| s).count();
+            self.done_unlisted = Some(self.scope_len - self.filtered.len());
+        } else {
+            self.scope = Vec::new();
+            self.done_unlisted = None;
+            self.filtered = (0..n)
+                .filter(|&i| drilled(i) && (as_made || filter.keeps(data.marks[i]) && searched(i)))
+                .map(|i| i as u32)
+                .collect();
+        }
         if self.order != Order::File {
             let order = self.order;
             if self.order_cache.as_ref().map(|(o, _)| *o) != Some(order) {

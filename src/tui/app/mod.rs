@@ -95,6 +95,9 @@ impl App {
             chrome: Chrome::new(keymap, theme),
         };
         app.choices.by_owner = app.data.has_owners;
+        if !app.data.has_owners {
+            app.choices.persona = app.data.persona_in_use().unwrap_or(0);
+        }
         // The workspace marks for the first persona and perspective, as the
         // choices start; only other choices cost a second pass.
         if app.data.rows_for != app.row_ctx() {
@@ -403,11 +406,26 @@ impl App {
 
     /// Sanitises the current item for the item pane (once per move, not per
     /// frame) and keeps the focused row on one of its rows.
+    ///
+    /// The item changed (`j`, a search, a drill, auto-advance): the focus
+    /// goes to the first row that still needs the annotator, so the next
+    /// label key lands where the work is, not on the row the last item
+    /// happened to have focused (which a label key would then overwrite).
+    /// A drilled item shows the pair's row instead; an item with nothing
+    /// left for the annotator keeps the row, for reading across items. The
+    /// first item shown (at start) opens on its first row, as drawn before
+    /// any key.
     pub fn refresh_detail(&mut self) {
+        let first = self.list.detail.index.is_none();
         if !self.list.load_detail(&self.data) {
             return;
         }
-        self.focus_drilled_row();
+        if !self.focus_drilled_row()
+            && !first
+            && let Some(r) = self.rows_needing_me().iter().position(|&n| n)
+        {
+            self.list.row = r;
+        }
         let rows = self.row_count();
         if self.list.row >= rows {
             self.list.row = rows.saturating_sub(1);
@@ -416,13 +434,14 @@ impl App {
 
     /// On a list drilled from a figure, an opened item shows the row of the
     /// pair that put it there.
-    fn focus_drilled_row(&mut self) {
+    /// True when it did.
+    fn focus_drilled_row(&mut self) -> bool {
         let (Some(drill), Some(i)) = (&self.list.drill, self.list.current_index()) else {
-            return;
+            return false;
         };
         let (Some(pairs), Some(item)) = (drill.rows.get(&(i as u32)), self.data.items.get(i))
         else {
-            return;
+            return false;
         };
         let rows = self.rows();
         let found = pairs.iter().find_map(|(cls, persp, _)| {
@@ -436,5 +455,6 @@ impl App {
         if let Some(r) = found {
             self.list.row = r;
         }
+        found.is_some()
     }
 }

@@ -100,16 +100,18 @@ fn lower(s: &str) -> Box<str> {
     }
 }
 
-/// Every note on item `i`, anyone's, one a line ("" without notes: no
-/// allocation for the many items that have none). A search word holds no
-/// whitespace, so it never matches across two notes.
+/// Every note on item `i`, anyone's, one a line: labels' notes and the
+/// notes of "come back later" marks ("ask Kenton…"), which are where the
+/// open questions are ("" without notes: no allocation for the many items
+/// that have none). A search word holds no whitespace, so it never matches
+/// across two notes.
 fn notes_of(data: &Workspace, i: usize) -> Box<str> {
-    let notes: Vec<&str> = data
-        .labels
-        .get(&*data.items[i].id)
-        .into_iter()
-        .flatten()
+    let id = &*data.items[i].id;
+    let labels = data.labels.get(id).into_iter().flatten();
+    let marks = data.row_marks.get(id).into_iter().flatten();
+    let notes: Vec<&str> = labels
         .map(|e| e.label.note.as_str())
+        .chain(marks.map(|m| m.note.as_str()))
         .filter(|n| !n.is_empty())
         .collect();
     lower(&notes.join("\n"))

@@ -79,6 +79,31 @@ pub struct LabelEntry {
     pub state: SaveState,
 }
 
+impl Workspace {
+    /// On a store whose items have no owner: the persona the labels and
+    /// verdicts are under (the most of them; the first on a tie), so the
+    /// workbench does not open on the first persona alphabetically while
+    /// every label is under another. None when nothing is labelled or judged.
+    pub fn persona_in_use(&self) -> Option<usize> {
+        let mut count = vec![0usize; self.personas.len()];
+        let by_id: HashMap<&str, usize> = self
+            .personas
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id.as_str(), i))
+            .collect();
+        let used = (self.labels.values().flatten().map(|e| &e.label.persona_id))
+            .chain(self.verdicts.values().flatten().map(|v| &v.persona_id));
+        for id in used {
+            if let Some(&i) = by_id.get(id.as_str()) {
+                count[i] += 1;
+            }
+        }
+        let best = *count.iter().max()?;
+        (best > 0).then(|| count.iter().position(|&c| c == best))?
+    }
+}
+
 pub struct Workspace {
     pub items: Vec<ItemRow>,
     pub marks: Vec<u8>,
@@ -261,7 +286,8 @@ impl Workspace {
         ws
     }
 
-    /// A request id for the label writer.
+    /// A request id for the label writer or a store read whose answer must
+    /// be told from an earlier one's (the agreement view's).
     pub fn take_req(&mut self) -> u64 {
         let req = self.next_req;
         self.next_req += 1;

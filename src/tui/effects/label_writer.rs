@@ -32,14 +32,14 @@ pub(super) enum LabelJob {
         key: crate::domain::ComboKey,
         persona: String,
         who: String,
-        seed: u64,
+        how: crate::store::Selected,
     },
     /// A "come back later" mark set or cleared.
     Mark {
         slot: crate::store::MarkSlot,
         mark: Option<(crate::domain::MarkKind, String)>,
         at: String,
-        kind: &'static str,
+        kind: crate::store::MarkEventKind,
     },
 }
 
@@ -135,14 +135,19 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
                 key,
                 persona,
                 who,
-                seed,
-            } => s.mark_sampled(key, persona, who, *seed),
+                how,
+            } => s.mark_selected(key, persona, who, how),
             LabelJob::Mark {
                 slot,
                 mark,
                 at,
                 kind,
-            } => s.record_mark(slot, mark.as_ref().map(|(m, n)| (*m, n.as_str())), at, kind),
+            } => s.record_mark(
+                slot,
+                mark.as_ref().map(|(m, n)| (*m, n.as_str())),
+                at,
+                *kind,
+            ),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
         if let (

@@ -3,7 +3,7 @@
 //! come back to the loop as [`Msg`]s; nothing here touches the state.
 
 use super::app::RunPlan;
-use super::msg::{Effect, Escalations, Msg};
+use super::msg::{AgreementPart, Effect, Escalations, Msg};
 use crate::engine::{EngineConfig, RunRequest};
 use crate::store::Store;
 use label_writer::LabelJob;
@@ -69,12 +69,12 @@ impl Executor {
                 key,
                 persona,
                 who,
-                seed,
+                how,
             } => self.hand_to_writer(LabelJob::Sampled {
                 key,
                 persona,
                 who,
-                seed,
+                how,
             }),
             Effect::SaveMark {
                 slot,
@@ -93,19 +93,22 @@ impl Executor {
                 self.hand_to_writer(LabelJob::Session { who, state })
             }
             Effect::LoadLabelHistory(key) => {
-                let (path, tx) = (self.db_path.clone(), self.tx.clone());
-                tokio::task::spawn_blocking(move || {
-                    let store = Store::open(&path);
-                    let marks = store
-                        .as_ref()
-                        .ok()
-                        .and_then(|s| s.mark_history(&key).ok())
-                        .unwrap_or_default();
-                    let result = store
-                        .and_then(|s| s.label_history(&key))
-                        .map_err(|e| e.to_string());
-                    let _ = tx.send(Msg::LabelHistory { key, result, marks });
-                });
+                let asked = key.clone();
+                self.on_store(
+                    move |s| -> crate::store::Result<_> {
+                        // The marks only add to the labels' history: none
+                        // when they cannot be read.
+                        let marks = s.mark_history(&asked).unwrap_or_default();
+                        Ok((s.label_history(&asked)?, marks))
+                    },
+                    |r| {
+                        let (result, marks) = match r {
+                            Ok((events, marks)) => (Ok(events), marks),
+                            Err(e) => (Err(e), Vec::new()),
+                        };
+                        [Msg::LabelHistory { key, result, marks }]
+                    },
+                );
             }
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),
             Effect::PlanRuns(plans) => self.plan_runs(plans),
@@ -142,41 +145,29 @@ impl Executor {
                 }
             }
             Effect::LoadSplitForLoop => {
-                let (path, tx) = (self.db_path.clone(), self.tx.clone());
-                tokio::task::spawn_blocking(move || {
-                    let r = Store::open(&path).and_then(|s| s.split());
-                    let _ = tx.send(Msg::SplitForLoop(r.map_err(|e| e.to_string())));
-                });
+                self.on_store(|s| s.split(), |r| [Msg::SplitForLoop(r)]);
             }
-            Effect::LoadRuns => {
-                let (path, tx) = (self.db_path.clone(), self.tx.clone());
-                tokio::task::spawn_blocking(move || {
-                    let r = Store::open(&path).and_then(|s| Ok((s.runs()?, s.failures(None)?)));
-                    let _ = tx.send(Msg::RunsLoaded(r.map_err(|e| e.to_string())));
-                });
-            }
-            Effect::LoadAgreement(scope) => self.load_agreement(scope),
-            Effect::LoadEscalations => {
-                let (path, tx) = (self.db_path.clone(), self.tx.clone());
-                tokio::task::spawn_blocking(move || {
-                    let r = Store::open(&path)
-                        .and_then(|s| crate::report::trust::escalation_queue(&s))
-                        .map(|queue| {
-                            let mut judges: Vec<String> =
-                                queue.iter().map(|e| e.judge.to_string()).collect();
-                            judges.sort();
-                            judges.dedup();
-                            Escalations {
-                                queue: queue
-                                    .into_iter()
-                                    .map(|e| (e.persona.to_string(), (*e.key).clone()))
-                                    .collect(),
-                                judges,
-                            }
-                        });
-                    let _ = tx.send(Msg::EscalationsLoaded(r.map_err(|e| e.to_string())));
-                });
-            }
+            Effect::LoadRuns => self.on_store(
+                |s| -> crate::store::Result<_> { Ok((s.runs()?, s.failures(None)?)) },
+                |r| [Msg::RunsLoaded(r)],
+            ),
+            Effect::LoadAgreement { req, scope } => self.on_store(
+                move |s| {
+                    crate::report::Report::build_in(
+                        s,
+                        None,
+                        None,
+                        crate::report::DEFAULT_SEED,
+                        &scope,
+                        &mut (),
+                    )
+                },
+                move |r| agreement_parts(r).map(move |part| Msg::Agreement { req, part }),
+            ),
+            Effect::LoadEscalations => self.on_store(
+                |s| crate::report::trust::escalation_queue(s).map(escalations),
+                |r| [Msg::EscalationsLoaded(r)],
+            ),
             // Small and synchronous: the quit prompt waits on it, and the
             // process may end right after.
             Effect::KeepUnsaved(labels) => {
@@ -193,15 +184,10 @@ impl Executor {
                     ))));
                 }
             }
-            Effect::SavePersona(p) => {
-                let (path, tx) = (self.db_path.clone(), self.tx.clone());
-                tokio::task::spawn_blocking(move || {
-                    let r = Store::open(&path)
-                        .and_then(|mut s| s.upsert_persona(&p))
-                        .map(|_| p);
-                    let _ = tx.send(Msg::PersonaSaved(r.map_err(|e| e.to_string())));
-                });
-            }
+            Effect::SavePersona(p) => self.on_store(
+                move |s| s.upsert_persona(&p).map(|_| p),
+                |r| [Msg::PersonaSaved(r)],
+            ),
         }
     }
 
@@ -217,48 +203,26 @@ impl Executor {
         }
     }
 
-    /// The agreement figures, notes, ranking and prompt-version changes on
-    /// `scope`, computed on a blocking task exactly as `jury report` computes
-    /// them (the same seed and resamples: the same numbers).
-    fn load_agreement(&self, scope: crate::report::Scope) {
+    /// Store work on a blocking task, with a store connection of its own
+    /// (one that cannot be opened answers as the work failing): `work`'s
+    /// result, the error as text, becomes the messages `answer` makes, sent
+    /// in order while the loop takes them.
+    fn on_store<T, E, M>(
+        &self,
+        work: impl FnOnce(&mut Store) -> Result<T, E> + Send + 'static,
+        answer: impl FnOnce(Result<T, String>) -> M + Send + 'static,
+    ) where
+        E: std::fmt::Display,
+        M: IntoIterator<Item = Msg>,
+    {
         let (path, tx) = (self.db_path.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
-            let r = Store::open(&path).map_err(|e| e.to_string()).and_then(|s| {
-                let report = crate::report::Report::build_in(
-                    &s,
-                    None,
-                    None,
-                    crate::report::DEFAULT_SEED,
-                    &scope,
-                    &mut (),
-                )
-                .map_err(|e| e.to_string())?;
-                let notes = report.notes();
-                let cells = report.cells();
-                Ok((
-                    report.groups,
-                    notes,
-                    report.rankings,
-                    report
-                        .estimates
-                        .into_iter()
-                        .chain(report.trust)
-                        .collect::<Vec<_>>(),
-                    cells,
-                    report.changes,
-                ))
-            });
-            match r {
-                Ok((groups, notes, ranking, estimates, cells, changes)) => {
-                    let _ = tx.send(Msg::AgreementLoaded(Ok(groups)));
-                    let _ = tx.send(Msg::AgreementNotes(notes));
-                    let _ = tx.send(Msg::AgreementRanking(ranking));
-                    let _ = tx.send(Msg::AgreementEstimates(estimates));
-                    let _ = tx.send(Msg::AgreementCells(cells));
-                    let _ = tx.send(Msg::AgreementChanges(changes));
-                }
-                Err(e) => {
-                    let _ = tx.send(Msg::AgreementLoaded(Err(e)));
+            let r = Store::open(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|mut s| work(&mut s).map_err(|e| e.to_string()));
+            for msg in answer(r) {
+                if tx.send(msg).is_err() {
+                    break;
                 }
             }
         });
@@ -302,6 +266,54 @@ impl Executor {
             let _ = w.join();
         }
     }
+}
+
+/// The escalation queue as the workbench keeps it.
+fn escalations((queue, trusted): (Vec<crate::report::trust::Escalation>, bool)) -> Escalations {
+    let mut judges: Vec<String> = queue
+        .iter()
+        .filter_map(|e| e.judge.as_deref().map(str::to_string))
+        .collect();
+    judges.sort();
+    judges.dedup();
+    Escalations {
+        queue: queue
+            .into_iter()
+            .map(|e| (e.persona.to_string(), (*e.key).clone()))
+            .collect(),
+        judges,
+        trusted,
+    }
+}
+
+/// The agreement report on a scope, part by part in [`AgreementPart`]'s
+/// order, computed exactly as `jury report` computes it (the same seed and
+/// resamples: the same numbers). An error is the only part.
+fn agreement_parts(
+    r: Result<crate::report::Report, String>,
+) -> impl Iterator<Item = AgreementPart> {
+    let parts = match r {
+        Ok(report) => {
+            let (notes, cells) = (report.notes(), report.cells());
+            vec![
+                AgreementPart::Figures(Ok(report.groups)),
+                AgreementPart::Notes(notes),
+                AgreementPart::Ranking(report.rankings),
+                AgreementPart::Estimates(
+                    report
+                        .estimates
+                        .into_iter()
+                        .chain(report.trust)
+                        .chain(report.unranked)
+                        .collect(),
+                ),
+                AgreementPart::Cells(cells),
+                AgreementPart::Changes(report.changes),
+            ]
+        }
+        Err(e) => vec![AgreementPart::Figures(Err(e))],
+    };
+    parts.into_iter()
 }
 
 impl Drop for Executor {

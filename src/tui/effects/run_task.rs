@@ -163,7 +163,7 @@ pub fn start(
             return ended(None);
         }
         if let Some(poll) = plan.batch {
-            match super::batch_start::start(cfg, req, p, &plan, poll, cancel).await {
+            match super::batch_start::start(cfg, req, p, poll, cancel).await {
                 Ok(handle) => follow(handle, tag, tx).await,
                 Err(e) => super::batch_start::refused(&tx, tag, e),
             }
@@ -225,7 +225,6 @@ async fn wait_for_open_batch(
     Ok(crate::engine::spawn_reopen_with(
         cfg.clone(),
         req.clone(),
-        p,
         open,
         wait,
         cancel.clone(),

@@ -108,6 +108,9 @@ actions! {
     /// Cycle the list filter (all, unjudged, judged, labelled, unlabelled,
     /// not mine, disagreements, needs a person, marked by me).
     CycleFilter => "cycle the list filter",
+    /// The list filter cycled backwards (one step back to "not labelled by
+    /// me" after one `f` or `Esc` too many).
+    CycleFilterBack => "cycle the list filter backwards",
     /// Cycle the list order: file, judge≠human, mode≠mode, persona≠persona, low confidence first.
     CycleOrder => "order the list: file / judge≠human / mode≠mode / persona≠persona / low confidence first",
     /// Open the compare view (modes 1, 2, 3 side by side).

@@ -172,6 +172,47 @@ pub fn cell(text: &str, width: u16, right: bool) -> String {
     }
 }
 
+/// `text` fitted into `width` by cutting its middle, not its end: the
+/// agreement table's sides (`awag mode 2 · gpt-4o-mini vs alice`) keep the
+/// side after the last ` vs ` — the person, whom rows differ by — whole
+/// where it fits, and as much of the start as is left (`awag mode 2…vs alice`).
+pub fn elide_middle(text: &str, width: u16) -> String {
+    let width = usize::from(width);
+    if text.width() <= width || width < 4 {
+        return text.to_string();
+    }
+    let (head, tail) = match text.rfind(" vs ") {
+        Some(i) if text[i..].width() + 3 <= width => (&text[..i], &text[i..]),
+        // No sides, or a long right side: keep the end's last half.
+        _ => {
+            let keep = (width - 1) / 2;
+            let mut start = text.len();
+            let mut w = 0;
+            for (i, ch) in text.char_indices().rev() {
+                let cw = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+                if w + cw > keep {
+                    break;
+                }
+                w += cw;
+                start = i;
+            }
+            (&text[..start], &text[start..])
+        }
+    };
+    let room = width - tail.width() - 1;
+    let mut out = String::new();
+    let mut used = 0;
+    for ch in head.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        out.push(ch);
+    }
+    format!("{}…{tail}", out.trim_end())
+}
+
 /// A row of cells, one space apart, `text(head)` filling each column.
 pub fn row(cols: &[Column], text: impl Fn(&str) -> String) -> String {
     cols.iter()
@@ -225,6 +266,25 @@ mod tests {
     fn a_very_narrow_table_still_has_its_kept_columns() {
         let cols = fit(AGREEMENT, 30, false);
         assert_eq!(heads(&cols), ["sides", "n", "agree", "kappa"]);
+    }
+
+    #[test]
+    fn sides_keep_the_person_when_cut() {
+        let a = "awag mode 2 · gpt-4o-mini · prompts 4ad49c21 vs alice.long-name";
+        let b = "awag mode 2 · gpt-4o-mini · prompts 4ad49c21 vs bob";
+        for w in [26, 44] {
+            let (ea, eb) = (elide_middle(a, w), elide_middle(b, w));
+            assert!(ea.width() <= usize::from(w), "{ea}");
+            assert!(ea.ends_with(" vs alice.long-name"), "{ea}");
+            assert!(
+                eb.ends_with(" vs bob") && eb.starts_with("awag mode 2"),
+                "{eb}"
+            );
+            assert_ne!(ea, eb);
+        }
+        assert_eq!(elide_middle("short vs x", 26), "short vs x");
+        let long = "x".repeat(40);
+        assert_eq!(elide_middle(&long, 11).width(), 11);
     }
 
     #[test]

@@ -94,6 +94,20 @@ pub mod msg {
             None => outcome.to_string(),
         }
     }
+    /// The status bar once no run goes and several ended this session:
+    /// `5 runs done: 483 verdicts` (`5 runs ended, 1 not done: …` when one
+    /// was cancelled or failed; `, 2 failed` for failed combinations).
+    pub fn runs_done(runs: usize, verdicts: u64, failed: u64, not_done: usize) -> String {
+        let mut s = if not_done > 0 {
+            format!("{runs} runs ended, {not_done} not done: {verdicts} verdicts")
+        } else {
+            format!("{runs} runs done: {verdicts} verdicts")
+        };
+        if failed > 0 {
+            s.push_str(&format!(", {failed} failed"));
+        }
+        s
+    }
     /// The status bar once no run goes: the one that ended last.
     pub fn last_run(outcome: &str) -> String {
         format!("last {outcome}")
@@ -121,6 +135,15 @@ pub mod msg {
     pub fn progress(done: usize, listed: usize) -> String {
         format!("{done}/{listed} labelled by me")
     }
+    /// The progress under "not labelled by me", whose done items leave
+    /// the list: of the `of` items the search keeps, `done` are done.
+    pub fn queue_progress(done: usize, of: usize) -> String {
+        format!("{done} of {of} done · {} left", of.saturating_sub(done))
+    }
+    /// [`queue_progress`] where the list's border has no room for it.
+    pub fn queue_progress_short(done: usize, of: usize) -> String {
+        format!("{done}/{of} done")
+    }
     /// [`progress`] where the list's border has no room for it.
     pub fn progress_short(done: usize, listed: usize) -> String {
         format!("{done}/{listed} by me")
@@ -147,10 +170,20 @@ pub mod msg {
     pub const FINDING_ESCALATIONS: &str =
         "finding the verdicts that need a person (trust thresholds at α = δ = 0.1)…";
     /// `judges`: the configurations the queued verdicts come from, which
-    /// the rows in view (their mode, persona) may not show.
-    pub fn escalations(verdicts: usize, items: usize, judges: &[String]) -> String {
+    /// the rows in view (their mode, persona) may not show; `trusted`:
+    /// whether any judge is (when none is, the queue is every judged
+    /// combination no one labelled).
+    pub fn escalations(verdicts: usize, items: usize, judges: &[String], trusted: bool) -> String {
+        if !trusted {
+            if verdicts == 0 {
+                return "no judge is trusted yet (no verdict with a confidence, or no threshold meets the guarantee: jury trust says which), and every judged combination has a label".into();
+            }
+            return format!(
+                "no judge is trusted yet (no verdict with a confidence, or no threshold meets the guarantee: jury trust says which): all {verdicts} judged combination(s) no one labelled need a person, on {items} listed item(s)"
+            );
+        }
         if verdicts == 0 {
-            return "no verdict needs a person: none of the trusted judges' unlabelled verdicts is below its threshold (or no verdict has a confidence: jury trust says which)".into();
+            return "no verdict needs a person: none of the trusted judges' unlabelled verdicts is below its threshold".into();
         }
         let from = match judges {
             [] => String::new(),
@@ -340,6 +373,14 @@ pub mod claim {
             ids.join(", ")
         )
     }
+    /// [`hidden`] on a narrow screen.
+    pub fn hidden_short(ids: &[String]) -> String {
+        format!(
+            "{} claim(s) hidden, text unknown: {} (claims.toml)",
+            ids.len(),
+            ids.join(", ")
+        )
+    }
     pub fn about(claim: &str, scoring: &str) -> String {
         format!("claim ({scoring}): {claim}")
     }
@@ -376,10 +417,10 @@ pub mod popup {
         format!(" {what} ({pick} picks, {close} closes) ")
     }
     pub fn search_title(submit: &str, close: &str) -> String {
-        format!(
-            " search: words · cls=value · judge:cls=value · by:name · split:test ({submit} keeps, {close} closes) "
-        )
+        format!(" search ({submit} keeps, {close} closes) ")
     }
+    /// Under the search field: every term it reads.
+    pub const SEARCH_TERMS_LINE: &str = "words (id, title, sender) · cls=value · judge:cls=value · by:name · tag:name · split:test · conf<0.6 · text:word · why:word · note:word · -term drops";
     pub fn note_title(submit: &str, close: &str) -> String {
         format!(" note for this label ({submit} saves, {close} cancels) ")
     }
@@ -554,10 +595,13 @@ pub mod help {
         "  judge:urgency=2    the judge's latest value there (current persona, mode, shown perspectives)",
         "  by:alice           someone named alice labelled a row of the item",
         "  split:test         a classification of the item is on that side of the held-out split",
+        "  tag:persona-misread  a label on a row of the item carries the tag (config.toml tags)",
+        "  conf<0.6           the judge's confidence on a row in view is under 0.6 (also >, <=, >=)",
         "  text:kettle        the item's body holds the word",
         "  why:invoice        the judge's reasoning on a row in view holds it (latest verdicts)",
-        "  note:ring          anyone's note on a label of the item holds it",
-        "  -term, -word       the opposite: -by:alice, -judge:urgency=2, -split:test, -note:ring, -invoice",
+        "  note:ring          anyone's note on a label or an unsure/skip mark of the item holds it",
+        "  -term, -word       the opposite: -by:alice, -judge:urgency=2, -tag:…, -split:test, -note:ring, -invoice",
+        "order (o): file · judge≠human · mode≠mode · persona≠persona · low confidence first · random sample (seeded; its labels count as sampled for jury estimate)",
         "progress \"37/200 labelled by me\": of the items listed, those where you labelled every row shown (each classification × shown perspective, current persona); filter f \"not labelled by me\" lists the others, \"labelled by anyone\" counts anyone's label",
         "agreement view: tab moves into the confusion matrix (arrows move between cells); enter lists the items behind the cell or group; esc comes back",
     ];

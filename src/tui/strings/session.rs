@@ -9,6 +9,16 @@ pub const RETRACTED: &str = "retracted";
 pub const NOTES_NOW: &str = "notes on this row";
 pub const CHANGES: &str = "changes, newest first";
 
+/// Under a long note's first lines in the history.
+pub fn note_more_lines(n: usize) -> String {
+    format!("  … {n} more lines of this note")
+}
+
+/// Under a note whose lines were cut in the history.
+pub fn note_more_chars(n: usize) -> String {
+    format!("  … {n} more characters of this note")
+}
+
 /// `what` names the row ("urgency · k-001"); `back` the value restored.
 pub fn undone(what: &str, undone: &str, back: Option<&str>) -> String {
     match back {

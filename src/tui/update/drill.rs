@@ -7,13 +7,6 @@
 use super::super::app::*;
 use super::super::input::action::Action;
 
-/// The background task sent each group's pairs as matrix cells.
-pub fn cells_loaded(app: &mut App, cells: Vec<crate::report::GroupCells>) {
-    if let View::Agreement(a) = &mut app.chrome.view {
-        a.cells = cells;
-    }
-}
-
 /// Per annotator, of the items listed that a comparison can hold (judged,
 /// or labelled by someone): how many they labelled (every row shown under
 /// the current persona and perspective).

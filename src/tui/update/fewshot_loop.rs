@@ -9,7 +9,7 @@ use super::super::app::*;
 use super::super::input::action::{Action, PopupAction, PopupKind};
 use super::super::msg::Effect;
 use super::super::strings::fewshot as say;
-use crate::domain::{Protocol, Side};
+use crate::domain::Side;
 use crossterm::event::KeyEvent;
 
 /// `L`.
@@ -88,41 +88,8 @@ pub fn split_loaded(
 /// The run's plan from the workbench's choices (items filled in later with
 /// the held-out ones); `None` after saying what is missing.
 fn awag_plan(app: &mut App) -> Option<RunPlan> {
-    if app.persona().is_none() {
-        app.chrome.warn(crate::tui::strings::msg::NO_PERSONA);
-        return None;
-    }
-    let perspective_ids: Vec<String> = app
-        .active_perspectives()
-        .iter()
-        .map(|p| p.id.clone())
-        .collect();
-    if perspective_ids.is_empty() {
-        app.chrome.warn(crate::tui::strings::msg::NO_PERSPECTIVE);
-        return None;
-    }
-    let spec = RunPlan::spec_for(
-        Protocol::Awag,
-        app.choices.mode,
-        app.persona_id(),
-        perspective_ids,
-    );
-    match spec {
-        Ok(spec) => Some(RunPlan {
-            spec,
-            structured: app.choices.structured,
-            item_ids: Vec::new(),
-            resume: true,
-            batch: None,
-        }),
-        Err(e) => {
-            app.chrome.message = Some((
-                Level::Error,
-                say::failed(&crate::tui::strings::flat(&e.to_string(), 300)),
-            ));
-            None
-        }
-    }
+    let spec = super::run::awag_spec(app, app.choices.mode, None)?;
+    super::run::plan_worded(app, spec, Vec::new(), say::failed)
 }
 
 /// The set is written and the run planned: ask (or, when everything is
@@ -241,13 +208,13 @@ fn open_delta(app: &mut App, fx: &mut Vec<Effect>) {
     if let View::Agreement(a) = &mut app.chrome.view {
         a.side = Some(Side::Test);
     }
-    if let Some(Effect::LoadAgreement(scope)) = fx.last_mut() {
+    if let Some(Effect::LoadAgreement { scope, .. }) = fx.last_mut() {
         scope.side = Some(Side::Test);
     }
 }
 
-/// The agreement view's prompt-version changes arrived: the loop keeps
-/// those on `test`.
+/// The agreement view's prompt-version changes arrived (for the request it
+/// waits for): the loop keeps those on `test`.
 pub fn changes(app: &mut App, changes: Vec<crate::report::prompt_change::PromptChange>) {
     let on_test = matches!(&app.chrome.view, View::Agreement(a) if a.side == Some(Side::Test));
     if let (true, Some(l)) = (on_test, app.runs.fewshot.as_mut()) {

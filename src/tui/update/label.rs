@@ -186,6 +186,8 @@ fn save_label(
     fx: &mut Vec<Effect>,
 ) {
     let Seen { replaced, blind } = seen;
+    // Read before the label is added: whether it is the sample's next item.
+    let selected = super::selection::selection(app, &key);
     let who = app.data.who.clone();
     let req = app.data.next_req;
     app.data.next_req += 1;
@@ -236,13 +238,18 @@ fn save_label(
     if let Some(&i) = app.data.index_of.get(&key.item_id) {
         app.item_changed(i as usize);
     }
-    // Given in the random `sample` order: a person did not choose this item.
-    if app.list.order == crate::tui::app::queue::Order::Sample {
+    // Given on the random order's next item (a random sample), or in a list
+    // made of the judge's verdicts (selected by the judge).
+    if selected.is_none() && app.list.order == crate::tui::app::queue::Order::Sample {
+        // Said, so a person who skipped or searched knows the sample did not grow.
+        app.chrome.info(crate::tui::update::selection::NOT_SAMPLED);
+    }
+    if let Some(how) = selected {
         fx.push(Effect::MarkSampled {
             key: label.key.clone(),
             persona: label.persona_id.clone(),
             who: label.who.clone(),
-            seed: crate::tui::app::queue::SAMPLE_SEED,
+            how,
         });
     }
     fx.push(Effect::SaveLabel { req, label });

@@ -102,13 +102,22 @@ pub fn submit(
         },
     ));
     changed(app, &slot.key);
-    app.chrome
-        .info(say::marked(&row_name(&slot.key), mark.as_str()));
+    // A mark is an answer for now: the focus moves on as after a label, and
+    // the message says both what was marked and where the focus went.
+    let said = say::marked(&row_name(&slot.key), mark.as_str());
+    app.chrome.message = None;
+    super::advance::after_label(app);
+    app.list.advanced = None;
+    let said = match app.chrome.message.take() {
+        Some((_, next)) => format!("{said} · {next}"),
+        None => said,
+    };
+    app.chrome.info(said);
     fx.push(Effect::SaveMark {
         slot,
         mark: Some((mark, after.note)),
         at,
-        kind: "mark",
+        kind: crate::store::MarkEventKind::Mark,
     });
 }
 
@@ -153,7 +162,7 @@ pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) -> bool {
         slot: step.slot,
         mark: restore.map(|m| (m.mark, m.note)),
         at,
-        kind: "undo",
+        kind: crate::store::MarkEventKind::Undo,
     });
     true
 }

@@ -23,6 +23,7 @@ pub mod popup;
 pub mod quit;
 pub mod request_preview;
 pub mod run;
+pub mod selection;
 pub mod session;
 pub mod tags;
 #[cfg(test)]
@@ -86,11 +87,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
             quit::label_answered(app, &mut fx);
         }
         Msg::UnsavedKept(r) => quit::kept(app, r),
-        Msg::AgreementLoaded(r) => nav::agreement_loaded(app, r),
-        Msg::AgreementNotes(lines) => nav::agreement_notes(app, lines),
-        Msg::AgreementRanking(lines) => nav::agreement_ranking(app, lines),
-        Msg::AgreementEstimates(lines) => nav::agreement_estimates(app, lines),
-        Msg::AgreementCells(cells) => drill::cells_loaded(app, cells),
+        Msg::Agreement { req, part } => nav::agreement_answered(app, req, part),
         Msg::RunsLoaded(r) => nav::runs_loaded(app, r),
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
@@ -98,7 +95,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::LabelHistory { key, result, marks } => undo::history_loaded(app, key, result, marks),
         Msg::MarkNotSaved(e) => marks::not_saved(app, &e),
         Msg::SampleNotKept(e) => app.chrome.warn(format!(
-            "the label is saved but not marked as sampled: {}",
+            "the label is saved but how it was chosen was not recorded: {}",
             crate::tui::strings::flat(&e, 200)
         )),
         Msg::SessionNotSaved(e) => {
@@ -107,7 +104,6 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
                     &crate::tui::strings::flat(&e, 200),
                 ))
         }
-        Msg::AgreementChanges(c) => fewshot_loop::changes(app, c),
         Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
         Msg::SplitForLoop(r) => fewshot_loop::split_loaded(app, r, &mut fx),
     }
@@ -174,7 +170,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         FocusNext | FocusPrev => nav::focus(app, action),
         NextRow => nav::move_row(app, 1),
         PrevRow => nav::move_row(app, -1),
-        CycleFilter | CycleOrder => nav::cycle_list(app, action),
+        CycleFilter | CycleFilterBack | CycleOrder => nav::cycle_list(app, action),
         Activate => match app.chrome.view {
             View::Main | View::Compare => run::judge(app, fx),
             View::Agreement(_) => drill::open(app),
@@ -198,7 +194,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         EditNote => label::edit_note(app, advanced),
         MarkUnsure => marks::open(app, crate::domain::MarkKind::Unsure),
         MarkSkip => marks::open(app, crate::domain::MarkKind::Skip),
-        PickTags => tags::open(app),
+        PickTags => tags::open(app, advanced),
         RetryUnsaved => label::retry(app, fx),
         ToggleBlind => label::toggle_blind(app),
         Undo => undo::undo(app, now, fx),

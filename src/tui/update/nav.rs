@@ -3,7 +3,7 @@
 
 use super::super::app::*;
 use super::super::input::action::Action;
-use super::super::msg::Effect;
+use super::super::msg::{AgreementPart, Effect};
 use crate::domain::Agreement;
 
 /// Help, compare, personas, runs, agreement and prompt views.
@@ -33,12 +33,17 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Agreement => {
             let side = app.choices.split_side;
             let items = listed_items(app);
-            fx.push(Effect::LoadAgreement(crate::report::Scope {
-                side,
-                items: items.clone(),
-                estimates: true,
-            }));
+            let req = app.data.take_req();
+            fx.push(Effect::LoadAgreement {
+                req,
+                scope: crate::report::Scope {
+                    side,
+                    items: items.clone(),
+                    estimates: true,
+                },
+            });
             View::Agreement(AgreementState {
+                req,
                 quick: agreement_rows(app),
                 figures: FiguresState::Computing,
                 cursor: 0,
@@ -134,12 +139,17 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
     a.cells.clear();
     a.cell = None;
     a.cursor = 0;
+    // A new request: what the last one still sends is for the other side.
+    a.req = app.data.take_req();
     app.choices.split_side = a.side;
-    fx.push(Effect::LoadAgreement(crate::report::Scope {
-        side: a.side,
-        items: a.items.clone(),
-        estimates: true,
-    }));
+    fx.push(Effect::LoadAgreement {
+        req: a.req,
+        scope: crate::report::Scope {
+            side: a.side,
+            items: a.items.clone(),
+            estimates: true,
+        },
+    });
 }
 
 /// The items the list shows, when it shows fewer than all (a filter, a
@@ -159,35 +169,30 @@ fn listed_items(app: &App) -> Option<std::sync::Arc<crate::report::ItemSet>> {
     ))
 }
 
-/// The classifier's accuracy per classification arrived.
-pub fn agreement_estimates(app: &mut App, lines: Vec<String>) {
-    if let View::Agreement(a) = &mut app.chrome.view {
-        a.estimates = lines;
+/// A part of the agreement report arrived: taken when it answers the
+/// request the open agreement view waits for, dropped when it answers an
+/// earlier one (another side, or a view since closed).
+pub fn agreement_answered(app: &mut App, req: u64, part: AgreementPart) {
+    let View::Agreement(a) = &mut app.chrome.view else {
+        return;
+    };
+    if a.req != req {
+        return;
     }
-}
-
-/// The ranking's lines arrived.
-pub fn agreement_ranking(app: &mut App, rankings: Vec<crate::report::rank::Ranking>) {
-    if let View::Agreement(a) = &mut app.chrome.view {
-        a.ranking = rankings;
-    }
-}
-
-/// The agreement view's figures arrived.
-pub fn agreement_loaded(app: &mut App, r: Result<Vec<crate::report::GroupFigures>, String>) {
-    if let View::Agreement(a) = &mut app.chrome.view {
-        a.figures = match r {
-            Ok(groups) => FiguresState::Ready(groups),
-            Err(e) => FiguresState::Error(crate::tui::strings::flat(&e, 300)),
-        };
-        a.cursor = 0;
-        a.cell = None;
-    }
-}
-
-pub fn agreement_notes(app: &mut App, lines: Vec<String>) {
-    if let View::Agreement(a) = &mut app.chrome.view {
-        a.notes = lines;
+    match part {
+        AgreementPart::Figures(r) => {
+            a.figures = match r {
+                Ok(groups) => FiguresState::Ready(groups),
+                Err(e) => FiguresState::Error(crate::tui::strings::flat(&e, 300)),
+            };
+            a.cursor = 0;
+            a.cell = None;
+        }
+        AgreementPart::Notes(lines) => a.notes = lines,
+        AgreementPart::Ranking(rankings) => a.ranking = rankings,
+        AgreementPart::Estimates(lines) => a.estimates = lines,
+        AgreementPart::Cells(cells) => a.cells = cells,
+        AgreementPart::Changes(changes) => super::fewshot_loop::changes(app, changes),
     }
 }
 
@@ -207,7 +212,11 @@ pub fn focus(app: &mut App, action: Action) {
 /// The escalation queue arrived: every item's mark follows it.
 pub fn escalations_loaded(app: &mut App, r: Result<crate::tui::msg::Escalations, String>) {
     app.data.escalations_asked = false;
-    let crate::tui::msg::Escalations { queue, judges } = match r {
+    let crate::tui::msg::Escalations {
+        queue,
+        judges,
+        trusted,
+    } = match r {
         Ok(q) => q,
         Err(e) => {
             app.chrome
@@ -239,6 +248,7 @@ pub fn escalations_loaded(app: &mut App, r: Result<crate::tui::msg::Escalations,
             n,
             app.list.filtered.len(),
             &judges,
+            trusted,
         ));
     }
 }
@@ -266,12 +276,19 @@ pub fn want_escalations(app: &mut App, fx: &mut Vec<Effect>) {
 
 /// The list's filter or order changed.
 pub fn cycle_list(app: &mut App, action: Action) {
-    if action == Action::CycleFilter {
-        app.list.filter = app.list.filter.next();
+    if matches!(action, Action::CycleFilter | Action::CycleFilterBack) {
+        let step = |f: Filter| {
+            if action == Action::CycleFilter {
+                f.next()
+            } else {
+                f.prev()
+            }
+        };
+        app.list.filter = step(app.list.filter);
         // Blind review: which items the judge disagrees on, or cannot
         // stand by alone, is the judge's answer.
         while app.choices.blind && app.list.filter.reads_judge() {
-            app.list.filter = app.list.filter.next();
+            app.list.filter = step(app.list.filter);
         }
         app.refilter();
         // While the queue is still being found, want_escalations says so.

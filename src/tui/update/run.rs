@@ -232,23 +232,39 @@ pub(super) fn plan_for(
     let spec = if protocol != Protocol::Awag {
         RunPlan::spec_for(protocol, mode, "", Vec::new())
     } else {
-        if app.persona().is_none() {
-            app.chrome.warn(crate::tui::strings::msg::NO_PERSONA);
-            return None;
-        }
-        let perspective_ids: Vec<String> = app
-            .active_perspectives()
-            .iter()
-            .map(|p| p.id.clone())
-            .collect();
-        if perspective_ids.is_empty() {
-            app.chrome.warn(crate::tui::strings::msg::NO_PERSPECTIVE);
-            return None;
-        }
-        let persona = persona.unwrap_or_else(|| app.persona_id().to_string());
-        RunPlan::spec_for(protocol, mode, &persona, perspective_ids)
+        awag_spec(app, mode, persona)?
     };
     plan_of(app, spec, item_ids)
+}
+
+/// The AwAg spec of the current choices in `mode`, as `persona` (else the
+/// chosen one); `None` after saying what is missing (a persona, a
+/// perspective).
+pub(super) fn awag_spec(
+    app: &mut App,
+    mode: Mode,
+    persona: Option<String>,
+) -> Option<Result<JudgeSpec, SpecRefusal>> {
+    if app.persona().is_none() {
+        app.chrome.warn(crate::tui::strings::msg::NO_PERSONA);
+        return None;
+    }
+    let perspective_ids: Vec<String> = app
+        .active_perspectives()
+        .iter()
+        .map(|p| p.id.clone())
+        .collect();
+    if perspective_ids.is_empty() {
+        app.chrome.warn(crate::tui::strings::msg::NO_PERSPECTIVE);
+        return None;
+    }
+    let persona = persona.unwrap_or_else(|| app.persona_id().to_string());
+    Some(RunPlan::spec_for(
+        Protocol::Awag,
+        mode,
+        &persona,
+        perspective_ids,
+    ))
 }
 
 /// A run of `spec` over `item_ids` with the current choices; `None` (said)
@@ -257,6 +273,18 @@ fn plan_of(
     app: &mut App,
     spec: Result<JudgeSpec, SpecRefusal>,
     item_ids: Vec<String>,
+) -> Option<RunPlan> {
+    plan_worded(app, spec, item_ids, |e| e.to_string())
+}
+
+/// As [`plan_of`], a refusal shown in the words `word` gives it: the one
+/// place a workbench run's plan is made from a spec (`R`, Enter, compare,
+/// claims, the few-shot loop).
+pub(super) fn plan_worded(
+    app: &mut App,
+    spec: Result<JudgeSpec, SpecRefusal>,
+    item_ids: Vec<String>,
+    word: impl Fn(&str) -> String,
 ) -> Option<RunPlan> {
     match spec {
         Ok(spec) => Some(RunPlan {
@@ -267,8 +295,8 @@ fn plan_of(
             batch: None,
         }),
         Err(e) => {
-            app.chrome.message =
-                Some((Level::Error, crate::tui::strings::flat(&e.to_string(), 300)));
+            let said = word(&crate::tui::strings::flat(&e.to_string(), 300));
+            app.chrome.message = Some((Level::Error, said));
             None
         }
     }

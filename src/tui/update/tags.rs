@@ -23,12 +23,15 @@ fn my_label_place(app: &App) -> Option<(ComboKey, String, Scale)> {
     Some((key, app.persona_id().to_string(), e.label.value.scale()))
 }
 
-/// `T`: the tag picker on the focused row's label.
-pub fn open(app: &mut App) {
+/// `T`: the tag picker on the focused row's label (on the label just given,
+/// when that label moved the focus on, as `n` does: the focus goes back to
+/// it, and on again once the picker closes).
+pub fn open(app: &mut App, advanced: Option<Advanced>) {
     if app.data.tag_set.is_empty() {
         app.chrome.warn(say::NO_TAGS);
         return;
     }
+    super::advance::back_to_label(app, advanced);
     if super::marks::focused_slot(app).is_none() {
         app.chrome.warn(say::NO_ROW_TO_TAG);
         return;
@@ -72,7 +75,11 @@ pub fn popup_key(
 ) {
     let n = app.data.tag_set.len();
     match app.chrome.keymap.popup_action(PopupKind::Picker, &k) {
-        Some(PopupAction::Close) => return,
+        Some(PopupAction::Close) => {
+            // Opened right after a label: the focus moves on again.
+            super::advance::after_note(app);
+            return;
+        }
         Some(PopupAction::Pick) => toggle(app, &key, &persona, scale, cursor, now, fx),
         Some(PopupAction::Next) => cursor = (cursor + 1).min(n.saturating_sub(1)),
         Some(PopupAction::Previous) => cursor = cursor.saturating_sub(1),

@@ -8,6 +8,7 @@ use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
 mod escalations;
+mod escalations_untrusted;
 // Come back later (unsure/skip marks) and tags on labels.
 mod marks;
 // Notes as first-class text, and the search reaching the body and reasoning.
@@ -15,9 +16,24 @@ mod notes;
 // What is left for me and keeping moving: the queue filter, negated search
 // terms, the focus after a label, and undo across items.
 mod queue;
+// Every key lands where the eye is: focus on item change, keys per label.
+mod keys_per_label;
+// `T` and marks right after a label.
+mod after_label_keys;
+// The queue's progress, F, the persona in use, several runs in the status bar.
+mod where_i_am;
+// Marks' notes in the search; every term named.
+mod search_terms;
 
+/// The one label (or note) saved; how its combination was chosen
+/// (`MarkSampled`) is recorded beside it and looked at apart.
 fn saved_label(fx: &[Effect]) -> (u64, Label) {
-    match fx {
+    let fx: Vec<Effect> = fx
+        .iter()
+        .filter(|f| !matches!(f, Effect::MarkSampled { .. }))
+        .cloned()
+        .collect();
+    match fx.as_slice() {
         [Effect::SaveLabel { req, label }] | [Effect::SaveNote { req, label }] => {
             (*req, label.clone())
         }
@@ -521,15 +537,7 @@ fn the_columns_key_acts_where_columns_gave_way() {
 fn stored_run(id: i64) -> Run {
     Run {
         id,
-        spec: RunSpec {
-            protocol: Protocol::Awag,
-            mode: Some(Mode::Two),
-            persona_id: "kenton".into(),
-            perspective_ids: vec!["classification".into()],
-            model: "gpt-4o-mini".into(),
-            prompt_hash: "h".into(),
-            params: serde_json::Value::Null,
-        },
+        spec: kenton_spec(Mode::Two, "gpt-4o-mini"),
         status: RunStatus::Done,
         created_at: format!("2026-11-24T0{id}:00:00.000Z"),
         finished_at: Some(format!("2026-11-24T0{id}:00:42.000Z")),
@@ -544,6 +552,7 @@ fn stored_run(id: i64) -> Run {
         cost_usd: None,
         note: None,
         structured: None,
+        record_note: None,
     }
 }
 

@@ -202,11 +202,11 @@ pub fn history_loaded(
 }
 
 /// The note each person's label on the row carries now (the newest event of
-/// each label, unless it was retracted), in full and sanitised, under a
-/// heading; nothing when no label has one.
+/// each label, unless it was retracted), sanitised, under a heading; nothing
+/// when no label has one. A long note shows its first lines, each cut to a
+/// few rows, then how much more it holds: a 5 000-line or 1 MB note would
+/// otherwise fill (or, taller than the screen, empty) the popup.
 fn current_notes(events: &[LabelEvent]) -> Vec<String> {
-    /// A note longer than this is cut (with `…`).
-    const MAX_NOTE_CHARS: usize = 4000;
     let mut seen: Vec<&Slot> = Vec::new();
     let mut out = Vec::new();
     // Newest first: the first event of a label is its current state.
@@ -218,22 +218,53 @@ fn current_notes(events: &[LabelEvent]) -> Vec<String> {
         if e.value.is_none() || e.note.is_empty() {
             continue;
         }
-        let note = crate::sanitize::for_display(&e.note, MAX_NOTE_CHARS);
-        for (n, line) in note.split('\n').enumerate() {
-            out.push(if n == 0 {
-                format!(
-                    "✎ {} ({}, {}): {line}",
-                    crate::tui::strings::flat(&e.slot.who, 24),
-                    crate::tui::strings::flat(&e.slot.persona_id, 20),
-                    e.slot.scale.as_str(),
-                )
-            } else {
-                line.to_string()
-            });
-        }
+        let head = format!(
+            "✎ {} ({}, {}): ",
+            crate::tui::strings::flat(&e.slot.who, 24),
+            crate::tui::strings::flat(&e.slot.persona_id, 20),
+            e.slot.scale.as_str(),
+        );
+        out.extend(note_lines(&e.note, head));
     }
     if !out.is_empty() {
         out.insert(0, s::NOTES_NOW.into());
+    }
+    out
+}
+
+/// Lines of one note shown in the history.
+const NOTE_LINES: usize = 8;
+/// Characters of one line of a note shown (four rows at 80 columns).
+const NOTE_LINE_CHARS: usize = 300;
+
+/// A note's first [`NOTE_LINES`] lines, each sanitised and cut at
+/// [`NOTE_LINE_CHARS`], the first after `head`; then how many lines (or,
+/// for a note of few long lines, characters) were left out.
+fn note_lines(note: &str, head: String) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cut_chars = 0usize;
+    let mut total = 0usize;
+    for (n, line) in note.lines().enumerate() {
+        total = n + 1;
+        if n >= NOTE_LINES {
+            continue;
+        }
+        let (shown, rest) = crate::sanitize::split_chars(line, NOTE_LINE_CHARS);
+        cut_chars += rest.chars().count();
+        let mut text = crate::sanitize::one_line(shown, NOTE_LINE_CHARS);
+        if !rest.is_empty() {
+            text.push('…');
+        }
+        out.push(if n == 0 {
+            format!("{head}{text}")
+        } else {
+            text
+        });
+    }
+    if total > NOTE_LINES {
+        out.push(s::note_more_lines(total - NOTE_LINES));
+    } else if cut_chars > 0 {
+        out.push(s::note_more_chars(cut_chars));
     }
     out
 }
@@ -266,7 +297,7 @@ fn history_line(e: &LabelEvent) -> String {
     for t in &e.tags {
         line.push_str(&format!("  #{}", crate::tui::strings::flat(t, 30)));
     }
-    line.push_str(&format!("  [{}]", crate::tui::strings::flat(&e.kind, 10)));
+    line.push_str(&format!("  [{}]", e.kind.as_str()));
     if !e.note.is_empty() {
         line.push_str(&format!("  “{}”", crate::tui::strings::flat(&e.note, 40)));
     }
@@ -289,7 +320,7 @@ fn mark_line(m: &crate::store::MarkEvent) -> String {
         "{when}  {} ({})  {what}  [{}]",
         crate::tui::strings::flat(&m.slot.who, 24),
         crate::tui::strings::flat(&m.slot.persona_id, 20),
-        crate::tui::strings::flat(&m.kind, 10),
+        m.kind.as_str(),
     );
     if !m.note.is_empty() {
         line.push_str(&format!("  “{}”", crate::tui::strings::flat(&m.note, 40)));

@@ -162,9 +162,26 @@ fn estimate_rows(lines: &[String], area: Rect, buf: &mut Buffer, t: &Theme) -> R
             t.title,
         );
     }
-    let [top, rest] =
-        Layout::vertical([Constraint::Length(shown.len() as u16), Constraint::Min(0)]).areas(area);
-    Paragraph::new(shown).render(top, buf);
+    // Wrapped, never cut: the estimate and the trust threshold are read to
+    // their end (at 160 columns they ran past it). Room for a line is its
+    // width over the pane's, with a margin for where the words break.
+    let width = usize::from(area.width.max(1));
+    let rows: usize = shown
+        .iter()
+        .map(|l| {
+            let w = l.width();
+            if w <= width {
+                1
+            } else {
+                w.div_ceil(width.saturating_sub(12).max(1))
+            }
+        })
+        .sum();
+    let rows = u16::try_from(rows).unwrap_or(u16::MAX).min(area.height);
+    let [top, rest] = Layout::vertical([Constraint::Length(rows), Constraint::Min(0)]).areas(area);
+    Paragraph::new(shown)
+        .wrap(Wrap { trim: true })
+        .render(top, buf);
     rest
 }
 
@@ -330,8 +347,18 @@ impl Table<'_> {
             } else {
                 t.text
             };
+            // The sides cut in the middle: rows for different people
+            // must not read the same.
+            let sides_w = self
+                .cols
+                .iter()
+                .find(|c| c.head == "sides")
+                .map(|c| c.width);
             lines.push(Line::styled(
-                columns::row(&self.cols, |head| group_cell(g, head)),
+                columns::row(&self.cols, |head| match (head, sides_w) {
+                    ("sides", Some(w)) => columns::elide_middle(&group_cell(g, head), w),
+                    _ => group_cell(g, head),
+                }),
                 style,
             ));
         }

@@ -8,7 +8,10 @@ use ratatui::widgets::Widget;
 /// "37/200 labelled by me": listed items whose every shown row has this
 /// person's label (the status bar shows it too).
 pub fn progress(app: &App) -> String {
-    crate::tui::strings::msg::progress(app.list.labelled, app.list.filtered.len())
+    match app.list.queue_progress() {
+        Some((done, of)) => crate::tui::strings::msg::queue_progress(done, of),
+        None => crate::tui::strings::msg::progress(app.list.labelled, app.list.filtered.len()),
+    }
 }
 
 /// The drill from the agreement view, the search terms and free text as
@@ -60,10 +63,13 @@ impl Widget for ListPane<'_> {
         let narrows = search_title(app);
         let mut bottom = format!(" {} {narrows}", progress(app));
         if unicode_width::UnicodeWidthStr::width(bottom.as_str()) + 2 > area.width as usize {
-            let short = crate::tui::strings::msg::progress_short(
-                app.list.labelled,
-                app.list.filtered.len(),
-            );
+            let short = match app.list.queue_progress() {
+                Some((done, of)) => crate::tui::strings::msg::queue_progress_short(done, of),
+                None => crate::tui::strings::msg::progress_short(
+                    app.list.labelled,
+                    app.list.filtered.len(),
+                ),
+            };
             bottom = format!(" {short} {narrows}");
         }
         let block = focused_block(title, app.chrome.focus == Pane::List, app)

@@ -386,7 +386,8 @@ fn input(
     let key = |a| app.chrome.keymap.popup_hint(keys, a);
     let (submit, close) = (key(PopupAction::Submit), key(PopupAction::Close));
     let (title, h, w) = match kind {
-        InputKind::Search => (strings::popup::search_title(&submit, &close), 3, 100),
+        // The field, then every term it reads (wrapped at 80 columns).
+        InputKind::Search => (strings::popup::search_title(&submit, &close), 5, 100),
         InputKind::Note => (
             strings::popup::note_title(&submit, &close),
             2 + ta.lines().len().clamp(1, 8) as u16,
@@ -422,6 +423,19 @@ fn input(
             inner.width,
             inner.height.saturating_sub(1),
         );
+    }
+    if kind == InputKind::Search && text_area.height > 1 {
+        let hint = Rect::new(
+            text_area.x,
+            text_area.y + 1,
+            text_area.width,
+            text_area.height - 1,
+        );
+        ratatui::widgets::Paragraph::new(strings::popup::SEARCH_TERMS_LINE)
+            .style(t.muted)
+            .wrap(ratatui::widgets::Wrap { trim: true })
+            .render(hint, buf);
+        text_area.height = 1;
     }
     ta.render(text_area, buf);
 }

@@ -177,7 +177,7 @@ fn run_cell(l: &ListedRun, head: &str) -> String {
         "started (UTC)" => flat(&l.started, 16),
         "took" => l.took.map(took).unwrap_or_else(|| "–".into()),
         "judge" => judge_config(r),
-        "prompts" => flat(&r.spec.prompt_hash, 8),
+        "prompts" => flat(&r.prompt_version(), 30),
         "verdicts" => format!("{}/{}", r.verdicts, r.total),
         "failed" => r.failures.to_string(),
         "cost" => match cost_cell(r.cost_usd, 4, usage).as_str() {
@@ -224,23 +224,39 @@ fn judge_config(r: &crate::domain::Run) -> String {
     parts.join(" · ")
 }
 
-/// A run's recorded settings as words (`batch_size 10 · concurrency 4`),
-/// the unset ones left out; `None` when none is set.
-fn settings(params: &serde_json::Value) -> Option<String> {
-    let text = match params {
-        serde_json::Value::Null => return None,
-        serde_json::Value::Object(o) => o
-            .iter()
-            .filter(|(_, v)| !v.is_null())
-            .map(|(k, v)| match v {
-                serde_json::Value::String(s) => format!("{k} {s}"),
-                v => format!("{k} {v}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" · "),
-        v => v.to_string(),
+/// A run's recorded settings as words (`temperature 0 · batch_size 10`),
+/// the unset ones left out; or why it has no record; `None` when neither.
+fn settings(run: &crate::domain::Run) -> Option<String> {
+    let Some(r) = run.spec.record.as_deref() else {
+        return run.record_note.as_deref().map(|n| flat(n, 400));
     };
-    (!text.is_empty()).then(|| flat(&text, 400))
+    let mut parts = Vec::new();
+    if let Some(t) = r.temperature {
+        parts.push(format!("temperature {t}"));
+    }
+    parts.push(format!("batch_size {}", r.batch_size));
+    parts.push(format!("concurrency {}", r.concurrency));
+    parts.push(format!("max_attempts {}", r.max_attempts));
+    parts.push(format!(
+        "structured {}",
+        r.structured.map_or("auto", |m| m.as_str())
+    ));
+    parts.push(format!("confidence {}", r.confidence.as_str()));
+    parts.push(format!(
+        "prompts {}",
+        r.prompts_dir()
+            .map_or("embedded".to_string(), |d| d.display().to_string())
+    ));
+    if let Some(seed) = r.shuffle_seed {
+        parts.push(format!("shuffle_seed {seed}"));
+    }
+    if let Some(b) = &r.batch {
+        parts.push(format!("batch {}", b.way.as_str()));
+    }
+    if !r.servers.is_empty() {
+        parts.push(format!("servers {}", r.servers.join(", ")));
+    }
+    Some(flat(&parts.join(" · "), 400))
 }
 
 /// The selected run's whole configuration: what it judged and with what,
@@ -274,7 +290,7 @@ fn configuration<'a>(app: &App, l: &ListedRun) -> Vec<Line<'a>> {
         Line::styled(when.join(" · "), t.text),
         Line::styled(format!("prompt set {}", flat(&s.prompt_hash, 80)), t.text),
     ];
-    if let Some(settings) = settings(&s.params) {
+    if let Some(settings) = settings(r) {
         lines.push(Line::styled(format!("settings: {settings}"), t.muted));
     }
     lines

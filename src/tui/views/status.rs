@@ -19,21 +19,32 @@ impl Widget for StatusBar<'_> {
             .persona()
             .map(|p| crate::tui::strings::flat(&p.id, 24))
             .unwrap_or_else(|| "no persona".into());
+        // Under 120 columns the words go and the values stay, so the mode
+        // is read whole ("mode ?" was all that was left of it at 80).
+        let narrow = area.width < 120;
         let status = if app.choices.by_owner && app.current_item().is_none() {
             crate::tui::strings::msg::PERSONA_BY_OWNER.to_string()
+        } else if app.choices.by_owner && narrow && app.as_owner() {
+            format!(" {persona} (owner)")
+        } else if app.choices.by_owner && narrow {
+            format!(" {persona} (no owner)")
         } else if app.choices.by_owner {
             crate::tui::strings::msg::persona_by_owner_status(&persona, app.as_owner())
+        } else if narrow {
+            format!(" {persona}")
         } else {
             crate::tui::strings::msg::persona_status(&persona)
         };
+        let perspective = crate::tui::strings::flat(&app.perspective_label(), 24);
         let mut spans = vec![
             Span::styled(status, t.status_bar),
             sep(),
             Span::styled(
-                format!(
-                    "perspective {}",
-                    crate::tui::strings::flat(&app.perspective_label(), 24)
-                ),
+                if narrow {
+                    perspective
+                } else {
+                    format!("perspective {perspective}")
+                },
                 t.status_bar,
             ),
             sep(),
@@ -124,6 +135,29 @@ pub fn run_progress(app: &App) -> Option<String> {
             s.push_str(&format!(" (+{} runs)", active.len() - 1));
         }
         return Some(s);
+    }
+    // Several runs this session (`R` starts one per persona, mode and
+    // perspective): all of them, not only the one that ended last.
+    let ended: Vec<_> = app
+        .runs
+        .active
+        .iter()
+        .filter(|r| r.ended.is_some())
+        .collect();
+    if ended.len() > 1 {
+        let sum = |f: fn(&crate::engine::Progress) -> u64| -> u64 {
+            ended.iter().map(|r| f(&r.progress)).sum()
+        };
+        let not_done = ended
+            .iter()
+            .filter(|r| r.ended != Some(crate::domain::RunStatus::Done))
+            .count();
+        return Some(crate::tui::strings::msg::runs_done(
+            ended.len(),
+            sum(|p| p.verdicts),
+            sum(|p| p.failed),
+            not_done,
+        ));
     }
     // The run that ended last, as its end message said it.
     let outcome = app.runs.last_ended()?.outcome()?;

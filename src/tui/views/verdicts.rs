@@ -155,12 +155,25 @@ impl Widget for VerdictPane<'_> {
 
 /// The line that stands for the current item's claim rows whose claim is
 /// not configured: which, and where a claim goes.
+///
+/// Not on a first start's first screen (while its legend shows): a new user
+/// has not met claims yet, and at 80×24 the line took the room of the rows.
+/// Under 120 columns it is one short line.
 fn claims_hint(app: &App) -> Option<Line<'static>> {
+    if app.chrome.legend.is_some() {
+        return None;
+    }
     let hidden = app.hidden_claims();
     if hidden.is_empty() {
         return None;
     }
     let ids: Vec<String> = hidden.iter().map(|id| flat(id, 40)).collect();
+    if app.chrome.size.0 < 120 {
+        return Some(Line::styled(
+            strings::claim::hidden_short(&ids),
+            app.chrome.theme.muted,
+        ));
+    }
     let file = match &app.data.claims_file {
         Some(f) => flat(&f.display().to_string(), 200),
         None => strings::claim::IN_CONFIG_DIR.to_string(),

@@ -67,22 +67,5 @@ fn direct_ctx(ctx: &Ctx, ledger: &Arc<RunLedger>) -> Result<Ctx, EngineError> {
     provider.tool_mode = ctx.client().tool_mode();
     let stop = CancellationToken::new();
     let servers = super::super::connect(&provider, &ctx.request, ledger, &stop, &[])?;
-    Ok(Ctx {
-        run_id: ctx.run_id,
-        protocol: ctx.protocol.clone(),
-        servers,
-        spec: ctx.spec.clone(),
-        boundary: ctx.boundary.clone(),
-        max_attempts: ctx.request.max_attempts.max(1),
-        events: ctx.events.clone(),
-        writes: ctx.writes.clone(),
-        cancel: ctx.cancel.clone(),
-        stop,
-        stop_note: std::sync::Mutex::new(None),
-        cancel_note: std::sync::Mutex::new(None),
-        stream_texts: ctx.stream_texts,
-        request: ctx.request.clone(),
-        paths: std::sync::Mutex::new(HashMap::new()),
-        no_logprobs_said: std::sync::atomic::AtomicBool::new(false),
-    })
+    Ok(Ctx::new(ctx.shared(), servers, stop))
 }

@@ -16,12 +16,11 @@ pub(super) async fn settle_left(
     store: &mut Store,
     left: Vec<(Request, String)>,
     poll: Duration,
-    argv: &[String],
 ) {
     match ctx.request.batch_retry {
         Retry::Direct => super::direct::ask_again(ctx, ledger, left).await,
         Retry::Batch => {
-            let left = rounds(ctx, ledger, client, store, left, poll, argv).await;
+            let left = rounds(ctx, ledger, client, store, left, poll).await;
             super::direct::record(ctx, left);
         }
     }
@@ -37,7 +36,6 @@ async fn rounds(
     store: &mut Store,
     mut left: Vec<(Request, String)>,
     poll: Duration,
-    argv: &[String],
 ) -> Vec<(Request, String)> {
     let attempts = ctx.request.max_attempts.max(1);
     // Batches that asked for these before, this process's or a killed
@@ -69,7 +67,7 @@ async fn rounds(
         ));
         // The batch before is over: its lines hold nothing of the budget.
         ledger.release_held();
-        let (jobs, requests) = match send_again(ctx, ledger, client, store, left, argv).await {
+        let (jobs, requests) = match send_again(ctx, ledger, client, store, left).await {
             Ok(sent) => sent,
             Err(unsent) => return unsent,
         };
@@ -87,7 +85,6 @@ async fn send_again(
     client: &BatchClient,
     store: &mut Store,
     left: Vec<(Request, String)>,
-    argv: &[String],
 ) -> Result<(Vec<BatchJob>, HashMap<u32, Vec<Request>>), Vec<(Request, String)>> {
     let (next_idx, next_part) = match (
         store.batch_requests(ctx.run_id),
@@ -157,7 +154,7 @@ async fn send_again(
         ctx.stop_with(format!("cannot record the batch's requests: {e}"));
         return Err(give_back(requests));
     }
-    match upload(ctx, client, store, files, next_part, argv).await {
+    match upload(ctx, client, store, files, next_part).await {
         Ok(jobs) => Ok((jobs, by_part(requests))),
         // The parts whose batch was created run on the server (`--resume`
         // waits for them): only the others come back as unanswered.

@@ -7,7 +7,8 @@ use super::*;
 use std::sync::Mutex;
 
 /// What becomes of a run's open batches when it is interrupted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum OnInterrupt {
     /// They keep running on the server; `--resume` waits for them.
     #[default]
@@ -70,7 +71,7 @@ pub(super) async fn interrupted(
         if choice == OnInterrupt::Cancel {
             match client.cancel(&id).await {
                 Ok(state) => {
-                    job.status = state.status.clone();
+                    job.status = crate::store::BatchStatus::parse(&state.status);
                     job.counts = Some(state.counts_json());
                     let _ = store.save_batch_job(job);
                 }

@@ -23,6 +23,7 @@ use wait::wait_all;
 use super::batch::judge_answer;
 use super::failure::FailureRecord;
 use super::{Ctx, Plan};
+use crate::domain::BatchWay;
 use crate::domain::{ComboKey, FailureKind};
 use crate::engine::budget::RunLedger;
 use crate::engine::writer::{self, WriteCmd};
@@ -30,8 +31,8 @@ use crate::engine::{EngineConfig, EngineError, EngineEvent, Progress, RunOutcome
 use crate::protocol::Unit;
 use crate::provider::batch::{BatchClient, BatchState};
 use crate::provider::spend_gate::{Admission, Outcome, Reservation, SpendGate};
-use crate::provider::{ChatCall, Client, ToolMode};
-use crate::store::{BatchJob, BatchRequestRow, Store};
+use crate::provider::{ChatCall, Client};
+use crate::store::{BatchJob, BatchRequestRow, BatchStatus, Store};
 use file::AnswerLine;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -47,6 +48,8 @@ pub enum BatchError {
     NoRun(i64),
     #[error("run {0} was not sent as a batch")]
     NotABatch(i64),
+    #[error("run {run_id} cannot be taken up again: {why}")]
+    NoRecord { run_id: i64, why: String },
     #[error(
         "run {run_id} was asked with other prompts than the ones jury has now (prompt set {then} then, {now} now): its answers cannot be matched"
     )]
@@ -70,7 +73,8 @@ pub enum BatchMode {
 }
 
 /// What becomes of a batch's requests that failed or never got an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Retry {
     /// Sent again in follow-up batches, at most `--max-attempts` batches
     /// in all; what is still unanswered is recorded as failed, and
@@ -82,12 +86,27 @@ pub enum Retry {
     Direct,
 }
 
-/// A batch run as asked for: how, and the command line that asked (an
-/// import rebuilds the run's judge from it).
+/// A batch run as asked for: how its requests leave. What it asks is the
+/// run's record (`runs.record`), which an import or a resume reads.
 #[derive(Debug, Clone)]
 pub struct BatchOrder {
     pub mode: BatchMode,
-    pub argv: Vec<String>,
+}
+
+impl BatchOrder {
+    /// The batch settings the run's record keeps, with `req`'s choices.
+    pub fn settings(&self, req: &RunRequest) -> crate::domain::BatchSettings {
+        let (way, poll) = match &self.mode {
+            BatchMode::Export { .. } => (crate::domain::BatchWay::File, Duration::ZERO),
+            BatchMode::Api { poll } => (crate::domain::BatchWay::Api, *poll),
+        };
+        crate::domain::BatchSettings {
+            way,
+            poll_secs: poll.as_secs(),
+            on_interrupt: req.batch_interrupt.get(),
+            retry: req.batch_retry,
+        }
+    }
 }
 
 /// What a run made earlier does next.
@@ -152,7 +171,7 @@ pub(super) async fn send(
         }
     };
     match &order.mode {
-        BatchMode::Export { out } => export(ctx, &mut store, files, out, &order.argv),
+        BatchMode::Export { out } => export(ctx, &mut store, files, out),
         BatchMode::Api { poll } => {
             let client = match BatchClient::new(ctx.client().config()) {
                 Ok(c) => c.with_stop(ctx.cancel.clone()),
@@ -161,13 +180,10 @@ pub(super) async fn send(
                     return None;
                 }
             };
-            let jobs = upload(ctx, &client, &mut store, files, 1, &order.argv)
-                .await
-                .ok()?;
+            let jobs = upload(ctx, &client, &mut store, files, 1).await.ok()?;
             let requests = by_part(requests);
             let left = wait_all(ctx, ledger, &client, &mut store, jobs, requests, *poll).await;
-            follow_up::settle_left(ctx, ledger, &client, &mut store, left, *poll, &order.argv)
-                .await;
+            follow_up::settle_left(ctx, ledger, &client, &mut store, left, *poll).await;
             None
         }
     }
@@ -222,19 +238,18 @@ fn build(
 }
 
 /// A part of this run's batch, before it is written or sent.
-fn job(ctx: &Ctx, part: u32, kind: &str, status: &str, argv: &[String]) -> BatchJob {
+fn job(ctx: &Ctx, part: u32, kind: BatchWay, status: BatchStatus) -> BatchJob {
     BatchJob {
         run_id: ctx.run_id,
         part,
-        kind: kind.into(),
-        argv: argv.to_vec(),
+        kind,
         boundary: ctx.boundary.clone(),
-        tool_mode: ctx.client().tool_mode().as_str().into(),
+        tool_mode: ctx.client().tool_mode(),
         batch_id: None,
         input_file_id: None,
         output_file_id: None,
         error_file_id: None,
-        status: status.into(),
+        status,
         counts: None,
         imported: false,
     }
@@ -246,7 +261,6 @@ fn export(
     store: &mut Store,
     files: Vec<String>,
     out: &std::path::Path,
-    argv: &[String],
 ) -> Option<String> {
     let mut written = Vec::new();
     for (i, text) in files.iter().enumerate() {
@@ -258,7 +272,8 @@ fn export(
             ctx.stop_with(format!("cannot write {}: {e}", path.display()));
             return None;
         }
-        if let Err(e) = store.save_batch_job(&job(ctx, part, "file", "exported", argv)) {
+        if let Err(e) = store.save_batch_job(&job(ctx, part, BatchWay::File, BatchStatus::Exported))
+        {
             ctx.stop_with(format!("cannot record the batch file: {e}"));
             return None;
         }
@@ -280,7 +295,6 @@ async fn upload(
     store: &mut Store,
     files: Vec<String>,
     first_part: u32,
-    argv: &[String],
 ) -> Result<Vec<BatchJob>, Vec<BatchJob>> {
     let mut jobs = Vec::new();
     for (i, text) in files.into_iter().enumerate() {
@@ -288,7 +302,7 @@ async fn upload(
             return Err(jobs);
         }
         let part = first_part + i as u32;
-        let mut j = job(ctx, part, "api", "uploading", argv);
+        let mut j = job(ctx, part, BatchWay::Api, BatchStatus::Uploading);
         let name = format!("jury-run-{}-{part}.jsonl", ctx.run_id);
         match client.upload(&name, text.into_bytes()).await {
             Ok(id) => j.input_file_id = Some(id),
@@ -405,7 +419,7 @@ async fn make(
         }
     };
     job.batch_id = Some(state.id.clone());
-    job.status = state.status.clone();
+    job.status = BatchStatus::parse(&state.status);
     job.counts = Some(state.counts_json());
     if let Err(e) = store.save_batch_job(job) {
         ctx.stop_with(format!("cannot record the batch: {e}"));

@@ -6,12 +6,15 @@ use super::*;
 use std::collections::HashSet;
 
 /// The run `run_id`, made earlier as a batch run, taken up again by this
-/// process: its answers read from `what`. `plan` is the run's judge rebuilt
-/// from its command line (its units are looked up by key).
+/// process: its answers read from `what`. What it asks is its record: its
+/// judge is planned again from it (its units are looked up by key), with
+/// the prompt set it names (or `cfg`'s, when that one hashes the same: a
+/// folder moved since), never from a command line. `cfg` gives the store
+/// and the endpoint to wait on; `req` this process's own choices (budget,
+/// what an interruption does).
 pub async fn reopen(
     cfg: EngineConfig,
     req: RunRequest,
-    plan: Plan,
     run_id: i64,
     what: Reopen,
     events: UnboundedSender<EngineEvent>,
@@ -21,14 +24,21 @@ pub async fn reopen(
     let Some(run) = store.run(run_id)? else {
         return Err(BatchError::NoRun(run_id).into());
     };
-    if run.spec.prompt_hash != plan.spec.prompt_hash {
-        return Err(BatchError::PromptsChanged {
+    let Some(record) = run.spec.record.clone() else {
+        return Err(BatchError::NoRecord {
             run_id,
-            then: run.spec.prompt_hash,
-            now: plan.spec.prompt_hash,
+            why: run
+                .record_note
+                .clone()
+                .unwrap_or_else(|| "it has no record".into()),
         }
         .into());
-    }
+    };
+    // Planning reads every item: on a blocking thread.
+    let (cfg, req, plan) =
+        tokio::task::spawn_blocking(move || plan_of_record(cfg, req, run_id, &record))
+            .await
+            .map_err(EngineError::PlanningStopped)??;
     // Another process on the same open batch (a second `--resume`) is
     // waited for: the batch is read, and paid for, once.
     if let Some(done) = wait_for_holder(&mut store, &run, &what, &events, &cancel).await? {
@@ -52,7 +62,7 @@ pub async fn reopen(
         .flat_map(|f| f.keys)
         .collect();
     let mut provider = cfg.provider.clone();
-    provider.tool_mode = ToolMode::parse(&first.tool_mode).unwrap_or(ToolMode::Tools);
+    provider.tool_mode = first.tool_mode;
     provider.fallback = false;
     let units: HashMap<ComboKey, Unit> = plan
         .batches
@@ -166,7 +176,7 @@ pub async fn reopen(
             );
             for mut j in jobs {
                 j.imported = true;
-                j.status = "imported".into();
+                j.status = crate::store::BatchStatus::Imported;
                 // After the verdicts, through the writer (see WriteCmd::BatchJob).
                 let _ = ctx.writes.send(WriteCmd::BatchJob(Box::new(j)));
             }
@@ -186,9 +196,7 @@ pub async fn reopen(
                 poll,
             )
             .await;
-            let argv = first.argv.clone();
-            super::follow_up::settle_left(&ctx, &ledger, &client, &mut reopened, left, poll, &argv)
-                .await;
+            super::follow_up::settle_left(&ctx, &ledger, &client, &mut reopened, left, poll).await;
         }
     }
     finish(ctx, writer).await
@@ -259,6 +267,54 @@ async fn wait_for_holder(
             }
         }
     }
+}
+
+/// The configuration, request and plan of a run's `record`: its judge,
+/// model, prompt set and settings over every item (answers are matched by
+/// key), on `cfg`'s store and endpoint. The prompt set is the record's
+/// folder, else `cfg`'s when it hashes as the record says; neither: the
+/// run's answers cannot be matched.
+fn plan_of_record(
+    cfg: EngineConfig,
+    mut req: RunRequest,
+    run_id: i64,
+    record: &crate::domain::RunRecord,
+) -> Result<(EngineConfig, RunRequest, Plan), EngineError> {
+    req.spec = record.judge.clone();
+    (req.item_ids, req.limit, req.subset, req.resume) = (None, None, None, false);
+    req.batch_size = record.batch_size.max(1);
+    req.structured = record.structured;
+    req.shuffle_seed = None;
+    // Nothing of a batch's answers streams.
+    req.stream_texts = false;
+    let mut cfg = cfg;
+    cfg.provider.model = record.model.clone();
+    let store = Store::open(&cfg.db_path)?;
+    let recorded = match record.prompts_dir() {
+        None => Ok(crate::prompt::PromptSet::embedded()),
+        Some(dir) => crate::prompt::PromptSet::load(Some(dir)),
+    };
+    let mut now = None;
+    for prompts in [recorded.ok().map(Arc::new), Some(cfg.prompts.clone())]
+        .into_iter()
+        .flatten()
+    {
+        let tried = EngineConfig {
+            prompts,
+            ..cfg.clone()
+        };
+        let plan = super::super::plan(&tried, &req, &store)?;
+        if plan.spec.prompt_hash == record.prompts.hash {
+            return Ok((tried, req, plan));
+        }
+        now.get_or_insert(plan.spec.prompt_hash);
+    }
+    Err(BatchError::PromptsChanged {
+        run_id,
+        then: record.prompts.hash.clone(),
+        now: now.unwrap_or_default(),
+    }
+    .into())
 }
 
 /// The requests of the stored `rows`, their units looked up by key; keys

@@ -55,10 +55,10 @@ pub(super) async fn wait_all(
                 Err(ApiFault::Cancelled) => return interrupted(ctx, client, store, jobs).await,
                 Err(e) => return leave(ctx, &jobs, &e.to_string(), left),
             };
-            let changed = state.status != job.status
+            let changed = state.status != job.status.as_str()
                 || Some(state.counts_json()) != job.counts
                 || job.output_file_id != state.output_file_id;
-            job.status = state.status.clone();
+            job.status = crate::store::BatchStatus::parse(&state.status);
             job.counts = Some(state.counts_json());
             job.output_file_id = state.output_file_id.clone();
             job.error_file_id = state.error_file_id.clone();

@@ -30,7 +30,11 @@ fn needs_a_person_lists_the_escalation_queue_and_a_label_takes_an_item_out() {
         ("kenton".to_string(), urgency("k-003")),
     ];
     let judges = vec!["awag mode 3 · jury-demo-judge".to_string()];
-    let queue = crate::tui::msg::Escalations { queue, judges };
+    let queue = crate::tui::msg::Escalations {
+        queue,
+        judges,
+        trusted: true,
+    };
     update(&mut app, Msg::EscalationsLoaded(Ok(queue)));
     let listed = |app: &crate::tui::App| -> Vec<String> {
         app.list

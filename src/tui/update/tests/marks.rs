@@ -41,7 +41,7 @@ fn l_marks_the_row_unsure_with_a_note_and_it_is_never_a_label() {
             Effect::SaveMark {
                 slot,
                 mark: Some((MarkKind::Unsure, note)),
-                kind: "mark",
+                kind: crate::store::MarkEventKind::Mark,
                 ..
             },
         ] => {
@@ -80,7 +80,7 @@ fn z_marks_skip_and_u_takes_the_mark_back() {
             &fx[..],
             [Effect::SaveMark {
                 mark: None,
-                kind: "undo",
+                kind: crate::store::MarkEventKind::Undo,
                 ..
             }]
         ),
@@ -180,7 +180,8 @@ fn tag_terms_keep_and_drop_items_by_their_labels_tags() {
 #[test]
 fn h_lists_mark_changes_beside_label_changes_newest_first() {
     let mut app = app();
-    let ev = |mark: Option<MarkKind>, kind: &str, at: &str| MarkEvent {
+    use crate::store::{EventKind, MarkEventKind};
+    let ev = |mark: Option<MarkKind>, kind: MarkEventKind, at: &str| MarkEvent {
         slot: crate::store::MarkSlot {
             key: k1(),
             persona_id: "kenton".into(),
@@ -189,7 +190,7 @@ fn h_lists_mark_changes_beside_label_changes_newest_first() {
         mark,
         note: "why\u{1b}[31m".into(),
         created_at: at.into(),
-        kind: kind.into(),
+        kind,
     };
     let mut l = crate::store::LabelEvent {
         slot: crate::store::Slot {
@@ -204,7 +205,7 @@ fn h_lists_mark_changes_beside_label_changes_newest_first() {
         created_at: "2026-11-24T04:00:02.000Z".into(),
         blind: false,
         tags: vec!["persona-misread".into()],
-        kind: "set".into(),
+        kind: EventKind::Set,
     };
     l.blind = false;
     update(
@@ -213,8 +214,12 @@ fn h_lists_mark_changes_beside_label_changes_newest_first() {
             key: k1(),
             result: Ok(vec![l]),
             marks: vec![
-                ev(None, "labelled", "2026-11-24T04:00:02.000Z"),
-                ev(Some(MarkKind::Unsure), "mark", "2026-11-24T04:00:01.000Z"),
+                ev(None, MarkEventKind::Labelled, "2026-11-24T04:00:02.000Z"),
+                ev(
+                    Some(MarkKind::Unsure),
+                    MarkEventKind::Mark,
+                    "2026-11-24T04:00:01.000Z",
+                ),
             ],
         },
     );

@@ -201,7 +201,7 @@ fn history_shows_every_note_in_full() {
         replaced_judge_value: None,
         created_at: at.into(),
         blind: false,
-        kind: "note".into(),
+        kind: crate::store::EventKind::Note,
         tags: Vec::new(),
     };
     let long = "The stores are the Leeds ones, so this is Kenton's account; asked Priya \

@@ -50,7 +50,8 @@ fn not_labelled_by_me_lists_what_is_left_for_me_whoever_else_labelled() {
     assert_eq!(message(&app), "filter: not labelled by me (2 of 3 items)");
     let s = screen(&app);
     assert!(s.contains("not labelled by me"), "{s}");
-    assert!(s.contains("0/2 labelled by me"), "{s}");
+    // Of the 3 items, k-002 is done (it left the list): 1 of 3.
+    assert!(s.contains("1 of 3 done · 2 left"), "{s}");
     // Finishing k-003 counts at once; the item stays listed until the list
     // is made again (as with judge≠human), so the cursor does not jump.
     key(&mut app, 'j');
@@ -59,8 +60,14 @@ fn not_labelled_by_me_lists_what_is_left_for_me_whoever_else_labelled() {
     saved(&key(&mut app, '4'));
     assert_eq!(app.list.labelled, 1);
     assert_eq!(listed(&app), ["k-001", "k-003"]);
+    assert_eq!(app.list.queue_progress(), Some((2, 3)));
     app.refilter();
     assert_eq!(listed(&app), ["k-001"]);
+    assert_eq!(
+        app.list.queue_progress(),
+        Some((2, 3)),
+        "k-003 left, still done"
+    );
     // Every perspective shown: no item has my label from "sender", so the
     // list is made again from the rows now in view.
     app.choices.perspective = PerspectiveSel::All;
@@ -433,9 +440,9 @@ fn auto_advance_comes_from_config_toml_and_a_bad_value_is_located() {
         )
     };
     let s = settings("model = \"m\"\n").unwrap();
-    assert_eq!(s.auto_advance, AutoAdvance::Row, "the default");
+    assert_eq!(s.auto_advance, AutoAdvance::Item, "the default");
     let (app, _) = crate::tui::build_app(&s, loaded());
-    assert_eq!(app.choices.auto_advance, AutoAdvance::Row);
+    assert_eq!(app.choices.auto_advance, AutoAdvance::Item);
     for (text, want) in [
         ("auto_advance = \"item\"\n", AutoAdvance::Item),
         ("auto_advance = \"off\"\n", AutoAdvance::Off),

@@ -1,0 +1,81 @@
+//! The coverage grid of every interval jury prints as valid (issue #30):
+//! seeded synthetic studies with a known truth through jury's own reading
+//! layer. `cargo bench --bench coverage` prints a table; README's
+//! statistics section quotes it. `COVERAGE_STUDIES` sets studies per cell
+//! (default 1000).
+
+#[path = "../tests/reference/sim.rs"]
+mod sim;
+
+use sim::*;
+
+fn main() {
+    let studies: u64 = std::env::var("COVERAGE_STUDIES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000);
+    println!(
+        "accuracy intervals (jury estimate), 95 % nominal, {studies} studies per cell, N = 1000 judged only"
+    );
+    println!("accuracy judge     n    people  labels-alone  PPI++   normal-used  width labels/PPI");
+    for &accuracy in &[0.5, 0.7, 0.9, 0.97] {
+        for &judge in &[JudgeKind::Balanced, JudgeKind::Leaning, JudgeKind::Hedging] {
+            for &n in &[30, 100, 300] {
+                for &people in &[1, 3] {
+                    let (mut l, mut p, mut normal, mut wl, mut wp) = (0, 0, 0, 0.0, 0.0);
+                    for s in 0..studies {
+                        let o = estimate_study(
+                            accuracy,
+                            judge,
+                            n,
+                            1000,
+                            people,
+                            1_000_000 * n as u64 + s,
+                        );
+                        l += usize::from(o.labels_cover);
+                        p += usize::from(o.ppi_cover);
+                        normal += usize::from(o.normal);
+                        wl += o.labels_width;
+                        wp += o.ppi_width;
+                    }
+                    let pct = |k: usize| 100.0 * k as f64 / studies as f64;
+                    println!(
+                        "{accuracy:<8} {:<9} {n:<4} {people:<7} {:>6.1} %      {:>5.1} %  {:>5.1} %      {:.3} / {:.3}",
+                        judge.name(),
+                        pct(l),
+                        pct(p),
+                        pct(normal),
+                        wl / studies as f64,
+                        wp / studies as f64
+                    );
+                }
+            }
+        }
+    }
+    println!();
+    println!(
+        "ranking of two equal judges (difference interval and each agreement interval), {studies} studies per cell"
+    );
+    println!("accuracy n    people  difference-covers  behind  agreement-covers  no-interval");
+    for &accuracy in &[0.5, 0.7, 0.9, 0.97] {
+        for &n in &[30, 100, 300] {
+            for &people in &[1, 3] {
+                let (mut c, mut b, mut a, mut none) = (0, 0, 0, 0);
+                for s in 0..studies {
+                    let o = rank_study(accuracy, n, people, 7_000_000 * n as u64 + s);
+                    c += usize::from(o.delta_covers);
+                    b += usize::from(o.behind);
+                    a += usize::from(o.agreement_covers[0]) + usize::from(o.agreement_covers[1]);
+                    none += usize::from(!o.has_interval);
+                }
+                let with = (studies as usize - none).max(1);
+                println!(
+                    "{accuracy:<8} {n:<4} {people:<7} {:>6.1} %           {:>5.1} %  {:>6.1} %          {none}",
+                    100.0 * c as f64 / with as f64,
+                    100.0 * b as f64 / studies as f64,
+                    50.0 * a as f64 / studies as f64,
+                );
+            }
+        }
+    }
+}

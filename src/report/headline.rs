@@ -1,0 +1,119 @@
+//! Which judge configuration a headline names. The accuracy line and the
+//! trust line of a classification (the agreement view, the HTML report,
+//! `jury estimate` and `jury trust`) name one configuration, the same in
+//! both: the one the user chose (`--judge`, a part of its name), else the
+//! one the ranking puts first. A tie-break of its own (most labels, most
+//! coverage) could name the configuration the ranking puts last.
+
+use super::rank::Ranking;
+
+/// How a headline's configuration is chosen.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Choice {
+    /// (judge, persona) in the rankings' order (each ranking's in its own).
+    pub ranked: Vec<(String, String)>,
+    /// The user's choice: a part of the judge's name (case-insensitive).
+    pub user: Option<String>,
+}
+
+impl Choice {
+    /// The rankings' order, and the user's choice if any.
+    pub fn new(rankings: &[Ranking], user: Option<&str>) -> Choice {
+        Choice {
+            ranked: rankings
+                .iter()
+                .flat_map(|r| {
+                    r.configurations
+                        .iter()
+                        .map(|c| (c.judge.clone(), c.persona.clone()))
+                })
+                .collect(),
+            user: user.map(str::to_lowercase),
+        }
+    }
+
+    /// The place of a configuration in its ranking (`None`: not ranked).
+    fn place(&self, judge: &str, persona: &str) -> Option<usize> {
+        self.ranked
+            .iter()
+            .position(|(j, p)| j == judge && p == persona)
+    }
+
+    /// Of the candidates (one classification's figures), the configuration
+    /// the headline names: among the user's choice when it matches any,
+    /// the one ranked first; without a ranking, `fallback`'s largest (e.g.
+    /// the most labels), then the judge's name. Returns its index.
+    pub fn pick<T>(
+        &self,
+        candidates: &[&T],
+        name: fn(&T) -> (&str, &str),
+        fallback: fn(&T) -> usize,
+    ) -> Option<usize> {
+        let mine = |c: &T| {
+            self.user
+                .as_ref()
+                .is_some_and(|u| name(c).0.to_lowercase().contains(u.as_str()))
+        };
+        let any_mine = candidates.iter().any(|c| mine(c));
+        (0..candidates.len())
+            .filter(|&i| !any_mine || mine(candidates[i]))
+            .min_by(|&a, &b| {
+                let (a, b) = (candidates[a], candidates[b]);
+                let (ja, pa) = name(a);
+                let (jb, pb) = name(b);
+                let rank = |j, p| self.place(j, p).unwrap_or(usize::MAX);
+                rank(ja, pa)
+                    .cmp(&rank(jb, pb))
+                    .then_with(|| fallback(b).cmp(&fallback(a)))
+                    .then_with(|| (ja, pa).cmp(&(jb, pb)))
+            })
+    }
+}
+
+/// Configurations with verdicts that no ranking lists because no person
+/// labelled what they judged: "awag mode 2 · m as kenton — not ranked: no
+/// labels under persona kenton". Said, never dropped silently.
+pub fn unranked(readings: &super::pairs::Readings, rankings: &[Ranking]) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let owners = super::estimate::owner_configurations(readings);
+    let labelled: rustc_hash::FxHashSet<(&str, &crate::domain::ComboKey)> = readings
+        .labels
+        .iter()
+        .map(|(persona, key, _, _)| (&**persona, &**key))
+        .collect();
+    let personas_labelled: BTreeSet<&str> = labelled.iter().map(|(p, _)| *p).collect();
+    // Configuration → (its personas, whether any verdict has a label).
+    let mut configs: BTreeMap<(&str, &str), (BTreeSet<&str>, bool)> = BTreeMap::new();
+    for (judge, persona, key, _) in &readings.verdicts {
+        let config = owners.get(&**judge).map_or(&**persona, |o| &**o);
+        let e = configs.entry((judge, config)).or_default();
+        e.0.insert(persona);
+        e.1 |= labelled.contains(&(&**persona, &**key));
+    }
+    let ranked: BTreeSet<(&str, &str)> = rankings
+        .iter()
+        .flat_map(|r| r.configurations.iter())
+        .map(|c| (c.judge.as_str(), c.persona.as_str()))
+        .collect();
+    configs
+        .into_iter()
+        .filter(|(c, (_, any))| !any && !ranked.contains(c))
+        .map(|((judge, config), (personas, _))| {
+            let unlabelled: Vec<&str> = personas
+                .iter()
+                .copied()
+                .filter(|p| !personas_labelled.contains(p))
+                .collect();
+            let why = if unlabelled.len() == personas.len() {
+                format!("no labels under persona {}", unlabelled.join(", "))
+            } else {
+                "no combination it judged is labelled under its persona".to_string()
+            };
+            format!(
+                "{} as {} — not ranked: {why}",
+                crate::sanitize::one_line(judge, 50),
+                crate::sanitize::one_line(config, 60),
+            )
+        })
+        .collect()
+}
