@@ -87,9 +87,7 @@ pub(super) async fn wait_again(
     a: &RunArgs,
 ) -> anyhow::Result<ExitCode> {
     if !a.json {
-        eprintln!(
-            "run {run_id}: its batch was sent before; waiting for it (nothing is sent again)"
-        );
+        eprintln!("run {run_id}: its batch was sent before; waiting for it");
     }
     let endpoint = crate::provider::url::shown(&cfg.provider.base_url);
     let db = cfg.db_path.clone();

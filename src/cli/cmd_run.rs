@@ -92,11 +92,15 @@ pub(super) fn run_one(
         .thread_name("jury-run")
         .enable_all()
         .build()?;
-    if a.batch && a.resume && export.is_none() {
-        // A batch this run sent before (and a killed process left) is
-        // waited for again, never sent twice.
-        let provider = endpoint.clone().map_err(|e| anyhow::anyhow!(e))?;
+    if a.resume && export.is_none() {
+        // A batch of these combinations sent before (and a killed or
+        // interrupted process left open) is waited for again: never sent
+        // twice, and never judged directly at full price while it runs.
         if let Some(run_id) = super::cmd_batch::open_batch_for(s, &plan)? {
+            let provider = endpoint.clone().map_err(|e| anyhow::anyhow!(e))?;
+            if !a.batch && !a.json {
+                eprintln!("{}", super::strings::drive::open_batch_instead(run_id));
+            }
             let cfg = EngineConfig {
                 db_path: s.db_path.clone(),
                 provider,

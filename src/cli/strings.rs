@@ -439,6 +439,11 @@ pub mod drive {
             waited.as_secs()
         )
     }
+    pub fn open_batch_instead(run_id: i64) -> String {
+        format!(
+            "run {run_id} has these combinations in a batch still open on the server: waiting for it and reading its answers instead of judging them directly at full price"
+        )
+    }
     pub fn claimed_elsewhere(skipped: u64, runs: &[i64]) -> String {
         let runs: Vec<String> = runs.iter().map(|r| r.to_string()).collect();
         format!(

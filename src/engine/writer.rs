@@ -29,6 +29,10 @@ pub enum WriteCmd {
     },
     /// Units that ended without a verdict after every attempt.
     Failed(u64),
+    /// A batch part as it now stands (its answers read): written after the
+    /// verdicts handed over before it, so a process killed meanwhile never
+    /// leaves a batch marked read whose verdicts were not written.
+    BatchJob(Box<crate::store::BatchJob>),
     /// The run is over.
     Finish {
         status: RunStatus,
@@ -99,6 +103,10 @@ fn write(store: &mut Store, run_id: i64, cmd: &WriteCmd) -> Result<Written, Stor
             detail,
         } => {
             super::structured_path::remember(store, provider, *mode, detail);
+            Vec::new()
+        }
+        WriteCmd::BatchJob(job) => {
+            store.save_batch_job(job)?;
             Vec::new()
         }
         WriteCmd::Failed(_) | WriteCmd::Finish { .. } => Vec::new(),
@@ -194,7 +202,10 @@ fn announce(
             progress.failed += n;
             let _ = events.send(EngineEvent::Progress(*progress));
         }
-        WriteCmd::Structured(_) | WriteCmd::RememberPath { .. } | WriteCmd::Finish { .. } => {}
+        WriteCmd::Structured(_)
+        | WriteCmd::RememberPath { .. }
+        | WriteCmd::BatchJob(_)
+        | WriteCmd::Finish { .. } => {}
     }
 }
 

@@ -54,6 +54,9 @@ pub enum ProviderError {
     /// Sending would risk crossing the run's budget; nothing was sent.
     #[error("{0}")]
     Budget(String),
+    /// An answer arrived (the server was paid for it) but could not be read.
+    #[error("the answer could not be read: {0}")]
+    Unreadable(String),
     /// A redirect to another origin (a POST is not re-sent there).
     #[error(
         "the server at {from} redirected to {to}; jury does not follow a request to another origin: set the base URL to it if you trust it"

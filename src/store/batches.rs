@@ -33,6 +33,17 @@ pub struct BatchJob {
     pub imported: bool,
 }
 
+/// What [`Store::adopt_run_unless_held`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Adoption {
+    /// This process has the run now.
+    Adopted,
+    /// Another live process (this pid) has it.
+    HeldBy(u32),
+    /// Its batches were all read (by another process, meanwhile).
+    NothingOpen,
+}
+
 /// Where a batch part stands: the Batch API's statuses, and jury's own
 /// before a batch exists (`uploading`), for a file (`exported`) and after
 /// an import (`imported`). A status the server names otherwise is kept as
@@ -244,9 +255,9 @@ impl Store {
 
     /// The run whose batch is still open (sent, never read) for the judge
     /// of `spec` (protocol, mode, persona, perspectives, model, prompts),
-    /// every combination of whose open batches is among `planned`: what a
-    /// resumed batch run waits for instead of sending again. An open batch
-    /// of other items is another run's to wait for.
+    /// some combination of whose open batches is among `planned`: what a
+    /// resumed run waits for instead of sending again. An open batch of
+    /// other items is another run's to wait for.
     pub fn open_batch_run_for(
         &self,
         spec: &crate::domain::RunSpec,
@@ -272,17 +283,101 @@ impl Store {
                 .filter(|j| !j.imported)
                 .map(|j| j.part)
                 .collect();
-            let within = self
+            // Any of them: a process killed while it read the batch left
+            // some of its combinations judged (not planned again) and the
+            // rest still to read from it.
+            let overlaps = self
                 .batch_requests(job.run_id)?
                 .iter()
                 .filter(|row| open.contains(&row.part))
                 .flat_map(|row| row.keys.iter())
-                .all(|k| planned.contains(k));
-            if within {
+                .any(|k| planned.contains(k));
+            if overlaps {
                 return Ok(Some(job.run_id));
             }
         }
         Ok(None)
+    }
+
+    /// The combinations of open batches of this judge (`f`), each with its
+    /// run: sent through the Batch API and not read yet, or exported and
+    /// waiting for `jury batch import` (the run queued). Runs other than
+    /// `except` only. What a `--resume` leaves to the batch rather than
+    /// judge again at full price.
+    pub fn open_batch_keys(
+        &self,
+        f: &super::VerdictFilter<'_>,
+        except: i64,
+    ) -> Result<std::collections::HashMap<ComboKey, i64>> {
+        let mut held = std::collections::HashMap::new();
+        let jobs = self.batch_jobs_where("imported = 0 AND run_id != ?1", params![except])?;
+        let mut seen = std::collections::HashSet::new();
+        for job in jobs {
+            if !seen.insert(job.run_id) {
+                continue;
+            }
+            let Some(run) = self.run(job.run_id)? else {
+                continue;
+            };
+            let r = &run.spec;
+            let same_judge = r.persona_id == f.persona_id
+                && r.protocol == f.protocol
+                && r.mode == f.mode
+                && r.model == f.model
+                && r.prompt_hash == f.prompt_hash;
+            let open = job.kind == BatchWay::Api || run.status == crate::domain::RunStatus::Queued;
+            if !same_judge || !open {
+                continue;
+            }
+            let parts: std::collections::HashSet<u32> = self
+                .batch_jobs(job.run_id)?
+                .into_iter()
+                .filter(|j| !j.imported)
+                .map(|j| j.part)
+                .collect();
+            for row in self.batch_requests(job.run_id)? {
+                if parts.contains(&row.part) {
+                    for k in row.keys {
+                        held.insert(k, job.run_id);
+                    }
+                }
+            }
+        }
+        Ok(held)
+    }
+
+    /// This process takes `run_id` over again, unless another live process
+    /// holds it (two `--resume` of one open batch), or (`need_open`) none of
+    /// its batches is left open: in one transaction, so two asking at once
+    /// are served one after the other. Nothing changes unless it is adopted.
+    pub fn adopt_run_unless_held(&mut self, run_id: i64, need_open: bool) -> Result<Adoption> {
+        let (at, host) = (now(), host_name());
+        let me = std::process::id();
+        let tx = self.immediate()?;
+        let holder = super::runs::running_owners_on(&tx)?
+            .into_iter()
+            .find(|(id, _)| *id == run_id)
+            .map(|(_, o)| o)
+            .filter(|o| !(o.pid == Some(me) && o.host.as_deref() == Some(host.as_str())))
+            .filter(|o| !o.is_gone(chrono::Utc::now(), &host, super::pid_alive));
+        if let Some(o) = holder {
+            return Ok(Adoption::HeldBy(o.pid.unwrap_or(0)));
+        }
+        let open: i64 = tx.query_row(
+            "SELECT count(*) FROM batch_jobs WHERE run_id = ?1 AND imported = 0",
+            params![run_id],
+            |r| r.get(0),
+        )?;
+        if need_open && open == 0 {
+            return Ok(Adoption::NothingOpen);
+        }
+        tx.execute(
+            "UPDATE runs SET status = 'running', note = NULL, finished_at = NULL,
+               owner_pid = ?2, owner_host = ?3, heartbeat_at = ?4 WHERE id = ?1",
+            params![run_id, me, host, at],
+        )?;
+        tx.commit()?;
+        Ok(Adoption::Adopted)
     }
 
     fn batch_jobs_where(&self, cond: &str, p: impl rusqlite::Params) -> Result<Vec<BatchJob>> {
@@ -308,19 +403,6 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
-    }
-
-    /// This process takes `run_id` over again (a batch run whose process
-    /// ended while it waited, or whose file was exported): running, owned
-    /// here, its end and note cleared.
-    pub fn adopt_run(&mut self, run_id: i64) -> Result<()> {
-        let at = now();
-        self.write_one(
-            "UPDATE runs SET status = 'running', note = NULL, finished_at = NULL,
-               owner_pid = ?2, owner_host = ?3, heartbeat_at = ?4 WHERE id = ?1",
-            params![run_id, std::process::id(), host_name(), at],
-        )?;
-        Ok(())
     }
 
     /// Marks `run_id` as waiting for a batch that is answered elsewhere (a

@@ -17,6 +17,9 @@ pub struct Claimed {
     pub held: HashSet<ComboKey>,
     /// The runs holding them.
     pub by_runs: Vec<i64>,
+    /// Of `held`, how many an open batch holds (sent and not read yet, or
+    /// exported for `jury batch import`), and of which runs.
+    pub in_batches: (usize, Vec<i64>),
     /// Combinations judged (same persona, protocol, mode, model and prompt
     /// set) since the run was planned: a run that ended meanwhile.
     pub judged: HashSet<ComboKey>,
@@ -58,6 +61,14 @@ impl Store {
         leave_held: bool,
     ) -> Result<Claimed> {
         let config = config_of(f);
+        // Combinations an open batch of this judge holds (sent and not read,
+        // or exported for another engine): a resume leaves them to it, as
+        // to a live run, however long the batch takes.
+        let in_batches = if leave_held {
+            self.open_batch_keys(f, run_id)?
+        } else {
+            HashMap::new()
+        };
         let tx = self.immediate()?;
         // Read under the write lock: a run that claims meanwhile waits for
         // us, and one that ended meanwhile has written all it judged.
@@ -97,16 +108,25 @@ impl Store {
                 holders.insert(k, by);
             }
             drop(stmt);
+            for (k, by) in &in_batches {
+                holders.entry(k.clone()).or_insert(*by);
+            }
             let mut by = BTreeSet::new();
+            let mut batch_runs = BTreeSet::new();
             for k in keys {
                 if let Some(r) = holders.get(k) {
                     out.held.insert(k.clone());
                     by.insert(*r);
+                    if in_batches.get(k) == Some(r) {
+                        out.in_batches.0 += 1;
+                        batch_runs.insert(*r);
+                    }
                 } else if judged.contains(k) {
                     out.judged.insert(k.clone());
                 }
             }
             out.by_runs = by.into_iter().collect();
+            out.in_batches.1 = batch_runs.into_iter().collect();
         }
         {
             let mut insert = tx.prepare(

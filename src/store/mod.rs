@@ -20,7 +20,7 @@ mod sessions;
 mod splits;
 mod verdicts;
 
-pub use batches::{BatchJob, BatchRequestRow, BatchStatus};
+pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};
 pub use claims::Claimed;
 pub use error::{Result, StoreError};
 pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_atomically};

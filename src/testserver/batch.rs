@@ -3,6 +3,10 @@
 //! (validating, in_progress, finalizing, completed; or expired, or
 //! cancelling then cancelled), output and error files, and cancel. Each
 //! line is answered by the same responder as a chat request, not streamed.
+//! [`BatchApi::set_faults`] makes it a hostile server ([`Faults`]): creates
+//! whose answer never leaves, failing polls and downloads, redirects,
+//! oversized bodies, duplicate and malformed answer lines, a `completed`
+//! batch that does not add up, a cancel that hangs.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -15,8 +19,12 @@
 //! # Ok(()) }
 //! ```
 
+mod faults;
+
 use super::reply::{Step, render};
 use super::{RecordedRequest, Reply};
+use faults::tail_line;
+pub use faults::{Call, Failure, Faults, Tail};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -43,6 +51,8 @@ struct Batch {
     error: Option<String>,
     counts: (u64, u64, u64),
     expire: Option<usize>,
+    input_file_id: String,
+    metadata: Value,
 }
 
 #[derive(Default)]
@@ -52,6 +62,7 @@ struct State {
     /// Batch ids in the order they were created.
     created: Vec<String>,
     next: usize,
+    faults: Faults,
     /// Text put before the ids made, by what they name ([`BatchApi::prefix_ids`]).
     id_prefix: Vec<(&'static str, String)>,
 }
@@ -92,6 +103,11 @@ impl BatchApi {
         }
     }
 
+    /// Makes the server misbehave as `faults` says (from the next call).
+    pub fn set_faults(&self, faults: Faults) {
+        self.state().faults = faults;
+    }
+
     /// From now on, put `prefix` before the ids made of `of`: `"file"` (an
     /// upload), `"batch"`, `"output"` (output and error files). A server
     /// that echoes a key in its ids.
@@ -118,9 +134,33 @@ impl BatchApi {
     pub fn reply(&self, req: &RecordedRequest) -> Reply {
         let path = req.path.split('?').next().unwrap_or("");
         let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
-        match (req.method.as_str(), parts.as_slice()) {
-            ("POST", [_, "files"]) => self.upload(req),
-            ("GET", [_, "files", id, "content"]) => match self.file(id) {
+        let call = match (req.method.as_str(), parts.as_slice()) {
+            ("POST", [_, "files"]) => Call::Upload,
+            ("GET", [_, "files", _, "content"]) => Call::Download,
+            ("POST", [_, "batches"]) => Call::Create,
+            ("GET", [_, "batches"]) => Call::List,
+            ("GET", [_, "batches", _]) => Call::Look,
+            ("POST", [_, "batches", _, "cancel"]) => Call::Cancel,
+            _ => return (self.responder)(req),
+        };
+        if let Some(r) = self.fault(call) {
+            return r;
+        }
+        let hour = std::time::Duration::from_secs(3600);
+        if self.state().faults.stall == Some(call) {
+            return Reply::Delay(hour, Box::new(Reply::status(503, "{}")));
+        }
+        let reply = self.answer_call(call, &parts, req);
+        match self.state().faults.slow_answer == Some(call) {
+            true => Reply::Delay(hour, Box::new(reply)),
+            false => reply,
+        }
+    }
+
+    fn answer_call(&self, call: Call, parts: &[&str], req: &RecordedRequest) -> Reply {
+        match (call, parts) {
+            (Call::Upload, _) => self.upload(req),
+            (Call::Download, [_, "files", id, "content"]) => match self.file(id) {
                 Some(text) => Reply::Status {
                     code: 200,
                     headers: vec![("content-type".into(), "application/jsonl".into())],
@@ -128,11 +168,86 @@ impl BatchApi {
                 },
                 None => not_found("file"),
             },
-            ("POST", [_, "batches"]) => self.create(req),
-            ("GET", [_, "batches", id]) => self.look(id),
-            ("POST", [_, "batches", id, "cancel"]) => self.cancel(id),
+            (Call::Create, _) => {
+                let made = self.create(req);
+                let mut s = self.state();
+                if s.faults.drop_create_answers > 0 {
+                    s.faults.drop_create_answers -= 1;
+                    return Reply::Raw(Vec::new());
+                }
+                made
+            }
+            (Call::List, _) => self.list(req),
+            (Call::Look, [_, "batches", id]) => self.look(id),
+            (Call::Cancel, [_, "batches", id, "cancel"]) => {
+                let r = self.cancel(id);
+                match self.state().faults.cancel_delay {
+                    Some(d) => Reply::Delay(d, Box::new(r)),
+                    None => r,
+                }
+            }
             _ => (self.responder)(req),
         }
+    }
+
+    /// The fault that answers `call` instead, when one is due.
+    fn fault(&self, call: Call) -> Option<Reply> {
+        let mut s = self.state();
+        let f = &mut s.faults;
+        if let Some((c, to)) = &f.redirect
+            && *c == call
+        {
+            return Some(Reply::Status {
+                code: 307,
+                headers: vec![("location".into(), to.clone())],
+                body: String::new(),
+            });
+        }
+        let due = match call {
+            Call::Look => &mut f.failing_looks,
+            Call::Download => &mut f.failing_downloads,
+            _ => return None,
+        };
+        if *due == 0 {
+            return None;
+        }
+        *due -= 1;
+        Some(match f.failure {
+            Failure::Unavailable => Reply::status(503, r#"{"error":{"message":"unavailable"}}"#),
+            Failure::TooMany => Reply::status(429, r#"{"error":{"message":"slow down"}}"#),
+            Failure::Dropped => Reply::Raw(Vec::new()),
+        })
+    }
+
+    /// `GET /batches?limit=N&after=ID`: newest first, as the API lists them.
+    fn list(&self, req: &RecordedRequest) -> Reply {
+        let query = req.path.split_once('?').map(|(_, q)| q).unwrap_or("");
+        let param = |k: &str| {
+            query
+                .split('&')
+                .find_map(|p| p.strip_prefix(&format!("{k}=")))
+                .map(str::to_string)
+        };
+        let limit = param("limit")
+            .and_then(|l| l.parse::<usize>().ok())
+            .unwrap_or(20);
+        let after = param("after");
+        let s = self.state();
+        let mut newest_first: Vec<&String> = s.created.iter().rev().collect();
+        if let Some(a) = after {
+            let from = newest_first
+                .iter()
+                .position(|id| **id == a)
+                .map_or(0, |i| i + 1);
+            newest_first.drain(..from);
+        }
+        let page: Vec<Value> = newest_first
+            .iter()
+            .take(limit)
+            .map(|id| batch_json(id, &s.batches[*id], 0))
+            .collect();
+        let has_more = newest_first.len() > limit;
+        json_reply(json!({"object": "list", "data": page, "has_more": has_more}))
     }
 
     fn upload(&self, req: &RecordedRequest) -> Reply {
@@ -182,9 +297,11 @@ impl BatchApi {
                 error: None,
                 counts: (0, 0, total),
                 expire,
+                input_file_id: input.clone(),
+                metadata: req.body["metadata"].clone(),
             },
         );
-        let v = batch_json(&id, &s.batches[&id]);
+        let v = batch_json(&id, &s.batches[&id], s.faults.status_padding);
         drop(s);
         json_reply(v)
     }
@@ -192,6 +309,7 @@ impl BatchApi {
     fn look(&self, id: &str) -> Reply {
         let mut s = self.state();
         let mut next_file = s.next;
+        let faults = s.faults.clone();
         let output_prefix = s.prefix("output");
         let Some(b) = s.batches.get_mut(id) else {
             return not_found("batch");
@@ -211,7 +329,7 @@ impl BatchApi {
             }
             "finalizing" => {
                 let answered = b.expire.unwrap_or(usize::MAX);
-                files = self.answer(b, answered, "batch_expired");
+                files = self.answer(b, answered, "batch_expired", &faults);
                 b.status = if b.expire.is_some() {
                     "expired"
                 } else {
@@ -220,7 +338,7 @@ impl BatchApi {
                 .into();
             }
             "cancelling" => {
-                files = self.answer(b, 0, "batch_cancelled");
+                files = self.answer(b, 0, "batch_cancelled", &faults);
                 b.status = "cancelled".into();
             }
             _ => {}
@@ -230,14 +348,18 @@ impl BatchApi {
             next_file += 1;
             let fid = format!("{output_prefix}file-{next_file}");
             match which {
+                0 if faults.completed_without_output && b.status == "completed" => {}
                 0 => b.output = Some(fid.clone()),
                 _ => b.error = Some(fid.clone()),
             }
             made.push((fid, text));
         }
+        if faults.counts_off && b.status == "completed" {
+            b.counts.0 = b.counts.0.saturating_sub(1);
+        }
         s.files.extend(made);
         s.next = next_file;
-        let v = batch_json(id, &s.batches[id]);
+        let v = batch_json(id, &s.batches[id], faults.status_padding);
         drop(s);
         json_reply(v)
     }
@@ -253,14 +375,20 @@ impl BatchApi {
         ) {
             b.status = "cancelling".into();
         }
-        let v = batch_json(id, b);
+        let v = batch_json(id, b, 0);
         drop(s);
         json_reply(v)
     }
 
     /// The output and error files of `b`: its first `answered` lines
     /// answered, the rest errors with `code`.
-    fn answer(&self, b: &mut Batch, answered: usize, code: &str) -> Vec<(u8, String)> {
+    fn answer(
+        &self,
+        b: &mut Batch,
+        answered: usize,
+        code: &str,
+        faults: &Faults,
+    ) -> Vec<(u8, String)> {
         let (mut out, mut err) = (String::new(), String::new());
         let (mut ok, mut failed) = (0, 0);
         for (i, line) in b.input.lines().filter(|l| !l.trim().is_empty()).enumerate() {
@@ -290,6 +418,15 @@ impl BatchApi {
                     "error": null})
                 .to_string(),
             );
+            out.push('\n');
+            for t in &faults.tail {
+                out.push_str(&tail_line(t, &custom_id, i));
+                out.push('\n');
+            }
+        }
+        if faults.output_padding > 0 && !out.is_empty() {
+            let pad = "x".repeat(faults.output_padding);
+            out.push_str(&json!({"custom_id": "not-jury", "pad": pad}).to_string());
             out.push('\n');
         }
         b.counts.0 = ok;
@@ -398,17 +535,23 @@ fn multipart_file(content_type: &str, body: &str) -> Option<String> {
         .map(|(_, data)| data.strip_suffix("\r\n").unwrap_or(data).to_string())
 }
 
-fn batch_json(id: &str, b: &Batch) -> Value {
-    json!({
+fn batch_json(id: &str, b: &Batch, padding: usize) -> Value {
+    let mut v = json!({
         "id": id,
         "object": "batch",
         "endpoint": "/v1/chat/completions",
+        "input_file_id": b.input_file_id,
         "status": b.status,
         "output_file_id": b.output,
         "error_file_id": b.error,
         "completion_window": "24h",
+        "metadata": b.metadata,
         "request_counts": {"total": b.counts.2, "completed": b.counts.0, "failed": b.counts.1},
-    })
+    });
+    if padding > 0 {
+        v["pad"] = Value::String(" ".repeat(padding));
+    }
+    v
 }
 
 fn json_reply(v: Value) -> Reply {
@@ -431,97 +574,5 @@ fn not_found(what: &str) -> Reply {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::provider::ProviderConfig;
-    use crate::provider::batch::BatchClient;
-
-    fn line(i: usize) -> String {
-        json!({"custom_id": format!("jury-1-{i}"), "method": "POST", "url": "/v1/chat/completions",
-            "body": {"model": "m", "messages": [{"role": "user", "content": "q"}]}})
-        .to_string()
-    }
-
-    async fn started(script: BatchScript) -> (super::super::TestServer, BatchClient) {
-        let api = BatchApi::new(script, |_| Reply::content("fine"));
-        let server = super::super::TestServer::start(move |r| api.reply(r))
-            .await
-            .expect("start");
-        let client =
-            BatchClient::new(&ProviderConfig::new(server.base_url(), "m")).expect("client");
-        (server, client)
-    }
-
-    #[tokio::test]
-    async fn a_batch_goes_from_validating_to_completed_with_its_answers() {
-        let (_server, client) = started(BatchScript {
-            polls_in_progress: 1,
-            ..BatchScript::default()
-        })
-        .await;
-        let file = client
-            .upload(
-                "r.jsonl",
-                format!("{}\n{}\n", line(0), line(1)).into_bytes(),
-            )
-            .await
-            .expect("upload");
-        let b = client.create(&file).await.expect("create");
-        assert_eq!(b.status, "validating");
-        let mut seen = vec![b.status.clone()];
-        let mut last = b;
-        while !last.is_over() {
-            last = client.get(&last.id).await.expect("look");
-            seen.push(last.status.clone());
-        }
-        seen.dedup();
-        assert_eq!(
-            seen,
-            ["validating", "in_progress", "finalizing", "completed"]
-        );
-        assert_eq!(last.counts, (2, 0, 2));
-        let out = client
-            .download(last.output_file_id.as_deref().expect("an output file"))
-            .await
-            .expect("download");
-        let text = String::from_utf8(out).expect("utf-8");
-        let (lines, _) = crate::engine::batch_file::read_answers(&text);
-        assert_eq!(lines.len(), 2);
-        let body = lines[0].answer.as_ref().expect("answered");
-        assert_eq!(body["choices"][0]["message"]["content"], "fine");
-    }
-
-    #[tokio::test]
-    async fn an_expired_batch_answers_part_and_a_cancelled_one_none() {
-        let (_server, client) = started(BatchScript {
-            expire_after: Some(1),
-            ..BatchScript::default()
-        })
-        .await;
-        let file = client
-            .upload(
-                "r.jsonl",
-                format!("{}\n{}\n", line(0), line(1)).into_bytes(),
-            )
-            .await
-            .expect("upload");
-        let mut b = client.create(&file).await.expect("create");
-        while !b.is_over() {
-            b = client.get(&b.id).await.expect("look");
-        }
-        assert_eq!(b.status, "expired");
-        assert_eq!(b.counts, (1, 1, 2));
-        let err = client
-            .download(b.error_file_id.as_deref().expect("an error file"))
-            .await
-            .expect("download");
-        assert!(String::from_utf8_lossy(&err).contains("batch_expired"));
-
-        let c = client.create(&file).await.expect("create");
-        let c = client.cancel(&c.id).await.expect("cancel");
-        assert_eq!(c.status, "cancelling");
-        let c = client.get(&c.id).await.expect("look");
-        assert_eq!(c.status, "cancelled");
-        assert!(c.output_file_id.is_none());
-    }
-}
+#[path = "batch_tests.rs"]
+mod tests;

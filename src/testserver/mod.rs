@@ -24,7 +24,7 @@ pub mod demo_judge;
 mod reply;
 
 pub use crate::demo_judge::http::Request as RecordedRequest;
-pub use batch::{BatchApi, BatchScript, answer_file};
+pub use batch::{BatchApi, BatchScript, Call, Failure, Faults, Tail, answer_file};
 pub use reply::{Ending, Reply, models_reply, split_chars};
 
 use crate::demo_judge::http::{listen, read_request};

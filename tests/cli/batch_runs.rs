@@ -19,27 +19,27 @@ mod interrupt;
 mod lifecycle;
 mod retry_direct;
 
-const ITEMS: &str = "k-001,k-002,k-003";
+pub(crate) const ITEMS: &str = "k-001,k-002,k-003";
 
-fn demo(r: &jury::testserver::RecordedRequest) -> Reply {
+pub(crate) fn demo(r: &jury::testserver::RecordedRequest) -> Reply {
     jury::testserver::demo_judge::reply(r, Duration::ZERO)
 }
 
 /// A test server speaking the Batches API, answering lines as the demo judge.
-fn batch_server(script: BatchScript) -> (ServerRt, Arc<BatchApi>) {
+pub(crate) fn batch_server(script: BatchScript) -> (ServerRt, Arc<BatchApi>) {
     let api = BatchApi::new(script, demo);
     let a = api.clone();
     (ServerRt::start(move |r| a.reply(r)), api)
 }
 
-fn batch_run(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> Output {
+pub(crate) fn batch_run(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> Output {
     let mut args = vec!["--mode", "1", "--items", ITEMS, "--batch-size", "2"];
     args.extend_from_slice(&["--batch", "--batch-poll", "1", "--json"]);
     args.extend_from_slice(extra);
     ws.judge(&srv.url(), None, &args)
 }
 
-fn summary(out: &Output) -> Value {
+pub(crate) fn summary(out: &Output) -> Value {
     serde_json::from_str(text(&out.stdout).trim()).unwrap_or_else(|_| {
         panic!(
             "one JSON summary: {}\n{}",
@@ -50,7 +50,7 @@ fn summary(out: &Output) -> Value {
 }
 
 /// `(item, classification, value, text)` of every verdict.
-fn verdicts(ws: &Workspace) -> BTreeSet<(String, String, String, String)> {
+pub(crate) fn verdicts(ws: &Workspace) -> BTreeSet<(String, String, String, String)> {
     ws.export_rows()
         .into_iter()
         .filter(|r| r["kind"] == "verdict")
@@ -66,7 +66,7 @@ fn verdicts(ws: &Workspace) -> BTreeSet<(String, String, String, String)> {
 }
 
 /// Requests that went to the chat-completions endpoint directly.
-fn direct_requests(srv: &ServerRt) -> usize {
+pub(crate) fn direct_requests(srv: &ServerRt) -> usize {
     srv.server
         .requests()
         .iter()
@@ -76,7 +76,11 @@ fn direct_requests(srv: &ServerRt) -> usize {
 
 /// `jury run --batch` (as [`batch_run`] runs it, plus `extra`) started and
 /// left running; its output piped.
-fn spawn_batch_run(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> std::process::Child {
+pub(crate) fn spawn_batch_run(
+    ws: &Workspace,
+    srv: &ServerRt,
+    extra: &[&str],
+) -> std::process::Child {
     ws.cmd()
         .env("OPENAI_BASE_URL", srv.url())
         .args(RUN_AS_KENTON)
@@ -91,7 +95,11 @@ fn spawn_batch_run(ws: &Workspace, srv: &ServerRt, extra: &[&str]) -> std::proce
 }
 
 /// Waits (at most two minutes) until `done`, failing if jury ends first.
-fn wait_while_running(child: &mut std::process::Child, what: &str, done: impl Fn() -> bool) {
+pub(crate) fn wait_while_running(
+    child: &mut std::process::Child,
+    what: &str,
+    done: impl Fn() -> bool,
+) {
     let start = Instant::now();
     while !done() {
         assert!(
@@ -105,8 +113,17 @@ fn wait_while_running(child: &mut std::process::Child, what: &str, done: impl Fn
     }
 }
 
+/// Batch files uploaded to the server.
+pub(crate) fn uploads(srv: &ServerRt) -> usize {
+    srv.server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/files"))
+        .count()
+}
+
 /// Whether jury has looked at a batch it created (it is waiting on it).
-fn looked_at_a_batch(srv: &ServerRt) -> bool {
+pub(crate) fn looked_at_a_batch(srv: &ServerRt) -> bool {
     srv.server
         .requests()
         .iter()

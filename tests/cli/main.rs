@@ -4,7 +4,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod batch_faults;
 mod batch_ids_key;
+mod batch_resumes;
 mod batch_runs;
 mod estimate_edges;
 mod estimate_summary;
@@ -14,8 +16,8 @@ mod import;
 mod import_csv;
 mod import_definitions;
 mod import_owner;
-mod import_wide_csv;
 mod import_sampled;
+mod import_wide_csv;
 mod judge_spec;
 mod label_undo;
 mod ledger;

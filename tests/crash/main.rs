@@ -5,5 +5,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod batch_kills;
 mod random_kills;
 mod resume;

@@ -3,7 +3,7 @@
 //! values) and published worked examples.
 
 mod coverage;
+mod judge_errors;
 mod prevalence;
 mod sim;
-mod judge_errors;
 mod statistics;

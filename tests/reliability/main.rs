@@ -6,6 +6,7 @@
 mod common;
 
 mod api_key;
+mod batch_waits;
 mod doctor;
 mod input;
 mod misbehaving_servers;
@@ -15,4 +16,5 @@ mod safe_data_store;
 mod several_servers;
 mod special_files;
 mod store;
+mod stream_bounds;
 mod url_credentials;

@@ -20,6 +20,7 @@ mod marks_tags;
 mod memory;
 mod my_queue;
 mod notes;
+mod open_batch;
 mod owner;
 mod protocols;
 mod queue;

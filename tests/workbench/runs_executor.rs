@@ -52,14 +52,14 @@ pub(crate) async fn drive(
     }
 }
 
-fn confirm(app: &App) -> Vec<PlannedRun> {
+pub(crate) fn confirm(app: &App) -> Vec<PlannedRun> {
     match &app.chrome.popup {
         Some(Popup::ConfirmRuns { runs, .. }) => runs.clone(),
         _ => panic!("the confirmation is open:\n{}", screen(app)),
     }
 }
 
-fn posts(server: &jury::testserver::TestServer) -> usize {
+pub(crate) fn posts(server: &jury::testserver::TestServer) -> usize {
     server
         .requests()
         .iter()

@@ -252,8 +252,12 @@ async fn ask(
                     return sent.failed(pending, e);
                 }
             };
-            if matches!(e, ProviderError::Unreachable { .. }) {
-                // The server could not be reached, so nothing was asked:
+            if matches!(
+                e,
+                ProviderError::Unreachable { .. } | ProviderError::Redirected { .. }
+            ) {
+                // The server could not be reached, or sent the request off
+                // to another origin (not followed), so nothing was asked:
                 // the same request goes to another, not as a new attempt.
                 *attempt -= 1;
                 Next::Again { progressed: true }

@@ -165,6 +165,17 @@ pub async fn execute_with(
         total,
         skipped: plan.skipped + left.judged.len() as u64,
     });
+    if left.in_batches.0 > 0 {
+        let (n, runs) = &left.in_batches;
+        let runs: Vec<String> = runs.iter().map(|r| r.to_string()).collect();
+        let _ = events.send(EngineEvent::Notice {
+            run_id,
+            text: format!(
+                "{n} combination(s) are in the open batch of run {} (sent through the Batch API and not read yet, or exported for `jury batch import`): left to it, not judged again at full price; `jury run --batch --resume` waits for a batch sent through the API",
+                runs.join(", ")
+            ),
+        });
+    }
     if !left.held.is_empty() {
         let _ = events.send(EngineEvent::ClaimedElsewhere {
             run_id,

@@ -257,7 +257,11 @@ impl Lease<'_> {
             return AfterFailure::Kept;
         }
         h.failures_in_a_row += 1;
-        let refused = matches!(e, ProviderError::Unreachable { .. });
+        // A server that redirects off its origin answers nothing: out at once.
+        let refused = matches!(
+            e,
+            ProviderError::Unreachable { .. } | ProviderError::Redirected { .. }
+        );
         if !refused && h.failures_in_a_row < FAILURES_IN_A_ROW {
             return AfterFailure::Kept;
         }

@@ -74,6 +74,12 @@ impl Client {
                     message: errtext::clean(message, self.secrets()),
                 })
             }
+            // An answer came (and is paid for) but cannot be read: not
+            // retried here, where each try would be another paid request
+            // beyond `--max-attempts`; the run decides, attempt by attempt.
+            ChunkError::Malformed(_) if partial.is_none() => Fault::Fatal(
+                ProviderError::Unreadable(errtext::clean(&e.to_string(), self.secrets())),
+            ),
             _ => Fault::Retry {
                 reason: errtext::clean(&e.to_string(), self.secrets()),
                 retry_after: None,

@@ -367,7 +367,13 @@ impl Client {
             }
         }
         if !saw_done && let Some(ev) = parser.finish() {
-            saw_done = self.handle_event(ev, &mut acc, on_frame)?;
+            // An event the end of the body cut off is a cut answer (asked
+            // again as one), not an unreadable one.
+            match self.handle_event(ev, &mut acc, on_frame) {
+                Ok(done) => saw_done = done,
+                Err(Fault::Fatal(ProviderError::Unreadable(_))) => {}
+                Err(f) => return Err(f),
+            }
         }
         spent.usage = acc.usage();
         acc.finish(saw_done).map_err(|e| match e {

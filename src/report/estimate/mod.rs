@@ -204,7 +204,6 @@ pub struct Estimate {
 /// classification of one judge configuration.
 pub const POOLED: &str = "all classifications";
 
-
 /// Fewest labels for the normal approximation (below it the intervals are
 /// exact or finite-sample, see [`crate::analytics::accuracy_ci`]).
 pub const MIN_LABELS: usize = crate::analytics::accuracy_ci::MIN_LABELS_NORMAL;
@@ -402,13 +401,7 @@ pub(crate) fn estimates_by(
             let judge_alone = (!c.y_hat_u.is_empty())
                 .then(|| c.y_hat_u.iter().sum::<f64>() / c.y_hat_u.len() as f64);
             let judge_errors = (!c.y.is_empty()).then(|| {
-                judge_errors::judge_errors(
-                    &c.y,
-                    &c.y_hat,
-                    &c.y_hat_u,
-                    alpha,
-                    super::DEFAULT_SEED,
-                )
+                judge_errors::judge_errors(&c.y, &c.y_hat, &c.y_hat_u, alpha, super::DEFAULT_SEED)
             });
             let plan = plan::plan(&c.y, &c.y_hat, &c.y_hat_u, ppi.map(|p| p.lambda), alpha);
             Estimate {

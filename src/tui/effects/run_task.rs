@@ -169,6 +169,13 @@ pub fn start(
             }
             return;
         }
+        let p = match req.resume {
+            true => match wait_for_open_batch(&cfg, &req, p, &cancel).await {
+                Ok(handle) => return follow(handle, tag, tx).await,
+                Err(p) => p,
+            },
+            false => p,
+        };
         if req.resume && p.batches.is_empty() && p.settled.is_empty() {
             // The plan just made is what is missing; only the re-judge is counted.
             let cfg2 = cfg.clone();
@@ -186,6 +193,42 @@ pub fn start(
         }
         forward(cfg, req, p, tag, cancel, tx).await;
     });
+}
+
+/// How often a batch found open is looked at (`jury run`'s `--batch-poll`).
+const OPEN_BATCH_POLL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A resume (`R` then Enter) whose combinations a batch still open on the
+/// server holds waits for that batch and reads its answers, as `jury run
+/// --resume` does: they are not judged directly at full price meanwhile.
+async fn wait_for_open_batch(
+    cfg: &EngineConfig,
+    req: &RunRequest,
+    p: Plan,
+    cancel: &CancellationToken,
+) -> Result<crate::engine::RunHandle, Plan> {
+    let db = cfg.db_path.clone();
+    let spec = p.spec.clone();
+    let keys: Vec<crate::domain::ComboKey> =
+        p.batches.iter().flatten().map(|u| u.key.clone()).collect();
+    let open = tokio::task::spawn_blocking(move || {
+        let keys = keys.iter().collect();
+        Store::open(&db).and_then(|s| s.open_batch_run_for(&spec, &keys))
+    })
+    .await;
+    let Ok(Ok(Some(open))) = open else {
+        return Err(p);
+    };
+    let wait = crate::engine::Reopen::Wait {
+        poll: OPEN_BATCH_POLL,
+    };
+    Ok(crate::engine::spawn_reopen_with(
+        cfg.clone(),
+        req.clone(),
+        open,
+        wait,
+        cancel.clone(),
+    ))
 }
 
 /// Sends the run's events to the loop until it ends.

@@ -4,15 +4,6 @@
 
 use super::*;
 
-/// Batch files uploaded to the server.
-fn uploads(srv: &ServerRt) -> usize {
-    srv.server
-        .requests()
-        .iter()
-        .filter(|r| r.path.ends_with("/files"))
-        .count()
-}
-
 #[test]
 fn a_batch_run_gives_the_verdicts_of_a_streamed_run() {
     let (srv, api) = batch_server(BatchScript {

@@ -2,87 +2,161 @@
 //! has no usable line recorded as failed.
 
 use super::*;
+use serde_json::Value;
 
-/// Judges each request of `requests` by its line among `answers`; a request
-/// without one is recorded as failed with `why_missing`. With `ask_again`,
-/// a request whose line is an error or missing is not recorded but
-/// returned, with why, to be asked again directly.
-pub(super) async fn import(
-    ctx: &Ctx,
-    ledger: &RunLedger,
-    requests: Vec<Request>,
-    answers: Vec<AnswerLine>,
-    why_missing: &str,
-    ask_again: bool,
-) -> Vec<(Request, String)> {
-    let mut again = Vec::new();
-    let mode = ctx.client().tool_mode();
-    let mut by_idx: HashMap<u32, AnswerLine> = answers
-        .into_iter()
-        .filter(|a| a.run_id == ctx.run_id)
-        .map(|a| (a.idx, a))
-        .collect();
-    for r in requests {
-        let keys: Vec<ComboKey> = r.units.iter().map(|u| u.key.clone()).collect();
-        let line = by_idx.remove(&r.idx).map(|a| a.answer);
-        match line {
-            Some(Ok(body)) => match crate::provider::accumulate::parse_response(&body) {
-                Ok(mut c) => {
-                    ledger.settle(Reservation::default(), Outcome::Answered(c.usage));
-                    // As the client does for a streamed answer: an answer of
-                    // the wrong shape goes to the parser as text.
-                    if crate::provider::structured_answer::check_answer(mode, &mut c, &r.call)
-                        .is_err()
-                    {
-                        c.path = crate::provider::AnswerPath::Text;
+/// A batch's answer lines, read one at a time (a file of any size is never
+/// held whole), each request judged by its first valid answer as soon as
+/// it comes. A line for a request already answered (a duplicate, a later
+/// error or malformed line, a second answer) is noted and left: it never
+/// replaces the answer, nor is it paid for again. An error or unusable
+/// line is held until the end, in case a valid answer follows.
+pub(super) struct Importer<'c> {
+    ctx: &'c Ctx,
+    ledger: &'c RunLedger,
+    pending: HashMap<u32, Request>,
+    /// The first unusable line of a request still without an answer.
+    held: HashMap<u32, Result<Value, (u16, String)>>,
+    answered: std::collections::HashSet<u32>,
+    /// Requests an earlier read recorded as failed: only a valid answer is
+    /// taken for them (a file read again records nothing twice).
+    failed_before: std::collections::HashSet<u32>,
+    /// Lines left because their request had its answer already.
+    pub(super) repeated: usize,
+}
+
+/// A 2xx answer that reads as a chat completion.
+fn usable(line: &Result<Value, (u16, String)>) -> Option<crate::provider::Completion> {
+    match line {
+        Ok(body) => crate::provider::accumulate::parse_response(body).ok(),
+        Err(_) => None,
+    }
+}
+
+impl<'c> Importer<'c> {
+    pub(super) fn new(ctx: &'c Ctx, ledger: &'c RunLedger, requests: Vec<Request>) -> Self {
+        Importer {
+            ctx,
+            ledger,
+            pending: requests.into_iter().map(|r| (r.idx, r)).collect(),
+            held: HashMap::new(),
+            answered: Default::default(),
+            failed_before: Default::default(),
+            repeated: 0,
+        }
+    }
+
+    /// Requests (by index) an earlier read recorded as failed.
+    pub(super) fn failed_before(mut self, idx: std::collections::HashSet<u32>) -> Self {
+        self.failed_before = idx;
+        self
+    }
+
+    /// One answer line.
+    pub(super) async fn line(&mut self, a: AnswerLine) {
+        if a.run_id != self.ctx.run_id {
+            return;
+        }
+        if self.answered.contains(&a.idx) {
+            self.repeated += 1;
+            return;
+        }
+        let Some(c) = usable(&a.answer) else {
+            if self.pending.contains_key(&a.idx) {
+                match self.held.entry(a.idx) {
+                    std::collections::hash_map::Entry::Occupied(_) => self.repeated += 1,
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(a.answer);
                     }
-                    c.tool_mode = mode;
-                    judge_answer(ctx, r.units, r.call, Ok(c)).await;
                 }
-                Err(e) => {
-                    ledger.settle(Reservation::default(), Outcome::Refused);
-                    let raw = body.to_string();
+            }
+            return;
+        };
+        let Some(r) = self.pending.remove(&a.idx) else {
+            return;
+        };
+        self.held.remove(&a.idx);
+        self.answered.insert(a.idx);
+        self.judge(r, c).await;
+    }
+
+    async fn judge(&self, r: Request, mut c: crate::provider::Completion) {
+        let mode = self.ctx.client().tool_mode();
+        self.ledger
+            .settle(Reservation::default(), Outcome::Answered(c.usage));
+        // As the client does for a streamed answer: an answer of the wrong
+        // shape goes to the parser as text.
+        if crate::provider::structured_answer::check_answer(mode, &mut c, &r.call).is_err() {
+            c.path = crate::provider::AnswerPath::Text;
+        }
+        c.tool_mode = mode;
+        judge_answer(self.ctx, r.units, r.call, Ok(c)).await;
+    }
+
+    /// The end of the lines: each request still without an answer is
+    /// recorded as failed (with its first unusable line, or `why_missing`),
+    /// or, with `ask_again`, returned with why, to be asked again.
+    pub(super) fn finish(mut self, why_missing: &str, ask_again: bool) -> Vec<(Request, String)> {
+        if self.repeated > 0 {
+            self.ctx.notice(format!(
+                "{} answer line{} named a request that had its answer already (a duplicate, a later error or malformed line, a second answer): the first valid answer of each was kept",
+                self.repeated,
+                if self.repeated == 1 { "" } else { "s" }
+            ));
+        }
+        let mut again = Vec::new();
+        let mut left: Vec<Request> = self.pending.drain().map(|(_, r)| r).collect();
+        left.sort_by_key(|r| r.idx);
+        for r in left {
+            if self.failed_before.contains(&r.idx) {
+                continue;
+            }
+            let keys: Vec<ComboKey> = r.units.iter().map(|u| u.key.clone()).collect();
+            match self.held.remove(&r.idx) {
+                Some(Ok(body)) => {
+                    self.ledger.settle(Reservation::default(), Outcome::Refused);
+                    let e = crate::provider::accumulate::parse_response(&body).err();
                     fail(
-                        ctx,
+                        self.ctx,
                         keys,
                         FailureKind::Malformed,
                         format!("the batch's answer could not be read: {e:?}"),
-                        &raw,
+                        &body.to_string(),
                         Some(200),
                         &r.call,
                     );
                 }
-            },
-            Some(Err((status, message))) if ask_again => {
-                ledger.settle(Reservation::default(), Outcome::Refused);
-                let why = format!("the batch answered this request with HTTP {status}: {message}");
-                again.push((r, why));
-            }
-            None if ask_again => again.push((r, why_missing.to_string())),
-            Some(Err((status, message))) => {
-                ledger.settle(Reservation::default(), Outcome::Refused);
-                fail(
-                    ctx,
+                Some(Err((status, message))) if ask_again => {
+                    self.ledger.settle(Reservation::default(), Outcome::Refused);
+                    let why =
+                        format!("the batch answered this request with HTTP {status}: {message}");
+                    again.push((r, why));
+                }
+                Some(Err((status, message))) => {
+                    self.ledger.settle(Reservation::default(), Outcome::Refused);
+                    fail(
+                        self.ctx,
+                        keys,
+                        FailureKind::Provider,
+                        format!("the batch answered this request with HTTP {status}: {message}"),
+                        "",
+                        Some(status),
+                        &r.call,
+                    );
+                }
+                None if ask_again => again.push((r, why_missing.to_string())),
+                None => fail(
+                    self.ctx,
                     keys,
                     FailureKind::Provider,
-                    format!("the batch answered this request with HTTP {status}: {message}"),
+                    why_missing.to_string(),
                     "",
-                    Some(status),
+                    None,
                     &r.call,
-                );
+                ),
             }
-            None => fail(
-                ctx,
-                keys,
-                FailureKind::Provider,
-                why_missing.to_string(),
-                "",
-                None,
-                &r.call,
-            ),
         }
+        again
     }
-    again
 }
 
 pub(super) fn fail(

@@ -96,25 +96,93 @@ pub fn read_answers(text: &str) -> (Vec<AnswerLine>, usize) {
     let mut out = Vec::new();
     let mut skipped = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            skipped += 1;
-            continue;
-        };
-        let Some((run_id, idx)) = v
-            .get("custom_id")
-            .and_then(Value::as_str)
-            .and_then(parse_custom_id)
-        else {
-            skipped += 1;
-            continue;
-        };
-        out.push(AnswerLine {
-            run_id,
-            idx,
-            answer: answer_of(&v),
-        });
+        match answer_line(line) {
+            Some(a) => out.push(a),
+            None => skipped += 1,
+        }
     }
     (out, skipped)
+}
+
+/// One line of an answer file, when it names a jury request.
+pub fn answer_line(line: &str) -> Option<AnswerLine> {
+    let v = serde_json::from_str::<Value>(line).ok()?;
+    let (run_id, idx) = v
+        .get("custom_id")
+        .and_then(Value::as_str)
+        .and_then(parse_custom_id)?;
+    Some(AnswerLine {
+        run_id,
+        idx,
+        answer: answer_of(&v),
+    })
+}
+
+/// The longest answer line read: twice the largest streamed answer read
+/// ([`crate::provider::DEFAULT_MAX_ANSWER_BYTES`], 8 MB), for the line's
+/// own JSON around it; a longer one is skipped without being held.
+pub const MAX_LINE: usize = 2 * crate::provider::DEFAULT_MAX_ANSWER_BYTES;
+
+/// The answer lines of a file, read one at a time: memory holds one line,
+/// never the file.
+pub struct AnswerLines<R> {
+    r: R,
+    buf: Vec<u8>,
+    /// Lines that were not jury's answers (blank ones aside), or too long.
+    pub skipped: usize,
+}
+
+impl<R: std::io::BufRead> AnswerLines<R> {
+    pub fn new(r: R) -> Self {
+        AnswerLines {
+            r,
+            buf: Vec::new(),
+            skipped: 0,
+        }
+    }
+
+    /// The next line that names a jury request; `None` at the end.
+    pub fn next_answer(&mut self) -> std::io::Result<Option<AnswerLine>> {
+        use std::io::{BufRead, Read};
+        loop {
+            self.buf.clear();
+            let n = (&mut self.r)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut self.buf)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            if self.buf.len() > MAX_LINE && self.buf.last() != Some(&b'\n') {
+                // The rest of an overlong line, dropped as it is read.
+                self.skipped += 1;
+                loop {
+                    let chunk = self.r.fill_buf()?;
+                    if chunk.is_empty() {
+                        break;
+                    }
+                    match chunk.iter().position(|b| *b == b'\n') {
+                        Some(i) => {
+                            self.r.consume(i + 1);
+                            break;
+                        }
+                        None => {
+                            let all = chunk.len();
+                            self.r.consume(all);
+                        }
+                    }
+                }
+                continue;
+            }
+            let line = String::from_utf8_lossy(&self.buf);
+            if line.trim().is_empty() {
+                continue;
+            }
+            match answer_line(&line) {
+                Some(a) => return Ok(Some(a)),
+                None => self.skipped += 1,
+            }
+        }
+    }
 }
 
 fn answer_of(v: &Value) -> Result<Value, (u16, String)> {
@@ -190,5 +258,13 @@ mod tests {
         assert!(lines[0].answer.is_ok());
         assert_eq!(lines[1].answer, Err((400, "bad".into())));
         assert_eq!(lines[2].answer, Err((500, "batch_expired: expired".into())));
+        // Read one line at a time, the same.
+        let mut r = AnswerLines::new(std::io::Cursor::new(text.as_bytes()));
+        let mut n = 0;
+        while let Some(a) = r.next_answer().expect("read") {
+            assert_eq!(a.idx, n);
+            n += 1;
+        }
+        assert_eq!((n, r.skipped), (3, 1));
     }
 }

@@ -15,7 +15,7 @@ mod interrupt;
 mod reopen;
 mod wait;
 
-use answers::{import, invalid_request};
+use answers::invalid_request;
 pub use interrupt::{Interrupt, OnInterrupt};
 pub use reopen::reopen;
 use wait::wait_all;
@@ -174,7 +174,7 @@ pub(super) async fn send(
         BatchMode::Export { out } => export(ctx, &mut store, files, out),
         BatchMode::Api { poll } => {
             let client = match BatchClient::new(ctx.client().config()) {
-                Ok(c) => c,
+                Ok(c) => c.with_stop(ctx.cancel.clone()),
                 Err(e) => {
                     ctx.stop_with(e.to_string());
                     return None;
@@ -306,6 +306,7 @@ async fn upload(
         let name = format!("jury-run-{}-{part}.jsonl", ctx.run_id);
         match client.upload(&name, text.into_bytes()).await {
             Ok(id) => j.input_file_id = Some(id),
+            Err(crate::provider::batch::ApiFault::Cancelled) => return Err(jobs),
             Err(e) => {
                 ctx.stop_with(ctx.redact(&e.to_string()));
                 return Err(jobs);
@@ -318,7 +319,7 @@ async fn upload(
             return Err(jobs);
         }
         // A cancel during a long upload creates no batch to pay for.
-        if ctx.cancel.is_cancelled() || !create(ctx, client, store, &mut j).await {
+        if ctx.cancel.is_cancelled() || !create_new(ctx, client, store, &mut j).await {
             return Err(jobs);
         }
         jobs.push(j);
@@ -326,29 +327,126 @@ async fn upload(
     Ok(jobs)
 }
 
-/// Creates the batch of `job`'s uploaded file and stores its id before
-/// anything waits on it. False when the run stopped.
+/// Creates the batch of `job`'s file, just uploaded by this process.
+async fn create_new(
+    ctx: &Ctx,
+    client: &BatchClient,
+    store: &mut Store,
+    job: &mut BatchJob,
+) -> bool {
+    make(ctx, client, store, job, false).await
+}
+
+/// Creates the batch of `job`'s uploaded file, stored before by a process
+/// that may have created it already (killed, or its create's answer never
+/// came): looked up by its request file first, and made only when the
+/// server has none. False when the run stopped.
 async fn create(ctx: &Ctx, client: &BatchClient, store: &mut Store, job: &mut BatchJob) -> bool {
+    make(ctx, client, store, job, true).await
+}
+
+async fn make(
+    ctx: &Ctx,
+    client: &BatchClient,
+    store: &mut Store,
+    job: &mut BatchJob,
+    maybe_made: bool,
+) -> bool {
+    use crate::provider::batch::ApiFault;
     let Some(input) = job.input_file_id.clone() else {
         ctx.stop_with("the batch's request file was never uploaded".into());
         return false;
     };
-    match client.create(&input).await {
-        Ok(state) => {
-            job.batch_id = Some(state.id.clone());
-            job.status = BatchStatus::parse(&state.status);
-            job.counts = Some(state.counts_json());
-            if let Err(e) = store.save_batch_job(job) {
-                ctx.stop_with(format!("cannot record the batch: {e}"));
+    let found = if maybe_made {
+        match find(ctx, client, &input).await {
+            Ok(found) => found,
+            Err(e) => {
+                ctx.stop_with(ctx.redact(&e.to_string()));
                 return false;
             }
-            true
         }
-        Err(e) => {
-            ctx.stop_with(ctx.redact(&e.to_string()));
-            false
+    } else {
+        None
+    };
+    let state = match found {
+        Some(state) => {
+            ctx.notice(format!(
+                "found batch {} on the server, made from this run's request file {input}: waiting for it, not creating another",
+                state.id
+            ));
+            state
         }
+        None => {
+            if maybe_made {
+                ctx.notice(format!(
+                    "the server has no batch of this run's request file {input}: creating it"
+                ));
+            }
+            let tag = format!("jury run {} part {}", ctx.run_id, job.part);
+            match client.create(&input, &tag).await {
+                Ok(state) => state,
+                Err(ApiFault::Cancelled) => return false,
+                // No answer, or a server error: the batch may have been
+                // made all the same. Looked up, and made again only if not.
+                Err(ApiFault::Passing(why)) => match find(ctx, client, &input).await {
+                    Ok(Some(state)) => state,
+                    Ok(None) => match client.create(&input, &tag).await {
+                        Ok(state) => state,
+                        Err(e) => {
+                            let note = format!(
+                                "{}; `jury run --batch --resume` with the same flags looks for the batch on the server before it creates one",
+                                ctx.redact(&e.to_string())
+                            );
+                            ctx.stop_with(note);
+                            return false;
+                        }
+                    },
+                    Err(e) => {
+                        let note = format!(
+                            "{}; the batch may have been made ({}): `jury run --batch --resume` with the same flags looks for it before it creates one",
+                            ctx.redact(&why),
+                            ctx.redact(&e.to_string())
+                        );
+                        ctx.stop_with(note);
+                        return false;
+                    }
+                },
+                Err(e) => {
+                    ctx.stop_with(ctx.redact(&e.to_string()));
+                    return false;
+                }
+            }
+        }
+    };
+    job.batch_id = Some(state.id.clone());
+    job.status = BatchStatus::parse(&state.status);
+    job.counts = Some(state.counts_json());
+    if let Err(e) = store.save_batch_job(job) {
+        ctx.stop_with(format!("cannot record the batch: {e}"));
+        return false;
     }
+    true
+}
+
+/// The batch the server made of request file `input`, held through
+/// passing failures of the listing.
+async fn find(
+    ctx: &Ctx,
+    client: &BatchClient,
+    input: &str,
+) -> Result<Option<BatchState>, crate::provider::batch::ApiFault> {
+    client
+        .patiently(
+            || client.find(input, 10),
+            |why, pause| {
+                ctx.notice(format!(
+                    "{}; trying again in {}",
+                    ctx.redact(why),
+                    crate::provider::batch::words(pause)
+                ))
+            },
+        )
+        .await
 }
 
 fn by_part(requests: Vec<Request>) -> HashMap<u32, Vec<Request>> {

@@ -1,7 +1,9 @@
 //! A batch run taken up again: after a killed process (`--resume`) or
 //! with its answers from another engine (`jury batch import`).
 
+use super::answers::Importer;
 use super::*;
+use std::collections::HashSet;
 
 /// The run `run_id`, made earlier as a batch run, taken up again by this
 /// process: its answers read from `what`. What it asks is its record: its
@@ -37,11 +39,28 @@ pub async fn reopen(
         tokio::task::spawn_blocking(move || plan_of_record(cfg, req, run_id, &record))
             .await
             .map_err(EngineError::PlanningStopped)??;
+    // Another process on the same open batch (a second `--resume`) is
+    // waited for: the batch is read, and paid for, once.
+    if let Some(done) = wait_for_holder(&mut store, &run, &what, &events, &cancel).await? {
+        return Ok(done);
+    }
     let jobs = store.batch_jobs(run_id)?;
     let Some(first) = jobs.first().cloned() else {
         return Err(BatchError::NotABatch(run_id).into());
     };
     let rows = store.batch_requests(run_id)?;
+    // What this run has read before (an answer file read again, a process
+    // killed while it read): never judged, paid or recorded twice.
+    let judged: HashSet<ComboKey> = store
+        .verdicts_for_run(run_id)?
+        .into_iter()
+        .map(|v| v.key)
+        .collect();
+    let failed: HashSet<ComboKey> = store
+        .failures(Some(run_id))?
+        .into_iter()
+        .flat_map(|f| f.keys)
+        .collect();
     let mut provider = cfg.provider.clone();
     provider.tool_mode = first.tool_mode;
     provider.fallback = false;
@@ -62,10 +81,10 @@ pub async fn reopen(
     let total = rows
         .iter()
         .filter(|r| open.contains(&r.part))
+        .filter(|r| !r.keys.iter().any(|k| judged.contains(k)))
         .flat_map(|r| r.keys.iter())
         .collect::<std::collections::HashSet<_>>()
         .len() as u64;
-    store.adopt_run(run_id)?;
     let _ = events.send(EngineEvent::RunStarted {
         run_id,
         total,
@@ -121,28 +140,51 @@ pub async fn reopen(
         // (the units looked up below) leaves them out.
         rows.retain(|r| open.contains(&r.part));
     }
+    // A request any of whose combinations has its verdict was answered
+    // before: left out whole (its line is not read again).
+    let answered_before = rows.len();
+    rows.retain(|r| !r.keys.iter().any(|k| judged.contains(k)));
+    let answered_before = answered_before - rows.len();
+    let failed_before: HashSet<u32> = rows
+        .iter()
+        .filter(|r| r.keys.iter().any(|k| failed.contains(k)))
+        .map(|r| r.idx)
+        .collect();
     let requests = requests_of(&ctx, rows, &units);
     let mut reopened = Store::open(&cfg.db_path)?;
     match what {
         Reopen::Answers(text) => {
-            let (answers, _) = file::read_answers(&text);
-            import(
-                &ctx,
-                &ledger,
-                requests,
-                answers,
+            if answered_before > 0 {
+                ctx.notice(format!(
+                    "{answered_before} request{} of run {run_id} had {} answer read before: {} not read again",
+                    if answered_before == 1 { "" } else { "s" },
+                    if answered_before == 1 { "its" } else { "their" },
+                    if answered_before == 1 { "it is" } else { "they are" },
+                ));
+            }
+            // Only a valid answer is taken for a request recorded as
+            // failed by an earlier read: its failure is not recorded twice.
+            let mut importer = Importer::new(&ctx, &ledger, requests).failed_before(failed_before);
+            for line in text.lines() {
+                if let Some(a) = file::answer_line(line) {
+                    importer.line(a).await;
+                }
+            }
+            importer.finish(
                 "no answer: the answer file has no line for this request; --resume asks for it again",
                 false,
-            )
-            .await;
+            );
             for mut j in jobs {
                 j.imported = true;
                 j.status = crate::store::BatchStatus::Imported;
-                let _ = reopened.save_batch_job(&j);
+                // After the verdicts, through the writer (see WriteCmd::BatchJob).
+                let _ = ctx.writes.send(WriteCmd::BatchJob(Box::new(j)));
             }
         }
         Reopen::Wait { poll } => {
-            let client = BatchClient::new(ctx.client().config()).map_err(EngineError::Provider)?;
+            let client = BatchClient::new(ctx.client().config())
+                .map_err(EngineError::Provider)?
+                .with_stop(ctx.cancel.clone());
             let open: Vec<BatchJob> = jobs.into_iter().filter(|j| !j.imported).collect();
             let left = wait_all(
                 &ctx,
@@ -158,6 +200,73 @@ pub async fn reopen(
         }
     }
     finish(ctx, writer).await
+}
+
+/// Takes `run` over, once no other live process holds it (saying so while
+/// it waits). `Some` outcome when there is nothing left for this process:
+/// the other read every batch meanwhile (its figures are the run's), or
+/// this one was interrupted while it waited.
+async fn wait_for_holder(
+    store: &mut Store,
+    run: &crate::domain::Run,
+    what: &Reopen,
+    events: &UnboundedSender<EngineEvent>,
+    cancel: &CancellationToken,
+) -> Result<Option<RunOutcome>, EngineError> {
+    use crate::store::Adoption;
+    let (pause, need_open) = match what {
+        Reopen::Wait { poll } => (*poll, true),
+        Reopen::Answers(_) => (Duration::from_secs(1), false),
+    };
+    let mut said = false;
+    let outcome = |status, note: String| RunOutcome {
+        run_id: run.id,
+        status,
+        progress: Progress {
+            run_id: run.id,
+            ..Progress::default()
+        },
+        note: Some(note),
+    };
+    loop {
+        match store.adopt_run_unless_held(run.id, need_open)? {
+            Adoption::Adopted => return Ok(None),
+            Adoption::NothingOpen => {
+                let now = store.run(run.id)?.unwrap_or_else(|| run.clone());
+                let note = format!(
+                    "run {}'s batches were read meanwhile (by another process): {} verdicts; nothing was read or paid for again",
+                    run.id, now.verdicts
+                );
+                let _ = events.send(EngineEvent::Notice {
+                    run_id: run.id,
+                    text: note.clone(),
+                });
+                let mut done = outcome(now.status, note);
+                done.progress.total = now.verdicts;
+                done.progress.verdicts = now.verdicts;
+                return Ok(Some(done));
+            }
+            Adoption::HeldBy(pid) => {
+                if !said {
+                    said = true;
+                    let _ = events.send(EngineEvent::Notice {
+                        run_id: run.id,
+                        text: format!(
+                            "run {} is being taken up by another process (pid {pid}), which waits for its batch: waiting for that process to end, so the batch is read and paid for once",
+                            run.id
+                        ),
+                    });
+                }
+                tokio::select! {
+                    _ = cancel.cancelled() => {
+                        let note = format!("stopped waiting for process {pid}, which has run {}", run.id);
+                        return Ok(Some(outcome(crate::domain::RunStatus::Cancelled, note)));
+                    }
+                    _ = tokio::time::sleep(pause) => {}
+                }
+            }
+        }
+    }
 }
 
 /// The configuration, request and plan of a run's `record`: its judge,
