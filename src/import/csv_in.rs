@@ -110,9 +110,16 @@ pub(super) fn read_csv(
     }
     let names: HashSet<&str> = classes.iter().map(|(name, _)| name.as_ref()).collect();
     let stored = batch.tx.classification_definitions(&names)?;
+    let mut undescribed = Vec::new();
     for ((name, _), values) in classes.iter().zip(&available) {
         let earlier = stored.get(name.as_ref() as &str).map_or(&[][..], Vec::as_slice);
-        check_definition(path, name, resolved.description(name), values, earlier, batch)?;
+        if check_definition(path, name, resolved.description(name), values, earlier, batch)? {
+            undescribed.push(crate::sanitize::one_line(name, 80));
+        }
+    }
+    if !undescribed.is_empty() {
+        let file = crate::sanitize::one_line(&path.display().to_string(), 300);
+        batch.warnings.push(no_description(&file, &undescribed));
     }
     drop(seen);
     let classes: Vec<Class<'_>> = classes
@@ -172,9 +179,8 @@ fn check_definition(
     description: Option<&Description>,
     values: &[String],
     earlier: &[(String, Vec<String>)],
-    batch: &mut Batch<'_>,
-) -> Result<(), ImportError> {
-    let file = crate::sanitize::one_line(&path.display().to_string(), 300);
+    batch: &Batch<'_>,
+) -> Result<bool, ImportError> {
     let shown = crate::sanitize::one_line(name, 80);
     let text = match description {
         Some(Description::Text(t)) => Some(t.trim()),
@@ -182,11 +188,9 @@ fn check_definition(
         Some(Description::Column(_)) => None,
         None => Some(""),
     };
-    if text == Some("") {
-        batch.warnings.push(no_description(&file, &shown));
-    }
+    let undescribed = text == Some("");
     if batch.replace {
-        return Ok(());
+        return Ok(undescribed);
     }
     let sorted = |v: &[String]| {
         let mut v = v.to_vec();
@@ -196,14 +200,14 @@ fn check_definition(
     let mine = sorted(values);
     for (stored_text, stored_values) in earlier {
         let other_text = text.is_some_and(|t| t != stored_text.trim());
-        let other_values = sorted(&stored_values) != mine;
+        let other_values = sorted(stored_values) != mine;
         if other_text || other_values {
             return Err(ImportError::File(RecordError {
                 file: path.to_path_buf(),
                 at: Location::Line(1),
                 field: format!("classification:{shown}"),
                 message: redefined(
-                    &crate::sanitize::one_line(&stored_text, 120),
+                    &crate::sanitize::one_line(stored_text, 120),
                     &stored_values.join("|"),
                     text.unwrap_or("(per row)"),
                     &values.join("|"),
@@ -211,12 +215,27 @@ fn check_definition(
             }));
         }
     }
-    Ok(())
+    Ok(undescribed)
 }
 
-fn no_description(file: &str, name: &str) -> String {
+/// One warning for every classification of a file without a description
+/// (a wide sheet has thousands: their names are cut after a few).
+fn no_description(file: &str, names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let listed = names[..names.len().min(SHOWN)].join(", ");
+    let more = match names.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let (what, example) = match names {
+        [one] => (format!("classification {one} has"), one.as_str()),
+        _ => (
+            format!("{} classifications ({listed}{more}) have", names.len()),
+            "ID",
+        ),
+    };
     format!(
-        "{file}: classification {name} has no description: the judge is asked about the id alone; give one with --map description:{name}=COLUMN or =TEXT"
+        "{file}: {what} no description: the judge is asked about the id alone; give one with --map description:{example}=COLUMN or =TEXT"
     )
 }
 
