@@ -177,7 +177,12 @@ fn run_cell(l: &ListedRun, head: &str) -> String {
         "started (UTC)" => flat(&l.started, 16),
         "took" => l.took.map(took).unwrap_or_else(|| "–".into()),
         "judge" => judge_config(r),
-        "prompts" => flat(&r.prompt_version(), 30),
+        // Eight columns: the hash, which identifies the prompts (the
+        // detail below names the folder, as `jury runs` does beside it).
+        "prompts" => match r.spec.prompt_hash.chars().take(8).collect::<String>() {
+            h if h.is_empty() => flat(&r.prompt_version(), 30),
+            h => h,
+        },
         "verdicts" => format!("{}/{}", r.verdicts, r.total),
         "failed" => r.failures.to_string(),
         "cost" => match cost_cell(r.cost_usd, 4, usage).as_str() {
