@@ -91,7 +91,7 @@ pub fn prevalence_note(m: &ConfusionMatrix, kappa: Option<f64>) -> Option<String
     let kappa = kappa?;
     (share >= DOMINANT_SHARE && pa - kappa >= 0.2).then(|| {
         format!(
-            "one value makes up {:.0} % of the answers: kappa ({kappa:.2}) sits far below raw agreement ({pa:.2}) because chance agreement is near 1 — read AC1 and PABAK beside it",
+            "one value is {:.0} % of the answers: kappa {kappa:.2} far below agreement {pa:.2} (chance agreement near 1); read AC1, PABAK",
             share * 100.0
         )
     })

@@ -452,3 +452,6 @@ pub fn table(rankings: &[Ranking]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod hedge_tests;
