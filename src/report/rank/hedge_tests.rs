@@ -59,5 +59,9 @@ fn a_judge_that_hedges_on_its_errors_does_not_rank_first() {
     assert_eq!(r.configurations[0].judge, "steady");
     let hedger = &r.configurations[1];
     assert!((hedger.agreement.value.unwrap() - 0.9).abs() < 1e-12);
-    assert!(table(std::slice::from_ref(r)).join("\n").contains("read as 0.5"));
+    assert!(
+        table(std::slice::from_ref(r))
+            .join("\n")
+            .contains("read as 0.5")
+    );
 }
