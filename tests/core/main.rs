@@ -11,5 +11,6 @@ mod engine_faults;
 mod engine_streaming;
 mod properties;
 mod provider_client;
+mod repeats_reading;
 mod report_cells;
 mod store_migrations;
