@@ -23,11 +23,18 @@ pub const MIN_OFF_DOMINANT: u64 = 10;
 impl ConfusionMatrix {
     /// Gwet's AC1; `None` when n = 0 or k < 2.
     pub fn gwet_ac1(&self) -> Option<f64> {
+        let pe = self.ac1_chance()?;
+        let pa = self.agreeing() as f64 / self.n() as f64;
+        Some((pa - pe) / (1.0 - pe))
+    }
+
+    /// AC1's chance agreement `Σ πk(1 − πk)/(q − 1)` (below 1 always);
+    /// `None` when n = 0 or k < 2.
+    pub fn ac1_chance(&self) -> Option<f64> {
         let (n, q) = (self.n() as f64, self.k());
         if n == 0.0 || q < 2 {
             return None;
         }
-        let pa = self.agreeing() as f64 / n;
         let pe = self
             .first_marginal()
             .iter()
@@ -38,10 +45,7 @@ impl ConfusionMatrix {
             })
             .sum::<f64>()
             / (q as f64 - 1.0);
-        if pe >= 1.0 {
-            return None;
-        }
-        Some((pa - pe) / (1.0 - pe))
+        (pe < 1.0).then_some(pe)
     }
 
     /// PABAK (Brennan–Prediger): `(q·pa − 1)/(q − 1)`; `None` when n = 0 or
