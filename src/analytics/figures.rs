@@ -97,8 +97,8 @@ pub struct Figures {
     pub spearman: Figure,
     pub mean_abs_diff: Figure,
     /// Gwet's AC1 (robust to one dominant value); its interval is
-    /// agreement's Wilson interval mapped through AC1 at the observed chance
-    /// term.
+    /// agreement's Wilson interval through AC1, the chance term at the end
+    /// of its own range that widens it.
     pub gwet_ac1: Figure,
     /// PABAK, `(k·agreement − 1)/(k − 1)`, its interval agreement's Wilson
     /// interval mapped onto it.
@@ -226,19 +226,16 @@ impl Figures {
                 fig
             }
         };
-        // AC1's interval: agreement's Wilson interval through AC1's line at
-        // the observed chance term. A percentile bootstrap covered 88.7 % at
-        // 95 % agreement on 100 pairs (benches/coverage.rs); the chance
-        // term's own uncertainty is small beside agreement's where AC1 is
-        // read (its slope in it is (pa − 1)/(1 − pe)²).
-        let ac1 = match (points[7], m.ac1_chance(), wilson(m.agreeing(), m.n())) {
-            (Some(v), Some(pe), Some([lo, hi])) => Figure {
+        // AC1's interval (see `ConfusionMatrix::ac1_interval`): a
+        // percentile bootstrap covered 88.7 % at 95 % agreement on 100 pairs.
+        let ac1 = match (points[7], m.ac1_interval()) {
+            (Some(v), Some(ci)) => Figure {
                 value: Some(v),
-                ci95: Some([(lo - pe) / (1.0 - pe), (hi - pe) / (1.0 - pe)]),
+                ci95: Some([ci[0].min(v), ci[1].max(v)]),
                 ci_method: Some(CiMethod::Wilson),
                 no_ci: None,
             },
-            (v, ..) => Figure {
+            (v, _) => Figure {
                 value: v,
                 ..Figure::NONE
             },
