@@ -78,4 +78,37 @@ fn main() {
             }
         }
     }
+    println!();
+    println!(
+        "kappa, AC1 and PABAK on a binary scale: coverage when an interval is shown (and how often it is), {studies} studies per cell"
+    );
+    println!("raw-agreement prevalence n    kappa              AC1                PABAK");
+    for &(pa, prevalence) in &[(0.95, 0.9), (0.95, 0.5), (0.8, 0.8), (0.8, 0.5)] {
+        // Both raters give "right" with `prevalence`; they agree with `pa`.
+        let off = (1.0 - pa) / 2.0;
+        let (p11, p22) = (prevalence - off, 1.0 - prevalence - off);
+        for &n in &[40, 100, 300] {
+            let mut t = [(0usize, 0usize); 3];
+            for s in 0..studies {
+                let o = kappa_study(p11, p22, n, 11_000_000 * n as u64 + s);
+                for (slot, (shown, held)) in t.iter_mut().zip([o.kappa, o.ac1, o.pabak]) {
+                    slot.0 += usize::from(shown);
+                    slot.1 += usize::from(held);
+                }
+            }
+            let cell = |(shown, held): (usize, usize)| {
+                format!(
+                    "{:>5.1} % ({:>3.0} %)",
+                    100.0 * held as f64 / shown.max(1) as f64,
+                    100.0 * shown as f64 / studies as f64
+                )
+            };
+            println!(
+                "{pa:<13} {prevalence:<10} {n:<4} {}  {}  {}",
+                cell(t[0]),
+                cell(t[1]),
+                cell(t[2])
+            );
+        }
+    }
 }

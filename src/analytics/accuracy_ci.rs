@@ -74,8 +74,10 @@ pub struct AccuracyIntervals {
     pub lambda: Option<f64>,
     /// Why the normal approximation was not used (`None` when it was).
     pub not_normal: Option<&'static str>,
-    /// Widths of the normal-approximation intervals (labels alone, PPI++).
-    pub normal_widths: (Option<f64>, Option<f64>),
+    /// The normal-approximation intervals (labels alone, PPI++) exactly as
+    /// ppi_py computes them, not clipped: for reference and for the width
+    /// ratio; the valid ones are above.
+    pub normal_cis: (Option<[f64; 2]>, Option<[f64; 2]>),
 }
 
 /// The exact two-sided 1 − `alpha` interval of `k` successes in `n`
@@ -168,7 +170,6 @@ pub fn accuracy_intervals(
     let lambda = (!y.is_empty() && y.len() == y_hat.len() && !y_hat_u.is_empty())
         .then(|| ppi_lambda(y, y_hat, y_hat_u));
     let normal_ppi = lambda.and_then(|l| ppi_mean_ci_with(y, y_hat, y_hat_u, alpha, l));
-    let width = |ci: [f64; 2]| ci[1] - ci[0];
     let k = y.iter().filter(|&&v| v >= 0.5).count() as u64;
     let labels_alone = classical.and_then(|c| {
         Some(Interval {
@@ -197,10 +198,7 @@ pub fn accuracy_intervals(
         ppi,
         lambda,
         not_normal,
-        normal_widths: (
-            classical.map(|c| width(c.ci)),
-            normal_ppi.map(|p| width(p.ci)),
-        ),
+        normal_cis: (classical.map(|c| c.ci), normal_ppi.map(|p| p.ci)),
     }
 }
 

@@ -96,7 +96,9 @@ pub struct Figures {
     pub krippendorff_metric: AlphaMetric,
     pub spearman: Figure,
     pub mean_abs_diff: Figure,
-    /// Gwet's AC1 (robust to one dominant value), bootstrapped like kappa.
+    /// Gwet's AC1 (robust to one dominant value); its interval is
+    /// agreement's Wilson interval through AC1, the chance term at the end
+    /// of its own range that widens it.
     pub gwet_ac1: Figure,
     /// PABAK, `(k·agreement − 1)/(k − 1)`, its interval agreement's Wilson
     /// interval mapped onto it.
@@ -171,9 +173,9 @@ impl Figures {
         let sides_vary = varies(m.first_marginal()) && varies(m.second_marginal());
         // Shares take Wilson intervals; only the rest need resamples, and
         // only where the rules would keep their interval.
-        // AC1 is defined (and bootstrapped) even where a side never varied.
         let wanted = pairs.len() >= super::MIN_PAIRS_FOR_BOOTSTRAP
-            && (sides_vary && points[2..].iter().any(Option::is_some) || points[7].is_some());
+            && sides_vary
+            && points[2..7].iter().any(Option::is_some);
         if wanted && bootstrap_resamples > 0 {
             // k ≤ 256, so a cell index a·k + b fits in u16.
             let cells: Vec<u16> = pairs
@@ -224,14 +226,20 @@ impl Figures {
                 fig
             }
         };
-        let ac1 = Figure::bootstrapped(
-            points[7],
-            n,
-            true,
-            bootstrap_resamples,
-            intervals[7],
-            CiMethod::Bootstrap,
-        );
+        // AC1's interval (see `ConfusionMatrix::ac1_interval`): a
+        // percentile bootstrap covered 88.7 % at 95 % agreement on 100 pairs.
+        let ac1 = match (points[7], m.ac1_interval()) {
+            (Some(v), Some(ci)) => Figure {
+                value: Some(v),
+                ci95: Some([ci[0].min(v), ci[1].max(v)]),
+                ci_method: Some(CiMethod::Wilson),
+                no_ci: None,
+            },
+            (v, _) => Figure {
+                value: v,
+                ..Figure::NONE
+            },
+        };
         let pabak = match (m.pabak(), wilson(m.agreeing(), m.n())) {
             (Some(v), Some([lo, hi])) => Figure {
                 value: Some(v),

@@ -279,6 +279,7 @@ fn group_figures(
     } else {
         (None, None)
     };
+    let agreement_undecided_half = (mapped && undecided > 0).then(|| half_credit(ps));
     GroupFigures {
         comparison,
         group,
@@ -287,11 +288,39 @@ fn group_figures(
         scale,
         mapped,
         undecided,
+        agreement_undecided_half,
         figures,
         evalgen,
         accuracy,
         ceiling: None,
         disagreement_tags: Vec::new(),
+    }
+}
+
+/// Agreement over every pair both sides of which have a right/wrong
+/// reading, an undecided answer (Likert 3) read as 0.5; its Wilson interval
+/// at the pairs' count.
+fn half_credit(ps: &[&Pair]) -> crate::analytics::Figure {
+    let credits: Vec<f64> = ps
+        .iter()
+        .filter_map(|p| {
+            let (a, b) = (
+                analytics::agreement_reading(p.a)?,
+                analytics::agreement_reading(p.b)?,
+            );
+            Some(1.0 - (a - b).abs())
+        })
+        .collect();
+    if credits.is_empty() {
+        return crate::analytics::Figure::NONE;
+    }
+    let n = credits.len() as f64;
+    let share = credits.iter().sum::<f64>() / n;
+    crate::analytics::Figure {
+        value: Some(share),
+        ci95: analytics::wilson_real(share, n, analytics::Z95),
+        ci_method: Some(analytics::CiMethod::Wilson),
+        no_ci: None,
     }
 }
 
@@ -388,3 +417,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod undecided_tests;

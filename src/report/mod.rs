@@ -88,6 +88,10 @@ pub struct GroupFigures {
     pub mapped: bool,
     /// Pairs left out because one side was undecided (Likert 3 against a binary scale).
     pub undecided: usize,
+    /// Where pairs were undecided: agreement over every pair, an undecided
+    /// answer read as 0.5 (half agreement with a decided one), so a judge
+    /// that hedges on the hard cases is not measured on the easy ones alone.
+    pub agreement_undecided_half: Option<crate::analytics::Figure>,
     pub figures: analytics::Figures,
     /// Binary reading with "the classifier was wrong" as the positive class
     /// (judge vs human only; `None` when nothing was decided on both sides).

@@ -155,7 +155,8 @@ pub fn clustered_share(credits: &[f64], clusters: &[u32]) -> Figure {
     } else {
         iid
     };
-    let deff = if iid > 0.0 {
+    // One unit per combination: independent units, plain Wilson.
+    let deff = if iid > 0.0 && by.len() < n {
         (robust / iid).max(1.0)
     } else {
         1.0

@@ -424,9 +424,12 @@ pub fn table(rankings: &[Ranking]) -> Vec<String> {
     for r in rankings {
         out.push(String::new());
         out.push(format!(
-            "which judge agrees best · {} · on {} unit(s) every configuration judged (combination × person, read right/wrong; {UNDECIDED_READING}; intervals resample combinations)",
+            "which judge agrees best · {} · on {} unit(s) every configuration judged (combination × person, read right/wrong)",
             crate::sanitize::one_line(&r.scope, 40),
             r.n_shared
+        ));
+        out.push(format!(
+            "  {UNDECIDED_READING}; intervals resample combinations"
         ));
         for (i, c) in r.configurations.iter().enumerate() {
             let gap = c.gap_text();
@@ -453,3 +456,6 @@ pub fn table(rankings: &[Ranking]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod hedge_tests;

@@ -154,6 +154,9 @@ pub fn to_json(groups: &[GroupFigures]) -> serde_json::Value {
                     o.insert("scale".into(), json!(g.scale.as_str()));
                     o.insert("scale_mapped".into(), json!(g.mapped));
                     o.insert("undecided".into(), json!(g.undecided));
+                    if let Some(half) = &g.agreement_undecided_half {
+                        o.insert("agreement_undecided_half".into(), json!(half));
+                    }
                     o.insert("left".into(), json!(g.left));
                     o.insert("right".into(), json!(g.right));
                     if let Some(e) = &g.evalgen {
@@ -344,6 +347,9 @@ fn to_blocks(groups: &[GroupFigures]) -> String {
             out.push(format!("   {rest}"));
         }
         let mut cells: Vec<String> = vec![format!("agree {}", fmt_ci(&f.percent_agreement))];
+        if let Some(half) = &g.agreement_undecided_half {
+            cells.push(format!("agree with 3 as 0.5 {}", fmt_ci(half)));
+        }
         if f.ordinal {
             cells.push(format!("within-1 {}", fmt_ci(&f.within_one)));
         }
@@ -412,7 +418,8 @@ as positive, the human as reference. [a,b] is a 95 % interval: Wilson for shares
 accuracy, coverage), a seeded bootstrap for kappa, alpha and Spearman from 30 pairs on where both
 sides varied; otherwise the figure shows why it has none: (n<30), (one value): a side never
 varied, (no spread): every resample gave the same value. n counts pairs,\n\
-undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted. A scale marked\n\
+undecided pairs (Likert 3 against AGREE/DISAGREE) are left out of the figures and counted;\n\
+\"agree with 3 as 0.5\" keeps them, an undecided answer half agreeing with a decided one. A scale marked\n\
 (mapped) compares answers given on different scales, read as AGREE/DISAGREE. --wide: one row\n\
 per group.".into());
     out.join("\n")

@@ -13,6 +13,15 @@ use std::collections::HashSet;
 /// claims, whose majority `confidence = "repeats"` reads).
 pub(super) const JUDGE_CONFIG: &str = "persona_id, protocol, mode, model, prompt_hash";
 
+/// A verdict's right/wrong reading in SQL (`Value::as_agreement`): repeats
+/// agree when their readings do, not only their exact values.
+const READING: &str = "CASE
+    WHEN scale = 'likert' AND value IN ('4', '5') THEN 'AGREE'
+    WHEN scale = 'likert' AND value IN ('1', '2') THEN 'DISAGREE'
+    WHEN scale = 'bool' AND value = 'true' THEN 'AGREE'
+    WHEN scale = 'bool' AND value = 'false' THEN 'DISAGREE'
+    ELSE value END";
+
 /// Selects the verdicts a `--resume` must not repeat.
 #[derive(Debug, Clone)]
 pub struct VerdictFilter<'a> {
@@ -105,14 +114,16 @@ impl Store {
     /// As [`Store::for_each_verdict`], each verdict without a stored
     /// confidence given the share of its judge configuration's verdicts on
     /// its combination (same persona, protocol, mode, model and prompt set:
-    /// repeats) that gave its value, where there are several (`confidence =
-    /// "repeats"`). Computed when reading, never stored.
+    /// repeats) that gave the same AGREE/DISAGREE reading — a Likert 4 and
+    /// a 5 are one answer; values with no such reading count by their own
+    /// value — where there are several (`confidence = "repeats"`).
+    /// Computed when reading, never stored.
     pub fn for_each_verdict_with_repeats(&self, mut f: impl FnMut(Verdict)) -> Result<()> {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {VERDICT_COLUMNS}, count(*) OVER config, count(*) OVER same
              FROM verdicts
              WINDOW config AS (PARTITION BY {JUDGE_CONFIG}, item_id, classification_id, perspective_id),
-                    same AS (PARTITION BY {JUDGE_CONFIG}, item_id, classification_id, perspective_id, value)
+                    same AS (PARTITION BY {JUDGE_CONFIG}, item_id, classification_id, perspective_id, {READING})
              ORDER BY id"
         ))?;
         let mut rows = stmt.query([])?;

@@ -12,11 +12,7 @@ fn an_unusable_alpha_is_refused() {
     ws.import_sample();
     for bad in ["1e-16", "0.7", "0", "nan"] {
         let out = ws.run(&["estimate", "--alpha", bad]);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "--alpha {bad}: bad flags exit 1"
-        );
+        assert_eq!(out.status.code(), Some(1), "--alpha {bad}");
         let err = text(&out.stderr);
         assert!(err.contains("from 0.000001 to 0.5"), "--alpha {bad}: {err}");
     }

@@ -15,6 +15,7 @@ mod label_provenance;
 mod one_interval;
 mod properties;
 mod provider_client;
+mod repeats_reading;
 mod report_cells;
 mod sample_migration;
 mod store_migrations;

@@ -55,11 +55,12 @@ fn ac1_and_pabak_match_irrcac() {
     let f = Figures::compute(&p, 2, false, 500, 1).unwrap();
     close(f.gwet_ac1.value, 0.94194);
     close(f.pabak.value, 0.9);
-    // irrCAC's own (variance-based) interval is (0.88902, 0.99487); the
-    // bootstrap's lies about it.
+    // irrCAC's own (variance-based) interval is (0.88902, 0.99487); jury's
+    // (agreement's Wilson interval through AC1, a little wider for the
+    // chance term's own uncertainty) lies about it.
     let [lo, hi] = f.gwet_ac1.ci95.unwrap();
     assert!(
-        (lo - 0.889).abs() < 0.03 && (hi - 0.995).abs() < 0.03,
+        (lo - 0.889).abs() < 0.05 && (hi - 0.995).abs() < 0.03,
         "[{lo}, {hi}]"
     );
     let f = Figures::compute(&LIKERT, 5, true, 500, 1).unwrap();

@@ -229,3 +229,52 @@ pub fn rank_study(accuracy: f64, n: usize, people: usize, seed: u64) -> RankOutc
         has_interval: d.delta_agree.ci95.is_some(),
     }
 }
+
+/// What one agreement study gave: whether kappa, AC1 and PABAK's intervals
+/// (when shown) held the population values.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct KappaOutcome {
+    /// (shown, covered) for kappa, AC1, PABAK.
+    pub kappa: (bool, bool),
+    pub ac1: (bool, bool),
+    pub pabak: (bool, bool),
+}
+
+/// Two raters on a binary scale: both "right" with `p11`, both "wrong"
+/// with `p22`, each disagreement with `(1 − p11 − p22)/2`; n pairs through
+/// `analytics::Figures`.
+pub fn kappa_study(p11: f64, p22: f64, n: usize, seed: u64) -> KappaOutcome {
+    let mut rng = Xoshiro256pp::for_stream(seed, 2);
+    let off = (1.0 - p11 - p22) / 2.0;
+    let pairs: Vec<(u8, u8)> = (0..n)
+        .map(|_| {
+            let u = unit(&mut rng);
+            if u < p11 {
+                (0, 0)
+            } else if u < p11 + p22 {
+                (1, 1)
+            } else if u < p11 + p22 + off {
+                (0, 1)
+            } else {
+                (1, 0)
+            }
+        })
+        .collect();
+    let f = jury::analytics::Figures::compute(&pairs, 2, false, 400, seed).expect("binary");
+    let pa = p11 + p22;
+    let m = p11 + off; // each rater's share of "right"
+    let pe_kappa = m * m + (1.0 - m) * (1.0 - m);
+    let kappa = (pa - pe_kappa) / (1.0 - pe_kappa);
+    let pe_ac1 = 2.0 * m * (1.0 - m);
+    let ac1 = (pa - pe_ac1) / (1.0 - pe_ac1);
+    let pabak = 2.0 * pa - 1.0;
+    let held = |fig: &jury::analytics::Figure, truth: f64| match fig.ci95 {
+        Some([a, b]) => (true, a <= truth && truth <= b),
+        None => (false, false),
+    };
+    KappaOutcome {
+        kappa: held(&f.cohen_kappa, kappa),
+        ac1: held(&f.gwet_ac1, ac1),
+        pabak: held(&f.pabak, pabak),
+    }
+}

@@ -174,6 +174,10 @@ pub struct Estimate {
     pub ppi_method: Option<AccuracyMethod>,
     /// Why the normal approximation was not used (`None` when it was).
     pub not_normal: Option<&'static str>,
+    /// ppi_py's normal-approximation intervals (labels alone, PPI++), for
+    /// reference: the ones above are those that hold.
+    pub human_only_normal_ci: Option<[f64; 2]>,
+    pub ppi_normal_ci: Option<[f64; 2]>,
     /// How many labels the judge's verdicts are worth: the labels-alone
     /// normal interval's width over PPI++'s, squared (1.6: as narrow as
     /// 1.6× the labels would make it). Only where the approximation holds.
@@ -391,8 +395,11 @@ pub(crate) fn estimates_by(
                 }),
                 _ => None,
             };
-            let worth_labels = match a.normal_widths {
-                (Some(h), Some(p)) if p > 0.0 && a.not_normal.is_none() => Some((h / p).powi(2)),
+            let width = |ci: [f64; 2]| ci[1] - ci[0];
+            let worth_labels = match a.normal_cis {
+                (Some(h), Some(p)) if width(p) > 0.0 && a.not_normal.is_none() => {
+                    Some((width(h) / width(p)).powi(2))
+                }
                 _ => None,
             };
             let not_valid =
@@ -418,6 +425,8 @@ pub(crate) fn estimates_by(
                 ppi,
                 ppi_method: a.ppi.map(|i| i.method),
                 not_normal: a.not_normal,
+                human_only_normal_ci: a.normal_cis.0,
+                ppi_normal_ci: a.normal_cis.1,
                 worth_labels,
                 judge_undecided: c.undecided,
                 undecided_reading: UNDECIDED_READING,

@@ -112,3 +112,6 @@ pub struct PositionSeries {
 
 /// Every comparison's pairs.
 pub type PairsByComparison = BTreeMap<Comparison, Vec<Pair>>;
+
+#[cfg(test)]
+mod confidence_tests;

@@ -133,7 +133,7 @@ fn an_edited_prompt_set_shows_its_agreement_delta_per_classification() {
 /// `jury estimate` end to end: the docs/design.md §7.10 fixture as a store holds it
 /// (12 combinations a person labelled and the judge read, 30 the judge
 /// alone read) gives ppi-python 0.2.3's numbers in JSON, and says in the
-/// table that 12 labels make no valid interval.
+/// table that 12 labels take finite-sample intervals.
 #[test]
 fn estimate_gives_ppi_pythons_numbers_from_the_store() {
     use jury::domain::{Agreement, ComboKey, Label, Mode, Protocol, RunSpec, Value as V, Verdict};
@@ -220,14 +220,16 @@ fn estimate_gives_ppi_pythons_numbers_from_the_store() {
         |v: &Value, want: f64| assert!((v.as_f64().unwrap() - want).abs() < 1e-9, "{v} vs {want}");
     close(&e["ppi"]["lambda"], 0.431397306397306);
     close(&e["ppi"]["estimate"], 0.771569865319865);
-    close(&e["ppi"]["ci"][0], 0.591115962226891);
-    close(&e["ppi"]["ci"][1], 0.95202376841284);
-    close(&e["human_only"]["ci"][0], 0.544393296631066);
-    close(&e["human_only"]["ci"][1], 0.955606703368934);
+    // ppi_py's normal intervals, beside the ones that hold at 12 labels.
+    close(&e["ppi_normal_ci"][0], 0.591115962226891);
+    close(&e["ppi_normal_ci"][1], 0.95202376841284);
+    close(&e["human_only_normal_ci"][0], 0.544393296631066);
+    close(&e["human_only_normal_ci"][1], 0.955606703368934);
+    assert_eq!(e["ppi_method"], "betting");
     assert_eq!(e["judge"], "awag mode 3 · m");
     let table = ws.ok(&["estimate"]);
     assert!(
-        table.contains("classifier right 0.77 on 12 label(s) + 30 judged · no valid interval (12 label(s) < 30)"),
+        table.contains("finite-sample intervals (fewer than 30 labels)"),
         "{table}"
     );
     let csv = ws.ok(&["estimate", "--format", "csv"]);
@@ -239,7 +241,10 @@ fn estimate_gives_ppi_pythons_numbers_from_the_store() {
     );
     let bad = ws.run(&["estimate", "--alpha", "1.5"]);
     assert_eq!(bad.status.code(), Some(1), "a bad flag is fatal");
-    assert!(text(&bad.stderr).contains("between 0 and 1"), "{bad:?}");
+    assert!(
+        text(&bad.stderr).contains("from 0.000001 to 0.5"),
+        "{bad:?}"
+    );
 }
 
 /// The default workflow judges each item as its owner (`--persona owner`:
