@@ -112,8 +112,17 @@ pub(super) fn read_csv(
     let stored = batch.tx.classification_definitions(&names)?;
     let mut undescribed = Vec::new();
     for ((name, _), values) in classes.iter().zip(&available) {
-        let earlier = stored.get(name.as_ref() as &str).map_or(&[][..], Vec::as_slice);
-        if check_definition(path, name, resolved.description(name), values, earlier, batch)? {
+        let earlier = stored
+            .get(name.as_ref() as &str)
+            .map_or(&[][..], Vec::as_slice);
+        if check_definition(
+            path,
+            name,
+            resolved.description(name),
+            values,
+            earlier,
+            batch,
+        )? {
             undescribed.push(crate::sanitize::one_line(name, 80));
         }
     }

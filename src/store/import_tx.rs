@@ -10,6 +10,10 @@ use crate::domain::{Item, Label, Persona, Perspective};
 use rusqlite::params;
 use std::collections::{HashMap, HashSet};
 
+/// A classification as an earlier import defined it: its description and
+/// its values.
+pub type Definition = (String, Vec<String>);
+
 /// The open transaction of one import, and what it wrote so far.
 pub struct ImportTx<'s> {
     tx: rusqlite::Transaction<'s>,
@@ -177,7 +181,7 @@ impl ImportTx<'_> {
     pub fn classification_definitions(
         &self,
         ids: &HashSet<&str>,
-    ) -> Result<HashMap<String, Vec<(String, Vec<String>)>>> {
+    ) -> Result<HashMap<String, Vec<Definition>>> {
         // One pass over the table for every id at once: `classifications`
         // has no index on `id` alone, so a query per id scanned it once per
         // column of a wide file (10 000 columns did not end in 300 s).
@@ -185,7 +189,7 @@ impl ImportTx<'_> {
             .tx
             .prepare("SELECT DISTINCT id, description, available FROM classifications")?;
         let mut rows = stmt.query([])?;
-        let mut out: HashMap<String, Vec<(String, Vec<String>)>> = HashMap::new();
+        let mut out: HashMap<String, Vec<Definition>> = HashMap::new();
         while let Some(r) = rows.next()? {
             let id: String = r.get(0)?;
             if !ids.contains(id.as_str()) {
