@@ -117,3 +117,73 @@ pub fn unranked(readings: &super::pairs::Readings, rankings: &[Ranking]) -> Vec<
         })
         .collect()
 }
+
+/// One classification's headline configuration and its trust thresholds.
+#[derive(Debug, Clone, Copy)]
+pub struct Named<'a> {
+    pub judge: &'a str,
+    pub persona: &'a str,
+    /// Its thresholds; `None`: its verdicts carry no confidence.
+    pub trust: Option<&'a super::trust::Trust>,
+}
+
+/// Per classification, the configuration the headlines name (the one the
+/// accuracy line names, [`super::estimate::render::chosen`], else the one
+/// the user chose or the ranking puts first among those with a
+/// confidence) and its thresholds. The trust line and the escalation queue
+/// (`jury trust --needs-person`, the workbench's "needs a person") both
+/// read it, so the configuration the headline trusts is the one whose
+/// verdicts the queue sends to a person. It is one of the K configurations
+/// each calibrated at δ/K, so the guarantee holds for it at δ.
+pub fn trusts<'a>(
+    ts: &'a [super::trust::Trust],
+    estimates: &'a [super::estimate::Estimate],
+    choice: &Choice,
+) -> std::collections::BTreeMap<&'a str, Named<'a>> {
+    use std::collections::BTreeMap;
+    let named: BTreeMap<&str, (&str, &str)> = super::estimate::render::chosen(estimates, choice)
+        .into_iter()
+        .map(|e| {
+            (
+                e.classification.as_str(),
+                (e.judge.as_str(), e.persona.as_str()),
+            )
+        })
+        .collect();
+    let mut by_class: BTreeMap<&str, Vec<&super::trust::Trust>> = BTreeMap::new();
+    for t in ts.iter().filter(|t| t.n_judged > 0) {
+        by_class.entry(&t.classification).or_default().push(t);
+    }
+    let mut classes: std::collections::BTreeSet<&str> = by_class.keys().copied().collect();
+    classes.extend(named.keys().copied());
+    classes
+        .into_iter()
+        .filter_map(|c| {
+            let candidates = by_class.get(c).map(Vec::as_slice).unwrap_or_default();
+            let (judge, persona) = match named.get(c) {
+                Some(&jp) => jp,
+                None => {
+                    let i = choice.pick(
+                        candidates,
+                        |t| (t.judge.as_str(), t.persona.as_str()),
+                        |t| t.n_calibration,
+                    )?;
+                    (candidates[i].judge.as_str(), candidates[i].persona.as_str())
+                }
+            };
+            let trust = candidates
+                .iter()
+                .copied()
+                .filter(|t| t.judge == judge && t.persona == persona)
+                .max_by(|a, b| a.n_calibration.cmp(&b.n_calibration));
+            Some((
+                c,
+                Named {
+                    judge,
+                    persona,
+                    trust,
+                },
+            ))
+        })
+        .collect()
+}

@@ -11,6 +11,8 @@ mod docs_paths;
 mod engine_faults;
 mod engine_streaming;
 mod headline_choice;
+mod headline_queue;
+mod headline_world;
 mod label_provenance;
 mod one_interval;
 mod properties;
