@@ -235,6 +235,7 @@ pub fn escalations_loaded(app: &mut App, r: Result<crate::tui::msg::Escalations,
             .push((persona, key));
     }
     app.data.escalations = Some(by_item);
+    app.data.escalations_trusted = trusted;
     for i in 0..app.data.items.len() {
         app.data.refresh_marks(i);
     }

@@ -9,6 +9,8 @@ use crossterm::event::KeyCode;
 
 mod escalations;
 mod escalations_untrusted;
+// A label under "needs a person" is the judge's choice only while a judge is trusted.
+mod needs_person_selection;
 // Come back later (unsure/skip marks) and tags on labels.
 mod marks;
 // Notes as first-class text, and the search reaching the body and reasoning.
