@@ -17,7 +17,10 @@ pub struct Choice {
 }
 
 impl Choice {
-    /// The rankings' order, and the user's choice if any.
+    /// The rankings' order, and the user's choice if any. The rankings must
+    /// not be split by classification or perspective (each configuration
+    /// ranked once): a flattened split would rank one classification's
+    /// candidates in another's order (see [`for_report`]).
     pub fn new(rankings: &[Ranking], user: Option<&str>) -> Choice {
         Choice {
             ranked: rankings
@@ -67,6 +70,32 @@ impl Choice {
                     .then_with(|| fallback(b).cmp(&fallback(a)))
                     .then_with(|| (ja, pa).cmp(&(jb, pb)))
             })
+    }
+}
+
+/// The headline's choice for a report ranked `--by by` (`rankings`, made
+/// from `pairs`): `--by classification` or `--by perspective` rank each
+/// value apart, and a headline ranked in the order of all of them would
+/// name, for classification B, the configuration classification A's
+/// ranking puts first. There the headline ranks the pairs as one, as
+/// without `--by` and as `jury estimate` and `jury trust` do, so a
+/// classification's headline names the same configuration whatever `--by`.
+pub fn for_report(
+    pairs: &std::collections::BTreeMap<super::pairs::Comparison, Vec<super::pairs::Pair>>,
+    by: Option<super::GroupBy>,
+    rankings: &[Ranking],
+    resamples: usize,
+    seed: u64,
+) -> Choice {
+    use super::GroupBy;
+    match by {
+        Some(GroupBy::Classification | GroupBy::Perspective) => {
+            Choice::new(&super::rank::rankings(pairs, None, resamples, seed), None)
+        }
+        // Mode, model and persona do not split the ranking (rank::rankings).
+        None | Some(GroupBy::Mode | GroupBy::Model | GroupBy::Persona) => {
+            Choice::new(rankings, None)
+        }
     }
 }
 

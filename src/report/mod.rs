@@ -484,7 +484,7 @@ impl Report {
         stage.done("prompt version changes");
         let rankings = rank::rankings(&pairs, by, paired_resamples, seed);
         stage.done("ranking");
-        let choice = headline::Choice::new(&rankings, None);
+        let choice = headline::for_report(&pairs, by, &rankings, paired_resamples, seed);
         let (estimates, estimate_details, trust, unranked) = match heads {
             Some((readings, es, pooled, ts)) => (
                 estimate::headlines(&es, &pooled, &choice),

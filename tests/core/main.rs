@@ -10,6 +10,7 @@ mod demo_judge;
 mod docs_paths;
 mod engine_faults;
 mod engine_streaming;
+mod headline_by;
 mod headline_choice;
 mod headline_queue;
 mod headline_world;
