@@ -19,5 +19,6 @@ mod one_interval;
 mod properties;
 mod provider_client;
 mod report_cells;
+mod same_figure_people;
 mod sample_migration;
 mod store_migrations;
