@@ -152,30 +152,42 @@ pub fn unranked(readings: &super::pairs::Readings, rankings: &[Ranking]) -> Vec<
 pub struct Named<'a> {
     pub judge: &'a str,
     pub persona: &'a str,
-    /// Its thresholds; `None`: its verdicts carry no confidence.
+    /// The perspective the accuracy line is about (the configuration's
+    /// with the most labels); `None` when no accuracy line names one.
+    pub perspective: Option<&'a str>,
+    /// Its thresholds on that perspective; `None`: its verdicts there
+    /// carry no confidence.
     pub trust: Option<&'a super::trust::Trust>,
 }
 
 /// Per classification, the configuration the headlines name (the one the
-/// accuracy line names, [`super::estimate::render::chosen`], else the one
-/// the user chose or the ranking puts first among those with a
-/// confidence) and its thresholds. The trust line and the escalation queue
-/// (`jury trust --needs-person`, the workbench's "needs a person") both
-/// read it, so the configuration the headline trusts is the one whose
-/// verdicts the queue sends to a person. It is one of the K configurations
-/// each calibrated at δ/K, so the guarantee holds for it at δ.
+/// accuracy line names, [`super::estimate::render::chosen`], on the same
+/// perspective; else the one the user chose or the ranking puts first
+/// among those with a confidence, on its perspective with the most
+/// calibration pairs) and its thresholds. The trust line and the
+/// escalation queue (`jury trust --needs-person`, the workbench's "needs a
+/// person") both read it, so the configuration the headline trusts is the
+/// one whose verdicts the queue sends to a person, and the accuracy and
+/// trust lines are about one perspective. It is one of the K
+/// configurations each calibrated at δ/K, so the guarantee holds for it
+/// at δ.
 pub fn trusts<'a>(
     ts: &'a [super::trust::Trust],
     estimates: &'a [super::estimate::Estimate],
     choice: &Choice,
 ) -> std::collections::BTreeMap<&'a str, Named<'a>> {
     use std::collections::BTreeMap;
-    let named: BTreeMap<&str, (&str, &str)> = super::estimate::render::chosen(estimates, choice)
+    type Who<'a> = (&'a str, &'a str, Option<&'a str>);
+    let named: BTreeMap<&str, Who<'_>> = super::estimate::render::chosen(estimates, choice)
         .into_iter()
         .map(|e| {
             (
                 e.classification.as_str(),
-                (e.judge.as_str(), e.persona.as_str()),
+                (
+                    e.judge.as_str(),
+                    e.persona.as_str(),
+                    Some(e.perspective.as_str()),
+                ),
             )
         })
         .collect();
@@ -189,27 +201,36 @@ pub fn trusts<'a>(
         .into_iter()
         .filter_map(|c| {
             let candidates = by_class.get(c).map(Vec::as_slice).unwrap_or_default();
-            let (judge, persona) = match named.get(c) {
-                Some(&jp) => jp,
+            let (judge, persona, perspective) = match named.get(c) {
+                Some(&who) => who,
                 None => {
                     let i = choice.pick(
                         candidates,
                         |t| (t.judge.as_str(), t.persona.as_str()),
                         |t| t.n_calibration,
                     )?;
-                    (candidates[i].judge.as_str(), candidates[i].persona.as_str())
+                    (
+                        candidates[i].judge.as_str(),
+                        candidates[i].persona.as_str(),
+                        None,
+                    )
                 }
             };
             let trust = candidates
                 .iter()
                 .copied()
-                .filter(|t| t.judge == judge && t.persona == persona)
+                .filter(|t| {
+                    t.judge == judge
+                        && t.persona == persona
+                        && perspective.is_none_or(|p| t.perspective == p)
+                })
                 .max_by(|a, b| a.n_calibration.cmp(&b.n_calibration));
             Some((
                 c,
                 Named {
                     judge,
                     persona,
+                    perspective: perspective.or(trust.map(|t| t.perspective.as_str())),
                     trust,
                 },
             ))

@@ -368,9 +368,13 @@ pub fn headlines(
                 // Only say so where some configuration has a confidence.
                 None if !any_confidence.contains(c) => return None,
                 None => format!(
-                    "{c}: {} as {} has no confidence on its verdicts: no threshold (run it with --confidence logprobs)",
+                    "{c}: {} as {} has no confidence on its verdicts{}: no threshold (run it with --confidence logprobs)",
                     crate::sanitize::one_line(named.judge, 40),
-                    crate::sanitize::one_line(named.persona, 20)
+                    crate::sanitize::one_line(named.persona, 20),
+                    named.perspective.map_or(String::new(), |p| format!(
+                        " (perspective {})",
+                        crate::sanitize::one_line(p, 30)
+                    ))
                 ),
             })
         })

@@ -12,6 +12,7 @@ mod engine_faults;
 mod engine_streaming;
 mod headline_by;
 mod headline_choice;
+mod headline_perspective;
 mod headline_queue;
 mod headline_world;
 mod label_provenance;
