@@ -59,6 +59,13 @@ pub fn filter_chosen_by_judge(app: &App) -> bool {
     }
 }
 
+/// Whether the listed items were chosen by the judge's verdicts: its filter
+/// ([`filter_chosen_by_judge`]) or a search term on the judge. The
+/// agreement view's accuracy and trust then stay on every item.
+pub fn list_chosen_by_judge(app: &App) -> bool {
+    filter_chosen_by_judge(app) || app.list.query.reads_judge()
+}
+
 /// The focused item is the sample order's next one for `key`'s row: nothing
 /// narrows the list, and every item listed before it that has the
 /// classification carries this person's label on it.

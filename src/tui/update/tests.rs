@@ -7,6 +7,7 @@ use crate::tui::fixtures::*;
 use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
+mod agreement_heads;
 mod escalations;
 mod escalations_untrusted;
 // A label under "needs a person" is the judge's choice only while a judge is trusted.
