@@ -52,7 +52,7 @@ fn shared(people: &[&str]) -> (Rankings, Rankings, jury::analytics::Figure) {
     let x = groups
         .iter()
         .find(|g| g.left == X)
-        .map(|g| g.figures.percent_agreement.clone())
+        .map(|g| g.figures.percent_agreement)
         .expect("X's group");
     let mut after = before.clone();
     same_figure::share_group_figures(&mut after, &groups, &group_members(&pairs, None));
