@@ -26,6 +26,7 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
         items: None,
         // The HTML page heads with the classifier's accuracy.
         estimates: a.format == ReportFormat::Html,
+        heads_on_all: false,
     };
     let report = Report::build_in(&store, by, a.bootstrap, a.seed, &scope, &mut timer)?;
     let format = match (a.format, a.wide) {

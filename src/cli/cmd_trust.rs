@@ -18,9 +18,13 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
         a.include_judge_selected,
     )?;
     let text = if a.needs_person {
-        let queue = trust::needs_a_person(&readings, &ts);
+        // The configuration the summary's trust line names (the ranking's
+        // first, or --judge's) is the one whose verdicts need a person.
+        let (choice, es) = headline_choice(&store, &a, &readings)?;
+        let named = crate::report::headline::trusts(&ts, &es, &choice);
+        let queue = trust::needs_a_person(&readings, &named);
         match a.format {
-            TrustFormat::Table => trust::needs_table(&queue, &ts),
+            TrustFormat::Table => trust::needs_table(&queue, &ts, trust::any_trusted(&named)),
             TrustFormat::Json => {
                 let rows: Vec<_> = queue.iter().map(trust::Escalation::row).collect();
                 serde_json::to_string_pretty(&rows)?
@@ -51,13 +55,7 @@ fn summary(
     if ts.is_empty() {
         return Ok(String::new());
     }
-    let (pairs, _) = crate::report::pairs::Builder::read(store)?.finish_with_positions();
-    let rankings = crate::report::rank::rankings(&pairs, None, 50, crate::report::DEFAULT_SEED);
-    drop(pairs);
-    let choice = crate::report::headline::Choice::new(&rankings, a.judge.as_deref());
-    let sampling =
-        crate::report::estimate::Sampling::read(store, a.sampled_only, a.include_judge_selected)?;
-    let es = crate::report::estimate::estimates(readings, 0.05, a.who.as_deref(), &sampling);
+    let (choice, es) = headline_choice(store, a, readings)?;
     let lines = trust::headlines(ts, &es, &choice);
     let mut out = String::from(
         "summary (the configuration the ranking puts first, as jury estimate names it; --judge names another):\n",
@@ -67,4 +65,24 @@ fn summary(
     }
     out.push('\n');
     Ok(out)
+}
+
+/// How the headline configuration is chosen (the ranking's order, and
+/// `--judge`), and the estimates whose accuracy line names it.
+fn headline_choice(
+    store: &crate::store::Store,
+    a: &TrustArgs,
+    readings: &crate::report::pairs::Readings,
+) -> anyhow::Result<(
+    crate::report::headline::Choice,
+    Vec<crate::report::estimate::Estimate>,
+)> {
+    let (pairs, _) = crate::report::pairs::Builder::read(store)?.finish_with_positions();
+    let rankings = crate::report::rank::rankings(&pairs, None, 50, crate::report::DEFAULT_SEED);
+    drop(pairs);
+    let choice = crate::report::headline::Choice::new(&rankings, a.judge.as_deref());
+    let sampling =
+        crate::report::estimate::Sampling::read(store, a.sampled_only, a.include_judge_selected)?;
+    let es = crate::report::estimate::estimates(readings, 0.05, a.who.as_deref(), &sampling);
+    Ok((choice, es))
 }

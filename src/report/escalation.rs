@@ -1,19 +1,18 @@
 //! The escalation queue (`jury trust --needs-person`, the workbench's "needs
 //! a person" filter): the combinations no person has labelled whose
 //! verdict cannot stand without one. Per classification, the verdicts of
-//! the trusted configuration ([`super::trust::best_per_classification`])
-//! below its threshold, without a confidence or undecided; and where no
+//! the configuration the trust headline names ([`super::headline::trusts`]:
+//! the user's choice, else the ranking's first) below its threshold, without a confidence or undecided; and where no
 //! judge is trusted (no verdict with a confidence, or no threshold meets
 //! the guarantee), every judged combination no person labelled — nothing
 //! trusted means everything needs a person, never that nothing does.
 
+use super::headline::{Choice, Named};
 use super::pairs::{Confident, Readings};
-use super::trust::{
-    NO_CONFIDENCE, Trust, VIEW_ALPHA, VIEW_DELTA, VIEW_MIN_CALIBRATION, best_per_classification,
-    read_thresholds,
-};
+use super::trust::{NO_CONFIDENCE, Trust, VIEW_ALPHA, VIEW_DELTA, VIEW_MIN_CALIBRATION};
 use crate::domain::{ComboKey, Value};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -32,18 +31,20 @@ pub struct Escalation {
     pub threshold: Option<f64>,
 }
 
-/// Whether some classification has a judge configuration with a threshold.
-pub fn any_trusted(ts: &[Trust]) -> bool {
-    ts.iter().any(|t| t.threshold.is_some())
+/// Whether some classification's headline configuration has a threshold.
+pub fn any_trusted(named: &BTreeMap<&str, Named<'_>>) -> bool {
+    named
+        .values()
+        .any(|n| n.trust.is_some_and(|t| t.threshold.is_some()))
 }
 
 /// The escalation queue, in the readings' order: per classification, the
-/// trusted configuration's verdicts that cannot stand (below its threshold,
+/// headline's configuration (`named`, from [`super::headline::trusts`])
+/// when it has a threshold: its verdicts that cannot stand (below its threshold,
 /// without a confidence, undecided) on combinations no person labelled
 /// (for that persona); for a classification no judge is trusted for, each
 /// judged combination no person labelled, once.
-pub fn needs_a_person(readings: &Readings, ts: &[Trust]) -> Vec<Escalation> {
-    let trusted = best_per_classification(ts);
+pub fn needs_a_person(readings: &Readings, named: &BTreeMap<&str, Named<'_>>) -> Vec<Escalation> {
     let labelled: HashSet<(&str, &ComboKey)> = readings
         .labels
         .iter()
@@ -55,8 +56,9 @@ pub fn needs_a_person(readings: &Readings, ts: &[Trust]) -> Vec<Escalation> {
         if labelled.contains(&(&**persona, &**key)) {
             continue;
         }
-        let trusted = trusted
+        let trusted = named
             .get(key.classification_id.as_str())
+            .and_then(|n| n.trust)
             .filter(|t| t.threshold.is_some());
         let Some(t) = trusted else {
             // No judge is trusted here: the combination needs a person,
@@ -99,21 +101,34 @@ pub fn needs_a_person(readings: &Readings, ts: &[Trust]) -> Vec<Escalation> {
 
 /// The escalation queue of the whole store at the views' levels, every
 /// label counted (the workbench's "needs a person" filter), and whether
-/// any judge is trusted.
+/// any judge is trusted: per classification the configuration the ranking
+/// puts first, as the agreement view's trust line names it.
 pub fn escalation_queue(
     store: &crate::store::Store,
 ) -> crate::store::Result<(Vec<Escalation>, bool)> {
-    let (readings, ts) = read_thresholds(
-        store,
+    let builder = super::pairs::Builder::read(store)?;
+    let readings = builder.readings_with_confidence();
+    let (pairs, _) = builder.finish_with_positions();
+    let rankings = super::rank::rankings(&pairs, None, QUEUE_RESAMPLES, super::DEFAULT_SEED);
+    drop(pairs);
+    let choice = Choice::new(&rankings, None);
+    let sampling = super::estimate::Sampling::read(store, false, false)?;
+    let ts = super::trust::thresholds(
+        &readings,
         VIEW_ALPHA,
         VIEW_DELTA,
         VIEW_MIN_CALIBRATION,
         None,
-        false,
-        false,
-    )?;
-    Ok((needs_a_person(&readings, &ts), any_trusted(&ts)))
+        &sampling,
+    );
+    let es = super::estimate::estimates(&readings, 0.05, None, &sampling);
+    let named = super::headline::trusts(&ts, &es, &choice);
+    Ok((needs_a_person(&readings, &named), any_trusted(&named)))
 }
+
+/// Resamples of the ranking that orders the configurations (its order is
+/// its point estimates', so few do).
+const QUEUE_RESAMPLES: usize = 50;
 
 /// Why no judge is trusted, for the queue's first line.
 fn why_untrusted(ts: &[Trust]) -> String {
@@ -132,9 +147,9 @@ fn pct(x: f64) -> String {
 }
 
 /// The escalation queue as text: one line per combination that needs a
-/// person, headed by whether any judge is trusted.
-pub fn needs_table(queue: &[Escalation], ts: &[Trust]) -> String {
-    let trusted = any_trusted(ts);
+/// person, headed by whether any judge is trusted (`trusted`: some
+/// headline configuration has a threshold, [`any_trusted`]).
+pub fn needs_table(queue: &[Escalation], ts: &[Trust], trusted: bool) -> String {
     let mut out = match (queue.is_empty(), trusted) {
         (true, true) => return "No verdict of a trusted configuration needs a person.".to_string(),
         (true, false) => {

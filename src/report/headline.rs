@@ -17,7 +17,10 @@ pub struct Choice {
 }
 
 impl Choice {
-    /// The rankings' order, and the user's choice if any.
+    /// The rankings' order, and the user's choice if any. The rankings must
+    /// not be split by classification or perspective (each configuration
+    /// ranked once): a flattened split would rank one classification's
+    /// candidates in another's order (see [`for_report`]).
     pub fn new(rankings: &[Ranking], user: Option<&str>) -> Choice {
         Choice {
             ranked: rankings
@@ -70,6 +73,32 @@ impl Choice {
     }
 }
 
+/// The headline's choice for a report ranked `--by by` (`rankings`, made
+/// from `pairs`): `--by classification` or `--by perspective` rank each
+/// value apart, and a headline ranked in the order of all of them would
+/// name, for classification B, the configuration classification A's
+/// ranking puts first. There the headline ranks the pairs as one, as
+/// without `--by` and as `jury estimate` and `jury trust` do, so a
+/// classification's headline names the same configuration whatever `--by`.
+pub fn for_report(
+    pairs: &std::collections::BTreeMap<super::pairs::Comparison, Vec<super::pairs::Pair>>,
+    by: Option<super::GroupBy>,
+    rankings: &[Ranking],
+    resamples: usize,
+    seed: u64,
+) -> Choice {
+    use super::GroupBy;
+    match by {
+        Some(GroupBy::Classification | GroupBy::Perspective) => {
+            Choice::new(&super::rank::rankings(pairs, None, resamples, seed), None)
+        }
+        // Mode, model and persona do not split the ranking (rank::rankings).
+        None | Some(GroupBy::Mode | GroupBy::Model | GroupBy::Persona) => {
+            Choice::new(rankings, None)
+        }
+    }
+}
+
 /// Configurations with verdicts that no ranking lists because no person
 /// labelled what they judged: "awag mode 2 · m as kenton — not ranked: no
 /// labels under persona kenton". Said, never dropped silently.
@@ -114,6 +143,97 @@ pub fn unranked(readings: &super::pairs::Readings, rankings: &[Ranking]) -> Vec<
                 crate::sanitize::one_line(judge, 50),
                 crate::sanitize::one_line(config, 60),
             )
+        })
+        .collect()
+}
+
+/// One classification's headline configuration and its trust thresholds.
+#[derive(Debug, Clone, Copy)]
+pub struct Named<'a> {
+    pub judge: &'a str,
+    pub persona: &'a str,
+    /// The perspective the accuracy line is about (the configuration's
+    /// with the most labels); `None` when no accuracy line names one.
+    pub perspective: Option<&'a str>,
+    /// Its thresholds on that perspective; `None`: its verdicts there
+    /// carry no confidence.
+    pub trust: Option<&'a super::trust::Trust>,
+}
+
+/// Per classification, the configuration the headlines name (the one the
+/// accuracy line names, [`super::estimate::render::chosen`], on the same
+/// perspective; else the one the user chose or the ranking puts first
+/// among those with a confidence, on its perspective with the most
+/// calibration pairs) and its thresholds. The trust line and the
+/// escalation queue (`jury trust --needs-person`, the workbench's "needs a
+/// person") both read it, so the configuration the headline trusts is the
+/// one whose verdicts the queue sends to a person, and the accuracy and
+/// trust lines are about one perspective. It is one of the K
+/// configurations each calibrated at δ/K, so the guarantee holds for it
+/// at δ.
+pub fn trusts<'a>(
+    ts: &'a [super::trust::Trust],
+    estimates: &'a [super::estimate::Estimate],
+    choice: &Choice,
+) -> std::collections::BTreeMap<&'a str, Named<'a>> {
+    use std::collections::BTreeMap;
+    type Who<'a> = (&'a str, &'a str, Option<&'a str>);
+    let named: BTreeMap<&str, Who<'_>> = super::estimate::render::chosen(estimates, choice)
+        .into_iter()
+        .map(|e| {
+            (
+                e.classification.as_str(),
+                (
+                    e.judge.as_str(),
+                    e.persona.as_str(),
+                    Some(e.perspective.as_str()),
+                ),
+            )
+        })
+        .collect();
+    let mut by_class: BTreeMap<&str, Vec<&super::trust::Trust>> = BTreeMap::new();
+    for t in ts.iter().filter(|t| t.n_judged > 0) {
+        by_class.entry(&t.classification).or_default().push(t);
+    }
+    let mut classes: std::collections::BTreeSet<&str> = by_class.keys().copied().collect();
+    classes.extend(named.keys().copied());
+    classes
+        .into_iter()
+        .filter_map(|c| {
+            let candidates = by_class.get(c).map(Vec::as_slice).unwrap_or_default();
+            let (judge, persona, perspective) = match named.get(c) {
+                Some(&who) => who,
+                None => {
+                    let i = choice.pick(
+                        candidates,
+                        |t| (t.judge.as_str(), t.persona.as_str()),
+                        |t| t.n_calibration,
+                    )?;
+                    (
+                        candidates[i].judge.as_str(),
+                        candidates[i].persona.as_str(),
+                        None,
+                    )
+                }
+            };
+            let trust = candidates
+                .iter()
+                .copied()
+                .filter(|t| {
+                    t.judge == judge
+                        && t.persona == persona
+                        && perspective.is_none_or(|p| t.perspective == p)
+                })
+                .max_by(|a, b| a.n_calibration.cmp(&b.n_calibration));
+            Some((
+                c,
+                Named {
+                    judge,
+                    persona,
+                    perspective: perspective.or(trust.map(|t| t.perspective.as_str())),
+                    trust,
+                },
+            ))
         })
         .collect()
 }

@@ -234,6 +234,12 @@ pub struct Scope {
     /// classification ([`Report::estimates`], [`Report::trust`]), from the
     /// same read of the store: the views that head with them ask for it.
     pub estimates: bool,
+    /// The estimates and trust on every item even when `items` narrows
+    /// the figures: the listed items were chosen by the judge's verdicts
+    /// (judge≠human, a trusted judge's "needs a person", a `judge:`
+    /// search), and accuracy or trust on a population the judge chose is
+    /// biased. The headlines say so.
+    pub heads_on_all: bool,
 }
 
 impl Scope {
@@ -243,8 +249,20 @@ impl Scope {
             side,
             items: None,
             estimates: false,
+            heads_on_all: false,
         }
     }
+}
+
+/// The headlines' first line when they are on every item while the
+/// figures are on the listed ones ([`Scope::heads_on_all`]).
+fn heads_note(scope: &Scope) -> Option<String> {
+    let n = scope.items.as_ref()?.len();
+    scope.heads_on_all.then(|| {
+        format!(
+            "accuracy and trust on every item, not the {n} listed: the list is made of the judge's verdicts, which would choose the population"
+        )
+    })
 }
 
 /// Told when each stage of [`Report::build`] ends.
@@ -433,7 +451,9 @@ impl Report {
         // configuration they name.
         let heads = if scope.estimates {
             let mut readings = builder.readings_with_confidence();
-            estimate::restrict(&mut readings, on, items);
+            // On a list the judge chose, the headlines stay on every item.
+            let head_items = if scope.heads_on_all { None } else { items };
+            estimate::restrict(&mut readings, on, head_items);
             let sampling = estimate::Sampling::read(store, false, false)?;
             let es = estimate::estimates(&readings, 0.05, None, &sampling);
             let pooled = estimate::pooled(&readings, 0.05, None, &sampling);
@@ -488,10 +508,13 @@ impl Report {
         stage.done("prompt version changes");
         let rankings = rank::rankings(&pairs, by, paired_resamples, seed);
         stage.done("ranking");
-        let choice = headline::Choice::new(&rankings, None);
+        let choice = headline::for_report(&pairs, by, &rankings, paired_resamples, seed);
         let (estimates, estimate_details, trust, unranked) = match heads {
             Some((readings, es, pooled, ts)) => (
-                estimate::headlines(&es, &pooled, &choice),
+                heads_note(scope)
+                    .into_iter()
+                    .chain(estimate::headlines(&es, &pooled, &choice))
+                    .collect(),
                 estimate::render::error_lines(&es, &choice),
                 trust::headlines(&ts, &es, &choice),
                 headline::unranked(&readings, &rankings),

@@ -4,7 +4,10 @@
 //! shared): computed twice, the two bootstraps drew the pairs in different
 //! orders and printed two intervals for one figure (0.70 [0.51, 0.85]
 //! beside 0.705 [0.52, 0.86]). The ranking takes the group's figure, so the
-//! report shows one.
+//! report shows one. Only then: with several people per combination the
+//! ranking's intervals resample the combination (clustered) and the
+//! group's each pair, so equal counts are not the same figure; each
+//! combination must appear once.
 
 use super::GroupFigures;
 use super::pairs::{Comparison, Pair};
@@ -34,6 +37,7 @@ pub fn share_group_figures(
                     && g.figures.n == n_shared
                     && ps.len() == n_shared
                     && ps.iter().all(|p| persona_of(&c.persona, &p.ctx.persona))
+                    && once_each(ps)
             });
             if let Some((g, _)) = same {
                 c.agreement = g.figures.percent_agreement;
@@ -42,6 +46,15 @@ pub fn share_group_figures(
             }
         }
     }
+}
+
+/// Whether each combination (persona, item, classification, perspective)
+/// appears in one pair only: one person per combination, so resampling
+/// pairs is resampling combinations.
+fn once_each(ps: &[&Pair]) -> bool {
+    let mut seen = std::collections::HashSet::with_capacity(ps.len());
+    ps.iter()
+        .all(|p| seen.insert((&*p.ctx.persona, &*p.ctx.key)))
 }
 
 /// Whether a pair's persona is the configuration's (one persona, or one of

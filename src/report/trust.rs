@@ -11,11 +11,13 @@
 //! reads it, or one person's). The guarantee holds only when the labelled
 //! combinations are a random sample of those judged.
 //!
-//! The views trust, per classification, the configuration whose threshold
-//! lets the most verdicts stand ([`best_per_classification`]). Choosing the
-//! best of K calibrated configurations breaks the guarantee (in simulation
-//! it failed 6–8 % of the time among 3 and 16–28 % among 10, target ≤ δ),
-//! so each of the K configurations that could be chosen is calibrated at
+//! The headlines and the escalation queue trust, per classification, the
+//! configuration the headline names: the one the user chose or the ranking
+//! puts first ([`super::headline::trusts`]). Choosing among K calibrated
+//! configurations by the data can break the guarantee (choosing the most
+//! coverage failed 6–8 % of the time among 3 and 16–28 % among 10 in
+//! simulation, target ≤ δ), so each of the K configurations that could be
+//! chosen is calibrated at
 //! δ/K (Bonferroni): whichever is chosen keeps 1 − δ.
 
 use super::estimate::{Sampling, people_reading, reading};
@@ -353,58 +355,38 @@ pub fn headlines(
     estimates: &[super::estimate::Estimate],
     choice: &super::headline::Choice,
 ) -> Vec<String> {
-    let named: BTreeMap<&str, (&str, &str)> = super::estimate::render::chosen(estimates, choice)
-        .into_iter()
-        .map(|e| {
-            (
-                e.classification.as_str(),
-                (e.judge.as_str(), e.persona.as_str()),
-            )
-        })
+    let any_confidence: std::collections::BTreeSet<&str> = ts
+        .iter()
+        .filter(|t| t.n_judged > 0)
+        .map(|t| t.classification.as_str())
         .collect();
-    let mut by_class: BTreeMap<&str, Vec<&Trust>> = BTreeMap::new();
-    for t in ts.iter().filter(|t| t.n_judged > 0) {
-        by_class.entry(&t.classification).or_default().push(t);
-    }
-    let mut classes: std::collections::BTreeSet<&str> = by_class.keys().copied().collect();
-    classes.extend(named.keys().copied());
-    classes
+    super::headline::trusts(ts, estimates, choice)
         .into_iter()
-        .filter_map(|c| {
-            let candidates = by_class.get(c).map(Vec::as_slice).unwrap_or_default();
-            let (j, p) = match named.get(c) {
-                Some(&jp) => jp,
-                None => {
-                    let i = choice.pick(
-                        candidates,
-                        |t| (t.judge.as_str(), t.persona.as_str()),
-                        |t| t.n_calibration,
-                    )?;
-                    (candidates[i].judge.as_str(), candidates[i].persona.as_str())
-                }
-            };
-            let mine = candidates
-                .iter()
-                .filter(|t| t.judge == j && t.persona == p)
-                .max_by(|a, b| a.n_calibration.cmp(&b.n_calibration));
-            Some(match mine {
+        .filter_map(|(c, named)| {
+            Some(match named.trust {
                 Some(t) => headline(t),
                 // Only say so where some configuration has a confidence.
-                None if candidates.is_empty() => return None,
+                None if !any_confidence.contains(c) => return None,
                 None => format!(
-                    "{c}: {} as {} has no confidence on its verdicts: no threshold (run it with --confidence logprobs)",
-                    crate::sanitize::one_line(j, 40),
-                    crate::sanitize::one_line(p, 20)
+                    "{c}: {} as {} has no confidence on its verdicts{}: no threshold (run it with --confidence logprobs)",
+                    crate::sanitize::one_line(named.judge, 40),
+                    crate::sanitize::one_line(named.persona, 20),
+                    named.perspective.map_or(String::new(), |p| format!(
+                        " (perspective {})",
+                        crate::sanitize::one_line(p, 30)
+                    ))
                 ),
             })
         })
         .collect()
 }
 
-/// Per classification, the configuration a triage session trusts: the one
-/// whose threshold lets the most verdicts stand without a person, else the
-/// one with the most calibration pairs. Only configurations whose verdicts
-/// carry a confidence.
+/// Per classification, the configuration whose threshold lets the most
+/// verdicts stand without a person, else the one with the most calibration
+/// pairs (only configurations whose verdicts carry a confidence). The views
+/// do not choose this way (they trust the headline's configuration,
+/// [`super::headline::trusts`]); it is the choice the δ/K calibration is
+/// checked against in simulation, the one most driven by the data.
 pub fn best_per_classification(ts: &[Trust]) -> BTreeMap<&str, &Trust> {
     let mut best: BTreeMap<&str, &Trust> = BTreeMap::new();
     for t in ts.iter().filter(|t| t.n_judged > 0) {
@@ -513,7 +495,8 @@ mod tests {
         add(&other, "x", Value::Likert(5), sure(Value::Likert(5), 0.1));
         let t = thresholds(&readings, 0.2, 0.1, 10, None, &none);
         assert_eq!(t.len(), 2);
-        let queue = needs_a_person(&readings, &t);
+        let named = crate::report::headline::trusts(&t, &[], &Default::default());
+        let queue = needs_a_person(&readings, &named);
         let items: Vec<&str> = queue.iter().map(|e| e.key.item_id.as_str()).collect();
         assert_eq!(items, ["i35", "i36", "i37", "i38", "i39", "low", "unknown"]);
         assert!(

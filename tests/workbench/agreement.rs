@@ -33,7 +33,8 @@ fn opening_asks_for_the_figures_and_the_answer_draws_table_matrix_and_chart() {
                 scope: jury::report::Scope {
                     side: None,
                     items: None,
-                    estimates: true
+                    estimates: true,
+                    ..
                 },
                 ..
             }

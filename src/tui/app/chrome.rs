@@ -173,6 +173,9 @@ pub struct AgreementState {
     pub side: Option<crate::domain::Side>,
     /// The listed items the figures are limited to (`None`: every item).
     pub items: Option<std::sync::Arc<crate::report::ItemSet>>,
+    /// The estimates and trust on every item: the list was made of the
+    /// judge's verdicts (`report::Scope::heads_on_all`).
+    pub heads_on_all: bool,
     /// Each group's pairs as matrix cells (`figures[i]` ↔ `cells[i]`);
     /// empty until the background task sends them.
     pub cells: Vec<crate::report::GroupCells>,

@@ -155,6 +155,10 @@ pub struct Workspace {
     /// person (`report::trust::escalation_queue`); `None` until the "needs a
     /// person" filter first asks, and again after a run wrote verdicts.
     pub escalations: Option<HashMap<String, Vec<(String, ComboKey)>>>,
+    /// Whether the queue came from a trusted judge's verdicts (some
+    /// headline configuration has a threshold): only then did the judge
+    /// choose what is in it (`Escalations::trusted`).
+    pub escalations_trusted: bool,
     /// The queue was asked for and has not arrived yet.
     pub escalations_asked: bool,
 }
@@ -246,6 +250,7 @@ impl Workspace {
             rows_for,
             cls_values,
             escalations: None,
+            escalations_trusted: false,
             escalations_asked: false,
         };
         for mut v in data.verdicts {

@@ -33,6 +33,7 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::Agreement => {
             let side = app.choices.split_side;
             let items = listed_items(app);
+            let heads_on_all = items.is_some() && super::selection::list_chosen_by_judge(app);
             let req = app.data.take_req();
             fx.push(Effect::LoadAgreement {
                 req,
@@ -40,6 +41,7 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                     side,
                     items: items.clone(),
                     estimates: true,
+                    heads_on_all,
                 },
             });
             View::Agreement(AgreementState {
@@ -52,6 +54,7 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 estimates: Vec::new(),
                 side,
                 items,
+                heads_on_all,
                 cells: Vec::new(),
                 cell: None,
                 progress: super::drill::annotator_progress(app),
@@ -148,6 +151,7 @@ pub fn cycle_split(app: &mut App, fx: &mut Vec<Effect>) {
             side: a.side,
             items: a.items.clone(),
             estimates: true,
+            heads_on_all: a.heads_on_all,
         },
     });
 }
@@ -235,6 +239,7 @@ pub fn escalations_loaded(app: &mut App, r: Result<crate::tui::msg::Escalations,
             .push((persona, key));
     }
     app.data.escalations = Some(by_item);
+    app.data.escalations_trusted = trusted;
     for i in 0..app.data.items.len() {
         app.data.refresh_marks(i);
     }

@@ -7,10 +7,15 @@
 //! by this person on the same classification and perspective (an item
 //! skipped with `j` makes every later label chosen). A label given in a list
 //! made of the judge's verdicts (the disagreement-first orders, the
-//! low-confidence order, the judge≠human and "needs a person" filters, a
-//! `judge:` search term) is selected by the judge: its combination was
-//! picked because of what the judge said, which biases PPI and trust the
-//! most. Anything else is recorded as neither ("not recorded as sampled").
+//! low-confidence order, the judge≠human filter, the "needs a person"
+//! filter while a judge is trusted, a `judge:` search term) is selected by
+//! the judge: its combination was picked because of what the judge said,
+//! which biases PPI and trust the most. While no judge is trusted "needs a
+//! person" lists every unlabelled judged combination, whatever any judge
+//! said: its labels are chosen, not the judge's (else PPI and trust would
+//! drop the very labels the workbench asked for, and no judge would ever
+//! become trusted). Anything else is recorded as neither ("not recorded as
+//! sampled").
 
 use crate::domain::ComboKey;
 use crate::store::Selected;
@@ -32,7 +37,7 @@ pub fn selection(app: &App, key: &ComboKey) -> Option<Selected> {
     if judge_order {
         return Some(Selected::Judge(list.order.name()));
     }
-    if list.filter.reads_judge() {
+    if filter_chosen_by_judge(app) {
         return Some(Selected::Judge(list.filter.name()));
     }
     if list.query.reads_judge() {
@@ -42,6 +47,23 @@ pub fn selection(app: &App, key: &ComboKey) -> Option<Selected> {
         return None;
     }
     Some(Selected::Sample(SAMPLE_SEED))
+}
+
+/// Whether the list's filter is made of the judge's choices: judge≠human,
+/// and "needs a person" only while the queue is a trusted judge's (without
+/// one it is every unlabelled judged combination).
+pub fn filter_chosen_by_judge(app: &App) -> bool {
+    match app.list.filter {
+        Filter::NeedsPerson => app.data.escalations.is_some() && app.data.escalations_trusted,
+        f => f.reads_judge(),
+    }
+}
+
+/// Whether the listed items were chosen by the judge's verdicts: its filter
+/// ([`filter_chosen_by_judge`]) or a search term on the judge. The
+/// agreement view's accuracy and trust then stay on every item.
+pub fn list_chosen_by_judge(app: &App) -> bool {
+    filter_chosen_by_judge(app) || app.list.query.reads_judge()
 }
 
 /// The focused item is the sample order's next one for `key`'s row: nothing

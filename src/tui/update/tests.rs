@@ -7,8 +7,11 @@ use crate::tui::fixtures::*;
 use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
+mod agreement_heads;
 mod escalations;
 mod escalations_untrusted;
+// A label under "needs a person" is the judge's choice only while a judge is trusted.
+mod needs_person_selection;
 // Come back later (unsure/skip marks) and tags on labels.
 mod marks;
 // Notes as first-class text, and the search reaching the body and reasoning.
