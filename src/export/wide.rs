@@ -2,7 +2,8 @@
 //! perspective and persona, with the classifier's value, each judge
 //! configuration's standing verdict (and its confidence when known) and each
 //! person's label and note in columns of their own — the shape a spreadsheet or
-//! pandas wants. The standing verdicts and labels are the ones the report
+//! pandas wants. Tag columns only for the labels that carry tags; each mark
+//! with its note. The standing verdicts and labels are the ones the report
 //! reads ([`crate::report::pairs`]), so the two never disagree.
 
 use super::ExportError;
@@ -32,8 +33,9 @@ struct Row {
     labels: HashMap<usize, Value>,
     /// Per label column: the note on that label, when it has one.
     notes: HashMap<usize, String>,
-    /// Per marking person: their "come back later" mark (never a label).
-    marks: HashMap<usize, crate::domain::MarkKind>,
+    /// Per marking person: their "come back later" mark (never a label)
+    /// and its note (empty when it has none).
+    marks: HashMap<usize, (crate::domain::MarkKind, String)>,
 }
 
 /// Who gets a column: each judge configuration, each person on each scale
@@ -42,6 +44,9 @@ struct Row {
 struct Columns<'a> {
     judges: Vec<&'a str>,
     people: Vec<(&'a str, &'a str)>,
+    /// The label columns (indexes into `people`) some label of which
+    /// carries a tag: a tag column no one used is only noise.
+    tagged: Vec<usize>,
     markers: Vec<String>,
 }
 
@@ -69,11 +74,15 @@ impl Columns<'_> {
             columns.push(format!("label:{slot}"));
             columns.push(format!("note:{slot}"));
         }
-        for (who, scale) in &self.people {
+        for &p in &self.tagged {
+            let (who, scale) = self.people[p];
             columns.push(format!("tags:{}", self.slot(who, scale)));
         }
+        // Each mark followed by its note, as a label by its note.
         for who in &self.markers {
-            columns.push(format!("mark:{}", part(who)));
+            let who = part(who);
+            columns.push(format!("mark:{who}"));
+            columns.push(format!("mark_note:{who}"));
         }
         columns
     }
@@ -109,7 +118,7 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
         .iter()
         .map(|(_, _, who, v)| (&**who, v.scale().as_str()))
         .collect();
-    let cols = Columns {
+    let mut cols = Columns {
         judges: readings
             .verdicts
             .iter()
@@ -118,6 +127,7 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
             .into_iter()
             .collect(),
         people: people.into_iter().collect(),
+        tagged: Vec::new(),
         markers: marks
             .iter()
             .map(|m| m.who.clone())
@@ -127,6 +137,12 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
     };
     let mut rows = standing(&readings, &cols);
     let tags = labels_and_marks(store, &cols, &marks, &mut rows)?;
+    cols.tagged = tags
+        .values()
+        .flat_map(|t| t.keys().copied())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let classifier = classifier_choices(store, &rows)?;
 
     let columns = cols.names();
@@ -234,7 +250,7 @@ fn labels_and_marks(
         rows.entry(key_of(&m.persona_id, &m.key))
             .or_default()
             .marks
-            .insert(at, m.mark);
+            .insert(at, (m.mark, m.note.clone()));
     }
     Ok(tags)
 }
@@ -291,20 +307,24 @@ fn cells_of(
         cells.push(text(row.notes.get(&p)));
     }
     let row_tags = tags.get(key);
-    for p in 0..cols.people.len() {
+    for p in &cols.tagged {
         // Sorted and comma-joined: one cell a spreadsheet filters on.
         cells.push(
             row_tags
-                .and_then(|t| t.get(&p))
+                .and_then(|t| t.get(p))
                 .map_or(Json::Null, |t| Json::String(crate::domain::join_tags(t))),
         );
     }
     for m in 0..cols.markers.len() {
-        cells.push(
-            row.marks
-                .get(&m)
-                .map_or(Json::Null, |k| Json::String(k.as_str().into())),
-        );
+        let (mark, note) = row
+            .marks
+            .get(&m)
+            .map_or((Json::Null, Json::Null), |(k, n)| {
+                let note = (!n.is_empty()).then(|| Json::String(n.clone()));
+                (Json::String(k.as_str().into()), note.unwrap_or(Json::Null))
+            });
+        cells.push(mark);
+        cells.push(note);
     }
     cells
 }

@@ -34,4 +34,5 @@ mod runs_list;
 mod show_request;
 mod tags_marks;
 mod wide_export;
+mod wide_mark_notes;
 mod wide_names;
