@@ -6,8 +6,8 @@
 #![cfg(feature = "tui")]
 
 use super::batch_runs::{
-    ITEMS, batch_run, batch_server, demo, direct_requests, spawn_batch_run, summary, verdicts,
-    wait_while_running,
+    ITEMS, batch_export, batch_run, batch_server, demo, direct_requests, spawn_batch_run, summary,
+    verdicts, wait_while_running,
 };
 use crate::common;
 use common::{RUN_AS_KENTON, ServerRt, Workspace, text};
@@ -79,27 +79,7 @@ fn a_resume_after_an_export_leaves_its_combinations_to_the_import() {
     let ws = Workspace::sample();
     let srv = ServerRt::demo();
     let out_path = ws.path("requests.jsonl");
-    let out = ws
-        .cmd()
-        .env("OPENAI_BASE_URL", srv.url())
-        .args([
-            "batch",
-            "export",
-            "--out",
-            out_path.to_str().expect("utf-8"),
-        ])
-        .args(&RUN_AS_KENTON[1..])
-        .args([
-            "--mode",
-            "1",
-            "--items",
-            ITEMS,
-            "--batch-size",
-            "2",
-            "--json",
-        ])
-        .output()
-        .expect("jury");
+    let out = batch_export(&ws, &srv, &out_path);
     common::assert_success(&out, &["batch export"]);
     let out = ws.judge(
         &srv.url(),

@@ -129,3 +129,23 @@ pub(crate) fn looked_at_a_batch(srv: &ServerRt) -> bool {
         .iter()
         .any(|r| r.method == "GET" && r.path.contains("/batches/"))
 }
+
+/// `jury batch export --out OUT` of the mode-1 run over [`ITEMS`] in
+/// batches of two (as [`batch_run`] sends it), against `srv`.
+pub(crate) fn batch_export(ws: &Workspace, srv: &ServerRt, out: &std::path::Path) -> Output {
+    ws.cmd()
+        .env("OPENAI_BASE_URL", srv.url())
+        .args(["batch", "export", "--out", out.to_str().expect("utf-8")])
+        .args(&RUN_AS_KENTON[1..])
+        .args([
+            "--mode",
+            "1",
+            "--items",
+            ITEMS,
+            "--batch-size",
+            "2",
+            "--json",
+        ])
+        .output()
+        .expect("spawn jury")
+}

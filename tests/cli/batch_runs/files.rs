@@ -8,27 +8,7 @@ fn export_then_import_matches_every_line() {
     let ws = Workspace::sample();
     let srv = ServerRt::demo();
     let out_path = ws.path("requests.jsonl");
-    let out = ws
-        .cmd()
-        .env("OPENAI_BASE_URL", srv.url())
-        .args([
-            "batch",
-            "export",
-            "--out",
-            out_path.to_str().expect("utf-8"),
-        ])
-        .args(&RUN_AS_KENTON[1..])
-        .args([
-            "--mode",
-            "1",
-            "--items",
-            ITEMS,
-            "--batch-size",
-            "2",
-            "--json",
-        ])
-        .output()
-        .expect("spawn jury");
+    let out = batch_export(&ws, &srv, &out_path);
     common::assert_success(&out, &["batch export"]);
     let s = summary(&out);
     assert_eq!(s["status"], "queued", "{s}");
