@@ -204,6 +204,7 @@ impl BatchApi {
             });
         }
         let due = match call {
+            Call::Upload => &mut f.failing_uploads,
             Call::Look => &mut f.failing_looks,
             Call::Download => &mut f.failing_downloads,
             _ => return None,

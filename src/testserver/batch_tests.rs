@@ -33,10 +33,7 @@ async fn a_batch_goes_from_validating_to_completed_with_its_answers() {
     })
     .await;
     let file = client
-        .upload(
-            "r.jsonl",
-            format!("{}\n{}\n", line(0), line(1)).into_bytes(),
-        )
+        .upload("r.jsonl", format!("{}\n{}\n", line(0), line(1)).as_bytes())
         .await
         .expect("upload");
     let b = client.create(&file, "t").await.expect("create");
@@ -72,10 +69,7 @@ async fn an_expired_batch_answers_part_and_a_cancelled_one_none() {
     })
     .await;
     let file = client
-        .upload(
-            "r.jsonl",
-            format!("{}\n{}\n", line(0), line(1)).into_bytes(),
-        )
+        .upload("r.jsonl", format!("{}\n{}\n", line(0), line(1)).as_bytes())
         .await
         .expect("upload");
     let mut b = client.create(&file, "t").await.expect("create");
@@ -138,7 +132,7 @@ mod faults {
             };
             let (_server, _api, client) = with_faults(BatchScript::default(), faults).await;
             let got = match call {
-                Call::Upload => client.upload("r.jsonl", two_lines()).await.map(|_| ()),
+                Call::Upload => client.upload("r.jsonl", &two_lines()).await.map(|_| ()),
                 Call::Create => client.create("file-1", "t").await.map(|_| ()),
                 Call::Look => client.get("batch_1").await.map(|_| ()),
                 Call::List => client.find("file-1", 1).await.map(|_| ()),
@@ -173,7 +167,10 @@ mod faults {
             ..Faults::default()
         };
         let (_server, api, client) = with_faults(BatchScript::default(), faults).await;
-        let file = client.upload("r.jsonl", two_lines()).await.expect("upload");
+        let file = client
+            .upload("r.jsonl", &two_lines())
+            .await
+            .expect("upload");
         let got = client.create(&file, "t").await;
         let Err(ApiFault::Lasting(why)) = got else {
             panic!("{got:?}")
@@ -207,13 +204,19 @@ mod faults {
     #[tokio::test]
     async fn a_batch_whose_create_answer_was_lost_is_found_by_its_file() {
         let (_server, api, client) = with_faults(BatchScript::default(), Faults::default()).await;
-        let other = client.upload("o.jsonl", two_lines()).await.expect("upload");
+        let other = client
+            .upload("o.jsonl", &two_lines())
+            .await
+            .expect("upload");
         client.create(&other, "other").await.expect("create");
         api.set_faults(Faults {
             drop_create_answers: 1,
             ..Faults::default()
         });
-        let file = client.upload("r.jsonl", two_lines()).await.expect("upload");
+        let file = client
+            .upload("r.jsonl", &two_lines())
+            .await
+            .expect("upload");
         let got = client.create(&file, "t").await;
         assert!(matches!(got, Err(ApiFault::Passing(_))), "{got:?}");
         assert_eq!(api.created().len(), 2, "the server made it");
@@ -230,7 +233,10 @@ mod faults {
         for failure in [Failure::Unavailable, Failure::TooMany, Failure::Dropped] {
             let (_server, api, client) =
                 with_faults(BatchScript::default(), Faults::default()).await;
-            let file = client.upload("r.jsonl", two_lines()).await.expect("upload");
+            let file = client
+                .upload("r.jsonl", &two_lines())
+                .await
+                .expect("upload");
             let b = client.create(&file, "t").await.expect("create");
             api.set_faults(Faults {
                 failing_looks: 4,
@@ -257,7 +263,10 @@ mod faults {
             ..Faults::default()
         };
         let (_server, _api, client) = with_faults(BatchScript::default(), faults).await;
-        let file = client.upload("r.jsonl", two_lines()).await.expect("upload");
+        let file = client
+            .upload("r.jsonl", &two_lines())
+            .await
+            .expect("upload");
         let b = client.create(&file, "t").await.expect("create");
         let started = tokio::time::Instant::now();
         let got = client.cancel(&b.id).await;

@@ -119,6 +119,34 @@ fn failing_polls_and_downloads_are_tried_again() {
     }
 }
 
+/// A 503, a 429 or a dropped connection on the upload of the request file
+/// is tried again: the run goes on to one batch and every verdict. One 503
+/// used to end the run before any batch was made.
+#[test]
+fn a_failing_upload_is_tried_again_and_one_batch_is_made() {
+    for failure in [Failure::Unavailable, Failure::TooMany, Failure::Dropped] {
+        let (srv, api) = batch_server(BatchScript::default());
+        api.set_faults(Faults {
+            failing_uploads: 2,
+            failure,
+            ..Faults::default()
+        });
+        let ws = Workspace::sample();
+        let out = batch_run(&ws, &srv, &[]);
+        common::assert_success(&out, &[&format!("run --batch (upload {failure:?})")]);
+        assert_eq!(summary(&out)["verdicts"], 15);
+        assert_eq!(api.created().len(), 1, "one batch");
+        assert_eq!(
+            super::batch_runs::uploads(&srv),
+            3,
+            "two failed uploads, then one"
+        );
+        assert_eq!(direct_requests(&srv), 0);
+        let err = text(&out.stderr);
+        assert!(err.contains("trying the upload again in"), "{err}");
+    }
+}
+
 /// A failure that waiting does not fix (here a redirect to another origin
 /// on the status poll, never followed) ends the wait with the batch left
 /// running and how to resume; the resume reads the same batch.

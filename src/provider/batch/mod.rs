@@ -260,7 +260,7 @@ impl BatchClient {
     }
 
     /// Uploads `bytes` as `name` for a batch; returns the file's id.
-    pub async fn upload(&self, name: &str, bytes: Vec<u8>) -> Result<String, ApiFault> {
+    pub async fn upload(&self, name: &str, bytes: &[u8]) -> Result<String, ApiFault> {
         let boundary = format!("jury-{:016x}", rand_u64());
         let mut body = Vec::with_capacity(bytes.len() + 512);
         body.extend_from_slice(
@@ -271,7 +271,7 @@ impl BatchClient {
             )
             .as_bytes(),
         );
-        body.extend_from_slice(&bytes);
+        body.extend_from_slice(bytes);
         body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
         let r = self
             .http

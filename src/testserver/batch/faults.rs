@@ -44,6 +44,8 @@ pub struct Faults {
     /// The next creates are made, but their answer never leaves: the
     /// connection is closed instead.
     pub drop_create_answers: usize,
+    /// The next uploads fail as `failure` says (no file is kept).
+    pub failing_uploads: usize,
     /// The next status looks fail as `failure` says (the batch stays as it is).
     pub failing_looks: usize,
     /// The next downloads fail as `failure` says.

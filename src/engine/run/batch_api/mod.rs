@@ -304,7 +304,22 @@ async fn upload(
         let part = first_part + i as u32;
         let mut j = job(ctx, part, BatchWay::Api, BatchStatus::Uploading);
         let name = format!("jury-run-{}-{part}.jsonl", ctx.run_id);
-        match client.upload(&name, text.into_bytes()).await {
+        // An upload that fails in passing (a 503, a 429, a dropped
+        // connection) is tried again: at worst the server keeps an unused
+        // file, and nothing is paid for a file no batch was made of.
+        let uploaded = client
+            .patiently(
+                || client.upload(&name, text.as_bytes()),
+                |why, pause| {
+                    ctx.notice(format!(
+                        "{}; trying the upload again in {}",
+                        ctx.redact(why),
+                        crate::provider::batch::words(pause)
+                    ))
+                },
+            )
+            .await;
+        match uploaded {
             Ok(id) => j.input_file_id = Some(id),
             Err(crate::provider::batch::ApiFault::Cancelled) => return Err(jobs),
             Err(e) => {
