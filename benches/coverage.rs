@@ -100,7 +100,7 @@ fn rank_table(studies: u64) {
 
 fn kappa_table(studies: u64) {
     println!(
-        "kappa, AC1 and PABAK on a binary scale: coverage when an interval is shown (and how often it is), {studies} studies per cell, more (up to 10×) until kappa is shown in {studies}"
+        "kappa, AC1 and PABAK on a binary scale: coverage when an interval is shown (and how often it is), {studies} studies per cell, more (up to 100×) until kappa is shown in {studies}"
     );
     println!(
         "raw-agreement prevalence n    kappa (shown, of studies)  AC1                        PABAK"
@@ -114,7 +114,7 @@ fn kappa_table(studies: u64) {
             // Where kappa is rarely shown its coverage would rest on a few
             // dozen studies: run on until it was shown `studies` times.
             let mut run = 0u64;
-            for s in 0..10 * studies {
+            for s in 0..100 * studies {
                 if s >= studies && t[0].0 as u64 >= studies {
                     break;
                 }

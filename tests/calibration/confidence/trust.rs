@@ -204,7 +204,7 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
         }
     }
     let got: Value = serde_json::from_str(&ws.ok(&args)).expect("json");
-    let g_row = got
+    let g_row = got["thresholds"]
         .as_array()
         .and_then(|a| a.iter().find(|r| r["classification"] == good.as_str()))
         .expect("good")
@@ -214,7 +214,7 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     let mut only = args.to_vec();
     only.push("--sampled-only");
     let got: Value = serde_json::from_str(&ws.ok(&only)).expect("json");
-    let g_row = got
+    let g_row = got["thresholds"]
         .as_array()
         .and_then(|a| a.iter().find(|r| r["classification"] == good.as_str()))
         .expect("good")
