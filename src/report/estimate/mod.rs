@@ -422,7 +422,11 @@ pub(crate) fn estimates_by(
     }
     groups
         .into_iter()
-        .map(|((classification, perspective, judge, persona), c)| {
+        .map(|((classification, perspective, judge, persona), mut c)| {
+            // A classification none of whose verdicts reads as right or
+            // wrong holds no combination of the population.
+            c.strata
+                .retain(|_, p| !p.y.is_empty() || !p.y_hat_u.is_empty());
             // Seeded by the group, so a report reads the same every time.
             let seed = format!("{classification}\u{1f}{perspective}\u{1f}{judge}\u{1f}{persona}")
                 .bytes()
