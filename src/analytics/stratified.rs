@@ -60,7 +60,8 @@ pub fn stratified_intervals(
     let weights: Vec<f64> = strata.iter().map(|s| s.size() as f64 / total).collect();
     // A stratum's normal interval is used only where its own labels carry
     // it (as for one classification): with 20 labels and a leaning judge
-    // in one stratum, the combined normal interval covered 89 %.
+    // in one stratum, the combined normal PPI++ interval covered 89 %
+    // (tests/reference/stratified.rs).
     let not_normal = strata.iter().find_map(|s| normal_fails(s.y, s.y_hat));
     let any_unlabelled = strata.iter().any(|s| !s.y_hat_u.is_empty());
     let lambdas: Vec<f64> = strata
