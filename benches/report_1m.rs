@@ -289,7 +289,7 @@ fn main() {
 
 /// Times `jury ARGS` over the store [`RUNS`] times, prints the median wall
 /// time, the ratio to the 2 s target and the peak RSS; returns the length
-/// of the JSON array it printed.
+/// of the JSON array it printed (or of its `thresholds`).
 fn time_json(db: &Path, dir: &Path, args: &[&str]) -> usize {
     let name = args[0];
     let mut times: Vec<Duration> = Vec::new();
@@ -315,5 +315,9 @@ fn time_json(db: &Path, dir: &Path, args: &[&str]) -> usize {
         m.as_secs_f64() / 2.0,
         peak as f64 / 1024.0,
     );
-    printed.as_array().map_or(0, Vec::len)
+    // `jury trust` prints `{refused_confidences, thresholds: [...]}`.
+    printed
+        .as_array()
+        .or_else(|| printed["thresholds"].as_array())
+        .map_or(0, Vec::len)
 }

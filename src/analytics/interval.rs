@@ -33,8 +33,14 @@ pub const Z95: f64 = 1.959_963_984_540_054;
 pub enum CiMethod {
     /// Wilson score interval of a share.
     Wilson,
+    /// Exact (Clopper–Pearson) interval of a share, mapped onto a figure
+    /// that rises with it (PABAK).
+    ClopperPearson,
     /// Seeded percentile bootstrap over pairs.
     Bootstrap,
+    /// Seeded bootstrap over pairs, its ends bias-corrected and accelerated
+    /// (BCa, kappa: see `analytics::bca`).
+    Bca,
     /// Seeded percentile bootstrap over combinations, both sides of a
     /// comparison drawn together (differences).
     PairedBootstrap,

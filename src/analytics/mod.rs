@@ -19,6 +19,7 @@ pub mod accuracy_ci;
 mod agreement;
 mod alpha;
 mod base_rate;
+pub mod bca;
 pub mod betting;
 mod binomial;
 mod bootstrap;
@@ -29,6 +30,7 @@ mod interval;
 mod kappa;
 mod ledger;
 pub mod ppi;
+pub mod stratified;
 pub mod trust;
 pub mod usage_text;
 // The generators live in the crate's one home of randomness.

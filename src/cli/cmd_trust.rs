@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
     let store = open_store(s)?;
-    let (readings, ts) = trust::read_thresholds(
+    let (readings, ts, refused) = trust::read_thresholds(
         &store,
         a.alpha,
         a.delta,
@@ -24,7 +24,10 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
         let named = crate::report::headline::trusts(&ts, &es, &choice);
         let queue = trust::needs_a_person(&readings, &named);
         match a.format {
-            TrustFormat::Table => trust::needs_table(&queue, &ts, trust::any_trusted(&named)),
+            TrustFormat::Table => with_refused(
+                refused,
+                trust::needs_table(&queue, &ts, trust::any_trusted(&named)),
+            ),
             TrustFormat::Json => {
                 let rows: Vec<_> = queue.iter().map(trust::Escalation::row).collect();
                 serde_json::to_string_pretty(&rows)?
@@ -32,12 +35,18 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
         }
     } else {
         match a.format {
-            TrustFormat::Table => format!(
-                "{}{}",
-                summary(&store, &a, &readings, &ts)?,
-                trust::table(&ts)
+            TrustFormat::Table => with_refused(
+                refused,
+                format!(
+                    "{}{}",
+                    summary(&store, &a, &readings, &ts)?,
+                    trust::table(&ts)
+                ),
             ),
-            TrustFormat::Json => serde_json::to_string_pretty(&ts)?,
+            TrustFormat::Json => serde_json::to_string_pretty(&trust::TrustReport {
+                refused_confidences: refused,
+                thresholds: &ts,
+            })?,
         }
     };
     println!("{text}");
@@ -85,4 +94,13 @@ fn headline_choice(
         crate::report::estimate::Sampling::read(store, a.sampled_only, a.include_judge_selected)?;
     let es = crate::report::estimate::estimates(readings, 0.05, a.who.as_deref(), &sampling);
     Ok((choice, es))
+}
+
+/// `text` headed by how many stored confidences were refused at read, when
+/// any were: a threshold (or none) rests on the confidences that remain.
+fn with_refused(refused: usize, text: String) -> String {
+    match trust::refused_line(refused) {
+        Some(line) => format!("{line}\n\n{text}"),
+        None => text,
+    }
 }

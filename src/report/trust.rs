@@ -214,11 +214,32 @@ pub fn read_thresholds(
     who: Option<&str>,
     sampled_only: bool,
     include_judge_selected: bool,
-) -> crate::store::Result<(Readings, Vec<Trust>)> {
-    let readings = super::pairs::Builder::read(store)?.finish_readings_with_confidence();
+) -> crate::store::Result<(Readings, Vec<Trust>, usize)> {
+    let builder = super::pairs::Builder::read(store)?;
+    let refused = builder.refused_confidences();
+    let readings = builder.finish_readings_with_confidence();
     let sampling = Sampling::read(store, sampled_only, include_judge_selected)?;
     let ts = thresholds(&readings, alpha, delta, min_calibration, who, &sampling);
-    Ok((readings, ts))
+    Ok((readings, ts, refused))
+}
+
+/// The line saying how many stored confidences were refused at read (outside
+/// [0, 1] or not finite: read as no confidence, so their verdicts take no
+/// part in a threshold); `None` when none were.
+pub fn refused_line(refused: usize) -> Option<String> {
+    (refused > 0).then(|| {
+        format!(
+            "{refused} stored confidence(s) outside [0, 1] or not finite were refused at read: their verdicts count as having no confidence"
+        )
+    })
+}
+
+/// `jury trust --format json`: the thresholds and how many stored
+/// confidences were refused at read.
+#[derive(Debug, Serialize)]
+pub struct TrustReport<'a> {
+    pub refused_confidences: usize,
+    pub thresholds: &'a [Trust],
 }
 
 /// Said when no verdict has a confidence.

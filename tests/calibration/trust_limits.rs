@@ -42,7 +42,7 @@ fn json(ws: &common::Workspace, args: &[&str]) -> Value {
     let mut a = vec!["trust", "--format", "json"];
     a.extend_from_slice(args);
     let v: Value = serde_json::from_str(&ws.ok(&a)).expect("json");
-    v[0].clone()
+    v["thresholds"][0].clone()
 }
 
 /// α 0.05 at δ 0.1 takes 45 pairs without a disagreement. 40 labels that
@@ -96,6 +96,38 @@ fn min_calibration_above_the_reachable_count_starts_the_walk() {
         (Some(0.1), Some(0.1))
     );
     assert!(t["threshold"].is_number(), "{t}");
+}
+
+/// Stored confidences outside [0, 1] or not finite are refused at read
+/// (their verdicts count as having none): `jury trust` says how many, in
+/// its text and its JSON (before, only `jury estimate` said it).
+#[test]
+fn trust_says_how_many_stored_confidences_were_refused_at_read() {
+    let (ws, _) = judged_and_agreed(40);
+    let v: Value = serde_json::from_str(&ws.ok(&["trust", "--format", "json"])).expect("json");
+    assert_eq!(v["refused_confidences"], 0, "{v}");
+    let conn = rusqlite::Connection::open(&ws.db).expect("store");
+    let changed = conn
+        .execute(
+            "UPDATE verdicts SET confidence = CASE WHEN rowid % 2 = 0 THEN 1.5 ELSE -0.25 END \
+             WHERE rowid IN (SELECT rowid FROM verdicts ORDER BY rowid LIMIT 3)",
+            [],
+        )
+        .expect("update");
+    assert_eq!(changed, 3);
+    drop(conn);
+    let v: Value = serde_json::from_str(&ws.ok(&["trust", "--format", "json"])).expect("json");
+    assert_eq!(v["refused_confidences"], 3, "{v}");
+    assert_eq!(v["thresholds"][0]["n_judged"], 57, "{v}");
+    for args in [&["trust"][..], &["trust", "--needs-person"][..]] {
+        let table = ws.ok(args);
+        assert!(
+            table.contains(
+                "3 stored confidence(s) outside [0, 1] or not finite were refused at read"
+            ),
+            "{args:?}: {table}"
+        );
+    }
 }
 
 #[test]

@@ -123,7 +123,7 @@ fn with_no_threshold_met_every_unlabelled_combination_needs_a_person() {
     let thresholds: Value =
         serde_json::from_str(&ws.ok(&["trust", "--format", "json"])).expect("json");
     assert!(
-        thresholds
+        thresholds["thresholds"]
             .as_array()
             .expect("an array")
             .iter()

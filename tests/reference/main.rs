@@ -7,3 +7,4 @@ mod judge_errors;
 mod prevalence;
 mod sim;
 mod statistics;
+mod stratified;

@@ -244,9 +244,42 @@ pub struct KappaOutcome {
 /// with `p22`, each disagreement with `(1 − p11 − p22)/2`; n pairs through
 /// `analytics::Figures`.
 pub fn kappa_study(p11: f64, p22: f64, n: usize, seed: u64) -> KappaOutcome {
-    let mut rng = Xoshiro256pp::for_stream(seed, 2);
+    let pairs = kappa_pairs(p11, p22, n, seed);
     let off = (1.0 - p11 - p22) / 2.0;
-    let pairs: Vec<(u8, u8)> = (0..n)
+    let f = jury::analytics::Figures::compute(&pairs, 2, false, 400, seed).expect("binary");
+    let truth = kappa_truth(p11, p22);
+    let pa = p11 + p22;
+    let m = p11 + off; // each rater's share of "right"
+    let pe_ac1 = 2.0 * m * (1.0 - m);
+    let ac1 = (pa - pe_ac1) / (1.0 - pe_ac1);
+    let pabak = 2.0 * pa - 1.0;
+    let held = |fig: &jury::analytics::Figure, truth: f64| match fig.ci95 {
+        Some([a, b]) => (true, a <= truth && truth <= b),
+        None => (false, false),
+    };
+    KappaOutcome {
+        kappa: held(&f.cohen_kappa, truth),
+        ac1: held(&f.gwet_ac1, ac1),
+        pabak: held(&f.pabak, pabak),
+    }
+}
+
+/// Kappa of the population `kappa_pairs` draws from.
+pub fn kappa_truth(p11: f64, p22: f64) -> f64 {
+    let off = (1.0 - p11 - p22) / 2.0;
+    let m = p11 + off;
+    let pe = m * m + (1.0 - m) * (1.0 - m);
+    (p11 + p22 - pe) / (1.0 - pe)
+}
+
+/// n pairs of two raters on a binary scale: both say 0 with `p11`, both 1
+/// with `p22`, and each split the same share of the rest.
+pub fn kappa_pairs(p11: f64, p22: f64, n: usize, seed: u64) -> Vec<(u8, u8)> {
+    // Its own stream: a bootstrap seeded with `seed` draws resample r
+    // from stream r.
+    let mut rng = Xoshiro256pp::for_stream(seed ^ 0x006b_6170_7061, 2);
+    let off = (1.0 - p11 - p22) / 2.0;
+    (0..n)
         .map(|_| {
             let u = unit(&mut rng);
             if u < p11 {
@@ -259,22 +292,5 @@ pub fn kappa_study(p11: f64, p22: f64, n: usize, seed: u64) -> KappaOutcome {
                 (1, 0)
             }
         })
-        .collect();
-    let f = jury::analytics::Figures::compute(&pairs, 2, false, 400, seed).expect("binary");
-    let pa = p11 + p22;
-    let m = p11 + off; // each rater's share of "right"
-    let pe_kappa = m * m + (1.0 - m) * (1.0 - m);
-    let kappa = (pa - pe_kappa) / (1.0 - pe_kappa);
-    let pe_ac1 = 2.0 * m * (1.0 - m);
-    let ac1 = (pa - pe_ac1) / (1.0 - pe_ac1);
-    let pabak = 2.0 * pa - 1.0;
-    let held = |fig: &jury::analytics::Figure, truth: f64| match fig.ci95 {
-        Some([a, b]) => (true, a <= truth && truth <= b),
-        None => (false, false),
-    };
-    KappaOutcome {
-        kappa: held(&f.cohen_kappa, kappa),
-        ac1: held(&f.gwet_ac1, ac1),
-        pabak: held(&f.pabak, pabak),
-    }
+        .collect()
 }

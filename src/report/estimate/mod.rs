@@ -30,6 +30,7 @@ pub use render::{csv, headline, headlines, table};
 use super::pairs::Readings;
 use crate::analytics::accuracy_ci::{AccuracyMethod, accuracy_intervals};
 use crate::analytics::ppi::{MeanEstimate, PpiEstimate};
+use crate::analytics::stratified::{Stratum, stratified_intervals};
 use crate::domain::{Agreement, ComboKey, Value};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -202,6 +203,24 @@ pub struct Estimate {
     /// How many more labels would narrow the interval to ±[`PLAN_HALF_WIDTH`]
     /// (an estimate from the labels so far; `None` when it already is).
     pub plan: Option<Plan>,
+    /// The pooled estimate ([`POOLED`]): its strata, each classification
+    /// weighted by its share of the combinations (`None` otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stratified: Option<Vec<StratumShare>>,
+}
+
+/// One classification of a pooled estimate and its weight: its share of
+/// all combinations (labelled and not), whatever share of the labels it has.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StratumShare {
+    pub classification: String,
+    pub perspective: String,
+    /// Its labelled combinations.
+    pub n: usize,
+    /// Its combinations the judge alone read.
+    #[serde(rename = "N")]
+    pub big_n: usize,
+    pub weight: f64,
 }
 
 /// The classification (and perspective) of an estimate pooled over every
@@ -314,6 +333,15 @@ pub(crate) fn estimates_by(
         undecided: usize,
         by_judge: usize,
         left_out: LeftOut,
+        /// Pooled: the same readings by (classification, perspective),
+        /// the strata of the pooled estimate.
+        strata: BTreeMap<(String, String), Part>,
+    }
+    #[derive(Default)]
+    struct Part {
+        y: Vec<f64>,
+        y_hat: Vec<f64>,
+        y_hat_u: Vec<f64>,
     }
     let judge_keys = keys(&sampling.judge_selected);
     let mut groups: BTreeMap<Key, Collect> = BTreeMap::new();
@@ -328,6 +356,11 @@ pub(crate) fn estimates_by(
         let g = groups
             .entry((classification, perspective, judge.clone(), config))
             .or_default();
+        let mut part = pool.then(|| {
+            g.strata
+                .entry((key.classification_id.clone(), key.perspective_id.clone()))
+                .or_default()
+        });
         let Some(j) = crate::analytics::agreement_reading(*value) else {
             // A value on a scale with no right/wrong reading at all.
             g.undecided += 1;
@@ -337,7 +370,12 @@ pub(crate) fn estimates_by(
             g.undecided += 1;
         }
         match labels.get(&(&**persona, &**key)) {
-            None => g.y_hat_u.push(j),
+            None => {
+                g.y_hat_u.push(j);
+                if let Some(p) = part.as_mut() {
+                    p.y_hat_u.push(j);
+                }
+            }
             // Every label left out: the combination stays in the
             // population as an unlabelled one (dropping it would make the
             // population the combinations people did not label by hand).
@@ -348,6 +386,9 @@ pub(crate) fn estimates_by(
                     g.left_out.chosen_by_hand += 1;
                 }
                 g.y_hat_u.push(j);
+                if let Some(p) = part.as_mut() {
+                    p.y_hat_u.push(j);
+                }
             }
             Some((ls, _, _)) if who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) => {
                 g.left_out.labelled_by_others += 1;
@@ -356,6 +397,10 @@ pub(crate) fn estimates_by(
                 Ok(p) => {
                     g.y.push(f64::from(u8::from(p)));
                     g.y_hat.push(j);
+                    if let Some(s) = part.as_mut() {
+                        s.y.push(f64::from(u8::from(p)));
+                        s.y_hat.push(j);
+                    }
                     g.sampled += usize::from(*sampled);
                     // Counted when asked for: a kept label the judge selected.
                     if sampling.include_judge_selected && !*sampled {
@@ -377,12 +422,57 @@ pub(crate) fn estimates_by(
     }
     groups
         .into_iter()
-        .map(|((classification, perspective, judge, persona), c)| {
+        .map(|((classification, perspective, judge, persona), mut c)| {
+            // A classification none of whose verdicts reads as right or
+            // wrong holds no combination of the population.
+            c.strata
+                .retain(|_, p| !p.y.is_empty() || !p.y_hat_u.is_empty());
             // Seeded by the group, so a report reads the same every time.
             let seed = format!("{classification}\u{1f}{perspective}\u{1f}{judge}\u{1f}{persona}")
                 .bytes()
                 .fold(0x5eed, |h: u64, b| crate::rng::splitmix64(h ^ u64::from(b)));
-            let a = accuracy_intervals(&c.y, &c.y_hat, &c.y_hat_u, alpha, seed);
+            // Pooled: stratified by classification (see
+            // `analytics::stratified`); its reason when a stratum has no
+            // labels stands for the interval's.
+            let (a, stratified, unlabelled_stratum) = if pool {
+                let parts: Vec<Stratum<'_>> = c
+                    .strata
+                    .values()
+                    .map(|p| Stratum {
+                        y: &p.y,
+                        y_hat: &p.y_hat,
+                        y_hat_u: &p.y_hat_u,
+                    })
+                    .collect();
+                match stratified_intervals(&parts, alpha, seed) {
+                    Ok((a, weights)) => {
+                        let strata = c
+                            .strata
+                            .iter()
+                            .zip(weights)
+                            .map(|((k, p), weight)| StratumShare {
+                                classification: k.0.clone(),
+                                perspective: k.1.clone(),
+                                n: p.y.len(),
+                                big_n: p.y_hat_u.len(),
+                                weight,
+                            })
+                            .collect();
+                        (a, Some(strata), None)
+                    }
+                    Err(why) => (
+                        accuracy_intervals(&[], &[], &c.y_hat_u, alpha, seed),
+                        None,
+                        Some(why),
+                    ),
+                }
+            } else {
+                (
+                    accuracy_intervals(&c.y, &c.y_hat, &c.y_hat_u, alpha, seed),
+                    None,
+                    None,
+                )
+            };
             let human_only = a.labels_alone.map(|i| MeanEstimate {
                 estimate: i.estimate,
                 ci: i.ci,
@@ -404,10 +494,13 @@ pub(crate) fn estimates_by(
             };
             let not_valid =
                 c.y.is_empty()
-                    .then_some("no person labelled these combinations");
+                    .then_some("no person labelled these combinations")
+                    .or(unlabelled_stratum);
             let judge_alone = (!c.y_hat_u.is_empty())
                 .then(|| c.y_hat_u.iter().sum::<f64>() / c.y_hat_u.len() as f64);
-            let judge_errors = (!c.y.is_empty()).then(|| {
+            // Pooled, the error rates would weight each classification by
+            // its labels, as the unstratified estimate did: left out.
+            let judge_errors = (!c.y.is_empty() && !pool).then(|| {
                 judge_errors::judge_errors(&c.y, &c.y_hat, &c.y_hat_u, alpha, super::DEFAULT_SEED)
             });
             let plan = plan::plan(&c.y, &c.y_hat, &c.y_hat_u, ppi.map(|p| p.lambda), alpha);
@@ -436,6 +529,7 @@ pub(crate) fn estimates_by(
                 labels_judge_selected: c.by_judge,
                 judge_errors,
                 plan,
+                stratified,
             }
         })
         .collect()

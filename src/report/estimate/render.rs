@@ -127,9 +127,17 @@ pub fn headline(e: &Estimate) -> String {
     });
     // Where the normal approximation cannot hold the intervals are exact
     // or finite-sample: said on the line, as it changes how wide they are.
-    let method = e.not_normal.map_or(String::new(), |why| {
+    let mut method = e.not_normal.map_or(String::new(), |why| {
         format!(" · finite-sample intervals ({why})")
     });
+    // Pooled over classifications labelled at different rates: each
+    // counts by its share of the combinations, not of the labels.
+    if let Some(strata) = &e.stratified {
+        method.push_str(&format!(
+            " · stratified over {} classifications, each weighted by its share of the combinations",
+            strata.len()
+        ));
+    }
     match &e.ppi {
         Some(p) => format!(
             "{}: classifier right {} {} · judge on {} + {} labels · {labels_alone}{method}",

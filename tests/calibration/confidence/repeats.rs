@@ -17,7 +17,7 @@ fn repeated_runs_give_a_confidence_when_reading() {
         "trust", "--alpha", "0.1", "--delta", "0.1", "--format", "json",
     ]))
     .expect("json");
-    let row = &got[0];
+    let row = &got["thresholds"][0];
     assert_eq!(row["confidence_source"], "repeats", "{row}");
     assert_eq!(row["n_judged"], 5);
     // Without a verdict with a confidence, trust says how to get one.
@@ -60,8 +60,11 @@ fn repeats_k_runs_the_configuration_k_times() {
         "trust", "--alpha", "0.1", "--delta", "0.1", "--format", "json",
     ]))
     .expect("json");
-    assert_eq!(got[0]["confidence_source"], "repeats", "{got}");
-    assert_eq!(got[0]["n_judged"], 4);
+    assert_eq!(
+        got["thresholds"][0]["confidence_source"], "repeats",
+        "{got}"
+    );
+    assert_eq!(got["thresholds"][0]["n_judged"], 4);
 }
 
 /// With `confidence = "repeats"` in the config, the majority of a

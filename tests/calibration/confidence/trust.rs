@@ -89,7 +89,8 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
         "json",
     ];
     let got: Value = serde_json::from_str(&ws.ok(&args)).expect("json");
-    let got = got.as_array().expect("an array");
+    assert_eq!(got["refused_confidences"], 0);
+    let got = got["thresholds"].as_array().expect("an array");
     assert_eq!(got.len(), 2, "{got:?}");
     let row = |c: &str| got.iter().find(|r| r["classification"] == c).expect(c);
     let g_row = row(&good);
@@ -203,7 +204,7 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
         }
     }
     let got: Value = serde_json::from_str(&ws.ok(&args)).expect("json");
-    let g_row = got
+    let g_row = got["thresholds"]
         .as_array()
         .and_then(|a| a.iter().find(|r| r["classification"] == good.as_str()))
         .expect("good")
@@ -213,7 +214,7 @@ fn trust_finds_the_threshold_and_its_coverage_end_to_end() {
     let mut only = args.to_vec();
     only.push("--sampled-only");
     let got: Value = serde_json::from_str(&ws.ok(&only)).expect("json");
-    let g_row = got
+    let g_row = got["thresholds"]
         .as_array()
         .and_then(|a| a.iter().find(|r| r["classification"] == good.as_str()))
         .expect("good")
