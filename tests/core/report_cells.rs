@@ -60,11 +60,17 @@ fn every_groups_cells_add_up_to_its_confusion_matrix() {
         for (g, cs) in report.groups.iter().zip(&cells) {
             let m = &g.figures.confusion_matrix;
             let mut counted = vec![vec![0u64; m.len()]; m.len()];
+            let mut undecided = 0;
             for p in cs {
-                counted[p.row][p.col] += 1;
+                match p.cell {
+                    Some((row, col)) => counted[row][col] += 1,
+                    None => undecided += 1,
+                }
             }
             assert_eq!(&counted, m, "{} ({})", g.group, g.scale_name());
-            assert_eq!(cs.len(), g.figures.n, "{}", g.group);
+            // The undecided pairs are there too, without a cell.
+            assert_eq!(undecided, g.undecided, "{}", g.group);
+            assert_eq!(cs.len(), g.figures.n + g.undecided, "{}", g.group);
         }
     }
 }
