@@ -399,4 +399,13 @@ mod tests {
         assert_eq!(cell("ab", 4, true), "  ab");
         assert_eq!(cell("日本語", 5, false), "日本 ");
     }
+
+    #[test]
+    fn the_runs_table_shows_every_column_on_some_page_at_80_columns() {
+        let pages = pages(RUNS, 78);
+        eprintln!("{pages:?}");
+        for c in RUNS {
+            assert!(pages.iter().flatten().any(|h| *h == c.head), "{}", c.head);
+        }
+    }
 }
