@@ -403,7 +403,6 @@ mod tests {
     #[test]
     fn the_runs_table_shows_every_column_on_some_page_at_80_columns() {
         let pages = pages(RUNS, 78);
-        eprintln!("{pages:?}");
         for c in RUNS {
             assert!(pages.iter().flatten().any(|h| *h == c.head), "{}", c.head);
         }
