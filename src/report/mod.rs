@@ -58,8 +58,10 @@ pub enum ReportFormat {
 /// the item as the pair was made).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CellPair {
-    pub row: usize,
-    pub col: usize,
+    /// `(row, column)` in the group's matrix; `None` for a pair left out of
+    /// it as undecided (Likert 3 against AGREE/DISAGREE), which the group
+    /// still counts (its `undecided`).
+    pub cell: Option<(usize, usize)>,
     pub key: std::sync::Arc<crate::domain::ComboKey>,
     pub persona: std::sync::Arc<str>,
     pub mode: Option<crate::domain::Mode>,
@@ -547,23 +549,21 @@ impl Report {
     }
 
     /// Each group's pairs as confusion-matrix cells (`groups[i]` ↔ `[i]`),
-    /// undecided pairs left out: which combinations make each cell.
+    /// undecided pairs with no cell: which combinations make each cell, and
+    /// every pair the group counts.
     pub fn cells(&self) -> Vec<GroupCells> {
         group_members(&self.pairs, self.by)
             .into_iter()
             .zip(&self.groups)
             .map(|(ps, g)| {
                 ps.into_iter()
-                    .filter_map(|p| {
-                        cell_of(p, g.mapped).map(|(row, col)| CellPair {
-                            row,
-                            col,
-                            key: p.ctx.key.clone(),
-                            persona: p.ctx.persona.clone(),
-                            mode: p.ctx.mode,
-                            protocol: p.ctx.protocol,
-                            run: p.ctx.run,
-                        })
+                    .map(|p| CellPair {
+                        cell: cell_of(p, g.mapped),
+                        key: p.ctx.key.clone(),
+                        persona: p.ctx.persona.clone(),
+                        mode: p.ctx.mode,
+                        protocol: p.ctx.protocol,
+                        run: p.ctx.run,
                     })
                     .collect()
             })

@@ -1,6 +1,6 @@
 //! `Report::cells`: each group's pairs as confusion-matrix cells, in the
-//! groups' order, count exactly the group's matrix (what the workbench's
-//! figure-to-items drill lists).
+//! groups' order, count exactly the group's matrix and its undecided pairs
+//! (what the workbench's figure-to-items drill lists).
 
 use jury::domain::*;
 
@@ -57,14 +57,22 @@ fn every_groups_cells_add_up_to_its_confusion_matrix() {
         // Mapped (cross-scale) and same-scale groups both present.
         assert!(report.groups.iter().any(|g| g.mapped));
         assert!(report.groups.iter().any(|g| !g.mapped));
+        // Some of them with undecided pairs (a Likert 3 against AGREE).
+        assert!(report.groups.iter().any(|g| g.undecided > 0));
         for (g, cs) in report.groups.iter().zip(&cells) {
             let m = &g.figures.confusion_matrix;
             let mut counted = vec![vec![0u64; m.len()]; m.len()];
+            let mut undecided = 0;
             for p in cs {
-                counted[p.row][p.col] += 1;
+                match p.cell {
+                    Some((row, col)) => counted[row][col] += 1,
+                    None => undecided += 1,
+                }
             }
             assert_eq!(&counted, m, "{} ({})", g.group, g.scale_name());
-            assert_eq!(cs.len(), g.figures.n, "{}", g.group);
+            // The undecided pairs are there too, without a cell.
+            assert_eq!(undecided, g.undecided, "{}", g.group);
+            assert_eq!(cs.len(), g.figures.n + g.undecided, "{}", g.group);
         }
     }
 }

@@ -79,7 +79,8 @@ async fn without_an_endpoint_the_first_screen_says_what_to_do_at_80x24() {
     s.keys(&["Escape"]);
     wait_for(&s.name, "the popup closed", |x| !x.contains("cannot judge")).await;
 
-    // The agreement view: sides, n, agree and kappa at 80 columns; w swaps.
+    // The agreement view: sides, n, agree, kappa and AC1 at 80 columns; w
+    // shows the others a set at a time, then the first again.
     s.keys(&["A"]);
     let screen = wait_for(&s.name, "the agreement table", |x| {
         x.contains("kappa") && x.contains("alice vs bob")
@@ -87,18 +88,25 @@ async fn without_an_endpoint_the_first_screen_says_what_to_do_at_80x24() {
     .await;
     eprintln!("--- agreement, 80x24 ---\n{screen}");
     let header = screen.lines().find(|l| l.contains("sides")).unwrap();
-    for want in ["sides", "n", "agree", "kappa"] {
+    for want in ["sides", "n", "agree", "kappa", "AC1"] {
         assert!(header.contains(want), "{want}: {header}");
     }
     assert!(screen.contains("w more columns"), "{screen}");
     s.keys(&["w"]);
-    let screen = wait_for(&s.name, "the other columns", |x| {
+    let screen = wait_for(&s.name, "PABAK and the scale", |x| {
+        x.lines()
+            .any(|l| l.contains("sides") && l.contains("PABAK") && l.contains("scale"))
+    })
+    .await;
+    eprintln!("--- agreement, w ---\n{screen}");
+    s.keys(&["w"]);
+    let screen = wait_for(&s.name, "the people's agreement", |x| {
         x.lines()
             .any(|l| l.contains("sides") && l.contains("people agree"))
     })
     .await;
-    assert!(screen.contains("w back to agree, kappa"), "{screen}");
-    eprintln!("--- agreement, w ---\n{screen}");
+    assert!(screen.contains("w back to agree, kappa, AC1"), "{screen}");
+    eprintln!("--- agreement, w w ---\n{screen}");
     s.keys(&["Escape"]);
     wait_for(&s.name, "the main screen", |x| x.contains("items 94/94")).await;
     s.keys(&["q"]);

@@ -205,7 +205,7 @@ fn the_ranking_heads_the_view_with_its_answer_in_words() {
         let lines: Vec<&str> = s.lines().collect();
         let at = |needle: &str| lines.iter().position(|l| l.contains(needle));
         let head = at("which judge agrees best").unwrap_or_else(|| panic!("{s}"));
-        let table = at("comparison").unwrap_or_else(|| panic!("{s}"));
+        let table = at("sides").unwrap_or_else(|| panic!("{s}"));
         assert!(head < table, "the ranking comes first:\n{s}");
         assert!(s.contains(&summary[..30]), "{s}");
         if tall {

@@ -16,7 +16,7 @@ fn store_with_items(path: &std::path::Path) {
         .unwrap();
 }
 
-async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>) -> Msg {
+pub(crate) async fn next(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>) -> Msg {
     tokio::time::timeout(Duration::from_secs(20), rx.recv())
         .await
         .expect("a message in time")
@@ -287,192 +287,13 @@ async fn labels_queued_behind_a_busy_one_wait_briefly() {
     ));
 }
 
-/// The sample workspace with two judges (mode 2 on Likert, mode 3 on
-/// AGREE/DISAGREE) answering every labelled row, values varying by item.
 /// An executor on the store at `db` with no endpoint, and its answers.
-fn executor(db: &std::path::Path) -> (Executor, tokio::sync::mpsc::UnboundedReceiver<Msg>) {
+pub(crate) fn executor(
+    db: &std::path::Path,
+) -> (Executor, tokio::sync::mpsc::UnboundedReceiver<Msg>) {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let exec = Executor::new(db.to_path_buf(), EngineLink { config: None }, tx);
     (exec, rx)
-}
-
-fn judged_twice(db: &std::path::Path) {
-    let mut s = sample_store(db);
-    for mode in [Mode::Two, Mode::Three] {
-        judge_labelled(&mut s, mode, |n, _| {
-            Some(match mode {
-                Mode::Three if n % 3 == 0 => Value::Agreement(Agreement::Disagree),
-                Mode::Three => Value::Agreement(Agreement::Agree),
-                _ => Value::Likert((n * 7 % 5 + 1) as u8),
-            })
-        });
-    }
-}
-
-/// One figures engine: the agreement view's figures are `jury report
-/// --format json`'s, group for group, interval for interval (the same pairs,
-/// seed and resamples), and so is its ranking `jury report --rank`'s.
-#[tokio::test]
-async fn the_agreement_view_and_jury_report_give_identical_figures() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("j.db");
-    judged_twice(&db);
-    let (mut exec, mut rx) = executor(&db);
-    let mut app = app_with(jury::tui::load(&jury::store::Store::open(&db).unwrap()).unwrap());
-    app.chrome.size = (170, 44);
-    for fx in key(&mut app, 'A') {
-        exec.run(fx);
-    }
-    let Msg::Agreement {
-        part: AgreementPart::Figures(Ok(groups)),
-        ..
-    } = next(&mut rx).await
-    else {
-        panic!("no figures")
-    };
-    let _notes = next(&mut rx).await;
-    let Msg::Agreement {
-        part: AgreementPart::Ranking(ranking),
-        ..
-    } = next(&mut rx).await
-    else {
-        panic!("no ranking")
-    };
-    // Then the classifier's accuracy per classification, `jury estimate`'s
-    // line for each, at the top of the view.
-    let Msg::Agreement {
-        part: AgreementPart::Estimates(lines),
-        ..
-    } = next(&mut rx).await
-    else {
-        panic!("no estimates")
-    };
-    assert!(
-        lines.iter().any(|l| l.starts_with("urgency: ")),
-        "{lines:?}"
-    );
-    answer_agreement(&mut app, AgreementPart::Figures(Ok(groups.clone())));
-    answer_agreement(&mut app, AgreementPart::Estimates(lines.clone()));
-    let s = screen(&app);
-    assert!(s.contains(&lines[0][..30]), "{s}");
-    let cli = |extra: &[&str]| -> serde_json::Value {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
-            .args(["--db", db.to_str().unwrap(), "report", "--format", "json"])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
-    let report = cli(&[]);
-    // Through text like the CLI's (serde_json's parser may round the last
-    // digit of a float: both sides get the same rounding).
-    let text = |v: serde_json::Value| -> serde_json::Value {
-        serde_json::from_str(&v.to_string()).unwrap()
-    };
-    let view = text(jury::report::to_json(&groups));
-    let mut compared = 0;
-    for c in jury::report::pairs::Comparison::ALL {
-        assert_eq!(view[c.key()], report[c.key()], "{}", c.key());
-        compared += view[c.key()].as_array().map_or(0, Vec::len);
-    }
-    assert!(compared >= 4, "{view:#}");
-    // Intervals were made, not skipped: some group has 30 pairs or more.
-    assert!(
-        groups.iter().any(|g| g.figures.cohen_kappa.ci95.is_some()),
-        "{view:#}"
-    );
-    assert!(!ranking.is_empty());
-    assert_eq!(
-        text(serde_json::to_value(&ranking).unwrap()),
-        cli(&["--rank"])
-    );
-    assert_eq!(report["ranking"], cli(&["--rank"]));
-}
-
-/// The agreement view works on the items the list shows and says so: a
-/// search that lists three items gives figures made of those three only
-/// (the drill-down then lists a subset of them, never an item the list hid).
-#[tokio::test]
-async fn the_agreement_view_is_made_of_the_listed_items() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("j.db");
-    judged_twice(&db);
-    let (mut exec, mut rx) = executor(&db);
-    let mut app = app_with(jury::tui::load(&jury::store::Store::open(&db).unwrap()).unwrap());
-    app.chrome.size = (170, 44);
-    key(&mut app, '/');
-    for c in "k-00".chars() {
-        key(&mut app, c);
-    }
-    code(&mut app, crossterm::event::KeyCode::Enter);
-    let listed: std::collections::BTreeSet<String> = app
-        .list
-        .filtered
-        .iter()
-        .map(|&i| app.data.items[i as usize].id.to_string())
-        .collect();
-    assert!(
-        !listed.is_empty() && listed.len() < app.data.items.len(),
-        "{listed:?}"
-    );
-    let fx = key(&mut app, 'A');
-    let [jury::tui::msg::Effect::LoadAgreement { scope, .. }] = fx.as_slice() else {
-        panic!("{fx:?}")
-    };
-    let items = scope.items.as_ref().expect("the listed items");
-    assert_eq!(
-        items
-            .iter()
-            .cloned()
-            .collect::<std::collections::BTreeSet<_>>(),
-        listed
-    );
-    let s = screen(&app);
-    assert!(
-        s.contains(&format!("on {} listed items", listed.len())),
-        "{s}"
-    );
-    for fx in fx {
-        exec.run(fx);
-    }
-    let Msg::Agreement {
-        part: AgreementPart::Figures(Ok(groups)),
-        ..
-    } = next(&mut rx).await
-    else {
-        panic!("no figures")
-    };
-    answer_agreement(&mut app, AgreementPart::Figures(Ok(groups.clone())));
-    loop {
-        match next(&mut rx).await {
-            Msg::Agreement {
-                part: AgreementPart::Cells(cells),
-                ..
-            } => {
-                assert_eq!(cells.len(), groups.len());
-                let seen: std::collections::BTreeSet<String> = cells
-                    .iter()
-                    .flatten()
-                    .map(|p| p.key.item_id.clone())
-                    .collect();
-                assert!(!seen.is_empty() && seen.is_subset(&listed), "{seen:?}");
-                break;
-            }
-            _ => continue,
-        }
-    }
-    // All items: a larger set of pairs than the listed ones give.
-    let all = jury::report::Report::build(
-        &jury::store::Store::open(&db).unwrap(),
-        None,
-        None,
-        42,
-        &mut (),
-    )
-    .unwrap();
-    let n = |gs: &[jury::report::GroupFigures]| gs.iter().map(|g| g.figures.n).sum::<usize>();
-    assert!(n(&groups) < n(&all.groups));
 }
 
 /// A note edited in the workbench saves the note alone: a value another

@@ -6,6 +6,7 @@
 mod tui_common;
 
 mod agreement;
+mod agreement_figures;
 mod agreement_heads_all;
 mod agreement_requests;
 mod agreement_top_lines;

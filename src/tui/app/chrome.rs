@@ -201,6 +201,11 @@ pub struct AgreementRow {
     pub n: usize,
     pub agree: usize,
     pub undecided: usize,
+    /// Over the pairs read as AGREE/DISAGREE (different scales), undecided
+    /// ones too: the summed agreement, an undecided answer (Likert 3) read
+    /// as 0.5 as `jury report` reads it, and how many pairs.
+    pub half_credit: f64,
+    pub half_n: usize,
     pub judge_agree: usize,
     pub human_agree: usize,
 }
@@ -230,9 +235,10 @@ pub struct Chrome {
     /// The agreement view a drill came from: Esc on the drilled list goes
     /// back to it as it was.
     pub back: Option<Box<AgreementState>>,
-    /// The agreement and runs tables show the columns a narrow screen left
-    /// out, in place of the others ([`crate::tui::layout::columns`]).
-    pub other_columns: bool,
+    /// Which set of columns the agreement and runs tables show: 0 the
+    /// first, then the columns a narrow screen left out, in place of the
+    /// others ([`crate::tui::layout::columns::pages`]).
+    pub column_page: usize,
 }
 
 impl Chrome {
@@ -249,7 +255,7 @@ impl Chrome {
             legend: None,
             session: Default::default(),
             back: None,
-            other_columns: false,
+            column_page: 0,
         }
     }
 

@@ -40,12 +40,15 @@ impl Column {
     }
 }
 
-/// The agreement view's group table, in the order it is drawn. At 80
-/// columns: comparison, sides, scale, n, agree, kappa; the key shows sides
-/// and n with alpha, the base rates, the accuracies and the people's
-/// agreement; from 120 columns all of them at once.
+/// The agreement view's group table, in the order it is drawn. Kappa, AC1
+/// and PABAK carry their 95 % intervals (`.26 [.12,.40]`), kappa a `!` where
+/// one value's prevalence makes it misleading. At 80 columns: sides, n,
+/// agree, kappa and AC1; the key shows PABAK, agreement with undecided
+/// answers read as 0.5, alpha and the scale, then the base rates, the
+/// accuracies, the people's agreement and the comparison. At 160 columns
+/// all but the comparison (the sides say it) at once, the key shows it.
 pub const AGREEMENT: &[Column] = &[
-    Column::fixed("comparison", 15, false, Keep::Rank(2)),
+    Column::fixed("comparison", 11, false, Keep::Rank(9)),
     Column {
         head: "sides",
         width: 26,
@@ -53,15 +56,23 @@ pub const AGREEMENT: &[Column] = &[
         right: false,
         keep: Keep::Both,
     },
-    Column::fixed("scale", 9, false, Keep::Rank(1)),
+    Column::fixed("scale", 9, false, Keep::Rank(4)),
     Column::fixed("n", 6, true, Keep::Both),
     Column::fixed("agree", 6, true, Keep::First),
-    Column::fixed("kappa", 6, true, Keep::First),
-    Column::fixed("alpha", 6, true, Keep::Rank(3)),
-    Column::fixed("base L/R", 9, true, Keep::Rank(4)),
-    Column::fixed("acc L/R", 9, true, Keep::Rank(5)),
-    Column::fixed("people agree", 16, true, Keep::Rank(6)),
+    Column::fixed("3 as .5", 7, true, Keep::Rank(3)),
+    Column::fixed("kappa", FIGURE_WIDTH + 1, true, Keep::First),
+    Column::fixed("AC1", FIGURE_WIDTH, true, Keep::Rank(1)),
+    Column::fixed("PABAK", FIGURE_WIDTH, true, Keep::Rank(2)),
+    Column::fixed("alpha", 6, true, Keep::Rank(5)),
+    Column::fixed("base L/R", 9, true, Keep::Rank(6)),
+    Column::fixed("acc L/R", 9, true, Keep::Rank(7)),
+    Column::fixed("people agree", 12, true, Keep::Rank(8)),
 ];
+
+/// A figure with its interval as the agreement table writes it, at its
+/// widest: `-.33 [-.70,-.05]` (the leading zero dropped, as for any figure
+/// that cannot pass 1, so that three of them fit beside the sides).
+pub const FIGURE_WIDTH: u16 = 16;
 
 /// The runs view's table: at 80 columns a run's id, status, start, how long
 /// it took, its judge (protocol and mode, persona, model), prompt set and
@@ -88,34 +99,96 @@ pub const RUNS: &[Column] = &[
     Column::fixed("unknown", 7, true, Keep::Rank(8)),
 ];
 
-/// Columns `cols` shows in `width` columns, in table order, the flexible
-/// one widened into the room left. `other`: the columns the first set
-/// leaves out (with those kept in both), in their place.
-pub fn fit(cols: &[Column], width: u16, other: bool) -> Vec<Column> {
-    let first = choose(cols, width, |_| true);
-    let left_out: Vec<&'static str> = cols
+/// Columns `cols` shows in `width` columns on page `page` (taken modulo
+/// the pages there are), in table order, the flexible one widened into the
+/// room left. Page 0 is the first set; each later page the columns no page
+/// before it showed (with those kept in both), as many as fit.
+pub fn fit(cols: &[Column], width: u16, page: usize) -> Vec<Column> {
+    let all = pages(cols, width);
+    let heads = &all[page % all.len()];
+    let mut shown: Vec<Column> = cols
         .iter()
-        .filter(|c| !first.iter().any(|f| f.head == c.head))
-        .map(|c| c.head)
+        .filter(|c| heads.contains(&c.head))
+        .copied()
         .collect();
-    let mut shown = if other && !left_out.is_empty() {
-        choose(cols, width, |c| {
-            c.keep == Keep::Both || left_out.contains(&c.head)
-        })
-    } else {
-        first
-    };
     widen(&mut shown, width);
     shown
 }
 
+/// The pages of columns at `width`: the first set, then, while some column
+/// is on none, the kept columns with as many of the rest as fit. A column
+/// that fits on no page (wider than the screen alone) ends the paging.
+pub fn pages(cols: &[Column], width: u16) -> Vec<Vec<&'static str>> {
+    let mut pages = vec![heads(&choose(cols, width, |_| true))];
+    loop {
+        let seen: Vec<&'static str> = pages.iter().flatten().copied().collect();
+        if cols.iter().all(|c| seen.contains(&c.head)) {
+            return pages;
+        }
+        let next = heads(&choose(cols, width, |c| {
+            c.keep == Keep::Both || !seen.contains(&c.head)
+        }));
+        if next.iter().all(|h| seen.contains(h)) {
+            return pages;
+        }
+        pages.push(next);
+    }
+}
+
+fn heads(cols: &[Column]) -> Vec<&'static str> {
+    cols.iter().map(|c| c.head).collect()
+}
+
 /// The columns the first set leaves out at `width` (what the key shows).
 pub fn hidden(cols: &[Column], width: u16) -> Vec<&'static str> {
-    let first = fit(cols, width, false);
+    let first = fit(cols, width, 0);
     cols.iter()
         .filter(|c| !first.iter().any(|f| f.head == c.head))
         .map(|c| c.head)
         .collect()
+}
+
+/// The columns page `page` adds to the kept ones (what the key shows next,
+/// said on the page before it).
+pub fn page_heads(cols: &[Column], width: u16, page: usize) -> Vec<&'static str> {
+    let all = pages(cols, width);
+    let kept: Vec<&'static str> = cols
+        .iter()
+        .filter(|c| c.keep == Keep::Both)
+        .map(|c| c.head)
+        .collect();
+    match page {
+        0 => all[0].clone(),
+        p => all
+            .get(p % all.len())
+            .map(|h| h.iter().filter(|h| !kept.contains(h)).copied().collect())
+            .unwrap_or_default(),
+    }
+}
+
+/// What a table draws at a width and what its status line says of the rest.
+pub struct Paged {
+    /// The columns in view.
+    pub cols: Vec<Column>,
+    /// The page in view and how many there are (1: every column shows).
+    pub page: (usize, usize),
+    /// The columns the key shows next (empty on the last page).
+    pub next: Vec<&'static str>,
+}
+
+/// Page `page` of `cols` at `width`, with what comes next.
+pub fn paged(cols: &[Column], width: u16, page: usize) -> Paged {
+    let n = pages(cols, width).len();
+    let page = page % n;
+    Paged {
+        cols: fit(cols, width, page),
+        page: (page, n),
+        next: if page + 1 < n {
+            page_heads(cols, width, page + 1)
+        } else {
+            Vec::new()
+        },
+    }
 }
 
 /// The columns `wanted` admits, the always-kept first and then by rank
@@ -235,37 +308,70 @@ mod tests {
     }
 
     #[test]
-    fn at_80_columns_the_agreement_table_keeps_sides_n_agreement_and_kappa() {
-        let first = fit(AGREEMENT, 78, false);
-        assert_eq!(
-            heads(&first),
-            ["comparison", "sides", "scale", "n", "agree", "kappa"]
-        );
+    fn at_80_columns_the_agreement_table_keeps_sides_n_agreement_kappa_and_ac1() {
+        let first = fit(AGREEMENT, 78, 0);
+        assert_eq!(heads(&first), ["sides", "n", "agree", "kappa", "AC1"]);
         let width: u16 = first.iter().map(|c| c.width + 1).sum::<u16>() - 1;
         assert!(width <= 78, "{width}");
         assert_eq!(
             hidden(AGREEMENT, 78),
-            ["alpha", "base L/R", "acc L/R", "people agree"]
+            [
+                "comparison",
+                "scale",
+                "3 as .5",
+                "PABAK",
+                "alpha",
+                "base L/R",
+                "acc L/R",
+                "people agree"
+            ]
         );
-        let other = fit(AGREEMENT, 78, true);
+        // Every column on some page, each page within the width.
+        let pages = pages(AGREEMENT, 78);
         assert_eq!(
-            heads(&other),
-            ["sides", "n", "alpha", "base L/R", "acc L/R", "people agree"]
+            pages,
+            [
+                vec!["sides", "n", "agree", "kappa", "AC1"],
+                vec!["sides", "scale", "n", "3 as .5", "PABAK", "alpha"],
+                vec![
+                    "comparison",
+                    "sides",
+                    "n",
+                    "base L/R",
+                    "acc L/R",
+                    "people agree"
+                ],
+            ]
         );
+        for p in 0..pages.len() {
+            let cols = fit(AGREEMENT, 78, p);
+            let width: u16 = cols.iter().map(|c| c.width + 1).sum::<u16>() - 1;
+            assert!(width <= 78, "page {p}: {width}");
+        }
+        assert_eq!(
+            page_heads(AGREEMENT, 78, 1),
+            ["scale", "3 as .5", "PABAK", "alpha"]
+        );
+        // After the last page, the first again.
+        assert_eq!(fit(AGREEMENT, 78, 3), first);
     }
 
     #[test]
-    fn from_120_columns_every_agreement_column_shows() {
-        assert_eq!(fit(AGREEMENT, 118, false).len(), AGREEMENT.len());
-        assert!(hidden(AGREEMENT, 118).is_empty());
-        // Nothing to show instead: the key changes nothing.
-        assert_eq!(fit(AGREEMENT, 118, true), fit(AGREEMENT, 118, false));
+    fn at_160_columns_the_agreement_table_shows_all_but_the_comparison() {
+        let first = fit(AGREEMENT, 158, 0);
+        assert_eq!(first.len(), AGREEMENT.len() - 1);
+        assert_eq!(hidden(AGREEMENT, 158), ["comparison"]);
+        assert_eq!(pages(AGREEMENT, 158).len(), 2);
+        let width: u16 = first.iter().map(|c| c.width + 1).sum::<u16>() - 1;
+        assert_eq!(width, 158, "the sides take the room left");
     }
 
     #[test]
     fn a_very_narrow_table_still_has_its_kept_columns() {
-        let cols = fit(AGREEMENT, 30, false);
+        let cols = fit(AGREEMENT, 30, 0);
         assert_eq!(heads(&cols), ["sides", "n", "agree", "kappa"]);
+        // Nothing else fits beside the kept ones: one page.
+        assert_eq!(pages(AGREEMENT, 30).len(), 1);
     }
 
     #[test]
@@ -292,5 +398,13 @@ mod tests {
         assert_eq!(cell("abcdef", 4, false), "abcd");
         assert_eq!(cell("ab", 4, true), "  ab");
         assert_eq!(cell("日本語", 5, false), "日本 ");
+    }
+
+    #[test]
+    fn the_runs_table_shows_every_column_on_some_page_at_80_columns() {
+        let pages = pages(RUNS, 78);
+        for c in RUNS {
+            assert!(pages.iter().flatten().any(|h| *h == c.head), "{}", c.head);
+        }
     }
 }

@@ -296,14 +296,21 @@ pub mod msg {
 /// The agreement and runs tables: what is above, below and a key away.
 pub mod table {
     /// The agreement table's legend for the columns shown (`heads`): "agree
-    /// is raw agreement; kappa and alpha correct it for chance; base rate =
-    /// each side's share of its most common value; acc = the classifier's
-    /// accuracy as each side reads it" when all show.
-    pub fn agreement_legend(heads: &[&str]) -> String {
+    /// is raw agreement; kappa and alpha correct it for chance; AC1 and
+    /// PABAK too, …; base rate = each side's share of its most common value;
+    /// acc = the classifier's accuracy as each side reads it" when all show.
+    /// `undecided`: some group has undecided pairs (`n` reads "24+43").
+    pub fn agreement_legend(heads: &[&str], undecided: bool) -> String {
         let has = |h: &str| heads.contains(&h);
         let mut parts = Vec::new();
         if has("agree") {
             parts.push("agree is raw agreement".to_string());
+        }
+        if undecided {
+            parts.push(
+                "n d+u: u undecided pairs (a 3 against AGREE/DISAGREE) out of the figures; 3 as .5 counts them half"
+                    .into(),
+            );
         }
         let corrected: Vec<&str> = ["kappa", "alpha"].into_iter().filter(|h| has(h)).collect();
         if !corrected.is_empty() {
@@ -318,6 +325,16 @@ pub mod table {
                 corrected.join(" and ")
             ));
         }
+        let robust: Vec<&str> = ["AC1", "PABAK"].into_iter().filter(|h| has(h)).collect();
+        if !robust.is_empty() {
+            parts.push(format!(
+                "{} too, robust to one dominant value",
+                robust.join(" and ")
+            ));
+        }
+        if ["kappa", "AC1", "PABAK"].iter().any(|h| has(h)) {
+            parts.push("[a,b] 95 %".into());
+        }
         if has("base L/R") {
             parts.push("base rate = each side's share of its most common value".into());
         }
@@ -326,19 +343,23 @@ pub mod table {
         }
         parts.join("; ")
     }
+    /// Below the agreement table when a kappa in it is marked.
+    pub const PREVALENCE_MARK: &str = "kappa ! : misleading, one value is most of the answers (chance agreement near 1); read AC1, PABAK";
     /// What the agreement table shows first, named when the key brings it back.
-    pub const AGREEMENT_FIRST: &str = "agree, kappa";
+    pub const AGREEMENT_FIRST: &str = "agree, kappa, AC1";
     /// What the runs table shows first.
     pub const RUNS_FIRST: &str = "start, judge, prompts";
 
     /// "↑ 2 above · ↓ 12 more · w more columns: alpha, base L/R", or `None`
-    /// when every row and column is in sight.
+    /// when every row and column is in sight. `page` of `pages` is the set
+    /// of columns in view, `next` what the key shows next (page 0 again
+    /// after the last: "w back to `first`").
     pub fn status(
         above: usize,
         below: usize,
         key: &str,
-        hidden: &[&str],
-        other: bool,
+        (page, pages): (usize, usize),
+        next: &[&str],
         first: &str,
     ) -> Option<String> {
         let mut parts = Vec::new();
@@ -348,11 +369,11 @@ pub mod table {
         if below > 0 {
             parts.push(format!("↓ {below} more"));
         }
-        if !hidden.is_empty() {
-            parts.push(if other {
+        if pages > 1 {
+            parts.push(if page % pages + 1 == pages {
                 format!("{key} back to {first}")
             } else {
-                format!("{key} more columns: {}", hidden.join(", "))
+                format!("{key} more columns: {}", next.join(", "))
             });
         }
         (!parts.is_empty()).then(|| parts.join(" · "))

@@ -98,15 +98,20 @@ pub fn open(app: &mut App) {
     };
     let mut members = vec![false; app.data.items.len()];
     let mut rows = std::collections::HashMap::new();
-    let mut pairs = 0;
+    let (mut pairs, mut undecided) = (0, 0);
     let mut modes = std::collections::BTreeSet::new();
     let mut personas = std::collections::BTreeSet::new();
     let mut perspectives = std::collections::BTreeSet::new();
     for p in cells {
-        if a.cell.is_some_and(|cell| cell != (p.row, p.col)) {
+        // A cell lists its pairs; the group every pair it counts, the
+        // undecided ones too (as its n and `jury report` count them).
+        if a.cell.is_some_and(|cell| p.cell != Some(cell)) {
             continue;
         }
-        pairs += 1;
+        match p.cell {
+            Some(_) => pairs += 1,
+            None => undecided += 1,
+        }
         modes.insert(p.mode);
         personas.insert(p.persona.clone());
         perspectives.insert(p.key.perspective_id.clone());
@@ -125,6 +130,7 @@ pub fn open(app: &mut App) {
     // The count and cell first: a narrow list pane cuts the group's name.
     let what = match a.cell {
         Some((r, c)) => format!("{pairs} pairs: {}×{} · {}", name(r), name(c), g.group),
+        None if undecided > 0 => format!("{pairs}+{undecided} undecided pairs: {}", g.group),
         None => format!("{pairs} pairs: {}", g.group),
     };
     let label = crate::tui::strings::flat(&what, 80);

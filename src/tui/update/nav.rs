@@ -16,7 +16,7 @@ pub fn open_view(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         return;
     }
     // Each table opens on its first columns.
-    app.chrome.other_columns = false;
+    app.chrome.column_page = 0;
     app.chrome.view = match action {
         Action::Help => View::Help { scroll: 0 },
         Action::Compare => View::Compare,
@@ -97,9 +97,10 @@ pub fn runs_loaded(
     }
 }
 
-/// In the agreement and runs views on a narrow screen: the columns that gave
-/// way, in place of the others, and back. Elsewhere, or when every column
-/// fits, it says so and changes nothing.
+/// In the agreement and runs views on a narrow screen: the next set of
+/// columns that gave way, in place of the others, and back to the first
+/// after the last. Elsewhere, or when every column fits, it says so and
+/// changes nothing.
 pub fn other_columns(app: &mut App) {
     use crate::tui::layout::columns;
     let cols = match app.chrome.view {
@@ -111,14 +112,14 @@ pub fn other_columns(app: &mut App) {
             return;
         }
     };
-    let hidden = columns::hidden(cols, crate::tui::layout::table_width(app.chrome.size));
-    if hidden.is_empty() {
-        app.chrome.other_columns = false;
+    let pages = columns::pages(cols, crate::tui::layout::table_width(app.chrome.size)).len();
+    if pages < 2 {
+        app.chrome.column_page = 0;
         app.chrome
             .info(crate::tui::strings::msg::EVERY_COLUMN_SHOWN);
         return;
     }
-    app.chrome.other_columns = !app.chrome.other_columns;
+    app.chrome.column_page = (app.chrome.column_page + 1) % pages;
 }
 
 /// In the agreement view: the figures on all pairs, then on the held-out
@@ -438,10 +439,21 @@ pub fn agreement_rows(app: &App) -> Vec<AgreementRow> {
                     n: 0,
                     agree: 0,
                     undecided: 0,
+                    half_credit: 0.0,
+                    half_n: 0,
                     judge_agree: 0,
                     human_agree: 0,
                 });
             let cross = v.value.scale() != l.value.scale();
+            if cross
+                && let (Some(a), Some(b)) = (
+                    crate::analytics::agreement_reading(v.value),
+                    crate::analytics::agreement_reading(l.value),
+                )
+            {
+                r.half_credit += 1.0 - (a - b).abs();
+                r.half_n += 1;
+            }
             if cross && (v.value.as_agreement().is_none() || l.value.as_agreement().is_none()) {
                 r.undecided += 1;
                 continue;

@@ -516,23 +516,28 @@ fn the_columns_key_acts_where_columns_gave_way() {
     let mut app = app();
     app.chrome.size = (80, 24);
     key(&mut app, 'w');
-    assert!(!app.chrome.other_columns);
+    assert_eq!(app.chrome.column_page, 0);
     let said = app.chrome.message.clone().unwrap().1;
     assert!(said.contains("agreement and runs"), "{said}");
     key(&mut app, 'U');
+    // Each set of the columns that gave way in turn, then the first again.
+    let pages = crate::tui::layout::columns::pages(crate::tui::layout::columns::RUNS, 78);
+    assert!(pages.len() >= 2, "{pages:?}");
+    for page in 1..pages.len() {
+        key(&mut app, 'w');
+        assert_eq!(app.chrome.column_page, page);
+    }
     key(&mut app, 'w');
-    assert!(app.chrome.other_columns);
-    key(&mut app, 'w');
-    assert!(!app.chrome.other_columns);
+    assert_eq!(app.chrome.column_page, 0);
     // A view opens on its first columns.
     key(&mut app, 'w');
     code(&mut app, KeyCode::Esc);
     key(&mut app, 'U');
-    assert!(!app.chrome.other_columns);
+    assert_eq!(app.chrome.column_page, 0);
     // From 120 columns every column shows: nothing to swap.
     update(&mut app, Msg::Resize(160, 45));
     key(&mut app, 'w');
-    assert!(!app.chrome.other_columns);
+    assert_eq!(app.chrome.column_page, 0);
     let said = app.chrome.message.clone().unwrap().1;
     assert!(said.contains("every column"), "{said}");
 }

@@ -78,13 +78,16 @@ impl Widget for AgreementView<'_> {
             }
         };
         let t = &self.app.chrome.theme;
-        let other = self.app.chrome.other_columns;
-        let cols = columns::fit(columns::AGREEMENT, inner.width, other);
-        let heads: Vec<&str> = cols.iter().map(|c| c.head).collect();
+        let paged = columns::paged(columns::AGREEMENT, inner.width, self.app.chrome.column_page);
+        let heads: Vec<&str> = paged.cols.iter().map(|c| c.head).collect();
         let mut footer = vec![Line::styled(
-            strings::table::agreement_legend(&heads),
+            strings::table::agreement_legend(&heads, groups.iter().any(|g| g.undecided > 0)),
             t.muted,
         )];
+        // Said where it is true: a kappa in view marked misleading.
+        if heads.contains(&"kappa") && groups.iter().any(|g| g.figures.prevalence.is_some()) {
+            footer.push(Line::styled(strings::table::PREVALENCE_MARK, t.title));
+        }
         footer.push(Line::styled(progress_line(self.state), t.text));
         for n in &self.state.notes {
             // Judge names come from the store: untrusted, one line each.
@@ -98,9 +101,9 @@ impl Widget for AgreementView<'_> {
         let table = Table {
             groups,
             cursor: self.state.cursor,
-            cols,
-            hidden: columns::hidden(columns::AGREEMENT, inner.width),
-            other,
+            cols: paged.cols,
+            page: paged.page,
+            next: paged.next,
             columns_key: self.app.chrome.keymap.hint(Action::OtherColumns),
             footer,
         };
@@ -278,15 +281,47 @@ fn fig(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "–".into())
 }
 
+/// A figure that cannot pass 1 in [`columns::FIGURE_WIDTH`] columns:
+/// `.26 [.12,.40]`, `-.33 [-.70,-.05]`, or without an interval the short
+/// reason, `.26 (n<30)` (the detail below gives every figure as the report
+/// writes it).
+fn short_figure(f: &crate::analytics::Figure) -> String {
+    let x = |v: f64| {
+        let s = format!("{v:.2}");
+        match s.strip_prefix("0.") {
+            Some(rest) => format!(".{rest}"),
+            None => s.replacen("-0.", "-.", 1),
+        }
+    };
+    // A bound at ±1 as "1": "-1.00 [-1.00,-.85]" would not fit.
+    let bound = |v: f64| match x(v).as_str() {
+        "1.00" => "1".to_string(),
+        "-1.00" => "-1".to_string(),
+        s => s.to_string(),
+    };
+    let Some(v) = f.value else {
+        return "–".into();
+    };
+    match (f.ci95, f.no_ci) {
+        (Some([lo, hi]), _) => format!("{} [{},{}]", x(v), bound(lo), bound(hi)),
+        (None, Some(crate::analytics::NoInterval::FewOffDominant)) => {
+            format!("{} (dominant)", x(v))
+        }
+        (None, Some(why)) => format!("{} ({})", x(v), why.short()),
+        (None, None) => x(v),
+    }
+}
+
 fn short(c: Comparison) -> &'static str {
     match c {
         Comparison::JudgeVsHuman => "judge·human",
         Comparison::HumanVsHuman => "human·human",
-        Comparison::ModeVsMode => "mode·mode",
-        Comparison::PersonaVsPersona => "persona·persona",
-        Comparison::ModelVsModel => "model·model",
-        Comparison::PromptVsPrompt => "prompt·prompt",
-        Comparison::RunVsRun => "run·run",
+        // Eleven columns at most (the table's comparison column).
+        Comparison::ModeVsMode => "2 modes",
+        Comparison::PersonaVsPersona => "2 personas",
+        Comparison::ModelVsModel => "2 models",
+        Comparison::PromptVsPrompt => "2 prompts",
+        Comparison::RunVsRun => "2 runs",
     }
 }
 
@@ -297,9 +332,10 @@ struct Table<'a> {
     groups: &'a [GroupFigures],
     cursor: usize,
     cols: Vec<columns::Column>,
-    /// The columns that gave way, and whether they are the ones shown.
-    hidden: Vec<&'static str>,
-    other: bool,
+    /// The set of columns in view and how many sets there are.
+    page: (usize, usize),
+    /// The columns the key shows next.
+    next: Vec<&'static str>,
     columns_key: String,
     footer: Vec<Line<'a>>,
 }
@@ -317,7 +353,7 @@ impl Table<'_> {
 
     /// Rows to show every group, the legend and the notes.
     fn rows_wanted(&self, width: u16) -> u16 {
-        let status = u16::from(!self.hidden.is_empty());
+        let status = u16::from(self.page.1 > 1);
         let groups = u16::try_from(self.groups.len()).unwrap_or(u16::MAX);
         (1 + groups + status).saturating_add(self.footer_rows(width))
     }
@@ -328,7 +364,7 @@ impl Table<'_> {
         // Header, the groups, the status line; the legend and notes below
         // take what is left.
         let room = usize::from(area.height.saturating_sub(1));
-        let all_fit = n + usize::from(!self.hidden.is_empty()) + usize::from(footer_rows) <= room;
+        let all_fit = n + usize::from(self.page.1 > 1) + usize::from(footer_rows) <= room;
         // Short of room the groups keep half the table (at least three),
         // and the legend and notes below give way first.
         let rows = if all_fit {
@@ -367,8 +403,8 @@ impl Table<'_> {
             first,
             below,
             &self.columns_key,
-            &self.hidden,
-            self.other,
+            self.page,
+            &self.next,
             strings::table::AGREEMENT_FIRST,
         );
         if let Some(s) = status {
@@ -397,7 +433,21 @@ fn group_cell(g: &GroupFigures, head: &str) -> String {
         "n" if g.undecided > 0 => format!("{}+{}", f.n, g.undecided),
         "n" => f.n.to_string(),
         "agree" => fig(f.percent_agreement.value),
-        "kappa" => fig(f.cohen_kappa.value),
+        // The report's "agree with 3 as 0.5": every pair, undecided ones
+        // half agreeing; only where some were undecided.
+        "3 as .5" => match &g.agreement_undecided_half {
+            Some(h) => fig(h.value),
+            None => "–".into(),
+        },
+        // A misleading kappa is marked; the others keep the mark's column
+        // so that the figures stay aligned.
+        "kappa" => format!(
+            "{}{}",
+            short_figure(&f.cohen_kappa),
+            if f.prevalence.is_some() { "!" } else { " " }
+        ),
+        "AC1" => short_figure(&f.gwet_ac1),
+        "PABAK" => short_figure(&f.pabak),
         "alpha" => fig(f.krippendorff_alpha.value),
         "base L/R" => format!(
             "{}/{}",
@@ -418,23 +468,31 @@ fn group_cell(g: &GroupFigures, head: &str) -> String {
     }
 }
 
-/// The counts the screen can give at once, while the figures are computed.
+/// The counts the screen can give at once, while the figures are computed:
+/// undecided pairs counted, and in "3 as .5" half agreeing, as the figures
+/// below will count them.
 fn quick_lines<'a>(rows: &[AgreementRow], t: &Theme) -> Vec<Line<'a>> {
     let mut lines = vec![Line::styled(
         format!(
-            "{:<28} {:>6} {:>8} {:>10}",
-            "judge vs you, per classification", "n", "agree", "undecided"
+            "{:<28} {:>6} {:>8} {:>10} {:>8}",
+            "judge vs you, per classification", "n", "agree", "undecided", "3 as .5"
         ),
         t.title,
     )];
     for r in rows {
+        let half = if r.undecided > 0 && r.half_n > 0 {
+            format!("{:.2}", r.half_credit / r.half_n as f64)
+        } else {
+            "–".into()
+        };
         lines.push(Line::styled(
             format!(
-                "{:<28} {:>6} {:>8} {:>10}",
+                "{:<28} {:>6} {:>8} {:>10} {:>8}",
                 crate::tui::strings::flat(&r.classification, 28),
                 r.n,
                 r.agree,
-                r.undecided
+                r.undecided,
+                half
             ),
             t.text,
         ));

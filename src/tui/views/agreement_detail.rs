@@ -226,10 +226,20 @@ fn figure_lines(g: &GroupFigures) -> Vec<(String, Role)> {
         (format!("figures · n {}{undecided}", f.n), Role::Title),
         row("agreement", &f.percent_agreement),
     ];
+    // Undecided pairs count as `jury report` counts them: out of the
+    // figures below, in this one as half agreeing.
+    if let Some(half) = &g.agreement_undecided_half {
+        lines.push(row("agree, 3 as 0.5", half));
+    }
     if f.ordinal {
         lines.push(row("within one", &f.within_one));
     }
     lines.push(row("Cohen's kappa", &f.cohen_kappa));
+    lines.push(row("Gwet's AC1", &f.gwet_ac1));
+    lines.push(row("PABAK", &f.pabak));
+    if let Some(note) = &f.prevalence {
+        lines.push((format!("kappa misleads: {note}"), Role::Title));
+    }
     if f.ordinal {
         lines.push(row("kappa (quadratic)", &f.weighted_kappa_quadratic));
     }

@@ -132,23 +132,22 @@ fn run_table<'a>(
     area: Rect,
 ) -> Vec<Line<'a>> {
     let t = &app.chrome.theme;
-    let other = app.chrome.other_columns;
-    let cols = columns::fit(columns::RUNS, area.width, other);
-    let hidden = columns::hidden(columns::RUNS, area.width);
-    let mut lines = vec![Line::styled(columns::header(&cols), t.title)];
+    let paged = columns::paged(columns::RUNS, area.width, app.chrome.column_page);
+    let cols = &paged.cols;
+    let mut lines = vec![Line::styled(columns::header(cols), t.title)];
     if runs.is_empty() {
         lines.push(Line::styled("no runs yet", t.muted));
         return lines;
     }
     // The session line, the header and the status line take three rows.
     let room = usize::from(area.height).saturating_sub(3).max(1);
-    let all_fit = runs.len() <= room + usize::from(hidden.is_empty());
+    let all_fit = runs.len() <= room + usize::from(paged.page.1 == 1);
     let h = if all_fit { runs.len() } else { room };
     let first = cursor.saturating_sub(h.saturating_sub(1));
     for (i, l) in runs.iter().enumerate().skip(first).take(h) {
         let st = if i == cursor { t.selection } else { t.text };
         lines.push(Line::styled(
-            columns::row(&cols, |head| run_cell(l, head)),
+            columns::row(cols, |head| run_cell(l, head)),
             st,
         ));
     }
@@ -156,8 +155,8 @@ fn run_table<'a>(
         first,
         runs.len().saturating_sub(first + h),
         &app.chrome.keymap.hint(Action::OtherColumns),
-        &hidden,
-        other,
+        paged.page,
+        &paged.next,
         strings::table::RUNS_FIRST,
     );
     if let Some(s) = status {

@@ -6,37 +6,47 @@ use super::*;
 // ----- the agreement view -----
 
 #[test]
-fn the_agreement_table_keeps_sides_n_agreement_and_kappa_at_80_columns() {
+fn the_agreement_table_keeps_sides_n_agreement_kappa_and_ac1_at_80_columns() {
     let (mut app, groups) = agreement(80, 24);
     let s = screen(&app);
     let header = lines(&s)
         .into_iter()
         .find(|l| l.contains("sides"))
         .unwrap_or_else(|| panic!("a header:\n{s}"));
-    for want in ["sides", " n", "agree", "kappa"] {
+    for want in ["sides", " n", "agree", "kappa", "AC1"] {
         assert!(header.contains(want), "{want}: {header}\n{s}");
     }
-    // The first group's row carries its kappa.
-    let kappa = format!("{:.2}", groups[0].figures.cohen_kappa.value.unwrap());
+    // The first group's row carries its kappa (the leading zero dropped).
+    let kappa =
+        format!("{:.2}", groups[0].figures.cohen_kappa.value.unwrap()).replacen("0.", ".", 1);
     let row = lines(&s)
         .into_iter()
         .find(|l| l.contains("alice") && l.contains(&kappa))
         .unwrap_or_else(|| panic!("kappa {kappa} on the first row:\n{s}"));
     assert!(row.chars().count() <= 82, "{row}");
-    // The other columns are a key away.
-    assert!(!header.contains("people agree"), "{header}");
-    key(&mut app, 'w');
-    let wide = screen(&app);
-    let header = lines(&wide)
-        .into_iter()
-        .find(|l| l.contains("sides"))
-        .unwrap_or_else(|| panic!("a header:\n{wide}"));
-    for want in ["alpha", "base L/R", "acc L/R", "people agree"] {
-        assert!(header.contains(want), "{want}: {header}\n{wide}");
+    // The other columns are a key away, a set at a time.
+    assert!(!header.contains("PABAK"), "{header}");
+    let mut shown = Vec::new();
+    for want in [
+        &["scale", "3 as .5", "PABAK", "alpha"][..],
+        &["base L/R", "acc L/R", "people agree", "comparison"][..],
+    ] {
+        key(&mut app, 'w');
+        let other = screen(&app);
+        let header = lines(&other)
+            .into_iter()
+            .find(|l| l.contains("sides"))
+            .unwrap_or_else(|| panic!("a header:\n{other}"));
+        for want in want {
+            assert!(header.contains(want), "{want}: {header}\n{other}");
+        }
+        shown.push(other);
     }
     insta::assert_snapshot!("agreement_80x24", s);
-    insta::assert_snapshot!("agreement_80x24_other_columns", wide);
-    // Back again; and from 120 columns every column shows at once.
+    insta::assert_snapshot!("agreement_80x24_other_columns", shown[0]);
+    insta::assert_snapshot!("agreement_80x24_third_columns", shown[1]);
+    // Back again after the last; at 120 columns the figures show at once,
+    // the base rates and the rest a key away.
     key(&mut app, 'w');
     assert_eq!(screen(&app), s);
     sized(&mut app, 120, 30);
@@ -45,14 +55,7 @@ fn the_agreement_table_keeps_sides_n_agreement_and_kappa_at_80_columns() {
         .into_iter()
         .find(|l| l.contains("sides"))
         .unwrap();
-    for want in [
-        "agree",
-        "kappa",
-        "alpha",
-        "base L/R",
-        "acc L/R",
-        "people agree",
-    ] {
+    for want in ["agree", "3 as .5", "kappa", "AC1", "PABAK", "alpha"] {
         assert!(header.contains(want), "{want}: {header}\n{all}");
     }
 }
@@ -139,4 +142,69 @@ fn the_agreement_view_at_160_columns_cuts_no_legend() {
     let footnote = "[a,b] 95 %: Wilson for shares, else 1000 resamples (n≥30)";
     assert!(figures.contains(footnote), "{footnote}:\n{figures}\n{s}");
     insta::assert_snapshot!("agreement_160x45", s);
+}
+
+/// A kappa that one dominant value makes misleading (90 of 100 pairs both
+/// AGREE: agreement 0.95, kappa far below) is marked `!` in the table, the
+/// mark is said under it, and the selected group's figures give AC1 and
+/// PABAK with their intervals and the report's note, at 160×45 and 80×24.
+#[test]
+fn a_kappa_one_dominant_value_makes_misleading_is_marked_beside_ac1_and_pabak() {
+    let (_dir, store) = judged_workspace();
+    let report = jury::report::Report::build(&store, None, Some(1000), 42, &mut ()).unwrap();
+    let mut pairs = vec![(0u8, 0u8); 90];
+    pairs.extend([(0, 1); 3]);
+    pairs.extend([(1, 0); 2]);
+    pairs.extend([(1, 1); 5]);
+    let figures = jury::analytics::Figures::compute(&pairs, 2, false, 1000, 42).unwrap();
+    let note = figures.prevalence.clone().expect("kappa misleads here");
+    let mut g = report
+        .groups
+        .iter()
+        .find(|g| g.mapped)
+        .expect("a judge group on AGREE/DISAGREE")
+        .clone();
+    g.figures = figures;
+    g.undecided = 0;
+    g.agreement_undecided_half = None;
+    for (w, h, name) in [
+        (160, 45, "agreement_prevalence_160x45"),
+        (80, 24, "agreement_prevalence_80x24"),
+    ] {
+        let mut app = app_with(jury::tui::load(&store).unwrap());
+        sized(&mut app, w, h);
+        key(&mut app, 'A');
+        answer_agreement(&mut app, AgreementPart::Figures(Ok(vec![g.clone()])));
+        let s = screen(&app);
+        let row = lines(&s)
+            .into_iter()
+            .find(|l| l.contains(" vs ") && !l.contains("confusion"))
+            .unwrap_or_else(|| panic!("the group's row:\n{s}"));
+        // Marked right after kappa (here without an interval: few answers
+        // off the dominant value).
+        let kappa = format!("{:.2}", g.figures.cohen_kappa.value.unwrap()).replacen("0.", ".", 1);
+        assert!(
+            row.contains(&format!("{kappa} (dominant)!")),
+            "kappa marked: {row}\n{s}"
+        );
+        assert!(s.contains("kappa ! : misleading, one value is most"), "{s}");
+        let f = &g.figures;
+        for (name, fig) in [("Gwet's AC1", &f.gwet_ac1), ("PABAK", &f.pabak)] {
+            let line = format!("{name:<18} {}", jury::report::figure_text(fig));
+            assert!(fig.ci95.is_some() && s.contains(&line), "{line}:\n{s}");
+        }
+        // The note, wrapped in the figures' column.
+        let at = |l: &str, what: &str| l.find(what).map(|b| l[..b].chars().count());
+        let from = s.lines().find_map(|l| at(l, "figures · n")).expect(&s);
+        let to = s
+            .lines()
+            .find_map(|l| at(l, "┌ distributions"))
+            .unwrap_or(usize::from(w));
+        let figures = pane_text(&s, from - 1, to - 1);
+        assert!(
+            figures.contains(&format!("kappa misleads: {note}")),
+            "{note}:\n{figures}\n{s}"
+        );
+        insta::assert_snapshot!(name, s);
+    }
 }
