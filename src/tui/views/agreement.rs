@@ -287,6 +287,7 @@ fn short(c: Comparison) -> &'static str {
         Comparison::ModelVsModel => "model·model",
         Comparison::PromptVsPrompt => "prompt·prompt",
         Comparison::RunVsRun => "run·run",
+        Comparison::JudgeVsReference => "judge·ref",
     }
 }
 
