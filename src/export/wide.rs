@@ -185,9 +185,7 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
 /// The standing adjudications by row; `None` when there is none (the
 /// columns appear once a store holds one). Two on different scales for one
 /// row: the Likert or AGREE one (scale order), said by the value itself.
-fn adjudicated_by_row(
-    store: &Store,
-) -> Result<Option<Adjudicated>, ExportError> {
+fn adjudicated_by_row(store: &Store) -> Result<Option<Adjudicated>, ExportError> {
     let all = store.adjudications()?;
     if all.is_empty() {
         return Ok(None);
