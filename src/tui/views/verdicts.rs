@@ -559,8 +559,8 @@ fn adjudicating(app: &App) -> bool {
     app.list.filter == crate::tui::app::Filter::Adjudicate
 }
 
-/// The row's reference label (`⚖ ref 4 (dana)`), or `⚖ to adjudicate`
-/// where people disagree and no one adjudicated yet.
+/// The row's reference label (`⚖ ref 4 (dana)`), or, in the adjudication
+/// queue, `⚖ to adjudicate` where people disagree and no one adjudicated yet.
 fn adjudication_span(
     app: &App,
     key: &crate::domain::ComboKey,
@@ -573,9 +573,8 @@ fn adjudication_span(
             strings::adjudicate::reference(&a.value.as_text(), &flat(&a.who, 12)),
             t.human,
         )),
-        None => app
-            .data
-            .row_disputed(key, persona, scale)
+        // Said in the queue only: a labeller sees the others' labels anyway.
+        None => (adjudicating(app) && app.data.row_disputed(key, persona, scale))
             .then(|| Span::styled(strings::adjudicate::DISPUTED, t.warning)),
     }
 }
