@@ -1,6 +1,6 @@
 //! Adjudication on the real binary in tmux (160×45): the sample data holds
-//! three rows alice and bob disagree on; the "to adjudicate" filter lists
-//! them, `=` then `4` gives k-014's urgency its reference label, stored as
+//! nine items whose rows alice and bob disagree on (AwAg and protocol
+//! rows); the "to adjudicate" filter lists them, `=` then `4` gives k-014's urgency its reference label, stored as
 //! an adjudication by `tester` (no label of tester's), and the row says so.
 #![cfg(feature = "tui")]
 
@@ -20,12 +20,10 @@ async fn adjudicating_a_disagreement_on_the_real_binary() {
     let name = format!("jury-adjudicate-{}", std::process::id());
     let s = Session::start_with_config(&name, &db, &config);
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
-    s.keys(&["Escape"]);
-    for _ in 0..9 {
-        s.keys(&["f"]);
-    }
+    // The queue is the last filter: one `F` back from "all".
+    s.keys(&["F"]);
     let screen = wait_for(&s.name, "the adjudication queue", |x| {
-        x.contains("filter: to adjudicate (3 of 94 items)")
+        x.contains("filter: to adjudicate (9 of 94 items)")
     })
     .await;
     eprintln!("--- to adjudicate ---\n{screen}");
