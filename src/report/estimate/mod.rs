@@ -323,17 +323,27 @@ pub(crate) fn reference_reading(
     ))
 }
 
-/// Where every labelled combination's reference came from, once per
-/// (persona, combination) with labels kept: what `jury estimate`, `trust`
-/// and `report` say above their figures.
+/// Where the reference of every labelled combination a judge answered
+/// with a right/wrong reading came from, once per (persona, combination)
+/// with labels kept (however many judges answered it): what `jury
+/// estimate` and `trust` say above their figures.
 pub fn reference_counts(
     readings: &Readings,
     who: Option<&str>,
     sampling: &Sampling,
 ) -> ReferenceCounts {
+    let judged: rustc_hash::FxHashSet<(&str, &ComboKey)> = readings
+        .verdicts
+        .iter()
+        .filter(|v| crate::analytics::agreement_reading(v.3).is_some())
+        .map(|v| (&*v.1, &*v.2))
+        .collect();
     let mut c = ReferenceCounts::default();
     for ((persona, key), (ls, _, _)) in label_index(readings, sampling) {
-        if ls.is_empty() || who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) {
+        if ls.is_empty()
+            || who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w))
+            || !judged.contains(&(persona, key))
+        {
             continue;
         }
         c.add(
