@@ -712,4 +712,6 @@ mod tests {
 }
 
 #[cfg(test)]
+mod reference_tests;
+#[cfg(test)]
 mod undecided_tests;
