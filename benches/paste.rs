@@ -52,6 +52,7 @@ fn data() -> Loaded {
         labels: vec![],
         split: None,
         marks: Vec::new(),
+        adjudications: Vec::new(),
     }
 }
 

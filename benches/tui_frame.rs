@@ -81,6 +81,7 @@ fn items(n: usize) -> Loaded {
         labels: vec![],
         split: None,
         marks: Vec::new(),
+        adjudications: Vec::new(),
     }
 }
 

@@ -38,6 +38,9 @@ pub enum Command {
     Batch(BatchCommand),
     /// Set a human label.
     Label(LabelArgs),
+    /// The reference label where people disagree: give it (ITEM
+    /// CLASSIFICATION VALUE), or list what waits for one (--list).
+    Adjudicate(AdjudicateArgs),
     /// Agreement figures: judge vs human, human vs human, mode vs mode...
     Report(ReportArgs),
     /// The classifier's accuracy per classification and judge: people's labels
@@ -344,6 +347,37 @@ pub struct LabelArgs {
     /// Why the judge was wrong: a tag from config.toml's `tags` (repeatable).
     #[arg(long = "tag", value_name = "NAME")]
     pub tags: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AdjudicateArgs {
+    /// The item (with CLASSIFICATION and VALUE; not with --list).
+    #[arg(required_unless_present = "list")]
+    pub item: Option<String>,
+    #[arg(required_unless_present = "list")]
+    pub classification: Option<String>,
+    /// The reference label, on the people's scale: 1–5, AGREE/DISAGREE, 0–9,
+    /// true/false or no/partially/fully.
+    #[arg(required_unless_present = "list")]
+    pub value: Option<String>,
+    /// The combinations two or more people labelled and disagree on (a Likert
+    /// 4 and 5 agree; 3 differs from both sides), not yet adjudicated, with
+    /// every person's label and note.
+    #[arg(long, conflicts_with_all = ["item", "note"])]
+    pub list: bool,
+    /// With --list: JSON.
+    #[arg(long, requires = "list")]
+    pub json: bool,
+    /// Default: the persona the people labelled it for (when one).
+    #[arg(long)]
+    pub persona: Option<String>,
+    #[arg(long, default_value = "classification")]
+    pub perspective: String,
+    #[arg(long, default_value = "")]
+    pub note: String,
+    /// Who adjudicates (else JURY_WHO, config, the user name).
+    #[arg(long)]
+    pub who: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -56,6 +56,10 @@ pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
                 }
                 out.push('\n');
             }
+            let reference = estimate::reference_counts(&readings, a.who.as_deref(), &sampling);
+            if reference != Default::default() {
+                out.push_str(&format!("{}\n\n", reference.describe()));
+            }
             out.push_str(&estimate::table(&all));
             out
         }

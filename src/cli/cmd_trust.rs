@@ -38,8 +38,9 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
             TrustFormat::Table => with_refused(
                 refused,
                 format!(
-                    "{}{}",
+                    "{}{}{}",
                     summary(&store, &a, &readings, &ts)?,
+                    reference_line(&store, &a, &readings)?,
                     trust::table(&ts)
                 ),
             ),
@@ -51,6 +52,24 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
     };
     println!("{text}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the labelled combinations' reference came from (adjudicated,
+/// people's majority, one person; ties left out), a blank line after;
+/// nothing without labels.
+fn reference_line(
+    store: &crate::store::Store,
+    a: &TrustArgs,
+    readings: &crate::report::pairs::Readings,
+) -> anyhow::Result<String> {
+    let sampling =
+        crate::report::estimate::Sampling::read(store, a.sampled_only, a.include_judge_selected)?;
+    let r = crate::report::estimate::reference_counts(readings, a.who.as_deref(), &sampling);
+    Ok(if r == Default::default() {
+        String::new()
+    } else {
+        format!("{}\n\n", r.describe())
+    })
 }
 
 /// The summary lines: per classification, the configuration the ranking

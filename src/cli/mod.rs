@@ -20,6 +20,7 @@ macro_rules! print {
 }
 
 mod args;
+mod cmd_adjudicate;
 mod cmd_batch;
 mod cmd_data;
 mod cmd_estimate;
@@ -140,6 +141,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Label(a) => {
             let s = settings(cli.db, Overrides::who(&a.who))?;
             cmd_label::label(&s, a)
+        }
+        Command::Adjudicate(a) => {
+            let s = settings(cli.db, Overrides::who(&a.who))?;
+            cmd_adjudicate::adjudicate(&s, a)
         }
         Command::Report(a) => {
             let s = settings(cli.db, Overrides::default())?;

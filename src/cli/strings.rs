@@ -461,6 +461,9 @@ pub mod drive {
     }
 }
 
+/// `jury adjudicate`.
+pub mod adjudicate;
+
 /// `jury doctor`: the message of each check line (the line's level and
 /// check name are its layout, in doctor/mod.rs).
 pub mod doctor;

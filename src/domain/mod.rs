@@ -1,5 +1,6 @@
 //! The vocabulary of jury (docs/design.md §1): plain data, no I/O.
 
+mod adjudication;
 mod item;
 mod mark;
 mod mode;
@@ -11,6 +12,10 @@ mod split;
 mod verdict;
 mod who;
 
+pub use adjudication::{
+    Adjudication, AdjudicationIndex, AdjudicationSlot, Dispute, ReferenceCounts, ReferenceSource,
+    disputes, same_answer,
+};
 pub use item::{Classification, Item, Source};
 pub use mark::{MarkKind, RowMark, join_tags, split_tags};
 pub use mode::{Mode, Protocol, judge_name};

@@ -11,7 +11,7 @@ pub mod wide;
 use crate::domain::{Run, Verdict};
 use crate::import::csv_export::{JSON_COLUMNS, item_row};
 use crate::store::{Store, StoreError};
-use rows::{COLUMNS, failure_rows, label_row, mark_row, verdict_row};
+use rows::{COLUMNS, adjudication_row, failure_rows, label_row, mark_row, verdict_row};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -25,7 +25,7 @@ pub enum ExportError {
     Io(#[from] std::io::Error),
 }
 
-/// Every verdict, label, current mark and failure as a row, JSON lines or (`csv`) a CSV
+/// Every verdict, label, standing adjudication, current mark and failure as a row, JSON lines or (`csv`) a CSV
 /// with a header and, after them, the items. `repeats`: each verdict
 /// without a stored confidence carries its share among its
 /// configuration's repeats.
@@ -80,6 +80,11 @@ pub fn write_rows(
             err = emit(label_row(&l, split.as_ref(), seed), out).err();
         }
     })?;
+    for a in store.adjudications()? {
+        if err.is_none() {
+            err = emit(adjudication_row(&a), out).err();
+        }
+    }
     for m in store.current_marks()? {
         if err.is_none() {
             err = emit(mark_row(&m), out).err();

@@ -116,6 +116,28 @@ pub fn label_row(
     })
 }
 
+/// An adjudication: the reference label an adjudicator (`who`) gave where
+/// people disagreed, its note in `text`. Its own `kind`, so nothing that
+/// counts label rows counts it as one more person.
+pub fn adjudication_row(a: &crate::domain::Adjudication) -> Value {
+    json!({
+        "kind": "adjudication",
+        "run_id": null,
+        "item_id": a.key.item_id,
+        "classification_id": a.key.classification_id,
+        "perspective_id": a.key.perspective_id,
+        "persona_id": a.persona_id,
+        "protocol": null,
+        "mode": null,
+        "model": null,
+        "value": a.value.to_json(),
+        "scale": a.value.scale().as_str(),
+        "text": a.note,
+        "created_at": a.created_at,
+        "who": a.who,
+    })
+}
+
 /// A "come back later" mark: its own `kind` and `mark` column, the note in
 /// `text`, and no value, so nothing reading label rows can count it.
 pub fn mark_row(m: &crate::domain::RowMark) -> Value {

@@ -48,7 +48,13 @@ struct Columns<'a> {
     /// carries a tag: a tag column no one used is only noise.
     tagged: Vec<usize>,
     markers: Vec<String>,
+    /// The standing adjudications by row (value, who), when the store
+    /// holds any: then an `adjudicated` and an `adjudicated_by` column.
+    adjudicated: Option<Adjudicated>,
 }
+
+/// The standing adjudication of each row: its value and who gave it.
+type Adjudicated = HashMap<RowKey, (Value, String)>;
 
 impl Columns<'_> {
     /// A person's column name: `alice`, or `alice:likert` when alice
@@ -67,6 +73,11 @@ impl Columns<'_> {
             let j = part(j);
             columns.push(format!("judge:{j}"));
             columns.push(format!("judge:{j}:confidence"));
+        }
+        // The reference label where people's disagreement was adjudicated.
+        if self.adjudicated.is_some() {
+            columns.push("adjudicated".into());
+            columns.push("adjudicated_by".into());
         }
         // Each label column followed by its note column; the tags after.
         for (who, scale) in &self.people {
@@ -134,8 +145,13 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect(),
+        adjudicated: adjudicated_by_row(store)?,
     };
     let mut rows = standing(&readings, &cols);
+    // A row for every adjudication, even one whose labels were retracted since.
+    for key in cols.adjudicated.iter().flat_map(|a| a.keys()) {
+        rows.entry(key.clone()).or_default();
+    }
     let tags = labels_and_marks(store, &cols, &marks, &mut rows)?;
     cols.tagged = tags
         .values()
@@ -164,6 +180,22 @@ pub fn write_wide(store: &Store, csv: bool, out: &mut dyn Write) -> Result<(), E
         }
     }
     Ok(())
+}
+
+/// The standing adjudications by row; `None` when there is none (the
+/// columns appear once a store holds one). Two on different scales for one
+/// row: the Likert or AGREE one (scale order), said by the value itself.
+fn adjudicated_by_row(store: &Store) -> Result<Option<Adjudicated>, ExportError> {
+    let all = store.adjudications()?;
+    if all.is_empty() {
+        return Ok(None);
+    }
+    let mut out = HashMap::new();
+    for a in all {
+        out.entry(key_of(&a.persona_id, &a.key))
+            .or_insert((a.value, a.who));
+    }
+    Ok(Some(out))
 }
 
 /// The rows of the standing verdicts (with their confidence when it is of
@@ -301,6 +333,15 @@ fn cells_of(
             .map_or((Json::Null, None), |(v, c)| (v.to_json(), *c));
         cells.push(value);
         cells.push(confidence.map_or(Json::Null, Json::from));
+    }
+    if let Some(adjudicated) = &cols.adjudicated {
+        let (value, who) = adjudicated
+            .get(key)
+            .map_or((Json::Null, Json::Null), |(v, w)| {
+                (v.to_json(), Json::String(w.clone()))
+            });
+        cells.push(value);
+        cells.push(who);
     }
     for p in 0..cols.people.len() {
         cells.push(row.labels.get(&p).map_or(Json::Null, |v| v.to_json()));

@@ -310,6 +310,10 @@ pub struct Report {
     pub items: Option<usize>,
     /// How the groups were split (`--by`).
     pub by: Option<GroupBy>,
+    /// Where the judge-vs-reference pairs' references came from (adjudicated,
+    /// people's majority, one person; ties left out); `None` while the store
+    /// holds no adjudication.
+    pub reference: Option<crate::domain::ReferenceCounts>,
 }
 
 /// Why a report could not be made.
@@ -472,6 +476,7 @@ impl Report {
         } else {
             None
         };
+        let reference = builder.reference_counts();
         let (mut pairs, placed) = builder.finish_with_positions();
         if let Some((split, side)) = on {
             for ps in pairs.values_mut() {
@@ -545,6 +550,7 @@ impl Report {
             side: on.map(|(_, side)| side),
             items: items.map(|i| i.len()),
             by,
+            reference,
         })
     }
 

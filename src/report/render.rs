@@ -10,12 +10,18 @@ use serde_json::{Map, json};
 impl Report {
     /// Says which side of the split the figures cover (nothing for all pairs).
     fn split_line(&self) -> String {
-        match self.side {
+        let side = match self.side {
             Some(side) => format!(
                 "on the {} side of the held-out split only (self-consistency counts retests only; no position bias)\n",
                 side.as_str()
             ),
             None => String::new(),
+        };
+        // Once people's disagreements are adjudicated, the report says
+        // where the judge-vs-reference figures' reference came from.
+        match &self.reference {
+            Some(r) => format!("{side}{}\n", r.describe()),
+            None => side,
         }
     }
 
@@ -62,6 +68,7 @@ impl Report {
                 v["ranking"] = json!(self.rankings);
                 v["position_bias"] = json!(self.positions);
                 v["split"] = json!(self.side.map(Side::as_str));
+                v["reference"] = json!(self.reference);
                 serde_json::to_string_pretty(&v)?
             }
             ReportFormat::Csv => to_csv(&self.groups),
@@ -557,6 +564,7 @@ mod tests {
             side: None,
             items: None,
             by: None,
+            reference: None,
             pairs,
         }
     }

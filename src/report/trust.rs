@@ -20,7 +20,7 @@
 //! chosen is calibrated at
 //! δ/K (Bonferroni): whichever is chosen keeps 1 − δ.
 
-use super::estimate::{Sampling, people_reading, reading};
+use super::estimate::{Sampling, reading, reference_reading};
 use super::pairs::Readings;
 use crate::analytics::trust::{Candidate, pairs_to_reach, trust_threshold};
 use serde::Serialize;
@@ -85,6 +85,10 @@ pub struct Trust {
     /// that rate is below α); `None` with a threshold or when no number
     /// would do.
     pub pairs_needed: Option<usize>,
+    /// Of the calibration pairs: where each combination's reference came
+    /// from (an adjudication, people's majority, one person), and the
+    /// labelled combinations left out because people tied.
+    pub reference: crate::domain::ReferenceCounts,
 }
 
 /// Every trust threshold the readings support.
@@ -110,6 +114,7 @@ pub fn thresholds(
         /// cannot stand for a reading, however sure: it needs a person).
         decided: Vec<f64>,
         sources: std::collections::BTreeSet<&'static str>,
+        reference: crate::domain::ReferenceCounts,
     }
     let mut groups: BTreeMap<Key, Collect> = BTreeMap::new();
     for ((judge, persona, key, _), confident) in readings.verdicts.iter().zip(&readings.confidences)
@@ -134,10 +139,17 @@ pub fn thresholds(
             g.judge_left_out += 1;
         }
         if let Some((ls, sampled, _)) = labels.get(&(&**persona, &**key))
-            && let Ok(people) = people_reading(ls, who)
+            && !ls.is_empty()
+            && who.is_none_or(|w| ls.iter().any(|(p, _)| *p == w))
         {
-            g.calibration.push((c.confidence.value, j == people));
-            g.sampled += usize::from(*sampled);
+            match reference_reading(ls, who, sampling.adjudicated(persona, key)) {
+                Ok((people, source)) => {
+                    g.reference.add(Some(source));
+                    g.calibration.push((c.confidence.value, j == people));
+                    g.sampled += usize::from(*sampled);
+                }
+                Err(()) => g.reference.add(None),
+            }
         }
     }
     // K per classification: the configurations the views may choose among.
@@ -192,6 +204,7 @@ pub fn thresholds(
                 start: t.start,
                 first: t.first,
                 pairs_needed,
+                reference: g.reference,
             }
         })
         .collect()

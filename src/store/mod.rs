@@ -1,6 +1,7 @@
 //! The SQLite store (WAL). Every verdict, failure and label is committed the
 //! moment it arrives, so a crash loses nothing already reported as saved.
 
+mod adjudications;
 mod batches;
 mod claims;
 mod create;
@@ -20,6 +21,7 @@ mod sessions;
 mod splits;
 mod verdicts;
 
+pub use adjudications::{AdjudicationEvent, AdjudicationKind};
 pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};
 pub use claims::Claimed;
 pub use error::{Result, StoreError};

@@ -362,6 +362,27 @@ pub const MIGRATIONS: &[&str] = &[
     DROP TABLE label_samples;
     ALTER TABLE label_samples_18 RENAME TO label_samples;
     "#,
+    // 19: adjudications, the reference label of a combination people
+    // disagree on. Append-only like `label_events`: the standing
+    // adjudication of a slot (combination, persona, scale) is its newest
+    // row; `value` NULL is a retraction (an undo with nothing before it).
+    // Plain SQL both SQLite and PostgreSQL accept.
+    r#"
+    CREATE TABLE adjudications (
+        id INTEGER PRIMARY KEY,
+        item_id TEXT NOT NULL,
+        classification_id TEXT NOT NULL,
+        perspective_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        scale TEXT NOT NULL,
+        value TEXT,
+        note TEXT NOT NULL DEFAULT '',
+        who TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        kind TEXT NOT NULL
+    );
+    CREATE INDEX adjudications_by_slot ON adjudications(item_id, classification_id, perspective_id, persona_id, scale);
+    "#,
 ];
 
 /// 17: each run's judge and settings as one typed, versioned record

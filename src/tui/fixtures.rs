@@ -80,6 +80,7 @@ pub fn loaded() -> Loaded {
         labels: vec![],
         split: None,
         marks: Vec::new(),
+        adjudications: Vec::new(),
     }
 }
 

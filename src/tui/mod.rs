@@ -44,6 +44,7 @@ pub fn load_without_items(store: &Store) -> crate::store::Result<Loaded> {
     data.perspectives = store.perspectives()?;
     // Each row's "come back later" mark, as the session left it.
     data.marks = store.current_marks()?;
+    data.adjudications = store.adjudications()?;
     Ok(data)
 }
 

@@ -99,6 +99,8 @@ pub enum Msg {
     /// The recovery file was written: where, or why not (answers
     /// `Effect::KeepUnsaved`, and `Effect::ClearUnsaved` when it failed).
     UnsavedKept(Result<String, String>),
+    /// The store refused an adjudication or its undo: why.
+    AdjudicationNotSaved(String),
 }
 
 /// Work for [`super::effects`] to do; never done inside `update`.
@@ -126,6 +128,16 @@ pub enum Effect {
     },
     /// Write a label durably and answer with `Msg::LabelSaved { req }`.
     SaveLabel { req: u64, label: Label },
+    /// Write an adjudication durably; answers only when it failed
+    /// (`Msg::AdjudicationNotSaved`).
+    SaveAdjudication(crate::domain::Adjudication),
+    /// Undo an adjudication (`restore` the one before, stamped `at`, or none);
+    /// answers only when it failed (`Msg::AdjudicationNotSaved`).
+    UndoAdjudication {
+        undoes: crate::domain::Adjudication,
+        restore: Option<crate::domain::Adjudication>,
+        at: String,
+    },
     /// Save only the note of a label (`label.note`): the value the store
     /// holds stays, since it may be newer than the one shown (`jury label`
     /// from a shell). A label the store does not hold yet is saved whole.

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod adjudicate;
 mod batch_faults;
 mod batch_ids_key;
 mod batch_resumes;

@@ -5,6 +5,7 @@
 #[path = "../tui_common/mod.rs"]
 mod tui_common;
 
+mod adjudicate;
 mod agreement;
 mod agreement_figures;
 mod agreement_heads_all;

@@ -247,7 +247,7 @@ fn help_lists_the_live_keymap() {
         .merge_toml("[keys]\nx = \"quit\"\n")
         .unwrap();
     // Tall enough for every binding down to quit.
-    app.chrome.size = (120, 64);
+    app.chrome.size = (120, 65);
     key(&mut app, '?');
     let s = screen(&app);
     assert!(s.contains("q, x, ctrl-c") || s.contains("q, x"), "{s}");

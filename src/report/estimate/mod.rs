@@ -31,7 +31,7 @@ use super::pairs::Readings;
 use crate::analytics::accuracy_ci::{AccuracyMethod, accuracy_intervals};
 use crate::analytics::ppi::{MeanEstimate, PpiEstimate};
 use crate::analytics::stratified::{Stratum, stratified_intervals};
-use crate::domain::{Agreement, ComboKey, Value};
+use crate::domain::{Agreement, ComboKey, ReferenceCounts, ReferenceSource, Value};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -69,6 +69,10 @@ pub struct Sampling {
     pub only: bool,
     /// Count the judge-selected ones too (`--include-judge-selected`).
     pub include_judge_selected: bool,
+    /// The adjudicated reference reading per (persona, combination): it
+    /// stands for people's where there is one (`None`: undecided, a Likert
+    /// 3 or adjudications on two scales that differ).
+    pub adjudicated: HashMap<(String, ComboKey), Option<bool>>,
 }
 
 impl Sampling {
@@ -83,8 +87,37 @@ impl Sampling {
             judge_selected: store.judge_selected_labels()?,
             only,
             include_judge_selected,
+            adjudicated: adjudicated_readings(store.adjudication_index()?),
         })
     }
+
+    /// The adjudicated reading of one combination, if an adjudication stands.
+    pub(crate) fn adjudicated(&self, persona: &str, key: &ComboKey) -> Option<Option<bool>> {
+        if self.adjudicated.is_empty() {
+            return None;
+        }
+        self.adjudicated
+            .get(&(persona.to_string(), key.clone()))
+            .copied()
+    }
+}
+
+/// Each standing adjudication's reading, by (persona, combination).
+pub fn adjudicated_readings(
+    index: crate::domain::AdjudicationIndex,
+) -> HashMap<(String, ComboKey), Option<bool>> {
+    let mut out: HashMap<(String, ComboKey), Option<bool>> = HashMap::default();
+    for ((key, persona, _), value) in index {
+        let r = reading(&value);
+        out.entry((persona, key))
+            .and_modify(|e| {
+                if *e != r {
+                    *e = None;
+                }
+            })
+            .or_insert(r);
+    }
+    out
 }
 
 /// Of one combination's labels under one persona: each person's reading
@@ -197,6 +230,9 @@ pub struct Estimate {
     /// Of the `n`: labels the judge selected, counted because asked
     /// (`--include-judge-selected`).
     pub labels_judge_selected: usize,
+    /// Of the `n`: where each combination's reference came from (an
+    /// adjudication, people's majority, one person), and the ties left out.
+    pub reference: ReferenceCounts,
     /// The judge's errors against people and the rate corrected for them
     /// (`None` without labels).
     pub judge_errors: Option<JudgeErrors>,
@@ -273,6 +309,71 @@ pub(crate) fn people_reading(
     }
 }
 
+/// The reference reading of one combination and where it came from: the
+/// adjudicator's where one stands (`adjudicated`; not with `who`, which
+/// makes one person's labels the truth), else the people's majority
+/// ([`people_reading`]). `Err(())`: undecided (a tie, only Likert 3s, or an
+/// undecided adjudication), left out.
+pub(crate) fn reference_reading(
+    labels: &[(&str, Option<bool>)],
+    who: Option<&str>,
+    adjudicated: Option<Option<bool>>,
+) -> Result<(bool, ReferenceSource), ()> {
+    if who.is_none()
+        && let Some(a) = adjudicated
+    {
+        return a.map(|r| (r, ReferenceSource::Adjudicated)).ok_or(());
+    }
+    let r = people_reading(labels, who)?;
+    let mut people: Vec<&str> = labels
+        .iter()
+        .filter(|(p, _)| who.is_none_or(|w| w == *p))
+        .map(|(p, _)| *p)
+        .collect();
+    people.sort_unstable();
+    people.dedup();
+    Ok((
+        r,
+        if people.len() > 1 {
+            ReferenceSource::Majority
+        } else {
+            ReferenceSource::OnePerson
+        },
+    ))
+}
+
+/// Where the reference of every labelled combination a judge answered
+/// with a right/wrong reading came from, once per (persona, combination)
+/// with labels kept (however many judges answered it): what `jury
+/// estimate` and `trust` say above their figures.
+pub fn reference_counts(
+    readings: &Readings,
+    who: Option<&str>,
+    sampling: &Sampling,
+) -> ReferenceCounts {
+    let judged: rustc_hash::FxHashSet<(&str, &ComboKey)> = readings
+        .verdicts
+        .iter()
+        .filter(|v| crate::analytics::agreement_reading(v.3).is_some())
+        .map(|v| (&*v.1, &*v.2))
+        .collect();
+    let mut c = ReferenceCounts::default();
+    for ((persona, key), (ls, _, _)) in label_index(readings, sampling) {
+        if ls.is_empty()
+            || who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w))
+            || !judged.contains(&(persona, key))
+        {
+            continue;
+        }
+        c.add(
+            reference_reading(&ls, who, sampling.adjudicated(persona, key))
+                .ok()
+                .map(|r| r.1),
+        );
+    }
+    c
+}
+
 /// Each person's reading of one combination.
 type PersonReadings<'a> = Vec<(&'a str, Option<bool>)>;
 
@@ -333,6 +434,7 @@ pub(crate) fn estimates_by(
         undecided: usize,
         by_judge: usize,
         left_out: LeftOut,
+        reference: ReferenceCounts,
         /// Pooled: the same readings by (classification, perspective),
         /// the strata of the pooled estimate.
         strata: BTreeMap<(String, String), Part>,
@@ -393,31 +495,37 @@ pub(crate) fn estimates_by(
             Some((ls, _, _)) if who.is_some_and(|w| ls.iter().all(|(p, _)| *p != w)) => {
                 g.left_out.labelled_by_others += 1;
             }
-            Some((ls, sampled, _)) => match people_reading(ls, who) {
-                Ok(p) => {
-                    g.y.push(f64::from(u8::from(p)));
-                    g.y_hat.push(j);
-                    if let Some(s) = part.as_mut() {
-                        s.y.push(f64::from(u8::from(p)));
-                        s.y_hat.push(j);
+            Some((ls, sampled, _)) => {
+                match reference_reading(ls, who, sampling.adjudicated(persona, key)) {
+                    Ok((p, source)) => {
+                        g.reference.add(Some(source));
+                        g.y.push(f64::from(u8::from(p)));
+                        g.y_hat.push(j);
+                        if let Some(s) = part.as_mut() {
+                            s.y.push(f64::from(u8::from(p)));
+                            s.y_hat.push(j);
+                        }
+                        g.sampled += usize::from(*sampled);
+                        // Counted when asked for: a kept label the judge selected.
+                        if sampling.include_judge_selected && !*sampled {
+                            let picked = ls.iter().any(|(person, _)| {
+                                judge_keys.contains(&(
+                                    key.item_id.as_str(),
+                                    key.classification_id.as_str(),
+                                    key.perspective_id.as_str(),
+                                    &**persona,
+                                    person,
+                                ))
+                            });
+                            g.by_judge += usize::from(picked);
+                        }
                     }
-                    g.sampled += usize::from(*sampled);
-                    // Counted when asked for: a kept label the judge selected.
-                    if sampling.include_judge_selected && !*sampled {
-                        let picked = ls.iter().any(|(person, _)| {
-                            judge_keys.contains(&(
-                                key.item_id.as_str(),
-                                key.classification_id.as_str(),
-                                key.perspective_id.as_str(),
-                                &**persona,
-                                person,
-                            ))
-                        });
-                        g.by_judge += usize::from(picked);
+                    Err(()) => {
+                        g.reference.add(None);
+                        g.left_out.people_undecided += 1;
                     }
                 }
-                Err(()) => g.left_out.people_undecided += 1,
-            },
+            }
         }
     }
     groups
@@ -527,6 +635,7 @@ pub(crate) fn estimates_by(
                 not_valid,
                 judge_alone,
                 labels_judge_selected: c.by_judge,
+                reference: c.reference,
                 judge_errors,
                 plan,
                 stratified,
@@ -696,5 +805,7 @@ mod tests {
     }
 }
 
+#[cfg(test)]
+mod reference_tests;
 #[cfg(test)]
 mod undecided_tests;

@@ -18,6 +18,11 @@ pub(super) fn names(c: Comparison) -> (&'static str, &'static str, &'static str)
         Comparison::ModelVsModel => ("Model vs model", "judge", "judge"),
         Comparison::PromptVsPrompt => ("Prompt set vs prompt set", "prompt set", "prompt set"),
         Comparison::RunVsRun => ("Run vs run (test-retest)", "run", "run"),
+        Comparison::JudgeVsReference => (
+            "Judge vs reference (adjudicated, else people's majority)",
+            "judge",
+            "reference",
+        ),
     }
 }
 

@@ -43,6 +43,8 @@ pub struct Builder {
     last_combo: Option<u32>,
     verdicts: Vec<Judged>,
     labels: Vec<(u32, u32, Arc<str>, Value)>,
+    /// Standing adjudications: (combination, persona, value).
+    adjudications: Vec<(u32, u32, Value)>,
     /// Stored confidences refused on reading: outside [0, 1] or not finite.
     refused_confidences: usize,
 }
@@ -65,6 +67,7 @@ impl Builder {
             last_combo: None,
             verdicts: Vec::new(),
             labels: Vec::new(),
+            adjudications: Vec::new(),
             refused_confidences: 0,
         }
     }
@@ -224,6 +227,7 @@ impl Builder {
         let Some((lo, mid, hi)) = split else {
             store.for_each_verdict_value(|v| first.add_verdict(v))?;
             store.for_each_label(|l| first.add_label(&l))?;
+            first.add_adjudications(store)?;
             return Ok(first);
         };
         let path = store.path().to_path_buf();
@@ -240,9 +244,28 @@ impl Builder {
             },
         );
         read?;
+        first.add_adjudications(store)?;
         let second = second?;
         first.append(second);
         Ok(first)
+    }
+
+    /// The store's standing adjudications (the reference where people disagreed).
+    fn add_adjudications(&mut self, store: &crate::store::Store) -> crate::store::Result<()> {
+        for a in store.adjudications()? {
+            self.add_adjudication(&a);
+        }
+        Ok(())
+    }
+
+    pub fn add_adjudication(&mut self, a: &crate::domain::Adjudication) {
+        let combo = self.combo(
+            &a.key.item_id,
+            &a.key.classification_id,
+            &a.key.perspective_id,
+        );
+        let persona = self.strings.id(&a.persona_id);
+        self.adjudications.push((combo, persona, a.value));
     }
 
     pub fn add_label(&mut self, l: &Label) {
@@ -257,6 +280,20 @@ impl Builder {
         self.labels.push((combo, persona, who, l.value));
     }
 
+    /// Where each (combination, persona, scale) reference of the
+    /// judge-vs-reference pairs comes from; `None` while the store holds no
+    /// adjudication (no such pairs are made).
+    pub fn reference_counts(&self) -> Option<crate::domain::ReferenceCounts> {
+        if self.adjudications.is_empty() {
+            return None;
+        }
+        let mut labels_by: HashMap<(u32, u32), Vec<usize>> = HashMap::default();
+        for (i, l) in self.labels.iter().enumerate() {
+            labels_by.entry((l.0, l.1)).or_default().push(i);
+        }
+        Some(super::reference::references_counted(&self.labels, &labels_by, &self.adjudications).1)
+    }
+
     /// Pairs for every comparison, and each judge's placed verdicts.
     pub fn finish_with_positions(self) -> (PairsByComparison, Vec<PositionSeries>) {
         let Builder {
@@ -265,6 +302,7 @@ impl Builder {
             judges,
             verdicts,
             labels,
+            adjudications,
             ..
         } = self;
         let judge_names = judge_names(&judges, &strings.names);
@@ -275,6 +313,7 @@ impl Builder {
             judge_names: &judge_names,
             verdicts: &verdicts,
             labels: &labels,
+            adjudications: &adjudications,
         };
         // Run vs run and the position series need every verdict sorted, the
         // rest only the standing ones: the two run side by side.
@@ -343,7 +382,7 @@ pub type LabelReading = (Arc<str>, Arc<ComboKey>, Arc<str>, Value);
 /// such reading (a Likert 3, a degree, a score) count by their own value.
 /// The value returned is the most given among the majority's (the first of
 /// equals); None on a tie.
-fn majority(values: &[Value]) -> Option<(Value, f64)> {
+pub(super) fn majority(values: &[Value]) -> Option<(Value, f64)> {
     #[derive(PartialEq)]
     enum Answer {
         Reading(crate::domain::Agreement),

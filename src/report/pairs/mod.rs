@@ -6,8 +6,12 @@
 
 mod builder;
 mod pairing;
+mod reference;
 
 pub use builder::{Builder, Confident, PARALLEL_READ_MIN, Readings};
+
+/// The right side of every judge-vs-reference pair.
+pub const REFERENCE: &str = "reference";
 
 use crate::domain::{ComboKey, Mode, Protocol, Value};
 use std::collections::BTreeMap;
@@ -23,10 +27,15 @@ pub enum Comparison {
     ModelVsModel,
     PromptVsPrompt,
     RunVsRun,
+    /// Each standing verdict against the combination's reference label: the
+    /// adjudicated one where an adjudicator gave it, else the people's
+    /// majority (a tie is left out). Made once the store holds an
+    /// adjudication (before, judge vs human says the same person by person).
+    JudgeVsReference,
 }
 
 impl Comparison {
-    pub const ALL: [Comparison; 7] = [
+    pub const ALL: [Comparison; 8] = [
         Comparison::JudgeVsHuman,
         Comparison::HumanVsHuman,
         Comparison::ModeVsMode,
@@ -34,6 +43,7 @@ impl Comparison {
         Comparison::ModelVsModel,
         Comparison::PromptVsPrompt,
         Comparison::RunVsRun,
+        Comparison::JudgeVsReference,
     ];
 
     pub fn key(self) -> &'static str {
@@ -45,6 +55,7 @@ impl Comparison {
             Comparison::ModelVsModel => "model_vs_model",
             Comparison::PromptVsPrompt => "prompt_vs_prompt",
             Comparison::RunVsRun => "run_vs_run",
+            Comparison::JudgeVsReference => "judge_vs_reference",
         }
     }
 }

@@ -14,6 +14,7 @@ pub(super) struct Collected<'a> {
     pub(super) judge_names: &'a [Arc<str>],
     pub(super) verdicts: &'a [Judged],
     pub(super) labels: &'a [(u32, u32, Arc<str>, Value)],
+    pub(super) adjudications: &'a [(u32, u32, Value)],
 }
 
 impl Collected<'_> {
@@ -110,6 +111,9 @@ impl Collected<'_> {
         self.judge_vs_human(&standing, &labels_by, &mut out);
         self.human_vs_human(&labels_by, &mut out);
         self.judge_vs_judge(&standing, &mut out);
+        if !self.adjudications.is_empty() {
+            self.judge_vs_reference(&standing, &labels_by, &mut out);
+        }
         out
     }
 
@@ -139,6 +143,34 @@ impl Collected<'_> {
                 out.entry(Comparison::JudgeVsHuman)
                     .or_default()
                     .push(self.pair(v, judge, who.clone(), *value));
+            }
+        }
+    }
+
+    /// Every standing verdict against its combination's reference on the
+    /// verdict's scale where there is one (else on another scale, read as
+    /// AGREE/DISAGREE): see [`super::reference::references`].
+    fn judge_vs_reference(
+        &self,
+        standing: &[&Judged],
+        labels_by: &HashMap<(u32, u32), Vec<usize>>,
+        out: &mut PairsByComparison,
+    ) {
+        let refs = super::reference::references(self.labels, labels_by, self.adjudications);
+        let right: Arc<str> = Arc::from(super::REFERENCE);
+        for v in standing {
+            let Some(rs) = refs.get(&(v.combo, v.persona)) else {
+                continue;
+            };
+            let pick = rs
+                .iter()
+                .find(|r| r.0.scale() == v.value.scale())
+                .or_else(|| rs.first());
+            if let Some(&(value, _)) = pick {
+                let judge = self.judge_names[v.judge as usize].clone();
+                out.entry(Comparison::JudgeVsReference)
+                    .or_default()
+                    .push(self.pair(v, judge, right.clone(), value));
             }
         }
     }

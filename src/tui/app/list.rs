@@ -28,6 +28,9 @@ pub enum Filter {
     NeedsPerson,
     /// Rows I marked `unsure` or `skip` to come back to ([`mark::MARKED`]).
     MarkedByMe,
+    /// The adjudication queue: items where two or more people labelled a
+    /// row and disagree, not yet adjudicated ([`Workspace::disputed`]).
+    Adjudicate,
 }
 
 impl Filter {
@@ -42,7 +45,8 @@ impl Filter {
             NotMine => Disagreements,
             Disagreements => NeedsPerson,
             NeedsPerson => MarkedByMe,
-            MarkedByMe => All,
+            MarkedByMe => Adjudicate,
+            Adjudicate => All,
         }
     }
     /// The filter before this one in the cycle ([`Filter::next`] undone).
@@ -64,6 +68,7 @@ impl Filter {
             Filter::Disagreements => "judge≠human",
             Filter::NeedsPerson => "needs a person",
             Filter::MarkedByMe => "marked unsure/skip by me",
+            Filter::Adjudicate => "to adjudicate",
         }
     }
     /// The name a kept session stores: stable when the shown name changes
@@ -74,6 +79,7 @@ impl Filter {
             Filter::Unlabelled => "unlabelled",
             Filter::NotMine => "not-mine",
             Filter::MarkedByMe => "marked-by-me",
+            Filter::Adjudicate => "to-adjudicate",
             f => f.name(),
         }
     }
@@ -97,6 +103,16 @@ impl Filter {
             Filter::Disagreements => m & mark::DISAGREE != 0,
             Filter::NeedsPerson => m & mark::NEEDS_PERSON != 0,
             Filter::MarkedByMe => m & mark::MARKED != 0,
+            // Read from the labels, not a mark ([`Filter::keeps_item`]).
+            Filter::Adjudicate => true,
+        }
+    }
+
+    /// Whether workspace item `i` passes the filter.
+    pub fn keeps_item(self, data: &Workspace, i: usize) -> bool {
+        match self {
+            Filter::Adjudicate => data.disputed(i),
+            f => f.keeps(data.marks[i]),
         }
     }
 }
@@ -293,7 +309,7 @@ impl ItemList {
             self.scope = (0..n).map(|i| drilled(i) && searched(i)).collect();
             let scope = &self.scope;
             self.filtered = (0..n)
-                .filter(|&i| scope[i] && filter.keeps(data.marks[i]))
+                .filter(|&i| scope[i] && filter.keeps_item(data, i))
                 .map(|i| i as u32)
                 .collect();
             self.scope_len = scope.iter().filter(|&&s| s).count();
@@ -302,7 +318,7 @@ impl ItemList {
             self.scope = Vec::new();
             self.done_unlisted = None;
             self.filtered = (0..n)
-                .filter(|&i| drilled(i) && (as_made || filter.keeps(data.marks[i]) && searched(i)))
+                .filter(|&i| drilled(i) && (as_made || filter.keeps_item(data, i) && searched(i)))
                 .map(|i| i as u32)
                 .collect();
         }

@@ -5,6 +5,7 @@
 //! changed only by [`super::update::update`]. `App`'s own methods answer
 //! questions that need more than one part.
 
+pub mod adjudication;
 mod choices;
 mod chrome;
 mod compare;
@@ -64,6 +65,7 @@ impl App {
             labels,
             split,
             marks,
+            adjudications,
         } = data;
         let rest = Loaded {
             items: Vec::new(),
@@ -73,6 +75,7 @@ impl App {
             labels,
             split,
             marks,
+            adjudications,
         };
         App::with_items(items, rest, keymap, theme, model, who)
     }

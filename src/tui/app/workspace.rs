@@ -61,6 +61,8 @@ pub struct Loaded {
     pub split: Option<crate::store::Split>,
     /// Every row's current "come back later" mark, every person's.
     pub marks: Vec<crate::domain::RowMark>,
+    /// The standing adjudications (reference labels where people disagreed).
+    pub adjudications: Vec<crate::domain::Adjudication>,
 }
 
 /// Whether a label reached the disk.
@@ -161,6 +163,13 @@ pub struct Workspace {
     pub escalations_trusted: bool,
     /// The queue was asked for and has not arrived yet.
     pub escalations_asked: bool,
+    /// The standing adjudications per item id (see [`super::adjudication`]).
+    pub adjudications: HashMap<String, Vec<crate::domain::Adjudication>>,
+    /// `=` was pressed: the next value key gives the focused row's
+    /// reference label instead of one's own.
+    pub adjudicate_next: bool,
+    /// This session's adjudications, oldest first, for `u`.
+    pub adjudication_undo: Vec<super::adjudication::AdjudicationStep>,
 }
 
 /// One label change of this session: the label before it (`None`: there
@@ -252,7 +261,16 @@ impl Workspace {
             escalations: None,
             escalations_trusted: false,
             escalations_asked: false,
+            adjudications: HashMap::new(),
+            adjudicate_next: false,
+            adjudication_undo: Vec::new(),
         };
+        for a in data.adjudications {
+            ws.adjudications
+                .entry(a.key.item_id.clone())
+                .or_default()
+                .push(a);
+        }
         for mut v in data.verdicts {
             crate::tui::app::queue::compact_raw(&mut v);
             ws.verdicts

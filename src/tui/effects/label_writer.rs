@@ -34,6 +34,14 @@ pub(super) enum LabelJob {
         who: String,
         how: crate::store::Selected,
     },
+    /// An adjudication given (answered only when refused).
+    Adjudicate(crate::domain::Adjudication),
+    /// An adjudication undone (answered only when refused).
+    UndoAdjudication {
+        undoes: crate::domain::Adjudication,
+        restore: Option<crate::domain::Adjudication>,
+        at: String,
+    },
     /// A "come back later" mark set or cleared.
     Mark {
         slot: crate::store::MarkSlot,
@@ -70,6 +78,9 @@ pub(super) fn gone(job: LabelJob) -> Msg {
         LabelJob::Session { .. } => Msg::SessionNotSaved(GONE.into()),
         LabelJob::Sampled { .. } => Msg::SampleNotKept(GONE.into()),
         LabelJob::Mark { .. } => Msg::MarkNotSaved(GONE.into()),
+        LabelJob::Adjudicate(_) | LabelJob::UndoAdjudication { .. } => {
+            Msg::AdjudicationNotSaved(GONE.into())
+        }
     }
 }
 
@@ -148,6 +159,12 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
                 at,
                 *kind,
             ),
+            LabelJob::Adjudicate(a) => s.adjudicate(a),
+            LabelJob::UndoAdjudication {
+                undoes,
+                restore,
+                at,
+            } => s.undo_adjudication(undoes, restore.as_ref(), at),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
         if let (
@@ -171,7 +188,11 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
         // A kept session or sample mark is answered only when it failed.
         if matches!(
             job,
-            LabelJob::Session { .. } | LabelJob::Sampled { .. } | LabelJob::Mark { .. }
+            LabelJob::Session { .. }
+                | LabelJob::Sampled { .. }
+                | LabelJob::Mark { .. }
+                | LabelJob::Adjudicate(_)
+                | LabelJob::UndoAdjudication { .. }
         ) && result.is_ok()
         {
             continue;
@@ -189,5 +210,8 @@ fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
         LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),
         LabelJob::Sampled { .. } => Msg::SampleNotKept(result.err().unwrap_or_default()),
         LabelJob::Mark { .. } => Msg::MarkNotSaved(result.err().unwrap_or_default()),
+        LabelJob::Adjudicate(_) | LabelJob::UndoAdjudication { .. } => {
+            Msg::AdjudicationNotSaved(result.err().unwrap_or_default())
+        }
     }
 }

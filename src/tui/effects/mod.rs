@@ -88,6 +88,16 @@ impl Executor {
                 kind,
             }),
             Effect::UndoLabel { req, undo } => self.hand_to_writer(LabelJob::Undo { req, undo }),
+            Effect::SaveAdjudication(a) => self.hand_to_writer(LabelJob::Adjudicate(a)),
+            Effect::UndoAdjudication {
+                undoes,
+                restore,
+                at,
+            } => self.hand_to_writer(LabelJob::UndoAdjudication {
+                undoes,
+                restore,
+                at,
+            }),
             Effect::SaveNote { req, label } => self.hand_to_writer(LabelJob::Note { req, label }),
             Effect::SaveSession { who, state } => {
                 self.hand_to_writer(LabelJob::Session { who, state })

@@ -138,7 +138,12 @@ actions! {
     /// Open the prompt view (what is sent for this item).
     Prompt => "the request sent for this item",
     /// Undo the last label change of this session (repeat to walk back).
-    Undo => "undo the last label, tag or mark change of this session (again: further back)",
+    Undo => "undo this session's last label, tag, mark or adjudication (again: further back)",
+    /// Adjudicate the focused row: the next value key (1–5, a/d, 0–9) gives
+    /// its reference label where people disagree, stored with who and when
+    /// as an adjudication, not as one's own label. Esc or any other key
+    /// leaves it.
+    Adjudicate => "adjudicate: the next value key is the focused row's reference label",
     /// The focused row's label history: who, when, value, judge value replaced.
     LabelHistory => "label and mark history of the focused row",
     /// In compare: columns by mode, by persona or by model.

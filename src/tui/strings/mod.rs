@@ -649,6 +649,7 @@ pub mod help {
 }
 
 // Undo and history, the compare axes, the few-shot loop, the search terms.
+pub mod adjudicate;
 pub mod compare;
 pub mod fewshot;
 pub mod marks;

@@ -104,7 +104,7 @@ pub fn visible_judge(app: &App, key: &ComboKey) -> Option<Value> {
 }
 
 /// The value a label key means on a protocol row's scale, or why it means none.
-fn proto_value(scale: Scale, action: Action) -> Result<Value, &'static str> {
+pub(super) fn proto_value(scale: Scale, action: Action) -> Result<Value, &'static str> {
     use crate::domain::Degree;
     let digit = action.likert().or(action.score_digit());
     match (scale, action) {

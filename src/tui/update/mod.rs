@@ -7,6 +7,7 @@
 //! (quitting with unsaved labels, replaying them), [`session`] (what is
 //! kept for the next start), [`request_preview`] (the prompt view's text).
 
+pub mod adjudicate;
 pub mod advance;
 pub mod cancel;
 pub mod claims;
@@ -94,6 +95,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::EscalationsLoaded(r) => nav::escalations_loaded(app, r),
         Msg::LabelHistory { key, result, marks } => undo::history_loaded(app, key, result, marks),
         Msg::MarkNotSaved(e) => marks::not_saved(app, &e),
+        Msg::AdjudicationNotSaved(e) => adjudicate::not_saved(app, &e),
         Msg::SampleNotKept(e) => app.chrome.warn(format!(
             "the label is saved but how it was chosen was not recorded: {}",
             crate::tui::strings::flat(&e, 200)
@@ -153,6 +155,11 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
     use Action::*;
     // Where the last label moved the focus: only `n` right after reads it.
     let advanced = app.list.advanced.take();
+    // After `=`, a value key adjudicates; any other key leaves adjudicating.
+    if std::mem::take(&mut app.data.adjudicate_next) && adjudicate::value_key(app, action, now, fx)
+    {
+        return;
+    }
     match action {
         Quit => quit::request(app, fx),
         Cancel => nav::cancel(app),
@@ -199,6 +206,7 @@ pub fn act(app: &mut App, action: Action, now: Now, fx: &mut Vec<Effect>) {
         ToggleBlind => label::toggle_blind(app),
         Undo => undo::undo(app, now, fx),
         LabelHistory => undo::open_history(app, fx),
+        Adjudicate => adjudicate::arm(app),
         CompareBy => nav::cycle_compare_axis(app),
     }
 }

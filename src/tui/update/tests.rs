@@ -7,6 +7,8 @@ use crate::tui::fixtures::*;
 use crate::tui::msg::{Effect, Msg};
 use crossterm::event::KeyCode;
 
+// Adjudication: the queue filter, `=` and a value key, undo.
+mod adjudicate;
 mod agreement_heads;
 mod escalations;
 mod escalations_untrusted;

@@ -11,7 +11,10 @@ use crate::tui::strings::session as s;
 
 /// `u`: walks this session's label changes back, newest first, on any item.
 pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) {
-    // The newest change may be a mark's.
+    // The newest change may be an adjudication's, or a mark's.
+    if super::adjudicate::undo(app, now, fx) {
+        return;
+    }
     if super::marks::undo(app, now, fx) {
         return;
     }

@@ -322,6 +322,7 @@ fn short(c: Comparison) -> &'static str {
         Comparison::ModelVsModel => "2 models",
         Comparison::PromptVsPrompt => "2 prompts",
         Comparison::RunVsRun => "2 runs",
+        Comparison::JudgeVsReference => "judge·ref",
     }
 }
 

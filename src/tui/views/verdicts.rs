@@ -298,10 +298,16 @@ fn awag_draw<'a>(
         value.push(Span::raw(" "));
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
-    let others = !(app.choices.blind && label.is_none());
+    let others = !(app.choices.blind && label.is_none()) || adjudicating(app);
     if others {
         value.extend(others_span(app, &key, persona, app.choices.mode.scale()));
     }
+    value.extend(adjudication_span(
+        app,
+        &key,
+        persona,
+        app.choices.mode.scale(),
+    ));
     value.extend(tags_and_mark(app, label, &key, persona));
     let cap = room + app.list.verdict_scroll as usize * w;
     let notes = notes_lines(app, &key, persona, others, cap);
@@ -393,10 +399,11 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
     // As on an AwAg row: the others' labels, after one's own when blind.
-    let others = !(app.choices.blind && label.is_none());
+    let others = !(app.choices.blind && label.is_none()) || adjudicating(app);
     if others {
         value.extend(others_span(app, &r.key, &r.persona_id, r.scale));
     }
+    value.extend(adjudication_span(app, &r.key, &r.persona_id, r.scale));
     value.extend(tags_and_mark(app, label, &r.key, &r.persona_id));
     let notes = notes_lines(app, &r.key, &r.persona_id, others, room);
     value.extend(note_mark(app, label, &notes, focused));
@@ -544,6 +551,32 @@ fn others_span<'a>(
             app.chrome.theme.muted,
         )
     })
+}
+
+/// The adjudication queue is listed: the adjudicator sees every person's
+/// label and note, blind review or not (the judge stays hidden).
+fn adjudicating(app: &App) -> bool {
+    app.list.filter == crate::tui::app::Filter::Adjudicate
+}
+
+/// The row's reference label (`⚖ ref 4 (dana)`), or, in the adjudication
+/// queue, `⚖ to adjudicate` where people disagree and no one adjudicated yet.
+fn adjudication_span(
+    app: &App,
+    key: &crate::domain::ComboKey,
+    persona: &str,
+    scale: crate::domain::Scale,
+) -> Option<Span<'static>> {
+    let t = &app.chrome.theme;
+    match app.data.adjudication(key, persona, scale) {
+        Some(a) => Some(Span::styled(
+            strings::adjudicate::reference(&a.value.as_text(), &flat(&a.who, 12)),
+            t.human,
+        )),
+        // Said in the queue only: a labeller sees the others' labels anyway.
+        None => (adjudicating(app) && app.data.row_disputed(key, persona, scale))
+            .then(|| Span::styled(strings::adjudicate::DISPUTED, t.warning)),
+    }
 }
 
 /// My label's tags (`#persona-misread`) and my "come back later" mark on

@@ -70,13 +70,14 @@ fn not_labelled_by_me_counts_the_items_done_that_left_the_list() {
 fn capital_f_cycles_the_filters_backwards() {
     let mut app = app_with(queue_data());
     let mut seen = vec![app.list.filter];
-    for _ in 0..9 {
+    // Ten filters (the last, "to adjudicate"): ten presses come back round.
+    for _ in 0..10 {
         key(&mut app, 'F');
         seen.push(app.list.filter);
     }
     let mut forward = vec![Filter::All];
     let mut f = Filter::All;
-    for _ in 0..9 {
+    for _ in 0..10 {
         f = f.next();
         forward.push(f);
     }
