@@ -1,6 +1,7 @@
 //! The SQLite store (WAL). Every verdict, failure and label is committed the
 //! moment it arrives, so a crash loses nothing already reported as saved.
 
+mod assignments;
 mod batches;
 mod claims;
 mod create;
@@ -11,6 +12,7 @@ mod import_tx;
 mod items;
 mod label_history;
 mod labels;
+mod leases;
 mod legacy_record;
 mod marks;
 mod runs;
@@ -20,6 +22,7 @@ mod sessions;
 mod splits;
 mod verdicts;
 
+pub use assignments::{AssignedWork, Assignment};
 pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};
 pub use claims::Claimed;
 pub use error::{Result, StoreError};
@@ -28,6 +31,7 @@ pub use import_tx::ImportTx;
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::LabelRow;
+pub use leases::Lease;
 pub use marks::{MarkEvent, MarkEventKind, MarkSlot};
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,
