@@ -50,6 +50,15 @@ impl Store {
         Ok(added)
     }
 
+    /// Every item's id, in the store's (import) order.
+    pub fn item_ids(&self) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id FROM items ORDER BY position, id")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     /// Every assignment, by person then item.
     pub fn assignments(&self) -> Result<Vec<Assignment>> {
         let mut stmt = self.conn.prepare(

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod assign;
 mod batch_faults;
 mod batch_ids_key;
 mod batch_resumes;
