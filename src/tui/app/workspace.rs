@@ -161,6 +161,8 @@ pub struct Workspace {
     pub escalations_trusted: bool,
     /// The queue was asked for and has not arrived yet.
     pub escalations_asked: bool,
+    /// What `jury assign` gave this person, and the leases (see [`super::team`]).
+    pub team: super::team::Team,
 }
 
 /// One label change of this session: the label before it (`None`: there
@@ -252,6 +254,7 @@ impl Workspace {
             escalations: None,
             escalations_trusted: false,
             escalations_asked: false,
+            team: super::team::Team::default(),
         };
         for mut v in data.verdicts {
             crate::tui::app::queue::compact_raw(&mut v);

@@ -8,6 +8,9 @@ use ratatui::widgets::Widget;
 /// "37/200 labelled by me": listed items whose every shown row has this
 /// person's label (the status bar shows it too).
 pub fn progress(app: &App) -> String {
+    if let Some((done, of)) = app.assigned_progress() {
+        return crate::tui::strings::msg::assigned_progress(done, of);
+    }
     match app.list.queue_progress() {
         Some((done, of)) => crate::tui::strings::msg::queue_progress(done, of),
         None => crate::tui::strings::msg::progress(app.list.labelled, app.list.filtered.len()),
@@ -64,6 +67,10 @@ impl Widget for ListPane<'_> {
         let mut bottom = format!(" {} {narrows}", progress(app));
         if unicode_width::UnicodeWidthStr::width(bottom.as_str()) + 2 > area.width as usize {
             let short = match app.list.queue_progress() {
+                _ if app.assigned_progress().is_some() => {
+                    let (done, of) = app.assigned_progress().unwrap_or_default();
+                    crate::tui::strings::msg::assigned_progress_short(done, of)
+                }
                 Some((done, of)) => crate::tui::strings::msg::queue_progress_short(done, of),
                 None => crate::tui::strings::msg::progress_short(
                     app.list.labelled,

@@ -298,7 +298,8 @@ fn awag_draw<'a>(
         value.push(Span::raw(" "));
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
-    let others = !(app.choices.blind && label.is_none());
+    // Blind review, and blind double-coding on an item assigned to me.
+    let others = !app.others_hidden(&key, label.is_some());
     if others {
         value.extend(others_span(app, &key, persona, app.choices.mode.scale()));
     }
@@ -393,7 +394,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
     // As on an AwAg row: the others' labels, after one's own when blind.
-    let others = !(app.choices.blind && label.is_none());
+    let others = !app.others_hidden(&r.key, label.is_some());
     if others {
         value.extend(others_span(app, &r.key, &r.persona_id, r.scale));
     }
