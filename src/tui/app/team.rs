@@ -172,3 +172,45 @@ impl App {
         (events, marks)
     }
 }
+
+impl App {
+    /// The list's marks for item `i` as this person may see them: on an
+    /// item assigned to them that they have not labelled yet, "labelled"
+    /// and "≠" are not shown (the others' are hidden on its rows),
+    /// and blind review takes the judge's "≠" away as before.
+    pub fn shown_marks(&self, i: usize) -> u8 {
+        let mut m = self.data.marks.get(i).copied().unwrap_or(0);
+        if self.choices.blind {
+            m &= !mark::DISAGREE;
+        }
+        if self.assigned_to_me(i) && m & mark::DONE == 0 && !self.has_my_label(i) {
+            m &= !(mark::LABELLED | mark::DISAGREE);
+        }
+        m
+    }
+
+    /// The list's ✎ for item `i`: a note on one of its labels; only this
+    /// person's own on an item assigned to them that they have not labelled.
+    pub fn shown_note(&self, i: usize) -> bool {
+        let own_only = self.assigned_to_me(i)
+            && self.data.marks.get(i).is_some_and(|m| m & mark::DONE == 0)
+            && !self.has_my_label(i);
+        let Some(it) = self.data.items.get(i) else {
+            return false;
+        };
+        self.data.labels.get(&*it.id).is_some_and(|ls| {
+            ls.iter()
+                .any(|e| !e.label.note.is_empty() && (!own_only || e.label.who == self.data.who))
+        })
+    }
+
+    fn has_my_label(&self, i: usize) -> bool {
+        let Some(it) = self.data.items.get(i) else {
+            return false;
+        };
+        self.data
+            .labels
+            .get(&*it.id)
+            .is_some_and(|ls| ls.iter().any(|e| e.label.who == self.data.who))
+    }
+}

@@ -100,12 +100,9 @@ impl Widget for ListPane<'_> {
             let i = app.list.filtered[pos] as usize;
             let it = &app.data.items[i];
             // Blind review: the judge's disagreement with a label is the
-            // judge's answer, so the mark goes too.
-            let m = if app.choices.blind {
-                app.data.marks[i] & !mark::DISAGREE
-            } else {
-                app.data.marks[i]
-            };
+            // judge's answer, so the mark goes too; on an item assigned to
+            // me, the others' labels do not mark it (blind double-coding).
+            let m = app.shown_marks(i);
             let selected = pos == app.list.cursor;
             let flag = |bit: u8, on: &'static str| if m & bit != 0 { on } else { " " };
             let w = inner.width as usize;
@@ -134,7 +131,7 @@ impl Widget for ListPane<'_> {
                     t.warning,
                 ),
                 // Someone wrote a note on a label of the item.
-                Span::styled(if app.data.has_note(i) { "✎" } else { " " }, t.human),
+                Span::styled(if app.shown_note(i) { "✎" } else { " " }, t.human),
                 Span::styled(crate::tui::strings::flat(&it.id, 16), t.muted),
                 Span::raw(" "),
             ];

@@ -43,7 +43,13 @@ impl Widget for VerdictPane<'_> {
             " verdicts · mode {} ({}){} ",
             app.choices.mode,
             app.choices.mode.scale(),
-            if app.choices.blind { " · BLIND" } else { "" }
+            if app.choices.blind {
+                " · BLIND"
+            } else if app.current_index().is_some_and(|i| app.assigned_to_me(i)) {
+                " · assigned to you"
+            } else {
+                ""
+            }
         );
         let block = focused_block(title, app.chrome.focus == Pane::Verdicts, app);
         let inner = block.inner(area);
