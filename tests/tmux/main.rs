@@ -21,3 +21,4 @@ mod safe_data;
 mod session;
 mod small_screens;
 mod special_files;
+mod team;
