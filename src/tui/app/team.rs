@@ -214,3 +214,23 @@ impl App {
             .is_some_and(|ls| ls.iter().any(|e| e.label.who == self.data.who))
     }
 }
+
+impl App {
+    /// Under "not labelled by me" with items assigned to me: when the
+    /// current item is not one of them, the cursor goes to the top of the
+    /// queue (the first one that no one else has open).
+    pub fn open_queue_at_my_first(&mut self) {
+        if self.list.filter != Filter::NotMine
+            || self.data.team.mine.is_empty()
+            || self
+                .list
+                .current_index()
+                .is_some_and(|i| self.assigned_to_me(i))
+        {
+            return;
+        }
+        if let Some(&first) = self.list.filtered.first() {
+            self.select_item(first as usize);
+        }
+    }
+}
