@@ -48,6 +48,8 @@ pub struct ConfigFile {
     /// The tags a label may carry (why the judge was wrong); default
     /// [`DEFAULT_TAGS`].
     pub tags: Option<Vec<String>>,
+    /// Minutes an item opened from one's queue stays leased (default 5).
+    pub lease_minutes: Option<u64>,
 }
 
 /// The tags a label may carry when config.toml names none.
@@ -229,6 +231,9 @@ pub struct Settings {
     pub batch_poll: u64,
     /// The tags a label may carry (config.toml `tags`, else [`DEFAULT_TAGS`]).
     pub tags: Vec<String>,
+    /// Minutes an item opened from one's queue stays leased (config
+    /// `lease_minutes`, default 5, at least 1).
+    pub lease_minutes: u64,
     pub config_path: Option<PathBuf>,
 }
 
@@ -343,6 +348,7 @@ impl Settings {
             confidence: file.confidence,
             auto_advance: file.auto_advance.unwrap_or_default(),
             batch_poll: file.batch_poll.unwrap_or(30).max(1),
+            lease_minutes: file.lease_minutes.unwrap_or(5).max(1),
             tags: file
                 .tags
                 .clone()
@@ -466,6 +472,7 @@ const CONFIG_KEYS: &[&str] = &[
     "auto_advance",
     "batch_poll",
     "tags",
+    "lease_minutes",
 ];
 
 /// [`toml_error`], naming the key of the offending line when it is one of

@@ -9,6 +9,7 @@
 //! with the `testserver` feature, which only they turn on.
 
 pub mod analytics;
+pub mod assign;
 #[cfg(feature = "tui")]
 pub mod cli;
 pub mod config;

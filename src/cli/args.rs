@@ -41,6 +41,11 @@ pub enum Command {
     /// The reference label where people disagree: give it (ITEM
     /// CLASSIFICATION VALUE), or list what waits for one (--list).
     Adjudicate(AdjudicateArgs),
+    /// Give items to people: each item to --overlap of them, balanced,
+    /// seeded; the workbench's "not labelled by me" queue puts each
+    /// person's assigned items first. Re-running adds only items no one
+    /// holds yet. --list shows each person's assigned, labelled and left.
+    Assign(AssignArgs),
     /// Agreement figures: judge vs human, human vs human, mode vs mode...
     Report(ReportArgs),
     /// The classifier's accuracy per classification and judge: people's labels
@@ -642,4 +647,28 @@ pub struct DoctorArgs {
     /// The server to check (else OPENAI_BASE_URL, config); repeatable: each is checked.
     #[arg(long = "base-url", value_name = "URL[#N]")]
     pub base_url: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AssignArgs {
+    /// The people, comma-separated (names as `--who` takes them elsewhere).
+    #[arg(long, value_delimiter = ',', required_unless_present = "list")]
+    pub who: Vec<String>,
+    /// How many different people get each item (2 or more for double-coding).
+    #[arg(long, default_value_t = 1)]
+    pub overlap: usize,
+    /// Only these items, comma-separated (default: every item).
+    #[arg(long, value_delimiter = ',', conflicts_with = "sample")]
+    pub items: Option<Vec<String>>,
+    /// A seeded random sample of N items (the same N for the same --seed).
+    #[arg(long, value_name = "N", requires = "seed")]
+    pub sample: Option<usize>,
+    /// The seed of the sample and of who gets which item (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Show each person's assigned, labelled and left instead of assigning.
+    #[arg(long, conflicts_with_all = ["who", "items", "sample"])]
+    pub list: bool,
+    #[arg(long)]
+    pub json: bool,
 }

@@ -21,6 +21,7 @@ macro_rules! print {
 
 mod args;
 mod cmd_adjudicate;
+mod cmd_assign;
 mod cmd_batch;
 mod cmd_data;
 mod cmd_estimate;
@@ -145,6 +146,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Adjudicate(a) => {
             let s = settings(cli.db, Overrides::who(&a.who))?;
             cmd_adjudicate::adjudicate(&s, a)
+        }
+        Command::Assign(a) => {
+            // `--who` here names the people; who assigns is the usual person.
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_assign::assign(&s, a)
         }
         Command::Report(a) => {
             let s = settings(cli.db, Overrides::default())?;

@@ -2,6 +2,7 @@
 //! moment it arrives, so a crash loses nothing already reported as saved.
 
 mod adjudications;
+mod assignments;
 mod batches;
 mod claims;
 mod create;
@@ -12,6 +13,7 @@ mod import_tx;
 mod items;
 mod label_history;
 mod labels;
+mod leases;
 mod legacy_record;
 mod marks;
 mod runs;
@@ -22,6 +24,7 @@ mod splits;
 mod verdicts;
 
 pub use adjudications::{AdjudicationEvent, AdjudicationKind};
+pub use assignments::{AssignedWork, Assignment};
 pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};
 pub use claims::Claimed;
 pub use error::{Result, StoreError};
@@ -30,6 +33,7 @@ pub use import_tx::ImportTx;
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::LabelRow;
+pub use leases::Lease;
 pub use marks::{MarkEvent, MarkEventKind, MarkSlot};
 pub use runs::{
     HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, host_name, pid_alive,

@@ -383,6 +383,26 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX adjudications_by_slot ON adjudications(item_id, classification_id, perspective_id, persona_id, scale);
     "#,
+    // 20: who is to label which item (`jury assign`), and which item a
+    // person has open from their queue right now (a lease that ends at
+    // `expires_at`, or when they label it or move on). Plain SQL both
+    // SQLite and PostgreSQL accept: timestamps are RFC 3339 UTC text with
+    // milliseconds, so they compare as text.
+    r#"
+    CREATE TABLE assignments (
+        item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        who TEXT NOT NULL,
+        assigned_at TEXT NOT NULL,
+        assigned_by TEXT NOT NULL,
+        PRIMARY KEY (item_id, who)
+    );
+    CREATE INDEX assignments_by_who ON assignments(who);
+    CREATE TABLE leases (
+        item_id TEXT NOT NULL PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+        who TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// 17: each run's judge and settings as one typed, versioned record

@@ -100,6 +100,7 @@ pub fn build_app_with_items(
     let mut app = App::with_items(items, data, keymap, theme, &settings.model, &settings.who);
     app.choices.auto_advance = settings.auto_advance;
     app.choices.batch_poll = std::time::Duration::from_secs(settings.batch_poll);
+    app.data.team.lease_for = std::time::Duration::from_secs(settings.lease_minutes * 60);
     app.data.tag_set = settings.tags.clone();
     app.runs.endpoint_error = settings.provider().err();
     if let Ok(cfg) = settings.provider() {
@@ -171,6 +172,9 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         .ok()
         .flatten()
         .and_then(|json| update::session::parse(&json));
+    // What `jury assign` gave this person, and who has what open now.
+    let assigned = store.assigned_to(&settings.who)?;
+    let leases = store.leases_of_others(&settings.who, &crate::store::now())?;
     drop(store);
     let (items, reader) = stream_items(&settings.db_path);
     let (app, warnings) = build_app_with_items(&settings, items, data);
@@ -184,6 +188,7 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     // claims.toml (read in build_app_with_items) wins over earlier runs.
     let from_config = std::mem::replace(&mut app.data.claims, run_claims);
     app.data.claims.extend(from_config);
+    app.set_team(assigned, &leases);
     if let Some(kept) = &kept {
         update::session::restore(&mut app, kept);
     }

@@ -95,6 +95,14 @@ pub enum Msg {
     /// when it failed).
     SessionNotSaved(String),
 
+    /// The lease on `item` was asked (answers `Effect::MoveLease`):
+    /// `Some(lease)` when someone else holds it, and the others' running
+    /// leases as they stand.
+    LeaseMoved {
+        item: Option<String>,
+        result: LeaseAnswer,
+    },
+
     // ----- the recovery file beside the store -----
     /// The recovery file was written: where, or why not (answers
     /// `Effect::KeepUnsaved`, and `Effect::ClearUnsaved` when it failed).
@@ -143,6 +151,16 @@ pub enum Effect {
     /// from a shell). A label the store does not hold yet is saved whole.
     /// Answers `Msg::LabelSaved { req }`.
     SaveNote { req: u64, label: Label },
+    /// Release `who`'s lease on `release` and lease `take` to them until
+    /// `until` (the clock read `now`), in that order, then read the others'
+    /// running leases (answers `Msg::LeaseMoved`).
+    MoveLease {
+        who: String,
+        release: Option<String>,
+        take: Option<String>,
+        now: String,
+        until: String,
+    },
     /// Start a run; one that resumes and finds nothing missing does not
     /// start, and answers `Msg::RunsPlanned { started: Some(tag) }`.
     StartRun { tag: u64, plan: RunPlan },
@@ -197,6 +215,10 @@ pub enum Effect {
         prompts: Option<std::path::PathBuf>,
     },
 }
+
+/// What the store said to a lease move: the other holder of the item
+/// asked for (if any), and every running lease of the others.
+pub type LeaseAnswer = Result<(Option<crate::store::Lease>, Vec<crate::store::Lease>), String>;
 
 /// The answer to `Effect::LoadAgreement`, part by part, in this order.
 #[derive(Debug, Clone)]

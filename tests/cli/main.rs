@@ -5,6 +5,7 @@
 mod common;
 
 mod adjudicate;
+mod assign;
 mod batch_faults;
 mod batch_ids_key;
 mod batch_resumes;

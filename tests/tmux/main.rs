@@ -22,3 +22,4 @@ mod safe_data;
 mod session;
 mod small_screens;
 mod special_files;
+mod team;

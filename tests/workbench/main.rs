@@ -39,3 +39,4 @@ mod small_screens;
 mod split;
 mod store_reads;
 mod structured;
+mod team;

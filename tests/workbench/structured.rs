@@ -33,6 +33,7 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
         confidence: None,
         auto_advance: Default::default(),
         batch_poll: 30,
+        lease_minutes: 5,
         tags: Vec::new(),
         // No keymap or theme files there: the built-in ones.
         config_path: Some(dir.join("config.toml")),

@@ -341,6 +341,10 @@ impl ItemList {
                     .sort_by_key(|&i| std::cmp::Reverse(cache[i as usize]));
             }
         }
+        // My queue: what is assigned to me first, what others have open last.
+        if filter == Filter::NotMine {
+            super::team::mine_first(data, &mut self.filtered);
+        }
         self.listed.clear();
         self.listed.resize(n, false);
         for &i in &self.filtered {

@@ -51,9 +51,20 @@ impl App {
     /// "not labelled by me" filter's definition).
     pub fn next_item_needing_me(&self) -> Option<usize> {
         let n = self.list.filtered.len();
-        (1..n)
-            .map(|d| (self.list.cursor + d) % n)
-            .find(|&pos| self.data.marks[self.list.filtered[pos] as usize] & mark::DONE == 0)
+        let needs =
+            |pos: &usize| self.data.marks[self.list.filtered[*pos] as usize] & mark::DONE == 0;
+        // One that no one else has open (a lease) first.
+        let free = |pos: &usize| {
+            !self
+                .data
+                .team
+                .leased
+                .contains_key(&self.list.filtered[*pos])
+        };
+        let after = || (1..n).map(|d| (self.list.cursor + d) % n);
+        after()
+            .find(|pos| needs(pos) && free(pos))
+            .or_else(|| after().find(needs))
     }
 
     /// The row of the current item a label on `key` (on `scale`) is shown

@@ -16,6 +16,7 @@ mod mine;
 mod query;
 mod runs;
 mod session;
+mod team;
 mod text_cache;
 mod workspace;
 
@@ -33,6 +34,7 @@ pub use mine::*;
 pub use query::*;
 pub use runs::*;
 pub use session::*;
+pub use team::*;
 pub use workspace::*;
 
 use super::input::keymap::Keymap;

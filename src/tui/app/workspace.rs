@@ -170,6 +170,8 @@ pub struct Workspace {
     pub adjudicate_next: bool,
     /// This session's adjudications, oldest first, for `u`.
     pub adjudication_undo: Vec<super::adjudication::AdjudicationStep>,
+    /// What `jury assign` gave this person, and the leases (see [`super::team`]).
+    pub team: super::team::Team,
 }
 
 /// One label change of this session: the label before it (`None`: there
@@ -264,6 +266,7 @@ impl Workspace {
             adjudications: HashMap::new(),
             adjudicate_next: false,
             adjudication_undo: Vec::new(),
+            team: super::team::Team::default(),
         };
         for a in data.adjudications {
             ws.adjudications

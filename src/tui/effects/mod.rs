@@ -194,6 +194,28 @@ impl Executor {
                     ))));
                 }
             }
+            Effect::MoveLease {
+                who,
+                release,
+                take,
+                now,
+                until,
+            } => {
+                let item = take.clone();
+                self.on_store(
+                    move |s| -> crate::store::Result<_> {
+                        if let Some(r) = &release {
+                            s.release_lease(r, &who)?;
+                        }
+                        let held = match &take {
+                            Some(t) => s.take_lease(t, &who, &now, &until)?,
+                            None => None,
+                        };
+                        Ok((held, s.leases_of_others(&who, &now)?))
+                    },
+                    |result| [Msg::LeaseMoved { item, result }],
+                )
+            }
             Effect::SavePersona(p) => self.on_store(
                 move |s| s.upsert_persona(&p).map(|_| p),
                 |r| [Msg::PersonaSaved(r)],

@@ -140,6 +140,27 @@ pub mod msg {
     pub fn queue_progress(done: usize, of: usize) -> String {
         format!("{done} of {of} done · {} left", of.saturating_sub(done))
     }
+    /// The progress under "not labelled by me" when `jury assign` gave
+    /// this person items: of the `of` assigned, `done` are done.
+    pub fn assigned_progress(done: usize, of: usize) -> String {
+        format!(
+            "{done} of {of} assigned done · {} left",
+            of.saturating_sub(done)
+        )
+    }
+    /// Someone else has the item open from their queue (a lease).
+    pub fn leased_to(item: &str, who: &str, until_utc: &str) -> String {
+        format!(
+            "{who} has {item} open (leased until {until_utc} UTC): you may label it too; j moves on"
+        )
+    }
+    pub fn lease_failed(why: &str) -> String {
+        format!("could not lease the item open in your queue: {why}")
+    }
+    /// [`assigned_progress`] where the list's border has no room for it.
+    pub fn assigned_progress_short(done: usize, of: usize) -> String {
+        format!("{done}/{of} assigned")
+    }
     /// [`queue_progress`] where the list's border has no room for it.
     pub fn queue_progress_short(done: usize, of: usize) -> String {
         format!("{done}/{of} done")

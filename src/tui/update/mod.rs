@@ -17,6 +17,7 @@ pub mod drill;
 pub mod engine;
 pub mod fewshot_loop;
 pub mod label;
+pub mod lease;
 pub mod marks;
 pub mod nav;
 pub mod owners;
@@ -108,6 +109,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         }
         Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
         Msg::SplitForLoop(r) => fewshot_loop::split_loaded(app, r, &mut fx),
+        Msg::LeaseMoved { item, result } => lease::moved(app, item, result),
     }
     // The list shows the escalation queue (chosen, restored with the
     // session, or made stale by a run) and it is not there yet: find it.
@@ -117,6 +119,9 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
     if app.chrome.quit {
         session::keep(app, &mut fx);
     }
+    // The item open from my queue holds my lease; moving on, labelling it
+    // or quitting gives the lease back.
+    lease::follow(app, now, &mut fx);
     fx
 }
 

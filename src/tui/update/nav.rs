@@ -297,6 +297,9 @@ pub fn cycle_list(app: &mut App, action: Action) {
             app.list.filter = step(app.list.filter);
         }
         app.refilter();
+        // My queue opens on the first item assigned to me, not on
+        // whatever item the cursor was on.
+        app.open_queue_at_my_first();
         // While the queue is still being found, want_escalations says so.
         if app.list.filter != Filter::NeedsPerson || app.data.escalations.is_some() {
             // Named in full: at 80 columns the list's border cuts it.

@@ -29,6 +29,8 @@ mod after_label_keys;
 mod where_i_am;
 // Marks' notes in the search; every term named.
 mod search_terms;
+// Assignments, leases and blind double-coding.
+mod team;
 
 /// The one label (or note) saved; how its combination was chosen
 /// (`MarkSampled`) is recorded beside it and looked at apart.

@@ -181,6 +181,8 @@ pub fn history_loaded(
     if app.chrome.popup.is_some() {
         return;
     }
+    // Blind review and blind double-coding hide the others' part here too.
+    let (events, marks) = app.visible_history(&key, events, marks);
     // Labels and marks, newest first (timestamps sort as text).
     let mut dated: Vec<(&str, String)> = events
         .iter()

@@ -8,6 +8,9 @@ use ratatui::widgets::Widget;
 /// "37/200 labelled by me": listed items whose every shown row has this
 /// person's label (the status bar shows it too).
 pub fn progress(app: &App) -> String {
+    if let Some((done, of)) = app.assigned_progress() {
+        return crate::tui::strings::msg::assigned_progress(done, of);
+    }
     match app.list.queue_progress() {
         Some((done, of)) => crate::tui::strings::msg::queue_progress(done, of),
         None => crate::tui::strings::msg::progress(app.list.labelled, app.list.filtered.len()),
@@ -64,6 +67,10 @@ impl Widget for ListPane<'_> {
         let mut bottom = format!(" {} {narrows}", progress(app));
         if unicode_width::UnicodeWidthStr::width(bottom.as_str()) + 2 > area.width as usize {
             let short = match app.list.queue_progress() {
+                _ if app.assigned_progress().is_some() => {
+                    let (done, of) = app.assigned_progress().unwrap_or_default();
+                    crate::tui::strings::msg::assigned_progress_short(done, of)
+                }
                 Some((done, of)) => crate::tui::strings::msg::queue_progress_short(done, of),
                 None => crate::tui::strings::msg::progress_short(
                     app.list.labelled,
@@ -93,12 +100,9 @@ impl Widget for ListPane<'_> {
             let i = app.list.filtered[pos] as usize;
             let it = &app.data.items[i];
             // Blind review: the judge's disagreement with a label is the
-            // judge's answer, so the mark goes too.
-            let m = if app.choices.blind {
-                app.data.marks[i] & !mark::DISAGREE
-            } else {
-                app.data.marks[i]
-            };
+            // judge's answer, so the mark goes too; on an item assigned to
+            // me, the others' labels do not mark it (blind double-coding).
+            let m = app.shown_marks(i);
             let selected = pos == app.list.cursor;
             let flag = |bit: u8, on: &'static str| if m & bit != 0 { on } else { " " };
             let w = inner.width as usize;
@@ -127,7 +131,7 @@ impl Widget for ListPane<'_> {
                     t.warning,
                 ),
                 // Someone wrote a note on a label of the item.
-                Span::styled(if app.data.has_note(i) { "✎" } else { " " }, t.human),
+                Span::styled(if app.shown_note(i) { "✎" } else { " " }, t.human),
                 Span::styled(crate::tui::strings::flat(&it.id, 16), t.muted),
                 Span::raw(" "),
             ];

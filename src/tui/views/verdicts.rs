@@ -43,7 +43,13 @@ impl Widget for VerdictPane<'_> {
             " verdicts · mode {} ({}){} ",
             app.choices.mode,
             app.choices.mode.scale(),
-            if app.choices.blind { " · BLIND" } else { "" }
+            if app.choices.blind {
+                " · BLIND"
+            } else if app.current_index().is_some_and(|i| app.assigned_to_me(i)) {
+                " · assigned to you"
+            } else {
+                ""
+            }
         );
         let block = focused_block(title, app.chrome.focus == Pane::Verdicts, app);
         let inner = block.inner(area);
@@ -298,7 +304,8 @@ fn awag_draw<'a>(
         value.push(Span::raw(" "));
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
-    let others = !(app.choices.blind && label.is_none()) || adjudicating(app);
+    // Blind review, and blind double-coding on an item assigned to me.
+    let others = !app.others_hidden(&key, label.is_some()) || adjudicating(app);
     if others {
         value.extend(others_span(app, &key, persona, app.choices.mode.scale()));
     }
@@ -399,7 +406,7 @@ fn proto_draw<'a>(app: &'a App, r: &ProtoRow, focused: bool, room: usize, w: usi
         value.push(Span::styled(" ≠ ", t.disagreement_mark));
     }
     // As on an AwAg row: the others' labels, after one's own when blind.
-    let others = !(app.choices.blind && label.is_none()) || adjudicating(app);
+    let others = !app.others_hidden(&r.key, label.is_some()) || adjudicating(app);
     if others {
         value.extend(others_span(app, &r.key, &r.persona_id, r.scale));
     }

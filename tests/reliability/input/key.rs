@@ -149,6 +149,7 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
                 confidence: None,
                 auto_advance: Default::default(),
                 batch_poll: 30,
+                lease_minutes: 5,
                 tags: Vec::new(),
                 config_path: Some(conf.clone()),
             }
