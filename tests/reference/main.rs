@@ -5,5 +5,6 @@
 mod coverage;
 mod judge_errors;
 mod prevalence;
+mod several_raters;
 mod sim;
 mod statistics;
