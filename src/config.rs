@@ -48,6 +48,10 @@ pub struct ConfigFile {
     /// The tags a label may carry (why the judge was wrong); default
     /// [`DEFAULT_TAGS`].
     pub tags: Option<Vec<String>>,
+    /// Krippendorff's α among people below which `jury report`, `estimate`
+    /// and `trust` warn that the labels are too uncertain to calibrate a
+    /// judge on (default [`crate::report::people::DEFAULT_MIN_HUMAN_AGREEMENT`]).
+    pub min_human_agreement: Option<f64>,
 }
 
 /// The tags a label may carry when config.toml names none.
@@ -229,6 +233,8 @@ pub struct Settings {
     pub batch_poll: u64,
     /// The tags a label may carry (config.toml `tags`, else [`DEFAULT_TAGS`]).
     pub tags: Vec<String>,
+    /// People's α below which jury warns (config.toml `min_human_agreement`).
+    pub min_human_agreement: f64,
     pub config_path: Option<PathBuf>,
 }
 
@@ -347,6 +353,9 @@ impl Settings {
                 .tags
                 .clone()
                 .unwrap_or_else(|| DEFAULT_TAGS.iter().map(|t| t.to_string()).collect()),
+            min_human_agreement: file
+                .min_human_agreement
+                .unwrap_or(crate::report::people::DEFAULT_MIN_HUMAN_AGREEMENT),
             config_path,
         })
     }
@@ -420,6 +429,17 @@ pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
             .map_or(String::new(), |n| format!("line {}: ", n + 1));
         return Err(err(format!("{line}tags: {why}")));
     }
+    if let Some(m) = file.min_human_agreement
+        && !(-1.0..=1.0).contains(&m)
+    {
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("min_human_agreement"))
+            .map_or(String::new(), |n| format!("line {}: ", n + 1));
+        return Err(err(format!(
+            "{line}min_human_agreement: {m} is not an agreement (expected a Krippendorff's α from -1 to 1, e.g. 0.667)"
+        )));
+    }
     #[cfg(unix)]
     if file.api_key.is_some() {
         use std::os::unix::fs::PermissionsExt;
@@ -466,6 +486,7 @@ const CONFIG_KEYS: &[&str] = &[
     "auto_advance",
     "batch_poll",
     "tags",
+    "min_human_agreement",
 ];
 
 /// [`toml_error`], naming the key of the offending line when it is one of

@@ -13,6 +13,7 @@ pub mod html;
 pub mod page;
 pub mod paired;
 pub mod pairs;
+pub mod people;
 pub mod position;
 pub mod prompt_change;
 pub mod prompt_versions;
@@ -122,6 +123,15 @@ pub struct Ceiling {
     pub people: usize,
     pub percent_agreement: analytics::Figure,
     pub cohen_kappa: analytics::Figure,
+    /// Combinations (and personas) two people or more labelled.
+    pub units: usize,
+    /// **The ceiling's figure**: Krippendorff's α over every person on
+    /// those units at once (missing labels allowed; ordinal on ordinal
+    /// scales, nominal on AGREE/DISAGREE or a mapped group), comparable with
+    /// the judge's own α against people.
+    pub krippendorff_alpha: analytics::Figure,
+    /// Fleiss' κ (unweighted, generalised to missing labels) on the same units.
+    pub fleiss_kappa: analytics::Figure,
 }
 
 impl Ceiling {
@@ -132,11 +142,14 @@ impl Ceiling {
             return "no two people labelled these combinations".into();
         }
         format!(
-            "people agree {} · kappa {} on {} pair(s) of {} people",
+            "people agree {} · kappa {} on {} pair(s) of {} people · ceiling α {} (Krippendorff, all people) · Fleiss κ {} on {} unit(s)",
             render::figure_text(&self.percent_agreement),
             render::figure_text(&self.cohen_kappa),
             self.n,
-            self.people
+            self.people,
+            render::figure_text(&self.krippendorff_alpha),
+            render::figure_text(&self.fleiss_kappa),
+            self.units
         )
     }
 }
@@ -308,6 +321,13 @@ pub struct Report {
     pub items: Option<usize>,
     /// How the groups were split (`--by`).
     pub by: Option<GroupBy>,
+    /// People's agreement with each other per classification (all people,
+    /// missing labels allowed; [`people`]).
+    pub people: Vec<people::PeopleAgreement>,
+    /// The α below which the report warns that people disagree (config
+    /// `min_human_agreement`; the caller sets it, default
+    /// [`people::DEFAULT_MIN_HUMAN_AGREEMENT`]).
+    pub min_human_agreement: f64,
 }
 
 /// Why a report could not be made.
@@ -470,6 +490,18 @@ impl Report {
         } else {
             None
         };
+        // People's own labels, on the same items as the pairs below.
+        let mut labels = builder.label_readings();
+        labels.retain(|(_, key, _, _)| {
+            on.is_none_or(|(split, side)| split.item_side(&key.item_id) == side)
+                && items.is_none_or(|items| items.contains(&key.item_id))
+        });
+        let people = people::people_agreement(
+            &labels,
+            resamples.unwrap_or(analytics::DEFAULT_RESAMPLES),
+            seed,
+        );
+        drop(labels);
         let (mut pairs, placed) = builder.finish_with_positions();
         if let Some((split, side)) = on {
             for ps in pairs.values_mut() {
@@ -543,6 +575,8 @@ impl Report {
             side: on.map(|(_, side)| side),
             items: items.map(|i| i.len()),
             by,
+            people,
+            min_human_agreement: people::DEFAULT_MIN_HUMAN_AGREEMENT,
         })
     }
 
@@ -570,10 +604,17 @@ impl Report {
             .collect()
     }
 
+    /// Where people agree with each other less than
+    /// [`Report::min_human_agreement`]: one line per classification.
+    pub fn low_human_agreement(&self) -> Vec<String> {
+        people::low_agreement(&self.people, self.min_human_agreement)
+    }
+
     /// The sections below the comparison table, as table lines.
     pub fn notes(&self) -> Vec<String> {
-        consistency::table(&self.flips)
+        people::table(&self.people)
             .into_iter()
+            .chain(consistency::table(&self.flips))
             .chain(prompt_versions::table(&self.deltas))
             .chain(prompt_change::table(&self.changes))
             .chain(position::table(&self.positions))

@@ -19,6 +19,18 @@ impl Report {
         }
     }
 
+    /// "warning: people agree less than ..." lines, a blank line after
+    /// (nothing when people agree enough).
+    fn warning_lines(&self) -> String {
+        let lines = self.low_human_agreement();
+        if lines.is_empty() {
+            return String::new();
+        }
+        let mut t: String = lines.iter().map(|l| format!("warning: {l}\n")).collect();
+        t.push('\n');
+        t
+    }
+
     /// The rankings as table lines, a blank line after (nothing when there
     /// is nothing to rank).
     fn ranking_lines(&self) -> String {
@@ -62,6 +74,9 @@ impl Report {
                 v["ranking"] = json!(self.rankings);
                 v["position_bias"] = json!(self.positions);
                 v["split"] = json!(self.side.map(Side::as_str));
+                v["people_agreement"] = json!(self.people);
+                v["min_human_agreement"] = json!(self.min_human_agreement);
+                v["low_human_agreement"] = json!(self.low_human_agreement());
                 serde_json::to_string_pretty(&v)?
             }
             ReportFormat::Csv => to_csv(&self.groups),
@@ -73,6 +88,9 @@ impl Report {
                 // paired prompt-version comparisons among them) as the text
                 // report writes them, in a block that keeps their layout.
                 let mut t = self.split_line();
+                for w in self.low_human_agreement() {
+                    t.push_str(&format!("> **Warning:** {w}\n\n"));
+                }
                 t.push_str(&to_table(&self.groups, true));
                 t.push_str(&tag_lines(&self.groups, true));
                 let mut below: Vec<String> = self
@@ -92,6 +110,7 @@ impl Report {
             }
             ReportFormat::Table => {
                 let mut t = self.split_line();
+                t.push_str(&self.warning_lines());
                 t.push_str(&self.ranking_lines());
                 t.push_str(&to_blocks(&self.groups));
                 for l in self.notes() {
@@ -102,6 +121,7 @@ impl Report {
             }
             ReportFormat::TableWide => {
                 let mut t = self.split_line();
+                t.push_str(&self.warning_lines());
                 t.push_str(&to_table(&self.groups, false));
                 t.push_str(&tag_lines(&self.groups, false));
                 for l in self.notes() {
@@ -557,6 +577,8 @@ mod tests {
             side: None,
             items: None,
             by: None,
+            people: Vec::new(),
+            min_human_agreement: 0.667,
             pairs,
         }
     }

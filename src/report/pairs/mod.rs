@@ -7,7 +7,7 @@
 mod builder;
 mod pairing;
 
-pub use builder::{Builder, Confident, PARALLEL_READ_MIN, Readings};
+pub use builder::{Builder, Confident, LabelReading, PARALLEL_READ_MIN, Readings};
 
 use crate::domain::{ComboKey, Mode, Protocol, Value};
 use std::collections::BTreeMap;
