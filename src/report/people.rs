@@ -54,15 +54,18 @@ pub struct PersonPair {
     pub krippendorff_alpha: Option<f64>,
 }
 
+/// One classification's units, (persona, item, perspective), each with
+/// its labels by person.
+type Units<'a> = BTreeMap<(&'a str, &'a str, &'a str), BTreeMap<&'a str, Value>>;
+
 /// Per classification and scale that two people or more labelled, sorted.
 pub fn people_agreement(
     labels: &[LabelReading],
     resamples: usize,
     seed: u64,
 ) -> Vec<PeopleAgreement> {
-    type Unit<'a> = (&'a str, &'a str, &'a str);
     // classification, scale → unit (persona, item, perspective) → who → value.
-    let mut by: BTreeMap<(&str, &str), BTreeMap<Unit<'_>, BTreeMap<&str, Value>>> = BTreeMap::new();
+    let mut by: BTreeMap<(&str, &str), Units<'_>> = BTreeMap::new();
     for (persona, key, who, value) in labels {
         by.entry((&key.classification_id, value.scale().as_str()))
             .or_default()
