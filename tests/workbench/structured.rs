@@ -34,6 +34,7 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
         auto_advance: Default::default(),
         batch_poll: 30,
         tags: Vec::new(),
+        min_human_agreement: jury::report::people::DEFAULT_MIN_HUMAN_AGREEMENT,
         // No keymap or theme files there: the built-in ones.
         config_path: Some(dir.join("config.toml")),
     }

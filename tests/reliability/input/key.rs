@@ -150,6 +150,7 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
                 auto_advance: Default::default(),
                 batch_poll: 30,
                 tags: Vec::new(),
+                min_human_agreement: jury::report::people::DEFAULT_MIN_HUMAN_AGREEMENT,
                 config_path: Some(conf.clone()),
             }
         );
