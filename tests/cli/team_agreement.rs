@@ -27,12 +27,12 @@ fn items_only() -> Workspace {
 fn urgency(i: usize) -> [Option<u8>; 3] {
     let v = (i % 5) as u8 + 1;
     let alice = (i != 12).then_some(v);
-    let bob = (i % 3 != 0).then_some(if i == 4 {
+    let bob = (!i.is_multiple_of(3)).then_some(if i == 4 {
         v.saturating_sub(1).max(1)
     } else {
         v
     });
-    let carol = (i % 2 == 0).then_some(6 - v);
+    let carol = (i.is_multiple_of(2)).then_some(6 - v);
     [alice, bob, carol]
 }
 
