@@ -135,21 +135,23 @@ pub struct Ceiling {
 }
 
 impl Ceiling {
-    /// "people agree 0.780 [0.60,0.90] on 23 pairs of 3 people", or that
-    /// no two people labelled these combinations.
+    /// "α 0.610 [0.41,0.78] on 40 unit(s) of 3 people · pairs agree 0.780
+    /// [0.60,0.90] · kappa 0.52 [0.3,0.7] on 80": the ceiling (Krippendorff's
+    /// α over all the people) and the pooled pairs; or that no two people
+    /// labelled these combinations.
     pub fn describe(&self) -> String {
         if self.n == 0 {
             return "no two people labelled these combinations".into();
         }
+        // α first: it is the ceiling; the pooled pairs follow.
         format!(
-            "people agree {} · kappa {} on {} pair(s) of {} people · ceiling α {} (Krippendorff, all people) · Fleiss κ {} on {} unit(s)",
+            "α {} on {} unit(s) of {} people · pairs agree {} · kappa {} on {}",
+            render::figure_text(&self.krippendorff_alpha),
+            self.units,
+            self.people,
             render::figure_text(&self.percent_agreement),
             render::figure_text(&self.cohen_kappa),
             self.n,
-            self.people,
-            render::figure_text(&self.krippendorff_alpha),
-            render::figure_text(&self.fleiss_kappa),
-            self.units
         )
     }
 }
@@ -612,12 +614,13 @@ impl Report {
 
     /// The sections below the comparison table, as table lines.
     pub fn notes(&self) -> Vec<String> {
-        people::table(&self.people)
+        consistency::table(&self.flips)
             .into_iter()
-            .chain(consistency::table(&self.flips))
             .chain(prompt_versions::table(&self.deltas))
             .chain(prompt_change::table(&self.changes))
             .chain(position::table(&self.positions))
+            // Last: the workbench's agreement view shows the others first.
+            .chain(people::table(&self.people))
             .collect()
     }
 }

@@ -211,6 +211,28 @@ pub fn warn(labels: &[LabelReading], min: f64) {
     }
 }
 
+/// `text` broken at spaces into lines of at most `width` characters, the
+/// first indented by `first` spaces and the rest by `rest` (a report table
+/// fits 120 columns). A word longer than the width stays whole.
+pub fn wrap(text: &str, width: usize, first: usize, rest: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = " ".repeat(first);
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+            out.push(std::mem::replace(&mut line, " ".repeat(rest)));
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push(line);
+    out
+}
+
 fn fmt(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), |x| format!("{x:.3}"))
 }
@@ -221,13 +243,11 @@ pub fn table(people: &[PeopleAgreement]) -> Vec<String> {
     if people.is_empty() {
         return Vec::new();
     }
-    let mut out = vec![
-        String::new(),
-        "people's agreement with each other (all people per classification; Fleiss' κ unweighted, Krippendorff's α ordinal on ordinal scales, nominal otherwise; the human ceiling beside a judge is this α on the judge's combinations):".to_string(),
-    ];
+    let mut out = vec![String::new()];
+    out.extend(wrap("people's agreement with each other (all people per classification; Fleiss' κ unweighted, Krippendorff's α ordinal on ordinal scales, nominal otherwise; the human ceiling beside a judge is this α on the judge's combinations):", 118, 0, 2));
     for p in people {
-        out.push(format!(
-            "  {} ({}): Fleiss κ {} · Krippendorff α ({}) {} · {} unit(s), {} with two or more labels · {} people: {}",
+        out.extend(wrap(&format!(
+            "{} ({}): Fleiss κ {} · Krippendorff α ({}) {} · {} unit(s), {} with two or more labels · {} people: {}",
             crate::sanitize::one_line(&p.classification, 60),
             p.scale,
             super::figure_text(&p.all.fleiss_kappa),
@@ -241,15 +261,20 @@ pub fn table(people: &[PeopleAgreement]) -> Vec<String> {
                 .map(|w| crate::sanitize::one_line(w, 30))
                 .collect::<Vec<_>>()
                 .join(", "),
-        ));
+        ), 118, 2, 6));
         for q in &p.pairs {
-            out.push(format!(
-                "    {} – {}: agree {} · α {} on {} unit(s)",
-                crate::sanitize::one_line(&q.left, 30),
-                crate::sanitize::one_line(&q.right, 30),
-                fmt(q.percent_agreement),
-                fmt(q.krippendorff_alpha),
-                q.n
+            out.extend(wrap(
+                &format!(
+                    "{} – {}: agree {} · α {} on {} unit(s)",
+                    crate::sanitize::one_line(&q.left, 30),
+                    crate::sanitize::one_line(&q.right, 30),
+                    fmt(q.percent_agreement),
+                    fmt(q.krippendorff_alpha),
+                    q.n
+                ),
+                118,
+                4,
+                8,
             ));
         }
     }
@@ -314,5 +339,26 @@ mod tests {
         assert!(lines[0].contains("alice–carol"), "{}", lines[0]);
         assert!(!lines[0].contains("alice–bob"), "{}", lines[0]);
         assert!(low_agreement(&p, -1.0).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    #[test]
+    fn lines_fit_and_keep_their_indent() {
+        let text = "one two three four five six seven";
+        let lines = super::wrap(text, 12, 2, 4);
+        assert_eq!(
+            lines,
+            [
+                "  one two",
+                "    three",
+                "    four",
+                "    five six",
+                "    seven"
+            ]
+        );
+        assert!(lines.iter().all(|l| l.chars().count() <= 12));
+        assert_eq!(super::wrap("x", 10, 0, 0), ["x"]);
     }
 }

@@ -26,7 +26,13 @@ impl Report {
         if lines.is_empty() {
             return String::new();
         }
-        let mut t: String = lines.iter().map(|l| format!("warning: {l}\n")).collect();
+        let mut t = String::new();
+        for l in lines {
+            for part in super::people::wrap(&format!("warning: {l}"), 118, 0, 9) {
+                t.push_str(&part);
+                t.push('\n');
+            }
+        }
         t.push('\n');
         t
     }
@@ -121,9 +127,14 @@ impl Report {
             }
             ReportFormat::TableWide => {
                 let mut t = self.split_line();
-                t.push_str(&self.warning_lines());
                 t.push_str(&to_table(&self.groups, false));
                 t.push_str(&tag_lines(&self.groups, false));
+                // Below the table, whose first line is its header.
+                let warnings = self.warning_lines();
+                if !warnings.is_empty() {
+                    t.push_str("\n\n");
+                    t.push_str(warnings.trim_end());
+                }
                 for l in self.notes() {
                     t.push('\n');
                     t.push_str(&l);
