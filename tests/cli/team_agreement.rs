@@ -219,4 +219,9 @@ fn the_judges_human_ceiling_is_alpha_over_all_three_people() {
     assert!(c["krippendorff_alpha"]["value"].is_number(), "{c}");
     assert!(c["fleiss_kappa"]["value"].is_number(), "{c}");
     assert!(c["units"].as_u64().unwrap() >= 2, "{c}");
+    // The text and HTML name α as the ceiling.
+    let table = ws.ok(&["report", "--bootstrap", "50"]);
+    assert!(table.contains("ceiling: α "), "{table}");
+    let html = ws.ok(&["report", "--format", "html", "--bootstrap", "50"]);
+    assert!(html.contains("human ceiling α"));
 }
