@@ -28,13 +28,16 @@ impl UnitCounts {
             .map(|i| agreement_weight(weights, k, i / k, i % k))
             .collect();
         let mut pa_sum = 0.0;
-        let mut pairable = 0usize;
+        let mut pairable = 0u64;
         let mut pi = vec![0.0; k];
-        for row in self.rows() {
+        for (row, weight) in self.rows() {
             let ri: u32 = row.iter().sum();
-            let rf = f64::from(ri);
+            if weight == 0 || ri == 0 {
+                continue;
+            }
+            let (rf, wf) = (f64::from(ri), weight as f64);
             for (p, &c) in pi.iter_mut().zip(row) {
-                *p += f64::from(c) / rf;
+                *p += wf * f64::from(c) / rf;
             }
             if ri < 2 {
                 continue;
@@ -51,8 +54,8 @@ impl UnitCounts {
                     .sum();
                 sum_q += f64::from(c) * (weighted - 1.0);
             }
-            pa_sum += sum_q / (rf * (rf - 1.0));
-            pairable += 1;
+            pa_sum += wf * sum_q / (rf * (rf - 1.0));
+            pairable += weight;
         }
         if pairable == 0 {
             return None;

@@ -22,12 +22,12 @@ impl UnitCounts {
     pub fn krippendorff_alpha(&self, metric: AlphaMetric) -> Option<f64> {
         let k = self.k();
         let mut o = vec![0.0f64; k * k];
-        for row in self.rows() {
+        for (row, weight) in self.rows() {
             let m: u32 = row.iter().sum();
-            if m < 2 {
+            if m < 2 || weight == 0 {
                 continue;
             }
-            let scale = 1.0 / f64::from(m - 1);
+            let scale = weight as f64 / f64::from(m - 1);
             for (c, &nc) in row.iter().enumerate().filter(|(_, n)| **n > 0) {
                 for (d, &nd) in row.iter().enumerate().filter(|(_, n)| **n > 0) {
                     let pairs = f64::from(nc) * f64::from(if c == d { nd - 1 } else { nd });

@@ -14,14 +14,17 @@ use super::MAX_K;
 use super::figures::Figure;
 use super::interval::CiMethod;
 use super::rng::Xoshiro256pp;
-use super::{AlphaMetric, KappaWeights, percentile_interval};
+use super::{AlphaMetric, KappaWeights, MULTINOMIAL_MIN_PAIRS, multinomial, percentile_interval};
 use serde::Serialize;
 
-/// Per-unit category counts (units with at least one rating), row-major.
+/// Per-unit category counts (units with at least one rating), row-major,
+/// each row standing for `weights[i]` identical units (1 unless the rows
+/// were folded into distinct patterns for a large bootstrap).
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnitCounts {
     k: usize,
     counts: Vec<u32>,
+    weights: Vec<u64>,
 }
 
 impl UnitCounts {
@@ -43,7 +46,8 @@ impl UnitCounts {
                 counts[start + usize::from(v)] += 1;
             }
         }
-        Some(UnitCounts { k, counts })
+        let weights = vec![1; counts.len() / k];
+        Some(UnitCounts { k, counts, weights })
     }
 
     pub fn k(&self) -> usize {
@@ -52,24 +56,37 @@ impl UnitCounts {
 
     /// Units with at least one rating.
     pub fn n(&self) -> usize {
-        self.counts.len() / self.k
+        self.weights.iter().sum::<u64>() as usize
     }
 
-    /// Each unit's counts.
-    pub fn rows(&self) -> impl Iterator<Item = &[u32]> {
-        self.counts.chunks(self.k)
+    /// Each distinct row's counts and how many units it stands for.
+    pub fn rows(&self) -> impl Iterator<Item = (&[u32], u64)> {
+        self.counts.chunks(self.k).zip(self.weights.iter().copied())
     }
 
     /// Units with two ratings or more: the ones agreement is observed on.
     pub fn pairable(&self) -> usize {
-        self.rows().filter(|r| r.iter().sum::<u32>() >= 2).count()
+        self.rows()
+            .filter(|(r, _)| r.iter().sum::<u32>() >= 2)
+            .map(|(_, w)| w as usize)
+            .sum()
+    }
+
+    /// Ratings in all.
+    pub fn ratings(&self) -> usize {
+        self.rows()
+            .map(|(r, w)| r.iter().sum::<u32>() as usize * w as usize)
+            .sum()
     }
 
     /// Whether the pairable ratings use more than one category (otherwise a
     /// chance-corrected figure has nothing to work on).
     pub fn varies(&self) -> bool {
         let mut seen = None;
-        for r in self.rows().filter(|r| r.iter().sum::<u32>() >= 2) {
+        for (r, _) in self
+            .rows()
+            .filter(|(r, w)| *w > 0 && r.iter().sum::<u32>() >= 2)
+        {
             for (c, &n) in r.iter().enumerate() {
                 if n > 0 && *seen.get_or_insert(c) != c {
                     return true;
@@ -83,9 +100,25 @@ impl UnitCounts {
     fn pick(&self, idx: impl Iterator<Item = usize>, into: &mut UnitCounts) {
         into.k = self.k;
         into.counts.clear();
+        into.weights.clear();
         for i in idx {
             into.counts
                 .extend_from_slice(&self.counts[i * self.k..(i + 1) * self.k]);
+            into.weights.push(1);
+        }
+    }
+
+    /// The same units with identical rows folded into one, weighted by how
+    /// many there are (sorted, so the fold does not depend on input order).
+    fn patterns(&self) -> UnitCounts {
+        let mut folded: std::collections::BTreeMap<&[u32], u64> = Default::default();
+        for (r, w) in self.rows() {
+            *folded.entry(r).or_default() += w;
+        }
+        UnitCounts {
+            k: self.k,
+            counts: folded.keys().flat_map(|r| r.iter().copied()).collect(),
+            weights: folded.into_values().collect(),
         }
     }
 }
@@ -138,13 +171,22 @@ impl SeveralRaters {
         let n = units.n();
         let (mut ks, mut alphas) = (Vec::new(), Vec::new());
         if n > 0 && (kappa.is_some() || alpha.is_some()) {
-            let mut buf = UnitCounts {
+            // From many units on, a resample is one multinomial draw over
+            // the distinct rows (the same distribution as drawing n units
+            // one by one, at a cost independent of n), as the confusion
+            // matrices' bootstrap does.
+            let folded = (n >= MULTINOMIAL_MIN_PAIRS).then(|| units.patterns());
+            let mut buf = folded.clone().unwrap_or_else(|| UnitCounts {
                 k: units.k,
                 counts: Vec::with_capacity(units.counts.len()),
-            };
+                weights: Vec::with_capacity(n),
+            });
             for r in 0..resamples {
                 let mut rng = Xoshiro256pp::for_stream(seed, r as u64);
-                units.pick((0..n).map(|_| rng.below(n as u64) as usize), &mut buf);
+                match &folded {
+                    Some(f) => multinomial(&mut rng, n as u64, &f.weights, &mut buf.weights),
+                    None => units.pick((0..n).map(|_| rng.below(n as u64) as usize), &mut buf),
+                }
                 if let Some(v) = buf
                     .fleiss_kappa(KappaWeights::Unweighted)
                     .filter(|v| v.is_finite())
@@ -165,7 +207,7 @@ impl SeveralRaters {
         SeveralRaters {
             units: n,
             pairable_units: pairable,
-            ratings: units.counts.iter().map(|&c| c as usize).sum(),
+            ratings: units.ratings(),
             fleiss_kappa: figure(kappa, &mut ks),
             krippendorff_alpha: figure(alpha, &mut alphas),
             metric,
@@ -176,6 +218,49 @@ impl SeveralRaters {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Folding identical rows changes no figure; a large set's bootstrap
+    /// (one multinomial draw over the distinct rows) stays about the value.
+    #[test]
+    fn folded_rows_give_the_same_figures_and_a_large_bootstrap_stays_about_the_value() {
+        let units: Vec<Vec<u8>> = (0..5000)
+            .map(|i| match i % 7 {
+                0 => vec![0, 0, 1],
+                1 | 2 => vec![1, 1],
+                3 => vec![2, 2, 2],
+                4 => vec![2],
+                5 => vec![0, 2],
+                _ => vec![1, 2, 1],
+            })
+            .collect();
+        let u = UnitCounts::new(&units, 3).unwrap();
+        let f = u.patterns();
+        assert_eq!(f.weights.len(), 6);
+        assert_eq!(
+            (f.n(), f.pairable(), f.ratings()),
+            (u.n(), u.pairable(), u.ratings())
+        );
+        for m in [
+            AlphaMetric::Nominal,
+            AlphaMetric::Ordinal,
+            AlphaMetric::Interval,
+        ] {
+            let (a, b) = (
+                u.krippendorff_alpha(m).unwrap(),
+                f.krippendorff_alpha(m).unwrap(),
+            );
+            assert!((a - b).abs() < 1e-9, "{m:?} {a} {b}");
+        }
+        let (a, b) = (
+            u.fleiss_kappa(KappaWeights::Quadratic).unwrap(),
+            f.fleiss_kappa(KappaWeights::Quadratic).unwrap(),
+        );
+        assert!((a - b).abs() < 1e-9);
+        let s = SeveralRaters::compute(&u, AlphaMetric::Ordinal, 1000, 3);
+        let [lo, hi] = s.krippendorff_alpha.ci95.unwrap();
+        let v = s.krippendorff_alpha.value.unwrap();
+        assert!(lo < v && v < hi && hi - lo < 0.1, "{lo} {v} {hi}");
+    }
 
     #[test]
     fn empty_units_are_dropped_and_bad_indices_refused() {
