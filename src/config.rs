@@ -50,6 +50,10 @@ pub struct ConfigFile {
     pub tags: Option<Vec<String>>,
     /// Minutes an item opened from one's queue stays leased (default 5).
     pub lease_minutes: Option<u64>,
+    /// Krippendorff's α among people below which `jury report`, `estimate`
+    /// and `trust` warn that the labels are too uncertain to calibrate a
+    /// judge on (default [`crate::report::people::DEFAULT_MIN_HUMAN_AGREEMENT`]).
+    pub min_human_agreement: Option<f64>,
 }
 
 /// The tags a label may carry when config.toml names none.
@@ -234,6 +238,8 @@ pub struct Settings {
     /// Minutes an item opened from one's queue stays leased (config
     /// `lease_minutes`, default 5, at least 1).
     pub lease_minutes: u64,
+    /// People's α below which jury warns (config.toml `min_human_agreement`).
+    pub min_human_agreement: f64,
     pub config_path: Option<PathBuf>,
 }
 
@@ -353,6 +359,9 @@ impl Settings {
                 .tags
                 .clone()
                 .unwrap_or_else(|| DEFAULT_TAGS.iter().map(|t| t.to_string()).collect()),
+            min_human_agreement: file
+                .min_human_agreement
+                .unwrap_or(crate::report::people::DEFAULT_MIN_HUMAN_AGREEMENT),
             config_path,
         })
     }
@@ -426,6 +435,17 @@ pub fn load_file(path: &Path) -> Result<ConfigFile, ConfigError> {
             .map_or(String::new(), |n| format!("line {}: ", n + 1));
         return Err(err(format!("{line}tags: {why}")));
     }
+    if let Some(m) = file.min_human_agreement
+        && !(-1.0..=1.0).contains(&m)
+    {
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("min_human_agreement"))
+            .map_or(String::new(), |n| format!("line {}: ", n + 1));
+        return Err(err(format!(
+            "{line}min_human_agreement: {m} is not an agreement (expected a Krippendorff's α from -1 to 1, e.g. 0.667)"
+        )));
+    }
     #[cfg(unix)]
     if file.api_key.is_some() {
         use std::os::unix::fs::PermissionsExt;
@@ -473,6 +493,7 @@ const CONFIG_KEYS: &[&str] = &[
     "batch_poll",
     "tags",
     "lease_minutes",
+    "min_human_agreement",
 ];
 
 /// [`toml_error`], naming the key of the offending line when it is one of

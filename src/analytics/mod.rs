@@ -26,8 +26,10 @@ mod bootstrap;
 mod confusion;
 mod evalgen;
 mod figures;
+mod fleiss;
 mod interval;
 mod kappa;
+mod krippendorff;
 mod ledger;
 pub mod ppi;
 pub mod stratified;
@@ -36,6 +38,7 @@ pub mod usage_text;
 // The generators live in the crate's one home of randomness.
 use crate::rng;
 mod spearman;
+mod units;
 mod values;
 
 pub use ac1::{DOMINANT_SHARE, MIN_OFF_DOMINANT, pabak_of, prevalence_note};
@@ -54,6 +57,7 @@ pub use bootstrap::{
 pub use confusion::{ConfusionMatrix, MAX_K, PairsError};
 pub use evalgen::{EvalGen, evalgen};
 pub use figures::{Figure, Figures};
+pub use fleiss::fleiss_kappa;
 pub use interval::{
     CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, wilson, wilson_real,
     wilson_z,
@@ -61,9 +65,11 @@ pub use interval::{
 pub use kappa::{
     KappaWeights, cohen_kappa, weighted_kappa, weighted_kappa_linear, weighted_kappa_quadratic,
 };
+pub use krippendorff::krippendorff_alpha_units;
 pub use ledger::{Ledger, LedgerLine, config_name, ledger};
 pub use rng::{SplitMix64, Xoshiro256pp};
 pub use spearman::spearman;
+pub use units::{SeveralRaters, UnitCounts};
 pub use values::{
     AgreementPairs, agreement_index, agreement_pairs, agreement_reading, pairs_from_values,
 };

@@ -25,6 +25,8 @@ pub fn estimate(s: &Settings, a: EstimateArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let mut readings = builder.readings_with_confidence();
+    // Before any figure rests on people's labels: do they agree?
+    crate::report::people::warn(&readings.labels, s.min_human_agreement);
     if s.confidence == Some(crate::config::ConfidenceChoice::Repeats) {
         readings.use_majority();
     }

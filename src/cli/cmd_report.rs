@@ -28,7 +28,8 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
         estimates: a.format == ReportFormat::Html,
         heads_on_all: false,
     };
-    let report = Report::build_in(&store, by, a.bootstrap, a.seed, &scope, &mut timer)?;
+    let mut report = Report::build_in(&store, by, a.bootstrap, a.seed, &scope, &mut timer)?;
+    report.min_human_agreement = s.min_human_agreement;
     let format = match (a.format, a.wide) {
         (ReportFormat::Table, true) => report::ReportFormat::TableWide,
         (f, _) => f.into(),

@@ -17,6 +17,8 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
         a.sampled_only,
         a.include_judge_selected,
     )?;
+    // Before any threshold rests on people's labels: do they agree?
+    crate::report::people::warn(&readings.labels, s.min_human_agreement);
     let text = if a.needs_person {
         // The configuration the summary's trust line names (the ranking's
         // first, or --judge's) is the one whose verdicts need a person.

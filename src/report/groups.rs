@@ -116,8 +116,13 @@ impl<'a> PeoplePairs<'a> {
     ) -> Ceiling {
         let mut values = Vec::new();
         let mut people: std::collections::BTreeSet<&str> = Default::default();
+        // Each unit's people and values, for α over all of them.
+        let mut raters: Vec<Vec<Value>> = Vec::new();
         for key in units {
+            let mut unit: BTreeMap<&str, Value> = BTreeMap::new();
             for h in self.by_combo.get(key).into_iter().flatten() {
+                unit.insert(&h.left, h.a);
+                unit.insert(&h.right, h.b);
                 let pair = if mapped {
                     match (h.a.as_agreement(), h.b.as_agreement()) {
                         (Some(a), Some(b)) => (Value::Agreement(a), Value::Agreement(b)),
@@ -132,7 +137,13 @@ impl<'a> PeoplePairs<'a> {
                 people.insert(&h.right);
                 values.push(pair);
             }
+            if unit.len() >= 2 {
+                raters.push(unit.into_values().collect());
+            }
         }
+        // Sorted, so the bootstrap draws the same units whatever the hash order.
+        raters.sort_unstable();
+        let all = super::people::all_raters(&raters, scale, mapped, resamples, seed);
         let (pairs, k, ordinal) = analytics::pairs_from_values(&values);
         let k = if values.is_empty() {
             scale.values().len()
@@ -146,6 +157,9 @@ impl<'a> PeoplePairs<'a> {
             people: people.len(),
             percent_agreement: f.percent_agreement,
             cohen_kappa: f.cohen_kappa,
+            units: all.pairable_units,
+            krippendorff_alpha: all.krippendorff_alpha,
+            fleiss_kappa: all.fleiss_kappa,
         }
     }
 }
@@ -415,6 +429,32 @@ mod tests {
                 .filter(|g| g.comparison != Comparison::JudgeVsHuman)
                 .all(|g| g.ceiling.is_none())
         );
+    }
+
+    /// The ceiling's figure is Krippendorff's α over all three people at
+    /// once on the judge's combinations, not a pooled pairwise figure.
+    #[test]
+    fn the_human_ceiling_is_krippendorff_alpha_over_all_people() {
+        let mut people = Vec::new();
+        for i in 0..6 {
+            people.push(pair(i, "alice", "root", 4, 4));
+            people.push(pair(i, "bob", "root", 2, 4));
+            people.push(pair(i, "alice", "bob", 4, 2));
+        }
+        let judge: Vec<Pair> = (0..6).map(|i| pair(i, "judge", "root", 4, 4)).collect();
+        let all = BTreeMap::from([
+            (Comparison::JudgeVsHuman, judge),
+            (Comparison::HumanVsHuman, people),
+        ]);
+        let groups = compute_from(&all, None, Some(100), 1);
+        let c = groups[0].ceiling.as_ref().unwrap();
+        assert_eq!(c.units, 6);
+        // Each unit holds 4, 4, 2: o(4,4) = o(4,2) = o(2,4) = 6, n_4 = 12,
+        // n_2 = 6, n = 18; α = 1 − 17·12 / (2·6·12) = −5/12.
+        let alpha = c.krippendorff_alpha.value.unwrap();
+        assert!((alpha + 5.0 / 12.0).abs() < 1e-12, "{alpha}");
+        assert!(c.fleiss_kappa.value.is_some());
+        assert!(c.describe().starts_with("α -0.417"), "{}", c.describe());
     }
 }
 

@@ -13,6 +13,7 @@ pub mod html;
 pub mod page;
 pub mod paired;
 pub mod pairs;
+pub mod people;
 pub mod position;
 pub mod prompt_change;
 pub mod prompt_versions;
@@ -124,21 +125,35 @@ pub struct Ceiling {
     pub people: usize,
     pub percent_agreement: analytics::Figure,
     pub cohen_kappa: analytics::Figure,
+    /// Combinations (and personas) two people or more labelled.
+    pub units: usize,
+    /// **The ceiling's figure**: Krippendorff's α over every person on
+    /// those units at once (missing labels allowed; ordinal on ordinal
+    /// scales, nominal on AGREE/DISAGREE or a mapped group), comparable with
+    /// the judge's own α against people.
+    pub krippendorff_alpha: analytics::Figure,
+    /// Fleiss' κ (unweighted, generalised to missing labels) on the same units.
+    pub fleiss_kappa: analytics::Figure,
 }
 
 impl Ceiling {
-    /// "people agree 0.780 [0.60,0.90] on 23 pairs of 3 people", or that
-    /// no two people labelled these combinations.
+    /// "α 0.610 [0.41,0.78] on 40 unit(s) of 3 people · pairs agree 0.780
+    /// [0.60,0.90] · kappa 0.52 [0.3,0.7] on 80": the ceiling (Krippendorff's
+    /// α over all the people) and the pooled pairs; or that no two people
+    /// labelled these combinations.
     pub fn describe(&self) -> String {
         if self.n == 0 {
             return "no two people labelled these combinations".into();
         }
+        // α first: it is the ceiling; the pooled pairs follow.
         format!(
-            "people agree {} · kappa {} on {} pair(s) of {} people",
+            "α {} on {} unit(s) of {} people · pairs agree {} · kappa {} on {}",
+            render::figure_text(&self.krippendorff_alpha),
+            self.units,
+            self.people,
             render::figure_text(&self.percent_agreement),
             render::figure_text(&self.cohen_kappa),
             self.n,
-            self.people
         )
     }
 }
@@ -314,6 +329,13 @@ pub struct Report {
     /// people's majority, one person; ties left out); `None` while the store
     /// holds no adjudication.
     pub reference: Option<crate::domain::ReferenceCounts>,
+    /// People's agreement with each other per classification (all people,
+    /// missing labels allowed; [`people`]).
+    pub people: Vec<people::PeopleAgreement>,
+    /// The α below which the report warns that people disagree (config
+    /// `min_human_agreement`; the caller sets it, default
+    /// [`people::DEFAULT_MIN_HUMAN_AGREEMENT`]).
+    pub min_human_agreement: f64,
 }
 
 /// Why a report could not be made.
@@ -477,6 +499,18 @@ impl Report {
             None
         };
         let reference = builder.reference_counts();
+        // People's own labels, on the same items as the pairs below.
+        let mut labels = builder.label_readings();
+        labels.retain(|(_, key, _, _)| {
+            on.is_none_or(|(split, side)| split.item_side(&key.item_id) == side)
+                && items.is_none_or(|items| items.contains(&key.item_id))
+        });
+        let people = people::people_agreement(
+            &labels,
+            resamples.unwrap_or(analytics::DEFAULT_RESAMPLES),
+            seed,
+        );
+        drop(labels);
         let (mut pairs, placed) = builder.finish_with_positions();
         if let Some((split, side)) = on {
             for ps in pairs.values_mut() {
@@ -551,6 +585,8 @@ impl Report {
             items: items.map(|i| i.len()),
             by,
             reference,
+            people,
+            min_human_agreement: people::DEFAULT_MIN_HUMAN_AGREEMENT,
         })
     }
 
@@ -576,6 +612,12 @@ impl Report {
             .collect()
     }
 
+    /// Where people agree with each other less than
+    /// [`Report::min_human_agreement`]: one line per classification.
+    pub fn low_human_agreement(&self) -> Vec<String> {
+        people::low_agreement(&self.people, self.min_human_agreement)
+    }
+
     /// The sections below the comparison table, as table lines.
     pub fn notes(&self) -> Vec<String> {
         consistency::table(&self.flips)
@@ -583,6 +625,8 @@ impl Report {
             .chain(prompt_versions::table(&self.deltas))
             .chain(prompt_change::table(&self.changes))
             .chain(position::table(&self.positions))
+            // Last: the workbench's agreement view shows the others first.
+            .chain(people::table(&self.people))
             .collect()
     }
 }

@@ -448,7 +448,12 @@ pub fn table(rankings: &[Ranking]) -> Vec<String> {
                 c.n_own
             ));
         }
-        out.push(format!("  human ceiling: {}", r.human_ceiling.describe()));
+        out.extend(super::people::wrap(
+            &format!("human ceiling: {}", r.human_ceiling.describe()),
+            118,
+            2,
+            4,
+        ));
         out.push(format!("  {}", crate::sanitize::one_line(&r.summary, 400)));
     }
     out

@@ -25,6 +25,24 @@ impl Report {
         }
     }
 
+    /// "warning: people agree less than ..." lines, a blank line after
+    /// (nothing when people agree enough).
+    fn warning_lines(&self) -> String {
+        let lines = self.low_human_agreement();
+        if lines.is_empty() {
+            return String::new();
+        }
+        let mut t = String::new();
+        for l in lines {
+            for part in super::people::wrap(&format!("warning: {l}"), 118, 0, 9) {
+                t.push_str(&part);
+                t.push('\n');
+            }
+        }
+        t.push('\n');
+        t
+    }
+
     /// The rankings as table lines, a blank line after (nothing when there
     /// is nothing to rank).
     fn ranking_lines(&self) -> String {
@@ -69,6 +87,9 @@ impl Report {
                 v["position_bias"] = json!(self.positions);
                 v["split"] = json!(self.side.map(Side::as_str));
                 v["reference"] = json!(self.reference);
+                v["people_agreement"] = json!(self.people);
+                v["min_human_agreement"] = json!(self.min_human_agreement);
+                v["low_human_agreement"] = json!(self.low_human_agreement());
                 serde_json::to_string_pretty(&v)?
             }
             ReportFormat::Csv => to_csv(&self.groups),
@@ -80,6 +101,9 @@ impl Report {
                 // paired prompt-version comparisons among them) as the text
                 // report writes them, in a block that keeps their layout.
                 let mut t = self.split_line();
+                for w in self.low_human_agreement() {
+                    t.push_str(&format!("> **Warning:** {w}\n\n"));
+                }
                 t.push_str(&to_table(&self.groups, true));
                 t.push_str(&tag_lines(&self.groups, true));
                 let mut below: Vec<String> = self
@@ -99,6 +123,7 @@ impl Report {
             }
             ReportFormat::Table => {
                 let mut t = self.split_line();
+                t.push_str(&self.warning_lines());
                 t.push_str(&self.ranking_lines());
                 t.push_str(&to_blocks(&self.groups));
                 for l in self.notes() {
@@ -111,6 +136,12 @@ impl Report {
                 let mut t = self.split_line();
                 t.push_str(&to_table(&self.groups, false));
                 t.push_str(&tag_lines(&self.groups, false));
+                // Below the table, whose first line is its header.
+                let warnings = self.warning_lines();
+                if !warnings.is_empty() {
+                    t.push_str("\n\n");
+                    t.push_str(warnings.trim_end());
+                }
                 for l in self.notes() {
                     t.push('\n');
                     t.push_str(&l);
@@ -565,6 +596,8 @@ mod tests {
             items: None,
             by: None,
             reference: None,
+            people: Vec::new(),
+            min_human_agreement: 0.667,
             pairs,
         }
     }

@@ -35,6 +35,7 @@ mod run_status;
 mod runs_list;
 mod show_request;
 mod tags_marks;
+mod team_agreement;
 mod wide_export;
 mod wide_mark_notes;
 mod wide_names;

@@ -5,6 +5,7 @@
 mod coverage;
 mod judge_errors;
 mod prevalence;
+mod several_raters;
 mod sim;
 mod statistics;
 mod stratified;

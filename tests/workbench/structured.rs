@@ -35,6 +35,7 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
         batch_poll: 30,
         lease_minutes: 5,
         tags: Vec::new(),
+        min_human_agreement: jury::report::people::DEFAULT_MIN_HUMAN_AGREEMENT,
         // No keymap or theme files there: the built-in ones.
         config_path: Some(dir.join("config.toml")),
     }

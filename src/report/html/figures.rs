@@ -253,7 +253,7 @@ fn details_table(
         th("false failure rate", 8.0, false),
         th("alignment", 8.0, false),
         th("human ceiling agree", 9.0, false),
-        th("human ceiling kappa", 7.0, false),
+        th("human ceiling α", 7.0, false),
     ));
     for (i, g) in rows {
         let br = &g.figures.base_rate;
@@ -277,7 +277,12 @@ fn details_table(
                     c.n,
                     c.people
                 ),
-                fig(&c.cohen_kappa),
+                // α over all the people is the ceiling; the pairs' kappa under it.
+                format!(
+                    "{}<span class=\"ci\">kappa {}</span>",
+                    fig(&c.krippendorff_alpha),
+                    super::opt(c.cohen_kappa.value)
+                ),
             ),
             Some(_) => ("no two people".into(), "–".into()),
             None => ("–".into(), "–".into()),
@@ -291,5 +296,5 @@ fn details_table(
             acc(1),
         ));
     }
-    h.push_str("</table></div>\n<p class=\"note\">Base rate: each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa). Accuracy: the classifier's accuracy as each side reads it (the AGREE share of its decided readings). Coverage, false failure rate and alignment (EvalGen) treat “the classifier was wrong” as the positive class and the person as reference. The human ceiling pools every pair of two people who labelled the group's combinations: a judge cannot be shown to agree with people better than they agree with each other.</p>\n");
+    h.push_str("</table></div>\n<p class=\"note\">Base rate: each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa). Accuracy: the classifier's accuracy as each side reads it (the AGREE share of its decided readings). Coverage, false failure rate and alignment (EvalGen) treat “the classifier was wrong” as the positive class and the person as reference. The human ceiling is Krippendorff's α over every person who labelled the group's combinations, all at once (ordinal on ordinal scales, nominal on AGREE/DISAGREE); beside it every pair of two of them, pooled (agreement, and kappa under α): a judge cannot be shown to agree with people better than they agree with each other.</p>\n");
 }

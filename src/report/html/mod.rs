@@ -18,6 +18,7 @@ mod charts;
 mod evidence;
 mod figures;
 mod more;
+mod people;
 
 use super::page::Page;
 use super::{GroupBy, Report, figure_text};
@@ -150,12 +151,15 @@ pub fn to_html(report: &Report, page: Option<&Page>) -> String {
         ));
     }
     nav(&mut h, report, page);
-    h.push_str("</header>\n<main>\n<section id=\"answers\">\n");
+    h.push_str("</header>\n<main>\n");
+    people::warnings(&mut h, report);
+    h.push_str("<section id=\"answers\">\n");
     answers::answers(&mut h, report);
     h.push_str("</section>\n<section id=\"figures-behind\">\n");
     let charted = charts::charted(&report.groups);
     figures::comparisons(&mut h, &report.groups, report.by, &charted);
     charts::charts(&mut h, &report.groups, &charted);
+    people::table(&mut h, report);
     more::notes(&mut h, report);
     h.push_str("</section>\n");
     if let Some(p) = page {
@@ -181,6 +185,9 @@ fn nav(h: &mut String, report: &Report, page: Option<&Page>) {
     links.push(("agreement", "agreement"));
     if report.groups.iter().any(|g| g.figures.n > 0) {
         links.push(("charts", "charts"));
+    }
+    if !report.people.is_empty() {
+        links.push(("people", "people's agreement"));
     }
     if page.is_some() {
         links.push(("disagreements", "where judge and people disagree"));

@@ -294,6 +294,23 @@ impl Builder {
         Some(super::reference::references_counted(&self.labels, &labels_by, &self.adjudications).1)
     }
 
+    /// Every label collected, as [`Readings::labels`] holds them, without
+    /// the verdicts (people's agreement with each other needs only these).
+    pub fn label_readings(&self) -> Vec<LabelReading> {
+        let names = &self.strings.names;
+        self.labels
+            .iter()
+            .map(|(c, p, who, value)| {
+                (
+                    names[*p as usize].clone(),
+                    self.combos[*c as usize].clone(),
+                    who.clone(),
+                    *value,
+                )
+            })
+            .collect()
+    }
+
     /// Pairs for every comparison, and each judge's placed verdicts.
     pub fn finish_with_positions(self) -> (PairsByComparison, Vec<PositionSeries>) {
         let Builder {

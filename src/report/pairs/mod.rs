@@ -8,7 +8,7 @@ mod builder;
 mod pairing;
 mod reference;
 
-pub use builder::{Builder, Confident, PARALLEL_READ_MIN, Readings};
+pub use builder::{Builder, Confident, LabelReading, PARALLEL_READ_MIN, Readings};
 
 /// The right side of every judge-vs-reference pair.
 pub const REFERENCE: &str = "reference";

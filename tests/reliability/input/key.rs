@@ -151,6 +151,7 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
                 batch_poll: 30,
                 lease_minutes: 5,
                 tags: Vec::new(),
+                min_human_agreement: jury::report::people::DEFAULT_MIN_HUMAN_AGREEMENT,
                 config_path: Some(conf.clone()),
             }
         );
