@@ -3,11 +3,11 @@
 //! file is never held in memory, and nothing lands unless [`ImportTx::commit`]
 //! is reached (dropping it rolls everything back).
 
+use super::db::params;
 use super::items::{UpsertCounts, item_on};
 use super::labels::{Merge, merge_label_tx};
 use super::{Result, Store};
 use crate::domain::{Item, Label, Persona, Perspective};
-use rusqlite::params;
 use std::collections::{HashMap, HashSet};
 
 /// A classification as an earlier import defined it: its description and
@@ -16,7 +16,7 @@ pub type Definition = (String, Vec<String>);
 
 /// The open transaction of one import, and what it wrote so far.
 pub struct ImportTx<'s> {
-    tx: rusqlite::Transaction<'s>,
+    tx: super::db::Tx<'s>,
     next_pos: i64,
     counts: UpsertCounts,
 }
@@ -173,7 +173,7 @@ impl ImportTx<'_> {
     fn ids(&self, sql: &str) -> Result<HashSet<String>> {
         let mut stmt = self.tx.prepare(sql)?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+        rows.collect::<super::Result<HashSet<_>>>()
     }
 
     /// How classification `id` is defined on the items stored now: each

@@ -22,6 +22,7 @@ mod judge_spec;
 mod label_undo;
 mod ledger;
 mod notes_export;
+mod postgres_store;
 mod report;
 mod report_html;
 mod report_html_800;
