@@ -151,7 +151,7 @@ impl Store {
                usage_unknown = usage_unknown + ?5,
                prompt_tokens = prompt_tokens + ?2, completion_tokens = completion_tokens + ?3,
                cached_tokens = cached_tokens + ?6,
-               cost_usd = CASE WHEN ?4 IS NULL THEN cost_usd ELSE coalesce(cost_usd, 0) + ?4 END
+               cost_usd = CASE WHEN CAST(?4 AS DOUBLE PRECISION) IS NULL THEN cost_usd ELSE coalesce(cost_usd, 0) + ?4 END
              WHERE id = ?1",
             params![
                 run_id,

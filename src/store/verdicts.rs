@@ -275,7 +275,7 @@ impl Store {
     ) -> Result<()> {
         let mut stmt = self.conn.prepare(
             "SELECT run_id, kind, keys, reason, raw_response, http_status, finish_reason, request, attempt, created_at, id
-             FROM failures WHERE ?1 IS NULL OR run_id = ?1 ORDER BY id",
+             FROM failures WHERE CAST(?1 AS BIGINT) IS NULL OR run_id = ?1 ORDER BY id",
         )?;
         let mut rows = stmt.query([run_id])?;
         while let Some(r) = rows.next()? {
