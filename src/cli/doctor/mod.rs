@@ -234,9 +234,16 @@ fn check_postgres(r: &mut Report, url: &str) {
             "store",
             &say::cannot_open(&shown, &e.to_string()),
         ),
-        Ok(v) if v == supported => r.line(Level::Ok, "store", &say::schema_current(v)),
-        Ok(v) if v < supported => r.line(Level::Warning, "store", &say::schema_older(v, supported)),
-        Ok(v) => r.line(Level::Problem, "store", &say::schema_newer(v, supported)),
+        Ok(v) => {
+            r.line(Level::Ok, "store", &say::postgres_reachable(&shown));
+            match v {
+                v if v == supported => r.line(Level::Ok, "store", &say::schema_current(v)),
+                v if v < supported => {
+                    r.line(Level::Warning, "store", &say::schema_older(v, supported))
+                }
+                v => r.line(Level::Problem, "store", &say::schema_newer(v, supported)),
+            }
+        }
     }
 }
 
