@@ -3,6 +3,7 @@
 
 mod batches;
 mod claims;
+mod copy;
 mod create;
 pub mod db;
 mod error;
@@ -28,6 +29,7 @@ mod verdicts;
 
 pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};
 pub use claims::Claimed;
+pub use copy::{TABLES, TableCopy};
 pub use error::{Result, StoreError};
 pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_atomically};
 pub use import_tx::ImportTx;
@@ -78,7 +80,7 @@ pub struct Store {
     /// The file passed its integrity check in this process (see `before_write`).
     checked: bool,
     /// Dropped after the connection: a test's throwaway database.
-    keep: Option<Box<dyn std::any::Any + Send>>,
+    _keep: Option<Box<dyn std::any::Any + Send>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -172,7 +174,7 @@ impl Store {
             grouped: false,
             read_only: None,
             checked: false,
-            keep: None,
+            _keep: None,
         };
         store.configure(read_only)?;
         if !read_only {
@@ -195,7 +197,7 @@ impl Store {
             grouped: false,
             read_only: None,
             checked: true,
-            keep: None,
+            _keep: None,
         };
         store.configure(false)?;
         store.migrate()?;
@@ -223,7 +225,7 @@ impl Store {
             grouped: false,
             read_only: None,
             checked: true,
-            keep: None,
+            _keep: None,
         };
         store.migrate()?;
         Ok(store)

@@ -103,7 +103,7 @@ pub fn backends() -> Vec<(&'static str, Store)> {
     #[cfg(feature = "postgres")]
     if let Some(db) = TestDatabase::create() {
         let mut store = db.store();
-        store.keep = Some(Box::new(db));
+        store._keep = Some(Box::new(db));
         out.push(("postgres", store));
     }
     out

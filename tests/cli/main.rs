@@ -33,6 +33,7 @@ mod run_records;
 mod run_status;
 mod runs_list;
 mod show_request;
+mod store_copy;
 mod tags_marks;
 mod wide_export;
 mod wide_mark_notes;
