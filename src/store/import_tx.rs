@@ -185,9 +185,14 @@ impl ImportTx<'_> {
         // One pass over the table for every id at once: `classifications`
         // has no index on `id` alone, so a query per id scanned it once per
         // column of a wide file (10 000 columns did not end in 300 s).
-        let mut stmt = self
-            .tx
-            .prepare("SELECT DISTINCT id, description, available FROM classifications")?;
+        // In the order of the first item holding each definition (SQLite's
+        // scan order, which a bare DISTINCT happened to give; PostgreSQL's
+        // hashing gives none), so the definition named first is the same on
+        // both engines.
+        let mut stmt = self.tx.prepare(
+            "SELECT id, description, available FROM classifications
+             GROUP BY id, description, available ORDER BY min(item_id), id",
+        )?;
         let mut rows = stmt.query([])?;
         let mut out: HashMap<String, Vec<Definition>> = HashMap::new();
         while let Some(r) = rows.next()? {
