@@ -99,6 +99,7 @@ fn admin(server: &str, sql: &str) {
 /// same test body runs on each (`for (name, store) in backends() {...}`);
 /// the database lives as long as its store.
 pub fn backends() -> Vec<(&'static str, Store)> {
+    #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
     let mut out = vec![("sqlite", Store::open_in_memory().expect("in-memory store"))];
     #[cfg(feature = "postgres")]
     if let Some(db) = TestDatabase::create() {

@@ -48,6 +48,7 @@ pub struct Workspace {
 impl Workspace {
     pub fn new() -> Workspace {
         let dir = tempfile::tempdir().expect("tempdir");
+        #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
         let mut db = dir.path().join("jury.db");
         #[cfg(feature = "postgres")]
         let pg = if std::env::var("JURY_TEST_STORE").is_ok_and(|v| v == "postgres") {

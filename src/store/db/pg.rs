@@ -399,3 +399,40 @@ mod tests {
         assert!(again.holds_nothing().unwrap());
     }
 }
+
+#[cfg(test)]
+mod url_tests {
+    use super::config_of;
+
+    /// libpq's sslmode values: TLS (through rustls) for require and the
+    /// verifying modes, none for disable; anything else is refused by name.
+    #[test]
+    fn sslmode_chooses_tls_and_bad_modes_are_refused() {
+        for (mode, tls) in [
+            ("disable", false),
+            ("prefer", true),
+            ("require", true),
+            ("verify-ca", true),
+            ("verify-full", true),
+        ] {
+            let url =
+                format!("postgres://ann:pw@db.example/jury?sslmode={mode}&application_name=jury");
+            let (config, maker) = config_of(&url).unwrap_or_else(|e| panic!("{mode}: {e}"));
+            assert_eq!(maker.is_some(), tls, "{mode}");
+            assert_eq!(config.get_dbname(), Some("jury"));
+            assert_eq!(config.get_application_name(), Some("jury"));
+        }
+        let Err(e) = config_of("postgres://ann:secret-pw@db.example/jury?sslmode=sometimes") else {
+            panic!("a bad sslmode was taken");
+        };
+        let said = e.to_string();
+        assert!(said.contains("sslmode=sometimes"), "{said}");
+        assert!(!said.contains("secret-pw"), "{said}");
+        let Err(e) = config_of(
+            "postgres://ann:secret-pw@db.example/jury?sslrootcert=/no/such.pem&sslmode=verify-full",
+        ) else {
+            panic!("a missing root certificate was taken");
+        };
+        assert!(e.to_string().contains("/no/such.pem"), "{e}");
+    }
+}

@@ -14,6 +14,7 @@ pub enum Rows<'s> {
 }
 
 impl<'s> Rows<'s> {
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     pub(super) fn from_values(rows: Vec<Vec<Value>>) -> Rows<'s> {
         Rows::Values {
             rows: rows.into_iter(),
