@@ -10,9 +10,11 @@ use std::path::PathBuf;
     about = "A terminal workbench for calibrating LLM judges against people"
 )]
 pub struct Cli {
-    /// The SQLite store (else JURY_DB, config, the platform data directory's
-    /// jury.db). Environment and config are read by jury's settings, not here.
-    #[arg(long, global = true, value_name = "PATH")]
+    /// The store: a SQLite file, or a PostgreSQL database as
+    /// postgres://USER@HOST/DB (else JURY_DB, config, the platform data
+    /// directory's jury.db). Environment and config are read by jury's
+    /// settings, not here.
+    #[arg(long, global = true, value_name = "PATH|URL")]
     pub db: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -76,6 +78,9 @@ pub enum Command {
     Fewshot(FewshotArgs),
     /// Check the config, the store and the judge endpoint; exit 0 when all is well.
     Doctor(DoctorArgs),
+    /// The store itself: copy a whole store between SQLite and PostgreSQL.
+    #[command(subcommand)]
+    Store(StoreCommand),
     /// Serve a deterministic offline judge on 127.0.0.1 (OpenAI wire format) for demos and tests.
     DemoJudge(DemoJudgeArgs),
 }
@@ -631,6 +636,26 @@ pub struct DemoJudgeArgs {
     /// Delay before each answer, in milliseconds.
     #[arg(long, default_value_t = 0)]
     pub latency_ms: u64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// Copy every row of one store into a new one (a SQLite file or a
+    /// postgres:// URL, either way), then check each table's row count and
+    /// checksum read back from the copy.
+    Copy(StoreCopyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StoreCopyArgs {
+    /// The store to copy (a path or a postgres:// URL).
+    #[arg(long, value_name = "PATH|URL")]
+    pub from: PathBuf,
+    /// The new store (a path that does not exist yet, or an empty PostgreSQL database).
+    #[arg(long, value_name = "PATH|URL")]
+    pub to: PathBuf,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

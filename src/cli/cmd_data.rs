@@ -94,7 +94,7 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                 report.personas,
                 report.perspectives,
                 report.labels,
-                &s.db_path.display().to_string(),
+                &crate::store::Location::from(s.db_path.as_path()).to_string(),
                 report.skipped.len()
             )
         );

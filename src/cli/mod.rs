@@ -32,6 +32,7 @@ mod cmd_prompt;
 mod cmd_report;
 mod cmd_run;
 mod cmd_split;
+mod cmd_store;
 mod cmd_trust;
 mod doctor;
 mod strings;
@@ -193,6 +194,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_fewshot::fewshot(&s, a)
         }
         Command::Doctor(a) => doctor::doctor(cli.db, a),
+        Command::Store(StoreCommand::Copy(a)) => cmd_store::copy(a),
         Command::DemoJudge(a) => cmd_run::demo_judge(a),
     }
 }

@@ -2,11 +2,11 @@
 //! waits, so a killed process finds its batch again) and what each request
 //! of the batch file holds (so an answer file is matched line by line).
 
+use super::db::params;
 use super::runs::host_name;
 use super::{Result, Store, now};
 use crate::domain::{BatchWay, ComboKey};
 use crate::provider::ToolMode;
-use rusqlite::params;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
 /// One part of a batch run: one request file, and with the Batch API one batch.
@@ -179,8 +179,10 @@ impl Store {
         let tx = self.immediate()?;
         {
             let mut stmt = tx.prepare(
-                "INSERT OR REPLACE INTO batch_requests (run_id, idx, part, keys, max_tokens)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO batch_requests (run_id, idx, part, keys, max_tokens)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (run_id, idx) DO UPDATE SET part = excluded.part, keys = excluded.keys,
+                   max_tokens = excluded.max_tokens",
             )?;
             for r in rows {
                 stmt.execute(params![
@@ -210,7 +212,7 @@ impl Store {
                 max_tokens: r.get(3)?,
             })
         })?;
-        Ok(rows.collect::<std::result::Result<_, _>>()?)
+        rows.collect::<std::result::Result<_, _>>()
     }
 
     /// Inserts or updates `job`.
@@ -380,7 +382,7 @@ impl Store {
         Ok(Adoption::Adopted)
     }
 
-    fn batch_jobs_where(&self, cond: &str, p: impl rusqlite::Params) -> Result<Vec<BatchJob>> {
+    fn batch_jobs_where(&self, cond: &str, p: impl super::db::Params) -> Result<Vec<BatchJob>> {
         let sql = format!(
             "SELECT run_id, part, kind, batch_id, input_file_id, output_file_id, error_file_id,
                status, counts, imported, boundary, tool_mode FROM batch_jobs WHERE {cond} ORDER BY run_id, part"
@@ -402,7 +404,7 @@ impl Store {
                 tool_mode: r.get(11)?,
             })
         })?;
-        Ok(rows.collect::<std::result::Result<_, _>>()?)
+        rows.collect::<std::result::Result<_, _>>()
     }
 
     /// Marks `run_id` as waiting for a batch that is answered elsewhere (a

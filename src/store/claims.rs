@@ -5,9 +5,9 @@
 //! (the liveness rule of [`super::RunOwner::is_gone`]), so a killed run's
 //! claims never block anyone.
 
+use super::db::params;
 use super::{Result, Store, VerdictFilter, host_name, pid_alive};
 use crate::domain::ComboKey;
-use rusqlite::params;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// What a run's claim found.
@@ -82,7 +82,7 @@ impl Store {
         let claimants: Vec<i64> = {
             let mut stmt = tx.prepare("SELECT DISTINCT run_id FROM run_claims")?;
             stmt.query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?
+                .collect::<super::Result<_>>()?
         };
         for dead in claimants.iter().filter(|id| !live.contains(id)) {
             tx.execute("DELETE FROM run_claims WHERE run_id = ?1", [dead])?;
@@ -146,7 +146,7 @@ impl Store {
         let left = (out.held.len() + out.judged.len()) as i64;
         if left > 0 {
             tx.execute(
-                "UPDATE runs SET total = max(total - ?2, 0) WHERE id = ?1",
+                "UPDATE runs SET total = CASE WHEN total > ?2 THEN total - ?2 ELSE 0 END WHERE id = ?1",
                 params![run_id, left],
             )?;
         }
@@ -165,7 +165,7 @@ impl Store {
 }
 
 /// Runs still `running` whose owner is alive.
-fn live_runs(conn: &rusqlite::Connection) -> Result<HashSet<i64>> {
+fn live_runs(conn: &super::db::Db) -> Result<HashSet<i64>> {
     let (at, host) = (chrono::Utc::now(), host_name());
     Ok(super::runs::running_owners_on(conn)?
         .into_iter()
@@ -175,7 +175,7 @@ fn live_runs(conn: &rusqlite::Connection) -> Result<HashSet<i64>> {
 }
 
 /// Removes a run's claims (inside the transaction that ends it).
-pub(super) fn release_tx(conn: &rusqlite::Connection, run_id: i64) -> Result<()> {
+pub(super) fn release_tx(conn: &super::db::Db, run_id: i64) -> Result<()> {
     conn.execute("DELETE FROM run_claims WHERE run_id = ?1", [run_id])?;
     Ok(())
 }

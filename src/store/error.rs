@@ -66,6 +66,10 @@ pub enum StoreError {
     },
     #[error("database error: {0}")]
     Sql(rusqlite::Error),
+    /// PostgreSQL's message (never the URL's password: the location is
+    /// shown through `location::display_url`).
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
 }
 
 impl From<rusqlite::Error> for StoreError {

@@ -40,9 +40,9 @@ impl Store {
                 if matches!(e, StoreError::Corrupt(_)) {
                     // Closing would checkpoint the -wal into the damaged file
                     // and delete it: keep both as they are for a recovery.
-                    let _ = self
-                        .conn
-                        .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
+                    if let Some(c) = self.conn.sqlite() {
+                        let _ = c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
+                    }
                 }
                 return Err(e);
             }
@@ -57,7 +57,11 @@ impl Store {
     /// SQLite opens a file it may not write read-only without saying so:
     /// note it, so a write is refused with the path and the cause.
     pub(super) fn note_read_only(mut self) -> Store {
-        if self.read_only.is_none() && self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+        let read_only = self
+            .conn
+            .sqlite()
+            .is_some_and(|c| c.is_readonly(rusqlite::MAIN_DB).unwrap_or(false));
+        if self.read_only.is_none() && read_only {
             let uri = self.path.to_str().is_some_and(|p| p.starts_with("file:"));
             let cause = if uri { None } else { write_cause(&self.path) }
                 .unwrap_or_else(|| "opened read-only".into());

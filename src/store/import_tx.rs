@@ -3,11 +3,11 @@
 //! file is never held in memory, and nothing lands unless [`ImportTx::commit`]
 //! is reached (dropping it rolls everything back).
 
+use super::db::params;
 use super::items::{UpsertCounts, item_on};
 use super::labels::{Merge, merge_label_tx};
 use super::{Result, Store};
 use crate::domain::{Item, Label, Persona, Perspective};
-use rusqlite::params;
 use std::collections::{HashMap, HashSet};
 
 /// A classification as an earlier import defined it: its description and
@@ -16,7 +16,7 @@ pub type Definition = (String, Vec<String>);
 
 /// The open transaction of one import, and what it wrote so far.
 pub struct ImportTx<'s> {
-    tx: rusqlite::Transaction<'s>,
+    tx: super::db::Tx<'s>,
     next_pos: i64,
     counts: UpsertCounts,
 }
@@ -173,7 +173,7 @@ impl ImportTx<'_> {
     fn ids(&self, sql: &str) -> Result<HashSet<String>> {
         let mut stmt = self.tx.prepare(sql)?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+        rows.collect::<super::Result<HashSet<_>>>()
     }
 
     /// How classification `id` is defined on the items stored now: each
@@ -185,9 +185,14 @@ impl ImportTx<'_> {
         // One pass over the table for every id at once: `classifications`
         // has no index on `id` alone, so a query per id scanned it once per
         // column of a wide file (10 000 columns did not end in 300 s).
-        let mut stmt = self
-            .tx
-            .prepare("SELECT DISTINCT id, description, available FROM classifications")?;
+        // In the order of the first item holding each definition (SQLite's
+        // scan order, which a bare DISTINCT happened to give; PostgreSQL's
+        // hashing gives none), so the definition named first is the same on
+        // both engines.
+        let mut stmt = self.tx.prepare(
+            "SELECT id, description, available FROM classifications
+             GROUP BY id, description, available ORDER BY min(item_id), id",
+        )?;
         let mut rows = stmt.query([])?;
         let mut out: HashMap<String, Vec<Definition>> = HashMap::new();
         while let Some(r) = rows.next()? {

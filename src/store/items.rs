@@ -1,8 +1,8 @@
 //! Items, classifications, personas and perspectives.
 
+use super::db::OptionalExtension;
 use super::{Result, Store, StoreError};
 use crate::domain::{Classification, Item, Persona, Perspective, Source};
-use rusqlite::OptionalExtension;
 use std::collections::HashMap;
 
 /// What an import wrote.
@@ -68,7 +68,7 @@ impl Store {
                 r.get::<_, String>(2)?,
             ))
         })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        rows.collect::<super::Result<Vec<_>>>()
     }
 
     /// Saves one persona (the personas view edits them).
@@ -131,7 +131,7 @@ impl Store {
         )?;
         let mut rows = items.query([])?;
         while let Some(row) = rows.next()? {
-            let mut item = item_from_row(row)?;
+            let mut item = item_from_row(&row)?;
             let mut crows = cls.query([&item.id])?;
             while let Some(c) = crows.next()? {
                 let cid: String = c.get(0)?;
@@ -196,13 +196,13 @@ impl Store {
                 text: r.get(2)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        rows.collect::<super::Result<Vec<_>>>()
     }
 }
 
 /// One item with its classifications, read on `conn` (a store's
 /// connection or an import's open transaction).
-pub(super) fn item_on(conn: &rusqlite::Connection, id: &str) -> Result<Option<Item>> {
+pub(super) fn item_on(conn: &super::db::Db, id: &str) -> Result<Option<Item>> {
     let item = conn
             .query_row(
                 "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload, owner
@@ -238,7 +238,7 @@ pub(super) fn item_on(conn: &rusqlite::Connection, id: &str) -> Result<Option<It
     Ok(Some(item))
 }
 
-fn item_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
+fn item_from_row(r: &super::db::Row<'_>) -> super::Result<Item> {
     let tags: String = r.get(8)?;
     Ok(Item {
         id: r.get(0)?,

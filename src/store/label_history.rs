@@ -3,9 +3,9 @@
 //! append-only. Undo is one more event (the earlier answer restored, or the
 //! label retracted), so the history itself never loses a row.
 
+use super::db::params;
 use super::{Result, Store, StoreError};
 use crate::domain::{ComboKey, Label, Scale, Value};
-use rusqlite::params;
 
 /// Why a label changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub struct LabelUndo {
 const WHERE_SLOT: &str = "item_id=?1 AND classification_id=?2 AND perspective_id=?3 AND persona_id=?4 AND who=?5 AND scale=?6";
 
 /// Appends the slot's current row to its history.
-pub(super) fn record_tx(tx: &rusqlite::Transaction<'_>, s: &Slot, kind: EventKind) -> Result<()> {
+pub(super) fn record_tx(tx: &super::db::Tx<'_>, s: &Slot, kind: EventKind) -> Result<()> {
     tx.execute(
         &format!(
             "INSERT INTO label_events (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, tags, kind)
@@ -202,8 +202,8 @@ impl Store {
 }
 
 /// The slot's current label, if it has one.
-fn current_tx(tx: &rusqlite::Transaction<'_>, s: &Slot) -> Result<Option<Label>> {
-    use rusqlite::OptionalExtension;
+fn current_tx(tx: &super::db::Tx<'_>, s: &Slot) -> Result<Option<Label>> {
+    use super::db::OptionalExtension;
     let row = tx
         .query_row(
             &format!(
@@ -250,7 +250,7 @@ fn current_tx(tx: &rusqlite::Transaction<'_>, s: &Slot) -> Result<Option<Label>>
 }
 
 /// The label leaves the current answers; its history gains the retraction.
-fn retract_tx(tx: &rusqlite::Transaction<'_>, s: &Slot, at: &str) -> Result<()> {
+fn retract_tx(tx: &super::db::Tx<'_>, s: &Slot, at: &str) -> Result<()> {
     let p = params![
         s.key.item_id,
         s.key.classification_id,

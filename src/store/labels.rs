@@ -1,10 +1,10 @@
 //! Human labels: written with `synchronous=FULL`, because a person's judgement
 //! is the one thing we cannot recompute.
 
+use super::db::{OptionalExtension, params};
 use super::label_history::EventKind;
 use super::{Result, Store, StoreError};
 use crate::domain::{ComboKey, Label, Scale};
-use rusqlite::{OptionalExtension, params};
 use std::collections::HashSet;
 
 /// A stored label with its row id.
@@ -13,7 +13,7 @@ pub type LabelRow = Label;
 /// Writes the label as the current answer and appends the row as it now
 /// stands to its history (`kind`: why it changed).
 pub(super) fn upsert_label_tx(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &super::db::Tx<'_>,
     l: &Label,
     kind: super::label_history::EventKind,
 ) -> Result<()> {
@@ -22,7 +22,7 @@ pub(super) fn upsert_label_tx(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
          ON CONFLICT(item_id, classification_id, perspective_id, persona_id, who, scale)
          DO UPDATE SET value=excluded.value, note=excluded.note,
-           replaced_judge_value=coalesce(excluded.replaced_judge_value, replaced_judge_value),
+           replaced_judge_value=coalesce(excluded.replaced_judge_value, labels.replaced_judge_value),
            created_at=excluded.created_at, blind=excluded.blind, tags=excluded.tags",
         params![
             l.key.item_id,
@@ -63,7 +63,7 @@ fn instant(t: &str) -> Option<chrono::DateTime<chrono::FixedOffset>> {
 /// `createdAt` wins, and its own timestamp is kept (not the import's). A label
 /// without a timestamp (`created_at` empty) never replaces a stored one; when
 /// it is new it is stamped now.
-pub(super) fn merge_label_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Result<Merge> {
+pub(super) fn merge_label_tx(tx: &super::db::Tx<'_>, l: &Label) -> Result<Merge> {
     let stored: Option<(String, String, String, String)> = tx
         .query_row(
             "SELECT value, note, created_at, tags FROM labels
@@ -181,13 +181,13 @@ impl Store {
     pub fn labelled_item_ids(&self) -> Result<HashSet<String>> {
         let mut stmt = self.conn.prepare("SELECT DISTINCT item_id FROM labels")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+        rows.collect::<super::Result<HashSet<_>>>()
     }
 
     fn query_labels(
         &self,
         tail: &str,
-        p: impl rusqlite::Params,
+        p: impl super::db::Params,
         mut f: impl FnMut(Label),
     ) -> Result<()> {
         let mut stmt = self.conn.prepare(&format!(
@@ -230,30 +230,31 @@ mod blind_tests {
 
     #[test]
     fn the_blind_flag_and_the_replaced_value_round_trip() {
-        let mut s = Store::open_in_memory().unwrap();
-        let mut l = Label {
-            key: ComboKey::new("k-1", "urgency", "classification"),
-            persona_id: "p".into(),
-            value: Value::Likert(2),
-            note: String::new(),
-            who: "ann".into(),
-            created_at: crate::store::now(),
-            replaced_judge_value: None,
-            blind: true,
-            tags: Vec::new(),
-        };
-        s.upsert_label(&l).unwrap();
-        let got = s.labels_for_item("k-1").unwrap();
-        assert_eq!(got, vec![l.clone()]);
-        // Relabelled with the judge in view: no longer blind, and the
-        // replaced judge value is kept from now on.
-        l.value = Value::Likert(3);
-        l.blind = false;
-        l.replaced_judge_value = Some(Value::Likert(5));
-        s.upsert_label(&l).unwrap();
-        let got = s.labels_for_item("k-1").unwrap();
-        assert_eq!(got.len(), 1);
-        assert!(!got[0].blind);
-        assert_eq!(got[0].replaced_judge_value, Some(Value::Likert(5)));
+        crate::store::testing::each_backend(|s| {
+            let mut l = Label {
+                key: ComboKey::new("k-1", "urgency", "classification"),
+                persona_id: "p".into(),
+                value: Value::Likert(2),
+                note: String::new(),
+                who: "ann".into(),
+                created_at: crate::store::now(),
+                replaced_judge_value: None,
+                blind: true,
+                tags: Vec::new(),
+            };
+            s.upsert_label(&l).unwrap();
+            let got = s.labels_for_item("k-1").unwrap();
+            assert_eq!(got, vec![l.clone()]);
+            // Relabelled with the judge in view: no longer blind, and the
+            // replaced judge value is kept from now on.
+            l.value = Value::Likert(3);
+            l.blind = false;
+            l.replaced_judge_value = Some(Value::Likert(5));
+            s.upsert_label(&l).unwrap();
+            let got = s.labels_for_item("k-1").unwrap();
+            assert_eq!(got.len(), 1);
+            assert!(!got[0].blind);
+            assert_eq!(got[0].replaced_judge_value, Some(Value::Likert(5)));
+        });
     }
 }

@@ -6,13 +6,13 @@
 //! missing or unreadable) keeps its params as they were and says why in
 //! `record_note`: the store still opens, and the run still lists.
 
+use super::db::{Tx as Transaction, params};
 use crate::domain::{
     BatchSettings, BatchWay, Mode, PersonaRef, PromptsUsed, Protocol, RECORD_VERSION, RunRecord,
 };
 use crate::protocol::JudgeSpec;
 use crate::protocol::proposition::Settings as ClaimSettings;
 use crate::protocol::rubric::Dimension;
-use rusqlite::{Transaction, params};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -31,7 +31,7 @@ pub(super) struct OldRun {
 
 /// Converts every run's old settings into its record, then drops the
 /// command lines.
-pub(super) fn convert(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+pub(super) fn convert(tx: &Transaction<'_>) -> super::Result<()> {
     let runs: Vec<(i64, OldRun)> = {
         let mut stmt = tx.prepare(
             "SELECT r.id, r.protocol, r.mode, r.persona_id, r.perspective_ids, r.model, r.prompt_hash, r.params,
@@ -56,7 +56,7 @@ pub(super) fn convert(tx: &Transaction<'_>) -> rusqlite::Result<()> {
                 },
             ))
         })?;
-        rows.collect::<rusqlite::Result<_>>()?
+        rows.collect::<super::Result<_>>()?
     };
     for (id, old) in runs {
         match record_of(&old) {

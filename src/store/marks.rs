@@ -2,9 +2,9 @@
 //! current mark is its newest event. Written with the durability of a label
 //! (a person's words), never read by anything that counts labels.
 
+use super::db::params;
 use super::{Result, Store, StoreError};
 use crate::domain::{ComboKey, Label, MarkKind, RowMark};
-use rusqlite::params;
 
 /// Where a mark lives: one per combination, persona and person.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -89,7 +89,7 @@ pub struct MarkEvent {
 }
 
 fn insert_tx(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &super::db::Tx<'_>,
     s: &MarkSlot,
     mark: Option<(MarkKind, &str)>,
     at: &str,
@@ -113,8 +113,8 @@ fn insert_tx(
     Ok(())
 }
 
-fn current_tx(tx: &rusqlite::Transaction<'_>, s: &MarkSlot) -> Result<Option<String>> {
-    use rusqlite::OptionalExtension;
+fn current_tx(tx: &super::db::Tx<'_>, s: &MarkSlot) -> Result<Option<String>> {
+    use super::db::OptionalExtension;
     Ok(tx
         .query_row(
             "SELECT mark FROM row_marks WHERE item_id=?1 AND classification_id=?2 AND perspective_id=?3 AND persona_id=?4 AND who=?5
@@ -134,7 +134,7 @@ fn current_tx(tx: &rusqlite::Transaction<'_>, s: &MarkSlot) -> Result<Option<Str
 
 /// A label given settles the same person's mark on the row: the row is no
 /// longer waiting for them.
-pub(super) fn settle_tx(tx: &rusqlite::Transaction<'_>, l: &Label) -> Result<()> {
+pub(super) fn settle_tx(tx: &super::db::Tx<'_>, l: &Label) -> Result<()> {
     let slot = MarkSlot {
         key: l.key.clone(),
         persona_id: l.persona_id.clone(),
@@ -240,54 +240,56 @@ mod tests {
 
     #[test]
     fn a_mark_is_current_until_cleared_and_is_never_a_label() {
-        let mut s = Store::open_in_memory().unwrap();
-        s.record_mark(
-            &slot(),
-            Some((MarkKind::Unsure, "sarcasm?")),
-            "t1",
-            MarkEventKind::Mark,
-        )
-        .unwrap();
-        let m = s.current_marks().unwrap();
-        assert_eq!(m.len(), 1);
-        assert_eq!(
-            (m[0].mark, m[0].note.as_str()),
-            (MarkKind::Unsure, "sarcasm?")
-        );
-        assert!(s.labels_for_item("k-1").unwrap().is_empty());
-        assert!(s.label_history(&slot().key).unwrap().is_empty());
-        s.record_mark(&slot(), None, "t2", MarkEventKind::Undo)
+        crate::store::testing::each_backend(|s| {
+            s.record_mark(
+                &slot(),
+                Some((MarkKind::Unsure, "sarcasm?")),
+                "t1",
+                MarkEventKind::Mark,
+            )
             .unwrap();
-        assert!(s.current_marks().unwrap().is_empty());
-        assert_eq!(s.mark_history(&slot().key).unwrap().len(), 2);
+            let m = s.current_marks().unwrap();
+            assert_eq!(m.len(), 1);
+            assert_eq!(
+                (m[0].mark, m[0].note.as_str()),
+                (MarkKind::Unsure, "sarcasm?")
+            );
+            assert!(s.labels_for_item("k-1").unwrap().is_empty());
+            assert!(s.label_history(&slot().key).unwrap().is_empty());
+            s.record_mark(&slot(), None, "t2", MarkEventKind::Undo)
+                .unwrap();
+            assert!(s.current_marks().unwrap().is_empty());
+            assert_eq!(s.mark_history(&slot().key).unwrap().len(), 2);
+        });
     }
 
     #[test]
     fn a_label_by_the_same_person_settles_the_mark() {
-        let mut s = Store::open_in_memory().unwrap();
-        s.record_mark(
-            &slot(),
-            Some((MarkKind::Skip, "")),
-            "t1",
-            MarkEventKind::Mark,
-        )
-        .unwrap();
-        let l = Label {
-            key: slot().key,
-            persona_id: "p".into(),
-            value: Value::Likert(2),
-            note: String::new(),
-            who: "ann".into(),
-            created_at: "t2".into(),
-            replaced_judge_value: None,
-            blind: false,
-            tags: vec!["persona-misread".into()],
-        };
-        s.upsert_label(&l).unwrap();
-        assert!(s.current_marks().unwrap().is_empty());
-        let h = s.mark_history(&slot().key).unwrap();
-        assert_eq!(h[0].kind, "labelled");
-        assert_eq!(s.labels_for_item("k-1").unwrap()[0].tags, l.tags);
-        assert_eq!(s.label_history(&slot().key).unwrap()[0].tags, l.tags);
+        crate::store::testing::each_backend(|s| {
+            s.record_mark(
+                &slot(),
+                Some((MarkKind::Skip, "")),
+                "t1",
+                MarkEventKind::Mark,
+            )
+            .unwrap();
+            let l = Label {
+                key: slot().key,
+                persona_id: "p".into(),
+                value: Value::Likert(2),
+                note: String::new(),
+                who: "ann".into(),
+                created_at: "t2".into(),
+                replaced_judge_value: None,
+                blind: false,
+                tags: vec!["persona-misread".into()],
+            };
+            s.upsert_label(&l).unwrap();
+            assert!(s.current_marks().unwrap().is_empty());
+            let h = s.mark_history(&slot().key).unwrap();
+            assert_eq!(h[0].kind, "labelled");
+            assert_eq!(s.labels_for_item("k-1").unwrap()[0].tags, l.tags);
+            assert_eq!(s.label_history(&slot().key).unwrap()[0].tags, l.tags);
+        });
     }
 }

@@ -5,7 +5,9 @@ mod adjudications;
 mod assignments;
 mod batches;
 mod claims;
+mod copy;
 mod create;
+pub mod db;
 mod error;
 mod files;
 mod health;
@@ -15,18 +17,24 @@ mod label_history;
 mod labels;
 mod leases;
 mod legacy_record;
+pub mod location;
 mod marks;
 mod runs;
 mod samples;
 mod schema;
+mod schema_pg;
 mod sessions;
 mod splits;
+#[cfg(any(test, feature = "testserver"))]
+#[doc(hidden)]
+pub mod testing;
 mod verdicts;
 
 pub use adjudications::{AdjudicationEvent, AdjudicationKind};
 pub use assignments::{AssignedWork, Assignment};
 pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};
 pub use claims::Claimed;
+pub use copy::{TABLES, TableCopy};
 pub use error::{Result, StoreError};
 pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_atomically};
 pub use import_tx::ImportTx;
@@ -42,6 +50,8 @@ pub use samples::{SampleSeed, SampledKey, Selected};
 pub use splits::{Split, SplitCounts};
 pub use verdicts::{VerdictFilter, VerdictValue};
 
+use db::{Db, Dialect};
+pub use location::Location;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
@@ -60,8 +70,12 @@ pub fn migrations() -> &'static [&'static str] {
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub struct Store {
-    conn: Connection,
+    conn: Db,
+    /// The file; for a PostgreSQL store, a local stand-in beside the
+    /// default store (what files kept "beside the store", such as the
+    /// unsaved labels, are named after).
     path: PathBuf,
+    location: Location,
     /// How long a write waits for another connection's lock (see [`Store::set_busy_timeout`]).
     busy_timeout: Duration,
     /// Inside [`Store::in_one_transaction`]: writes join its transaction.
@@ -71,11 +85,15 @@ pub struct Store {
     read_only: Option<String>,
     /// The file passed its integrity check in this process (see `before_write`).
     checked: bool,
+    /// Dropped after the connection: a test's throwaway database.
+    _keep: Option<Box<dyn std::any::Any + Send>>,
 }
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("path", &self.path).finish()
+        f.debug_struct("Store")
+            .field("location", &self.location)
+            .finish()
     }
 }
 
@@ -106,6 +124,9 @@ impl Store {
     /// opened for reading where SQLite allows it; its writes are refused
     /// with the path and the cause.
     pub fn open(path: &Path) -> Result<Store> {
+        if let Location::Postgres(url) = Location::from(path) {
+            return Store::open_postgres(&url);
+        }
         // A `file:` URI (e.g. `file:/x/jury.db?mode=ro`) is passed to SQLite as it is.
         if path.to_str().is_some_and(|p| p.starts_with("file:")) {
             return Store::open_at(path, false).map(|s| s.note_read_only());
@@ -152,20 +173,22 @@ impl Store {
         // the very commits a recovery needs (docs/reliability.md row 20).
         let _ = conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true);
         let mut store = Store {
-            conn,
+            conn: Db::Sqlite(conn),
             path: path.to_path_buf(),
+            location: Location::File(path.to_path_buf()),
             busy_timeout: BUSY_TIMEOUT,
             grouped: false,
             read_only: None,
             checked: false,
+            _keep: None,
         };
         store.configure(read_only)?;
         if !read_only {
             store.migrate()?;
         }
-        let _ = store
-            .conn
-            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false);
+        if let Some(c) = store.conn.sqlite() {
+            let _ = c.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, false);
+        }
         Ok(store)
     }
 
@@ -173,26 +196,89 @@ impl Store {
     pub fn open_in_memory() -> Result<Store> {
         let conn = Connection::open_in_memory()?;
         let mut store = Store {
-            conn,
+            conn: Db::Sqlite(conn),
             path: PathBuf::from(":memory:"),
+            location: Location::File(PathBuf::from(":memory:")),
             busy_timeout: BUSY_TIMEOUT,
             grouped: false,
             read_only: None,
             checked: true,
+            _keep: None,
         };
         store.configure(false)?;
         store.migrate()?;
         Ok(store)
     }
 
+    /// Opens the store at `location`: a file, or a PostgreSQL database.
+    pub fn open_location(location: &Location) -> Result<Store> {
+        match location {
+            Location::File(p) => Store::open(p),
+            Location::Postgres(url) => Store::open_postgres(url),
+        }
+    }
+
+    /// Opens the PostgreSQL store at `url` and brings its schema up to date
+    /// (an empty database becomes a new store).
+    #[cfg(feature = "postgres")]
+    pub fn open_postgres(url: &str) -> Result<Store> {
+        let conn = db::pg::PgConn::connect(url)?;
+        let mut store = Store {
+            conn: Db::Postgres(conn),
+            path: location::stand_in(url),
+            location: Location::Postgres(url.to_owned()),
+            busy_timeout: BUSY_TIMEOUT,
+            grouped: false,
+            read_only: None,
+            checked: true,
+            _keep: None,
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The schema version of the PostgreSQL store at `url` (0: none yet),
+    /// read without migrating (`jury doctor`).
+    #[cfg(feature = "postgres")]
+    pub fn postgres_schema_version(url: &str) -> Result<i64> {
+        schema_pg::version(&Db::Postgres(db::pg::PgConn::connect(url)?))
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    pub fn postgres_schema_version(url: &str) -> Result<i64> {
+        Store::open_postgres(url).map(|_| 0)
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    pub fn open_postgres(url: &str) -> Result<Store> {
+        Err(StoreError::Postgres(format!(
+            "{} is a PostgreSQL store, and this jury was built without PostgreSQL (cargo feature `postgres`)",
+            location::display_url(url)
+        )))
+    }
+
+    /// The store's file; for a PostgreSQL store a local stand-in path
+    /// (files jury keeps beside a store are named after it).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where the store lives (Display hides a URL's password).
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Which engine holds the store.
+    pub fn dialect(&self) -> Dialect {
+        self.conn.dialect()
     }
 
     /// How long a write waits for another process's lock before it fails with
     /// [`StoreError::Busy`] (default [`BUSY_TIMEOUT`]).
     pub fn set_busy_timeout(&mut self, wait: Duration) -> Result<()> {
-        self.conn.busy_timeout(wait)?;
+        if let Some(c) = self.conn.sqlite() {
+            c.busy_timeout(wait)?;
+        }
         self.busy_timeout = wait;
         Ok(())
     }
@@ -205,18 +291,22 @@ impl Store {
     /// writes beyond it fail with [`StoreError::Full`], as on a full disk).
     /// Returns the cap SQLite settled on (never below the current size).
     pub fn set_max_page_count(&self, pages: u64) -> Result<u64> {
-        Ok(self
-            .conn
-            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
+        let Some(conn) = self.conn.sqlite() else {
+            return Ok(pages);
+        };
+        Ok(
+            conn.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
                 r.get::<_, i64>(0)
-            })? as u64)
+            })? as u64,
+        )
     }
 
     /// `PRAGMA journal_mode` as SQLite reports it (`wal` for a healthy store).
     pub fn journal_mode(&self) -> Result<String> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))?)
+        match self.conn.sqlite() {
+            Some(c) => Ok(c.query_row("PRAGMA journal_mode", [], |r| r.get(0))?),
+            None => Ok("postgres".into()),
+        }
     }
 
     /// A busy error with the wait that was actually spent.
@@ -225,31 +315,30 @@ impl Store {
     }
 
     fn configure(&mut self, read_only: bool) -> Result<()> {
-        self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        let Some(conn) = self.conn.sqlite() else {
+            return Ok(());
+        };
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         if read_only {
             // Asking for WAL would be a write; the file says what it is.
-            self.conn
-                .execute_batch("PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;")?;
+            conn.execute_batch("PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;")?;
             return Ok(());
         }
         // A damaged file shows itself on the first read; say so instead of writing.
-        let mode: String = self
-            .conn
+        let mode: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
             .map_err(StoreError::from)?;
         if mode != "wal" && self.path != Path::new(":memory:") {
             tracing_note(&format!("journal mode is {mode}, not wal"));
         }
-        self.conn.execute_batch(
+        conn.execute_batch(
             "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;",
         )?;
         Ok(())
     }
 
     fn migrate(&mut self) -> Result<()> {
-        let found: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let found = self.schema_version()?;
         if found > schema::VERSION {
             return Err(StoreError::TooNew {
                 path: self.path.clone(),
@@ -261,33 +350,59 @@ impl Store {
             // A migration writes: check an existing store's health first.
             self.before_write()?;
         }
+        if self.conn.dialect() == Dialect::Postgres {
+            return self.migrate_postgres();
+        }
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
-            let tx = self
-                .conn
-                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let tx = self.conn.transaction()?;
             tx.execute_batch(sql)?;
             // The step to typed run records converts today's rows in Rust:
             // known by its text, so it runs wherever the step is numbered.
             if *sql == schema::RUN_RECORDS {
                 legacy_record::convert(&tx)?;
             }
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            tx.pragma_update("user_version", &((i + 1) as i64))?;
             tx.commit()?;
         }
         Ok(())
     }
 
+    /// The migrations on PostgreSQL, all the missing steps in one
+    /// transaction (its DDL is transactional): a database is a complete
+    /// store of one version or untouched. Two processes opening a new
+    /// database at once take turns (an advisory lock), and the second finds
+    /// the work done.
+    fn migrate_postgres(&mut self) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        schema_pg::lock_migrations(&tx)?;
+        let found = schema_pg::version(&tx)?;
+        if found >= schema::VERSION {
+            return tx.commit();
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
+            tx.execute_batch(&schema_pg::migration(i, sql))?;
+            if *sql == schema::RUN_RECORDS {
+                legacy_record::convert(&tx)?;
+            }
+        }
+        schema_pg::set_version(&tx, schema::VERSION)?;
+        tx.commit()
+    }
+
     pub fn schema_version(&self) -> Result<i64> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+        match self.conn.sqlite() {
+            Some(c) => Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?),
+            None => schema_pg::version(&self.conn),
+        }
     }
 
     /// `PRAGMA quick_check`: "ok" or the first problems found.
     pub fn integrity_check(&self) -> Result<String> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA quick_check", [], |r| r.get(0))?)
+        match self.conn.sqlite() {
+            Some(c) => Ok(c.query_row("PRAGMA quick_check", [], |r| r.get(0))?),
+            // The server keeps its own files sound; there is nothing to check here.
+            None => Ok("ok".into()),
+        }
     }
 
     /// True when the store holds no items yet.
@@ -322,9 +437,13 @@ impl Store {
     pub fn in_one_transaction<T>(&mut self, f: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
         self.before_write()?;
         let wait = self.busy_timeout;
+        let begin = match self.conn.dialect() {
+            Dialect::Sqlite => "BEGIN IMMEDIATE",
+            Dialect::Postgres => "BEGIN",
+        };
         self.conn
-            .execute_batch("BEGIN IMMEDIATE")
-            .map_err(|e| with_wait(e.into(), wait))?;
+            .execute_batch(begin)
+            .map_err(|e| with_wait(e, wait))?;
         self.grouped = true;
         let result = f(self);
         self.grouped = false;
@@ -333,7 +452,7 @@ impl Store {
                 Ok(()) => Ok(v),
                 Err(e) => {
                     let _ = self.conn.execute_batch("ROLLBACK");
-                    Err(with_wait(e.into(), wait))
+                    Err(with_wait(e, wait))
                 }
             },
             Err(e) => {
@@ -347,14 +466,14 @@ impl Store {
     /// it takes the write lock up front, waiting the busy timeout for it,
     /// and a refusal says how long it waited. Inside
     /// [`Store::in_one_transaction`] it joins that transaction.
-    fn write_one(&mut self, sql: &str, p: impl rusqlite::Params) -> Result<usize> {
+    fn write_one(&mut self, sql: &str, p: impl db::Params) -> Result<usize> {
         if self.grouped {
-            return Ok(self.conn.execute(sql, p)?);
+            return self.conn.execute(sql, p);
         }
         let wait = self.busy_timeout;
         let tx = self.immediate()?;
         let n = tx.execute(sql, p)?;
-        tx.commit().map_err(|e| with_wait(e.into(), wait))?;
+        tx.commit().map_err(|e| with_wait(e, wait))?;
         Ok(n)
     }
 
@@ -362,18 +481,16 @@ impl Store {
     /// label, its note, an undo): it must survive a power loss, not only a
     /// crash. Back to NORMAL for verdict traffic whatever happened.
     fn durably<T>(&mut self, write: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
-        self.conn.pragma_update(None, "synchronous", "FULL")?;
+        self.conn.pragma_update("synchronous", &"FULL")?;
         let result = write(self);
-        let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
+        let _ = self.conn.pragma_update("synchronous", &"NORMAL");
         result.map_err(|e| self.with_wait(e))
     }
 
-    fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>> {
+    fn immediate(&mut self) -> Result<db::Tx<'_>> {
         self.before_write()?;
         let wait = self.busy_timeout;
-        self.conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| with_wait(e.into(), wait))
+        self.conn.transaction().map_err(|e| with_wait(e, wait))
     }
 }
 

@@ -1,8 +1,8 @@
 //! Runs and their counters, and who owns a running one.
 
+use super::db::{OptionalExtension, params};
 use super::{Result, Store, StoreError, now};
 use crate::domain::{Mode, Run, RunRecord, RunSpec, RunStatus, Usage};
-use rusqlite::{OptionalExtension, params};
 use std::time::Duration;
 
 /// How often a live run's writer refreshes its heartbeat.
@@ -91,10 +91,11 @@ const RUN_COLUMNS: &str = "r.id, r.protocol, r.mode, r.persona_id, r.perspective
 impl Store {
     pub fn create_run(&mut self, spec: &RunSpec, total: u64) -> Result<i64> {
         let tx = self.immediate()?;
-        tx.execute(
+        let id: i64 = tx.query_row(
             "INSERT INTO runs (protocol, mode, persona_id, perspective_ids, model, prompt_hash, params, status, created_at, total,
                owner_pid, owner_host, heartbeat_at, record)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{}', 'running', ?7, ?8, ?9, ?10, ?7, ?11)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{}', 'running', ?7, ?8, ?9, ?10, ?7, ?11)
+             RETURNING id",
             params![
                 spec.protocol.as_str(),
                 spec.mode.map(|m| m.number()),
@@ -108,8 +109,8 @@ impl Store {
                 host_name(),
                 record_json(spec.record.as_deref())
             ],
+            |r| r.get(0),
         )?;
-        let id = tx.last_insert_rowid();
         tx.commit()?;
         Ok(id)
     }
@@ -150,7 +151,7 @@ impl Store {
                usage_unknown = usage_unknown + ?5,
                prompt_tokens = prompt_tokens + ?2, completion_tokens = completion_tokens + ?3,
                cached_tokens = cached_tokens + ?6,
-               cost_usd = CASE WHEN ?4 IS NULL THEN cost_usd ELSE coalesce(cost_usd, 0) + ?4 END
+               cost_usd = CASE WHEN CAST(?4 AS DOUBLE PRECISION) IS NULL THEN cost_usd ELSE coalesce(cost_usd, 0) + ?4 END
              WHERE id = ?1",
             params![
                 run_id,
@@ -175,14 +176,13 @@ impl Store {
 
     /// The structured path `endpoint` and `model` answered a probe with.
     pub fn endpoint_path(&self, endpoint: &str, model: &str) -> Result<Option<(String, String)>> {
-        Ok(self
-            .conn
+        self.conn
             .query_row(
                 "SELECT structured, detail FROM endpoint_paths WHERE endpoint = ?1 AND model = ?2",
                 params![endpoint, model],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()?)
+            .optional()
     }
 
     pub fn set_endpoint_path(
@@ -206,18 +206,17 @@ impl Store {
             .conn
             .prepare(&format!("SELECT {RUN_COLUMNS} FROM runs r ORDER BY r.id"))?;
         let rows = stmt.query_map([], run_from_row)?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        rows.collect::<super::Result<Vec<_>>>()
     }
 
     pub fn run(&self, id: i64) -> Result<Option<Run>> {
-        Ok(self
-            .conn
+        self.conn
             .query_row(
                 &format!("SELECT {RUN_COLUMNS} FROM runs r WHERE r.id = ?1"),
                 [id],
                 run_from_row,
             )
-            .optional()?)
+            .optional()
     }
 
     /// Who owns each run still marked running.
@@ -243,7 +242,7 @@ impl Store {
             // have beaten since it was read.
             match self.write_one(
                 "UPDATE runs SET status = 'failed', note = ?2, finished_at = ?3
-                 WHERE id = ?1 AND status = 'running' AND heartbeat_at IS ?4",
+                 WHERE id = ?1 AND status = 'running' AND heartbeat_at IS NOT DISTINCT FROM ?4",
                 params![id, INTERRUPTED_NOTE, now(), owner.heartbeat_at],
             ) {
                 Ok(k) => n += k,
@@ -262,7 +261,7 @@ impl Store {
 
 /// Who owns each run still marked running, read on `conn` (inside a
 /// transaction when the answer must hold until it commits).
-pub(super) fn running_owners_on(conn: &rusqlite::Connection) -> Result<Vec<(i64, RunOwner)>> {
+pub(super) fn running_owners_on(conn: &super::db::Db) -> Result<Vec<(i64, RunOwner)>> {
     let mut stmt = conn.prepare(
             "SELECT id, owner_pid, owner_host, heartbeat_at, created_at FROM runs WHERE status = 'running' ORDER BY id",
         )?;
@@ -279,10 +278,10 @@ pub(super) fn running_owners_on(conn: &rusqlite::Connection) -> Result<Vec<(i64,
             },
         ))
     })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    rows.collect::<super::Result<Vec<_>>>()
 }
 
-fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
+fn run_from_row(r: &super::db::Row<'_>) -> super::Result<Run> {
     let protocol: String = r.get(1)?;
     let mode: Option<u8> = r.get(2)?;
     let perspectives: String = r.get(4)?;

@@ -5,9 +5,9 @@
 //! which biases PPI and trust: left out by default). A label with neither
 //! record is "not recorded as sampled".
 
+use super::db::params;
 use super::{Result, Store};
 use crate::domain::ComboKey;
-use rusqlite::params;
 use std::collections::HashMap;
 
 /// Records a label as sampled: (item, classification, perspective,
@@ -93,7 +93,7 @@ impl Store {
     fn selections<T>(
         &self,
         how: &str,
-        value: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+        value: impl Fn(&super::db::Row<'_>) -> super::Result<T>,
     ) -> Result<HashMap<SampledKey, T>> {
         let mut stmt = self.conn.prepare(
             "SELECT item_id, classification_id, perspective_id, persona_id, who, seed, queue FROM label_samples WHERE how = ?1",
@@ -112,7 +112,7 @@ impl Store {
                 value(r)?,
             ))
         })?;
-        Ok(rows.collect::<rusqlite::Result<HashMap<_, _>>>()?)
+        rows.collect::<super::Result<HashMap<_, _>>>()
     }
 }
 

@@ -2,20 +2,19 @@
 //! selected item...), kept as the workbench's own JSON: the store does not
 //! read it, so a newer or older workbench just ignores what it does not know.
 
+use super::db::{OptionalExtension, params};
 use super::{Result, Store};
-use rusqlite::{OptionalExtension, params};
 
 impl Store {
     /// The session `who` last saved here, if any.
     pub fn workbench_session(&self, who: &str) -> Result<Option<String>> {
-        Ok(self
-            .conn
+        self.conn
             .query_row(
                 "SELECT state FROM workbench_sessions WHERE who = ?1",
                 params![who],
                 |r| r.get(0),
             )
-            .optional()?)
+            .optional()
     }
 
     /// Replaces `who`'s saved session.

@@ -1,9 +1,9 @@
 //! The held-out split (`jury split`, domain::split): one per workspace, made
 //! in one transaction, read by the report, the exports and the workbench.
 
+use super::db::{OptionalExtension, params};
 use super::{Result, Store, StoreError};
 use crate::domain::{Side, SplitRule};
-use rusqlite::{OptionalExtension, params};
 use std::collections::{BTreeMap, HashMap};
 
 /// The workspace's split: its rule and the sides fixed when it was made.
@@ -220,7 +220,8 @@ impl Store {
         let tx = self.immediate()?;
         {
             let mut insert = tx.prepare(
-                "INSERT OR IGNORE INTO prompt_examples (prompt_hash, item_id, classification_id) VALUES (?1, ?2, ?3)",
+                "INSERT INTO prompt_examples (prompt_hash, item_id, classification_id) VALUES (?1, ?2, ?3)
+                 ON CONFLICT DO NOTHING",
             )?;
             for (item, cls) in pairs {
                 insert.execute(params![hash, item, cls])?;

@@ -1,11 +1,11 @@
 //! Verdicts and failures: written one by one as they arrive.
 
+use super::db::params;
 use super::{Result, Store, StoreError};
 use crate::domain::{
     ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Mode, Protocol, RequestPosition,
     Scale, Value, Verdict,
 };
-use rusqlite::params;
 use std::collections::HashSet;
 
 /// The columns that make a judge configuration: verdicts that agree on all
@@ -106,7 +106,7 @@ impl Store {
         ))?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            f(verdict_from_row(row)?);
+            f(verdict_from_row(&row)?);
         }
         Ok(())
     }
@@ -128,7 +128,7 @@ impl Store {
         ))?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            let mut v = verdict_from_row(row)?;
+            let mut v = verdict_from_row(&row)?;
             let (all, same): (i64, i64) = (row.get(23)?, row.get(24)?);
             if v.confidence.is_none() && all > 1 {
                 v.confidence = Some(Confidence {
@@ -183,15 +183,14 @@ impl Store {
     /// The smallest and largest verdict row id (None when there are none):
     /// readers split `for_each_verdict_value_in` at ids between them.
     pub fn verdict_id_range(&self) -> Result<Option<(i64, i64)>> {
-        Ok(self
-            .conn
+        self.conn
             // Two subqueries: SQLite answers a lone min() or max() of the
             // rowid from the b-tree's ends, but scans for both in one select.
             .query_row(
                 "SELECT (SELECT min(id) FROM verdicts), (SELECT max(id) FROM verdicts)",
                 [],
                 |r| Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?)),
-            )?)
+            )
     }
 
     /// As [`Store::for_each_verdict_value`], for row ids `from..=to` only.
@@ -209,8 +208,7 @@ impl Store {
         let mut rows = stmt.query([from, to])?;
         while let Some(r) = rows.next()? {
             let text = |i: usize| -> Result<&str> {
-                r.get_ref(i)?
-                    .as_str()
+                r.text(i)
                     .map_err(|e| StoreError::Data(format!("verdict column {i}: {e}")))
             };
             let scale = text(8)?;
@@ -241,14 +239,14 @@ impl Store {
         Ok(())
     }
 
-    fn query_verdicts(&self, tail: &str, p: impl rusqlite::Params) -> Result<Vec<Verdict>> {
+    fn query_verdicts(&self, tail: &str, p: impl super::db::Params) -> Result<Vec<Verdict>> {
         let mut stmt = self
             .conn
             .prepare(&format!("SELECT {VERDICT_COLUMNS} FROM verdicts {tail}"))?;
         let mut rows = stmt.query(p)?;
         let mut out = Vec::new();
         while let Some(row) = rows.next()? {
-            out.push(verdict_from_row(row)?);
+            out.push(verdict_from_row(&row)?);
         }
         Ok(out)
     }
@@ -257,7 +255,7 @@ impl Store {
     pub fn judged_item_ids(&self) -> Result<HashSet<String>> {
         let mut stmt = self.conn.prepare("SELECT DISTINCT item_id FROM verdicts")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+        rows.collect::<super::Result<HashSet<_>>>()
     }
 
     /// Failures of one run, or of all runs.
@@ -277,7 +275,7 @@ impl Store {
     ) -> Result<()> {
         let mut stmt = self.conn.prepare(
             "SELECT run_id, kind, keys, reason, raw_response, http_status, finish_reason, request, attempt, created_at, id
-             FROM failures WHERE ?1 IS NULL OR run_id = ?1 ORDER BY id",
+             FROM failures WHERE CAST(?1 AS BIGINT) IS NULL OR run_id = ?1 ORDER BY id",
         )?;
         let mut rows = stmt.query([run_id])?;
         while let Some(r) = rows.next()? {
@@ -305,7 +303,7 @@ const VERDICT_COLUMNS: &str = "run_id, item_id, classification_id, perspective_i
     scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
     position, request_items, confidence, confidence_source, expected_score, server";
 
-fn verdict_from_row(r: &rusqlite::Row<'_>) -> Result<Verdict> {
+fn verdict_from_row(r: &super::db::Row<'_>) -> Result<Verdict> {
     let protocol: String = r.get(5)?;
     let mode: Option<u8> = r.get(6)?;
     let scale: String = r.get(8)?;
@@ -396,27 +394,22 @@ pub struct VerdictValue<'a> {
 
 /// Inserts `vs` on `conn` (inside a transaction the caller owns), pushing
 /// for each whether it was new (a repeat of a stored combination is ignored).
-fn insert_verdicts_on(
-    conn: &rusqlite::Connection,
-    vs: &[Verdict],
-    fresh: &mut Vec<bool>,
-) -> Result<()> {
+fn insert_verdicts_on(conn: &super::db::Db, vs: &[Verdict], fresh: &mut Vec<bool>) -> Result<()> {
     let mut hash_of = conn.prepare_cached("SELECT prompt_hash FROM runs WHERE id = ?1")?;
     let mut insert = conn.prepare_cached(
-        "INSERT OR IGNORE INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
+        "INSERT INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,
            model, prompt_hash, scale, value, text, evaluated_selection, selection_mismatch, latency_ms, tokens, raw, created_at,
            position, request_items, confidence, confidence_source, expected_score, server)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-           ?21, ?22, ?23, ?24)",
+           ?21, ?22, ?23, ?24)
+         ON CONFLICT DO NOTHING",
     )?;
     let mut known: Option<(i64, String)> = None;
     for v in vs {
         let prompt_hash = match &known {
             Some((run, hash)) if *run == v.run_id => hash.clone(),
             _ => {
-                let hash: String = hash_of
-                    .query_row([v.run_id], |r| r.get(0))
-                    .map_err(StoreError::from)?;
+                let hash: String = hash_of.query_row([v.run_id], |r| r.get(0))?;
                 known = Some((v.run_id, hash.clone()));
                 hash
             }
@@ -455,12 +448,12 @@ fn insert_verdicts_on(
 /// [`Store::judged_keys`] on a connection or a transaction (a claim reads
 /// it under the write lock it claims with).
 pub(super) fn judged_keys_on(
-    conn: &rusqlite::Connection,
+    conn: &super::db::Db,
     f: &VerdictFilter<'_>,
 ) -> Result<HashSet<ComboKey>> {
     let mut stmt = conn.prepare(
             "SELECT item_id, classification_id, perspective_id FROM verdicts
-             WHERE persona_id = ?1 AND protocol = ?2 AND mode IS ?3 AND model = ?4 AND prompt_hash = ?5",
+             WHERE persona_id = ?1 AND protocol = ?2 AND mode IS NOT DISTINCT FROM ?3 AND model = ?4 AND prompt_hash = ?5",
         )?;
     let rows = stmt.query_map(
         params![
@@ -478,5 +471,5 @@ pub(super) fn judged_keys_on(
             ))
         },
     )?;
-    Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+    rows.collect::<super::Result<HashSet<_>>>()
 }

@@ -38,13 +38,33 @@ const JURY_BIN: &str = "the jury binary needs the tui feature";
 pub struct Workspace {
     pub dir: tempfile::TempDir,
     pub db: PathBuf,
+    /// With `JURY_TEST_STORE=postgres`: the PostgreSQL database that is this
+    /// workspace's store (dropped with it), so the same command-line tests
+    /// run against the PostgreSQL backend.
+    #[cfg(feature = "postgres")]
+    pub pg: Option<jury::store::testing::TestDatabase>,
 }
 
 impl Workspace {
     pub fn new() -> Workspace {
         let dir = tempfile::tempdir().expect("tempdir");
-        let db = dir.path().join("jury.db");
-        Workspace { dir, db }
+        #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
+        let mut db = dir.path().join("jury.db");
+        #[cfg(feature = "postgres")]
+        let pg = if std::env::var("JURY_TEST_STORE").is_ok_and(|v| v == "postgres") {
+            let pg = jury::store::testing::TestDatabase::create()
+                .expect("JURY_TEST_STORE=postgres needs JURY_TEST_POSTGRES_URL");
+            db = PathBuf::from(&pg.url);
+            Some(pg)
+        } else {
+            None
+        };
+        Workspace {
+            dir,
+            db,
+            #[cfg(feature = "postgres")]
+            pg,
+        }
     }
 
     pub fn path(&self, name: &str) -> PathBuf {

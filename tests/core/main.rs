@@ -23,4 +23,5 @@ mod repeats_reading;
 mod report_cells;
 mod same_figure_people;
 mod sample_migration;
+mod store_backends;
 mod store_migrations;

@@ -142,6 +142,9 @@ fn check_config(r: &mut Report) -> ConfigFile {
 /// The store: present, healthy (quick_check), WAL, current schema, sane permissions.
 /// Read-only: doctor never changes the store.
 fn check_store(r: &mut Report, path: &Path) {
+    if let crate::store::Location::Postgres(url) = crate::store::Location::from(path) {
+        return check_postgres(r, &url);
+    }
     let shown = path.display().to_string();
     if !path.exists() {
         let dir_ok = path
@@ -217,6 +220,31 @@ fn check_store(r: &mut Report, path: &Path) {
     }
     drop(conn);
     check_permissions(r, path);
+}
+
+/// A PostgreSQL store: reachable, and its schema version (read without
+/// migrating: doctor never changes the store). The URL is shown without
+/// its password.
+fn check_postgres(r: &mut Report, url: &str) {
+    let shown = crate::store::location::display_url(url);
+    let supported = crate::store::SCHEMA_VERSION;
+    match crate::store::Store::postgres_schema_version(url) {
+        Err(e) => r.line(
+            Level::Problem,
+            "store",
+            &say::cannot_open(&shown, &e.to_string()),
+        ),
+        Ok(v) => {
+            r.line(Level::Ok, "store", &say::postgres_reachable(&shown));
+            match v {
+                v if v == supported => r.line(Level::Ok, "store", &say::schema_current(v)),
+                v if v < supported => {
+                    r.line(Level::Warning, "store", &say::schema_older(v, supported))
+                }
+                v => r.line(Level::Problem, "store", &say::schema_newer(v, supported)),
+            }
+        }
+    }
 }
 
 #[cfg(unix)]

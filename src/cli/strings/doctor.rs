@@ -29,6 +29,10 @@ pub fn no_store(path: &str, dir_exists: bool) -> String {
 pub fn cannot_open(path: &str, why: &str) -> String {
     format!("cannot open {path}: {why}")
 }
+/// A PostgreSQL store answered (its URL shown without the password).
+pub fn postgres_reachable(url: &str) -> String {
+    format!("{url}: PostgreSQL reachable")
+}
 pub fn integrity_ok(path: &str) -> String {
     format!("{path}: integrity ok")
 }

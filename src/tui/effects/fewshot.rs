@@ -54,7 +54,7 @@ pub fn prepare(
 
 /// The data directory: the store's folder.
 fn data_dir(db_path: &Path) -> PathBuf {
-    match db_path.parent() {
+    match crate::store::location::local_path(db_path).parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     }

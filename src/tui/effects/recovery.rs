@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// The recovery file of the store at `db` (beside it, so each workspace has its own).
 pub fn path_for(db: &Path) -> PathBuf {
-    let mut name = db.as_os_str().to_owned();
+    let mut name = crate::store::location::local_path(db).into_os_string();
     name.push(crate::store::UNSAVED_LABELS_SUFFIX);
     PathBuf::from(name)
 }

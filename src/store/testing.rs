@@ -1,0 +1,120 @@
+//! Tests against a real PostgreSQL (issue 32): `JURY_TEST_POSTGRES_URL`
+//! names a server where the tests may create databases (`.ci/postgres.sh`
+//! starts one). Each test gets a database of its own, dropped when it ends.
+//! Without the variable a PostgreSQL test says it skipped and passes,
+//! unless `JURY_REQUIRE_POSTGRES=1` (CI), where it fails.
+
+use super::Store;
+#[cfg(feature = "postgres")]
+use super::location;
+#[cfg(feature = "postgres")]
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// What a test prints when it cannot reach a PostgreSQL.
+pub const SKIPPED: &str =
+    "skipped: no PostgreSQL (set JURY_TEST_POSTGRES_URL; .ci/postgres.sh starts one)";
+
+/// The server's superuser URL, or None (said, and a failure when required).
+pub fn server_url() -> Option<String> {
+    match std::env::var("JURY_TEST_POSTGRES_URL") {
+        Ok(u) if !u.trim().is_empty() => Some(u),
+        _ => {
+            if std::env::var("JURY_REQUIRE_POSTGRES").is_ok_and(|v| v == "1") {
+                panic!("JURY_REQUIRE_POSTGRES=1 but JURY_TEST_POSTGRES_URL is not set");
+            }
+            eprintln!("{SKIPPED}");
+            None
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+/// A database of its own for one test; dropped (with any connection still
+/// open to it) when this is dropped.
+pub struct TestDatabase {
+    server: String,
+    name: String,
+    /// `postgres://.../NAME`: the store's location.
+    pub url: String,
+}
+
+#[cfg(feature = "postgres")]
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+#[cfg(feature = "postgres")]
+impl TestDatabase {
+    /// A new, empty database on the test server (None: no server; see [`server_url`]).
+    pub fn create() -> Option<TestDatabase> {
+        let server = server_url()?;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let name = format!(
+            "jury_t_{}_{}_{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        admin(&server, &format!("CREATE DATABASE {name}"));
+        let mut url = reqwest::Url::parse(&server).expect("JURY_TEST_POSTGRES_URL is a URL");
+        url.set_path(&format!("/{name}"));
+        Some(TestDatabase {
+            server,
+            name,
+            url: url.to_string(),
+        })
+    }
+
+    /// A jury store in this database (migrated).
+    pub fn store(&self) -> Store {
+        Store::open_postgres(&self.url).expect("a store on the test PostgreSQL")
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        admin(
+            &self.server,
+            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
+        );
+    }
+}
+
+#[cfg(feature = "postgres")]
+/// Runs `sql` on the server's own database (outside any transaction).
+fn admin(server: &str, sql: &str) {
+    let conn = super::db::pg::PgConn::connect(server).unwrap_or_else(|e| {
+        panic!(
+            "the test PostgreSQL at {}: {e}",
+            location::display_url(server)
+        )
+    });
+    conn.batch(sql)
+        .unwrap_or_else(|e| panic!("{sql} on the test PostgreSQL: {e}"));
+}
+
+/// A fresh store on each backend there is: SQLite in memory, and a
+/// database of its own on the test PostgreSQL when there is one. The
+/// same test body runs on each (`for (name, store) in backends() {...}`);
+/// the database lives as long as its store.
+pub fn backends() -> Vec<(&'static str, Store)> {
+    #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
+    let mut out = vec![("sqlite", Store::open_in_memory().expect("in-memory store"))];
+    #[cfg(feature = "postgres")]
+    if let Some(db) = TestDatabase::create() {
+        let mut store = db.store();
+        store._keep = Some(Box::new(db));
+        out.push(("postgres", store));
+    }
+    out
+}
+
+/// Runs `test` on a fresh store of each backend (see [`backends`]); a
+/// failure names the backend.
+pub fn each_backend(mut test: impl FnMut(&mut Store)) {
+    for (name, mut store) in backends() {
+        eprintln!("store backend: {name}");
+        test(&mut store);
+    }
+}
