@@ -4,9 +4,9 @@
 //! adjudication restored, or `value` NULL: retracted), so history keeps
 //! every change. Plain SQL that SQLite and PostgreSQL both accept.
 
+use super::db::params;
 use super::{Result, Store, StoreError};
 use crate::domain::{Adjudication, AdjudicationIndex, AdjudicationSlot, ComboKey, Dispute, Scale};
-use rusqlite::params;
 
 /// Why an adjudication changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +50,7 @@ const STANDING: &str = "SELECT a.item_id, a.classification_id, a.perspective_id,
        AND a.value IS NOT NULL";
 
 fn insert_tx(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &super::db::Tx<'_>,
     slot: &AdjudicationSlot,
     value: Option<crate::domain::Value>,
     note: &str,
@@ -238,7 +238,7 @@ impl Store {
     fn query_adjudications(
         &self,
         and: &str,
-        p: impl rusqlite::Params,
+        p: impl super::db::Params,
         mut f: impl FnMut(Adjudication),
     ) -> Result<()> {
         let mut stmt = self.conn.prepare(&format!("{STANDING} {and}"))?;

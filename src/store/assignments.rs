@@ -3,8 +3,8 @@
 //! only what is new. Plain SQL that SQLite and PostgreSQL both accept
 //! (`?N` placeholders, `ON CONFLICT … DO NOTHING`).
 
+use super::db::params;
 use super::{Result, Store};
-use rusqlite::params;
 use std::collections::{HashMap, HashSet};
 
 /// One item given to one person.
@@ -56,7 +56,7 @@ impl Store {
             .conn
             .prepare("SELECT id FROM items ORDER BY position, id")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        Ok(rows.collect::<Result<Vec<_>>>()?)
     }
 
     /// Every assignment, by person then item.
@@ -72,7 +72,7 @@ impl Store {
                 assigned_by: r.get(3)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        Ok(rows.collect::<Result<Vec<_>>>()?)
     }
 
     /// The items assigned to `who`.
@@ -81,7 +81,7 @@ impl Store {
             .conn
             .prepare("SELECT item_id FROM assignments WHERE who = ?1")?;
         let rows = stmt.query_map(params![who], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+        Ok(rows.collect::<Result<HashSet<_>>>()?)
     }
 
     /// The items anyone has been assigned.
@@ -90,7 +90,7 @@ impl Store {
             .conn
             .prepare("SELECT DISTINCT item_id FROM assignments")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<rusqlite::Result<HashSet<_>>>()?)
+        Ok(rows.collect::<Result<HashSet<_>>>()?)
     }
 
     /// How many items each person holds (the planner balances on top).

@@ -29,6 +29,9 @@ pub const TABLES: &[&str] = &[
     "run_claims",
     "batch_jobs",
     "batch_requests",
+    "adjudications",
+    "assignments",
+    "leases",
 ];
 
 /// Tables whose `id` the database assigns: after a copy into PostgreSQL its
@@ -41,6 +44,7 @@ const WITH_ID: &[&str] = &[
     "label_events",
     "row_marks",
     "skipped_inputs",
+    "adjudications",
 ];
 
 /// One table as copied: its rows and their checksum (the same on both sides).
@@ -190,4 +194,29 @@ fn summary(db: &Db, table: &str) -> Result<(u64, String)> {
         .map(|b| format!("{b:02x}"))
         .collect();
     Ok((hashes.len() as u64, hex))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every table the migrations make is copied: a table added by a later
+    /// migration and forgotten here would be lost by `jury store copy`.
+    #[test]
+    fn every_table_of_the_schema_is_copied() {
+        let store = Store::open_in_memory().expect("store");
+        let conn = store.conn.sqlite().expect("sqlite");
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .expect("prepare");
+        let mut tables: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .expect("query")
+            .collect::<rusqlite::Result<_>>()
+            .expect("rows");
+        let mut copied: Vec<String> = TABLES.iter().map(|t| t.to_string()).collect();
+        tables.sort();
+        copied.sort();
+        assert_eq!(tables, copied);
+    }
 }

@@ -4,8 +4,8 @@
 //! caller's clock: no process has to be alive to end it), or when its
 //! holder releases it. Plain SQL that SQLite and PostgreSQL both accept.
 
+use super::db::{OptionalExtension, params};
 use super::{Result, Store};
-use rusqlite::{OptionalExtension, params};
 
 /// Who holds an item, and until when (RFC 3339 UTC, as [`super::now`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +79,7 @@ impl Store {
                 expires_at: r.get(2)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        Ok(rows.collect::<Result<Vec<_>>>()?)
     }
 }
 

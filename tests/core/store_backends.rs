@@ -60,7 +60,10 @@ fn verdicts_round_trip_repeat_and_resume_on_both_engines() {
             .insert_verdicts(&[v1.clone(), verdict(run, "k-2", 1, None)])
             .unwrap();
         assert_eq!(fresh, vec![true, true]);
-        assert_eq!(s.insert_verdicts(std::slice::from_ref(&v1)).unwrap(), vec![false]);
+        assert_eq!(
+            s.insert_verdicts(std::slice::from_ref(&v1)).unwrap(),
+            vec![false]
+        );
         assert_eq!(s.verdicts_for_run(run).unwrap()[0], v1);
         // A repeat in the second run: same reading (4 and 5 agree).
         s.insert_verdict(&verdict(again, "k-1", 4, None)).unwrap();
