@@ -15,6 +15,7 @@ pub mod paired;
 pub mod pairs;
 pub mod position;
 pub mod prompt_change;
+pub mod prompt_names;
 pub mod prompt_versions;
 pub mod rank;
 mod render;
@@ -528,7 +529,7 @@ impl Report {
         let mut rankings = rankings;
         same_figure::share_group_figures(&mut rankings, &groups, &group_members(&pairs, by));
         stage.done("figures");
-        Ok(Report {
+        let mut report = Report {
             pairs,
             groups,
             flips,
@@ -543,7 +544,10 @@ impl Report {
             side: on.map(|(_, side)| side),
             items: items.map(|i| i.len()),
             by,
-        })
+        };
+        // Prompt versions by name beside their hashes (`prompts-v2 (34eb1475)`).
+        prompt_names::PromptNames::new(&runs).name_report(&mut report);
+        Ok(report)
     }
 
     /// Each group's pairs as confusion-matrix cells (`groups[i]` ↔ `[i]`),
