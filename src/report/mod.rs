@@ -16,6 +16,7 @@ pub mod pairs;
 pub mod people;
 pub mod position;
 pub mod prompt_change;
+pub mod prompt_names;
 pub mod prompt_versions;
 pub mod rank;
 mod render;
@@ -569,7 +570,7 @@ impl Report {
         let mut rankings = rankings;
         same_figure::share_group_figures(&mut rankings, &groups, &group_members(&pairs, by));
         stage.done("figures");
-        Ok(Report {
+        let mut report = Report {
             pairs,
             groups,
             flips,
@@ -587,7 +588,10 @@ impl Report {
             reference,
             people,
             min_human_agreement: people::DEFAULT_MIN_HUMAN_AGREEMENT,
-        })
+        };
+        // Prompt versions by name beside their hashes (`prompts-v2 (34eb1475)`).
+        prompt_names::PromptNames::new(&runs).name_report(&mut report);
+        Ok(report)
     }
 
     /// Each group's pairs as confusion-matrix cells (`groups[i]` ↔ `[i]`),

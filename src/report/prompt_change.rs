@@ -23,9 +23,40 @@ pub struct PromptChange {
     pub scale: String,
     pub from: String,
     pub to: String,
+    /// `from` and `to` by name (`prompts-v2 (34eb1475)`), when runs
+    /// recorded their folders ([`prompt_names`](super::prompt_names)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_version: Option<String>,
     /// On the combinations both versions judged (and the person labelled).
     #[serde(flatten)]
     pub paired: PairedDelta,
+}
+
+impl PromptChange {
+    /// `prompts 4ad49c21 → 34eb1475`, or by name where runs recorded their
+    /// folders: `embedded (4ad49c21) → prompts-v2 (34eb1475)`.
+    pub fn versions_text(&self) -> String {
+        versions_text(
+            (&self.from, self.from_version.as_deref()),
+            (&self.to, self.to_version.as_deref()),
+        )
+    }
+}
+
+/// `prompts 4ad49c21 → 34eb1475`, or with names where they are known:
+/// `embedded (4ad49c21) → prompts-v2 (34eb1475)` (each a hash and its name).
+pub fn versions_text(from: (&str, Option<&str>), to: (&str, Option<&str>)) -> String {
+    let short = |h: &str| crate::sanitize::one_line(h, 12);
+    match (from.1, to.1) {
+        (None, None) => format!("prompts {} → {}", short(from.0), short(to.0)),
+        (f, t) => format!(
+            "{} → {}",
+            super::prompt_names::shown_version(&short(from.0), f),
+            super::prompt_names::shown_version(&short(to.0), t)
+        ),
+    }
 }
 
 /// Each prompt version's (judge value, person value) per combination.
@@ -155,6 +186,8 @@ fn change(
         scale,
         from: versions[0].clone(),
         to: versions[1].clone(),
+        from_version: None,
+        to_version: None,
         paired: paired_delta(both, k, resamples, seed),
     }
 }
@@ -174,12 +207,11 @@ pub fn table(changes: &[PromptChange]) -> Vec<String> {
     for c in changes {
         // Two lines each, so they fit 120 columns whatever the names.
         out.push(format!(
-            "  {} vs {} ({}): prompts {} → {} on {} combination(s)",
+            "  {} vs {} ({}): {} on {} combination(s)",
             crate::sanitize::one_line(&c.judge, 50),
             crate::sanitize::one_line(&c.person, 20),
             c.scale,
-            crate::sanitize::one_line(&c.from, 12),
-            crate::sanitize::one_line(&c.to, 12),
+            c.versions_text(),
             c.paired.n
         ));
         let p = &c.paired;

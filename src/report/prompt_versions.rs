@@ -26,6 +26,10 @@ pub struct PromptDelta {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Version {
     pub prompts: String,
+    /// `prompts` by name (`prompts-v2 (34eb1475)`), when a run recorded its
+    /// folder ([`prompt_names`](super::prompt_names)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_version: Option<String>,
     /// Combinations this version judged and the person labelled.
     pub n: usize,
     /// On this version's own `n` (not comparable across versions when the
@@ -65,6 +69,7 @@ pub fn deltas(
                 });
                 out.push(Version {
                     prompts: (*name).clone(),
+                    prompt_version: None,
                     n: own.len(),
                     percent_agreement: f.percent_agreement,
                     cohen_kappa: f.cohen_kappa,
@@ -101,13 +106,23 @@ pub fn table(deltas: &[PromptDelta]) -> Vec<String> {
             crate::sanitize::one_line(&d.classification, 30),
             d.scale
         ));
-        for v in &d.versions {
+        // Each version by name where a run recorded its folder
+        // (`prompts-v2 (34eb1475)`), else `prompts 34eb1475`; one column.
+        let names: Vec<String> = d
+            .versions
+            .iter()
+            .map(|v| {
+                let hash = crate::sanitize::one_line(&v.prompts, 10);
+                super::prompt_names::shown_version(&hash, v.prompt_version.as_deref())
+            })
+            .collect();
+        let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+        for (v, name) in d.versions.iter().zip(&names) {
             // A version's own figures follow the interval rules of every
             // figure: agreement with its Wilson interval, kappa with its
             // bootstrap interval or the reason it has none.
             out.push(format!(
-                "    prompts {:<10} n {:>5}  agree {}  kappa {}",
-                crate::sanitize::one_line(&v.prompts, 10),
+                "    {name:<w$}  n {:>5}  agree {}  kappa {}",
                 v.n,
                 super::figure_text(&v.percent_agreement),
                 super::figure_text(&v.cohen_kappa),

@@ -50,9 +50,20 @@ pub struct Ranked {
     pub behind_best: Option<PairedDelta>,
     /// What the interval of the difference says.
     pub separation: Separation,
+    /// The prompt version `judge` names by hash, as people know it
+    /// (`prompts-v2 (34eb1475)`, [`prompt_names`](super::prompt_names));
+    /// absent when the judge ran one prompt set or its folder is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_version: Option<String>,
 }
 
 impl Ranked {
+    /// The judge as the tables show it: its prompt version by name when
+    /// it has one (`awag mode 2 · demo · prompts-v2 (34eb1475)`).
+    pub fn shown_judge(&self) -> String {
+        super::prompt_names::shown_judge(&self.judge, self.prompt_version.as_deref())
+    }
+
     /// "best", or "Δ -0.05 [-0.12, 0.02] not separable": its gap from the
     /// best and what the interval says.
     pub fn gap_text(&self) -> String {
@@ -354,6 +365,7 @@ fn rank_one(
                 kappa,
                 behind_best,
                 separation,
+                prompt_version: None,
             }
         })
         .collect();
@@ -375,11 +387,12 @@ fn rank_one(
 }
 
 fn name(r: &Ranked) -> String {
-    format!("{} as {}", r.judge, r.persona)
+    format!("{} as {}", r.shown_judge(), r.persona)
 }
 
-/// The ranking in words: who is best, and whether the data can say so.
-fn summary(ranked: &[Ranked], shared: usize) -> String {
+/// The ranking in words: who is best, and whether the data can say so
+/// (made again once prompt versions are named, to name them alike).
+pub(super) fn summary(ranked: &[Ranked], shared: usize) -> String {
     if shared == 0 {
         return "no combination was judged by every configuration: each is shown on its own units only, and these cannot be compared".into();
     }
@@ -436,7 +449,7 @@ pub fn table(rankings: &[Ranking]) -> Vec<String> {
             out.push(format!(
                 "  {}. {} as {}",
                 i + 1,
-                crate::sanitize::one_line(&c.judge, 50),
+                crate::sanitize::one_line(&c.shown_judge(), 80),
                 crate::sanitize::one_line(&c.persona, 60),
             ));
             out.push(format!(

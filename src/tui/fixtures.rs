@@ -239,9 +239,18 @@ pub fn judge_labelled(
     mode: Mode,
     value: impl Fn(usize, &Label) -> Option<Value>,
 ) -> i64 {
-    let run = store
-        .create_run(&kenton_spec(mode, "demo"), 0)
-        .expect("a run");
+    judge_labelled_as(store, &kenton_spec(mode, "demo"), value)
+}
+
+/// [`judge_labelled`] by the judge `spec` names (its mode; model `demo`):
+/// e.g. another prompt set, by `prompt_hash` and `record`.
+pub fn judge_labelled_as(
+    store: &mut crate::store::Store,
+    spec: &RunSpec,
+    value: impl Fn(usize, &Label) -> Option<Value>,
+) -> i64 {
+    let mode = spec.mode.expect("an AwAg mode");
+    let run = store.create_run(spec, 0).expect("a run");
     let mut ids: Vec<String> = store
         .labelled_item_ids()
         .expect("labelled items")

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 mod contract;
 mod figures;
+mod prompt_names;
 
 /// `jury run` for kenton from the classification perspective with the demo
 /// judge's model name, in `mode`, followed by `extra`.

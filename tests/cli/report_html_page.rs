@@ -180,9 +180,10 @@ fn the_html_report_opens_with_the_answers_fits_1200_px_and_shows_disagreements_e
     let runs = ws.store().runs().unwrap();
     assert_eq!(runs.len(), 2);
     for r in &runs {
-        let hash: String = r.spec.prompt_hash.chars().take(12).collect();
+        // By name as `jury runs` shows it: `embedded (4ad49c21)`.
+        let hash: String = r.spec.prompt_hash.chars().take(8).collect();
         assert!(
-            html.contains(&format!("<code>{hash}</code>")),
+            html.contains(&format!("<code>embedded ({hash})</code>")),
             "run {}",
             r.id
         );

@@ -25,6 +25,7 @@ mod my_queue;
 mod notes;
 mod open_batch;
 mod owner;
+mod prompt_names;
 mod protocols;
 mod queue;
 mod rows;

@@ -113,7 +113,7 @@ fn ranking(h: &mut String, rankings: &[Ranking]) {
             h.push_str(&format!(
                 "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{gap}</td><td>{}</td><td>{}</td></tr>\n",
                 i + 1,
-                esc(&c.judge),
+                esc(&c.shown_judge()),
                 esc(&c.persona),
                 pf(&c.agreement),
                 pf(&c.kappa),

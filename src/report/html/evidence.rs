@@ -155,7 +155,7 @@ fn runs(h: &mut String, p: &Provenance) {
         th("persona", 10.0, true),
         th("perspectives", 12.0, true),
         th("model", 14.0, true),
-        th("prompt set", 12.0, true),
+        th("prompt set", 16.0, true),
         th("verdicts", 10.0, false),
     ));
     for r in &p.runs {
@@ -173,7 +173,8 @@ fn runs(h: &mut String, p: &Provenance) {
             esc(&s.persona_id),
             esc(&s.perspective_ids.join(", ")),
             esc(&s.model),
-            esc(&s.prompt_hash.chars().take(12).collect::<String>()),
+            // By name as `jury runs` shows it: `prompts-v2 (34eb1475)`.
+            esc(&crate::sanitize::one_line(&r.prompt_version(), 40)),
             r.verdicts,
             r.total
         ));

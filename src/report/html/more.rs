@@ -128,7 +128,10 @@ fn versions(h: &mut String, report: &Report) {
                 esc(&d.judge),
                 esc(&d.person),
                 esc(&d.classification),
-                esc(&v.prompts),
+                esc(&super::super::prompt_names::shown_version(
+                    &v.prompts,
+                    v.prompt_version.as_deref()
+                )),
                 v.n,
                 fig(&v.percent_agreement),
                 fig(&v.cohen_kappa),
@@ -158,12 +161,11 @@ fn changes(h: &mut String, report: &Report) {
     for c in &report.changes {
         let p = &c.paired;
         h.push_str(&format!(
-            "<tr><td class=\"l\">{} vs {}</td><td class=\"l\">{}</td><td class=\"l\">{} → {}</td><td>{}</td><td>{} → {}</td><td>{}</td><td>{}</td></tr>\n",
+            "<tr><td class=\"l\">{} vs {}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{} → {}</td><td>{}</td><td>{}</td></tr>\n",
             esc(&c.judge),
             esc(&c.person),
             esc(&c.scale),
-            esc(&c.from),
-            esc(&c.to),
+            esc(&c.versions_text()),
             p.n,
             opt(p.kappa_from.value),
             pf(&p.kappa_to),

@@ -108,8 +108,9 @@ pub enum LoopDelta {
 pub struct DeltaLine {
     pub judge: String,
     pub person: String,
-    pub from: String,
-    pub to: String,
+    /// The change's versions as shown: `prompts 4ad49c21 → 34eb1475`, or
+    /// `embedded (4ad49c21) → prompts-v2 (34eb1475)` where they have names.
+    pub versions: String,
     pub n: usize,
     pub kappa_before: Option<f64>,
     /// κ after, with its interval (or why it has none).
@@ -120,6 +121,16 @@ pub struct DeltaLine {
 
 fn prefix(h: &str) -> String {
     h.chars().take(8).collect()
+}
+
+/// The two versions as the loop's line names them: `prompts 4ad49c21 →
+/// 34eb1475`, or by name where runs recorded their folders
+/// (`embedded (4ad49c21) → prompts-v2 (34eb1475)`).
+fn shown(from: (&str, &Option<String>), to: (&str, &Option<String>)) -> String {
+    crate::report::prompt_change::versions_text(
+        (&prefix(from.0), from.1.as_deref()),
+        (&prefix(to.0), to.1.as_deref()),
+    )
 }
 
 impl FewShotLoop {
@@ -140,8 +151,7 @@ impl FewShotLoop {
                 DeltaLine {
                     judge: c.judge.clone(),
                     person: c.person.clone(),
-                    from: c.from.clone(),
-                    to: c.to.clone(),
+                    versions: shown((&c.from, &c.from_version), (&c.to, &c.to_version)),
                     n: c.paired.n,
                     kappa_before: c.paired.kappa_from.value,
                     kappa_after: c.paired.kappa_to,
@@ -151,8 +161,7 @@ impl FewShotLoop {
                 DeltaLine {
                     judge: c.judge.clone(),
                     person: c.person.clone(),
-                    from: c.to.clone(),
-                    to: c.from.clone(),
+                    versions: shown((&c.to, &c.to_version), (&c.from, &c.from_version)),
                     n: c.paired.n,
                     kappa_before: c.paired.kappa_to.value,
                     kappa_after: c.paired.kappa_from,

@@ -91,8 +91,8 @@ pub fn headline(
         "few-shot loop · {judge} vs {person}: κ {before} → {after}{ci} on {n} held-out combination(s)"
     )
 }
-pub fn delta_line(from: &str, to: &str, delta: &str, ci: &str) -> String {
-    format!("   prompts {from} → {to}, Δκ {delta}{ci} (paired bootstrap 95 %)")
+pub fn delta_line(versions: &str, delta: &str, ci: &str) -> String {
+    format!("   {versions}, Δκ {delta}{ci} (paired bootstrap 95 %)")
 }
 pub fn needs_baseline(l_key: &str) -> String {
     format!(

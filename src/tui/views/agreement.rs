@@ -195,7 +195,7 @@ fn ranking_rows(rankings: &[Ranking], area: Rect, buf: &mut Buffer, t: &Theme) -
         return area;
     }
     let g = crate::report::paired::value_and_ci;
-    let name = |c: &crate::report::rank::Ranked| format!("{} as {}", c.judge, c.persona);
+    let name = |c: &crate::report::rank::Ranked| format!("{} as {}", c.shown_judge(), c.persona);
     // The names as wide as the screen leaves them (the prompt set and the
     // persona are at their end): the figures and the gap take ~67 columns.
     let longest = rankings

@@ -80,7 +80,6 @@ pub fn lines(app: &App, state: &AgreementState) -> Vec<String> {
             .iter()
             .take(3)
             .flat_map(|d| {
-                let short = |h: &str| h.chars().take(8).collect::<String>();
                 [
                     say::headline(
                         &flat(&d.judge, 50),
@@ -91,8 +90,7 @@ pub fn lines(app: &App, state: &AgreementState) -> Vec<String> {
                         d.n,
                     ),
                     say::delta_line(
-                        &short(&d.from),
-                        &short(&d.to),
+                        &flat(&d.versions, 100),
                         &d.delta.value.map_or("–".into(), |x| format!("{x:+.2}")),
                         &ci(&d.delta),
                     ),

@@ -119,7 +119,11 @@ async fn labels_split_judge_l_run_on_test_and_the_delta_with_no_test_item_in_any
     let base8: String = first.base_hash.chars().take(8).collect();
     assert!(s.contains("few-shot loop · awag mode 2"), "{s}");
     assert!(s.contains("held-out combination(s)"), "{s}");
-    assert!(s.contains(&format!("prompts {base8} → {hash8}, Δκ")), "{s}");
+    // The versions by folder and hash, as `jury runs` names them.
+    assert!(
+        s.contains(&format!("({base8}) → fewshot-")) && s.contains(&format!("({hash8}), Δκ")),
+        "{s}"
+    );
 
     // L again from the main screen: the same labels give the same examples,
     // the same prompt version in the same folder, and resume finds nothing
@@ -132,7 +136,8 @@ async fn labels_split_judge_l_run_on_test_and_the_delta_with_no_test_item_in_any
     assert_eq!(again.requests, 0);
     assert!(again.skipped > 0);
     assert!(b.app.chrome.popup.is_none());
-    assert!(screen(&b.app).contains(&format!("prompts {base8} → {hash8}, Δκ")));
+    assert!(screen(&b.app).contains(&format!("({base8}) → fewshot-")));
+    assert!(screen(&b.app).contains(&format!("({hash8}), Δκ")));
     b.exec.shutdown();
 }
 
@@ -156,7 +161,11 @@ async fn without_a_baseline_the_view_offers_one_and_then_shows_the_delta() {
     let s = screen(&b.app);
     let hash8: String = first.hash.chars().take(8).collect();
     let base8: String = first.base_hash.chars().take(8).collect();
-    assert!(s.contains(&format!("prompts {base8} → {hash8}, Δκ")), "{s}");
+    // The versions by folder and hash, as `jury runs` names them.
+    assert!(
+        s.contains(&format!("({base8}) → fewshot-")) && s.contains(&format!("({hash8}), Δκ")),
+        "{s}"
+    );
     assert!(!s.contains("needs a baseline run"), "{s}");
     b.exec.shutdown();
 }
@@ -229,6 +238,6 @@ async fn a_second_l_after_a_cancel_continues_with_the_same_prompt_version() {
     b.press('y', changes_in).await;
     let hash8: String = first.hash.chars().take(8).collect();
     let s = screen(&b.app);
-    assert!(s.contains(&format!("→ {hash8}, Δκ")), "{s}");
+    assert!(s.contains(&format!("({hash8}), Δκ")), "{s}");
     b.exec.shutdown();
 }

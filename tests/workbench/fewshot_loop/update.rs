@@ -53,6 +53,8 @@ fn change(from: &str, to: &str) -> PromptChange {
         scale: "likert".into(),
         from: from.into(),
         to: to.into(),
+        from_version: None,
+        to_version: None,
         paired: PairedDelta {
             n: 120,
             kappa_from: fig(0.41, None),
@@ -324,4 +326,25 @@ fn a_run_stopped_short_says_l_continues_it() {
     assert_eq!(app.chrome.view, View::Main);
     let msg = app.chrome.message.clone().unwrap().1;
     assert!(msg.contains("L continues it"), "{msg}");
+}
+
+/// Where runs recorded their prompt folders, the loop's line names the
+/// versions as `jury runs` does: folder and hash.
+#[test]
+fn the_delta_line_names_the_versions_by_folder_and_hash() {
+    let mut app = with_split();
+    app.chrome.size = (150, 40);
+    update(
+        &mut app,
+        Msg::LoopReady(Ok(Box::new(ready(0, LoopStage::FewShot)))),
+    );
+    let mut c = change("512b3db5", "9703e6aa");
+    c.from_version = Some("embedded (512b3db5)".into());
+    c.to_version = Some("fewshot-k3 (9703e6aa)".into());
+    answer_agreement(&mut app, AgreementPart::Changes(vec![c]));
+    let s = screen(&app);
+    assert!(
+        s.contains("embedded (512b3db5) → fewshot-k3 (9703e6aa), Δκ +0.17 [0.05, 0.29]"),
+        "{s}"
+    );
 }
