@@ -149,9 +149,14 @@ pub fn all_raters(
     SeveralRaters::compute(&counts, metric, resamples, seed)
 }
 
+/// Fewer units than this say nothing either way: one or two shared items
+/// (the sample data's alice and bob share one) would warn on noise.
+pub const MIN_UNITS_TO_WARN: usize = 3;
+
 /// One line per classification where people agree less than `min` (α over
-/// all of them, or any pair's α), naming the pairs below it. Empty when
-/// every figure that is defined reaches `min`.
+/// all of them, or any pair's α, each on at least [`MIN_UNITS_TO_WARN`]
+/// units), naming the pairs below it. Empty when every figure that is
+/// defined on enough units reaches `min`.
 pub fn low_agreement(people: &[PeopleAgreement], min: f64) -> Vec<String> {
     people
         .iter()
@@ -160,9 +165,11 @@ pub fn low_agreement(people: &[PeopleAgreement], min: f64) -> Vec<String> {
             let low_pairs: Vec<&PersonPair> = p
                 .pairs
                 .iter()
+                .filter(|q| q.n >= MIN_UNITS_TO_WARN)
                 .filter(|q| q.krippendorff_alpha.is_some_and(|a| a < min))
                 .collect();
-            if !alpha.is_some_and(|a| a < min) && low_pairs.is_empty() {
+            let alpha_low = p.all.pairable_units >= MIN_UNITS_TO_WARN && alpha.is_some_and(|a| a < min);
+            if !alpha_low && low_pairs.is_empty() {
                 return None;
             }
             let pairs = if low_pairs.is_empty() {
