@@ -298,71 +298,74 @@ mod tests {
 
     #[test]
     fn an_adjudication_leaves_the_queue_and_stands_with_who_and_when() {
-        let mut s = Store::open_in_memory().unwrap();
-        label(&mut s, "a", "ann", 5);
-        label(&mut s, "a", "bob", 1);
-        label(&mut s, "b", "ann", 4);
-        label(&mut s, "b", "bob", 5);
-        let q = s.adjudication_queue().unwrap();
-        assert_eq!(q.len(), 1);
-        assert_eq!(q[0].key.item_id, "a");
-        assert_eq!(q[0].labels.len(), 2);
-        s.adjudicate(&adj("a", 2, "cat", "2026-01-01T00:00:00.000Z"))
-            .unwrap();
-        assert!(s.adjudication_queue().unwrap().is_empty());
-        let all = s.adjudications().unwrap();
-        assert_eq!(all.len(), 1);
-        assert_eq!(all[0].who, "cat");
-        assert_eq!(all[0].value, Value::Likert(2));
-        assert_eq!(all[0].note, "settled");
-        assert_eq!(all[0].created_at, "2026-01-01T00:00:00.000Z");
-        // Labels are untouched: an adjudication is its own kind.
-        assert_eq!(s.labels_for_item("a").unwrap().len(), 2);
+        crate::store::testing::each_backend(|s| {
+            label(s, "a", "ann", 5);
+            label(s, "a", "bob", 1);
+            label(s, "b", "ann", 4);
+            label(s, "b", "bob", 5);
+            let q = s.adjudication_queue().unwrap();
+            assert_eq!(q.len(), 1);
+            assert_eq!(q[0].key.item_id, "a");
+            assert_eq!(q[0].labels.len(), 2);
+            s.adjudicate(&adj("a", 2, "cat", "2026-01-01T00:00:00.000Z"))
+                .unwrap();
+            assert!(s.adjudication_queue().unwrap().is_empty());
+            let all = s.adjudications().unwrap();
+            assert_eq!(all.len(), 1);
+            assert_eq!(all[0].who, "cat");
+            assert_eq!(all[0].value, Value::Likert(2));
+            assert_eq!(all[0].note, "settled");
+            assert_eq!(all[0].created_at, "2026-01-01T00:00:00.000Z");
+            // Labels are untouched: an adjudication is its own kind.
+            assert_eq!(s.labels_for_item("a").unwrap().len(), 2);
+        });
     }
 
     #[test]
     fn a_second_adjudication_replaces_the_first_and_history_keeps_both() {
-        let mut s = Store::open_in_memory().unwrap();
-        let first = adj("a", 2, "cat", "2026-01-01T00:00:00.000Z");
-        let second = adj("a", 4, "dan", "2026-01-02T00:00:00.000Z");
-        s.adjudicate(&first).unwrap();
-        s.adjudicate(&second).unwrap();
-        let standing = s.adjudications().unwrap();
-        assert_eq!(standing, vec![second.clone()]);
-        let h = s.adjudication_history(&first.key).unwrap();
-        assert_eq!(h.len(), 2);
-        assert_eq!(h[0].value, Some(Value::Likert(4)));
-        assert_eq!(h[1].who, "cat");
-        // Undo brings the first back, as one more row.
-        s.undo_adjudication(&second, Some(&first), "2026-01-03T00:00:00.000Z")
-            .unwrap();
-        let back = s.standing_adjudication(&first.slot()).unwrap().unwrap();
-        assert_eq!(back.value, Value::Likert(2));
-        assert_eq!(back.created_at, "2026-01-03T00:00:00.000Z");
-        // An undo of what no longer stands is refused.
-        assert!(
-            s.undo_adjudication(&second, None, "2026-01-04T00:00:00.000Z")
-                .is_err()
-        );
-        s.undo_adjudication(&back, None, "2026-01-04T00:00:00.000Z")
-            .unwrap();
-        assert!(s.adjudications().unwrap().is_empty());
-        let h = s.adjudication_history(&first.key).unwrap();
-        assert_eq!(h.len(), 4);
-        assert_eq!(h[0].value, None);
-        assert_eq!(h[0].kind, "undo");
+        crate::store::testing::each_backend(|s| {
+            let first = adj("a", 2, "cat", "2026-01-01T00:00:00.000Z");
+            let second = adj("a", 4, "dan", "2026-01-02T00:00:00.000Z");
+            s.adjudicate(&first).unwrap();
+            s.adjudicate(&second).unwrap();
+            let standing = s.adjudications().unwrap();
+            assert_eq!(standing, vec![second.clone()]);
+            let h = s.adjudication_history(&first.key).unwrap();
+            assert_eq!(h.len(), 2);
+            assert_eq!(h[0].value, Some(Value::Likert(4)));
+            assert_eq!(h[1].who, "cat");
+            // Undo brings the first back, as one more row.
+            s.undo_adjudication(&second, Some(&first), "2026-01-03T00:00:00.000Z")
+                .unwrap();
+            let back = s.standing_adjudication(&first.slot()).unwrap().unwrap();
+            assert_eq!(back.value, Value::Likert(2));
+            assert_eq!(back.created_at, "2026-01-03T00:00:00.000Z");
+            // An undo of what no longer stands is refused.
+            assert!(
+                s.undo_adjudication(&second, None, "2026-01-04T00:00:00.000Z")
+                    .is_err()
+            );
+            s.undo_adjudication(&back, None, "2026-01-04T00:00:00.000Z")
+                .unwrap();
+            assert!(s.adjudications().unwrap().is_empty());
+            let h = s.adjudication_history(&first.key).unwrap();
+            assert_eq!(h.len(), 4);
+            assert_eq!(h[0].value, None);
+            assert_eq!(h[0].kind, "undo");
+        });
     }
 
     #[test]
     fn a_retracted_adjudication_puts_the_dispute_back_in_the_queue() {
-        let mut s = Store::open_in_memory().unwrap();
-        label(&mut s, "a", "ann", 5);
-        label(&mut s, "a", "bob", 1);
-        let a = adj("a", 2, "cat", "2026-01-01T00:00:00.000Z");
-        s.adjudicate(&a).unwrap();
-        assert!(s.adjudication_queue().unwrap().is_empty());
-        s.undo_adjudication(&a, None, "2026-01-02T00:00:00.000Z")
-            .unwrap();
-        assert_eq!(s.adjudication_queue().unwrap().len(), 1);
+        crate::store::testing::each_backend(|s| {
+            label(s, "a", "ann", 5);
+            label(s, "a", "bob", 1);
+            let a = adj("a", 2, "cat", "2026-01-01T00:00:00.000Z");
+            s.adjudicate(&a).unwrap();
+            assert!(s.adjudication_queue().unwrap().is_empty());
+            s.undo_adjudication(&a, None, "2026-01-02T00:00:00.000Z")
+                .unwrap();
+            assert_eq!(s.adjudication_queue().unwrap().len(), 1);
+        });
     }
 }

@@ -156,7 +156,6 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use crate::store::leases::tests::store_with;
 
     fn pair(i: &str, w: &str) -> (String, String) {
         (i.to_string(), w.to_string())
@@ -164,54 +163,58 @@ mod tests {
 
     #[test]
     fn assigning_again_keeps_the_first_stamp_and_counts_only_new_pairs() {
-        let mut s = store_with(&["a", "b"]);
-        let n = s
-            .assign(
-                &[pair("a", "alice"), pair("a", "bob")],
-                "2026-01-01T00:00:00.000Z",
-                "lead",
-            )
-            .unwrap();
-        assert_eq!(n, 2);
-        let n = s
-            .assign(
-                &[pair("a", "alice"), pair("b", "alice")],
-                "2026-02-01T00:00:00.000Z",
-                "other",
-            )
-            .unwrap();
-        assert_eq!(n, 1);
-        let all = s.assignments().unwrap();
-        assert_eq!(all.len(), 3);
-        assert_eq!(all[0].item_id, "a");
-        assert_eq!(all[0].who, "alice");
-        assert_eq!(all[0].assigned_at, "2026-01-01T00:00:00.000Z");
-        assert_eq!(all[0].assigned_by, "lead");
-        assert_eq!(s.assigned_to("alice").unwrap().len(), 2);
-        assert_eq!(s.assignment_counts().unwrap()["bob"], 1);
-        assert_eq!(s.assigned_items().unwrap().len(), 2);
+        crate::store::testing::each_backend(|s| {
+            crate::store::leases::tests::fill(s, &["a", "b"]);
+            let n = s
+                .assign(
+                    &[pair("a", "alice"), pair("a", "bob")],
+                    "2026-01-01T00:00:00.000Z",
+                    "lead",
+                )
+                .unwrap();
+            assert_eq!(n, 2);
+            let n = s
+                .assign(
+                    &[pair("a", "alice"), pair("b", "alice")],
+                    "2026-02-01T00:00:00.000Z",
+                    "other",
+                )
+                .unwrap();
+            assert_eq!(n, 1);
+            let all = s.assignments().unwrap();
+            assert_eq!(all.len(), 3);
+            assert_eq!(all[0].item_id, "a");
+            assert_eq!(all[0].who, "alice");
+            assert_eq!(all[0].assigned_at, "2026-01-01T00:00:00.000Z");
+            assert_eq!(all[0].assigned_by, "lead");
+            assert_eq!(s.assigned_to("alice").unwrap().len(), 2);
+            assert_eq!(s.assignment_counts().unwrap()["bob"], 1);
+            assert_eq!(s.assigned_items().unwrap().len(), 2);
+        });
     }
 
     #[test]
     fn an_assigned_item_counts_as_labelled_once_every_classification_has_a_label() {
-        let mut s = store_with(&["a", "b"]);
-        s.assign(
-            &[pair("a", "alice"), pair("b", "alice"), pair("a", "bob")],
-            "t",
-            "lead",
-        )
-        .unwrap();
-        // `store_with` gives each item classifications c1 and c2.
-        crate::store::leases::tests::label(&mut s, "a", "c1", "alice");
-        let w = s.assigned_work().unwrap();
-        assert_eq!((w[0].assigned, w[0].labelled, w[0].left), (2, 0, 2));
-        crate::store::leases::tests::label(&mut s, "a", "c2", "alice");
-        // Bob's label is his own: alice's counts do not move.
-        crate::store::leases::tests::label(&mut s, "b", "c1", "bob");
-        let w = s.assigned_work().unwrap();
-        assert_eq!(w[0].who, "alice");
-        assert_eq!((w[0].assigned, w[0].labelled, w[0].left), (2, 1, 1));
-        assert_eq!(w[1].who, "bob");
-        assert_eq!((w[1].assigned, w[1].labelled, w[1].left), (1, 0, 1));
+        crate::store::testing::each_backend(|s| {
+            crate::store::leases::tests::fill(s, &["a", "b"]);
+            s.assign(
+                &[pair("a", "alice"), pair("b", "alice"), pair("a", "bob")],
+                "t",
+                "lead",
+            )
+            .unwrap();
+            // `fill` gives each item classifications c1 and c2.
+            crate::store::leases::tests::label(s, "a", "c1", "alice");
+            let w = s.assigned_work().unwrap();
+            assert_eq!((w[0].assigned, w[0].labelled, w[0].left), (2, 0, 2));
+            crate::store::leases::tests::label(s, "a", "c2", "alice");
+            // Bob's label is his own: alice's counts do not move.
+            crate::store::leases::tests::label(s, "b", "c1", "bob");
+            let w = s.assigned_work().unwrap();
+            assert_eq!(w[0].who, "alice");
+            assert_eq!((w[0].assigned, w[0].labelled, w[0].left), (2, 1, 1));
+            assert_eq!(w[1].who, "bob");
+            assert_eq!((w[1].assigned, w[1].labelled, w[1].left), (1, 0, 1));
+        });
     }
 }

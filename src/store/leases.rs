@@ -88,10 +88,8 @@ pub(crate) mod tests {
     use super::*;
     use crate::domain::{ComboKey, Label, Value};
 
-    /// An in-memory store holding items `ids`, each with classifications
-    /// `c1` and `c2`.
-    pub(crate) fn store_with(ids: &[&str]) -> Store {
-        let mut s = Store::open_in_memory().unwrap();
+    /// Items `ids` into `s`, each with classifications `c1` and `c2`.
+    pub(crate) fn fill(s: &mut Store, ids: &[&str]) {
         let cls = |id: &str| crate::domain::Classification {
             id: id.into(),
             description: "d".into(),
@@ -109,7 +107,6 @@ pub(crate) mod tests {
             })
             .collect();
         s.upsert_all(&items, &[], &[], &[]).unwrap();
-        s
     }
 
     pub(crate) fn label(s: &mut Store, item: &str, cls: &str, who: &str) {
@@ -135,40 +132,44 @@ pub(crate) mod tests {
 
     #[test]
     fn a_running_lease_keeps_others_out_until_it_expires() {
-        let mut s = store_with(&["a"]);
-        assert_eq!(s.take_lease("a", "alice", T0, T5).unwrap(), None);
-        // Bob at minute 4: alice's lease runs; he is told whose it is.
-        let held = s
-            .take_lease("a", "bob", T4, "2026-03-01T10:09:00.000Z")
-            .unwrap();
-        assert_eq!(
-            held,
-            Some(Lease {
-                item_id: "a".into(),
-                who: "alice".into(),
-                expires_at: T5.into()
-            })
-        );
-        assert_eq!(s.leases_of_others("bob", T4).unwrap().len(), 1);
-        assert!(s.leases_of_others("alice", T4).unwrap().is_empty());
-        // At minute 5 the lease has ended by time alone: nothing released it.
-        assert!(s.leases_of_others("bob", T5).unwrap().is_empty());
-        assert_eq!(s.take_lease("a", "bob", T6, T11).unwrap(), None);
-        let held = s.take_lease("a", "alice", T6, T11).unwrap();
-        assert_eq!(held.map(|l| l.who), Some("bob".into()));
+        crate::store::testing::each_backend(|s| {
+            crate::store::leases::tests::fill(s, &["a"]);
+            assert_eq!(s.take_lease("a", "alice", T0, T5).unwrap(), None);
+            // Bob at minute 4: alice's lease runs; he is told whose it is.
+            let held = s
+                .take_lease("a", "bob", T4, "2026-03-01T10:09:00.000Z")
+                .unwrap();
+            assert_eq!(
+                held,
+                Some(Lease {
+                    item_id: "a".into(),
+                    who: "alice".into(),
+                    expires_at: T5.into()
+                })
+            );
+            assert_eq!(s.leases_of_others("bob", T4).unwrap().len(), 1);
+            assert!(s.leases_of_others("alice", T4).unwrap().is_empty());
+            // At minute 5 the lease has ended by time alone: nothing released it.
+            assert!(s.leases_of_others("bob", T5).unwrap().is_empty());
+            assert_eq!(s.take_lease("a", "bob", T6, T11).unwrap(), None);
+            let held = s.take_lease("a", "alice", T6, T11).unwrap();
+            assert_eq!(held.map(|l| l.who), Some("bob".into()));
+        });
     }
 
     #[test]
     fn the_holder_renews_and_releases_and_no_one_else_can_release() {
-        let mut s = store_with(&["a"]);
-        assert_eq!(s.take_lease("a", "alice", T0, T5).unwrap(), None);
-        // Renewed by its holder before it ends.
-        assert_eq!(s.take_lease("a", "alice", T4, T11).unwrap(), None);
-        assert_eq!(s.leases_of_others("bob", T6).unwrap()[0].expires_at, T11);
-        assert!(!s.release_lease("a", "bob").unwrap());
-        assert_eq!(s.leases_of_others("bob", T6).unwrap().len(), 1);
-        assert!(s.release_lease("a", "alice").unwrap());
-        assert!(s.leases_of_others("bob", T6).unwrap().is_empty());
-        assert_eq!(s.take_lease("a", "bob", T6, T11).unwrap(), None);
+        crate::store::testing::each_backend(|s| {
+            crate::store::leases::tests::fill(s, &["a"]);
+            assert_eq!(s.take_lease("a", "alice", T0, T5).unwrap(), None);
+            // Renewed by its holder before it ends.
+            assert_eq!(s.take_lease("a", "alice", T4, T11).unwrap(), None);
+            assert_eq!(s.leases_of_others("bob", T6).unwrap()[0].expires_at, T11);
+            assert!(!s.release_lease("a", "bob").unwrap());
+            assert_eq!(s.leases_of_others("bob", T6).unwrap().len(), 1);
+            assert!(s.release_lease("a", "alice").unwrap());
+            assert!(s.leases_of_others("bob", T6).unwrap().is_empty());
+            assert_eq!(s.take_lease("a", "bob", T6, T11).unwrap(), None);
+        });
     }
 }

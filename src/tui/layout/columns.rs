@@ -246,44 +246,58 @@ pub fn cell(text: &str, width: u16, right: bool) -> String {
 }
 
 /// `text` fitted into `width` by cutting its middle, not its end: the
-/// agreement table's sides (`awag mode 2 · gpt-4o-mini vs alice`) keep the
-/// side after the last ` vs ` — the person, whom rows differ by — whole
-/// where it fits, and as much of the start as is left (`awag mode 2…vs alice`).
+/// agreement table's sides (`awag mode 2 · gpt-4o-mini · prompts 4ad49c21
+/// vs alice`) keep the side after the last ` vs ` — the person, whom rows
+/// differ by — whole where it fits, and of the judge side its start (the
+/// protocol and mode) and its end (the prompt version, whom a judge's rows
+/// differ by): `awag mode 2…pts 4ad49c21 vs alice`.
 pub fn elide_middle(text: &str, width: u16) -> String {
     let width = usize::from(width);
     if text.width() <= width || width < 4 {
         return text.to_string();
     }
-    let (head, tail) = match text.rfind(" vs ") {
-        Some(i) if text[i..].width() + 3 <= width => (&text[..i], &text[i..]),
-        // No sides, or a long right side: keep the end's last half.
-        _ => {
-            let keep = (width - 1) / 2;
-            let mut start = text.len();
-            let mut w = 0;
-            for (i, ch) in text.char_indices().rev() {
-                let cw = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
-                if w + cw > keep {
-                    break;
-                }
-                w += cw;
-                start = i;
-            }
-            (&text[..start], &text[start..])
+    match text.rfind(" vs ") {
+        Some(i) if text[i..].width() + 3 <= width => {
+            let (head, tail) = text.split_at(i);
+            format!("{}{tail}", cut_middle(head, width - tail.width()))
         }
-    };
-    let room = width - tail.width() - 1;
-    let mut out = String::new();
+        // No sides, or a long right side: cut the whole in its middle.
+        _ => cut_middle(text, width),
+    }
+}
+
+/// `text` in at most `width` columns (at least 2): its start and its end
+/// with `…` between them, the start given the larger half.
+fn cut_middle(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let room = width.saturating_sub(1);
+    let end_room = room / 2;
+    let mut start = text.len();
     let mut used = 0;
-    for ch in head.chars() {
+    for (i, ch) in text.char_indices().rev() {
         let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
-        if used + w > room {
+        if used + w > end_room {
             break;
         }
         used += w;
-        out.push(ch);
+        start = i;
     }
-    format!("{}…{tail}", out.trim_end())
+    let head_room = room - used;
+    let mut head = String::new();
+    let mut head_used = 0;
+    for ch in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+        if head_used + w > head_room {
+            break;
+        }
+        head_used += w;
+        head.push(ch);
+    }
+    let end = text[start..].trim_start();
+    // Spaces beside the `…` are trimmed; they would only pad it.
+    format!("{}…{end}", head.trim_end())
 }
 
 /// A row of cells, one space apart, `text(head)` filling each column.
@@ -383,14 +397,26 @@ mod tests {
             assert!(ea.width() <= usize::from(w), "{ea}");
             assert!(ea.ends_with(" vs alice.long-name"), "{ea}");
             assert!(
-                eb.ends_with(" vs bob") && eb.starts_with("awag mode 2"),
+                eb.ends_with(" vs bob") && eb.starts_with("awag mode"),
                 "{eb}"
             );
             assert_ne!(ea, eb);
         }
         assert_eq!(elide_middle("short vs x", 26), "short vs x");
+        // Two prompt versions of one judge stay apart when cut.
+        let v1 = "awag mode 2 · demo · prompts 34eb1475 vs alice";
+        let v2 = "awag mode 2 · demo · prompts 4ad49c21 vs alice";
+        let (e1, e2) = (elide_middle(v1, 34), elide_middle(v2, 34));
+        assert!(
+            e1.width() <= 34 && e1.ends_with("34eb1475 vs alice"),
+            "{e1}"
+        );
+        assert!(
+            e2.starts_with("awag mode 2") && e2.ends_with("4ad49c21 vs alice"),
+            "{e2}"
+        );
         let long = "x".repeat(40);
-        assert_eq!(elide_middle(&long, 11).width(), 11);
+        assert!(elide_middle(&long, 11).width() <= 11);
     }
 
     #[test]
