@@ -46,7 +46,7 @@ impl Store {
                 added += stmt.execute(params![item, who, at, by])?;
             }
         }
-        tx.commit().map_err(|e| super::with_wait(e.into(), wait))?;
+        tx.commit().map_err(|e| super::with_wait(e, wait))?;
         Ok(added)
     }
 
@@ -56,7 +56,7 @@ impl Store {
             .conn
             .prepare("SELECT id FROM items ORDER BY position, id")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<Result<Vec<_>>>()?)
+        rows.collect::<Result<Vec<_>>>()
     }
 
     /// Every assignment, by person then item.
@@ -72,7 +72,7 @@ impl Store {
                 assigned_by: r.get(3)?,
             })
         })?;
-        Ok(rows.collect::<Result<Vec<_>>>()?)
+        rows.collect::<Result<Vec<_>>>()
     }
 
     /// The items assigned to `who`.
@@ -81,7 +81,7 @@ impl Store {
             .conn
             .prepare("SELECT item_id FROM assignments WHERE who = ?1")?;
         let rows = stmt.query_map(params![who], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<Result<HashSet<_>>>()?)
+        rows.collect::<Result<HashSet<_>>>()
     }
 
     /// The items anyone has been assigned.
@@ -90,7 +90,7 @@ impl Store {
             .conn
             .prepare("SELECT DISTINCT item_id FROM assignments")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<Result<HashSet<_>>>()?)
+        rows.collect::<Result<HashSet<_>>>()
     }
 
     /// How many items each person holds (the planner balances on top).

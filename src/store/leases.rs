@@ -52,7 +52,7 @@ impl Store {
         } else {
             None
         };
-        tx.commit().map_err(|e| super::with_wait(e.into(), wait))?;
+        tx.commit().map_err(|e| super::with_wait(e, wait))?;
         Ok(held)
     }
 
@@ -79,7 +79,7 @@ impl Store {
                 expires_at: r.get(2)?,
             })
         })?;
-        Ok(rows.collect::<Result<Vec<_>>>()?)
+        rows.collect::<Result<Vec<_>>>()
     }
 }
 
