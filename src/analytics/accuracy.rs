@@ -2,7 +2,7 @@
 //! that rater's agreement readings (docs/design.md §7). Undecided readings (Likert 3
 //! read across scales) are counted and reported but left out of the share.
 
-use super::interval::wilson;
+use super::interval::exact_share;
 use crate::domain::Agreement;
 use serde::Serialize;
 
@@ -16,7 +16,7 @@ pub struct AccuracyEstimate {
     pub undecided: u64,
     /// agree / (agree + disagree); `None` when nothing was decided.
     pub accuracy: Option<f64>,
-    /// 95 % Wilson interval of the share over the decided readings (a share
+    /// Exact 95 % interval of the share over the decided readings (a share
     /// never gets a percentile bootstrap: one AGREE would read [1, 1]).
     /// `None` when `accuracy` is `None`.
     pub ci95: Option<[f64; 2]>,
@@ -45,7 +45,7 @@ impl AccuracyEstimate {
             disagree,
             undecided,
             accuracy: (decided > 0).then(|| agree as f64 / decided as f64),
-            ci95: wilson(agree, decided),
+            ci95: exact_share(agree, decided),
         }
     }
 }
@@ -74,7 +74,7 @@ mod tests {
         let e = AccuracyEstimate::from_readings(&r);
         assert_eq!((e.n, e.agree, e.disagree, e.undecided), (5, 3, 1, 1));
         assert_eq!(e.accuracy, Some(0.75));
-        assert_eq!(e.ci95, wilson(3, 4));
+        assert_eq!(e.ci95, exact_share(3, 4));
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! - alignment = harmonic mean of coverage and (1 − FFR); `None` if either
 //!   is `None`, 0 when both are 0.
 
-use super::interval::wilson;
+use super::interval::exact_share;
 use serde::Serialize;
 
 /// Counts and rates for one binary comparison; see the module docs.
@@ -61,9 +61,9 @@ impl EvalGen {
             false_negatives: fn_,
             true_negatives: tn,
             coverage,
-            coverage_ci95: wilson(tp, tp + fn_),
+            coverage_ci95: exact_share(tp, tp + fn_),
             false_failure_rate,
-            false_failure_rate_ci95: wilson(fp, fp + tn),
+            false_failure_rate_ci95: exact_share(fp, fp + tn),
             precision: ratio(tp, tp + fp),
             alignment,
         }

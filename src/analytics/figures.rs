@@ -2,12 +2,12 @@
 
 use super::bca::{bca_interval, jackknife_cells};
 use super::bootstrap::{bootstrap_matrices, percentile_interval};
-use super::interval::{CiMethod, NoInterval, bootstrap_rule, wilson};
+use super::interval::{CiMethod, NoInterval, bootstrap_rule, exact_share};
 use super::{AlphaMetric, BaseRate, ConfusionMatrix, KappaWeights, PairsError};
 use serde::Serialize;
 
 /// A point estimate and its 95 % interval, made by the rules of
-/// [`interval`](super::interval): Wilson for shares, a bootstrap for the
+/// [`interval`](super::interval): exact (Clopper–Pearson) for shares, a bootstrap for the
 /// rest from 30 pairs on, or no interval and the reason.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Figure {
@@ -32,15 +32,15 @@ impl Figure {
         no_ci: None,
     };
 
-    /// A share of `successes` in `n` with its Wilson interval.
+    /// A share of `successes` in `n` with its exact interval.
     pub fn share(successes: u64, n: u64) -> Figure {
         if n == 0 {
             return Figure::NONE;
         }
         Figure {
             value: Some(successes as f64 / n as f64),
-            ci95: wilson(successes, n),
-            ci_method: Some(CiMethod::Wilson),
+            ci95: exact_share(successes, n),
+            ci_method: Some(CiMethod::ClopperPearson),
             no_ci: None,
         }
     }
@@ -341,8 +341,11 @@ mod tests {
         let ci = |stat: Stat| bootstrap_ci(&p, 5, stat, 300, 11).map(|(a, b)| [a, b]);
         // Shares: Wilson; the rest: the pairwise bootstrap (60 pairs ≥ the floor).
         let hits = p.iter().filter(|(a, b)| a == b).count() as u64;
-        assert_eq!(f.percent_agreement.ci95, wilson(hits, 60));
-        assert_eq!(f.percent_agreement.ci_method, Some(CiMethod::Wilson));
+        assert_eq!(f.percent_agreement.ci95, exact_share(hits, 60));
+        assert_eq!(
+            f.percent_agreement.ci_method,
+            Some(CiMethod::ClopperPearson)
+        );
         // Kappa: BCa over the very resamples `bootstrap_ci` draws.
         let m = ConfusionMatrix::from_pairs(&p, 5).unwrap();
         let cells: Vec<u16> = p
@@ -439,7 +442,7 @@ mod tests {
         // a point), chance-corrected figures None.
         let f = Figures::compute(&[(2, 2); 4], 5, true, 100, 1).unwrap();
         assert_eq!(f.percent_agreement.value, Some(1.0));
-        assert_eq!(f.percent_agreement.ci95, wilson(4, 4));
+        assert_eq!(f.percent_agreement.ci95, exact_share(4, 4));
         assert_eq!(f.cohen_kappa, Figure::NONE);
         assert_eq!(f.krippendorff_alpha, Figure::NONE);
         assert_eq!(f.spearman, Figure::NONE);

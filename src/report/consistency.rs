@@ -70,7 +70,7 @@ fn finish(by: BTreeMap<String, FlipRate>) -> Vec<FlipRate> {
             e.retest_flip_ci = crate::analytics::wilson(e.retest_changed, e.retest_pairs);
             e.double_check_flip_rate = rate(e.double_check_flipped, e.double_checked);
             e.double_check_flip_ci =
-                crate::analytics::wilson(e.double_check_flipped, e.double_checked);
+                crate::analytics::exact_share(e.double_check_flipped, e.double_checked);
             e
         })
         .collect()

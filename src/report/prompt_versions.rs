@@ -196,14 +196,14 @@ mod tests {
             .filter(|l| l.trim_start().starts_with("prompts "))
             .collect();
         assert_eq!(own.len(), 2, "{lines:#?}");
-        let [lo, hi] = crate::analytics::wilson(3, 5).unwrap();
+        let [lo, hi] = crate::analytics::exact_share(3, 5).unwrap();
         assert!(
             own[0].contains(&format!("agree 0.600 [{lo:.2},{hi:.2}]")),
             "{}",
             own[0]
         );
         assert!(own[0].contains("(n<30)"), "{}", own[0]);
-        let [lo, hi] = crate::analytics::wilson(1, 2).unwrap();
+        let [lo, hi] = crate::analytics::exact_share(1, 2).unwrap();
         assert!(
             own[1].contains(&format!("agree 0.500 [{lo:.2},{hi:.2}]")),
             "{}",

@@ -347,7 +347,7 @@ fn to_table(groups: &[GroupFigures], markdown: bool) -> String {
         out.push("agree is raw agreement and within-1 the share at most one step apart; kappa and alpha correct agreement for chance.\n\
 base rate L/R is each side's share of its most common value (a rater that always gives it scores that raw agreement with zero kappa).\n\
 accuracy L/R is the classifier's accuracy as each side reads it (AGREE share); coverage/FFR/align treat \"the classifier was wrong\" as positive, the human as reference.\n\
-[a,b] is a 95 % interval: Wilson for shares (agree, within-1), a seeded bootstrap for kappa, alpha and Spearman from 30 pairs on where both sides varied;\n\
+[a,b] is a 95 % interval: exact (Clopper–Pearson) for shares (agree, within-1), a seeded bootstrap for kappa, alpha and Spearman from 30 pairs on where both sides varied;\n\
 otherwise the figure shows why it has none: (n<30), (one value): a side never varied, (no spread): every resample gave the same value.\n\
 n counts pairs, undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted.".into());
     }
@@ -452,7 +452,7 @@ fn to_blocks(groups: &[GroupFigures]) -> String {
 agreement for chance. base rate L/R is each side's share of its most common value (a rater that\n\
 always gives it scores that raw agreement with zero kappa). accuracy L/R is the classifier's\n\
 accuracy as each side reads it (AGREE share); coverage/FFR/align treat \"the classifier was wrong\"\n\
-as positive, the human as reference. [a,b] is a 95 % interval: Wilson for shares (agree, within-1,
+as positive, the human as reference. [a,b] is a 95 % interval: exact (Clopper–Pearson) for shares (agree, within-1,
 accuracy, coverage), a seeded bootstrap for kappa, alpha and Spearman from 30 pairs on where both
 sides varied; otherwise the figure shows why it has none: (n<30), (one value): a side never
 varied, (no spread): every resample gave the same value. n counts pairs,\n\
@@ -618,12 +618,15 @@ mod tests {
         );
     }
 
-    /// `--wide` names the intervals it shows as the table does: Wilson for
+    /// `--wide` names the intervals it shows as the table does: exact for
     /// shares, a bootstrap only for the rest.
     #[test]
     fn the_wide_table_says_which_intervals_it_shows() {
         let wide = report().render(ReportFormat::TableWide).unwrap();
-        assert!(wide.contains("Wilson"), "{wide}");
+        assert!(
+            wide.contains("exact (Clopper–Pearson) for shares"),
+            "{wide}"
+        );
         assert!(
             !wide.contains("[a,b] is a seeded bootstrap 95 % interval;"),
             "{wide}"

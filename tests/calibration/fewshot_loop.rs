@@ -100,7 +100,7 @@ fn labels_split_fewshot_run_and_the_held_out_report() {
     }
     assert!(
         c["agree_to"]["ci95"].is_array(),
-        "agreement: Wilson at any n: {c}"
+        "agreement: an interval at any n: {c}"
     );
     let table = ws.ok(&["report", "--split", "test"]);
     assert!(table.contains("prompt version changes"), "{table}");

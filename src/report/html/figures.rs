@@ -94,7 +94,7 @@ pub(super) fn comparisons(
         h.push_str("<p class=\"note\">Nothing to compare yet: no pair of verdicts or labels on the same combination.</p>\n");
         return;
     }
-    h.push_str("<p class=\"note\">Brackets are 95 % intervals: Wilson for shares (agreement, within-one, accuracy, coverage); a seeded bootstrap for kappa, alpha and Spearman from 30 pairs on where both sides varied, else the reason there is none (n&lt;30, one value, no spread). Kappa and alpha correct agreement for chance; within-one is the share at most one step apart. A scale marked (mapped) compares answers given on different scales, read as AGREE/DISAGREE; undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted.</p>\n");
+    h.push_str("<p class=\"note\">Brackets are 95 % intervals: exact (Clopper–Pearson) for shares (agreement, within-one, accuracy, coverage); a seeded bootstrap for kappa, alpha and Spearman from 30 pairs on where both sides varied, else the reason there is none (n&lt;30, one value, no spread). Kappa and alpha correct agreement for chance; within-one is the share at most one step apart. A scale marked (mapped) compares answers given on different scales, read as AGREE/DISAGREE; undecided pairs (Likert 3 against AGREE/DISAGREE) are left out and counted.</p>\n");
     for c in Comparison::ALL {
         let rows: Vec<(usize, &GroupFigures)> = groups
             .iter()

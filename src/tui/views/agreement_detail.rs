@@ -292,7 +292,7 @@ fn figure_lines(g: &GroupFigures) -> Vec<(String, Role)> {
     }
     lines.push((
         format!(
-            "[a,b] 95 %: Wilson for shares, else {} resamples (n≥30)",
+            "[a,b] 95 %: exact for shares, else {} resamples (n≥30)",
             f.bootstrap_resamples
         ),
         Role::Muted,

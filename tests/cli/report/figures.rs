@@ -40,7 +40,7 @@ fn self_consistency_counts_flips_between_runs_and_under_double_checks() {
     // The demo judge is deterministic: nothing changes between runs.
     assert_eq!(m2["retest_changed"], 0);
     assert_eq!(m2["retest_flip_rate"], 0.0);
-    // A share: its Wilson interval, never a point at n = 20.
+    // A share: its exact interval, never a point at n = 20.
     let ci = m2["retest_flip_ci"].as_array().expect("an interval");
     assert_eq!(ci[0], 0.0);
     assert!(ci[1].as_f64().unwrap() > 0.1, "{ci:?}");

@@ -139,7 +139,7 @@ fn the_agreement_view_at_160_columns_cuts_no_legend() {
     let from = s.lines().find_map(|l| at(l, "figures · n")).expect(&s);
     let to = s.lines().find_map(|l| at(l, "┌ distributions")).expect(&s);
     let figures = pane_text(&s, from - 1, to - 1);
-    let footnote = "[a,b] 95 %: Wilson for shares, else 1000 resamples (n≥30)";
+    let footnote = "[a,b] 95 %: exact for shares, else 1000 resamples (n≥30)";
     assert!(figures.contains(footnote), "{footnote}:\n{figures}\n{s}");
     insta::assert_snapshot!("agreement_160x45", s);
 }
