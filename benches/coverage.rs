@@ -2,7 +2,7 @@
 //! seeded synthetic studies with a known truth through jury's own reading
 //! layer. `cargo bench --bench coverage` prints a table; README's
 //! statistics section quotes it. `COVERAGE_STUDIES` sets studies per cell
-//! (default 1000); `COVERAGE_ONLY=estimate|rank|kappa` runs one table.
+//! (default 1000); `COVERAGE_ONLY=estimate|rank|kappa|rank-kappa` runs one table.
 
 #[path = "../tests/reference/sim.rs"]
 mod sim;
@@ -24,6 +24,9 @@ fn main() {
     }
     if wanted("kappa") {
         kappa_table(studies);
+    }
+    if wanted("rank-kappa") {
+        rank_kappa_table(studies);
     }
 }
 
@@ -141,4 +144,35 @@ fn kappa_table(studies: u64) {
             );
         }
     }
+}
+
+fn rank_kappa_table(studies: u64) {
+    println!(
+        "the ranking's kappa (two equal judges, combinations resampled with all their people), {studies} studies per cell"
+    );
+    println!("truth-0 read-right n    people  kappa-covers (shown)   delta-covers (shown)");
+    for &(pi, q) in &[(0.8, 0.9), (0.9, 0.95), (0.5, 0.85), (0.5, 0.95)] {
+        for &n in &[40, 100, 300] {
+            for &people in &[1, 3] {
+                let (mut ks, mut kc, mut ds, mut dc) = (0usize, 0usize, 0usize, 0usize);
+                for s in 0..studies {
+                    let o = rank_kappa_study(pi, q, n, people, 13_000_000 * n as u64 + s);
+                    for (shown, covers) in o.kappa {
+                        ks += usize::from(shown);
+                        kc += usize::from(covers);
+                    }
+                    ds += usize::from(o.delta.0);
+                    dc += usize::from(o.delta.1);
+                }
+                println!(
+                    "{pi:<7} {q:<10} {n:<4} {people:<7} {:>5.1} % ({:>5.1} %)     {:>5.1} % ({:>5.1} %)",
+                    100.0 * kc as f64 / ks.max(1) as f64,
+                    50.0 * ks as f64 / studies as f64,
+                    100.0 * dc as f64 / ds.max(1) as f64,
+                    100.0 * ds as f64 / studies as f64,
+                );
+            }
+        }
+    }
+    println!();
 }

@@ -30,7 +30,7 @@ impl ConfusionMatrix {
     }
 
     /// Pairs on the same category (the count behind
-    /// [`percent_agreement`](Self::percent_agreement), for its Wilson interval).
+    /// [`percent_agreement`](Self::percent_agreement), for its exact interval).
     pub fn agreeing(&self) -> u64 {
         self.count_where(|i, j| i == j)
     }

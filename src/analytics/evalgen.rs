@@ -25,10 +25,10 @@ pub struct EvalGen {
     pub false_negatives: u64,
     pub true_negatives: u64,
     pub coverage: Option<f64>,
-    /// 95 % Wilson interval of `coverage`.
+    /// 95 % exact (Clopper–Pearson) interval of `coverage`.
     pub coverage_ci95: Option<[f64; 2]>,
     pub false_failure_rate: Option<f64>,
-    /// 95 % Wilson interval of `false_failure_rate`.
+    /// 95 % exact (Clopper–Pearson) interval of `false_failure_rate`.
     pub false_failure_rate_ci95: Option<[f64; 2]>,
     pub precision: Option<f64>,
     pub alignment: Option<f64>,

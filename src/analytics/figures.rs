@@ -174,7 +174,7 @@ impl Figures {
         let mut intervals: [Option<[f64; 2]>; F] = [None; F];
         let varies = |marginal: &[u64]| marginal.iter().filter(|&&c| c > 0).count() > 1;
         let sides_vary = varies(m.first_marginal()) && varies(m.second_marginal());
-        // Shares take Wilson intervals; only the rest need resamples, and
+        // Shares take exact intervals; only the rest need resamples, and
         // only where the rules would keep their interval.
         let wanted = pairs.len() >= super::MIN_PAIRS_FOR_BOOTSTRAP
             && sides_vary
@@ -339,7 +339,7 @@ mod tests {
         assert_eq!(f.spearman.value, spearman(&p, 5));
         assert_eq!(f.mean_abs_diff.value, mean_abs_diff(&p, 5));
         let ci = |stat: Stat| bootstrap_ci(&p, 5, stat, 300, 11).map(|(a, b)| [a, b]);
-        // Shares: Wilson; the rest: the pairwise bootstrap (60 pairs ≥ the floor).
+        // Shares: exact; the rest: the pairwise bootstrap (60 pairs ≥ the floor).
         let hits = p.iter().filter(|(a, b)| a == b).count() as u64;
         assert_eq!(f.percent_agreement.ci95, exact_share(hits, 60));
         assert_eq!(
@@ -438,7 +438,7 @@ mod tests {
         assert_eq!(f.base_rate.first.mode_share, None);
         let f = Figures::compute(&[], 0, false, 100, 1).unwrap();
         assert_eq!(f.confusion_matrix, Vec::<Vec<u64>>::new());
-        // One category only: raw agreement 1 (with a Wilson interval, never
+        // One category only: raw agreement 1 (with an exact interval, never
         // a point), chance-corrected figures None.
         let f = Figures::compute(&[(2, 2); 4], 5, true, 100, 1).unwrap();
         assert_eq!(f.percent_agreement.value, Some(1.0));
@@ -460,7 +460,7 @@ mod tests {
     #[test]
     fn small_samples_never_get_a_point_interval() {
         // n = 2, the judge wrong both times, the human varying: agreement 0
-        // with a Wilson interval; kappa 0 with no interval and the reason.
+        // with an exact interval; kappa 0 with no interval and the reason.
         let f = Figures::compute(&[(0, 1), (1, 0)], 2, false, 1000, 1).unwrap();
         assert_eq!(f.percent_agreement.value, Some(0.0));
         let [lo, hi] = f.percent_agreement.ci95.unwrap();

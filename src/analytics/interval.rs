@@ -1,8 +1,11 @@
 //! Which 95 % interval a figure gets, and when it honestly gets none.
 //!
 //! - A share (agreement, within-one, accuracy, coverage, false failure rate)
-//!   gets a Wilson score interval at every n: it never collapses to a point
-//!   (two pairs that agree give [0.34, 1.00], not [1, 1]).
+//!   gets the exact (Clopper–Pearson) interval at every n: it never collapses
+//!   to a point (two pairs that agree give [0.16, 1.00], not [1, 1]) and never
+//!   covers less than its level, as Wilson's did at some n. A share at an
+//!   effective size that is not whole (clustered units, half credit) gets the
+//!   same interval at that size ([`exact_share_real`]).
 //! - A chance-corrected or rank figure (kappa, weighted kappa, alpha,
 //!   Spearman) and a mean difference get a percentile bootstrap only from
 //!   [`MIN_PAIRS_FOR_BOOTSTRAP`] pairs on, and only when each side used more
@@ -44,6 +47,9 @@ pub enum CiMethod {
     /// Seeded percentile bootstrap over combinations, both sides of a
     /// comparison drawn together (differences).
     PairedBootstrap,
+    /// Jackknife-t over combinations, both sides left out together (a
+    /// difference of kappas: see `report::paired`).
+    JackknifeT,
 }
 
 /// Why a figure that has a value shows no interval.
@@ -101,6 +107,33 @@ impl NoInterval {
 /// this one never covers less than 95 % (tests/reference/coverage.rs).
 pub fn exact_share(successes: u64, n: u64) -> Option<[f64; 2]> {
     super::accuracy_ci::clopper_pearson(successes, n, 0.05)
+}
+
+/// The exact interval of a share `p` at an effective sample size `n` that
+/// need not be whole (clustered units, half-credit readings): Clopper–Pearson's
+/// beta quantiles at `x = p·n` (Korn & Graubard 1998, the exact interval
+/// survey statistics gives a clustered share). Wilson's at the same `n`
+/// oscillates below its level as it does for whole counts. The ends are
+/// exactly 0 or 1 where `p` is; `None` for n ≤ 0 or p outside [0, 1].
+pub fn exact_share_real(p: f64, n: f64) -> Option<[f64; 2]> {
+    if !(n > 0.0 && n.is_finite() && (0.0..=1.0).contains(&p)) {
+        return None;
+    }
+    let x = p * n;
+    let beta = super::trust::beta_ppf;
+    let lo = if p == 0.0 {
+        0.0
+    } else {
+        beta(0.025, x, n - x + 1.0)
+    };
+    let hi = if p == 1.0 {
+        1.0
+    } else {
+        beta(0.975, x + 1.0, n - x)
+    };
+    // The beta quantiles bracket the share in exact arithmetic; keep them
+    // so when rounding would not.
+    Some([lo.min(p), hi.max(p)])
 }
 
 /// The 95 % Wilson score interval of `successes` out of `n`; `None` for n = 0.
@@ -201,6 +234,35 @@ mod tests {
         }
         assert_eq!(wilson(0, 0), None);
         assert_eq!(wilson(3, 2), None);
+    }
+
+    /// Whole counts give Clopper–Pearson's interval; fractional effective
+    /// counts scipy's beta quantiles (`beta.ppf(0.025, x, n - x + 1)`,
+    /// `beta.ppf(0.975, x + 1, n - x)`, x = p·n).
+    #[test]
+    fn the_exact_interval_at_an_effective_size_is_scipys() {
+        for (k, n) in [(0u64, 30u64), (24, 40), (40, 40), (3, 7)] {
+            let whole = exact_share(k, n).unwrap();
+            let real = exact_share_real(k as f64 / n as f64, n as f64).unwrap();
+            for (a, b) in whole.iter().zip(real) {
+                assert!((a - b).abs() < 1e-12, "{k}/{n}: {whole:?} vs {real:?}");
+            }
+        }
+        for (p, n, want) in [
+            (0.8, 37.5, [0.637_420_796_392_169, 0.912_410_883_575_646_3]),
+            (
+                0.925,
+                12.25,
+                [0.630_276_691_852_234_1, 0.998_570_722_134_131],
+            ),
+        ] {
+            let got = exact_share_real(p, n).unwrap();
+            for (a, b) in got.iter().zip(want) {
+                assert!((a - b).abs() < 1e-9, "{p} at {n}: {got:?} vs {want:?}");
+            }
+        }
+        assert_eq!(exact_share_real(0.5, 0.0), None);
+        assert_eq!(exact_share_real(1.5, 10.0), None);
     }
 
     #[test]

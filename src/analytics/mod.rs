@@ -59,8 +59,8 @@ pub use evalgen::{EvalGen, evalgen};
 pub use figures::{Figure, Figures};
 pub use fleiss::fleiss_kappa;
 pub use interval::{
-    CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, exact_share, wilson,
-    wilson_real, wilson_z,
+    CiMethod, MIN_PAIRS_FOR_BOOTSTRAP, NoInterval, Z95, bootstrap_rule, exact_share,
+    exact_share_real, wilson, wilson_real, wilson_z,
 };
 pub use kappa::{
     KappaWeights, cohen_kappa, weighted_kappa, weighted_kappa_linear, weighted_kappa_quadratic,

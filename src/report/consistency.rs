@@ -17,7 +17,7 @@ pub struct FlipRate {
     pub retest_pairs: u64,
     pub retest_changed: u64,
     pub retest_flip_rate: Option<f64>,
-    /// Its Wilson 95 % interval (a share: one at every n).
+    /// Its exact 95 % interval (a share: one at every n).
     pub retest_flip_ci: Option<[f64; 2]>,
     /// Verdicts asked "are you sure?", and how many the judge revised.
     pub double_checked: u64,

@@ -312,7 +312,7 @@ fn group_figures(
 }
 
 /// Agreement over every pair both sides of which have a right/wrong
-/// reading, an undecided answer (Likert 3) read as 0.5; its Wilson interval
+/// reading, an undecided answer (Likert 3) read as 0.5; its exact interval
 /// at the pairs' count.
 fn half_credit(ps: &[&Pair]) -> crate::analytics::Figure {
     let credits: Vec<f64> = ps
@@ -332,8 +332,8 @@ fn half_credit(ps: &[&Pair]) -> crate::analytics::Figure {
     let share = credits.iter().sum::<f64>() / n;
     crate::analytics::Figure {
         value: Some(share),
-        ci95: analytics::wilson_real(share, n, analytics::Z95),
-        ci_method: Some(analytics::CiMethod::Wilson),
+        ci95: analytics::exact_share_real(share, n),
+        ci_method: Some(analytics::CiMethod::ClopperPearson),
         no_ci: None,
     }
 }

@@ -119,8 +119,8 @@ pub fn table(deltas: &[PromptDelta]) -> Vec<String> {
         let w = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
         for (v, name) in d.versions.iter().zip(&names) {
             // A version's own figures follow the interval rules of every
-            // figure: agreement with its Wilson interval, kappa with its
-            // bootstrap interval or the reason it has none.
+            // figure: agreement with its exact interval, kappa with its
+            // BCa interval or the reason it has none.
             out.push(format!(
                 "    {name:<w$}  n {:>5}  agree {}  kappa {}",
                 v.n,
@@ -181,7 +181,7 @@ mod tests {
         }
     }
 
-    /// Each version's own agreement is a share: it gets its Wilson interval
+    /// Each version's own agreement is a share: it gets its exact interval
     /// at every n, and its kappa says why it has none (a version on 5 items
     /// must not read "agree 0.600 kappa 0.000" as if those were exact).
     #[test]

@@ -294,3 +294,54 @@ pub fn kappa_pairs(p11: f64, p22: f64, n: usize, seed: u64) -> Vec<(u8, u8)> {
         })
         .collect()
 }
+
+/// Whether the ranking's kappa intervals were shown and covered.
+#[derive(Debug, Clone, Copy)]
+pub struct RankKappaOutcome {
+    /// Each judge's kappa against the people: (shown, covers), twice.
+    pub kappa: [(bool, bool); 2],
+    /// Their difference (truly 0): (shown, covers).
+    pub delta: (bool, bool),
+}
+
+/// The kappa of a judge and a person who each read a binary truth (0 with
+/// probability `pi`) right with probability `q`, independently.
+pub fn latent_kappa_truth(pi: f64, q: f64) -> f64 {
+    let both0 = pi * q * q + (1.0 - pi) * (1.0 - q) * (1.0 - q);
+    let both1 = pi * (1.0 - q) * (1.0 - q) + (1.0 - pi) * q * q;
+    // The two ways of disagreeing are equally likely (q·(1 − q) each).
+    kappa_truth(both0, both1)
+}
+
+/// The ranking's paired comparison (`report::paired`, as `jury rank` calls
+/// it: combinations resampled with all their people, 400 resamples) of two
+/// equal judges on `n` combinations, each labelled by `people`: a binary
+/// truth per combination (0 with probability `pi`), and every judge and
+/// person reads it right with probability `q`, independently. With three
+/// people the pairs of one combination share its truth and its judges'
+/// answers: they are clustered.
+pub fn rank_kappa_study(pi: f64, q: f64, n: usize, people: usize, seed: u64) -> RankKappaOutcome {
+    use jury::report::paired::{Both, Credit, paired_delta_clustered};
+    let mut rng = Xoshiro256pp::for_stream(seed ^ 0x7261_6e6b, 3);
+    let read = |t: u8, rng: &mut Xoshiro256pp| if unit(rng) < q { t } else { 1 - t };
+    let (mut both, mut clusters): (Vec<Both>, Vec<u32>) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let t = u8::from(unit(&mut rng) >= pi);
+        let (a, b) = (read(t, &mut rng), read(t, &mut rng));
+        for _ in 0..people {
+            let y = read(t, &mut rng);
+            both.push([(a, y), (b, y)]);
+            clusters.push(i as u32);
+        }
+    }
+    let d = paired_delta_clustered(&both, Some(&clusters), 2, Credit::Exact, 400, seed);
+    let truth = latent_kappa_truth(pi, q);
+    let held = |f: &jury::analytics::Figure, truth: f64| match f.ci95 {
+        Some([lo, hi]) => (true, lo <= truth && truth <= hi),
+        None => (false, false),
+    };
+    RankKappaOutcome {
+        kappa: [held(&d.kappa_from, truth), held(&d.kappa_to, truth)],
+        delta: held(&d.delta_kappa, 0.0),
+    }
+}
