@@ -154,6 +154,7 @@ CREATE POLICY jury_own_insert ON adjudications FOR INSERT
 "#;
 
 /// What a refusal by the server adds (a table not granted, a policy).
+#[cfg(feature = "postgres")]
 pub const REFUSED: &str = "on a team's PostgreSQL store a role writes only its own labels, notes, \
      marks and tags (and adjudications as a member of jury_adjudicator); imports under other \
      names, `jury assign`, `jury split` and migrations need the store's owner";

@@ -57,6 +57,12 @@ fn a_team_role_labels_as_itself_and_may_not_name_another() {
         .map(|o| assert_success(&o, &["label as oneself"]))
         .unwrap();
 
+    // Anyone on the team may run the judge (runs and verdicts are not
+    // people's writes).
+    let srv = ServerRt::demo();
+    let args = ["--mode", "1", "--model", "demo", "--concurrency", "1"];
+    assert_success(&as_bob.judge(&srv.url(), None, &args), &args);
+
     // The owner (here the superuser) keeps naming people.
     owner.ok(&[&LABEL[..], &["--who", "carol"]].concat());
     let rows = owner.export_rows();
