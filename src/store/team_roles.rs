@@ -76,8 +76,11 @@ BEGIN
            AND NOT pg_has_role('jury_adjudicator', 'jury_annotator', 'MEMBER') THEN
             BEGIN
                 GRANT jury_annotator TO jury_adjudicator;
-            EXCEPTION WHEN insufficient_privilege THEN
-                RAISE WARNING 'jury: cannot make jury_adjudicator a member of jury_annotator; an administrator can: GRANT jury_annotator TO jury_adjudicator';
+            EXCEPTION
+                -- Another database's migration granted it meanwhile.
+                WHEN unique_violation OR duplicate_object THEN NULL;
+                WHEN insufficient_privilege THEN
+                    RAISE WARNING 'jury: cannot make jury_adjudicator a member of jury_annotator; an administrator can: GRANT jury_annotator TO jury_adjudicator';
             END;
         END IF;
     END IF;
