@@ -381,6 +381,7 @@ impl Store {
         if found >= schema::VERSION {
             return tx.commit();
         }
+        team_roles::check_may_migrate(&tx, found, &self.location.to_string())?;
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
             tx.execute_batch(&schema_pg::migration(i, sql))?;
             if *sql == schema::RUN_RECORDS {

@@ -198,6 +198,32 @@ impl Store {
     }
 }
 
+/// Refuses, saying why and who can help, a migration a team role would
+/// attempt: migrations are the owner's (a team role may not create or alter
+/// tables, and the server's refusal would name only a table or a schema).
+/// `found` is the version this role could read (0 also when it may not
+/// read the version at all).
+pub fn check_may_migrate(db: &super::db::Db, found: i64, location: &str) -> Result<()> {
+    let role = role_of(db)?;
+    if role.administers {
+        return Ok(());
+    }
+    let name = crate::sanitize::one_line(&role.name, 60);
+    Err(super::StoreError::Postgres(if found == 0 {
+        format!(
+            "{location} holds a jury store that the role {name} may not read: its owner makes the \
+             role a member of jury_annotator or jury_adjudicator (if those roles were created after \
+             the store, the owner runs SELECT jury_grant_team_roles() once)"
+        )
+    } else {
+        format!(
+            "{location} is a jury store of version {found} and this jury needs version {}: its \
+             owner opens it once to migrate it (connected as {name}, a team role)",
+            super::SCHEMA_VERSION
+        )
+    }))
+}
+
 fn role_of(db: &super::db::Db) -> Result<ConnectedRole> {
     db.query_row(
         "SELECT CAST(current_user AS TEXT),

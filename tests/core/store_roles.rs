@@ -367,3 +367,36 @@ fn the_owner_migrates_and_names_anyone_and_a_team_role_only_reads_the_version() 
     assert_eq!(as_alice.labels_for_item("k-1").unwrap().len(), 1);
     drop((as_alice, as_owner));
 }
+
+/// Migrations are the owner's: a team role opening a store of an older
+/// version, or one it was never granted, is told why and by whom it can be
+/// helped, and the store is left as it was.
+#[test]
+fn a_team_role_does_not_migrate_and_says_who_can() {
+    let Some(db) = TestDatabase::create() else {
+        return;
+    };
+    let owner = db.store();
+    let bob = db.login_role("bob", &["jury_annotator"]);
+    let stranger = db.login_role("stranger", &[]);
+    let e = Store::open_postgres(&stranger.url).unwrap_err().to_string();
+    assert!(e.contains("may not read"), "{e}");
+    assert!(e.contains("member of jury_annotator"), "{e}");
+
+    let mut sql = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    let older = jury::store::SCHEMA_VERSION - 1;
+    sql.execute("UPDATE jury_schema SET version = $1", &[&older])
+        .unwrap();
+    let e = Store::open_postgres(&bob.url).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("version {older}")) && e.contains("owner opens it once"),
+        "{e}"
+    );
+    assert!(e.contains(&bob.name), "{e}");
+    let still: i64 = sql
+        .query_one("SELECT version FROM jury_schema", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(still, older, "the store was left as it was");
+    drop((sql, owner));
+}
