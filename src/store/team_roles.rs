@@ -171,6 +171,9 @@ pub struct ConnectedRole {
     /// owner (or a member of it): the policies do not apply to it, and it
     /// may name other people (imports, copies).
     pub administers: bool,
+    /// The group roles migration 21 grants to that do not exist (an owner
+    /// that may not create roles skipped them): team roles get no rights.
+    pub groups_missing: Vec<String>,
 }
 
 impl Store {
@@ -229,13 +232,20 @@ fn role_of(db: &super::db::Db) -> Result<ConnectedRole> {
         "SELECT CAST(current_user AS TEXT),
                 r.rolsuper OR r.rolbypassrls
                     OR COALESCE((SELECT pg_has_role(current_user, c.relowner, 'USAGE')
-                                 FROM pg_class c WHERE c.oid = to_regclass('labels')), true)
+                                 FROM pg_class c WHERE c.oid = to_regclass('labels')), true),
+                (SELECT string_agg(g, ',' ORDER BY g)
+                 FROM unnest(ARRAY['jury_annotator', 'jury_adjudicator']) AS g
+                 WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = g))
          FROM pg_roles r WHERE r.rolname = current_user",
         [],
         |r| {
             Ok(ConnectedRole {
                 name: r.get(0)?,
                 administers: r.get::<_, i64>(1)? != 0,
+                groups_missing: r
+                    .get::<_, Option<String>>(2)?
+                    .map(|g| g.split(',').map(str::to_owned).collect())
+                    .unwrap_or_default(),
             })
         },
     )

@@ -57,6 +57,16 @@ fn a_team_role_labels_as_itself_and_may_not_name_another() {
         .map(|o| assert_success(&o, &["label as oneself"]))
         .unwrap();
 
+    // `jury doctor` says who each connection writes as.
+    let said = text(&as_bob.run(&["doctor", "--skip-endpoint"]).stdout);
+    assert!(
+        said.contains(&format!("connected as {}, a team role", bob.name)),
+        "{said}"
+    );
+    let said = text(&owner.run(&["doctor", "--skip-endpoint"]).stdout);
+    assert!(said.contains("who administers the store"), "{said}");
+    assert!(!said.contains("do not exist"), "{said}");
+
     // Anyone on the team may run the judge (runs and verdicts are not
     // people's writes).
     let srv = ServerRt::demo();
