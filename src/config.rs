@@ -220,6 +220,10 @@ pub struct Settings {
     pub theme: String,
     /// Who labels (`--who`, `JURY_USER`, config, else the login name).
     pub who: String,
+    /// Where `who` was named explicitly (`--who`, `JURY_USER`, the config
+    /// file's who); None when it was only taken from the login. On a team's
+    /// PostgreSQL store an explicit name must be the role connected as.
+    pub who_named_by: Option<&'static str>,
     pub temperature: Option<f64>,
     pub idle_timeout: Option<f64>,
     pub request_timeout: Option<f64>,
@@ -297,6 +301,9 @@ impl Settings {
             .unwrap_or_else(|| ("me".into(), ""));
         // Every label and mark is stored under this name: refused here,
         // where it enters, rather than found colliding in an export.
+        let who_named_by = ["--who", "JURY_USER", "the config file's who"]
+            .into_iter()
+            .find(|named| *named == who.1);
         let who = match crate::domain::refused_who(&who.0) {
             None => who.0,
             Some(why) => {
@@ -345,6 +352,7 @@ impl Settings {
                 .or(file.theme.clone())
                 .unwrap_or_else(|| "dark".into()),
             who,
+            who_named_by,
             temperature: file.temperature,
             idle_timeout: file.idle_timeout,
             request_timeout: file.request_timeout,

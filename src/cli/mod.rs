@@ -36,6 +36,7 @@ mod cmd_store;
 mod cmd_trust;
 mod doctor;
 mod strings;
+mod team_person;
 
 pub use args::*;
 
@@ -86,6 +87,18 @@ fn settings(cli_db: Option<std::path::PathBuf>, o: Overrides) -> anyhow::Result<
     Ok(Settings::resolve(&Overrides { db: cli_db, ..o })?)
 }
 
+/// As [`settings`], for a command that stores who did something (a label,
+/// an adjudication, a split, an assignment): on a team's PostgreSQL store
+/// that is the role connected as (`team_person`).
+fn settings_for_person(
+    cli_db: Option<std::path::PathBuf>,
+    o: Overrides,
+) -> anyhow::Result<Settings> {
+    let mut s = settings(cli_db, o)?;
+    team_person::settle_who(&mut s)?;
+    Ok(s)
+}
+
 /// Opens the store, failing with the path in the message.
 pub fn open_store(s: &Settings) -> anyhow::Result<Store> {
     let mut store = Store::open(&s.db_path)?;
@@ -98,7 +111,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     let command = cli.command.unwrap_or(Command::Tui(TuiArgs::default()));
     match command {
         Command::Tui(a) => {
-            let s = settings(
+            let s = settings_for_person(
                 cli.db,
                 Overrides {
                     model: a.model.clone(),
@@ -121,7 +134,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Import(a) => {
-            let s = settings(cli.db, Overrides::who(&a.who))?;
+            let s = settings_for_person(cli.db, Overrides::who(&a.who))?;
             cmd_data::import(&s, a)
         }
         Command::Run(a) => {
@@ -141,16 +154,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_batch::import(&s, a)
         }
         Command::Label(a) => {
-            let s = settings(cli.db, Overrides::who(&a.who))?;
+            let s = settings_for_person(cli.db, Overrides::who(&a.who))?;
             cmd_label::label(&s, a)
         }
         Command::Adjudicate(a) => {
-            let s = settings(cli.db, Overrides::who(&a.who))?;
+            let s = settings_for_person(cli.db, Overrides::who(&a.who))?;
             cmd_adjudicate::adjudicate(&s, a)
         }
         Command::Assign(a) => {
             // `--who` here names the people; who assigns is the usual person.
-            let s = settings(cli.db, Overrides::default())?;
+            let s = settings_for_person(cli.db, Overrides::default())?;
             cmd_assign::assign(&s, a)
         }
         Command::Report(a) => {
@@ -186,7 +199,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cmd_data::list(&s, a)
         }
         Command::Split(a) => {
-            let s = settings(cli.db, Overrides::who(&a.who))?;
+            let s = settings_for_person(cli.db, Overrides::who(&a.who))?;
             cmd_split::split(&s, a)
         }
         Command::Fewshot(a) => {

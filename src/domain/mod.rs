@@ -30,7 +30,7 @@ pub use verdict::{
     ComboKey, Confidence, ConfidenceSource, Failure, FailureKind, Label, RequestPosition, Usage,
     Verdict,
 };
-pub use who::refused_who;
+pub use who::{refused_who, who_on_team_store};
 
 /// `ids` with each id kept at its first place, and the ids that were named
 /// more than once (each once, in order): a combination named twice is one

@@ -10,6 +10,16 @@ use std::collections::HashSet;
 /// A stored label with its row id.
 pub type LabelRow = Label;
 
+/// The statement that stores a label (public for the test that sends it
+/// as another person would, by hand, on a team's PostgreSQL store).
+#[doc(hidden)]
+pub const UPSERT_LABEL: &str = "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, tags)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+         ON CONFLICT(item_id, classification_id, perspective_id, persona_id, who, scale)
+         DO UPDATE SET value=excluded.value, note=excluded.note,
+           replaced_judge_value=coalesce(excluded.replaced_judge_value, labels.replaced_judge_value),
+           created_at=excluded.created_at, blind=excluded.blind, tags=excluded.tags";
+
 /// Writes the label as the current answer and appends the row as it now
 /// stands to its history (`kind`: why it changed).
 pub(super) fn upsert_label_tx(
@@ -18,12 +28,7 @@ pub(super) fn upsert_label_tx(
     kind: super::label_history::EventKind,
 ) -> Result<()> {
     tx.execute(
-        "INSERT INTO labels (item_id, classification_id, perspective_id, persona_id, who, scale, value, note, replaced_judge_value, created_at, blind, tags)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-         ON CONFLICT(item_id, classification_id, perspective_id, persona_id, who, scale)
-         DO UPDATE SET value=excluded.value, note=excluded.note,
-           replaced_judge_value=coalesce(excluded.replaced_judge_value, labels.replaced_judge_value),
-           created_at=excluded.created_at, blind=excluded.blind, tags=excluded.tags",
+        UPSERT_LABEL,
         params![
             l.key.item_id,
             l.key.classification_id,

@@ -25,6 +25,7 @@ mod schema;
 mod schema_pg;
 mod sessions;
 mod splits;
+mod team_roles;
 #[cfg(any(test, feature = "testserver"))]
 #[doc(hidden)]
 pub mod testing;
@@ -40,7 +41,7 @@ pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_at
 pub use import_tx::ImportTx;
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
-pub use labels::LabelRow;
+pub use labels::{LabelRow, UPSERT_LABEL};
 pub use leases::Lease;
 pub use marks::{MarkEvent, MarkEventKind, MarkSlot};
 pub use runs::{
@@ -48,6 +49,7 @@ pub use runs::{
 };
 pub use samples::{SampleSeed, SampledKey, Selected};
 pub use splits::{Split, SplitCounts};
+pub use team_roles::ConnectedRole;
 pub use verdicts::{VerdictFilter, VerdictValue};
 
 use db::{Db, Dialect};
@@ -379,6 +381,7 @@ impl Store {
         if found >= schema::VERSION {
             return tx.commit();
         }
+        team_roles::check_may_migrate(&tx, found, &self.location.to_string())?;
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
             tx.execute_batch(&schema_pg::migration(i, sql))?;
             if *sql == schema::RUN_RECORDS {

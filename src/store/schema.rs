@@ -403,7 +403,17 @@ pub const MIGRATIONS: &[&str] = &[
         expires_at TEXT NOT NULL
     );
     "#,
+    TEAM_ROLES,
 ];
+
+/// 21: who may write what on a team's store. On PostgreSQL a person is
+/// their database role: the step creates the group roles `jury_annotator`
+/// and `jury_adjudicator`, grants them their tables and turns on row-level
+/// security, so a role writes only its own labels, notes, marks, tags and
+/// adjudications (`team_roles::POSTGRES`, which `schema_pg::migration` runs
+/// in its place). A SQLite file has one person and no roles: there the step
+/// only moves the version, so both engines number their steps alike.
+pub const TEAM_ROLES: &str = "-- 21: team roles and row-level security (PostgreSQL only)";
 
 /// 17: each run's judge and settings as one typed, versioned record
 /// (`domain::RunRecord`, JSON in `runs.record`) instead of a JSON blob read

@@ -9,6 +9,10 @@ use super::db::{Db, params};
 /// Step `i` (from 0) of [`super::schema::MIGRATIONS`] as PostgreSQL runs it.
 pub fn migration(i: usize, sql: &str) -> String {
     let _ = i;
+    // Roles and row-level security exist only here (SQLite's step is empty).
+    if sql == super::schema::TEAM_ROLES {
+        return super::team_roles::POSTGRES.to_owned();
+    }
     let mut pg = super::db::translate::ddl(sql);
     // Step 9 reads each item's tags (a JSON array) with SQLite's json_each.
     if let Some(at) = pg.find("FROM json_each(items.tags) t") {

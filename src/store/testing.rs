@@ -72,6 +72,90 @@ impl TestDatabase {
 }
 
 #[cfg(feature = "postgres")]
+/// A LOGIN role on the test server for one test (no password: the test
+/// cluster trusts loopback), dropped when this is dropped. Roles belong to
+/// the whole cluster, not to the test's database: the name starts with the
+/// database's, so tests running at once never share a role.
+pub struct TestRole {
+    server: String,
+    database: String,
+    /// The test database as the server's superuser.
+    database_url: String,
+    /// The role's name, what jury stores as `who` for its writes.
+    pub name: String,
+    /// The test database's URL as this role.
+    pub url: String,
+}
+
+#[cfg(feature = "postgres")]
+impl TestDatabase {
+    /// A LOGIN role `<database>_<person>`, member of `groups` (e.g.
+    /// `jury_annotator`, made by the store's migrations: open
+    /// [`TestDatabase::store`] first).
+    pub fn login_role(&self, person: &str, groups: &[&str]) -> TestRole {
+        let name = format!("{}_{person}", self.name);
+        admin(&self.server, &format!("CREATE ROLE {name} LOGIN"));
+        for group in groups {
+            admin(&self.server, &format!("GRANT {group} TO {name}"));
+        }
+        let mut url = reqwest::Url::parse(&self.url).expect("the test database's URL");
+        url.set_username(&name).expect("a URL with a user");
+        url.set_password(None).expect("a URL without a password");
+        TestRole {
+            server: self.server.clone(),
+            database: self.name.clone(),
+            database_url: self.url.clone(),
+            name,
+            url: url.to_string(),
+        }
+    }
+
+    /// Makes `role` the owner of this database (what `CREATE DATABASE ...
+    /// OWNER` does): it may then create the store's tables.
+    pub fn give_to(&self, role: &TestRole) {
+        admin(
+            &self.server,
+            &format!("ALTER DATABASE {} OWNER TO {}", self.name, role.name),
+        );
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for TestRole {
+    /// Whatever the role came to own (the database, a store's tables) goes
+    /// back to the server's superuser first, or the role could not be
+    /// dropped. Never panics: it runs while a failed test unwinds too.
+    fn drop(&mut self) {
+        let name = &self.name;
+        let steps = [
+            (
+                &self.server,
+                format!("ALTER DATABASE {} OWNER TO CURRENT_USER", self.database),
+            ),
+            (
+                &self.database_url,
+                format!("REASSIGN OWNED BY {name} TO CURRENT_USER; DROP OWNED BY {name}"),
+            ),
+            (&self.server, format!("DROP ROLE IF EXISTS {name}")),
+        ];
+        let mut failed = None;
+        for (url, sql) in steps {
+            // The database may be gone already: then only the role is left.
+            failed = try_admin(url, &sql).err();
+        }
+        if let Some(e) = failed {
+            eprintln!("the test role {name} was not dropped: {e}");
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+/// As [`admin`], saying what went wrong instead of panicking.
+fn try_admin(url: &str, sql: &str) -> super::Result<()> {
+    super::db::pg::PgConn::connect(url)?.batch(sql)
+}
+
+#[cfg(feature = "postgres")]
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         admin(

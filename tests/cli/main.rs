@@ -24,6 +24,7 @@ mod judge_spec;
 mod label_undo;
 mod ledger;
 mod notes_export;
+mod postgres_roles;
 mod postgres_store;
 mod report;
 mod report_html;

@@ -25,3 +25,4 @@ mod same_figure_people;
 mod sample_migration;
 mod store_backends;
 mod store_migrations;
+mod store_roles;

@@ -24,6 +24,7 @@ fn settings(dir: &std::path::Path, structured: Option<&str>) -> jury::config::Se
         prompts_dir: None,
         theme: "dark".into(),
         who: "alice".into(),
+        who_named_by: None,
         temperature: None,
         idle_timeout: None,
         request_timeout: None,

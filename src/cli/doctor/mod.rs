@@ -243,6 +243,34 @@ fn check_postgres(r: &mut Report, url: &str) {
                 }
                 v => r.line(Level::Problem, "store", &say::schema_newer(v, supported)),
             }
+            check_role(r, url);
+        }
+    }
+}
+
+/// Who this connection writes as on a team's store, and whether the group
+/// roles a team needs exist (issue 32; README "A team on one store").
+fn check_role(r: &mut Report, url: &str) {
+    match crate::store::Store::postgres_role(url) {
+        Err(e) => r.line(Level::Problem, "store", &e.to_string()),
+        Ok(role) => {
+            let name = one_line(&role.name, 60);
+            r.line(
+                Level::Ok,
+                "store",
+                &if role.administers {
+                    say::role_administers(&name)
+                } else {
+                    say::role_of_team(&name)
+                },
+            );
+            if !role.groups_missing.is_empty() {
+                r.line(
+                    Level::Warning,
+                    "store",
+                    &say::groups_missing(&role.groups_missing.join(", ")),
+                );
+            }
         }
     }
 }

@@ -33,6 +33,23 @@ pub fn cannot_open(path: &str, why: &str) -> String {
 pub fn postgres_reachable(url: &str) -> String {
     format!("{url}: PostgreSQL reachable")
 }
+/// Connected as the store's owner or a superuser.
+pub fn role_administers(role: &str) -> String {
+    format!(
+        "connected as {role}, who administers the store (migrations, imports under other names; not bound by row-level security)"
+    )
+}
+/// Connected as a team member's role.
+pub fn role_of_team(role: &str) -> String {
+    format!(
+        "connected as {role}, a team role: labels, notes, marks and tags are stored as {role}'s, and only those can be written"
+    )
+}
+pub fn groups_missing(roles: &str) -> String {
+    format!(
+        "the group roles {roles} do not exist, so team members get no rights on the store: an administrator creates them (README \"A team on one store\"), then the owner runs SELECT jury_grant_team_roles()"
+    )
+}
 pub fn integrity_ok(path: &str) -> String {
     format!("{path}: integrity ok")
 }

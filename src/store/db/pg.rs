@@ -157,12 +157,21 @@ impl Session {
 }
 
 /// The server's message (with its detail), not the client's "db error".
+/// A refused privilege (a table not granted, a row-level security policy)
+/// also says what a team role may write.
 fn describe(e: &postgres::Error) -> String {
     match e.as_db_error() {
-        Some(db) => match db.detail() {
-            Some(d) => format!("{}: {} ({d})", db.severity(), db.message()),
-            None => format!("{}: {}", db.severity(), db.message()),
-        },
+        Some(db) => {
+            let said = match db.detail() {
+                Some(d) => format!("{}: {} ({d})", db.severity(), db.message()),
+                None => format!("{}: {}", db.severity(), db.message()),
+            };
+            if *db.code() == postgres::error::SqlState::INSUFFICIENT_PRIVILEGE {
+                format!("{said}; {}", super::super::team_roles::REFUSED)
+            } else {
+                said
+            }
+        }
         None => e.to_string(),
     }
 }

@@ -140,6 +140,7 @@ async fn reliability_26_api_key_never_leaks_config_must_be_private() {
                 prompts_dir: None,
                 theme: "dark".into(),
                 who: "me".into(),
+                who_named_by: None,
                 temperature: None,
                 idle_timeout: None,
                 request_timeout: None,
