@@ -4,6 +4,7 @@
 mod adjudications;
 mod assignments;
 mod batches;
+mod changes;
 mod claims;
 mod copy;
 mod create;
@@ -33,6 +34,7 @@ mod verdicts;
 pub use adjudications::{AdjudicationEvent, AdjudicationKind};
 pub use assignments::{AssignedWork, Assignment};
 pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};
+pub use changes::{ChangeMarker, Changed, Tail};
 pub use claims::Claimed;
 pub use copy::{TABLES, TableCopy};
 pub use error::{Result, StoreError};
