@@ -13,6 +13,7 @@ mod first_screen;
 mod forty_items;
 mod hangup;
 mod judge_and_label;
+mod live;
 mod marks_tags;
 mod my_queue;
 mod notes;

@@ -1,0 +1,47 @@
+//! The store watcher: a thread with its own store connection that answers
+//! "what changed since this marker?" (`Effect::WatchStore`), so others'
+//! labels reach an open workbench without the screen ever waiting on the
+//! store. One long-lived connection, not one per check: on PostgreSQL a
+//! new connection costs a handshake and a schema check every second.
+
+use crate::store::{ChangeMarker, Store};
+use crate::tui::msg::Msg;
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, Sender};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// More changed items than this are read as one pass over every label
+/// (an import of a labels file), not item by item.
+const MAX_ITEMS_ONE_BY_ONE: usize = 200;
+
+/// Starts the watcher on `path`; its answers go to `reply`. It ends when
+/// the sender is dropped.
+pub(super) fn start(path: PathBuf, reply: UnboundedSender<Msg>) -> Option<Sender<ChangeMarker>> {
+    let (tx, rx) = std::sync::mpsc::channel::<ChangeMarker>();
+    std::thread::Builder::new()
+        .name("jury-store-watch".into())
+        .spawn(move || watch(path, rx, reply))
+        .ok()
+        .map(|_| tx)
+}
+
+fn watch(path: PathBuf, asks: Receiver<ChangeMarker>, reply: UnboundedSender<Msg>) {
+    let mut store: Option<Store> = None;
+    while let Ok(since) = asks.recv() {
+        let result = match store.take().map_or_else(|| Store::open(&path), Ok) {
+            Ok(s) => {
+                let r = s.changed_since(&since, MAX_ITEMS_ONE_BY_ONE);
+                // A connection that failed is opened again at the next
+                // check (a restarted server, a network cut).
+                if r.is_ok() {
+                    store = Some(s);
+                }
+                r.map_err(|e| e.to_string())
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        if reply.send(Msg::StoreWatched { since, result }).is_err() {
+            break;
+        }
+    }
+}
