@@ -275,6 +275,13 @@ impl Store {
         self.conn.dialect()
     }
 
+    /// Whether the connection is gone (a PostgreSQL session the server
+    /// ended): a long-lived holder opens the store again rather than fail
+    /// every later call on it. Never true on SQLite.
+    pub fn connection_lost(&self) -> bool {
+        self.conn.is_lost()
+    }
+
     /// How long a write waits for another process's lock before it fails with
     /// [`StoreError::Busy`] (default [`BUSY_TIMEOUT`]).
     pub fn set_busy_timeout(&mut self, wait: Duration) -> Result<()> {
