@@ -268,7 +268,6 @@ mod tests {
         let refused = save(2, 3).expect_err("written on a session the server ended");
         assert!(refused.contains("PostgreSQL"), "{refused}");
         assert_eq!(save(3, 4), Ok(()));
-        drop(save);
         drop(jobs);
         writer.unwrap().join().unwrap();
         let stored = db.store().labels_for_item("k-001").unwrap();
