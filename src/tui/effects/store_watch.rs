@@ -45,3 +45,43 @@ fn watch(path: PathBuf, asks: Receiver<ChangeMarker>, reply: UnboundedSender<Msg
         }
     }
 }
+
+#[cfg(all(test, feature = "postgres"))]
+mod tests {
+    use super::*;
+
+    /// The server ended the watcher's session (a restart, a network cut):
+    /// that check fails, and the next one reads on a new connection, so
+    /// others' labels keep arriving once the server is back.
+    #[test]
+    fn after_postgresql_ended_the_session_the_next_check_reads_on_a_new_connection() {
+        let Some(db) = crate::store::testing::TestDatabase::create() else {
+            return;
+        };
+        drop(db.store());
+        let (reply, mut answers) = tokio::sync::mpsc::unbounded_channel();
+        let asks = start(PathBuf::from(&db.url), reply).expect("the watcher starts");
+        let mut check = |since: ChangeMarker| {
+            asks.send(since).unwrap();
+            match answers.blocking_recv() {
+                Some(Msg::StoreWatched { since: s, result }) if s == since => result,
+                other => panic!("not the answer to {since:?}: {other:?}"),
+            }
+        };
+        let start = check(ChangeMarker::default()).unwrap();
+        assert!(start.nothing(&ChangeMarker::default()));
+        db.end_sessions();
+        assert!(check(start.marker).is_err());
+        let mut label = crate::tui::fixtures::label(
+            "k-001",
+            "urgency",
+            "cleo",
+            crate::domain::Value::Likert(2),
+        );
+        label.created_at = crate::store::now();
+        db.store().upsert_label(&label).unwrap();
+        let moved = check(start.marker).unwrap();
+        assert_eq!(moved.items, Some(vec!["k-001".to_string()]));
+        assert_eq!(moved.labels, [label]);
+    }
+}
