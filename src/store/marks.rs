@@ -3,7 +3,7 @@
 //! (a person's words), never read by anything that counts labels.
 
 use super::db::params;
-use super::{Result, Store, StoreError};
+use super::{Result, Store};
 use crate::domain::{ComboKey, Label, MarkKind, RowMark};
 
 /// Where a mark lives: one per combination, persona and person.
@@ -166,33 +166,7 @@ impl Store {
 
     /// Every row's current mark (all people), oldest first.
     pub fn current_marks(&self) -> Result<Vec<RowMark>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT item_id, classification_id, perspective_id, persona_id, who, mark, note, created_at
-             FROM row_marks m
-             WHERE id = (SELECT max(id) FROM row_marks n WHERE n.item_id=m.item_id AND n.classification_id=m.classification_id
-                         AND n.perspective_id=m.perspective_id AND n.persona_id=m.persona_id AND n.who=m.who)
-               AND mark IS NOT NULL
-             ORDER BY id",
-        )?;
-        let mut rows = stmt.query([])?;
-        let mut out = Vec::new();
-        while let Some(r) = rows.next()? {
-            let mark: String = r.get(5)?;
-            out.push(RowMark {
-                key: ComboKey::new(
-                    &r.get::<_, String>(0)?,
-                    &r.get::<_, String>(1)?,
-                    &r.get::<_, String>(2)?,
-                ),
-                persona_id: r.get(3)?,
-                who: r.get(4)?,
-                mark: MarkKind::parse(&mark)
-                    .ok_or_else(|| StoreError::Data(format!("unknown mark '{mark}'")))?,
-                note: r.get(6)?,
-                created_at: r.get(7)?,
-            });
-        }
-        Ok(out)
+        self.current_marks_where(None)
     }
 
     /// Every change to the marks of one combination, newest first.

@@ -4,6 +4,7 @@
 mod adjudications;
 mod assignments;
 mod batches;
+mod changes;
 mod claims;
 mod copy;
 mod create;
@@ -34,6 +35,7 @@ mod verdicts;
 pub use adjudications::{AdjudicationEvent, AdjudicationKind};
 pub use assignments::{AssignedWork, Assignment};
 pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};
+pub use changes::{ChangeMarker, Changed, Tail};
 pub use claims::Claimed;
 pub use copy::{TABLES, TableCopy};
 pub use error::{Result, StoreError};
@@ -273,6 +275,13 @@ impl Store {
     /// Which engine holds the store.
     pub fn dialect(&self) -> Dialect {
         self.conn.dialect()
+    }
+
+    /// Whether the connection is gone (a PostgreSQL session the server
+    /// ended): a long-lived holder opens the store again rather than fail
+    /// every later call on it. Never true on SQLite.
+    pub fn connection_lost(&self) -> bool {
+        self.conn.is_lost()
     }
 
     /// How long a write waits for another process's lock before it fails with

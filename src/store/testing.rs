@@ -69,6 +69,19 @@ impl TestDatabase {
     pub fn store(&self) -> Store {
         Store::open_postgres(&self.url).expect("a store on the test PostgreSQL")
     }
+
+    /// Ends every session on this database, as a server restart or a
+    /// network cut does to the clients (each one's next call fails).
+    pub fn end_sessions(&self) {
+        admin(
+            &self.server,
+            &format!(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = '{}' AND pid <> pg_backend_pid()",
+                self.name
+            ),
+        );
+    }
 }
 
 #[cfg(feature = "postgres")]

@@ -164,6 +164,9 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     store.mark_abandoned_runs(&[])?;
     let mut notes = Vec::new();
     notes.extend(seed_new_workspace(&mut store, &opts, &settings.who)?);
+    // Read before the labels: whatever others write from now on is taken
+    // live (see `app::live`).
+    let marker = store.change_marker()?;
     let data = load_without_items(&store)?;
     let run_claims = app::claims::from_runs(&store.runs()?);
     // A session that cannot be read is no session: the defaults, quietly.
@@ -189,6 +192,7 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     let from_config = std::mem::replace(&mut app.data.claims, run_claims);
     app.data.claims.extend(from_config);
     app.set_team(assigned, &leases);
+    app.data.live.marker = marker;
     if let Some(kept) = &kept {
         update::session::restore(&mut app, kept);
     }

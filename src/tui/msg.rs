@@ -22,6 +22,9 @@ pub enum Msg {
     /// A timer tick (spinner, elapsed time, keeping a changed session);
     /// sent only while a run shows progress or the session waits to be kept.
     Tick,
+    /// About once a second, always: time to ask whether others changed
+    /// labels, notes or marks in the store (see `update::live`).
+    WatchTick,
 
     // ----- the engine (run tasks) -----
     /// An engine event from the run this session tagged `tag`.
@@ -103,6 +106,13 @@ pub enum Msg {
         result: LeaseAnswer,
     },
 
+    /// What others changed in the store since the marker `since` (answers
+    /// `Effect::WatchStore`).
+    StoreWatched {
+        since: crate::store::ChangeMarker,
+        result: Result<crate::store::Changed, String>,
+    },
+
     // ----- the recovery file beside the store -----
     /// The recovery file was written: where, or why not (answers
     /// `Effect::KeepUnsaved`, and `Effect::ClearUnsaved` when it failed).
@@ -161,6 +171,9 @@ pub enum Effect {
         now: String,
         until: String,
     },
+    /// Read what changed in the store since `since`: the new marker and the
+    /// changed items' labels and marks (answers `Msg::StoreWatched`).
+    WatchStore { since: crate::store::ChangeMarker },
     /// Start a run; one that resumes and finds nothing missing does not
     /// start, and answers `Msg::RunsPlanned { started: Some(tag) }`.
     StartRun { tag: u64, plan: RunPlan },

@@ -169,6 +169,18 @@ impl Db {
         }
     }
 
+    /// Whether the connection is gone for good: a PostgreSQL session the
+    /// server ended (a restart, a terminated backend, a network cut), which
+    /// every later call would fail on until a new connection is opened. A
+    /// SQLite connection is never lost (its file may be refused, not it).
+    pub fn is_lost(&self) -> bool {
+        match self {
+            Db::Sqlite(_) => false,
+            #[cfg(feature = "postgres")]
+            Db::Postgres(conn) => conn.is_closed(),
+        }
+    }
+
     /// A PRAGMA on SQLite; nothing on PostgreSQL (which has no such knobs
     /// per connection that the store relies on).
     pub fn pragma_update(&self, name: &str, value: &dyn rusqlite::ToSql) -> Result<()> {

@@ -108,6 +108,12 @@ impl PgConn {
             .map_err(|_| StoreError::Postgres("the connection's thread ended".into()))
     }
 
+    /// Whether the server ended the session (known once a call failed on
+    /// it); a connection whose thread is gone is closed too.
+    pub fn is_closed(&self) -> bool {
+        self.call(|s| s.client.is_closed()).unwrap_or(true)
+    }
+
     pub fn execute(&self, sql: &str, params: Vec<Value>) -> Result<usize> {
         let sql = sql.to_owned();
         self.call(move |s| {

@@ -172,6 +172,9 @@ pub struct Workspace {
     pub adjudication_undo: Vec<super::adjudication::AdjudicationStep>,
     /// What `jury assign` gave this person, and the leases (see [`super::team`]).
     pub team: super::team::Team,
+    /// Where the store's label and mark histories stood when last read, so
+    /// others' changes are taken as they come (see [`super::live`]).
+    pub live: super::live::Live,
 }
 
 /// One label change of this session: the label before it (`None`: there
@@ -267,6 +270,7 @@ impl Workspace {
             adjudicate_next: false,
             adjudication_undo: Vec::new(),
             team: super::team::Team::default(),
+            live: super::live::Live::default(),
         };
         for a in data.adjudications {
             ws.adjudications

@@ -167,6 +167,12 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
             } => s.undo_adjudication(undoes, restore.as_ref(), at),
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
+        // A PostgreSQL session the server ended (a restart, a network cut)
+        // fails every later call: the next job opens a new connection, so
+        // `s` (retry) and the next label work once the server is back.
+        if result.is_err() && s.connection_lost() {
+            store = None;
+        }
         if let (
             LabelJob::Undo { req, .. },
             Err(crate::store::StoreError::LabelChanged { current }),
@@ -213,5 +219,59 @@ fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
         LabelJob::Adjudicate(_) | LabelJob::UndoAdjudication { .. } => {
             Msg::AdjudicationNotSaved(result.err().unwrap_or_default())
         }
+    }
+}
+
+#[cfg(all(test, feature = "postgres"))]
+mod tests {
+    use super::*;
+    use crate::domain::{ComboKey, Value};
+
+    fn label(v: u8) -> Label {
+        Label {
+            key: ComboKey::new("k-001", "urgency", "classification"),
+            persona_id: "kenton".into(),
+            value: Value::Likert(v),
+            note: String::new(),
+            who: "ann".into(),
+            created_at: crate::store::now(),
+            replaced_judge_value: None,
+            blind: false,
+            tags: Vec::new(),
+        }
+    }
+
+    /// The server ended the writer's session (a restart, a network cut):
+    /// the label written on it is refused, and the next one (or `s`,
+    /// which hands it over again) is saved on a new connection.
+    #[test]
+    fn after_postgresql_ended_the_session_the_next_label_is_saved_on_a_new_connection() {
+        let Some(db) = crate::store::testing::TestDatabase::create() else {
+            return;
+        };
+        drop(db.store());
+        let (reply, mut answers) = tokio::sync::mpsc::unbounded_channel();
+        let (jobs, writer) = start(PathBuf::from(&db.url), reply);
+        let mut save = |req: u64, v: u8| {
+            jobs.send(LabelJob::Save {
+                req,
+                label: label(v),
+            })
+            .unwrap();
+            match answers.blocking_recv() {
+                Some(Msg::LabelSaved { req: r, result }) if r == req => result,
+                other => panic!("not the answer to {req}: {other:?}"),
+            }
+        };
+        assert_eq!(save(1, 2), Ok(()));
+        db.end_sessions();
+        let refused = save(2, 3).expect_err("written on a session the server ended");
+        assert!(refused.contains("PostgreSQL"), "{refused}");
+        assert_eq!(save(3, 4), Ok(()));
+        drop(jobs);
+        writer.unwrap().join().unwrap();
+        let stored = db.store().labels_for_item("k-001").unwrap();
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].value, Value::Likert(4));
     }
 }

@@ -17,6 +17,7 @@ pub mod fewshot;
 mod label_writer;
 pub mod recovery;
 pub mod run_task;
+mod store_watch;
 
 /// What runs need besides the plan; `None` provider when no endpoint is
 /// configured. Its prompts are the workbench's prompt folder (`--prompts` or
@@ -34,6 +35,8 @@ pub struct Executor {
     engine: EngineLink,
     labels: Option<std::sync::mpsc::Sender<LabelJob>>,
     writer: Option<std::thread::JoinHandle<()>>,
+    /// The store watcher's inbox (see [`store_watch`]).
+    watch: Option<std::sync::mpsc::Sender<crate::store::ChangeMarker>>,
     cancels: HashMap<u64, CancellationToken>,
 }
 
@@ -51,7 +54,9 @@ impl Executor {
     /// Starts the label writer thread. Call inside a tokio runtime.
     pub fn new(db_path: PathBuf, engine: EngineLink, tx: UnboundedSender<Msg>) -> Executor {
         let (ltx, writer) = label_writer::start(db_path.clone(), tx.clone());
+        let watch = store_watch::start(db_path.clone(), tx.clone());
         Executor {
+            watch,
             tx,
             recovery: recovery::path_for(&db_path),
             db_path,
@@ -119,6 +124,15 @@ impl Executor {
                         [Msg::LabelHistory { key, result, marks }]
                     },
                 );
+            }
+            Effect::WatchStore { since } => {
+                let handed = self.watch.as_ref().is_some_and(|w| w.send(since).is_ok());
+                if !handed {
+                    let _ = self.tx.send(Msg::StoreWatched {
+                        since,
+                        result: Err("the store watcher is not running".into()),
+                    });
+                }
             }
             Effect::StartRun { tag, plan } => self.start_run(tag, plan),
             Effect::PlanRuns(plans) => self.plan_runs(plans),
@@ -294,6 +308,7 @@ impl Executor {
             c.cancel();
         }
         self.labels = None;
+        self.watch = None;
         if let Some(w) = self.writer.take() {
             let _ = w.join();
         }

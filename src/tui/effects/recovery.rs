@@ -36,6 +36,13 @@ pub fn read(path: &Path) -> std::io::Result<(Vec<Label>, usize)> {
 /// durably: a new file is written, synced and renamed over the old one.
 /// Returns how many labels the file now holds.
 pub fn keep(path: &Path, labels: &[Label]) -> std::io::Result<usize> {
+    // A PostgreSQL store's file sits in the data directory, which nothing
+    // may have made yet (found on PostgreSQL: SIGTERM lost the unsaved
+    // labels with "No such file or directory"). A file store's directory
+    // exists, as the store does.
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
     let (old, _) = read(path)?;
     let all = merge(old, labels.iter().cloned());
     let tmp = {
@@ -126,5 +133,21 @@ mod tests {
         clear(&p).unwrap();
         assert!(!p.exists());
         clear(&p).unwrap();
+    }
+
+    /// A PostgreSQL store's recovery file is named after the URL in the
+    /// data directory, which may not exist yet: it is made.
+    #[test]
+    fn keep_makes_the_directory_a_postgresql_store_s_file_goes_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = "postgres://ann@db.example/jury";
+        let stand_in = crate::store::location::local_path(Path::new(url));
+        let p = dir
+            .path()
+            .join("not-made-yet/jury")
+            .join(path_for(&stand_in).file_name().unwrap());
+        assert!(!p.parent().unwrap().exists());
+        assert_eq!(keep(&p, &[label(2, "2026-01-01")]).unwrap(), 1);
+        assert_eq!(read(&p).unwrap().0.len(), 1);
     }
 }

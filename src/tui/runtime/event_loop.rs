@@ -16,6 +16,10 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 pub const FRAME: Duration = Duration::from_millis(16);
 
+/// How often the store is asked whether others changed labels, notes or
+/// marks: a change shows within this plus one read.
+pub const WATCH_EVERY: Duration = Duration::from_millis(1000);
+
 /// Why the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -59,6 +63,9 @@ pub async fn run(
     // (see `reader`): then this check, once a second, still ends the loop.
     let mut hangup_check = tokio::time::interval(Duration::from_secs(1));
     hangup_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // Others' labels appear within about this long (see `update::live`).
+    let mut watch = tokio::time::interval(WATCH_EVERY);
+    watch.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut tick = tokio::time::interval(Duration::from_millis(120));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let size = terminal.size()?;
@@ -89,6 +96,8 @@ pub async fn run(
             sig = signals.next() => return Ok(Exit::Signal(sig)),
             _ = hangup_check.tick() => if reader::hung_up() { return Ok(Exit::Signal(HANGUP)); },
             Some(m) = rx.recv() => { apply(app, exec, m); dirty = true; }
+            // Only hands a check over: its answer comes back through `rx`.
+            _ = watch.tick() => apply(app, exec, Msg::WatchTick),
             // Ticks while a run shows progress, and until a changed session is kept.
             _ = tick.tick() => if app.running() || app.chrome.session.wants_tick() { apply(app, exec, Msg::Tick); dirty = true; },
             _ = tokio::time::sleep_until(wake.into()) => {}

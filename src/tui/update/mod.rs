@@ -18,6 +18,7 @@ pub mod engine;
 pub mod fewshot_loop;
 pub mod label;
 pub mod lease;
+pub mod live;
 pub mod marks;
 pub mod nav;
 pub mod owners;
@@ -65,6 +66,8 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
             app.runs.spinner = app.runs.spinner.wrapping_add(1);
             session::tick(app, &mut fx);
         }
+        Msg::WatchTick => live::tick(app, &mut fx),
+        Msg::StoreWatched { since, result } => live::watched(app, since, result),
         Msg::Engine { tag, event } => {
             // A run's row appears in (or leaves) the store: an open runs
             // view reads it again; progress in between is drawn live.

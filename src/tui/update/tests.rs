@@ -31,6 +31,8 @@ mod where_i_am;
 mod search_terms;
 // Assignments, leases and blind double-coding.
 mod team;
+// Others' labels, notes and marks taken live from the store.
+mod live;
 
 /// The one label (or note) saved; how its combination was chosen
 /// (`MarkSampled`) is recorded beside it and looked at apart.

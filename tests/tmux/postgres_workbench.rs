@@ -1,0 +1,129 @@
+//! The workbench on PostgreSQL, as a person uses it (issue 32 §1): the
+//! sample data imported, a label and a note given, quit, reopened, both
+//! still there; then the server ends the session (a restart, a network
+//! cut), the next label is refused and kept unsaved, SIGTERM keeps it in
+//! the recovery file (in a data directory nothing had made yet), and the
+//! next start replays it into the store. Needs `JURY_TEST_POSTGRES_URL`;
+//! without it the test says it skipped (a failure under
+//! `JURY_REQUIRE_POSTGRES=1`).
+#![cfg(all(feature = "tui", feature = "postgres"))]
+
+use crate::tui_tmux_common;
+use jury::store::testing::TestDatabase;
+use tui_tmux_common::*;
+
+fn workbench(db: &TestDatabase, data_home: &std::path::Path) -> String {
+    format!(
+        "exec env -u OPENAI_API_KEY XDG_DATA_HOME={} JURY_CONFIG=/nonexistent/config.toml JURY_USER=ann {} tui --db '{}'",
+        data_home.display(),
+        env!("CARGO_BIN_EXE_jury"),
+        db.url
+    )
+}
+
+fn anns(db: &TestDatabase) -> Vec<jury::domain::Label> {
+    let s = jury::store::Store::open_postgres(&db.url).unwrap();
+    s.labels_for_item("k-001")
+        .unwrap()
+        .into_iter()
+        .filter(|l| l.who == "ann")
+        .collect()
+}
+
+/// ann's label values on k-001, sorted.
+fn values(db: &TestDatabase) -> Vec<String> {
+    let mut v: Vec<String> = anns(db).iter().map(|l| l.value.as_text()).collect();
+    v.sort();
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn label_note_quit_reopen_and_a_label_the_server_refused_is_replayed() {
+    if !have_tmux() {
+        eprintln!("tmux is not installed: skipping the end-to-end TUI test");
+        return;
+    }
+    let Some(db) = TestDatabase::create() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Not made yet: the recovery file's directory must be made when needed.
+    let data_home = dir.path().join("xdg-data");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
+        .args([
+            "import",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data"),
+        ])
+        .env("JURY_DB", &db.url)
+        .env("JURY_CONFIG", "/nonexistent/config.toml")
+        .env("XDG_DATA_HOME", &data_home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let name = format!("jury-pg-wb-{}", std::process::id());
+
+    // A label and its note, then quit.
+    let ann = Session::start_cmd(&name, &workbench(&db, &data_home));
+    wait_for(&ann.name, "the workbench on k-001", |s| {
+        s.contains("│k-001 · ") && focused(s) == "work-pers"
+    })
+    .await;
+    ann.keys(&["Tab", "Tab", "4"]);
+    wait_for(&ann.name, "the label saved", |s| s.contains("H 4 ✓saved")).await;
+    ann.keys(&["n"]);
+    ann.paste("a note kept in PostgreSQL");
+    ann.keys(&["Enter"]);
+    wait_for(&ann.name, "the note", |s| {
+        s.contains("a note kept in PostgreSQL")
+    })
+    .await;
+    ann.keys(&["q"]);
+    wait_gone(&ann.name).await;
+    let kept = anns(&db);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].note, "a note kept in PostgreSQL");
+
+    // Reopened: both are there.
+    let ann = Session::start_cmd(&name, &workbench(&db, &data_home));
+    let screen = wait_for(&ann.name, "the label and note after reopening", |s| {
+        s.contains("│k-001 · ") && s.contains("H 4") && s.contains("a note kept in PostgreSQL")
+    })
+    .await;
+    eprintln!("--- reopened ---\n{screen}");
+
+    // A label changed opens the writer's connection (it connects on its
+    // first job; the focus starts on the first row, labelled before); then
+    // the server ends every session: the next label (on the next row) is
+    // refused, kept unsaved, and SIGTERM keeps it for the next start.
+    ann.keys(&["Tab", "Tab", "3"]);
+    wait_for(&ann.name, "the changed label in the store", |_| {
+        values(&db) == ["3"]
+    })
+    .await;
+    db.end_sessions();
+    ann.keys(&["5"]);
+    wait_for(&ann.name, "the refused label", |s| s.contains("UNSAVED")).await;
+    let pid = ann.pane_pid();
+    // SAFETY: a plain kill(2) on the jury process this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    wait_gone(&ann.name).await;
+    assert_eq!(values(&db), ["3"], "the refused label is not in the store");
+
+    let ann = Session::start_cmd(&name, &workbench(&db, &data_home));
+    wait_for(&ann.name, "the offer to replay", |s| {
+        s.contains("could not be saved when jury last closed")
+    })
+    .await;
+    ann.keys(&["r"]);
+    wait_for(&ann.name, "the replayed label in the store", |_| {
+        values(&db) == ["3", "5"]
+    })
+    .await;
+    ann.keys(&["q"]);
+    wait_gone(&ann.name).await;
+    assert_eq!(values(&db), ["3", "5"]);
+}
