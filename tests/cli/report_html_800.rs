@@ -48,10 +48,17 @@ fn at_800_px_the_base_rate_table_breaks_no_word() {
         "--out",
         page.to_str().unwrap(),
     ]);
-    assert!(
-        Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} is missing: .ci/run installs it (apt-get install chromium); this test needs it"
-    );
+    // CI installs Chromium and sets JURY_REQUIRE_BROWSER=1: there its absence
+    // fails; on a machine without it (README's `cargo test` on a fresh
+    // machine) the browser half says so and stops.
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var("JURY_REQUIRE_BROWSER").as_deref() != Ok("1"),
+            "{CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)"
+        );
+        eprintln!("{CHROMIUM} is not installed: skipping the browser half");
+        return;
+    }
     let html = std::fs::read_to_string(&page).unwrap();
     let probed = ws.path("probed-800.html");
     std::fs::write(&probed, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();

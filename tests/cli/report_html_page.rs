@@ -216,10 +216,17 @@ fn the_html_report_opens_with_the_answers_fits_1200_px_and_shows_disagreements_e
     assert!(!without_ns.contains("http://") && !without_ns.contains("https://"));
 
     // A real browser at 1200 px.
-    assert!(
-        Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} is missing: .ci/run installs it (apt-get install chromium); this test needs it"
-    );
+    // CI installs Chromium and sets JURY_REQUIRE_BROWSER=1: there its absence
+    // fails; on a machine without it (README's `cargo test` on a fresh
+    // machine) the browser half says so and stops.
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            std::env::var("JURY_REQUIRE_BROWSER").as_deref() != Ok("1"),
+            "{CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)"
+        );
+        eprintln!("{CHROMIUM} is not installed: skipping the browser half");
+        return;
+    }
     let shot = ws.path("report.png");
     let out = chromium(
         &page,
