@@ -70,6 +70,7 @@ impl Store {
             HashMap::new()
         };
         let tx = self.immediate()?;
+        take_claims_lock(&tx)?;
         // Read under the write lock: a run that claims meanwhile waits for
         // us, and one that ended meanwhile has written all it judged.
         let judged = if leave_held {
@@ -161,6 +162,35 @@ impl Store {
             [run_id],
             |r| r.get::<_, i64>(0),
         )? as usize)
+    }
+}
+
+/// The advisory lock claiming takes on PostgreSQL (jury's own key; the
+/// migrations take 7032001).
+const CLAIMS_LOCK: i64 = 7032002;
+
+/// Makes the claim transaction the only one of its kind until it ends.
+///
+/// SQLite has one writer: `BEGIN IMMEDIATE` already serialises claims. A
+/// PostgreSQL transaction at READ COMMITTED does not: two runs (on two
+/// hosts, or one) would both read no claim, both insert theirs and both pay
+/// for every combination. A transaction-level advisory lock makes every
+/// claim wait for the one before it to commit; each statement after it sees
+/// what that one claimed (READ COMMITTED takes a snapshot per statement).
+/// Chosen over row locks (`FOR UPDATE SKIP LOCKED`) or a unique constraint
+/// with `ON CONFLICT DO NOTHING` because a claim is not one row per
+/// combination that only one run may hold: a deliberate repeat (no
+/// `--resume`) claims combinations another run holds, and the same check
+/// also reads verdicts judged since planning and open batches, which no
+/// row lock covers. A run claims once, at its start, so the wait is short
+/// and rare; the lock goes with the transaction (a killed process's
+/// session ends and releases it), so it can never be left held.
+fn take_claims_lock(tx: &super::db::Db) -> Result<()> {
+    match tx.dialect() {
+        super::db::Dialect::Sqlite => Ok(()),
+        super::db::Dialect::Postgres => {
+            tx.execute_batch(&format!("SELECT pg_advisory_xact_lock({CLAIMS_LOCK})"))
+        }
     }
 }
 
