@@ -13,6 +13,32 @@ pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
 /// each) on a slow disk without another process declaring its run dead.
 pub const HEARTBEAT_STALE_AFTER: Duration = Duration::from_secs(30);
 
+/// Test-only: a heartbeat age, in milliseconds, that counts as stale
+/// instead of [`HEARTBEAT_STALE_AFTER`] (the beat quickens to match), so a
+/// test sees a killed run's claims lapse without waiting 30 s.
+pub const TEST_STALE_AFTER_ENV: &str = "JURY_TEST_HEARTBEAT_STALE_MS";
+
+/// Test-only: the host name this process gives its runs instead of the
+/// machine's, so one machine's tests can play several hosts.
+pub const TEST_HOST_NAME_ENV: &str = "JURY_TEST_HOST_NAME";
+
+/// When a heartbeat is stale: [`HEARTBEAT_STALE_AFTER`], unless a test
+/// says otherwise ([`TEST_STALE_AFTER_ENV`]).
+pub fn heartbeat_stale_after() -> Duration {
+    std::env::var(TEST_STALE_AFTER_ENV)
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+        .map(Duration::from_millis)
+        .unwrap_or(HEARTBEAT_STALE_AFTER)
+}
+
+/// How often a live run beats: [`HEARTBEAT_EVERY`], or six times per stale
+/// period when a test shortened it, so a live run never looks dead.
+pub fn heartbeat_every() -> Duration {
+    HEARTBEAT_EVERY.min(heartbeat_stale_after() / 6)
+}
+
 /// The note a run gets when its process ended without finishing it.
 pub const INTERRUPTED_NOTE: &str = "interrupted (process ended)";
 
@@ -47,7 +73,7 @@ impl RunOwner {
         match chrono::DateTime::parse_from_rfc3339(last) {
             Ok(t) => {
                 let age = now.signed_duration_since(t.with_timezone(&chrono::Utc));
-                age.to_std().is_ok_and(|a| a > HEARTBEAT_STALE_AFTER)
+                age.to_std().is_ok_and(|a| a > heartbeat_stale_after())
             }
             // An unreadable time proves nothing about the owner.
             Err(_) => false,
@@ -55,8 +81,14 @@ impl RunOwner {
     }
 }
 
-/// This machine's name, to tell its own processes from another host's.
+/// This machine's name, to tell its own processes from another host's
+/// (a test may pretend to be another host: [`TEST_HOST_NAME_ENV`]).
 pub fn host_name() -> String {
+    if let Ok(name) = std::env::var(TEST_HOST_NAME_ENV)
+        && !name.trim().is_empty()
+    {
+        return name;
+    }
     let mut buf = [0u8; 256];
     // SAFETY: the buffer is valid for its whole length; gethostname writes at
     // most that many bytes.
