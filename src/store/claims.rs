@@ -185,7 +185,7 @@ const CLAIMS_LOCK: i64 = 7032002;
 /// row lock covers. A run claims once, at its start, so the wait is short
 /// and rare; the lock goes with the transaction (a killed process's
 /// session ends and releases it), so it can never be left held.
-fn take_claims_lock(tx: &super::db::Db) -> Result<()> {
+pub(super) fn take_claims_lock(tx: &super::db::Db) -> Result<()> {
     match tx.dialect() {
         super::db::Dialect::Sqlite => Ok(()),
         super::db::Dialect::Postgres => {
@@ -196,7 +196,7 @@ fn take_claims_lock(tx: &super::db::Db) -> Result<()> {
 
 /// Runs still `running` whose owner is alive.
 fn live_runs(conn: &super::db::Db) -> Result<HashSet<i64>> {
-    let (at, host) = (chrono::Utc::now(), host_name());
+    let (at, host) = (super::clock::store_now(conn)?, host_name());
     Ok(super::runs::running_owners_on(conn)?
         .into_iter()
         .filter(|(_, o)| !o.is_gone(at, &host, pid_alive))

@@ -6,6 +6,7 @@ mod assignments;
 mod batches;
 mod changes;
 mod claims;
+mod clock;
 mod copy;
 mod create;
 pub mod db;

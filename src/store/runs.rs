@@ -123,10 +123,11 @@ const RUN_COLUMNS: &str = "r.id, r.protocol, r.mode, r.persona_id, r.perspective
 impl Store {
     pub fn create_run(&mut self, spec: &RunSpec, total: u64) -> Result<i64> {
         let tx = self.immediate()?;
+        let beat = super::clock::store_timestamp(&tx)?;
         let id: i64 = tx.query_row(
             "INSERT INTO runs (protocol, mode, persona_id, perspective_ids, model, prompt_hash, params, status, created_at, total,
                owner_pid, owner_host, heartbeat_at, record)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{}', 'running', ?7, ?8, ?9, ?10, ?7, ?11)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{}', 'running', ?7, ?8, ?9, ?10, ?12, ?11)
              RETURNING id",
             params![
                 spec.protocol.as_str(),
@@ -139,7 +140,8 @@ impl Store {
                 total as i64,
                 std::process::id(),
                 host_name(),
-                record_json(spec.record.as_deref())
+                record_json(spec.record.as_deref()),
+                beat
             ],
             |r| r.get(0),
         )?;
@@ -147,11 +149,13 @@ impl Store {
         Ok(id)
     }
 
-    /// Tells other processes the run is still alive.
+    /// Tells other processes the run is still alive (by the store's clock,
+    /// which every host reads alike: see `clock.rs`).
     pub fn heartbeat(&mut self, run_id: i64) -> Result<()> {
+        let at = super::clock::store_timestamp(&self.conn)?;
         self.write_one(
             "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'",
-            params![run_id, now()],
+            params![run_id, at],
         )?;
         Ok(())
     }
@@ -264,7 +268,7 @@ impl Store {
             // Nothing can be marked; reading must still work.
             return Ok(0);
         }
-        let (at, host) = (chrono::Utc::now(), host_name());
+        let (at, host) = (super::clock::store_now(&self.conn)?, host_name());
         let mut n = 0;
         for (id, owner) in self.running_owners()? {
             if except.contains(&id) || !owner.is_gone(at, &host, pid_alive) {
