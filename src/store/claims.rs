@@ -1,9 +1,12 @@
 //! Claims: the combinations a running run is judging. Two runs started
 //! together on the same combinations would otherwise both pay for every one
 //! of them; with claims the second (a `--resume`) leaves to the first what
-//! it has claimed. A claim is void once its run ended or its owner is gone
-//! (the liveness rule of [`super::RunOwner::is_gone`]), so a killed run's
-//! claims never block anyone.
+//! it has claimed, from whichever host (on PostgreSQL claims take turns on
+//! an advisory lock: [`take_claims_lock`]). A claim is void once its run
+//! ended or its owner is gone (the liveness rule of
+//! [`super::RunOwner::is_gone`]: a dead pid on this host, else a heartbeat
+//! older than the stale time by the store's clock), so a killed run's
+//! claims block others only until then.
 
 use super::db::params;
 use super::{Result, Store, VerdictFilter, host_name, pid_alive};
@@ -71,6 +74,11 @@ impl Store {
         };
         let tx = self.immediate()?;
         take_claims_lock(&tx)?;
+        // The run's writer, which beats, starts only after the claim, and a
+        // large claim over a slow link may take a while: beat here, first to
+        // hold the run's row (another process marking it abandoned waits,
+        // then sees a new beat), last so the beat is fresh at commit.
+        beat(&tx, run_id)?;
         // Read under the write lock: a run that claims meanwhile waits for
         // us, and one that ended meanwhile has written all it judged.
         let judged = if leave_held {
@@ -151,6 +159,7 @@ impl Store {
                 params![run_id, left],
             )?;
         }
+        beat(&tx, run_id)?;
         tx.commit()?;
         Ok(out)
     }
@@ -192,6 +201,16 @@ pub(super) fn take_claims_lock(tx: &super::db::Db) -> Result<()> {
             tx.execute_batch(&format!("SELECT pg_advisory_xact_lock({CLAIMS_LOCK})"))
         }
     }
+}
+
+/// Renews `run_id`'s heartbeat inside the claim's transaction.
+fn beat(tx: &super::db::Db, run_id: i64) -> Result<()> {
+    let at = super::clock::store_timestamp(tx)?;
+    tx.execute(
+        "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'",
+        params![run_id, at],
+    )?;
+    Ok(())
 }
 
 /// Runs still `running` whose owner is alive.
