@@ -50,7 +50,8 @@ fn config_of(f: &VerdictFilter<'_>) -> String {
 
 impl Store {
     /// Claims `keys` for `run_id`, in one transaction with the check, so two
-    /// runs claiming at once are served one after the other. With
+    /// runs claiming at once are served one after the other (SQLite's one
+    /// writer; on PostgreSQL an advisory lock, whatever host each runs on). With
     /// `leave_held` (a `--resume`), keys another live run holds, or judged
     /// since planning, are not claimed and are returned; the run's total
     /// drops by as many. Without it (a deliberate repeat) everything is
