@@ -5,7 +5,7 @@
 
 use super::{EngineEvent, Progress};
 use crate::domain::{Failure, RunStatus, Usage, Verdict};
-use crate::store::{HEARTBEAT_EVERY, Store, StoreError};
+use crate::store::{Store, StoreError, heartbeat_every};
 use std::sync::mpsc;
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
@@ -256,6 +256,7 @@ pub fn start(
             };
             let mut finish: Option<(RunStatus, Option<String>)> = None;
             let mut last_beat = Instant::now();
+            let beat_every = heartbeat_every();
             // Failures committed, to tell a run that produced nothing but
             // failures from one that is done.
             let mut failures = 0u64;
@@ -263,12 +264,12 @@ pub fn start(
                 // The heartbeat is written between commands and, while the
                 // judge is slow to answer, on waking up without one: other
                 // processes take a run with a stale heartbeat for dead.
-                if last_beat.elapsed() >= HEARTBEAT_EVERY {
+                if last_beat.elapsed() >= beat_every {
                     // A missed beat is harmless: only many in a row matter.
                     let _ = store.heartbeat(run_id);
                     last_beat = Instant::now();
                 }
-                let first = match rx.recv_timeout(HEARTBEAT_EVERY) {
+                let first = match rx.recv_timeout(beat_every) {
                     Ok(cmd) => cmd,
                     Err(mpsc::RecvTimeoutError::Timeout) => continue,
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,

@@ -353,15 +353,21 @@ impl Store {
     /// its batches is left open: in one transaction, so two asking at once
     /// are served one after the other. Nothing changes unless it is adopted.
     pub fn adopt_run_unless_held(&mut self, run_id: i64, need_open: bool) -> Result<Adoption> {
-        let (at, host) = (now(), host_name());
+        let host = host_name();
         let me = std::process::id();
         let tx = self.immediate()?;
+        // On PostgreSQL the transaction alone does not serialise two
+        // adopters (both would read no live holder): they take turns on
+        // the claims' lock, as runs claiming combinations do.
+        super::claims::take_claims_lock(&tx)?;
+        let clock = super::clock::store_now(&tx)?;
+        let at = super::timestamp(clock);
         let holder = super::runs::running_owners_on(&tx)?
             .into_iter()
             .find(|(id, _)| *id == run_id)
             .map(|(_, o)| o)
             .filter(|o| !(o.pid == Some(me) && o.host.as_deref() == Some(host.as_str())))
-            .filter(|o| !o.is_gone(chrono::Utc::now(), &host, super::pid_alive));
+            .filter(|o| !o.is_gone(clock, &host, super::pid_alive));
         if let Some(o) = holder {
             return Ok(Adoption::HeldBy(o.pid.unwrap_or(0)));
         }

@@ -1,9 +1,12 @@
 //! Claims: the combinations a running run is judging. Two runs started
 //! together on the same combinations would otherwise both pay for every one
 //! of them; with claims the second (a `--resume`) leaves to the first what
-//! it has claimed. A claim is void once its run ended or its owner is gone
-//! (the liveness rule of [`super::RunOwner::is_gone`]), so a killed run's
-//! claims never block anyone.
+//! it has claimed, from whichever host (on PostgreSQL claims take turns on
+//! an advisory lock: [`take_claims_lock`]). A claim is void once its run
+//! ended or its owner is gone (the liveness rule of
+//! [`super::RunOwner::is_gone`]: a dead pid on this host, else a heartbeat
+//! older than the stale time by the store's clock), so a killed run's
+//! claims block others only until then.
 
 use super::db::params;
 use super::{Result, Store, VerdictFilter, host_name, pid_alive};
@@ -47,7 +50,8 @@ fn config_of(f: &VerdictFilter<'_>) -> String {
 
 impl Store {
     /// Claims `keys` for `run_id`, in one transaction with the check, so two
-    /// runs claiming at once are served one after the other. With
+    /// runs claiming at once are served one after the other (SQLite's one
+    /// writer; on PostgreSQL an advisory lock, whatever host each runs on). With
     /// `leave_held` (a `--resume`), keys another live run holds, or judged
     /// since planning, are not claimed and are returned; the run's total
     /// drops by as many. Without it (a deliberate repeat) everything is
@@ -70,6 +74,12 @@ impl Store {
             HashMap::new()
         };
         let tx = self.immediate()?;
+        take_claims_lock(&tx)?;
+        // The run's writer, which beats, starts only after the claim, and a
+        // large claim over a slow link may take a while: beat here, first to
+        // hold the run's row (another process marking it abandoned waits,
+        // then sees a new beat), last so the beat is fresh at commit.
+        beat(&tx, run_id)?;
         // Read under the write lock: a run that claims meanwhile waits for
         // us, and one that ended meanwhile has written all it judged.
         let judged = if leave_held {
@@ -150,6 +160,7 @@ impl Store {
                 params![run_id, left],
             )?;
         }
+        beat(&tx, run_id)?;
         tx.commit()?;
         Ok(out)
     }
@@ -164,9 +175,48 @@ impl Store {
     }
 }
 
+/// The advisory lock claiming takes on PostgreSQL (jury's own key; the
+/// migrations take 7032001).
+const CLAIMS_LOCK: i64 = 7032002;
+
+/// Makes the claim transaction the only one of its kind until it ends.
+///
+/// SQLite has one writer: `BEGIN IMMEDIATE` already serialises claims. A
+/// PostgreSQL transaction at READ COMMITTED does not: two runs (on two
+/// hosts, or one) would both read no claim, both insert theirs and both pay
+/// for every combination. A transaction-level advisory lock makes every
+/// claim wait for the one before it to commit; each statement after it sees
+/// what that one claimed (READ COMMITTED takes a snapshot per statement).
+/// Chosen over row locks (`FOR UPDATE SKIP LOCKED`) or a unique constraint
+/// with `ON CONFLICT DO NOTHING` because a claim is not one row per
+/// combination that only one run may hold: a deliberate repeat (no
+/// `--resume`) claims combinations another run holds, and the same check
+/// also reads verdicts judged since planning and open batches, which no
+/// row lock covers. A run claims once, at its start, so the wait is short
+/// and rare; the lock goes with the transaction (a killed process's
+/// session ends and releases it), so it can never be left held.
+pub(super) fn take_claims_lock(tx: &super::db::Db) -> Result<()> {
+    match tx.dialect() {
+        super::db::Dialect::Sqlite => Ok(()),
+        super::db::Dialect::Postgres => {
+            tx.execute_batch(&format!("SELECT pg_advisory_xact_lock({CLAIMS_LOCK})"))
+        }
+    }
+}
+
+/// Renews `run_id`'s heartbeat inside the claim's transaction.
+fn beat(tx: &super::db::Db, run_id: i64) -> Result<()> {
+    let at = super::clock::store_timestamp(tx)?;
+    tx.execute(
+        "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'",
+        params![run_id, at],
+    )?;
+    Ok(())
+}
+
 /// Runs still `running` whose owner is alive.
 fn live_runs(conn: &super::db::Db) -> Result<HashSet<i64>> {
-    let (at, host) = (chrono::Utc::now(), host_name());
+    let (at, host) = (super::clock::store_now(conn)?, host_name());
     Ok(super::runs::running_owners_on(conn)?
         .into_iter()
         .filter(|(_, o)| !o.is_gone(at, &host, pid_alive))

@@ -13,6 +13,32 @@ pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
 /// each) on a slow disk without another process declaring its run dead.
 pub const HEARTBEAT_STALE_AFTER: Duration = Duration::from_secs(30);
 
+/// Test-only: a heartbeat age, in milliseconds, that counts as stale
+/// instead of [`HEARTBEAT_STALE_AFTER`] (the beat quickens to match), so a
+/// test sees a killed run's claims lapse without waiting 30 s.
+pub const TEST_STALE_AFTER_ENV: &str = "JURY_TEST_HEARTBEAT_STALE_MS";
+
+/// Test-only: the host name this process gives its runs instead of the
+/// machine's, so one machine's tests can play several hosts.
+pub const TEST_HOST_NAME_ENV: &str = "JURY_TEST_HOST_NAME";
+
+/// When a heartbeat is stale: [`HEARTBEAT_STALE_AFTER`], unless a test
+/// says otherwise ([`TEST_STALE_AFTER_ENV`]).
+pub fn heartbeat_stale_after() -> Duration {
+    std::env::var(TEST_STALE_AFTER_ENV)
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+        .map(Duration::from_millis)
+        .unwrap_or(HEARTBEAT_STALE_AFTER)
+}
+
+/// How often a live run beats: [`HEARTBEAT_EVERY`], or six times per stale
+/// period when a test shortened it, so a live run never looks dead.
+pub fn heartbeat_every() -> Duration {
+    HEARTBEAT_EVERY.min(heartbeat_stale_after() / 6)
+}
+
 /// The note a run gets when its process ended without finishing it.
 pub const INTERRUPTED_NOTE: &str = "interrupted (process ended)";
 
@@ -47,7 +73,7 @@ impl RunOwner {
         match chrono::DateTime::parse_from_rfc3339(last) {
             Ok(t) => {
                 let age = now.signed_duration_since(t.with_timezone(&chrono::Utc));
-                age.to_std().is_ok_and(|a| a > HEARTBEAT_STALE_AFTER)
+                age.to_std().is_ok_and(|a| a > heartbeat_stale_after())
             }
             // An unreadable time proves nothing about the owner.
             Err(_) => false,
@@ -55,8 +81,14 @@ impl RunOwner {
     }
 }
 
-/// This machine's name, to tell its own processes from another host's.
+/// This machine's name, to tell its own processes from another host's
+/// (a test may pretend to be another host: [`TEST_HOST_NAME_ENV`]).
 pub fn host_name() -> String {
+    if let Ok(name) = std::env::var(TEST_HOST_NAME_ENV)
+        && !name.trim().is_empty()
+    {
+        return name;
+    }
     let mut buf = [0u8; 256];
     // SAFETY: the buffer is valid for its whole length; gethostname writes at
     // most that many bytes.
@@ -91,10 +123,11 @@ const RUN_COLUMNS: &str = "r.id, r.protocol, r.mode, r.persona_id, r.perspective
 impl Store {
     pub fn create_run(&mut self, spec: &RunSpec, total: u64) -> Result<i64> {
         let tx = self.immediate()?;
+        let beat = super::clock::store_timestamp(&tx)?;
         let id: i64 = tx.query_row(
             "INSERT INTO runs (protocol, mode, persona_id, perspective_ids, model, prompt_hash, params, status, created_at, total,
                owner_pid, owner_host, heartbeat_at, record)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{}', 'running', ?7, ?8, ?9, ?10, ?7, ?11)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{}', 'running', ?7, ?8, ?9, ?10, ?12, ?11)
              RETURNING id",
             params![
                 spec.protocol.as_str(),
@@ -107,7 +140,8 @@ impl Store {
                 total as i64,
                 std::process::id(),
                 host_name(),
-                record_json(spec.record.as_deref())
+                record_json(spec.record.as_deref()),
+                beat
             ],
             |r| r.get(0),
         )?;
@@ -115,11 +149,13 @@ impl Store {
         Ok(id)
     }
 
-    /// Tells other processes the run is still alive.
+    /// Tells other processes the run is still alive (by the store's clock,
+    /// which every host reads alike: see `clock.rs`).
     pub fn heartbeat(&mut self, run_id: i64) -> Result<()> {
+        let at = super::clock::store_timestamp(&self.conn)?;
         self.write_one(
             "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1 AND status = 'running'",
-            params![run_id, now()],
+            params![run_id, at],
         )?;
         Ok(())
     }
@@ -232,7 +268,7 @@ impl Store {
             // Nothing can be marked; reading must still work.
             return Ok(0);
         }
-        let (at, host) = (chrono::Utc::now(), host_name());
+        let (at, host) = (super::clock::store_now(&self.conn)?, host_name());
         let mut n = 0;
         for (id, owner) in self.running_owners()? {
             if except.contains(&id) || !owner.is_gone(at, &host, pid_alive) {

@@ -10,6 +10,7 @@ mod batch_faults;
 mod batch_ids_key;
 mod batch_resumes;
 mod batch_runs;
+mod claims_hosts;
 mod estimate_edges;
 mod estimate_summary;
 mod exit_codes;
