@@ -196,6 +196,11 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     if let Some(kept) = &kept {
         update::session::restore(&mut app, kept);
     }
+    // A saved session's filter is the person's own choice; without one, a
+    // person with assigned work left starts on their queue.
+    if kept.as_ref().is_none_or(|k| k.filter.is_none()) {
+        app.open_on_my_queue();
+    }
     app.runs.prompts = prompts.clone();
     let note = notes.pop().map(|n| crate::tui::strings::flat(&n, 300));
     // First start: a new workspace was seeded now, or nothing was judged or

@@ -134,30 +134,14 @@ async fn others_labels_appear_while_open(store: TestStore, backend: &str) {
         &format!("jury-live-{backend}-{}", std::process::id()),
         &store.workbench_as("ann"),
     );
-    wait_for(&ann.name, "ann's workbench on k-001", |s| {
-        s.contains("│k-001 · ") && focused(s) == "work-pers"
+    // With assigned work left, ann's workbench opens on her queue: k-002.
+    wait_for(&ann.name, "ann's workbench on k-002, her queue", |s| {
+        s.contains("│k-002 · ") && s.contains("assigned to you") && focused(s) == "work-pers"
     })
     .await;
-
-    // Cleo labels the row ann has in front of her, from another process.
-    store.cleo_labels("k-001", "4", "cleo says work, live");
-    let t0 = Instant::now();
-    let screen = wait_for(&ann.name, "cleo's label and note on ann's screen", |s| {
-        s.contains("cleo 4") && s.contains("cleo says work, live")
-    })
-    .await;
-    eprintln!(
-        "--- {backend}: cleo's label shown after {} ms ---\n{screen}",
-        t0.elapsed().as_millis()
-    );
 
     // k-002 is assigned to both: cleo's label on it stays hidden from ann
     // until she labelled the row, however it arrives.
-    ann.keys(&["j"]);
-    wait_for(&ann.name, "k-002, assigned to ann", |s| {
-        s.contains("│k-002 · ") && s.contains("assigned to you")
-    })
-    .await;
     store.cleo_labels("k-002", "5", "cleo on k-002");
     // Written after it: once this shows, the check that read k-002's has
     // been taken too.
@@ -191,6 +175,24 @@ async fn others_labels_appear_while_open(store: TestStore, backend: &str) {
     })
     .await;
     eprintln!("--- {backend}: ann on k-002 after labelling ---\n{screen}");
+
+    // Back to the list and on to k-001, assigned to no one: cleo labels the
+    // row ann has in front of her, from another process, and it shows.
+    ann.keys(&["Tab", "j"]);
+    wait_for(&ann.name, "ann's workbench on k-001", |s| {
+        s.contains("│k-001 · ") && focused(s) == "work-pers"
+    })
+    .await;
+    store.cleo_labels("k-001", "4", "cleo says work, live");
+    let t0 = Instant::now();
+    let screen = wait_for(&ann.name, "cleo's label and note on ann's screen", |s| {
+        s.contains("cleo 4") && s.contains("cleo says work, live")
+    })
+    .await;
+    eprintln!(
+        "--- {backend}: cleo's label shown after {} ms ---\n{screen}",
+        t0.elapsed().as_millis()
+    );
     ann.keys(&["q"]);
     wait_gone(&ann.name).await;
     let ann_k2 = store.labels_by("ann", "k-002");

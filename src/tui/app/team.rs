@@ -112,6 +112,29 @@ impl App {
                 .is_some_and(|&i| self.data.team.mine.contains(&i))
     }
 
+    /// Opens on my queue ("not labelled by me", my assigned items first,
+    /// the first of them focused) when `jury assign` gave me items I have
+    /// not finished: a team member starts where their work is, not on the
+    /// first item of the store (reaching the queue took five `f`). True
+    /// when it did.
+    pub fn open_on_my_queue(&mut self) -> bool {
+        let left = self.data.team.mine.iter().any(|&i| {
+            self.data
+                .marks
+                .get(i as usize)
+                .is_some_and(|m| m & mark::DONE == 0)
+        });
+        if !left {
+            return false;
+        }
+        self.list.filter = Filter::NotMine;
+        self.refilter();
+        if let Some(&first) = self.list.filtered.first() {
+            self.select_item(first as usize);
+        }
+        true
+    }
+
     /// Under "not labelled by me" with items assigned: (done, assigned) —
     /// the assigned items with this person's label on every row shown.
     pub fn assigned_progress(&self) -> Option<(usize, usize)> {

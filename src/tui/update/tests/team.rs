@@ -50,6 +50,34 @@ fn my_queue_lists_what_is_assigned_to_me_first_then_the_rest() {
     assert!(screen(&alone).contains("0 of 3 done · 3 left"));
 }
 
+/// A person with assigned work left starts on their queue, its first item
+/// focused; one whose assigned items are all labelled, or who has none,
+/// starts as before (all items, the first one).
+#[test]
+fn with_assigned_work_left_the_workbench_opens_on_my_queue() {
+    let mut app = team_app(&["k-003", "k-002"]);
+    assert!(app.open_on_my_queue());
+    assert_eq!(app.list.filter, Filter::NotMine);
+    assert_eq!(listed(&app), ["k-002", "k-003", "k-001"]);
+    assert_eq!(app.current_item().map(|i| i.id.as_str()), Some("k-002"));
+    assert!(screen(&app).contains("0 of 2 assigned done · 2 left"));
+
+    let mut alone = team_app(&[]);
+    assert!(!alone.open_on_my_queue());
+    assert_eq!(alone.list.filter, Filter::All);
+
+    // alice labelled both rows of k-002, her only assigned item: done.
+    let mut data = loaded();
+    data.labels = vec![
+        label("k-002", "urgency", "alice", Value::Likert(4)),
+        label("k-002", "work-pers", "alice", Value::Likert(4)),
+    ];
+    let mut finished = app_with(data);
+    finished.set_team(["k-002".to_string()], &[]);
+    assert!(!finished.open_on_my_queue());
+    assert_eq!(finished.list.filter, Filter::All);
+}
+
 #[test]
 fn an_item_someone_else_has_open_goes_last_and_the_next_item_skips_it() {
     let mut app = team_app(&["k-002", "k-003"]);
