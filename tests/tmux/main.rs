@@ -25,3 +25,4 @@ mod session;
 mod small_screens;
 mod special_files;
 mod team;
+mod team_roles;

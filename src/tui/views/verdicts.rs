@@ -544,7 +544,12 @@ fn others_span<'a>(
         .take(4)
         .map(|e| {
             let v = e.label.value;
-            let who = crate::tui::strings::flat(&e.label.who, 12);
+            // Cut in the middle: names that share a start (team roles such
+            // as `study7_dana`, `study7_eli`) stay told apart by their end.
+            let who = crate::tui::layout::columns::elide_middle(
+                &crate::tui::strings::flat(&e.label.who, 200),
+                12,
+            );
             if v.scale() == row {
                 format!("{who} {v}")
             } else {

@@ -78,6 +78,21 @@ fn with_assigned_work_left_the_workbench_opens_on_my_queue() {
     assert_eq!(finished.list.filter, Filter::All);
 }
 
+/// Team roles often share a start (`study7_dana`, `study7_eli`): a long
+/// name is cut in its middle, so the people stay told apart.
+#[test]
+fn long_names_that_share_a_start_stay_apart_on_the_row() {
+    let mut data = loaded();
+    data.labels = vec![
+        label("k-001", "urgency", "jury_t_123_456_dana", Value::Likert(4)),
+        label("k-001", "urgency", "jury_t_123_456_eli", Value::Likert(1)),
+    ];
+    let app = app_with(data);
+    let s = screen(&app);
+    assert!(s.contains("others: jury_t…_dana 4"), "{s}");
+    assert!(s.contains("jury_t…6_eli 1"), "{s}");
+}
+
 #[test]
 fn an_item_someone_else_has_open_goes_last_and_the_next_item_skips_it() {
     let mut app = team_app(&["k-002", "k-003"]);
