@@ -47,6 +47,10 @@ pub enum CiMethod {
     /// Seeded percentile bootstrap over combinations, both sides of a
     /// comparison drawn together (differences).
     PairedBootstrap,
+    /// The hull of the BCa ends and a jackknife-t interval, inside [-1, 1]
+    /// (the ranking's kappa, combinations resampled with all their people:
+    /// see `report::paired`).
+    BcaJackknifeT,
     /// Jackknife-t over combinations, both sides left out together (a
     /// difference of kappas: see `report::paired`).
     JackknifeT,
