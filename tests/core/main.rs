@@ -26,3 +26,5 @@ mod sample_migration;
 mod store_backends;
 mod store_migrations;
 mod store_roles;
+mod team_faults;
+mod team_load;
