@@ -91,7 +91,10 @@ pub fn annotate(a: &Annotator, until: Until, think: Duration, stop: &AtomicBool)
     let mut store: Option<Store> = None;
     let mut unsaved: Vec<Write> = Vec::new();
     let started = Instant::now();
-    let seed = a.who.bytes().fold(7usize, |h, b| h.wrapping_mul(31) + b as usize);
+    let seed = a
+        .who
+        .bytes()
+        .fold(7usize, |h, b| h.wrapping_mul(31) + b as usize);
     let mut i = 0usize;
     loop {
         let done = match until {

@@ -5,6 +5,9 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+/// The simulated team of `benches/team_load.rs` (team_load, team_faults).
+#[path = "../../benches/common/team.rs"]
+mod team;
 
 mod demo_judge;
 mod docs_paths;

@@ -7,12 +7,9 @@
 //! without `JURY_TEST_POSTGRES_URL` (a failure under `JURY_REQUIRE_POSTGRES=1`).
 #![cfg(feature = "postgres")]
 
-#[path = "../../benches/common/team.rs"]
-mod team;
-
+use crate::team::{self, Annotator, Until};
 use jury::store::testing::TestDatabase;
 use std::time::Duration;
-use team::{Annotator, Until};
 
 #[test]
 fn sessions_ended_mid_write_fail_visibly_and_after_reconnecting_nothing_is_lost_or_doubled() {
@@ -46,7 +43,10 @@ fn sessions_ended_mid_write_fail_visibly_and_after_reconnecting_nothing_is_lost_
         },
     );
     let failed: usize = outcomes.iter().map(|o| o.failed.len()).sum();
-    assert!(failed > 0, "no write failed: the sessions were not cut mid-write");
+    assert!(
+        failed > 0,
+        "no write failed: the sessions were not cut mid-write"
+    );
     for o in &outcomes {
         for f in &o.failed {
             assert!(f.contains("PostgreSQL"), "{}: {f}", o.who);

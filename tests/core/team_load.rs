@@ -8,12 +8,9 @@
 //! `JURY_REQUIRE_POSTGRES=1`). No timing is asserted.
 #![cfg(feature = "postgres")]
 
-#[path = "../../benches/common/team.rs"]
-mod team;
-
+use crate::team::{self, Annotator, Until};
 use jury::store::testing::TestDatabase;
 use std::time::Duration;
-use team::{Annotator, Until};
 
 const ANNOTATORS: usize = 5;
 const ITEMS_EACH: usize = 300;
@@ -43,7 +40,12 @@ fn five_annotators_writing_at_once_each_label_is_stored_once_under_its_writer() 
         |_| {},
     );
     for o in &outcomes {
-        assert!(o.failed.is_empty(), "{}: writes failed: {:?}", o.who, o.failed);
+        assert!(
+            o.failed.is_empty(),
+            "{}: writes failed: {:?}",
+            o.who,
+            o.failed
+        );
         // Every item labelled but the ones left for later (one in 13).
         assert!(o.labels.len() > ITEMS_EACH * 9 / 10, "{}", o.labels.len());
     }
