@@ -19,6 +19,9 @@
 
 #[path = "common/mod.rs"]
 mod common;
+#[cfg(feature = "postgres")]
+#[path = "report_1m/on_postgres.rs"]
+mod on_postgres;
 
 use jury::domain::*;
 use jury::store::Store;
@@ -233,44 +236,21 @@ fn main() {
         println!("built in {:.1} s", t.elapsed().as_secs_f64());
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut times: Vec<Duration> = Vec::new();
-    let mut peak = 0u64;
-    let mut out_len = 0u64;
-    for i in 0..RUNS {
-        let out = dir.path().join(format!("report{i}.json"));
-        let mut cmd = common::jury_in(dir.path());
-        cmd.env("JURY_DB", &db)
-            .args(["report", "--format", "json"])
-            .stdout(Stdio::from(std::fs::File::create(&out).expect("out")));
-        let (wall, rss_kib, code) = common::run_measured(&mut cmd);
-        assert_eq!(code, 0, "jury report failed");
-        out_len = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
-        println!(
-            "run {}: {:.3} s, peak RSS {:.1} MB",
-            i + 1,
-            wall.as_secs_f64(),
-            rss_kib as f64 / 1024.0
-        );
-        times.push(wall);
-        peak = peak.max(rss_kib);
+    if std::env::var("REPORT_1M_DB").is_ok_and(|v| v == "postgres") {
+        #[cfg(feature = "postgres")]
+        on_postgres::compare(&db, dir.path());
+        #[cfg(not(feature = "postgres"))]
+        println!("report_1m postgres: skipped (built without the postgres feature)");
+        return;
     }
-    let report: serde_json::Value = serde_json::from_reader(
-        std::fs::File::open(dir.path().join("report0.json")).expect("open report"),
-    )
-    .expect("report is JSON");
-    let groups: usize = report
-        .as_object()
-        .expect("object")
-        .values()
-        .map(|v| v.as_array().map_or(0, |a| a.len()))
-        .sum();
-    let m = common::median(times);
+    let (m, peak, groups, out_len) = time_report(&db.to_string_lossy(), dir.path(), "");
     println!(
         "report_1m: median {:.3} s over {RUNS} runs (target 2 s, ratio {:.2}), peak RSS {:.0} MB, {groups} groups, {out_len} bytes of JSON",
         m.as_secs_f64(),
         m.as_secs_f64() / 2.0,
         peak as f64 / 1024.0
     );
+    let db = db.to_string_lossy();
     // `jury estimate` over the same store: every standing verdict read,
     // each judge configuration's PPI++ per classification.
     let n = time_json(&db, dir.path(), &["estimate", "--format", "json"]);
@@ -287,10 +267,56 @@ fn main() {
     println!("trust_1m: {n} thresholds");
 }
 
+/// Times `jury report --format json` over the store at `db` (a path or a
+/// URL) [`RUNS`] times: (median wall time, peak RSS in KiB, groups in the
+/// report, bytes of JSON). `tag` names the backend in each run's line.
+fn time_report(db: &str, dir: &Path, tag: &str) -> (Duration, u64, usize, u64) {
+    let mut times: Vec<Duration> = Vec::new();
+    let mut peak = 0u64;
+    let mut out_len = 0u64;
+    for i in 0..RUNS {
+        let (wall, rss_kib, len) = report_once(db, dir, i);
+        println!(
+            "run {}{tag}: {:.3} s, peak RSS {:.1} MB",
+            i + 1,
+            wall.as_secs_f64(),
+            rss_kib as f64 / 1024.0
+        );
+        out_len = len;
+        times.push(wall);
+        peak = peak.max(rss_kib);
+    }
+    let report: serde_json::Value = serde_json::from_reader(
+        std::fs::File::open(dir.join("report0.json")).expect("open report"),
+    )
+    .expect("report is JSON");
+    let groups: usize = report
+        .as_object()
+        .expect("object")
+        .values()
+        .map(|v| v.as_array().map_or(0, |a| a.len()))
+        .sum();
+    (common::median(times), peak, groups, out_len)
+}
+
+/// One `jury report --format json` over `db`, written to `report{i}.json`:
+/// (wall time, peak RSS in KiB, bytes of JSON).
+fn report_once(db: &str, dir: &Path, i: usize) -> (Duration, u64, u64) {
+    let out = dir.join(format!("report{i}.json"));
+    let mut cmd = common::jury_in(dir);
+    cmd.env("JURY_DB", db)
+        .args(["report", "--format", "json"])
+        .stdout(Stdio::from(std::fs::File::create(&out).expect("out")));
+    let (wall, rss_kib, code) = common::run_measured(&mut cmd);
+    assert_eq!(code, 0, "jury report failed");
+    let len = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+    (wall, rss_kib, len)
+}
+
 /// Times `jury ARGS` over the store [`RUNS`] times, prints the median wall
 /// time, the ratio to the 2 s target and the peak RSS; returns the length
 /// of the JSON array it printed (or of its `thresholds`).
-fn time_json(db: &Path, dir: &Path, args: &[&str]) -> usize {
+fn time_json(db: &str, dir: &Path, args: &[&str]) -> usize {
     let name = args[0];
     let mut times: Vec<Duration> = Vec::new();
     let mut peak = 0u64;

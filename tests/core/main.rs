@@ -5,6 +5,9 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+/// The simulated team of `benches/team_load.rs` (team_load, team_faults).
+#[path = "../../benches/common/team.rs"]
+mod team;
 
 mod demo_judge;
 mod docs_paths;
@@ -26,3 +29,5 @@ mod sample_migration;
 mod store_backends;
 mod store_migrations;
 mod store_roles;
+mod team_faults;
+mod team_load;

@@ -128,10 +128,15 @@ impl PgConn {
         let sql = sql.to_owned();
         self.call(move |s| {
             let stmt = s.prepare(&sql)?;
-            let refs: Vec<&(dyn ToSql + Sync)> =
-                params.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-            let rows = s.client.query(&stmt, &refs).map_err(pg_error)?;
-            rows.iter().map(values_of).collect()
+            // Each row converted as it arrives: collecting the client's
+            // rows first held a 1 M-verdict result twice (issue 32 §5).
+            use postgres::fallible_iterator::FallibleIterator;
+            let mut rows = s.client.query_raw(&stmt, params.iter()).map_err(pg_error)?;
+            let mut out = Vec::with_capacity(rows.size_hint().0);
+            while let Some(row) = rows.next().map_err(pg_error)? {
+                out.push(values_of(&row)?);
+            }
+            Ok(out)
         })?
     }
 
