@@ -266,3 +266,17 @@ pub struct Escalations {
     /// none is, every judged combination no one labelled is in the queue.
     pub trusted: bool,
 }
+
+impl Msg {
+    /// An answer that leaves the screen as it was: the store watcher's,
+    /// when nothing new was found or the check failed (it is asked again
+    /// quietly). The loop skips the redraw for it.
+    pub fn changes_nothing(&self) -> bool {
+        match self {
+            Msg::StoreWatched { since, result } => {
+                result.as_ref().map_or(true, |c| c.nothing(since))
+            }
+            _ => false,
+        }
+    }
+}

@@ -95,7 +95,12 @@ pub async fn run(
             },
             sig = signals.next() => return Ok(Exit::Signal(sig)),
             _ = hangup_check.tick() => if reader::hung_up() { return Ok(Exit::Signal(HANGUP)); },
-            Some(m) = rx.recv() => { apply(app, exec, m); dirty = true; }
+            Some(m) = rx.recv() => {
+                // The store watcher answers once a second; an answer that
+                // found nothing new changes nothing on screen.
+                dirty |= !m.changes_nothing();
+                apply(app, exec, m);
+            }
             // Only hands a check over: its answer comes back through `rx`.
             _ = watch.tick() => apply(app, exec, Msg::WatchTick),
             // Ticks while a run shows progress, and until a changed session is kept.

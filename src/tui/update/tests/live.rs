@@ -248,3 +248,25 @@ fn labels_that_arrive_live_on_an_item_assigned_to_me_stay_hidden_until_i_label()
     assert!(s.contains("others: bob 5"), "{s}");
     assert!(s.contains("bob thinks it is urgent"), "{s}");
 }
+
+/// The loop redraws after a watcher's answer only when it found something:
+/// once a second a quiet store costs a check, not a frame.
+#[test]
+fn a_quiet_answer_asks_for_no_redraw() {
+    let quiet = Msg::StoreWatched {
+        since: marker(3),
+        result: Ok(changed(3, &[], vec![], vec![])),
+    };
+    assert!(quiet.changes_nothing());
+    let failed = Msg::StoreWatched {
+        since: marker(3),
+        result: Err("connection refused".into()),
+    };
+    assert!(failed.changes_nothing());
+    let moved = Msg::StoreWatched {
+        since: marker(3),
+        result: Ok(changed(4, &["k-001"], vec![], vec![])),
+    };
+    assert!(!moved.changes_nothing());
+    assert!(!Msg::Tick.changes_nothing());
+}
