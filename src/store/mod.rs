@@ -282,6 +282,8 @@ impl Store {
     /// Whether the connection is gone (a PostgreSQL session the server
     /// ended): a long-lived holder opens the store again rather than fail
     /// every later call on it. Never true on SQLite.
+    /// (On PostgreSQL a round trip when the client has not marked the
+    /// session closed yet: ask after a failure.)
     pub fn connection_lost(&self) -> bool {
         self.conn.is_lost()
     }

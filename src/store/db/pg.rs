@@ -108,10 +108,20 @@ impl PgConn {
             .map_err(|_| StoreError::Postgres("the connection's thread ended".into()))
     }
 
-    /// Whether the server ended the session (known once a call failed on
-    /// it); a connection whose thread is gone is closed too.
+    /// Whether the server ended the session; a connection whose thread is
+    /// gone is closed too. The client marks itself closed from its own
+    /// connection task, which can lag the error a call just returned (the
+    /// label writer kept a dead session for one more label, now and then),
+    /// so a session not yet marked closed is asked with a round trip:
+    /// call this after a failure, not on every call.
     pub fn is_closed(&self) -> bool {
-        self.call(|s| s.client.is_closed()).unwrap_or(true)
+        self.call(|s| {
+            s.client.is_closed()
+                || s.client
+                    .is_valid(std::time::Duration::from_secs(2))
+                    .is_err()
+        })
+        .unwrap_or(true)
     }
 
     pub fn execute(&self, sql: &str, params: Vec<Value>) -> Result<usize> {
