@@ -20,7 +20,8 @@ pub fn tick(app: &mut App, fx: &mut Vec<Effect>) {
 }
 
 /// A check answered. Taken only when it started from the marker held now
-/// (an answer to an older one is stale) and the marker moved; a store that
+/// (an answer to an older one is stale); when it found nothing new only
+/// its marker is kept (whose floors move on: see `store::changes`); a store that
 /// cannot be read now is asked again at the next tick, quietly: labels are
 /// still written, and the writer says when they are not.
 pub fn watched(app: &mut App, since: ChangeMarker, result: Result<Changed, String>) {
@@ -28,7 +29,11 @@ pub fn watched(app: &mut App, since: ChangeMarker, result: Result<Changed, Strin
     let Ok(changed) = result else {
         return;
     };
-    if since != app.data.live.marker || changed.nothing(&since) {
+    if since != app.data.live.marker {
+        return;
+    }
+    if changed.nothing(&since) {
+        app.data.live.marker = changed.marker;
         return;
     }
     app.take_others_changes(changed);

@@ -12,10 +12,7 @@ use crate::tui::msg::{Effect, Msg};
 
 fn marker(last_id: i64) -> ChangeMarker {
     ChangeMarker {
-        labels: Tail {
-            last_id,
-            rows: last_id,
-        },
+        labels: Tail::new(last_id, last_id),
         marks: Tail::default(),
     }
 }
