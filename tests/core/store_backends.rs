@@ -159,3 +159,36 @@ fn upserts_on_both_engines() {
         assert_eq!(s.prompt_examples().unwrap()["h"], pairs);
     });
 }
+
+/// A label written again as it is (a replay after a connection lost at the
+/// commit, or a recovery file not cleared before a kill -9) is stored once
+/// with one history event; the same slot given a new answer still adds one.
+#[test]
+fn the_same_label_written_twice_is_stored_once_on_both_engines() {
+    each_backend(|s: &mut Store| {
+        let key = ComboKey::new("k-1", "urgency", "classification");
+        let label = Label {
+            key: key.clone(),
+            persona_id: "kenton".into(),
+            value: Value::Likert(4),
+            note: "n".into(),
+            who: "ann".into(),
+            created_at: jury::store::now(),
+            replaced_judge_value: Some(Value::Likert(2)),
+            blind: false,
+            tags: vec!["b".into(), "a".into()],
+        };
+        s.upsert_label(&label).unwrap();
+        s.upsert_label(&label).unwrap();
+        assert_eq!(s.labels_for_item("k-1").unwrap().len(), 1);
+        assert_eq!(s.label_history(&key).unwrap().len(), 1, "one event");
+        let changed = Label {
+            value: Value::Likert(5),
+            ..label.clone()
+        };
+        s.upsert_label(&changed).unwrap();
+        let stored = s.labels_for_item("k-1").unwrap();
+        assert_eq!((stored.len(), stored[0].value), (1, Value::Likert(5)));
+        assert_eq!(s.label_history(&key).unwrap().len(), 2);
+    });
+}

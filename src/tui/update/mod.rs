@@ -9,6 +9,7 @@
 
 pub mod adjudicate;
 pub mod advance;
+pub mod away;
 pub mod cancel;
 pub mod claims;
 pub mod compare;
@@ -110,6 +111,8 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
                     &crate::tui::strings::flat(&e, 200),
                 ))
         }
+        Msg::StoreUnreachable(why) => away::unreachable(app, &why),
+        Msg::StoreBack => away::back(app, &mut fx),
         Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
         Msg::SplitForLoop(r) => fewshot_loop::split_loaded(app, r, &mut fx),
         Msg::LeaseMoved { item, result } => lease::moved(app, item, result),
