@@ -357,13 +357,11 @@ impl CutProxy {
     pub fn to(db: &TestDatabase) -> CutProxy {
         let mut url = reqwest::Url::parse(&db.url).expect("the database URL");
         let host = url.host_str().expect("a host").to_string();
-        let upstream = std::net::ToSocketAddrs::to_socket_addrs(&(
-            host.as_str(),
-            url.port().unwrap_or(5432),
-        ))
-        .expect("the server's address")
-        .next()
-        .expect("an address");
+        let upstream =
+            std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), url.port().unwrap_or(5432)))
+                .expect("the server's address")
+                .next()
+                .expect("an address");
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
         let port = listener.local_addr().expect("the proxy's port").port();
         url.set_port(Some(port)).expect("a port");
@@ -380,7 +378,9 @@ impl CutProxy {
     fn serve(&self, listener: std::net::TcpListener) {
         let (state, upstream) = (self.state.clone(), self.upstream);
         let generation = state.generation.load(Ordering::SeqCst);
-        listener.set_nonblocking(true).expect("a non-blocking listener");
+        listener
+            .set_nonblocking(true)
+            .expect("a non-blocking listener");
         std::thread::spawn(move || {
             while state.generation.load(Ordering::SeqCst) == generation {
                 let client = match listener.accept() {
@@ -444,8 +444,7 @@ impl CutProxy {
 
     /// Listens again on the same port.
     pub fn mend(&self) {
-        let listener =
-            std::net::TcpListener::bind(("127.0.0.1", self.port)).expect("listen again");
+        let listener = std::net::TcpListener::bind(("127.0.0.1", self.port)).expect("listen again");
         self.serve(listener);
     }
 }

@@ -101,6 +101,14 @@ pub fn build_app_with_items(
     app.choices.auto_advance = settings.auto_advance;
     app.choices.batch_poll = std::time::Duration::from_secs(settings.batch_poll);
     app.data.team.lease_for = std::time::Duration::from_secs(settings.lease_minutes * 60);
+    // Test-only: a lease of a few seconds, so a test sees one held by a
+    // killed workbench run out (config's least is a minute).
+    if let Some(ms) = std::env::var(app::TEST_LEASE_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        app.data.team.lease_for = std::time::Duration::from_millis(ms);
+    }
     app.data.tag_set = settings.tags.clone();
     app.runs.endpoint_error = settings.provider().err();
     if let Ok(cfg) = settings.provider() {

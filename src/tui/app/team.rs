@@ -14,6 +14,9 @@ use std::time::Duration;
 /// How long a lease runs when config.toml does not say (`lease_minutes`).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(5 * 60);
 
+/// Test-only: a lease length in milliseconds, overriding `lease_minutes`.
+pub const TEST_LEASE_ENV: &str = "JURY_TEST_LEASE_MS";
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Team {
     /// Workspace indexes of the items assigned to this person.

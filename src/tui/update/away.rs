@@ -33,10 +33,8 @@ pub fn refused(app: &mut App, fx: &mut Vec<Effect>) {
 
 /// The recovery file was written while the store is away: where.
 pub fn kept(app: &mut App, path: &str) {
-    app.chrome.warn(msg::kept_while_away(
-        app.unsaved_count(),
-        &flat(path, 200),
-    ));
+    app.chrome
+        .warn(msg::kept_while_away(app.unsaved_count(), &flat(path, 200)));
 }
 
 /// The writer reaches the store again: the unsaved labels go to it.
@@ -60,10 +58,7 @@ pub fn answered(app: &mut App, fx: &mut Vec<Effect>) {
     }
     let handed = std::mem::take(&mut app.data.back_replay);
     let still = super::quit::still_unsaved(app, handed.clone());
-    let saved: Vec<_> = handed
-        .into_iter()
-        .filter(|l| !still.contains(l))
-        .collect();
+    let saved: Vec<_> = handed.into_iter().filter(|l| !still.contains(l)).collect();
     if saved.is_empty() {
         return;
     }

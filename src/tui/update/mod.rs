@@ -105,6 +105,9 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
             "the label is saved but how it was chosen was not recorded: {}",
             crate::tui::strings::flat(&e, 200)
         )),
+        // While the store is away the badge says so; the session is
+        // written again later (it is small and kept on quit).
+        Msg::SessionNotSaved(_) if app.data.store_away.is_some() => {}
         Msg::SessionNotSaved(e) => {
             app.chrome
                 .warn(crate::tui::strings::session::session_not_saved(

@@ -21,7 +21,10 @@ fn saves(fx: &[Effect]) -> Vec<(u64, Label)> {
 fn labels_refused_while_the_store_is_away_are_kept_at_once_and_saved_when_it_is_back() {
     let mut app = app();
     let (req, l) = saves(&key(&mut app, '2'))[0].clone();
-    let fx = update(&mut app, Msg::StoreUnreachable("PostgreSQL: connection refused".into()));
+    let fx = update(
+        &mut app,
+        Msg::StoreUnreachable("PostgreSQL: connection refused".into()),
+    );
     assert!(fx.is_empty(), "{fx:?}");
     let fx = update(
         &mut app,
@@ -32,7 +35,10 @@ fn labels_refused_while_the_store_is_away_are_kept_at_once_and_saved_when_it_is_
     );
     // Kept in the recovery file now, not only at quit.
     assert_eq!(fx, [Effect::KeepUnsaved(vec![l.clone()])]);
-    update(&mut app, Msg::UnsavedKept(Ok("/x/jury.unsaved-labels.jsonl".into())));
+    update(
+        &mut app,
+        Msg::UnsavedKept(Ok("/x/jury.unsaved-labels.jsonl".into())),
+    );
     let s = screen(&app);
     assert!(s.contains("store unreachable"), "{s}");
     assert!(s.contains("kept in /x/jury.unsaved-labels.jsonl"), "{s}");
@@ -71,5 +77,8 @@ fn a_refusal_with_the_store_there_is_not_written_to_the_file() {
             result: Err("the database is busy".into()),
         },
     );
-    assert!(fx.iter().all(|f| !matches!(f, Effect::KeepUnsaved(_))), "{fx:?}");
+    assert!(
+        fx.iter().all(|f| !matches!(f, Effect::KeepUnsaved(_))),
+        "{fx:?}"
+    );
 }
