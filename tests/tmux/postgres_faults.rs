@@ -258,3 +258,105 @@ async fn kill_9_mid_label_keeps_what_was_saved_and_replays_the_kept_label_once()
     wait_gone(&ann.name).await;
     each_stored_once(&db, &held);
 }
+
+/// The leases others hold on `db` now, as (item, who).
+fn leases(db: &TestDatabase) -> Vec<(String, String)> {
+    db.store()
+        .leases_of_others("nobody", &jury::store::now())
+        .unwrap()
+        .into_iter()
+        .map(|l| (l.item_id, l.who))
+        .collect()
+}
+
+fn person(db: &TestDatabase, data_home: &std::path::Path, who: &str, lease_ms: u64) -> String {
+    format!(
+        "exec env -u OPENAI_API_KEY XDG_DATA_HOME={} JURY_CONFIG=/nonexistent/config.toml JURY_USER={who} JURY_TEST_LEASE_MS={lease_ms} {} tui --db '{}'",
+        data_home.display(),
+        env!("CARGO_BIN_EXE_jury"),
+        db.url
+    )
+}
+
+/// A lease holder that vanishes (kill -9 of the workbench holding the
+/// item open from its queue): while the lease runs the next person's queue
+/// passes over the item; the lease ends by time alone (no process has to
+/// be alive to end it), and the person after that opens on the item and
+/// holds it. Nothing stays locked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_holder_killed_loses_the_item_to_the_next_person_when_the_lease_runs_out() {
+    if !have_tmux() {
+        eprintln!("tmux is not installed: skipping the end-to-end TUI test");
+        return;
+    }
+    let Some(db) = TestDatabase::create() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data_home = dir.path().join("xdg-data");
+    import(&db, &data_home);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
+        .args([
+            "assign",
+            "--who",
+            "alice,bob,carol",
+            "--overlap",
+            "3",
+            "--items",
+            "k-006,k-008",
+        ])
+        .env("JURY_DB", &db.url)
+        .env("JURY_CONFIG", "/nonexistent/config.toml")
+        .env("XDG_DATA_HOME", &data_home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pid = std::process::id();
+
+    // alice opens k-006 from her queue (a 15 s lease) and is killed.
+    let alice = Session::start_cmd(
+        &format!("jury-lease-alice-{pid}"),
+        &person(&db, &data_home, "alice", 15_000),
+    );
+    wait_for(&alice.name, "alice on k-006", |s| s.contains("│k-006 · ")).await;
+    let t0 = std::time::Instant::now();
+    while !leases(&db).contains(&("k-006".into(), "alice".into())) {
+        assert!(t0.elapsed().as_secs() < 30, "alice never leased k-006");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    kill_9(&alice);
+    wait_gone(&alice.name).await;
+    assert!(leases(&db).contains(&("k-006".into(), "alice".into())));
+
+    // bob, while it runs: his queue passes over k-006.
+    let bob = Session::start_cmd(
+        &format!("jury-lease-bob-{pid}"),
+        &person(&db, &data_home, "bob", 300_000),
+    );
+    let screen = wait_for(&bob.name, "bob on k-008", |s| s.contains("│k-008 · ")).await;
+    eprintln!("--- bob ---\n{screen}");
+    bob.keys(&["q"]);
+    wait_gone(&bob.name).await;
+
+    // The lease runs out with no one alive to end it.
+    while leases(&db).iter().any(|(_, who)| who == "alice") {
+        assert!(t0.elapsed().as_secs() < 120, "alice's lease never ran out");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let carol = Session::start_cmd(
+        &format!("jury-lease-carol-{pid}"),
+        &person(&db, &data_home, "carol", 300_000),
+    );
+    wait_for(&carol.name, "carol on k-006", |s| s.contains("│k-006 · ")).await;
+    let t1 = std::time::Instant::now();
+    while !leases(&db).contains(&("k-006".into(), "carol".into())) {
+        assert!(t1.elapsed().as_secs() < 30, "carol never leased k-006");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    carol.keys(&["q"]);
+    wait_gone(&carol.name).await;
+}
