@@ -162,7 +162,14 @@ fn run(
     let (outcomes, verdicts) = if cfg.processes {
         team::run_team_processes(annotators, until, cfg.think, owner_location, cfg.runs)
     } else {
-        team::run_team(annotators, until, cfg.think, owner_location, cfg.runs, |_| {})
+        team::run_team(
+            annotators,
+            until,
+            cfg.think,
+            owner_location,
+            cfg.runs,
+            |_| {},
+        )
     };
     let problems = team::verify(owner, &outcomes);
     let mut labels: Vec<Duration> = outcomes

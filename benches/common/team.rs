@@ -321,7 +321,10 @@ pub fn annotator_process() -> bool {
         Duration::from_millis(spec.think_ms),
         &AtomicBool::new(false),
     );
-    println!("{}", serde_json::to_string(&out).expect("the outcome as JSON"));
+    println!(
+        "{}",
+        serde_json::to_string(&out).expect("the outcome as JSON")
+    );
     true
 }
 

@@ -185,6 +185,7 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         .and_then(|json| update::session::parse(&json));
     // What `jury assign` gave this person, and who has what open now.
     let assigned = store.assigned_to(&settings.who)?;
+    let people = store.assigned_people()?;
     let leases = store.leases_of_others(&settings.who, &crate::store::now())?;
     drop(store);
     let (items, reader) = stream_items(&settings.db_path);
@@ -199,6 +200,8 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     // claims.toml (read in build_app_with_items) wins over earlier runs.
     let from_config = std::mem::replace(&mut app.data.claims, run_claims);
     app.data.claims.extend(from_config);
+    // Before the list is made: the "to adjudicate" filter reads it.
+    app.data.team.people = people;
     app.set_team(assigned, &leases);
     app.data.live.marker = marker;
     if let Some(kept) = &kept {

@@ -27,6 +27,9 @@ pub struct Team {
     pub held: Option<u32>,
     /// How long a lease runs.
     pub lease_for: Duration,
+    /// Who every assigned item is given to (item id → people): on such an
+    /// item only their labels make a disagreement to adjudicate.
+    pub people: crate::domain::AssignedPeople,
 }
 
 impl Default for Team {
@@ -36,6 +39,7 @@ impl Default for Team {
             leased: HashMap::new(),
             held: None,
             lease_for: DEFAULT_LEASE,
+            people: Default::default(),
         }
     }
 }
