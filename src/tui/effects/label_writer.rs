@@ -108,6 +108,12 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
     let mut behind_busy = false;
     // Some(wait before the next try) while the store cannot be reached.
     let mut away: Option<std::time::Duration> = None;
+    // Only a server can be away and come back: a file that cannot be
+    // opened (a directory in its place) is refused as before.
+    let remote = matches!(
+        crate::store::Location::from(path.as_path()),
+        crate::store::Location::Postgres(_)
+    );
     loop {
         let job = if behind_busy {
             match jobs.try_recv() {
@@ -149,7 +155,7 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
                     }
                 }
                 Err(e) => {
-                    if away.is_none() {
+                    if remote && away.is_none() {
                         away = Some(AWAY_FIRST);
                         let _ = reply.send(Msg::StoreUnreachable(e.to_string()));
                     }
