@@ -425,6 +425,13 @@ impl CutProxy {
         });
     }
 
+    /// `url` (the same server, e.g. as another role) through the proxy.
+    pub fn route(&self, url: &str) -> String {
+        let mut u = reqwest::Url::parse(url).expect("a URL");
+        u.set_port(Some(self.port)).expect("a port");
+        u.to_string()
+    }
+
     /// Cuts every connection and refuses new ones, and waits until the
     /// port refuses.
     pub fn cut(&self) {
