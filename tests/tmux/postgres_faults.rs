@@ -360,3 +360,53 @@ async fn a_lease_holder_killed_loses_the_item_to_the_next_person_when_the_lease_
     carol.keys(&["q"]);
     wait_gone(&carol.name).await;
 }
+
+/// A network cut with the workbench open, through a TCP proxy between it
+/// and the server (every connection closed, new ones refused, then the
+/// proxy listens again): as for a restart, the label typed meanwhile is
+/// kept and said so, and saved once on its own when the network is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_network_cut_keeps_the_label_and_saves_it_once_when_the_network_is_back() {
+    if !have_tmux() {
+        eprintln!("tmux is not installed: skipping the end-to-end TUI test");
+        return;
+    }
+    let Some(db) = TestDatabase::create() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data_home = dir.path().join("xdg-data");
+    import(&db, &data_home);
+    let proxy = jury::store::testing::CutProxy::to(&db);
+    let cmd = format!(
+        "exec env -u OPENAI_API_KEY XDG_DATA_HOME={} JURY_CONFIG=/nonexistent/config.toml JURY_USER=ann {} tui --db '{}'",
+        data_home.display(),
+        env!("CARGO_BIN_EXE_jury"),
+        proxy.url
+    );
+    let ann = Session::start_cmd(&format!("jury-pg-cut-{}", std::process::id()), &cmd);
+    wait_for(&ann.name, "the workbench on k-001", |s| {
+        s.contains("│k-001 · ") && focused(s) == "work-pers"
+    })
+    .await;
+    ann.keys(&["Tab", "Tab", "4"]);
+    wait_for(&ann.name, "the label saved", |s| s.contains("H 4 ✓saved")).await;
+    proxy.cut();
+    ann.keys(&["5"]);
+    wait_for(&ann.name, "the label kept while cut", |s| {
+        s.contains("store unreachable") && s.contains("1 label(s) kept in")
+    })
+    .await;
+    let held = kept(&data_home);
+    assert_eq!(held.len(), 1, "{held:?}");
+    proxy.mend();
+    wait_for(&ann.name, "the kept label saved on its own", |s| {
+        s.contains("1 kept label(s) saved") && !s.contains("UNSAVED")
+    })
+    .await;
+    each_stored_once(&db, &held);
+    assert_eq!(anns(&db).len(), 2);
+    assert!(unsaved_files(&data_home).is_empty());
+    ann.keys(&["q"]);
+    wait_gone(&ann.name).await;
+}
