@@ -1,6 +1,7 @@
 //! A team on one store under load (issue 32 §5): 20 simulated annotators,
-//! each a thread with its own store connection and (on PostgreSQL) its own
-//! database role, write labels, notes and marks through jury's store as the
+//! each an OS process of its own (this bench run again, `TEAM_LOAD_ANNOTATOR`
+//! naming whom it runs as) with its own store connection and (on
+//! PostgreSQL) its own database role, write labels, notes and marks through jury's store as the
 //! workbench's label writer does, while judge runs write verdicts; then
 //! every label is checked: stored once, none lost, none under the wrong
 //! person (see `common/team.rs`). Prints the label-write latency per backend
@@ -14,7 +15,9 @@
 //! - `TEAM_LOAD_ANNOTATORS` (20), `TEAM_LOAD_RUNS` (2 judge runs),
 //! - `TEAM_LOAD_THINK_MS` (100: pause per item; a person takes seconds, so
 //!   the default is a team far busier than a real one),
-//! - `TEAM_LOAD_BACKENDS` (`sqlite,postgres`).
+//! - `TEAM_LOAD_BACKENDS` (`sqlite,postgres`),
+//! - `TEAM_LOAD_MODE` (`processes`; `threads`: the annotators as threads of
+//!   this process, as before).
 
 #[path = "common/team.rs"]
 mod team;
@@ -30,6 +33,8 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 }
 
 struct Config {
+    /// Each annotator an OS process of its own (else a thread).
+    processes: bool,
     secs: u64,
     annotators: usize,
     runs: usize,
@@ -43,7 +48,12 @@ struct Latency {
 }
 
 fn main() {
+    // A process this bench started to be one annotator.
+    if team::annotator_process() {
+        return;
+    }
     let cfg = Config {
+        processes: env_or("TEAM_LOAD_MODE", "processes".to_string()) != "threads",
         secs: env_or("TEAM_LOAD_SECS", 60),
         annotators: env_or("TEAM_LOAD_ANNOTATORS", 20),
         runs: env_or("TEAM_LOAD_RUNS", 2),
@@ -51,8 +61,13 @@ fn main() {
     };
     let backends: String = env_or("TEAM_LOAD_BACKENDS", "sqlite,postgres".to_string());
     println!(
-        "team_load: {} annotators, {} judge runs, {} s, {} ms per item",
+        "team_load: {} annotators ({}), {} judge runs, {} s, {} ms per item",
         cfg.annotators,
+        if cfg.processes {
+            "a process each"
+        } else {
+            "threads of one process"
+        },
         cfg.runs,
         cfg.secs,
         cfg.think.as_millis()
@@ -143,14 +158,19 @@ fn run(
     owner_location: &str,
     owner: &jury::store::Store,
 ) -> Result<Latency, ()> {
-    let (outcomes, verdicts) = team::run_team(
-        annotators,
-        Until::Elapsed(Duration::from_secs(cfg.secs)),
-        cfg.think,
-        owner_location,
-        cfg.runs,
-        |_| {},
-    );
+    let until = Until::Elapsed(Duration::from_secs(cfg.secs));
+    let (outcomes, verdicts) = if cfg.processes {
+        team::run_team_processes(annotators, until, cfg.think, owner_location, cfg.runs)
+    } else {
+        team::run_team(
+            annotators,
+            until,
+            cfg.think,
+            owner_location,
+            cfg.runs,
+            |_| {},
+        )
+    };
     let problems = team::verify(owner, &outcomes);
     let mut labels: Vec<Duration> = outcomes
         .iter()

@@ -23,7 +23,7 @@ const PERSONA: &str = "team-load";
 const CLASSES: [&str; 2] = ["urgency", "work-pers"];
 
 /// One annotator's identity and where it writes.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Annotator {
     /// Stored as `who` (on PostgreSQL the role's name, which row-level
     /// security requires).
@@ -33,7 +33,7 @@ pub struct Annotator {
 }
 
 /// When an annotator stops.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub enum Until {
     /// After this many labelled items.
     Items(usize),
@@ -50,7 +50,7 @@ enum Write {
 }
 
 /// What one annotator did and meant the store to hold.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     pub who: String,
     /// Per combination, the value and note last written.
@@ -286,6 +286,100 @@ pub fn run_team(
     let outcomes = workers
         .into_iter()
         .map(|w| w.join().expect("an annotator panicked"))
+        .collect();
+    judges_stop.store(true, Ordering::Relaxed);
+    let verdicts = judges
+        .into_iter()
+        .map(|j| j.join().expect("a judge run panicked"))
+        .sum();
+    (outcomes, verdicts)
+}
+
+/// Names the annotator a process started by [`run_team_processes`] runs
+/// as (its [`ProcessSpec`] as JSON).
+pub const ANNOTATOR_ENV: &str = "TEAM_LOAD_ANNOTATOR";
+
+/// What one annotator process is to do.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ProcessSpec {
+    annotator: Annotator,
+    until: Until,
+    think_ms: u64,
+}
+
+/// In a process [`run_team_processes`] started: runs its annotator and
+/// prints the outcome as one JSON line on stdout. False in any other
+/// process (call first thing in `main`).
+pub fn annotator_process() -> bool {
+    let Ok(spec) = std::env::var(ANNOTATOR_ENV) else {
+        return false;
+    };
+    let spec: ProcessSpec = serde_json::from_str(&spec).expect("the annotator's spec");
+    let out = annotate(
+        &spec.annotator,
+        spec.until,
+        Duration::from_millis(spec.think_ms),
+        &AtomicBool::new(false),
+    );
+    println!(
+        "{}",
+        serde_json::to_string(&out).expect("the outcome as JSON")
+    );
+    true
+}
+
+/// As [`run_team`], but each annotator is an OS process of its own (this
+/// executable again, told by [`ANNOTATOR_ENV`] whom it runs as), as 20
+/// people's workbenches are: its own address space, connection and
+/// scheduler entity. The judge runs are threads of this process.
+pub fn run_team_processes(
+    annotators: &[Annotator],
+    until: Until,
+    think: Duration,
+    owner_location: &str,
+    runs: usize,
+) -> (Vec<Outcome>, u64) {
+    let judges_stop = Arc::new(AtomicBool::new(false));
+    let judges: Vec<_> = (0..runs)
+        .map(|r| {
+            let loc = owner_location.to_string();
+            let stop = judges_stop.clone();
+            std::thread::spawn(move || judge_run(&loc, r, &stop))
+        })
+        .collect();
+    let exe = std::env::current_exe().expect("this bench's executable");
+    let children: Vec<_> = annotators
+        .iter()
+        .map(|a| {
+            let spec = ProcessSpec {
+                annotator: a.clone(),
+                until,
+                think_ms: think.as_millis() as u64,
+            };
+            std::process::Command::new(&exe)
+                .env(ANNOTATOR_ENV, serde_json::to_string(&spec).expect("spec"))
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("an annotator process")
+        })
+        .collect();
+    let outcomes = children
+        .into_iter()
+        .zip(annotators)
+        .map(|(child, a)| {
+            let out = child.wait_with_output().expect("the annotator's output");
+            let line = String::from_utf8_lossy(&out.stdout);
+            match serde_json::from_str::<Outcome>(line.trim()) {
+                Ok(o) if out.status.success() => o,
+                _ => Outcome {
+                    who: a.who.clone(),
+                    // Said by verify: a process that died lost its writes.
+                    unsaved: 1,
+                    failed: vec![format!("the annotator process ended {}", out.status)],
+                    ..Outcome::default()
+                },
+            }
+        })
         .collect();
     judges_stop.store(true, Ordering::Relaxed);
     let verdicts = judges

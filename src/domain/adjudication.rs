@@ -57,13 +57,20 @@ pub struct Dispute {
     pub labels: Vec<Label>,
 }
 
+/// Who `jury assign` gave each item to (item id → people).
+pub type AssignedPeople = HashMap<String, std::collections::HashSet<String>>;
+
 /// The adjudication queue: every combination, persona and scale where two
 /// or more people labelled, at least two of their answers differ
-/// ([`same_answer`]) and no adjudication stands yet. Sorted by combination,
-/// persona and scale, so the queue reads the same every time.
+/// ([`same_answer`]) and no adjudication stands yet. On an item with
+/// assignments only the assigned people's labels count for the
+/// disagreement (a passer-by's label does not make one, nor hide one);
+/// the dispute still shows every label. Sorted by combination, persona
+/// and scale, so the queue reads the same every time.
 pub fn disputes(
     labels: impl IntoIterator<Item = Label>,
     adjudicated: &std::collections::HashSet<AdjudicationSlot>,
+    assigned: &AssignedPeople,
 ) -> Vec<Dispute> {
     let mut by_slot: BTreeMap<(ComboKey, String, &'static str), Vec<Label>> = BTreeMap::new();
     for l in labels {
@@ -78,9 +85,13 @@ pub fn disputes(
         .into_iter()
         .filter_map(|((key, persona_id, _), labels)| {
             let scale = labels[0].value.scale();
-            let disagree = labels
+            let people = assigned.get(&key.item_id);
+            let counted: Vec<Value> = labels
                 .iter()
-                .any(|l| !same_answer(l.value, labels[0].value));
+                .filter(|l| people.is_none_or(|p| p.contains(&l.who)))
+                .map(|l| l.value)
+                .collect();
+            let disagree = counted.iter().any(|&v| !same_answer(v, counted[0]));
             let settled = adjudicated.contains(&(key.clone(), persona_id.clone(), scale));
             (disagree && !settled).then_some(Dispute {
                 key,
@@ -198,11 +209,32 @@ mod tests {
             "p".to_string(),
             Scale::Likert,
         ));
-        let q = disputes(labels, &done);
+        let q = disputes(labels.clone(), &done, &AssignedPeople::new());
         let items: Vec<&str> = q.iter().map(|d| d.key.item_id.as_str()).collect();
         assert_eq!(items, ["b", "e"]);
         assert_eq!(q[1].labels.len(), 3);
         assert_eq!(q[0].labels[1].note, "bob's note");
+        // Assigned to ann and bob: on "e" ann's 3 and bob's 4 still
+        // differ; on "a" a passer-by's 1 makes no dispute.
+        let mut with_passer_by = labels;
+        with_passer_by.push(label("a", "dan", l(1)));
+        let mut assigned = AssignedPeople::new();
+        for item in ["a", "b", "e"] {
+            assigned.insert(item.into(), ["ann", "bob"].map(String::from).into());
+        }
+        let q = disputes(with_passer_by.clone(), &done, &assigned);
+        let items: Vec<&str> = q.iter().map(|d| d.key.item_id.as_str()).collect();
+        assert_eq!(items, ["b", "e"], "dan's label on a is not a dispute");
+        // Without assignments dan's 1 against ann's 4 is one.
+        let q = disputes(with_passer_by.clone(), &done, &AssignedPeople::new());
+        let items: Vec<&str> = q.iter().map(|d| d.key.item_id.as_str()).collect();
+        assert_eq!(items, ["a", "b", "e"]);
+        // "e" assigned to bob and cat, who agree (4 and 4): not disputed,
+        // though ann (not assigned) answered 3.
+        assigned.insert("e".into(), ["bob", "cat"].map(String::from).into());
+        let q = disputes(with_passer_by, &done, &assigned);
+        let items: Vec<&str> = q.iter().map(|d| d.key.item_id.as_str()).collect();
+        assert_eq!(items, ["b"]);
     }
 
     #[test]

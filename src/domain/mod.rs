@@ -13,8 +13,8 @@ mod verdict;
 mod who;
 
 pub use adjudication::{
-    Adjudication, AdjudicationIndex, AdjudicationSlot, Dispute, ReferenceCounts, ReferenceSource,
-    disputes, same_answer,
+    Adjudication, AdjudicationIndex, AdjudicationSlot, AssignedPeople, Dispute, ReferenceCounts,
+    ReferenceSource, disputes, same_answer,
 };
 pub use item::{Classification, Item, Source};
 pub use mark::{MarkKind, RowMark, join_tags, split_tags};

@@ -196,13 +196,18 @@ impl Store {
     }
 
     /// The adjudication queue: combinations two or more people labelled
-    /// and disagree on, with no adjudication yet (see [`crate::domain::disputes`]).
+    /// and disagree on, with no adjudication yet; on an assigned item, two
+    /// or more of the people assigned (see [`crate::domain::disputes`]).
     pub fn adjudication_queue(&self) -> Result<Vec<Dispute>> {
         let done: std::collections::HashSet<AdjudicationSlot> =
             self.adjudication_index()?.into_keys().collect();
         let mut labels = Vec::new();
         self.for_each_label(|l| labels.push(l))?;
-        Ok(crate::domain::disputes(labels, &done))
+        Ok(crate::domain::disputes(
+            labels,
+            &done,
+            &self.assigned_people()?,
+        ))
     }
 
     /// Every change to the adjudications of one combination, newest first.

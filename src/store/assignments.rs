@@ -75,6 +75,15 @@ impl Store {
         rows.collect::<Result<Vec<_>>>()
     }
 
+    /// Who each assigned item is given to.
+    pub fn assigned_people(&self) -> Result<crate::domain::AssignedPeople> {
+        let mut out = crate::domain::AssignedPeople::new();
+        for a in self.assignments()? {
+            out.entry(a.item_id).or_default().insert(a.who);
+        }
+        Ok(out)
+    }
+
     /// The items assigned to `who`.
     pub fn assigned_to(&self, who: &str) -> Result<HashSet<String>> {
         let mut stmt = self

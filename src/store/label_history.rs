@@ -202,7 +202,7 @@ impl Store {
 }
 
 /// The slot's current label, if it has one.
-fn current_tx(tx: &super::db::Tx<'_>, s: &Slot) -> Result<Option<Label>> {
+pub(super) fn current_tx(tx: &super::db::Tx<'_>, s: &Slot) -> Result<Option<Label>> {
     use super::db::OptionalExtension;
     let row = tx
         .query_row(

@@ -51,6 +51,16 @@ pub(super) fn upsert_label_tx(
     super::label_history::record_tx(tx, &super::label_history::Slot::of(l), kind)
 }
 
+/// Two labels on one slot that say the same, given at the same instant.
+fn same_label(a: &Label, b: &Label) -> bool {
+    a.value == b.value
+        && a.note == b.note
+        && a.created_at == b.created_at
+        && a.replaced_judge_value == b.replaced_judge_value
+        && a.blind == b.blind
+        && crate::domain::join_tags(&a.tags) == crate::domain::join_tags(&b.tags)
+}
+
 /// How an imported label met the stored one for its combination.
 pub(super) enum Merge {
     New,
@@ -119,6 +129,14 @@ impl Store {
     pub fn upsert_label(&mut self, l: &Label) -> Result<()> {
         self.durably(|store| {
             let tx = store.immediate()?;
+            // The very label the store holds (a replay of a write that was
+            // committed but never answered: the connection lost at the
+            // commit, a workbench killed before it cleared its recovery
+            // file) adds nothing, not even a history event: stored once.
+            let slot = super::label_history::Slot::of(l);
+            if super::label_history::current_tx(&tx, &slot)?.is_some_and(|c| same_label(&c, l)) {
+                return Ok(());
+            }
             upsert_label_tx(&tx, l, EventKind::Set)?;
             tx.commit()?;
             Ok(())

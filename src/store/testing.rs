@@ -215,3 +215,253 @@ pub fn each_backend(mut test: impl FnMut(&mut Store)) {
         test(&mut store);
     }
 }
+
+#[cfg(feature = "postgres")]
+/// A PostgreSQL cluster of its own for a test that stops and starts the
+/// server (a restart mid-session): `.ci/postgres.sh` makes it, so no other
+/// test's server goes down. Removed when dropped. None (said, a failure
+/// under `JURY_REQUIRE_POSTGRES=1`) where the tests have no PostgreSQL.
+pub struct OwnCluster {
+    /// The superuser's URL (`postgres://jury_test@127.0.0.1:PORT/postgres`).
+    pub url: String,
+    dir: std::path::PathBuf,
+}
+
+#[cfg(feature = "postgres")]
+impl OwnCluster {
+    pub fn start() -> Option<OwnCluster> {
+        server_url()?;
+        let out = std::process::Command::new("bash")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/postgres.sh"))
+            .output()
+            .expect("run .ci/postgres.sh");
+        assert!(
+            out.status.success(),
+            ".ci/postgres.sh: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let var = |name: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("export {name}=")))
+                .unwrap_or_else(|| panic!(".ci/postgres.sh said no {name}: {text}"))
+                .to_string()
+        };
+        Some(OwnCluster {
+            url: var("JURY_TEST_POSTGRES_URL"),
+            dir: var("JURY_TEST_POSTGRES_DIR").into(),
+        })
+    }
+
+    /// A database on this cluster for the test (as [`TestDatabase::create`]).
+    pub fn database(&self) -> TestDatabase {
+        let name = format!("jury_own_{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        admin(&self.url, &format!("CREATE DATABASE {name}"));
+        let mut url = reqwest::Url::parse(&self.url).expect("the cluster's URL");
+        url.set_path(&format!("/{name}"));
+        TestDatabase {
+            server: self.url.clone(),
+            name,
+            url: url.to_string(),
+        }
+    }
+
+    /// `pg_ctl` on the cluster as its owner (initdb refuses root).
+    fn pg_ctl(&self, args: &[&str]) {
+        let owner = std::process::Command::new("stat")
+            .args(["-c", "%U"])
+            .arg(&self.dir)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .expect("the cluster's owner");
+        let bindir = std::fs::read_to_string(self.dir.join("bindir")).expect("bindir");
+        let data = self.dir.join("data");
+        let status = std::process::Command::new("runuser")
+            .args(["-u", &owner, "--"])
+            .arg(format!("{}/pg_ctl", bindir.trim()))
+            .arg("-D")
+            .arg(&data)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("run pg_ctl");
+        assert!(status.success(), "pg_ctl {args:?} failed");
+    }
+
+    /// Stops the server at once (`-m fast`: sessions ended, the port closed:
+    /// a client's connection is refused until [`OwnCluster::start_again`]).
+    pub fn stop(&self) {
+        self.pg_ctl(&["-m", "fast", "-w", "stop"]);
+    }
+
+    /// Starts the server again on the same port, as `.ci/postgres.sh` did.
+    pub fn start_again(&self) {
+        let port = reqwest::Url::parse(&self.url)
+            .ok()
+            .and_then(|u| u.port())
+            .expect("the cluster's port");
+        let opts = format!(
+            "-c listen_addresses=127.0.0.1 -p {port} -k {} -c fsync=off -c max_connections=200",
+            self.dir.display()
+        );
+        let log = self.dir.join("server.log");
+        self.pg_ctl(&[
+            "-l",
+            &log.to_string_lossy(),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            &opts,
+            "start",
+        ]);
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("bash")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/postgres.sh"))
+            .arg("stop")
+            .arg(&self.dir)
+            .status();
+    }
+}
+
+#[cfg(feature = "postgres")]
+/// A TCP proxy in front of a test server, to cut the network between jury
+/// and PostgreSQL: [`CutProxy::cut`] closes every connection through it and
+/// stops listening (a new connection is refused), [`CutProxy::mend`]
+/// listens again on the same port. The server itself never notices more
+/// than clients going away.
+pub struct CutProxy {
+    /// The test database's URL through the proxy.
+    pub url: String,
+    port: u16,
+    upstream: std::net::SocketAddr,
+    state: std::sync::Arc<ProxyState>,
+}
+
+#[cfg(feature = "postgres")]
+#[derive(Default)]
+struct ProxyState {
+    /// Bumped by each cut: a listener of an older generation stops.
+    generation: AtomicUsize,
+    open: std::sync::Mutex<Vec<std::net::TcpStream>>,
+}
+
+#[cfg(feature = "postgres")]
+impl CutProxy {
+    /// A proxy to the server of `db` on a free loopback port, listening.
+    pub fn to(db: &TestDatabase) -> CutProxy {
+        let mut url = reqwest::Url::parse(&db.url).expect("the database URL");
+        let host = url.host_str().expect("a host").to_string();
+        let upstream =
+            std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), url.port().unwrap_or(5432)))
+                .expect("the server's address")
+                .next()
+                .expect("an address");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
+        let port = listener.local_addr().expect("the proxy's port").port();
+        url.set_port(Some(port)).expect("a port");
+        let proxy = CutProxy {
+            url: url.to_string(),
+            port,
+            upstream,
+            state: Default::default(),
+        };
+        proxy.serve(listener);
+        proxy
+    }
+
+    fn serve(&self, listener: std::net::TcpListener) {
+        let (state, upstream) = (self.state.clone(), self.upstream);
+        let generation = state.generation.load(Ordering::SeqCst);
+        listener
+            .set_nonblocking(true)
+            .expect("a non-blocking listener");
+        std::thread::spawn(move || {
+            while state.generation.load(Ordering::SeqCst) == generation {
+                let client = match listener.accept() {
+                    Ok((c, _)) => c,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                        continue;
+                    }
+                    Err(_) => break,
+                };
+                let _ = client.set_nonblocking(false);
+                let Ok(server) = std::net::TcpStream::connect(upstream) else {
+                    continue;
+                };
+                let mut open = state.open.lock().expect("the proxy's connections");
+                for s in [&client, &server] {
+                    if let Ok(c) = s.try_clone() {
+                        open.push(c);
+                    }
+                }
+                drop(open);
+                if state.generation.load(Ordering::SeqCst) != generation {
+                    // Accepted as the cut came: cut too.
+                    let _ = client.shutdown(std::net::Shutdown::Both);
+                    let _ = server.shutdown(std::net::Shutdown::Both);
+                    break;
+                }
+                for (mut from, mut to) in [
+                    (client.try_clone(), server.try_clone()),
+                    (server.try_clone(), client.try_clone()),
+                ]
+                .into_iter()
+                .filter_map(|(a, b)| Some((a.ok()?, b.ok()?)))
+                {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                }
+            }
+            // The listener is dropped here: new connections are refused.
+        });
+    }
+
+    /// `url` (the same server, e.g. as another role) through the proxy.
+    pub fn route(&self, url: &str) -> String {
+        let mut u = reqwest::Url::parse(url).expect("a URL");
+        u.set_port(Some(self.port)).expect("a port");
+        u.to_string()
+    }
+
+    /// Cuts every connection and refuses new ones, and waits until the
+    /// port refuses.
+    pub fn cut(&self) {
+        self.state.generation.fetch_add(1, Ordering::SeqCst);
+        for s in self.state.open.lock().expect("connections").drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the proxy still listens"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
+    /// Listens again on the same port.
+    pub fn mend(&self) {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", self.port)).expect("listen again");
+        self.serve(listener);
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for CutProxy {
+    fn drop(&mut self) {
+        self.state.generation.fetch_add(1, Ordering::SeqCst);
+        for s in self.state.open.lock().expect("connections").drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}

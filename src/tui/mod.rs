@@ -101,6 +101,14 @@ pub fn build_app_with_items(
     app.choices.auto_advance = settings.auto_advance;
     app.choices.batch_poll = std::time::Duration::from_secs(settings.batch_poll);
     app.data.team.lease_for = std::time::Duration::from_secs(settings.lease_minutes * 60);
+    // Test-only: a lease of a few seconds, so a test sees one held by a
+    // killed workbench run out (config's least is a minute).
+    if let Some(ms) = std::env::var(app::TEST_LEASE_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        app.data.team.lease_for = std::time::Duration::from_millis(ms);
+    }
     app.data.tag_set = settings.tags.clone();
     app.runs.endpoint_error = settings.provider().err();
     if let Ok(cfg) = settings.provider() {
@@ -177,6 +185,7 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
         .and_then(|json| update::session::parse(&json));
     // What `jury assign` gave this person, and who has what open now.
     let assigned = store.assigned_to(&settings.who)?;
+    let people = store.assigned_people()?;
     let leases = store.leases_of_others(&settings.who, &crate::store::now())?;
     drop(store);
     let (items, reader) = stream_items(&settings.db_path);
@@ -191,6 +200,8 @@ pub fn run(settings: Settings, opts: TuiOptions) -> anyhow::Result<()> {
     // claims.toml (read in build_app_with_items) wins over earlier runs.
     let from_config = std::mem::replace(&mut app.data.claims, run_claims);
     app.data.claims.extend(from_config);
+    // Before the list is made: the "to adjudicate" filter reads it.
+    app.data.team.people = people;
     app.set_team(assigned, &leases);
     app.data.live.marker = marker;
     if let Some(kept) = &kept {

@@ -97,6 +97,12 @@ pub enum Msg {
     /// The session could not be saved (answers `Effect::SaveSession` only
     /// when it failed).
     SessionNotSaved(String),
+    /// The label writer lost the store (a PostgreSQL server restarting, a
+    /// network cut): why. Sent once, before the answer to the job that
+    /// found it; the writer tries again with backoff until `StoreBack`.
+    StoreUnreachable(String),
+    /// The store answers the label writer again after `StoreUnreachable`.
+    StoreBack,
 
     /// The lease on `item` was asked (answers `Effect::MoveLease`):
     /// `Some(lease)` when someone else holds it, and the others' running
@@ -199,6 +205,10 @@ pub enum Effect {
     KeepUnsaved(Vec<Label>),
     /// Remove the recovery file: its labels are saved or were discarded.
     ClearUnsaved,
+    /// Remove these labels from the recovery file (saved after the store
+    /// came back), leaving any others it holds; the file goes when empty.
+    /// Answers only when it failed (`Msg::UnsavedKept`).
+    ForgetUnsaved(Vec<Label>),
     /// Undo a label change durably, after every label write handed over
     /// before it; answers `Msg::LabelSaved { req }`.
     UndoLabel {

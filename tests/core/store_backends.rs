@@ -159,3 +159,93 @@ fn upserts_on_both_engines() {
         assert_eq!(s.prompt_examples().unwrap()["h"], pairs);
     });
 }
+
+/// A label written again as it is (a replay after a connection lost at the
+/// commit, or a recovery file not cleared before a kill -9) is stored once
+/// with one history event; the same slot given a new answer still adds one.
+#[test]
+fn the_same_label_written_twice_is_stored_once_on_both_engines() {
+    each_backend(|s: &mut Store| {
+        let key = ComboKey::new("k-1", "urgency", "classification");
+        let label = Label {
+            key: key.clone(),
+            persona_id: "kenton".into(),
+            value: Value::Likert(4),
+            note: "n".into(),
+            who: "ann".into(),
+            created_at: jury::store::now(),
+            replaced_judge_value: Some(Value::Likert(2)),
+            blind: false,
+            tags: vec!["b".into(), "a".into()],
+        };
+        s.upsert_label(&label).unwrap();
+        s.upsert_label(&label).unwrap();
+        assert_eq!(s.labels_for_item("k-1").unwrap().len(), 1);
+        assert_eq!(s.label_history(&key).unwrap().len(), 1, "one event");
+        let changed = Label {
+            value: Value::Likert(5),
+            ..label.clone()
+        };
+        s.upsert_label(&changed).unwrap();
+        let stored = s.labels_for_item("k-1").unwrap();
+        assert_eq!((stored.len(), stored[0].value), (1, Value::Likert(5)));
+        assert_eq!(s.label_history(&key).unwrap().len(), 2);
+    });
+}
+
+/// The adjudication queue on an assigned item holds a disagreement of the
+/// people assigned, not one a passer-by's label makes; an item without
+/// assignments counts everyone's labels, as before (issue 32 §4).
+#[test]
+fn the_adjudication_queue_counts_the_assigned_people_on_both_engines() {
+    each_backend(|s: &mut Store| {
+        let label = |item: &str, who: &str, v: u8| Label {
+            key: ComboKey::new(item, "urgency", "classification"),
+            persona_id: "kenton".into(),
+            value: Value::Likert(v),
+            note: String::new(),
+            who: who.into(),
+            created_at: jury::store::now(),
+            replaced_judge_value: None,
+            blind: false,
+            tags: Vec::new(),
+        };
+        let items: Vec<Item> = ["k-1", "k-2", "k-3"]
+            .iter()
+            .map(|id| Item {
+                id: id.to_string(),
+                title: "t".into(),
+                text: "x".into(),
+                ..Default::default()
+            })
+            .collect();
+        s.upsert_all(&items, &[], &[], &[]).unwrap();
+        // k-1: ann and bob agree, dan (not assigned) says otherwise.
+        // k-2: ann and bob disagree. k-3: not assigned, ann and dan disagree.
+        for l in [
+            label("k-1", "ann", 4),
+            label("k-1", "bob", 5),
+            label("k-1", "dan", 1),
+            label("k-2", "ann", 4),
+            label("k-2", "bob", 1),
+            label("k-3", "ann", 4),
+            label("k-3", "dan", 2),
+        ] {
+            s.upsert_label(&l).unwrap();
+        }
+        let queue = |s: &Store| -> Vec<String> {
+            s.adjudication_queue()
+                .unwrap()
+                .into_iter()
+                .map(|d| d.key.item_id)
+                .collect()
+        };
+        assert_eq!(queue(s), ["k-1", "k-2", "k-3"], "no assignments yet");
+        let pairs: Vec<(String, String)> = ["k-1", "k-2"]
+            .iter()
+            .flat_map(|i| ["ann", "bob"].map(|w| (i.to_string(), w.to_string())))
+            .collect();
+        s.assign(&pairs, &jury::store::now(), "owner").unwrap();
+        assert_eq!(queue(s), ["k-2", "k-3"]);
+    });
+}

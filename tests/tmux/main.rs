@@ -17,6 +17,7 @@ mod live;
 mod marks_tags;
 mod my_queue;
 mod notes;
+mod postgres_faults;
 mod postgres_workbench;
 mod run_notes;
 mod runs;

@@ -1,9 +1,9 @@
 //! The workbench on PostgreSQL, as a person uses it (issue 32 §1): the
 //! sample data imported, a label and a note given, quit, reopened, both
 //! still there; then the server ends the session (a restart, a network
-//! cut), the next label is refused and kept unsaved, SIGTERM keeps it in
-//! the recovery file (in a data directory nothing had made yet), and the
-//! next start replays it into the store. Needs `JURY_TEST_POSTGRES_URL`;
+//! cut), the next label is refused on the dead session and saved on its
+//! own once the writer reconnects (`postgres_faults` stops the server
+//! itself, and kills the workbench). Needs `JURY_TEST_POSTGRES_URL`;
 //! without it the test says it skipped (a failure under
 //! `JURY_REQUIRE_POSTGRES=1`).
 #![cfg(all(feature = "tui", feature = "postgres"))]
@@ -38,7 +38,7 @@ fn values(db: &TestDatabase) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn label_note_quit_reopen_and_a_label_the_server_refused_is_replayed() {
+async fn label_note_quit_reopen_and_a_label_the_server_refused_is_saved_on_its_own() {
     if !have_tmux() {
         eprintln!("tmux is not installed: skipping the end-to-end TUI test");
         return;
@@ -98,7 +98,8 @@ async fn label_note_quit_reopen_and_a_label_the_server_refused_is_replayed() {
     // A label changed opens the writer's connection (it connects on its
     // first job; the focus starts on the first row, labelled before); then
     // the server ends every session: the next label (on the next row) is
-    // refused, kept unsaved, and SIGTERM keeps it for the next start.
+    // refused on the dead session, and saved on its own, without a key,
+    // once the writer's new connection answers.
     ann.keys(&["Tab", "Tab", "3"]);
     wait_for(&ann.name, "the changed label in the store", |_| {
         values(&db) == ["3"]
@@ -106,24 +107,23 @@ async fn label_note_quit_reopen_and_a_label_the_server_refused_is_replayed() {
     .await;
     db.end_sessions();
     ann.keys(&["5"]);
-    wait_for(&ann.name, "the refused label", |s| s.contains("UNSAVED")).await;
-    let pid = ann.pane_pid();
-    // SAFETY: a plain kill(2) on the jury process this test started.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    wait_gone(&ann.name).await;
-    assert_eq!(values(&db), ["3"], "the refused label is not in the store");
-
-    let ann = Session::start_cmd(&name, &workbench(&db, &data_home));
-    wait_for(&ann.name, "the offer to replay", |s| {
-        s.contains("could not be saved when jury last closed")
+    wait_for(&ann.name, "the refused label saved on its own", |s| {
+        s.contains("1 kept label(s) saved") && !s.contains("UNSAVED")
     })
     .await;
-    ann.keys(&["r"]);
-    wait_for(&ann.name, "the replayed label in the store", |_| {
-        values(&db) == ["3", "5"]
-    })
-    .await;
+    assert_eq!(values(&db), ["3", "5"]);
     ann.keys(&["q"]);
     wait_gone(&ann.name).await;
-    assert_eq!(values(&db), ["3", "5"]);
+    let five = anns(&db)
+        .into_iter()
+        .find(|l| l.value.as_text() == "5")
+        .unwrap();
+    let times = jury::store::Store::open_postgres(&db.url)
+        .unwrap()
+        .label_history(&five.key)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.slot.who == "ann" && e.created_at == five.created_at)
+        .count();
+    assert_eq!(times, 1, "stored once");
 }

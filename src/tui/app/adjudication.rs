@@ -32,7 +32,23 @@ impl Workspace {
             .flatten()
             .map(Adjudication::slot)
             .collect();
-        !crate::domain::disputes(entries.iter().map(|e| e.label.clone()), &done).is_empty()
+        !crate::domain::disputes(
+            entries.iter().map(|e| e.label.clone()),
+            &done,
+            &self.assigned_people_of(id),
+        )
+        .is_empty()
+    }
+
+    /// The people item `id` is assigned to, as [`crate::domain::disputes`]
+    /// takes them (empty: not assigned, every label counts).
+    fn assigned_people_of(&self, id: &str) -> crate::domain::AssignedPeople {
+        self.team
+            .people
+            .get(id)
+            .map(|p| (id.to_string(), p.clone()))
+            .into_iter()
+            .collect()
     }
 
     /// The standing adjudication of a row, if any.
@@ -48,8 +64,10 @@ impl Workspace {
             .find(|a| a.key == *key && a.persona_id == persona && a.value.scale() == scale)
     }
 
-    /// Whether people disagree on a row (two or more labels that differ).
+    /// Whether people disagree on a row (two or more labels that differ;
+    /// on an assigned item, of the people assigned).
     pub fn row_disputed(&self, key: &ComboKey, persona: &str, scale: Scale) -> bool {
+        let people = self.team.people.get(&key.item_id);
         let mut values = self
             .labels
             .get(&key.item_id)
@@ -57,6 +75,7 @@ impl Workspace {
             .flatten()
             .map(|e| &e.label)
             .filter(|l| l.key == *key && l.persona_id == persona && l.value.scale() == scale)
+            .filter(|l| people.is_none_or(|p| p.contains(&l.who)))
             .map(|l| l.value);
         let Some(first) = values.next() else {
             return false;

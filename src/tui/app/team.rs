@@ -14,6 +14,9 @@ use std::time::Duration;
 /// How long a lease runs when config.toml does not say (`lease_minutes`).
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(5 * 60);
 
+/// Test-only: a lease length in milliseconds, overriding `lease_minutes`.
+pub const TEST_LEASE_ENV: &str = "JURY_TEST_LEASE_MS";
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Team {
     /// Workspace indexes of the items assigned to this person.
@@ -24,6 +27,9 @@ pub struct Team {
     pub held: Option<u32>,
     /// How long a lease runs.
     pub lease_for: Duration,
+    /// Who every assigned item is given to (item id → people): on such an
+    /// item only their labels make a disagreement to adjudicate.
+    pub people: crate::domain::AssignedPeople,
 }
 
 impl Default for Team {
@@ -33,6 +39,7 @@ impl Default for Team {
             leased: HashMap::new(),
             held: None,
             lease_for: DEFAULT_LEASE,
+            people: Default::default(),
         }
     }
 }

@@ -126,6 +126,13 @@ pub struct Workspace {
     /// Labels from the recovery file are being written: the file is removed
     /// once every label is saved.
     pub replaying: bool,
+    /// The label writer cannot reach the store (why): labels it refuses
+    /// go to the recovery file at once, and are saved on their own when it
+    /// answers again (see [`crate::tui::update::away`]).
+    pub store_away: Option<String>,
+    /// The labels handed to the store again when it came back: removed
+    /// from the recovery file once all are saved.
+    pub back_replay: Vec<Label>,
     /// The held-out split: each verdict row says its side.
     pub split: Option<crate::store::Split>,
     /// Some item belongs to a persona: the persona picker offers "each
@@ -251,6 +258,8 @@ impl Workspace {
             who: who.to_string(),
             next_req: 1,
             replaying: false,
+            store_away: None,
+            back_replay: Vec::new(),
             split: data.split,
             claims: Default::default(),
             claims_file: None,

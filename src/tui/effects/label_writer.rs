@@ -87,14 +87,33 @@ pub(super) fn gone(job: LabelJob) -> Msg {
 /// How long a label queued behind one the lock refused waits for the lock.
 const QUEUED_BEHIND_BUSY: std::time::Duration = std::time::Duration::from_millis(200);
 
+/// While the store cannot be reached (a PostgreSQL server restarting, a
+/// network cut), the writer asks again after this long, doubling up to
+/// [`AWAY_LONGEST`]: the unsaved labels are replayed on their own once it
+/// answers, without a key, and a server that is down for an hour costs a
+/// connection attempt every few seconds, not a busy loop.
+const AWAY_FIRST: std::time::Duration = std::time::Duration::from_millis(250);
+const AWAY_LONGEST: std::time::Duration = std::time::Duration::from_secs(4);
+
 /// Owns a store connection; answers every job with saved or the error.
 /// Each write waits up to the store's busy timeout for another process's
 /// lock; the jobs already queued behind one that timed out wait only
 /// [`QUEUED_BEHIND_BUSY`] each, so ten labels under a held lock are all
 /// answered in about one timeout, not ten (the quit prompt waits on them).
+/// A lost connection is said once (`Msg::StoreUnreachable`, before the
+/// answer to the job that found it), then tried again with backoff
+/// between jobs; `Msg::StoreBack` says it answers again.
 fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<Msg>) {
     let mut store: Option<Store> = None;
     let mut behind_busy = false;
+    // Some(wait before the next try) while the store cannot be reached.
+    let mut away: Option<std::time::Duration> = None;
+    // Only a server can be away and come back: a file that cannot be
+    // opened (a directory in its place) is refused as before.
+    let remote = matches!(
+        crate::store::Location::from(path.as_path()),
+        crate::store::Location::Postgres(_)
+    );
     loop {
         let job = if behind_busy {
             match jobs.try_recv() {
@@ -105,6 +124,22 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
                 }
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
             }
+        } else if let Some(wait) = away {
+            match jobs.recv_timeout(wait) {
+                Ok(j) => j,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    match Store::open(&path) {
+                        Ok(s) => {
+                            store = Some(s);
+                            away = None;
+                            let _ = reply.send(Msg::StoreBack);
+                        }
+                        Err(_) => away = Some((wait * 2).min(AWAY_LONGEST)),
+                    }
+                    continue;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            }
         } else {
             match jobs.recv() {
                 Ok(j) => j,
@@ -113,8 +148,17 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
         };
         if store.is_none() {
             match Store::open(&path) {
-                Ok(s) => store = Some(s),
+                Ok(s) => {
+                    store = Some(s);
+                    if away.take().is_some() {
+                        let _ = reply.send(Msg::StoreBack);
+                    }
+                }
                 Err(e) => {
+                    if remote && away.is_none() {
+                        away = Some(AWAY_FIRST);
+                        let _ = reply.send(Msg::StoreUnreachable(e.to_string()));
+                    }
                     let _ = reply.send(answer(&job, Err(e.to_string())));
                     continue;
                 }
@@ -168,10 +212,16 @@ fn label_writer(path: PathBuf, jobs: Receiver<LabelJob>, reply: UnboundedSender<
         };
         behind_busy = matches!(result, Err(crate::store::StoreError::Busy { .. }));
         // A PostgreSQL session the server ended (a restart, a network cut)
-        // fails every later call: the next job opens a new connection, so
-        // `s` (retry) and the next label work once the server is back.
-        if result.is_err() && s.connection_lost() {
+        // fails every later call: a new connection is tried with backoff,
+        // and the next job opens one too.
+        if let Err(e) = &result
+            && s.connection_lost()
+        {
             store = None;
+            if away.is_none() {
+                away = Some(AWAY_FIRST);
+                let _ = reply.send(Msg::StoreUnreachable(e.to_string()));
+            }
         }
         if let (
             LabelJob::Undo { req, .. },
@@ -241,37 +291,127 @@ mod tests {
         }
     }
 
+    /// The writer's next message, waiting up to a minute (the backoff
+    /// between tries is at most a few seconds).
+    fn next(answers: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>) -> Msg {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            match answers.try_recv() {
+                Ok(m) => return m,
+                Err(tokio::sync::mpsc::error::TryRecvError::Empty)
+                    if std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                Err(e) => panic!("no message from the writer: {e:?}"),
+            }
+        }
+    }
+
+    fn save(
+        jobs: &Sender<LabelJob>,
+        answers: &mut tokio::sync::mpsc::UnboundedReceiver<Msg>,
+        req: u64,
+        label: &Label,
+    ) -> Result<(), String> {
+        jobs.send(LabelJob::Save {
+            req,
+            label: label.clone(),
+        })
+        .unwrap();
+        match next(answers) {
+            Msg::LabelSaved { req: r, result } if r == req => result,
+            other => panic!("not the answer to {req}: {other:?}"),
+        }
+    }
+
     /// The server ended the writer's session (a restart, a network cut):
-    /// the label written on it is refused, and the next one (or `s`,
-    /// which hands it over again) is saved on a new connection.
+    /// it says the store is unreachable, then refuses the label written on
+    /// it; it tries again on its own and says when the store is back (the
+    /// workbench then hands the unsaved labels over), and the next label is
+    /// saved on the new connection.
     #[test]
-    fn after_postgresql_ended_the_session_the_next_label_is_saved_on_a_new_connection() {
+    fn after_postgresql_ended_the_session_the_writer_says_so_and_comes_back_on_its_own() {
         let Some(db) = crate::store::testing::TestDatabase::create() else {
             return;
         };
         drop(db.store());
         let (reply, mut answers) = tokio::sync::mpsc::unbounded_channel();
         let (jobs, writer) = start(PathBuf::from(&db.url), reply);
-        let mut save = |req: u64, v: u8| {
-            jobs.send(LabelJob::Save {
-                req,
-                label: label(v),
-            })
-            .unwrap();
-            match answers.blocking_recv() {
-                Some(Msg::LabelSaved { req: r, result }) if r == req => result,
-                other => panic!("not the answer to {req}: {other:?}"),
-            }
-        };
-        assert_eq!(save(1, 2), Ok(()));
+        assert_eq!(save(&jobs, &mut answers, 1, &label(2)), Ok(()));
         db.end_sessions();
-        let refused = save(2, 3).expect_err("written on a session the server ended");
-        assert!(refused.contains("PostgreSQL"), "{refused}");
-        assert_eq!(save(3, 4), Ok(()));
+        jobs.send(LabelJob::Save {
+            req: 2,
+            label: label(3),
+        })
+        .unwrap();
+        let why = match next(&mut answers) {
+            Msg::StoreUnreachable(why) => why,
+            other => panic!("not said unreachable first: {other:?}"),
+        };
+        assert!(why.contains("PostgreSQL"), "{why}");
+        match next(&mut answers) {
+            Msg::LabelSaved { req: 2, result } => {
+                let refused = result.expect_err("written on a session the server ended");
+                assert!(refused.contains("PostgreSQL"), "{refused}");
+            }
+            other => panic!("not the refusal: {other:?}"),
+        }
+        // The server is up: the writer's own next try reaches it.
+        assert!(matches!(next(&mut answers), Msg::StoreBack));
+        assert_eq!(save(&jobs, &mut answers, 3, &label(4)), Ok(()));
         drop(jobs);
         writer.unwrap().join().unwrap();
         let stored = db.store().labels_for_item("k-001").unwrap();
         assert_eq!(stored.len(), 1);
         assert_eq!(stored[0].value, Value::Likert(4));
+    }
+
+    /// A network cut (every connection closed, new ones refused for a
+    /// while, then back), through a TCP proxy: unreachable is said once,
+    /// every label meanwhile is refused (the workbench keeps it), and
+    /// once the network is back the writer says so on its own and the
+    /// label handed over again is stored once.
+    #[test]
+    fn a_network_cut_is_said_once_and_the_writer_comes_back_when_it_mends() {
+        let Some(db) = crate::store::testing::TestDatabase::create() else {
+            return;
+        };
+        drop(db.store());
+        let proxy = crate::store::testing::CutProxy::to(&db);
+        let (reply, mut answers) = tokio::sync::mpsc::unbounded_channel();
+        let (jobs, writer) = start(PathBuf::from(&proxy.url), reply);
+        assert_eq!(save(&jobs, &mut answers, 1, &label(2)), Ok(()));
+        proxy.cut();
+        jobs.send(LabelJob::Save {
+            req: 2,
+            label: label(3),
+        })
+        .unwrap();
+        assert!(matches!(next(&mut answers), Msg::StoreUnreachable(_)));
+        assert!(matches!(
+            next(&mut answers),
+            Msg::LabelSaved {
+                req: 2,
+                result: Err(_)
+            }
+        ));
+        // Refused while cut (a connection refused), said once only.
+        let five = label(5);
+        let refused = save(&jobs, &mut answers, 3, &five).expect_err("the network is cut");
+        assert!(refused.contains("connect"), "{refused}");
+        assert!(answers.try_recv().is_err(), "nothing more while cut");
+        proxy.mend();
+        assert!(matches!(next(&mut answers), Msg::StoreBack));
+        // The workbench hands the unsaved label over again: stored once.
+        assert_eq!(save(&jobs, &mut answers, 4, &five), Ok(()));
+        assert_eq!(save(&jobs, &mut answers, 5, &five), Ok(()));
+        drop(jobs);
+        writer.unwrap().join().unwrap();
+        let stored = db.store().labels_for_item("k-001").unwrap();
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].value, Value::Likert(5));
+        let history = db.store().label_history(&stored[0].key).unwrap();
+        assert_eq!(history.len(), 2, "2 then 5, the 5 once: {history:?}");
     }
 }

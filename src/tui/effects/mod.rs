@@ -208,6 +208,14 @@ impl Executor {
                     ))));
                 }
             }
+            Effect::ForgetUnsaved(labels) => {
+                if let Err(e) = recovery::forget(&self.recovery, &labels) {
+                    let _ = self.tx.send(Msg::UnsavedKept(Err(format!(
+                        "{}: {e}",
+                        self.recovery.display()
+                    ))));
+                }
+            }
             Effect::MoveLease {
                 who,
                 release,

@@ -45,13 +45,20 @@ pub fn keep(path: &Path, labels: &[Label]) -> std::io::Result<usize> {
     }
     let (old, _) = read(path)?;
     let all = merge(old, labels.iter().cloned());
+    write_all(path, &all)?;
+    Ok(all.len())
+}
+
+/// Replaces the file's content with `all`: a new file written, synced and
+/// renamed over the old one (never a half-written file in its place).
+fn write_all(path: &Path, all: &[Label]) -> std::io::Result<()> {
     let tmp = {
         let mut n = path.as_os_str().to_owned();
         n.push(".tmp");
         PathBuf::from(n)
     };
     let mut out = String::new();
-    for l in &all {
+    for l in all {
         out.push_str(&serde_json::to_string(l).map_err(std::io::Error::other)?);
         out.push('\n');
     }
@@ -68,7 +75,7 @@ pub fn keep(path: &Path, labels: &[Label]) -> std::io::Result<usize> {
         // The rename itself is durable only once the directory is synced.
         let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
     }
-    Ok(all.len())
+    Ok(())
 }
 
 /// Removes the file (replayed or discarded); no file is not an error.
@@ -77,6 +84,29 @@ pub fn clear(path: &Path) -> std::io::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     }
+}
+
+/// Removes `saved` from the file: each entry on the same slot and no newer
+/// than the saved label (a label given again meanwhile stays). The file is
+/// removed when nothing is left in it.
+pub fn forget(path: &Path, saved: &[Label]) -> std::io::Result<()> {
+    let (old, bad) = read(path)?;
+    let left: Vec<Label> = old
+        .into_iter()
+        .filter(|l| {
+            !saved
+                .iter()
+                .any(|s| same_slot(s, l) && l.created_at <= s.created_at)
+        })
+        .collect();
+    if left.is_empty() && bad == 0 {
+        return clear(path);
+    }
+    // Unreadable lines are left alone: the start's offer says so.
+    if bad > 0 {
+        return Ok(());
+    }
+    write_all(path, &left)
 }
 
 /// One label per combination, persona, person and scale: the newest.
@@ -133,6 +163,24 @@ mod tests {
         clear(&p).unwrap();
         assert!(!p.exists());
         clear(&p).unwrap();
+    }
+
+    /// Forgetting the labels saved leaves the others and a newer answer
+    /// on a saved slot; the file goes once nothing is left.
+    #[test]
+    fn forget_removes_what_was_saved_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = path_for(&dir.path().join("j.db"));
+        let mut other = label(3, "2026-01-01");
+        other.key.item_id = "k-002".into();
+        keep(&p, &[label(2, "2026-01-02"), other.clone()]).unwrap();
+        forget(&p, &[label(2, "2026-01-01")]).unwrap();
+        assert_eq!(read(&p).unwrap().0.len(), 2, "a newer answer stays");
+        forget(&p, &[label(2, "2026-01-02")]).unwrap();
+        assert_eq!(read(&p).unwrap().0, [other.clone()]);
+        forget(&p, &[other]).unwrap();
+        assert!(!p.exists());
+        forget(&p, &[label(1, "2026-01-03")]).unwrap();
     }
 
     /// A PostgreSQL store's recovery file is named after the URL in the

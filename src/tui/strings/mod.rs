@@ -309,6 +309,27 @@ pub mod msg {
     pub fn lost_labels(n: usize, why: &str) -> String {
         format!("{n} label(s) could not be saved nor kept for replay: {why}")
     }
+    // ----- the store away and back (a PostgreSQL restart, a network cut) -----
+    pub fn store_unreachable(why: &str) -> String {
+        format!(
+            "store unreachable ({why}): labels are kept in the unsaved-labels file and saved on their own when it answers again"
+        )
+    }
+    pub fn kept_while_away(n: usize, path: &str) -> String {
+        format!(
+            "store unreachable: {n} label(s) kept in {path}; saved on their own when it answers again"
+        )
+    }
+    pub const STORE_BACK: &str = "the store answers again";
+    pub fn store_back_saving(n: usize) -> String {
+        format!("the store answers again: saving {n} kept label(s)…")
+    }
+    pub fn saved_after_away(n: usize) -> String {
+        format!(
+            "the store answers again: {n} kept label(s) saved and removed from the unsaved-labels file"
+        )
+    }
+
     pub fn replaying(n: usize) -> String {
         format!("replaying {n} label(s) from the recovery file…")
     }

@@ -269,7 +269,12 @@ pub fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut
         super::undo::retraction_answered(app, req, result);
         return;
     };
+    let refused = result.is_err();
     record_answer(e, result, &mut app.chrome);
+    if refused {
+        super::away::refused(app, fx);
+    }
+    super::away::answered(app, fx);
     super::quit::label_answered(app, fx);
 }
 

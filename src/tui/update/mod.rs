@@ -9,6 +9,7 @@
 
 pub mod adjudicate;
 pub mod advance;
+pub mod away;
 pub mod cancel;
 pub mod claims;
 pub mod compare;
@@ -104,12 +105,17 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
             "the label is saved but how it was chosen was not recorded: {}",
             crate::tui::strings::flat(&e, 200)
         )),
+        // While the store is away the badge says so; the session is
+        // written again later (it is small and kept on quit).
+        Msg::SessionNotSaved(_) if app.data.store_away.is_some() => {}
         Msg::SessionNotSaved(e) => {
             app.chrome
                 .warn(crate::tui::strings::session::session_not_saved(
                     &crate::tui::strings::flat(&e, 200),
                 ))
         }
+        Msg::StoreUnreachable(why) => away::unreachable(app, &why),
+        Msg::StoreBack => away::back(app, &mut fx),
         Msg::LoopReady(r) => fewshot_loop::ready(app, r, &mut fx),
         Msg::SplitForLoop(r) => fewshot_loop::split_loaded(app, r, &mut fx),
         Msg::LeaseMoved { item, result } => lease::moved(app, item, result),

@@ -79,14 +79,15 @@ pub fn kept(app: &mut App, r: Result<String, String>) {
         Some(Popup::Quit(QuitPrompt::Unsaved { kept, .. })) => {
             *kept = Some(r.map_err(|e| crate::tui::strings::flat(&e, 200)))
         }
-        _ => {
-            if let Err(e) = r {
-                app.chrome
-                    .error(crate::tui::strings::msg::recovery_file_error(
-                        &crate::tui::strings::flat(&e, 200),
-                    ));
-            }
-        }
+        _ => match r {
+            Err(e) => app
+                .chrome
+                .error(crate::tui::strings::msg::recovery_file_error(
+                    &crate::tui::strings::flat(&e, 200),
+                )),
+            Ok(path) if app.data.store_away.is_some() => super::away::kept(app, &path),
+            Ok(_) => {}
+        },
     }
 }
 

@@ -33,6 +33,8 @@ mod search_terms;
 mod team;
 // Others' labels, notes and marks taken live from the store.
 mod live;
+// The store away (a PostgreSQL restart, a network cut) and back.
+mod away;
 
 /// The one label (or note) saved; how its combination was chosen
 /// (`MarkSampled`) is recorded beside it and looked at apart.

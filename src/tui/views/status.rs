@@ -73,6 +73,10 @@ impl Widget for StatusBar<'_> {
             spans.push(sep());
             spans.push(Span::styled(format!(" {unsaved} UNSAVED "), t.error));
         }
+        if app.data.store_away.is_some() {
+            spans.push(sep());
+            spans.push(Span::styled(" store unreachable ", t.error));
+        }
         if app.choices.blind {
             spans.push(sep());
             spans.push(Span::styled("blind", t.status_bar));

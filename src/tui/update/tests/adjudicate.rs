@@ -56,6 +56,37 @@ fn the_to_adjudicate_filter_lists_only_what_people_disagree_on() {
     assert!(s.contains("⚖ to adjudicate"), "{s}");
 }
 
+/// On an assigned item only the assigned people's labels make a
+/// disagreement: k-001 given to bob and dan (bob 4, dan 1) is one though
+/// carol agrees with bob; k-002 given to bob alone is none.
+#[test]
+fn the_to_adjudicate_filter_counts_the_people_assigned() {
+    let mut app = disputed();
+    app.data
+        .labels
+        .get_mut("k-001")
+        .unwrap()
+        .push(crate::tui::app::LabelEntry {
+            label: noted("k-001", "dan", 1, ""),
+            state: SaveState::Saved,
+        });
+    let people = |who: &[&str]| who.iter().map(|w| w.to_string()).collect();
+    app.data
+        .team
+        .people
+        .insert("k-001".into(), people(&["bob", "dan"]));
+    app.data
+        .team
+        .people
+        .insert("k-002".into(), people(&["bob"]));
+    choose_filter(&mut app, Filter::Adjudicate);
+    assert_eq!(listed(&app), ["k-001"]);
+    // Without assignments, every label counts, as before.
+    app.data.team.people.clear();
+    app.refilter();
+    assert_eq!(listed(&app), ["k-001", "k-002"]);
+}
+
 #[test]
 fn equals_then_a_value_key_adjudicates_and_the_item_leaves_the_queue() {
     let mut app = disputed();
