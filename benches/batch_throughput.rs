@@ -1,27 +1,35 @@
 //! Batch throughput against a server with a fixed 200 ms latency.
 //!
 //! `cargo bench --bench batch_throughput` runs the release `jury run --mode 2`
-//! in two cases: 16 requests in flight over 400 imported items (3
-//! classifications each, batch size 10: 120 requests), and 64 in flight over
-//! 2 800 items (840 requests), five times each, and prints the median wall
-//! time, start-up included, and its ratio to the ideal ceil(requests / C) ×
-//! 0.2 s. After each jury run a bare asyncio client (benches/bare_client.py:
-//! keep-alive HTTP/1.1, C in flight, each answer read to its end and nothing
-//! else) replays the bodies jury sent against the same server, and the bench
-//! prints jury's pace as a multiple of the client's (BENCH_BARE=0: no client).
+//! in these cases (CASES): 16 requests in flight over 400 imported items (3
+//! classifications each, batch size 10: 120 requests) and 64 over 2 800
+//! items (840 requests); issue 35's, one entry per request over 1 067 items
+//! (3 201 requests): 256 and 512 in flight on one server, and 4 × 128 on four
+//! demo-judge servers (`--base-url URL#128` each); five times each, and
+//! prints the median wall time, start-up included, and its ratio to the
+//! ideal ceil(requests / C) × 0.2 s. `BENCH_CASE=100k` runs 100 002
+//! combinations at 256 once (BENCH_LONG_RUNS), with answers per second by
+//! tenth of the run and jury's peak RSS. After each jury run a bare asyncio
+//! client (benches/bare_client.py: keep-alive HTTP/1.1, C in flight, each
+//! answer read to its end and nothing else) replays the bodies jury sent
+//! against the same servers, and the bench prints jury's pace as a multiple
+//! of the client's (BENCH_BARE=0: no client).
 //! Answers stream as ~100 SSE events of 24 characters of arguments
 //! (BENCH_CHUNK), sent in one write each (BENCH_SPLIT_WRITES=1: one write per
 //! event); the 200 ms count from each request's arrival. Per run it prints
 //! where the time beyond the ideal went: start-up, the first round's spread,
-//! the exit, and CPU of jury and of this in-process server (which shares the
-//! two cores); over all runs, how late the server answered and how long jury
-//! took from an answer's last byte to the request that took its slot.
+//! the exit, the connections opened, the load average, and CPU of jury and of
+//! this in-process server (which shares the two cores); over all runs, how
+//! late the server answered and how long jury (and the client) took from an
+//! answer's last byte to the request that took its slot.
 //!
-//! BENCH_CONCURRENCY=64 runs one case, BENCH_RUNS=1 one iteration, and
-//! BENCH_WRAP puts a program in front of jury, e.g. a profile of one run:
-//! `BENCH_CONCURRENCY=64 BENCH_RUNS=1 BENCH_BARE=0 BENCH_WRAP="valgrind
-//! --tool=callgrind --callgrind-out-file=/tmp/cg.%p" cargo bench --bench
-//! batch_throughput`.
+//! BENCH_CASE=c256,c512 runs those cases, BENCH_CONCURRENCY=64 those at 64,
+//! BENCH_RUNS=1 one iteration, BENCH_JURY=path another jury build (an older
+//! commit's), BENCH_SERVER_CONNECTIONS=128 every server at the demo judge's
+//! limit, and BENCH_WRAP puts a program in front of jury, e.g. a profile of
+//! one run: `BENCH_CONCURRENCY=64 BENCH_RUNS=1 BENCH_BARE=0
+//! BENCH_WRAP="valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p"
+//! cargo bench --bench batch_throughput`.
 //! Measured 2026-11-23 on the 2-core machine, alternating binaries under this
 //! harness: this code 1.031–1.039 (five series, 12:50–13:45), the session-3
 //! binary 1.046–1.050; jury's CPU 1.2–1.5 ms per request (was 1.7–2.0).
