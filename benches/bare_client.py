@@ -5,9 +5,12 @@ last chunk (its `[DONE]`), nothing parsed or stored: the least work a client
 can do per request.
 
     python3 bare_client.py BASE_URL CONCURRENCY BODIES.jsonl
+    python3 bare_client.py URL#N,URL#N,... CONCURRENCY BODIES.jsonl
 
 BODIES.jsonl holds one request body per line (the bench replays the bodies
-jury sent, so the server answers the same work).
+jury sent, so the server answers the same work). Several servers, each
+`URL#N`: N connections to each, all taking the next body from one queue
+(as jury's `--base-url URL#N` does); CONCURRENCY is then their sum.
 """
 import asyncio
 import sys
@@ -58,11 +61,14 @@ async def main():
     with open(path, "rb") as f:
         bodies = [line.rstrip(b"\n") for line in f if line.strip()]
     bodies.reverse()
-    url = urlsplit(base)
-    target = url.path.rstrip("/") + "/chat/completions"
-    await asyncio.gather(
-        *(worker(url.hostname, url.port, target, bodies) for _ in range(concurrency))
-    )
+    workers = []
+    for part in base.split(","):
+        base_url, _, n = part.partition("#")
+        url = urlsplit(base_url)
+        target = url.path.rstrip("/") + "/chat/completions"
+        n = int(n) if n else concurrency
+        workers += [worker(url.hostname, url.port, target, bodies) for _ in range(n)]
+    await asyncio.gather(*workers)
 
 
 asyncio.run(main())

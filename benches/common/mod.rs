@@ -14,7 +14,14 @@ use std::time::{Duration, Instant};
 fn binary() -> &'static Path {
     static BIN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     BIN.get_or_init(|| {
-        let src = Path::new(env!("CARGO_BIN_EXE_jury"));
+        // BENCH_JURY=path: another build of jury (an older commit's, to
+        // compare under the same harness).
+        let other = std::env::var_os("BENCH_JURY")
+            .filter(|p| !p.is_empty())
+            .map(std::path::PathBuf::from);
+        let src = other
+            .as_deref()
+            .unwrap_or(Path::new(env!("CARGO_BIN_EXE_jury")));
         let out = Command::new(src)
             .arg("--version")
             .output()
@@ -147,6 +154,59 @@ pub fn run_measured_cpu(cmd: &mut Command) -> Measured {
     Measured {
         wall,
         peak_rss_kib: usage.ru_maxrss as u64,
+        code,
+        cpu: cpu_of(&usage),
+    }
+}
+
+/// As [`run_measured_cpu`], with the peak RSS read from the child's own
+/// `VmHWM` (every 20 ms until it exits) instead of wait4's `ru_maxrss`, which
+/// for a child spawned with vfork semantics counts this (parent) process's
+/// memory too: a bench holding a big request log would be charged for it.
+pub fn run_measured_hwm(cmd: &mut Command) -> Measured {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let start = Instant::now();
+    let child = cmd.spawn().expect("spawn");
+    let pid = child.id() as libc::pid_t;
+    let (done, hwm) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let watcher = {
+        let (done, hwm) = (done.clone(), hwm.clone());
+        std::thread::spawn(move || {
+            let path = format!("/proc/{pid}/status");
+            while !done.load(Ordering::Relaxed) {
+                let kib = std::fs::read_to_string(&path).ok().and_then(|s| {
+                    s.lines()
+                        .find(|l| l.starts_with("VmHWM:"))
+                        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                });
+                if let Some(k) = kib {
+                    hwm.fetch_max(k, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let mut status: libc::c_int = 0;
+    // SAFETY: as in run_measured_cpu.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    done.store(true, Ordering::Relaxed);
+    let _ = watcher.join();
+    assert_eq!(rc, pid, "wait4 failed");
+    drop(child);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    Measured {
+        wall,
+        peak_rss_kib: hwm.load(Ordering::Relaxed),
         code,
         cpu: cpu_of(&usage),
     }

@@ -107,9 +107,25 @@ where
     F: Fn(TcpStream) -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
+    listen_at_most(port, MAX_CONNECTIONS, stop, serve).await
+}
+
+/// As [`listen`], serving at most `max_connections` at once (the test
+/// server of a benchmark with hundreds of requests in flight, as a vLLM
+/// server takes them).
+pub async fn listen_at_most<F, Fut>(
+    port: u16,
+    max_connections: usize,
+    stop: CancellationToken,
+    serve: F,
+) -> std::io::Result<SocketAddr>
+where
+    F: Fn(TcpStream) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
     let listener = TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
-    let open = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let open = Arc::new(Semaphore::new(max_connections.max(1)));
     tokio::spawn(async move {
         loop {
             let accepted = tokio::select! {

@@ -92,6 +92,39 @@ impl<'a> ChunkReader<'a> {
         }
     }
 
+    /// After the answer's last event (`[DONE]`): the rest of the body (its
+    /// terminating chunk, as a rule) read and dropped, to its end, or until
+    /// `at_most` bytes or `within` time went by. A body read to its end
+    /// leaves its keep-alive connection idle, back in the pool for the next
+    /// request; one dropped before its end is closed by hyper, and the next
+    /// request opens another connection (at hundreds in flight, dozens of
+    /// them a run; a server that caps its connections refuses those past
+    /// the cap).
+    pub async fn drain(&mut self, within: Duration, at_most: usize) {
+        let until = Instant::now() + within;
+        let mut read = 0usize;
+        loop {
+            let r = match self.resp.chunk().now_or_never() {
+                Some(r) => r,
+                None => tokio::select! {
+                    biased;
+                    _ = self.cancel.cancelled() => return,
+                    _ = tokio::time::sleep_until(until) => return,
+                    r = self.resp.chunk() => r,
+                },
+            };
+            match r {
+                Ok(Some(b)) => {
+                    read += b.len();
+                    if read > at_most {
+                        return;
+                    }
+                }
+                Ok(None) | Err(_) => return,
+            }
+        }
+    }
+
     fn took(&mut self, r: reqwest::Result<Option<Bytes>>) -> Result<Option<Bytes>, ReadStop> {
         r.map_err(ReadStop::Broken)
     }

@@ -27,7 +27,7 @@ pub use crate::demo_judge::http::Request as RecordedRequest;
 pub use batch::{BatchApi, BatchScript, Call, Failure, Faults, Tail, answer_file};
 pub use reply::{Ending, Reply, models_reply, split_chars};
 
-use crate::demo_judge::http::{listen, read_request};
+use crate::demo_judge::http::{MAX_CONNECTIONS, listen_at_most, read_request};
 use reply::{Step, render};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -44,6 +44,8 @@ struct Shared {
     seq: AtomicUsize,
     /// When each answer's last byte was handed to the socket, by `seq`.
     answered: Mutex<Vec<(usize, std::time::Instant)>>,
+    /// Connections accepted and served so far.
+    connections: AtomicUsize,
 }
 
 /// A running fake server; stops on [`TestServer::shutdown`] or drop.
@@ -76,15 +78,30 @@ impl TestServer {
     where
         F: Fn(&RecordedRequest) -> Reply + Send + Sync + 'static,
     {
+        Self::start_serving(port, MAX_CONNECTIONS, responder).await
+    }
+
+    /// As [`TestServer::start`], serving up to `max_connections` at once
+    /// (the demo judge's 128 by default; a benchmark of 512 requests in
+    /// flight against one server needs more).
+    pub async fn start_serving<F>(
+        port: u16,
+        max_connections: usize,
+        responder: F,
+    ) -> std::io::Result<TestServer>
+    where
+        F: Fn(&RecordedRequest) -> Reply + Send + Sync + 'static,
+    {
         let shared = Arc::new(Shared {
             responder: Box::new(responder),
             requests: Mutex::new(Vec::new()),
             seq: AtomicUsize::new(0),
             answered: Mutex::new(Vec::new()),
+            connections: AtomicUsize::new(0),
         });
         let stop = CancellationToken::new();
         let s = shared.clone();
-        let addr = listen(port, stop.clone(), move |sock| {
+        let addr = listen_at_most(port, max_connections, stop.clone(), move |sock| {
             let s = s.clone();
             async move { serve_connection(sock, &s).await }
         })
@@ -131,6 +148,13 @@ impl TestServer {
         }
     }
 
+    /// Connections served so far (those refused past the limit are not
+    /// counted): a client that keeps its connections alive opens as many as
+    /// it has requests in flight.
+    pub fn connection_count(&self) -> usize {
+        self.shared.connections.load(Ordering::SeqCst)
+    }
+
     /// Number of requests received so far.
     pub fn request_count(&self) -> usize {
         self.shared.seq.load(Ordering::SeqCst)
@@ -149,6 +173,7 @@ impl Drop for TestServer {
 }
 
 async fn serve_connection(mut sock: TcpStream, shared: &Shared) {
+    shared.connections.fetch_add(1, Ordering::SeqCst);
     let mut buf: Vec<u8> = Vec::with_capacity(8192);
     loop {
         let Some((mut req, wants_close)) = read_request(&mut sock, &mut buf).await else {

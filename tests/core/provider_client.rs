@@ -15,4 +15,5 @@ const ARGS: &str = r#"{"resultItems":[{"id":{"itemId":"it-1","perspectiveId":"p1
 
 mod answers;
 mod capability;
+mod connections;
 mod retries;

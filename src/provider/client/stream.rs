@@ -46,6 +46,12 @@ impl Deadline {
     }
 }
 
+/// How long, and how many bytes, the end of a body is read for after its
+/// `[DONE]` event: a server ends the body right after it (the terminating
+/// chunk mostly comes in the same read); one that keeps it open is left.
+const DRAIN_WITHIN: Duration = Duration::from_millis(50);
+const DRAIN_BYTES: usize = 64 * 1024;
+
 /// How soon after sending a broken connection counts as one that was dead
 /// before the request went out (resent at once, not counted).
 const DEAD_CONNECTION_WINDOW: Duration = Duration::from_secs(1);
@@ -365,6 +371,11 @@ impl Client {
             if acc.substance() > before {
                 reader.progress();
             }
+        }
+        if saw_done {
+            // The answer is complete; its body's end is read too, so the
+            // connection goes back to the pool rather than closed.
+            reader.drain(DRAIN_WITHIN, DRAIN_BYTES).await;
         }
         if !saw_done && let Some(ev) = parser.finish() {
             // An event the end of the body cut off is a cut answer (asked

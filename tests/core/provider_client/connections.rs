@@ -1,0 +1,34 @@
+//! Keep-alive connections: an answer is read to the end of its body, so the
+//! next request goes out on the same connection. A run with hundreds in
+//! flight opened dozens of extra connections a run when each answer was left
+//! at its `[DONE]` (and a server capping its connections refused those).
+
+use super::*;
+
+/// The body's terminating chunk comes a moment after `[DONE]` (each write
+/// paced): the answer is read to it, and three requests one after another
+/// take one connection, not one each.
+#[tokio::test]
+async fn an_answer_read_to_its_end_leaves_its_connection_for_the_next_request() {
+    let server = TestServer::start(|_| {
+        Reply::Paced(
+            Duration::from_millis(3),
+            Box::new(Reply::tool("get_evaluations", ARGS)),
+        )
+    })
+    .await
+    .expect("server");
+    let client = client(&server, true);
+    for _ in 0..3 {
+        let (r, _) = run(&client).await;
+        let c = r.expect("completion");
+        assert_eq!(c.answer_text(), ARGS);
+        assert_eq!(c.attempts, 1);
+    }
+    assert_eq!(server.request_count(), 3);
+    assert_eq!(
+        server.connection_count(),
+        1,
+        "each answer's connection should have gone back to the pool"
+    );
+}
