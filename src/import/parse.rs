@@ -377,6 +377,20 @@ impl<'a> Accept<'a> {
                 .push((self.path.display().to_string(), this_index, e.message));
             return Ok(());
         }
+        // Verdict rows (jury's export, another tool's) wait for the end of
+        // the import; failure and mark rows are not imported.
+        if let Ok(Value::Object(o)) = &v {
+            match super::verdicts::row_kind(o) {
+                super::verdicts::RowKind::Verdict => {
+                    return self.take_verdict(at, o, batch);
+                }
+                super::verdicts::RowKind::LeftOut => {
+                    batch.verdict_import.left_out += 1;
+                    return Ok(());
+                }
+                super::verdicts::RowKind::Other => {}
+            }
+        }
         // Whether a label record says it was sampled (read before the
         // record is converted; it matters only for a label).
         let sample = match &v {
@@ -412,6 +426,30 @@ impl<'a> Accept<'a> {
             },
             Err(e) if self.skip_invalid => batch.skipped.push(e),
             Err(e) => return Err(ImportError::Invalid(e)),
+        }
+        Ok(())
+    }
+
+    /// A verdict row, kept for the end of the import (or its error).
+    pub(super) fn take_verdict(
+        &mut self,
+        at: Location,
+        o: &serde_json::Map<String, Value>,
+        batch: &mut Batch<'_>,
+    ) -> Result<(), ImportError> {
+        match super::verdicts::verdict(o) {
+            Ok(v) => batch.verdicts.push(super::verdicts::Pending {
+                v,
+                file: self.path.to_path_buf(),
+                at,
+            }),
+            Err(e) => {
+                let e = self.error(&at, &e.field, e.message);
+                if !self.skip_invalid {
+                    return Err(ImportError::Invalid(e));
+                }
+                batch.skipped.push(e);
+            }
         }
         Ok(())
     }

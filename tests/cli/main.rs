@@ -20,6 +20,7 @@ mod import_csv;
 mod import_definitions;
 mod import_owner;
 mod import_sampled;
+mod import_verdicts;
 mod import_wide_csv;
 mod judge_spec;
 mod label_undo;
