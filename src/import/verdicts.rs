@@ -25,6 +25,10 @@ use std::path::{Path, PathBuf};
 /// prompts are not jury's to know.
 pub const IMPORTED_PROMPTS: &str = "imported";
 
+/// How an imported verdict's `server` starts when its row named none: the
+/// workbench shows such a verdict with its source.
+pub const IMPORTED_SERVER: &str = "imported: ";
+
 /// One verdict row, read but not yet checked against the store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportedVerdict {
@@ -45,6 +49,9 @@ pub struct ImportedVerdict {
     /// Where the item stood in its request (`position` of `request_items`),
     /// as jury's export writes it: the position-bias figures read it.
     pub position: Option<RequestPosition>,
+    /// The server a jury export says answered (a verdict moving between
+    /// stores keeps it).
+    pub server: Option<String>,
     /// The row as read (kept as the verdict's raw answer).
     pub raw: String,
 }
@@ -148,6 +155,17 @@ pub fn verdict(obj: &Map<String, Json>) -> Result<ImportedVerdict, FieldError> {
             ),
         ));
     }
+    // An AwAg verdict without a mode takes the mode whose scale it is on
+    // (AGREE/DISAGREE: 3; Likert: 2, one entry per item and
+    // classification), so the workbench shows it among that mode's verdicts.
+    let mode = match (mode, protocol) {
+        (None, Protocol::Awag) => match scale {
+            Scale::Agreement => Some(Mode::Three),
+            Scale::Likert => Some(Mode::Two),
+            _ => None,
+        },
+        (m, _) => m,
+    };
     let source_run = match pick(obj, &["run_id", "runId"]) {
         None => None,
         Some((_, Json::String(s))) if s.trim().is_empty() => None,
@@ -205,6 +223,7 @@ pub fn verdict(obj: &Map<String, Json>) -> Result<ImportedVerdict, FieldError> {
         evaluated_selection: optional(&["evaluated_selection", "evaluatedSelection"])?,
         created_at: optional(&["created_at", "createdAt"])?,
         position,
+        server: optional(&["server"])?,
         raw: Json::Object(obj.clone()).to_string(),
     })
 }
@@ -426,7 +445,13 @@ pub(super) fn finish_verdicts(
                 created_at: v.created_at.unwrap_or_else(|| now.clone()),
                 position: v.position,
                 confidence: v.confidence,
-                server: None,
+                server: Some(v.server.unwrap_or_else(|| {
+                    let name = file.file_name().map_or_else(
+                        || file.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    );
+                    format!("{IMPORTED_SERVER}{name}")
+                })),
             })
             .collect();
         let written = batch.tx.insert_imported_verdicts(&rows)?;

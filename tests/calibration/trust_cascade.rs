@@ -285,7 +285,7 @@ fn a_cascade_of_two_judges_keeps_what_each_is_sure_of() {
             .expect("json");
     assert_eq!(
         report["judges"],
-        json!(["awag · local-small", "awag · remote-large"])
+        json!(["awag mode 3 · local-small", "awag mode 3 · remote-large"])
     );
     let c = &report["cascades"][0];
     let stages = c["stages"].as_array().expect("stages");
@@ -301,7 +301,7 @@ fn a_cascade_of_two_judges_keeps_what_each_is_sure_of() {
     }
     let table = ws.ok(&["trust", "--cascade", "small,large"]);
     assert!(
-        table.contains("1. awag · local-small") && table.contains("people"),
+        table.contains("1. awag mode 3 · local-small") && table.contains("people"),
         "{table}"
     );
 

@@ -187,7 +187,7 @@ fn a_csv_of_another_tools_verdicts_is_its_own_judge_configuration() {
     );
     // The judge stands beside people in the report.
     let report = ws.ok(&["report"]);
-    assert!(report.contains("awag · their-tool vs"), "{report}");
+    assert!(report.contains("awag mode 2 · their-tool vs"), "{report}");
     // Importing it again adds nothing.
     ws.ok(&["import", f.to_str().expect("path")]);
     assert_eq!(verdict_count(&ws), 2);
