@@ -7,6 +7,7 @@ mod csv_in;
 mod csv_map;
 mod fields;
 mod files;
+mod inspect;
 mod labels;
 mod owners;
 mod parse;
