@@ -11,6 +11,7 @@ mod inspect;
 mod labels;
 mod owners;
 mod parse;
+mod promptfoo;
 mod records;
 pub mod verdicts;
 

@@ -242,6 +242,9 @@ fn read_document(
         Value::Object(obj) if super::inspect::is_log(&obj) => {
             super::inspect::read_log(accept, &obj, batch)
         }
+        Value::Object(obj) if super::promptfoo::is_results(&obj) => {
+            super::promptfoo::read_results(accept, &obj, batch)
+        }
         single => accept.take(Location::Path("$".into()), Ok(single), batch),
     }
 }
