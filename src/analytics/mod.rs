@@ -23,6 +23,7 @@ pub mod bca;
 pub mod betting;
 mod binomial;
 mod bootstrap;
+pub mod cascade;
 mod confusion;
 mod evalgen;
 mod figures;

@@ -504,6 +504,12 @@ pub struct TrustArgs {
     /// threshold, without a confidence or undecided, not yet labelled.
     #[arg(long)]
     pub needs_person: bool,
+    /// A cascade of judges, in order (names as the report gives them, or a
+    /// part of one): the first keeps what it is sure of, the next is
+    /// calibrated on what the first did not keep, and so on; each judge at
+    /// δ/J so the kept verdicts together keep the guarantee.
+    #[arg(long, value_delimiter = ',', num_args = 1.., conflicts_with = "needs_person")]
+    pub cascade: Vec<String>,
     #[arg(long, value_enum, default_value_t = TrustFormat::Table)]
     pub format: TrustFormat,
 }

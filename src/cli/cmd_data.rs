@@ -48,7 +48,11 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                    "label_merge": {"new": m.new, "newer": m.newer, "unchanged": m.unchanged, "older": m.older},
                    "skipped": skipped, "skipped_files": skipped_files,
                    "unknown_owners": unknown_owners, "csv_mappings": mappings,
-                   "csv_rows_left_out": report.csv_rows_left_out, "warnings": report.warnings})
+                   "csv_rows_left_out": report.csv_rows_left_out, "warnings": report.warnings,
+                   "verdicts": report.verdicts.sources.iter().map(|v| json!({"judge": v.judge, "file": v.file,
+                       "run_id": v.run_id, "verdicts": v.verdicts})).collect::<Vec<_>>(),
+                   "verdict_files_already_imported": report.verdicts.already.iter().map(|(f, runs)| json!({"file": f, "runs": runs})).collect::<Vec<_>>(),
+                   "rows_left_out": report.verdicts.left_out})
         );
     } else {
         for (f, why) in &report.skipped_files {
@@ -75,10 +79,18 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
                 )
             );
         }
-        if report.csv_rows_left_out > 0 {
+        let left_out = report.csv_rows_left_out + report.verdicts.left_out;
+        if left_out > 0 {
+            eprintln!("{}", say_import::csv_rows_left_out(left_out));
+        }
+        for (f, runs) in &report.verdicts.already {
+            let runs: Vec<String> = runs.iter().map(i64::to_string).collect();
             eprintln!(
                 "{}",
-                say_import::csv_rows_left_out(report.csv_rows_left_out)
+                say_import::verdicts_already(
+                    &one_line(&f.display().to_string(), 300),
+                    &runs.join(", ")
+                )
             );
         }
         for w in &report.warnings {
@@ -102,6 +114,17 @@ pub fn import(s: &Settings, a: ImportArgs) -> anyhow::Result<ExitCode> {
             println!(
                 "{}",
                 say_import::label_merge(m.new, m.newer, m.unchanged, m.older)
+            );
+        }
+        for v in &report.verdicts.sources {
+            println!(
+                "{}",
+                say_import::verdicts_from(
+                    v.verdicts,
+                    &one_line(&v.judge, 120),
+                    v.run_id,
+                    &one_line(&v.file.display().to_string(), 300)
+                )
             );
         }
     }

@@ -19,7 +19,9 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
     )?;
     // Before any threshold rests on people's labels: do they agree?
     crate::report::people::warn(&readings.labels, s.min_human_agreement);
-    let text = if a.needs_person {
+    let text = if !a.cascade.is_empty() {
+        cascade_text(&store, &a, &readings, refused)?
+    } else if a.needs_person {
         // The configuration the summary's trust line names (the ranking's
         // first, or --judge's) is the one whose verdicts need a person.
         let (choice, es) = headline_choice(&store, &a, &readings)?;
@@ -124,4 +126,40 @@ fn with_refused(refused: usize, text: String) -> String {
         Some(line) => format!("{line}\n\n{text}"),
         None => text,
     }
+}
+
+/// `--cascade`: the judges named, calibrated in order.
+fn cascade_text(
+    store: &crate::store::Store,
+    a: &TrustArgs,
+    readings: &crate::report::pairs::Readings,
+    refused: usize,
+) -> anyhow::Result<String> {
+    use crate::report::cascade;
+    let judges = cascade::resolve_judges(readings, &a.cascade).map_err(anyhow::Error::msg)?;
+    let sampling =
+        crate::report::estimate::Sampling::read(store, a.sampled_only, a.include_judge_selected)?;
+    let cs = cascade::cascades(
+        readings,
+        &judges,
+        a.alpha,
+        a.delta,
+        a.min_calibration,
+        a.who.as_deref(),
+        &sampling,
+    );
+    Ok(match a.format {
+        TrustFormat::Table => with_refused(
+            refused,
+            format!(
+                "{}{}",
+                reference_line(store, a, readings)?,
+                cascade::table(&cs)
+            ),
+        ),
+        TrustFormat::Json => serde_json::to_string_pretty(&cascade::CascadeReport {
+            judges: &judges,
+            cascades: &cs,
+        })?,
+    })
 }

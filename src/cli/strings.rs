@@ -208,8 +208,14 @@ pub mod import {
     }
     pub fn csv_rows_left_out(n: usize) -> String {
         format!(
-            "{n} verdict and failure row(s) not imported: runs make verdicts, an import does not"
+            "{n} failure and mark row(s) not imported: runs and people make them, an import does not"
         )
+    }
+    pub fn verdicts_from(n: usize, judge: &str, run: i64, file: &str) -> String {
+        format!("{n} verdict(s) from judge '{judge}' imported as run {run} (from {file})")
+    }
+    pub fn verdicts_already(file: &str, runs: &str) -> String {
+        format!("{file}: already imported (run(s) {runs}); its verdicts were not added again")
     }
     pub fn unknown_owner(name: &str, items: usize) -> String {
         format!(

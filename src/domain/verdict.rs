@@ -78,6 +78,9 @@ pub enum ConfidenceSource {
     /// The share of the same judge configuration's verdicts on this
     /// combination that gave the majority value.
     Repeats,
+    /// Given by the tool an imported verdict came from (`jury import`),
+    /// whatever it measured.
+    Imported,
 }
 
 impl ConfidenceSource {
@@ -85,12 +88,14 @@ impl ConfidenceSource {
         match self {
             ConfidenceSource::Logprobs => "logprobs",
             ConfidenceSource::Repeats => "repeats",
+            ConfidenceSource::Imported => "imported",
         }
     }
     pub fn parse(s: &str) -> Option<ConfidenceSource> {
         match s {
             "logprobs" => Some(ConfidenceSource::Logprobs),
             "repeats" => Some(ConfidenceSource::Repeats),
+            "imported" => Some(ConfidenceSource::Imported),
             _ => None,
         }
     }

@@ -551,7 +551,9 @@ fn tags(cell: &str) -> Value {
 /// A file `jury export --format csv` wrote: its `kind` and `item_id` columns.
 fn is_jury_export(headers: &[String]) -> bool {
     let has = |n: &str| headers.iter().any(|h| h == n);
-    has("kind") && has("item_id") && has("classification_id") && has("persona_id")
+    // A CSV of verdicts from another tool has the same columns, with
+    // `judge` naming the source in place of `kind`.
+    (has("kind") || has("judge")) && has("item_id") && has("classification_id") && has("persona_id")
 }
 
 /// Why reading jury's own export stopped: the file (a record that cannot be
@@ -584,6 +586,7 @@ fn read_export(
         .map(|(f, c)| (f.to_string(), c.to_string()))
         .collect();
     let mut left_out = 0usize;
+    let has_kind = headers.iter().any(|h| h == "kind");
     while let Some(row) = rows.next(headers.len()).map_err(ExportError::File)? {
         let cell = |name: &str| -> String {
             headers
@@ -593,13 +596,31 @@ fn read_export(
                 .unwrap_or_default()
         };
         let at = Location::Line(row.line);
-        let taken = match cell("kind").as_str() {
+        // Without a `kind` column every row is a verdict (`judge` names its source).
+        let kind = if has_kind {
+            cell("kind")
+        } else {
+            "verdict".to_string()
+        };
+        let taken = match kind.as_str() {
             "item" => {
                 let v = super::csv_export::item_from_cells(&cell)
                     .map_err(|(field, m)| accept.error(&at, field, m));
                 accept.take(at, v, batch)
             }
             "label" => accept.take(at, Ok(super::csv_export::label_from_cells(&cell)), batch),
+            // A verdict row: its cells under their column names (blank
+            // cells left out), read as a JSON verdict row is.
+            "verdict" => {
+                let obj: serde_json::Map<String, serde_json::Value> = headers
+                    .iter()
+                    .filter(|h| !super::csv_export::JSON_COLUMNS.contains(&h.as_str()))
+                    .map(|h| (h.clone(), cell(h)))
+                    .filter(|(_, c)| !c.is_empty())
+                    .map(|(h, c)| (h, serde_json::Value::String(c)))
+                    .collect();
+                accept.take_verdict(at, &obj, batch)
+            }
             _ => {
                 left_out += 1;
                 Ok(())

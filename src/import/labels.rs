@@ -79,7 +79,7 @@ pub(super) fn check_labels(batch: &mut Batch<'_>, skip_invalid: bool) -> Result<
 
 /// The scales a label on `perspective` may use, as the judges of that
 /// protocol answer on them (and `jury label` reads them).
-fn scales_for(perspective: &str) -> &'static [Scale] {
+pub(super) fn scales_for(perspective: &str) -> &'static [Scale] {
     use crate::protocol::{guideline, proposition, rubric};
     match perspective {
         p if p == rubric::PERSPECTIVE => &[Scale::Likert],

@@ -7,10 +7,13 @@ mod csv_in;
 mod csv_map;
 mod fields;
 mod files;
+mod inspect;
 mod labels;
 mod owners;
 mod parse;
+mod promptfoo;
 mod records;
+pub mod verdicts;
 
 pub use csv_map::{CsvMap, MappingNote};
 pub use fields::FieldError;
@@ -151,6 +154,8 @@ pub struct ImportReport {
     /// What was imported but deserves a look (a classification without a
     /// description), each naming the file.
     pub warnings: Vec<String>,
+    /// Verdicts from other tools or stores: the run each source became.
+    pub verdicts: verdicts::VerdictImport,
 }
 
 /// One import in progress: the open transaction every checked record is
@@ -184,6 +189,10 @@ struct Batch<'s> {
     csv_mappings: Vec<(PathBuf, MappingNote)>,
     csv_rows_left_out: usize,
     warnings: Vec<String>,
+    /// Verdict rows, checked once every file is read (their items may come
+    /// later), then written as one run per source.
+    verdicts: Vec<verdicts::Pending>,
+    verdict_import: verdicts::VerdictImport,
 }
 
 impl<'s> Batch<'s> {
@@ -206,6 +215,8 @@ impl<'s> Batch<'s> {
             csv_mappings: Vec::new(),
             csv_rows_left_out: 0,
             warnings: Vec::new(),
+            verdicts: Vec::new(),
+            verdict_import: Default::default(),
         })
     }
 
@@ -260,6 +271,7 @@ impl<'s> Batch<'s> {
         if !self.changed.is_empty() {
             return Err(ImportError::Changed { ids: self.changed });
         }
+        verdicts::finish_verdicts(&mut self, skip_invalid)?;
         if !self.rubric_skips.is_empty() {
             let skips: Vec<(String, String, usize, String)> = self
                 .rubric_skips
@@ -296,6 +308,7 @@ impl<'s> Batch<'s> {
             csv_mappings: self.csv_mappings,
             csv_rows_left_out: self.csv_rows_left_out,
             warnings: self.warnings,
+            verdicts: self.verdict_import,
         })
     }
 }

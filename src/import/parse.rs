@@ -26,6 +26,14 @@ pub(super) fn read_path(
     let mut r =
         BufReader::with_capacity(1 << 16, crate::readfile::open(path).map_err(cannot_read)?);
     skip_bom(&mut r).map_err(cannot_read)?;
+    if extension(path).is_some_and(|x| x == "eval") {
+        return Err(ImportError::Read {
+            path: path.to_path_buf(),
+            message: "an Inspect AI .eval log is a zip archive jury does not read: convert it to JSON first \
+                      (inspect log convert LOG --to json --output-dir DIR) and import that"
+                .into(),
+        });
+    }
     let mut accept = Accept::new(path, who, skip_invalid, batch);
     if extension(path).is_some_and(|x| x == "jsonl" || x == "ndjson") {
         return read_jsonl(&mut accept, r, Vec::new(), batch);
@@ -231,6 +239,12 @@ fn read_document(
         Value::Object(obj) if obj.contains_key("items") && !obj.contains_key("classifications") => {
             read_request(accept, &obj, batch)
         }
+        Value::Object(obj) if super::inspect::is_log(&obj) => {
+            super::inspect::read_log(accept, &obj, batch)
+        }
+        Value::Object(obj) if super::promptfoo::is_results(&obj) => {
+            super::promptfoo::read_results(accept, &obj, batch)
+        }
         single => accept.take(Location::Path("$".into()), Ok(single), batch),
     }
 }
@@ -377,6 +391,20 @@ impl<'a> Accept<'a> {
                 .push((self.path.display().to_string(), this_index, e.message));
             return Ok(());
         }
+        // Verdict rows (jury's export, another tool's) wait for the end of
+        // the import; failure and mark rows are not imported.
+        if let Ok(Value::Object(o)) = &v {
+            match super::verdicts::row_kind(o) {
+                super::verdicts::RowKind::Verdict => {
+                    return self.take_verdict(at, o, batch);
+                }
+                super::verdicts::RowKind::LeftOut => {
+                    batch.verdict_import.left_out += 1;
+                    return Ok(());
+                }
+                super::verdicts::RowKind::Other => {}
+            }
+        }
         // Whether a label record says it was sampled (read before the
         // record is converted; it matters only for a label).
         let sample = match &v {
@@ -412,6 +440,40 @@ impl<'a> Accept<'a> {
             },
             Err(e) if self.skip_invalid => batch.skipped.push(e),
             Err(e) => return Err(ImportError::Invalid(e)),
+        }
+        Ok(())
+    }
+
+    /// An invalid record: the import's error, or skipped and reported
+    /// under `--skip-invalid`.
+    pub(super) fn refuse(&self, e: RecordError, batch: &mut Batch<'_>) -> Result<(), ImportError> {
+        if !self.skip_invalid {
+            return Err(ImportError::Invalid(e));
+        }
+        batch.skipped.push(e);
+        Ok(())
+    }
+
+    /// A verdict row, kept for the end of the import (or its error).
+    pub(super) fn take_verdict(
+        &mut self,
+        at: Location,
+        o: &serde_json::Map<String, Value>,
+        batch: &mut Batch<'_>,
+    ) -> Result<(), ImportError> {
+        match super::verdicts::verdict(o) {
+            Ok(v) => batch.verdicts.push(super::verdicts::Pending {
+                v,
+                file: self.path.to_path_buf(),
+                at,
+            }),
+            Err(e) => {
+                let e = self.error(&at, &e.field, e.message);
+                if !self.skip_invalid {
+                    return Err(ImportError::Invalid(e));
+                }
+                batch.skipped.push(e);
+            }
         }
         Ok(())
     }

@@ -16,7 +16,7 @@ pub type Definition = (String, Vec<String>);
 
 /// The open transaction of one import, and what it wrote so far.
 pub struct ImportTx<'s> {
-    tx: super::db::Tx<'s>,
+    pub(super) tx: super::db::Tx<'s>,
     next_pos: i64,
     counts: UpsertCounts,
 }

@@ -394,7 +394,11 @@ pub struct VerdictValue<'a> {
 
 /// Inserts `vs` on `conn` (inside a transaction the caller owns), pushing
 /// for each whether it was new (a repeat of a stored combination is ignored).
-fn insert_verdicts_on(conn: &super::db::Db, vs: &[Verdict], fresh: &mut Vec<bool>) -> Result<()> {
+pub(super) fn insert_verdicts_on(
+    conn: &super::db::Db,
+    vs: &[Verdict],
+    fresh: &mut Vec<bool>,
+) -> Result<()> {
     let mut hash_of = conn.prepare_cached("SELECT prompt_hash FROM runs WHERE id = ?1")?;
     let mut insert = conn.prepare_cached(
         "INSERT INTO verdicts (run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode,

@@ -15,6 +15,7 @@ mod fewshot_guideline;
 mod fewshot_loop;
 mod position_bias;
 mod split;
+mod trust_cascade;
 mod trust_choice;
 mod trust_grid;
 mod trust_limits;

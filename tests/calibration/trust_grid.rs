@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 /// Seed of the split (the script's SEED) and the levels of the paper's
 /// example (`CascadedClassifier(..., alpha=0.15, delta=0.1)`).
-const SEED: u64 = 1018;
+pub(crate) const SEED: u64 = 1018;
 const ALPHA: f64 = 0.15;
 const DELTA: f64 = 0.1;
 
@@ -34,7 +34,7 @@ const PAPER: &[(&str, Reference)] = &[
     ("mistral-7b-instruct", None),
 ];
 
-fn data_dir() -> Option<PathBuf> {
+pub(crate) fn data_dir() -> Option<PathBuf> {
     let dir =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/external/trust-or-escalate");
     if dir.is_dir() {
@@ -85,7 +85,7 @@ fn judgements(path: &std::path::Path) -> Vec<(f64, bool)> {
 
 /// The seeded half: a Fisher–Yates shuffle of `0..n` by splitmix64, the
 /// first half calibrating (the script's `split`).
-fn split(n: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
+pub(crate) fn split(n: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
     let mut idx: Vec<usize> = (0..n).collect();
     let mut rng = SplitMix64::new(seed);
     for i in (1..n).rev() {

@@ -18,6 +18,7 @@ mod fewshot_loop;
 mod filters;
 mod first_screen;
 mod history_long_notes;
+mod imported_verdicts;
 mod instruction_flag;
 mod marks_tags;
 mod memory;

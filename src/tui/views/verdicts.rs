@@ -277,6 +277,7 @@ fn awag_draw<'a>(
         (None, Some(v), Some(vd)) => {
             value.push(Span::styled(format!("J {v}"), value_style(v, t)));
             value.extend(conf_span(vd, t));
+            value.extend(source_span(vd, t));
             if vd.selection_mismatch {
                 value.push(Span::styled(" ⚠selection", t.warning));
             }
@@ -491,6 +492,23 @@ fn notes_lines(
 fn conf_span(vd: &crate::domain::Verdict, t: &crate::tui::theme::Theme) -> Option<Span<'static>> {
     vd.confidence
         .map(|c| Span::styled(format!(" conf {:.2}", c.value), t.muted))
+}
+
+/// Where an imported verdict came from (`· their-tool, imported: f.csv`):
+/// another tool's judge, not one of jury's runs.
+fn source_span(vd: &crate::domain::Verdict, t: &crate::tui::theme::Theme) -> Option<Span<'static>> {
+    let from = vd
+        .server
+        .as_deref()
+        .filter(|s| s.starts_with(crate::import::verdicts::IMPORTED_SERVER))?;
+    Some(Span::styled(
+        format!(
+            " · {}, {}",
+            crate::tui::strings::flat(&vd.model, 30),
+            crate::tui::strings::flat(from, 40)
+        ),
+        t.muted,
+    ))
 }
 
 /// The last `n` characters of `s`.

@@ -1,0 +1,109 @@
+//! Runs made by `jury import` from another tool's verdicts: one run per
+//! source (judge name, and the run it came from, if the file said), done
+//! when written, with where it came from kept in the run's `params` as
+//! `{"imported": {...}}` (a JSON field runs no longer use for their own
+//! settings since their typed record; no migration needed) and said in its
+//! note. A file whose SHA-256 an imported run already names was imported
+//! whole (imports are all-or-nothing): importing it again adds nothing.
+
+use super::db::{OptionalExtension, params};
+use super::{ImportTx, Result, Store};
+use crate::domain::{RunSpec, Verdict};
+use serde::{Deserialize, Serialize};
+
+/// Where an imported run's verdicts came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportOrigin {
+    /// The source as the file names it (`judge`, else `model`).
+    pub judge: String,
+    /// The file as given to `jury import`.
+    pub file: String,
+    /// Its SHA-256 (hex): the same bytes are imported once.
+    pub sha256: String,
+    /// The run the rows carried (`run_id`), when they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_run_id: Option<i64>,
+}
+
+impl ImportOrigin {
+    /// The run's note: what `jury runs` and the workbench show.
+    pub fn note(&self) -> String {
+        format!("imported from {} (judge {})", self.file, self.judge)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Params {
+    imported: ImportOrigin,
+}
+
+impl ImportTx<'_> {
+    /// The imported runs made from a file with this SHA-256 (empty: never
+    /// imported).
+    pub fn runs_imported_from(&self, sha256: &str) -> Result<Vec<i64>> {
+        // The hex digest only ever appears as this field's value.
+        let pattern = format!("%\"sha256\":\"{sha256}\"%");
+        let mut stmt = self
+            .tx
+            .prepare("SELECT id FROM runs WHERE params LIKE ?1 ORDER BY id")?;
+        let rows = stmt.query_map(params![pattern], |r| r.get::<_, i64>(0))?;
+        rows.collect()
+    }
+
+    /// A finished run for one imported source, its origin in `params`.
+    pub fn create_imported_run(
+        &mut self,
+        spec: &RunSpec,
+        origin: &ImportOrigin,
+        total: u64,
+    ) -> Result<i64> {
+        let params_json = serde_json::to_string(&Params {
+            imported: origin.clone(),
+        })
+        .unwrap_or_else(|_| "{}".into());
+        let now = super::now();
+        self.tx.query_row(
+            "INSERT INTO runs (protocol, mode, persona_id, perspective_ids, model, prompt_hash, params, status,
+               created_at, finished_at, total, note)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'done', ?8, ?8, ?9, ?10)
+             RETURNING id",
+            params![
+                spec.protocol.as_str(),
+                spec.mode.map(|m| m.number()),
+                spec.persona_id,
+                serde_json::to_string(&spec.perspective_ids).unwrap_or_default(),
+                spec.model,
+                spec.prompt_hash,
+                params_json,
+                now,
+                total as i64,
+                origin.note()
+            ],
+            |r| r.get(0),
+        )
+    }
+
+    /// Writes an imported run's verdicts; returns how many were new.
+    pub fn insert_imported_verdicts(&mut self, vs: &[Verdict]) -> Result<usize> {
+        let mut fresh = Vec::with_capacity(vs.len());
+        super::verdicts::insert_verdicts_on(&self.tx, vs, &mut fresh)?;
+        Ok(fresh.into_iter().filter(|f| *f).count())
+    }
+}
+
+impl Store {
+    /// Where a run's verdicts came from, when `jury import` made it.
+    pub fn import_origin(&self, run_id: i64) -> Result<Option<ImportOrigin>> {
+        let params: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT params FROM runs WHERE id = ?1",
+                params![run_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(params
+            .and_then(|p| serde_json::from_str::<Params>(&p).ok())
+            .map(|p| p.imported))
+    }
+}
