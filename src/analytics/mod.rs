@@ -16,6 +16,8 @@
 mod ac1;
 mod accuracy;
 pub mod accuracy_ci;
+pub mod active;
+pub mod active_design;
 mod agreement;
 mod alpha;
 mod base_rate;

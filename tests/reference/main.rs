@@ -2,6 +2,7 @@
 //! (`statistics.py` and `ppi.py` beside this file generate the expected
 //! values) and published worked examples.
 
+mod active;
 mod coverage;
 mod judge_errors;
 mod prevalence;
