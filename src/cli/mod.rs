@@ -31,6 +31,7 @@ mod cmd_label;
 mod cmd_prompt;
 mod cmd_report;
 mod cmd_run;
+mod cmd_sample;
 mod cmd_split;
 mod cmd_store;
 mod cmd_trust;
@@ -173,6 +174,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Estimate(a) => {
             let s = settings(cli.db, Overrides::default())?;
             cmd_estimate::estimate(&s, a)
+        }
+        Command::Sample(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_sample::sample(&s, a)
         }
         Command::Trust(a) => {
             let s = settings(cli.db, Overrides::default())?;

@@ -2,6 +2,7 @@
 //! grouped as asked, rendered as a table, JSON, CSV or Markdown. The same
 //! figures feed the workbench's agreement view.
 
+pub mod active_order;
 pub mod consistency;
 pub mod csv;
 pub mod disagreements;

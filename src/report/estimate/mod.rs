@@ -16,6 +16,7 @@
 //! The intervals are those of [`crate::analytics::accuracy_ci`]: normal
 //! (ppi_py's) where the labels carry it, exact or finite-sample where not.
 
+pub mod active;
 mod configs;
 pub mod judge_errors;
 mod plan;
@@ -69,6 +70,10 @@ pub struct Sampling {
     pub only: bool,
     /// Count the judge-selected ones too (`--include-judge-selected`).
     pub include_judge_selected: bool,
+    /// Labels given in the active order, with their draws (issue #33):
+    /// the active line's; the other lines count them as selected by the
+    /// judge (the order follows its uncertainty).
+    pub active: std::collections::HashMap<crate::store::SampledKey, crate::store::ActiveDraw>,
     /// The adjudicated reference reading per (persona, combination): it
     /// stands for people's where there is one (`None`: undecided, a Likert
     /// 3 or adjudications on two scales that differ).
@@ -82,9 +87,15 @@ impl Sampling {
         only: bool,
         include_judge_selected: bool,
     ) -> crate::store::Result<Sampling> {
+        let active = store.active_labels()?;
+        let mut judge_selected = store.judge_selected_labels()?;
+        for k in active.keys() {
+            judge_selected.insert(k.clone(), "active order".to_string());
+        }
         Ok(Sampling {
             sampled: store.sampled_labels()?,
-            judge_selected: store.judge_selected_labels()?,
+            judge_selected,
+            active,
             only,
             include_judge_selected,
             adjudicated: adjudicated_readings(store.adjudication_index()?),
@@ -243,6 +254,10 @@ pub struct Estimate {
     /// weighted by its share of the combinations (`None` otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stratified: Option<Vec<StratumShare>>,
+    /// The active estimate (issue #33): the active order's labels, each
+    /// weighed by its draw's probability, with the random sample's
+    /// (`None` without active-order labels, or pooled).
+    pub active: Option<active::ActiveLine>,
 }
 
 /// One classification of a pooled estimate and its weight: its share of
@@ -423,6 +438,7 @@ pub(crate) fn estimates_by(
     // (persona, combination) → every label's (who, reading), and whether
     // any of them was given in the sample order.
     let labels = label_index(readings, sampling);
+    let drawn = active::draw_index(readings, sampling);
     /// (classification, perspective, judge, persona).
     type Key = (String, String, Arc<str>, Arc<str>);
     #[derive(Default)]
@@ -438,6 +454,8 @@ pub(crate) fn estimates_by(
         /// Pooled: the same readings by (classification, perspective),
         /// the strata of the pooled estimate.
         strata: BTreeMap<(String, String), Part>,
+        /// The active line's population and draws (not pooled).
+        active: active::Collect,
     }
     #[derive(Default)]
     struct Part {
@@ -470,6 +488,14 @@ pub(crate) fn estimates_by(
         };
         if j == 0.5 {
             g.undecided += 1;
+        }
+        if !pool {
+            g.active.add(
+                j,
+                drawn.get(&(&**persona, &**key)),
+                who,
+                sampling.adjudicated(persona, key),
+            );
         }
         match labels.get(&(&**persona, &**key)) {
             None => {
@@ -639,6 +665,7 @@ pub(crate) fn estimates_by(
                 judge_errors,
                 plan,
                 stratified,
+                active: c.active.finish(alpha),
             }
         })
         .collect()

@@ -240,6 +240,9 @@ pub fn table(es: &[Estimate]) -> String {
         if let Some(j) = &e.judge_errors {
             out.push(format!("   {}", super::judge_errors::line(j)));
         }
+        if let Some(a) = &e.active {
+            out.push(format!("   {}", super::active::text(a)));
+        }
     }
     out.push(String::new());
     out.push(
