@@ -116,6 +116,22 @@ fn active_draws_are_printed_imported_exported_and_weighed_by_the_estimate() {
     assert!(table.contains("active: "), "{table}");
     assert!(table.contains("of the active order"), "{table}");
 
+    // Even when asked to count labels the judge selected, the uniform
+    // lines never use an active label unweighted.
+    let est: Value =
+        serde_json::from_str(&ws.ok(&["estimate", "--format", "json", "--include-judge-selected"]))
+            .unwrap();
+    assert!(est.as_array().unwrap().iter().all(|e| e["n"] == 0), "{est}");
+    // jury trust says it calibrates without them.
+    let trust = ws.ok(&["trust"]);
+    assert!(
+        trust.contains(&format!(
+            "calibrated without the {} label(s) given in the active order",
+            by_combo.len()
+        )),
+        "{trust}"
+    );
+
     // The next draws follow the recorded ones.
     let next = sample(&ws, &["--order", "active", "--n", "3", "--seed", "7"]);
     assert!(next[0]["draw"].as_u64().unwrap() > 40, "{:?}", next[0]);

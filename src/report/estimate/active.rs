@@ -145,7 +145,7 @@ impl Collect {
 /// "active order: 0.78 [0.70, 0.86] from 60 draws (45 active, 15 random)".
 pub fn text(a: &ActiveLine) -> String {
     format!(
-        "active: {:.2} [{:.2}, {:.2}] from {} draw(s) ({} of the active order, {} of the random sample; λ {:.2}; labels chosen by hand or by the judge not used)",
+        "active: {:.2} [{:.2}, {:.2}] from {} draw(s) ({} of the active order, {} of the random sample; λ {:.2}; labels chosen by hand or by the judge not used; PPI++ and labels alone leave the active order's out)",
         a.estimate, a.ci[0], a.ci[1], a.n, a.n_active, a.n_uniform, a.lambda
     )
 }

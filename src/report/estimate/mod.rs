@@ -71,8 +71,9 @@ pub struct Sampling {
     /// Count the judge-selected ones too (`--include-judge-selected`).
     pub include_judge_selected: bool,
     /// Labels given in the active order, with their draws (issue #33):
-    /// the active line's; the other lines count them as selected by the
-    /// judge (the order follows its uncertainty).
+    /// the active line's; the other lines (and `jury trust`) leave them
+    /// out, counted as selected by the judge (the order follows its
+    /// uncertainty), even with `--include-judge-selected`.
     pub active: std::collections::HashMap<crate::store::SampledKey, crate::store::ActiveDraw>,
     /// The adjudicated reference reading per (persona, combination): it
     /// stands for people's where there is one (`None`: undecided, a Likert
@@ -87,15 +88,10 @@ impl Sampling {
         only: bool,
         include_judge_selected: bool,
     ) -> crate::store::Result<Sampling> {
-        let active = store.active_labels()?;
-        let mut judge_selected = store.judge_selected_labels()?;
-        for k in active.keys() {
-            judge_selected.insert(k.clone(), "active order".to_string());
-        }
         Ok(Sampling {
             sampled: store.sampled_labels()?,
-            judge_selected,
-            active,
+            judge_selected: store.judge_selected_labels()?,
+            active: store.active_labels()?,
             only,
             include_judge_selected,
             adjudicated: adjudicated_readings(store.adjudication_index()?),
@@ -165,6 +161,7 @@ pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) ->
     // The sampled labels by borrowed key: no key is built per label.
     let sampled = keys(&sampling.sampled);
     let judge = keys(&sampling.judge_selected);
+    let active = keys(&sampling.active);
     let mut labels: LabelIndex<'a> = HashMap::default();
     for (persona, key, person, value) in &readings.labels {
         let k = (
@@ -177,6 +174,12 @@ pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) ->
         let was_sampled = !sampled.is_empty() && sampled.contains(&k);
         let by_judge = !was_sampled && !judge.is_empty() && judge.contains(&k);
         let e = labels.entry((persona, key)).or_default();
+        // A label of the active order is never a random sample's: only
+        // the active line, which weighs it by its draw, uses it.
+        if !was_sampled && !active.is_empty() && active.contains(&k) {
+            e.2 = true;
+            continue;
+        }
         if by_judge && !sampling.include_judge_selected {
             e.2 = true;
             continue;
