@@ -15,6 +15,7 @@ pub mod page;
 pub mod paired;
 pub mod pairs;
 pub mod people;
+pub mod plan;
 pub mod position;
 pub mod prompt_change;
 pub mod prompt_names;

@@ -132,6 +132,45 @@ fn active_draws_are_printed_imported_exported_and_weighed_by_the_estimate() {
         "{trust}"
     );
 
+    // The plan: per classification and judge, labels still needed for
+    // ±0.05 under each scheme, from what each line uses now.
+    let plan: Value = serde_json::from_str(
+        &ws.ok(&["plan", "--width", "0.05", "--format", "json", "--at", "30"]),
+    )
+    .unwrap();
+    let rows = plan.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{plan}");
+    let mut active_now = 0;
+    for r in rows {
+        for k in [
+            "classification",
+            "judge",
+            "labels_alone",
+            "uniform",
+            "active",
+        ] {
+            assert!(r.get(k).is_some(), "{k} in {r}");
+        }
+        assert_eq!(r["labels_now"]["uniform"], 0);
+        active_now += r["labels_now"]["active"].as_u64().unwrap();
+        assert!(r["active"].as_u64().unwrap() > 0, "{r}");
+        assert!(r["width_at"]["active"].as_f64().unwrap() > 0.05, "{r}");
+    }
+    assert_eq!(active_now, 40);
+    let one = ws.ok(&[
+        "plan",
+        "--classification",
+        rows[0]["classification"].as_str().unwrap(),
+    ]);
+    assert!(
+        one.contains("at 50 more labels the width would be ±"),
+        "{one}"
+    );
+    let out = ws.run(&["plan", "--classification", "nonesuch"]);
+    assert!(!out.status.success());
+    let out = ws.run(&["plan", "--width", "0"]);
+    assert!(!out.status.success());
+
     // The next draws follow the recorded ones.
     let next = sample(&ws, &["--order", "active", "--n", "3", "--seed", "7"]);
     assert!(next[0]["draw"].as_u64().unwrap() > 40, "{:?}", next[0]);

@@ -14,6 +14,7 @@ use crate::domain::ComboKey;
 use crate::report::pairs::Readings;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// The active estimate as `jury estimate` reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -82,11 +83,28 @@ pub(crate) fn draw_index<'a>(readings: &'a Readings, sampling: &'a Sampling) -> 
     out
 }
 
-/// One group's population and draws, gathered verdict by verdict.
+/// One group's population and draws, gathered verdict by verdict, and
+/// the uniform lines' labels (what `jury plan` learns from).
 #[derive(Default)]
 pub(crate) struct Collect {
     y_hat_all: Vec<f64>,
     draws: Vec<Draw>,
+    draw_keys: Vec<Member>,
+    labels: Vec<(f64, f64, Member)>,
+}
+
+/// A combination under a persona.
+pub(crate) type Member = (Arc<str>, Arc<ComboKey>);
+
+/// What `jury plan` needs of one estimate: the population's size and the
+/// variance of the judge's readings on it, the active line's draws and
+/// the uniform lines' labels, each with its combination.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanParts {
+    pub m: usize,
+    pub var_yhat: f64,
+    pub draws: Vec<(Draw, Member)>,
+    pub labels: Vec<(f64, f64, Member)>,
 }
 
 impl Collect {
@@ -94,6 +112,7 @@ impl Collect {
     pub(crate) fn add(
         &mut self,
         j: f64,
+        member: (&Arc<str>, &Arc<ComboKey>),
         drawn: Option<&Drawn<'_>>,
         who: Option<&str>,
         adjudicated: Option<Option<bool>>,
@@ -106,6 +125,7 @@ impl Collect {
             return;
         };
         let y = f64::from(u8::from(y));
+        self.draw_keys.push((member.0.clone(), member.1.clone()));
         self.draws.push(match d.active {
             Some(a) => Draw {
                 y,
@@ -135,10 +155,36 @@ impl Collect {
             .map(|e| ActiveLine::of(e, self.y_hat_all.len()))
     }
 
-    /// The judge's readings on every combination and the draws (for the
-    /// planner).
-    pub(crate) fn parts(&self) -> (&[f64], &[Draw]) {
-        (&self.y_hat_all, &self.draws)
+    /// A label the uniform lines use: people's `y`, the judge's `j`.
+    pub(crate) fn add_label(&mut self, y: f64, j: f64, member: (&Arc<str>, &Arc<ComboKey>)) {
+        self.labels
+            .push((y, j, (member.0.clone(), member.1.clone())));
+    }
+
+    /// What `jury plan` needs (`None` without a population).
+    pub(crate) fn plan_parts(&mut self) -> Option<Arc<PlanParts>> {
+        if self.y_hat_all.is_empty() {
+            return None;
+        }
+        let m = self.y_hat_all.len();
+        let mean = self.y_hat_all.iter().sum::<f64>() / m as f64;
+        let var_yhat = self
+            .y_hat_all
+            .iter()
+            .map(|x| (x - mean) * (x - mean))
+            .sum::<f64>()
+            / m as f64;
+        Some(Arc::new(PlanParts {
+            m,
+            var_yhat,
+            draws: self
+                .draws
+                .iter()
+                .copied()
+                .zip(std::mem::take(&mut self.draw_keys))
+                .collect(),
+            labels: std::mem::take(&mut self.labels),
+        }))
     }
 }
 

@@ -261,6 +261,9 @@ pub struct Estimate {
     /// weighed by its draw's probability, with the random sample's
     /// (`None` without active-order labels, or pooled).
     pub active: Option<active::ActiveLine>,
+    /// What `jury plan` learns from (not serialised).
+    #[serde(skip)]
+    pub plan_parts: Option<Arc<active::PlanParts>>,
 }
 
 /// One classification of a pooled estimate and its weight: its share of
@@ -495,6 +498,7 @@ pub(crate) fn estimates_by(
         if !pool {
             g.active.add(
                 j,
+                (persona, key),
                 drawn.get(&(&**persona, &**key)),
                 who,
                 sampling.adjudicated(persona, key),
@@ -530,6 +534,10 @@ pub(crate) fn estimates_by(
                         g.reference.add(Some(source));
                         g.y.push(f64::from(u8::from(p)));
                         g.y_hat.push(j);
+                        if !pool {
+                            g.active
+                                .add_label(f64::from(u8::from(p)), j, (persona, key));
+                        }
                         if let Some(s) = part.as_mut() {
                             s.y.push(f64::from(u8::from(p)));
                             s.y_hat.push(j);
@@ -669,6 +677,7 @@ pub(crate) fn estimates_by(
                 plan,
                 stratified,
                 active: c.active.finish(alpha),
+                plan_parts: if pool { None } else { c.active.plan_parts() },
             }
         })
         .collect()
