@@ -3,6 +3,8 @@
 //! values) and published worked examples.
 
 mod active;
+mod active_coverage;
+mod active_sim;
 mod coverage;
 mod judge_errors;
 mod prevalence;
