@@ -179,7 +179,7 @@ fn estimate_of(
     lambda: f64,
 ) -> Result<ActiveEstimate, NoActive> {
     let z = z_two_sided(alpha);
-    if !(alpha > 0.0 && alpha < 1.0) || !z.is_finite() {
+    if !(alpha > 0.0 && alpha < 1.0 && z.is_finite()) {
         return Err(NoActive::BadAlpha);
     }
     let big_m = y_hat_all.len() as f64;
@@ -187,18 +187,14 @@ fn estimate_of(
     let n = counts[0] + counts[1];
     let mut sum = 0.0;
     let mut var = lambda * lambda * var0(y_hat_all) / big_m;
-    for d in 0..2 {
-        if counts[d] == 0 {
+    for (a_d, b_d) in p.a.iter().zip(&p.b) {
+        if a_d.is_empty() {
             continue;
         }
-        let terms: Vec<f64> = p.a[d]
-            .iter()
-            .zip(&p.b[d])
-            .map(|(a, b)| a - lambda * b)
-            .collect();
+        let terms: Vec<f64> = a_d.iter().zip(b_d).map(|(a, b)| a - lambda * b).collect();
         sum += terms.iter().sum::<f64>();
-        let share = counts[d] as f64 / n as f64;
-        var += share * share * var0(&terms) / counts[d] as f64;
+        let share = a_d.len() as f64 / n as f64;
+        var += share * share * var0(&terms) / a_d.len() as f64;
     }
     let estimate = lambda * mean(y_hat_all) + sum / n as f64;
     let se = var.sqrt();

@@ -62,13 +62,13 @@ pub fn label_sampling(obj: &Map<String, Value>) -> Result<Option<LabelSampling>,
         }
     };
     if order.as_deref() != Some("active") {
-        if let Some((k, _)) = number(obj, &["pi"])? {
-            if order.is_some() {
-                return Err(FieldError::new(
-                    &k,
-                    "is the active order's draw probability: sample_order must be \"active\"",
-                ));
-            }
+        if let Some((k, _)) = number(obj, &["pi"])?
+            && order.is_some()
+        {
+            return Err(FieldError::new(
+                &k,
+                "is the active order's draw probability: sample_order must be \"active\"",
+            ));
         }
         let random = super::records::label_sample(obj)?;
         return Ok(match (order, random) {

@@ -35,7 +35,7 @@ fn active_draws_are_printed_imported_exported_and_weighed_by_the_estimate() {
         assert_eq!(d["sample_order"], "active");
         assert_eq!(d["sample_seed"], 7);
         let pi = d["pi"].as_f64().unwrap();
-        assert!(pi >= 0.3 / 60.0 - 1e-12 && pi < 1.0, "{pi}");
+        assert!((0.3 / 60.0 - 1e-12..1.0).contains(&pi), "{pi}");
     }
     // The same seed gives the same order.
     assert_eq!(
