@@ -2,10 +2,13 @@
 //! seeded synthetic studies with a known truth through jury's own reading
 //! layer. `cargo bench --bench coverage` prints a table; README's
 //! statistics section quotes it. `COVERAGE_STUDIES` sets studies per cell
-//! (default 1000); `COVERAGE_ONLY=estimate|rank|kappa|rank-kappa` runs one table.
+//! (default 1000); `COVERAGE_ONLY=estimate|rank|kappa|rank-kappa|active` runs one table.
 
 #[path = "../tests/reference/sim.rs"]
 mod sim;
+// The active order's studies (issue #33).
+#[path = "../tests/reference/active_sim.rs"]
+mod active_sim;
 
 use sim::*;
 
@@ -27,6 +30,39 @@ fn main() {
     }
     if wanted("rank-kappa") {
         rank_kappa_table(studies);
+    }
+    if wanted("active") {
+        active_table(studies);
+    }
+}
+
+/// The active interval against uniform PPI++ on the same studies: coverage,
+/// mean half-widths, and the labels the active order needs for the uniform
+/// width (the squared ratio of the widths).
+fn active_table(studies: u64) {
+    println!(
+        "active order vs uniform PPI++, 95 % nominal, {studies} studies per cell, M = {}",
+        active_sim::M
+    );
+    println!(
+        "accuracy judge           budget  active cover  uniform cover  half-width active/uniform  labels active/uniform"
+    );
+    for &accuracy in &active_sim::ACCURACIES {
+        for &judge in &active_sim::JUDGES {
+            for &budget in &active_sim::BUDGETS {
+                let c = active_sim::cell(accuracy, judge, budget, studies);
+                println!(
+                    "{accuracy:<8} {:<15} {:>4.0} %  {:>9.1} %  {:>10.1} %   {:.4} / {:.4}            {:.2}",
+                    judge.name(),
+                    budget * 100.0,
+                    100.0 * c.active_coverage,
+                    100.0 * c.uniform_coverage,
+                    c.active_half,
+                    c.uniform_half,
+                    c.labels_ratio()
+                );
+            }
+        }
     }
 }
 

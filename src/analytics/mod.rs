@@ -16,6 +16,9 @@
 mod ac1;
 mod accuracy;
 pub mod accuracy_ci;
+pub mod active;
+pub mod active_design;
+pub mod active_plan;
 mod agreement;
 mod alpha;
 mod base_rate;

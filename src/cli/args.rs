@@ -54,6 +54,13 @@ pub enum Command {
     /// alone, and prediction-powered (PPI++) from the labels plus the judge's
     /// verdicts on every combination.
     Estimate(EstimateArgs),
+    /// The next combinations of a sample order, for labelling elsewhere:
+    /// `active` where the judge is unsure (each with its draw probability
+    /// pi), or `random`.
+    Sample(super::cmd_sample::SampleArgs),
+    /// How many more labels an interval of ±WIDTH needs, per classification
+    /// and judge: labels alone, uniform PPI++ and the active order.
+    Plan(super::cmd_plan::PlanArgs),
     /// Which verdicts can stand without a person: per classification and
     /// judge, the lowest confidence threshold whose verdicts agree with
     /// people at a rate ≥ 1 − ALPHA with probability ≥ 1 − DELTA, and the

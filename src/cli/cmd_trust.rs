@@ -69,11 +69,15 @@ fn reference_line(
     let sampling =
         crate::report::estimate::Sampling::read(store, a.sampled_only, a.include_judge_selected)?;
     let r = crate::report::estimate::reference_counts(readings, a.who.as_deref(), &sampling);
-    Ok(if r == Default::default() {
+    let mut out = if r == Default::default() {
         String::new()
     } else {
         format!("{}\n\n", r.describe())
-    })
+    };
+    if let Some(line) = crate::report::trust::active_left_out(sampling.active.len()) {
+        out.push_str(&format!("{line}\n\n"));
+    }
+    Ok(out)
 }
 
 /// The summary lines: per classification, the configuration the ranking

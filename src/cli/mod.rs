@@ -28,9 +28,11 @@ mod cmd_estimate;
 mod cmd_export;
 mod cmd_fewshot;
 mod cmd_label;
+mod cmd_plan;
 mod cmd_prompt;
 mod cmd_report;
 mod cmd_run;
+mod cmd_sample;
 mod cmd_split;
 mod cmd_store;
 mod cmd_trust;
@@ -173,6 +175,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Estimate(a) => {
             let s = settings(cli.db, Overrides::default())?;
             cmd_estimate::estimate(&s, a)
+        }
+        Command::Plan(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_plan::plan(&s, a)
+        }
+        Command::Sample(a) => {
+            let s = settings(cli.db, Overrides::default())?;
+            cmd_sample::sample(&s, a)
         }
         Command::Trust(a) => {
             let s = settings(cli.db, Overrides::default())?;

@@ -62,6 +62,7 @@ pub fn write_rows(
     let mut err = None;
     let split = store.split()?;
     let sampled = store.sampled_labels()?;
+    let active = store.active_labels()?;
     let mut each = |v: Verdict| {
         if err.is_none() {
             err = emit(verdict_row(&v), out).err();
@@ -74,10 +75,9 @@ pub fn write_rows(
     }
     store.for_each_label(|l| {
         if err.is_none() {
-            let seed = sampled
-                .get(&(l.key.clone(), l.persona_id.clone(), l.who.clone()))
-                .copied();
-            err = emit(label_row(&l, split.as_ref(), seed), out).err();
+            let k = (l.key.clone(), l.persona_id.clone(), l.who.clone());
+            let seed = sampled.get(&k).copied();
+            err = emit(label_row(&l, split.as_ref(), seed, active.get(&k)), out).err();
         }
     })?;
     for a in store.adjudications()? {

@@ -40,6 +40,11 @@ pub const COLUMNS: &[&str] = &[
     "split",
     "sampled",
     "sample_seed",
+    // Label rows: `random` or `active`; the active order's draw (issue #33).
+    "sample_order",
+    "pi",
+    "sample_draw",
+    "sample_draws",
     // Mark rows: `unsure` or `skip` (a row to come back to; never a label).
     "mark",
     // Item rows (CSV only): what `jury import` needs to rebuild each item.
@@ -91,8 +96,9 @@ pub fn label_row(
     l: &Label,
     split: Option<&crate::store::Split>,
     sample: Option<crate::store::SampleSeed>,
+    active: Option<&crate::store::ActiveDraw>,
 ) -> Value {
-    json!({
+    let mut row = json!({
         "kind": "label",
         "run_id": null,
         "item_id": l.key.item_id,
@@ -112,8 +118,18 @@ pub fn label_row(
         "split": split.map(|s| s.side_of(&l.key.item_id, &l.key.classification_id).as_str()),
         "sampled": sample.is_some(),
         "sample_seed": sample.flatten(),
+        "sample_order": sample.map(|_| "random"),
         "tags": l.tags,
-    })
+    });
+    if let Some(d) = active {
+        row["sampled"] = json!(true);
+        row["sample_order"] = json!("active");
+        row["sample_seed"] = json!(d.seed);
+        row["pi"] = json!(d.p);
+        row["sample_draw"] = json!(d.draw);
+        row["sample_draws"] = json!(d.draws);
+    }
+    row
 }
 
 /// An adjudication: the reference label an adjudicator (`who`) gave where

@@ -26,6 +26,10 @@ pub const COLUMN_OF_FIELD: &[(&str, &str)] = &[
     ("blind", "blind"),
     ("sampled", "sampled"),
     ("sampleSeed", "sample_seed"),
+    ("sampleOrder", "sample_order"),
+    ("pi", "pi"),
+    ("sampleDraw", "sample_draw"),
+    ("sampleDraws", "sample_draws"),
     ("title", "title"),
     ("summary", "text"),
     ("text", "text"),
@@ -162,6 +166,10 @@ pub fn label_from_cells(cell: &dyn Fn(&str) -> String) -> Value {
         ("blind", "blind"),
         ("sampled", "sampled"),
         ("sampleSeed", "sample_seed"),
+        ("sampleOrder", "sample_order"),
+        ("pi", "pi"),
+        ("sampleDraw", "sample_draw"),
+        ("sampleDraws", "sample_draws"),
         ("tags", "tags"),
     ] {
         let v = cell(column);

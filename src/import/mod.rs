@@ -14,6 +14,7 @@ mod parse;
 mod promptfoo;
 mod records;
 pub mod verdicts;
+mod sample_fields;
 
 pub use csv_map::{CsvMap, MappingNote};
 pub use fields::FieldError;
@@ -171,7 +172,7 @@ struct Batch<'s> {
     labels: Vec<Label>,
     label_origins: Vec<(PathBuf, Location)>,
     /// Labels whose record says they were sampled, and the seed if given.
-    label_samples: HashMap<crate::store::SampledKey, crate::store::SampleSeed>,
+    label_samples: HashMap<crate::store::SampledKey, sample_fields::LabelSampling>,
     /// Rubric examples skipped as the harness does: (file, index, reason).
     rubric_skips: Vec<(String, usize, String)>,
     /// The files read so far; [`Batch::item_origins`] names them by index.
@@ -291,8 +292,12 @@ impl<'s> Batch<'s> {
         for l in std::mem::take(&mut self.labels) {
             self.tx.merge_label(&l)?;
             let who = (l.key.clone(), l.persona_id.clone(), l.who.clone());
-            if let Some(&seed) = self.label_samples.get(&who) {
-                self.tx.mark_sampled(&l, seed)?;
+            match self.label_samples.get(&who) {
+                Some(sample_fields::LabelSampling::Random(seed)) => {
+                    self.tx.mark_sampled(&l, *seed)?
+                }
+                Some(sample_fields::LabelSampling::Active(d)) => self.tx.mark_active(&l, d)?,
+                None => {}
             }
         }
         let counts = self.tx.commit()?;

@@ -408,7 +408,7 @@ impl<'a> Accept<'a> {
         // Whether a label record says it was sampled (read before the
         // record is converted; it matters only for a label).
         let sample = match &v {
-            Ok(Value::Object(o)) => Some(records::label_sample(o)),
+            Ok(Value::Object(o)) => Some(super::sample_fields::label_sampling(o)),
             _ => None,
         };
         match v.and_then(|v| self.checked(&at, &v, batch)) {
@@ -430,9 +430,9 @@ impl<'a> Accept<'a> {
                     batch.skipped.push(e);
                 }
                 sample => {
-                    if let Some(Ok(Some(seed))) = sample {
+                    if let Some(Ok(Some(how))) = sample {
                         let who = (l.key.clone(), l.persona_id.clone(), l.who.clone());
-                        batch.label_samples.insert(who, seed);
+                        batch.label_samples.insert(who, how);
                     }
                     batch.labels.push(l);
                     batch.label_origins.push((self.path.to_path_buf(), at));

@@ -3,6 +3,7 @@
 //! figures feed the workbench's agreement view.
 
 pub mod cascade;
+pub mod active_order;
 pub mod consistency;
 pub mod csv;
 pub mod disagreements;
@@ -15,6 +16,7 @@ pub mod page;
 pub mod paired;
 pub mod pairs;
 pub mod people;
+pub mod plan;
 pub mod position;
 pub mod prompt_change;
 pub mod prompt_names;

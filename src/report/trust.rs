@@ -470,6 +470,17 @@ fn headline(t: &Trust) -> String {
     }
 }
 
+/// What `jury trust` says of the labels given in the active order (issue
+/// #33): it calibrates without them, on labels a random sample can stand
+/// for; weighing them by their draws is not shown to keep the guarantee.
+pub fn active_left_out(n: usize) -> Option<String> {
+    (n > 0).then(|| {
+        format!(
+            "calibrated without the {n} label(s) given in the active order: the guarantee needs a random sample, and weighing active labels by their draw is not shown to keep it (jury estimate's active line uses them)"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

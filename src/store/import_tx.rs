@@ -153,6 +153,24 @@ impl ImportTx<'_> {
         Ok(())
     }
 
+    /// Records that an imported label was drawn in the active order, with
+    /// its draw as its file gives it.
+    pub fn mark_active(&mut self, l: &Label, d: &super::ActiveDraw) -> Result<()> {
+        self.tx
+            .prepare_cached(super::active_samples::MARK_ACTIVE)?
+            .execute(params![
+                l.key.item_id,
+                l.key.classification_id,
+                l.key.perspective_id,
+                l.persona_id,
+                l.who,
+                d.seed.map(|s| s as i64),
+                super::now(),
+                super::active_samples::draw_json(d)
+            ])?;
+        Ok(())
+    }
+
     /// Records protocol inputs skipped as invalid: (protocol, file, index, reason).
     pub fn record_skips(&mut self, skips: &[(String, String, usize, String)]) -> Result<()> {
         let mut stmt = self.tx.prepare_cached(

@@ -1,6 +1,7 @@
 //! The SQLite store (WAL). Every verdict, failure and label is committed the
 //! moment it arrives, so a crash loses nothing already reported as saved.
 
+mod active_samples;
 mod adjudications;
 mod assignments;
 mod batches;
@@ -34,6 +35,7 @@ mod team_roles;
 pub mod testing;
 mod verdicts;
 
+pub use active_samples::ActiveDraw;
 pub use adjudications::{AdjudicationEvent, AdjudicationKind};
 pub use assignments::{AssignedWork, Assignment};
 pub use batches::{Adoption, BatchJob, BatchRequestRow, BatchStatus};

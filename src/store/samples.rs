@@ -90,7 +90,7 @@ impl Store {
         self.selections("judge", |r| r.get::<_, String>(6))
     }
 
-    fn selections<T>(
+    pub(super) fn selections<T>(
         &self,
         how: &str,
         value: impl Fn(&super::db::Row<'_>) -> super::Result<T>,

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod active_order;
 mod confidence;
 mod confidence_cut;
 mod fewshot;

@@ -2,6 +2,9 @@
 //! (`statistics.py` and `ppi.py` beside this file generate the expected
 //! values) and published worked examples.
 
+mod active;
+mod active_coverage;
+mod active_sim;
 mod coverage;
 mod judge_errors;
 mod prevalence;

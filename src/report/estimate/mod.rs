@@ -16,6 +16,7 @@
 //! The intervals are those of [`crate::analytics::accuracy_ci`]: normal
 //! (ppi_py's) where the labels carry it, exact or finite-sample where not.
 
+pub mod active;
 mod configs;
 pub mod judge_errors;
 mod plan;
@@ -69,6 +70,11 @@ pub struct Sampling {
     pub only: bool,
     /// Count the judge-selected ones too (`--include-judge-selected`).
     pub include_judge_selected: bool,
+    /// Labels given in the active order, with their draws (issue #33):
+    /// the active line's; the other lines (and `jury trust`) leave them
+    /// out, counted as selected by the judge (the order follows its
+    /// uncertainty), even with `--include-judge-selected`.
+    pub active: std::collections::HashMap<crate::store::SampledKey, crate::store::ActiveDraw>,
     /// The adjudicated reference reading per (persona, combination): it
     /// stands for people's where there is one (`None`: undecided, a Likert
     /// 3 or adjudications on two scales that differ).
@@ -85,6 +91,7 @@ impl Sampling {
         Ok(Sampling {
             sampled: store.sampled_labels()?,
             judge_selected: store.judge_selected_labels()?,
+            active: store.active_labels()?,
             only,
             include_judge_selected,
             adjudicated: adjudicated_readings(store.adjudication_index()?),
@@ -154,6 +161,7 @@ pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) ->
     // The sampled labels by borrowed key: no key is built per label.
     let sampled = keys(&sampling.sampled);
     let judge = keys(&sampling.judge_selected);
+    let active = keys(&sampling.active);
     let mut labels: LabelIndex<'a> = HashMap::default();
     for (persona, key, person, value) in &readings.labels {
         let k = (
@@ -166,6 +174,12 @@ pub(crate) fn label_index<'a>(readings: &'a Readings, sampling: &'a Sampling) ->
         let was_sampled = !sampled.is_empty() && sampled.contains(&k);
         let by_judge = !was_sampled && !judge.is_empty() && judge.contains(&k);
         let e = labels.entry((persona, key)).or_default();
+        // A label of the active order is never a random sample's: only
+        // the active line, which weighs it by its draw, uses it.
+        if !was_sampled && !active.is_empty() && active.contains(&k) {
+            e.2 = true;
+            continue;
+        }
         if by_judge && !sampling.include_judge_selected {
             e.2 = true;
             continue;
@@ -243,6 +257,13 @@ pub struct Estimate {
     /// weighted by its share of the combinations (`None` otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stratified: Option<Vec<StratumShare>>,
+    /// The active estimate (issue #33): the active order's labels, each
+    /// weighed by its draw's probability, with the random sample's
+    /// (`None` without active-order labels, or pooled).
+    pub active: Option<active::ActiveLine>,
+    /// What `jury plan` learns from (not serialised).
+    #[serde(skip)]
+    pub plan_parts: Option<Arc<active::PlanParts>>,
 }
 
 /// One classification of a pooled estimate and its weight: its share of
@@ -423,6 +444,7 @@ pub(crate) fn estimates_by(
     // (persona, combination) → every label's (who, reading), and whether
     // any of them was given in the sample order.
     let labels = label_index(readings, sampling);
+    let drawn = active::draw_index(readings, sampling);
     /// (classification, perspective, judge, persona).
     type Key = (String, String, Arc<str>, Arc<str>);
     #[derive(Default)]
@@ -438,6 +460,8 @@ pub(crate) fn estimates_by(
         /// Pooled: the same readings by (classification, perspective),
         /// the strata of the pooled estimate.
         strata: BTreeMap<(String, String), Part>,
+        /// The active line's population and draws (not pooled).
+        active: active::Collect,
     }
     #[derive(Default)]
     struct Part {
@@ -471,6 +495,15 @@ pub(crate) fn estimates_by(
         if j == 0.5 {
             g.undecided += 1;
         }
+        if !pool {
+            g.active.add(
+                j,
+                (persona, key),
+                drawn.get(&(&**persona, &**key)),
+                who,
+                sampling.adjudicated(persona, key),
+            );
+        }
         match labels.get(&(&**persona, &**key)) {
             None => {
                 g.y_hat_u.push(j);
@@ -501,6 +534,10 @@ pub(crate) fn estimates_by(
                         g.reference.add(Some(source));
                         g.y.push(f64::from(u8::from(p)));
                         g.y_hat.push(j);
+                        if !pool {
+                            g.active
+                                .add_label(f64::from(u8::from(p)), j, (persona, key));
+                        }
                         if let Some(s) = part.as_mut() {
                             s.y.push(f64::from(u8::from(p)));
                             s.y_hat.push(j);
@@ -639,6 +676,8 @@ pub(crate) fn estimates_by(
                 judge_errors,
                 plan,
                 stratified,
+                active: c.active.finish(alpha),
+                plan_parts: if pool { None } else { c.active.plan_parts() },
             }
         })
         .collect()

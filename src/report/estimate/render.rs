@@ -227,8 +227,13 @@ pub fn table(es: &[Estimate]) -> String {
         }
         if l.judge_selected > 0 {
             rest.push(format!(
-                "{} labelled combination(s) read as unlabelled: their labels were selected by the judge (given in a list made of its verdicts, e.g. judge≠human first), which biases PPI; --include-judge-selected counts them",
-                l.judge_selected
+                "{} labelled combination(s) read as unlabelled: their labels were selected by the judge (given in a list made of its verdicts, e.g. judge≠human first, or the active order), which biases PPI; --include-judge-selected counts them{}",
+                l.judge_selected,
+                if e.active.is_some() {
+                    " (not the active order's: the active line weighs those by their draws)"
+                } else {
+                    ""
+                }
             ));
         }
         if let Some(p) = e.plan.filter(|_| e.n > 0) {
@@ -239,6 +244,9 @@ pub fn table(es: &[Estimate]) -> String {
         }
         if let Some(j) = &e.judge_errors {
             out.push(format!("   {}", super::judge_errors::line(j)));
+        }
+        if let Some(a) = &e.active {
+            out.push(format!("   {}", super::active::text(a)));
         }
     }
     out.push(String::new());
