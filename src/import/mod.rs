@@ -13,8 +13,8 @@ mod owners;
 mod parse;
 mod promptfoo;
 mod records;
-pub mod verdicts;
 mod sample_fields;
+pub mod verdicts;
 
 pub use csv_map::{CsvMap, MappingNote};
 pub use fields::FieldError;

@@ -2,8 +2,8 @@
 //! grouped as asked, rendered as a table, JSON, CSV or Markdown. The same
 //! figures feed the workbench's agreement view.
 
-pub mod cascade;
 pub mod active_order;
+pub mod cascade;
 pub mod consistency;
 pub mod csv;
 pub mod disagreements;
