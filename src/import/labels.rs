@@ -59,17 +59,15 @@ pub(super) fn check_labels(batch: &mut Batch<'_>, skip_invalid: bool) -> Result<
         match problem {
             None => kept.push(l),
             Some((field, message)) => {
-                let e = RecordError {
-                    file,
-                    at,
-                    field: field.into(),
-                    message,
-                };
-                if skip_invalid {
-                    batch.skipped.push(e);
-                } else {
-                    return Err(ImportError::Invalid(e));
-                }
+                batch.skip_or_refuse(
+                    skip_invalid,
+                    RecordError {
+                        file,
+                        at,
+                        field: field.into(),
+                        message,
+                    },
+                )?;
             }
         }
     }

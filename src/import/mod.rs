@@ -197,6 +197,17 @@ struct Batch<'s> {
 }
 
 impl<'s> Batch<'s> {
+    /// A record that cannot be taken: set aside under `--skip-invalid`,
+    /// else the whole import is refused with it.
+    fn skip_or_refuse(&mut self, skip_invalid: bool, e: RecordError) -> Result<(), ImportError> {
+        if skip_invalid {
+            self.skipped.push(e);
+            Ok(())
+        } else {
+            Err(ImportError::Invalid(e))
+        }
+    }
+
     fn new(tx: crate::store::ImportTx<'s>, replace: bool) -> Result<Batch<'s>, ImportError> {
         let owners = owners::Owners::new(tx.persona_ids()?);
         Ok(Batch {

@@ -378,17 +378,15 @@ pub(super) fn finish_verdicts(
                 sources.entry(source).or_default().push(v);
             }
             Some((field, message)) => {
-                let e = RecordError {
-                    file,
-                    at,
-                    field: field.into(),
-                    message,
-                };
-                if skip_invalid {
-                    batch.skipped.push(e);
-                } else {
-                    return Err(ImportError::Invalid(e));
-                }
+                batch.skip_or_refuse(
+                    skip_invalid,
+                    RecordError {
+                        file,
+                        at,
+                        field: field.into(),
+                        message,
+                    },
+                )?;
             }
         }
     }
