@@ -193,7 +193,9 @@ pub struct ImportArgs {
     /// description:urgency=COLUMN, or its text; its full list of values:
     /// values:urgency=urgent|not (else the values its column holds). Fields
     /// left out are guessed from the headers; the mapping used and each
-    /// classification's values are printed.
+    /// classification's values are printed. For an Inspect log or promptfoo
+    /// results: id=PATH,persona=PATH, where in each sample or test jury's
+    /// item id and persona are (id=metadata.ticket, id=vars.message).
     #[arg(long, value_name = "FIELD=COLUMN,...")]
     pub map: Option<crate::import::CsvMap>,
     /// Import the valid records and report each skipped one.
@@ -582,6 +584,11 @@ pub enum ExportFormat {
     Wide,
     /// The wide table as JSON lines (one object per row, the same keys).
     WideJsonl,
+    /// Combinations to label as a Label Studio task list (with --out FILE,
+    /// its labeling config beside it as FILE's stem + `.label-config.xml`).
+    LabelStudio,
+    /// Combinations to label as Argilla records (`rg.Record.from_dict`).
+    Argilla,
 }
 
 #[derive(Debug, Args)]
@@ -591,6 +598,11 @@ pub struct ExportArgs {
     /// Write here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// label-studio, argilla: only the escalation queue (what `jury trust
+    /// --needs-person` lists); by default every judged combination no
+    /// person labelled.
+    #[arg(long)]
+    pub needs_person: bool,
 }
 
 #[derive(Debug, Args)]

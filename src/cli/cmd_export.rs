@@ -17,7 +17,14 @@ pub fn export(s: &Settings, a: ExportArgs) -> anyhow::Result<ExitCode> {
     if a.out.is_some() {
         super::remove_temporaries_on_signal();
     }
+    let people_tool = matches!(a.format, ExportFormat::LabelStudio | ExportFormat::Argilla);
+    if a.needs_person && !people_tool {
+        anyhow::bail!(say::NEEDS_PERSON_FORMATS);
+    }
     let store = open_store(s)?;
+    if people_tool {
+        return super::cmd_export_people::export_tasks(&store, &a);
+    }
     // With repeats as the confidence, each verdict without a stored one
     // carries its share among its configuration's repeats.
     let repeats = s.confidence == Some(crate::config::ConfidenceChoice::Repeats);
@@ -67,6 +74,9 @@ fn write_export(
         ExportFormat::RubricResults => {
             let doc = crate::export::rubric::results(store)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
+        ExportFormat::LabelStudio | ExportFormat::Argilla => {
+            unreachable!("written by cmd_export_people before the store is read for rows")
         }
     }
     out.flush()?;

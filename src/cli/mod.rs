@@ -26,6 +26,7 @@ mod cmd_batch;
 mod cmd_data;
 mod cmd_estimate;
 mod cmd_export;
+mod cmd_export_people;
 mod cmd_fewshot;
 mod cmd_label;
 mod cmd_plan;

@@ -284,6 +284,16 @@ pub mod export {
     pub fn cannot_write(path: &str, why: &str) -> String {
         format!("{path}: {why}")
     }
+    pub const NEEDS_PERSON_FORMATS: &str =
+        "--needs-person is for --format label-studio or argilla (the tasks people label)";
+    pub fn label_config_at(path: &str) -> String {
+        format!("the labeling config for these tasks: {path}")
+    }
+    pub const LABEL_CONFIG_NEEDS_OUT: &str =
+        "note: with --out FILE the labeling config these tasks need is written beside FILE";
+    pub fn tasks_written(n: usize) -> String {
+        format!("{n} task(s) to label")
+    }
 }
 
 /// `jury run` and `jury demo-judge`.

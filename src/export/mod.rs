@@ -3,7 +3,10 @@
 //! record shapes ([`awag`]) and the rubric harness's results ([`rubric`]).
 //! The CLI chooses the format and where the bytes go.
 
+pub mod argilla;
 pub mod awag;
+pub mod label_studio;
+pub mod queue;
 pub mod rows;
 pub mod rubric;
 pub mod wide;
@@ -65,7 +68,11 @@ pub fn write_rows(
     let active = store.active_labels()?;
     let mut each = |v: Verdict| {
         if err.is_none() {
-            err = emit(verdict_row(&v), out).err();
+            let mut row = verdict_row(&v);
+            row["prompt_hash"] = runs
+                .get(&v.run_id)
+                .map_or(Value::Null, |r| Value::from(r.spec.prompt_hash.as_str()));
+            err = emit(row, out).err();
         }
     };
     if repeats {

@@ -34,6 +34,9 @@ pub const COLUMNS: &[&str] = &[
     "expected_score",
     // The server that answered (no credentials, no query).
     "server",
+    // Verdict rows: the run's prompt set hash, so two prompt sets of one
+    // model stay two judge configurations through export and import.
+    "prompt_hash",
     "replaced_judge_value",
     "blind",
     "failure_id",

@@ -3,6 +3,9 @@
 //! verdict rows ([`super::verdicts`]) of the judge `MODEL (SCORER)`, about
 //! the item whose id is the sample's id. The sample's metadata names the
 //! rest in jury's ids: `classification_id`, `perspective_id`, `persona_id`.
+//! `--map id=PATH,persona=PATH` reads the item id or the persona from
+//! elsewhere in the sample (`id=metadata.ticket`, `id=input`): items are
+//! then matched by that field ([`super::log_ids`]).
 //!
 //! A score reads as the scorer's verdict on the classifier's selection
 //! (the sample's target): `C` (correct), `true` or 1 as AGREE; `I`
@@ -53,22 +56,14 @@ pub(super) fn read_log(
     for (i, s) in samples.iter().enumerate() {
         let at = Location::Path(format!("$.samples[{i}]"));
         let metadata = s.get("metadata").and_then(Value::as_object);
-        let missing: Vec<&str> = ["classification_id", "perspective_id", "persona_id"]
-            .into_iter()
-            .filter(|k| metadata.and_then(|m| m.get(*k)).is_none())
-            .collect();
-        if !missing.is_empty() {
-            let e = accept.error(
-                &at,
-                "metadata",
-                format!(
-                    "the sample's metadata needs jury's ids: {} missing",
-                    missing.join(", ")
-                ),
-            );
-            accept.refuse(e, batch)?;
-            continue;
-        }
+        let ids = match super::log_ids::ids(accept, s, metadata, "metadata", s.get("id")) {
+            Ok(ids) => ids,
+            Err((field, why)) => {
+                let e = accept.error(&at, &field, format!("the sample {why}"));
+                accept.refuse(e, batch)?;
+                continue;
+            }
+        };
         let scores = s.get("scores").and_then(Value::as_object);
         for (name, score) in scores.into_iter().flatten() {
             let at = Location::Path(format!("$.samples[{i}].scores.{name}"));
@@ -86,18 +81,8 @@ pub(super) fn read_log(
             };
             let mut row = Map::new();
             row.insert("judge".into(), json!(format!("{model} ({name})")));
-            row.insert(
-                "item_id".into(),
-                s.get("id").cloned().unwrap_or(Value::Null),
-            );
-            for k in ["classification_id", "perspective_id", "persona_id"] {
-                row.insert(
-                    k.into(),
-                    metadata
-                        .and_then(|m| m.get(k))
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                );
+            for (k, v) in crate::export::queue::ID_KEYS.into_iter().zip(ids.iter()) {
+                row.insert(k.into(), v.clone());
             }
             row.insert("value".into(), json!(value));
             row.insert("scale".into(), json!("agreement"));

@@ -2,13 +2,16 @@
 //! labels and whole Mode 1 request files. All-or-nothing unless asked to skip
 //! invalid records; errors name the file, the line (or JSON path) and the field.
 
+mod argilla;
 pub mod csv_export;
 mod csv_in;
 mod csv_map;
 mod fields;
 mod files;
 mod inspect;
+mod label_studio;
 mod labels;
+mod log_ids;
 mod owners;
 mod parse;
 mod promptfoo;
@@ -386,7 +389,7 @@ fn read_file(path: &Path, o: &ImportOptions, batch: &mut Batch<'_>) -> Result<()
     if files::extension(path).is_some_and(|x| x == "csv") {
         return csv_in::read_csv(path, o.csv_map.as_ref(), o.skip_invalid, &o.who, batch);
     }
-    parse::read_path(path, o.skip_invalid, &o.who, batch)
+    parse::read_path(path, o.skip_invalid, &o.who, o.csv_map.as_ref(), batch)
 }
 
 /// The sample workspace compiled into the binary, so `jury` works from any directory.

@@ -17,6 +17,7 @@ pub(super) fn read_path(
     path: &Path,
     skip_invalid: bool,
     who: &str,
+    map: Option<&super::CsvMap>,
     batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
     let cannot_read = |e: std::io::Error| ImportError::Read {
@@ -35,6 +36,7 @@ pub(super) fn read_path(
         });
     }
     let mut accept = Accept::new(path, who, skip_invalid, batch);
+    accept.log_map = map.map(|m| m.pairs.clone()).unwrap_or_default();
     if extension(path).is_some_and(|x| x == "jsonl" || x == "ndjson") {
         return read_jsonl(&mut accept, r, Vec::new(), batch);
     }
@@ -318,6 +320,10 @@ pub(super) struct Accept<'a> {
     /// For a CSV file: which column each record field came from (a field
     /// path prefix and the column's header), so an error names the column.
     pub(super) columns: Vec<(String, String)>,
+    /// For another tool's log (Inspect, promptfoo): `--map`'s (field, path)
+    /// pairs, a path naming where in a sample or test the field is
+    /// (`id=metadata.ticket`).
+    pub(super) log_map: Vec<(String, String)>,
 }
 
 impl<'a> Accept<'a> {
@@ -335,6 +341,7 @@ impl<'a> Accept<'a> {
             seen: HashSet::new(),
             index: 0,
             columns: Vec::new(),
+            log_map: Vec::new(),
         }
     }
 
@@ -355,6 +362,21 @@ impl<'a> Accept<'a> {
             field: field.into(),
             message,
         }
+    }
+
+    /// Where `--map` says a log's `field` is in `obj` (a sample, a test):
+    /// `None` when it is not mapped; an error naming the path when `obj`
+    /// has nothing there or not a string or number.
+    pub(super) fn mapped(&self, field: &str, obj: &Value) -> Option<Result<Value, String>> {
+        let (_, path) = self.log_map.iter().find(|(f, _)| f == field)?;
+        let found = path.split('.').try_fold(obj, |v, k| v.get(k));
+        Some(match found {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Value::String(s.clone())),
+            Some(Value::Number(n)) => Ok(Value::String(n.to_string())),
+            _ => Err(format!(
+                "--map {field}={path}: nothing there (a string or number is needed)"
+            )),
+        })
     }
 
     /// The CSV column a record field came from, if this file is a CSV.
@@ -390,6 +412,15 @@ impl<'a> Accept<'a> {
                 .rubric_skips
                 .push((self.path.display().to_string(), this_index, e.message));
             return Ok(());
+        }
+        // People's answers exported by Label Studio or Argilla: labels.
+        if let Ok(Value::Object(o)) = &v {
+            if super::label_studio::is_task(o) {
+                return super::label_studio::read_task(self, &at, o, batch);
+            }
+            if super::argilla::is_record(o) {
+                return super::argilla::read_record(self, &at, o, batch);
+            }
         }
         // Verdict rows (jury's export, another tool's) wait for the end of
         // the import; failure and mark rows are not imported.

@@ -6,7 +6,8 @@
 //! `classification_id`, `perspective_id`, `persona_id`. A passed assertion
 //! reads as AGREE (the rubric, holding the classifier's selection, is
 //! met), a failed one as DISAGREE, its `reason` as the text; each prompt is
-//! its own run.
+//! its own run. `--map id=PATH,persona=PATH` reads the item id or the
+//! persona from elsewhere in the test (`id=vars.ticket`; [`super::log_ids`]).
 
 use super::parse::Accept;
 use super::{Batch, ImportError, Location};
@@ -20,13 +21,6 @@ pub(super) fn is_results(obj: &Map<String, Value>) -> bool {
             .and_then(|r| r.get("results"))
             .is_some_and(Value::is_array)
 }
-
-const IDS: [&str; 4] = [
-    "item_id",
-    "classification_id",
-    "perspective_id",
-    "persona_id",
-];
 
 /// The grader the config names for every test, if any.
 fn grader(obj: &Map<String, Value>) -> Option<String> {
@@ -58,22 +52,14 @@ pub(super) fn read_results(
     for (i, r) in results.iter().enumerate() {
         let at = Location::Path(format!("$.results.results[{i}]"));
         let vars = r.get("vars").and_then(Value::as_object);
-        let missing: Vec<&str> = IDS
-            .into_iter()
-            .filter(|k| vars.and_then(|v| v.get(*k)).is_none())
-            .collect();
-        if !missing.is_empty() {
-            let e = accept.error(
-                &at,
-                "vars",
-                format!(
-                    "the test's vars need jury's ids: {} missing",
-                    missing.join(", ")
-                ),
-            );
-            accept.refuse(e, batch)?;
-            continue;
-        }
+        let ids = match super::log_ids::ids(accept, r, vars, "vars", None) {
+            Ok(ids) => ids,
+            Err((field, why)) => {
+                let e = accept.error(&at, &field, format!("the test {why}"));
+                accept.refuse(e, batch)?;
+                continue;
+            }
+        };
         let prompt = r.get("promptIdx").and_then(Value::as_i64).unwrap_or(0);
         let components = r
             .get("gradingResult")
@@ -99,11 +85,8 @@ pub(super) fn read_results(
             };
             let mut row = Map::new();
             row.insert("judge".into(), json!(judge));
-            for id in IDS {
-                row.insert(
-                    id.into(),
-                    vars.and_then(|v| v.get(id)).cloned().unwrap_or(Value::Null),
-                );
+            for (k, v) in crate::export::queue::ID_KEYS.into_iter().zip(ids.iter()) {
+                row.insert(k.into(), v.clone());
             }
             row.insert(
                 "value".into(),
