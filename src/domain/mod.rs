@@ -4,6 +4,7 @@ mod adjudication;
 mod item;
 mod mark;
 mod mode;
+mod origin;
 mod persona;
 mod record;
 mod run;
@@ -19,6 +20,7 @@ pub use adjudication::{
 pub use item::{Classification, Item, Source};
 pub use mark::{MarkKind, RowMark, join_tags, split_tags};
 pub use mode::{Mode, Protocol, judge_name};
+pub use origin::ImportOrigin;
 pub use persona::{
     OWNER_CHOICE, Persona, PersonaRef, Perspective, reserved_id, reserved_perspective_id,
 };

@@ -25,10 +25,6 @@ use std::path::{Path, PathBuf};
 /// prompts are not jury's to know.
 pub const IMPORTED_PROMPTS: &str = "imported";
 
-/// How an imported verdict's `server` starts when its row named none: the
-/// workbench shows such a verdict with its source.
-pub const IMPORTED_SERVER: &str = "imported: ";
-
 /// One verdict row, read but not yet checked against the store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportedVerdict {
@@ -443,13 +439,9 @@ pub(super) fn finish_verdicts(
                 created_at: v.created_at.unwrap_or_else(|| now.clone()),
                 position: v.position,
                 confidence: v.confidence,
-                server: Some(v.server.unwrap_or_else(|| {
-                    let name = file.file_name().map_or_else(
-                        || file.display().to_string(),
-                        |n| n.to_string_lossy().into_owned(),
-                    );
-                    format!("{IMPORTED_SERVER}{name}")
-                })),
+                // The server a jury export named, if any; where the
+                // verdict came from is the run's origin, not a server.
+                server: v.server,
             })
             .collect();
         let written = batch.tx.insert_imported_verdicts(&rows)?;

@@ -10,27 +10,9 @@ use super::db::{OptionalExtension, params};
 use super::{ImportTx, Result, Store};
 use crate::domain::{RunSpec, Verdict};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
-/// Where an imported run's verdicts came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImportOrigin {
-    /// The source as the file names it (`judge`, else `model`).
-    pub judge: String,
-    /// The file as given to `jury import`.
-    pub file: String,
-    /// Its SHA-256 (hex): the same bytes are imported once.
-    pub sha256: String,
-    /// The run the rows carried (`run_id`), when they did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_run_id: Option<i64>,
-}
-
-impl ImportOrigin {
-    /// The run's note: what `jury runs` and the workbench show.
-    pub fn note(&self) -> String {
-        format!("imported from {} (judge {})", self.file, self.judge)
-    }
-}
+pub use crate::domain::ImportOrigin;
 
 #[derive(Serialize, Deserialize)]
 struct Params {
@@ -105,5 +87,24 @@ impl Store {
         Ok(params
             .and_then(|p| serde_json::from_str::<Params>(&p).ok())
             .map(|p| p.imported))
+    }
+
+    /// The origin of every imported run, by run id (the workbench shows
+    /// each imported verdict with it).
+    pub fn import_origins(&self) -> Result<HashMap<i64, ImportOrigin>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, params FROM runs WHERE params LIKE '%\"imported\"%' ORDER BY id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
+        })?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (id, params) = row?;
+            if let Some(p) = params.and_then(|p| serde_json::from_str::<Params>(&p).ok()) {
+                out.insert(id, p.imported);
+            }
+        }
+        Ok(out)
     }
 }

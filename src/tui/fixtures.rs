@@ -81,6 +81,7 @@ pub fn loaded() -> Loaded {
         split: None,
         marks: Vec::new(),
         adjudications: Vec::new(),
+        origins: Default::default(),
     }
 }
 

@@ -70,6 +70,7 @@ impl App {
             split,
             marks,
             adjudications,
+            origins,
         } = data;
         let rest = Loaded {
             items: Vec::new(),
@@ -80,6 +81,7 @@ impl App {
             split,
             marks,
             adjudications,
+            origins,
         };
         App::with_items(items, rest, keymap, theme, model, who)
     }

@@ -63,6 +63,9 @@ pub struct Loaded {
     pub marks: Vec<crate::domain::RowMark>,
     /// The standing adjudications (reference labels where people disagreed).
     pub adjudications: Vec<crate::domain::Adjudication>,
+    /// Where each imported run came from, by run id (the verdict pane
+    /// names it beside the imported verdict).
+    pub origins: HashMap<i64, crate::domain::ImportOrigin>,
 }
 
 /// Whether a label reached the disk.
@@ -179,6 +182,8 @@ pub struct Workspace {
     pub adjudication_undo: Vec<super::adjudication::AdjudicationStep>,
     /// What `jury assign` gave this person, and the leases (see [`super::team`]).
     pub team: super::team::Team,
+    /// Where each imported run came from, by run id.
+    pub origins: HashMap<i64, crate::domain::ImportOrigin>,
     /// Where the store's label and mark histories stood when last read, so
     /// others' changes are taken as they come (see [`super::live`]).
     pub live: super::live::Live,
@@ -279,6 +284,7 @@ impl Workspace {
             adjudicate_next: false,
             adjudication_undo: Vec::new(),
             team: super::team::Team::default(),
+            origins: data.origins,
             live: super::live::Live::default(),
         };
         for a in data.adjudications {

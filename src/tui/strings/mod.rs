@@ -697,3 +697,4 @@ pub mod fewshot;
 pub mod marks;
 pub mod query;
 pub mod session;
+pub mod verdict;

@@ -277,7 +277,7 @@ fn awag_draw<'a>(
         (None, Some(v), Some(vd)) => {
             value.push(Span::styled(format!("J {v}"), value_style(v, t)));
             value.extend(conf_span(vd, t));
-            value.extend(source_span(vd, t));
+            value.extend(source_span(vd, &app.data.origins, t));
             if vd.selection_mismatch {
                 value.push(Span::styled(" ⚠selection", t.warning));
             }
@@ -494,18 +494,18 @@ fn conf_span(vd: &crate::domain::Verdict, t: &crate::tui::theme::Theme) -> Optio
         .map(|c| Span::styled(format!(" conf {:.2}", c.value), t.muted))
 }
 
-/// Where an imported verdict came from (`· their-tool, imported: f.csv`):
-/// another tool's judge, not one of jury's runs.
-fn source_span(vd: &crate::domain::Verdict, t: &crate::tui::theme::Theme) -> Option<Span<'static>> {
-    let from = vd
-        .server
-        .as_deref()
-        .filter(|s| s.starts_with(crate::import::verdicts::IMPORTED_SERVER))?;
+/// Where an imported verdict came from (`· their-tool, from theirs.csv`):
+/// its run's origin, another tool's judge rather than one of jury's runs.
+fn source_span(
+    vd: &crate::domain::Verdict,
+    origins: &std::collections::HashMap<i64, crate::domain::ImportOrigin>,
+    t: &crate::tui::theme::Theme,
+) -> Option<Span<'static>> {
+    let origin = origins.get(&vd.run_id)?;
     Some(Span::styled(
-        format!(
-            " · {}, {}",
-            crate::tui::strings::flat(&vd.model, 30),
-            crate::tui::strings::flat(from, 40)
+        crate::tui::strings::verdict::from_source(
+            &crate::tui::strings::flat(&vd.model, 30),
+            &crate::tui::strings::flat(origin.file_name(), 40),
         ),
         t.muted,
     ))
