@@ -40,6 +40,21 @@ pub(super) fn read_log(
     obj: &Map<String, Value>,
     batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
+    read_samples(accept, obj, None, batch)
+}
+
+/// [`read_log`], each sample's place given (`places[i]`: a `.eval` log's
+/// entry) or else `$.samples[i]`.
+pub(super) fn read_samples(
+    accept: &mut Accept<'_>,
+    obj: &Map<String, Value>,
+    places: Option<&[String]>,
+    batch: &mut Batch<'_>,
+) -> Result<(), ImportError> {
+    let place = |i: usize| match places.and_then(|p| p.get(i)) {
+        Some(p) => p.clone(),
+        None => format!("$.samples[{i}]"),
+    };
     let model = obj
         .get("eval")
         .and_then(|e| e.get("model"))
@@ -54,7 +69,7 @@ pub(super) fn read_log(
         return Err(ImportError::Invalid(e));
     };
     for (i, s) in samples.iter().enumerate() {
-        let at = Location::Path(format!("$.samples[{i}]"));
+        let at = Location::Path(place(i));
         let metadata = s.get("metadata").and_then(Value::as_object);
         let ids = match super::log_ids::ids(accept, s, metadata, "metadata", s.get("id")) {
             Ok(ids) => ids,
@@ -66,7 +81,7 @@ pub(super) fn read_log(
         };
         let scores = s.get("scores").and_then(Value::as_object);
         for (name, score) in scores.into_iter().flatten() {
-            let at = Location::Path(format!("$.samples[{i}].scores.{name}"));
+            let at = Location::Path(format!("{}.scores.{name}", place(i)));
             let raw = score.get("value").unwrap_or(&Value::Null);
             let Some(value) = agreement(raw) else {
                 let e = accept.error(

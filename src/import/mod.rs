@@ -9,6 +9,7 @@ mod csv_map;
 mod fields;
 mod files;
 mod inspect;
+mod inspect_eval;
 mod label_studio;
 mod labels;
 mod log_ids;

@@ -27,16 +27,11 @@ pub(super) fn read_path(
     let mut r =
         BufReader::with_capacity(1 << 16, crate::readfile::open(path).map_err(cannot_read)?);
     skip_bom(&mut r).map_err(cannot_read)?;
-    if extension(path).is_some_and(|x| x == "eval") {
-        return Err(ImportError::Read {
-            path: path.to_path_buf(),
-            message: "an Inspect AI .eval log is a zip archive jury does not read: convert it to JSON first \
-                      (inspect log convert LOG --to json --output-dir DIR) and import that"
-                .into(),
-        });
-    }
     let mut accept = Accept::new(path, who, skip_invalid, batch);
     accept.log_map = map.map(|m| m.pairs.clone()).unwrap_or_default();
+    if extension(path).is_some_and(|x| x == "eval") {
+        return super::inspect_eval::read_eval(path, &mut accept, batch);
+    }
     if extension(path).is_some_and(|x| x == "jsonl" || x == "ndjson") {
         return read_jsonl(&mut accept, r, Vec::new(), batch);
     }

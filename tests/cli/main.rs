@@ -22,6 +22,7 @@ mod import_owner;
 mod import_sampled;
 mod import_verdicts;
 mod import_wide_csv;
+mod inspect_eval;
 mod judge_spec;
 mod label_undo;
 mod ledger;

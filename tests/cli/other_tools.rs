@@ -22,6 +22,20 @@ fn fixtures() -> PathBuf {
 #[test]
 #[ignore]
 fn make_the_inspect_fixture() {
+    make_an_inspect_log("json", "urgency.json");
+}
+
+/// Not a test: makes `urgency.eval`, Inspect's own zipped log format (run
+/// by make.sh).
+#[test]
+#[ignore]
+fn make_the_inspect_eval_fixture() {
+    make_an_inspect_log("eval", "urgency.eval");
+}
+
+/// Runs task.py with Inspect against the test server, its log written in
+/// `format` and copied to the fixtures as `name`.
+fn make_an_inspect_log(format: &str, name: &str) {
     let srv = ServerRt::start(|req| {
         let body = req.body.to_string();
         if body.contains("GRADE") {
@@ -48,7 +62,7 @@ fn make_the_inspect_fixture() {
             "-M",
             "responses_api=false",
             "--log-format",
-            "json",
+            format,
         ])
         .arg("--log-dir")
         .arg(logs.path())
@@ -67,10 +81,10 @@ fn make_the_inspect_fixture() {
     let log = std::fs::read_dir(logs.path())
         .expect("logs")
         .map(|e| e.expect("entry").path())
-        .find(|p| p.extension().is_some_and(|x| x == "json"))
-        .expect("a JSON log");
-    std::fs::copy(&log, fixtures().join("urgency.json")).expect("copy the log");
-    eprintln!("wrote {}", fixtures().join("urgency.json").display());
+        .find(|p| p.extension().is_some_and(|x| x == format))
+        .expect("a log");
+    std::fs::copy(&log, fixtures().join(name)).expect("copy the log");
+    eprintln!("wrote {}", fixtures().join(name).display());
 }
 
 #[test]
