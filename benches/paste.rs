@@ -53,6 +53,7 @@ fn data() -> Loaded {
         split: None,
         marks: Vec::new(),
         adjudications: Vec::new(),
+        ..Default::default()
     }
 }
 

@@ -82,6 +82,7 @@ fn items(n: usize) -> Loaded {
         split: None,
         marks: Vec::new(),
         adjudications: Vec::new(),
+        ..Default::default()
     }
 }
 
