@@ -108,3 +108,40 @@ impl Store {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Protocol;
+
+    /// The workbench finds each imported run's origin by its id, on both
+    /// backends (the origin is a JSON field of the run's row).
+    #[test]
+    fn every_imported_runs_origin_is_found_by_its_id() {
+        crate::store::testing::each_backend(|s| {
+            let spec = RunSpec {
+                protocol: Protocol::Awag,
+                mode: None,
+                persona_id: "kenton".into(),
+                perspective_ids: vec!["classification".into()],
+                model: "their-tool".into(),
+                prompt_hash: "imported".into(),
+                record: None,
+            };
+            let origin = ImportOrigin {
+                judge: "their-tool".into(),
+                file: "/data/theirs.csv".into(),
+                sha256: "ab".repeat(32),
+                source_run_id: Some(7),
+            };
+            assert!(s.import_origins().unwrap().is_empty());
+            let mut tx = s.begin_import().unwrap();
+            let id = tx.create_imported_run(&spec, &origin, 1).unwrap();
+            tx.commit().unwrap();
+            let found = s.import_origins().unwrap();
+            assert_eq!(found.len(), 1);
+            assert_eq!(found.get(&id), Some(&origin));
+            assert_eq!(found[&id].file_name(), "theirs.csv");
+        });
+    }
+}
