@@ -12,7 +12,6 @@
 use super::parse::Accept;
 use super::{Batch, ImportError, Location};
 use crate::domain::Scale;
-use crate::export::queue::ID_KEYS;
 use serde_json::{Map, Value, json};
 
 /// A record of Argilla's export: `fields` and `responses`.
@@ -42,21 +41,19 @@ pub(super) fn read_record(
         other => other.clone(),
     };
     let metadata = obj.get("metadata").and_then(Value::as_object);
-    let missing: Vec<&str> = ID_KEYS
-        .into_iter()
-        .filter(|k| metadata.and_then(|d| d.get(*k)).is_none())
-        .collect();
-    if !missing.is_empty() {
-        let e = accept.error(
-            &place(".metadata"),
-            missing[0],
-            format!(
-                "the record's metadata needs jury's ids ({} missing): label records jury exported (jury export --format argilla)",
-                missing.join(", ")
-            ),
-        );
-        return accept.refuse(e, batch);
-    }
+    let ids = match super::log_ids::ids(accept, obj, metadata, "metadata", None) {
+        Ok(ids) => ids,
+        Err((field, why)) => {
+            let e = accept.error(
+                at,
+                &field,
+                format!(
+                    "the record {why}; label records jury exported (jury export --format argilla)"
+                ),
+            );
+            return accept.refuse(e, batch);
+        }
+    };
     let Some(responses) = obj.get("responses").and_then(Value::as_object) else {
         return Ok(());
     };
@@ -90,16 +87,7 @@ pub(super) fn read_record(
                 accept.refuse(e, batch)?;
                 continue;
             };
-            let mut row = Map::new();
-            for id in ID_KEYS {
-                row.insert(
-                    id.into(),
-                    metadata
-                        .and_then(|d| d.get(id))
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                );
-            }
+            let mut row = super::log_ids::row_of(&ids);
             // Argilla's labels are strings: "4" is Likert 4.
             row.insert("value".into(), value);
             row.insert("scale".into(), json!(scale.as_str()));

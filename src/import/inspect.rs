@@ -51,6 +51,7 @@ pub(super) fn read_samples(
     places: Option<&[String]>,
     batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
+    let empty = Map::new();
     let place = |i: usize| match places.and_then(|p| p.get(i)) {
         Some(p) => p.clone(),
         None => format!("$.samples[{i}]"),
@@ -71,7 +72,8 @@ pub(super) fn read_samples(
     for (i, s) in samples.iter().enumerate() {
         let at = Location::Path(place(i));
         let metadata = s.get("metadata").and_then(Value::as_object);
-        let ids = match super::log_ids::ids(accept, s, metadata, "metadata", s.get("id")) {
+        let sample = s.as_object().unwrap_or(&empty);
+        let ids = match super::log_ids::ids(accept, sample, metadata, "metadata", s.get("id")) {
             Ok(ids) => ids,
             Err((field, why)) => {
                 let e = accept.error(&at, &field, format!("the sample {why}"));
@@ -94,11 +96,8 @@ pub(super) fn read_samples(
                 accept.refuse(e, batch)?;
                 continue;
             };
-            let mut row = Map::new();
+            let mut row = super::log_ids::row_of(&ids);
             row.insert("judge".into(), json!(format!("{model} ({name})")));
-            for (k, v) in crate::export::queue::ID_KEYS.into_iter().zip(ids.iter()) {
-                row.insert(k.into(), v.clone());
-            }
             row.insert("value".into(), json!(value));
             row.insert("scale".into(), json!("agreement"));
             row.insert(

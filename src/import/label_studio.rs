@@ -10,8 +10,10 @@
 use super::parse::Accept;
 use super::{Batch, ImportError, Location};
 use crate::domain::Scale;
-use crate::export::queue::ID_KEYS;
 use serde_json::{Map, Value, json};
+
+/// What a task that is not jury's lacks.
+const FROM_JURY: &str = "label tasks jury exported (jury export --format label-studio)";
 
 /// A task of Label Studio's export: `data` and `annotations`.
 pub(super) fn is_task(obj: &Map<String, Value>) -> bool {
@@ -54,21 +56,13 @@ pub(super) fn read_task(
         other => other.clone(),
     };
     let data = obj.get("data").and_then(Value::as_object);
-    let missing: Vec<&str> = ID_KEYS
-        .into_iter()
-        .filter(|k| data.and_then(|d| d.get(*k)).is_none())
-        .collect();
-    if !missing.is_empty() {
-        let e = accept.error(
-            &place(".data"),
-            missing[0],
-            format!(
-                "the task's data needs jury's ids ({} missing): label tasks jury exported (jury export --format label-studio)",
-                missing.join(", ")
-            ),
-        );
-        return accept.refuse(e, batch);
-    }
+    let ids = match super::log_ids::ids(accept, obj, data, "data", None) {
+        Ok(ids) => ids,
+        Err((field, why)) => {
+            let e = accept.error(at, &field, format!("the task {why}; {FROM_JURY}"));
+            return accept.refuse(e, batch);
+        }
+    };
     let empty = Vec::new();
     let annotations = obj
         .get("annotations")
@@ -115,13 +109,7 @@ pub(super) fn read_task(
                     continue;
                 }
             };
-            let mut row = Map::new();
-            for id in ID_KEYS {
-                row.insert(
-                    id.into(),
-                    data.and_then(|d| d.get(id)).cloned().unwrap_or(Value::Null),
-                );
-            }
+            let mut row = super::log_ids::row_of(&ids);
             row.insert("value".into(), json!(value));
             row.insert("scale".into(), json!(scale.as_str()));
             row.insert("who".into(), json!(who));

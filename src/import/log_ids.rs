@@ -1,7 +1,9 @@
-//! jury's ids in another tool's log (an Inspect sample, a promptfoo test):
-//! each where `--map` says (`id=PATH`, `persona=PATH`: a dotted path in the
-//! sample or test), else under its own name in the part of it the tool
-//! keeps the user's fields in (Inspect's `metadata`, promptfoo's `vars`).
+//! jury's ids in another tool's file (an Inspect sample, a promptfoo test,
+//! a Label Studio task, an Argilla record): each where `--map` says
+//! (`id=PATH`, `persona=PATH`: a dotted path in the sample or test), else
+//! under its own name in the part of it the tool keeps the user's fields
+//! in (Inspect's `metadata`, promptfoo's `vars`, Label Studio's `data`,
+//! Argilla's `metadata`).
 
 use super::parse::Accept;
 use crate::export::queue::ID_KEYS;
@@ -12,7 +14,7 @@ use serde_json::{Map, Value};
 /// (Inspect's sample `id`), used when nothing else names it.
 pub(super) fn ids(
     accept: &Accept<'_>,
-    obj: &Value,
+    obj: &Map<String, Value>,
     holder: Option<&Map<String, Value>>,
     holder_name: &str,
     own_id: Option<&Value>,
@@ -48,4 +50,14 @@ pub(super) fn ids(
             ),
         ))
     }
+}
+
+/// A row holding the four ids under their names, for a label or verdict
+/// record to be built on.
+pub(super) fn row_of(ids: &[Value; 4]) -> Map<String, Value> {
+    ID_KEYS
+        .into_iter()
+        .zip(ids.iter())
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
 }

@@ -362,9 +362,15 @@ impl<'a> Accept<'a> {
     /// Where `--map` says a log's `field` is in `obj` (a sample, a test):
     /// `None` when it is not mapped; an error naming the path when `obj`
     /// has nothing there or not a string or number.
-    pub(super) fn mapped(&self, field: &str, obj: &Value) -> Option<Result<Value, String>> {
+    pub(super) fn mapped(
+        &self,
+        field: &str,
+        obj: &serde_json::Map<String, Value>,
+    ) -> Option<Result<Value, String>> {
         let (_, path) = self.log_map.iter().find(|(f, _)| f == field)?;
-        let found = path.split('.').try_fold(obj, |v, k| v.get(k));
+        let mut keys = path.split('.');
+        let first = keys.next().and_then(|k| obj.get(k));
+        let found = keys.fold(first, |v, k| v.and_then(|v| v.get(k)));
         Some(match found {
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(Value::String(s.clone())),
             Some(Value::Number(n)) => Ok(Value::String(n.to_string())),

@@ -49,10 +49,13 @@ pub(super) fn read_results(
         .and_then(|r| r.get("results"))
         .and_then(Value::as_array)
         .unwrap_or(&empty);
+    let no_fields = Map::new();
+    let empty_ = &no_fields;
     for (i, r) in results.iter().enumerate() {
         let at = Location::Path(format!("$.results.results[{i}]"));
         let vars = r.get("vars").and_then(Value::as_object);
-        let ids = match super::log_ids::ids(accept, r, vars, "vars", None) {
+        let test = r.as_object().unwrap_or(empty_);
+        let ids = match super::log_ids::ids(accept, test, vars, "vars", None) {
             Ok(ids) => ids,
             Err((field, why)) => {
                 let e = accept.error(&at, &field, format!("the test {why}"));
@@ -83,11 +86,8 @@ pub(super) fn read_results(
                 Some(g) => format!("promptfoo {kind} ({g})"),
                 None => format!("promptfoo {kind}"),
             };
-            let mut row = Map::new();
+            let mut row = super::log_ids::row_of(&ids);
             row.insert("judge".into(), json!(judge));
-            for (k, v) in crate::export::queue::ID_KEYS.into_iter().zip(ids.iter()) {
-                row.insert(k.into(), v.clone());
-            }
             row.insert(
                 "value".into(),
                 json!(if pass { "AGREE" } else { "DISAGREE" }),
