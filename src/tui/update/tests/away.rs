@@ -109,7 +109,11 @@ fn a_mark_refused_while_the_store_is_away_is_saved_when_it_is_back() {
     assert!(fx.is_empty(), "{fx:?}");
     assert!(screen(&app).contains("1 mark(s) held"), "{}", screen(&app));
     let fx = update(&mut app, Msg::StoreBack);
-    assert_eq!(fx, [write.clone()], "handed over again as it was");
+    assert_eq!(
+        fx,
+        std::slice::from_ref(write),
+        "handed over again as it was"
+    );
     // Nothing is held twice.
     assert!(update(&mut app, Msg::StoreBack).is_empty());
 
