@@ -45,7 +45,7 @@ pub use copy::{TABLES, TableCopy};
 pub use error::{Result, StoreError};
 pub use files::{UNSAVED_LABELS_SUFFIX, is_own_file, remove_temporaries, write_atomically};
 pub use import_tx::ImportTx;
-pub use imported_runs::ImportOrigin;
+pub use imported_runs::{IMPORT_RECORD_VERSION, ImportOrigin, ImportRecord};
 pub use items::{LabelCounts, UpsertCounts};
 pub use label_history::{EventKind, LabelEvent, LabelUndo, Slot};
 pub use labels::{LabelRow, UPSERT_LABEL};
