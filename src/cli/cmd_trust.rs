@@ -152,18 +152,42 @@ fn cascade_text(
         a.who.as_deref(),
         &sampling,
     );
+    if a.needs_person {
+        let queue = crate::report::cascade_queue::cascade_needs_a_person(readings, &judges, &cs);
+        let trusted = cs
+            .iter()
+            .any(|c| c.stages.iter().any(|s| s.threshold.is_some()));
+        return Ok(match a.format {
+            TrustFormat::Table => with_refused(refused, trust::needs_table(&queue, &[], trusted)),
+            TrustFormat::Json => {
+                let rows: Vec<_> = queue.iter().map(trust::Escalation::row).collect();
+                serde_json::to_string_pretty(&rows)?
+            }
+        });
+    }
+    let runs = store.cascade_runs()?;
     Ok(match a.format {
         TrustFormat::Table => with_refused(
             refused,
             format!(
-                "{}{}",
+                "{}{}{}",
                 reference_line(store, a, readings)?,
-                cascade::table(&cs)
+                cascade::table(&cs),
+                crate::report::cascade_run::cascade_runs_text(store)?
+                    .map_or(String::new(), |t| format!("\n\njury run --cascade:\n{t}"))
             ),
         ),
         TrustFormat::Json => serde_json::to_string_pretty(&cascade::CascadeReport {
             judges: &judges,
             cascades: &cs,
+            runs: runs
+                .iter()
+                .map(|(run, record)| cascade::CascadeRun {
+                    run_id: run.id,
+                    status: run.status.as_str(),
+                    record,
+                })
+                .collect(),
         })?,
     })
 }

@@ -96,8 +96,8 @@ impl ImportTx<'_> {
         origin: &ImportOrigin,
         total: u64,
     ) -> Result<i64> {
-        let params_json =
-            serde_json::to_string(&ImportRecord::new(origin.clone())).unwrap_or_else(|_| "{}".into());
+        let params_json = serde_json::to_string(&ImportRecord::new(origin.clone()))
+            .unwrap_or_else(|_| "{}".into());
         let now = super::now();
         self.tx.query_row(
             "INSERT INTO runs (protocol, mode, persona_id, perspective_ids, model, prompt_hash, params, status,
@@ -164,7 +164,10 @@ mod tests {
         assert_eq!(r.imported.judge, "inspect");
         let new = serde_json::to_string(&ImportRecord::new(r.imported.clone())).expect("json");
         assert!(new.contains("\"version\":1"), "{new}");
-        assert_eq!(ImportRecord::read(&new).map(|r| r.imported), Some(r.imported));
+        assert_eq!(
+            ImportRecord::read(&new).map(|r| r.imported),
+            Some(r.imported)
+        );
         assert_eq!(ImportRecord::read(r#"{"temperature":0.2}"#), None);
         assert_eq!(ImportRecord::read(""), None);
     }

@@ -5,6 +5,7 @@ mod active_samples;
 mod adjudications;
 mod assignments;
 mod batches;
+mod cascade_runs;
 mod changes;
 mod claims;
 mod clock;

@@ -1,0 +1,56 @@
+//! `jury run --cascade`.
+
+pub const TWO_OR_MORE: &str = "--cascade needs two judges or more, in order: A,B[,C...]";
+pub const NO_DRY_RUN: &str = "--cascade cannot --dry-run: what a later judge is asked depends on the verdicts of the judges before it; run without --cascade and --dry-run to see the first judge's requests";
+
+pub fn bad_stage(given: &str) -> String {
+    format!(
+        "--cascade: '{given}' is no judge: give a model (MODEL or MODEL@URL) or an imported source's judge name"
+    )
+}
+
+pub fn too_few_labels(
+    labelled: usize,
+    needed: usize,
+    stages: usize,
+    alpha: f64,
+    delta: f64,
+) -> String {
+    format!(
+        "--cascade: {labelled} combination(s) of this run have a person's decided label; calibrating the first judge at α {alpha} and δ {delta}/{stages} needs at least {needed}. Label at least {} more (a random sample: the workbench's sample order, or `jury sample`) before spending on the cascade; nothing was sent",
+        needed.saturating_sub(labelled)
+    )
+}
+
+pub fn stage_start(
+    i: usize,
+    n: usize,
+    given: &str,
+    asked: u64,
+    reused: u64,
+    kept_before: u64,
+) -> String {
+    format!(
+        "cascade stage {i}/{n}, {given}: asking {asked} combination(s) ({reused} judged before, {kept_before} kept by the judges before it)"
+    )
+}
+
+pub fn imported_stage(i: usize, n: usize, given: &str) -> String {
+    format!("cascade stage {i}/{n}, {given}: imported verdicts, nothing asked")
+}
+
+pub fn budget_spent(spent: f64, budget: f64) -> String {
+    format!(
+        "--budget {budget}: the stages so far spent ${spent:.4}; the next stage was not started (--resume continues)"
+    )
+}
+
+pub fn stopped(i: usize, given: &str) -> String {
+    format!(
+        "cascade stage {i}, {given}, did not end well: the cascade stops here (its record keeps what was done; --resume continues)"
+    )
+}
+
+pub fn taken_up(run_id: i64) -> String {
+    format!("taking up cascade run {run_id}")
+}
