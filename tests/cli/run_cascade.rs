@@ -62,7 +62,8 @@ fn asked_of(srv: &ServerRt, model: &str) -> Vec<ComboKey> {
 }
 
 /// A workspace whose labels agree with the demo judge on its more
-/// confident half and disagree on the rest: the judge's answers are
+/// confident half and disagree on the rest (every fourth combination left
+/// unlabelled, for the escalation queue): the judge's answers are
 /// learnt from a scratch store with the same items (the demo judge is
 /// deterministic), so the cascade's own store starts with labels only.
 fn labelled_workspace(srv: &ServerRt) -> Workspace {
@@ -103,6 +104,7 @@ fn labelled_workspace(srv: &ServerRt) -> Workspace {
     let lines: Vec<String> = judged
         .iter()
         .enumerate()
+        .filter(|(rank, _)| rank % 4 != 3)
         .map(|(rank, (_, item, value))| {
             let agree = rank < ITEMS / 2;
             let label = match (agree, value.as_str()) {
@@ -121,23 +123,26 @@ fn labelled_workspace(srv: &ServerRt) -> Workspace {
     ws
 }
 
+fn key(item: &str) -> ComboKey {
+    ComboKey::new(item, "urgency", "classification")
+}
+
 /// What the first judge keeps by the cascade's record: its verdicts at or
 /// above its threshold.
 fn kept_by_small(ws: &Workspace, record: &Value) -> HashSet<ComboKey> {
     let threshold = record["stages"][0]["thresholds"][0]["threshold"]
         .as_f64()
         .expect("the first judge keeps some: a threshold");
+    at_or_above(ws, "small", threshold)
+}
+
+/// A judge's combinations with a confidence at or above `threshold`.
+fn at_or_above(ws: &Workspace, model: &str, threshold: f64) -> HashSet<ComboKey> {
     ws.export_rows()
         .into_iter()
-        .filter(|r| r["kind"] == "verdict" && r["model"] == "small")
+        .filter(|r| r["kind"] == "verdict" && r["model"] == model)
         .filter(|r| r["confidence"].as_f64().expect("confidence") >= threshold)
-        .map(|r| {
-            ComboKey::new(
-                r["item_id"].as_str().expect("item"),
-                "urgency",
-                "classification",
-            )
-        })
+        .map(|r| key(r["item_id"].as_str().expect("item")))
         .collect()
 }
 
@@ -203,7 +208,7 @@ fn the_second_judge_is_asked_only_what_the_first_does_not_keep() {
         "asked again"
     );
 
-    // `jury trust --cascade` reads the record back.
+    // `jury trust --cascade` and `jury report` read the record back.
     let trust = ws.ok(&[
         "trust",
         "--alpha",
@@ -215,6 +220,58 @@ fn the_second_judge_is_asked_only_what_the_first_does_not_keep() {
     ]);
     assert!(trust.contains("cascade run"), "{trust}");
     assert!(trust.contains("judged     40"), "{trust}");
+    let report = ws.ok(&["report"]);
+    assert!(
+        report.contains("jury run --cascade:") && report.contains("judged     40"),
+        "{report}"
+    );
+
+    // The escalation queue holds only what neither judge keeps, of the
+    // combinations no person labelled: in `jury trust --needs-person` and
+    // in the queue the workbench's filter and the queue's export read.
+    let kept_big = match stages[1]["thresholds"][0]["threshold"].as_f64() {
+        Some(t) => &at_or_above(&ws, "big", t) - &kept,
+        None => HashSet::new(),
+    };
+    let labelled: HashSet<ComboKey> = ws
+        .export_rows()
+        .into_iter()
+        .filter(|r| r["kind"] == "label")
+        .map(|r| key(r["item_id"].as_str().expect("item")))
+        .collect();
+    let expected: HashSet<ComboKey> = (0..ITEMS)
+        .map(|i| key(&format!("g-{i:06}")))
+        .filter(|k| !labelled.contains(k) && !kept.contains(k) && !kept_big.contains(k))
+        .collect();
+    assert_eq!(labelled.len(), ITEMS - ITEMS / 4);
+    assert!(
+        !expected.is_empty(),
+        "some unlabelled combination is kept by neither"
+    );
+    let queue: Vec<Value> = serde_json::from_str(&ws.ok(&[
+        "trust",
+        "--alpha",
+        "0.2",
+        "--min-calibration",
+        "10",
+        "--cascade",
+        "small,big",
+        "--needs-person",
+        "--format",
+        "json",
+    ]))
+    .expect("the queue as JSON");
+    let queued: HashSet<ComboKey> = queue
+        .iter()
+        .map(|r| key(r["item"].as_str().expect("item")))
+        .collect();
+    assert_eq!(queued.len(), queue.len());
+    assert_eq!(queued, expected);
+    let (workbench, trusted) =
+        jury::report::trust::escalation_queue(&ws.store()).expect("the queue");
+    assert!(trusted);
+    let workbench: HashSet<ComboKey> = workbench.iter().map(|e| (*e.key).clone()).collect();
+    assert_eq!(workbench, expected);
 }
 
 #[test]
