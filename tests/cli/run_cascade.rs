@@ -67,6 +67,12 @@ fn asked_of(srv: &ServerRt, model: &str) -> Vec<ComboKey> {
 /// learnt from a scratch store with the same items (the demo judge is
 /// deterministic), so the cascade's own store starts with labels only.
 fn labelled_workspace(srv: &ServerRt) -> Workspace {
+    labelled_with_scratch(srv).0
+}
+
+/// As [`labelled_workspace`], with the scratch store (its verdicts those of
+/// the model `scratch`).
+fn labelled_with_scratch(srv: &ServerRt) -> (Workspace, Workspace) {
     let scratch = generated_workspace(ITEMS, 1);
     let out = scratch.run_with(
         &srv.url(),
@@ -120,7 +126,7 @@ fn labelled_workspace(srv: &ServerRt) -> Workspace {
     let ws = generated_workspace(ITEMS, 1);
     let p = ws.write("labels.jsonl", lines.join("\n") + "\n");
     ws.ok(&["import", p.to_str().expect("path")]);
-    ws
+    (ws, scratch)
 }
 
 fn key(item: &str) -> ComboKey {
@@ -370,4 +376,52 @@ fn a_cascade_killed_in_its_second_stage_resumes_without_paying_twice() {
         .map(|(i, s)| (i, s["requests"].as_u64().expect("requests")))
         .collect();
     assert!(by_stage.values().all(|n| *n > 0), "{record}");
+}
+
+/// An imported source as the first stage asks nothing; the second stage,
+/// named `big@URL`, is asked at its own server about the rest only.
+#[test]
+fn an_imported_source_keeps_first_and_a_model_at_its_own_server_gets_the_rest() {
+    let srv = ServerRt::demo();
+    let (ws, scratch) = labelled_with_scratch(&srv);
+    // The scratch store's verdicts come in as the source `scratch`.
+    let rows: Vec<String> = scratch
+        .export_rows()
+        .into_iter()
+        .filter(|r| r["kind"] == "verdict")
+        .map(|r| r.to_string())
+        .collect();
+    let f = ws.write("scratch.jsonl", rows.join("\n") + "\n");
+    ws.ok(&["import", f.to_str().expect("path")]);
+    let other = ServerRt::demo();
+    let big = format!("big@{}", other.url());
+    let before = srv.completions().len();
+    let mut args = run_args(&["--json"]);
+    let at = args.iter().position(|a| *a == "small,big").expect("stages");
+    let stages = format!("scratch,{big}");
+    args[at] = &stages;
+    let out = ws.run_with(&srv.url(), &args);
+    common::assert_success(&out, &["run --cascade scratch,big@URL"]);
+    let record = cascade_record(&common::text(&out.stdout));
+    assert_eq!(
+        srv.completions().len(),
+        before,
+        "the run's own server was asked"
+    );
+    assert_eq!(
+        record["stages"][0]["source"]["kind"], "imported",
+        "{record}"
+    );
+    assert_eq!(record["stages"][0]["requests"], 0, "{record}");
+    let threshold = record["stages"][0]["thresholds"][0]["threshold"]
+        .as_f64()
+        .expect("the imported source keeps some");
+    let kept = at_or_above(&ws, "scratch", threshold);
+    assert!(!kept.is_empty() && kept.len() < ITEMS);
+    let asked = asked_of(&other, "big");
+    assert_eq!(asked.len(), ITEMS - kept.len());
+    assert!(
+        asked.iter().all(|k| !kept.contains(k)),
+        "big was asked about a kept combination"
+    );
 }
