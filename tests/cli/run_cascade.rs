@@ -292,6 +292,19 @@ fn too_few_labels_stop_the_cascade_before_anything_is_sent() {
         "{err}"
     );
     assert!(err.contains("nothing was sent"), "{err}");
+    // A judge named twice, or one judge alone, is refused as well.
+    for stages in ["small,small", "small"] {
+        let mut args = run_args(&[]);
+        let at = args.iter().position(|a| *a == "small,big").expect("stages");
+        args[at] = stages;
+        let out = ws.run_with(&srv.url(), &args);
+        assert_eq!(out.status.code(), Some(1), "{stages}");
+        let err = common::text(&out.stderr);
+        assert!(
+            err.contains("named twice") || err.contains("two judges or more"),
+            "{err}"
+        );
+    }
     assert_eq!(srv.completions().len(), 0);
 }
 

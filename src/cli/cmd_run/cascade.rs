@@ -35,6 +35,13 @@ pub(super) fn run_cascade(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> 
     if a.dry_run {
         anyhow::bail!(say::NO_DRY_RUN);
     }
+    let mut seen = HashSet::new();
+    if let Some(twice) = a.cascade.iter().find(|g| !seen.insert(g.trim())) {
+        anyhow::bail!(say::named_twice(twice));
+    }
+    if super::owner::means_owner(s, &a)? {
+        anyhow::bail!(say::NO_OWNER);
+    }
     let levels = Levels {
         alpha: a.alpha,
         delta: a.delta,

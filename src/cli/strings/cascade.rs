@@ -3,6 +3,12 @@
 pub const TWO_OR_MORE: &str = "--cascade needs two judges or more, in order: A,B[,C...]";
 pub const NO_DRY_RUN: &str = "--cascade cannot --dry-run: what a later judge is asked depends on the verdicts of the judges before it; run without --cascade and --dry-run to see the first judge's requests";
 
+pub const NO_OWNER: &str = "--cascade judges as one persona: --persona owner (one run per owner) is not supported with it; run the cascade once per persona";
+
+pub fn named_twice(given: &str) -> String {
+    format!("--cascade: '{given}' is named twice; each judge once, in order")
+}
+
 pub fn bad_stage(given: &str) -> String {
     format!(
         "--cascade: '{given}' is no judge: give a model (MODEL or MODEL@URL) or an imported source's judge name"
