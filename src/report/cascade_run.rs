@@ -42,24 +42,28 @@ impl Levels {
     }
 }
 
-/// The scope's combinations (of `persona`) with people's decided reading:
-/// what the first stage can be calibrated on.
+/// Per classification and perspective of the scope, its combinations (of
+/// `persona`) with people's decided reading: what the first stage can be
+/// calibrated on there (each is calibrated on its own).
 pub fn labelled_in_scope(
     readings: &Readings,
     sampling: &Sampling,
     persona: &str,
     scope: &HashSet<ComboKey>,
-) -> usize {
+) -> BTreeMap<(String, String), usize> {
     let labels = super::estimate::label_index(readings, sampling);
-    scope
-        .iter()
-        .filter(|key| {
-            labels.get(&(persona, *key)).is_some_and(|(ls, _, _)| {
-                !ls.is_empty()
-                    && reference_reading(ls, None, sampling.adjudicated(persona, key)).is_ok()
-            })
-        })
-        .count()
+    let mut out: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for key in scope {
+        let n = out
+            .entry((key.classification_id.clone(), key.perspective_id.clone()))
+            .or_default();
+        let decided = labels.get(&(persona, key)).is_some_and(|(ls, _, _)| {
+            !ls.is_empty()
+                && reference_reading(ls, None, sampling.adjudicated(persona, key)).is_ok()
+        });
+        *n += usize::from(decided);
+    }
+    out
 }
 
 /// The report's name for a judge of this protocol, mode and model asked

@@ -287,10 +287,8 @@ fn too_few_labels_stop_the_cascade_before_anything_is_sent() {
     let out = ws.run_with(&srv.url(), &run_args(&[]));
     assert_eq!(out.status.code(), Some(1));
     let err = common::text(&out.stderr);
-    assert!(
-        err.contains("0 combination(s) of this run have a person's decided label"),
-        "{err}"
-    );
+    assert!(err.contains("urgency · classification: 0"), "{err}");
+    assert!(err.contains("needs at least 14"), "{err}");
     assert!(err.contains("nothing was sent"), "{err}");
     // A judge named twice, or one judge alone, is refused as well.
     for stages in ["small,small", "small"] {

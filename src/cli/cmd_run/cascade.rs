@@ -77,16 +77,25 @@ pub(super) fn run_cascade(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> 
     let sampling = crate::report::estimate::Sampling::read(&store, false, false)?;
     let readings = crate::report::pairs::Builder::read(&store)?.finish_readings_with_confidence();
     // Before anything is spent: can the first judge be calibrated at all?
+    // (Each classification and perspective is calibrated on its own.)
     let labelled = labelled_in_scope(&readings, &sampling, &persona, &scope);
     let needed = levels.labels_needed(sources.len());
-    if labelled < needed {
+    let short: Vec<String> = labelled
+        .iter()
+        .filter(|(_, n)| **n < needed)
+        .map(|((c, p), n)| say::group_short(c, p, *n))
+        .collect();
+    if short.len() == labelled.len() {
         anyhow::bail!(say::too_few_labels(
-            labelled,
+            &short,
             needed,
             sources.len(),
             levels.alpha,
             levels.delta
         ));
+    }
+    if !short.is_empty() && !a.json {
+        eprintln!("{}", say::some_too_few(&short, needed));
     }
 
     let cascade_spec = RunSpec {

@@ -15,16 +15,32 @@ pub fn bad_stage(given: &str) -> String {
     )
 }
 
+/// One classification and perspective with too few labels.
+pub fn group_short(classification: &str, perspective: &str, labelled: usize) -> String {
+    format!(
+        "{} · {}: {labelled}",
+        crate::sanitize::one_line(classification, 40),
+        crate::sanitize::one_line(perspective, 40)
+    )
+}
+
 pub fn too_few_labels(
-    labelled: usize,
+    short: &[String],
     needed: usize,
     stages: usize,
     alpha: f64,
     delta: f64,
 ) -> String {
     format!(
-        "--cascade: {labelled} combination(s) of this run have a person's decided label; calibrating the first judge at α {alpha} and δ {delta}/{stages} needs at least {needed}. Label at least {} more (a random sample: the workbench's sample order, or `jury sample`) before spending on the cascade; nothing was sent",
-        needed.saturating_sub(labelled)
+        "--cascade: too few of this run's combinations have a person's decided label to calibrate the first judge at α {alpha} and δ {delta}/{stages}: each classification and perspective needs at least {needed} (labelled now: {}). Label more (a random sample: the workbench's sample order, or `jury sample`) before spending on the cascade; nothing was sent",
+        short.join(", ")
+    )
+}
+
+pub fn some_too_few(short: &[String], needed: usize) -> String {
+    format!(
+        "--cascade: fewer than {needed} labelled combinations in {}: there no judge can keep anything, and every combination goes on to the next judge and then to people",
+        short.join(", ")
     )
 }
 
