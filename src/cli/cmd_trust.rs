@@ -21,6 +21,34 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
     crate::report::people::warn(&readings.labels, s.min_human_agreement);
     let text = if !a.cascade.is_empty() {
         cascade_text(&store, &a, &readings, refused)?
+    } else if a.needs_person
+        && a.judge.is_none()
+        && let Some(c) = crate::report::cascade_queue::latest_cascade_queue(
+            &store,
+            &readings,
+            &crate::report::estimate::Sampling::read(
+                &store,
+                a.sampled_only,
+                a.include_judge_selected,
+            )?,
+        )?
+    {
+        // After `jury run --cascade`, as the workbench's filter: only what
+        // its last judge cannot keep.
+        match a.format {
+            TrustFormat::Table => with_refused(
+                refused,
+                format!(
+                    "{}\n{}",
+                    crate::cli::strings::cascade::queue_of(c.run_id, &c.stages),
+                    trust::needs_table(&c.queue, &ts, c.trusted)
+                ),
+            ),
+            TrustFormat::Json => {
+                let rows: Vec<_> = c.queue.iter().map(trust::Escalation::row).collect();
+                serde_json::to_string_pretty(&rows)?
+            }
+        }
     } else if a.needs_person {
         // The configuration the summary's trust line names (the ranking's
         // first, or --judge's) is the one whose verdicts need a person.

@@ -94,16 +94,26 @@ pub fn cascade_needs_a_person(
     out
 }
 
+/// The queue of a finished `jury run --cascade`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CascadeQueue {
+    /// The cascade's run, and its judges as given (`A → B`).
+    pub run_id: i64,
+    pub stages: String,
+    pub queue: Vec<Escalation>,
+    /// Whether any of its judges keeps anything.
+    pub trusted: bool,
+}
+
 /// The queue of the store's latest finished `jury run --cascade`, at its
-/// levels, and whether any of its judges keeps anything; `None` when the
-/// store has no finished cascade (the queue is then the trusted
-/// configuration's, [`super::escalation::escalation_queue`]).
+/// levels; `None` when the store has no finished cascade (the queue is
+/// then the trusted configuration's, [`super::escalation::escalation_queue`]).
 pub fn latest_cascade_queue(
     store: &crate::store::Store,
     readings: &Readings,
     sampling: &super::estimate::Sampling,
-) -> crate::store::Result<Option<(Vec<Escalation>, bool)>> {
-    let Some((_, record)) = store
+) -> crate::store::Result<Option<CascadeQueue>> {
+    let Some((run, record)) = store
         .cascade_runs()?
         .into_iter()
         .rev()
@@ -122,11 +132,17 @@ pub fn latest_cascade_queue(
         None,
         sampling,
     );
-    let trusted = cs
-        .iter()
-        .any(|c| c.stages.iter().any(|s| s.threshold.is_some()));
-    Ok(Some((
-        cascade_needs_a_person(readings, &judges, &cs),
-        trusted,
-    )))
+    Ok(Some(CascadeQueue {
+        run_id: run.id,
+        stages: record
+            .stages
+            .iter()
+            .map(|s| s.given.as_str())
+            .collect::<Vec<_>>()
+            .join(" → "),
+        trusted: cs
+            .iter()
+            .any(|c| c.stages.iter().any(|s| s.threshold.is_some())),
+        queue: cascade_needs_a_person(readings, &judges, &cs),
+    }))
 }

@@ -112,8 +112,8 @@ pub fn escalation_queue(
     let readings = builder.readings_with_confidence();
     let sampling = super::estimate::Sampling::read(store, false, false)?;
     // After `jury run --cascade`: only what its last judge cannot keep.
-    if let Some(queue) = super::cascade_queue::latest_cascade_queue(store, &readings, &sampling)? {
-        return Ok(queue);
+    if let Some(c) = super::cascade_queue::latest_cascade_queue(store, &readings, &sampling)? {
+        return Ok((c.queue, c.trusted));
     }
     let (pairs, _) = builder.finish_with_positions();
     let rankings = super::rank::rankings(&pairs, None, QUEUE_RESAMPLES, super::DEFAULT_SEED);

@@ -273,6 +273,15 @@ fn the_second_judge_is_asked_only_what_the_first_does_not_keep() {
         .collect();
     assert_eq!(queued.len(), queue.len());
     assert_eq!(queued, expected);
+    // Without --cascade, `jury trust --needs-person` follows the latest cascade too.
+    let plain: Vec<Value> =
+        serde_json::from_str(&ws.ok(&["trust", "--needs-person", "--format", "json"]))
+            .expect("the queue as JSON");
+    let plain: HashSet<ComboKey> = plain
+        .iter()
+        .map(|r| key(r["item"].as_str().expect("item")))
+        .collect();
+    assert_eq!(plain, expected);
     let (workbench, trusted) =
         jury::report::trust::escalation_queue(&ws.store()).expect("the queue");
     assert!(trusted);

@@ -76,3 +76,10 @@ pub fn stopped(i: usize, given: &str) -> String {
 pub fn taken_up(run_id: i64) -> String {
     format!("taking up cascade run {run_id}")
 }
+
+pub fn queue_of(run_id: i64, stages: &str) -> String {
+    format!(
+        "The queue of cascade run {run_id} ({}), the latest jury run --cascade: what none of its judges keeps, at its levels (--judge NAME gives one judge's queue, --cascade A,B another cascade's).",
+        crate::sanitize::one_line(stages, 120)
+    )
+}
