@@ -271,6 +271,14 @@ fn the_second_judge_is_asked_only_what_the_first_does_not_keep() {
         .iter()
         .map(|r| key(r["item"].as_str().expect("item")))
         .collect();
+    eprintln!(
+        "cascade small,big on {ITEMS}: small keeps {}, big asked {}, keeps {}, queue {} (of {} unlabelled)",
+        kept.len(),
+        big.len(),
+        kept_big.len(),
+        expected.len(),
+        ITEMS - labelled.len()
+    );
     assert_eq!(queued.len(), queue.len());
     assert_eq!(queued, expected);
     // Without --cascade, `jury trust --needs-person` follows the latest cascade too.
