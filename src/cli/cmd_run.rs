@@ -1,6 +1,7 @@
 //! `jury run` (headless batch) and `jury demo-judge`.
 
 mod cascade;
+mod cascade_record;
 pub(super) mod drive;
 pub(super) mod interrupt;
 mod owner;

@@ -10,20 +10,20 @@
 //! `--resume` does), and the same store gives the same thresholds, so a
 //! later judge is asked only about what the earlier ones do not keep.
 
+use super::cascade_record::{adopt_killed_runs, book_costs, new_stage, print_record, unfinished};
 use super::drive;
 use super::{EndpointFlags, request, spec_flags};
 use crate::cli::strings::cascade as say;
 use crate::cli::{RunArgs, open_store};
 use crate::config::Settings;
 use crate::domain::{
-    CASCADE_MODEL_PREFIX, CASCADE_RECORD_VERSION, CascadeRecord, CascadeStage, ComboKey, Run,
-    RunSpec, RunStatus, StageSource,
+    CASCADE_MODEL_PREFIX, CASCADE_RECORD_VERSION, CascadeRecord, ComboKey, RunSpec, RunStatus,
+    StageSource,
 };
 use crate::engine::{EngineConfig, Plan};
 use crate::prompt::PromptSet;
 use crate::protocol::JudgeSpec;
 use crate::report::cascade_run::{Levels, judge_in, kept_through, labelled_in_scope};
-use crate::store::Store;
 use std::collections::HashSet;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -103,9 +103,12 @@ pub(super) fn run_cascade(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> 
         record: None,
         ..scope_plan.spec.clone()
     };
-    let (cascade_id, mut record) = match a.resume.then(|| unfinished(&store, &cascade_spec)) {
-        Some(found) if found.is_some() => {
-            let (run, mut record) = found.unwrap_or_else(|| unreachable!("checked is_some"));
+    let taken_up = match a.resume {
+        true => unfinished(&store, &cascade_spec),
+        false => None,
+    };
+    let (cascade_id, mut record) = match taken_up {
+        Some((run, mut record)) => {
             store.take_up_cascade_run(run.id)?;
             adopt_killed_runs(&store, run.id, &cascade_spec, &mut record)?;
             if !a.json {
@@ -113,7 +116,7 @@ pub(super) fn run_cascade(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> 
             }
             (run.id, record)
         }
-        _ => {
+        None => {
             let record = CascadeRecord {
                 version: CASCADE_RECORD_VERSION,
                 alpha: levels.alpha,
@@ -271,32 +274,6 @@ fn stage_source(given: &str, imported: &[String]) -> anyhow::Result<StageSource>
     })
 }
 
-fn new_stage(given: &str, source: &StageSource) -> CascadeStage {
-    CascadeStage {
-        given: given.to_string(),
-        source: match source {
-            // Never a credential in the record: the server as its label shows it.
-            StageSource::Model { model, server } => StageSource::Model {
-                model: model.clone(),
-                server: server.as_deref().map(crate::provider::server_label),
-            },
-            other => other.clone(),
-        },
-        judge: None,
-        runs: Vec::new(),
-        judged: 0,
-        reused: 0,
-        kept_before: 0,
-        requests: 0,
-        usage_unknown: 0,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        cost_usd: None,
-        kept: None,
-        thresholds: Vec::new(),
-    }
-}
-
 /// The command's settings with a stage's model (and server, if it names one).
 fn settings_for(s: &Settings, model: &str, server: Option<&str>) -> Settings {
     let mut out = s.clone();
@@ -334,92 +311,4 @@ fn leave_out(plan: &mut Plan, kept: &HashSet<ComboKey>, batch_size: usize) {
         .collect();
     plan.settled.retain(|v| !kept.contains(&v.key));
     plan.batches = plan.protocol.batches(&units, batch_size);
-}
-
-/// A stage's combinations judged, usage and cost: the sum over its runs,
-/// as the ledger counts them.
-fn book_costs(store: &Store, stage: &mut CascadeStage) -> anyhow::Result<()> {
-    let (mut judged, mut requests, mut unknown, mut prompt, mut completion) = (0, 0, 0, 0, 0);
-    let mut cost = None::<f64>;
-    for id in &stage.runs {
-        if let Some(r) = store.run(*id)? {
-            judged += r.verdicts;
-            requests += r.requests;
-            unknown += r.usage_unknown;
-            prompt += r.prompt_tokens;
-            completion += r.completion_tokens;
-            if let Some(c) = r.cost_usd {
-                cost = Some(cost.unwrap_or(0.0) + c);
-            }
-        }
-    }
-    stage.judged = judged;
-    stage.requests = requests;
-    stage.usage_unknown = unknown;
-    stage.prompt_tokens = prompt;
-    stage.completion_tokens = completion;
-    stage.cost_usd = cost;
-    Ok(())
-}
-
-/// The latest cascade run of the same stages and judge that did not end
-/// done: `--resume` takes it up.
-fn unfinished(store: &Store, spec: &RunSpec) -> Option<(Run, CascadeRecord)> {
-    store.cascade_runs().ok()?.into_iter().rev().find(|(r, _)| {
-        r.status != RunStatus::Done
-            && r.spec.model == spec.model
-            && r.spec.protocol == spec.protocol
-            && r.spec.mode == spec.mode
-            && r.spec.persona_id == spec.persona_id
-            && r.spec.perspective_ids == spec.perspective_ids
-            && r.spec.prompt_hash == spec.prompt_hash
-    })
-}
-
-/// Runs of a stage's model started after the cascade run (a process killed
-/// mid-stage never wrote their ids into the record): theirs.
-fn adopt_killed_runs(
-    store: &Store,
-    cascade_id: i64,
-    spec: &RunSpec,
-    record: &mut CascadeRecord,
-) -> anyhow::Result<()> {
-    let listed: HashSet<i64> = record
-        .stages
-        .iter()
-        .flat_map(|s| s.runs.iter().copied())
-        .collect();
-    for r in store.runs()? {
-        if r.id <= cascade_id
-            || listed.contains(&r.id)
-            || r.spec.protocol != spec.protocol
-            || r.spec.mode != spec.mode
-            || r.spec.persona_id != spec.persona_id
-            || r.spec.prompt_hash != spec.prompt_hash
-        {
-            continue;
-        }
-        if let Some(stage) = record.stages.iter_mut().find(
-            |s| matches!(&s.source, StageSource::Model { model, .. } if *model == r.spec.model),
-        ) {
-            stage.runs.push(r.id);
-        }
-    }
-    Ok(())
-}
-
-/// The cascade's record: a table, or one JSON object.
-fn print_record(id: i64, record: &CascadeRecord, as_json: bool) -> anyhow::Result<()> {
-    if as_json {
-        println!(
-            "{}",
-            serde_json::json!({"cascade_run_id": id, "cascade": record})
-        );
-    } else {
-        println!(
-            "{}",
-            crate::report::cascade_run::record_table(id, record, None)
-        );
-    }
-    Ok(())
 }
