@@ -135,117 +135,135 @@ pub(super) fn run_cascade(s: &Settings, a: RunArgs) -> anyhow::Result<ExitCode> 
         }
     };
     record.combinations = scope.len() as u64;
+    (record.alpha, record.delta, record.min_calibration) =
+        (levels.alpha, levels.delta, levels.min_calibration);
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .thread_name("jury-run")
-        .enable_all()
-        .build()?;
-    let n = sources.len();
-    let mut names: Vec<Option<String>> = vec![None; n];
-    let mut kept: HashSet<ComboKey> = HashSet::new();
-    let mut worst = ExitCode::SUCCESS;
-    for (j, src) in sources.iter().enumerate() {
-        let given = &a.cascade[j];
-        let stage_ended = match src {
-            StageSource::Imported { .. } => {
-                if !a.json {
-                    eprintln!("{}", say::imported_stage(j + 1, n, given));
-                }
-                record.stages[j].kept_before = kept.len() as u64;
-                Ok(())
-            }
-            StageSource::Model { model, server } => {
-                let stage_settings = settings_for(s, model, server.as_deref());
-                let cfg = engine_config(&stage_settings, &flags, &prompts);
-                let mut stage_req = req.clone();
-                stage_req.resume = true;
-                let mut plan = crate::engine::make_plan(&cfg, &stage_req, &store)?;
-                leave_out(&mut plan, &kept, stage_req.batch_size);
-                let asked = plan.units();
-                let open = (scope.len() - kept.len()) as u64;
-                let stage = &mut record.stages[j];
-                stage.kept_before = kept.len() as u64;
-                stage.reused = open.saturating_sub(asked);
-                if !a.json {
-                    eprintln!(
-                        "{}",
-                        say::stage_start(j + 1, n, given, asked, stage.reused, kept.len() as u64)
-                    );
-                }
-                if asked == 0 {
+    // Whatever stops the stages, the cascade's run ends with what they did.
+    let outcome = (|| -> anyhow::Result<ExitCode> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .thread_name("jury-run")
+            .enable_all()
+            .build()?;
+        let n = sources.len();
+        let mut names: Vec<Option<String>> = vec![None; n];
+        let mut kept: HashSet<ComboKey> = HashSet::new();
+        let mut worst = ExitCode::SUCCESS;
+        for (j, src) in sources.iter().enumerate() {
+            let given = &a.cascade[j];
+            let stage_ended = match src {
+                StageSource::Imported { .. } => {
+                    if !a.json {
+                        eprintln!("{}", say::imported_stage(j + 1, n, given));
+                    }
+                    record.stages[j].kept_before = kept.len() as u64;
                     Ok(())
-                } else {
-                    let spent: f64 = record.stages.iter().filter_map(|s| s.cost_usd).sum();
-                    if let Some(b) = a.budget {
-                        if spent >= b {
-                            eprintln!("{}", say::budget_spent(spent, b));
-                            store.end_cascade_run(cascade_id, RunStatus::Failed, &record)?;
-                            return Ok(ExitCode::from(1));
-                        }
-                        stage_req.budget_usd = Some(b - spent);
+                }
+                StageSource::Model { model, server } => {
+                    let stage_settings = settings_for(s, model, server.as_deref());
+                    let cfg = engine_config(&stage_settings, &flags, &prompts);
+                    let mut stage_req = req.clone();
+                    stage_req.resume = true;
+                    let mut plan = crate::engine::make_plan(&cfg, &stage_req, &store)?;
+                    leave_out(&mut plan, &kept, stage_req.batch_size);
+                    let asked = plan.units();
+                    let open = (scope.len() - kept.len()) as u64;
+                    let stage = &mut record.stages[j];
+                    stage.kept_before = kept.len() as u64;
+                    stage.reused = open.saturating_sub(asked);
+                    if !a.json {
+                        eprintln!(
+                            "{}",
+                            say::stage_start(
+                                j + 1,
+                                n,
+                                given,
+                                asked,
+                                stage.reused,
+                                kept.len() as u64
+                            )
+                        );
                     }
-                    let endpoint = stage_settings
-                        .provider()
-                        .map(|p| flags.apply(p))
-                        .map_err(|e| anyhow::anyhow!(e))?;
-                    let cfg = EngineConfig {
-                        provider: endpoint,
-                        ..cfg
-                    };
-                    let (code, run_id) =
-                        rt.block_on(drive::drive_run(cfg, stage_req, plan, a.json))?;
-                    record.stages[j].runs.push(run_id);
-                    let status = store.run(run_id)?.map(|r| r.status);
-                    if code == ExitCode::from(1) || status == Some(RunStatus::Cancelled) {
-                        Err(code)
-                    } else {
-                        if code != ExitCode::SUCCESS {
-                            worst = code;
-                        }
+                    if asked == 0 {
                         Ok(())
+                    } else {
+                        let spent: f64 = record.stages.iter().filter_map(|s| s.cost_usd).sum();
+                        if let Some(b) = a.budget {
+                            if spent >= b {
+                                eprintln!("{}", say::budget_spent(spent, b));
+                                store.end_cascade_run(cascade_id, RunStatus::Failed, &record)?;
+                                return Ok(ExitCode::from(1));
+                            }
+                            stage_req.budget_usd = Some(b - spent);
+                        }
+                        let endpoint = stage_settings
+                            .provider()
+                            .map(|p| flags.apply(p))
+                            .map_err(|e| anyhow::anyhow!(e))?;
+                        let cfg = EngineConfig {
+                            provider: endpoint,
+                            ..cfg
+                        };
+                        let (code, run_id) =
+                            rt.block_on(drive::drive_run(cfg, stage_req, plan, a.json))?;
+                        record.stages[j].runs.push(run_id);
+                        let status = store.run(run_id)?.map(|r| r.status);
+                        if code == ExitCode::from(1) || status == Some(RunStatus::Cancelled) {
+                            Err(code)
+                        } else {
+                            if code != ExitCode::SUCCESS {
+                                worst = code;
+                            }
+                            Ok(())
+                        }
                     }
                 }
-            }
-        };
-        book_costs(&store, &mut record.stages[j])?;
-        if let Err(code) = stage_ended {
-            eprintln!("{}", say::stopped(j + 1, given));
-            let status = if code == ExitCode::from(1) {
-                RunStatus::Failed
-            } else {
-                RunStatus::Cancelled
             };
-            store.end_cascade_run(cascade_id, status, &record)?;
-            return Ok(code);
-        }
-        // Calibrate the stages so far on the store as it now is.
-        let readings =
-            crate::report::pairs::Builder::read(&store)?.finish_readings_with_confidence();
-        names[j] = match src {
-            StageSource::Model { model, .. } => judge_in(
-                &readings,
-                scope_plan.spec.protocol,
-                scope_plan.spec.mode,
-                model,
-                &scope_plan.spec.prompt_hash,
-            ),
-            StageSource::Imported { judge } => {
-                crate::report::cascade::resolve_judge(&readings, judge).ok()
+            book_costs(&store, &mut record.stages[j])?;
+            if let Err(code) = stage_ended {
+                eprintln!("{}", say::stopped(j + 1, given));
+                let status = if code == ExitCode::from(1) {
+                    RunStatus::Failed
+                } else {
+                    RunStatus::Cancelled
+                };
+                store.end_cascade_run(cascade_id, status, &record)?;
+                return Ok(code);
             }
-        };
-        let k = kept_through(&readings, &names, j, levels, &sampling, &persona, &scope);
-        for (i, (thresholds, n_kept)) in k.stages.into_iter().enumerate() {
-            record.stages[i].judge = names[i].clone();
-            record.stages[i].thresholds = thresholds;
-            record.stages[i].kept = Some(n_kept);
+            // Calibrate the stages so far on the store as it now is.
+            let readings =
+                crate::report::pairs::Builder::read(&store)?.finish_readings_with_confidence();
+            names[j] = match src {
+                StageSource::Model { model, .. } => judge_in(
+                    &readings,
+                    scope_plan.spec.protocol,
+                    scope_plan.spec.mode,
+                    model,
+                    &scope_plan.spec.prompt_hash,
+                ),
+                StageSource::Imported { judge } => {
+                    crate::report::cascade::resolve_judge(&readings, judge).ok()
+                }
+            };
+            let k = kept_through(&readings, &names, j, levels, &sampling, &persona, &scope);
+            for (i, (thresholds, n_kept)) in k.stages.into_iter().enumerate() {
+                record.stages[i].judge = names[i].clone();
+                record.stages[i].thresholds = thresholds;
+                record.stages[i].kept = Some(n_kept);
+            }
+            kept = k.keys;
+            store.write_cascade_record(cascade_id, &record)?;
         }
-        kept = k.keys;
-        store.write_cascade_record(cascade_id, &record)?;
+        record.people = Some((scope.len() - kept.len()) as u64);
+        store.end_cascade_run(cascade_id, RunStatus::Done, &record)?;
+        print_record(cascade_id, &record, a.json)?;
+        Ok(worst)
+    })();
+    if outcome.is_err() {
+        // The error is what the user needs; a failure to record it too is
+        // not (the next command marks the run interrupted).
+        let _ = store.end_cascade_run(cascade_id, RunStatus::Failed, &record);
     }
-    record.people = Some((scope.len() - kept.len()) as u64);
-    store.end_cascade_run(cascade_id, RunStatus::Done, &record)?;
-    print_record(cascade_id, &record, a.json)?;
-    Ok(worst)
+    outcome
 }
 
 /// A stage as given: an imported source's judge name, else `MODEL[@URL]`.
