@@ -453,3 +453,41 @@ fn an_imported_source_keeps_first_and_a_model_at_its_own_server_gets_the_rest() 
         "big was asked about a kept combination"
     );
 }
+
+/// A budget the first stage cannot be held to (its model has no price, so
+/// no request can be checked against it) stops the cascade before anything
+/// is sent, as it stops a run: exit 1, the cascade's run failed.
+#[test]
+fn a_budget_the_first_stage_cannot_keep_stops_the_cascade() {
+    let srv = ServerRt::demo();
+    let ws = labelled_workspace(&srv);
+    let before = srv.completions().len();
+    let out = ws.run_with(&srv.url(), &run_args(&["--budget", "0.01"]));
+    assert_eq!(out.status.code(), Some(1), "{}", common::text(&out.stderr));
+    let err = common::text(&out.stderr);
+    assert!(
+        err.contains("--budget $0.01 needs a price for the model 'small'"),
+        "{err}"
+    );
+    assert_eq!(srv.completions().len(), before, "something was sent");
+    let runs: Value = serde_json::from_str(&ws.ok(&["runs", "--json"])).expect("runs");
+    let cascade = runs
+        .as_array()
+        .expect("runs")
+        .iter()
+        .find(|r| {
+            r["spec"]["model"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("cascade: "))
+        })
+        .cloned()
+        .expect("the cascade's run");
+    assert_eq!(cascade["status"], "failed", "{cascade}");
+    // Ended by the cascade itself with its record, not found abandoned later.
+    assert!(
+        cascade["note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("cascade of 40")),
+        "{cascade}"
+    );
+}
