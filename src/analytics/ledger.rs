@@ -83,7 +83,12 @@ pub fn config_name(r: &Run) -> String {
 
 pub fn ledger(runs: &[Run]) -> Ledger {
     let mut l = Ledger::default();
-    for r in runs {
+    // A cascade's own run asks nothing: its stages' runs hold the usage.
+    for r in runs.iter().filter(|r| {
+        !r.spec
+            .model
+            .starts_with(crate::domain::CASCADE_MODEL_PREFIX)
+    }) {
         l.by_config.entry(config_name(r)).or_default().add(r);
         l.total.add(r);
     }

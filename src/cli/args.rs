@@ -346,6 +346,22 @@ pub struct RunArgs {
     /// Largest answer read, in MB; a longer one is cut and recorded as a failure [default: 8; config: max_answer_bytes].
     #[arg(long, value_name = "MB")]
     pub max_answer_mb: Option<f64>,
+    /// A cascade of judges, in order: each MODEL[@URL] (asked through this
+    /// run's server, or the one named) or an imported source's judge name.
+    /// The first judges every combination (reusing verdicts it has); each
+    /// next one is asked only what the ones before it do not keep, by
+    /// `jury trust --cascade`'s calibration on the store's labels.
+    #[arg(long, value_delimiter = ',', value_name = "A,B[,C]", conflicts_with_all = ["repeats", "batch", "model"])]
+    pub cascade: Vec<String>,
+    /// With --cascade: kept verdicts agree with people at ≥ 1 − ALPHA...
+    #[arg(long, default_value_t = crate::report::trust::VIEW_ALPHA, value_parser = trust_alpha, requires = "cascade")]
+    pub alpha: f64,
+    /// ...with probability ≥ 1 − DELTA (each stage at DELTA / stages).
+    #[arg(long, default_value_t = crate::report::trust::VIEW_DELTA, value_parser = trust_delta, requires = "cascade")]
+    pub delta: f64,
+    /// With --cascade: fewest calibration pairs at or above a threshold.
+    #[arg(long, default_value_t = 30, requires = "cascade")]
+    pub min_calibration: usize,
 }
 
 #[derive(Debug, Args)]
@@ -516,8 +532,9 @@ pub struct TrustArgs {
     /// A cascade of judges, in order (names as the report gives them, or a
     /// part of one): the first keeps what it is sure of, the next is
     /// calibrated on what the first did not keep, and so on; each judge at
-    /// δ/J so the kept verdicts together keep the guarantee.
-    #[arg(long, value_delimiter = ',', num_args = 1.., conflicts_with = "needs_person")]
+    /// δ/J so the kept verdicts together keep the guarantee. With
+    /// --needs-person: the combinations no judge of the cascade keeps.
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
     pub cascade: Vec<String>,
     #[arg(long, value_enum, default_value_t = TrustFormat::Table)]
     pub format: TrustFormat,

@@ -18,6 +18,11 @@ pub fn export(s: &Settings, a: BatchExportArgs) -> anyhow::Result<ExitCode> {
     if a.run.batch {
         anyhow::bail!("`jury batch export` writes a file; --batch sends one (`jury run --batch`)");
     }
+    if !a.run.cascade.is_empty() {
+        anyhow::bail!(
+            "`jury batch export` writes one judge's requests; --cascade runs several (`jury run --cascade`)"
+        );
+    }
     // Refused before a run is made: the request file would replace the
     // store (or its -wal, or the labels kept for replay) it is recorded in.
     if crate::store::is_own_file(&s.db_path, &a.out) {

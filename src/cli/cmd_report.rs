@@ -45,6 +45,19 @@ pub fn report(s: &Settings, a: ReportArgs) -> anyhow::Result<ExitCode> {
     } else {
         report.render(format)?
     };
+    // The cascades `jury run --cascade` ran: per stage judged, cost, kept.
+    let text = match crate::report::cascade_run::cascade_runs_text(&store)? {
+        Some(c)
+            if !a.rank
+                && matches!(
+                    format,
+                    report::ReportFormat::Table | report::ReportFormat::TableWide
+                ) =>
+        {
+            format!("{text}\n\njury run --cascade:\n{c}")
+        }
+        _ => text,
+    };
     match &a.out {
         Some(p) => {
             crate::store::write_atomically(p, |w| w.write_all(text.as_bytes())).map_err(|e| {

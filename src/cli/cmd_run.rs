@@ -1,5 +1,7 @@
 //! `jury run` (headless batch) and `jury demo-judge`.
 
+mod cascade;
+mod cascade_record;
 pub(super) mod drive;
 pub(super) mod interrupt;
 mod owner;
@@ -15,6 +17,9 @@ use std::sync::Arc;
 
 pub fn run(s: &Settings, mut a: RunArgs) -> anyhow::Result<ExitCode> {
     drop_repeats(&mut a);
+    if !a.cascade.is_empty() {
+        return cascade::run_cascade(s, a);
+    }
     match a.repeats {
         Some(k) if k > 1 => repeated(s, a, k),
         Some(0) => anyhow::bail!(say::ZERO_REPEATS),

@@ -21,6 +21,34 @@ pub fn trust(s: &Settings, a: TrustArgs) -> anyhow::Result<ExitCode> {
     crate::report::people::warn(&readings.labels, s.min_human_agreement);
     let text = if !a.cascade.is_empty() {
         cascade_text(&store, &a, &readings, refused)?
+    } else if a.needs_person
+        && a.judge.is_none()
+        && let Some(c) = crate::report::cascade_queue::latest_cascade_queue(
+            &store,
+            &readings,
+            &crate::report::estimate::Sampling::read(
+                &store,
+                a.sampled_only,
+                a.include_judge_selected,
+            )?,
+        )?
+    {
+        // After `jury run --cascade`, as the workbench's filter: only what
+        // its last judge cannot keep.
+        match a.format {
+            TrustFormat::Table => with_refused(
+                refused,
+                format!(
+                    "{}\n{}",
+                    crate::cli::strings::cascade::queue_of(c.run_id, &c.stages),
+                    trust::needs_table(&c.queue, &ts, c.trusted)
+                ),
+            ),
+            TrustFormat::Json => {
+                let rows: Vec<_> = c.queue.iter().map(trust::Escalation::row).collect();
+                serde_json::to_string_pretty(&rows)?
+            }
+        }
     } else if a.needs_person {
         // The configuration the summary's trust line names (the ranking's
         // first, or --judge's) is the one whose verdicts need a person.
@@ -152,18 +180,42 @@ fn cascade_text(
         a.who.as_deref(),
         &sampling,
     );
+    if a.needs_person {
+        let queue = crate::report::cascade_queue::cascade_needs_a_person(readings, &judges, &cs);
+        let trusted = cs
+            .iter()
+            .any(|c| c.stages.iter().any(|s| s.threshold.is_some()));
+        return Ok(match a.format {
+            TrustFormat::Table => with_refused(refused, trust::needs_table(&queue, &[], trusted)),
+            TrustFormat::Json => {
+                let rows: Vec<_> = queue.iter().map(trust::Escalation::row).collect();
+                serde_json::to_string_pretty(&rows)?
+            }
+        });
+    }
+    let runs = store.cascade_runs()?;
     Ok(match a.format {
         TrustFormat::Table => with_refused(
             refused,
             format!(
-                "{}{}",
+                "{}{}{}",
                 reference_line(store, a, readings)?,
-                cascade::table(&cs)
+                cascade::table(&cs),
+                crate::report::cascade_run::cascade_runs_text(store)?
+                    .map_or(String::new(), |t| format!("\n\njury run --cascade:\n{t}"))
             ),
         ),
         TrustFormat::Json => serde_json::to_string_pretty(&cascade::CascadeReport {
             judges: &judges,
             cascades: &cs,
+            runs: runs
+                .iter()
+                .map(|(run, record)| cascade::CascadeRun {
+                    run_id: run.id,
+                    status: run.status.as_str(),
+                    record,
+                })
+                .collect(),
         })?,
     })
 }

@@ -480,6 +480,9 @@ pub mod drive {
 /// `jury adjudicate`.
 pub mod adjudicate;
 
+/// `jury run --cascade`.
+pub mod cascade;
+
 /// `jury doctor`: the message of each check line (the line's level and
 /// check name are its layout, in doctor/mod.rs).
 pub mod doctor;

@@ -1,6 +1,7 @@
 //! The vocabulary of jury (docs/design.md §1): plain data, no I/O.
 
 mod adjudication;
+mod cascade;
 mod item;
 mod mark;
 mod mode;
@@ -16,6 +17,10 @@ mod who;
 pub use adjudication::{
     Adjudication, AdjudicationIndex, AdjudicationSlot, AssignedPeople, Dispute, ReferenceCounts,
     ReferenceSource, disputes, same_answer,
+};
+pub use cascade::{
+    CASCADE_MODEL_PREFIX, CASCADE_RECORD_VERSION, CascadeRecord, CascadeStage, StageSource,
+    StageThreshold,
 };
 pub use item::{Classification, Item, Source};
 pub use mark::{MarkKind, RowMark, join_tags, split_tags};

@@ -81,6 +81,9 @@ pub enum ConfidenceSource {
     /// Given by the tool an imported verdict came from (`jury import`),
     /// whatever it measured.
     Imported,
+    /// The judge's own statement of how sure it is (a number in its answer),
+    /// as an imported row names it (`confidence_source: "verbalised"`).
+    Verbalised,
 }
 
 impl ConfidenceSource {
@@ -89,6 +92,16 @@ impl ConfidenceSource {
             ConfidenceSource::Logprobs => "logprobs",
             ConfidenceSource::Repeats => "repeats",
             ConfidenceSource::Imported => "imported",
+            ConfidenceSource::Verbalised => "verbalised",
+        }
+    }
+    /// What the source is, for a person reading `jury trust`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ConfidenceSource::Logprobs => "token probabilities (logprobs)",
+            ConfidenceSource::Repeats => "agreement across repeated runs (repeats)",
+            ConfidenceSource::Imported => "the imported source's own figure (imported)",
+            ConfidenceSource::Verbalised => "the judge's stated confidence (verbalised)",
         }
     }
     pub fn parse(s: &str) -> Option<ConfidenceSource> {
@@ -96,6 +109,7 @@ impl ConfidenceSource {
             "logprobs" => Some(ConfidenceSource::Logprobs),
             "repeats" => Some(ConfidenceSource::Repeats),
             "imported" => Some(ConfidenceSource::Imported),
+            "verbalised" | "verbalized" => Some(ConfidenceSource::Verbalised),
             _ => None,
         }
     }

@@ -79,50 +79,25 @@ pub struct Cascade {
 pub struct CascadeReport<'a> {
     pub judges: &'a [String],
     pub cascades: &'a [Cascade],
+    /// The store's `jury run --cascade` runs and their records.
+    pub runs: Vec<CascadeRun<'a>>,
+}
+
+/// One `jury run --cascade` as `jury trust --cascade` reads it back.
+#[derive(Debug, Serialize)]
+pub struct CascadeRun<'a> {
+    pub run_id: i64,
+    pub status: &'static str,
+    pub record: &'a crate::domain::CascadeRecord,
 }
 
 /// The judges' names as the readings name them: each of `asked` is a full
 /// name, or a part (case-insensitive) of exactly one. The error says which
 /// names exist.
 pub fn resolve_judges(readings: &Readings, asked: &[String]) -> Result<Vec<String>, String> {
-    let names: BTreeSet<&str> = readings.verdicts.iter().map(|v| &*v.0).collect();
-    let listed = || {
-        names
-            .iter()
-            .map(|n| format!("'{n}'"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let mut out: Vec<String> = Vec::with_capacity(asked.len());
     for a in asked {
-        let a = a.trim();
-        let name = if names.contains(a) {
-            a.to_string()
-        } else {
-            let low = a.to_lowercase();
-            let hits: Vec<&&str> = names
-                .iter()
-                .filter(|n| n.to_lowercase().contains(&low))
-                .collect();
-            match hits.as_slice() {
-                [one] => one.to_string(),
-                [] => {
-                    return Err(format!(
-                        "--cascade: no judge is named '{a}' (judges: {})",
-                        listed()
-                    ));
-                }
-                many => {
-                    return Err(format!(
-                        "--cascade: '{a}' names several judges ({}); give more of the name",
-                        many.iter()
-                            .map(|n| format!("'{n}'"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
-                }
-            }
-        };
+        let name = resolve_judge(readings, a)?;
         if out.contains(&name) {
             return Err(format!("--cascade: '{name}' is named twice"));
         }
@@ -132,6 +107,35 @@ pub fn resolve_judges(readings: &Readings, asked: &[String]) -> Result<Vec<Strin
         return Err("--cascade needs two judges or more, in order: A,B[,C...]".into());
     }
     Ok(out)
+}
+
+/// One judge's name as the readings name it: `asked` in full, or a part
+/// (case-insensitive) of exactly one name.
+pub fn resolve_judge(readings: &Readings, asked: &str) -> Result<String, String> {
+    let names: BTreeSet<&str> = readings.verdicts.iter().map(|v| &*v.0).collect();
+    let quoted = |ns: &mut dyn Iterator<Item = &&str>| {
+        ns.map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+    };
+    let a = asked.trim();
+    if names.contains(a) {
+        return Ok(a.to_string());
+    }
+    let low = a.to_lowercase();
+    let hits: Vec<&&str> = names
+        .iter()
+        .filter(|n| n.to_lowercase().contains(&low))
+        .collect();
+    match hits.as_slice() {
+        [one] => Ok(one.to_string()),
+        [] => Err(format!(
+            "--cascade: no judge is named '{a}' (judges: {})",
+            quoted(&mut names.iter())
+        )),
+        many => Err(format!(
+            "--cascade: '{a}' names several judges ({}); give more of the name",
+            quoted(&mut many.iter().copied())
+        )),
+    }
 }
 
 /// Per classification and perspective: the cascade of `judges` (resolved

@@ -102,17 +102,23 @@ pub fn needs_a_person(readings: &Readings, named: &BTreeMap<&str, Named<'_>>) ->
 /// The escalation queue of the whole store at the views' levels, every
 /// label counted (the workbench's "needs a person" filter), and whether
 /// any judge is trusted: per classification the configuration the ranking
-/// puts first, as the agreement view's trust line names it.
+/// puts first, as the agreement view's trust line names it; once the store
+/// holds a finished `jury run --cascade`, what its last judge cannot keep
+/// ([`super::cascade_queue::latest_cascade_queue`]).
 pub fn escalation_queue(
     store: &crate::store::Store,
 ) -> crate::store::Result<(Vec<Escalation>, bool)> {
     let builder = super::pairs::Builder::read(store)?;
     let readings = builder.readings_with_confidence();
+    let sampling = super::estimate::Sampling::read(store, false, false)?;
+    // After `jury run --cascade`: only what its last judge cannot keep.
+    if let Some(c) = super::cascade_queue::latest_cascade_queue(store, &readings, &sampling)? {
+        return Ok((c.queue, c.trusted));
+    }
     let (pairs, _) = builder.finish_with_positions();
     let rankings = super::rank::rankings(&pairs, None, QUEUE_RESAMPLES, super::DEFAULT_SEED);
     drop(pairs);
     let choice = Choice::new(&rankings, None);
-    let sampling = super::estimate::Sampling::read(store, false, false)?;
     let ts = super::trust::thresholds(
         &readings,
         VIEW_ALPHA,

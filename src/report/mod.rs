@@ -4,6 +4,8 @@
 
 pub mod active_order;
 pub mod cascade;
+pub mod cascade_queue;
+pub mod cascade_run;
 pub mod consistency;
 pub mod csv;
 pub mod disagreements;

@@ -64,7 +64,8 @@ pub struct Trust {
     pub disagreements: usize,
     /// The Clopper–Pearson upper bound of the trusted pairs' disagreement rate.
     pub upper_bound: Option<f64>,
-    /// `logprobs`, `repeats`, or both joined with `+`.
+    /// `logprobs`, `repeats`, `imported`, `verbalised`, or several joined
+    /// with `+`: as each verdict's confidence was stored.
     pub confidence_source: String,
     /// Configurations of this classification the views choose among (those
     /// with at least `min_calibration` calibration pairs, at least 1), and
@@ -315,9 +316,21 @@ pub fn table(ts: &[Trust]) -> String {
                 t.judge_selected_left_out
             ));
         }
-        out.push_str(&format!("  confidence from {}\n", t.confidence_source));
+        out.push_str(&format!(
+            "  confidence from {}\n",
+            describe_sources(&t.confidence_source)
+        ));
     }
     out.trim_end().to_string()
+}
+
+/// `logprobs+imported` as a person reads it: what each source is.
+fn describe_sources(joined: &str) -> String {
+    joined
+        .split('+')
+        .map(|s| crate::domain::ConfidenceSource::parse(s).map_or(s, |c| c.describe()))
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 /// Why no threshold meets the guarantee, in the terms that would change

@@ -113,6 +113,36 @@ fn insert_tx(
     Ok(())
 }
 
+/// Whether `slot` already holds this very event (mark, note, instant, kind).
+fn same_event_tx(
+    tx: &super::db::Tx<'_>,
+    s: &MarkSlot,
+    mark: Option<(MarkKind, &str)>,
+    at: &str,
+    kind: MarkEventKind,
+) -> Result<bool> {
+    use super::db::OptionalExtension;
+    Ok(tx
+        .query_row(
+            "SELECT 1 FROM row_marks WHERE item_id=?1 AND classification_id=?2 AND perspective_id=?3 AND persona_id=?4 AND who=?5
+             AND created_at=?6 AND kind=?7 AND mark IS NOT DISTINCT FROM ?8 AND note=?9 LIMIT 1",
+            params![
+                s.key.item_id,
+                s.key.classification_id,
+                s.key.perspective_id,
+                s.persona_id,
+                s.who,
+                at,
+                kind,
+                mark.map(|(m, _)| m.as_str()),
+                mark.map(|(_, n)| n).unwrap_or("")
+            ],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
 fn current_tx(tx: &super::db::Tx<'_>, s: &MarkSlot) -> Result<Option<String>> {
     use super::db::OptionalExtension;
     Ok(tx
@@ -158,7 +188,11 @@ impl Store {
     ) -> Result<()> {
         self.durably(|store| {
             let tx = store.immediate()?;
-            insert_tx(&tx, slot, mark, at, kind)?;
+            // The same event again (a write replayed after the store came
+            // back, whose first reply was lost) is already there: no-op.
+            if !same_event_tx(&tx, slot, mark, at, kind)? {
+                insert_tx(&tx, slot, mark, at, kind)?;
+            }
             tx.commit()?;
             Ok(())
         })
@@ -234,6 +268,35 @@ mod tests {
                 .unwrap();
             assert!(s.current_marks().unwrap().is_empty());
             assert_eq!(s.mark_history(&slot().key).unwrap().len(), 2);
+        });
+    }
+
+    #[test]
+    fn the_same_mark_event_written_twice_is_stored_once() {
+        crate::store::testing::each_backend(|s| {
+            for _ in 0..2 {
+                s.record_mark(
+                    &slot(),
+                    Some((MarkKind::Unsure, "sarcasm?")),
+                    "t1",
+                    MarkEventKind::Mark,
+                )
+                .unwrap();
+            }
+            assert_eq!(s.mark_history(&slot().key).unwrap().len(), 1);
+            // Another note, instant or kind is another event.
+            s.record_mark(
+                &slot(),
+                Some((MarkKind::Unsure, "or irony")),
+                "t1",
+                MarkEventKind::Mark,
+            )
+            .unwrap();
+            s.record_mark(&slot(), None, "t1", MarkEventKind::Undo)
+                .unwrap();
+            s.record_mark(&slot(), None, "t1", MarkEventKind::Undo)
+                .unwrap();
+            assert_eq!(s.mark_history(&slot().key).unwrap().len(), 3);
         });
     }
 

@@ -202,7 +202,7 @@ impl Store {
     ) -> Result<()> {
         let mut stmt = self.conn.prepare(
             "SELECT run_id, item_id, classification_id, perspective_id, persona_id, protocol, mode, model, scale, value,
-               position, request_items, confidence
+               position, request_items, confidence, confidence_source
              FROM verdicts WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
         )?;
         let mut rows = stmt.query([from, to])?;
@@ -234,6 +234,10 @@ impl Store {
                 },
                 // As stored: the reader checks it and counts what it refuses.
                 confidence: r.get::<_, Option<f64>>(12)?,
+                confidence_source: r
+                    .get::<_, Option<String>>(13)?
+                    .as_deref()
+                    .and_then(ConfidenceSource::parse),
             });
         }
         Ok(())
@@ -388,8 +392,11 @@ pub struct VerdictValue<'a> {
     pub model: &'a str,
     pub value: Value,
     pub position: Option<RequestPosition>,
-    /// The confidence stored with the verdict (token probabilities), if any.
+    /// The confidence stored with the verdict, if any, and where it came
+    /// from (`None`: not recorded, as on verdicts stored before sources
+    /// were: token probabilities).
     pub confidence: Option<f64>,
+    pub confidence_source: Option<ConfidenceSource>,
 }
 
 /// Inserts `vs` on `conn` (inside a transaction the caller owns), pushing

@@ -45,7 +45,7 @@ pub fn load_without_items(store: &Store) -> crate::store::Result<Loaded> {
     // Each row's "come back later" mark, as the session left it.
     data.marks = store.current_marks()?;
     data.adjudications = store.adjudications()?;
-    data.origins = store.import_origins()?;
+    data.origins = store.imported_runs()?.into_iter().collect();
     Ok(data)
 }
 

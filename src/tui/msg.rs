@@ -92,8 +92,9 @@ pub enum Msg {
     /// answered on its own).
     SampleNotKept(String),
     /// The store refused a mark (answers `Effect::SaveMark` only when it
-    /// failed).
-    MarkNotSaved(String),
+    /// failed): why, and the write to hand over again once the store is
+    /// back (None when the writer never saw it).
+    MarkNotSaved { why: String, retry: Option<Effect> },
     /// The session could not be saved (answers `Effect::SaveSession` only
     /// when it failed).
     SessionNotSaved(String),

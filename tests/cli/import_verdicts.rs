@@ -191,4 +191,30 @@ fn a_csv_of_another_tools_verdicts_is_its_own_judge_configuration() {
     // Importing it again adds nothing.
     ws.ok(&["import", f.to_str().expect("path")]);
     assert_eq!(verdict_count(&ws), 2);
+    // `jury trust` says where each confidence came from (it called every
+    // stored confidence "logprobs"), and a judge's stated one "verbalised".
+    let mut said = row("k-003", json!(4));
+    said["judge"] = json!("said-tool");
+    said["confidence_source"] = json!("verbalized");
+    let g = ws.write("said.jsonl", format!("{said}\n"));
+    ws.ok(&["import", g.to_str().expect("path")]);
+    let trust: Value =
+        serde_json::from_str(&ws.ok(&["trust", "--format", "json"])).expect("trust json");
+    let source_of = |judge: &str| {
+        trust["thresholds"]
+            .as_array()
+            .expect("thresholds")
+            .iter()
+            .find(|t| t["judge"].as_str().is_some_and(|j| j.ends_with(judge)))
+            .map(|t| t["confidence_source"].clone())
+    };
+    assert_eq!(source_of("their-tool"), Some(json!("imported")), "{trust}");
+    assert_eq!(source_of("said-tool"), Some(json!("verbalised")), "{trust}");
+    let table = ws.ok(&["trust"]);
+    assert!(
+        table.contains("confidence from the imported source's own figure (imported)")
+            && table.contains("confidence from the judge's stated confidence (verbalised)")
+            && !table.contains("logprobs)"),
+        "{table}"
+    );
 }

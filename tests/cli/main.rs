@@ -38,6 +38,7 @@ mod report_html_800;
 mod report_html_page;
 mod report_narrow;
 mod run;
+mod run_cascade;
 mod run_records;
 mod run_status;
 mod runs_list;

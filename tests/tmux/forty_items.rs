@@ -77,8 +77,10 @@ async fn label_items(
     let s = Session::start_with_config(&name, &db, &config);
     let mut screen = wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
     // The first start's legend away.
-    s.keys(&["Escape"]);
-    screen = next_screen(&s.name, &screen).await;
+    s.hide_legend().await;
+    if screen.contains("what the marks mean") {
+        screen = next_screen(&s.name, &screen).await;
+    }
     let items = first_items(n);
     let mut typed: BTreeMap<(String, String), u8> = BTreeMap::new();
     let mut keys = 0;

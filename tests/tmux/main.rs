@@ -17,6 +17,8 @@ mod live;
 mod marks_tags;
 mod my_queue;
 mod notes;
+#[cfg(all(feature = "tui", feature = "postgres"))]
+mod pg_ann;
 mod postgres_faults;
 mod postgres_workbench;
 mod run_notes;

@@ -30,7 +30,8 @@ async fn mark_filter_settle_and_tag_on_the_real_binary() {
     let name = format!("jury-marks-{}", std::process::id());
     let s = Session::start_with_config(&name, &db, &config);
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
-    s.keys(&["Escape", "Tab", "Tab"]);
+    s.hide_legend().await;
+    s.keys(&["Tab", "Tab"]);
     // l: the note editor; the note; enter marks.
     s.keys(&["l"]);
     wait_for(&s.name, "the mark's note editor", |x| {
@@ -120,7 +121,8 @@ async fn a_mark_is_still_there_after_a_restart() {
     let name = format!("jury-marks-restart-{}", std::process::id());
     let s = Session::start_with_config(&name, &db, &config);
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
-    s.keys(&["Escape", "Tab", "Tab", "l"]);
+    s.hide_legend().await;
+    s.keys(&["Tab", "Tab", "l"]);
     wait_for(&s.name, "the mark's note editor", |x| {
         x.contains("unsure: a note for later")
     })

@@ -20,7 +20,8 @@ async fn item_mode_walks_the_rows_then_the_next_item_and_u_comes_back() {
     let name = format!("jury-queue-{}", std::process::id());
     let s = Session::start_with_config(&name, &db, &config);
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
-    s.keys(&["Escape", "Tab", "Tab"]);
+    s.hide_legend().await;
+    s.keys(&["Tab", "Tab"]);
     // k-001's five classification rows, one label each: the focus walks
     // down them, then moves on to the next item without my label.
     let rows = [
@@ -88,7 +89,8 @@ async fn row_mode_walks_the_rows_and_stays_on_the_item() {
     let name = format!("jury-row-{}", std::process::id());
     let s = Session::start_with_config(&name, &db, &config);
     wait_for(&s.name, "the item list", |x| x.contains("items 94/94")).await;
-    s.keys(&["Escape", "Tab", "Tab"]);
+    s.hide_legend().await;
+    s.keys(&["Tab", "Tab"]);
     for _ in 0..5 {
         s.keys(&["2"]);
     }

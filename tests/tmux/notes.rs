@@ -36,7 +36,8 @@ async fn notes_are_marked_shown_in_full_saved_and_searched() {
     // k-017 has no label, so no note.
     let k017 = screen.lines().find(|l| l.contains("k-017")).unwrap_or("");
     assert!(k017.contains(" k-017") && !k017.contains('✎'), "{screen}");
-    s.keys(&["Escape", "Tab", "Tab"]);
+    s.hide_legend().await;
+    s.keys(&["Tab", "Tab"]);
     // Another row than the focused one marks its notes.
     let screen = wait_for(&s.name, "work-pers", |x| focused(x) == "work-pers").await;
     assert!(screen.contains("bob 1  ✎"), "{screen}");

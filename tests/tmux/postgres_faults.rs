@@ -9,37 +9,11 @@
 //! Skips without tmux or a test PostgreSQL.
 #![cfg(all(feature = "tui", feature = "postgres"))]
 
+use super::pg_ann::{ann_labels_k001, import_sample as import, workbench};
 use crate::tui_tmux_common;
 use jury::domain::Label;
 use jury::store::testing::{OwnCluster, TestDatabase};
 use tui_tmux_common::*;
-
-fn workbench(db: &TestDatabase, data_home: &std::path::Path) -> String {
-    format!(
-        "exec env -u OPENAI_API_KEY XDG_DATA_HOME={} JURY_CONFIG=/nonexistent/config.toml JURY_USER=ann {} tui --db '{}'",
-        data_home.display(),
-        env!("CARGO_BIN_EXE_jury"),
-        db.url
-    )
-}
-
-fn import(db: &TestDatabase, data_home: &std::path::Path) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
-        .args([
-            "import",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data"),
-        ])
-        .env("JURY_DB", &db.url)
-        .env("JURY_CONFIG", "/nonexistent/config.toml")
-        .env("XDG_DATA_HOME", data_home)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// ann's labels in the store.
 fn anns(db: &TestDatabase) -> Vec<Label> {
@@ -121,14 +95,7 @@ async fn postgresql_restarted_mid_session_labels_are_kept_then_saved_once_on_the
     // Not made yet: the file's directory is made when a label is kept.
     let data_home = dir.path().join("xdg-data");
     import(&db, &data_home);
-    let name = format!("jury-pg-restart-{}", std::process::id());
-    let ann = Session::start_cmd(&name, &workbench(&db, &data_home));
-    wait_for(&ann.name, "the workbench on k-001", |s| {
-        s.contains("│k-001 · ") && focused(s) == "work-pers"
-    })
-    .await;
-    ann.keys(&["Tab", "Tab", "4"]);
-    wait_for(&ann.name, "the label saved", |s| s.contains("H 4 ✓saved")).await;
+    let ann = ann_labels_k001(&db, &data_home, "pg-restart").await;
     let before = anns(&db);
     assert_eq!(before.len(), 1);
 
@@ -190,13 +157,7 @@ async fn kill_9_mid_label_keeps_what_was_saved_and_replays_the_kept_label_once()
 
     // A label shown saved, then one typed and killed at once (its write
     // may or may not have reached the store).
-    let ann = Session::start_cmd(&name, &workbench(&db, &data_home));
-    wait_for(&ann.name, "the workbench on k-001", |s| {
-        s.contains("│k-001 · ") && focused(s) == "work-pers"
-    })
-    .await;
-    ann.keys(&["Tab", "Tab", "4"]);
-    wait_for(&ann.name, "the label saved", |s| s.contains("H 4 ✓saved")).await;
+    let ann = ann_labels_k001(&db, &data_home, "pg-kill9").await;
     let shown_saved = anns(&db);
     ann.keys(&["3"]);
     kill_9(&ann);

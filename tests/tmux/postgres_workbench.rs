@@ -8,18 +8,10 @@
 //! `JURY_REQUIRE_POSTGRES=1`).
 #![cfg(all(feature = "tui", feature = "postgres"))]
 
+use super::pg_ann::{ann_labels_k001, import_sample, workbench};
 use crate::tui_tmux_common;
 use jury::store::testing::TestDatabase;
 use tui_tmux_common::*;
-
-fn workbench(db: &TestDatabase, data_home: &std::path::Path) -> String {
-    format!(
-        "exec env -u OPENAI_API_KEY XDG_DATA_HOME={} JURY_CONFIG=/nonexistent/config.toml JURY_USER=ann {} tui --db '{}'",
-        data_home.display(),
-        env!("CARGO_BIN_EXE_jury"),
-        db.url
-    )
-}
 
 fn anns(db: &TestDatabase) -> Vec<jury::domain::Label> {
     let s = jury::store::Store::open_postgres(&db.url).unwrap();
@@ -49,31 +41,11 @@ async fn label_note_quit_reopen_and_a_label_the_server_refused_is_saved_on_its_o
     let dir = tempfile::tempdir().unwrap();
     // Not made yet: the recovery file's directory must be made when needed.
     let data_home = dir.path().join("xdg-data");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
-        .args([
-            "import",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data"),
-        ])
-        .env("JURY_DB", &db.url)
-        .env("JURY_CONFIG", "/nonexistent/config.toml")
-        .env("XDG_DATA_HOME", &data_home)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    import_sample(&db, &data_home);
     let name = format!("jury-pg-wb-{}", std::process::id());
 
     // A label and its note, then quit.
-    let ann = Session::start_cmd(&name, &workbench(&db, &data_home));
-    wait_for(&ann.name, "the workbench on k-001", |s| {
-        s.contains("│k-001 · ") && focused(s) == "work-pers"
-    })
-    .await;
-    ann.keys(&["Tab", "Tab", "4"]);
-    wait_for(&ann.name, "the label saved", |s| s.contains("H 4 ✓saved")).await;
+    let ann = ann_labels_k001(&db, &data_home, "pg-wb").await;
     ann.keys(&["n"]);
     ann.paste("a note kept in PostgreSQL");
     ann.keys(&["Enter"]);

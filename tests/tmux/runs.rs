@@ -78,12 +78,15 @@ async fn esc_clears_the_search_and_x_asks_before_cancelling() {
     // Esc while searching: the first closes the field, the second clears the
     // search; the run goes on.
     s.keys(&["/", "x", "y"]);
-    wait_for(&s.name, "the search field", |x| x.contains("items 0/94")).await;
+    wait_for(&s.name, "the search field", |x| {
+        x.contains("items 0/94") && x.contains(" search (")
+    })
+    .await;
     // The second Escape waits for the first one's effect: Escape starts a key
     // sequence, and two that reach jury in one read are read as one key.
     s.keys(&["Escape"]);
     wait_for(&s.name, "the search field closed", |x| {
-        !x.contains("search: words")
+        !x.contains(" search (")
     })
     .await;
     s.keys(&["Escape"]);
@@ -206,7 +209,12 @@ async fn r_after_a_cancel_sends_only_the_missing_requests() {
     })
     .await;
     assert_eq!(missing_requests(&screen), 0, "{screen}");
-    s.keys(&["Escape", "q"]);
+    s.keys(&["Escape"]);
+    wait_for(&s.name, "the confirmation closed", |x| {
+        !x.contains("judge the list?")
+    })
+    .await;
+    s.keys(&["q"]);
 }
 
 /// `jury tui --base-url A#2 --base-url B#2`: a run started with `R` spreads

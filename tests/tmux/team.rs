@@ -69,7 +69,8 @@ async fn ben_sees_anns_label_only_after_his_own() {
         x.contains("assigned to you")
     })
     .await;
-    ann.keys(&["Escape", "Tab", "Tab", "2"]);
+    ann.hide_legend().await;
+    ann.keys(&["Tab", "Tab", "2"]);
     wait_for(&ann.name, "ann's label", |_| !by(&db, "ann").is_empty()).await;
     ann.keys(&["q"]);
     wait_gone(&ann.name).await;
@@ -90,7 +91,8 @@ async fn ben_sees_anns_label_only_after_his_own() {
         "ann's label shows before ben labelled:\n{screen}"
     );
     assert_eq!(focused(&screen), row, "{screen}");
-    ben.keys(&["Escape", "Tab", "Tab", "4"]);
+    ben.hide_legend().await;
+    ben.keys(&["Tab", "Tab", "4"]);
     let screen = wait_for(&ben.name, "ann's label after ben's", |x| {
         x.contains("others: ann 2")
     })

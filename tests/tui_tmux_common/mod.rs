@@ -112,6 +112,20 @@ impl Session {
         panic!("tmux new-session failed: {last}");
     }
 
+    /// Puts away the first start's legend when it shows: Escape on its own,
+    /// and its effect awaited before any other key is sent. (An Escape that
+    /// reaches jury in one read with the next key is read as Alt+that key,
+    /// and two Escapes as one.)
+    pub async fn hide_legend(&self) {
+        if capture(&self.name).contains("what the marks mean") {
+            self.keys(&["Escape"]);
+            wait_for(&self.name, "the legend hidden", |x| {
+                !x.contains("what the marks mean")
+            })
+            .await;
+        }
+    }
+
     pub fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", &self.name];
         args.extend_from_slice(keys);

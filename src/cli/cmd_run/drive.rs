@@ -16,6 +16,17 @@ pub(super) async fn drive(
     plan: crate::engine::Plan,
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
+    Ok(drive_run(cfg, req, plan, as_json).await?.0)
+}
+
+/// As [`drive`], with the id of the run it made (a cascade's stage
+/// records it).
+pub(super) async fn drive_run(
+    cfg: EngineConfig,
+    req: RunRequest,
+    plan: crate::engine::Plan,
+    as_json: bool,
+) -> anyhow::Result<(ExitCode, i64)> {
     let endpoint = if cfg.provider.servers.len() > 1 {
         cfg.provider
             .servers
@@ -28,7 +39,7 @@ pub(super) async fn drive(
     };
     let db_path = cfg.db_path.clone();
     let handle = crate::engine::spawn_planned(cfg, req, plan);
-    follow(handle, &endpoint, &db_path, as_json, None).await
+    follow_run(handle, &endpoint, &db_path, as_json, None).await
 }
 
 /// A started run followed to its end (a streamed run, a batch run, or a
@@ -36,12 +47,25 @@ pub(super) async fn drive(
 /// the exit code. `batch`: the run waits for a batch, and Ctrl-C says what
 /// becomes of it (asking on a terminal when no flag did).
 pub(in crate::cli) async fn follow(
-    mut handle: crate::engine::RunHandle,
+    handle: crate::engine::RunHandle,
     endpoint: &str,
     db_path: &std::path::Path,
     as_json: bool,
     batch: Option<BatchWait>,
 ) -> anyhow::Result<ExitCode> {
+    Ok(follow_run(handle, endpoint, db_path, as_json, batch)
+        .await?
+        .0)
+}
+
+/// As [`follow`], with the run's id.
+async fn follow_run(
+    mut handle: crate::engine::RunHandle,
+    endpoint: &str,
+    db_path: &std::path::Path,
+    as_json: bool,
+    batch: Option<BatchWait>,
+) -> anyhow::Result<(ExitCode, i64)> {
     let bar = (!as_json && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(0);
         b.set_style(
@@ -117,7 +141,7 @@ pub(in crate::cli) async fn follow(
             outcome.note.as_deref(),
             as_json,
         );
-        return Ok(ExitCode::SUCCESS);
+        return Ok((ExitCode::SUCCESS, outcome.run_id));
     }
     let (status, note) = finished.unwrap_or((outcome.status, outcome.note.clone()));
     let missing = p.total.saturating_sub(p.verdicts);
@@ -144,7 +168,7 @@ pub(in crate::cli) async fn follow(
         // server that cannot do what is asked): say where, and how to go on.
         eprintln!("{}", say::stopped_at(outcome.run_id, endpoint));
     }
-    Ok(match status {
+    let code = match status {
         RunStatus::Done if missing == 0 => ExitCode::SUCCESS,
         RunStatus::Failed if only_failures => ExitCode::from(EXIT_FAILURES),
         RunStatus::Failed => ExitCode::from(1),
@@ -152,7 +176,8 @@ pub(in crate::cli) async fn follow(
             ExitCode::from(EXIT_FAILURES)
         }
         _ => ExitCode::from(1),
-    })
+    };
+    Ok((code, outcome.run_id))
 }
 
 /// The run's figures: one JSON object, or a line and where to look next.

@@ -130,6 +130,10 @@ impl Builder {
             value: v.value,
             rel: v.position.and_then(|p| p.relative()).map(|r| r as f32),
             conf,
+            // Verdicts stored before sources were kept had token probabilities.
+            conf_source: v
+                .confidence_source
+                .unwrap_or(crate::domain::ConfidenceSource::Logprobs),
         });
     }
 
@@ -491,7 +495,7 @@ impl Builder {
                         value: v.value,
                         confidence: Confidence {
                             value: c,
-                            source: ConfidenceSource::Logprobs,
+                            source: v.conf_source,
                             expected_score: None,
                         },
                     }),

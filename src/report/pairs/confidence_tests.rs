@@ -18,6 +18,7 @@ fn verdict(item: &str, confidence: Option<f64>) -> VerdictValue<'_> {
         value: Value::Agreement(Agreement::Agree),
         position: None,
         confidence,
+        confidence_source: None,
     }
 }
 

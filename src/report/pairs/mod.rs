@@ -107,8 +107,9 @@ struct Judged {
     value: Value,
     /// Place in its request, 0 (first) to 1 (last); None for single-item requests.
     rel: Option<f32>,
-    /// The stored confidence (token probabilities), if any.
+    /// The stored confidence, if any, and where it came from.
     conf: Option<f64>,
+    conf_source: crate::domain::ConfidenceSource,
 }
 
 /// One judge's verdicts placed in multi-item requests, for the position-bias

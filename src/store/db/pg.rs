@@ -345,6 +345,7 @@ fn config_of(
             super::super::location::display_url(url)
         ))
     })?;
+    notice_a_dead_network(&mut config, &kept);
     if config.get_password().is_none()
         && let Ok(p) = std::env::var("PGPASSWORD")
     {
@@ -378,9 +379,59 @@ fn config_of(
     ))
 }
 
+/// Timeouts that notice a network gone silent (packets dropped, no reset)
+/// in about a minute rather than the operating system's defaults (TCP
+/// keepalive after two hours, retransmissions for about fifteen minutes),
+/// so the label writer says "store unreachable" and keeps labels in the
+/// unsaved file instead of waiting. Each is left as the URL sets it.
+fn notice_a_dead_network(config: &mut postgres::Config, url_keys: &[&str]) {
+    use std::time::Duration;
+    let given = |key: &str| {
+        url_keys
+            .iter()
+            .any(|pair| pair.split_once('=').map(|(k, _)| k) == Some(key))
+    };
+    if !given("connect_timeout") {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    if !given("keepalives_idle") {
+        config.keepalives_idle(Duration::from_secs(30));
+    }
+    if !given("keepalives_interval") {
+        config.keepalives_interval(Duration::from_secs(10));
+    }
+    if !given("keepalives_retries") {
+        config.keepalives_retries(3);
+    }
+    // Data sent and not acknowledged for this long ends the connection
+    // (a query the server is still working on sends nothing: unaffected).
+    if !given("tcp_user_timeout") {
+        config.tcp_user_timeout(Duration::from_secs(30));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::store::testing::TestDatabase;
+
+    #[test]
+    fn a_silent_network_is_noticed_within_a_minute_unless_the_url_says_otherwise() {
+        use std::time::Duration;
+        let (c, _) = super::config_of("postgres://ann@db.example/jury").unwrap();
+        assert_eq!(c.get_connect_timeout(), Some(&Duration::from_secs(10)));
+        assert_eq!(c.get_keepalives_idle(), Duration::from_secs(30));
+        assert_eq!(c.get_keepalives_interval(), Some(Duration::from_secs(10)));
+        assert_eq!(c.get_keepalives_retries(), Some(3));
+        assert_eq!(c.get_tcp_user_timeout(), Some(&Duration::from_secs(30)));
+        let (c, _) = super::config_of(
+            "postgres://ann@db.example/jury?connect_timeout=3&keepalives_idle=600&tcp_user_timeout=0",
+        )
+        .unwrap();
+        assert_eq!(c.get_connect_timeout(), Some(&Duration::from_secs(3)));
+        assert_eq!(c.get_keepalives_idle(), Duration::from_secs(600));
+        // 0 in the URL is libpq's "the system's default": left so.
+        assert_eq!(c.get_tcp_user_timeout(), None);
+    }
 
     /// The client runs its own runtime: called from inside jury's (an async
     /// task, `spawn_blocking`) it must not panic, because its thread is

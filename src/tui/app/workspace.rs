@@ -136,6 +136,9 @@ pub struct Workspace {
     /// The labels handed to the store again when it came back: removed
     /// from the recovery file once all are saved.
     pub back_replay: Vec<Label>,
+    /// Marks (`Effect::SaveMark`) the store refused while it was away,
+    /// handed over again when it is back.
+    pub marks_away: Vec<crate::tui::msg::Effect>,
     /// The held-out split: each verdict row says its side.
     pub split: Option<crate::store::Split>,
     /// Some item belongs to a persona: the persona picker offers "each
@@ -265,6 +268,7 @@ impl Workspace {
             replaying: false,
             store_away: None,
             back_replay: Vec::new(),
+            marks_away: Vec::new(),
             split: data.split,
             claims: Default::default(),
             claims_file: None,

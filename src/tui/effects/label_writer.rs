@@ -77,7 +77,10 @@ pub(super) fn gone(job: LabelJob) -> Msg {
         }
         LabelJob::Session { .. } => Msg::SessionNotSaved(GONE.into()),
         LabelJob::Sampled { .. } => Msg::SampleNotKept(GONE.into()),
-        LabelJob::Mark { .. } => Msg::MarkNotSaved(GONE.into()),
+        LabelJob::Mark { .. } => Msg::MarkNotSaved {
+            why: GONE.into(),
+            retry: None,
+        },
         LabelJob::Adjudicate(_) | LabelJob::UndoAdjudication { .. } => {
             Msg::AdjudicationNotSaved(GONE.into())
         }
@@ -265,7 +268,20 @@ fn answer(job: &LabelJob, result: Result<(), String>) -> Msg {
         }
         LabelJob::Session { .. } => Msg::SessionNotSaved(result.err().unwrap_or_default()),
         LabelJob::Sampled { .. } => Msg::SampleNotKept(result.err().unwrap_or_default()),
-        LabelJob::Mark { .. } => Msg::MarkNotSaved(result.err().unwrap_or_default()),
+        LabelJob::Mark {
+            slot,
+            mark,
+            at,
+            kind,
+        } => Msg::MarkNotSaved {
+            why: result.err().unwrap_or_default(),
+            retry: Some(crate::tui::msg::Effect::SaveMark {
+                slot: slot.clone(),
+                mark: mark.clone(),
+                at: at.clone(),
+                kind: *kind,
+            }),
+        },
         LabelJob::Adjudicate(_) | LabelJob::UndoAdjudication { .. } => {
             Msg::AdjudicationNotSaved(result.err().unwrap_or_default())
         }

@@ -27,6 +27,13 @@ pub fn mark_undone(what: &str, mark: &str, back: Option<&str>) -> String {
     }
 }
 
+/// A mark refused while the store is away, held for when it is back.
+pub fn mark_kept_while_away(n: usize) -> String {
+    format!(
+        "store unreachable: {n} mark(s) held, saved when it answers (quitting before then loses them)"
+    )
+}
+
 pub fn mark_not_saved(err: &str) -> String {
     format!("the mark was not saved: {err}")
 }

@@ -40,6 +40,9 @@ pub fn kept(app: &mut App, path: &str) {
 /// The writer reaches the store again: the unsaved labels go to it.
 pub fn back(app: &mut App, fx: &mut Vec<Effect>) {
     app.data.store_away = None;
+    // Marks held while away go again, in the order they were made (a
+    // replay of one the store took after all is a no-op there).
+    fx.append(&mut app.data.marks_away);
     let labels = app.unsaved_labels();
     let n = retry_unsaved(app, fx);
     if n == 0 {

@@ -167,7 +167,16 @@ pub fn undo(app: &mut App, now: Now, fx: &mut Vec<Effect>) -> bool {
     true
 }
 
-pub fn not_saved(app: &mut App, err: &str) {
+/// A mark the store refused. While the store is away (the writer said
+/// so) it is held and handed over again when the store is back, as the
+/// labels are; otherwise the refusal is said.
+pub fn not_saved(app: &mut App, err: &str, retry: Option<Effect>) {
+    if let Some(write) = retry.filter(|_| app.data.store_away.is_some()) {
+        app.data.marks_away.push(write);
+        app.chrome
+            .warn(say::mark_kept_while_away(app.data.marks_away.len()));
+        return;
+    }
     app.chrome
         .error(say::mark_not_saved(&crate::tui::strings::flat(err, 200)));
 }

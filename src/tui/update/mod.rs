@@ -52,7 +52,17 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
     match msg {
         Msg::Key(k) if k.kind == KeyEventKind::Release => {}
         Msg::Key(k) => {
-            key(app, k, now, &mut fx);
+            if let Some(plain) = escape_then(app, &k) {
+                key(
+                    app,
+                    KeyEvent::from(crossterm::event::KeyCode::Esc),
+                    now,
+                    &mut fx,
+                );
+                key(app, plain, now, &mut fx);
+            } else {
+                key(app, k, now, &mut fx);
+            }
             touched(app);
         }
         Msg::Paste(s) => {
@@ -99,7 +109,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
         Msg::EscalationsLoaded(r) => nav::escalations_loaded(app, r),
         Msg::LabelHistory { key, result, marks } => undo::history_loaded(app, key, result, marks),
-        Msg::MarkNotSaved(e) => marks::not_saved(app, &e),
+        Msg::MarkNotSaved { why, retry } => marks::not_saved(app, &why, retry),
         Msg::AdjudicationNotSaved(e) => adjudicate::not_saved(app, &e),
         Msg::SampleNotKept(e) => app.chrome.warn(format!(
             "the label is saved but how it was chosen was not recorded: {}",
@@ -139,6 +149,24 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
 fn touched(app: &mut App) {
     app.chrome.session.touched = true;
     app.chrome.session.idle_ticks = 0;
+}
+
+/// An Alt+key that nothing binds, on the main screen, is an Esc and a key
+/// typed quickly: a terminal sends Alt+x as ESC then x, and an Esc whose
+/// next key reaches jury in the same read (a slow ssh link, a busy machine)
+/// arrives as Alt+x. Read as the two keys, so the Esc is not lost. In a
+/// popup Alt+key is left alone (a text field may bind it).
+fn escape_then(app: &App, k: &KeyEvent) -> Option<KeyEvent> {
+    use crossterm::event::KeyModifiers;
+    if !k.modifiers.contains(KeyModifiers::ALT)
+        || app.chrome.popup.is_some()
+        || app.chrome.keymap.action(k).is_some()
+    {
+        return None;
+    }
+    let mut plain = *k;
+    plain.modifiers.remove(KeyModifiers::ALT);
+    Some(plain)
 }
 
 fn key(app: &mut App, k: KeyEvent, now: Now, fx: &mut Vec<Effect>) {

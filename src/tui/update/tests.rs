@@ -35,6 +35,8 @@ mod team;
 mod live;
 // The store away (a PostgreSQL restart, a network cut) and back.
 mod away;
+// An Esc and a key read together (Alt+key) are both taken.
+mod escape_then;
 
 /// The one label (or note) saved; how its combination was chosen
 /// (`MarkSampled`) is recorded beside it and looked at apart.

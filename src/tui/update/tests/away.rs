@@ -82,3 +82,49 @@ fn a_refusal_with_the_store_there_is_not_written_to_the_file() {
         "{fx:?}"
     );
 }
+
+/// A mark refused while the store is away is held (the screen says so)
+/// and handed over again, unchanged, when the store is back; refused with
+/// the store there, it is said as before and not held.
+#[test]
+fn a_mark_refused_while_the_store_is_away_is_saved_when_it_is_back() {
+    use crossterm::event::KeyCode;
+    let mut app = app();
+    update(
+        &mut app,
+        Msg::StoreUnreachable("PostgreSQL: connection refused".into()),
+    );
+    key(&mut app, 'z');
+    let fx = code(&mut app, KeyCode::Enter);
+    let [write @ Effect::SaveMark { .. }] = &fx[..] else {
+        panic!("one SaveMark: {fx:?}");
+    };
+    let fx = update(
+        &mut app,
+        Msg::MarkNotSaved {
+            why: "cannot connect".into(),
+            retry: Some(write.clone()),
+        },
+    );
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(screen(&app).contains("1 mark(s) held"), "{}", screen(&app));
+    let fx = update(&mut app, Msg::StoreBack);
+    assert_eq!(
+        fx,
+        std::slice::from_ref(write),
+        "handed over again as it was"
+    );
+    // Nothing is held twice.
+    assert!(update(&mut app, Msg::StoreBack).is_empty());
+
+    // The store there (a lock held): said, not held.
+    update(
+        &mut app,
+        Msg::MarkNotSaved {
+            why: "the database is busy".into(),
+            retry: Some(write.clone()),
+        },
+    );
+    assert!(message(&app).contains("the mark was not saved"));
+    assert!(update(&mut app, Msg::StoreBack).is_empty());
+}
