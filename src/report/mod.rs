@@ -3,6 +3,7 @@
 //! figures feed the workbench's agreement view.
 
 pub mod active_order;
+pub mod active_walk;
 pub mod cascade;
 pub mod consistency;
 pub mod csv;
