@@ -12,6 +12,7 @@ pub mod escalation;
 pub mod estimate;
 mod groups;
 pub mod headline;
+pub mod label_worth;
 pub mod html;
 pub mod page;
 pub mod paired;
