@@ -21,8 +21,12 @@ pub fn active_order(combinations: usize) -> String {
 pub fn active_draws(n: usize) -> String {
     match n {
         0 => "label saved; its draw was recorded already".to_string(),
-        1 => "label saved as draw of the active order (jury estimate weighs it by its π)".to_string(),
-        n => format!("label saved; {n} draws of the active order recorded (labels reached again count again)"),
+        1 => {
+            "label saved as draw of the active order (jury estimate weighs it by its π)".to_string()
+        }
+        n => format!(
+            "label saved; {n} draws of the active order recorded (labels reached again count again)"
+        ),
     }
 }
 
@@ -30,13 +34,21 @@ pub fn label_worth_failed(why: &str) -> String {
     format!("could not compute what the next label is worth: {why}")
 }
 
-/// "urgency ±0.061 → ±0.058 (from ±0.072)": the half-width now, after one
-/// more label, and (once labels narrowed it) when the session began.
-pub fn worth(w: &crate::tui::app::active::RowWorth, max_chars: usize) -> String {
-    let name = crate::tui::strings::flat(&w.classification, max_chars.min(24));
-    let mut s = format!("{name} ±{:.3} → ±{:.3}", w.now, w.next);
-    if (w.first - w.now).abs() >= 0.0005 {
-        s.push_str(&format!(" (from ±{:.3})", w.first));
-    }
-    s
+/// The focused row's worth in a pane border of `room` columns, the
+/// longest that fits: "next label: urgency ±0.061 → ±0.058 (from ±0.072)"
+/// (the half-width now, after one more label, and when the session began,
+/// once labels narrowed it), down to "±0.061 → ±0.058".
+pub fn worth(w: &crate::tui::app::active::RowWorth, room: usize) -> Option<String> {
+    let name = crate::tui::strings::flat(&w.classification, 24);
+    let step = format!("±{:.3} → ±{:.3}", w.now, w.next);
+    let from = ((w.first - w.now).abs() >= 0.0005).then(|| format!(" (from ±{:.3})", w.first));
+    let from = from.as_deref().unwrap_or("");
+    [
+        format!(" next label: {name} {step}{from} "),
+        format!(" {name} {step}{from} "),
+        format!(" {step}{from} "),
+        format!(" {step} "),
+    ]
+    .into_iter()
+    .find(|s| unicode_width::UnicodeWidthStr::width(s.as_str()) <= room)
 }

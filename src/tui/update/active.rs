@@ -38,16 +38,16 @@ pub fn want(app: &mut App, fx: &mut Vec<Effect>) {
 }
 
 /// The active order arrived: the list is sorted by it.
-pub fn loaded(
-    app: &mut App,
-    r: Result<Box<crate::report::active_walk::ActiveWalk>, String>,
-) {
+pub fn loaded(app: &mut App, r: Result<Box<crate::report::active_walk::ActiveWalk>, String>) {
     let st = &mut app.data.active;
     st.walk_asked = false;
     let walk = match r {
         Ok(w) => w,
         Err(e) => {
-            app.chrome.error(msg::active_order_failed(&crate::tui::strings::flat(&e, 200)));
+            app.chrome
+                .error(msg::active_order_failed(&crate::tui::strings::flat(
+                    &e, 200,
+                )));
             return;
         }
     };

@@ -54,13 +54,10 @@ impl Widget for VerdictPane<'_> {
         let mut block = focused_block(title, app.chrome.focus == Pane::Verdicts, app);
         // In a sample order: what the next label on the focused row is
         // worth, and how far the labels so far narrowed it.
-        if let Some(w) = app.focused_worth() {
-            let room = usize::from(area.width.saturating_sub(4));
-            let text = crate::tui::strings::msg::worth(&w, room / 3);
-            let line = format!(" next label: {text} ");
-            if unicode_width::UnicodeWidthStr::width(line.as_str()) <= room {
-                block = block.title_bottom(Line::styled(line, t.title));
-            }
+        if let Some(line) = app.focused_worth().and_then(|w| {
+            crate::tui::strings::msg::worth(&w, usize::from(area.width.saturating_sub(2)))
+        }) {
+            block = block.title_bottom(Line::styled(line, t.title));
         }
         let inner = block.inner(area);
         block.render(area, buf);
