@@ -1,16 +1,19 @@
 //! The active order as a person walks it in the workbench (issue #33).
 //!
 //! The draws are `jury sample --order active`'s ([`super::active_order::picks`],
-//! same seed, same π). Within each stratum (persona, classification,
-//! perspective) the draws that land there are independent draws by π, so
-//! the labels the estimate may use are a *prefix* of that stratum's draws:
-//! walking them in order while each drawn combination carries this
-//! person's label. A combination labelled before its draw comes (on another
-//! row of the same item, or earlier) is reused when the walk reaches it,
-//! as `jury sample` marks such a draw "labelled already"; a combination
-//! drawn again counts again. Each step records, per combination, the first
-//! draw that picked it and how many draws of the walked prefix did, exactly
-//! as `jury sample` + `jury import` record them.
+//! same seed, same π). The labels the estimate may use are a *prefix* of
+//! those draws, draws 1..K as `jury sample` prints them: walking them in
+//! order while each drawn combination carries this person's label. (A
+//! prefix of the one sequence, not of each classification's draws: then
+//! each classification, persona and perspective keeps its share of the
+//! draws, which an estimate pooling several personas relies on.) Items are
+//! listed by their first draw, so labelling every row of each item in list
+//! order moves the prefix on. A combination labelled before its draw comes
+//! (on another row of the same item, or earlier) is reused when the walk
+//! reaches it, as `jury sample` marks such a draw "labelled already"; a
+//! combination drawn again counts again. Each step records, per
+//! combination, the first draw that picked it and how many draws of the
+//! walked prefix did, exactly as `jury sample` + `jury import` record them.
 
 use super::active_order::{Member, OrderKind, picks, population};
 use super::pairs::Readings;
@@ -50,9 +53,8 @@ pub struct ActiveWalk {
     members: Vec<Member>,
     /// Per member: the probability one draw picks it within its stratum.
     p: Vec<f64>,
-    stratum_of: Vec<u32>,
-    /// Per stratum, the draws that landed there in order: (draw, member).
-    by_stratum: Vec<Vec<(u64, u32)>>,
+    /// The member each draw picked, in order (draw k at k − 1).
+    drawn: Vec<u32>,
     index: HashMap<Key, u32>,
     /// Per member: the first draw and the draws the store holds for this
     /// person in this order.
@@ -74,29 +76,11 @@ impl ActiveWalk {
         let members = population(readings, None);
         let n = draws_for(members.len());
         let (drawn, probs) = picks(&members, OrderKind::Active, seed, 0, n);
-        let mut stratum_of = Vec::with_capacity(members.len());
-        let mut strata = 0u32;
-        for (i, m) in members.iter().enumerate() {
-            if i > 0 && !same_stratum(&members[i - 1], m) {
-                strata += 1;
-            }
-            stratum_of.push(strata);
-        }
-        let mut by_stratum = vec![
-            Vec::new();
-            if members.is_empty() {
-                0
-            } else {
-                strata as usize + 1
-            }
-        ];
         let mut item_first: HashMap<String, u64> = HashMap::new();
         for (k, &i) in drawn.iter().enumerate() {
-            let draw = k as u64 + 1;
-            by_stratum[stratum_of[i] as usize].push((draw, i as u32));
             item_first
                 .entry(members[i].key.item_id.clone())
-                .or_insert(draw);
+                .or_insert(k as u64 + 1);
         }
         let index: HashMap<Key, u32> = members
             .iter()
@@ -115,8 +99,7 @@ impl ActiveWalk {
             seed,
             p: probs.into_iter().map(|(p, _)| p).collect(),
             members,
-            stratum_of,
-            by_stratum,
+            drawn: drawn.into_iter().map(|i| i as u32).collect(),
             index,
             recorded,
             item_first,
@@ -146,27 +129,40 @@ impl ActiveWalk {
             .is_some_and(|i| self.recorded.contains_key(&i))
     }
 
+    /// The first draw whose combination `labelled` says is not: where the
+    /// walk stops, the next label that counts. (draw, persona, combination).
+    pub fn next_draw(
+        &self,
+        labelled: impl Fn(&str, &ComboKey) -> bool,
+    ) -> Option<(u64, &str, &ComboKey)> {
+        self.drawn.iter().enumerate().find_map(|(k, &j)| {
+            let m = &self.members[j as usize];
+            (!labelled(&m.persona, &m.key)).then_some((k as u64 + 1, &*m.persona, &*m.key))
+        })
+    }
+
     fn member(&self, persona: &str, key: &ComboKey) -> Option<u32> {
         self.index
             .get(&(Arc::from(persona), Arc::new(key.clone())))
             .copied()
     }
 
-    /// `persona`'s combination `key` was just labelled: walks its stratum's
-    /// draws while `labelled` says each is, and returns the draws the
-    /// store does not hold yet (now counted as held). Empty when `key` is
-    /// not in the order or an earlier draw of its stratum is unlabelled.
+    /// `persona`'s combination `key` was just labelled: walks the draws
+    /// while `labelled` says each is, and returns the draws the store does
+    /// not hold yet (now counted as held). Empty when `key` is not in the
+    /// order or an earlier draw is unlabelled.
     pub fn advance(
         &mut self,
         persona: &str,
         key: &ComboKey,
         labelled: impl Fn(&str, &ComboKey) -> bool,
     ) -> Vec<NewDraw> {
-        let Some(i) = self.member(persona, key) else {
+        if self.member(persona, key).is_none() {
             return Vec::new();
-        };
+        }
         let mut walked: HashMap<u32, (u64, u32)> = HashMap::new();
-        for &(draw, j) in &self.by_stratum[self.stratum_of[i as usize] as usize] {
+        for (k, &j) in self.drawn.iter().enumerate() {
+            let draw = k as u64 + 1;
             let m = &self.members[j as usize];
             if !walked.contains_key(&j) && !labelled(&m.persona, &m.key) {
                 break;
@@ -198,12 +194,6 @@ impl ActiveWalk {
     }
 }
 
-fn same_stratum(a: &Member, b: &Member) -> bool {
-    a.persona == b.persona
-        && a.key.classification_id == b.key.classification_id
-        && a.key.perspective_id == b.key.perspective_id
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,7 +204,7 @@ mod tests {
     }
 
     #[test]
-    fn the_walk_records_the_prefix_of_each_stratum_as_jury_sample_draws_it() {
+    fn the_walk_records_the_prefix_of_the_draws_as_jury_sample_draws_it() {
         let r = readings();
         let mut w = ActiveWalk::new(&r, &HashMap::new(), "me", WORKBENCH_SEED);
         let members = population(&r, None);

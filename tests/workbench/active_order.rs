@@ -117,29 +117,51 @@ fn the_active_order_lists_items_by_first_draw_and_records_labels_as_draws() {
     }
     assert_eq!(listed(&app), want);
 
-    // Every row of the first item, in turn: the draws of each
-    // classification's prefix are recorded with jury sample's π and draw.
-    let mut marks = Vec::new();
-    for _ in 0..app.row_count() {
-        marks.extend(active_marks(&key(&mut app, '4')));
-        key(&mut app, ']');
-    }
-    assert!(!marks.is_empty(), "no draw recorded");
+    // The focus is on draw 1's row; each label moves it to the next draw's.
     let first = &drawn[0];
+    assert_eq!(
+        app.focused_combo().map(|(_, k)| (k.item_id, k.classification_id)),
+        Some((first.item_id.clone(), first.classification_id.clone()))
+    );
+    let mut marks = Vec::new();
+    for _ in 0..4 {
+        marks.extend(active_marks(&key(&mut app, '4')));
+    }
+    // Four combinations labelled: the draws up to the first of a fifth,
+    // each recorded with jury sample's π and first draw.
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut walked = 0;
+    for d in &drawn {
+        let k = (d.item_id.clone(), d.classification_id.clone());
+        if !seen.contains(&k) {
+            if seen.len() == 4 {
+                break;
+            }
+            seen.push(k);
+        }
+        walked += 1;
+    }
+    let total: u32 = marks.iter().map(|(_, d)| d.draws).sum();
+    assert_eq!(total as usize, walked, "{marks:?}");
     let (_, d) = marks
         .iter()
         .find(|(k, _)| k.item_id == first.item_id && k.classification_id == first.classification_id)
         .expect("draw 1 recorded");
-    assert_eq!(d.p, first.pi);
-    assert_eq!(d.draw, Some(1));
-    assert_eq!(d.seed, Some(WORKBENCH_SEED));
+    assert_eq!((d.p, d.draw, d.seed), (first.pi, Some(1), Some(WORKBENCH_SEED)));
     for (k, d) in &marks {
         let listed = drawn
             .iter()
             .find(|x| x.item_id == k.item_id && x.classification_id == k.classification_id)
             .expect("a drawn combination");
-        assert_eq!(d.p, listed.pi, "{k:?}");
+        assert_eq!((d.p, d.draw), (listed.pi, Some(listed.draw)), "{k:?}");
     }
+    // The focus is on the fifth combination's first draw.
+    let next = &drawn[walked];
+    assert_eq!(
+        app.focused_combo().map(|(_, k)| (k.item_id, k.classification_id)),
+        Some((next.item_id.clone(), next.classification_id.clone()))
+    );
+    assert!(message(&app).contains(&format!("draw {} next", walked + 1)), "{}", message(&app));
 }
 
 fn worth(now: f64, next: f64) -> Worth {

@@ -60,20 +60,25 @@ impl ActiveState {
     }
 
     /// The worth of the next label on `persona`'s `key`'s estimate under
-    /// the active order (`active`) or the random one; the first estimate
-    /// of that classification when several judges have one.
+    /// the active order (`active`) or the random one: the estimate of that
+    /// persona, else one pooling personas (each item's owner); the first
+    /// when several judges have one.
     pub fn row_worth(&self, persona: &str, key: &ComboKey, active: bool) -> Option<RowWorth> {
-        let w = self.worth.as_ref()?.iter().find(|w| {
-            w.persona == persona
-                && w.classification == key.classification_id
-                && w.perspective == key.perspective_id
-        })?;
+        let rows = self.worth.as_ref()?;
+        let of = |w: &&Worth| {
+            w.classification == key.classification_id && w.perspective == key.perspective_id
+        };
+        let w = rows
+            .iter()
+            .filter(of)
+            .find(|w| w.persona == persona)
+            .or_else(|| rows.iter().find(of))?;
         let (now, next) = if active { w.active } else { w.uniform };
         let (now, next) = (now?, next?);
         let first = self
             .first
             .get(&(
-                persona.to_string(),
+                w.persona.clone(),
                 key.classification_id.clone(),
                 key.perspective_id.clone(),
                 active,

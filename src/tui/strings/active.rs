@@ -5,7 +5,7 @@ pub const FINDING_ACTIVE_ORDER: &str =
     "laying out the active order (draws where the judge is unsure, as jury sample --order active)…";
 pub const ACTIVE_NOT_READY: &str =
     "label saved, not recorded as a draw: the active order is still being laid out";
-pub const ACTIVE_NOT_DRAWN: &str = "label saved, not a draw yet: an earlier draw of this classification is unlabelled (it counts once the draws reach it)";
+pub const ACTIVE_NOT_DRAWN: &str = "label saved, not a draw yet: an earlier draw is unlabelled (label the items above first; it counts once the draws reach it)";
 
 pub fn active_order_failed(why: &str) -> String {
     format!("could not lay out the active order: {why}")
@@ -28,6 +28,11 @@ pub fn active_draws(n: usize) -> String {
             "label saved; {n} draws of the active order recorded (labels reached again count again)"
         ),
     }
+}
+
+/// Where the focus went: the next draw's combination.
+pub fn next_draw(draw: u64, item: &str, classification: &str) -> String {
+    format!("active order: draw {draw} next, {item} · {classification}")
 }
 
 pub fn label_worth_failed(why: &str) -> String {

@@ -1,7 +1,7 @@
 //! The workbench's active order and the sample orders' "next label" widths
 //! (issue #33). The order is laid out off the UI thread from the store
 //! (`jury sample --order active`'s draws, same seed and π); each label
-//! given in it walks its classification's draws and records the ones now
+//! given in it walks the order's draws and records the ones now
 //! labelled as draws, as `jury sample` + `jury import` record them, so
 //! `jury estimate` weighs them. The widths are `jury plan`'s, asked again
 //! after each saved label.
@@ -61,6 +61,7 @@ pub fn loaded(app: &mut App, r: Result<Box<crate::report::active_walk::ActiveWal
         app.list.list_offset = 0;
         app.refresh_detail();
         app.chrome.info(msg::active_order(n));
+        focus_next_draw(app);
     }
 }
 
@@ -107,7 +108,7 @@ pub fn verdicts_changed(app: &mut App) {
 }
 
 /// `label` was just given (it is in the workspace's labels). In the active
-/// order: the draws of its classification now labelled are recorded (the
+/// order: the draws now labelled (a prefix of the order) are recorded (the
 /// store is told before the label's own save, in the same writer). A label
 /// no draw reached yet counts as selected by the judge until one does.
 pub fn after_label(app: &mut App, label: &Label, fx: &mut Vec<Effect>) {
@@ -116,12 +117,7 @@ pub fn after_label(app: &mut App, label: &Label, fx: &mut Vec<Effect>) {
     }
     let labels = &app.data.labels;
     let who = label.who.as_str();
-    let labelled = |persona: &str, key: &ComboKey| {
-        labels.get(&key.item_id).is_some_and(|ls| {
-            ls.iter()
-                .any(|e| e.label.who == who && e.label.persona_id == persona && e.label.key == *key)
-        })
-    };
+    let labelled = labelled_by(labels, who);
     let Some(walk) = app.data.active.walk.as_mut() else {
         fx.push(judge_selected(label));
         app.chrome.info(msg::ACTIVE_NOT_READY);
@@ -144,6 +140,71 @@ pub fn after_label(app: &mut App, label: &Label, fx: &mut Vec<Effect>) {
         fx.push(judge_selected(label));
         app.chrome.info(msg::ACTIVE_NOT_DRAWN);
     }
+}
+
+/// Whether `who` labelled `persona`'s combination, in the workspace.
+fn labelled_by<'a>(
+    labels: &'a std::collections::HashMap<String, Vec<crate::tui::app::LabelEntry>>,
+    who: &'a str,
+) -> impl Fn(&str, &ComboKey) -> bool + 'a {
+    move |persona: &str, key: &ComboKey| {
+        labels.get(key.item_id.as_str()).is_some_and(|ls| {
+            ls.iter()
+                .any(|e| e.label.who == who && e.label.persona_id == persona && e.label.key == *key)
+        })
+    }
+}
+
+/// In the active order: the focus goes to the next draw's row (the label
+/// that counts next), whatever `auto_advance` chose; it stays put when
+/// that draw's item is not listed or not shown under the choices in view.
+pub fn focus_next_draw(app: &mut App) {
+    if app.list.order != Order::Active {
+        return;
+    }
+    let Some(walk) = app.data.active.walk.as_ref() else {
+        return;
+    };
+    let from = (app.current_index().unwrap_or(0), app.list.row);
+    let labelled = labelled_by(&app.data.labels, &app.data.who);
+    let Some((draw, _, key)) = walk.next_draw(labelled) else {
+        return;
+    };
+    let key = key.clone();
+    let Some(&i) = app.data.index_of.get(key.item_id.as_str()) else {
+        return;
+    };
+    if !app.select_item(i as usize) {
+        return;
+    }
+    if let Some(r) = app.row_of(&key, crate::domain::Scale::Likert) {
+        app.list.row = r;
+    }
+    if let Some(a) = app.list.advanced.as_mut() {
+        a.to = (i as usize, app.list.row);
+    } else if from != (i as usize, app.list.row) {
+        app.list.advanced = Some(crate::tui::app::Advanced {
+            from,
+            to: (i as usize, app.list.row),
+            noting: false,
+        });
+    }
+    let next = msg::next_draw(
+        draw,
+        &crate::tui::strings::flat(&key.item_id, 40),
+        &crate::tui::strings::flat(&key.classification_id, 40),
+    );
+    // After a label: what became of it, then where the focus went.
+    let said = app
+        .chrome
+        .message
+        .as_ref()
+        .map(|(_, m)| m.clone())
+        .filter(|m| m.starts_with("label saved"));
+    app.chrome.info(match said {
+        Some(m) => format!("{m} · {next}"),
+        None => next,
+    });
 }
 
 fn judge_selected(label: &Label) -> Effect {

@@ -255,6 +255,7 @@ fn save_label(
     super::active::after_label(app, &label, fx);
     fx.push(Effect::SaveLabel { req, label });
     super::advance::after_label(app);
+    super::active::focus_next_draw(app);
 }
 
 pub fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut Vec<Effect>) {
