@@ -79,9 +79,7 @@ pub fn plan_rows(
                     .strata
                     .iter()
                     .find(|(s, _)| {
-                        *s.0 == *k.0
-                            && s.1 == k.1.classification_id
-                            && s.2 == k.1.perspective_id
+                        *s.0 == *k.0 && s.1 == k.1.classification_id && s.2 == k.1.perspective_id
                     })
                     .map_or(1.0, |(_, n)| *n as f64 / m as f64)
             };

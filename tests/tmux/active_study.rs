@@ -128,7 +128,10 @@ async fn sixty_labels_in_the_active_order(store: TestStore, backend: &str) {
     .await;
     // The first item is the first draw's; its rows show what a label is worth.
     let first = draws[0]["item_id"].as_str().unwrap();
-    assert!(screen.contains(&format!("│{first} · ")), "{first}:\n{screen}");
+    assert!(
+        screen.contains(&format!("│{first} · ")),
+        "{first}:\n{screen}"
+    );
     screen = wait_for(&s.name, "what the next label is worth", |x| {
         x.contains("next label: ") && x.contains(" → ±")
     })
@@ -154,7 +157,10 @@ async fn sixty_labels_in_the_active_order(store: TestStore, backend: &str) {
         }
         out
     };
-    wait_for(&s.name, "every label saved", |_| labelled("tester").len() == LABELS).await;
+    wait_for(&s.name, "every label saved", |_| {
+        labelled("tester").len() == LABELS
+    })
+    .await;
     // The widths followed the labels.
     screen = wait_for(&s.name, "the narrowed width", |x| x.contains("(from ±")).await;
     eprintln!("--- {backend}: after {LABELS} labels ---\n{screen}");
@@ -166,7 +172,10 @@ async fn sixty_labels_in_the_active_order(store: TestStore, backend: &str) {
         serde_json::from_str(&store.jury("tester", &["estimate", "--format", "json"])).unwrap();
     let mut got: BTreeMap<String, u64> = BTreeMap::new();
     for e in est.as_array().unwrap() {
-        assert!(e.get("ppi").is_some() && e.get("human_only").is_some(), "{e}");
+        assert!(
+            e.get("ppi").is_some() && e.get("human_only").is_some(),
+            "{e}"
+        );
         if e["classification"] == "all classifications" || e["active"].is_null() {
             continue;
         }
@@ -178,21 +187,24 @@ async fn sixty_labels_in_the_active_order(store: TestStore, backend: &str) {
             .or_default() += a["n"].as_u64().unwrap();
     }
     want.iter().for_each(|(c, n)| assert!(*n > 0, "{c}"));
-    assert_eq!(got, want, "{backend}: the active line's draws per classification");
+    assert_eq!(
+        got, want,
+        "{backend}: the active line's draws per classification"
+    );
     let n: u64 = got.values().sum();
     eprintln!("{backend}: {LABELS} labels, {n} draws of the active order: {got:?}");
     assert!(n > 0);
     let table = store.jury("tester", &["estimate"]);
     assert!(table.contains("active: "), "{table}");
 
-    let plan: Value = serde_json::from_str(&store.jury(
-        "tester",
-        &["plan", "--width", "0.05", "--format", "json"],
-    ))
+    let plan: Value = serde_json::from_str(
+        &store.jury("tester", &["plan", "--width", "0.05", "--format", "json"]),
+    )
     .unwrap();
     let rows = plan.as_array().unwrap();
     assert!(
-        rows.iter().any(|r| r["active"].as_u64().is_some_and(|m| m > 0)),
+        rows.iter()
+            .any(|r| r["active"].as_u64().is_some_and(|m| m > 0)),
         "{plan}"
     );
     let said = store.jury("tester", &["plan", "--width", "0.05"]);

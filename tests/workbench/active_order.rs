@@ -120,7 +120,8 @@ fn the_active_order_lists_items_by_first_draw_and_records_labels_as_draws() {
     // The focus is on draw 1's row; each label moves it to the next draw's.
     let first = &drawn[0];
     assert_eq!(
-        app.focused_combo().map(|(_, k)| (k.item_id, k.classification_id)),
+        app.focused_combo()
+            .map(|(_, k)| (k.item_id, k.classification_id)),
         Some((first.item_id.clone(), first.classification_id.clone()))
     );
     let mut marks = Vec::new();
@@ -147,7 +148,10 @@ fn the_active_order_lists_items_by_first_draw_and_records_labels_as_draws() {
         .iter()
         .find(|(k, _)| k.item_id == first.item_id && k.classification_id == first.classification_id)
         .expect("draw 1 recorded");
-    assert_eq!((d.p, d.draw, d.seed), (first.pi, Some(1), Some(WORKBENCH_SEED)));
+    assert_eq!(
+        (d.p, d.draw, d.seed),
+        (first.pi, Some(1), Some(WORKBENCH_SEED))
+    );
     for (k, d) in &marks {
         let listed = drawn
             .iter()
@@ -158,10 +162,32 @@ fn the_active_order_lists_items_by_first_draw_and_records_labels_as_draws() {
     // The focus is on the fifth combination's first draw.
     let next = &drawn[walked];
     assert_eq!(
-        app.focused_combo().map(|(_, k)| (k.item_id, k.classification_id)),
+        app.focused_combo()
+            .map(|(_, k)| (k.item_id, k.classification_id)),
         Some((next.item_id.clone(), next.classification_id.clone()))
     );
-    assert!(message(&app).contains(&format!("draw {} next", walked + 1)), "{}", message(&app));
+    assert!(
+        message(&app).contains(&format!("draw {} next", walked + 1)),
+        "{}",
+        message(&app)
+    );
+}
+
+/// Focus the current item's urgency row (rows do not wrap: `[` then `]`).
+fn to_urgency(app: &mut App) {
+    for _ in 0..4 {
+        key(app, '[');
+    }
+    for _ in 0..4 {
+        if app
+            .focused_combo()
+            .is_some_and(|(_, k)| k.classification_id == "urgency")
+        {
+            return;
+        }
+        key(app, ']');
+    }
+    panic!("no urgency row: {:?}", app.focused_combo());
 }
 
 fn worth(now: f64, next: f64) -> Worth {
@@ -185,12 +211,7 @@ fn the_sample_orders_show_what_the_next_label_is_worth_and_the_narrowing() {
         let walk = ActiveWalk::new(&readings(), &HashMap::new(), "alice", WORKBENCH_SEED);
         update(&mut app, Msg::ActiveOrderLoaded(Ok(Box::new(walk))));
         // Focus the urgency row of the first item.
-        while app
-            .focused_combo()
-            .is_some_and(|(_, k)| k.classification_id != "urgency")
-        {
-            key(&mut app, ']');
-        }
+        to_urgency(&mut app);
         update(&mut app, Msg::LabelWorth(Ok(vec![worth(0.061, 0.058)])));
         app.chrome.size = (w, h);
         let s = screen(&app);
@@ -219,12 +240,7 @@ fn the_sample_orders_show_what_the_next_label_is_worth_and_the_narrowing() {
             "{fx:?}"
         );
         update(&mut app, Msg::LabelWorth(Ok(vec![worth(0.058, 0.056)])));
-        while app
-            .focused_combo()
-            .is_some_and(|(_, k)| k.classification_id != "urgency")
-        {
-            key(&mut app, ']');
-        }
+        to_urgency(&mut app);
         let s = screen(&app);
         assert!(s.contains("±0.058 → ±0.056"), "{w}×{h}:\n{s}");
         if w == 160 {
@@ -239,12 +255,7 @@ fn the_sample_orders_show_what_the_next_label_is_worth_and_the_narrowing() {
         key(&mut app, 'o');
         key(&mut app, 'o');
         assert_eq!(app.list.order, Order::Sample);
-        while app
-            .focused_combo()
-            .is_some_and(|(_, k)| k.classification_id != "urgency")
-        {
-            key(&mut app, ']');
-        }
+        to_urgency(&mut app);
         let s = screen(&app);
         assert!(s.contains("±0.068 → ±0.066"), "{w}×{h}:\n{s}");
         // Elsewhere, nothing.
