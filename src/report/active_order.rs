@@ -155,19 +155,19 @@ pub fn stratum_probabilities(members: &[Member], floor: f64) -> Vec<(f64, f64)> 
     out
 }
 
-/// The first `n` draws of the order after `skip` draws already made.
-/// `labelled`: combinations already labelled (their draws are repeats).
-/// Active: independent draws by each member's stratum share × `p`;
-/// random: a seeded shuffle (each combination once), `pi` = 1/M of its
-/// stratum.
-pub fn order(
+/// The members the first `skip + n` draws of the order pick, from draw
+/// `skip + 1` on, and each member's (probability within its stratum,
+/// stratum's share). The one place an order's draws are made: `jury
+/// sample` ([`order`]) and the workbench ([`super::active_walk`]) both
+/// read them here. Active: independent draws by each member's stratum
+/// share × `p`; random: a seeded shuffle (each combination once).
+pub fn picks(
     members: &[Member],
     kind: OrderKind,
     seed: u64,
     skip: usize,
     n: usize,
-    labelled: &dyn Fn(&Member) -> bool,
-) -> Vec<Drawn> {
+) -> (Vec<usize>, Vec<(f64, f64)>) {
     let probs = stratum_probabilities(
         members,
         if kind == OrderKind::Active {
@@ -192,6 +192,21 @@ pub fn order(
             idx.into_iter().skip(skip).take(n).collect()
         }
     };
+    (picks, probs)
+}
+
+/// The first `n` draws of the order after `skip` draws already made.
+/// `labelled`: combinations already labelled (their draws are repeats).
+/// Random: `pi` = 1/M of its stratum.
+pub fn order(
+    members: &[Member],
+    kind: OrderKind,
+    seed: u64,
+    skip: usize,
+    n: usize,
+    labelled: &dyn Fn(&Member) -> bool,
+) -> Vec<Drawn> {
+    let (picks, probs) = picks(members, kind, seed, skip, n);
     let mut seen = std::collections::HashSet::new();
     picks
         .into_iter()
@@ -219,11 +234,11 @@ pub fn order(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests_support {
     use super::*;
     use crate::domain::{Agreement, Value};
 
-    fn readings() -> Readings {
+    pub fn readings() -> Readings {
         let ag = |b: bool| {
             Value::Agreement(if b {
                 Agreement::Agree
@@ -251,6 +266,12 @@ mod tests {
             confidences,
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tests_support::readings;
 
     #[test]
     fn the_active_order_draws_where_the_judge_is_unsure() {

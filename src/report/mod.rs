@@ -3,6 +3,7 @@
 //! figures feed the workbench's agreement view.
 
 pub mod active_order;
+pub mod active_walk;
 pub mod cascade;
 pub mod cascade_queue;
 pub mod cascade_run;
@@ -14,6 +15,7 @@ pub mod estimate;
 mod groups;
 pub mod headline;
 pub mod html;
+pub mod label_worth;
 pub mod page;
 pub mod paired;
 pub mod pairs;

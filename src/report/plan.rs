@@ -72,10 +72,21 @@ pub fn plan_rows(
         .filter_map(|e| {
             let parts = e.plan_parts.as_ref()?;
             let m = parts.m;
+            // Among a group pooling strata, a draw picks a combination of
+            // stratum s with p · size(s)/M (as the estimate reads it).
+            let pooled = |k: &(Arc<str>, Arc<ComboKey>)| {
+                parts
+                    .strata
+                    .iter()
+                    .find(|(s, _)| {
+                        *s.0 == *k.0 && s.1 == k.1.classification_id && s.2 == k.1.perspective_id
+                    })
+                    .map_or(1.0, |(_, n)| *n as f64 / m as f64)
+            };
             let now = |k: &(Arc<str>, Arc<ComboKey>)| {
                 p_now
                     .get(&(&*k.0, &*k.1))
-                    .copied()
+                    .map(|p| p * pooled(k))
                     .unwrap_or(1.0 / m as f64)
             };
             let labels: Vec<(f64, f64)> = parts.labels.iter().map(|l| (l.0, l.1)).collect();

@@ -117,12 +117,15 @@ impl Store {
 }
 
 /// How the workbench says a label's combination was chosen, when it knows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Selected {
     /// The next item of the random order with this seed.
     Sample(u64),
     /// In a list made of the judge's verdicts (its name).
     Judge(&'static str),
+    /// Draws of the active order ([`super::Store::mark_active`]: the
+    /// draws add to those held for the same seed).
+    Active(super::ActiveDraw),
 }
 
 impl Store {
@@ -137,6 +140,7 @@ impl Store {
         match how {
             Selected::Sample(seed) => self.mark_sampled(key, persona, who, Some(*seed)),
             Selected::Judge(queue) => self.mark_judge_selected(key, persona, who, queue),
+            Selected::Active(draw) => self.mark_active(key, persona, who, draw),
         }
     }
 }

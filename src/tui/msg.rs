@@ -64,6 +64,11 @@ pub enum Msg {
     /// The verdicts that need a person, for the "needs a person" filter
     /// (answers `Effect::LoadEscalations`).
     EscalationsLoaded(Result<Escalations, String>),
+    /// The active order for this person (answers `Effect::LoadActiveOrder`).
+    ActiveOrderLoaded(Result<Box<crate::report::active_walk::ActiveWalk>, String>),
+    /// What the next label is worth, per estimate (answers
+    /// `Effect::LoadLabelWorth`).
+    LabelWorth(Result<Vec<crate::report::label_worth::Worth>, String>),
 
     // ----- the agreement report -----
     /// A part of the answer to `Effect::LoadAgreement { req }`, the parts in
@@ -193,6 +198,12 @@ pub enum Effect {
     /// Find the verdicts that cannot stand without a person (trust
     /// thresholds over the whole store; answers `Msg::EscalationsLoaded`).
     LoadEscalations,
+    /// Lay out the active order and read what the store holds of it for
+    /// `who` (answers `Msg::ActiveOrderLoaded`).
+    LoadActiveOrder { who: String },
+    /// Compute what the next label is worth, as `jury plan` (answers
+    /// `Msg::LabelWorth`).
+    LoadLabelWorth,
     /// Compute the agreement figures, on one side of the held-out split or
     /// all and on the listed items (answers `Msg::Agreement { req }`, part by
     /// part).

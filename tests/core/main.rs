@@ -9,6 +9,7 @@ mod common;
 #[path = "../../benches/common/team.rs"]
 mod team;
 
+mod active_draws_pg;
 mod demo_judge;
 mod docs_paths;
 mod engine_faults;

@@ -41,7 +41,7 @@ fn first_items(n: usize) -> Vec<String> {
 }
 
 /// The screen once it differs from `before` and has stopped changing.
-async fn next_screen(s: &str, before: &str) -> String {
+pub(crate) async fn next_screen(s: &str, before: &str) -> String {
     let t0 = Instant::now();
     let mut last = String::new();
     loop {

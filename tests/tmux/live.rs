@@ -10,16 +10,17 @@ use crate::tui_tmux_common;
 use std::time::Instant;
 use tui_tmux_common::*;
 
-/// A store for the test: a file in `dir`, or a database of its own.
-struct TestStore {
-    db: String,
-    dir: tempfile::TempDir,
+/// A store for the test: a file in `dir`, or a database of its own
+/// (also used by `active_study`).
+pub(crate) struct TestStore {
+    pub(crate) db: String,
+    pub(crate) dir: tempfile::TempDir,
     #[cfg(feature = "postgres")]
     _pg: Option<jury::store::testing::TestDatabase>,
 }
 
 impl TestStore {
-    fn sqlite() -> TestStore {
+    pub(crate) fn sqlite() -> TestStore {
         let dir = tempfile::tempdir().unwrap();
         TestStore {
             db: dir.path().join("live.db").display().to_string(),
@@ -32,7 +33,7 @@ impl TestStore {
     /// None (said by `server_url`) without a test PostgreSQL; a failure
     /// instead under `JURY_REQUIRE_POSTGRES=1`.
     #[cfg(feature = "postgres")]
-    fn postgres() -> Option<TestStore> {
+    pub(crate) fn postgres() -> Option<TestStore> {
         let pg = jury::store::testing::TestDatabase::create()?;
         Some(TestStore {
             db: pg.url.clone(),
@@ -42,7 +43,7 @@ impl TestStore {
     }
 
     /// `jury ARGS` as `who` on this store; its stdout.
-    fn jury(&self, who: &str, args: &[&str]) -> String {
+    pub(crate) fn jury(&self, who: &str, args: &[&str]) -> String {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
             .args(args)
             .env("JURY_DB", &self.db)

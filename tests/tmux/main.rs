@@ -5,6 +5,7 @@
 #[path = "../tui_tmux_common/mod.rs"]
 mod tui_tmux_common;
 
+mod active_study;
 mod adjudicate;
 mod batch_interrupt;
 mod config_errors;

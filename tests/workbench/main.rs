@@ -5,6 +5,7 @@
 #[path = "../tui_common/mod.rs"]
 mod tui_common;
 
+mod active_order;
 mod adjudicate;
 mod agreement;
 mod agreement_figures;

@@ -61,13 +61,15 @@ fn o_cycles_the_order_and_puts_disagreements_first() {
     for _ in 0..2 {
         key(&mut app, 'o');
     }
-    // The random sample order, then back to the file's.
+    // The random sample order, the active one, then back to the file's.
     assert_eq!(app.list.order, Order::LowConfidence);
     key(&mut app, 'o');
     assert_eq!(app.list.order, Order::Sample);
     let mut sample = ids(&app);
     sample.sort();
     assert_eq!(sample, ["k-001", "k-002", "k-003"], "every item, reordered");
+    key(&mut app, 'o');
+    assert_eq!(app.list.order, Order::Active);
     key(&mut app, 'o');
     assert_eq!(app.list.order, Order::File);
     assert_eq!(ids(&app), ["k-001", "k-002", "k-003"]);

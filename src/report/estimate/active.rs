@@ -91,6 +91,17 @@ pub(crate) struct Collect {
     draws: Vec<Draw>,
     draw_keys: Vec<Member>,
     labels: Vec<(f64, f64, Member)>,
+    /// The population's size per stratum (persona, classification,
+    /// perspective): a group pooling several (an item's owner as persona,
+    /// all classifications) holds a few.
+    strata: Vec<(Stratum, usize)>,
+}
+
+/// (persona, classification, perspective).
+pub type Stratum = (Arc<str>, String, String);
+
+fn same(s: &Stratum, persona: &str, key: &ComboKey) -> bool {
+    &*s.0 == persona && s.1 == key.classification_id && s.2 == key.perspective_id
 }
 
 /// A combination under a persona.
@@ -105,6 +116,9 @@ pub struct PlanParts {
     pub var_yhat: f64,
     pub draws: Vec<(Draw, Member)>,
     pub labels: Vec<(f64, f64, Member)>,
+    /// The population's size per (persona, classification, perspective),
+    /// when it pools several (else empty).
+    pub strata: Vec<(Stratum, usize)>,
 }
 
 impl Collect {
@@ -118,6 +132,21 @@ impl Collect {
         adjudicated: Option<Option<bool>>,
     ) {
         self.y_hat_all.push(j);
+        match self
+            .strata
+            .iter_mut()
+            .find(|(s, _)| same(s, member.0, member.1))
+        {
+            Some((_, n)) => *n += 1,
+            None => self.strata.push((
+                (
+                    member.0.clone(),
+                    member.1.classification_id.clone(),
+                    member.1.perspective_id.clone(),
+                ),
+                1,
+            )),
+        }
         let Some(d) = drawn else { return };
         // A combination people left undecided stays in the population
         // unlabelled.
@@ -144,13 +173,41 @@ impl Collect {
         });
     }
 
+    /// The draws with each active draw's probability among the group's
+    /// population. A label records the probability within its stratum
+    /// (persona, classification, perspective); the order lands in a
+    /// stratum with its share of the combinations, so among a group
+    /// pooling several strata a draw picks it with `p · size/M`. (One
+    /// stratum: `p`.)
+    fn pooled_draws(&self) -> Vec<Draw> {
+        let m = self.y_hat_all.len() as f64;
+        self.draws
+            .iter()
+            .zip(&self.draw_keys)
+            .map(|(d, (persona, key))| {
+                if d.design != Design::Active || self.strata.len() < 2 {
+                    return *d;
+                }
+                let size = self
+                    .strata
+                    .iter()
+                    .find(|(s, _)| same(s, persona, key))
+                    .map_or(m, |(_, n)| *n as f64);
+                Draw {
+                    p: d.p * size / m,
+                    ..*d
+                }
+            })
+            .collect()
+    }
+
     /// The line, when some draw was of the active order (without one it
     /// would repeat the PPI line).
     pub(crate) fn finish(&self, alpha: f64) -> Option<ActiveLine> {
         if !self.draws.iter().any(|d| d.design == Design::Active) {
             return None;
         }
-        active_mean_ci(&self.draws, &self.y_hat_all, alpha)
+        active_mean_ci(&self.pooled_draws(), &self.y_hat_all, alpha)
             .ok()
             .map(|e| ActiveLine::of(e, self.y_hat_all.len()))
     }
@@ -178,12 +235,16 @@ impl Collect {
             m,
             var_yhat,
             draws: self
-                .draws
-                .iter()
-                .copied()
+                .pooled_draws()
+                .into_iter()
                 .zip(std::mem::take(&mut self.draw_keys))
                 .collect(),
             labels: std::mem::take(&mut self.labels),
+            strata: if self.strata.len() > 1 {
+                self.strata.clone()
+            } else {
+                Vec::new()
+            },
         }))
     }
 }
@@ -194,4 +255,45 @@ pub fn text(a: &ActiveLine) -> String {
         "active: {:.2} [{:.2}, {:.2}] from {} draw(s) ({} of the active order, {} of the random sample; λ {:.2}; labels chosen by hand or by the judge not used; PPI++ and labels alone leave the active order's out)",
         a.estimate, a.ci[0], a.ci[1], a.n, a.n_active, a.n_uniform, a.lambda
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ActiveDraw;
+
+    /// Two personas' strata of 2 and 6 combinations pooled in one group
+    /// (an item's owner as persona): a draw recorded with p = 0.5 within
+    /// the first picks it with 0.5 · 2/8 among the group.
+    #[test]
+    fn a_group_pooling_strata_reads_each_draw_among_the_whole_group() {
+        let mut c = Collect::default();
+        let a: Arc<str> = Arc::from("kenton");
+        let b: Arc<str> = Arc::from("maren");
+        let key = |i: usize| Arc::new(ComboKey::new(&format!("i{i}"), "urgency", "classification"));
+        let drawn = Drawn {
+            readings: vec![("tester", Some(true))],
+            active: Some(ActiveDraw {
+                seed: Some(1),
+                p: 0.5,
+                draw: Some(1),
+                draws: 1,
+            }),
+        };
+        c.add(1.0, (&a, &key(0)), Some(&drawn), None, None);
+        c.add(1.0, (&a, &key(1)), None, None, None);
+        for i in 2..8 {
+            c.add(0.0, (&b, &key(i)), None, None, None);
+        }
+        let d = c.pooled_draws();
+        assert_eq!(d.len(), 1);
+        assert!((d[0].p - 0.125).abs() < 1e-12, "{:?}", d[0]);
+        // One stratum alone: as recorded.
+        let mut one = Collect::default();
+        one.add(1.0, (&a, &key(0)), Some(&drawn), None, None);
+        one.add(1.0, (&a, &key(1)), None, None, None);
+        assert_eq!(one.pooled_draws()[0].p, 0.5);
+        let parts = c.plan_parts().unwrap();
+        assert_eq!(parts.strata.len(), 2);
+    }
 }

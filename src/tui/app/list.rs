@@ -231,6 +231,12 @@ impl ItemList {
         self.text_cache = TextCache::default();
     }
 
+    /// The order's priorities changed for every item (the active order
+    /// arrived): the next sort reads them again.
+    pub fn forget_order(&mut self) {
+        self.order_cache = None;
+    }
+
     pub fn current_index(&self) -> Option<usize> {
         self.filtered.get(self.cursor).map(|i| *i as usize)
     }

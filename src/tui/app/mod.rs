@@ -5,6 +5,7 @@
 //! changed only by [`super::update::update`]. `App`'s own methods answer
 //! questions that need more than one part.
 
+pub mod active;
 pub mod adjudication;
 mod choices;
 mod chrome;

@@ -25,6 +25,11 @@ pub enum Order {
     /// are a random sample of the listed items, which `jury estimate` can
     /// trust (each is recorded as sampled).
     Sample,
+    /// The active order (issue #33): combinations drawn where the judge is
+    /// unsure, as `jury sample --order active` draws them
+    /// ([`crate::report::active_walk`]); items by their first draw. Labels
+    /// given in it are recorded as draws with their π.
+    Active,
 }
 
 /// The seed of the `sample` order: fixed, so the order is the same in every
@@ -57,7 +62,8 @@ impl Order {
             Order::ModeMode => Order::PersonaPersona,
             Order::PersonaPersona => Order::LowConfidence,
             Order::LowConfidence => Order::Sample,
-            Order::Sample => Order::File,
+            Order::Sample => Order::Active,
+            Order::Active => Order::File,
         }
     }
 
@@ -69,6 +75,7 @@ impl Order {
             Order::PersonaPersona => "persona≠persona first",
             Order::LowConfidence => "low confidence first",
             Order::Sample => "random sample (labels count as sampled)",
+            Order::Active => "where the judge is unsure (active sample)",
         }
     }
 }
@@ -217,7 +224,7 @@ pub fn priority(order: Order, verdicts: &[Verdict], labels: &[LabelEntry]) -> u3
             |v| (&v.key, v.model.as_str(), v.mode),
         ),
         // Placed by item id in Workspace::priority.
-        Order::Sample => 0,
+        Order::Sample | Order::Active => 0,
         Order::LowConfidence => latest(verdicts, |v| {
             (&v.key, v.persona_id.as_str(), v.mode, v.protocol)
         })

@@ -176,6 +176,9 @@ pub struct Workspace {
     pub escalations_trusted: bool,
     /// The queue was asked for and has not arrived yet.
     pub escalations_asked: bool,
+    /// The active order and the sample orders' "next label" widths
+    /// (`None` until the list first shows a sample order).
+    pub active: super::active::ActiveState,
     /// The standing adjudications per item id (see [`super::adjudication`]).
     pub adjudications: HashMap<String, Vec<crate::domain::Adjudication>>,
     /// `=` was pressed: the next value key gives the focused row's
@@ -284,6 +287,7 @@ impl Workspace {
             escalations: None,
             escalations_trusted: false,
             escalations_asked: false,
+            active: Default::default(),
             adjudications: HashMap::new(),
             adjudicate_next: false,
             adjudication_undo: Vec::new(),
@@ -591,6 +595,9 @@ impl Workspace {
         let id: &str = &self.items[i].id;
         if order == crate::tui::app::queue::Order::Sample {
             return crate::tui::app::queue::sample_priority(id);
+        }
+        if order == crate::tui::app::queue::Order::Active {
+            return self.active.walk.as_ref().map_or(0, |w| w.rank(id));
         }
         let vs = self.verdicts.get(id).map(Vec::as_slice).unwrap_or(&[]);
         let ls = self.labels.get(id).map(Vec::as_slice).unwrap_or(&[]);

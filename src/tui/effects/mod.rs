@@ -188,6 +188,24 @@ impl Executor {
                 },
                 move |r| agreement_parts(r).map(move |part| Msg::Agreement { req, part }),
             ),
+            Effect::LoadActiveOrder { who } => self.on_store(
+                move |s| {
+                    let readings =
+                        crate::report::pairs::Builder::read(s)?.readings_with_confidence();
+                    let walk = crate::report::active_walk::ActiveWalk::new(
+                        &readings,
+                        &s.active_labels()?,
+                        &who,
+                        crate::report::active_walk::WORKBENCH_SEED,
+                    );
+                    Ok::<_, crate::store::StoreError>(Box::new(walk))
+                },
+                |r| [Msg::ActiveOrderLoaded(r)],
+            ),
+            Effect::LoadLabelWorth => self.on_store(
+                |s| crate::report::label_worth::label_worth(s),
+                |r| [Msg::LabelWorth(r)],
+            ),
             Effect::LoadEscalations => self.on_store(
                 |s| crate::report::trust::escalation_queue(s).map(escalations),
                 |r| [Msg::EscalationsLoaded(r)],

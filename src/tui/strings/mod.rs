@@ -188,6 +188,7 @@ pub mod msg {
     pub fn persona_chosen(name: &str) -> String {
         format!("persona: {name}")
     }
+    pub use super::active::*;
     pub const FINDING_ESCALATIONS: &str =
         "finding the verdicts that need a person (trust thresholds at α = δ = 0.1)…";
     /// `judges`: the configurations the queued verdicts come from, which
@@ -664,7 +665,7 @@ pub mod help {
         "  why:invoice        the judge's reasoning on a row in view holds it (latest verdicts)",
         "  note:ring          anyone's note on a label or an unsure/skip mark of the item holds it",
         "  -term, -word       the opposite: -by:alice, -judge:urgency=2, -tag:…, -split:test, -note:ring, -invoice",
-        "order (o): file · judge≠human · mode≠mode · persona≠persona · low confidence first · random sample (seeded; its labels count as sampled for jury estimate)",
+        "order (o): file · judge≠human · mode≠mode · persona≠persona · low confidence first · random sample (seeded; its labels count as sampled for jury estimate) · where the judge is unsure (active sample: its labels are recorded as draws with their π; both sample orders show what the next label is worth)",
         "progress \"37/200 labelled by me\": of the items listed, those where you labelled every row shown (each classification × shown perspective, current persona); filter f \"not labelled by me\" lists the others, \"labelled by anyone\" counts anyone's label",
         "agreement view: tab moves into the confusion matrix (arrows move between cells); enter lists the items behind the cell or group; esc comes back",
     ];
@@ -691,6 +692,7 @@ pub mod help {
 }
 
 // Undo and history, the compare axes, the few-shot loop, the search terms.
+pub mod active;
 pub mod adjudicate;
 pub mod compare;
 pub mod fewshot;

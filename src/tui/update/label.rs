@@ -252,8 +252,10 @@ fn save_label(
             how,
         });
     }
+    super::active::after_label(app, &label, fx);
     fx.push(Effect::SaveLabel { req, label });
     super::advance::after_label(app);
+    super::active::focus_next_draw(app);
 }
 
 pub fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut Vec<Effect>) {
@@ -276,6 +278,7 @@ pub fn label_saved(app: &mut App, req: u64, result: Result<(), String>, fx: &mut
     }
     super::away::answered(app, fx);
     super::quit::label_answered(app, fx);
+    super::active::label_saved(app, fx);
 }
 
 fn record_answer(e: &mut LabelEntry, result: Result<(), String>, chrome: &mut Chrome) {

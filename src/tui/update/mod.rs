@@ -7,6 +7,7 @@
 //! (quitting with unsaved labels, replaying them), [`session`] (what is
 //! kept for the next start), [`request_preview`] (the prompt view's text).
 
+pub mod active;
 pub mod adjudicate;
 pub mod advance;
 pub mod away;
@@ -108,6 +109,8 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         Msg::RunsPlanned { started, result } => confirm::runs_planned(app, started, result),
         Msg::PersonaSaved(r) => popup::persona_saved(app, r),
         Msg::EscalationsLoaded(r) => nav::escalations_loaded(app, r),
+        Msg::ActiveOrderLoaded(r) => active::loaded(app, r),
+        Msg::LabelWorth(r) => active::worth_loaded(app, r, &mut fx),
         Msg::LabelHistory { key, result, marks } => undo::history_loaded(app, key, result, marks),
         Msg::MarkNotSaved { why, retry } => marks::not_saved(app, &why, retry),
         Msg::AdjudicationNotSaved(e) => adjudicate::not_saved(app, &e),
@@ -133,6 +136,9 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
     // The list shows the escalation queue (chosen, restored with the
     // session, or made stale by a run) and it is not there yet: find it.
     nav::want_escalations(app, &mut fx);
+    // A sample order shows what the next label is worth; the active order
+    // needs its draws.
+    active::want(app, &mut fx);
     // Quitting (from a key or from the quit prompt's last answer): the
     // session goes to the writer, which finishes before the process ends.
     if app.chrome.quit {

@@ -263,6 +263,7 @@ pub fn escalations_loaded(app: &mut App, r: Result<crate::tui::msg::Escalations,
 /// and is found again when the list shows it ([`want_escalations`]).
 pub fn verdicts_changed(app: &mut App) {
     app.data.escalations = None;
+    super::active::verdicts_changed(app);
 }
 
 /// Asks for the escalation queue when the list shows it and it is neither

@@ -51,7 +51,14 @@ impl Widget for VerdictPane<'_> {
                 ""
             }
         );
-        let block = focused_block(title, app.chrome.focus == Pane::Verdicts, app);
+        let mut block = focused_block(title, app.chrome.focus == Pane::Verdicts, app);
+        // In a sample order: what the next label on the focused row is
+        // worth, and how far the labels so far narrowed it.
+        if let Some(line) = app.focused_worth().and_then(|w| {
+            crate::tui::strings::msg::worth(&w, usize::from(area.width.saturating_sub(2)))
+        }) {
+            block = block.title_bottom(Line::styled(line, t.title));
+        }
         let inner = block.inner(area);
         block.render(area, buf);
         let Some(item) = app.current_item() else {
