@@ -99,8 +99,8 @@ impl<'a> ChunkReader<'a> {
     /// request; one dropped before its end is closed by hyper, and the next
     /// request opens another connection (at hundreds in flight, dozens of
     /// them a run; a server that caps its connections refuses those past
-    /// the cap).
-    pub async fn drain(&mut self, within: Duration, at_most: usize) {
+    /// the cap). True when the body ended (or broke) within the limits.
+    pub async fn drain(&mut self, within: Duration, at_most: usize) -> bool {
         let until = Instant::now() + within;
         let mut read = 0usize;
         loop {
@@ -108,8 +108,8 @@ impl<'a> ChunkReader<'a> {
                 Some(r) => r,
                 None => tokio::select! {
                     biased;
-                    _ = self.cancel.cancelled() => return,
-                    _ = tokio::time::sleep_until(until) => return,
+                    _ = self.cancel.cancelled() => return false,
+                    _ = tokio::time::sleep_until(until) => return false,
                     r = self.resp.chunk() => r,
                 },
             };
@@ -117,10 +117,10 @@ impl<'a> ChunkReader<'a> {
                 Ok(Some(b)) => {
                     read += b.len();
                     if read > at_most {
-                        return;
+                        return false;
                     }
                 }
-                Ok(None) | Err(_) => return,
+                Ok(None) | Err(_) => return true,
             }
         }
     }

@@ -11,8 +11,8 @@
 use super::db::params;
 use super::{Result, Store, VerdictFilter, host_name, pid_alive};
 use crate::domain::ComboKey;
-use std::collections::{BTreeSet, HashMap, HashSet};
 use std::borrow::Borrow;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// What a run's claim found.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -35,6 +35,8 @@ mod report_html_800;
 mod report_html_page;
 mod report_narrow;
 mod run;
+mod run_held_body;
+mod run_memory;
 mod run_records;
 mod run_status;
 mod runs_list;

@@ -339,7 +339,8 @@ fn claim(
     plan: &mut Plan,
 ) -> Result<crate::store::Claimed, EngineError> {
     // Borrowed, not copied: the plan already holds every key once.
-    let keys: Vec<&crate::domain::ComboKey> = plan.batches.iter().flatten().map(|u| &u.key).collect();
+    let keys: Vec<&crate::domain::ComboKey> =
+        plan.batches.iter().flatten().map(|u| &u.key).collect();
     let filter = crate::store::VerdictFilter {
         persona_id: &plan.spec.persona_id,
         protocol: plan.spec.protocol,
