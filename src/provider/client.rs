@@ -82,6 +82,8 @@ pub struct Client {
     /// Answers left whose body's end is not waited for after `[DONE]`: set
     /// when this server kept a body open past the wait (`stream.rs`).
     undrained: AtomicU32,
+    /// Bodies kept open past the wait since the last that ended.
+    held_in_a_row: AtomicU32,
     gate: Option<Arc<dyn SpendGate>>,
     /// The run stopped sending (quota, budget, a pause): no new attempt
     /// starts, waits end; an answer already streaming in is finished.
@@ -168,6 +170,7 @@ impl Client {
             completion_tokens_named: AtomicBool::new(false),
             rng: AtomicU64::new(seed),
             undrained: AtomicU32::new(0),
+            held_in_a_row: AtomicU32::new(0),
             gate: None,
             stop: CancellationToken::new(),
         })

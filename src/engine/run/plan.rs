@@ -31,9 +31,9 @@ impl Plan {
 pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan, EngineError> {
     req.validate(&cfg.provider)?;
     // What the judge sees of each item (never 50 MB of it), read one item
-    // at a time and kept as text, parsed per request ([`ItemBook`]): the
-    // parsed items of a 100 000-combination run would take three times
-    // the memory, and all of them at once twice that.
+    // at a time and kept as deflated text, parsed per request
+    // ([`ItemBook`]): the parsed items of a 100 000-combination run would
+    // take four times the memory, and all of them at once twice that.
     let mut all_ids = Vec::new();
     let mut book = ItemBook::default();
     store.for_each_item(|item| {
@@ -41,7 +41,7 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
         book.insert(&crate::protocol::caps::for_judge(item));
         true
     })?;
-    let items = Arc::new(book);
+    let items = Arc::new(book.sealed());
     let judge_spec = req.spec.without_repeats();
     let built = crate::protocol::build(&judge_spec, store, &cfg.prompts, items)?;
     let protocol = built.judge;
