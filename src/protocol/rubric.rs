@@ -98,7 +98,7 @@ impl JudgeProtocol for Rubric {
     fn units(&self, item_ids: &[String]) -> Vec<Unit> {
         item_ids
             .iter()
-            .filter(|id| self.items.get(*id).is_some_and(|i| i.kind == KIND))
+            .filter(|id| self.items.get(id).is_some_and(|i| i.kind == KIND))
             .flat_map(|id| {
                 self.dimensions.iter().map(move |d| Unit {
                     key: ComboKey::new(id, &d.name, PERSPECTIVE),

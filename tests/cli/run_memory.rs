@@ -11,6 +11,9 @@ use crate::common::{self, ServerRt};
 use std::process::Stdio;
 
 /// Peak resident memory, in KiB, of `jury run --mode 2` over `n` items.
+// The child is reaped by `wait4` (for its own rusage), which clippy does
+// not see.
+#[allow(clippy::zombie_processes)]
 fn peak_kib(n: usize) -> (u64, usize) {
     let ws = common::generated_workspace(n, 3);
     let srv = ServerRt::demo();

@@ -174,7 +174,7 @@ impl JudgeProtocol for Proposition {
         item_ids
             .iter()
             .filter(|id| {
-                self.items.get(*id).is_some_and(|i| {
+                self.items.get(id).is_some_and(|i| {
                     (i.kind.is_empty() || i.kind == guideline::KIND)
                         && match (
                             &self.persona,
