@@ -106,11 +106,14 @@ impl<'a> ChunkReader<'a> {
         loop {
             let r = match self.resp.chunk().now_or_never() {
                 Some(r) => r,
+                // The body before the clock: on a busy runtime the task may
+                // be polled only after the wait ran out, with the body's
+                // end already there.
                 None => tokio::select! {
                     biased;
                     _ = self.cancel.cancelled() => return false,
-                    _ = tokio::time::sleep_until(until) => return false,
                     r = self.resp.chunk() => r,
+                    _ = tokio::time::sleep_until(until) => return false,
                 },
             };
             match r {

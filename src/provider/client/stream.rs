@@ -56,8 +56,9 @@ const DRAIN_BYTES: usize = 64 * 1024;
 /// a server's connections are not reused anyway); the one after waits
 /// again, in case the server changed. In a row: on a loaded machine one
 /// terminating chunk now and then comes late from a server that does end
-/// its bodies (one late chunk at 512 in flight left 60 more connections).
-const HELD_IN_A_ROW: u32 = 8;
+/// its bodies (at 512 in flight, eight in a row late now and then left
+/// 36-72 more connections).
+const HELD_IN_A_ROW: u32 = 32;
 const UNDRAINED_AFTER_HELD: u32 = 63;
 
 /// How soon after sending a broken connection counts as one that was dead
