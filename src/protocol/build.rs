@@ -7,10 +7,9 @@ use super::proposition::Proposition;
 use super::rubric::{self, Rubric};
 use super::spec::{JudgeSpec, SpecError};
 use super::{JudgeProtocol, ProtocolError, awag::Awag};
-use crate::domain::{Item, Persona, PersonaRef};
+use crate::domain::{Persona, PersonaRef};
 use crate::prompt::PromptSet;
 use crate::store::Store;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A judge ready to ask, and what its run records.
@@ -29,7 +28,7 @@ pub fn build(
     spec: &JudgeSpec,
     store: &Store,
     prompts: &Arc<PromptSet>,
-    items: Arc<HashMap<String, Item>>,
+    items: Arc<crate::protocol::ItemBook>,
 ) -> Result<Built, ProtocolError> {
     let invalid = |e: String| ProtocolError::Spec(SpecError::Invalid(e));
     match spec {

@@ -8,12 +8,14 @@ mod build;
 pub mod caps;
 mod error;
 pub mod guideline;
+mod items;
 pub mod proposition;
 pub mod rubric;
 pub mod spec;
 
 pub use build::{Built, build};
 pub use error::ProtocolError;
+pub use items::ItemBook;
 pub use spec::{JudgeSpec, SpecError, SpecFlags, SpecRefusal};
 
 use crate::domain::{ComboKey, Mode, Protocol, Scale, Value};
@@ -77,7 +79,9 @@ pub trait JudgeProtocol: Send + Sync {
     fn units(&self, item_ids: &[String]) -> Vec<Unit>;
     /// Groups units into requests of at most `batch_size` (what "size" counts
     /// is the protocol's business: items for Mode 1, entries for Modes 2/3).
-    fn batches(&self, units: &[Unit], batch_size: usize) -> Vec<Vec<Unit>>;
+    /// The units move into their requests: a plan of 100 000 combinations
+    /// is held once, not once more per grouping.
+    fn batches(&self, units: Vec<Unit>, batch_size: usize) -> Vec<Vec<Unit>>;
     /// The request for one batch; `boundary` delimits untrusted content.
     fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, ProtocolError>;
     /// Validates an answer against the batch it answers.

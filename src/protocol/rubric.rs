@@ -7,7 +7,6 @@ use crate::prompt::RubricPrompts;
 use crate::protocol::{JudgeProtocol, ParseOutcome, ParsedVerdict, ProtocolError, Unit};
 use crate::provider::{ChatCall, Message, ToolSpec};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -72,7 +71,7 @@ pub fn prompt_hash(prompts: &RubricPrompts, dimensions: &[Dimension]) -> String 
 pub struct Rubric {
     pub prompts: RubricPrompts,
     pub dimensions: Vec<Dimension>,
-    pub items: Arc<HashMap<String, Item>>,
+    pub items: Arc<crate::protocol::ItemBook>,
 }
 
 /// The ticket and response of an example.
@@ -99,7 +98,7 @@ impl JudgeProtocol for Rubric {
     fn units(&self, item_ids: &[String]) -> Vec<Unit> {
         item_ids
             .iter()
-            .filter(|id| self.items.get(*id).is_some_and(|i| i.kind == KIND))
+            .filter(|id| self.items.get(id).is_some_and(|i| i.kind == KIND))
             .flat_map(|id| {
                 self.dimensions.iter().map(move |d| Unit {
                     key: ComboKey::new(id, &d.name, PERSPECTIVE),
@@ -110,8 +109,8 @@ impl JudgeProtocol for Rubric {
     }
 
     /// One example and one dimension per request, as the reference does.
-    fn batches(&self, units: &[Unit], _batch_size: usize) -> Vec<Vec<Unit>> {
-        units.iter().map(|u| vec![u.clone()]).collect()
+    fn batches(&self, units: Vec<Unit>, _batch_size: usize) -> Vec<Vec<Unit>> {
+        units.into_iter().map(|u| vec![u]).collect()
     }
 
     fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, ProtocolError> {
@@ -120,6 +119,7 @@ impl JudgeProtocol for Rubric {
             .items
             .get(&unit.key.item_id)
             .ok_or_else(|| ProtocolError::NoExample(unit.key.item_id.clone()))?;
+        let item = &item;
         let dim = self
             .dimensions
             .iter()
@@ -216,6 +216,7 @@ impl JudgeProtocol for Rubric {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     fn rubric() -> Rubric {
         let mut items = HashMap::new();
@@ -231,7 +232,7 @@ mod tests {
         Rubric {
             prompts: RubricPrompts::load(None).unwrap(),
             dimensions: Dimension::defaults(),
-            items: Arc::new(items),
+            items: Arc::new(items.into()),
         }
     }
 
@@ -250,7 +251,7 @@ mod tests {
         let r = rubric();
         let units = r.units(&["t1".into(), "missing".into()]);
         assert_eq!(units.len(), 2);
-        let batches = r.batches(&units, 10);
+        let batches = r.batches(units, 10);
         assert_eq!(batches.len(), 2);
         let call = r.build_call(&batches[1], "B0UND").unwrap();
         assert!(call.messages[1].content.contains("Dimension: tone"));
@@ -265,7 +266,7 @@ mod tests {
     #[test]
     fn scores_are_validated() {
         let r = rubric();
-        let b = &r.batches(&r.units(&["t1".into()]), 1)[0];
+        let b = &r.batches(r.units(&["t1".into()]), 1)[0];
         assert_eq!(
             r.parse(b, r#"{"score": 4, "reasoning": "Good."}"#)
                 .verdicts

@@ -99,28 +99,31 @@ impl<'a> ChunkReader<'a> {
     /// request; one dropped before its end is closed by hyper, and the next
     /// request opens another connection (at hundreds in flight, dozens of
     /// them a run; a server that caps its connections refuses those past
-    /// the cap).
-    pub async fn drain(&mut self, within: Duration, at_most: usize) {
+    /// the cap). True when the body ended (or broke) within the limits.
+    pub async fn drain(&mut self, within: Duration, at_most: usize) -> bool {
         let until = Instant::now() + within;
         let mut read = 0usize;
         loop {
             let r = match self.resp.chunk().now_or_never() {
                 Some(r) => r,
+                // The body before the clock: on a busy runtime the task may
+                // be polled only after the wait ran out, with the body's
+                // end already there.
                 None => tokio::select! {
                     biased;
-                    _ = self.cancel.cancelled() => return,
-                    _ = tokio::time::sleep_until(until) => return,
+                    _ = self.cancel.cancelled() => return false,
                     r = self.resp.chunk() => r,
+                    _ = tokio::time::sleep_until(until) => return false,
                 },
             };
             match r {
                 Ok(Some(b)) => {
                     read += b.len();
                     if read > at_most {
-                        return;
+                        return false;
                     }
                 }
-                Ok(None) | Err(_) => return,
+                Ok(None) | Err(_) => return true,
             }
         }
     }

@@ -19,7 +19,7 @@ use super::{ChatCall, Completion, ProviderConfig, ProviderError, StreamFrame, To
 use fault::{Fault, redact_completion, redact_error};
 use serde_json::Value;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
 
@@ -79,6 +79,11 @@ pub struct Client {
     completion_tokens_named: AtomicBool,
     /// The splitmix64 state of the backoff jitter.
     rng: AtomicU64,
+    /// Answers left whose body's end is not waited for after `[DONE]`: set
+    /// when this server kept a body open past the wait (`stream.rs`).
+    undrained: AtomicU32,
+    /// Bodies kept open past the wait since the last that ended.
+    held_in_a_row: AtomicU32,
     gate: Option<Arc<dyn SpendGate>>,
     /// The run stopped sending (quota, budget, a pause): no new attempt
     /// starts, waits end; an answer already streaming in is finished.
@@ -164,6 +169,8 @@ impl Client {
             reached: AtomicBool::new(false),
             completion_tokens_named: AtomicBool::new(false),
             rng: AtomicU64::new(seed),
+            undrained: AtomicU32::new(0),
+            held_in_a_row: AtomicU32::new(0),
             gate: None,
             stop: CancellationToken::new(),
         })

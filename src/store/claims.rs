@@ -11,6 +11,7 @@
 use super::db::params;
 use super::{Result, Store, VerdictFilter, host_name, pid_alive};
 use crate::domain::ComboKey;
+use std::borrow::Borrow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// What a run's claim found.
@@ -57,11 +58,11 @@ impl Store {
     /// drops by as many. Without it (a deliberate repeat) everything is
     /// claimed. Claims of runs that ended or whose owner is gone are
     /// removed on the way.
-    pub fn claim_combinations(
+    pub fn claim_combinations<K: Borrow<ComboKey>>(
         &mut self,
         run_id: i64,
         f: &VerdictFilter<'_>,
-        keys: &[ComboKey],
+        keys: &[K],
         leave_held: bool,
     ) -> Result<Claimed> {
         let config = config_of(f);
@@ -123,7 +124,7 @@ impl Store {
             }
             let mut by = BTreeSet::new();
             let mut batch_runs = BTreeSet::new();
-            for k in keys {
+            for k in keys.iter().map(Borrow::borrow) {
                 if let Some(r) = holders.get(k) {
                     out.held.insert(k.clone());
                     by.insert(*r);
@@ -143,7 +144,7 @@ impl Store {
                 "INSERT INTO run_claims (run_id, config, item_id, classification_id, perspective_id)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
-            for k in keys.iter().filter(|k| !out.skips(k)) {
+            for k in keys.iter().map(Borrow::borrow).filter(|k| !out.skips(k)) {
                 insert.execute(params![
                     run_id,
                     config,

@@ -123,27 +123,30 @@ impl Store {
     pub fn for_each_item(&self, mut f: impl FnMut(Item) -> bool) -> Result<()> {
         let mut items = self.conn.prepare(
             "SELECT id, sent_text, sent_ms, title, text, source_type, source_originator, source_channel, tags, kind, payload, owner
-             FROM items ORDER BY position",
+             FROM items ORDER BY position, id",
         )?;
-        // The primary key (item_id, id) serves each lookup.
+        // Every classification in one statement, in the items' order, walked
+        // beside them: one query per item was one round trip per item on
+        // PostgreSQL (33 000 items planned, 33 000 round trips).
         let mut cls = self.conn.prepare(
-            "SELECT id, description, available, selected FROM classifications WHERE item_id = ?1 ORDER BY position",
+            "SELECT c.item_id, c.id, c.description, c.available, c.selected
+             FROM classifications c JOIN items i ON i.id = c.item_id
+             ORDER BY i.position, i.id, c.position",
         )?;
+        let mut crows = cls.query([])?;
+        let mut next_cls = next_classification(&mut crows)?;
         let mut rows = items.query([])?;
         while let Some(row) = rows.next()? {
             let mut item = item_from_row(&row)?;
-            let mut crows = cls.query([&item.id])?;
-            while let Some(c) = crows.next()? {
-                let cid: String = c.get(0)?;
-                let available: String = c.get(2)?;
-                item.classifications.push(Classification {
-                    available: serde_json::from_str(&available).map_err(|e| {
-                        StoreError::Data(format!("classification {}/{cid}: {e}", item.id))
-                    })?,
-                    id: cid,
-                    description: c.get(1)?,
-                    selected: c.get(3)?,
-                });
+            while let Some((item_id, c)) = next_cls.take() {
+                if item_id != item.id {
+                    next_cls = Some((item_id, c));
+                    break;
+                }
+                item.classifications.push(
+                    c.map_err(|e| StoreError::Data(format!("classification {}/{e}", item.id)))?,
+                );
+                next_cls = next_classification(&mut crows)?;
             }
             if !f(item) {
                 break;
@@ -238,6 +241,30 @@ pub(super) fn item_on(conn: &super::db::Db, id: &str) -> Result<Option<Item>> {
     Ok(Some(item))
 }
 
+/// The next classification row as (item id, the classification, or
+/// "id: why" when its values cannot be read).
+#[allow(clippy::type_complexity)]
+fn next_classification(
+    rows: &mut super::db::Rows<'_>,
+) -> Result<Option<(String, std::result::Result<Classification, String>)>> {
+    let Some(c) = rows.next()? else {
+        return Ok(None);
+    };
+    let item_id: String = c.get(0)?;
+    let cid: String = c.get(1)?;
+    let available: String = c.get(3)?;
+    let classification = match serde_json::from_str(&available) {
+        Ok(available) => Ok(Classification {
+            available,
+            description: c.get(2)?,
+            selected: c.get(4)?,
+            id: cid,
+        }),
+        Err(e) => Err(format!("{cid}: {e}")),
+    };
+    Ok(Some((item_id, classification)))
+}
+
 fn item_from_row(r: &super::db::Row<'_>) -> super::Result<Item> {
     let tags: String = r.get(8)?;
     Ok(Item {
@@ -260,4 +287,35 @@ fn item_from_row(r: &super::db::Row<'_>) -> super::Result<Item> {
             .unwrap_or(serde_json::Value::Null),
         owner: r.get(11)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// Walked one at a time, the items are those `items()` reads whole:
+    /// same order, each with its own classifications (the sample has
+    /// items with one and with several).
+    #[test]
+    fn each_item_one_at_a_time_is_the_same_as_all_at_once() {
+        crate::store::testing::each_backend(|s| {
+            crate::import::import_sample(s, "ann").unwrap();
+            let all = s.items().unwrap();
+            let mut walked = Vec::new();
+            s.for_each_item(|i| {
+                walked.push(i);
+                true
+            })
+            .unwrap();
+            assert_eq!(walked.len(), 94);
+            assert_eq!(walked, all);
+            assert!(walked.iter().any(|i| i.classifications.len() > 1));
+            // Stopping early stops.
+            let mut n = 0;
+            s.for_each_item(|_| {
+                n += 1;
+                n < 3
+            })
+            .unwrap();
+            assert_eq!(n, 3);
+        });
+    }
 }

@@ -53,8 +53,9 @@ pub use labels::{LabelRow, UPSERT_LABEL};
 pub use leases::Lease;
 pub use marks::{MarkEvent, MarkEventKind, MarkSlot};
 pub use runs::{
-    HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, TEST_HOST_NAME_ENV,
-    TEST_STALE_AFTER_ENV, heartbeat_every, heartbeat_stale_after, host_name, pid_alive,
+    HEARTBEAT_EVERY, HEARTBEAT_STALE_AFTER, INTERRUPTED_NOTE, RunOwner, RunningRun,
+    TEST_HOST_NAME_ENV, TEST_STALE_AFTER_ENV, heartbeat_every, heartbeat_stale_after, host_name,
+    pid_alive,
 };
 pub use samples::{SampleSeed, SampledKey, Selected};
 pub use splits::{Split, SplitCounts};

@@ -120,7 +120,34 @@ const RUN_COLUMNS: &str = "r.id, r.protocol, r.mode, r.persona_id, r.perspective
     (SELECT count(*) FROM failures f WHERE f.run_id = r.id),
     r.requests, r.usage_unknown, r.cached_tokens, r.structured, r.record, r.record_note";
 
+/// A run marked running, as a workbench's status line shows another
+/// process's run: its own counters, no count over the verdicts (asked
+/// once a second).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningRun {
+    pub id: i64,
+    /// Combinations planned.
+    pub total: u64,
+    /// Requests sent so far, every attempt counted.
+    pub requests: u64,
+}
+
 impl Store {
+    /// Every run marked running, oldest first.
+    pub fn running_runs(&self) -> Result<Vec<RunningRun>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, total, requests FROM runs WHERE status = 'running' ORDER BY id")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(RunningRun {
+                id: r.get(0)?,
+                total: r.get::<_, i64>(1)?.max(0) as u64,
+                requests: r.get::<_, i64>(2)?.max(0) as u64,
+            })
+        })?;
+        rows.collect()
+    }
+
     pub fn create_run(&mut self, spec: &RunSpec, total: u64) -> Result<i64> {
         let tx = self.immediate()?;
         let beat = super::clock::store_timestamp(&tx)?;

@@ -80,6 +80,10 @@ pub enum Reply {
     /// after a streamed answer. A request the client sends in the pause goes
     /// into a connection that dies unread.
     CloseAfter(Duration, Box<Reply>),
+    /// The inner streamed reply with the end of its body (the terminating
+    /// HTTP chunk) held back for this long after `[DONE]`, then sent: a
+    /// server that finishes its answer but keeps the body open.
+    HeldOpen(Duration, Box<Reply>),
     /// A 200 stream that sends only SSE comments (`: keepalive`), one every
     /// `every`, `count` times, then closes: alive on the wire, silent as an answer.
     KeepAliveOnly { every: Duration, count: usize },
@@ -396,6 +400,16 @@ pub(crate) fn render(reply: &Reply, req: &RecordedRequest) -> Vec<Step> {
             let mut steps = render(inner, req);
             steps.push(Step::Sleep(*pause));
             steps.push(Step::Close);
+            steps
+        }
+        Reply::HeldOpen(pause, inner) => {
+            let mut steps = render(inner, req);
+            let end = steps
+                .iter()
+                .rposition(|s| matches!(s, Step::Write(b) if b.as_slice() == b"0\r\n\r\n"));
+            if let Some(at) = end {
+                steps.insert(at, Step::Sleep(*pause));
+            }
             steps
         }
         Reply::KeepAliveOnly { every, count } => {

@@ -124,6 +124,9 @@ pub enum Msg {
         since: crate::store::ChangeMarker,
         result: Result<crate::store::Changed, String>,
     },
+    /// The runs marked running in the store, when that changed (the store
+    /// watcher's; runs of other processes show on the status line).
+    RunsRunning(Vec<crate::store::RunningRun>),
 
     // ----- the recovery file beside the store -----
     /// The recovery file was written: where, or why not (answers

@@ -39,6 +39,8 @@ mod report_html_page;
 mod report_narrow;
 mod run;
 mod run_cascade;
+mod run_held_body;
+mod run_memory;
 mod run_records;
 mod run_status;
 mod runs_list;

@@ -328,5 +328,5 @@ fn leave_out(plan: &mut Plan, kept: &HashSet<ComboKey>, batch_size: usize) {
         .filter(|u| !kept.contains(&u.key))
         .collect();
     plan.settled.retain(|v| !kept.contains(&v.key));
-    plan.batches = plan.protocol.batches(&units, batch_size);
+    plan.batches = plan.protocol.batches(units, batch_size);
 }

@@ -338,12 +338,9 @@ fn claim(
     req: &RunRequest,
     plan: &mut Plan,
 ) -> Result<crate::store::Claimed, EngineError> {
-    let keys: Vec<crate::domain::ComboKey> = plan
-        .batches
-        .iter()
-        .flatten()
-        .map(|u| u.key.clone())
-        .collect();
+    // Borrowed, not copied: the plan already holds every key once.
+    let keys: Vec<&crate::domain::ComboKey> =
+        plan.batches.iter().flatten().map(|u| &u.key).collect();
     let filter = crate::store::VerdictFilter {
         persona_id: &plan.spec.persona_id,
         protocol: plan.spec.protocol,
@@ -358,7 +355,7 @@ fn claim(
             .flatten()
             .filter(|u| !claimed.skips(&u.key))
             .collect();
-        plan.batches = plan.protocol.batches(&units, req.batch_size);
+        plan.batches = plan.protocol.batches(units, req.batch_size);
     }
     Ok(claimed)
 }

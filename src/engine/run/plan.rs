@@ -4,10 +4,10 @@ use crate::config::ConfidenceChoice;
 use crate::domain::{ComboKey, PromptsUsed, RECORD_VERSION, RunRecord, RunSpec};
 use crate::engine::{EngineConfig, EngineError, RunRequest};
 use crate::protocol::JudgeSpec;
-use crate::protocol::{JudgeProtocol, ParsedVerdict, Unit};
+use crate::protocol::{ItemBook, JudgeProtocol, ParsedVerdict, Unit};
 use crate::provider::server_label;
 use crate::store::{Store, VerdictFilter};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// What the planning step decided, before any request is sent.
@@ -30,15 +30,18 @@ impl Plan {
 /// Builds the plan: which units, in which batches, skipping what `--resume` finds done.
 pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan, EngineError> {
     req.validate(&cfg.provider)?;
-    let items = store.items()?;
-    let all_ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
-    // What the judge sees of each item: never 50 MB of it.
-    let items: Arc<HashMap<String, crate::domain::Item>> = Arc::new(
-        items
-            .into_iter()
-            .map(|i| (i.id.clone(), crate::protocol::caps::for_judge(i)))
-            .collect(),
-    );
+    // What the judge sees of each item (never 50 MB of it), read one item
+    // at a time and kept as deflated text, parsed per request
+    // ([`ItemBook`]): the parsed items of a 100 000-combination run would
+    // take four times the memory, and all of them at once twice that.
+    let mut all_ids = Vec::new();
+    let mut book = ItemBook::default();
+    store.for_each_item(|item| {
+        all_ids.push(item.id.clone());
+        book.insert(&crate::protocol::caps::for_judge(item));
+        true
+    })?;
+    let items = Arc::new(book.sealed());
     let judge_spec = req.spec.without_repeats();
     let built = crate::protocol::build(&judge_spec, store, &cfg.prompts, items)?;
     let protocol = built.judge;
@@ -56,9 +59,8 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
     // One place every plan is built (flags, the workbench, a claims file):
     // a combination named twice is sent once, at its first place.
     let mut units = protocol.units(&ids);
-    let mut seen = HashSet::with_capacity(units.len());
-    units.retain(|u| seen.insert(u.key.clone()));
-    drop(seen);
+    drop(ids);
+    first_of_each(&mut units);
     let mut skipped = 0;
     if req.resume {
         let done = store.judged_keys(&VerdictFilter {
@@ -78,7 +80,7 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
         let done: HashSet<&ComboKey> = settled.iter().map(|v| &v.key).collect();
         units.retain(|u| !done.contains(&u.key));
     }
-    let batches = protocol.batches(&units, req.batch_size);
+    let batches = protocol.batches(units, req.batch_size);
     Ok(Plan {
         protocol,
         spec,
@@ -86,6 +88,17 @@ pub fn plan(cfg: &EngineConfig, req: &RunRequest, store: &Store) -> Result<Plan,
         skipped,
         settled,
     })
+}
+
+/// Keeps the first unit of each combination, in place: the set borrows the
+/// keys rather than copying 100 000 of them.
+fn first_of_each(units: &mut Vec<Unit>) {
+    let keep: Vec<bool> = {
+        let mut seen: HashSet<&ComboKey> = HashSet::with_capacity(units.len());
+        units.iter().map(|u| seen.insert(&u.key)).collect()
+    };
+    let mut keep = keep.into_iter();
+    units.retain(|_| keep.next().unwrap_or(true));
 }
 
 /// What the run asks and how, as its record keeps it (a batch run's way
@@ -146,18 +159,22 @@ fn select(
     // (a --limit or subset of inbox items is not spent on conversations).
     let eligible: Vec<String> = match req.item_ids {
         Some(_) => all_ids,
-        // One pass over every item's units: the ids that have any, in store order.
-        None => {
-            let judged: HashSet<String> = protocol
-                .units(&all_ids)
-                .into_iter()
-                .map(|u| u.key.item_id)
-                .collect();
-            all_ids
-                .into_iter()
-                .filter(|id| judged.contains(id))
-                .collect()
-        }
+        // The ids that have any unit, in store order: asked a slice at a
+        // time, so the units of every item are never all held at once.
+        None => all_ids
+            .chunks(1024)
+            .flat_map(|ids| {
+                let judged: HashSet<String> = protocol
+                    .units(ids)
+                    .into_iter()
+                    .map(|u| u.key.item_id)
+                    .collect();
+                ids.iter()
+                    .filter(|id| judged.contains(*id))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
     };
     let mut ids = crate::engine::item_selection::select_items(
         &eligible,

@@ -16,7 +16,7 @@ pub struct Awag {
     pub prompts: Arc<PromptSet>,
     pub persona: Persona,
     pub perspectives: Vec<Perspective>,
-    pub items: Arc<HashMap<String, Item>>,
+    pub items: Arc<crate::protocol::ItemBook>,
 }
 
 impl Awag {
@@ -61,33 +61,52 @@ impl JudgeProtocol for Awag {
         Awag::units(self, item_ids)
     }
 
-    fn batches(&self, units: &[Unit], batch_size: usize) -> Vec<Vec<Unit>> {
+    fn batches(&self, units: Vec<Unit>, batch_size: usize) -> Vec<Vec<Unit>> {
         let k = batch_size.max(1);
         match self.mode {
             // K items per request, each with all its wanted combinations.
             Mode::One => {
-                let groups: Vec<Vec<Unit>> = request::by_item(units)
-                    .into_values()
-                    .map(|(_, us)| us.into_iter().cloned().collect())
-                    .collect();
-                groups.chunks(k).map(|c| c.concat()).collect()
-            }
-            // K entries per request; one perspective per request.
-            Mode::Two | Mode::Three => {
-                let mut by_persp: Vec<(String, Vec<Unit>)> = Vec::new();
+                let mut groups: Vec<Vec<Unit>> = Vec::new();
+                let mut at: HashMap<String, usize> = HashMap::new();
                 for u in units {
-                    match by_persp
-                        .iter_mut()
-                        .find(|(p, _)| *p == u.key.perspective_id)
-                    {
-                        Some((_, v)) => v.push(u.clone()),
-                        None => by_persp.push((u.key.perspective_id.clone(), vec![u.clone()])),
+                    match at.get(u.key.item_id.as_str()) {
+                        Some(&g) => groups[g].push(u),
+                        None => {
+                            at.insert(u.key.item_id.clone(), groups.len());
+                            groups.push(vec![u]);
+                        }
                     }
                 }
-                by_persp
-                    .into_iter()
-                    .flat_map(|(_, v)| v.chunks(k).map(|c| c.to_vec()).collect::<Vec<_>>())
-                    .collect()
+                drop(at);
+                let mut out = Vec::with_capacity(groups.len().div_ceil(k));
+                let mut groups = groups.into_iter().peekable();
+                while groups.peek().is_some() {
+                    out.push(groups.by_ref().take(k).flatten().collect());
+                }
+                out
+            }
+            // K entries per request; one perspective per request, in the
+            // order the perspectives first appear.
+            Mode::Two | Mode::Three => {
+                let mut by_persp: Vec<(String, Vec<Vec<Unit>>)> = Vec::new();
+                for u in units {
+                    let at = match by_persp
+                        .iter()
+                        .position(|(p, _)| *p == u.key.perspective_id)
+                    {
+                        Some(at) => at,
+                        None => {
+                            by_persp.push((u.key.perspective_id.clone(), Vec::new()));
+                            by_persp.len() - 1
+                        }
+                    };
+                    let batches = &mut by_persp[at].1;
+                    match batches.last_mut() {
+                        Some(b) if b.len() < k => b.push(u),
+                        _ => batches.push(vec![u]),
+                    }
+                }
+                by_persp.into_iter().flat_map(|(_, v)| v).collect()
             }
         }
     }
@@ -100,17 +119,19 @@ impl JudgeProtocol for Awag {
         };
         let request = match self.mode {
             Mode::One => {
-                let mut items: Vec<(&Item, BTreeSet<&str>)> = Vec::new();
+                let (mut owned, mut wanted) = (Vec::new(), Vec::new());
                 let mut persp_ids: BTreeSet<&str> = BTreeSet::new();
                 for (_, (item_id, units)) in request::by_item(batch) {
-                    let it = item(&item_id)?;
-                    let wanted = units
-                        .iter()
-                        .map(|u| u.key.classification_id.as_str())
-                        .collect();
+                    owned.push(item(&item_id)?);
+                    wanted.push(
+                        units
+                            .iter()
+                            .map(|u| u.key.classification_id.as_str())
+                            .collect::<BTreeSet<&str>>(),
+                    );
                     persp_ids.extend(units.iter().map(|u| u.key.perspective_id.as_str()));
-                    items.push((it, wanted));
                 }
+                let items: Vec<(&Item, BTreeSet<&str>)> = owned.iter().zip(wanted).collect();
                 let persps: Vec<&Perspective> = self
                     .perspectives
                     .iter()
@@ -126,10 +147,15 @@ impl JudgeProtocol for Awag {
                 let persp = self
                     .perspective(pid)
                     .ok_or_else(|| ProtocolError::NoPerspective(pid.to_string()))?;
-                let mut entries = Vec::with_capacity(batch.len());
-                for u in batch {
-                    entries.push((item(&u.key.item_id)?, u.key.classification_id.as_str()));
-                }
+                let owned = batch
+                    .iter()
+                    .map(|u| item(&u.key.item_id))
+                    .collect::<Result<Vec<Item>, _>>()?;
+                let entries: Vec<(&Item, &str)> = owned
+                    .iter()
+                    .zip(batch)
+                    .map(|(it, u)| (it, u.key.classification_id.as_str()))
+                    .collect();
                 request::mode23_request(&self.persona, persp, &entries)
             }
         };
@@ -166,10 +192,10 @@ pub fn preview(
         prompts,
         persona: persona.clone(),
         perspectives: perspectives.to_vec(),
-        items: Arc::new(items),
+        items: Arc::new(items.into()),
     };
     let units = awag.units(std::slice::from_ref(&item.id));
-    let batches = awag.batches(&units, usize::MAX);
+    let batches = awag.batches(units, usize::MAX);
     let first = batches.first().ok_or(ProtocolError::NoClassifications)?;
     awag.build_call(first, boundary)
 }

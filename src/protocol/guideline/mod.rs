@@ -37,7 +37,7 @@ pub const TOOL_NAME: &str = "record_guideline_checks";
 
 pub struct GuidelineCheck {
     pub prompts: GuidelinePrompts,
-    pub items: Arc<HashMap<String, Item>>,
+    pub items: Arc<crate::protocol::ItemBook>,
 }
 
 /// The request's user message: the conversation, the guidelines asked
@@ -89,27 +89,28 @@ impl JudgeProtocol for GuidelineCheck {
     }
 
     fn units(&self, item_ids: &[String]) -> Vec<Unit> {
-        item_ids
+        let mut out = Vec::new();
+        for item in item_ids
             .iter()
             .filter_map(|id| self.items.get(id).filter(|i| i.kind == KIND))
-            .flat_map(|item| {
-                guidelines(item).into_iter().map(move |g| Unit {
-                    key: ComboKey::new(&item.id, &g.id, PERSPECTIVE),
-                    asked_selection: String::new(),
-                })
-            })
-            .collect()
+        {
+            out.extend(guidelines(&item).into_iter().map(|g| Unit {
+                key: ComboKey::new(&item.id, &g.id, PERSPECTIVE),
+                asked_selection: String::new(),
+            }));
+        }
+        out
     }
 
     /// One conversation per request, at most `batch_size` guidelines in it.
-    fn batches(&self, units: &[Unit], batch_size: usize) -> Vec<Vec<Unit>> {
+    fn batches(&self, units: Vec<Unit>, batch_size: usize) -> Vec<Vec<Unit>> {
         let mut out: Vec<Vec<Unit>> = Vec::new();
         for u in units {
             match out.last_mut() {
                 Some(b) if b[0].key.item_id == u.key.item_id && b.len() < batch_size.max(1) => {
-                    b.push(u.clone())
+                    b.push(u)
                 }
-                _ => out.push(vec![u.clone()]),
+                _ => out.push(vec![u]),
             }
         }
         out
@@ -121,6 +122,7 @@ impl JudgeProtocol for GuidelineCheck {
             .items
             .get(&first.key.item_id)
             .ok_or_else(|| ProtocolError::NoConversation(first.key.item_id.clone()))?;
+        let item = &item;
         let all = guidelines(item);
         let mut asked = Vec::new();
         for u in batch {
@@ -289,7 +291,7 @@ mod tests {
         );
         GuidelineCheck {
             prompts: GuidelinePrompts::load(None).unwrap(),
-            items: Arc::new(items),
+            items: Arc::new(items.into()),
         }
     }
 
@@ -313,8 +315,8 @@ mod tests {
         let g = conv();
         let units = g.units(&["c1".into()]);
         assert_eq!(units.len(), 2);
-        assert_eq!(g.batches(&units, 10).len(), 1);
-        assert_eq!(g.batches(&units, 1).len(), 2);
+        assert_eq!(g.batches(units.clone(), 10).len(), 1);
+        assert_eq!(g.batches(units.clone(), 1).len(), 2);
         let ans = json!({"checks": [
             check("g1", "partially", Some("functional"), true),
             check("g2", "partially", Some("behavioral"), true),

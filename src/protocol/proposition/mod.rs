@@ -19,7 +19,6 @@ use crate::protocol::{JudgeProtocol, ParseOutcome, ParsedVerdict, ProtocolError,
 use crate::provider::{ChatCall, Message, ToolSpec};
 use claim::or_dash;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The perspective id proposition verdicts and labels use.
@@ -33,7 +32,7 @@ pub struct Proposition {
     /// The persona whose view the claim is judged from (their specification is
     /// shown as context, and items in another persona's inbox are left out).
     pub persona: Option<Persona>,
-    pub items: Arc<HashMap<String, Item>>,
+    pub items: Arc<crate::protocol::ItemBook>,
 }
 
 impl Proposition {
@@ -41,7 +40,7 @@ impl Proposition {
         prompts: PropositionPrompts,
         settings: Settings,
         persona: Option<Persona>,
-        items: Arc<HashMap<String, Item>>,
+        items: Arc<crate::protocol::ItemBook>,
     ) -> Result<Proposition, ProtocolError> {
         if let Some(p) = &settings.precondition {
             precondition::parse(p).map_err(ProtocolError::Precondition)?;
@@ -54,7 +53,7 @@ impl Proposition {
         })
     }
 
-    fn item(&self, unit: &Unit) -> Result<&Item, ProtocolError> {
+    fn item(&self, unit: &Unit) -> Result<Item, ProtocolError> {
         self.items
             .get(&unit.key.item_id)
             .ok_or_else(|| ProtocolError::NoItem(unit.key.item_id.clone()))
@@ -175,7 +174,7 @@ impl JudgeProtocol for Proposition {
         item_ids
             .iter()
             .filter(|id| {
-                self.items.get(*id).is_some_and(|i| {
+                self.items.get(id).is_some_and(|i| {
                     (i.kind.is_empty() || i.kind == guideline::KIND)
                         && match (
                             &self.persona,
@@ -193,8 +192,8 @@ impl JudgeProtocol for Proposition {
             .collect()
     }
 
-    fn batches(&self, units: &[Unit], _batch_size: usize) -> Vec<Vec<Unit>> {
-        units.iter().map(|u| vec![u.clone()]).collect()
+    fn batches(&self, units: Vec<Unit>, _batch_size: usize) -> Vec<Vec<Unit>> {
+        units.into_iter().map(|u| vec![u]).collect()
     }
 
     /// A precondition that does not hold makes the claim trivially true (9 when scoring).
@@ -213,7 +212,7 @@ impl JudgeProtocol for Proposition {
             .iter()
             .filter_map(|u| {
                 let item = self.items.get(&u.key.item_id)?;
-                if filter.holds(item) {
+                if filter.holds(&item) {
                     return None;
                 }
                 let text = format!(
@@ -240,7 +239,7 @@ impl JudgeProtocol for Proposition {
 
     fn build_call(&self, batch: &[Unit], boundary: &str) -> Result<ChatCall, ProtocolError> {
         let unit = batch.first().ok_or(ProtocolError::EmptyBatch)?;
-        let item = self.item(unit)?;
+        let item = &self.item(unit)?;
         let claim = render_claim(&self.settings.claim, item, self.persona.as_ref())?;
         let delimit = |t: &str| super::awag::request::delimit(t, boundary);
         // The persona's id and name come from imported files too: inside the markers.

@@ -188,6 +188,9 @@ pub struct RunTracker {
     pub streams: HashMap<ComboKey, Stream>,
     pub next_tag: u64,
     pub spinner: u8,
+    /// Every run marked running in the store, this session's or not (the
+    /// store watcher's last word).
+    pub running: Vec<crate::store::RunningRun>,
     pub model: String,
     /// Why judging is impossible (no endpoint configured), if it is.
     pub endpoint_error: Option<String>,
@@ -208,6 +211,7 @@ impl RunTracker {
             streams: HashMap::new(),
             next_tag: 1,
             spinner: 0,
+            running: Vec::new(),
             model: model.to_string(),
             endpoint_error: None,
             prompts: Arc::new(crate::prompt::PromptSet::embedded()),

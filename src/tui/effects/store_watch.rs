@@ -27,9 +27,19 @@ pub(super) fn start(path: PathBuf, reply: UnboundedSender<Msg>) -> Option<Sender
 
 fn watch(path: PathBuf, asks: Receiver<ChangeMarker>, reply: UnboundedSender<Msg>) {
     let mut store: Option<Store> = None;
+    // The runs running last said, so the screen hears only of a change.
+    let mut running: Vec<crate::store::RunningRun> = Vec::new();
     while let Ok(since) = asks.recv() {
         let result = match store.take().map_or_else(|| Store::open(&path), Ok) {
             Ok(s) => {
+                // Runs of other processes (a `jury run` beside the
+                // workbench): their progress for the status line.
+                if let Ok(now) = s.running_runs()
+                    && now != running
+                {
+                    running = now;
+                    let _ = reply.send(Msg::RunsRunning(running.clone()));
+                }
                 let r = s.changed_since(&since, MAX_ITEMS_ONE_BY_ONE);
                 // A connection that failed is opened again at the next
                 // check (a restarted server, a network cut).

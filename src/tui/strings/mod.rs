@@ -108,6 +108,15 @@ pub mod msg {
         }
         s
     }
+    /// The status bar while another process runs on this store:
+    /// `⠋ run 7 elsewhere: 4 210 requests, 100 002 planned (+1 runs)`.
+    pub fn run_elsewhere(spin: &str, id: i64, requests: u64, total: u64, more: usize) -> String {
+        let mut s = format!("{spin} run {id} elsewhere: {requests} requests, {total} planned");
+        if more > 0 {
+            s.push_str(&format!(" (+{more} runs)"));
+        }
+        s
+    }
     /// The status bar once no run goes: the one that ended last.
     pub fn last_run(outcome: &str) -> String {
         format!("last {outcome}")

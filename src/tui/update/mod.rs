@@ -80,6 +80,7 @@ pub fn update(app: &mut App, msg: Msg, now: Now) -> Vec<Effect> {
         }
         Msg::WatchTick => live::tick(app, &mut fx),
         Msg::StoreWatched { since, result } => live::watched(app, since, result),
+        Msg::RunsRunning(runs) => app.runs.running = runs,
         Msg::Engine { tag, event } => {
             // A run's row appears in (or leaves) the store: an open runs
             // view reads it again; progress in between is drawn live.

@@ -140,6 +140,24 @@ pub fn run_progress(app: &App) -> Option<String> {
         }
         return Some(s);
     }
+    // A run of another process on this store (`jury run` beside the
+    // workbench): its requests so far, live.
+    let own: Vec<i64> = app.runs.active.iter().filter_map(|r| r.run_id).collect();
+    let others: Vec<_> = app
+        .runs
+        .running
+        .iter()
+        .filter(|r| !own.contains(&r.id))
+        .collect();
+    if let Some(r) = others.first() {
+        return Some(crate::tui::strings::msg::run_elsewhere(
+            spinner(app.runs.spinner),
+            r.id,
+            r.requests,
+            r.total,
+            others.len() - 1,
+        ));
+    }
     // Several runs this session (`R` starts one per persona, mode and
     // perspective): all of them, not only the one that ended last.
     let ended: Vec<_> = app

@@ -185,3 +185,36 @@ fn the_status_bar_sums_several_runs_not_only_the_last() {
     // While one goes, its progress as before.
     update(&mut app, Msg::Tick);
 }
+
+/// A `jury run` in another process on the same store: the status bar says
+/// how far it got, as the store watcher reads it from the store (a run of
+/// this session is not said twice), and stops saying it once it ended.
+#[test]
+fn the_status_bar_shows_a_run_of_another_process_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = sample_store(&dir.path().join("s.db"));
+    let spec = kenton_spec(Mode::Two, "demo");
+    let elsewhere = store.create_run(&spec, 100_002).unwrap();
+    let mine = store.create_run(&spec, 12).unwrap();
+    for _ in 0..3 {
+        store.add_run_usage(elsewhere, None, None).unwrap();
+    }
+    let running = store.running_runs().unwrap();
+    assert_eq!(running.len(), 2, "{running:?}");
+    let mut app = app();
+    app.chrome.size = (160, 45);
+    app.runs.active.push(ended(1, 12, 0, RunStatus::Done));
+    app.runs.active[0].run_id = Some(mine);
+    update(&mut app, Msg::RunsRunning(running));
+    let s = status_line(&app);
+    assert!(
+        s.contains(&format!(
+            "run {elsewhere} elsewhere: 3 requests, 100002 planned"
+        )),
+        "{s}"
+    );
+    assert!(!s.contains(&format!("run {mine} elsewhere")), "{s}");
+    store.finish_run(elsewhere, RunStatus::Done, None).unwrap();
+    update(&mut app, Msg::RunsRunning(store.running_runs().unwrap()));
+    assert!(!status_line(&app).contains("elsewhere"));
+}
