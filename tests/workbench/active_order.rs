@@ -284,3 +284,22 @@ fn the_worth_line_neutralises_the_classification_name() {
         Some(" ±0.061 → ±0.058 ")
     );
 }
+
+/// Cycled away and back to an active order already laid out, the focus is
+/// on the next draw's row again, not on the first item's first row.
+#[test]
+fn back_in_the_active_order_the_focus_is_on_the_next_draw() {
+    let mut app = app();
+    to_active(&mut app);
+    let r = readings();
+    let walk = ActiveWalk::new(&r, &HashMap::new(), "alice", WORKBENCH_SEED);
+    update(&mut app, Msg::ActiveOrderLoaded(Ok(Box::new(walk))));
+    let first = app.focused_combo().map(|(_, k)| k);
+    assert!(first.is_some());
+    // Away (the next order), the focus moved to the first row there.
+    key(&mut app, 'o');
+    assert_ne!(app.list.order, Order::Active);
+    app.list.row = 0;
+    to_active(&mut app);
+    assert_eq!(app.focused_combo().map(|(_, k)| k), first);
+}

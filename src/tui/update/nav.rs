@@ -326,6 +326,9 @@ pub fn cycle_list(app: &mut App, action: Action) {
     app.refresh_detail();
     app.chrome
         .info(crate::tui::strings::msg::list_order(app.list.order.name()));
+    // Back in an active order already laid out: on the next draw's row,
+    // as when it first arrived (the first row is not what counts next).
+    super::active::focus_next_draw(app);
 }
 
 /// Esc: backs out one step — the view, the search, the filter, the message.
