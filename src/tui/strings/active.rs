@@ -21,9 +21,8 @@ pub fn active_order(combinations: usize) -> String {
 pub fn active_draws(n: usize) -> String {
     match n {
         0 => "label saved; its draw was recorded already".to_string(),
-        1 => {
-            "label saved as draw of the active order (jury estimate weighs it by its π)".to_string()
-        }
+        1 => "label saved as a draw of the active order (jury estimate weighs it by its π)"
+            .to_string(),
         n => format!(
             "label saved; {n} draws of the active order recorded (labels reached again count again)"
         ),
