@@ -93,7 +93,19 @@ pub(super) fn read_task(
                 continue;
             }
             let from = r.get("from_name").and_then(Value::as_str).unwrap_or("");
+            // A choice under a control jury did not write is refused, not
+            // passed over: skipped, a project with its own config would
+            // import with every label missing and nothing said.
             let Some(scale) = Scale::parse_name(from) else {
+                let e = accept.error(
+                    &place(&format!(".annotations[{j}].result[{k}]")),
+                    "from_name",
+                    format!(
+                        "names no scale ('{}'): the choices must be named likert, agreement, score09, bool or degree, as the labeling config jury export --format label-studio writes",
+                        crate::sanitize::one_line(from, 60)
+                    ),
+                );
+                accept.refuse(e, batch)?;
                 continue;
             };
             let choices = r.get("value").and_then(|v| v.get("choices"));

@@ -143,6 +143,18 @@ fn label_studio_tasks_go_out_and_their_annotations_come_back_as_labels() {
         "{err}"
     );
     assert_eq!(urgency_labels(&fresh), before);
+    // A choice under a control jury did not write: refused, not skipped
+    // (skipped, a project with its own config imported nothing, silently).
+    let mut doc = read_json(&export);
+    doc[0]["annotations"][0]["result"][0]["from_name"] = serde_json::json!("sentiment");
+    let bad = fresh.write("other-config.json", doc.to_string());
+    let err = common::text(&fresh.run(&["import", bad.to_str().expect("path")]).stderr);
+    assert!(
+        err.contains("other-config.json: $[0].annotations[0].result[0]: field 'from_name'")
+            && err.contains("'sentiment'"),
+        "{err}"
+    );
+    assert_eq!(urgency_labels(&fresh), before);
     // A task that is not jury's: named by its place and the missing id.
     let mut doc = read_json(&export);
     doc[1]["data"]
