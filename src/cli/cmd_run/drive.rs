@@ -70,8 +70,17 @@ async fn follow_run(
         let b = indicatif::ProgressBar::new(0);
         b.set_style(
             indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} combinations · {per_sec} · ETA {eta} · {msg}",
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} combinations · {rate} · ETA {eta} · {msg}",
             )
+            // indicatif's {per_sec} prints "1,008.737/s": whole answers.
+            .map(|style| {
+                style.with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0}/s", state.per_sec());
+                    },
+                )
+            })
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         b
