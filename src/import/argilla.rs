@@ -36,23 +36,19 @@ pub(super) fn read_record(
     obj: &Map<String, Value>,
     batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
-    let place = |suffix: &str| match at {
-        Location::Path(p) => Location::Path(format!("{p}{suffix}")),
-        other => other.clone(),
-    };
-    let metadata = obj.get("metadata").and_then(Value::as_object);
-    let ids = match super::log_ids::ids(accept, obj, metadata, "metadata", None) {
-        Ok(ids) => ids,
-        Err((field, why)) => {
-            let e = accept.error(
-                at,
-                &field,
-                format!(
-                    "the record {why}; label records jury exported (jury export --format argilla)"
-                ),
-            );
-            return accept.refuse(e, batch);
-        }
+    let Some(ids) = super::log_ids::exported_ids(
+        accept,
+        at,
+        obj,
+        "metadata",
+        (
+            "record",
+            "label records jury exported (jury export --format argilla)",
+        ),
+        batch,
+    )?
+    else {
+        return Ok(());
     };
     let Some(responses) = obj.get("responses").and_then(Value::as_object) else {
         return Ok(());
@@ -76,7 +72,7 @@ pub(super) fn read_record(
             continue;
         };
         for (j, r) in list.as_array().into_iter().flatten().enumerate() {
-            let here = place(&format!(".responses.{question}[{j}]"));
+            let here = at.within(&format!(".responses.{question}[{j}]"));
             let Some(r) = r.as_object() else { continue };
             let value = match r.get("value") {
                 None | Some(Value::Null) => continue,

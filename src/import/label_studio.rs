@@ -51,17 +51,10 @@ pub(super) fn read_task(
     obj: &Map<String, Value>,
     batch: &mut Batch<'_>,
 ) -> Result<(), ImportError> {
-    let place = |suffix: &str| match at {
-        Location::Path(p) => Location::Path(format!("{p}{suffix}")),
-        other => other.clone(),
-    };
-    let data = obj.get("data").and_then(Value::as_object);
-    let ids = match super::log_ids::ids(accept, obj, data, "data", None) {
-        Ok(ids) => ids,
-        Err((field, why)) => {
-            let e = accept.error(at, &field, format!("the task {why}; {FROM_JURY}"));
-            return accept.refuse(e, batch);
-        }
+    let Some(ids) =
+        super::log_ids::exported_ids(accept, at, obj, "data", ("task", FROM_JURY), batch)?
+    else {
+        return Ok(());
     };
     let empty = Vec::new();
     let annotations = obj
@@ -73,7 +66,7 @@ pub(super) fn read_task(
         if a.get("was_cancelled").and_then(Value::as_bool) == Some(true) {
             continue;
         }
-        let here = place(&format!(".annotations[{j}]"));
+        let here = at.within(&format!(".annotations[{j}]"));
         let Some(who) = annotator(a) else {
             let e = accept.error(&here, "completed_by", "names no annotator".into());
             accept.refuse(e, batch)?;
@@ -98,7 +91,7 @@ pub(super) fn read_task(
             // import with every label missing and nothing said.
             let Some(scale) = Scale::parse_name(from) else {
                 let e = accept.error(
-                    &place(&format!(".annotations[{j}].result[{k}]")),
+                    &at.within(&format!(".annotations[{j}].result[{k}]")),
                     "from_name",
                     format!(
                         "names no scale ('{}'): the choices must be named likert, agreement, score09, bool or degree, as the labeling config jury export --format label-studio writes",
@@ -113,7 +106,7 @@ pub(super) fn read_task(
                 Some([Value::String(c)]) => c.clone(),
                 _ => {
                     let e = accept.error(
-                        &place(&format!(".annotations[{j}].result[{k}]")),
+                        &at.within(&format!(".annotations[{j}].result[{k}]")),
                         "value.choices",
                         "must hold exactly one choice".into(),
                     );
@@ -129,7 +122,7 @@ pub(super) fn read_task(
             if let Some(t) = a.get("updated_at").or_else(|| a.get("created_at")) {
                 row.insert("created_at".into(), t.clone());
             }
-            let at = place(&format!(".annotations[{j}].result[{k}]"));
+            let at = at.within(&format!(".annotations[{j}].result[{k}]"));
             accept.take(at, Ok(Value::Object(row)), batch)?;
         }
     }

@@ -30,16 +30,7 @@ pub(super) fn check_labels(batch: &mut Batch<'_>, skip_invalid: bool) -> Result<
     let origins = std::mem::take(&mut batch.label_origins);
     for (l, (file, at)) in std::mem::take(&mut batch.labels).into_iter().zip(origins) {
         if last.as_ref().is_none_or(|(id, _)| *id != l.key.item_id) {
-            let offered = batch.tx.item(&l.key.item_id)?.map(|item| {
-                let mut ids: HashSet<String> =
-                    item.classifications.iter().map(|c| c.id.clone()).collect();
-                ids.extend(
-                    crate::protocol::guideline::guidelines(&item)
-                        .into_iter()
-                        .map(|g| g.id),
-                );
-                ids
-            });
+            let offered = offered_by(&batch.tx, &l.key.item_id)?;
             last = Some((l.key.item_id.clone(), offered));
         }
         let offered = last.as_ref().and_then(|(_, o)| o.as_ref());
@@ -122,4 +113,22 @@ fn label_problem(
         ));
     }
     None
+}
+
+/// What an item offers to label: its classifications' ids and, for a
+/// conversation, its guidelines' ids (None: no such item). Labels and
+/// imported verdicts are checked against it alike.
+pub(super) fn offered_by(
+    tx: &crate::store::ImportTx<'_>,
+    item_id: &str,
+) -> Result<Option<HashSet<String>>, ImportError> {
+    Ok(tx.item(item_id)?.map(|item| {
+        let mut ids: HashSet<String> = item.classifications.iter().map(|c| c.id.clone()).collect();
+        ids.extend(
+            crate::protocol::guideline::guidelines(&item)
+                .into_iter()
+                .map(|g| g.id),
+        );
+        ids
+    }))
 }

@@ -6,6 +6,7 @@
 //! Argilla's `metadata`).
 
 use super::parse::Accept;
+use super::{Batch, ImportError, Location};
 use crate::export::queue::ID_KEYS;
 use serde_json::{Map, Value};
 
@@ -60,4 +61,25 @@ pub(super) fn row_of(ids: &[Value; 4]) -> Map<String, Value> {
         .zip(ids.iter())
         .map(|(k, v)| (k.to_string(), v.clone()))
         .collect()
+}
+
+/// The ids of a Label Studio task or Argilla record jury exported (kept
+/// under `holder_name`), or None once the entry is refused at `at`:
+/// "the `what` needs jury's ids…; `hint`".
+pub(super) fn exported_ids(
+    accept: &mut Accept<'_>,
+    at: &Location,
+    obj: &Map<String, Value>,
+    holder_name: &str,
+    (what, hint): (&str, &str),
+    batch: &mut Batch<'_>,
+) -> Result<Option<[Value; 4]>, ImportError> {
+    let holder = obj.get(holder_name).and_then(Value::as_object);
+    match ids(accept, obj, holder, holder_name, None) {
+        Ok(ids) => Ok(Some(ids)),
+        Err((field, why)) => {
+            let e = accept.error(at, &field, format!("the {what} {why}; {hint}"));
+            accept.refuse(e, batch).map(|()| None)
+        }
+    }
 }

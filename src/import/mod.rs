@@ -56,6 +56,17 @@ pub enum Location {
     },
 }
 
+impl Location {
+    /// A place inside this one (`$[0]` → `$[0].annotations[1]`); a line or
+    /// a cell stays as it is.
+    pub(crate) fn within(&self, suffix: &str) -> Location {
+        match self {
+            Location::Path(p) => Location::Path(format!("{p}{suffix}")),
+            other => other.clone(),
+        }
+    }
+}
+
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

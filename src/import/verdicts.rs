@@ -328,16 +328,7 @@ pub(super) fn finish_verdicts(
             files.insert(file.clone(), (sha, runs));
         }
         if !offered_of.contains_key(&v.key.item_id) {
-            let offered = batch.tx.item(&v.key.item_id)?.map(|item| {
-                let mut ids: HashSet<String> =
-                    item.classifications.iter().map(|c| c.id.clone()).collect();
-                ids.extend(
-                    crate::protocol::guideline::guidelines(&item)
-                        .into_iter()
-                        .map(|g| g.id),
-                );
-                ids
-            });
+            let offered = super::labels::offered_by(&batch.tx, &v.key.item_id)?;
             offered_of.insert(v.key.item_id.clone(), offered);
         }
         let source: Source = (
