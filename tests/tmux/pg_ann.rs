@@ -36,6 +36,16 @@ pub fn import_sample(db: &TestDatabase, data_home: &Path) {
     );
 }
 
+/// The sample data imported into `db`, with a temporary directory whose
+/// `xdg-data` (not made yet: jury makes it when it keeps a label) is the
+/// data directory the workbench gets.
+pub fn sample_in(db: &TestDatabase) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let data_home = dir.path().join("xdg-data");
+    import_sample(db, &data_home);
+    (dir, data_home)
+}
+
 /// ann's workbench opened on k-001's first row, a 4 given there and shown
 /// saved. The session is named `jury-<tag>-<pid>`.
 pub async fn ann_labels_k001(db: &TestDatabase, data_home: &Path, tag: &str) -> Session {

@@ -9,7 +9,7 @@
 //! Skips without tmux or a test PostgreSQL.
 #![cfg(all(feature = "tui", feature = "postgres"))]
 
-use super::pg_ann::{ann_labels_k001, import_sample as import, workbench};
+use super::pg_ann::{ann_labels_k001, sample_in, workbench};
 use crate::tui_tmux_common;
 use jury::domain::Label;
 use jury::store::testing::{OwnCluster, TestDatabase};
@@ -91,10 +91,8 @@ async fn postgresql_restarted_mid_session_labels_are_kept_then_saved_once_on_the
         return;
     };
     let db = cluster.database();
-    let dir = tempfile::tempdir().unwrap();
     // Not made yet: the file's directory is made when a label is kept.
-    let data_home = dir.path().join("xdg-data");
-    import(&db, &data_home);
+    let (_dir, data_home) = sample_in(&db);
     let ann = ann_labels_k001(&db, &data_home, "pg-restart").await;
     let before = anns(&db);
     assert_eq!(before.len(), 1);
@@ -150,9 +148,7 @@ async fn kill_9_mid_label_keeps_what_was_saved_and_replays_the_kept_label_once()
         return;
     };
     let db = cluster.database();
-    let dir = tempfile::tempdir().unwrap();
-    let data_home = dir.path().join("xdg-data");
-    import(&db, &data_home);
+    let (_dir, data_home) = sample_in(&db);
     let name = format!("jury-pg-kill9-{}", std::process::id());
 
     // A label shown saved, then one typed and killed at once (its write
@@ -253,9 +249,7 @@ async fn a_lease_holder_killed_loses_the_item_to_the_next_person_when_the_lease_
     let Some(db) = TestDatabase::create() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let data_home = dir.path().join("xdg-data");
-    import(&db, &data_home);
+    let (_dir, data_home) = sample_in(&db);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_jury"))
         .args([
             "assign",
@@ -335,9 +329,7 @@ async fn a_network_cut_keeps_the_label_and_saves_it_once_when_the_network_is_bac
     let Some(db) = TestDatabase::create() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let data_home = dir.path().join("xdg-data");
-    import(&db, &data_home);
+    let (_dir, data_home) = sample_in(&db);
     let proxy = jury::store::testing::CutProxy::to(&db);
     let cmd = format!(
         "exec env -u OPENAI_API_KEY XDG_DATA_HOME={} JURY_CONFIG=/nonexistent/config.toml JURY_USER=ann {} tui --db '{}'",

@@ -8,7 +8,7 @@
 //! `JURY_REQUIRE_POSTGRES=1`).
 #![cfg(all(feature = "tui", feature = "postgres"))]
 
-use super::pg_ann::{ann_labels_k001, import_sample, workbench};
+use super::pg_ann::{ann_labels_k001, sample_in, workbench};
 use crate::tui_tmux_common;
 use jury::store::testing::TestDatabase;
 use tui_tmux_common::*;
@@ -38,10 +38,8 @@ async fn label_note_quit_reopen_and_a_label_the_server_refused_is_saved_on_its_o
     let Some(db) = TestDatabase::create() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
     // Not made yet: the recovery file's directory must be made when needed.
-    let data_home = dir.path().join("xdg-data");
-    import_sample(&db, &data_home);
+    let (_dir, data_home) = sample_in(&db);
     let name = format!("jury-pg-wb-{}", std::process::id());
 
     // A label and its note, then quit.
