@@ -68,7 +68,21 @@ pub(super) fn read_record(
         }
     }
     for (question, list) in responses {
+        if question == "note" {
+            continue;
+        }
+        // A question jury did not write is refused, not passed over (as
+        // Label Studio's controls): skipped, its answers vanished unsaid.
         let Some(scale) = Scale::parse_name(question) else {
+            let e = accept.error(
+                &at.within(&format!(".responses.{}", crate::sanitize::one_line(question, 60))),
+                "responses",
+                format!(
+                    "'{}' is no question jury asks: the questions are named likert, agreement, score09, bool or degree, and note, as the dataset settings jury's README gives",
+                    crate::sanitize::one_line(question, 60)
+                ),
+            );
+            accept.refuse(e, batch)?;
             continue;
         };
         for (j, r) in list.as_array().into_iter().flatten().enumerate() {

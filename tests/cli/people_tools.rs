@@ -210,6 +210,18 @@ fn argilla_records_go_out_and_their_responses_come_back_as_labels() {
         "{err}"
     );
     assert_eq!(urgency_labels(&fresh), before);
+    // A question jury did not write: refused, not skipped.
+    let mut doc = read_json(&export);
+    let answers = doc[0]["responses"]["agreement"].take();
+    doc[0]["responses"]["sentiment"] = answers;
+    let bad = fresh.write("other-question.json", doc.to_string());
+    let err = common::text(&fresh.run(&["import", bad.to_str().expect("path")]).stderr);
+    assert!(
+        err.contains("other-question.json: $[0].responses.sentiment: field 'responses'")
+            && err.contains("'sentiment' is no question"),
+        "{err}"
+    );
+    assert_eq!(urgency_labels(&fresh), before);
 }
 
 #[test]
